@@ -1,0 +1,321 @@
+package apierr
+
+import "net/http"
+
+// Code is a stable machine-readable error code. Codes never change once
+// shipped; clients switch on them.
+type Code string
+
+// Group names the part of the API a code belongs to; the error reference
+// pages are grouped by it.
+type Group string
+
+// The groups of the catalogue, in the order the reference lists them.
+const (
+	GroupGeneric     Group = "generic"
+	GroupBookkeeping Group = "bookkeeping"
+	GroupPeriods     Group = "periods"
+	GroupCustomers   Group = "customers_invoices"
+	GroupEndpoint    Group = "endpoint"
+)
+
+// Entry is one row of the catalogue: everything the API says about a code.
+type Entry struct {
+	Code         Code
+	Status       int
+	Group        Group
+	Message      string // Swedish, shown to people
+	MessageEn    string
+	RecoveryHint string // one line telling the caller how to recover; may be empty
+}
+
+// Generic codes.
+const (
+	CompanyContextMissing Code = "COMPANY_CONTEXT_MISSING"
+	ValidationError       Code = "VALIDATION_ERROR"
+	Unauthorized          Code = "UNAUTHORIZED"
+	Forbidden             Code = "FORBIDDEN"
+	InsufficientScope     Code = "INSUFFICIENT_SCOPE"
+	MFARequired           Code = "MFA_REQUIRED"
+	NotFound              Code = "NOT_FOUND"
+	MethodNotAllowed      Code = "METHOD_NOT_ALLOWED"
+	Conflict              Code = "CONFLICT"
+	IdempotencyKeyReuse   Code = "IDEMPOTENCY_KEY_REUSE"
+	PayloadTooLarge       Code = "PAYLOAD_TOO_LARGE"
+	UnsupportedMediaType  Code = "UNSUPPORTED_MEDIA_TYPE"
+	RateLimited           Code = "RATE_LIMITED"
+	InternalError         Code = "INTERNAL_ERROR"
+	UnknownError          Code = "UNKNOWN_ERROR"
+	NotImplemented        Code = "NOT_IMPLEMENTED"
+)
+
+// Bookkeeping engine codes.
+const (
+	JournalEntryNotBalanced        Code = "JOURNAL_ENTRY_NOT_BALANCED"
+	JournalLineBothSidesNonzero    Code = "JOURNAL_LINE_BOTH_SIDES_NONZERO"
+	JournalLineNegativeAmount      Code = "JOURNAL_LINE_NEGATIVE_AMOUNT"
+	JournalEntryNoteFailed         Code = "JOURNAL_ENTRY_NOTE_FAILED"
+	JournalEntryUpdateFailed       Code = "JOURNAL_ENTRY_UPDATE_FAILED"
+	JournalEntryNotFound           Code = "JOURNAL_ENTRY_NOT_FOUND"
+	JournalRattelsePeriodLocked    Code = "JOURNAL_RATTELSE_PERIOD_LOCKED"
+	JournalRattelseRefused         Code = "JOURNAL_RATTELSE_REFUSED"
+	BookkeepingLockReopensFiledVAT Code = "BOOKKEEPING_LOCK_REOPENS_FILED_VAT"
+	BookkeepingDatabaseError       Code = "BOOKKEEPING_DATABASE_ERROR"
+	JournalRattelseFailed          Code = "JOURNAL_RATTELSE_FAILED"
+	JournalRattelseLogFailed       Code = "JOURNAL_RATTELSE_LOG_FAILED"
+	AccountsNotInChart             Code = "ACCOUNTS_NOT_IN_CHART"
+	EntryDateOutsideFiscalPeriod   Code = "ENTRY_DATE_OUTSIDE_FISCAL_PERIOD"
+)
+
+// Period and year-end codes.
+const (
+	PeriodLocked                      Code = "PERIOD_LOCKED"
+	PeriodHasUnbookedTransactions     Code = "PERIOD_HAS_UNBOOKED_TRANSACTIONS"
+	PeriodLockFailed                  Code = "PERIOD_LOCK_FAILED"
+	PeriodLockHasDrafts               Code = "PERIOD_LOCK_HAS_DRAFTS"
+	PeriodNotLocked                   Code = "PERIOD_NOT_LOCKED"
+	FXFailed                          Code = "FX_FAILED"
+	FXPeriodClosed                    Code = "FX_PERIOD_CLOSED"
+	YearEndFailed                     Code = "YEAR_END_FAILED"
+	YearEndNextPeriodHasIB            Code = "YEAR_END_NEXT_PERIOD_HAS_IB"
+	YearEndNotRun                     Code = "YEAR_END_NOT_RUN"
+	YearEndPreviewFailed              Code = "YEAR_END_PREVIEW_FAILED"
+	YearEndPriorPeriodOpen            Code = "YEAR_END_PRIOR_PERIOD_OPEN"
+	YearEndUnbalancedTrial            Code = "YEAR_END_UNBALANCED_TRIAL"
+	YearEndDispositionsWrongLegalForm Code = "YEAR_END_DISPOSITIONS_WRONG_LEGAL_FORM"
+	PeriodNotFound                    Code = "PERIOD_NOT_FOUND"
+	FXPeriodNotFound                  Code = "FX_PERIOD_NOT_FOUND"
+	PeriodAlreadyClosed               Code = "PERIOD_ALREADY_CLOSED"
+	PeriodLockAlreadyLocked           Code = "PERIOD_LOCK_ALREADY_LOCKED"
+	PeriodReopenNotClosed             Code = "PERIOD_REOPEN_NOT_CLOSED"
+	PeriodReopenNotExternal           Code = "PERIOD_REOPEN_NOT_EXTERNAL"
+	PeriodUnlockClosed                Code = "PERIOD_UNLOCK_CLOSED"
+	PeriodUnlockNotLocked             Code = "PERIOD_UNLOCK_NOT_LOCKED"
+	YearEndNoActivity                 Code = "YEAR_END_NO_ACTIVITY"
+	FXClosingRateUnavailable          Code = "FX_CLOSING_RATE_UNAVAILABLE"
+)
+
+// Customer and invoice codes.
+const (
+	CustomerPersonalNumberNotAllowed Code = "CUSTOMER_PERSONAL_NUMBER_NOT_ALLOWED"
+	InvoiceBookAlreadyBooked         Code = "INVOICE_BOOK_ALREADY_BOOKED"
+	InvoiceBookCashMethod            Code = "INVOICE_BOOK_CASH_METHOD"
+	InvoiceBookInvalidStatus         Code = "INVOICE_BOOK_INVALID_STATUS"
+	InvoiceBookNotBookable           Code = "INVOICE_BOOK_NOT_BOOKABLE"
+	InvoiceBookNoFiscalPeriod        Code = "INVOICE_BOOK_NO_FISCAL_PERIOD"
+	InvoiceCreateAccrualInvalid      Code = "INVOICE_CREATE_ACCRUAL_INVALID"
+	CustomerNotFound                 Code = "CUSTOMER_NOT_FOUND"
+	CustomerNoPersonalNumber         Code = "CUSTOMER_NO_PERSONAL_NUMBER"
+	CustomerDuplicateOrgNumber       Code = "CUSTOMER_DUPLICATE_ORG_NUMBER"
+	CustomerHasInvoices              Code = "CUSTOMER_HAS_INVOICES"
+	InvoiceAlreadySent               Code = "INVOICE_ALREADY_SENT"
+	InvoiceBookConflict              Code = "INVOICE_BOOK_CONFLICT"
+	InvoiceCancelRace                Code = "INVOICE_CANCEL_RACE"
+	CustomerPersonalNumberUnreadable Code = "CUSTOMER_PERSONAL_NUMBER_UNREADABLE"
+	CustomerCreateFailed             Code = "CUSTOMER_CREATE_FAILED"
+	CustomerDeleteFailed             Code = "CUSTOMER_DELETE_FAILED"
+	CustomerUpdateFailed             Code = "CUSTOMER_UPDATE_FAILED"
+	InvoiceBookFailed                Code = "INVOICE_BOOK_FAILED"
+)
+
+// Endpoint-specific codes.
+const (
+	SupplierNotFound               Code = "SUPPLIER_NOT_FOUND"
+	SupplierDuplicateOrgNumber     Code = "SUPPLIER_DUPLICATE_ORG_NUMBER"
+	SupplierHasInvoices            Code = "SUPPLIER_HAS_INVOICES"
+	SICreateDuplicateInvoiceNumber Code = "SI_CREATE_DUPLICATE_INVOICE_NUMBER"
+	SIFXRateMissing                Code = "SI_FX_RATE_MISSING"
+	SICreateSLPInvalidAccount      Code = "SI_CREATE_SLP_INVALID_ACCOUNT"
+	SICreateInvalidInput           Code = "SI_CREATE_INVALID_INPUT"
+	SICreateNoFiscalPeriod         Code = "SI_CREATE_NO_FISCAL_PERIOD"
+	DimensionValidationFailed      Code = "DIMENSION_VALIDATION_FAILED"
+	DimensionSystemRename          Code = "DIMENSION_SYSTEM_RENAME"
+	DimensionNumberTaken           Code = "DIMENSION_NUMBER_TAKEN"
+	DimensionValueDuplicateCode    Code = "DIMENSION_VALUE_DUPLICATE_CODE"
+	CashAccountIBANDuplicate       Code = "CASH_ACCOUNT_IBAN_DUPLICATE"
+	CashAccountLedgerTaken         Code = "CASH_ACCOUNT_LEDGER_TAKEN"
+	BankSyncCooldown               Code = "BANK_SYNC_COOLDOWN"
+	BankRateLimited                Code = "BANK_RATE_LIMITED"
+	BankSessionExpired             Code = "BANK_SESSION_EXPIRED"
+	CapabilityBlocked              Code = "CAPABILITY_BLOCKED"
+	TestKeyWriteBlocked            Code = "TEST_KEY_WRITE_BLOCKED"
+	RoleReadOnly                   Code = "ROLE_READ_ONLY"
+	ConnectionReadOnly             Code = "CONNECTION_READ_ONLY"
+	BankFileUndoForbidden          Code = "BANK_FILE_UNDO_FORBIDDEN"
+	DocAttachOtherVerifikat        Code = "DOC_ATTACH_OTHER_VERIFIKAT"
+	DocAttachReplacesPosted        Code = "DOC_ATTACH_REPLACES_POSTED"
+	DocAttachPeriodLocked          Code = "DOC_ATTACH_PERIOD_LOCKED"
+	InboxItemAlreadyConverted      Code = "INBOX_ITEM_ALREADY_CONVERTED"
+	BankFileUndoNotCompleted       Code = "BANK_FILE_UNDO_NOT_COMPLETED"
+	SIEImportLegacyReviewRequired  Code = "SIE_IMPORT_LEGACY_REVIEW_REQUIRED"
+	DocNotFound                    Code = "DOC_NOT_FOUND"
+	InboxItemNotFound              Code = "INBOX_ITEM_NOT_FOUND"
+	VacationBalanceNotFound        Code = "VACATION_BALANCE_NOT_FOUND"
+	AbsenceRangeTooLarge           Code = "ABSENCE_RANGE_TOO_LARGE"
+	DocUploadTooLarge              Code = "DOC_UPLOAD_TOO_LARGE"
+	DocUploadUnsupportedType       Code = "DOC_UPLOAD_UNSUPPORTED_TYPE"
+	ReportGenerationFailed         Code = "REPORT_GENERATION_FAILED"
+)
+
+const (
+	s400 = http.StatusBadRequest
+	s401 = http.StatusUnauthorized
+	s403 = http.StatusForbidden
+	s404 = http.StatusNotFound
+	s405 = http.StatusMethodNotAllowed
+	s409 = http.StatusConflict
+	s413 = http.StatusRequestEntityTooLarge
+	s415 = http.StatusUnsupportedMediaType
+	s422 = http.StatusUnprocessableEntity
+	s429 = http.StatusTooManyRequests
+	s500 = http.StatusInternalServerError
+	s501 = http.StatusNotImplemented
+	s502 = http.StatusBadGateway
+)
+
+// entries is the catalogue: every code the API can answer with. The
+// ErrorCode enum in openapi/openapi.json must list exactly these codes (a
+// test checks it).
+var entries = []Entry{
+	// Generic.
+	{CompanyContextMissing, s400, GroupGeneric, "Företags-id saknas i anropet.", "The request does not name a company.", "Call the endpoint under /api/v1/companies/{companyId}/."},
+	{ValidationError, s400, GroupGeneric, "Begäran innehåller ogiltiga värden.", "Request validation failed.", "Fix the fields listed in details.issues and send the request again."},
+	{Unauthorized, s401, GroupGeneric, "Autentisering saknas eller är ogiltig.", "Authentication is missing or invalid.", "Send the header Authorization: Bearer <API key> with a valid key."},
+	{Forbidden, s403, GroupGeneric, "Du saknar behörighet för den här åtgärden.", "You are not allowed to perform this operation.", "Ask an owner or admin of the company to perform it."},
+	{InsufficientScope, s403, GroupGeneric, "API-nyckeln saknar behörigheten som krävs.", "The API key lacks the required scope.", "Use a key with the missing scope (details.required_scope)."},
+	{MFARequired, s403, GroupGeneric, "Tvåstegsverifiering krävs.", "Two-step verification is required.", ""},
+	{NotFound, s404, GroupGeneric, "Resursen hittades inte.", "The resource was not found.", ""},
+	{MethodNotAllowed, s405, GroupGeneric, "Metoden stöds inte för den här sökvägen.", "The method is not allowed on this path.", "Use one of the methods in the Allow header."},
+	{Conflict, s409, GroupGeneric, "Begäran krockar med resursens nuvarande tillstånd.", "The request conflicts with the current state of the resource.", "Read the resource again and retry."},
+	{IdempotencyKeyReuse, s409, GroupGeneric, "Idempotensnyckeln har redan använts med en annan begäran.", "The idempotency key was already used with a different request.", "Use a fresh UUID for a new operation, or resend the original body."},
+	{PayloadTooLarge, s413, GroupGeneric, "Begäran är för stor.", "The request body is too large.", "Send a smaller body."},
+	{UnsupportedMediaType, s415, GroupGeneric, "Innehållstypen stöds inte.", "The content type is not supported.", "Send the body as application/json."},
+	{RateLimited, s429, GroupGeneric, "För många anrop. Försök igen om en stund.", "Too many requests. Try again shortly.", "Wait the number of seconds in the Retry-After header."},
+	{InternalError, s500, GroupGeneric, "Ett internt fel uppstod.", "Internal server error.", "Retry later; quote the request_id if it persists."},
+	{UnknownError, s500, GroupGeneric, "Ett okänt fel uppstod.", "An unknown error occurred.", "Retry later; quote the request_id if it persists."},
+	{NotImplemented, s501, GroupGeneric, "Funktionen finns inte ännu.", "This is not implemented.", ""},
+
+	// Bookkeeping engine.
+	{JournalEntryNotBalanced, s400, GroupBookkeeping, "Verifikationen balanserar inte: debet och kredit skiljer sig åt.", "The journal entry is not balanced: debits and credits differ.", "Make debits equal credits."},
+	{JournalLineBothSidesNonzero, s400, GroupBookkeeping, "En rad får bara ha belopp på en sida, debet eller kredit.", "A line may carry an amount on one side only, debit or credit.", "Split the line into one debit line and one credit line."},
+	{JournalLineNegativeAmount, s400, GroupBookkeeping, "Belopp på en verifikationsrad får inte vara negativa.", "Journal line amounts must not be negative.", "Move the amount to the other side instead of negating it."},
+	{JournalEntryNoteFailed, s400, GroupBookkeeping, "Anteckningen kunde inte sparas.", "The note could not be saved.", ""},
+	{JournalEntryUpdateFailed, s400, GroupBookkeeping, "Verifikationen kunde inte uppdateras.", "The journal entry could not be updated.", ""},
+	{JournalEntryNotFound, s404, GroupBookkeeping, "Verifikationen hittades inte.", "The journal entry was not found.", ""},
+	{JournalRattelsePeriodLocked, s409, GroupBookkeeping, "Rättelse direkt i verifikationen går bara i en öppen period efter låsdatumet.", "An inline correction is only allowed in an open period after the lock date.", "Use storno (reverse or correct) instead."},
+	{JournalRattelseRefused, s409, GroupBookkeeping, "Rättelsen nekades av en bokföringsregel.", "A bookkeeping rule refused the correction.", "Use storno (reverse or correct) instead."},
+	{BookkeepingLockReopensFiledVAT, s409, GroupBookkeeping, "Låsdatumet skulle öppna momsperioder som redan deklarerats.", "The lock date would reopen VAT periods that are already filed.", "Send acknowledge_filed_vat_periods: true if this is intended."},
+	{BookkeepingDatabaseError, s500, GroupBookkeeping, "Bokföringen kunde inte sparas.", "The bookkeeping change could not be stored.", "Retry later; nothing was changed."},
+	{JournalRattelseFailed, s500, GroupBookkeeping, "Rättelsen kunde inte genomföras.", "The correction could not be carried out.", "Retry later; nothing was changed."},
+	{JournalRattelseLogFailed, s500, GroupBookkeeping, "Rättelseloggen kunde inte skrivas.", "The correction log could not be written.", "Retry later; nothing was changed."},
+	{AccountsNotInChart, s400, GroupBookkeeping, "Ett eller flera konton finns inte i kontoplanen.", "One or more accounts are not in the chart of accounts.", "Add or activate the accounts listed in details, or use BAS accounts."},
+	{EntryDateOutsideFiscalPeriod, s400, GroupBookkeeping, "Verifikationsdatumet ligger utanför räkenskapsåret.", "The entry date lies outside the fiscal period.", "Use a date inside the fiscal period, or the period that covers the date."},
+
+	// Periods and year-end.
+	{PeriodLocked, s400, GroupPeriods, "Perioden är låst.", "The period is locked.", "Unlock a locked (not closed) period or use a date in an open period."},
+	{PeriodHasUnbookedTransactions, s400, GroupPeriods, "Perioden har obokförda banktransaktioner.", "The period has unbooked bank transactions.", "Book or ignore the transactions first."},
+	{PeriodLockFailed, s400, GroupPeriods, "Perioden kunde inte låsas.", "The period could not be locked.", ""},
+	{PeriodLockHasDrafts, s400, GroupPeriods, "Perioden har utkast till verifikationer.", "The period has draft journal entries.", "Commit or cancel the drafts first."},
+	{PeriodNotLocked, s400, GroupPeriods, "Perioden är inte låst.", "The period is not locked.", "Lock before closing."},
+	{FXFailed, s400, GroupPeriods, "Valutaomräkningen misslyckades.", "The currency revaluation failed.", ""},
+	{FXPeriodClosed, s400, GroupPeriods, "Valutaomräkning går inte i en stängd period.", "Currency revaluation is not possible in a closed period.", ""},
+	{YearEndFailed, s400, GroupPeriods, "Bokslutet kunde inte genomföras.", "The year-end run failed.", ""},
+	{YearEndNextPeriodHasIB, s400, GroupPeriods, "Nästa räkenskapsår har redan ingående balanser.", "The next fiscal year already has opening balances.", ""},
+	{YearEndNotRun, s400, GroupPeriods, "Bokslutet har inte körts för perioden.", "The year-end run has not been performed for the period.", "Run year-end before closing."},
+	{YearEndPreviewFailed, s400, GroupPeriods, "Förhandsvisningen av bokslutet misslyckades.", "The year-end preview failed.", ""},
+	{YearEndPriorPeriodOpen, s400, GroupPeriods, "Föregående räkenskapsår är fortfarande öppet.", "The prior fiscal year is still open.", "Close the prior year first."},
+	{YearEndUnbalancedTrial, s400, GroupPeriods, "Råbalansen balanserar inte.", "The trial balance is not balanced.", ""},
+	{YearEndDispositionsWrongLegalForm, s400, GroupPeriods, "Bokslutsdispositionerna passar inte företagsformen.", "The year-end dispositions do not fit the legal form.", ""},
+	{PeriodNotFound, s404, GroupPeriods, "Räkenskapsåret hittades inte.", "The fiscal period was not found.", ""},
+	{FXPeriodNotFound, s404, GroupPeriods, "Perioden för valutaomräkningen hittades inte.", "The period for the currency revaluation was not found.", ""},
+	{PeriodAlreadyClosed, s409, GroupPeriods, "Perioden är redan stängd.", "The period is already closed.", ""},
+	{PeriodLockAlreadyLocked, s409, GroupPeriods, "Perioden är redan låst.", "The period is already locked.", ""},
+	{PeriodReopenNotClosed, s409, GroupPeriods, "Perioden är inte stängd.", "The period is not closed.", ""},
+	{PeriodReopenNotExternal, s409, GroupPeriods, "Perioden stängdes inte externt.", "The period was not closed externally.", ""},
+	{PeriodUnlockClosed, s409, GroupPeriods, "En stängd period kan inte låsas upp.", "A closed period cannot be unlocked.", ""},
+	{PeriodUnlockNotLocked, s409, GroupPeriods, "Perioden är inte låst.", "The period is not locked.", ""},
+	{YearEndNoActivity, s409, GroupPeriods, "Räkenskapsåret har inga bokförda händelser.", "The fiscal year has no activity.", ""},
+	{FXClosingRateUnavailable, s502, GroupPeriods, "Riksbankens kurs för bokslutsdagen saknas.", "No central-bank rate is available for the closing date.", "Retry later; details.missingRates lists the currencies."},
+
+	// Customers and invoices.
+	{CustomerPersonalNumberNotAllowed, s400, GroupCustomers, "Personnummer är bara tillåtet för privatpersoner.", "A personal number is only allowed for individuals.", "Set customer_type individual, or drop personal_number."},
+	{InvoiceBookAlreadyBooked, s400, GroupCustomers, "Fakturan är redan bokförd.", "The invoice is already booked.", ""},
+	{InvoiceBookCashMethod, s400, GroupCustomers, "Företaget använder kontantmetoden; fakturan bokförs vid betalning.", "The company uses the cash method; the invoice is booked on payment.", ""},
+	{InvoiceBookInvalidStatus, s400, GroupCustomers, "Fakturan har fel status för att bokföras.", "The invoice has the wrong status to be booked.", ""},
+	{InvoiceBookNotBookable, s400, GroupCustomers, "Dokumentet kan inte bokföras.", "This document cannot be booked.", ""},
+	{InvoiceBookNoFiscalPeriod, s400, GroupCustomers, "Inget räkenskapsår täcker fakturadatumet.", "No fiscal period covers the invoice date.", "Create the fiscal period first."},
+	{InvoiceCreateAccrualInvalid, s400, GroupCustomers, "Periodiseringen på fakturan är ogiltig.", "The accrual on the invoice is invalid.", ""},
+	{CustomerNotFound, s404, GroupCustomers, "Kunden hittades inte.", "The customer was not found.", ""},
+	{CustomerNoPersonalNumber, s404, GroupCustomers, "Kunden har inget personnummer.", "The customer has no personal number.", ""},
+	{CustomerDuplicateOrgNumber, s409, GroupCustomers, "Det finns redan en kund med det organisationsnumret.", "A customer with this organisation number already exists.", "Use the existing customer."},
+	{CustomerHasInvoices, s409, GroupCustomers, "Kunden har öppna fakturor.", "The customer has open invoices.", ""},
+	{InvoiceAlreadySent, s409, GroupCustomers, "Fakturan är redan skickad.", "The invoice is already sent.", ""},
+	{InvoiceBookConflict, s409, GroupCustomers, "Fakturan bokförs redan av en annan begäran.", "The invoice is being booked by another request.", "Read the invoice again."},
+	{InvoiceCancelRace, s409, GroupCustomers, "Fakturan ändrades samtidigt av en annan begäran.", "The invoice was changed by another request at the same time.", "Read the invoice again."},
+	{CustomerPersonalNumberUnreadable, s422, GroupCustomers, "Kundens personnummer kunde inte läsas.", "The customer's personal number could not be read.", ""},
+	{CustomerCreateFailed, s500, GroupCustomers, "Kunden kunde inte skapas.", "The customer could not be created.", "Retry later; nothing was changed."},
+	{CustomerDeleteFailed, s500, GroupCustomers, "Kunden kunde inte arkiveras.", "The customer could not be archived.", "Retry later; nothing was changed."},
+	{CustomerUpdateFailed, s500, GroupCustomers, "Kunden kunde inte uppdateras.", "The customer could not be updated.", "Retry later; nothing was changed."},
+	{InvoiceBookFailed, s500, GroupCustomers, "Fakturan kunde inte bokföras.", "The invoice could not be booked.", "Retry later; nothing was changed."},
+
+	// Endpoint-specific.
+	{SupplierNotFound, s404, GroupEndpoint, "Leverantören hittades inte.", "The supplier was not found.", ""},
+	{SupplierDuplicateOrgNumber, s409, GroupEndpoint, "Det finns redan en leverantör med det organisationsnumret.", "A supplier with this organisation number already exists.", "Use the existing supplier."},
+	{SupplierHasInvoices, s409, GroupEndpoint, "Leverantören har öppna leverantörsfakturor.", "The supplier has open supplier invoices.", "Pay or credit the open invoices first."},
+	{SICreateDuplicateInvoiceNumber, s409, GroupEndpoint, "Leverantörsfakturan är redan registrerad.", "This supplier invoice number is already registered.", "See details.existing."},
+	{SIFXRateMissing, s400, GroupEndpoint, "Valutakurs saknas för fakturadatumet.", "No exchange rate is available for the invoice date.", "Send exchange_rate."},
+	{SICreateSLPInvalidAccount, s400, GroupEndpoint, "Särskild löneskatt kan bara bokas på 741x-konton.", "Special payroll tax can only be booked on 741x accounts.", ""},
+	{SICreateInvalidInput, s400, GroupEndpoint, "Leverantörsfakturan innehåller ogiltiga uppgifter.", "The supplier invoice contains invalid input.", ""},
+	{SICreateNoFiscalPeriod, s400, GroupEndpoint, "Inget räkenskapsår täcker fakturadatumet.", "No fiscal period covers the invoice date.", "Create the fiscal period first."},
+	{DimensionValidationFailed, s400, GroupEndpoint, "En dimension på raden är okänd, arkiverad eller utanför sin giltighetstid.", "A dimension on the line is unknown, archived or outside its validity.", "Use an active value valid on the entry date."},
+	{DimensionSystemRename, s400, GroupEndpoint, "Systemdimensioner kan inte byta namn.", "System dimensions cannot be renamed.", ""},
+	{DimensionNumberTaken, s409, GroupEndpoint, "Dimensionsnumret används redan.", "The dimension number is already taken.", "Omit sie_dim_no to get the next free number."},
+	{DimensionValueDuplicateCode, s409, GroupEndpoint, "Koden finns redan i dimensionen.", "The code already exists in the dimension.", ""},
+	{CashAccountIBANDuplicate, s409, GroupEndpoint, "Ett konto med samma IBAN finns redan.", "An account with the same IBAN already exists.", ""},
+	{CashAccountLedgerTaken, s409, GroupEndpoint, "Bokföringskontot används redan av ett annat likvidkonto.", "The ledger account is already used by another cash account.", ""},
+	{BankSyncCooldown, s429, GroupEndpoint, "Kopplingen synkades nyss. Vänta innan nästa synk.", "The connection was synced recently. Wait before syncing again.", "Retry after details.next_allowed_at."},
+	{BankRateLimited, s429, GroupEndpoint, "Banken begränsar antalet anrop för samtycket.", "The bank limits the calls for this consent.", "Retry after details.next_allowed_at."},
+	{BankSessionExpired, s409, GroupEndpoint, "Bankens samtycke har gått ut.", "The bank consent has expired.", "Renew the consent with BankID."},
+	{CapabilityBlocked, s403, GroupEndpoint, "Företagets abonnemang omfattar inte den här funktionen.", "The company's plan does not include this capability.", ""},
+	{TestKeyWriteBlocked, s403, GroupEndpoint, "Testnycklar kan inte utföra den här skrivningen.", "Test keys cannot perform this write.", "Use a live key; this operation has no dry run."},
+	{RoleReadOnly, s403, GroupEndpoint, "Din roll i företaget har bara läsbehörighet.", "Your role in the company is read-only.", "Ask an owner or admin for a role with write access."},
+	{ConnectionReadOnly, s403, GroupEndpoint, "Nyckeln har bara läsbehörighet till företaget.", "The key has read-only access to the company.", "Use a key with read-write access to the company."},
+	{BankFileUndoForbidden, s403, GroupEndpoint, "Bara ägare eller administratörer kan ångra en bankfilsimport.", "Only owners or admins can undo a bank file import.", ""},
+	{DocAttachOtherVerifikat, s409, GroupEndpoint, "Underlaget hör redan till en annan verifikation.", "The document already belongs to another journal entry.", ""},
+	{DocAttachReplacesPosted, s409, GroupEndpoint, "Underlaget till en bokförd verifikation kan inte bytas ut.", "The document of a posted journal entry cannot be replaced.", ""},
+	{DocAttachPeriodLocked, s409, GroupEndpoint, "Perioden är låst; underlaget kan inte kopplas.", "The period is locked; the document cannot be attached.", ""},
+	{InboxItemAlreadyConverted, s409, GroupEndpoint, "Inkorgsposten är redan omvandlad.", "The inbox item is already converted.", ""},
+	{BankFileUndoNotCompleted, s409, GroupEndpoint, "Bara slutförda importer kan ångras.", "Only completed imports can be undone.", ""},
+	{SIEImportLegacyReviewRequired, s409, GroupEndpoint, "Importen måste granskas innan den kan återupptas.", "The import needs review before it can be resumed.", ""},
+	{DocNotFound, s404, GroupEndpoint, "Underlaget hittades inte.", "The document was not found.", ""},
+	{InboxItemNotFound, s404, GroupEndpoint, "Inkorgsposten hittades inte.", "The inbox item was not found.", ""},
+	{VacationBalanceNotFound, s404, GroupEndpoint, "Semestersaldo saknas ännu.", "No vacation balance exists yet.", ""},
+	{AbsenceRangeTooLarge, s400, GroupEndpoint, "Intervallet får vara högst 92 dagar.", "The range may be at most 92 days.", "Split the range into parts of at most 92 days."},
+	{DocUploadTooLarge, s413, GroupEndpoint, "Filen är större än 10 MB.", "The file is larger than 10 MB.", "Upload a file of at most 10 MB."},
+	{DocUploadUnsupportedType, s415, GroupEndpoint, "Filtypen stöds inte.", "The file type is not supported.", "Upload a PDF, an image or an office document."},
+	{ReportGenerationFailed, s500, GroupEndpoint, "Rapporten kunde inte tas fram.", "The report could not be generated.", "Retry later; quote the request_id if it persists."},
+}
+
+var byCode = func() map[Code]Entry {
+	m := make(map[Code]Entry, len(entries))
+	for _, e := range entries {
+		if _, dup := m[e.Code]; dup {
+			panic("apierr: duplicate code " + string(e.Code))
+		}
+		m[e.Code] = e
+	}
+	return m
+}()
+
+// Lookup returns the catalogue entry of code.
+func Lookup(code Code) (Entry, bool) {
+	e, ok := byCode[code]
+	return e, ok
+}
+
+// Catalogue returns every entry, in catalogue order.
+func Catalogue() []Entry {
+	out := make([]Entry, len(entries))
+	copy(out, entries)
+	return out
+}

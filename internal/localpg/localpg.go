@@ -1,0 +1,212 @@
+// Package localpg runs a PostgreSQL cluster of our own in a directory: the
+// development database of `kontera dev` and the throwaway database of the
+// test suite. It finds the server binaries, installs Debian's postgresql
+// when it may, and runs them as the postgres user when started as root
+// (initdb refuses root).
+package localpg
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// User is the database superuser of clusters made here.
+const User = "kontera"
+
+// Cluster is a PostgreSQL cluster in Dir, listening only on a unix socket
+// in Dir.
+type Cluster struct {
+	Dir  string
+	Port int
+	bin  string
+	as   string // run the server binaries as this OS user ("" = ourselves)
+	logf func(format string, args ...any)
+}
+
+// Options shape a cluster.
+type Options struct {
+	Port int
+	// Throwaway trades durability for speed (fsync off): for test clusters.
+	Throwaway bool
+	// Install lets Start install Debian's postgresql with apt-get when the
+	// binaries are missing and we are root.
+	Install bool
+	// Logf reports progress; nil is quiet.
+	Logf func(format string, args ...any)
+}
+
+// Start starts the cluster in dir, creating it first when dir holds none.
+// A cluster already running in dir is reused.
+func Start(dir string, o Options) (*Cluster, error) {
+	if o.Port == 0 {
+		o.Port = 55432
+	}
+	logf := o.Logf
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	bin, err := findBin(o.Install, logf)
+	if err != nil {
+		return nil, err
+	}
+	dir, err = filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if n := len(filepath.Join(dir, ".s.PGSQL."+strconv.Itoa(o.Port))); n > 100 {
+		return nil, fmt.Errorf("localpg: %s is too deep for a unix socket path (%d bytes); use a shorter directory or set DATABASE_URL", dir, n)
+	}
+	c := &Cluster{Dir: dir, Port: o.Port, bin: bin, logf: logf}
+	if os.Geteuid() == 0 {
+		c.as = "postgres"
+		if _, err := user.Lookup("postgres"); err != nil {
+			return nil, errors.New("localpg: running as root needs the OS user postgres (Debian's postgresql package creates it)")
+		}
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if c.as != "" {
+		if err := c.run("", "chown", "-R", c.as, dir); err != nil {
+			return nil, err
+		}
+		if err := c.run(c.as, "test", "-w", dir); err != nil {
+			return nil, fmt.Errorf("localpg: the postgres user cannot reach %s; make its parent directories traversable (chmod o+x) or set DATABASE_URL", dir)
+		}
+	}
+	data := filepath.Join(dir, "data")
+	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err != nil {
+		logf("creating a PostgreSQL cluster in %s", data)
+		if err := c.run(c.as, filepath.Join(bin, "initdb"), "-D", data, "-U", User, "--auth=trust", "--no-sync", "-E", "UTF8", "--locale=C"); err != nil {
+			return nil, err
+		}
+	}
+	if c.running() {
+		logf("reusing the PostgreSQL cluster running in %s", data)
+		return c, nil
+	}
+	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses=''", dir, o.Port)
+	if o.Throwaway {
+		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
+	}
+	if err := c.run(c.as, filepath.Join(bin, "pg_ctl"), "-D", data, "-w", "-t", "60", "-l", filepath.Join(dir, "server.log"), "-o", opts, "start"); err != nil {
+		log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
+		return nil, fmt.Errorf("%w\n%s", err, tail(log, 2000))
+	}
+	return c, nil
+}
+
+func (c *Cluster) running() bool {
+	return c.run(c.as, filepath.Join(c.bin, "pg_ctl"), "-D", filepath.Join(c.Dir, "data"), "status") == nil
+}
+
+// URL returns the connection URL of database name in the cluster.
+func (c *Cluster) URL(name string) string {
+	q := url.Values{"host": {c.Dir}, "port": {strconv.Itoa(c.Port)}, "sslmode": {"disable"}}
+	return (&url.URL{Scheme: "postgres", User: url.User(User), Path: "/" + name, RawQuery: q.Encode()}).String()
+}
+
+// Stop stops the server; the data stays.
+func (c *Cluster) Stop() error {
+	return c.run(c.as, filepath.Join(c.bin, "pg_ctl"), "-D", filepath.Join(c.Dir, "data"), "-m", "fast", "-w", "stop")
+}
+
+// Destroy stops the server at once and removes the cluster.
+func (c *Cluster) Destroy() error {
+	_ = c.run(c.as, filepath.Join(c.bin, "pg_ctl"), "-D", filepath.Join(c.Dir, "data"), "-m", "immediate", "-w", "stop")
+	return os.RemoveAll(c.Dir)
+}
+
+func (c *Cluster) run(as string, name string, args ...string) error {
+	if as != "" {
+		args = append([]string{"-u", as, "--", name}, args...)
+		name = "runuser"
+	}
+	cmd := exec.Command(name, args...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		return fmt.Errorf("localpg: %s %s: %w\n%s", name, strings.Join(args, " "), err, tail(out.Bytes(), 2000))
+	}
+	return nil
+}
+
+// findBin returns the directory holding initdb and pg_ctl: from PATH, or
+// the newest /usr/lib/postgresql/<version>/bin.
+func findBin(install bool, logf func(string, ...any)) (string, error) {
+	if p, err := exec.LookPath("pg_ctl"); err == nil {
+		if _, err := exec.LookPath("initdb"); err == nil {
+			return filepath.Dir(p), nil
+		}
+	}
+	if dir := newestDebianBin(); dir != "" {
+		return dir, nil
+	}
+	if install && os.Geteuid() == 0 {
+		if _, err := exec.LookPath("apt-get"); err == nil {
+			logf("PostgreSQL is missing: installing Debian's postgresql with apt-get")
+			for _, args := range [][]string{{"update"}, {"install", "-y", "--no-install-recommends", "postgresql"}} {
+				cmd := exec.Command("apt-get", args...)
+				cmd.Env = append(os.Environ(), "DEBIAN_FRONTEND=noninteractive")
+				if out, err := cmd.CombinedOutput(); err != nil {
+					return "", fmt.Errorf("localpg: apt-get %s: %w\n%s", strings.Join(args, " "), err, tail(out, 2000))
+				}
+			}
+			if dir := newestDebianBin(); dir != "" {
+				return dir, nil
+			}
+		}
+	}
+	return "", errors.New("localpg: PostgreSQL server binaries (initdb, pg_ctl) not found in PATH or /usr/lib/postgresql/*/bin; install PostgreSQL (Debian: apt-get install postgresql) or set DATABASE_URL")
+}
+
+func newestDebianBin() string {
+	dirs, _ := filepath.Glob("/usr/lib/postgresql/*/bin")
+	sort.Slice(dirs, func(i, j int) bool {
+		vi, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[i])))
+		vj, _ := strconv.Atoi(filepath.Base(filepath.Dir(dirs[j])))
+		return vi > vj
+	})
+	for _, d := range dirs {
+		if _, err := os.Stat(filepath.Join(d, "pg_ctl")); err == nil {
+			return d
+		}
+	}
+	return ""
+}
+
+func tail(b []byte, n int) string {
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}
+
+// WithDatabase returns dsn (a postgres:// URL or key=value string) naming
+// database name instead of its own.
+func WithDatabase(dsn, name string) (string, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return "", err
+		}
+		u.Path = "/" + name
+		return u.String(), nil
+	}
+	var parts []string
+	for _, f := range strings.Fields(dsn) {
+		if !strings.HasPrefix(f, "dbname=") {
+			parts = append(parts, f)
+		}
+	}
+	return strings.Join(append(parts, "dbname="+name), " "), nil
+}

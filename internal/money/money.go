@@ -1,0 +1,158 @@
+// Package money holds Amount, the one type every amount in Kontera has:
+// an exact decimal with two decimals (öre), never a float.
+package money
+
+import (
+	"database/sql/driver"
+	"errors"
+	"fmt"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// MaxDigits is the most significant digits an amount may have; it matches
+// the numeric(18,2) columns amounts are stored in.
+const MaxDigits = 18
+
+// ctx rounds nothing silently: an amount with more than two decimals is an
+// error, not a rounded value.
+var ctx = apd.BaseContext.WithPrecision(40)
+
+// Amount is an exact amount in a currency's major unit with two decimals.
+// The zero value is 0.00.
+type Amount struct{ d apd.Decimal }
+
+// ErrNotNumber is returned when JSON holds something other than a number.
+var ErrNotNumber = errors.New("money: amount must be a JSON number")
+
+// Parse reads a decimal string such as "1250.5" or "1e2" into an Amount. It
+// refuses more than two decimals, more than MaxDigits digits, NaN and
+// infinities.
+func Parse(s string) (Amount, error) {
+	d, _, err := apd.NewFromString(s)
+	if err != nil {
+		return Amount{}, fmt.Errorf("money: %q is not a number", s)
+	}
+	return fromDecimal(d)
+}
+
+func fromDecimal(d *apd.Decimal) (Amount, error) {
+	if d.Form != apd.Finite {
+		return Amount{}, fmt.Errorf("money: %s is not a finite amount", d)
+	}
+	var a Amount
+	c := ctx.WithPrecision(40)
+	c.Traps = apd.Inexact | apd.Rounded | apd.InvalidOperation
+	if _, err := c.Quantize(&a.d, d, -2); err != nil {
+		return Amount{}, fmt.Errorf("money: %s has more than two decimals", d)
+	}
+	if a.d.NumDigits() > MaxDigits {
+		return Amount{}, fmt.Errorf("money: %s has more than %d digits", d, MaxDigits)
+	}
+	if a.d.IsZero() {
+		a.d.Negative = false
+	}
+	return a, nil
+}
+
+// MustParse is Parse for constants in code and tests; it panics on error.
+func MustParse(s string) Amount {
+	a, err := Parse(s)
+	if err != nil {
+		panic(err)
+	}
+	return a
+}
+
+// Öre returns the amount of n öre (hundredths).
+func Öre(n int64) Amount {
+	var a Amount
+	a.d.SetFinite(n, -2)
+	return a
+}
+
+func (a Amount) dec() *apd.Decimal {
+	if a.d.Exponent == 0 && a.d.IsZero() {
+		var z apd.Decimal
+		z.SetFinite(0, -2)
+		return &z
+	}
+	return &a.d
+}
+
+// Add returns a+b.
+func (a Amount) Add(b Amount) Amount {
+	var r Amount
+	if _, err := ctx.Add(&r.d, a.dec(), b.dec()); err != nil {
+		panic(err) // cannot happen at 40 digits of precision for 18-digit inputs
+	}
+	return r
+}
+
+// Sub returns a-b.
+func (a Amount) Sub(b Amount) Amount {
+	var r Amount
+	if _, err := ctx.Sub(&r.d, a.dec(), b.dec()); err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Neg returns -a.
+func (a Amount) Neg() Amount {
+	var r Amount
+	r.d.Neg(a.dec())
+	return r
+}
+
+// Cmp compares a and b: -1, 0 or +1.
+func (a Amount) Cmp(b Amount) int { return a.dec().Cmp(b.dec()) }
+
+// Sign returns -1, 0 or +1.
+func (a Amount) Sign() int { return a.dec().Sign() }
+
+// IsZero reports whether a is 0.00.
+func (a Amount) IsZero() bool { return a.dec().IsZero() }
+
+// String returns the amount with exactly two decimals: "1250.50".
+func (a Amount) String() string { return a.dec().Text('f') }
+
+// MarshalJSON writes a bare JSON number with two decimals.
+func (a Amount) MarshalJSON() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalJSON reads a JSON number; strings and null are refused.
+func (a *Amount) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] == '"' || string(b) == "null" {
+		return ErrNotNumber
+	}
+	v, err := Parse(string(b))
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}
+
+// Value stores the amount as numeric text.
+func (a Amount) Value() (driver.Value, error) { return a.String(), nil }
+
+// Scan reads a numeric column.
+func (a *Amount) Scan(src any) error {
+	var s string
+	switch v := src.(type) {
+	case []byte:
+		s = string(v)
+	case string:
+		s = v
+	case int64:
+		s = fmt.Sprint(v)
+	default:
+		return fmt.Errorf("money: cannot scan %T into Amount", src)
+	}
+	v, err := Parse(s)
+	if err != nil {
+		return err
+	}
+	*a = v
+	return nil
+}

@@ -1,0 +1,159 @@
+// Package pgtest gives each test a fresh, migrated PostgreSQL database of
+// its own, cloned from a template in tens of milliseconds. The server is
+// TEST_DATABASE_URL (or DATABASE_URL) when set, else a throwaway cluster
+// that Main starts and removes.
+package pgtest
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/kontera/kontera/db"
+	"github.com/kontera/kontera/internal/localpg"
+	"github.com/kontera/kontera/internal/store"
+)
+
+var (
+	adminURL string // the server's maintenance database
+	once     sync.Once
+	tmplErr  error
+	tmplName = "kontera_tmpl_" + db.Version()
+)
+
+// Main runs the package's tests against a database server: the one named
+// by TEST_DATABASE_URL or DATABASE_URL, or a throwaway cluster of its own.
+// Call it from TestMain.
+func Main(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	adminURL = os.Getenv("TEST_DATABASE_URL")
+	if adminURL == "" {
+		adminURL = os.Getenv("DATABASE_URL")
+	}
+	if adminURL == "" {
+		dir, err := os.MkdirTemp("", "kontera-pg-")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			return 1
+		}
+		c, err := localpg.Start(dir, localpg.Options{Throwaway: true, Install: true})
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "pgtest:", err)
+			os.RemoveAll(dir)
+			return 1
+		}
+		defer c.Destroy()
+		adminURL = c.URL("postgres")
+	}
+	return m.Run()
+}
+
+// URL returns the maintenance database URL of the test server; it is empty
+// before Main runs.
+func URL() string { return adminURL }
+
+// New returns a fresh migrated database for t, dropped when t ends.
+func New(t testing.TB) *store.DB {
+	t.Helper()
+	url := NewURL(t)
+	d, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+// NewURL creates a fresh migrated database for t and returns its URL. It
+// is dropped when t ends (after the cleanups registered later have run).
+func NewURL(t testing.TB) string {
+	t.Helper()
+	if adminURL == "" {
+		t.Fatal("pgtest: call pgtest.Main from TestMain")
+	}
+	once.Do(func() { tmplErr = makeTemplate() })
+	if tmplErr != nil {
+		t.Fatal(tmplErr)
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	name := "kontera_t_" + hex.EncodeToString(b)
+	admin, err := sqlx.Open("postgres", adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, tmplName)); err != nil {
+		t.Fatalf("pgtest: create database: %v", err)
+	}
+	t.Cleanup(func() {
+		a, err := sqlx.Open("postgres", adminURL)
+		if err != nil {
+			return
+		}
+		defer a.Close()
+		_, _ = a.Exec(fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
+	})
+	url, err := localpg.WithDatabase(adminURL, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return url
+}
+
+// makeTemplate creates the migrated template database once per server and
+// schema version; an advisory lock keeps parallel test packages from
+// building it twice.
+func makeTemplate() error {
+	ctx := context.Background()
+	admin, err := sqlx.Open("postgres", adminURL)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	conn, err := admin.Connx(ctx)
+	if err != nil {
+		return fmt.Errorf("pgtest: %w", err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "SELECT pg_advisory_lock(727274)"); err != nil {
+		return err
+	}
+	defer conn.ExecContext(ctx, "SELECT pg_advisory_unlock(727274)")
+	var exists bool
+	if err := conn.GetContext(ctx, &exists, "SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = $1)", tmplName); err != nil {
+		return err
+	}
+	if exists {
+		return nil
+	}
+	building := tmplName + "_building"
+	_, _ = conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)")
+	if _, err := conn.ExecContext(ctx, "CREATE DATABASE "+building); err != nil {
+		return fmt.Errorf("pgtest: create template: %w", err)
+	}
+	url, err := localpg.WithDatabase(adminURL, building)
+	if err != nil {
+		return err
+	}
+	d, err := store.Open(ctx, url)
+	if err != nil {
+		return err
+	}
+	_, err = db.Migrate(ctx, d.DB.DB)
+	d.Close()
+	if err != nil {
+		return err
+	}
+	_, err = conn.ExecContext(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, tmplName))
+	return err
+}

@@ -1,0 +1,99 @@
+// Package store holds the database handle and the unit of work: one
+// transaction per write request, joined by every package that writes in it,
+// and rolled back at the end of a dry run.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jmoiron/sqlx"
+	_ "github.com/lib/pq" // the Postgres driver
+)
+
+// Querier is what the packages' SQL runs on: the pool, or the transaction
+// of the unit of work in progress.
+type Querier interface {
+	sqlx.ExtContext
+	GetContext(ctx context.Context, dest any, query string, args ...any) error
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+}
+
+// DB is the database handle every package is given.
+type DB struct{ *sqlx.DB }
+
+// Open connects to the database at url and checks that it answers.
+func Open(ctx context.Context, url string) (*DB, error) {
+	db, err := sqlx.Open("postgres", url)
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(32)
+	db.SetMaxIdleConns(32)
+	db.SetConnMaxIdleTime(5 * time.Minute)
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	return &DB{db}, nil
+}
+
+type unitKey struct{}
+
+// Unit is the unit of work of one request: its transaction, and whether it
+// ends in a rollback because the request is a dry run.
+type Unit struct {
+	Tx     *sqlx.Tx
+	DryRun bool
+}
+
+// WithUnit returns ctx carrying u; Q then answers u's transaction.
+func WithUnit(ctx context.Context, u *Unit) context.Context {
+	return context.WithValue(ctx, unitKey{}, u)
+}
+
+// UnitFrom returns the unit of work in ctx, or nil.
+func UnitFrom(ctx context.Context) *Unit {
+	u, _ := ctx.Value(unitKey{}).(*Unit)
+	return u
+}
+
+// IsDryRun reports whether the work in ctx will be rolled back.
+func IsDryRun(ctx context.Context) bool {
+	u := UnitFrom(ctx)
+	return u != nil && u.DryRun
+}
+
+// Q returns the querier for ctx: the unit of work's transaction when there
+// is one, else the pool.
+func (db *DB) Q(ctx context.Context) Querier {
+	if u := UnitFrom(ctx); u != nil {
+		return u.Tx
+	}
+	return db.DB
+}
+
+// InTx runs fn in a transaction: the unit of work's when ctx has one (fn
+// then commits with it), else a new one committed when fn returns nil.
+func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) error {
+	if UnitFrom(ctx) != nil {
+		return fn(ctx)
+	}
+	tx, err := db.BeginTxx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	if err := fn(WithUnit(ctx, &Unit{Tx: tx})); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return tx.Commit()
+}
+
+// NotFound reports whether err says a query found no row.
+func NotFound(err error) bool { return errors.Is(err, sql.ErrNoRows) }
