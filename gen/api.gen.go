@@ -141,13 +141,13 @@ func (e AuditAction) Valid() bool {
 	}
 }
 
-// Defines values for CompanyPreviewResponseDataDryRun.
+// Defines values for DryRunFlag.
 const (
-	True CompanyPreviewResponseDataDryRun = true
+	True DryRunFlag = true
 )
 
-// Valid indicates whether the value is a known member of the CompanyPreviewResponseDataDryRun enum.
-func (e CompanyPreviewResponseDataDryRun) Valid() bool {
+// Valid indicates whether the value is a known member of the DryRunFlag enum.
+func (e DryRunFlag) Valid() bool {
 	switch e {
 	case True:
 		return true
@@ -859,6 +859,15 @@ type CompanyCreated struct {
 	VatRegistered bool                                  `json:"vat_registered"`
 }
 
+// CompanyDryRun A dry run's answer: `dry_run` is always true and nothing was stored.
+type CompanyDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview The company a dry run would create: no id.
+	Preview CompanyPreview `json:"preview"`
+}
+
 // CompanyListItem defines model for CompanyListItem.
 type CompanyListItem struct {
 	CreatedAt time.Time `json:"created_at"`
@@ -900,19 +909,15 @@ type CompanyPreview struct {
 
 // CompanyPreviewResponse Dry-run preview: nothing was stored.
 type CompanyPreviewResponse struct {
-	Data struct {
-		DryRun CompanyPreviewResponseDataDryRun `json:"dry_run"`
-
-		// Preview The company a dry run would create: no id.
-		Preview CompanyPreview `json:"preview"`
-	} `json:"data"`
+	// Data A dry run's answer: `dry_run` is always true and nothing was stored.
+	Data CompanyDryRun `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
 }
 
-// CompanyPreviewResponseDataDryRun defines model for CompanyPreviewResponse.Data.DryRun.
-type CompanyPreviewResponseDataDryRun bool
+// DryRunFlag Marks a dry run's answer: always true; nothing was stored.
+type DryRunFlag bool
 
 // EntityType Company form: aktiebolag (limited company), enskild firma (sole trader), ideell förening (non-profit association).
 type EntityType string

@@ -9,3 +9,7 @@ import _ "embed"
 //
 //go:embed openapi.json
 var Document []byte
+
+// APIVersion is the dated API version: info.version of the document, sent
+// in every success envelope and with every event.
+const APIVersion = "2026-05-12"

@@ -1,0 +1,118 @@
+package audit
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Store holds the SQL of audit_entries.
+type Store struct{ db *store.DB }
+
+// NewStore returns the audit store on db.
+func NewStore(db *store.DB) *Store { return &Store{db: db} }
+
+// Record writes c in the transaction of ctx, with the actor of ctx.
+func (s *Store) Record(ctx context.Context, c Change) error {
+	a := ActorFrom(ctx)
+	var rid *string
+	if a.RequestID != "" {
+		rid = &a.RequestID
+	}
+	_, err := s.db.Q(ctx).ExecContext(ctx, `
+		INSERT INTO audit_entries (company_id, action, table_name, record_id, actor_type, actor_id, actor_label,
+			user_id, request_id, description, old_state, new_state, changed_fields)
+		VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13)`,
+		c.CompanyID, c.Action, c.Table, c.RecordID, a.Type, a.ID, a.Label, a.UserID, rid, c.Description,
+		nullJSON(c.Old), nullJSON(c.New), pq.StringArray(ChangedFields(c.Old, c.New)))
+	return err
+}
+
+func nullJSON(b json.RawMessage) any {
+	if len(b) == 0 || string(b) == "null" {
+		return nil
+	}
+	return []byte(b)
+}
+
+// Entry is a row of the audit trail.
+type Entry struct {
+	ID            uuid.UUID       `db:"id"`
+	Action        Action          `db:"action"`
+	Table         *string         `db:"table_name"`
+	RecordID      *string         `db:"record_id"`
+	ActorType     *string         `db:"actor_type"`
+	ActorLabel    *string         `db:"actor_label"`
+	Description   *string         `db:"description"`
+	Old           json.RawMessage `db:"old_state"`
+	New           json.RawMessage `db:"new_state"`
+	ChangedFields pq.StringArray  `db:"changed_fields"`
+	CreatedAt     time.Time       `db:"created_at"`
+}
+
+// Filter selects entries of one company; zero fields select everything.
+type Filter struct {
+	Action   Action
+	Table    string
+	RecordID string
+	From     *time.Time // created_at on or after
+	To       *time.Time // created_at before
+	// After is the keyset position of the previous page's last entry.
+	After *Position
+	Limit int
+}
+
+// Position is where a page of the trail ends: the trail is newest first,
+// by (created_at, id) descending.
+type Position struct {
+	At time.Time `json:"at"`
+	ID uuid.UUID `json:"id"`
+}
+
+// List returns up to f.Limit+1 entries of company matching f, newest first;
+// the extra one tells the caller another page exists.
+func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter) ([]Entry, error) {
+	var (
+		where = []string{"company_id = $1"}
+		args  = []any{company}
+	)
+	add := func(cond string, v any) {
+		args = append(args, v)
+		where = append(where, strings.ReplaceAll(cond, "?", "$"+strconv.Itoa(len(args))))
+	}
+	if f.Action != "" {
+		add("action = ?", f.Action)
+	}
+	if f.Table != "" {
+		add("table_name = ?", f.Table)
+	}
+	if f.RecordID != "" {
+		add("record_id = ?", f.RecordID)
+	}
+	if f.From != nil {
+		add("created_at >= ?", *f.From)
+	}
+	if f.To != nil {
+		add("created_at < ?", *f.To)
+	}
+	if f.After != nil {
+		args = append(args, f.After.At, f.After.ID)
+		n := len(args)
+		where = append(where, "(created_at, id) < ($"+strconv.Itoa(n-1)+", $"+strconv.Itoa(n)+")")
+	}
+	args = append(args, f.Limit+1)
+	var out []Entry
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT id, action, table_name, record_id, actor_type, actor_label, description,
+		       old_state, new_state, changed_fields, created_at
+		FROM audit_entries WHERE `+strings.Join(where, " AND ")+`
+		ORDER BY created_at DESC, id DESC LIMIT $`+strconv.Itoa(len(args)), args...)
+	return out, err
+}

@@ -1,0 +1,200 @@
+package auth
+
+import (
+	"context"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Store holds the SQL of users, memberships and API keys.
+type Store struct {
+	db    *store.DB
+	audit *audit.Store
+}
+
+// NewStore returns the auth store on db.
+func NewStore(db *store.DB, a *audit.Store) *Store { return &Store{db: db, audit: a} }
+
+// ErrNoKey means the token names no live, unrevoked key.
+var ErrNoKey = errors.New("auth: no such key")
+
+type keyRow struct {
+	Key
+	Hash   []byte         `db:"key_hash"`
+	Scopes pq.StringArray `db:"scopes"`
+}
+
+// Authenticate returns the key token names.
+func (s *Store) Authenticate(ctx context.Context, token string) (*Key, error) {
+	hash := HashToken(token)
+	var r keyRow
+	err := s.db.Q(ctx).GetContext(ctx, &r, `
+		SELECT id, user_id, name, mode, scopes, company_access, read_only, key_hash
+		FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`, hash)
+	if store.NotFound(err) {
+		return nil, ErrNoKey
+	}
+	if err != nil {
+		return nil, err
+	}
+	// The index found the row by hash; comparing again in constant time
+	// costs nothing and keeps timing out of the picture.
+	if subtle.ConstantTimeCompare(r.Hash, hash) != 1 {
+		return nil, ErrNoKey
+	}
+	k := r.Key
+	k.Scopes = []string(r.Scopes)
+	return &k, nil
+}
+
+type accessRow struct {
+	Access
+	ConnectionReadOnly bool `db:"read_only"`
+}
+
+// reachSQL selects the memberships a key reaches in non-archived
+// companies; $1 is the user, $2 the key, $3 the key's company access.
+const reachSQL = `
+	SELECT m.company_id, m.role, m.read_only
+	FROM company_members m
+	JOIN companies c ON c.id = m.company_id AND c.archived_at IS NULL
+	WHERE m.user_id = $1
+	  AND ($3 = 'all_memberships' OR EXISTS (
+	      SELECT 1 FROM api_key_companies a WHERE a.api_key_id = $2 AND a.company_id = m.company_id))`
+
+// Access returns what k may do in company, or nil when k does not reach
+// it (not a member, not on the allowlist, or archived): such a company
+// answers 404, as if it did not exist.
+func (s *Store) Access(ctx context.Context, k *Key, company uuid.UUID) (*Access, error) {
+	var r accessRow
+	err := s.db.Q(ctx).GetContext(ctx, &r, reachSQL+` AND m.company_id = $4`, k.UserID, k.ID, k.CompanyAccess, company)
+	if store.NotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	a := r.Access
+	a.ReadOnly = ReadOnlyCode(a.Role, r.ConnectionReadOnly, k.ReadOnly)
+	return &a, nil
+}
+
+// Reachable returns every company k reaches, oldest company first.
+func (s *Store) Reachable(ctx context.Context, k *Key) ([]Access, error) {
+	var rows []accessRow
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT r.* FROM (`+reachSQL+`) r
+		JOIN companies c ON c.id = r.company_id ORDER BY c.created_at, c.id`, k.UserID, k.ID, k.CompanyAccess)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Access, len(rows))
+	for i, r := range rows {
+		out[i] = r.Access
+		out[i].ReadOnly = ReadOnlyCode(r.Role, r.ConnectionReadOnly, k.ReadOnly)
+	}
+	return out, nil
+}
+
+// EnsureUser returns the id of the user with email, creating the user when
+// missing.
+func (s *Store) EnsureUser(ctx context.Context, email string) (uuid.UUID, error) {
+	email = strings.ToLower(strings.TrimSpace(email))
+	if !strings.Contains(email, "@") {
+		return uuid.Nil, fmt.Errorf("%q is not an e-mail address", email)
+	}
+	var id uuid.UUID
+	err := s.db.Q(ctx).GetContext(ctx, &id, `
+		INSERT INTO users (email) VALUES ($1)
+		ON CONFLICT (email) DO UPDATE SET email = EXCLUDED.email
+		RETURNING id`, email)
+	return id, err
+}
+
+// NewKey describes a key to create.
+type NewKey struct {
+	Email         string
+	Name          string
+	Mode          Mode
+	Scopes        []string
+	CompanyAccess CompanyAccess
+	Companies     []uuid.UUID // the allowlist
+	ReadOnly      bool
+}
+
+// CreateKey creates the user if missing and a key for them. The token is
+// returned once and never stored.
+func (s *Store) CreateKey(ctx context.Context, n NewKey) (token string, k *Key, err error) {
+	if n.Mode != Live && n.Mode != Test {
+		return "", nil, fmt.Errorf("mode must be live or test")
+	}
+	if n.CompanyAccess != AllMemberships && n.CompanyAccess != Allowlist {
+		return "", nil, fmt.Errorf("company access must be all_memberships or allowlist")
+	}
+	if n.CompanyAccess == AllMemberships && len(n.Companies) > 0 {
+		return "", nil, fmt.Errorf("--company needs --company-access allowlist")
+	}
+	err = s.db.InTx(ctx, func(ctx context.Context) error {
+		uid, err := s.EnsureUser(ctx, n.Email)
+		if err != nil {
+			return err
+		}
+		t, hash := NewToken(n.Mode)
+		token = t
+		k = &Key{UserID: uid, Mode: n.Mode, Scopes: n.Scopes, CompanyAccess: n.CompanyAccess, ReadOnly: n.ReadOnly}
+		if n.Name != "" {
+			k.Name = &n.Name
+		}
+		if err := s.db.Q(ctx).GetContext(ctx, &k.ID, `
+			INSERT INTO api_keys (user_id, name, prefix, key_hash, mode, scopes, company_access, read_only)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+			uid, k.Name, token[:len(token)-36], hash, n.Mode, pq.StringArray(n.Scopes), n.CompanyAccess, n.ReadOnly); err != nil {
+			return err
+		}
+		for _, c := range n.Companies {
+			if _, err := s.db.Q(ctx).ExecContext(ctx, `
+				INSERT INTO api_key_companies (api_key_id, company_id) VALUES ($1, $2) ON CONFLICT DO NOTHING`, k.ID, c); err != nil {
+				return fmt.Errorf("company %s: %w", c, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return "", nil, err
+	}
+	return token, k, nil
+}
+
+// AddMember makes the user a member of company with role, or changes the
+// role of an existing member, and audits the change. readOnly makes the
+// connection read-only.
+func (s *Store) AddMember(ctx context.Context, company, user uuid.UUID, role Role, readOnly bool) error {
+	var row struct {
+		Old      json.RawMessage `db:"old"`
+		New      json.RawMessage `db:"new"`
+		Inserted bool            `db:"inserted"`
+	}
+	err := s.db.Q(ctx).GetContext(ctx, &row, `
+		WITH old AS (SELECT to_jsonb(m) AS j FROM company_members m WHERE company_id = $1 AND user_id = $2 FOR UPDATE)
+		INSERT INTO company_members AS m (company_id, user_id, role, read_only) VALUES ($1, $2, $3, $4)
+		ON CONFLICT (company_id, user_id) DO UPDATE SET role = EXCLUDED.role, read_only = EXCLUDED.read_only
+		RETURNING (SELECT j FROM old) AS old, to_jsonb(m) AS new, (xmax = 0) AS inserted`,
+		company, user, role, readOnly)
+	if err != nil {
+		return err
+	}
+	action, what := audit.Update, "ändrades"
+	if row.Inserted {
+		action, what = audit.Insert, "lades till"
+	}
+	return s.audit.Record(ctx, audit.Change{CompanyID: company, Action: action, Table: "company_members",
+		RecordID: user.String(), Description: "Medlem " + what + " med rollen " + string(role), Old: row.Old, New: row.New})
+}

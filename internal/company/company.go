@@ -1,0 +1,214 @@
+// Package company holds companies (företag): creating one with its owner
+// and first fiscal year, and listing the ones a key reaches.
+package company
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/identifier"
+)
+
+// EntityType is the company form.
+type EntityType string
+
+// The company forms Kontera keeps books for.
+const (
+	Aktiebolag     EntityType = "aktiebolag"
+	EnskildFirma   EntityType = "enskild_firma"
+	IdeellForening EntityType = "ideell_forening"
+)
+
+// Company is a company as stored.
+type Company struct {
+	ID                   uuid.UUID  `db:"id" json:"id"`
+	Name                 string     `db:"name" json:"name"`
+	EntityType           EntityType `db:"entity_type" json:"entity_type"`
+	OrgNumber            *string    `db:"org_number" json:"org_number"`
+	VATRegistered        bool       `db:"vat_registered" json:"vat_registered"`
+	MomsPeriod           *string    `db:"moms_period" json:"moms_period"`
+	AccountingMethod     string     `db:"accounting_method" json:"accounting_method"`
+	FSkatt               bool       `db:"f_skatt" json:"f_skatt"`
+	FiscalYearStartMonth int        `db:"fiscal_year_start_month" json:"fiscal_year_start_month"`
+	FirstYear            Span       `db:"-" json:"-"`
+	AddressLine1         *string    `db:"address_line1" json:"address_line1"`
+	PostalCode           *string    `db:"postal_code" json:"postal_code"`
+	City                 *string    `db:"city" json:"city"`
+	TeamID               *uuid.UUID `db:"team_id" json:"team_id"`
+	CreatedAt            time.Time  `db:"created_at" json:"created_at"`
+}
+
+// Span is a fiscal year: first and last day, both inclusive.
+type Span struct {
+	Start, End time.Time
+}
+
+// Name is the fiscal year's name: "Räkenskapsår 2026" for a calendar-bound
+// year, "2026/2027" for a broken one.
+func (s Span) Name() string {
+	if s.Start.Year() == s.End.Year() {
+		return "Räkenskapsår " + strconv.Itoa(s.Start.Year())
+	}
+	return fmt.Sprintf("%d/%d", s.Start.Year(), s.End.Year())
+}
+
+// Months is the number of calendar months the span covers.
+func (s Span) Months() int {
+	return (s.End.Year()-s.Start.Year())*12 + int(s.End.Month()-s.Start.Month()) + 1
+}
+
+// Input is a request to create a company, as the client sent it.
+type Input struct {
+	Name                 string
+	EntityType           EntityType
+	OrgNumber            *string
+	VATRegistered        bool
+	MomsPeriod           *string
+	AccountingMethod     *string
+	FSkatt               bool
+	FiscalYearStartMonth *int
+	FirstFiscalYear      *Span
+	AddressLine1         *string
+	PostalCode           *string
+	City                 *string
+	TeamID               *uuid.UUID
+}
+
+// MaxFirstYearMonths is the longest first fiscal year the law allows.
+const MaxFirstYearMonths = 18
+
+// New checks in and returns the company it describes, its fiscal years
+// anchored on today. Every problem found is reported at once, as a
+// VALIDATION_ERROR naming the fields.
+func New(in Input, today time.Time) (Company, error) {
+	var issues []apierr.Issue
+	bad := func(field, rule, issue string) {
+		issues = append(issues, apierr.Issue{Field: field, In: "body", Rule: rule, Issue: issue})
+	}
+	c := Company{
+		Name: strings.TrimSpace(in.Name), EntityType: in.EntityType, VATRegistered: in.VATRegistered,
+		FSkatt: in.FSkatt, AddressLine1: trimmed(in.AddressLine1), PostalCode: trimmed(in.PostalCode),
+		City: trimmed(in.City), TeamID: in.TeamID,
+	}
+	if c.Name == "" {
+		bad("name", "minLength", "must not be blank")
+	}
+	if in.TeamID != nil {
+		bad("team_id", "exists", "the user belongs to no team with this id")
+	}
+
+	if org := trimmed(in.OrgNumber); org != nil {
+		var norm string
+		var err error
+		if c.EntityType == EnskildFirma {
+			// An enskild firma's organisationsnummer is the owner's personnummer.
+			norm, err = identifier.PersonalNumber(*org)
+		} else {
+			norm, err = identifier.OrgNumber(*org)
+		}
+		if err != nil {
+			bad("org_number", "luhn", err.Error())
+		} else {
+			c.OrgNumber = &norm
+		}
+	} else if c.VATRegistered {
+		bad("org_number", "required", "required when vat_registered is true")
+	}
+
+	if c.VATRegistered {
+		if in.MomsPeriod == nil {
+			bad("moms_period", "required", "required when vat_registered is true")
+		}
+		c.MomsPeriod = in.MomsPeriod
+	}
+
+	switch {
+	case in.AccountingMethod != nil:
+		c.AccountingMethod = *in.AccountingMethod
+	case c.EntityType == Aktiebolag:
+		c.AccountingMethod = "accrual"
+	default:
+		// Sole traders and associations below 3 MSEK may use kontantmetoden;
+		// it is the simpler default for both.
+		c.AccountingMethod = "cash"
+	}
+
+	c.FiscalYearStartMonth = 1
+	if c.EntityType != EnskildFirma && in.FiscalYearStartMonth != nil {
+		c.FiscalYearStartMonth = *in.FiscalYearStartMonth
+	}
+
+	if in.FirstFiscalYear != nil {
+		span, field, problem := checkFirstYear(*in.FirstFiscalYear, c.EntityType, in.FiscalYearStartMonth, today)
+		if problem != "" {
+			bad(field, "first_fiscal_year", problem)
+		} else {
+			c.FirstYear = span
+			// The years after the first start the month after it ends.
+			c.FiscalYearStartMonth = int(span.End.Month())%12 + 1
+		}
+	} else {
+		c.FirstYear = CurrentYear(c.FiscalYearStartMonth, today)
+	}
+
+	if len(issues) > 0 {
+		return Company{}, apierr.Validation(issues...)
+	}
+	return c, nil
+}
+
+// CurrentYear returns the fiscal year that starts in startMonth and
+// contains day.
+func CurrentYear(startMonth int, day time.Time) Span {
+	y := day.Year()
+	if int(day.Month()) < startMonth {
+		y--
+	}
+	start := time.Date(y, time.Month(startMonth), 1, 0, 0, 0, 0, time.UTC)
+	return Span{Start: start, End: start.AddDate(1, 0, -1)}
+}
+
+// checkFirstYear checks a first fiscal year: it starts on the first of a
+// month, ends on a month end, lasts at most 18 months, has not ended yet,
+// ends where the company's regular years end (December for an enskild
+// firma), and agrees with fiscal_year_start_month when both are given.
+func checkFirstYear(s Span, form EntityType, startMonth *int, today time.Time) (Span, string, string) {
+	const f = "first_fiscal_year"
+	switch {
+	case s.Start.Day() != 1:
+		return s, f + ".start", "must be the first day of a month"
+	case s.End.AddDate(0, 0, 1).Day() != 1:
+		return s, f + ".end", "must be the last day of a month"
+	case !s.End.After(s.Start):
+		return s, f + ".end", "must be after start"
+	case s.Months() > MaxFirstYearMonths:
+		return s, f + ".end", fmt.Sprintf("a first fiscal year may last at most %d months", MaxFirstYearMonths)
+	case s.End.Before(dateOf(today)):
+		return s, f + ".end", "has already ended: first_fiscal_year is only for a company in its first year"
+	case form == EnskildFirma && s.End.Month() != time.December:
+		return s, f + ".end", "an enskild firma's fiscal year is the calendar year: end on 31 December"
+	case startMonth != nil && form != EnskildFirma && int(s.End.Month())%12+1 != *startMonth:
+		return s, f + ".end", "must end the month before fiscal_year_start_month"
+	}
+	return s, "", ""
+}
+
+func dateOf(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+func trimmed(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	t := strings.TrimSpace(*s)
+	if t == "" {
+		return nil
+	}
+	return &t
+}

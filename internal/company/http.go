@@ -1,0 +1,160 @@
+package company
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Handler serves the companies operations.
+type Handler struct {
+	companies *Store
+	auth      *auth.Store
+	cursors   *cursor.Codec
+	now       func() time.Time
+}
+
+// NewHandler returns the companies handler.
+func NewHandler(companies *Store, a *auth.Store, cursors *cursor.Codec, now func() time.Time) *Handler {
+	return &Handler{companies: companies, auth: a, cursors: cursors, now: now}
+}
+
+const listName = "companies"
+
+// ListCompanies lists the companies the key reaches.
+func (h *Handler) ListCompanies(ctx context.Context, req gen.ListCompaniesRequestObject) (gen.ListCompaniesResponseObject, error) {
+	key := auth.KeyFrom(ctx)
+	reach, err := h.auth.Reachable(ctx, key)
+	if err != nil {
+		return nil, err
+	}
+	roles := make(map[uuid.UUID]auth.Role, len(reach))
+	ids := make([]uuid.UUID, 0, len(reach))
+	for _, a := range reach {
+		roles[a.CompanyID] = a.Role
+		ids = append(ids, a.CompanyID)
+	}
+	var after *Position
+	if req.Params.Cursor != nil {
+		var p Position
+		if h.cursors.Decode(listName, *req.Params.Cursor, &p) {
+			after = &p
+		}
+	}
+	limit := cursor.Limit(req.Params.Limit, cursor.DefaultLimit, cursor.MaxLimit)
+	rows, err := h.companies.List(ctx, ids, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1]
+		next = h.cursors.Encode(listName, Position{At: last.CreatedAt, ID: last.ID})
+	}
+	data := make([]gen.CompanyListItem, len(rows))
+	for i, c := range rows {
+		data[i] = gen.CompanyListItem{
+			Id: c.ID, Name: c.Name, OrgNumber: nullString(c.OrgNumber), EntityType: gen.EntityType(c.EntityType),
+			Role: gen.Role(roles[c.ID]), CreatedAt: c.CreatedAt.UTC(),
+		}
+	}
+	return gen.ListCompanies200JSONResponse{Data: data, Meta: envelope.Page(ctx, next)}, nil
+}
+
+// CreateCompany creates a company owned by the key's user.
+func (h *Handler) CreateCompany(ctx context.Context, req gen.CreateCompanyRequestObject) (gen.CreateCompanyResponseObject, error) {
+	key := auth.KeyFrom(ctx)
+	c, err := New(inputFrom(req.Body), h.now())
+	if err != nil {
+		return nil, err
+	}
+	c, err = h.companies.Insert(ctx, c, key.UserID)
+	if err != nil {
+		return nil, err
+	}
+	if err := h.auth.AddMember(ctx, c.ID, key.UserID, auth.Owner, false); err != nil {
+		return nil, err
+	}
+	if store.IsDryRun(ctx) {
+		return gen.CreateCompany200JSONResponse{Meta: envelope.Meta(ctx),
+			Data: gen.CompanyDryRun{DryRun: true, Preview: preview(c)}}, nil
+	}
+	return gen.CreateCompany201JSONResponse{Meta: envelope.Meta(ctx), Data: created(c)}, nil
+}
+
+func inputFrom(b *gen.CreateCompanyJSONRequestBody) Input {
+	in := Input{
+		Name: b.Name, EntityType: EntityType(b.EntityType), VATRegistered: b.VatRegistered, FSkatt: b.FSkatt,
+		OrgNumber: value(b.OrgNumber), AddressLine1: value(b.AddressLine1), PostalCode: value(b.PostalCode),
+		City: value(b.City), FiscalYearStartMonth: value(b.FiscalYearStartMonth),
+	}
+	if p := value(b.MomsPeriod); p != nil {
+		s := string(*p)
+		in.MomsPeriod = &s
+	}
+	if b.AccountingMethod != nil {
+		s := string(*b.AccountingMethod)
+		in.AccountingMethod = &s
+	}
+	if t := value(b.TeamId); t != nil {
+		id := uuid.UUID(*t)
+		in.TeamID = &id
+	}
+	if fy := value(b.FirstFiscalYear); fy != nil {
+		in.FirstFiscalYear = &Span{Start: fy.Start.Time, End: fy.End.Time}
+	}
+	return in
+}
+
+func created(c Company) gen.CompanyCreated {
+	p := preview(c)
+	return gen.CompanyCreated{Id: c.ID, Name: p.Name, EntityType: p.EntityType, OrgNumber: p.OrgNumber,
+		VatRegistered: p.VatRegistered, MomsPeriod: p.MomsPeriod, AccountingMethod: p.AccountingMethod,
+		FiscalPeriod: p.FiscalPeriod, TeamId: p.TeamId}
+}
+
+func preview(c Company) gen.CompanyPreview {
+	p := gen.CompanyPreview{
+		Name: c.Name, EntityType: gen.EntityType(c.EntityType), OrgNumber: nullString(c.OrgNumber),
+		VatRegistered: c.VATRegistered, AccountingMethod: gen.AccountingMethod(c.AccountingMethod),
+		MomsPeriod: nullable.NewNullNullable[gen.MomsPeriod](), TeamId: nullable.NewNullNullable[openapi_types.UUID](),
+		FiscalPeriod: gen.FiscalPeriodSummary{
+			StartDate: openapi_types.Date{Time: c.FirstYear.Start}, EndDate: openapi_types.Date{Time: c.FirstYear.End},
+			Name: c.FirstYear.Name(),
+		},
+	}
+	if c.MomsPeriod != nil {
+		p.MomsPeriod = nullable.NewNullableWithValue(gen.MomsPeriod(*c.MomsPeriod))
+	}
+	if c.TeamID != nil {
+		p.TeamId = nullable.NewNullableWithValue(openapi_types.UUID(*c.TeamID))
+	}
+	return p
+}
+
+func nullString(s *string) nullable.Nullable[string] {
+	if s == nil {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(*s)
+}
+
+// value returns the value of an optional nullable field, nil when absent
+// or null.
+func value[T any](n nullable.Nullable[T]) *T {
+	if !n.IsSpecified() || n.IsNull() {
+		return nil
+	}
+	v := n.MustGet()
+	return &v
+}

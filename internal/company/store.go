@@ -1,0 +1,72 @@
+package company
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Store holds the SQL of companies.
+type Store struct {
+	db    *store.DB
+	audit *audit.Store
+}
+
+// NewStore returns the company store on db.
+func NewStore(db *store.DB, a *audit.Store) *Store { return &Store{db: db, audit: a} }
+
+const columns = `id, name, entity_type, org_number, vat_registered, moms_period, accounting_method, f_skatt,
+	fiscal_year_start_month, address_line1, postal_code, city, team_id, created_at`
+
+// Insert stores c and audits it, in the transaction of ctx. It returns c
+// with its id and creation time.
+func (s *Store) Insert(ctx context.Context, c Company, createdBy uuid.UUID) (Company, error) {
+	var row struct {
+		Company
+		Snapshot json.RawMessage `db:"snapshot"`
+	}
+	err := s.db.Q(ctx).GetContext(ctx, &row, `
+		INSERT INTO companies AS c (name, entity_type, org_number, vat_registered, moms_period, accounting_method, f_skatt,
+			fiscal_year_start_month, first_fiscal_year_start, first_fiscal_year_end, address_line1, postal_code, city,
+			team_id, created_by)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+		RETURNING `+columns+`, to_jsonb(c) AS snapshot`,
+		c.Name, c.EntityType, c.OrgNumber, c.VATRegistered, c.MomsPeriod, c.AccountingMethod, c.FSkatt,
+		c.FiscalYearStartMonth, c.FirstYear.Start, c.FirstYear.End, c.AddressLine1, c.PostalCode, c.City,
+		c.TeamID, createdBy)
+	if err != nil {
+		return Company{}, err
+	}
+	out := row.Company
+	out.FirstYear = c.FirstYear
+	err = s.audit.Record(ctx, audit.Change{CompanyID: out.ID, Action: audit.Insert, Table: "companies",
+		RecordID: out.ID.String(), Description: "Företaget " + out.Name + " skapades", New: row.Snapshot})
+	return out, err
+}
+
+// Position is where a page of companies ends: oldest first, by
+// (created_at, id).
+type Position struct {
+	At time.Time `json:"at"`
+	ID uuid.UUID `json:"id"`
+}
+
+// List returns up to limit+1 of the non-archived companies among ids,
+// oldest first, after the position after (nil for the first page).
+func (s *Store) List(ctx context.Context, ids []uuid.UUID, after *Position, limit int) ([]Company, error) {
+	var out []Company
+	at, id := time.Time{}, uuid.Nil
+	if after != nil {
+		at, id = after.At, after.ID
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT `+columns+` FROM companies
+		WHERE id = ANY($1) AND archived_at IS NULL AND (created_at, id) > ($2, $3)
+		ORDER BY created_at, id LIMIT $4`, uuidArray(ids), at, id, limit+1)
+	return out, err
+}

@@ -1,0 +1,187 @@
+package discovery
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/kontera/kontera/openapi"
+)
+
+// SkillName is the one agent skill this server publishes.
+const SkillName = "kontera-api"
+
+// texts are the discovery documents, rendered once at start-up from the
+// contract: nothing here is a second, hand-kept list of operations.
+type texts struct {
+	llms       []byte
+	skill      []byte
+	references map[string][]byte // file name (tag.md) -> Markdown
+	index      []string          // files of the skill, relative to its folder
+}
+
+func render(c *openapi.Contract, base string) *texts {
+	t := &texts{references: map[string][]byte{}}
+	byTag := map[string][]*openapi.Operation{}
+	for _, o := range c.Operations {
+		tag := "other"
+		if len(o.Tags) > 0 {
+			tag = o.Tags[0]
+		}
+		byTag[tag] = append(byTag[tag], o)
+	}
+	tags := tagOrder(c.Doc, byTag)
+
+	var l strings.Builder
+	fmt.Fprintf(&l, "# %s\n\n> %s API version %s.\n\n", c.Doc.Info.Title, c.Doc.Info.Summary, c.Doc.Info.Version)
+	l.WriteString(c.Doc.Info.Description + "\n\n")
+	fmt.Fprintf(&l, "## Quickstart\n\n"+
+		"1. Get a key: an operator runs `kontera keys create --email you@example.se` and hands you the printed `key` "+
+		"(`kontera_sk_…` live, `kontera_sk_test_…` test: every write of a test key is a dry run).\n"+
+		"2. `curl -H \"Authorization: Bearer $KEY\" %s/api/v1/api-key` shows what the key may do.\n"+
+		"3. `curl -H \"Authorization: Bearer $KEY\" %s/api/v1/companies` lists your companies; use `id` as `companyId`.\n"+
+		"4. Preview any write with `?dry_run=true`; send an `Idempotency-Key: <uuid>` with writes so a retry never acts twice.\n\n", base, base)
+	fmt.Fprintf(&l, "## Resources\n\n"+
+		"- OpenAPI 3.1 document: %[1]s/api/v1/openapi.json\n"+
+		"- Agent skills: %[1]s/.well-known/skills/index.json\n"+
+		"- Health: %[1]s/api/v1/health\n"+
+		"- Error reference: %[1]s/docs/api/errors\n\n", base)
+	l.WriteString("## Operations\n\nEach line: method and path — summary. Flags: scopes, risk, idempotent, reversible, dry run, Idempotency-Key.\n")
+	for _, tag := range tags {
+		fmt.Fprintf(&l, "\n### %s\n\n", tag)
+		if d := tagDescription(c.Doc, tag); d != "" {
+			l.WriteString(d + "\n\n")
+		}
+		for _, o := range byTag[tag] {
+			fmt.Fprintf(&l, "- `%s %s` — %s (`%s`; %s)\n", o.Method, o.Path, o.Summary, o.ID, flags(o))
+		}
+	}
+	l.WriteString("\n## Versioning\n\nThe URL carries the major version (/api/v1/). Response shapes follow the dated version in `meta.api_version`; " +
+		"changes after it are additive. A request header to select another version is reserved and not read today.\n")
+	t.llms = []byte(l.String())
+
+	t.index = []string{"SKILL.md"}
+	var s strings.Builder
+	fmt.Fprintf(&s, "---\nname: %s\ndescription: %s\n---\n\n", SkillName, skillDescription)
+	fmt.Fprintf(&s, "# %s\n\nAPI version %s, %d operations. Base URL: %s\n\n", c.Doc.Info.Title, c.Doc.Info.Version, len(c.Operations), base)
+	s.WriteString(c.Doc.Info.Description + "\n\n## Reference files\n\n")
+	for _, tag := range tags {
+		name := tag + ".md"
+		t.index = append(t.index, "references/"+name)
+		fmt.Fprintf(&s, "- [references/%s](references/%s): %d operations. %s\n", name, name, len(byTag[tag]), tagDescription(c.Doc, tag))
+		t.references[name] = []byte(reference(c, tag, byTag[tag]))
+	}
+	t.skill = []byte(s.String())
+	return t
+}
+
+const skillDescription = "Keep the books of Swedish companies (bokföring, fakturering, moms) through the Kontera REST API."
+
+func reference(c *openapi.Contract, tag string, ops []*openapi.Operation) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# %s\n\n%s\n", tag, tagDescription(c.Doc, tag))
+	for _, o := range ops {
+		fmt.Fprintf(&b, "\n## %s\n\n`%s %s`\n\n%s\n\n", o.ID, o.Method, o.Path, o.Summary)
+		if o.Description != "" {
+			b.WriteString(o.Description + "\n\n")
+		}
+		fmt.Fprintf(&b, "Flags: %s.\n", flags(o))
+		var params []string
+		for _, p := range append(append(openapi3.Parameters{}, o.Item.Parameters...), o.Op.Parameters...) {
+			if p.Value == nil {
+				continue
+			}
+			req := ""
+			if p.Value.Required {
+				req = ", required"
+			}
+			params = append(params, fmt.Sprintf("- `%s` (%s%s): %s", p.Value.Name, p.Value.In, req, oneLine(p.Value.Description)))
+		}
+		if len(params) > 0 {
+			b.WriteString("\nParameters:\n\n" + strings.Join(params, "\n") + "\n")
+		}
+		if rb := o.Op.RequestBody; rb != nil && rb.Value != nil {
+			for mt, m := range rb.Value.Content {
+				fmt.Fprintf(&b, "\nBody (%s): %s\n", mt, schemaName(m.Schema))
+			}
+		}
+		var codes []string
+		for code := range o.Op.Responses.Map() {
+			codes = append(codes, code)
+		}
+		sort.Strings(codes)
+		b.WriteString("\nResponses:\n\n")
+		for _, code := range codes {
+			r := o.Op.Responses.Value(code)
+			desc := ""
+			if r.Value != nil && r.Value.Description != nil {
+				desc = oneLine(*r.Value.Description)
+			}
+			fmt.Fprintf(&b, "- %s: %s\n", code, desc)
+		}
+	}
+	return b.String()
+}
+
+func flags(o *openapi.Operation) string {
+	scopes := "no scope"
+	switch {
+	case o.Public:
+		scopes = "public, no key"
+	case len(o.Scopes) > 0:
+		scopes = "scopes " + strings.Join(o.Scopes, ", ")
+	}
+	parts := []string{scopes, "risk " + string(o.Risk), yesNo(o.Idempotent, "idempotent"), yesNo(o.Reversible, "reversible"),
+		yesNo(o.DryRun, "dry run"), "Idempotency-Key " + string(o.Key)}
+	if len(o.Roles) > 0 {
+		parts = append(parts, "roles "+strings.Join(o.Roles, ", "))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func yesNo(b bool, what string) string {
+	if b {
+		return what
+	}
+	return "not " + what
+}
+
+func tagOrder(doc *openapi3.T, byTag map[string][]*openapi.Operation) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, t := range doc.Tags {
+		if len(byTag[t.Name]) > 0 {
+			out = append(out, t.Name)
+			seen[t.Name] = true
+		}
+	}
+	var rest []string
+	for t := range byTag {
+		if !seen[t] {
+			rest = append(rest, t)
+		}
+	}
+	sort.Strings(rest)
+	return append(out, rest...)
+}
+
+func tagDescription(doc *openapi3.T, tag string) string {
+	if t := doc.Tags.Get(tag); t != nil {
+		return t.Description
+	}
+	return ""
+}
+
+func schemaName(s *openapi3.SchemaRef) string {
+	if s == nil {
+		return ""
+	}
+	if s.Ref != "" {
+		return s.Ref[strings.LastIndex(s.Ref, "/")+1:]
+	}
+	return "inline schema"
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }

@@ -1,0 +1,58 @@
+// Package envelope builds the meta block of the success envelope
+// {data, meta} and carries the request id it reports.
+package envelope
+
+import (
+	"context"
+	"strings"
+
+	"github.com/oapi-codegen/nullable"
+
+	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/openapi"
+)
+
+type requestIDKey struct{}
+
+// WithRequestID returns ctx carrying the request id.
+func WithRequestID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, requestIDKey{}, id)
+}
+
+// RequestID returns the request id of ctx, or "".
+func RequestID(ctx context.Context) string {
+	id, _ := ctx.Value(requestIDKey{}).(string)
+	return id
+}
+
+// Meta returns the meta block of a success response.
+func Meta(ctx context.Context) gen.Meta {
+	return gen.Meta{RequestId: RequestID(ctx), ApiVersion: openapi.APIVersion}
+}
+
+// Page returns the meta block of one page of a list: next is the cursor
+// of the next page, "" on the last page (rendered as null).
+func Page(ctx context.Context, next string) gen.Meta {
+	m := Meta(ctx)
+	if next == "" {
+		m.NextCursor = nullable.NewNullNullable[string]()
+	} else {
+		m.NextCursor = nullable.NewNullableWithValue(next)
+	}
+	return m
+}
+
+type acceptKey struct{}
+
+// WithAccept returns ctx carrying the request's Accept header, for the few
+// operations that answer HTML or JSON as asked.
+func WithAccept(ctx context.Context, accept string) context.Context {
+	return context.WithValue(ctx, acceptKey{}, accept)
+}
+
+// WantsJSON reports whether the request asked for JSON (Accept names
+// application/json); browsers, which ask for text/html, get HTML.
+func WantsJSON(ctx context.Context) bool {
+	accept, _ := ctx.Value(acceptKey{}).(string)
+	return strings.Contains(accept, "application/json")
+}

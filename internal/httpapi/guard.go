@@ -1,0 +1,231 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"mime"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/openapi"
+)
+
+// guard lets a request reach its handler only when everything the
+// operation's flags demand holds, in this order: a valid key (401), the
+// rate limit (429), the scopes (403), a request the document accepts
+// (400), a company the key reaches (404), and for writes the right to
+// write there (403) with test keys forced into a dry run. A route the
+// document does not know passes on to Echo's 404 and 405.
+func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		op := s.contract.Route(c.Request().Method, c.Path())
+		if op == nil {
+			return next(c)
+		}
+		c.Set(opKey, op)
+		var key *auth.Key
+		if !op.Public {
+			var err error
+			if key, err = s.authenticate(c); err != nil {
+				return err
+			}
+			if err := s.takeRate(c, key); err != nil {
+				return err
+			}
+			if err := key.RequireScopes(op.Scopes); err != nil {
+				return err
+			}
+		}
+		if err := s.readBody(c); err != nil {
+			return err
+		}
+		if err := s.validator.check(c, op); err != nil {
+			return err
+		}
+		var access *auth.Access
+		if op.CompanyScoped() && key != nil {
+			var err error
+			if access, err = s.reach(c, key); err != nil {
+				return err
+			}
+		}
+		if err := s.permit(c, op, key, access); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+func (s *Server) authenticate(c echo.Context) (*auth.Key, error) {
+	token := auth.ParseBearer(c.Request().Header.Get(echo.HeaderAuthorization))
+	if token == "" {
+		return nil, apierr.New(apierr.Unauthorized, map[string]any{"reason": "missing or malformed Authorization: Bearer header"})
+	}
+	key, err := s.auth.Authenticate(c.Request().Context(), token)
+	if errors.Is(err, auth.ErrNoKey) {
+		return nil, apierr.New(apierr.Unauthorized, map[string]any{"reason": "unknown or revoked API key"})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if key.Mode == auth.Test {
+		c.Response().Header().Set("X-Kontera-Mode", "test")
+	}
+	rid := envelope.RequestID(c.Request().Context())
+	setContext(c, func(ctx context.Context) context.Context {
+		ctx = auth.WithKey(ctx, key)
+		return audit.WithActor(ctx, audit.Actor{Type: "api_key", ID: &key.ID, Label: key.Label(), UserID: &key.UserID, RequestID: rid})
+	})
+	return key, nil
+}
+
+func (s *Server) takeRate(c echo.Context, key *auth.Key) error {
+	if !s.limiter.Enabled() {
+		return nil
+	}
+	r, err := s.limiter.Take(c.Request().Context(), key.ID)
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("X-RateLimit-Limit", strconv.Itoa(r.Limit))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(r.Remaining))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(r.Reset.Unix(), 10))
+	if r.Allowed {
+		return nil
+	}
+	secs := int(r.RetryAfter.Seconds())
+	return apierr.New(apierr.RateLimited, map[string]any{"limit": r.Limit, "retry_after_seconds": secs}).
+		WithHeader("Retry-After", retryAfter(secs))
+}
+
+// readBody reads the body once, so it can be validated and fingerprinted
+// for idempotency; the body limit applies while reading.
+func (s *Server) readBody(c echo.Context) error {
+	req := c.Request()
+	if req.Body == nil || req.Body == http.NoBody {
+		c.Set(rawBodyKey, []byte(nil))
+		return nil
+	}
+	raw, err := io.ReadAll(req.Body)
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			return he
+		}
+		return apierr.Validation(apierr.Issue{Field: "body", In: "body", Rule: "parse", Issue: "the body could not be read"})
+	}
+	req.Body = io.NopCloser(bytes.NewReader(raw))
+	c.Set(rawBodyKey, raw)
+	return nil
+}
+
+// reach resolves the company of the path: a company the key does not
+// reach answers 404, exactly like one that does not exist.
+func (s *Server) reach(c echo.Context, key *auth.Key) (*auth.Access, error) {
+	id, err := uuid.Parse(c.Param("companyId"))
+	if err != nil {
+		return nil, apierr.New(apierr.NotFound, map[string]any{"company_id": c.Param("companyId")})
+	}
+	access, err := s.auth.Access(c.Request().Context(), key, id)
+	if err != nil {
+		return nil, err
+	}
+	if access == nil {
+		return nil, apierr.New(apierr.NotFound, map[string]any{"company_id": id})
+	}
+	setContext(c, func(ctx context.Context) context.Context { return auth.WithAccess(ctx, access) })
+	return access, nil
+}
+
+// permit applies the role rules and, for writes, read-only access, dry run
+// and test keys.
+func (s *Server) permit(c echo.Context, op *openapi.Operation, key *auth.Key, access *auth.Access) error {
+	if key == nil {
+		return nil
+	}
+	if !op.Mutating() {
+		if access != nil {
+			return access.RequireRole(op.Roles)
+		}
+		return nil
+	}
+	switch {
+	case access != nil:
+		if err := access.RequireWrite(op.Roles); err != nil {
+			return err
+		}
+	case key.ReadOnly:
+		return apierr.New(apierr.ConnectionReadOnly, map[string]any{"reason": "the key is read-only"})
+	}
+	req := c.Request()
+	dry := strings.EqualFold(req.URL.Query().Get("dry_run"), "true") || strings.EqualFold(req.Header.Get("X-Dry-Run"), "true")
+	if dry && !op.DryRun {
+		return apierr.Validation(apierr.Issue{Field: "dry_run", In: "query", Rule: "x-dry-run", Issue: "this operation has no dry run"})
+	}
+	if key.Mode == auth.Test {
+		if !op.DryRun {
+			return apierr.New(apierr.TestKeyWriteBlocked, map[string]any{"method": op.Method, "path": op.Path})
+		}
+		dry = true
+	}
+	c.Set(dryRunKey, dry)
+	return nil
+}
+
+// validator checks requests against the document.
+type validator struct {
+	contract *openapi.Contract
+	opts     *openapi3filter.Options
+}
+
+func newValidator(c *openapi.Contract) *validator {
+	return &validator{contract: c, opts: validationOptions()}
+}
+
+func (v *validator) check(c echo.Context, op *openapi.Operation) error {
+	req := c.Request()
+	if rb := op.Op.RequestBody; rb != nil && rb.Value != nil {
+		if ct := req.Header.Get(echo.HeaderContentType); ct != "" || req.ContentLength > 0 {
+			mt, _, _ := mime.ParseMediaType(ct)
+			if rb.Value.Content.Get(mt) == nil {
+				return apierr.New(apierr.UnsupportedMediaType, map[string]any{"content_type": ct, "accepted": contentTypes(rb.Value.Content)})
+			}
+		}
+	}
+	params := make(map[string]string, len(c.ParamNames()))
+	for i, n := range c.ParamNames() {
+		params[n] = c.ParamValues()[i]
+	}
+	in := &openapi3filter.RequestValidationInput{
+		Request: req, PathParams: params, Options: v.opts,
+		Route: &routers.Route{Spec: v.contract.Doc, Path: op.Path, PathItem: op.Item, Method: op.Method, Operation: op.Op},
+	}
+	if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
+		return validationError(err)
+	}
+	return nil
+}
+
+func contentTypes(content openapi3.Content) []string {
+	out := make([]string, 0, len(content))
+	for mt := range content {
+		out = append(out, mt)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,118 @@
+// Package httpapi is the HTTP face of Kontera: the Echo server, the
+// middleware chain every request passes through, and the composition of
+// the domains' handlers into the generated strict server interface.
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/labstack/echo/v4/middleware"
+	"go.uber.org/zap"
+
+	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/company"
+	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/discovery"
+	"github.com/kontera/kontera/internal/ratelimit"
+	"github.com/kontera/kontera/internal/store"
+	"github.com/kontera/kontera/openapi"
+)
+
+// Config is what the server needs from its environment.
+type Config struct {
+	DB *store.DB
+	// Log receives access and error logs.
+	Log *zap.Logger
+	// BaseURL is the public URL of the server, without a trailing slash.
+	BaseURL string
+	// Secret signs cursors.
+	Secret []byte
+	// RateLimitPerMinute is the per-key limit; 0 turns it off.
+	RateLimitPerMinute int
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+// Server is the HTTP API.
+type Server struct {
+	echo      *echo.Echo
+	contract  *openapi.Contract
+	db        *store.DB
+	auth      *auth.Store
+	limiter   *ratelimit.Limiter
+	log       *zap.Logger
+	base      string
+	bodyLimit int64
+	validator *validator
+}
+
+// The domains' handler types under names of their own, so that handlers
+// can embed them all (embedded fields are named after their type).
+type (
+	discoveryAPI = discovery.Handler
+	authAPI      = auth.Handler
+	companyAPI   = company.Handler
+	auditAPI     = audit.Handler
+)
+
+// handlers composes the domains' slices of the generated interface; the
+// compiler names any operation of the document that no domain serves.
+type handlers struct {
+	*discoveryAPI
+	*authAPI
+	*companyAPI
+	*auditAPI
+}
+
+var _ gen.StrictServerInterface = handlers{}
+
+// New builds the server on cfg.
+func New(cfg Config) (*Server, error) {
+	contract, err := openapi.Load()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = zap.NewNop()
+	}
+	audits := audit.NewStore(cfg.DB)
+	keys := auth.NewStore(cfg.DB, audits)
+	cursors := cursor.New(cfg.Secret)
+	s := &Server{
+		echo: echo.New(), contract: contract, db: cfg.DB, auth: keys,
+		limiter: ratelimit.New(cfg.DB, cfg.RateLimitPerMinute), log: cfg.Log, base: cfg.BaseURL,
+		bodyLimit: 1 << 20, validator: newValidator(contract),
+	}
+	h := handlers{
+		discoveryAPI: discovery.NewHandler(contract, cfg.DB, cfg.BaseURL, cfg.Now),
+		authAPI:      auth.NewHandler(keys),
+		companyAPI:   company.NewHandler(company.NewStore(cfg.DB, audits), keys, cursors, cfg.Now),
+		auditAPI: audit.NewHandler(audits, cursors, func(ctx context.Context) bool {
+			a := auth.AccessFrom(ctx)
+			return a != nil && a.SeesSnapshots()
+		}),
+	}
+
+	e := s.echo
+	e.HideBanner, e.HidePort = true, true
+	e.HTTPErrorHandler = s.handleError
+	e.Use(s.requestID, s.accessLog, s.recover)
+	e.Use(middleware.BodyLimit("1M"))
+	e.Use(s.guard, s.unitOfWork)
+	gen.RegisterHandlers(e, gen.NewStrictHandler(h, nil))
+	return s, nil
+}
+
+// ServeHTTP serves a request.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// Contract returns the loaded document the server enforces.
+func (s *Server) Contract() *openapi.Contract { return s.contract }

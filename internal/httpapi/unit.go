@@ -1,0 +1,156 @@
+package httpapi
+
+import (
+	"bytes"
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/idempotency"
+	"github.com/kontera/kontera/internal/store"
+	"github.com/kontera/kontera/openapi"
+)
+
+// unitOfWork runs every write in one transaction: the handler's changes,
+// their audit rows and events, and the idempotency record commit together
+// or not at all. The response is held back until the commit succeeded, so
+// a client never sees a success that did not stick. A dry run takes the
+// same path and rolls back at the end.
+//
+// With an Idempotency-Key, a transaction-scoped advisory lock on the key
+// makes a concurrent duplicate a 409 CONFLICT; a finished duplicate replays
+// the stored response. Outcomes below 500 are stored (a 4xx leaves the
+// books untouched by rolling back to a savepoint first); a 5xx is not, so
+// the retry can succeed. Dry runs are never stored.
+func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		op := operationOf(c)
+		if op == nil || !op.Mutating() {
+			return next(c)
+		}
+		req := c.Request()
+		ctx := req.Context()
+		dry, _ := c.Get(dryRunKey).(bool)
+		key := auth.KeyFrom(ctx)
+
+		var idemKey *uuid.UUID
+		if op.Key != openapi.KeyIgnored && key != nil {
+			if h := req.Header.Get("Idempotency-Key"); h != "" {
+				k, err := uuid.Parse(h)
+				if err != nil {
+					return apierr.Validation(apierr.Issue{Field: "Idempotency-Key", In: "header", Rule: "format", Issue: "must be a UUID"})
+				}
+				idemKey = &k
+			}
+		}
+
+		tx, err := s.db.BeginTxx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		done := false
+		defer func() {
+			if !done {
+				_ = tx.Rollback()
+			}
+		}()
+
+		var hash []byte
+		if idemKey != nil {
+			locked, err := idempotency.Lock(ctx, tx, key.ID, *idemKey)
+			if err != nil {
+				return err
+			}
+			if !locked {
+				return apierr.New(apierr.Conflict, map[string]any{"reason": "in_progress", "key": idemKey.String()}).
+					WithHeader("Retry-After", "1")
+			}
+			raw, _ := c.Get(rawBodyKey).([]byte)
+			hash = idempotency.Hash(req.Method, req.URL.Path, req.URL.Query(), raw, dry)
+			rec, err := idempotency.Find(ctx, tx, key.ID, *idemKey)
+			if err != nil {
+				return err
+			}
+			switch idempotency.Decide(rec, hash) {
+			case idempotency.Replay:
+				h := c.Response().Header()
+				h.Set(echo.HeaderContentType, rec.ContentType)
+				h.Set("Idempotent-Replayed", "true")
+				return c.Blob(rec.Status, rec.ContentType, rec.Body)
+			case idempotency.Reuse:
+				return apierr.New(apierr.IdempotencyKeyReuse, map[string]any{"key": idemKey.String()})
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "SAVEPOINT handler"); err != nil {
+			return err
+		}
+
+		res := c.Response()
+		rec := &recorder{header: http.Header{}}
+		orig := res.Writer
+		res.Writer = rec
+		c.SetRequest(req.WithContext(store.WithUnit(ctx, &store.Unit{Tx: tx, DryRun: dry})))
+		func() {
+			defer func() { res.Writer = orig }()
+			if herr := next(c); herr != nil {
+				c.Error(herr)
+			}
+		}()
+
+		status := rec.status
+		commit := !dry && status < 500
+		if commit && status >= 400 {
+			_, err = tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT handler")
+		}
+		if commit && err == nil && idemKey != nil {
+			err = idempotency.Save(ctx, tx, key.ID, *idemKey, idempotency.Record{
+				Hash: hash, Status: status, ContentType: rec.header.Get(echo.HeaderContentType), Body: rec.body.Bytes()})
+		}
+		if commit && err == nil {
+			err = tx.Commit()
+		} else if err == nil {
+			err = tx.Rollback()
+		}
+		done = true
+		if err != nil {
+			// Nothing stuck: discard what the handler wrote and say so.
+			res.Committed, res.Status, res.Size = false, 0, 0
+			return err
+		}
+		for k, v := range rec.header {
+			orig.Header()[k] = v
+		}
+		if dry {
+			orig.Header().Set("X-Dry-Run", "true")
+		}
+		orig.WriteHeader(status)
+		_, err = orig.Write(rec.body.Bytes())
+		return err
+	}
+}
+
+// recorder holds a response back until the transaction has committed.
+type recorder struct {
+	header http.Header
+	status int
+	body   bytes.Buffer
+}
+
+func (r *recorder) Header() http.Header { return r.header }
+
+func (r *recorder) WriteHeader(status int) {
+	if r.status == 0 {
+		r.status = status
+	}
+}
+
+func (r *recorder) Write(b []byte) (int, error) {
+	if r.status == 0 {
+		r.status = http.StatusOK
+	}
+	return r.body.Write(b)
+}
+

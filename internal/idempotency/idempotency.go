@@ -1,0 +1,138 @@
+// Package idempotency keeps the outcomes of writes sent with an
+// Idempotency-Key, so a retried write returns the first outcome instead of
+// acting twice. A record is written in the transaction of the write it
+// describes, and a transaction-scoped advisory lock on the key turns a
+// second, concurrent request with the same key into a 409 CONFLICT rather
+// than a second effect.
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/json"
+	"net/url"
+	"sort"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/store"
+)
+
+// TTL is how long an outcome is kept; after it a key may be used afresh.
+const TTL = 24 * time.Hour
+
+// Record is the stored outcome of a write.
+type Record struct {
+	Hash        []byte    `db:"request_hash"`
+	Status      int       `db:"status"`
+	ContentType string    `db:"content_type"`
+	Body        []byte    `db:"body"`
+	CreatedAt   time.Time `db:"created_at"`
+}
+
+// Outcome says what to do with a request given the stored record.
+type Outcome int
+
+// The outcomes of Decide.
+const (
+	Execute Outcome = iota // no record: run the request
+	Replay                 // same request: answer the stored response
+	Reuse                  // another request under the same key: 409 IDEMPOTENCY_KEY_REUSE
+)
+
+// Decide compares a request's hash with the stored record (nil when none).
+func Decide(rec *Record, hash []byte) Outcome {
+	switch {
+	case rec == nil:
+		return Execute
+	case bytes.Equal(rec.Hash, hash):
+		return Replay
+	default:
+		return Reuse
+	}
+}
+
+// Hash fingerprints a request: method, path, query (without dry_run, which
+// is marked separately), the body as canonical JSON (so key order and
+// spacing do not matter), and whether it is a dry run.
+func Hash(method, path string, query url.Values, body []byte, dryRun bool) []byte {
+	h := sha256.New()
+	h.Write([]byte(method + " " + path + "\n"))
+	keys := make([]string, 0, len(query))
+	for k := range query {
+		if k != "dry_run" {
+			keys = append(keys, k)
+		}
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		for _, v := range query[k] {
+			h.Write([]byte(k + "=" + v + "&"))
+		}
+	}
+	h.Write([]byte("\n"))
+	h.Write(canonical(body))
+	if dryRun {
+		h.Write([]byte("\ndry_run"))
+	}
+	return h.Sum(nil)
+}
+
+func canonical(body []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil || dec.More() {
+		return body
+	}
+	out, err := json.Marshal(v) // maps marshal with sorted keys
+	if err != nil {
+		return body
+	}
+	return out
+}
+
+// Lock takes the key's transaction-scoped advisory lock without waiting;
+// false means another request holds the key right now.
+func Lock(ctx context.Context, q store.Querier, apiKey, key uuid.UUID) (bool, error) {
+	var ok bool
+	err := q.GetContext(ctx, &ok, `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text, 7201))`, apiKey, key)
+	return ok, err
+}
+
+// Find returns the live record of (apiKey, key), or nil.
+func Find(ctx context.Context, q store.Querier, apiKey, key uuid.UUID) (*Record, error) {
+	var r Record
+	err := q.GetContext(ctx, &r, `
+		SELECT request_hash, status, content_type, body, created_at FROM idempotency_keys
+		WHERE api_key_id = $1 AND key = $2 AND created_at > now() - $3::interval`, apiKey, key, TTL.String())
+	if store.NotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &r, nil
+}
+
+// Save stores the outcome of (apiKey, key), replacing an expired record.
+func Save(ctx context.Context, q store.Querier, apiKey, key uuid.UUID, r Record) error {
+	_, err := q.ExecContext(ctx, `
+		INSERT INTO idempotency_keys (api_key_id, key, request_hash, status, content_type, body)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status,
+			content_type = EXCLUDED.content_type, body = EXCLUDED.body, created_at = now()`,
+		apiKey, key, r.Hash, r.Status, r.ContentType, r.Body)
+	return err
+}
+
+// Purge deletes expired records.
+func Purge(ctx context.Context, q store.Querier) (int64, error) {
+	res, err := q.ExecContext(ctx, `DELETE FROM idempotency_keys WHERE created_at < now() - $1::interval`, TTL.String())
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}

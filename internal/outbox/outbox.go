@@ -1,0 +1,48 @@
+// Package outbox holds the events table: every event a change causes is a
+// row written in the change's own transaction, so a rollback or a dry run
+// can never have announced anything. Webhook delivery workers read the
+// rows after commit.
+package outbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/openapi"
+
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Emit records an event of type typ for company with payload (marshalled
+// to JSON) in the transaction of ctx.
+func Emit(ctx context.Context, q store.Querier, company uuid.UUID, typ string, payload any) (uuid.UUID, error) {
+	body, err := json.Marshal(payload)
+	if err != nil {
+		return uuid.Nil, fmt.Errorf("outbox: %s payload: %w", typ, err)
+	}
+	var id uuid.UUID
+	err = q.QueryRowxContext(ctx, `
+		INSERT INTO events (company_id, type, payload, api_version) VALUES ($1, $2, $3, $4) RETURNING id`,
+		company, typ, body, openapi.APIVersion).Scan(&id)
+	return id, err
+}
+
+// Event is a row of the outbox.
+type Event struct {
+	ID        uuid.UUID       `db:"id"`
+	CompanyID uuid.UUID       `db:"company_id"`
+	Type      string          `db:"type"`
+	Payload   json.RawMessage `db:"payload"`
+}
+
+// Pending returns up to limit undispatched events of company, oldest first.
+func Pending(ctx context.Context, q store.Querier, company uuid.UUID, limit int) ([]Event, error) {
+	var out []Event
+	err := q.SelectContext(ctx, &out, `
+		SELECT id, company_id, type, payload FROM events
+		WHERE company_id = $1 AND dispatched_at IS NULL ORDER BY created_at, id LIMIT $2`, company, limit)
+	return out, err
+}
