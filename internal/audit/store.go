@@ -44,17 +44,17 @@ func nullJSON(b json.RawMessage) any {
 
 // Entry is a row of the audit trail.
 type Entry struct {
-	ID            uuid.UUID       `db:"id"`
-	Action        Action          `db:"action"`
-	Table         *string         `db:"table_name"`
-	RecordID      *string         `db:"record_id"`
-	ActorType     *string         `db:"actor_type"`
-	ActorLabel    *string         `db:"actor_label"`
-	Description   *string         `db:"description"`
-	Old           json.RawMessage `db:"old_state"`
-	New           json.RawMessage `db:"new_state"`
-	ChangedFields pq.StringArray  `db:"changed_fields"`
-	CreatedAt     time.Time       `db:"created_at"`
+	ID            uuid.UUID      `db:"id"`
+	Action        Action         `db:"action"`
+	Table         *string        `db:"table_name"`
+	RecordID      *string        `db:"record_id"`
+	ActorType     *string        `db:"actor_type"`
+	ActorLabel    *string        `db:"actor_label"`
+	Description   *string        `db:"description"`
+	Old           []byte         `db:"old_state"` // NULL scans as nil
+	New           []byte         `db:"new_state"`
+	ChangedFields pq.StringArray `db:"changed_fields"`
+	CreatedAt     time.Time      `db:"created_at"`
 }
 
 // Filter selects entries of one company; zero fields select everything.

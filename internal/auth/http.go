@@ -6,14 +6,20 @@ import (
 	"github.com/oapi-codegen/nullable"
 
 	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/store"
 )
 
-// Handler serves the key's own grant.
-type Handler struct{ store *Store }
+// Handler serves the key's own grant and the members of companies.
+type Handler struct {
+	store   *Store
+	cursors *cursor.Codec
+}
 
 // NewHandler returns the auth handler.
-func NewHandler(s *Store) *Handler { return &Handler{store: s} }
+func NewHandler(s *Store, c *cursor.Codec) *Handler { return &Handler{store: s, cursors: c} }
 
 // GetApiKey shows the grant of the calling key.
 func (h *Handler) GetApiKey(ctx context.Context, _ gen.GetApiKeyRequestObject) (gen.GetApiKeyResponseObject, error) {
@@ -39,4 +45,70 @@ func (h *Handler) GetApiKey(ctx context.Context, _ gen.GetApiKeyRequestObject) (
 		g.Companies[i] = c
 	}
 	return gen.GetApiKey200JSONResponse{Data: g, Meta: envelope.Meta(ctx)}, nil
+}
+
+const membersList = "members"
+
+// ListMembers lists the members of the request's company.
+func (h *Handler) ListMembers(ctx context.Context, req gen.ListMembersRequestObject) (gen.ListMembersResponseObject, error) {
+	var after *MemberPosition
+	if req.Params.Cursor != nil {
+		var p MemberPosition
+		if h.cursors.Decode(membersList, *req.Params.Cursor, &p) {
+			after = &p
+		}
+	}
+	limit := cursor.Limit(req.Params.Limit, cursor.DefaultLimit, cursor.MaxLimit)
+	rows, err := h.store.Members(ctx, req.CompanyId, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	next := ""
+	if len(rows) > limit {
+		rows = rows[:limit]
+		last := rows[limit-1]
+		next = h.cursors.Encode(membersList, MemberPosition{At: last.CreatedAt, ID: last.UserID})
+	}
+	data := make([]gen.Member, len(rows))
+	for i, m := range rows {
+		data[i] = member(m)
+	}
+	return gen.ListMembers200JSONResponse{Data: data, Meta: envelope.Page(ctx, next)}, nil
+}
+
+// AddMember gives a user a role in the request's company.
+func (h *Handler) AddMember(ctx context.Context, req gen.AddMemberRequestObject) (gen.AddMemberResponseObject, error) {
+	b := req.Body
+	role := Role(b.Role)
+	readOnly := b.ReadOnly != nil && *b.ReadOnly
+	if role == Owner && AccessFrom(ctx).Role != Owner {
+		return nil, apierr.New(apierr.Forbidden, map[string]any{"reason": "only an owner may make someone an owner"})
+	}
+	uid, err := h.store.EnsureUser(ctx, b.Email)
+	if err != nil {
+		return nil, apierr.Field("email", "format", err.Error())
+	}
+	existing, err := h.store.Member(ctx, req.CompanyId, uid)
+	if err != nil {
+		return nil, err
+	}
+	if existing != nil {
+		return nil, apierr.New(apierr.Conflict, map[string]any{"reason": "already_member", "user_id": uid, "role": existing.Role})
+	}
+	if err := h.store.AddMember(ctx, req.CompanyId, uid, role, readOnly); err != nil {
+		return nil, err
+	}
+	m, err := h.store.Member(ctx, req.CompanyId, uid)
+	if err != nil {
+		return nil, err
+	}
+	if store.IsDryRun(ctx) {
+		return gen.AddMember200JSONResponse{Meta: envelope.Meta(ctx), Data: gen.MemberDryRun{DryRun: true,
+			Preview: gen.MemberPreview{Email: m.Email, Role: gen.Role(m.Role), ReadOnly: m.ReadOnly}}}, nil
+	}
+	return gen.AddMember201JSONResponse{Meta: envelope.Meta(ctx), Data: member(*m)}, nil
+}
+
+func member(m Membership) gen.Member {
+	return gen.Member{UserId: m.UserID, Email: m.Email, Role: gen.Role(m.Role), ReadOnly: m.ReadOnly, CreatedAt: m.CreatedAt.UTC()}
 }

@@ -3,10 +3,10 @@ package auth
 import (
 	"context"
 	"crypto/subtle"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/lib/pq"
@@ -178,9 +178,9 @@ func (s *Store) CreateKey(ctx context.Context, n NewKey) (token string, k *Key, 
 // connection read-only.
 func (s *Store) AddMember(ctx context.Context, company, user uuid.UUID, role Role, readOnly bool) error {
 	var row struct {
-		Old      json.RawMessage `db:"old"`
-		New      json.RawMessage `db:"new"`
-		Inserted bool            `db:"inserted"`
+		Old      []byte `db:"old"` // NULL when the member is new
+		New      []byte `db:"new"`
+		Inserted bool   `db:"inserted"`
 	}
 	err := s.db.Q(ctx).GetContext(ctx, &row, `
 		WITH old AS (SELECT to_jsonb(m) AS j FROM company_members m WHERE company_id = $1 AND user_id = $2 FOR UPDATE)
@@ -197,4 +197,51 @@ func (s *Store) AddMember(ctx context.Context, company, user uuid.UUID, role Rol
 	}
 	return s.audit.Record(ctx, audit.Change{CompanyID: company, Action: action, Table: "company_members",
 		RecordID: user.String(), Description: "Medlem " + what + " med rollen " + string(role), Old: row.Old, New: row.New})
+}
+
+// Membership is a user's role in a company, as listed.
+type Membership struct {
+	UserID    uuid.UUID `db:"user_id"`
+	Email     string    `db:"email"`
+	Role      Role      `db:"role"`
+	ReadOnly  bool      `db:"read_only"`
+	CreatedAt time.Time `db:"created_at"`
+}
+
+// MemberPosition is where a page of members ends: oldest first.
+type MemberPosition struct {
+	At time.Time `json:"at"`
+	ID uuid.UUID `json:"id"`
+}
+
+// Members returns up to limit+1 members of company after the position
+// (nil for the first page), oldest membership first.
+func (s *Store) Members(ctx context.Context, company uuid.UUID, after *MemberPosition, limit int) ([]Membership, error) {
+	at, id := time.Time{}, uuid.Nil
+	if after != nil {
+		at, id = after.At, after.ID
+	}
+	var out []Membership
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT m.user_id, u.email, m.role, m.read_only, m.created_at
+		FROM company_members m JOIN users u ON u.id = m.user_id
+		WHERE m.company_id = $1 AND (m.created_at, m.user_id) > ($2, $3)
+		ORDER BY m.created_at, m.user_id LIMIT $4`, company, at, id, limit+1)
+	return out, err
+}
+
+// Member returns the membership of user in company, or nil.
+func (s *Store) Member(ctx context.Context, company, user uuid.UUID) (*Membership, error) {
+	var m Membership
+	err := s.db.Q(ctx).GetContext(ctx, &m, `
+		SELECT m.user_id, u.email, m.role, m.read_only, m.created_at
+		FROM company_members m JOIN users u ON u.id = m.user_id
+		WHERE m.company_id = $1 AND m.user_id = $2`, company, user)
+	if store.NotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &m, nil
 }

@@ -2,7 +2,6 @@ package company
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -28,7 +27,7 @@ const columns = `id, name, entity_type, org_number, vat_registered, moms_period,
 func (s *Store) Insert(ctx context.Context, c Company, createdBy uuid.UUID) (Company, error) {
 	var row struct {
 		Company
-		Snapshot json.RawMessage `db:"snapshot"`
+		Snapshot []byte `db:"snapshot"`
 	}
 	err := s.db.Q(ctx).GetContext(ctx, &row, `
 		INSERT INTO companies AS c (name, entity_type, org_number, vat_registered, moms_period, accounting_method, f_skatt,

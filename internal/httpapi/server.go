@@ -93,7 +93,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	h := handlers{
 		discoveryAPI: discovery.NewHandler(contract, cfg.DB, cfg.BaseURL, cfg.Now),
-		authAPI:      auth.NewHandler(keys),
+		authAPI:      auth.NewHandler(keys, cursors),
 		companyAPI:   company.NewHandler(company.NewStore(cfg.DB, audits), keys, cursors, cfg.Now),
 		auditAPI: audit.NewHandler(audits, cursors, func(ctx context.Context) bool {
 			a := auth.AccessFrom(ctx)

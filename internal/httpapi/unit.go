@@ -153,4 +153,3 @@ func (r *recorder) Write(b []byte) (int, error) {
 	}
 	return r.body.Write(b)
 }
-

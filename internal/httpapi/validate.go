@@ -3,6 +3,7 @@ package httpapi
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -22,16 +23,20 @@ import (
 // date formats (2026-02-30 is not a date). Authentication is ours.
 func validationOptions() *openapi3filter.Options {
 	return &openapi3filter.Options{
-		MultiError:         true,
-		KeepValidatedValue: true,
-		AuthenticationFunc: openapi3filter.NoopAuthenticationFunc,
-		SchemaValidationOptions: []openapi3.SchemaValidationOption{
-			openapi3.WithStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562)),
-			openapi3.WithStringFormatValidator("date", openapi3.NewCallbackValidator(func(s string) error {
-				_, err := time.Parse(time.DateOnly, s)
-				return err
-			})),
-		},
+		MultiError:              true,
+		KeepValidatedValue:      true,
+		AuthenticationFunc:      openapi3filter.NoopAuthenticationFunc,
+		SchemaValidationOptions: schemaOptions(),
+	}
+}
+
+func schemaOptions() []openapi3.SchemaValidationOption {
+	return []openapi3.SchemaValidationOption{
+		openapi3.WithStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562)),
+		openapi3.WithStringFormatValidator("date", openapi3.NewCallbackValidator(func(s string) error {
+			_, err := time.Parse(time.DateOnly, s)
+			return err
+		})),
 	}
 }
 
@@ -49,8 +54,9 @@ func issues(err error) []apierr.Issue {
 }
 
 func collect(err error, out *[]apierr.Issue) {
-	var me openapi3.MultiError
-	if errors.As(err, &me) {
+	// A type switch, not errors.As: a RequestError unwraps to the
+	// MultiError inside it, and its parameter would be lost.
+	if me, ok := err.(openapi3.MultiError); ok {
 		for _, e := range me {
 			collect(e, out)
 		}
@@ -65,8 +71,11 @@ func collect(err error, out *[]apierr.Issue) {
 	if p := re.Parameter; p != nil {
 		in, field = p.In, p.Name
 	}
+	requestIssues(re, in, field, out)
+}
+
+func requestIssues(re *openapi3filter.RequestError, in, field string, out *[]apierr.Issue) {
 	var pe *openapi3filter.ParseError
-	var se *openapi3.SchemaError
 	switch {
 	case errors.Is(re.Err, openapi3filter.ErrInvalidRequired):
 		if field == "" {
@@ -75,15 +84,32 @@ func collect(err error, out *[]apierr.Issue) {
 		*out = append(*out, apierr.Issue{Field: field, In: in, Rule: "required", Issue: "is required"})
 	case errors.As(re.Err, &pe):
 		*out = append(*out, apierr.Issue{Field: field, In: in, Rule: "parse", Issue: parseMessage(pe)})
-	case errors.As(re.Err, &se):
-		schemaIssues(se, in, field, out)
+	case re.Err != nil && schemaTree(re.Err, in, field, out):
 	default:
 		reason := re.Reason
 		if re.Err != nil {
 			reason = re.Err.Error()
 		}
-		*out = append(*out, apierr.Issue{Field: field, In: in, Rule: "invalid", Issue: reason})
+		*out = append(*out, apierr.Issue{Field: field, In: in, Rule: "invalid", Issue: firstLine(reason)})
 	}
+}
+
+// schemaTree adds the issues of a schema error or a list of them; false
+// when err is neither.
+func schemaTree(err error, in, field string, out *[]apierr.Issue) bool {
+	if me, ok := err.(openapi3.MultiError); ok {
+		found := false
+		for _, e := range me {
+			found = schemaTree(e, in, field, out) || found
+		}
+		return found
+	}
+	var se *openapi3.SchemaError
+	if errors.As(err, &se) {
+		schemaIssues(se, in, field, out)
+		return true
+	}
+	return false
 }
 
 func parseMessage(pe *openapi3filter.ParseError) string {
@@ -111,7 +137,7 @@ func schemaIssues(se *openapi3.SchemaError, in, base string, out *[]apierr.Issue
 	path := join(base, se.JSONPointer())
 	var ve *jsonschema.ValidationError
 	if !errors.As(se, &ve) {
-		*out = append(*out, apierr.Issue{Field: path, In: in, Rule: se.SchemaField, Issue: se.Reason})
+		legacyIssue(se, in, path, out)
 		return
 	}
 	for len(ve.Causes) == 1 {
@@ -163,4 +189,57 @@ func validationError(err error) *apierr.Error {
 		is = []apierr.Issue{{In: "body", Rule: "invalid", Issue: fmt.Sprint(err)}}
 	}
 	return apierr.Validation(is...)
+}
+
+// legacyPropertyReason matches the reasons of kin-openapi's own validator
+// (used for schemas without 2020-12 keywords) that name a property.
+var legacyPropertyReason = regexp.MustCompile(`^property "([^"]+)" is (missing|unsupported)`)
+
+// legacyIssue maps an error of kin-openapi's own validator.
+func legacyIssue(se *openapi3.SchemaError, in, path string, out *[]apierr.Issue) {
+	rule := se.SchemaField
+	if rule == "" {
+		rule = "invalid"
+	}
+	if m := legacyPropertyReason.FindStringSubmatch(se.Reason); m != nil {
+		rule, issue := "required", "is required"
+		if m[2] == "unsupported" {
+			rule, issue = "additionalProperties", "is not a known field"
+		}
+		field := path
+		if p := se.JSONPointer(); len(p) == 0 || p[len(p)-1] != m[1] {
+			field = join(path, []string{m[1]}) // the pointer names the object, not the property
+		}
+		*out = append(*out, apierr.Issue{Field: field, In: in, Rule: rule, Issue: issue})
+		return
+	}
+	if branch := nonNullBranch(se.Schema); rule == "anyOf" && branch != nil && se.Value != nil {
+		// A nullable field ([X, null]) holding a bad X: say what is wrong
+		// with it as an X rather than "matches no branch".
+		if err := branch.VisitJSON(se.Value, append(schemaOptions(), openapi3.MultiErrors())...); err != nil && schemaTree(err, in, path, out) {
+			return
+		}
+	}
+	if se.Schema != nil && se.Schema.Type != nil && se.Schema.Type.Is("null") {
+		return // the null branch of a nullable anyOf says nothing useful
+	}
+	*out = append(*out, apierr.Issue{Field: path, In: in, Rule: rule, Issue: firstLine(se.Reason)})
+}
+
+// nonNullBranch returns X of a nullable anyOf [X, {type: null}], or nil.
+func nonNullBranch(s *openapi3.Schema) *openapi3.Schema {
+	if s == nil || len(s.AnyOf) != 2 {
+		return nil
+	}
+	for i, b := range s.AnyOf {
+		if b.Value != nil && b.Value.Type != nil && b.Value.Type.Is("null") {
+			return s.AnyOf[1-i].Value
+		}
+	}
+	return nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
 }

@@ -27,9 +27,11 @@ const User = "kontera"
 type Cluster struct {
 	Dir  string
 	Port int
-	bin  string
-	as   string // run the server binaries as this OS user ("" = ourselves)
-	logf func(format string, args ...any)
+	// Started says Start started the server (rather than finding it running).
+	Started bool
+	bin     string
+	as      string // run the server binaries as this OS user ("" = ourselves)
+	logf    func(format string, args ...any)
 }
 
 // Options shape a cluster.
@@ -102,6 +104,7 @@ func Start(dir string, o Options) (*Cluster, error) {
 		log, _ := os.ReadFile(filepath.Join(dir, "server.log"))
 		return nil, fmt.Errorf("%w\n%s", err, tail(log, 2000))
 	}
+	c.Started = true
 	return c, nil
 }
 

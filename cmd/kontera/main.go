@@ -1,0 +1,80 @@
+// Command kontera is the one binary of Kontera: the API server and the
+// operator's tools.
+//
+//	kontera serve                 serve the API (DATABASE_URL, KONTERA_SECRET)
+//	kontera migrate               bring the database schema up to date
+//	kontera dev                   local PostgreSQL under .data, migrate, demo key, serve
+//	kontera keys create ...       create an API key (and its user)
+//	kontera members add ...       make a user a member of a company
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+const usage = `Kontera: a REST API for Swedish bookkeeping and invoicing.
+
+Usage:
+  kontera serve
+  kontera migrate
+  kontera dev
+  kontera keys create --email E [--name N] [--scopes all|a,b,...] [--mode live|test]
+                      [--company-access all_memberships|allowlist] [--company ID ...] [--read-only]
+  kontera members add --company ID --email E --role owner|admin|member|viewer [--read-only]
+
+Configuration (environment):
+  DATABASE_URL                    PostgreSQL URL; unset: dev and the tools use the cluster under .data
+  KONTERA_ADDR                    listen address (default 127.0.0.1:8080)
+  KONTERA_BASE_URL                public URL (default http://KONTERA_ADDR)
+  KONTERA_SECRET                  signing secret, 32+ characters (dev: generated under .data)
+  KONTERA_LOG_LEVEL               debug, info, warn, error (default info)
+  KONTERA_RATE_LIMIT_PER_MINUTE   requests per minute per key (default 100, 0 = off)
+  KONTERA_DATA_DIR                where dev keeps its data (default .data)
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			os.Exit(2)
+		}
+		fmt.Fprintln(os.Stderr, "kontera:", err)
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return flag.ErrHelp
+	}
+	switch args[0] {
+	case "serve":
+		return serve(ctx, stderr)
+	case "migrate":
+		return migrate(ctx, stderr)
+	case "dev":
+		return dev(ctx, stdout, stderr)
+	case "keys":
+		if len(args) > 1 && args[1] == "create" {
+			return keysCreate(ctx, args[2:], stdout, stderr)
+		}
+	case "members":
+		if len(args) > 1 && args[1] == "add" {
+			return membersAdd(ctx, args[2:], stdout, stderr)
+		}
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return flag.ErrHelp
+}

@@ -1,0 +1,177 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+
+	"github.com/kontera/kontera/db"
+	"github.com/kontera/kontera/internal/config"
+	"github.com/kontera/kontera/internal/httpapi"
+	"github.com/kontera/kontera/internal/idempotency"
+	"github.com/kontera/kontera/internal/localpg"
+	"github.com/kontera/kontera/internal/ratelimit"
+	"github.com/kontera/kontera/internal/store"
+)
+
+func newLogger(level zapcore.Level) *zap.Logger {
+	cfg := zap.NewProductionConfig()
+	cfg.Level = zap.NewAtomicLevelAt(level)
+	cfg.Sampling = nil
+	log, err := cfg.Build()
+	if err != nil {
+		return zap.NewNop()
+	}
+	return log
+}
+
+func serve(ctx context.Context, stderr io.Writer) error {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return err
+	}
+	if cfg.DatabaseURL == "" {
+		return errors.New("DATABASE_URL is not set (use `kontera dev` for a local database)")
+	}
+	if cfg.Secret == nil {
+		return errors.New("KONTERA_SECRET is not set: give it 32 or more random characters")
+	}
+	d, err := store.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if _, err := db.Migrate(ctx, d.DB.DB); err != nil {
+		return err
+	}
+	return listen(ctx, cfg, d, newLogger(cfg.LogLevel))
+}
+
+// listen serves until ctx ends, then drains requests for up to 10 s.
+func listen(ctx context.Context, cfg config.Config, d *store.DB, log *zap.Logger) error {
+	defer log.Sync()
+	srv, err := httpapi.New(httpapi.Config{DB: d, Log: log, BaseURL: cfg.BaseURL, Secret: cfg.Secret,
+		RateLimitPerMinute: cfg.RateLimitPerMinute})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
+		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
+	go janitor(ctx, d, log)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("serving", zap.String("addr", ln.Addr().String()), zap.String("base_url", cfg.BaseURL))
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return hs.Shutdown(sctx)
+}
+
+// janitor removes expired idempotency records and ended rate-limit
+// windows every minute; several replicas doing it at once is harmless.
+func janitor(ctx context.Context, d *store.DB, log *zap.Logger) {
+	t := time.NewTicker(time.Minute)
+	defer t.Stop()
+	limiter := ratelimit.New(d, 1)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := idempotency.Purge(ctx, d.DB); err != nil && ctx.Err() == nil {
+			log.Warn("purging idempotency records", zap.Error(err))
+		}
+		if err := limiter.Purge(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("purging rate-limit windows", zap.Error(err))
+		}
+	}
+}
+
+func migrate(ctx context.Context, stderr io.Writer) error {
+	d, cleanup, err := openDB(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	applied, err := db.Migrate(ctx, d.DB.DB)
+	if err != nil {
+		return err
+	}
+	for _, a := range applied {
+		fmt.Fprintln(stderr, "applied", a)
+	}
+	fmt.Fprintf(stderr, "schema up to date (%d applied)\n", len(applied))
+	return nil
+}
+
+// openDB opens DATABASE_URL, or the development cluster under the data
+// directory when it is unset (started for the command, and stopped again
+// if the command started it).
+func openDB(ctx context.Context, stderr io.Writer) (*store.DB, func(), error) {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.DatabaseURL != "" {
+		d, err := store.Open(ctx, cfg.DatabaseURL)
+		if err != nil {
+			return nil, nil, err
+		}
+		return d, func() { d.Close() }, nil
+	}
+	c, err := devCluster(cfg, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := openDevDB(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	return d, func() {
+		d.Close()
+		if c.Started {
+			_ = c.Stop()
+		}
+	}, nil
+}
+
+func devCluster(cfg config.Config, stderr io.Writer) (*localpg.Cluster, error) {
+	return localpg.Start(filepath.Join(cfg.DataDir, "pg"), localpg.Options{Install: true,
+		Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }})
+}
+
+// openDevDB opens the kontera database of the development cluster,
+// creating it the first time.
+func openDevDB(ctx context.Context, c *localpg.Cluster) (*store.DB, error) {
+	admin, err := store.Open(ctx, c.URL("postgres"))
+	if err != nil {
+		return nil, err
+	}
+	var exists bool
+	err = admin.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'kontera')`)
+	if err == nil && !exists {
+		_, err = admin.ExecContext(ctx, `CREATE DATABASE kontera`)
+	}
+	admin.Close()
+	if err != nil {
+		return nil, err
+	}
+	return store.Open(ctx, c.URL("kontera"))
+}

@@ -1,0 +1,193 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/db"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/config"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// DemoEmail is the user `kontera dev` creates.
+const DemoEmail = "demo@kontera.local"
+
+// dev runs what `make run` does: a local cluster under the data
+// directory (unless DATABASE_URL is set), the schema, a demo user with a
+// live key printed once, and the server.
+func dev(ctx context.Context, stdout, stderr io.Writer) error {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return err
+	}
+	if cfg.Secret == nil {
+		if cfg.Secret, err = config.DevSecret(cfg.DataDir); err != nil {
+			return err
+		}
+	}
+	var d *store.DB
+	if cfg.DatabaseURL != "" {
+		d, err = store.Open(ctx, cfg.DatabaseURL)
+	} else {
+		c, cerr := devCluster(cfg, stderr)
+		if cerr != nil {
+			return cerr
+		}
+		if c.Started {
+			defer func() {
+				fmt.Fprintln(stderr, "stopping the local PostgreSQL cluster")
+				_ = c.Stop()
+			}()
+		}
+		d, err = openDevDB(ctx, c)
+	}
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if _, err := db.Migrate(ctx, d.DB.DB); err != nil {
+		return err
+	}
+	if err := demoKey(ctx, d, cfg, stdout); err != nil {
+		return err
+	}
+	return listen(ctx, cfg, d, newLogger(cfg.LogLevel))
+}
+
+// demoKey creates the demo user's live key with every scope the first
+// time, and prints it: it is stored only as a hash, so this is the one
+// chance to see it.
+func demoKey(ctx context.Context, d *store.DB, cfg config.Config, stdout io.Writer) error {
+	var n int
+	if err := d.GetContext(ctx, &n, `SELECT count(*) FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email = $1`, DemoEmail); err != nil {
+		return err
+	}
+	if n > 0 {
+		fmt.Fprintf(stdout, "\nKontera is starting on %s (demo user %s already has a key).\n"+
+			"Another key: go run ./cmd/kontera keys create --email %s\n\n", cfg.BaseURL, DemoEmail, DemoEmail)
+		return nil
+	}
+	token, _, err := auth.NewStore(d, audit.NewStore(d)).CreateKey(ctx, auth.NewKey{Email: DemoEmail, Name: "demo",
+		Mode: auth.Live, Scopes: auth.Scopes, CompanyAccess: auth.AllMemberships})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "\nKontera is starting on %[1]s\n\nDemo user %[2]s, live key with every scope (shown once, keep it):\n\n  %[3]s\n\n"+
+		"Try:\n  curl -H \"Authorization: Bearer %[3]s\" %[1]s/api/v1/api-key\n\n", cfg.BaseURL, DemoEmail, token)
+	return nil
+}
+
+// stringList is a repeatable flag that also takes comma lists.
+type stringList []string
+
+func (l *stringList) String() string { return strings.Join(*l, ",") }
+
+func (l *stringList) Set(v string) error {
+	for _, p := range strings.Split(v, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			*l = append(*l, p)
+		}
+	}
+	return nil
+}
+
+func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	email := fs.String("email", "", "the key's user (created when missing)")
+	name := fs.String("name", "", "a name for the key, shown as the actor in the audit trail")
+	scopes := fs.String("scopes", "all", "all, or a comma list of scopes")
+	mode := fs.String("mode", "live", "live or test")
+	access := fs.String("company-access", "all_memberships", "all_memberships or allowlist")
+	readOnly := fs.Bool("read-only", false, "the key may read but never write")
+	var companies stringList
+	fs.Var(&companies, "company", "a company of the allowlist (repeat, or a comma list)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *email == "" {
+		return errors.New("keys create: --email is required")
+	}
+	sc, err := auth.ParseScopes(*scopes)
+	if err != nil {
+		return err
+	}
+	ids, err := parseIDs(companies)
+	if err != nil {
+		return err
+	}
+	d, cleanup, err := openDB(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	token, k, err := auth.NewStore(d, audit.NewStore(d)).CreateKey(ctx, auth.NewKey{Email: *email, Name: *name,
+		Mode: auth.Mode(*mode), Scopes: sc, CompanyAccess: auth.CompanyAccess(*access), Companies: ids, ReadOnly: *readOnly})
+	if err != nil {
+		return err
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(map[string]any{"key": token, "user_id": k.UserID, "mode": k.Mode, "scopes": k.Scopes})
+}
+
+func membersAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("members add", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	company := fs.String("company", "", "the company id")
+	email := fs.String("email", "", "the user (created when missing)")
+	role := fs.String("role", "", "owner, admin, member or viewer")
+	readOnly := fs.Bool("read-only", false, "read-only connection to the company")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	cid, err := uuid.Parse(*company)
+	if err != nil {
+		return fmt.Errorf("members add: --company must be a company id: %w", err)
+	}
+	r, err := auth.ParseRole(*role)
+	if err != nil {
+		return err
+	}
+	if *email == "" {
+		return errors.New("members add: --email is required")
+	}
+	d, cleanup, err := openDB(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	s := auth.NewStore(d, audit.NewStore(d))
+	var uid uuid.UUID
+	err = d.InTx(ctx, func(ctx context.Context) error {
+		if uid, err = s.EnsureUser(ctx, *email); err != nil {
+			return err
+		}
+		return s.AddMember(ctx, cid, uid, r, *readOnly)
+	})
+	if err != nil {
+		return err
+	}
+	return json.NewEncoder(stdout).Encode(map[string]any{"company_id": cid, "user_id": uid, "role": r, "read_only": *readOnly})
+}
+
+func parseIDs(ss []string) ([]uuid.UUID, error) {
+	out := make([]uuid.UUID, 0, len(ss))
+	for _, s := range ss {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			return nil, fmt.Errorf("--company %q is not a company id", s)
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}

@@ -1,0 +1,86 @@
+// Package config reads Kontera's configuration from the environment, with
+// safe local defaults.
+package config
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"go.uber.org/zap/zapcore"
+
+	"github.com/kontera/kontera/internal/ratelimit"
+)
+
+// Config is the configuration of a Kontera process.
+type Config struct {
+	DatabaseURL string // DATABASE_URL
+	Addr        string // KONTERA_ADDR, default 127.0.0.1:8080
+	BaseURL     string // KONTERA_BASE_URL, default http://<Addr>
+	Secret      []byte // KONTERA_SECRET: signs cursors and URLs
+	LogLevel    zapcore.Level
+	// RateLimitPerMinute is KONTERA_RATE_LIMIT_PER_MINUTE (default 100, 0 = off).
+	RateLimitPerMinute int
+	// DataDir is where `kontera dev` keeps its database and secret (.data).
+	DataDir string
+}
+
+// FromEnv reads the configuration. The secret may be absent here: Serve
+// refuses to start without one, and `kontera dev` makes one under DataDir.
+func FromEnv() (Config, error) {
+	c := Config{
+		DatabaseURL:        os.Getenv("DATABASE_URL"),
+		Addr:               env("KONTERA_ADDR", "127.0.0.1:8080"),
+		RateLimitPerMinute: ratelimit.DefaultPerMinute,
+		DataDir:            env("KONTERA_DATA_DIR", ".data"),
+	}
+	c.BaseURL = strings.TrimRight(env("KONTERA_BASE_URL", "http://"+c.Addr), "/")
+	if s := os.Getenv("KONTERA_SECRET"); s != "" {
+		if len(s) < 32 {
+			return c, errors.New("KONTERA_SECRET must be at least 32 characters")
+		}
+		c.Secret = []byte(s)
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(env("KONTERA_LOG_LEVEL", "info"))); err != nil {
+		return c, fmt.Errorf("KONTERA_LOG_LEVEL: %w", err)
+	}
+	if s := os.Getenv("KONTERA_RATE_LIMIT_PER_MINUTE"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			return c, fmt.Errorf("KONTERA_RATE_LIMIT_PER_MINUTE must be a whole number >= 0, got %q", s)
+		}
+		c.RateLimitPerMinute = n
+	}
+	return c, nil
+}
+
+// DevSecret returns the secret kept in dir/secret, making one the first
+// time. It is for development only; production sets KONTERA_SECRET.
+func DevSecret(dir string) ([]byte, error) {
+	path := filepath.Join(dir, "secret")
+	if b, err := os.ReadFile(path); err == nil && len(b) >= 32 {
+		return []byte(strings.TrimSpace(string(b))), nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	buf := make([]byte, 32)
+	_, _ = rand.Read(buf)
+	s := hex.EncodeToString(buf)
+	if err := os.WriteFile(path, []byte(s+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	return []byte(s), nil
+}
+
+func env(name, def string) string {
+	if v := os.Getenv(name); v != "" {
+		return v
+	}
+	return def
+}
