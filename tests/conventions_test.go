@@ -1,0 +1,285 @@
+package tests
+
+import (
+	"net/url"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/openapi"
+)
+
+// seedCompanies gives the key's user n companies straight in the database.
+func seedCompanies(e *env, email string, n int) {
+	e.t.Helper()
+	_, err := e.db.Exec(`
+		WITH u AS (SELECT id FROM users WHERE email = $1),
+		c AS (
+			INSERT INTO companies (name, entity_type, vat_registered, accounting_method, f_skatt, fiscal_year_start_month,
+				first_fiscal_year_start, first_fiscal_year_end, created_by, created_at)
+			SELECT 'Bolag ' || g, 'aktiebolag', false, 'accrual', true, 1, '2026-01-01', '2026-12-31', u.id,
+				now() - (g || ' seconds')::interval
+			FROM u, generate_series(1, $2) g RETURNING id)
+		INSERT INTO company_members (company_id, user_id, role) SELECT c.id, u.id, 'owner' FROM c, u`, email, n)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+func TestCursorPagination(t *testing.T) {
+	e := newEnv(t)
+	owner := e.key("owner@example.se", keySpec{})
+	seedCompanies(e, "owner@example.se", 5)
+
+	first := e.get("/api/v1/companies?limit=2", owner).status(t, 200)
+	next := first.str("meta.next_cursor")
+	if len(first.list("data")) != 2 || next == "" {
+		t.Fatalf("first page: %s", first.Body)
+	}
+	second := e.get("/api/v1/companies?limit=2&cursor="+url.QueryEscape(next), owner).status(t, 200)
+	third := e.get("/api/v1/companies?limit=2&cursor="+url.QueryEscape(second.str("meta.next_cursor")), owner).status(t, 200)
+	if len(third.list("data")) != 1 || third.at("meta.next_cursor") != nil {
+		t.Fatalf("last page: %s", third.Body)
+	}
+	if _, present := third.JSON["meta"].(map[string]any)["next_cursor"]; !present {
+		t.Fatal("next_cursor must be present and null on the last page")
+	}
+	names := []string{}
+	for _, p := range []*response{first, second, third} {
+		for _, c := range p.list("data") {
+			names = append(names, c.(map[string]any)["name"].(string))
+		}
+	}
+	// Oldest first: Bolag 5 was created earliest.
+	if strings.Join(names, ",") != "Bolag 5,Bolag 4,Bolag 3,Bolag 2,Bolag 1" {
+		t.Fatalf("order: %v", names)
+	}
+
+	// Stale, tampered or undecodable cursors give the first page.
+	body, sig, _ := strings.Cut(next, ".")
+	flipped := []byte(body)
+	flipped[3] ^= 1
+	for name, c := range map[string]string{
+		"tampered body": string(flipped) + "." + sig,
+		"tampered sig":  body + "." + strings.Repeat("A", len(sig)),
+		"garbage":       "not a cursor at all",
+		"other list":    e.get("/api/v1/companies/"+uuid.NewString()+"/audit-trail", owner).str("x"), // empty
+		"foreign":       "eyJsIjoiY29tcGFuaWVzIiwicCI6e319.AAAAAAAAAAAAAAAAAAAAAA",
+	} {
+		r := e.get("/api/v1/companies?limit=2&cursor="+url.QueryEscape(c), owner).status(t, 200)
+		if r.str("data.0.name") != "Bolag 5" {
+			t.Errorf("%s: did not restart at the first page: %s", name, r.Body)
+		}
+	}
+}
+
+func TestLimitClamping(t *testing.T) {
+	e := newEnv(t)
+	owner := e.key("owner@example.se", keySpec{})
+	seedCompanies(e, "owner@example.se", 105)
+
+	r := e.get("/api/v1/companies?limit=1000", owner).status(t, 200)
+	if n := len(r.list("data")); n != 100 || r.str("meta.next_cursor") == "" {
+		t.Fatalf("limit=1000 gave %d rows", n)
+	}
+	r = e.get("/api/v1/companies", owner).status(t, 200)
+	if n := len(r.list("data")); n != 50 {
+		t.Fatalf("default page has %d rows, want 50", n)
+	}
+	r = e.get("/api/v1/companies?limit=100&cursor="+url.QueryEscape(e.get("/api/v1/companies?limit=100", owner).str("meta.next_cursor")), owner)
+	if n := len(r.list("data")); n != 5 || r.at("meta.next_cursor") != nil {
+		t.Fatalf("second page of 100: %d rows", n)
+	}
+	for _, bad := range []string{"0", "-1", "abc", "1.5"} {
+		r := e.get("/api/v1/companies?limit="+bad, owner).errorCode(t, 400, "VALIDATION_ERROR")
+		if f := r.issueFields(); len(f) != 1 || !strings.HasPrefix(f[0], "query:limit:") {
+			t.Errorf("limit=%s: issues %v", bad, f)
+		}
+	}
+}
+
+func TestRateLimit(t *testing.T) {
+	e := newEnv(t, rateLimit(100))
+	key := e.key("owner@example.se", keySpec{})
+	var last *response
+	allowed := map[string]int{} // per window (X-RateLimit-Reset)
+	for i := 0; i < 250; i++ {
+		last = e.get("/api/v1/api-key", key)
+		reset := last.Header.Get("X-RateLimit-Reset")
+		if last.Status == 429 {
+			if allowed[reset] != 100 {
+				t.Fatalf("429 after %d requests in the window, want 100", allowed[reset])
+			}
+			break
+		}
+		last.status(t, 200)
+		allowed[reset]++
+		if rem, _ := strconv.Atoi(last.Header.Get("X-RateLimit-Remaining")); rem != 100-allowed[reset] {
+			t.Fatalf("X-RateLimit-Remaining %d after %d requests", rem, allowed[reset])
+		}
+	}
+	last.errorCode(t, 429, "RATE_LIMITED")
+	ra, err := strconv.Atoi(last.Header.Get("Retry-After"))
+	if err != nil || ra < 1 || ra > 60 {
+		t.Fatalf("Retry-After = %q", last.Header.Get("Retry-After"))
+	}
+	reset, _ := strconv.ParseInt(last.Header.Get("X-RateLimit-Reset"), 10, 64)
+	if d := time.Until(time.Unix(reset, 0)); d <= 0 || d > time.Minute+time.Second {
+		t.Fatalf("X-RateLimit-Reset %d is %v away", reset, d)
+	}
+	if last.Header.Get("X-RateLimit-Limit") != "100" || last.Header.Get("X-RateLimit-Remaining") != "0" {
+		t.Fatalf("headers: %v", last.Header)
+	}
+	// Other keys have their own windows; public endpoints are not limited.
+	other := e.key("owner@example.se", keySpec{})
+	e.get("/api/v1/api-key", other).status(t, 200)
+	e.get("/api/v1/health", "").status(t, 200)
+}
+
+func TestRateLimitHeldAcrossReplicas(t *testing.T) {
+	a := newEnv(t, rateLimit(10))
+	b := envOn(t, a.db, rateLimit(10))
+	key := a.key("owner@example.se", keySpec{})
+	for attempt := 0; attempt < 2; attempt++ {
+		counts := map[string]int{}
+		limited := ""
+		for i := 0; i < 30 && limited == ""; i++ {
+			e := a
+			if i%2 == 1 {
+				e = b
+			}
+			r := e.get("/api/v1/api-key", key)
+			if r.Status == 429 {
+				limited = r.Header.Get("X-RateLimit-Reset")
+				break
+			}
+			counts[r.Header.Get("X-RateLimit-Reset")]++
+		}
+		if limited != "" && counts[limited] == 10 {
+			return
+		}
+		if limited != "" && len(counts) == 1 {
+			t.Fatalf("two replicas allowed %d requests in one window, want 10", counts[limited])
+		}
+		// The minute turned during the run: try once more.
+	}
+	t.Fatal("no 429 from two replicas sharing the database")
+}
+
+func TestRateLimitOff(t *testing.T) {
+	e := newEnv(t, rateLimit(0))
+	key := e.key("owner@example.se", keySpec{})
+	for range 120 {
+		if r := e.get("/api/v1/api-key", key); r.Status != 200 || r.Header.Get("X-RateLimit-Limit") != "" {
+			t.Fatalf("limit off: %d %v", r.Status, r.Header)
+		}
+	}
+}
+
+func TestRequestID(t *testing.T) {
+	e := newEnv(t)
+	key := e.key("owner@example.se", keySpec{})
+	r := e.do(req{Method: "GET", Path: "/api/v1/api-key", Token: key, Header: map[string]string{"X-Request-Id": "abc-123"}})
+	if r.Header.Get("X-Request-Id") != "abc-123" || r.str("meta.request_id") != "abc-123" {
+		t.Fatalf("success did not echo: %v %s", r.Header.Get("X-Request-Id"), r.Body)
+	}
+	r = e.do(req{Method: "GET", Path: "/api/v1/api-key", Header: map[string]string{"X-Request-Id": "trace.42:x_y"}})
+	if r.Header.Get("X-Request-Id") != "trace.42:x_y" || r.str("error.request_id") != "trace.42:x_y" {
+		t.Fatalf("error did not echo: %s", r.Body)
+	}
+	for _, unsafe := range []string{"has space", "semi;colon", strings.Repeat("a", 65), `quote"d`} {
+		r = e.do(req{Method: "GET", Path: "/api/v1/health", Header: map[string]string{"X-Request-Id": unsafe}})
+		got := r.Header.Get("X-Request-Id")
+		if got == unsafe || !strings.HasPrefix(got, "req_") || r.str("meta.request_id") != got {
+			t.Errorf("unsafe id %q answered %q", unsafe, got)
+		}
+	}
+	a := e.get("/api/v1/health", "").Header.Get("X-Request-Id")
+	b := e.get("/api/v1/health", "").Header.Get("X-Request-Id")
+	if a == b {
+		t.Fatal("generated ids repeat")
+	}
+}
+
+func TestValidationDetails(t *testing.T) {
+	e := newEnv(t)
+	key := e.key("owner@example.se", keySpec{})
+	r := e.post("/api/v1/companies", key, map[string]any{
+		"entity_type": "handelsbolag", "vat_registered": "yes", "f_skatt": true, "surprise": 1,
+		"moms_period": "weekly", "first_fiscal_year": map[string]any{"start": "2026-02-30"}, "fiscal_year_start_month": 13,
+	}).errorCode(t, 400, "VALIDATION_ERROR")
+	want := []string{
+		"body:entity_type:enum", "body:first_fiscal_year.end:required", "body:first_fiscal_year.start:format",
+		"body:fiscal_year_start_month:maximum", "body:moms_period:enum", "body:name:required",
+		"body:surprise:additionalProperties", "body:vat_registered:type",
+	}
+	if got := r.issueFields(); strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("issues:\n got %v\nwant %v", got, want)
+	}
+	for _, i := range r.list("error.details.issues") {
+		if i.(map[string]any)["issue"] == "" {
+			t.Fatal("an issue without text")
+		}
+	}
+	// Malformed JSON, no body, a wrong content type, a body too large.
+	e.post("/api/v1/companies", key, `{"name": `).errorCode(t, 400, "VALIDATION_ERROR")
+	e.do(req{Method: "POST", Path: "/api/v1/companies", Token: key}).errorCode(t, 400, "VALIDATION_ERROR")
+	e.do(req{Method: "POST", Path: "/api/v1/companies", Token: key, Body: "name=x", Header: map[string]string{"Content-Type": "text/plain"}}).
+		errorCode(t, 415, "UNSUPPORTED_MEDIA_TYPE")
+	big := `{"name": "` + strings.Repeat("x", 2<<20) + `"}`
+	e.post("/api/v1/companies", key, big).errorCode(t, 413, "PAYLOAD_TOO_LARGE")
+	// Path parameters are checked too.
+	r = e.get("/api/v1/companies/not-a-uuid/audit-trail", key).errorCode(t, 400, "VALIDATION_ERROR")
+	if f := r.issueFields(); len(f) != 1 || !strings.HasPrefix(f[0], "path:companyId:") {
+		t.Fatalf("issues = %v", f)
+	}
+	if n := e.count(`SELECT count(*) FROM companies`); n != 0 {
+		t.Fatal("a refused body created a company")
+	}
+}
+
+func TestNotFoundAndMethodNotAllowed(t *testing.T) {
+	e := newEnv(t)
+	key := e.key("owner@example.se", keySpec{})
+	r := e.get("/api/v1/no-such-thing", key).errorCode(t, 404, "NOT_FOUND")
+	if r.str("error.details.path") != "/api/v1/no-such-thing" || r.str("error.request_id") == "" {
+		t.Fatalf("404: %s", r.Body)
+	}
+	e.get("/nowhere", "").errorCode(t, 404, "NOT_FOUND")
+	r = e.do(req{Method: "DELETE", Path: "/api/v1/companies", Token: key}).errorCode(t, 405, "METHOD_NOT_ALLOWED")
+	if allow := r.Header.Get("Allow"); !strings.Contains(allow, "GET") || !strings.Contains(allow, "POST") {
+		t.Fatalf("Allow = %q", allow)
+	}
+	e.do(req{Method: "PUT", Path: "/api/v1/health"}).errorCode(t, 405, "METHOD_NOT_ALLOWED")
+}
+
+func TestSpecServedByteIdentical(t *testing.T) {
+	e := newEnv(t)
+	r := e.get("/api/v1/openapi.json", "").status(t, 200)
+	onDisk, err := os.ReadFile("../openapi/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(r.Body) != string(onDisk) || string(r.Body) != string(openapi.Document) {
+		t.Fatal("the served document differs from openapi/openapi.json")
+	}
+	if r.Header.Get("Content-Type") != "application/json" {
+		t.Fatalf("content type %q", r.Header.Get("Content-Type"))
+	}
+}
+
+func TestHealth(t *testing.T) {
+	e := newEnv(t)
+	r := e.get("/api/v1/health", "").status(t, 200)
+	if r.str("data.status") != "ok" || r.str("data.service") != "kontera" || r.str("data.api_version") != "2026-05-12" ||
+		r.str("meta.api_version") != "2026-05-12" || r.Header.Get("X-Kontera-Api-Version") != "2026-05-12" {
+		t.Fatalf("health: %s", r.Body)
+	}
+	if _, err := time.Parse(time.RFC3339, r.str("data.timestamp")); err != nil {
+		t.Fatalf("timestamp: %v", err)
+	}
+}

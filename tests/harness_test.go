@@ -1,0 +1,339 @@
+// Package tests drives the real HTTP server, in process and over real
+// HTTP, against a fresh PostgreSQL database per test, and validates every
+// response against openapi/openapi.json.
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/getkin/kin-openapi/openapi3filter"
+	"github.com/getkin/kin-openapi/routers"
+	"github.com/getkin/kin-openapi/routers/gorillamux"
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/httpapi"
+	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/store"
+)
+
+func TestMain(m *testing.M) {
+	for _, ct := range []string{"text/markdown", "text/html"} {
+		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
+	}
+	pgtest.Main(m)
+}
+
+const base = "http://kontera.test"
+
+var secret = []byte("a-test-secret-of-at-least-32-bytes!")
+
+// env is one server on one fresh database.
+type env struct {
+	t      *testing.T
+	db     *store.DB
+	srv    *httptest.Server
+	keys   *auth.Store
+	router routers.Router
+	doc    *openapi3.T
+}
+
+type option func(*httpapi.Config)
+
+func rateLimit(n int) option { return func(c *httpapi.Config) { c.RateLimitPerMinute = n } }
+
+func newEnv(t *testing.T, opts ...option) *env {
+	t.Helper()
+	return envOn(t, pgtest.New(t), opts...)
+}
+
+// envOn starts another server (a replica) on db.
+func envOn(t *testing.T, db *store.DB, opts ...option) *env {
+	t.Helper()
+	cfg := httpapi.Config{DB: db, BaseURL: base, Secret: secret, Log: zap.NewNop()}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s, err := httpapi.New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	router, err := gorillamux.NewRouter(s.Contract().Doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &env{t: t, db: db, srv: ts, keys: auth.NewStore(db, audit.NewStore(db)), router: router, doc: s.Contract().Doc}
+}
+
+// keySpec describes a key to make; the zero value is a live key with every
+// scope reaching all the user's companies.
+type keySpec struct {
+	name      string
+	mode      auth.Mode
+	scopes    []string
+	allowlist []uuid.UUID
+	readOnly  bool
+}
+
+// key makes a key for the user email (created when new).
+func (e *env) key(email string, k keySpec) string {
+	e.t.Helper()
+	if k.mode == "" {
+		k.mode = auth.Live
+	}
+	if k.scopes == nil {
+		k.scopes = auth.Scopes
+	}
+	access := auth.AllMemberships
+	if k.allowlist != nil {
+		access = auth.Allowlist
+	}
+	token, _, err := e.keys.CreateKey(context.Background(), auth.NewKey{Email: email, Name: k.name, Mode: k.mode,
+		Scopes: k.scopes, CompanyAccess: access, Companies: k.allowlist, ReadOnly: k.readOnly})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	return token
+}
+
+// member makes email a member of company with role, straight in the
+// database (as `kontera members add` does).
+func (e *env) member(company uuid.UUID, email string, role auth.Role, readOnly bool) {
+	e.t.Helper()
+	ctx := context.Background()
+	err := e.db.InTx(ctx, func(ctx context.Context) error {
+		uid, err := e.keys.EnsureUser(ctx, email)
+		if err != nil {
+			return err
+		}
+		return e.keys.AddMember(ctx, company, uid, role, readOnly)
+	})
+	if err != nil {
+		e.t.Fatal(err)
+	}
+}
+
+// response is a validated response.
+type response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	JSON   map[string]any
+}
+
+// req is a request to send; Body is JSON-encoded unless it is a string.
+type req struct {
+	Method, Path, Token string
+	Body                any
+	Header              map[string]string
+}
+
+// do sends r and validates the response against the document: status,
+// headers and body for a documented route, the error envelope otherwise.
+func (e *env) do(r req) *response {
+	e.t.Helper()
+	var body io.Reader
+	var raw []byte
+	switch b := r.Body.(type) {
+	case nil:
+	case string:
+		raw = []byte(b)
+	case []byte:
+		raw = b
+	default:
+		var err error
+		if raw, err = json.Marshal(b); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	if raw != nil {
+		body = bytes.NewReader(raw)
+	}
+	hreq, err := http.NewRequest(r.Method, e.srv.URL+r.Path, body)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	if raw != nil {
+		hreq.Header.Set("Content-Type", "application/json")
+	}
+	if r.Token != "" {
+		hreq.Header.Set("Authorization", "Bearer "+r.Token)
+	}
+	for k, v := range r.Header {
+		if v == "" {
+			hreq.Header.Del(k)
+		} else {
+			hreq.Header.Set(k, v)
+		}
+	}
+	hres, err := e.srv.Client().Do(hreq)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	defer hres.Body.Close()
+	out := &response{Status: hres.StatusCode, Header: hres.Header}
+	if out.Body, err = io.ReadAll(hres.Body); err != nil {
+		e.t.Fatal(err)
+	}
+	if hres.Header.Get("X-Request-Id") == "" {
+		e.t.Errorf("%s %s: no X-Request-Id header", r.Method, r.Path)
+	}
+	if strings.HasPrefix(hres.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(out.Body, &out.JSON); err != nil {
+			e.t.Errorf("%s %s: body is not a JSON object: %v\n%s", r.Method, r.Path, err, out.Body)
+		}
+	}
+	e.validate(hreq, raw, out)
+	return out
+}
+
+func (e *env) validate(hreq *http.Request, raw []byte, out *response) {
+	e.t.Helper()
+	ctx := context.Background()
+	// The router matches the path as the client wrote it.
+	vreq := hreq.Clone(ctx)
+	vreq.URL.Scheme, vreq.URL.Host, vreq.Host = "", "", ""
+	if raw != nil {
+		vreq.Body = io.NopCloser(bytes.NewReader(raw))
+	}
+	route, params, err := e.router.FindRoute(vreq)
+	if err != nil {
+		// Unknown path or method: the answer must still be the error envelope.
+		if out.Status < 400 {
+			e.t.Errorf("%s %s: %d for a route the document does not have", hreq.Method, hreq.URL.Path, out.Status)
+		}
+		var v any
+		_ = json.Unmarshal(out.Body, &v)
+		if err := e.doc.Components.Schemas["ErrorEnvelope"].Value.VisitJSON(v); err != nil {
+			e.t.Errorf("%s %s: error body does not match ErrorEnvelope: %v\n%s", hreq.Method, hreq.URL.Path, err, out.Body)
+		}
+		return
+	}
+	opts := &openapi3filter.Options{IncludeResponseStatus: true, MultiError: true,
+		AuthenticationFunc: openapi3filter.NoopAuthenticationFunc}
+	in := &openapi3filter.ResponseValidationInput{
+		RequestValidationInput: &openapi3filter.RequestValidationInput{Request: vreq, PathParams: params, Route: route, Options: opts},
+		Status:                 out.Status, Header: out.Header, Options: opts,
+	}
+	in.SetBodyBytes(out.Body)
+	if err := openapi3filter.ValidateResponse(ctx, in); err != nil {
+		e.t.Errorf("%s %s: response %d does not match the document: %v\n%s", hreq.Method, hreq.URL.Path, out.Status, err, clip(out.Body))
+	}
+}
+
+func clip(b []byte) string {
+	if len(b) > 2000 {
+		return string(b[:2000]) + "…"
+	}
+	return string(b)
+}
+
+// get is a GET with a token.
+func (e *env) get(path, token string) *response {
+	e.t.Helper()
+	return e.do(req{Method: "GET", Path: path, Token: token})
+}
+
+// post is a POST of body with a token and optional header pairs.
+func (e *env) post(path, token string, body any, header ...string) *response {
+	e.t.Helper()
+	h := map[string]string{}
+	for i := 0; i+1 < len(header); i += 2 {
+		h[header[i]] = header[i+1]
+	}
+	return e.do(req{Method: "POST", Path: path, Token: token, Body: body, Header: h})
+}
+
+// company creates an aktiebolag named name and returns its id.
+func (e *env) company(token, name string) uuid.UUID {
+	e.t.Helper()
+	r := e.post("/api/v1/companies", token, map[string]any{"name": name, "entity_type": "aktiebolag", "vat_registered": false, "f_skatt": true})
+	r.status(e.t, 201)
+	return uuid.MustParse(r.str("data.id"))
+}
+
+// count returns the number of rows of a query.
+func (e *env) count(query string, args ...any) int {
+	e.t.Helper()
+	var n int
+	if err := e.db.GetContext(context.Background(), &n, query, args...); err != nil {
+		e.t.Fatal(err)
+	}
+	return n
+}
+
+func (r *response) status(t *testing.T, want int) *response {
+	t.Helper()
+	if r.Status != want {
+		t.Fatalf("status %d, want %d\n%s", r.Status, want, clip(r.Body))
+	}
+	return r
+}
+
+// errorCode asserts the status and the catalogue code of an error.
+func (r *response) errorCode(t *testing.T, status int, code string) *response {
+	t.Helper()
+	r.status(t, status)
+	if got := r.str("error.code"); got != code {
+		t.Fatalf("error code %s, want %s\n%s", got, code, clip(r.Body))
+	}
+	return r
+}
+
+// at returns the value at a dotted path (numbers index arrays).
+func (r *response) at(path string) any {
+	var v any = r.JSON
+	for _, p := range strings.Split(path, ".") {
+		switch n := v.(type) {
+		case map[string]any:
+			v = n[p]
+		case []any:
+			var i int
+			if _, err := fmt.Sscan(p, &i); err != nil || i >= len(n) {
+				return nil
+			}
+			v = n[i]
+		default:
+			return nil
+		}
+	}
+	return v
+}
+
+func (r *response) str(path string) string {
+	s, _ := r.at(path).(string)
+	return s
+}
+
+func (r *response) list(path string) []any {
+	l, _ := r.at(path).([]any)
+	return l
+}
+
+// issueFields lists the fields of details.issues of a VALIDATION_ERROR.
+func (r *response) issueFields() []string {
+	var out []string
+	for _, i := range r.list("error.details.issues") {
+		m, _ := i.(map[string]any)
+		out = append(out, fmt.Sprintf("%v:%v:%v", m["in"], m["field"], m["rule"]))
+	}
+	return out
+}
+
+func newKey() string { return uuid.NewString() }
+
+var today = time.Now().UTC()
