@@ -5,8 +5,11 @@
 package apierr
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 )
 
 // Error is a catalogue error with code-specific details. It is what domain
@@ -68,9 +71,14 @@ type Issue struct {
 	Issue string `json:"issue"`
 }
 
-// Validation returns a VALIDATION_ERROR listing issues under details.issues.
+// Validation returns a VALIDATION_ERROR listing issues under
+// details.issues, sorted by where, field and rule, duplicates dropped.
 func Validation(issues ...Issue) *Error {
-	return New(ValidationError, map[string]any{"issues": issues})
+	sorted := slices.Clone(issues)
+	slices.SortStableFunc(sorted, func(a, b Issue) int {
+		return cmp.Or(strings.Compare(a.In, b.In), strings.Compare(a.Field, b.Field), strings.Compare(a.Rule, b.Rule))
+	})
+	return New(ValidationError, map[string]any{"issues": slices.Compact(sorted)})
 }
 
 // Field returns a VALIDATION_ERROR for one field of the request body.

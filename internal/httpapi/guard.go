@@ -173,18 +173,29 @@ func (s *Server) permit(c echo.Context, op *openapi.Operation, key *auth.Key, ac
 		return apierr.New(apierr.ConnectionReadOnly, map[string]any{"reason": "the key is read-only"})
 	}
 	req := c.Request()
-	dry := strings.EqualFold(req.URL.Query().Get("dry_run"), "true") || strings.EqualFold(req.Header.Get("X-Dry-Run"), "true")
-	if dry && !op.DryRun {
-		return apierr.Validation(apierr.Issue{Field: "dry_run", In: "query", Rule: "x-dry-run", Issue: "this operation has no dry run"})
-	}
-	if key.Mode == auth.Test {
-		if !op.DryRun {
-			return apierr.New(apierr.TestKeyWriteBlocked, map[string]any{"method": op.Method, "path": op.Path})
-		}
-		dry = true
+	asked := strings.EqualFold(req.URL.Query().Get("dry_run"), "true") || strings.EqualFold(req.Header.Get("X-Dry-Run"), "true")
+	dry, err := writeMode(op, key.Mode, asked)
+	if err != nil {
+		return err
 	}
 	c.Set(dryRunKey, dry)
 	return nil
+}
+
+// writeMode decides whether a write runs as a dry run: when asked for, and
+// always for a test key. An operation without dry run refuses both, rather
+// than committing what the caller meant as a preview.
+func writeMode(op *openapi.Operation, mode auth.Mode, asked bool) (dry bool, err error) {
+	if asked && !op.DryRun {
+		return false, apierr.Validation(apierr.Issue{Field: "dry_run", In: "query", Rule: "x-dry-run", Issue: "this operation has no dry run"})
+	}
+	if mode == auth.Test {
+		if !op.DryRun {
+			return false, apierr.New(apierr.TestKeyWriteBlocked, map[string]any{"method": op.Method, "path": op.Path})
+		}
+		return true, nil
+	}
+	return asked, nil
 }
 
 // validator checks requests against the document.

@@ -43,14 +43,11 @@ func schemaOptions() []openapi3.SchemaValidationOption {
 var english = message.NewPrinter(language.English)
 
 // issues turns the validator's error tree into details.issues: one entry
-// per problem, sorted, with the field as a dotted path.
+// per problem, with the field as a dotted path.
 func issues(err error) []apierr.Issue {
 	var out []apierr.Issue
 	collect(err, &out)
-	slices.SortStableFunc(out, func(a, b apierr.Issue) int {
-		return strings.Compare(a.In+"\x00"+a.Field+"\x00"+a.Rule, b.In+"\x00"+b.Field+"\x00"+b.Rule)
-	})
-	return slices.CompactFunc(out, func(a, b apierr.Issue) bool { return a == b })
+	return out
 }
 
 func collect(err error, out *[]apierr.Issue) {

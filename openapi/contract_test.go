@@ -1,0 +1,101 @@
+package openapi
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+)
+
+func TestDocumentHoldsTheHouseRules(t *testing.T) {
+	if p := Lint(Document); len(p) > 0 {
+		t.Fatalf("lint:\n%s", strings.Join(p, "\n"))
+	}
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Doc.Info.Version != APIVersion {
+		t.Fatalf("info.version %s", c.Doc.Info.Version)
+	}
+	if o := c.Route("GET", "/api/v1/companies/:companyId/audit-trail"); o == nil || o.ID != "listAuditEntries" || !o.CompanyScoped() {
+		t.Fatalf("route lookup: %+v", o)
+	}
+	if o := c.ByID("createCompany"); o == nil || !o.DryRun || o.Key != KeyIgnored || o.Risk != RiskMedium || !o.Mutating() {
+		t.Fatalf("createCompany flags: %+v", o)
+	}
+	if o := c.ByID("getHealth"); o == nil || !o.Public {
+		t.Fatal("health must be public")
+	}
+}
+
+// Every example in the document is valid against its schema.
+func TestExamplesMatchSchemas(t *testing.T) {
+	c, err := Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []openapi3.SchemaValidationOption{
+		openapi3.MultiErrors(),
+		openapi3.WithStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562)),
+		openapi3.WithStringFormatValidator("date", openapi3.NewCallbackValidator(func(s string) error {
+			_, err := time.Parse(time.DateOnly, s)
+			return err
+		})),
+	}
+	check := func(where string, m *openapi3.MediaType) {
+		if m == nil || m.Example == nil || m.Schema == nil || m.Schema.Value == nil {
+			return
+		}
+		// Round-trip through JSON so numbers are what a client would send.
+		b, _ := json.Marshal(m.Example)
+		var v any
+		_ = json.Unmarshal(b, &v)
+		if err := m.Schema.Value.VisitJSON(v, opts...); err != nil {
+			t.Errorf("%s: example does not match its schema: %v", where, err)
+		}
+	}
+	n := 0
+	for _, o := range c.Operations {
+		if rb := o.Op.RequestBody; rb != nil && rb.Value != nil {
+			for mt, m := range rb.Value.Content {
+				check(o.ID+" request "+mt, m)
+				n++
+			}
+		}
+		for code, r := range o.Op.Responses.Map() {
+			for mt, m := range r.Value.Content {
+				check(o.ID+" "+code+" "+mt, m)
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatal("no examples checked")
+	}
+}
+
+func TestLintCatchesEachRule(t *testing.T) {
+	doc := func(extra string) []byte {
+		return []byte(`{"openapi":"3.1.0","info":{"title":"t","version":"` + APIVersion + `"},"paths":{},
+			"components":{"schemas":{` + extra + `}}}`)
+	}
+	for name, c := range map[string]struct {
+		data []byte
+		want string
+	}{
+		"3.0":          {[]byte(`{"openapi":"3.0.3","info":{"title":"t","version":"x"},"paths":{}}`), "3.1"},
+		"nullable":     {doc(`"A":{"type":"string","nullable":true}`), "nullable"},
+		"null in enum": {doc(`"A":{"type":["string","null"],"enum":["a",null]}`), "null inside an enum"},
+		"multi type":   {doc(`"A":{"type":["string","number"]}`), "only [T]"},
+		"no flags": {[]byte(`{"openapi":"3.1.0","info":{"title":"t","version":"` + APIVersion + `"},"paths":{"/x":{"get":{
+			"operationId":"getX","responses":{"200":{"description":"ok"}}}}}}`), "x-scopes"},
+	} {
+		p := strings.Join(Lint(c.data), "\n")
+		if !strings.Contains(p, c.want) {
+			t.Errorf("%s: lint said %q, want a problem about %q", name, p, c.want)
+		}
+	}
+}
