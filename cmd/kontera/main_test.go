@@ -1,0 +1,86 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/kontera/kontera/db"
+	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/store"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func TestKeysCreateAndMembersAdd(t *testing.T) {
+	url := pgtest.NewURL(t)
+	t.Setenv("DATABASE_URL", url)
+	ctx := context.Background()
+	var out, errOut bytes.Buffer
+	if err := run(ctx, []string{"migrate"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, []string{"keys", "create", "--email", "Ägare@Example.se", "--scopes", "companies:read,reports:read", "--mode", "test"}, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	var k struct {
+		Key    string   `json:"key"`
+		UserID string   `json:"user_id"`
+		Mode   string   `json:"mode"`
+		Scopes []string `json:"scopes"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &k); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if !strings.HasPrefix(k.Key, "kontera_sk_test_") || k.Mode != "test" || len(k.Scopes) != 2 || k.UserID == "" {
+		t.Fatalf("keys create printed %+v", k)
+	}
+
+	d, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if _, err := db.Migrate(ctx, d.DB.DB); err != nil {
+		t.Fatal(err)
+	}
+	var company string
+	if err := d.Get(&company, `INSERT INTO companies (name, entity_type, vat_registered, accounting_method, f_skatt, fiscal_year_start_month,
+		first_fiscal_year_start, first_fiscal_year_end, created_by) VALUES ('X AB', 'aktiebolag', false, 'accrual', true, 1,
+		'2026-01-01', '2026-12-31', $1) RETURNING id`, k.UserID); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run(ctx, []string{"members", "add", "--company", company, "--email", "lisa@example.se", "--role", "viewer", "--read-only"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	var role string
+	var ro bool
+	if err := d.QueryRow(`SELECT role, read_only FROM company_members m JOIN users u ON u.id = m.user_id WHERE u.email = 'lisa@example.se'`).Scan(&role, &ro); err != nil || role != "viewer" || !ro {
+		t.Fatalf("membership %s %v %v", role, ro, err)
+	}
+	out.Reset()
+	if err := run(ctx, []string{"keys", "create", "--email", "lisa@example.se", "--company-access", "allowlist", "--company", company}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	_ = d.Get(&n, `SELECT count(*) FROM api_key_companies WHERE company_id = $1`, company)
+	if n != 1 {
+		t.Fatalf("allowlist rows %d", n)
+	}
+
+	for _, bad := range [][]string{
+		{"keys", "create"},
+		{"keys", "create", "--email", "a@example.se", "--scopes", "nope:read"},
+		{"keys", "create", "--email", "a@example.se", "--company", company},
+		{"members", "add", "--company", company, "--email", "x@example.se", "--role", "boss"},
+		{"members", "add", "--company", "nope", "--email", "x@example.se", "--role", "viewer"},
+		{"frobnicate"},
+	} {
+		if err := run(ctx, bad, &out, &errOut); err == nil {
+			t.Errorf("%v succeeded", bad)
+		}
+	}
+}
