@@ -35,4 +35,4 @@ test: fmt-check lint check-generated vet
 # Middleware overhead: requests/s of GET /api/v1/api-key through the full
 # stack against a bare Echo handler, in the same run. Not part of make test.
 bench:
-	$(GO) test -count=1 -run '^TestBench' -v -timeout 10m ./tests/bench/
+	KONTERA_BENCH=1 $(GO) test -count=1 -run '^TestBench' -v -timeout 10m ./tests/bench/

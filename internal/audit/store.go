@@ -35,11 +35,13 @@ func (s *Store) Record(ctx context.Context, c Change) error {
 	return err
 }
 
+// nullJSON passes a snapshot as text: with binary parameters on, []byte
+// would be sent as binary jsonb, which it is not.
 func nullJSON(b json.RawMessage) any {
 	if len(b) == 0 || string(b) == "null" {
 		return nil
 	}
-	return []byte(b)
+	return string(b)
 }
 
 // Entry is a row of the audit trail.

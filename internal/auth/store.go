@@ -91,8 +91,7 @@ func (s *Store) Access(ctx context.Context, k *Key, company uuid.UUID) (*Access,
 // Reachable returns every company k reaches, oldest company first.
 func (s *Store) Reachable(ctx context.Context, k *Key) ([]Access, error) {
 	var rows []accessRow
-	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT r.* FROM (`+reachSQL+`) r
-		JOIN companies c ON c.id = r.company_id ORDER BY c.created_at, c.id`, k.UserID, k.ID, k.CompanyAccess)
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, reachSQL+` ORDER BY c.created_at, c.id`, k.UserID, k.ID, k.CompanyAccess)
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,7 @@ func Emit(ctx context.Context, q store.Querier, company uuid.UUID, typ string, p
 	var id uuid.UUID
 	err = q.QueryRowxContext(ctx, `
 		INSERT INTO events (company_id, type, payload, api_version) VALUES ($1, $2, $3, $4) RETURNING id`,
-		company, typ, body, openapi.APIVersion).Scan(&id)
+		company, typ, string(body), openapi.APIVersion).Scan(&id)
 	return id, err
 }
 

@@ -8,6 +8,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"net/url"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -27,7 +29,7 @@ type DB struct{ *sqlx.DB }
 
 // Open connects to the database at url and checks that it answers.
 func Open(ctx context.Context, url string) (*DB, error) {
-	db, err := sqlx.Open("postgres", url)
+	db, err := sqlx.Open("postgres", withBinaryParameters(url))
 	if err != nil {
 		return nil, err
 	}
@@ -41,6 +43,28 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("database: %w", err)
 	}
 	return &DB{db}, nil
+}
+
+// withBinaryParameters turns on lib/pq's binary_parameters unless the URL
+// says otherwise: a query with arguments then takes one round trip to the
+// server instead of two (no separate Parse/Describe), which halves the
+// latency of every small query. []byte arguments are sent as binary, so
+// JSON goes in as string.
+func withBinaryParameters(dsn string) string {
+	if strings.Contains(dsn, "binary_parameters") {
+		return dsn
+	}
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return dsn
+		}
+		q := u.Query()
+		q.Set("binary_parameters", "yes")
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return dsn + " binary_parameters=yes"
 }
 
 type unitKey struct{}
