@@ -75,6 +75,9 @@ func Lint(data []byte) []string {
 		if len(o.Op.Parameters) > 0 && !o.Public {
 			need("it takes parameters", "400")
 		}
+		if o.Mutating() && !o.Public {
+			need("it is a write (a dry_run it cannot honour answers 400)", "400")
+		}
 		switch o.Key {
 		case KeyRequired:
 			need("it takes an Idempotency-Key", "409")
