@@ -53,21 +53,17 @@ func (h *Handler) ListAuditEntries(ctx context.Context, req gen.ListAuditEntries
 		t := p.ToDate.Time
 		f.To = &t
 	}
-	if p.Cursor != nil {
-		var pos Position
-		if h.cursors.Decode(listName, *p.Cursor, &pos) {
-			f.After = &pos
-		}
+	if pos := new(Position); h.cursors.DecodeParam(listName, p.Cursor, pos) {
+		f.After = pos
 	}
 	rows, err := h.store.List(ctx, req.CompanyId, f)
 	if err != nil {
 		return nil, err
 	}
+	rows, cur := cursor.Next(h.cursors, listName, rows, f.Limit, func(e Entry) any { return Position{At: e.CreatedAt, ID: e.ID} })
 	next := nullable.NewNullNullable[string]()
-	if len(rows) > f.Limit {
-		rows = rows[:f.Limit]
-		last := rows[f.Limit-1]
-		next = nullable.NewNullableWithValue(h.cursors.Encode(listName, Position{At: last.CreatedAt, ID: last.ID}))
+	if cur != "" {
+		next = nullable.NewNullableWithValue(cur)
 	}
 	snapshots := h.seesSnapshots(ctx)
 	entries := make([]gen.AuditEntry, len(rows))

@@ -52,23 +52,17 @@ const membersList = "members"
 // ListMembers lists the members of the request's company.
 func (h *Handler) ListMembers(ctx context.Context, req gen.ListMembersRequestObject) (gen.ListMembersResponseObject, error) {
 	var after *MemberPosition
-	if req.Params.Cursor != nil {
-		var p MemberPosition
-		if h.cursors.Decode(membersList, *req.Params.Cursor, &p) {
-			after = &p
-		}
+	if p := new(MemberPosition); h.cursors.DecodeParam(membersList, req.Params.Cursor, p) {
+		after = p
 	}
 	limit := cursor.Limit(req.Params.Limit, cursor.DefaultLimit, cursor.MaxLimit)
 	rows, err := h.store.Members(ctx, req.CompanyId, after, limit)
 	if err != nil {
 		return nil, err
 	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[limit-1]
-		next = h.cursors.Encode(membersList, MemberPosition{At: last.CreatedAt, ID: last.UserID})
-	}
+	rows, next := cursor.Next(h.cursors, membersList, rows, limit, func(m Membership) any {
+		return MemberPosition{At: m.CreatedAt, ID: m.UserID}
+	})
 	data := make([]gen.Member, len(rows))
 	for i, m := range rows {
 		data[i] = member(m)

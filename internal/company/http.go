@@ -44,23 +44,17 @@ func (h *Handler) ListCompanies(ctx context.Context, req gen.ListCompaniesReques
 		ids = append(ids, a.CompanyID)
 	}
 	var after *Position
-	if req.Params.Cursor != nil {
-		var p Position
-		if h.cursors.Decode(listName, *req.Params.Cursor, &p) {
-			after = &p
-		}
+	if p := new(Position); h.cursors.DecodeParam(listName, req.Params.Cursor, p) {
+		after = p
 	}
 	limit := cursor.Limit(req.Params.Limit, cursor.DefaultLimit, cursor.MaxLimit)
 	rows, err := h.companies.List(ctx, ids, after, limit)
 	if err != nil {
 		return nil, err
 	}
-	next := ""
-	if len(rows) > limit {
-		rows = rows[:limit]
-		last := rows[limit-1]
-		next = h.cursors.Encode(listName, Position{At: last.CreatedAt, ID: last.ID})
-	}
+	rows, next := cursor.Next(h.cursors, listName, rows, limit, func(c Company) any {
+		return Position{At: c.CreatedAt, ID: c.ID}
+	})
 	data := make([]gen.CompanyListItem, len(rows))
 	for i, c := range rows {
 		data[i] = gen.CompanyListItem{

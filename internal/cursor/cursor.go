@@ -84,3 +84,19 @@ func Limit(requested *int, def, max int) int {
 	}
 	return *requested
 }
+
+// DecodeParam is Decode for an optional query parameter.
+func (c *Codec) DecodeParam(list string, s *string, pos any) bool {
+	return s != nil && c.Decode(list, *s, pos)
+}
+
+// Next trims rows, fetched as limit+1 to learn whether more follow, to one
+// page, and returns the cursor of the next page: "" on the last page.
+// position gives the keyset position of a row.
+func Next[T any](c *Codec, list string, rows []T, limit int, position func(last T) any) ([]T, string) {
+	if len(rows) <= limit {
+		return rows, ""
+	}
+	rows = rows[:limit]
+	return rows, c.Encode(list, position(rows[limit-1]))
+}
