@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/openapi"
 )
 
@@ -281,5 +283,22 @@ func TestHealth(t *testing.T) {
 	}
 	if _, err := time.Parse(time.RFC3339, r.str("data.timestamp")); err != nil {
 		t.Fatalf("timestamp: %v", err)
+	}
+}
+
+func TestHealthDegradedWithoutDatabase(t *testing.T) {
+	e := newEnv(t)
+	d, err := store.Open(t.Context(), pgtest.NewURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Close() // the replica's database is gone
+	down := envOn(t, d)
+	r := down.get("/api/v1/health", "").status(t, 200)
+	if r.str("data.status") != "degraded" {
+		t.Fatalf("health with no database: %s", r.Body)
+	}
+	if e.get("/api/v1/health", "").str("data.status") != "ok" {
+		t.Fatal("a healthy replica reports degraded")
 	}
 }

@@ -8,7 +8,10 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/idempotency"
 )
 
 var companyBody = map[string]any{"name": "Dry AB", "entity_type": "aktiebolag", "org_number": "556677-8899",
@@ -232,8 +235,7 @@ func TestInFlightKeyAnswersConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	var ok bool
-	if err := tx.Get(&ok, `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text, 7201))`, k.ID, key); err != nil || !ok {
+	if ok, err := idempotency.Lock(t.Context(), tx, k.ID, uuid.MustParse(key)); err != nil || !ok {
 		t.Fatalf("lock: %v %v", ok, err)
 	}
 	r := e.post("/api/v1/companies/"+company.String()+"/members", owner, map[string]any{"email": "x@example.se", "role": "member"}, "Idempotency-Key", key)

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 
 	"github.com/labstack/echo/v4"
 	"go.uber.org/zap"
@@ -99,6 +98,3 @@ func httpMessage(he *echo.HTTPError) string {
 	}
 	return http.StatusText(he.Code)
 }
-
-// retryAfter formats seconds for the Retry-After header.
-func retryAfter(seconds int) string { return strconv.Itoa(seconds) }

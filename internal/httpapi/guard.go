@@ -110,7 +110,7 @@ func (s *Server) takeRate(c echo.Context, key *auth.Key) error {
 	}
 	secs := int(r.RetryAfter.Seconds())
 	return apierr.New(apierr.RateLimited, map[string]any{"limit": r.Limit, "retry_after_seconds": secs}).
-		WithHeader("Retry-After", retryAfter(secs))
+		WithHeader("Retry-After", strconv.Itoa(secs))
 }
 
 // readBody reads the body once, so it can be validated and fingerprinted

@@ -101,6 +101,9 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 		}()
 
 		status := rec.status
+		if status == 0 {
+			status = http.StatusNoContent // the handler wrote nothing
+		}
 		commit := !dry && status < 500
 		if commit && status >= 400 {
 			_, err = tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT handler")
