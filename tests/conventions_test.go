@@ -200,6 +200,9 @@ func TestRequestID(t *testing.T) {
 			t.Errorf("unsafe id %q answered %q", unsafe, got)
 		}
 	}
+	if r.Header.Get("X-Content-Type-Options") != "nosniff" || e.get("/api/v1/api-key", key).Header.Get("Cache-Control") != "no-store" {
+		t.Fatal("security headers missing")
+	}
 	a := e.get("/api/v1/health", "").Header.Get("X-Request-Id")
 	b := e.get("/api/v1/health", "").Header.Get("X-Request-Id")
 	if a == b {
@@ -301,4 +304,33 @@ func TestHealthDegradedWithoutDatabase(t *testing.T) {
 	if e.get("/api/v1/health", "").str("data.status") != "ok" {
 		t.Fatal("a healthy replica reports degraded")
 	}
+}
+
+// Text PostgreSQL cannot store, or would store altered, is a client
+// mistake: 400 naming the field, never a 500, nothing stored.
+func TestTextThatCannotBeStored(t *testing.T) {
+	e := newEnv(t)
+	key := e.key("owner@example.se", keySpec{})
+	c := e.company(key, "Text AB")
+	r := e.post("/api/v1/companies", key, `{"name":"a\u0000b","entity_type":"aktiebolag","vat_registered":false,"f_skatt":true,"city":"\u0000"}`).
+		errorCode(t, 400, "VALIDATION_ERROR")
+	if got := strings.Join(r.issueFields(), " "); got != "body:city:characters body:name:characters" {
+		t.Fatalf("issues %s", got)
+	}
+	r = e.post("/api/v1/companies", key, "{\"name\":\"\xff\",\"entity_type\":\"aktiebolag\",\"vat_registered\":false,\"f_skatt\":true}").
+		errorCode(t, 400, "VALIDATION_ERROR")
+	if got := strings.Join(r.issueFields(), " "); got != "body:body:encoding" {
+		t.Fatalf("issues %s", got)
+	}
+	r = e.get("/api/v1/companies/"+c.String()+"/audit-trail?table_name=a%00b&record_id=%ff", key).errorCode(t, 400, "VALIDATION_ERROR")
+	if got := strings.Join(r.issueFields(), " "); got != "query:record_id:characters query:table_name:characters" {
+		t.Fatalf("issues %s", got)
+	}
+	// An escaped backslash before u0000 is ordinary text.
+	e.post("/api/v1/companies", key, `{"name":"C:\\u0000 AB","entity_type":"aktiebolag","vat_registered":false,"f_skatt":true}`).status(t, 201)
+	if n := e.count(`SELECT count(*) FROM companies`); n != 2 {
+		t.Fatalf("%d companies", n)
+	}
+	// A long undecodable cursor is still just ignored.
+	e.get("/api/v1/companies?cursor="+strings.Repeat("A", 3000), key).status(t, 200)
 }

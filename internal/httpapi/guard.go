@@ -53,6 +53,10 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		if err := s.readBody(c); err != nil {
 			return err
 		}
+		raw, _ := c.Get(rawBodyKey).([]byte)
+		if err := checkText(c.Request().URL.Query(), raw); err != nil {
+			return err
+		}
 		if err := s.validator.check(c, op); err != nil {
 			return err
 		}
@@ -75,6 +79,8 @@ func (s *Server) authenticate(c echo.Context) (*auth.Key, error) {
 	if token == "" {
 		return nil, apierr.New(apierr.Unauthorized, map[string]any{"reason": "missing or malformed Authorization: Bearer header"})
 	}
+	// Books are private: no shared cache may keep an answer to a key.
+	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	key, err := s.auth.Authenticate(c.Request().Context(), token)
 	if errors.Is(err, auth.ErrNoKey) {
 		return nil, apierr.New(apierr.Unauthorized, map[string]any{"reason": "unknown or revoked API key"})

@@ -34,6 +34,7 @@ func (s *Server) requestID(next echo.HandlerFunc) echo.HandlerFunc {
 		h := c.Response().Header()
 		h.Set(echo.HeaderXRequestID, rid)
 		h.Set("X-Kontera-Api-Version", openapi.APIVersion)
+		h.Set("X-Content-Type-Options", "nosniff")
 		ctx := envelope.WithRequestID(req.Context(), rid)
 		ctx = envelope.WithAccept(ctx, req.Header.Get(echo.HeaderAccept))
 		c.SetRequest(req.WithContext(ctx))
