@@ -145,8 +145,8 @@ func TestRateLimit(t *testing.T) {
 func TestRateLimitHeldAcrossReplicas(t *testing.T) {
 	a := newEnv(t, rateLimit(10))
 	b := envOn(t, a.db, rateLimit(10))
-	key := a.key("owner@example.se", keySpec{})
 	for attempt := 0; attempt < 2; attempt++ {
+		key := a.key("owner@example.se", keySpec{}) // a fresh window per attempt
 		counts := map[string]int{}
 		limited := ""
 		for i := 0; i < 30 && limited == ""; i++ {

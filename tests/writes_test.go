@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -301,12 +302,16 @@ func TestAuditRowsWithTheChange(t *testing.T) {
 	if len(r.list("data.entries")) != 1 {
 		t.Fatalf("record filter: %s", r.Body)
 	}
-	tomorrow := today.AddDate(0, 0, 1).Format("2006-01-02")
-	if n := len(e.get(path+"?from_date="+tomorrow, owner).list("data.entries")); n != 0 {
-		t.Fatalf("from tomorrow: %d entries", n)
+	// Two days ahead, so a date turning during the test changes nothing.
+	later := time.Now().UTC().AddDate(0, 0, 2).Format("2006-01-02")
+	if n := len(e.get(path+"?from_date="+later, owner).list("data.entries")); n != 0 {
+		t.Fatalf("from %s: %d entries", later, n)
 	}
-	if n := len(e.get(path+"?to_date="+tomorrow, owner).list("data.entries")); n != 4 {
-		t.Fatalf("to tomorrow: %d entries, want 4", n)
+	if n := len(e.get(path+"?to_date="+later, owner).list("data.entries")); n != 4 {
+		t.Fatalf("to %s: %d entries, want 4", later, n)
+	}
+	if n := len(e.get(path+"?to_date=2020-01-01", owner).list("data.entries")); n != 0 {
+		t.Fatalf("to 2020-01-01: %d entries", n)
 	}
 	e.get(path+"?limit=201", owner).status(t, 200)
 	e.get(path+"?action=NOPE", owner).errorCode(t, 400, "VALIDATION_ERROR")
