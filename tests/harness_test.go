@@ -120,7 +120,8 @@ func (e *env) member(company uuid.UUID, email string, role auth.Role, readOnly b
 		if err != nil {
 			return err
 		}
-		return e.keys.AddMember(ctx, company, uid, role, readOnly)
+		_, err = e.keys.AddMember(ctx, company, uid, role, readOnly)
+		return err
 	})
 	if err != nil {
 		e.t.Fatal(err)

@@ -350,3 +350,25 @@ func TestAuditTrailPagination(t *testing.T) {
 		t.Fatalf("walked %d entries, want 7", len(seen))
 	}
 }
+
+func TestAuditTrailLimitClampedAt200(t *testing.T) {
+	e := newEnv(t)
+	owner := e.key("owner@example.se", keySpec{})
+	company := e.company(owner, "Många AB")
+	if _, err := e.db.Exec(`INSERT INTO audit_entries (company_id, action, table_name, record_id)
+		SELECT $1, 'UPDATE', 'companies', g::text FROM generate_series(1, 250) g`, company); err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/v1/companies/" + company.String() + "/audit-trail"
+	r := e.get(path+"?limit=1000", owner).status(t, 200)
+	if n := len(r.list("data.entries")); n != 200 || r.str("data.next_cursor") == "" {
+		t.Fatalf("limit=1000 gave %d entries", n)
+	}
+	if n := len(e.get(path, owner).list("data.entries")); n != 50 {
+		t.Fatalf("default page %d entries, want 50", n)
+	}
+	if n := len(e.get(path+"?limit=150", owner).list("data.entries")); n != 150 {
+		t.Fatalf("limit=150 gave %d: the audit trail allows pages above 100", n)
+	}
+	e.get(path+"?limit=0", owner).errorCode(t, 400, "VALIDATION_ERROR")
+}

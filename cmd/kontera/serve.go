@@ -88,7 +88,6 @@ func listen(ctx context.Context, cfg config.Config, d *store.DB, log *zap.Logger
 func janitor(ctx context.Context, d *store.DB, log *zap.Logger) {
 	t := time.NewTicker(time.Minute)
 	defer t.Stop()
-	limiter := ratelimit.New(d, 1)
 	for {
 		select {
 		case <-ctx.Done():
@@ -98,7 +97,7 @@ func janitor(ctx context.Context, d *store.DB, log *zap.Logger) {
 		if _, err := idempotency.Purge(ctx, d.DB); err != nil && ctx.Err() == nil {
 			log.Warn("purging idempotency records", zap.Error(err))
 		}
-		if err := limiter.Purge(ctx); err != nil && ctx.Err() == nil {
+		if err := ratelimit.Purge(ctx, d.DB); err != nil && ctx.Err() == nil {
 			log.Warn("purging rate-limit windows", zap.Error(err))
 		}
 	}

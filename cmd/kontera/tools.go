@@ -172,7 +172,8 @@ func membersAdd(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		if uid, err = s.EnsureUser(ctx, *email); err != nil {
 			return err
 		}
-		return s.AddMember(ctx, cid, uid, r, *readOnly)
+		_, err := s.AddMember(ctx, cid, uid, r, *readOnly)
+		return err
 	})
 	if err != nil {
 		return err

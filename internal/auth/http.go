@@ -89,10 +89,7 @@ func (h *Handler) AddMember(ctx context.Context, req gen.AddMemberRequestObject)
 	if existing != nil {
 		return nil, apierr.New(apierr.Conflict, map[string]any{"reason": "already_member", "user_id": uid, "role": existing.Role})
 	}
-	if err := h.store.AddMember(ctx, req.CompanyId, uid, role, readOnly); err != nil {
-		return nil, err
-	}
-	m, err := h.store.Member(ctx, req.CompanyId, uid)
+	m, err := h.store.AddMember(ctx, req.CompanyId, uid, role, readOnly)
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +97,7 @@ func (h *Handler) AddMember(ctx context.Context, req gen.AddMemberRequestObject)
 		return gen.AddMember200JSONResponse{Meta: envelope.Meta(ctx), Data: gen.MemberDryRun{DryRun: true,
 			Preview: gen.MemberPreview{Email: m.Email, Role: gen.Role(m.Role), ReadOnly: m.ReadOnly}}}, nil
 	}
-	return gen.AddMember201JSONResponse{Meta: envelope.Meta(ctx), Data: member(*m)}, nil
+	return gen.AddMember201JSONResponse{Meta: envelope.Meta(ctx), Data: member(m)}, nil
 }
 
 func member(m Membership) gen.Member {

@@ -173,10 +173,11 @@ func (s *Store) CreateKey(ctx context.Context, n NewKey) (token string, k *Key, 
 }
 
 // AddMember makes the user a member of company with role, or changes the
-// role of an existing member, and audits the change. readOnly makes the
-// connection read-only.
-func (s *Store) AddMember(ctx context.Context, company, user uuid.UUID, role Role, readOnly bool) error {
+// role of an existing member, audits the change and returns the
+// membership. readOnly makes the connection read-only.
+func (s *Store) AddMember(ctx context.Context, company, user uuid.UUID, role Role, readOnly bool) (Membership, error) {
 	var row struct {
+		Membership
 		Old      []byte `db:"old"` // NULL when the member is new
 		New      []byte `db:"new"`
 		Inserted bool   `db:"inserted"`
@@ -185,17 +186,19 @@ func (s *Store) AddMember(ctx context.Context, company, user uuid.UUID, role Rol
 		WITH old AS (SELECT to_jsonb(m) AS j FROM company_members m WHERE company_id = $1 AND user_id = $2 FOR UPDATE)
 		INSERT INTO company_members AS m (company_id, user_id, role, read_only) VALUES ($1, $2, $3, $4)
 		ON CONFLICT (company_id, user_id) DO UPDATE SET role = EXCLUDED.role, read_only = EXCLUDED.read_only
-		RETURNING (SELECT j FROM old) AS old, to_jsonb(m) AS new, (xmax = 0) AS inserted`,
+		RETURNING m.user_id, (SELECT email FROM users WHERE id = m.user_id) AS email, m.role, m.read_only, m.created_at,
+			(SELECT j FROM old) AS old, to_jsonb(m) AS new, (xmax = 0) AS inserted`,
 		company, user, role, readOnly)
 	if err != nil {
-		return err
+		return Membership{}, err
 	}
 	action, what := audit.Update, "ändrades"
 	if row.Inserted {
 		action, what = audit.Insert, "lades till"
 	}
-	return s.audit.Record(ctx, audit.Change{CompanyID: company, Action: action, Table: "company_members",
+	err = s.audit.Record(ctx, audit.Change{CompanyID: company, Action: action, Table: "company_members",
 		RecordID: user.String(), Description: "Medlem " + what + " med rollen " + string(role), Old: row.Old, New: row.New})
+	return row.Membership, err
 }
 
 // Membership is a user's role in a company, as listed.
@@ -206,6 +209,12 @@ type Membership struct {
 	ReadOnly  bool      `db:"read_only"`
 	CreatedAt time.Time `db:"created_at"`
 }
+
+// membershipSQL selects memberships with their users' e-mail.
+const membershipSQL = `
+	SELECT m.user_id, u.email, m.role, m.read_only, m.created_at
+	FROM company_members m JOIN users u ON u.id = m.user_id
+	`
 
 // MemberPosition is where a page of members ends: oldest first.
 type MemberPosition struct {
@@ -221,9 +230,7 @@ func (s *Store) Members(ctx context.Context, company uuid.UUID, after *MemberPos
 		at, id = after.At, after.ID
 	}
 	var out []Membership
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		SELECT m.user_id, u.email, m.role, m.read_only, m.created_at
-		FROM company_members m JOIN users u ON u.id = m.user_id
+	err := s.db.Q(ctx).SelectContext(ctx, &out, membershipSQL+`
 		WHERE m.company_id = $1 AND (m.created_at, m.user_id) > ($2, $3)
 		ORDER BY m.created_at, m.user_id LIMIT $4`, company, at, id, limit+1)
 	return out, err
@@ -232,10 +239,7 @@ func (s *Store) Members(ctx context.Context, company uuid.UUID, after *MemberPos
 // Member returns the membership of user in company, or nil.
 func (s *Store) Member(ctx context.Context, company, user uuid.UUID) (*Membership, error) {
 	var m Membership
-	err := s.db.Q(ctx).GetContext(ctx, &m, `
-		SELECT m.user_id, u.email, m.role, m.read_only, m.created_at
-		FROM company_members m JOIN users u ON u.id = m.user_id
-		WHERE m.company_id = $1 AND m.user_id = $2`, company, user)
+	err := s.db.Q(ctx).GetContext(ctx, &m, membershipSQL+`WHERE m.company_id = $1 AND m.user_id = $2`, company, user)
 	if store.NotFound(err) {
 		return nil, nil
 	}

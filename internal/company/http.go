@@ -76,7 +76,7 @@ func (h *Handler) CreateCompany(ctx context.Context, req gen.CreateCompanyReques
 	if err != nil {
 		return nil, err
 	}
-	if err := h.auth.AddMember(ctx, c.ID, key.UserID, auth.Owner, false); err != nil {
+	if _, err := h.auth.AddMember(ctx, c.ID, key.UserID, auth.Owner, false); err != nil {
 		return nil, err
 	}
 	if store.IsDryRun(ctx) {

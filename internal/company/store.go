@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/store"
@@ -66,6 +67,6 @@ func (s *Store) List(ctx context.Context, ids []uuid.UUID, after *Position, limi
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
 		SELECT `+columns+` FROM companies
 		WHERE id = ANY($1) AND archived_at IS NULL AND (created_at, id) > ($2, $3)
-		ORDER BY created_at, id LIMIT $4`, uuidArray(ids), at, id, limit+1)
+		ORDER BY created_at, id LIMIT $4`, pq.Array(ids), at, id, limit+1)
 	return out, err
 }

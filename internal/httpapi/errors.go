@@ -55,10 +55,6 @@ func (s *Server) handleError(err error, c echo.Context) {
 		s.log.Error("error envelope", zap.Error(mErr))
 		b = []byte(`{"error":{"code":"INTERNAL_ERROR","message":"Ett internt fel uppstod.","message_en":"Internal server error.","details":{},"docs_url":"","request_id":"` + rid + `"}}`)
 	}
-	if c.Request().Method == http.MethodHead {
-		_ = c.NoContent(e.Status)
-		return
-	}
 	_ = c.Blob(e.Status, echo.MIMEApplicationJSON, b)
 }
 
@@ -81,8 +77,6 @@ func (s *Server) toAPIError(err error, c echo.Context) *apierr.Error {
 			return apierr.New(apierr.PayloadTooLarge, map[string]any{"max_bytes": s.bodyLimit})
 		case http.StatusUnsupportedMediaType:
 			return apierr.New(apierr.UnsupportedMediaType, nil)
-		case http.StatusUnauthorized:
-			return apierr.New(apierr.Unauthorized, nil)
 		}
 		if he.Code >= 400 && he.Code < 500 {
 			// The generated binder refused a value the validator let through.

@@ -114,13 +114,6 @@ func PersonalNumber(s string) (string, error) {
 	return d[:6] + sep + d[6:], nil
 }
 
-// LooksPersonal reports whether s has the shape of a personnummer (valid
-// check digit and a date part), the test for a sole trader's number.
-func LooksPersonal(s string) bool {
-	_, err := PersonalNumber(s)
-	return err == nil
-}
-
 // validDate checks YYMMDD, with samordningsnummer days (+60) allowed.
 func validDate(century, yymmdd string) bool {
 	if century == "" {

@@ -63,7 +63,7 @@ func decide(count, limit int, start, now time.Time) Result {
 }
 
 // Purge deletes windows that have ended.
-func (l *Limiter) Purge(ctx context.Context) error {
-	_, err := l.db.Q(ctx).ExecContext(ctx, `DELETE FROM rate_limit_windows WHERE window_start < now() - interval '2 minutes'`)
+func Purge(ctx context.Context, q store.Querier) error {
+	_, err := q.ExecContext(ctx, `DELETE FROM rate_limit_windows WHERE window_start < now() - interval '2 minutes'`)
 	return err
 }
