@@ -28,9 +28,8 @@ func TestAuditTrailIsAppendOnly(t *testing.T) {
 	if err := d.GetContext(ctx, &uid, `INSERT INTO users (email) VALUES ('a@example.se') RETURNING id`); err != nil {
 		t.Fatal(err)
 	}
-	if err := d.GetContext(ctx, &cid, `INSERT INTO companies (name, entity_type, vat_registered, accounting_method, f_skatt,
-		fiscal_year_start_month, first_fiscal_year_start, first_fiscal_year_end, created_by)
-		VALUES ('X AB', 'aktiebolag', false, 'accrual', true, 1, '2026-01-01', '2026-12-31', $1) RETURNING id`, uid); err != nil {
+	if err := d.GetContext(ctx, &cid, `INSERT INTO companies (name, entity_type, first_fiscal_year_start, first_fiscal_year_end, created_by)
+		VALUES ('X AB', 'aktiebolag', '2026-01-01', '2026-12-31', $1) RETURNING id`, uid); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.ExecContext(ctx, `INSERT INTO audit_entries (company_id, action) VALUES ($1, 'INSERT')`, cid); err != nil {

@@ -12,11 +12,57 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/kontera/kontera/internal/money"
 	"github.com/labstack/echo/v4"
 	"github.com/oapi-codegen/nullable"
 	"github.com/oapi-codegen/runtime"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
+
+// Defines values for AccountDeletedDeleted.
+const (
+	AccountDeletedDeletedTrue AccountDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the AccountDeletedDeleted enum.
+func (e AccountDeletedDeleted) Valid() bool {
+	switch e {
+	case AccountDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AccountType.
+const (
+	Asset           AccountType = "asset"
+	Equity          AccountType = "equity"
+	Expense         AccountType = "expense"
+	Liability       AccountType = "liability"
+	Revenue         AccountType = "revenue"
+	UntaxedReserves AccountType = "untaxed_reserves"
+)
+
+// Valid indicates whether the value is a known member of the AccountType enum.
+func (e AccountType) Valid() bool {
+	switch e {
+	case Asset:
+		return true
+	case Equity:
+		return true
+	case Expense:
+		return true
+	case Liability:
+		return true
+	case Revenue:
+		return true
+	case UntaxedReserves:
+		return true
+	default:
+		return false
+	}
+}
 
 // Defines values for AccountingMethod.
 const (
@@ -141,15 +187,141 @@ func (e AuditAction) Valid() bool {
 	}
 }
 
+// Defines values for CapabilityGrantCapability.
+const (
+	BankSync CapabilityGrantCapability = "bank_sync"
+	Inbox    CapabilityGrantCapability = "inbox"
+	Payroll  CapabilityGrantCapability = "payroll"
+	Peppol   CapabilityGrantCapability = "peppol"
+)
+
+// Valid indicates whether the value is a known member of the CapabilityGrantCapability enum.
+func (e CapabilityGrantCapability) Valid() bool {
+	switch e {
+	case BankSync:
+		return true
+	case Inbox:
+		return true
+	case Payroll:
+		return true
+	case Peppol:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CapabilityGrantSource.
+const (
+	Subscription CapabilityGrantSource = "subscription"
+	Trial        CapabilityGrantSource = "trial"
+)
+
+// Valid indicates whether the value is a known member of the CapabilityGrantSource enum.
+func (e CapabilityGrantSource) Valid() bool {
+	switch e {
+	case Subscription:
+		return true
+	case Trial:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeadlineDeadlineType.
+const (
+	DeadlineDeadlineTypeIncomeTaxReturn DeadlineDeadlineType = "income_tax_return"
+	DeadlineDeadlineTypeVatReturn       DeadlineDeadlineType = "vat_return"
+)
+
+// Valid indicates whether the value is a known member of the DeadlineDeadlineType enum.
+func (e DeadlineDeadlineType) Valid() bool {
+	switch e {
+	case DeadlineDeadlineTypeIncomeTaxReturn:
+		return true
+	case DeadlineDeadlineTypeVatReturn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeadlineForm.
+const (
+	INK1            DeadlineForm = "INK1"
+	INK2            DeadlineForm = "INK2"
+	INK3            DeadlineForm = "INK3"
+	Momsdeklaration DeadlineForm = "momsdeklaration"
+)
+
+// Valid indicates whether the value is a known member of the DeadlineForm enum.
+func (e DeadlineForm) Valid() bool {
+	switch e {
+	case INK1:
+		return true
+	case INK2:
+		return true
+	case INK3:
+		return true
+	case Momsdeklaration:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeadlinePeriodType.
+const (
+	DeadlinePeriodTypeMonthly   DeadlinePeriodType = "monthly"
+	DeadlinePeriodTypeQuarterly DeadlinePeriodType = "quarterly"
+	DeadlinePeriodTypeYearly    DeadlinePeriodType = "yearly"
+)
+
+// Valid indicates whether the value is a known member of the DeadlinePeriodType enum.
+func (e DeadlinePeriodType) Valid() bool {
+	switch e {
+	case DeadlinePeriodTypeMonthly:
+		return true
+	case DeadlinePeriodTypeQuarterly:
+		return true
+	case DeadlinePeriodTypeYearly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DeadlineStatus.
+const (
+	DeadlineStatusFiled    DeadlineStatus = "filed"
+	DeadlineStatusOverdue  DeadlineStatus = "overdue"
+	DeadlineStatusUpcoming DeadlineStatus = "upcoming"
+)
+
+// Valid indicates whether the value is a known member of the DeadlineStatus enum.
+func (e DeadlineStatus) Valid() bool {
+	switch e {
+	case DeadlineStatusFiled:
+		return true
+	case DeadlineStatusOverdue:
+		return true
+	case DeadlineStatusUpcoming:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DryRunFlag.
 const (
-	True DryRunFlag = true
+	DryRunFlagTrue DryRunFlag = true
 )
 
 // Valid indicates whether the value is a known member of the DryRunFlag enum.
 func (e DryRunFlag) Valid() bool {
 	switch e {
-	case True:
+	case DryRunFlagTrue:
 		return true
 	default:
 		return false
@@ -180,6 +352,7 @@ func (e EntityType) Valid() bool {
 // Defines values for ErrorCatalogueEntryGroup.
 const (
 	Bookkeeping       ErrorCatalogueEntryGroup = "bookkeeping"
+	ChartSettings     ErrorCatalogueEntryGroup = "chart_settings"
 	CustomersInvoices ErrorCatalogueEntryGroup = "customers_invoices"
 	Endpoint          ErrorCatalogueEntryGroup = "endpoint"
 	Generic           ErrorCatalogueEntryGroup = "generic"
@@ -190,6 +363,8 @@ const (
 func (e ErrorCatalogueEntryGroup) Valid() bool {
 	switch e {
 	case Bookkeeping:
+		return true
+	case ChartSettings:
 		return true
 	case CustomersInvoices:
 		return true
@@ -207,7 +382,17 @@ func (e ErrorCatalogueEntryGroup) Valid() bool {
 // Defines values for ErrorCode.
 const (
 	ErrorCodeABSENCERANGETOOLARGE              ErrorCode = "ABSENCE_RANGE_TOO_LARGE"
+	ErrorCodeACCOUNTEXISTS                     ErrorCode = "ACCOUNT_EXISTS"
+	ErrorCodeACCOUNTEXISTSINACTIVE             ErrorCode = "ACCOUNT_EXISTS_INACTIVE"
+	ErrorCodeACCOUNTINGMETHODCHANGEMIDYEAR     ErrorCode = "ACCOUNTING_METHOD_CHANGE_MID_YEAR"
+	ErrorCodeACCOUNTINUSE                      ErrorCode = "ACCOUNT_IN_USE"
+	ErrorCodeACCOUNTNOTFOUND                   ErrorCode = "ACCOUNT_NOT_FOUND"
+	ErrorCodeACCOUNTNOTHINGTOUPDATE            ErrorCode = "ACCOUNT_NOTHING_TO_UPDATE"
 	ErrorCodeACCOUNTSNOTINCHART                ErrorCode = "ACCOUNTS_NOT_IN_CHART"
+	ErrorCodeACCOUNTSYSTEMDEACTIVATE           ErrorCode = "ACCOUNT_SYSTEM_DEACTIVATE"
+	ErrorCodeACCOUNTSYSTEMDELETE               ErrorCode = "ACCOUNT_SYSTEM_DELETE"
+	ErrorCodeACCOUNTTYPECLASSCONFLICT          ErrorCode = "ACCOUNT_TYPE_CLASS_CONFLICT"
+	ErrorCodeACCOUNTVATTREATMENTCLASS          ErrorCode = "ACCOUNT_VAT_TREATMENT_CLASS"
 	ErrorCodeBANKFILEUNDOFORBIDDEN             ErrorCode = "BANK_FILE_UNDO_FORBIDDEN"
 	ErrorCodeBANKFILEUNDONOTCOMPLETED          ErrorCode = "BANK_FILE_UNDO_NOT_COMPLETED"
 	ErrorCodeBANKRATELIMITED                   ErrorCode = "BANK_RATE_LIMITED"
@@ -241,6 +426,12 @@ const (
 	ErrorCodeDOCUPLOADTOOLARGE                 ErrorCode = "DOC_UPLOAD_TOO_LARGE"
 	ErrorCodeDOCUPLOADUNSUPPORTEDTYPE          ErrorCode = "DOC_UPLOAD_UNSUPPORTED_TYPE"
 	ErrorCodeENTRYDATEOUTSIDEFISCALPERIOD      ErrorCode = "ENTRY_DATE_OUTSIDE_FISCAL_PERIOD"
+	ErrorCodeFISCALPERIODHASPOSTEDENTRIES      ErrorCode = "FISCAL_PERIOD_HAS_POSTED_ENTRIES"
+	ErrorCodeFISCALPERIODNOTCONTIGUOUS         ErrorCode = "FISCAL_PERIOD_NOT_CONTIGUOUS"
+	ErrorCodeFISCALPERIODOVERLAP               ErrorCode = "FISCAL_PERIOD_OVERLAP"
+	ErrorCodeFISCALPERIODTOOLONG               ErrorCode = "FISCAL_PERIOD_TOO_LONG"
+	ErrorCodeFISCALPERIODUPDATECLOSED          ErrorCode = "FISCAL_PERIOD_UPDATE_CLOSED"
+	ErrorCodeFISCALPERIODUPDATELOCKED          ErrorCode = "FISCAL_PERIOD_UPDATE_LOCKED"
 	ErrorCodeFORBIDDEN                         ErrorCode = "FORBIDDEN"
 	ErrorCodeFXCLOSINGRATEUNAVAILABLE          ErrorCode = "FX_CLOSING_RATE_UNAVAILABLE"
 	ErrorCodeFXFAILED                          ErrorCode = "FX_FAILED"
@@ -321,7 +512,27 @@ func (e ErrorCode) Valid() bool {
 	switch e {
 	case ErrorCodeABSENCERANGETOOLARGE:
 		return true
+	case ErrorCodeACCOUNTEXISTS:
+		return true
+	case ErrorCodeACCOUNTEXISTSINACTIVE:
+		return true
+	case ErrorCodeACCOUNTINGMETHODCHANGEMIDYEAR:
+		return true
+	case ErrorCodeACCOUNTINUSE:
+		return true
+	case ErrorCodeACCOUNTNOTFOUND:
+		return true
+	case ErrorCodeACCOUNTNOTHINGTOUPDATE:
+		return true
 	case ErrorCodeACCOUNTSNOTINCHART:
+		return true
+	case ErrorCodeACCOUNTSYSTEMDEACTIVATE:
+		return true
+	case ErrorCodeACCOUNTSYSTEMDELETE:
+		return true
+	case ErrorCodeACCOUNTTYPECLASSCONFLICT:
+		return true
+	case ErrorCodeACCOUNTVATTREATMENTCLASS:
 		return true
 	case ErrorCodeBANKFILEUNDOFORBIDDEN:
 		return true
@@ -388,6 +599,18 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeDOCUPLOADUNSUPPORTEDTYPE:
 		return true
 	case ErrorCodeENTRYDATEOUTSIDEFISCALPERIOD:
+		return true
+	case ErrorCodeFISCALPERIODHASPOSTEDENTRIES:
+		return true
+	case ErrorCodeFISCALPERIODNOTCONTIGUOUS:
+		return true
+	case ErrorCodeFISCALPERIODOVERLAP:
+		return true
+	case ErrorCodeFISCALPERIODTOOLONG:
+		return true
+	case ErrorCodeFISCALPERIODUPDATECLOSED:
+		return true
+	case ErrorCodeFISCALPERIODUPDATELOCKED:
 		return true
 	case ErrorCodeFORBIDDEN:
 		return true
@@ -540,6 +763,66 @@ func (e ErrorCode) Valid() bool {
 	}
 }
 
+// Defines values for FilingMethod.
+const (
+	Electronic FilingMethod = "electronic"
+	Paper      FilingMethod = "paper"
+)
+
+// Valid indicates whether the value is a known member of the FilingMethod enum.
+func (e FilingMethod) Valid() bool {
+	switch e {
+	case Electronic:
+		return true
+	case Paper:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FiscalPeriodState.
+const (
+	FiscalPeriodStateClosed FiscalPeriodState = "closed"
+	FiscalPeriodStateLocked FiscalPeriodState = "locked"
+	FiscalPeriodStateOpen   FiscalPeriodState = "open"
+)
+
+// Valid indicates whether the value is a known member of the FiscalPeriodState enum.
+func (e FiscalPeriodState) Valid() bool {
+	switch e {
+	case FiscalPeriodStateClosed:
+		return true
+	case FiscalPeriodStateLocked:
+		return true
+	case FiscalPeriodStateOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FiscalPeriodPreviewState.
+const (
+	FiscalPeriodPreviewStateClosed FiscalPeriodPreviewState = "closed"
+	FiscalPeriodPreviewStateLocked FiscalPeriodPreviewState = "locked"
+	FiscalPeriodPreviewStateOpen   FiscalPeriodPreviewState = "open"
+)
+
+// Valid indicates whether the value is a known member of the FiscalPeriodPreviewState enum.
+func (e FiscalPeriodPreviewState) Valid() bool {
+	switch e {
+	case FiscalPeriodPreviewStateClosed:
+		return true
+	case FiscalPeriodPreviewStateLocked:
+		return true
+	case FiscalPeriodPreviewStateOpen:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for HealthStatus.
 const (
 	Degraded HealthStatus = "degraded"
@@ -558,21 +841,132 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for InvoiceCompanyNamePosition.
+const (
+	InvoiceCompanyNamePositionFooter InvoiceCompanyNamePosition = "footer"
+	InvoiceCompanyNamePositionHeader InvoiceCompanyNamePosition = "header"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceCompanyNamePosition enum.
+func (e InvoiceCompanyNamePosition) Valid() bool {
+	switch e {
+	case InvoiceCompanyNamePositionFooter:
+		return true
+	case InvoiceCompanyNamePositionHeader:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceFontFamily.
+const (
+	Courier      InvoiceFontFamily = "Courier"
+	Custom       InvoiceFontFamily = "Custom"
+	Helvetica    InvoiceFontFamily = "Helvetica"
+	SourceSans3  InvoiceFontFamily = "Source Sans 3"
+	SourceSerif4 InvoiceFontFamily = "Source Serif 4"
+	TimesRoman   InvoiceFontFamily = "Times-Roman"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceFontFamily enum.
+func (e InvoiceFontFamily) Valid() bool {
+	switch e {
+	case Courier:
+		return true
+	case Custom:
+		return true
+	case Helvetica:
+		return true
+	case SourceSans3:
+		return true
+	case SourceSerif4:
+		return true
+	case TimesRoman:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceQrMode.
+const (
+	Auto        InvoiceQrMode = "auto"
+	BankApp     InvoiceQrMode = "bank_app"
+	None        InvoiceQrMode = "none"
+	PaymentLink InvoiceQrMode = "payment_link"
+	Swish       InvoiceQrMode = "swish"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceQrMode enum.
+func (e InvoiceQrMode) Valid() bool {
+	switch e {
+	case Auto:
+		return true
+	case BankApp:
+		return true
+	case None:
+		return true
+	case PaymentLink:
+		return true
+	case Swish:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MomsPeriod.
 const (
-	Monthly   MomsPeriod = "monthly"
-	Quarterly MomsPeriod = "quarterly"
-	Yearly    MomsPeriod = "yearly"
+	MomsPeriodMonthly   MomsPeriod = "monthly"
+	MomsPeriodQuarterly MomsPeriod = "quarterly"
+	MomsPeriodYearly    MomsPeriod = "yearly"
 )
 
 // Valid indicates whether the value is a known member of the MomsPeriod enum.
 func (e MomsPeriod) Valid() bool {
 	switch e {
-	case Monthly:
+	case MomsPeriodMonthly:
 		return true
-	case Quarterly:
+	case MomsPeriodQuarterly:
 		return true
-	case Yearly:
+	case MomsPeriodYearly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NormalBalance.
+const (
+	Credit NormalBalance = "credit"
+	Debit  NormalBalance = "debit"
+)
+
+// Valid indicates whether the value is a known member of the NormalBalance enum.
+func (e NormalBalance) Valid() bool {
+	switch e {
+	case Credit:
+		return true
+	case Debit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PsPeriod.
+const (
+	PsPeriodMonthly   PsPeriod = "monthly"
+	PsPeriodQuarterly PsPeriod = "quarterly"
+)
+
+// Valid indicates whether the value is a known member of the PsPeriod enum.
+func (e PsPeriod) Valid() bool {
+	switch e {
+	case PsPeriodMonthly:
+		return true
+	case PsPeriodQuarterly:
 		return true
 	default:
 		return false
@@ -615,6 +1009,24 @@ func (e Role) Valid() bool {
 	case RoleOwner:
 		return true
 	case RoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SalaryVacationYearBasis.
+const (
+	Calendar        SalaryVacationYearBasis = "calendar"
+	StatutoryAprMar SalaryVacationYearBasis = "statutory_apr_mar"
+)
+
+// Valid indicates whether the value is a known member of the SalaryVacationYearBasis enum.
+func (e SalaryVacationYearBasis) Valid() bool {
+	switch e {
+	case Calendar:
+		return true
+	case StatutoryAprMar:
 		return true
 	default:
 		return false
@@ -698,30 +1110,351 @@ func (e Scope) Valid() bool {
 
 // Defines values for ValidationIssueIn.
 const (
-	Body   ValidationIssueIn = "body"
-	Header ValidationIssueIn = "header"
-	Path   ValidationIssueIn = "path"
-	Query  ValidationIssueIn = "query"
+	ValidationIssueInBody   ValidationIssueIn = "body"
+	ValidationIssueInHeader ValidationIssueIn = "header"
+	ValidationIssueInPath   ValidationIssueIn = "path"
+	ValidationIssueInQuery  ValidationIssueIn = "query"
 )
 
 // Valid indicates whether the value is a known member of the ValidationIssueIn enum.
 func (e ValidationIssueIn) Valid() bool {
 	switch e {
-	case Body:
+	case ValidationIssueInBody:
 		return true
-	case Header:
+	case ValidationIssueInHeader:
 		return true
-	case Path:
+	case ValidationIssueInPath:
 		return true
-	case Query:
+	case ValidationIssueInQuery:
 		return true
 	default:
 		return false
 	}
 }
 
+// Defines values for VatBox.
+const (
+	N10 VatBox = "10"
+	N11 VatBox = "11"
+	N12 VatBox = "12"
+	N30 VatBox = "30"
+	N31 VatBox = "31"
+	N32 VatBox = "32"
+	N48 VatBox = "48"
+	N60 VatBox = "60"
+	N61 VatBox = "61"
+	N62 VatBox = "62"
+)
+
+// Valid indicates whether the value is a known member of the VatBox enum.
+func (e VatBox) Valid() bool {
+	switch e {
+	case N10:
+		return true
+	case N11:
+		return true
+	case N12:
+		return true
+	case N30:
+		return true
+	case N31:
+		return true
+	case N32:
+		return true
+	case N48:
+		return true
+	case N60:
+		return true
+	case N61:
+		return true
+	case N62:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VatTreatment.
+const (
+	Exempt                     VatTreatment = "exempt"
+	ExportGoods                VatTreatment = "export_goods"
+	ExportServices             VatTreatment = "export_services"
+	ImportGoods                VatTreatment = "import_goods"
+	Oss                        VatTreatment = "oss"
+	OwnUse                     VatTreatment = "own_use"
+	Reduced12                  VatTreatment = "reduced_12"
+	Reduced6                   VatTreatment = "reduced_6"
+	RentalVoluntary            VatTreatment = "rental_voluntary"
+	ReverseChargeDomestic      VatTreatment = "reverse_charge_domestic"
+	ReverseChargeEuGoods       VatTreatment = "reverse_charge_eu_goods"
+	ReverseChargeEuServices    VatTreatment = "reverse_charge_eu_services"
+	ReverseChargeNonEuServices VatTreatment = "reverse_charge_non_eu_services"
+	Standard25                 VatTreatment = "standard_25"
+	TriangulationEuGoods       VatTreatment = "triangulation_eu_goods"
+	Vmb                        VatTreatment = "vmb"
+)
+
+// Valid indicates whether the value is a known member of the VatTreatment enum.
+func (e VatTreatment) Valid() bool {
+	switch e {
+	case Exempt:
+		return true
+	case ExportGoods:
+		return true
+	case ExportServices:
+		return true
+	case ImportGoods:
+		return true
+	case Oss:
+		return true
+	case OwnUse:
+		return true
+	case Reduced12:
+		return true
+	case Reduced6:
+		return true
+	case RentalVoluntary:
+		return true
+	case ReverseChargeDomestic:
+		return true
+	case ReverseChargeEuGoods:
+		return true
+	case ReverseChargeEuServices:
+		return true
+	case ReverseChargeNonEuServices:
+		return true
+	case Standard25:
+		return true
+	case TriangulationEuGoods:
+		return true
+	case Vmb:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListAccountsParamsActive.
+const (
+	ListAccountsParamsActiveFalse ListAccountsParamsActive = "false"
+	ListAccountsParamsActiveTrue  ListAccountsParamsActive = "true"
+)
+
+// Valid indicates whether the value is a known member of the ListAccountsParamsActive enum.
+func (e ListAccountsParamsActive) Valid() bool {
+	switch e {
+	case ListAccountsParamsActiveFalse:
+		return true
+	case ListAccountsParamsActiveTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListDeadlinesParamsType.
+const (
+	ListDeadlinesParamsTypeIncomeTaxReturn ListDeadlinesParamsType = "income_tax_return"
+	ListDeadlinesParamsTypeVatReturn       ListDeadlinesParamsType = "vat_return"
+)
+
+// Valid indicates whether the value is a known member of the ListDeadlinesParamsType enum.
+func (e ListDeadlinesParamsType) Valid() bool {
+	switch e {
+	case ListDeadlinesParamsTypeIncomeTaxReturn:
+		return true
+	case ListDeadlinesParamsTypeVatReturn:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListDeadlinesParamsStatus.
+const (
+	ListDeadlinesParamsStatusFiled    ListDeadlinesParamsStatus = "filed"
+	ListDeadlinesParamsStatusOverdue  ListDeadlinesParamsStatus = "overdue"
+	ListDeadlinesParamsStatusUpcoming ListDeadlinesParamsStatus = "upcoming"
+)
+
+// Valid indicates whether the value is a known member of the ListDeadlinesParamsStatus enum.
+func (e ListDeadlinesParamsStatus) Valid() bool {
+	switch e {
+	case ListDeadlinesParamsStatusFiled:
+		return true
+	case ListDeadlinesParamsStatusOverdue:
+		return true
+	case ListDeadlinesParamsStatusUpcoming:
+		return true
+	default:
+		return false
+	}
+}
+
+// Account defines model for Account.
+type Account struct {
+	AccountClass        int                             `json:"account_class"`
+	AccountGroup        string                          `json:"account_group"`
+	AccountName         string                          `json:"account_name"`
+	AccountNumber       string                          `json:"account_number"`
+	AccountType         AccountType                     `json:"account_type"`
+	CreatedAt           time.Time                       `json:"created_at"`
+	DefaultVatRate      nullable.Nullable[VatRate]      `json:"default_vat_rate"`
+	DefaultVatTreatment nullable.Nullable[VatTreatment] `json:"default_vat_treatment"`
+	Description         nullable.Nullable[string]       `json:"description"`
+	IsActive            bool                            `json:"is_active"`
+
+	// IsBas A standard BAS 2025 account.
+	IsBas bool `json:"is_bas"`
+
+	// IsSystemAccount Booked on by the bookkeeping itself: cannot be deleted or deactivated.
+	IsSystemAccount bool          `json:"is_system_account"`
+	NormalBalance   NormalBalance `json:"normal_balance"`
+
+	// SruCode INK2 field code (SRU).
+	SruCode   nullable.Nullable[string] `json:"sru_code"`
+	UpdatedAt time.Time                 `json:"updated_at"`
+	VatBox    nullable.Nullable[VatBox] `json:"vat_box"`
+}
+
+// AccountCreate defines model for AccountCreate.
+type AccountCreate struct {
+	// AccountName Required outside BAS.
+	AccountName *string `json:"account_name,omitempty"`
+
+	// AccountNumber Four digits. A BAS number is prefilled from the catalogue.
+	AccountNumber       string                          `json:"account_number"`
+	AccountType         *AccountType                    `json:"account_type,omitempty"`
+	DefaultVatRate      nullable.Nullable[VatRate]      `json:"default_vat_rate,omitempty"`
+	DefaultVatTreatment nullable.Nullable[VatTreatment] `json:"default_vat_treatment,omitempty"`
+	Description         nullable.Nullable[string]       `json:"description,omitempty"`
+	NormalBalance       *NormalBalance                  `json:"normal_balance,omitempty"`
+	SruCode             nullable.Nullable[string]       `json:"sru_code,omitempty"`
+	VatBox              nullable.Nullable[VatBox]       `json:"vat_box,omitempty"`
+}
+
+// AccountDeleteDryRun defines model for AccountDeleteDryRun.
+type AccountDeleteDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag     `json:"dry_run"`
+	Preview AccountDeleted `json:"preview"`
+}
+
+// AccountDeleted defines model for AccountDeleted.
+type AccountDeleted struct {
+	AccountNumber string                `json:"account_number"`
+	Deleted       AccountDeletedDeleted `json:"deleted"`
+}
+
+// AccountDeletedDeleted defines model for AccountDeleted.Deleted.
+type AccountDeletedDeleted bool
+
+// AccountDeletedResponse defines model for AccountDeletedResponse.
+type AccountDeletedResponse struct {
+	Data AccountDeletedResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AccountDeletedResult defines model for AccountDeletedResult.
+type AccountDeletedResult struct {
+	union json.RawMessage
+}
+
+// AccountDryRun A dry run's answer: `dry_run` is always true and nothing was stored.
+type AccountDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview The account a dry run would add.
+	Preview AccountPreview `json:"preview"`
+}
+
+// AccountList defines model for AccountList.
+type AccountList struct {
+	Accounts []Account `json:"accounts"`
+}
+
+// AccountListResponse defines model for AccountListResponse.
+type AccountListResponse struct {
+	Data AccountList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AccountPatch defines model for AccountPatch.
+type AccountPatch struct {
+	AccountName *string                   `json:"account_name,omitempty"`
+	Description nullable.Nullable[string] `json:"description,omitempty"`
+
+	// IsActive false deactivates (the account stays in the chart and its history); true activates.
+	IsActive *bool `json:"is_active,omitempty"`
+}
+
+// AccountPreview The account a dry run would add.
+type AccountPreview struct {
+	AccountClass        int                             `json:"account_class"`
+	AccountGroup        string                          `json:"account_group"`
+	AccountName         string                          `json:"account_name"`
+	AccountNumber       string                          `json:"account_number"`
+	AccountType         AccountType                     `json:"account_type"`
+	DefaultVatRate      nullable.Nullable[VatRate]      `json:"default_vat_rate"`
+	DefaultVatTreatment nullable.Nullable[VatTreatment] `json:"default_vat_treatment"`
+	Description         nullable.Nullable[string]       `json:"description"`
+	IsActive            bool                            `json:"is_active"`
+
+	// IsBas A standard BAS 2025 account.
+	IsBas bool `json:"is_bas"`
+
+	// IsSystemAccount Booked on by the bookkeeping itself: cannot be deleted or deactivated.
+	IsSystemAccount bool          `json:"is_system_account"`
+	NormalBalance   NormalBalance `json:"normal_balance"`
+
+	// SruCode INK2 field code (SRU).
+	SruCode nullable.Nullable[string] `json:"sru_code"`
+	VatBox  nullable.Nullable[VatBox] `json:"vat_box"`
+}
+
+// AccountPreviewResponse defines model for AccountPreviewResponse.
+type AccountPreviewResponse struct {
+	// Data A dry run's answer: `dry_run` is always true and nothing was stored.
+	Data AccountDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AccountResponse defines model for AccountResponse.
+type AccountResponse struct {
+	Data Account `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AccountType defines model for AccountType.
+type AccountType string
+
+// AccountUpdateResponse defines model for AccountUpdateResponse.
+type AccountUpdateResponse struct {
+	Data AccountUpdateResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AccountUpdateResult defines model for AccountUpdateResult.
+type AccountUpdateResult struct {
+	union json.RawMessage
+}
+
 // AccountingMethod accrual = faktureringsmetoden, cash = kontantmetoden.
 type AccountingMethod string
+
+// Amount An amount in kronor with at most two decimals (öre), as a JSON number.
+type Amount = money.Amount
 
 // ApiKeyCompany defines model for ApiKeyCompany.
 type ApiKeyCompany struct {
@@ -798,6 +1531,47 @@ type AuditTrail struct {
 // AuditTrailResponse One page of the audit trail.
 type AuditTrailResponse struct {
 	Data AuditTrail `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// BookkeepingLockPatch defines model for BookkeepingLockPatch.
+type BookkeepingLockPatch struct {
+	// AcknowledgeFiledVatPeriods Confirm a move that reopens VAT periods already filed.
+	AcknowledgeFiledVatPeriods *bool `json:"acknowledge_filed_vat_periods,omitempty"`
+
+	// AutoLockPeriodDays Move the lock automatically this many days after each month ends; null turns it off.
+	AutoLockPeriodDays nullable.Nullable[int] `json:"auto_lock_period_days,omitempty"`
+
+	// BookkeepingLockedThrough Lock everything dated on or before this day; null removes the lock. Not after today.
+	BookkeepingLockedThrough nullable.Nullable[openapi_types.Date] `json:"bookkeeping_locked_through,omitempty"`
+}
+
+// CapabilityGrant defines model for CapabilityGrant.
+type CapabilityGrant struct {
+	Active      bool                         `json:"active"`
+	ActiveFrom  time.Time                    `json:"active_from"`
+	ActiveUntil nullable.Nullable[time.Time] `json:"active_until"`
+	Capability  CapabilityGrantCapability    `json:"capability"`
+	Source      CapabilityGrantSource        `json:"source"`
+}
+
+// CapabilityGrantCapability defines model for CapabilityGrant.Capability.
+type CapabilityGrantCapability string
+
+// CapabilityGrantSource defines model for CapabilityGrant.Source.
+type CapabilityGrantSource string
+
+// CapabilityList defines model for CapabilityList.
+type CapabilityList struct {
+	Capabilities []CapabilityGrant            `json:"capabilities"`
+	TrialEndsAt  nullable.Nullable[time.Time] `json:"trial_ends_at"`
+}
+
+// CapabilityListResponse defines model for CapabilityListResponse.
+type CapabilityListResponse struct {
+	Data CapabilityList `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -916,8 +1690,238 @@ type CompanyPreviewResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// CompanySettings Every setting of a company. A setting never set reads null, not a default.
+type CompanySettings struct {
+	// AccountNumber Bank account number.
+	AccountNumber    nullable.Nullable[string]           `json:"account_number"`
+	AccountingMethod nullable.Nullable[AccountingMethod] `json:"accounting_method"`
+	AddressLine1     nullable.Nullable[string]           `json:"address_line1"`
+	AddressLine2     nullable.Nullable[string]           `json:"address_line2"`
+
+	// Aktiekapital Share capital (aktiebolag); set together with antal_aktier.
+	Aktiekapital nullable.Nullable[Amount] `json:"aktiekapital"`
+
+	// AntalAktier Number of shares; set together with aktiekapital.
+	AntalAktier nullable.Nullable[int] `json:"antal_aktier"`
+
+	// AutoLockPeriodDays Move the lock date automatically: lock each month this many days after it ends.
+	AutoLockPeriodDays nullable.Nullable[int]    `json:"auto_lock_period_days"`
+	BankName           nullable.Nullable[string] `json:"bank_name"`
+
+	// Bankgiro Bankgironummer (NNN-NNNN or NNNN-NNNN); checked with its Luhn digit.
+	Bankgiro nullable.Nullable[string] `json:"bankgiro"`
+
+	// Bic BIC (SWIFT code).
+	Bic nullable.Nullable[string] `json:"bic"`
+
+	// BookkeepingLockedThrough Nothing dated on or before it can be booked or changed.
+	BookkeepingLockedThrough nullable.Nullable[openapi_types.Date] `json:"bookkeeping_locked_through"`
+	City                     nullable.Nullable[string]             `json:"city"`
+
+	// ClearingNumber Clearingnummer: 4 digits (5 for Swedbank 8xxxx).
+	ClearingNumber nullable.Nullable[string] `json:"clearing_number"`
+	CompanyId      openapi_types.UUID        `json:"company_id"`
+
+	// CompanyName The company's name (the name companies are listed by).
+	CompanyName nullable.Nullable[string] `json:"company_name"`
+
+	// ContactPerson Default 'Vår referens' on new invoices.
+	ContactPerson nullable.Nullable[string] `json:"contact_person"`
+	Country       nullable.Nullable[string] `json:"country"`
+
+	// DefaultVoucherSeries Voucher series for manual entries (A when null).
+	DefaultVoucherSeries nullable.Nullable[string] `json:"default_voucher_series"`
+
+	// DefaultVoucherSeriesPerSourceType Voucher series per source_type (manual, invoice, bank_transaction, ...); the posting engine reads this.
+	DefaultVoucherSeriesPerSourceType nullable.Nullable[map[string]string] `json:"default_voucher_series_per_source_type"`
+	DeferInvoiceBooking               nullable.Nullable[bool]              `json:"defer_invoice_booking"`
+	DimensionsEnabled                 nullable.Nullable[bool]              `json:"dimensions_enabled"`
+	Email                             nullable.Nullable[string]            `json:"email"`
+	EmployerRegistered                nullable.Nullable[bool]              `json:"employer_registered"`
+	EmployerSeasonal                  nullable.Nullable[bool]              `json:"employer_seasonal"`
+
+	// EntityType Company form: aktiebolag (limited company), enskild firma (sole trader), ideell förening (non-profit association).
+	EntityType EntityType              `json:"entity_type"`
+	FSkatt     nullable.Nullable[bool] `json:"f_skatt"`
+
+	// FiscalYearStartMonth Month regular fiscal years start in; an enskild firma keeps 1.
+	FiscalYearStartMonth       nullable.Nullable[int]  `json:"fiscal_year_start_month"`
+	FyllnadsinbetalningEnabled nullable.Nullable[bool] `json:"fyllnadsinbetalning_enabled"`
+
+	// Iban IBAN; checked with its mod-97 digits.
+	Iban                       nullable.Nullable[string]                     `json:"iban"`
+	IntrastatEnabled           nullable.Nullable[bool]                       `json:"intrastat_enabled"`
+	InvoiceAccentColor         nullable.Nullable[string]                     `json:"invoice_accent_color"`
+	InvoiceCompanyNamePosition nullable.Nullable[InvoiceCompanyNamePosition] `json:"invoice_company_name_position"`
+	InvoiceCreditTermsText     nullable.Nullable[string]                     `json:"invoice_credit_terms_text"`
+
+	// InvoiceDefaultDays Default payment terms in days.
+	InvoiceDefaultDays       nullable.Nullable[int]      `json:"invoice_default_days"`
+	InvoiceDefaultNotes      nullable.Nullable[string]   `json:"invoice_default_notes"`
+	InvoiceEmailBccAddresses nullable.Nullable[[]string] `json:"invoice_email_bcc_addresses"`
+	InvoiceEmailCcAddresses  nullable.Nullable[[]string] `json:"invoice_email_cc_addresses"`
+	InvoiceEmailReplyTo      nullable.Nullable[string]   `json:"invoice_email_reply_to"`
+
+	// InvoiceEmailTexts E-mail texts for sending invoices, per language.
+	InvoiceEmailTexts  nullable.Nullable[InvoiceEmailTexts] `json:"invoice_email_texts"`
+	InvoiceFontFamily  nullable.Nullable[InvoiceFontFamily] `json:"invoice_font_family"`
+	InvoiceFooterText  nullable.Nullable[string]            `json:"invoice_footer_text"`
+	InvoiceHeaderText  nullable.Nullable[string]            `json:"invoice_header_text"`
+	InvoiceLateFeeText nullable.Nullable[string]            `json:"invoice_late_fee_text"`
+
+	// InvoicePaymentAccounts Payment details per invoice currency (ISO 4217 code).
+	InvoicePaymentAccounts     nullable.Nullable[map[string]PaymentAccount] `json:"invoice_payment_accounts"`
+	InvoicePaymentLinksEnabled nullable.Nullable[bool]                      `json:"invoice_payment_links_enabled"`
+	InvoicePrefix              nullable.Nullable[string]                    `json:"invoice_prefix"`
+	InvoicePrimaryColor        nullable.Nullable[string]                    `json:"invoice_primary_color"`
+	InvoiceQrMode              nullable.Nullable[InvoiceQrMode]             `json:"invoice_qr_mode"`
+	InvoiceShowBankgiro        nullable.Nullable[bool]                      `json:"invoice_show_bankgiro"`
+	InvoiceShowCompanyName     nullable.Nullable[bool]                      `json:"invoice_show_company_name"`
+	InvoiceShowLogo            nullable.Nullable[bool]                      `json:"invoice_show_logo"`
+	InvoiceShowOcr             nullable.Nullable[bool]                      `json:"invoice_show_ocr"`
+	InvoiceShowPaymentQr       nullable.Nullable[bool]                      `json:"invoice_show_payment_qr"`
+	InvoiceShowPlusgiro        nullable.Nullable[bool]                      `json:"invoice_show_plusgiro"`
+	InvoiceShowSwish           nullable.Nullable[bool]                      `json:"invoice_show_swish"`
+	IossEnabled                nullable.Nullable[bool]                      `json:"ioss_enabled"`
+	KontrolluppgifterEnabled   nullable.Nullable[bool]                      `json:"kontrolluppgifter_enabled"`
+	MileageEnabled             nullable.Nullable[bool]                      `json:"mileage_enabled"`
+	MomsPeriod                 nullable.Nullable[MomsPeriod]                `json:"moms_period"`
+
+	// NextArrivalNumber Number the next supplier invoice gets (ankomstnummer).
+	NextArrivalNumber nullable.Nullable[int] `json:"next_arrival_number"`
+
+	// NextInvoiceNumber Number the next invoice gets.
+	NextInvoiceNumber nullable.Nullable[int] `json:"next_invoice_number"`
+
+	// OnboardingComplete Whether onboarding is complete.
+	OnboardingComplete nullable.Nullable[bool] `json:"onboarding_complete"`
+	OreRounding        nullable.Nullable[bool] `json:"ore_rounding"`
+
+	// OrgNumber Organisationsnummer; for an enskild firma the owner's personnummer with its last four digits masked.
+	OrgNumber                            nullable.Nullable[string]       `json:"org_number"`
+	OssEnabled                           nullable.Nullable[bool]         `json:"oss_enabled"`
+	PaysSalaries                         nullable.Nullable[bool]         `json:"pays_salaries"`
+	PeriodiskSammanstallningEnabled      nullable.Nullable[bool]         `json:"periodisk_sammanstallning_enabled"`
+	PeriodiskSammanstallningFilingMethod nullable.Nullable[FilingMethod] `json:"periodisk_sammanstallning_filing_method"`
+
+	// PeriodiskSammanstallningPeriod Period of the EU sales list.
+	PeriodiskSammanstallningPeriod nullable.Nullable[PsPeriod] `json:"periodisk_sammanstallning_period"`
+	Phone                          nullable.Nullable[string]   `json:"phone"`
+
+	// Plusgiro Plusgironummer (2-8 digits, NNNNNN-N); checked with its Luhn digit.
+	Plusgiro   nullable.Nullable[string] `json:"plusgiro"`
+	PostalCode nullable.Nullable[string] `json:"postal_code"`
+
+	// PreliminaryTaxMonthly Preliminary tax (F-skatt) paid per month.
+	PreliminaryTaxMonthly    nullable.Nullable[Amount] `json:"preliminary_tax_monthly"`
+	ProformaEnabled          nullable.Nullable[bool]   `json:"proforma_enabled"`
+	PunktskattEnabled        nullable.Nullable[bool]   `json:"punktskatt_enabled"`
+	QuotesEnabled            nullable.Nullable[bool]   `json:"quotes_enabled"`
+	RecurringInvoicesEnabled nullable.Nullable[bool]   `json:"recurring_invoices_enabled"`
+
+	// RegisteredOffice Säte: the municipality of the registered office.
+	RegisteredOffice nullable.Nullable[string] `json:"registered_office"`
+
+	// ReminderDaysLevel1 Days after the due date; level 1 < level 2 < level 3.
+	ReminderDaysLevel1 nullable.Nullable[int]    `json:"reminder_days_level_1"`
+	ReminderDaysLevel2 nullable.Nullable[int]    `json:"reminder_days_level_2"`
+	ReminderDaysLevel3 nullable.Nullable[int]    `json:"reminder_days_level_3"`
+	ReminderFeeAmount  nullable.Nullable[Amount] `json:"reminder_fee_amount"`
+	ReminderFeeEnabled nullable.Nullable[bool]   `json:"reminder_fee_enabled"`
+
+	// ReminderInterestRateOverride Late-payment interest in percent; null means the statutory rate.
+	ReminderInterestRateOverride nullable.Nullable[Percentage]              `json:"reminder_interest_rate_override"`
+	ReminderTextOverrides        nullable.Nullable[ReminderTexts]           `json:"reminder_text_overrides"`
+	RotRutEnabled                nullable.Nullable[bool]                    `json:"rot_rut_enabled"`
+	SalaryVacationYearBasis      nullable.Nullable[SalaryVacationYearBasis] `json:"salary_vacation_year_basis"`
+	SalesOrdersEnabled           nullable.Nullable[bool]                    `json:"sales_orders_enabled"`
+	SectorSlug                   nullable.Nullable[string]                  `json:"sector_slug"`
+	SelfBillingEnabled           nullable.Nullable[bool]                    `json:"self_billing_enabled"`
+	SendInvoiceReminders         nullable.Nullable[bool]                    `json:"send_invoice_reminders"`
+
+	// Swish Swish number (123 followed by seven digits).
+	Swish           nullable.Nullable[string]       `json:"swish"`
+	TaxContactEmail nullable.Nullable[string]       `json:"tax_contact_email"`
+	TaxContactName  nullable.Nullable[string]       `json:"tax_contact_name"`
+	TaxContactPhone nullable.Nullable[string]       `json:"tax_contact_phone"`
+	VatFilingMethod nullable.Nullable[FilingMethod] `json:"vat_filing_method"`
+	VatHasEuTrade   nullable.Nullable[bool]         `json:"vat_has_eu_trade"`
+
+	// VatNumber Momsregistreringsnummer: SE, the 10-digit organisation number (personnummer for an enskild firma) and 01.
+	VatNumber             nullable.Nullable[string] `json:"vat_number"`
+	VatRegistered         nullable.Nullable[bool]   `json:"vat_registered"`
+	VatTaxableBaseOver40m nullable.Nullable[bool]   `json:"vat_taxable_base_over_40m"`
+
+	// VoucherSeriesLabels A label per voucher series letter.
+	VoucherSeriesLabels nullable.Nullable[map[string]string] `json:"voucher_series_labels"`
+	Website             nullable.Nullable[string]            `json:"website"`
+}
+
+// CompanySettingsResponse defines model for CompanySettingsResponse.
+type CompanySettingsResponse struct {
+	// Data Every setting of a company. A setting never set reads null, not a default.
+	Data CompanySettings `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// Deadline defines model for Deadline.
+type Deadline struct {
+	DeadlineType DeadlineDeadlineType `json:"deadline_type"`
+
+	// DueDate The statutory last day, moved off weekends and public holidays.
+	DueDate        openapi_types.Date                    `json:"due_date"`
+	FiledOn        nullable.Nullable[openapi_types.Date] `json:"filed_on"`
+	FiscalPeriodId openapi_types.UUID                    `json:"fiscal_period_id"`
+
+	// Form The return: momsdeklaration, INK1 with NE (enskild firma), INK2 (aktiebolag) or INK3 (ideell förening).
+	Form        DeadlineForm       `json:"form"`
+	Id          openapi_types.UUID `json:"id"`
+	PeriodEnd   openapi_types.Date `json:"period_end"`
+	PeriodStart openapi_types.Date `json:"period_start"`
+	PeriodType  DeadlinePeriodType `json:"period_type"`
+	Status      DeadlineStatus     `json:"status"`
+
+	// TaxPeriod 2026-03, 2026-Q2, 2026 or 2025/2026 for a broken year.
+	TaxPeriod string `json:"tax_period"`
+}
+
+// DeadlineDeadlineType defines model for Deadline.DeadlineType.
+type DeadlineDeadlineType string
+
+// DeadlineForm The return: momsdeklaration, INK1 with NE (enskild firma), INK2 (aktiebolag) or INK3 (ideell förening).
+type DeadlineForm string
+
+// DeadlinePeriodType defines model for Deadline.PeriodType.
+type DeadlinePeriodType string
+
+// DeadlineStatus defines model for Deadline.Status.
+type DeadlineStatus string
+
+// DeadlineList defines model for DeadlineList.
+type DeadlineList struct {
+	Deadlines []Deadline `json:"deadlines"`
+}
+
+// DeadlineListResponse defines model for DeadlineListResponse.
+type DeadlineListResponse struct {
+	Data DeadlineList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // DryRunFlag Marks a dry run's answer: always true; nothing was stored.
 type DryRunFlag bool
+
+// EmailText Placeholders allowed: {fakturanummer} {kundnamn} {förnamn} {företag} {förfallodatum} {belopp}.
+type EmailText struct {
+	Body     nullable.Nullable[string] `json:"body,omitempty"`
+	Greeting nullable.Nullable[string] `json:"greeting,omitempty"`
+	Signoff  nullable.Nullable[string] `json:"signoff,omitempty"`
+	Subject  nullable.Nullable[string] `json:"subject,omitempty"`
+}
 
 // EntityType Company form: aktiebolag (limited company), enskild firma (sole trader), ideell förening (non-profit association).
 type EntityType string
@@ -996,6 +2000,108 @@ type ErrorEnvelope struct {
 	Error Error `json:"error"`
 }
 
+// FilingMethod defines model for FilingMethod.
+type FilingMethod string
+
+// FiscalPeriod defines model for FiscalPeriod.
+type FiscalPeriod struct {
+	ClosedAt         nullable.Nullable[time.Time]          `json:"closed_at"`
+	ClosedExternally bool                                  `json:"closed_externally"`
+	CreatedAt        time.Time                             `json:"created_at"`
+	DurationDays     int                                   `json:"duration_days"`
+	Exceeds18Months  bool                                  `json:"exceeds_18_months"`
+	Id               openapi_types.UUID                    `json:"id"`
+	IsClosed         bool                                  `json:"is_closed"`
+	LockedAt         nullable.Nullable[time.Time]          `json:"locked_at"`
+	Name             string                                `json:"name"`
+	PeriodEnd        openapi_types.Date                    `json:"period_end"`
+	PeriodStart      openapi_types.Date                    `json:"period_start"`
+	PreviousPeriodId nullable.Nullable[openapi_types.UUID] `json:"previous_period_id"`
+
+	// State Derived: closed when is_closed, locked when locked_at is set, else open.
+	State FiscalPeriodState `json:"state"`
+}
+
+// FiscalPeriodState Derived: closed when is_closed, locked when locked_at is set, else open.
+type FiscalPeriodState string
+
+// FiscalPeriodCreate defines model for FiscalPeriodCreate.
+type FiscalPeriodCreate struct {
+	// Name Default: "Räkenskapsår 2027", or "2027/2028" for a broken year.
+	Name        *string            `json:"name,omitempty"`
+	PeriodEnd   openapi_types.Date `json:"period_end"`
+	PeriodStart openapi_types.Date `json:"period_start"`
+}
+
+// FiscalPeriodDryRun A dry run's answer: `dry_run` is always true and nothing was stored.
+type FiscalPeriodDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview The period a dry run would store: no id or timestamps.
+	Preview FiscalPeriodPreview `json:"preview"`
+}
+
+// FiscalPeriodEnvelope defines model for FiscalPeriodEnvelope.
+type FiscalPeriodEnvelope struct {
+	FiscalPeriod FiscalPeriod `json:"fiscal_period"`
+}
+
+// FiscalPeriodList defines model for FiscalPeriodList.
+type FiscalPeriodList struct {
+	FiscalPeriods []FiscalPeriod `json:"fiscal_periods"`
+}
+
+// FiscalPeriodListResponse defines model for FiscalPeriodListResponse.
+type FiscalPeriodListResponse struct {
+	Data FiscalPeriodList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// FiscalPeriodPatch defines model for FiscalPeriodPatch.
+type FiscalPeriodPatch struct {
+	Name        *string             `json:"name,omitempty"`
+	PeriodEnd   *openapi_types.Date `json:"period_end,omitempty"`
+	PeriodStart *openapi_types.Date `json:"period_start,omitempty"`
+}
+
+// FiscalPeriodPreview The period a dry run would store: no id or timestamps.
+type FiscalPeriodPreview struct {
+	ClosedExternally bool                                  `json:"closed_externally"`
+	DurationDays     int                                   `json:"duration_days"`
+	Exceeds18Months  bool                                  `json:"exceeds_18_months"`
+	IsClosed         bool                                  `json:"is_closed"`
+	Name             string                                `json:"name"`
+	PeriodEnd        openapi_types.Date                    `json:"period_end"`
+	PeriodStart      openapi_types.Date                    `json:"period_start"`
+	PreviousPeriodId nullable.Nullable[openapi_types.UUID] `json:"previous_period_id"`
+
+	// State Derived: closed when is_closed, locked when locked_at is set, else open.
+	State FiscalPeriodPreviewState `json:"state"`
+}
+
+// FiscalPeriodPreviewState Derived: closed when is_closed, locked when locked_at is set, else open.
+type FiscalPeriodPreviewState string
+
+// FiscalPeriodPreviewResponse defines model for FiscalPeriodPreviewResponse.
+type FiscalPeriodPreviewResponse struct {
+	// Data A dry run's answer: `dry_run` is always true and nothing was stored.
+	Data FiscalPeriodDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// FiscalPeriodResponse defines model for FiscalPeriodResponse.
+type FiscalPeriodResponse struct {
+	Data FiscalPeriodEnvelope `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // FiscalPeriodSummary defines model for FiscalPeriodSummary.
 type FiscalPeriodSummary struct {
 	EndDate openapi_types.Date `json:"end_date"`
@@ -1003,6 +2109,19 @@ type FiscalPeriodSummary struct {
 	// Name Examples: Räkenskapsår 2026, 2026/2027
 	Name      string             `json:"name"`
 	StartDate openapi_types.Date `json:"start_date"`
+}
+
+// FiscalPeriodUpdateResponse defines model for FiscalPeriodUpdateResponse.
+type FiscalPeriodUpdateResponse struct {
+	Data FiscalPeriodUpdateResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// FiscalPeriodUpdateResult defines model for FiscalPeriodUpdateResult.
+type FiscalPeriodUpdateResult struct {
+	union json.RawMessage
 }
 
 // FiscalYearSpan The first fiscal year of a new company: up to 18 months, starting on the first of a month and ending on a month end.
@@ -1033,6 +2152,21 @@ type HealthResponse struct {
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
 }
+
+// InvoiceCompanyNamePosition defines model for InvoiceCompanyNamePosition.
+type InvoiceCompanyNamePosition string
+
+// InvoiceEmailTexts defines model for InvoiceEmailTexts.
+type InvoiceEmailTexts struct {
+	En nullable.Nullable[EmailText] `json:"en,omitempty"`
+	Sv nullable.Nullable[EmailText] `json:"sv,omitempty"`
+}
+
+// InvoiceFontFamily defines model for InvoiceFontFamily.
+type InvoiceFontFamily string
+
+// InvoiceQrMode defines model for InvoiceQrMode.
+type InvoiceQrMode string
 
 // Member defines model for Member.
 type Member struct {
@@ -1136,14 +2270,192 @@ type MetaAudit struct {
 // MomsPeriod How often VAT (moms) is reported.
 type MomsPeriod string
 
+// NormalBalance defines model for NormalBalance.
+type NormalBalance string
+
+// PaymentAccount Payment details shown on invoices in one currency.
+type PaymentAccount struct {
+	AccountNumber        nullable.Nullable[string] `json:"account_number,omitempty"`
+	BankCode             nullable.Nullable[string] `json:"bank_code,omitempty"`
+	BankName             nullable.Nullable[string] `json:"bank_name,omitempty"`
+	Bankgiro             nullable.Nullable[string] `json:"bankgiro,omitempty"`
+	Bic                  nullable.Nullable[string] `json:"bic,omitempty"`
+	ClearingNumber       nullable.Nullable[string] `json:"clearing_number,omitempty"`
+	ForeignAccountNumber nullable.Nullable[string] `json:"foreign_account_number,omitempty"`
+	Iban                 nullable.Nullable[string] `json:"iban,omitempty"`
+	Plusgiro             nullable.Nullable[string] `json:"plusgiro,omitempty"`
+	Swish                nullable.Nullable[string] `json:"swish,omitempty"`
+}
+
+// Percentage A percentage with at most two decimals (8.5 = 8.5 %).
+type Percentage = money.Amount
+
+// PsPeriod Period of the EU sales list (periodisk sammanställning).
+type PsPeriod string
+
 // ReadOnlyCode defines model for ReadOnlyCode.
 type ReadOnlyCode string
+
+// ReminderText defines model for ReminderText.
+type ReminderText struct {
+	Body    nullable.Nullable[string] `json:"body,omitempty"`
+	Subject nullable.Nullable[string] `json:"subject,omitempty"`
+}
+
+// ReminderTexts defines model for ReminderTexts.
+type ReminderTexts struct {
+	Level1 nullable.Nullable[ReminderText] `json:"level_1,omitempty"`
+	Level2 nullable.Nullable[ReminderText] `json:"level_2,omitempty"`
+	Level3 nullable.Nullable[ReminderText] `json:"level_3,omitempty"`
+}
 
 // Role The user's role in a company. Viewers are read-only; some operations are for owners and admins only.
 type Role string
 
+// SalaryVacationYearBasis defines model for SalaryVacationYearBasis.
+type SalaryVacationYearBasis string
+
 // Scope An API key scope.
 type Scope string
+
+// SettingsDryRun A dry run's answer: `dry_run` is always true and nothing was stored.
+type SettingsDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview Every setting of a company. A setting never set reads null, not a default.
+	Preview CompanySettings `json:"preview"`
+}
+
+// SettingsPatch Any of the non-legal settings; a field left out is kept, null (or "" for text) clears it.
+type SettingsPatch struct {
+	// AccountNumber Bank account number.
+	AccountNumber nullable.Nullable[string] `json:"account_number,omitempty"`
+	AddressLine1  nullable.Nullable[string] `json:"address_line1,omitempty"`
+	AddressLine2  nullable.Nullable[string] `json:"address_line2,omitempty"`
+	BankName      nullable.Nullable[string] `json:"bank_name,omitempty"`
+
+	// Bankgiro Bankgironummer (NNN-NNNN or NNNN-NNNN); checked with its Luhn digit.
+	Bankgiro nullable.Nullable[string] `json:"bankgiro,omitempty"`
+
+	// Bic BIC (SWIFT code).
+	Bic  nullable.Nullable[string] `json:"bic,omitempty"`
+	City nullable.Nullable[string] `json:"city,omitempty"`
+
+	// ClearingNumber Clearingnummer: 4 digits (5 for Swedbank 8xxxx).
+	ClearingNumber nullable.Nullable[string] `json:"clearing_number,omitempty"`
+
+	// CompanyName Renames the company.
+	CompanyName nullable.Nullable[string] `json:"company_name,omitempty"`
+
+	// ContactPerson Default 'Vår referens' on new invoices.
+	ContactPerson nullable.Nullable[string] `json:"contact_person,omitempty"`
+	Country       nullable.Nullable[string] `json:"country,omitempty"`
+
+	// DefaultVoucherSeries Voucher series for manual entries (A when null).
+	DefaultVoucherSeries nullable.Nullable[string] `json:"default_voucher_series,omitempty"`
+
+	// DefaultVoucherSeriesPerSourceType Voucher series per source_type (manual, invoice, bank_transaction, ...); the posting engine reads this.
+	DefaultVoucherSeriesPerSourceType nullable.Nullable[map[string]string] `json:"default_voucher_series_per_source_type,omitempty"`
+	DimensionsEnabled                 nullable.Nullable[bool]              `json:"dimensions_enabled,omitempty"`
+	Email                             nullable.Nullable[string]            `json:"email,omitempty"`
+
+	// Iban IBAN; checked with its mod-97 digits.
+	Iban                       nullable.Nullable[string]                     `json:"iban,omitempty"`
+	InvoiceAccentColor         nullable.Nullable[string]                     `json:"invoice_accent_color,omitempty"`
+	InvoiceCompanyNamePosition nullable.Nullable[InvoiceCompanyNamePosition] `json:"invoice_company_name_position,omitempty"`
+	InvoiceCreditTermsText     nullable.Nullable[string]                     `json:"invoice_credit_terms_text,omitempty"`
+
+	// InvoiceDefaultDays Default payment terms in days.
+	InvoiceDefaultDays       nullable.Nullable[int]      `json:"invoice_default_days,omitempty"`
+	InvoiceDefaultNotes      nullable.Nullable[string]   `json:"invoice_default_notes,omitempty"`
+	InvoiceEmailBccAddresses nullable.Nullable[[]string] `json:"invoice_email_bcc_addresses,omitempty"`
+	InvoiceEmailCcAddresses  nullable.Nullable[[]string] `json:"invoice_email_cc_addresses,omitempty"`
+	InvoiceEmailReplyTo      nullable.Nullable[string]   `json:"invoice_email_reply_to,omitempty"`
+
+	// InvoiceEmailTexts E-mail texts for sending invoices, per language.
+	InvoiceEmailTexts  nullable.Nullable[InvoiceEmailTexts] `json:"invoice_email_texts,omitempty"`
+	InvoiceFontFamily  nullable.Nullable[InvoiceFontFamily] `json:"invoice_font_family,omitempty"`
+	InvoiceFooterText  nullable.Nullable[string]            `json:"invoice_footer_text,omitempty"`
+	InvoiceHeaderText  nullable.Nullable[string]            `json:"invoice_header_text,omitempty"`
+	InvoiceLateFeeText nullable.Nullable[string]            `json:"invoice_late_fee_text,omitempty"`
+
+	// InvoicePaymentAccounts Payment details per invoice currency (ISO 4217 code).
+	InvoicePaymentAccounts     nullable.Nullable[map[string]PaymentAccount] `json:"invoice_payment_accounts,omitempty"`
+	InvoicePaymentLinksEnabled nullable.Nullable[bool]                      `json:"invoice_payment_links_enabled,omitempty"`
+	InvoicePrefix              nullable.Nullable[string]                    `json:"invoice_prefix,omitempty"`
+	InvoicePrimaryColor        nullable.Nullable[string]                    `json:"invoice_primary_color,omitempty"`
+	InvoiceQrMode              nullable.Nullable[InvoiceQrMode]             `json:"invoice_qr_mode,omitempty"`
+	InvoiceShowBankgiro        nullable.Nullable[bool]                      `json:"invoice_show_bankgiro,omitempty"`
+	InvoiceShowCompanyName     nullable.Nullable[bool]                      `json:"invoice_show_company_name,omitempty"`
+	InvoiceShowLogo            nullable.Nullable[bool]                      `json:"invoice_show_logo,omitempty"`
+	InvoiceShowOcr             nullable.Nullable[bool]                      `json:"invoice_show_ocr,omitempty"`
+	InvoiceShowPaymentQr       nullable.Nullable[bool]                      `json:"invoice_show_payment_qr,omitempty"`
+	InvoiceShowPlusgiro        nullable.Nullable[bool]                      `json:"invoice_show_plusgiro,omitempty"`
+	InvoiceShowSwish           nullable.Nullable[bool]                      `json:"invoice_show_swish,omitempty"`
+	MileageEnabled             nullable.Nullable[bool]                      `json:"mileage_enabled,omitempty"`
+
+	// NextArrivalNumber Number the next supplier invoice gets (ankomstnummer).
+	NextArrivalNumber nullable.Nullable[int] `json:"next_arrival_number,omitempty"`
+
+	// NextInvoiceNumber Number the next invoice gets.
+	NextInvoiceNumber nullable.Nullable[int] `json:"next_invoice_number,omitempty"`
+
+	// OnboardingComplete Whether onboarding is complete.
+	OnboardingComplete nullable.Nullable[bool]   `json:"onboarding_complete,omitempty"`
+	OreRounding        nullable.Nullable[bool]   `json:"ore_rounding,omitempty"`
+	Phone              nullable.Nullable[string] `json:"phone,omitempty"`
+
+	// Plusgiro Plusgironummer (2-8 digits, NNNNNN-N); checked with its Luhn digit.
+	Plusgiro                 nullable.Nullable[string] `json:"plusgiro,omitempty"`
+	PostalCode               nullable.Nullable[string] `json:"postal_code,omitempty"`
+	ProformaEnabled          nullable.Nullable[bool]   `json:"proforma_enabled,omitempty"`
+	QuotesEnabled            nullable.Nullable[bool]   `json:"quotes_enabled,omitempty"`
+	RecurringInvoicesEnabled nullable.Nullable[bool]   `json:"recurring_invoices_enabled,omitempty"`
+
+	// RegisteredOffice Säte: the municipality of the registered office.
+	RegisteredOffice nullable.Nullable[string] `json:"registered_office,omitempty"`
+
+	// ReminderDaysLevel1 Days after the due date; level 1 < level 2 < level 3.
+	ReminderDaysLevel1 nullable.Nullable[int]    `json:"reminder_days_level_1,omitempty"`
+	ReminderDaysLevel2 nullable.Nullable[int]    `json:"reminder_days_level_2,omitempty"`
+	ReminderDaysLevel3 nullable.Nullable[int]    `json:"reminder_days_level_3,omitempty"`
+	ReminderFeeAmount  nullable.Nullable[Amount] `json:"reminder_fee_amount,omitempty"`
+	ReminderFeeEnabled nullable.Nullable[bool]   `json:"reminder_fee_enabled,omitempty"`
+
+	// ReminderInterestRateOverride Late-payment interest in percent; null means the statutory rate.
+	ReminderInterestRateOverride nullable.Nullable[Percentage]              `json:"reminder_interest_rate_override,omitempty"`
+	ReminderTextOverrides        nullable.Nullable[ReminderTexts]           `json:"reminder_text_overrides,omitempty"`
+	SalaryVacationYearBasis      nullable.Nullable[SalaryVacationYearBasis] `json:"salary_vacation_year_basis,omitempty"`
+	SalesOrdersEnabled           nullable.Nullable[bool]                    `json:"sales_orders_enabled,omitempty"`
+	SectorSlug                   nullable.Nullable[string]                  `json:"sector_slug,omitempty"`
+	SelfBillingEnabled           nullable.Nullable[bool]                    `json:"self_billing_enabled,omitempty"`
+	SendInvoiceReminders         nullable.Nullable[bool]                    `json:"send_invoice_reminders,omitempty"`
+
+	// Swish Swish number (123 followed by seven digits).
+	Swish           nullable.Nullable[string] `json:"swish,omitempty"`
+	TaxContactEmail nullable.Nullable[string] `json:"tax_contact_email,omitempty"`
+	TaxContactName  nullable.Nullable[string] `json:"tax_contact_name,omitempty"`
+	TaxContactPhone nullable.Nullable[string] `json:"tax_contact_phone,omitempty"`
+
+	// VoucherSeriesLabels A label per voucher series letter.
+	VoucherSeriesLabels nullable.Nullable[map[string]string] `json:"voucher_series_labels,omitempty"`
+	Website             nullable.Nullable[string]            `json:"website,omitempty"`
+}
+
+// SettingsUpdateResponse defines model for SettingsUpdateResponse.
+type SettingsUpdateResponse struct {
+	// Data The settings after the change, or on a dry run `{dry_run: true, preview}` with the settings as they would be.
+	Data SettingsUpdateResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SettingsUpdateResult The settings after the change, or on a dry run `{dry_run: true, preview}` with the settings as they would be.
+type SettingsUpdateResult struct {
+	union json.RawMessage
+}
 
 // SkillsIndex defines model for SkillsIndex.
 type SkillsIndex struct {
@@ -1152,6 +2464,240 @@ type SkillsIndex struct {
 		Files       []string `json:"files"`
 		Name        string   `json:"name"`
 	} `json:"skills"`
+}
+
+// TaxProfileDryRun A dry run's answer: `dry_run` is always true and nothing was stored.
+type TaxProfileDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview The settings after the change, and whether the deadlines were regenerated.
+	Preview TaxProfileSettings `json:"preview"`
+}
+
+// TaxProfilePatch The tax profile: VAT, F-skatt, employer registration, fiscal year, accounting method and share capital.
+type TaxProfilePatch struct {
+	AccountingMethod interface{} `json:"accounting_method,omitempty"`
+
+	// Aktiekapital Share capital (aktiebolag); set together with antal_aktier.
+	Aktiekapital nullable.Nullable[Amount] `json:"aktiekapital,omitempty"`
+
+	// AntalAktier Number of shares; set together with aktiekapital.
+	AntalAktier         nullable.Nullable[int]  `json:"antal_aktier,omitempty"`
+	DeferInvoiceBooking nullable.Nullable[bool] `json:"defer_invoice_booking,omitempty"`
+	EmployerRegistered  nullable.Nullable[bool] `json:"employer_registered,omitempty"`
+	EmployerSeasonal    nullable.Nullable[bool] `json:"employer_seasonal,omitempty"`
+	FSkatt              *bool                   `json:"f_skatt,omitempty"`
+
+	// FiscalYearStartMonth Month regular fiscal years start in; an enskild firma keeps 1.
+	FiscalYearStartMonth                 *int                            `json:"fiscal_year_start_month,omitempty"`
+	FyllnadsinbetalningEnabled           nullable.Nullable[bool]         `json:"fyllnadsinbetalning_enabled,omitempty"`
+	IntrastatEnabled                     nullable.Nullable[bool]         `json:"intrastat_enabled,omitempty"`
+	IossEnabled                          nullable.Nullable[bool]         `json:"ioss_enabled,omitempty"`
+	KontrolluppgifterEnabled             nullable.Nullable[bool]         `json:"kontrolluppgifter_enabled,omitempty"`
+	MomsPeriod                           nullable.Nullable[MomsPeriod]   `json:"moms_period,omitempty"`
+	OssEnabled                           nullable.Nullable[bool]         `json:"oss_enabled,omitempty"`
+	PaysSalaries                         nullable.Nullable[bool]         `json:"pays_salaries,omitempty"`
+	PeriodiskSammanstallningEnabled      nullable.Nullable[bool]         `json:"periodisk_sammanstallning_enabled,omitempty"`
+	PeriodiskSammanstallningFilingMethod nullable.Nullable[FilingMethod] `json:"periodisk_sammanstallning_filing_method,omitempty"`
+
+	// PeriodiskSammanstallningPeriod Period of the EU sales list.
+	PeriodiskSammanstallningPeriod nullable.Nullable[PsPeriod] `json:"periodisk_sammanstallning_period,omitempty"`
+
+	// PreliminaryTaxMonthly Preliminary tax (F-skatt) paid per month.
+	PreliminaryTaxMonthly nullable.Nullable[Amount]       `json:"preliminary_tax_monthly,omitempty"`
+	PunktskattEnabled     nullable.Nullable[bool]         `json:"punktskatt_enabled,omitempty"`
+	RotRutEnabled         nullable.Nullable[bool]         `json:"rot_rut_enabled,omitempty"`
+	VatFilingMethod       nullable.Nullable[FilingMethod] `json:"vat_filing_method,omitempty"`
+	VatHasEuTrade         nullable.Nullable[bool]         `json:"vat_has_eu_trade,omitempty"`
+
+	// VatNumber Momsregistreringsnummer: SE, the 10-digit organisation number (personnummer for an enskild firma) and 01.
+	VatNumber             nullable.Nullable[string] `json:"vat_number,omitempty"`
+	VatRegistered         *bool                     `json:"vat_registered,omitempty"`
+	VatTaxableBaseOver40m nullable.Nullable[bool]   `json:"vat_taxable_base_over_40m,omitempty"`
+}
+
+// TaxProfileResponse defines model for TaxProfileResponse.
+type TaxProfileResponse struct {
+	Data TaxProfileResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TaxProfileResult defines model for TaxProfileResult.
+type TaxProfileResult struct {
+	union json.RawMessage
+}
+
+// TaxProfileSettings The settings after the change, and whether the deadlines were regenerated.
+type TaxProfileSettings struct {
+	// AccountNumber Bank account number.
+	AccountNumber    nullable.Nullable[string]           `json:"account_number"`
+	AccountingMethod nullable.Nullable[AccountingMethod] `json:"accounting_method"`
+	AddressLine1     nullable.Nullable[string]           `json:"address_line1"`
+	AddressLine2     nullable.Nullable[string]           `json:"address_line2"`
+
+	// Aktiekapital Share capital (aktiebolag); set together with antal_aktier.
+	Aktiekapital nullable.Nullable[Amount] `json:"aktiekapital"`
+
+	// AntalAktier Number of shares; set together with aktiekapital.
+	AntalAktier nullable.Nullable[int] `json:"antal_aktier"`
+
+	// AutoLockPeriodDays Move the lock date automatically: lock each month this many days after it ends.
+	AutoLockPeriodDays nullable.Nullable[int]    `json:"auto_lock_period_days"`
+	BankName           nullable.Nullable[string] `json:"bank_name"`
+
+	// Bankgiro Bankgironummer (NNN-NNNN or NNNN-NNNN); checked with its Luhn digit.
+	Bankgiro nullable.Nullable[string] `json:"bankgiro"`
+
+	// Bic BIC (SWIFT code).
+	Bic nullable.Nullable[string] `json:"bic"`
+
+	// BookkeepingLockedThrough Nothing dated on or before it can be booked or changed.
+	BookkeepingLockedThrough nullable.Nullable[openapi_types.Date] `json:"bookkeeping_locked_through"`
+	City                     nullable.Nullable[string]             `json:"city"`
+
+	// ClearingNumber Clearingnummer: 4 digits (5 for Swedbank 8xxxx).
+	ClearingNumber nullable.Nullable[string] `json:"clearing_number"`
+	CompanyId      openapi_types.UUID        `json:"company_id"`
+
+	// CompanyName The company's name (the name companies are listed by).
+	CompanyName nullable.Nullable[string] `json:"company_name"`
+
+	// ContactPerson Default 'Vår referens' on new invoices.
+	ContactPerson nullable.Nullable[string] `json:"contact_person"`
+	Country       nullable.Nullable[string] `json:"country"`
+
+	// DeadlinesRegenerated Whether the change regenerated the tax deadlines.
+	DeadlinesRegenerated bool `json:"deadlines_regenerated"`
+
+	// DefaultVoucherSeries Voucher series for manual entries (A when null).
+	DefaultVoucherSeries nullable.Nullable[string] `json:"default_voucher_series"`
+
+	// DefaultVoucherSeriesPerSourceType Voucher series per source_type (manual, invoice, bank_transaction, ...); the posting engine reads this.
+	DefaultVoucherSeriesPerSourceType nullable.Nullable[map[string]string] `json:"default_voucher_series_per_source_type"`
+	DeferInvoiceBooking               nullable.Nullable[bool]              `json:"defer_invoice_booking"`
+	DimensionsEnabled                 nullable.Nullable[bool]              `json:"dimensions_enabled"`
+	Email                             nullable.Nullable[string]            `json:"email"`
+	EmployerRegistered                nullable.Nullable[bool]              `json:"employer_registered"`
+	EmployerSeasonal                  nullable.Nullable[bool]              `json:"employer_seasonal"`
+
+	// EntityType Company form: aktiebolag (limited company), enskild firma (sole trader), ideell förening (non-profit association).
+	EntityType EntityType              `json:"entity_type"`
+	FSkatt     nullable.Nullable[bool] `json:"f_skatt"`
+
+	// FiscalYearStartMonth Month regular fiscal years start in; an enskild firma keeps 1.
+	FiscalYearStartMonth       nullable.Nullable[int]  `json:"fiscal_year_start_month"`
+	FyllnadsinbetalningEnabled nullable.Nullable[bool] `json:"fyllnadsinbetalning_enabled"`
+
+	// Iban IBAN; checked with its mod-97 digits.
+	Iban                       nullable.Nullable[string]                     `json:"iban"`
+	IntrastatEnabled           nullable.Nullable[bool]                       `json:"intrastat_enabled"`
+	InvoiceAccentColor         nullable.Nullable[string]                     `json:"invoice_accent_color"`
+	InvoiceCompanyNamePosition nullable.Nullable[InvoiceCompanyNamePosition] `json:"invoice_company_name_position"`
+	InvoiceCreditTermsText     nullable.Nullable[string]                     `json:"invoice_credit_terms_text"`
+
+	// InvoiceDefaultDays Default payment terms in days.
+	InvoiceDefaultDays       nullable.Nullable[int]      `json:"invoice_default_days"`
+	InvoiceDefaultNotes      nullable.Nullable[string]   `json:"invoice_default_notes"`
+	InvoiceEmailBccAddresses nullable.Nullable[[]string] `json:"invoice_email_bcc_addresses"`
+	InvoiceEmailCcAddresses  nullable.Nullable[[]string] `json:"invoice_email_cc_addresses"`
+	InvoiceEmailReplyTo      nullable.Nullable[string]   `json:"invoice_email_reply_to"`
+
+	// InvoiceEmailTexts E-mail texts for sending invoices, per language.
+	InvoiceEmailTexts  nullable.Nullable[InvoiceEmailTexts] `json:"invoice_email_texts"`
+	InvoiceFontFamily  nullable.Nullable[InvoiceFontFamily] `json:"invoice_font_family"`
+	InvoiceFooterText  nullable.Nullable[string]            `json:"invoice_footer_text"`
+	InvoiceHeaderText  nullable.Nullable[string]            `json:"invoice_header_text"`
+	InvoiceLateFeeText nullable.Nullable[string]            `json:"invoice_late_fee_text"`
+
+	// InvoicePaymentAccounts Payment details per invoice currency (ISO 4217 code).
+	InvoicePaymentAccounts     nullable.Nullable[map[string]PaymentAccount] `json:"invoice_payment_accounts"`
+	InvoicePaymentLinksEnabled nullable.Nullable[bool]                      `json:"invoice_payment_links_enabled"`
+	InvoicePrefix              nullable.Nullable[string]                    `json:"invoice_prefix"`
+	InvoicePrimaryColor        nullable.Nullable[string]                    `json:"invoice_primary_color"`
+	InvoiceQrMode              nullable.Nullable[InvoiceQrMode]             `json:"invoice_qr_mode"`
+	InvoiceShowBankgiro        nullable.Nullable[bool]                      `json:"invoice_show_bankgiro"`
+	InvoiceShowCompanyName     nullable.Nullable[bool]                      `json:"invoice_show_company_name"`
+	InvoiceShowLogo            nullable.Nullable[bool]                      `json:"invoice_show_logo"`
+	InvoiceShowOcr             nullable.Nullable[bool]                      `json:"invoice_show_ocr"`
+	InvoiceShowPaymentQr       nullable.Nullable[bool]                      `json:"invoice_show_payment_qr"`
+	InvoiceShowPlusgiro        nullable.Nullable[bool]                      `json:"invoice_show_plusgiro"`
+	InvoiceShowSwish           nullable.Nullable[bool]                      `json:"invoice_show_swish"`
+	IossEnabled                nullable.Nullable[bool]                      `json:"ioss_enabled"`
+	KontrolluppgifterEnabled   nullable.Nullable[bool]                      `json:"kontrolluppgifter_enabled"`
+	MileageEnabled             nullable.Nullable[bool]                      `json:"mileage_enabled"`
+	MomsPeriod                 nullable.Nullable[MomsPeriod]                `json:"moms_period"`
+
+	// NextArrivalNumber Number the next supplier invoice gets (ankomstnummer).
+	NextArrivalNumber nullable.Nullable[int] `json:"next_arrival_number"`
+
+	// NextInvoiceNumber Number the next invoice gets.
+	NextInvoiceNumber nullable.Nullable[int] `json:"next_invoice_number"`
+
+	// OnboardingComplete Whether onboarding is complete.
+	OnboardingComplete nullable.Nullable[bool] `json:"onboarding_complete"`
+	OreRounding        nullable.Nullable[bool] `json:"ore_rounding"`
+
+	// OrgNumber Organisationsnummer; for an enskild firma the owner's personnummer with its last four digits masked.
+	OrgNumber                            nullable.Nullable[string]       `json:"org_number"`
+	OssEnabled                           nullable.Nullable[bool]         `json:"oss_enabled"`
+	PaysSalaries                         nullable.Nullable[bool]         `json:"pays_salaries"`
+	PeriodiskSammanstallningEnabled      nullable.Nullable[bool]         `json:"periodisk_sammanstallning_enabled"`
+	PeriodiskSammanstallningFilingMethod nullable.Nullable[FilingMethod] `json:"periodisk_sammanstallning_filing_method"`
+
+	// PeriodiskSammanstallningPeriod Period of the EU sales list.
+	PeriodiskSammanstallningPeriod nullable.Nullable[PsPeriod] `json:"periodisk_sammanstallning_period"`
+	Phone                          nullable.Nullable[string]   `json:"phone"`
+
+	// Plusgiro Plusgironummer (2-8 digits, NNNNNN-N); checked with its Luhn digit.
+	Plusgiro   nullable.Nullable[string] `json:"plusgiro"`
+	PostalCode nullable.Nullable[string] `json:"postal_code"`
+
+	// PreliminaryTaxMonthly Preliminary tax (F-skatt) paid per month.
+	PreliminaryTaxMonthly    nullable.Nullable[Amount] `json:"preliminary_tax_monthly"`
+	ProformaEnabled          nullable.Nullable[bool]   `json:"proforma_enabled"`
+	PunktskattEnabled        nullable.Nullable[bool]   `json:"punktskatt_enabled"`
+	QuotesEnabled            nullable.Nullable[bool]   `json:"quotes_enabled"`
+	RecurringInvoicesEnabled nullable.Nullable[bool]   `json:"recurring_invoices_enabled"`
+
+	// RegisteredOffice Säte: the municipality of the registered office.
+	RegisteredOffice nullable.Nullable[string] `json:"registered_office"`
+
+	// ReminderDaysLevel1 Days after the due date; level 1 < level 2 < level 3.
+	ReminderDaysLevel1 nullable.Nullable[int]    `json:"reminder_days_level_1"`
+	ReminderDaysLevel2 nullable.Nullable[int]    `json:"reminder_days_level_2"`
+	ReminderDaysLevel3 nullable.Nullable[int]    `json:"reminder_days_level_3"`
+	ReminderFeeAmount  nullable.Nullable[Amount] `json:"reminder_fee_amount"`
+	ReminderFeeEnabled nullable.Nullable[bool]   `json:"reminder_fee_enabled"`
+
+	// ReminderInterestRateOverride Late-payment interest in percent; null means the statutory rate.
+	ReminderInterestRateOverride nullable.Nullable[Percentage]              `json:"reminder_interest_rate_override"`
+	ReminderTextOverrides        nullable.Nullable[ReminderTexts]           `json:"reminder_text_overrides"`
+	RotRutEnabled                nullable.Nullable[bool]                    `json:"rot_rut_enabled"`
+	SalaryVacationYearBasis      nullable.Nullable[SalaryVacationYearBasis] `json:"salary_vacation_year_basis"`
+	SalesOrdersEnabled           nullable.Nullable[bool]                    `json:"sales_orders_enabled"`
+	SectorSlug                   nullable.Nullable[string]                  `json:"sector_slug"`
+	SelfBillingEnabled           nullable.Nullable[bool]                    `json:"self_billing_enabled"`
+	SendInvoiceReminders         nullable.Nullable[bool]                    `json:"send_invoice_reminders"`
+
+	// Swish Swish number (123 followed by seven digits).
+	Swish           nullable.Nullable[string]       `json:"swish"`
+	TaxContactEmail nullable.Nullable[string]       `json:"tax_contact_email"`
+	TaxContactName  nullable.Nullable[string]       `json:"tax_contact_name"`
+	TaxContactPhone nullable.Nullable[string]       `json:"tax_contact_phone"`
+	VatFilingMethod nullable.Nullable[FilingMethod] `json:"vat_filing_method"`
+	VatHasEuTrade   nullable.Nullable[bool]         `json:"vat_has_eu_trade"`
+
+	// VatNumber Momsregistreringsnummer: SE, the 10-digit organisation number (personnummer for an enskild firma) and 01.
+	VatNumber             nullable.Nullable[string] `json:"vat_number"`
+	VatRegistered         nullable.Nullable[bool]   `json:"vat_registered"`
+	VatTaxableBaseOver40m nullable.Nullable[bool]   `json:"vat_taxable_base_over_40m"`
+
+	// VoucherSeriesLabels A label per voucher series letter.
+	VoucherSeriesLabels nullable.Nullable[map[string]string] `json:"voucher_series_labels"`
+	Website             nullable.Nullable[string]            `json:"website"`
 }
 
 // ValidationIssue One field-level problem of a VALIDATION_ERROR.
@@ -1170,6 +2716,15 @@ type ValidationIssue struct {
 // ValidationIssueIn defines model for ValidationIssue.In.
 type ValidationIssueIn string
 
+// VatBox defines model for VatBox.
+type VatBox string
+
+// VatRate A Swedish VAT rate as a fraction: 0, 0.06, 0.12 or 0.25.
+type VatRate = money.Amount
+
+// VatTreatment defines model for VatTreatment.
+type VatTreatment string
+
 // Warning defines model for Warning.
 type Warning struct {
 	Code        string `json:"code"`
@@ -1182,6 +2737,9 @@ type Warning struct {
 		Tool        *string                 `json:"tool,omitempty"`
 	} `json:"remediation,omitempty"`
 }
+
+// AccountNumber defines model for AccountNumber.
+type AccountNumber = string
 
 // AuditLimit defines model for AuditLimit.
 type AuditLimit = int
@@ -1197,6 +2755,12 @@ type DryRun = string
 
 // DryRunHeader defines model for DryRunHeader.
 type DryRunHeader = string
+
+// FiscalPeriodId defines model for FiscalPeriodId.
+type FiscalPeriodId = openapi_types.UUID
+
+// IdempotencyKey defines model for IdempotencyKey.
+type IdempotencyKey = openapi_types.UUID
 
 // IdempotencyKeyRequired defines model for IdempotencyKeyRequired.
 type IdempotencyKeyRequired = openapi_types.UUID
@@ -1249,6 +2813,54 @@ type CreateCompanyParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// ListAccountsParams defines parameters for ListAccounts.
+type ListAccountsParams struct {
+	// Class One digit 0-9: only accounts of that class.
+	Class *string `form:"class,omitempty" json:"class,omitempty"`
+
+	// Active `false` includes deactivated accounts; default only active ones.
+	Active *ListAccountsParamsActive `form:"active,omitempty" json:"active,omitempty"`
+}
+
+// ListAccountsParamsActive defines parameters for ListAccounts.
+type ListAccountsParamsActive string
+
+// CreateAccountParams defines parameters for CreateAccount.
+type CreateAccountParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeleteAccountParams defines parameters for DeleteAccount.
+type DeleteAccountParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateAccountParams defines parameters for UpdateAccount.
+type UpdateAccountParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // ListAuditEntriesParams defines parameters for ListAuditEntries.
 type ListAuditEntriesParams struct {
 	// Action Only entries with this action.
@@ -1273,6 +2885,42 @@ type ListAuditEntriesParams struct {
 	Limit *AuditLimit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// ListDeadlinesParams defines parameters for ListDeadlines.
+type ListDeadlinesParams struct {
+	Type   *ListDeadlinesParamsType   `form:"type,omitempty" json:"type,omitempty"`
+	Status *ListDeadlinesParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+}
+
+// ListDeadlinesParamsType defines parameters for ListDeadlines.
+type ListDeadlinesParamsType string
+
+// ListDeadlinesParamsStatus defines parameters for ListDeadlines.
+type ListDeadlinesParamsStatus string
+
+// CreateFiscalPeriodParams defines parameters for CreateFiscalPeriod.
+type CreateFiscalPeriodParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateFiscalPeriodParams defines parameters for UpdateFiscalPeriod.
+type UpdateFiscalPeriodParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // ListMembersParams defines parameters for ListMembers.
 type ListMembersParams struct {
 	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
@@ -1294,11 +2942,68 @@ type AddMemberParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// UpdateSettingsParams defines parameters for UpdateSettings.
+type UpdateSettingsParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateBookkeepingLockParams defines parameters for UpdateBookkeepingLock.
+type UpdateBookkeepingLockParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateTaxProfileParams defines parameters for UpdateTaxProfile.
+type UpdateTaxProfileParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // CreateCompanyJSONRequestBody defines body for CreateCompany for application/json ContentType.
 type CreateCompanyJSONRequestBody = CompanyCreate
 
+// CreateAccountJSONRequestBody defines body for CreateAccount for application/json ContentType.
+type CreateAccountJSONRequestBody = AccountCreate
+
+// UpdateAccountJSONRequestBody defines body for UpdateAccount for application/json ContentType.
+type UpdateAccountJSONRequestBody = AccountPatch
+
+// CreateFiscalPeriodJSONRequestBody defines body for CreateFiscalPeriod for application/json ContentType.
+type CreateFiscalPeriodJSONRequestBody = FiscalPeriodCreate
+
+// UpdateFiscalPeriodJSONRequestBody defines body for UpdateFiscalPeriod for application/json ContentType.
+type UpdateFiscalPeriodJSONRequestBody = FiscalPeriodPatch
+
 // AddMemberJSONRequestBody defines body for AddMember for application/json ContentType.
 type AddMemberJSONRequestBody = MemberCreate
+
+// UpdateSettingsJSONRequestBody defines body for UpdateSettings for application/json ContentType.
+type UpdateSettingsJSONRequestBody = SettingsPatch
+
+// UpdateBookkeepingLockJSONRequestBody defines body for UpdateBookkeepingLock for application/json ContentType.
+type UpdateBookkeepingLockJSONRequestBody = BookkeepingLockPatch
+
+// UpdateTaxProfileJSONRequestBody defines body for UpdateTaxProfile for application/json ContentType.
+type UpdateTaxProfileJSONRequestBody = TaxProfilePatch
 
 // Getter for additional properties for ErrorDetails. Returns the specified
 // element and whether it was found
@@ -1398,6 +3103,316 @@ func (a ErrorDetails) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// AsAccountDeleted returns the union data inside the AccountDeletedResult as a AccountDeleted
+func (t AccountDeletedResult) AsAccountDeleted() (AccountDeleted, error) {
+	var body AccountDeleted
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountDeleted overwrites any union data inside the AccountDeletedResult as the provided AccountDeleted
+func (t *AccountDeletedResult) FromAccountDeleted(v AccountDeleted) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountDeleted performs a merge with any union data inside the AccountDeletedResult, using the provided AccountDeleted
+func (t *AccountDeletedResult) MergeAccountDeleted(v AccountDeleted) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAccountDeleteDryRun returns the union data inside the AccountDeletedResult as a AccountDeleteDryRun
+func (t AccountDeletedResult) AsAccountDeleteDryRun() (AccountDeleteDryRun, error) {
+	var body AccountDeleteDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountDeleteDryRun overwrites any union data inside the AccountDeletedResult as the provided AccountDeleteDryRun
+func (t *AccountDeletedResult) FromAccountDeleteDryRun(v AccountDeleteDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountDeleteDryRun performs a merge with any union data inside the AccountDeletedResult, using the provided AccountDeleteDryRun
+func (t *AccountDeletedResult) MergeAccountDeleteDryRun(v AccountDeleteDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AccountDeletedResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AccountDeletedResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAccount returns the union data inside the AccountUpdateResult as a Account
+func (t AccountUpdateResult) AsAccount() (Account, error) {
+	var body Account
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccount overwrites any union data inside the AccountUpdateResult as the provided Account
+func (t *AccountUpdateResult) FromAccount(v Account) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccount performs a merge with any union data inside the AccountUpdateResult, using the provided Account
+func (t *AccountUpdateResult) MergeAccount(v Account) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAccountDryRun returns the union data inside the AccountUpdateResult as a AccountDryRun
+func (t AccountUpdateResult) AsAccountDryRun() (AccountDryRun, error) {
+	var body AccountDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccountDryRun overwrites any union data inside the AccountUpdateResult as the provided AccountDryRun
+func (t *AccountUpdateResult) FromAccountDryRun(v AccountDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccountDryRun performs a merge with any union data inside the AccountUpdateResult, using the provided AccountDryRun
+func (t *AccountUpdateResult) MergeAccountDryRun(v AccountDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AccountUpdateResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AccountUpdateResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsFiscalPeriodEnvelope returns the union data inside the FiscalPeriodUpdateResult as a FiscalPeriodEnvelope
+func (t FiscalPeriodUpdateResult) AsFiscalPeriodEnvelope() (FiscalPeriodEnvelope, error) {
+	var body FiscalPeriodEnvelope
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFiscalPeriodEnvelope overwrites any union data inside the FiscalPeriodUpdateResult as the provided FiscalPeriodEnvelope
+func (t *FiscalPeriodUpdateResult) FromFiscalPeriodEnvelope(v FiscalPeriodEnvelope) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFiscalPeriodEnvelope performs a merge with any union data inside the FiscalPeriodUpdateResult, using the provided FiscalPeriodEnvelope
+func (t *FiscalPeriodUpdateResult) MergeFiscalPeriodEnvelope(v FiscalPeriodEnvelope) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsFiscalPeriodDryRun returns the union data inside the FiscalPeriodUpdateResult as a FiscalPeriodDryRun
+func (t FiscalPeriodUpdateResult) AsFiscalPeriodDryRun() (FiscalPeriodDryRun, error) {
+	var body FiscalPeriodDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFiscalPeriodDryRun overwrites any union data inside the FiscalPeriodUpdateResult as the provided FiscalPeriodDryRun
+func (t *FiscalPeriodUpdateResult) FromFiscalPeriodDryRun(v FiscalPeriodDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFiscalPeriodDryRun performs a merge with any union data inside the FiscalPeriodUpdateResult, using the provided FiscalPeriodDryRun
+func (t *FiscalPeriodUpdateResult) MergeFiscalPeriodDryRun(v FiscalPeriodDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t FiscalPeriodUpdateResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *FiscalPeriodUpdateResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCompanySettings returns the union data inside the SettingsUpdateResult as a CompanySettings
+func (t SettingsUpdateResult) AsCompanySettings() (CompanySettings, error) {
+	var body CompanySettings
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCompanySettings overwrites any union data inside the SettingsUpdateResult as the provided CompanySettings
+func (t *SettingsUpdateResult) FromCompanySettings(v CompanySettings) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCompanySettings performs a merge with any union data inside the SettingsUpdateResult, using the provided CompanySettings
+func (t *SettingsUpdateResult) MergeCompanySettings(v CompanySettings) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSettingsDryRun returns the union data inside the SettingsUpdateResult as a SettingsDryRun
+func (t SettingsUpdateResult) AsSettingsDryRun() (SettingsDryRun, error) {
+	var body SettingsDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSettingsDryRun overwrites any union data inside the SettingsUpdateResult as the provided SettingsDryRun
+func (t *SettingsUpdateResult) FromSettingsDryRun(v SettingsDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSettingsDryRun performs a merge with any union data inside the SettingsUpdateResult, using the provided SettingsDryRun
+func (t *SettingsUpdateResult) MergeSettingsDryRun(v SettingsDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SettingsUpdateResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SettingsUpdateResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsTaxProfileSettings returns the union data inside the TaxProfileResult as a TaxProfileSettings
+func (t TaxProfileResult) AsTaxProfileSettings() (TaxProfileSettings, error) {
+	var body TaxProfileSettings
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTaxProfileSettings overwrites any union data inside the TaxProfileResult as the provided TaxProfileSettings
+func (t *TaxProfileResult) FromTaxProfileSettings(v TaxProfileSettings) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTaxProfileSettings performs a merge with any union data inside the TaxProfileResult, using the provided TaxProfileSettings
+func (t *TaxProfileResult) MergeTaxProfileSettings(v TaxProfileSettings) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTaxProfileDryRun returns the union data inside the TaxProfileResult as a TaxProfileDryRun
+func (t TaxProfileResult) AsTaxProfileDryRun() (TaxProfileDryRun, error) {
+	var body TaxProfileDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTaxProfileDryRun overwrites any union data inside the TaxProfileResult as the provided TaxProfileDryRun
+func (t *TaxProfileResult) FromTaxProfileDryRun(v TaxProfileDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTaxProfileDryRun performs a merge with any union data inside the TaxProfileResult, using the provided TaxProfileDryRun
+func (t *TaxProfileResult) MergeTaxProfileDryRun(v TaxProfileDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t TaxProfileResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *TaxProfileResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetSkillsIndex List the agent skills this server publishes
@@ -1418,15 +3433,54 @@ type ServerInterface interface {
 	// CreateCompany Create a company owned by the key's user
 	// (POST /api/v1/companies)
 	CreateCompany(ctx echo.Context, params CreateCompanyParams) error
+	// ListAccounts List the chart of accounts
+	// (GET /api/v1/companies/{companyId}/accounts)
+	ListAccounts(ctx echo.Context, companyId CompanyId, params ListAccountsParams) error
+	// CreateAccount Add an account to the chart
+	// (POST /api/v1/companies/{companyId}/accounts)
+	CreateAccount(ctx echo.Context, companyId CompanyId, params CreateAccountParams) error
+	// DeleteAccount Delete an account never booked on
+	// (DELETE /api/v1/companies/{companyId}/accounts/{accountNumber})
+	DeleteAccount(ctx echo.Context, companyId CompanyId, accountNumber AccountNumber, params DeleteAccountParams) error
+	// UpdateAccount Rename, activate or deactivate an account
+	// (PATCH /api/v1/companies/{companyId}/accounts/{accountNumber})
+	UpdateAccount(ctx echo.Context, companyId CompanyId, accountNumber AccountNumber, params UpdateAccountParams) error
 	// ListAuditEntries Read the audit trail of a company
 	// (GET /api/v1/companies/{companyId}/audit-trail)
 	ListAuditEntries(ctx echo.Context, companyId CompanyId, params ListAuditEntriesParams) error
+	// ListCapabilities List the company's paid capabilities
+	// (GET /api/v1/companies/{companyId}/capabilities)
+	ListCapabilities(ctx echo.Context, companyId CompanyId) error
+	// ListDeadlines List the company's tax deadlines
+	// (GET /api/v1/companies/{companyId}/deadlines)
+	ListDeadlines(ctx echo.Context, companyId CompanyId, params ListDeadlinesParams) error
+	// ListFiscalPeriods List the fiscal periods
+	// (GET /api/v1/companies/{companyId}/fiscal-periods)
+	ListFiscalPeriods(ctx echo.Context, companyId CompanyId) error
+	// CreateFiscalPeriod Open a fiscal period
+	// (POST /api/v1/companies/{companyId}/fiscal-periods)
+	CreateFiscalPeriod(ctx echo.Context, companyId CompanyId, params CreateFiscalPeriodParams) error
+	// UpdateFiscalPeriod Rename a fiscal period or move its dates
+	// (PATCH /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId})
+	UpdateFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params UpdateFiscalPeriodParams) error
 	// ListMembers List the members of a company
 	// (GET /api/v1/companies/{companyId}/members)
 	ListMembers(ctx echo.Context, companyId CompanyId, params ListMembersParams) error
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx echo.Context, companyId CompanyId, params AddMemberParams) error
+	// GetSettings Read the company's settings
+	// (GET /api/v1/companies/{companyId}/settings)
+	GetSettings(ctx echo.Context, companyId CompanyId) error
+	// UpdateSettings Change non-legal settings
+	// (PATCH /api/v1/companies/{companyId}/settings)
+	UpdateSettings(ctx echo.Context, companyId CompanyId, params UpdateSettingsParams) error
+	// UpdateBookkeepingLock Set, move or remove the bookkeeping lock date
+	// (PATCH /api/v1/companies/{companyId}/settings/bookkeeping-lock)
+	UpdateBookkeepingLock(ctx echo.Context, companyId CompanyId, params UpdateBookkeepingLockParams) error
+	// UpdateTaxProfile Change the tax profile
+	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
+	UpdateTaxProfile(ctx echo.Context, companyId CompanyId, params UpdateTaxProfileParams) error
 	// GetHealth Check that the service and its database answer
 	// (GET /api/v1/health)
 	GetHealth(ctx echo.Context) error
@@ -1552,6 +3606,225 @@ func (w *ServerInterfaceWrapper) CreateCompany(ctx echo.Context) error {
 	return err
 }
 
+// ListAccounts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAccounts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAccountsParams
+	// ------------- Optional query parameter "class" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "class", ctx.QueryParams(), &params.Class, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter class: %s", err))
+	}
+
+	// ------------- Optional query parameter "active" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "active", ctx.QueryParams(), &params.Active, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter active: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAccounts(ctx, companyId, params)
+	return err
+}
+
+// CreateAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateAccountParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateAccount(ctx, companyId, params)
+	return err
+}
+
+// DeleteAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "accountNumber" -------------
+	var accountNumber AccountNumber
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountNumber", ctx.Param("accountNumber"), &accountNumber, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountNumber: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteAccountParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteAccount(ctx, companyId, accountNumber, params)
+	return err
+}
+
+// UpdateAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "accountNumber" -------------
+	var accountNumber AccountNumber
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountNumber", ctx.Param("accountNumber"), &accountNumber, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountNumber: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateAccountParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateAccount(ctx, companyId, accountNumber, params)
+	return err
+}
+
 // ListAuditEntries converts echo context to params.
 func (w *ServerInterfaceWrapper) ListAuditEntries(ctx echo.Context) error {
 	var err error
@@ -1616,6 +3889,192 @@ func (w *ServerInterfaceWrapper) ListAuditEntries(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListAuditEntries(ctx, companyId, params)
+	return err
+}
+
+// ListCapabilities converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCapabilities(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCapabilities(ctx, companyId)
+	return err
+}
+
+// ListDeadlines converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDeadlines(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDeadlinesParams
+	// ------------- Optional query parameter "type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "type", ctx.QueryParams(), &params.Type, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter type: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDeadlines(ctx, companyId, params)
+	return err
+}
+
+// ListFiscalPeriods converts echo context to params.
+func (w *ServerInterfaceWrapper) ListFiscalPeriods(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListFiscalPeriods(ctx, companyId)
+	return err
+}
+
+// CreateFiscalPeriod converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateFiscalPeriod(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateFiscalPeriodParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateFiscalPeriod(ctx, companyId, params)
+	return err
+}
+
+// UpdateFiscalPeriod converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateFiscalPeriod(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "fiscalPeriodId" -------------
+	var fiscalPeriodId FiscalPeriodId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fiscalPeriodId", ctx.Param("fiscalPeriodId"), &fiscalPeriodId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscalPeriodId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateFiscalPeriodParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateFiscalPeriod(ctx, companyId, fiscalPeriodId, params)
 	return err
 }
 
@@ -1707,6 +4166,193 @@ func (w *ServerInterfaceWrapper) AddMember(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.AddMember(ctx, companyId, params)
+	return err
+}
+
+// GetSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSettings(ctx, companyId)
+	return err
+}
+
+// UpdateSettings converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateSettingsParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSettings(ctx, companyId, params)
+	return err
+}
+
+// UpdateBookkeepingLock converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateBookkeepingLock(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateBookkeepingLockParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateBookkeepingLock(ctx, companyId, params)
+	return err
+}
+
+// UpdateTaxProfile converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateTaxProfile(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateTaxProfileParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateTaxProfile(ctx, companyId, params)
 	return err
 }
 
@@ -1815,9 +4461,22 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/api-key", wrapper.GetApiKey, options.OperationMiddlewares["getApiKey"]...)
 	router.GET(options.BaseURL+"/api/v1/companies", wrapper.ListCompanies, options.OperationMiddlewares["listCompanies"]...)
 	router.POST(options.BaseURL+"/api/v1/companies", wrapper.CreateCompany, options.OperationMiddlewares["createCompany"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/accounts", wrapper.ListAccounts, options.OperationMiddlewares["listAccounts"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/accounts", wrapper.CreateAccount, options.OperationMiddlewares["createAccount"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/accounts/:accountNumber", wrapper.DeleteAccount, options.OperationMiddlewares["deleteAccount"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/accounts/:accountNumber", wrapper.UpdateAccount, options.OperationMiddlewares["updateAccount"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/audit-trail", wrapper.ListAuditEntries, options.OperationMiddlewares["listAuditEntries"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/capabilities", wrapper.ListCapabilities, options.OperationMiddlewares["listCapabilities"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/deadlines", wrapper.ListDeadlines, options.OperationMiddlewares["listDeadlines"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.ListFiscalPeriods, options.OperationMiddlewares["listFiscalPeriods"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.CreateFiscalPeriod, options.OperationMiddlewares["createFiscalPeriod"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId", wrapper.UpdateFiscalPeriod, options.OperationMiddlewares["updateFiscalPeriod"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.ListMembers, options.OperationMiddlewares["listMembers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.AddMember, options.OperationMiddlewares["addMember"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.GetSettings, options.OperationMiddlewares["getSettings"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.UpdateSettings, options.OperationMiddlewares["updateSettings"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/bookkeeping-lock", wrapper.UpdateBookkeepingLock, options.OperationMiddlewares["updateBookkeepingLock"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/tax-profile", wrapper.UpdateTaxProfile, options.OperationMiddlewares["updateTaxProfile"]...)
 	router.GET(options.BaseURL+"/api/v1/health", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
 	router.GET(options.BaseURL+"/api/v1/openapi.json", wrapper.GetOpenAPIDocument, options.OperationMiddlewares["getOpenAPIDocument"]...)
 	router.GET(options.BaseURL+"/docs/api/errors", wrapper.ListErrorCodes, options.OperationMiddlewares["listErrorCodes"]...)
@@ -2394,6 +5053,695 @@ func (response CreateCompany500JSONResponse) VisitCreateCompanyResponse(w http.R
 	return err
 }
 
+type ListAccountsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListAccountsParams
+}
+
+type ListAccountsResponseObject interface {
+	VisitListAccountsResponse(w http.ResponseWriter) error
+}
+
+type ListAccounts200JSONResponse AccountListResponse
+
+func (response ListAccounts200JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAccounts400JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAccounts401JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAccounts403JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAccounts404JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAccounts429JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListAccounts500JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccountRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateAccountParams
+	Body      *CreateAccountJSONRequestBody
+}
+
+type CreateAccountResponseObject interface {
+	VisitCreateAccountResponse(w http.ResponseWriter) error
+}
+
+type CreateAccount200JSONResponse AccountPreviewResponse
+
+func (response CreateAccount200JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount201JSONResponse AccountResponse
+
+func (response CreateAccount201JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateAccount400JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateAccount401JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateAccount403JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateAccount404JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateAccount409JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateAccount413JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateAccount415JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateAccount429JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateAccount500JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccountRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	AccountNumber AccountNumber `json:"accountNumber"`
+	Params        DeleteAccountParams
+}
+
+type DeleteAccountResponseObject interface {
+	VisitDeleteAccountResponse(w http.ResponseWriter) error
+}
+
+type DeleteAccount200JSONResponse AccountDeletedResponse
+
+func (response DeleteAccount200JSONResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteAccount400JSONResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteAccount401JSONResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteAccount403JSONResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteAccount404JSONResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteAccount409JSONResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteAccount429JSONResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteAccount500JSONResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccountRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	AccountNumber AccountNumber `json:"accountNumber"`
+	Params        UpdateAccountParams
+	Body          *UpdateAccountJSONRequestBody
+}
+
+type UpdateAccountResponseObject interface {
+	VisitUpdateAccountResponse(w http.ResponseWriter) error
+}
+
+type UpdateAccount200JSONResponse AccountUpdateResponse
+
+func (response UpdateAccount200JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateAccount400JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateAccount401JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateAccount403JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateAccount404JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateAccount409JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateAccount413JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateAccount415JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateAccount429JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateAccount500JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAuditEntriesRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListAuditEntriesParams
@@ -2517,6 +5865,812 @@ func (response ListAuditEntries429JSONResponse) VisitListAuditEntriesResponse(w 
 type ListAuditEntries500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListAuditEntries500JSONResponse) VisitListAuditEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCapabilitiesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+}
+
+type ListCapabilitiesResponseObject interface {
+	VisitListCapabilitiesResponse(w http.ResponseWriter) error
+}
+
+type ListCapabilities200JSONResponse CapabilityListResponse
+
+func (response ListCapabilities200JSONResponse) VisitListCapabilitiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCapabilities400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCapabilities400JSONResponse) VisitListCapabilitiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCapabilities401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCapabilities401JSONResponse) VisitListCapabilitiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCapabilities403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCapabilities403JSONResponse) VisitListCapabilitiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCapabilities404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCapabilities404JSONResponse) VisitListCapabilitiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCapabilities429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListCapabilities429JSONResponse) VisitListCapabilitiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCapabilities500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListCapabilities500JSONResponse) VisitListCapabilitiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeadlinesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListDeadlinesParams
+}
+
+type ListDeadlinesResponseObject interface {
+	VisitListDeadlinesResponse(w http.ResponseWriter) error
+}
+
+type ListDeadlines200JSONResponse DeadlineListResponse
+
+func (response ListDeadlines200JSONResponse) VisitListDeadlinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeadlines400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDeadlines400JSONResponse) VisitListDeadlinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeadlines401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDeadlines401JSONResponse) VisitListDeadlinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeadlines403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListDeadlines403JSONResponse) VisitListDeadlinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeadlines404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListDeadlines404JSONResponse) VisitListDeadlinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeadlines429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListDeadlines429JSONResponse) VisitListDeadlinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDeadlines500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListDeadlines500JSONResponse) VisitListDeadlinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFiscalPeriodsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+}
+
+type ListFiscalPeriodsResponseObject interface {
+	VisitListFiscalPeriodsResponse(w http.ResponseWriter) error
+}
+
+type ListFiscalPeriods200JSONResponse FiscalPeriodListResponse
+
+func (response ListFiscalPeriods200JSONResponse) VisitListFiscalPeriodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFiscalPeriods400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListFiscalPeriods400JSONResponse) VisitListFiscalPeriodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFiscalPeriods401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListFiscalPeriods401JSONResponse) VisitListFiscalPeriodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFiscalPeriods403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListFiscalPeriods403JSONResponse) VisitListFiscalPeriodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFiscalPeriods404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListFiscalPeriods404JSONResponse) VisitListFiscalPeriodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFiscalPeriods429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListFiscalPeriods429JSONResponse) VisitListFiscalPeriodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFiscalPeriods500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListFiscalPeriods500JSONResponse) VisitListFiscalPeriodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFiscalPeriodRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateFiscalPeriodParams
+	Body      *CreateFiscalPeriodJSONRequestBody
+}
+
+type CreateFiscalPeriodResponseObject interface {
+	VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error
+}
+
+type CreateFiscalPeriod200JSONResponse FiscalPeriodPreviewResponse
+
+func (response CreateFiscalPeriod200JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFiscalPeriod201JSONResponse FiscalPeriodResponse
+
+func (response CreateFiscalPeriod201JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFiscalPeriod400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateFiscalPeriod400JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFiscalPeriod401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateFiscalPeriod401JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFiscalPeriod403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateFiscalPeriod403JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFiscalPeriod404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateFiscalPeriod404JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFiscalPeriod409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateFiscalPeriod409JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFiscalPeriod413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateFiscalPeriod413JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFiscalPeriod415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateFiscalPeriod415JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFiscalPeriod429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateFiscalPeriod429JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateFiscalPeriod500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateFiscalPeriod500JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFiscalPeriodRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
+	Params         UpdateFiscalPeriodParams
+	Body           *UpdateFiscalPeriodJSONRequestBody
+}
+
+type UpdateFiscalPeriodResponseObject interface {
+	VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error
+}
+
+type UpdateFiscalPeriod200JSONResponse FiscalPeriodUpdateResponse
+
+func (response UpdateFiscalPeriod200JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFiscalPeriod400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateFiscalPeriod400JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFiscalPeriod401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateFiscalPeriod401JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFiscalPeriod403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateFiscalPeriod403JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFiscalPeriod404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateFiscalPeriod404JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFiscalPeriod409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateFiscalPeriod409JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFiscalPeriod413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateFiscalPeriod413JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFiscalPeriod415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateFiscalPeriod415JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFiscalPeriod429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateFiscalPeriod429JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFiscalPeriod500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateFiscalPeriod500JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -2873,6 +7027,715 @@ func (response AddMember500JSONResponse) VisitAddMemberResponse(w http.ResponseW
 	return err
 }
 
+type GetSettingsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+}
+
+type GetSettingsResponseObject interface {
+	VisitGetSettingsResponse(w http.ResponseWriter) error
+}
+
+type GetSettings200JSONResponse CompanySettingsResponse
+
+func (response GetSettings200JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSettings400JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSettings401JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSettings403JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSettings404JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSettings429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSettings429JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSettings500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSettings500JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettingsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    UpdateSettingsParams
+	Body      *UpdateSettingsJSONRequestBody
+}
+
+type UpdateSettingsResponseObject interface {
+	VisitUpdateSettingsResponse(w http.ResponseWriter) error
+}
+
+type UpdateSettings200JSONResponse SettingsUpdateResponse
+
+func (response UpdateSettings200JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSettings400JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSettings401JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSettings403JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSettings404JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSettings409JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSettings413JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSettings415JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateSettings429JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSettings500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateSettings500JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBookkeepingLockRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    UpdateBookkeepingLockParams
+	Body      *UpdateBookkeepingLockJSONRequestBody
+}
+
+type UpdateBookkeepingLockResponseObject interface {
+	VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error
+}
+
+type UpdateBookkeepingLock200JSONResponse SettingsUpdateResponse
+
+func (response UpdateBookkeepingLock200JSONResponse) VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBookkeepingLock400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateBookkeepingLock400JSONResponse) VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBookkeepingLock401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateBookkeepingLock401JSONResponse) VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBookkeepingLock403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateBookkeepingLock403JSONResponse) VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBookkeepingLock404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateBookkeepingLock404JSONResponse) VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBookkeepingLock409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateBookkeepingLock409JSONResponse) VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBookkeepingLock413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateBookkeepingLock413JSONResponse) VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBookkeepingLock415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateBookkeepingLock415JSONResponse) VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBookkeepingLock429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateBookkeepingLock429JSONResponse) VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBookkeepingLock500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateBookkeepingLock500JSONResponse) VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxProfileRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    UpdateTaxProfileParams
+	Body      *UpdateTaxProfileJSONRequestBody
+}
+
+type UpdateTaxProfileResponseObject interface {
+	VisitUpdateTaxProfileResponse(w http.ResponseWriter) error
+}
+
+type UpdateTaxProfile200JSONResponse TaxProfileResponse
+
+func (response UpdateTaxProfile200JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxProfile400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateTaxProfile400JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxProfile401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateTaxProfile401JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxProfile403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateTaxProfile403JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxProfile404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateTaxProfile404JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxProfile409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateTaxProfile409JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxProfile413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateTaxProfile413JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxProfile415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateTaxProfile415JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxProfile429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateTaxProfile429JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTaxProfile500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateTaxProfile500JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetHealthRequestObject struct {
 }
 
@@ -3062,15 +7925,54 @@ type StrictServerInterface interface {
 	// CreateCompany Create a company owned by the key's user
 	// (POST /api/v1/companies)
 	CreateCompany(ctx context.Context, request CreateCompanyRequestObject) (CreateCompanyResponseObject, error)
+	// ListAccounts List the chart of accounts
+	// (GET /api/v1/companies/{companyId}/accounts)
+	ListAccounts(ctx context.Context, request ListAccountsRequestObject) (ListAccountsResponseObject, error)
+	// CreateAccount Add an account to the chart
+	// (POST /api/v1/companies/{companyId}/accounts)
+	CreateAccount(ctx context.Context, request CreateAccountRequestObject) (CreateAccountResponseObject, error)
+	// DeleteAccount Delete an account never booked on
+	// (DELETE /api/v1/companies/{companyId}/accounts/{accountNumber})
+	DeleteAccount(ctx context.Context, request DeleteAccountRequestObject) (DeleteAccountResponseObject, error)
+	// UpdateAccount Rename, activate or deactivate an account
+	// (PATCH /api/v1/companies/{companyId}/accounts/{accountNumber})
+	UpdateAccount(ctx context.Context, request UpdateAccountRequestObject) (UpdateAccountResponseObject, error)
 	// ListAuditEntries Read the audit trail of a company
 	// (GET /api/v1/companies/{companyId}/audit-trail)
 	ListAuditEntries(ctx context.Context, request ListAuditEntriesRequestObject) (ListAuditEntriesResponseObject, error)
+	// ListCapabilities List the company's paid capabilities
+	// (GET /api/v1/companies/{companyId}/capabilities)
+	ListCapabilities(ctx context.Context, request ListCapabilitiesRequestObject) (ListCapabilitiesResponseObject, error)
+	// ListDeadlines List the company's tax deadlines
+	// (GET /api/v1/companies/{companyId}/deadlines)
+	ListDeadlines(ctx context.Context, request ListDeadlinesRequestObject) (ListDeadlinesResponseObject, error)
+	// ListFiscalPeriods List the fiscal periods
+	// (GET /api/v1/companies/{companyId}/fiscal-periods)
+	ListFiscalPeriods(ctx context.Context, request ListFiscalPeriodsRequestObject) (ListFiscalPeriodsResponseObject, error)
+	// CreateFiscalPeriod Open a fiscal period
+	// (POST /api/v1/companies/{companyId}/fiscal-periods)
+	CreateFiscalPeriod(ctx context.Context, request CreateFiscalPeriodRequestObject) (CreateFiscalPeriodResponseObject, error)
+	// UpdateFiscalPeriod Rename a fiscal period or move its dates
+	// (PATCH /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId})
+	UpdateFiscalPeriod(ctx context.Context, request UpdateFiscalPeriodRequestObject) (UpdateFiscalPeriodResponseObject, error)
 	// ListMembers List the members of a company
 	// (GET /api/v1/companies/{companyId}/members)
 	ListMembers(ctx context.Context, request ListMembersRequestObject) (ListMembersResponseObject, error)
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx context.Context, request AddMemberRequestObject) (AddMemberResponseObject, error)
+	// GetSettings Read the company's settings
+	// (GET /api/v1/companies/{companyId}/settings)
+	GetSettings(ctx context.Context, request GetSettingsRequestObject) (GetSettingsResponseObject, error)
+	// UpdateSettings Change non-legal settings
+	// (PATCH /api/v1/companies/{companyId}/settings)
+	UpdateSettings(ctx context.Context, request UpdateSettingsRequestObject) (UpdateSettingsResponseObject, error)
+	// UpdateBookkeepingLock Set, move or remove the bookkeeping lock date
+	// (PATCH /api/v1/companies/{companyId}/settings/bookkeeping-lock)
+	UpdateBookkeepingLock(ctx context.Context, request UpdateBookkeepingLockRequestObject) (UpdateBookkeepingLockResponseObject, error)
+	// UpdateTaxProfile Change the tax profile
+	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
+	UpdateTaxProfile(ctx context.Context, request UpdateTaxProfileRequestObject) (UpdateTaxProfileResponseObject, error)
 	// GetHealth Check that the service and its database answer
 	// (GET /api/v1/health)
 	GetHealth(ctx context.Context, request GetHealthRequestObject) (GetHealthResponseObject, error)
@@ -3267,6 +8169,158 @@ func (sh *strictHandler) CreateCompany(ctx echo.Context, params CreateCompanyPar
 	return nil
 }
 
+// ListAccounts operation middleware
+func (sh *strictHandler) ListAccounts(ctx echo.Context, companyId CompanyId, params ListAccountsParams) error {
+	var request ListAccountsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAccounts(ctx.Request().Context(), request.(ListAccountsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAccounts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAccountsResponseObject); ok {
+		return validResponse.VisitListAccountsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateAccount operation middleware
+func (sh *strictHandler) CreateAccount(ctx echo.Context, companyId CompanyId, params CreateAccountParams) error {
+	var request CreateAccountRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateAccount(ctx.Request().Context(), request.(CreateAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateAccountResponseObject); ok {
+		return validResponse.VisitCreateAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteAccount operation middleware
+func (sh *strictHandler) DeleteAccount(ctx echo.Context, companyId CompanyId, accountNumber AccountNumber, params DeleteAccountParams) error {
+	var request DeleteAccountRequestObject
+
+	request.CompanyId = companyId
+	request.AccountNumber = accountNumber
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteAccount(ctx.Request().Context(), request.(DeleteAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteAccountResponseObject); ok {
+		return validResponse.VisitDeleteAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateAccount operation middleware
+func (sh *strictHandler) UpdateAccount(ctx echo.Context, companyId CompanyId, accountNumber AccountNumber, params UpdateAccountParams) error {
+	var request UpdateAccountRequestObject
+
+	request.CompanyId = companyId
+	request.AccountNumber = accountNumber
+	request.Params = params
+
+	var body UpdateAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateAccount(ctx.Request().Context(), request.(UpdateAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateAccountResponseObject); ok {
+		return validResponse.VisitUpdateAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListAuditEntries operation middleware
 func (sh *strictHandler) ListAuditEntries(ctx echo.Context, companyId CompanyId, params ListAuditEntriesParams) error {
 	var request ListAuditEntriesRequestObject
@@ -3287,6 +8341,181 @@ func (sh *strictHandler) ListAuditEntries(ctx echo.Context, companyId CompanyId,
 		return err
 	} else if validResponse, ok := response.(ListAuditEntriesResponseObject); ok {
 		return validResponse.VisitListAuditEntriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCapabilities operation middleware
+func (sh *strictHandler) ListCapabilities(ctx echo.Context, companyId CompanyId) error {
+	var request ListCapabilitiesRequestObject
+
+	request.CompanyId = companyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCapabilities(ctx.Request().Context(), request.(ListCapabilitiesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCapabilities")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCapabilitiesResponseObject); ok {
+		return validResponse.VisitListCapabilitiesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDeadlines operation middleware
+func (sh *strictHandler) ListDeadlines(ctx echo.Context, companyId CompanyId, params ListDeadlinesParams) error {
+	var request ListDeadlinesRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDeadlines(ctx.Request().Context(), request.(ListDeadlinesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDeadlines")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDeadlinesResponseObject); ok {
+		return validResponse.VisitListDeadlinesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListFiscalPeriods operation middleware
+func (sh *strictHandler) ListFiscalPeriods(ctx echo.Context, companyId CompanyId) error {
+	var request ListFiscalPeriodsRequestObject
+
+	request.CompanyId = companyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListFiscalPeriods(ctx.Request().Context(), request.(ListFiscalPeriodsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListFiscalPeriods")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListFiscalPeriodsResponseObject); ok {
+		return validResponse.VisitListFiscalPeriodsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateFiscalPeriod operation middleware
+func (sh *strictHandler) CreateFiscalPeriod(ctx echo.Context, companyId CompanyId, params CreateFiscalPeriodParams) error {
+	var request CreateFiscalPeriodRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateFiscalPeriodJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateFiscalPeriod(ctx.Request().Context(), request.(CreateFiscalPeriodRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateFiscalPeriod")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateFiscalPeriodResponseObject); ok {
+		return validResponse.VisitCreateFiscalPeriodResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateFiscalPeriod operation middleware
+func (sh *strictHandler) UpdateFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params UpdateFiscalPeriodParams) error {
+	var request UpdateFiscalPeriodRequestObject
+
+	request.CompanyId = companyId
+	request.FiscalPeriodId = fiscalPeriodId
+	request.Params = params
+
+	var body UpdateFiscalPeriodJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateFiscalPeriod(ctx.Request().Context(), request.(UpdateFiscalPeriodRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateFiscalPeriod")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateFiscalPeriodResponseObject); ok {
+		return validResponse.VisitUpdateFiscalPeriodResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -3362,6 +8591,178 @@ func (sh *strictHandler) AddMember(ctx echo.Context, companyId CompanyId, params
 		return err
 	} else if validResponse, ok := response.(AddMemberResponseObject); ok {
 		return validResponse.VisitAddMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSettings operation middleware
+func (sh *strictHandler) GetSettings(ctx echo.Context, companyId CompanyId) error {
+	var request GetSettingsRequestObject
+
+	request.CompanyId = companyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSettings(ctx.Request().Context(), request.(GetSettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSettingsResponseObject); ok {
+		return validResponse.VisitGetSettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSettings operation middleware
+func (sh *strictHandler) UpdateSettings(ctx echo.Context, companyId CompanyId, params UpdateSettingsParams) error {
+	var request UpdateSettingsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body UpdateSettingsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSettings(ctx.Request().Context(), request.(UpdateSettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSettingsResponseObject); ok {
+		return validResponse.VisitUpdateSettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateBookkeepingLock operation middleware
+func (sh *strictHandler) UpdateBookkeepingLock(ctx echo.Context, companyId CompanyId, params UpdateBookkeepingLockParams) error {
+	var request UpdateBookkeepingLockRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body UpdateBookkeepingLockJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateBookkeepingLock(ctx.Request().Context(), request.(UpdateBookkeepingLockRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateBookkeepingLock")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateBookkeepingLockResponseObject); ok {
+		return validResponse.VisitUpdateBookkeepingLockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateTaxProfile operation middleware
+func (sh *strictHandler) UpdateTaxProfile(ctx echo.Context, companyId CompanyId, params UpdateTaxProfileParams) error {
+	var request UpdateTaxProfileRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body UpdateTaxProfileJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateTaxProfile(ctx.Request().Context(), request.(UpdateTaxProfileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateTaxProfile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateTaxProfileResponseObject); ok {
+		return validResponse.VisitUpdateTaxProfileResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

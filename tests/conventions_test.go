@@ -21,9 +21,8 @@ func seedCompanies(e *env, email string, n int) {
 	_, err := e.db.Exec(`
 		WITH u AS (SELECT id FROM users WHERE email = $1),
 		c AS (
-			INSERT INTO companies (name, entity_type, vat_registered, accounting_method, f_skatt, fiscal_year_start_month,
-				first_fiscal_year_start, first_fiscal_year_end, created_by, created_at)
-			SELECT 'Bolag ' || g, 'aktiebolag', false, 'accrual', true, 1, '2026-01-01', '2026-12-31', u.id,
+			INSERT INTO companies (name, entity_type, first_fiscal_year_start, first_fiscal_year_end, created_by, created_at)
+			SELECT 'Bolag ' || g, 'aktiebolag', '2026-01-01', '2026-12-31', u.id,
 				now() - (g || ' seconds')::interval
 			FROM u, generate_series(1, $2) g RETURNING id)
 		INSERT INTO company_members (company_id, user_id, role) SELECT c.id, u.id, 'owner' FROM c, u`, email, n)

@@ -256,13 +256,21 @@ func TestAuditRowsWithTheChange(t *testing.T) {
 
 	r := e.get(path, owner).status(t, 200)
 	entries := r.list("data.entries")
-	if len(entries) != 2 || r.at("data.snapshots_included") != true {
+	if len(entries) != 4 || r.at("data.snapshots_included") != true {
 		t.Fatalf("trail: %s", r.Body)
 	}
-	// Newest first: the owner membership, then the company.
-	m0, m1 := entries[0].(map[string]any), entries[1].(map[string]any)
-	if m0["table_name"] != "company_members" || m1["table_name"] != "companies" || m1["action"] != "INSERT" {
-		t.Fatalf("entries: %v / %v", m0, m1)
+	// Newest first: the first fiscal period, the chart, the owner
+	// membership, then the company.
+	tables := []string{}
+	for _, en := range entries {
+		tables = append(tables, en.(map[string]any)["table_name"].(string))
+	}
+	if strings.Join(tables, ",") != "fiscal_periods,accounts,company_members,companies" {
+		t.Fatalf("entries: %v", tables)
+	}
+	m1 := entries[3].(map[string]any)
+	if m1["action"] != "INSERT" {
+		t.Fatalf("company entry: %v", m1)
 	}
 	if m1["record_id"] != company.String() || m1["actor_type"] != "api_key" || m1["actor_label"] != "Bokföringsagent" {
 		t.Fatalf("company entry: %v", m1)
@@ -307,8 +315,8 @@ func TestAuditRowsWithTheChange(t *testing.T) {
 	if n := len(e.get(path+"?from_date="+later, owner).list("data.entries")); n != 0 {
 		t.Fatalf("from %s: %d entries", later, n)
 	}
-	if n := len(e.get(path+"?to_date="+later, owner).list("data.entries")); n != 4 {
-		t.Fatalf("to %s: %d entries, want 4", later, n)
+	if n := len(e.get(path+"?to_date="+later, owner).list("data.entries")); n != 6 {
+		t.Fatalf("to %s: %d entries, want 6", later, n)
 	}
 	if n := len(e.get(path+"?to_date=2020-01-01", owner).list("data.entries")); n != 0 {
 		t.Fatalf("to 2020-01-01: %d entries", n)
@@ -346,8 +354,8 @@ func TestAuditTrailPagination(t *testing.T) {
 			break
 		}
 	}
-	if len(seen) != 7 {
-		t.Fatalf("walked %d entries, want 7", len(seen))
+	if len(seen) != 9 {
+		t.Fatalf("walked %d entries, want 9", len(seen))
 	}
 }
 

@@ -47,9 +47,7 @@ func TestKeysCreateAndMembersAdd(t *testing.T) {
 		t.Fatal(err)
 	}
 	var company string
-	if err := d.Get(&company, `INSERT INTO companies (name, entity_type, vat_registered, accounting_method, f_skatt, fiscal_year_start_month,
-		first_fiscal_year_start, first_fiscal_year_end, created_by) VALUES ('X AB', 'aktiebolag', false, 'accrual', true, 1,
-		'2026-01-01', '2026-12-31', $1) RETURNING id`, k.UserID); err != nil {
+	if err := d.Get(&company, `INSERT INTO companies (name, entity_type, first_fiscal_year_start, first_fiscal_year_end, created_by) VALUES ('X AB', 'aktiebolag', '2026-01-01', '2026-12-31', $1) RETURNING id`, k.UserID); err != nil {
 		t.Fatal(err)
 	}
 	out.Reset()

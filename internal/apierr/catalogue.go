@@ -17,6 +17,7 @@ const (
 	GroupPeriods     Group = "periods"
 	GroupCustomers   Group = "customers_invoices"
 	GroupEndpoint    Group = "endpoint"
+	GroupChart       Group = "chart_settings"
 )
 
 // Entry is one row of the catalogue: everything the API says about a code.
@@ -157,6 +158,26 @@ const (
 	ReportGenerationFailed         Code = "REPORT_GENERATION_FAILED"
 )
 
+// Chart-of-accounts, fiscal-period and company-settings codes.
+const (
+	AccountTypeClassConflict      Code = "ACCOUNT_TYPE_CLASS_CONFLICT"
+	AccountVATTreatmentClass      Code = "ACCOUNT_VAT_TREATMENT_CLASS"
+	AccountNothingToUpdate        Code = "ACCOUNT_NOTHING_TO_UPDATE"
+	AccountSystemDelete           Code = "ACCOUNT_SYSTEM_DELETE"
+	AccountSystemDeactivate       Code = "ACCOUNT_SYSTEM_DEACTIVATE"
+	AccountNotFound               Code = "ACCOUNT_NOT_FOUND"
+	AccountExists                 Code = "ACCOUNT_EXISTS"
+	AccountExistsInactive         Code = "ACCOUNT_EXISTS_INACTIVE"
+	AccountInUse                  Code = "ACCOUNT_IN_USE"
+	FiscalPeriodNotContiguous     Code = "FISCAL_PERIOD_NOT_CONTIGUOUS"
+	FiscalPeriodTooLong           Code = "FISCAL_PERIOD_TOO_LONG"
+	FiscalPeriodOverlap           Code = "FISCAL_PERIOD_OVERLAP"
+	FiscalPeriodHasPostedEntries  Code = "FISCAL_PERIOD_HAS_POSTED_ENTRIES"
+	FiscalPeriodUpdateLocked      Code = "FISCAL_PERIOD_UPDATE_LOCKED"
+	FiscalPeriodUpdateClosed      Code = "FISCAL_PERIOD_UPDATE_CLOSED"
+	AccountingMethodChangeMidYear Code = "ACCOUNTING_METHOD_CHANGE_MID_YEAR"
+)
+
 const (
 	s400 = http.StatusBadRequest
 	s401 = http.StatusUnauthorized
@@ -294,6 +315,22 @@ var entries = []Entry{
 	{DocUploadTooLarge, s413, GroupEndpoint, "Filen är större än 10 MB.", "The file is larger than 10 MB.", "Upload a file of at most 10 MB."},
 	{DocUploadUnsupportedType, s415, GroupEndpoint, "Filtypen stöds inte.", "The file type is not supported.", "Upload a PDF, an image or an office document."},
 	{ReportGenerationFailed, s500, GroupEndpoint, "Rapporten kunde inte tas fram.", "The report could not be generated.", "Retry later; quote the request_id if it persists."},
+	{AccountTypeClassConflict, s400, GroupChart, "Kontotypen passar inte kontoklassen.", "The account type does not fit the account class.", "Use a type from details.allowed_types: class 1 asset, 2 equity/untaxed_reserves/liability, 3 revenue, 4-7 expense, 8 revenue or expense."},
+	{AccountVATTreatmentClass, s400, GroupChart, "Momsbehandling kan bara anges på konton i klass 3-8.", "A VAT treatment can only be set on accounts of classes 3-8.", ""},
+	{AccountNothingToUpdate, s400, GroupChart, "Inget att ändra på kontot.", "Nothing to update on the account.", "Send account_name, description or is_active."},
+	{AccountSystemDelete, s400, GroupChart, "Systemkonton kan inte tas bort.", "System accounts cannot be deleted.", "Rename the account instead; the bookkeeping relies on it."},
+	{AccountSystemDeactivate, s400, GroupChart, "Systemkonton kan inte inaktiveras.", "System accounts cannot be deactivated.", ""},
+	{AccountNotFound, s404, GroupChart, "Kontot finns inte i företagets kontoplan.", "The account is not in the company's chart.", "List the chart with GET /accounts, or add the account with POST /accounts."},
+	{AccountExists, s409, GroupChart, "Kontot finns redan i kontoplanen.", "The account already exists in the chart.", ""},
+	{AccountExistsInactive, s409, GroupChart, "Kontot finns redan men är inaktiverat.", "The account exists but is deactivated.", "Activate it with PATCH /accounts/{number} and is_active: true."},
+	{AccountInUse, s409, GroupChart, "Kontot har bokförts på och kan inte tas bort.", "The account has been booked on and cannot be deleted.", "Deactivate it with PATCH is_active: false instead."},
+	{FiscalPeriodNotContiguous, s400, GroupPeriods, "Räkenskapsåret måste ansluta till det föregående eller följande.", "The fiscal period must adjoin its neighbour.", "Use details.expected_start or details.expected_end."},
+	{FiscalPeriodTooLong, s400, GroupPeriods, "Ett räkenskapsår får vara högst 18 månader.", "A fiscal period may last at most 18 months.", ""},
+	{FiscalPeriodOverlap, s409, GroupPeriods, "Räkenskapsåret överlappar ett befintligt.", "The fiscal period overlaps an existing one.", ""},
+	{FiscalPeriodHasPostedEntries, s409, GroupPeriods, "Räkenskapsåret har bokförda verifikationer; datumen kan inte ändras.", "The fiscal period has posted entries; its dates cannot change.", ""},
+	{FiscalPeriodUpdateLocked, s409, GroupPeriods, "Räkenskapsåret är låst.", "The fiscal period is locked.", "Unlock it first."},
+	{FiscalPeriodUpdateClosed, s409, GroupPeriods, "Räkenskapsåret är stängt.", "The fiscal period is closed.", ""},
+	{AccountingMethodChangeMidYear, s409, GroupChart, "Bokföringsmetoden kan inte bytas när årets bokföring har börjat.", "The accounting method cannot change once the current year has posted entries.", "Change it from the first day of the next fiscal year."},
 }
 
 var byCode = func() map[Code]Entry {

@@ -4,13 +4,13 @@ package company
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/identifier"
 )
 
@@ -30,37 +30,21 @@ type Company struct {
 	Name                 string     `db:"name" json:"name"`
 	EntityType           EntityType `db:"entity_type" json:"entity_type"`
 	OrgNumber            *string    `db:"org_number" json:"org_number"`
-	VATRegistered        bool       `db:"vat_registered" json:"vat_registered"`
-	MomsPeriod           *string    `db:"moms_period" json:"moms_period"`
-	AccountingMethod     string     `db:"accounting_method" json:"accounting_method"`
-	FSkatt               bool       `db:"f_skatt" json:"f_skatt"`
-	FiscalYearStartMonth int        `db:"fiscal_year_start_month" json:"fiscal_year_start_month"`
+	VATRegistered        bool       `db:"-" json:"vat_registered"`
+	MomsPeriod           *string    `db:"-" json:"moms_period"`
+	AccountingMethod     string     `db:"-" json:"accounting_method"`
+	FSkatt               bool       `db:"-" json:"f_skatt"`
+	FiscalYearStartMonth int        `db:"-" json:"fiscal_year_start_month"`
 	FirstYear            Span       `db:"-" json:"-"`
-	AddressLine1         *string    `db:"address_line1" json:"address_line1"`
-	PostalCode           *string    `db:"postal_code" json:"postal_code"`
-	City                 *string    `db:"city" json:"city"`
+	AddressLine1         *string    `db:"-" json:"address_line1"`
+	PostalCode           *string    `db:"-" json:"postal_code"`
+	City                 *string    `db:"-" json:"city"`
 	TeamID               *uuid.UUID `db:"team_id" json:"team_id"`
 	CreatedAt            time.Time  `db:"created_at" json:"created_at"`
 }
 
 // Span is a fiscal year: first and last day, both inclusive.
-type Span struct {
-	Start, End time.Time
-}
-
-// Name is the fiscal year's name: "Räkenskapsår 2026" for a calendar-bound
-// year, "2026/2027" for a broken one.
-func (s Span) Name() string {
-	if s.Start.Year() == s.End.Year() {
-		return "Räkenskapsår " + strconv.Itoa(s.Start.Year())
-	}
-	return fmt.Sprintf("%d/%d", s.Start.Year(), s.End.Year())
-}
-
-// Months is the number of calendar months the span covers.
-func (s Span) Months() int {
-	return (s.End.Year()-s.Start.Year())*12 + int(s.End.Month()-s.Start.Month()) + 1
-}
+type Span = fiscal.Span
 
 // Input is a request to create a company, as the client sent it.
 type Input struct {
@@ -80,7 +64,7 @@ type Input struct {
 }
 
 // MaxFirstYearMonths is the longest first fiscal year the law allows.
-const MaxFirstYearMonths = 18
+const MaxFirstYearMonths = fiscal.MaxMonths
 
 // New checks in and returns the company it describes, its fiscal years
 // anchored on today. Every problem found is reported at once, as a
@@ -164,14 +148,7 @@ func New(in Input, today time.Time) (Company, error) {
 
 // CurrentYear returns the fiscal year that starts in startMonth and
 // contains day.
-func CurrentYear(startMonth int, day time.Time) Span {
-	y := day.Year()
-	if int(day.Month()) < startMonth {
-		y--
-	}
-	start := time.Date(y, time.Month(startMonth), 1, 0, 0, 0, 0, time.UTC)
-	return Span{Start: start, End: start.AddDate(1, 0, -1)}
-}
+func CurrentYear(startMonth int, day time.Time) Span { return fiscal.Current(startMonth, day) }
 
 // checkFirstYear checks a first fiscal year: it starts on the first of a
 // month, ends on a month end, lasts at most 18 months, has not ended yet,

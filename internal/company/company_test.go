@@ -97,13 +97,13 @@ func TestFiscalYears(t *testing.T) {
 		t.Fatalf("enskild firma year %+v", c.FirstYear)
 	}
 	// A first year of up to 18 months, then regular years from the month after.
-	c, err := New(Input{Name: "A", EntityType: Aktiebolag, FirstFiscalYear: &Span{day("2026-07-01"), day("2027-12-31")}}, today)
+	c, err := New(Input{Name: "A", EntityType: Aktiebolag, FirstFiscalYear: &Span{Start: day("2026-07-01"), End: day("2027-12-31")}}, today)
 	if err != nil || c.FirstYear.Months() != 18 || c.FiscalYearStartMonth != 1 || c.FirstYear.Name() != "2026/2027" {
 		t.Fatalf("18-month first year: %v %+v", err, c)
 	}
 	bad := map[string]Span{
-		"first_fiscal_year.end:first_fiscal_year":   {day("2026-07-01"), day("2028-01-31")}, // 19 months
-		"first_fiscal_year.start:first_fiscal_year": {day("2026-07-02"), day("2027-06-30")},
+		"first_fiscal_year.end:first_fiscal_year":   {Start: day("2026-07-01"), End: day("2028-01-31")}, // 19 months
+		"first_fiscal_year.start:first_fiscal_year": {Start: day("2026-07-02"), End: day("2027-06-30")},
 	}
 	for want, s := range bad {
 		if _, err := New(Input{Name: "A", EntityType: Aktiebolag, FirstFiscalYear: &s}, today); issues(t, err) != want {
@@ -111,11 +111,11 @@ func TestFiscalYears(t *testing.T) {
 		}
 	}
 	for name, s := range map[string]Span{
-		"not month end":          {day("2026-07-01"), day("2027-06-29")},
-		"ended":                  {day("2025-01-01"), day("2025-12-31")},
-		"enskild firma broken":   {day("2026-07-01"), day("2027-06-30")},
-		"end before start":       {day("2026-12-01"), day("2026-11-30")},
-		"disagrees with month 1": {day("2026-05-01"), day("2027-04-30")},
+		"not month end":          {Start: day("2026-07-01"), End: day("2027-06-29")},
+		"ended":                  {Start: day("2025-01-01"), End: day("2025-12-31")},
+		"enskild firma broken":   {Start: day("2026-07-01"), End: day("2027-06-30")},
+		"end before start":       {Start: day("2026-12-01"), End: day("2026-11-30")},
+		"disagrees with month 1": {Start: day("2026-05-01"), End: day("2027-04-30")},
 	} {
 		form, month := Aktiebolag, (*int)(nil)
 		if name == "enskild firma broken" {

@@ -58,7 +58,7 @@ func (h *Handler) ListCompanies(ctx context.Context, req gen.ListCompaniesReques
 	data := make([]gen.CompanyListItem, len(rows))
 	for i, c := range rows {
 		data[i] = gen.CompanyListItem{
-			Id: c.ID, Name: c.Name, OrgNumber: nullString(c.OrgNumber), EntityType: gen.EntityType(c.EntityType),
+			Id: c.ID, Name: c.Name, OrgNumber: envelope.Nullable(c.OrgNumber), EntityType: gen.EntityType(c.EntityType),
 			Role: gen.Role(roles[c.ID]), CreatedAt: c.CreatedAt.UTC(),
 		}
 	}
@@ -79,6 +79,9 @@ func (h *Handler) CreateCompany(ctx context.Context, req gen.CreateCompanyReques
 	if _, err := h.auth.AddMember(ctx, c.ID, key.UserID, auth.Owner, false); err != nil {
 		return nil, err
 	}
+	if err := h.companies.SetUpBooks(ctx, c, h.now()); err != nil {
+		return nil, err
+	}
 	if store.IsDryRun(ctx) {
 		return gen.CreateCompany200JSONResponse{Meta: envelope.Meta(ctx),
 			Data: gen.CompanyDryRun{DryRun: true, Preview: preview(c)}}, nil
@@ -89,10 +92,10 @@ func (h *Handler) CreateCompany(ctx context.Context, req gen.CreateCompanyReques
 func inputFrom(b *gen.CreateCompanyJSONRequestBody) Input {
 	in := Input{
 		Name: b.Name, EntityType: EntityType(b.EntityType), VATRegistered: b.VatRegistered, FSkatt: b.FSkatt,
-		OrgNumber: value(b.OrgNumber), AddressLine1: value(b.AddressLine1), PostalCode: value(b.PostalCode),
-		City: value(b.City), FiscalYearStartMonth: value(b.FiscalYearStartMonth),
+		OrgNumber: envelope.Optional(b.OrgNumber), AddressLine1: envelope.Optional(b.AddressLine1), PostalCode: envelope.Optional(b.PostalCode),
+		City: envelope.Optional(b.City), FiscalYearStartMonth: envelope.Optional(b.FiscalYearStartMonth),
 	}
-	if p := value(b.MomsPeriod); p != nil {
+	if p := envelope.Optional(b.MomsPeriod); p != nil {
 		s := string(*p)
 		in.MomsPeriod = &s
 	}
@@ -100,11 +103,11 @@ func inputFrom(b *gen.CreateCompanyJSONRequestBody) Input {
 		s := string(*b.AccountingMethod)
 		in.AccountingMethod = &s
 	}
-	if t := value(b.TeamId); t != nil {
+	if t := envelope.Optional(b.TeamId); t != nil {
 		id := uuid.UUID(*t)
 		in.TeamID = &id
 	}
-	if fy := value(b.FirstFiscalYear); fy != nil {
+	if fy := envelope.Optional(b.FirstFiscalYear); fy != nil {
 		in.FirstFiscalYear = &Span{Start: fy.Start.Time, End: fy.End.Time}
 	}
 	return in
@@ -119,7 +122,7 @@ func created(c Company) gen.CompanyCreated {
 
 func preview(c Company) gen.CompanyPreview {
 	p := gen.CompanyPreview{
-		Name: c.Name, EntityType: gen.EntityType(c.EntityType), OrgNumber: nullString(c.OrgNumber),
+		Name: c.Name, EntityType: gen.EntityType(c.EntityType), OrgNumber: envelope.Nullable(c.OrgNumber),
 		VatRegistered: c.VATRegistered, AccountingMethod: gen.AccountingMethod(c.AccountingMethod),
 		MomsPeriod: nullable.NewNullNullable[gen.MomsPeriod](), TeamId: nullable.NewNullNullable[openapi_types.UUID](),
 		FiscalPeriod: gen.FiscalPeriodSummary{
@@ -134,21 +137,4 @@ func preview(c Company) gen.CompanyPreview {
 		p.TeamId = nullable.NewNullableWithValue(openapi_types.UUID(*c.TeamID))
 	}
 	return p
-}
-
-func nullString(s *string) nullable.Nullable[string] {
-	if s == nil {
-		return nullable.NewNullNullable[string]()
-	}
-	return nullable.NewNullableWithValue(*s)
-}
-
-// value returns the value of an optional nullable field, nil when absent
-// or null.
-func value[T any](n nullable.Nullable[T]) *T {
-	if !n.IsSpecified() || n.IsNull() {
-		return nil
-	}
-	v := n.MustGet()
-	return &v
 }

@@ -11,17 +11,19 @@ import (
 	"github.com/kontera/kontera/internal/store"
 )
 
-// Store holds the SQL of companies.
+// Store holds the SQL of companies and company_settings.
 type Store struct {
 	db    *store.DB
 	audit *audit.Store
+	books Books
 }
 
 // NewStore returns the company store on db.
-func NewStore(db *store.DB, a *audit.Store) *Store { return &Store{db: db, audit: a} }
+func NewStore(db *store.DB, a *audit.Store, books Books) *Store {
+	return &Store{db: db, audit: a, books: books}
+}
 
-const columns = `id, name, entity_type, org_number, vat_registered, moms_period, accounting_method, f_skatt,
-	fiscal_year_start_month, address_line1, postal_code, city, team_id, created_at`
+const columns = `id, name, entity_type, org_number, team_id, created_at`
 
 // Insert stores c and audits it, in the transaction of ctx. It returns c
 // with its id and creation time.
@@ -31,19 +33,19 @@ func (s *Store) Insert(ctx context.Context, c Company, createdBy uuid.UUID) (Com
 		Snapshot []byte `db:"snapshot"`
 	}
 	err := s.db.Q(ctx).GetContext(ctx, &row, `
-		INSERT INTO companies AS c (name, entity_type, org_number, vat_registered, moms_period, accounting_method, f_skatt,
-			fiscal_year_start_month, first_fiscal_year_start, first_fiscal_year_end, address_line1, postal_code, city,
+		INSERT INTO companies AS c (name, entity_type, org_number, first_fiscal_year_start, first_fiscal_year_end,
 			team_id, created_by)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
+		VALUES ($1, $2, $3, $4, $5, $6, $7)
 		RETURNING `+columns+`, to_jsonb(c) AS snapshot`,
-		c.Name, c.EntityType, c.OrgNumber, c.VATRegistered, c.MomsPeriod, c.AccountingMethod, c.FSkatt,
-		c.FiscalYearStartMonth, c.FirstYear.Start, c.FirstYear.End, c.AddressLine1, c.PostalCode, c.City,
-		c.TeamID, createdBy)
+		c.Name, c.EntityType, c.OrgNumber, c.FirstYear.Start, c.FirstYear.End, c.TeamID, createdBy)
 	if err != nil {
 		return Company{}, err
 	}
-	out := row.Company
-	out.FirstYear = c.FirstYear
+	out := c
+	out.ID, out.CreatedAt = row.ID, row.CreatedAt
+	if err := s.insertSettings(ctx, out); err != nil {
+		return out, err
+	}
 	err = s.audit.Record(ctx, audit.Change{CompanyID: out.ID, Action: audit.Insert, Table: "companies",
 		RecordID: out.ID.String(), Description: "Företaget " + out.Name + " skapades", New: row.Snapshot})
 	return out, err

@@ -56,3 +56,33 @@ func WantsJSON(ctx context.Context) bool {
 	accept, _ := ctx.Value(acceptKey{}).(string)
 	return strings.Contains(accept, "application/json")
 }
+
+// Nullable is p as a nullable JSON field: null when p is nil.
+func Nullable[T any](p *T) nullable.Nullable[T] {
+	if p == nil {
+		return nullable.NewNullNullable[T]()
+	}
+	return nullable.NewNullableWithValue(*p)
+}
+
+// Optional is the value of an optional nullable request field, nil when
+// it is absent or null.
+func Optional[T any](n nullable.Nullable[T]) *T {
+	if !n.IsSpecified() || n.IsNull() {
+		return nil
+	}
+	v := n.MustGet()
+	return &v
+}
+
+// WithWarning returns m carrying one more warning. Warnings never fail a
+// request; they tell the caller something worth knowing about it.
+func WithWarning(m gen.Meta, code, sv, en string) gen.Meta {
+	var ws []gen.Warning
+	if m.Warnings != nil {
+		ws = *m.Warnings
+	}
+	ws = append(ws, gen.Warning{Code: code, MessageSv: sv, MessageEn: en})
+	m.Warnings = &ws
+	return m
+}

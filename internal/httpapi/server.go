@@ -15,9 +15,13 @@ import (
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/capability"
+	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/company"
 	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/deadline"
 	"github.com/kontera/kontera/internal/discovery"
+	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/openapi"
@@ -54,10 +58,14 @@ type Server struct {
 // The domains' handler types under names of their own, so that handlers
 // can embed them all (embedded fields are named after their type).
 type (
-	discoveryAPI = discovery.Handler
-	authAPI      = auth.Handler
-	companyAPI   = company.Handler
-	auditAPI     = audit.Handler
+	discoveryAPI  = discovery.Handler
+	authAPI       = auth.Handler
+	companyAPI    = company.Handler
+	auditAPI      = audit.Handler
+	chartAPI      = chart.Handler
+	fiscalAPI     = fiscal.Handler
+	deadlineAPI   = deadline.Handler
+	capabilityAPI = capability.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -67,6 +75,10 @@ type handlers struct {
 	*authAPI
 	*companyAPI
 	*auditAPI
+	*chartAPI
+	*fiscalAPI
+	*deadlineAPI
+	*capabilityAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -91,10 +103,20 @@ func New(cfg Config) (*Server, error) {
 		limiter: ratelimit.New(cfg.DB, cfg.RateLimitPerMinute), log: cfg.Log, base: cfg.BaseURL,
 		bodyLimit: 1 << 20, validator: newValidator(contract),
 	}
+	periods := fiscal.NewStore(cfg.DB, audits)
+	accounts := chart.NewStore(cfg.DB, audits)
+	grants := capability.NewStore(cfg.DB)
+	deadlines := deadline.NewStore(cfg.DB)
+	companies := company.NewStore(cfg.DB, audits, company.Books{
+		Chart: accounts, Periods: periods, Deadlines: deadlines, Capabilities: grants})
 	h := handlers{
-		discoveryAPI: discovery.NewHandler(contract, cfg.DB, cfg.BaseURL, cfg.Now),
-		authAPI:      auth.NewHandler(keys, cursors),
-		companyAPI:   company.NewHandler(company.NewStore(cfg.DB, audits), keys, cursors, cfg.Now),
+		discoveryAPI:  discovery.NewHandler(contract, cfg.DB, cfg.BaseURL, cfg.Now),
+		authAPI:       auth.NewHandler(keys, cursors),
+		companyAPI:    company.NewHandler(companies, keys, cursors, cfg.Now),
+		chartAPI:      chart.NewHandler(accounts),
+		fiscalAPI:     fiscal.NewHandler(periods, companies.RegenerateDeadlines),
+		deadlineAPI:   deadline.NewHandler(deadlines, cfg.Now),
+		capabilityAPI: capability.NewHandler(grants, cfg.Now),
 		auditAPI: audit.NewHandler(audits, cursors, func(ctx context.Context) bool {
 			a := auth.AccessFrom(ctx)
 			return a != nil && a.SeesSnapshots()

@@ -17,9 +17,8 @@ func TestMain(m *testing.M) { pgtest.Main(m) }
 func company(t *testing.T, d *store.DB) uuid.UUID {
 	var id uuid.UUID
 	err := d.Get(&id, `WITH u AS (INSERT INTO users (email) VALUES ('o@example.se') RETURNING id)
-		INSERT INTO companies (name, entity_type, vat_registered, accounting_method, f_skatt, fiscal_year_start_month,
-			first_fiscal_year_start, first_fiscal_year_end, created_by)
-		SELECT 'X AB', 'aktiebolag', false, 'accrual', true, 1, '2026-01-01', '2026-12-31', id FROM u RETURNING id`)
+		INSERT INTO companies (name, entity_type, first_fiscal_year_start, first_fiscal_year_end, created_by)
+		SELECT 'X AB', 'aktiebolag', '2026-01-01', '2026-12-31', id FROM u RETURNING id`)
 	if err != nil {
 		t.Fatal(err)
 	}

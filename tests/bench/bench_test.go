@@ -114,9 +114,8 @@ func TestBenchMiddlewareOverhead(t *testing.T) {
 	}
 	// A few companies, so the grant is not trivially empty.
 	for i := range 3 {
-		if _, err := d.Exec(`WITH c AS (INSERT INTO companies (name, entity_type, vat_registered, accounting_method, f_skatt,
-			fiscal_year_start_month, first_fiscal_year_start, first_fiscal_year_end, created_by)
-			SELECT $1, 'aktiebolag', false, 'accrual', true, 1, '2026-01-01', '2026-12-31', id FROM users RETURNING id, created_by)
+		if _, err := d.Exec(`WITH c AS (INSERT INTO companies (name, entity_type, first_fiscal_year_start, first_fiscal_year_end, created_by)
+			SELECT $1, 'aktiebolag', '2026-01-01', '2026-12-31', id FROM users RETURNING id, created_by)
 			INSERT INTO company_members (company_id, user_id, role) SELECT id, created_by, 'owner' FROM c`, fmt.Sprintf("Bolag %d AB", i)); err != nil {
 			t.Fatal(err)
 		}

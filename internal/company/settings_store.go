@@ -1,0 +1,175 @@
+package company
+
+import (
+	"context"
+	"encoding/json"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/capability"
+	"github.com/kontera/kontera/internal/chart"
+	"github.com/kontera/kontera/internal/deadline"
+	"github.com/kontera/kontera/internal/fiscal"
+)
+
+// readModel is the settings row with the company's identity, as the API
+// shows it.
+const readModel = `
+	SELECT (to_jsonb(s) - 'updated_at') || jsonb_build_object('company_id', c.id, 'entity_type', c.entity_type,
+		'org_number', c.org_number, 'company_name', c.name)
+	FROM company_settings s JOIN companies c ON c.id = s.company_id WHERE s.company_id = $1`
+
+// Settings returns the company's settings read model. An enskild firma's
+// org_number, the owner's personnummer, has its last four digits masked.
+func (s *Store) Settings(ctx context.Context, company uuid.UUID) (Settings, error) {
+	var raw string
+	if err := s.db.Q(ctx).GetContext(ctx, &raw, readModel, company); err != nil {
+		return nil, err
+	}
+	out, err := DecodeSettings([]byte(raw))
+	if err != nil {
+		return nil, err
+	}
+	if out["entity_type"] == string(EnskildFirma) {
+		if org, ok := out["org_number"].(string); ok && len(org) > 4 {
+			out["org_number"] = org[:len(org)-4] + "****"
+		}
+	}
+	return out, nil
+}
+
+// insertSettings writes a new company's settings row.
+func (s *Store) insertSettings(ctx context.Context, c Company) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `
+		INSERT INTO company_settings (company_id, vat_registered, moms_period, accounting_method, f_skatt,
+			fiscal_year_start_month, address_line1, postal_code, city)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+		c.ID, c.VATRegistered, c.MomsPeriod, c.AccountingMethod, c.FSkatt, c.FiscalYearStartMonth,
+		c.AddressLine1, c.PostalCode, c.City)
+	return err
+}
+
+// UpdateSettings writes the checked patch to the company's settings and
+// audits the change, in the transaction of ctx. company_name renames the
+// company.
+func (s *Store) UpdateSettings(ctx context.Context, company uuid.UUID, patch Settings, what string) error {
+	q := s.db.Q(ctx)
+	var old string
+	if err := q.GetContext(ctx, &old, `SELECT to_jsonb(s) FROM company_settings s WHERE company_id = $1 FOR UPDATE`,
+		company); err != nil {
+		return err
+	}
+	cols := make([]string, 0, len(patch))
+	for k := range patch {
+		if _, ok := fields[k]; ok {
+			cols = append(cols, k)
+		}
+	}
+	sort.Strings(cols)
+	if name, ok := patch["company_name"].(string); ok {
+		if _, err := q.ExecContext(ctx, `UPDATE companies SET name = $2, updated_at = now() WHERE id = $1`,
+			company, strings.TrimSpace(name)); err != nil {
+			return err
+		}
+	}
+	if len(cols) > 0 {
+		body, err := json.Marshal(patch)
+		if err != nil {
+			return err
+		}
+		set := make([]string, len(cols))
+		for i, c := range cols {
+			// c is a column name from the fixed list above, never client text.
+			set[i] = c + " = r." + c
+		}
+		if _, err := q.ExecContext(ctx, `UPDATE company_settings s SET `+strings.Join(set, ", ")+`, updated_at = now()
+			FROM jsonb_populate_record(NULL::company_settings, $2::jsonb) r WHERE s.company_id = $1`,
+			company, string(body)); err != nil {
+			return err
+		}
+	}
+	var now string
+	if err := q.GetContext(ctx, &now, `SELECT to_jsonb(s) FROM company_settings s WHERE company_id = $1`,
+		company); err != nil {
+		return err
+	}
+	return s.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Update, Table: "company_settings",
+		RecordID: company.String(), Description: what, Old: json.RawMessage(old), New: json.RawMessage(now)})
+}
+
+// FiledVATPeriods returns the VAT periods the company has filed.
+func (s *Store) FiledVATPeriods(ctx context.Context, company uuid.UUID) ([]FiledPeriod, error) {
+	var out []FiledPeriod
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT period_start, period_end, filed_on FROM vat_filings
+		WHERE company_id = $1 ORDER BY period_start`, company)
+	return out, err
+}
+
+// PostedIn counts the company's posted verifikationer dated on day's
+// fiscal year. (The ledger's table, read to refuse a change of method
+// mid-year.)
+func (s *Store) PostedIn(ctx context.Context, company uuid.UUID, day time.Time) (int, error) {
+	var n int
+	err := s.db.Q(ctx).GetContext(ctx, &n, `
+		SELECT count(*) FROM journal_entries e JOIN fiscal_periods p ON p.id = e.fiscal_period_id
+		WHERE e.company_id = $1 AND e.status = 'posted' AND $2 BETWEEN p.period_start AND p.period_end`,
+		company, day)
+	return n, err
+}
+
+// Books are the stores a company's creation and tax profile reach into.
+type Books struct {
+	Chart        *chart.Store
+	Periods      *fiscal.Store
+	Deadlines    *deadline.Store
+	Capabilities *capability.Store
+}
+
+// SetUpBooks gives the new company c its books, in the transaction of
+// ctx: the chart for its form, its first fiscal period, its tax
+// deadlines and the trial of every paid capability.
+func (s *Store) SetUpBooks(ctx context.Context, c Company, now time.Time) error {
+	if _, err := s.books.Chart.Seed(ctx, c.ID, string(c.EntityType)); err != nil {
+		return err
+	}
+	if _, _, err := s.books.Periods.Open(ctx, c.ID, "", c.FirstYear); err != nil {
+		return err
+	}
+	if err := s.RegenerateDeadlines(ctx, c.ID); err != nil {
+		return err
+	}
+	return s.books.Capabilities.StartTrial(ctx, c.ID, now)
+}
+
+// RegenerateDeadlines rebuilds the company's tax deadlines from its tax
+// profile and fiscal years, in the transaction of ctx.
+func (s *Store) RegenerateDeadlines(ctx context.Context, company uuid.UUID) error {
+	set, err := s.Settings(ctx, company)
+	if err != nil {
+		return err
+	}
+	periods, err := s.books.Periods.List(ctx, company)
+	if err != nil {
+		return err
+	}
+	years := make([]deadline.Year, 0, len(periods))
+	for _, p := range periods {
+		if !p.Closed {
+			years = append(years, deadline.Year{ID: p.ID, Start: p.Start, End: p.End})
+		}
+	}
+	profile := deadline.Profile{Form: set.str("entity_type"), VATRegistered: set.flag("vat_registered"),
+		MomsPeriod: set.str("moms_period"), Over40M: set.flag("vat_taxable_base_over_40m")}
+	return s.books.Deadlines.Replace(ctx, company, deadline.Generate(profile, years))
+}
+
+// OrgNumber returns the company's organisation number unmasked.
+func (s *Store) OrgNumber(ctx context.Context, company uuid.UUID) (*string, error) {
+	var org *string
+	err := s.db.Q(ctx).GetContext(ctx, &org, `SELECT org_number FROM companies WHERE id = $1`, company)
+	return org, err
+}
