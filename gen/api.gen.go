@@ -187,16 +187,16 @@ func (e AuditAction) Valid() bool {
 	}
 }
 
-// Defines values for CapabilityGrantCapability.
+// Defines values for Capability.
 const (
-	BankSync CapabilityGrantCapability = "bank_sync"
-	Inbox    CapabilityGrantCapability = "inbox"
-	Payroll  CapabilityGrantCapability = "payroll"
-	Peppol   CapabilityGrantCapability = "peppol"
+	BankSync Capability = "bank_sync"
+	Inbox    Capability = "inbox"
+	Payroll  Capability = "payroll"
+	Peppol   Capability = "peppol"
 )
 
-// Valid indicates whether the value is a known member of the CapabilityGrantCapability enum.
-func (e CapabilityGrantCapability) Valid() bool {
+// Valid indicates whether the value is a known member of the Capability enum.
+func (e Capability) Valid() bool {
 	switch e {
 	case BankSync:
 		return true
@@ -1548,17 +1548,19 @@ type BookkeepingLockPatch struct {
 	BookkeepingLockedThrough nullable.Nullable[openapi_types.Date] `json:"bookkeeping_locked_through,omitempty"`
 }
 
+// Capability A paid capability: bank_sync (bank connections), inbox (invoice inbox), payroll (employees and salary runs), peppol (e-invoices). Operations gated on one name it in x-capability.
+type Capability string
+
 // CapabilityGrant defines model for CapabilityGrant.
 type CapabilityGrant struct {
 	Active      bool                         `json:"active"`
 	ActiveFrom  time.Time                    `json:"active_from"`
 	ActiveUntil nullable.Nullable[time.Time] `json:"active_until"`
-	Capability  CapabilityGrantCapability    `json:"capability"`
-	Source      CapabilityGrantSource        `json:"source"`
-}
 
-// CapabilityGrantCapability defines model for CapabilityGrant.Capability.
-type CapabilityGrantCapability string
+	// Capability A paid capability: bank_sync (bank connections), inbox (invoice inbox), payroll (employees and salary runs), peppol (e-invoices). Operations gated on one name it in x-capability.
+	Capability Capability            `json:"capability"`
+	Source     CapabilityGrantSource `json:"source"`
+}
 
 // CapabilityGrantSource defines model for CapabilityGrant.Source.
 type CapabilityGrantSource string

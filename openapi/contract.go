@@ -48,6 +48,7 @@ type Operation struct {
 	DryRun      bool
 	Key         KeyPolicy
 	Roles       []string // x-roles: the company roles allowed; empty = any member
+	Capability  string   // x-capability: the paid capability the company must hold; "" = none
 	Item        *openapi3.PathItem
 	Op          *openapi3.Operation
 }
@@ -140,6 +141,11 @@ func newOperation(doc *openapi3.T, path, method string, item *openapi3.PathItem,
 	}
 	if o.Roles, err = optionalStringList(op.Extensions, "x-roles", where); err != nil {
 		return nil, err
+	}
+	if v, ok := op.Extensions["x-capability"]; ok {
+		if o.Capability, _ = v.(string); o.Capability == "" {
+			return nil, fmt.Errorf("openapi: %s: x-capability must name a capability", where)
+		}
 	}
 	risk, err := stringFlag(op.Extensions, "x-risk", where, "low", "medium", "high")
 	if err != nil {

@@ -92,6 +92,11 @@ func TestLintCatchesEachRule(t *testing.T) {
 		"multi type":   {doc(`"A":{"type":["string","number"]}`), "only [T]"},
 		"no flags": {[]byte(`{"openapi":"3.1.0","info":{"title":"t","version":"` + APIVersion + `"},"paths":{"/x":{"get":{
 			"operationId":"getX","responses":{"200":{"description":"ok"}}}}}}`), "x-scopes"},
+		"unknown capability": {[]byte(`{"openapi":"3.1.0","info":{"title":"t","version":"` + APIVersion + `"},
+			"components":{"schemas":{"Capability":{"type":"string","enum":["payroll"]}}},
+			"paths":{"/x":{"get":{"operationId":"getX","tags":["x"],"summary":"x","x-scopes":[],"x-risk":"low",
+			"x-idempotent":true,"x-reversible":false,"x-dry-run":false,"x-idempotency-key":"ignored",
+			"x-capability":"bank_sync","responses":{"200":{"description":"ok"}}}}}}`), "which the Capability enum does not hold"},
 	} {
 		p := strings.Join(Lint(c.data), "\n")
 		if !strings.Contains(p, c.want) {

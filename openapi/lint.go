@@ -43,7 +43,7 @@ func Lint(data []byte) []string {
 			add("%s: no summary", where)
 		}
 		for _, s := range o.Scopes {
-			if !slices.Contains(scopeEnum(c), s) {
+			if !slices.Contains(enumOf(c, "Scope"), s) {
 				add("%s: x-scopes names %q, which the Scope enum does not hold", where, s)
 			}
 		}
@@ -100,6 +100,14 @@ func Lint(data []byte) []string {
 		if o.DryRun && !o.Mutating() {
 			add("%s: only writes have a dry run", where)
 		}
+		if o.Capability != "" {
+			if !slices.Contains(enumOf(c, "Capability"), o.Capability) {
+				add("%s: x-capability names %q, which the Capability enum does not hold", where, o.Capability)
+			}
+			if !o.CompanyScoped() {
+				add("%s: x-capability gates a company, so its path must name one", where)
+			}
+		}
 		for _, r := range o.Roles {
 			if !slices.Contains([]string{"owner", "admin", "member", "viewer"}, r) {
 				add("%s: x-roles names unknown role %q", where, r)
@@ -130,9 +138,10 @@ func paramRefs(o *Operation) map[string]bool {
 	return out
 }
 
-func scopeEnum(c *Contract) []string {
+// enumOf returns the string values of the enum schema named name.
+func enumOf(c *Contract, name string) []string {
 	var out []string
-	if s := c.Doc.Components.Schemas["Scope"]; s != nil && s.Value != nil {
+	if s := c.Doc.Components.Schemas[name]; s != nil && s.Value != nil {
 		for _, v := range s.Value.Enum {
 			if str, ok := v.(string); ok {
 				out = append(out, str)

@@ -37,7 +37,7 @@ func (h *Handler) ListCapabilities(ctx context.Context, req gen.ListCapabilities
 				trialEnds = &u
 			}
 		}
-		out[i] = gen.CapabilityGrant{Capability: gen.CapabilityGrantCapability(g.Capability), Active: g.Active(now),
+		out[i] = gen.CapabilityGrant{Capability: gen.Capability(g.Capability), Active: g.Active(now),
 			Source: gen.CapabilityGrantSource(g.Source), ActiveFrom: g.ActiveFrom.UTC(), ActiveUntil: envelope.Nullable(until)}
 	}
 	return gen.ListCapabilities200JSONResponse{Meta: envelope.Meta(ctx),

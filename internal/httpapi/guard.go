@@ -20,6 +20,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/capability"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/openapi"
 )
@@ -69,6 +70,14 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		if err := s.permit(c, op, key, access); err != nil {
 			return err
+		}
+		if op.Capability != "" && access != nil {
+			// A paid capability the company does not hold (its trial over)
+			// answers 403 CAPABILITY_BLOCKED before any work is done.
+			if err := s.grants.Require(c.Request().Context(), access.CompanyID,
+				capability.Capability(op.Capability), s.now()); err != nil {
+				return err
+			}
 		}
 		return next(c)
 	}

@@ -53,6 +53,8 @@ type Server struct {
 	base      string
 	bodyLimit int64
 	validator *validator
+	grants    *capability.Store
+	now       func() time.Time
 }
 
 // The domains' handler types under names of their own, so that handlers
@@ -106,6 +108,7 @@ func New(cfg Config) (*Server, error) {
 	periods := fiscal.NewStore(cfg.DB, audits)
 	accounts := chart.NewStore(cfg.DB, audits)
 	grants := capability.NewStore(cfg.DB)
+	s.grants, s.now = grants, cfg.Now
 	deadlines := deadline.NewStore(cfg.DB)
 	companies := company.NewStore(cfg.DB, audits, company.Books{
 		Chart: accounts, Periods: periods, Deadlines: deadlines, Capabilities: grants})
