@@ -1541,7 +1541,7 @@ type BookkeepingLockPatch struct {
 	// AcknowledgeFiledVatPeriods Confirm a move that reopens VAT periods already filed.
 	AcknowledgeFiledVatPeriods *bool `json:"acknowledge_filed_vat_periods,omitempty"`
 
-	// AutoLockPeriodDays Move the lock automatically this many days after each month ends; null turns it off.
+	// AutoLockPeriodDays Days after a month ends at which the lock date should move to that month's end; null turns it off. Stored now: the scheduled move comes with the ledger's period locks.
 	AutoLockPeriodDays nullable.Nullable[int] `json:"auto_lock_period_days,omitempty"`
 
 	// BookkeepingLockedThrough Lock everything dated on or before this day; null removes the lock. Not after today.
@@ -1706,7 +1706,7 @@ type CompanySettings struct {
 	// AntalAktier Number of shares; set together with aktiekapital.
 	AntalAktier nullable.Nullable[int] `json:"antal_aktier"`
 
-	// AutoLockPeriodDays Move the lock date automatically: lock each month this many days after it ends.
+	// AutoLockPeriodDays Days after a month ends at which the lock date should move to that month's end; null turns it off. Stored now: the scheduled move comes with the ledger's period locks.
 	AutoLockPeriodDays nullable.Nullable[int]    `json:"auto_lock_period_days"`
 	BankName           nullable.Nullable[string] `json:"bank_name"`
 
@@ -2546,7 +2546,7 @@ type TaxProfileSettings struct {
 	// AntalAktier Number of shares; set together with aktiekapital.
 	AntalAktier nullable.Nullable[int] `json:"antal_aktier"`
 
-	// AutoLockPeriodDays Move the lock date automatically: lock each month this many days after it ends.
+	// AutoLockPeriodDays Days after a month ends at which the lock date should move to that month's end; null turns it off. Stored now: the scheduled move comes with the ledger's period locks.
 	AutoLockPeriodDays nullable.Nullable[int]    `json:"auto_lock_period_days"`
 	BankName           nullable.Nullable[string] `json:"bank_name"`
 

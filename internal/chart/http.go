@@ -59,11 +59,7 @@ func (h *Handler) CreateAccount(ctx context.Context, req gen.CreateAccountReques
 		s := string(*v)
 		in.VATBox = &s
 	}
-	a, err := New(in)
-	if err != nil {
-		return nil, err
-	}
-	a, err = h.accounts.Create(ctx, uuid.UUID(req.CompanyId), a)
+	a, err := h.accounts.Create(ctx, uuid.UUID(req.CompanyId), in)
 	if err != nil {
 		return nil, err
 	}

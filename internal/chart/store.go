@@ -105,16 +105,22 @@ func (s *Store) Get(ctx context.Context, company uuid.UUID, n string) (Account, 
 	return a, err
 }
 
-// Create adds a to the company's chart: ACCOUNT_EXISTS when the chart has
-// the number, ACCOUNT_EXISTS_INACTIVE when it has it deactivated.
-func (s *Store) Create(ctx context.Context, company uuid.UUID, a Account) (Account, error) {
-	existing, err := s.Get(ctx, company, a.Number)
+// Create adds the account in describes to the company's chart:
+// ACCOUNT_EXISTS when the chart has the number, ACCOUNT_EXISTS_INACTIVE
+// when it has it deactivated (whatever else the body says), else the
+// rules of New.
+func (s *Store) Create(ctx context.Context, company uuid.UUID, in Input) (Account, error) {
+	existing, err := s.Get(ctx, company, in.Number)
 	switch {
 	case err == nil && existing.Active:
-		return a, apierr.New(apierr.AccountExists, map[string]any{"account_number": a.Number})
+		return existing, apierr.New(apierr.AccountExists, map[string]any{"account_number": in.Number})
 	case err == nil:
-		return a, apierr.New(apierr.AccountExistsInactive, map[string]any{"account_number": a.Number})
+		return existing, apierr.New(apierr.AccountExistsInactive, map[string]any{"account_number": in.Number})
 	case !apierr.Is(err, apierr.AccountNotFound):
+		return existing, err
+	}
+	a, err := New(in)
+	if err != nil {
 		return a, err
 	}
 	rows, err := s.insert(ctx, company, []Account{a}, false)

@@ -63,9 +63,6 @@ type Input struct {
 	TeamID               *uuid.UUID
 }
 
-// MaxFirstYearMonths is the longest first fiscal year the law allows.
-const MaxFirstYearMonths = fiscal.MaxMonths
-
 // New checks in and returns the company it describes, its fiscal years
 // anchored on today. Every problem found is reported at once, as a
 // VALIDATION_ERROR naming the fields.
@@ -137,7 +134,7 @@ func New(in Input, today time.Time) (Company, error) {
 			c.FiscalYearStartMonth = int(span.End.Month())%12 + 1
 		}
 	} else {
-		c.FirstYear = CurrentYear(c.FiscalYearStartMonth, today)
+		c.FirstYear = fiscal.Current(c.FiscalYearStartMonth, today)
 	}
 
 	if len(issues) > 0 {
@@ -145,10 +142,6 @@ func New(in Input, today time.Time) (Company, error) {
 	}
 	return c, nil
 }
-
-// CurrentYear returns the fiscal year that starts in startMonth and
-// contains day.
-func CurrentYear(startMonth int, day time.Time) Span { return fiscal.Current(startMonth, day) }
 
 // checkFirstYear checks a first fiscal year: it starts on the first of a
 // month, ends on a month end, lasts at most 18 months, has not ended yet,
@@ -163,8 +156,8 @@ func checkFirstYear(s Span, form EntityType, startMonth *int, today time.Time) (
 		return s, f + ".end", "must be the last day of a month"
 	case !s.End.After(s.Start):
 		return s, f + ".end", "must be after start"
-	case s.Months() > MaxFirstYearMonths:
-		return s, f + ".end", fmt.Sprintf("a first fiscal year may last at most %d months", MaxFirstYearMonths)
+	case s.Months() > fiscal.MaxMonths:
+		return s, f + ".end", fmt.Sprintf("a first fiscal year may last at most %d months", fiscal.MaxMonths)
 	case s.End.Before(dateOf(today)):
 		return s, f + ".end", "has already ended: first_fiscal_year is only for a company in its first year"
 	case form == EnskildFirma && s.End.Month() != time.December:

@@ -54,9 +54,13 @@ func merged(cur, patch Settings) Settings {
 
 // normalise trims the text settings of p and turns "" into null, the way
 // a client clears a text field.
-func normalise(p Settings) {
+func normalise(p Settings) { trimText(p, textFields) }
+
+// trimText trims the strings of p under the keys in only (every key when
+// only is nil) and turns "" into null.
+func trimText(p map[string]any, only map[string]bool) {
 	for k, v := range p {
-		if s, ok := v.(string); ok && textFields[k] {
+		if s, ok := v.(string); ok && (only == nil || only[k]) {
 			if t := strings.TrimSpace(s); t == "" {
 				p[k] = nil
 			} else {
@@ -84,13 +88,13 @@ func CheckGeneral(patch, cur Settings) error {
 	}
 	checkPayment(patch, "", bad)
 	if accounts, ok := patch["invoice_payment_accounts"].(map[string]any); ok {
-		for cur, v := range accounts {
-			if !currencyKey.MatchString(cur) {
-				bad("invoice_payment_accounts."+cur, "currency", "keys are ISO 4217 currency codes such as EUR")
+		for code, v := range accounts {
+			if !currencyKey.MatchString(code) {
+				bad("invoice_payment_accounts."+code, "currency", "keys are ISO 4217 currency codes such as EUR")
 			}
 			if acc, ok := v.(map[string]any); ok {
-				normalisePlain(acc)
-				checkPayment(acc, "invoice_payment_accounts."+cur+".", bad)
+				trimText(acc, nil)
+				checkPayment(acc, "invoice_payment_accounts."+code+".", bad)
 			}
 		}
 	}
@@ -126,18 +130,6 @@ func CheckGeneral(patch, cur Settings) error {
 		return apierr.Validation(issues...)
 	}
 	return nil
-}
-
-func normalisePlain(p map[string]any) {
-	for k, v := range p {
-		if s, ok := v.(string); ok {
-			if t := strings.TrimSpace(s); t == "" {
-				p[k] = nil
-			} else {
-				p[k] = t
-			}
-		}
-	}
 }
 
 func checkPayment(p map[string]any, prefix string, bad func(field, rule, issue string)) {

@@ -42,7 +42,7 @@ func (h *Handler) UpdateSettings(ctx context.Context, req gen.UpdateSettingsRequ
 // UpdateBookkeepingLock sets, moves or removes the lock date.
 func (h *Handler) UpdateBookkeepingLock(ctx context.Context, req gen.UpdateBookkeepingLockRequestObject) (gen.UpdateBookkeepingLockResponseObject, error) {
 	company := uuid.UUID(req.CompanyId)
-	cur, err := h.companies.Settings(ctx, company)
+	cur, err := h.companies.SettingsForUpdate(ctx, company)
 	if err != nil {
 		return nil, err
 	}
@@ -72,8 +72,7 @@ func (h *Handler) UpdateBookkeepingLock(ctx context.Context, req gen.UpdateBookk
 	if err != nil {
 		return nil, err
 	}
-	now := h.now().UTC()
-	if err := CheckLock(move, filed, time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)); err != nil {
+	if err := CheckLock(move, filed, dateOf(h.now().UTC())); err != nil {
 		return nil, err
 	}
 	if err := h.companies.UpdateSettings(ctx, company, patch, "Bokföringens låsdatum ändrades"); err != nil {
@@ -97,13 +96,10 @@ func (h *Handler) UpdateTaxProfile(ctx context.Context, req gen.UpdateTaxProfile
 	if err != nil {
 		return nil, err
 	}
-	var org *string
-	if s := cur.str("org_number"); s != "" {
-		raw, err := h.companies.OrgNumber(ctx, company)
-		if err != nil {
-			return nil, err
-		}
-		org = raw
+	// The read model masks an enskild firma's number; the rules need it whole.
+	org, err := h.companies.OrgNumber(ctx, company)
+	if err != nil {
+		return nil, err
 	}
 	change, err := CheckTaxProfile(EntityType(cur.str("entity_type")), org, patch, cur)
 	if err != nil {
@@ -150,7 +146,7 @@ func (h *Handler) patchOf(ctx context.Context, company uuid.UUID, body any) (Set
 	if err != nil {
 		return nil, nil, err
 	}
-	cur, err := h.companies.Settings(ctx, company)
+	cur, err := h.companies.SettingsForUpdate(ctx, company)
 	return patch, cur, err
 }
 

@@ -53,48 +53,47 @@ func (s *Store) insertSettings(ctx context.Context, c Company) error {
 	return err
 }
 
+// SettingsForUpdate locks the company's settings row for the rest of the
+// transaction of ctx, then returns the read model: two changes at once
+// cannot both pass rules checked against the same old values.
+func (s *Store) SettingsForUpdate(ctx context.Context, company uuid.UUID) (Settings, error) {
+	if _, err := s.db.Q(ctx).ExecContext(ctx, `SELECT 1 FROM company_settings WHERE company_id = $1 FOR UPDATE`,
+		company); err != nil {
+		return nil, err
+	}
+	return s.Settings(ctx, company)
+}
+
 // UpdateSettings writes the checked patch to the company's settings and
 // audits the change, in the transaction of ctx. company_name renames the
 // company.
 func (s *Store) UpdateSettings(ctx context.Context, company uuid.UUID, patch Settings, what string) error {
 	q := s.db.Q(ctx)
-	var old string
-	if err := q.GetContext(ctx, &old, `SELECT to_jsonb(s) FROM company_settings s WHERE company_id = $1 FOR UPDATE`,
-		company); err != nil {
-		return err
-	}
-	cols := make([]string, 0, len(patch))
-	for k := range patch {
-		if _, ok := fields[k]; ok {
-			cols = append(cols, k)
-		}
-	}
-	sort.Strings(cols)
 	if name, ok := patch["company_name"].(string); ok {
 		if _, err := q.ExecContext(ctx, `UPDATE companies SET name = $2, updated_at = now() WHERE id = $1`,
 			company, strings.TrimSpace(name)); err != nil {
 			return err
 		}
 	}
-	if len(cols) > 0 {
-		body, err := json.Marshal(patch)
-		if err != nil {
-			return err
-		}
-		set := make([]string, len(cols))
-		for i, c := range cols {
-			// c is a column name from the fixed list above, never client text.
-			set[i] = c + " = r." + c
-		}
-		if _, err := q.ExecContext(ctx, `UPDATE company_settings s SET `+strings.Join(set, ", ")+`, updated_at = now()
-			FROM jsonb_populate_record(NULL::company_settings, $2::jsonb) r WHERE s.company_id = $1`,
-			company, string(body)); err != nil {
-			return err
+	set := []string{"updated_at = now()"}
+	for k := range patch {
+		if _, ok := fields[k]; ok {
+			// k is a column name from the fixed list, never client text.
+			set = append(set, k+" = r."+k)
 		}
 	}
-	var now string
-	if err := q.GetContext(ctx, &now, `SELECT to_jsonb(s) FROM company_settings s WHERE company_id = $1`,
-		company); err != nil {
+	sort.Strings(set[1:])
+	body, err := json.Marshal(patch)
+	if err != nil {
+		return err
+	}
+	// One statement: the row as it was (the FROM subquery sees the
+	// statement's snapshot) and as it is now, for the audit trail.
+	var old, now string
+	if err := q.QueryRowxContext(ctx, `UPDATE company_settings s SET `+strings.Join(set, ", ")+`
+		FROM jsonb_populate_record(NULL::company_settings, $2::jsonb) r,
+			(SELECT to_jsonb(p) AS snapshot FROM company_settings p WHERE p.company_id = $1) prev
+		WHERE s.company_id = $1 RETURNING prev.snapshot, to_jsonb(s)`, company, string(body)).Scan(&old, &now); err != nil {
 		return err
 	}
 	return s.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Update, Table: "company_settings",
