@@ -349,6 +349,19 @@ func TestCapabilitiesTrial(t *testing.T) {
 	if r.at("data.capabilities.0.active") != false {
 		t.Fatalf("ended trial still active: %s", r.Body)
 	}
+	// No operation of this issue is paid yet, so this server flags the
+	// deadline list as needing payroll: the guard reads x-capability from
+	// the document it enforces, and must refuse before the handler runs.
+	deadlines := "/api/v1/companies/" + company.String() + "/deadlines"
+	e.get(deadlines, owner).status(t, 200)
+	e.server.Contract().ByID("listDeadlines").Capability = "payroll"
+	r = e.get(deadlines, owner).errorCode(t, 403, "CAPABILITY_BLOCKED")
+	if r.str("error.details.capability") != "payroll" || r.at("error.details.ended_at") == nil {
+		t.Fatalf("details: %s", r.Body)
+	}
+	// Another company whose trial still runs passes the same gate.
+	other := e.company(owner, "Ny AB")
+	e.get("/api/v1/companies/"+other.String()+"/deadlines", owner).status(t, 200)
 }
 
 // Another company's books answer 404, as if they did not exist.

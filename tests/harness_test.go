@@ -44,6 +44,7 @@ var secret = []byte("a-test-secret-of-at-least-32-bytes!")
 type env struct {
 	t      *testing.T
 	db     *store.DB
+	server *httpapi.Server
 	srv    *httptest.Server
 	keys   *auth.Store
 	router routers.Router
@@ -76,7 +77,7 @@ func envOn(t *testing.T, db *store.DB, opts ...option) *env {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &env{t: t, db: db, srv: ts, keys: auth.NewStore(db, audit.NewStore(db)), router: router, doc: s.Contract().Doc}
+	return &env{t: t, db: db, server: s, srv: ts, keys: auth.NewStore(db, audit.NewStore(db)), router: router, doc: s.Contract().Doc}
 }
 
 // keySpec describes a key to make; the zero value is a live key with every

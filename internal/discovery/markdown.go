@@ -138,6 +138,9 @@ func flags(o *openapi.Operation) string {
 	if len(o.Roles) > 0 {
 		parts = append(parts, "roles "+strings.Join(o.Roles, ", "))
 	}
+	if o.Capability != "" {
+		parts = append(parts, "paid capability "+o.Capability)
+	}
 	return strings.Join(parts, "; ")
 }
 
