@@ -11,6 +11,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/bas"
+	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/money"
 )
 
@@ -158,7 +159,7 @@ func New(in Input) (Account, error) {
 	if in.NormalBalance != nil {
 		a.NormalBalance = *in.NormalBalance
 	}
-	a.Description = trimmed(in.Description)
+	a.Description = envelope.Text(in.Description)
 	if in.VATRate != nil || in.VATTreatment != nil {
 		a.VATRate, a.VATTreatment = in.VATRate, in.VATTreatment
 	}
@@ -225,7 +226,7 @@ func (p Patch) Apply(a Account) (Account, error) {
 		}
 	}
 	if p.Description != nil {
-		a.Description = trimmed(*p.Description)
+		a.Description = envelope.Text(*p.Description)
 	}
 	if p.Active != nil {
 		if !*p.Active && a.System {
@@ -263,15 +264,4 @@ func Missing(numbers []string, have map[string]Account) (add []bas.Account, unkn
 	sort.Strings(unknown)
 	sort.Strings(inactive)
 	return add, unknown, inactive
-}
-
-func trimmed(s *string) *string {
-	if s == nil {
-		return nil
-	}
-	t := strings.TrimSpace(*s)
-	if t == "" {
-		return nil
-	}
-	return &t
 }

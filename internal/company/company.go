@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/identifier"
 )
@@ -73,8 +74,8 @@ func New(in Input, today time.Time) (Company, error) {
 	}
 	c := Company{
 		Name: strings.TrimSpace(in.Name), EntityType: in.EntityType, VATRegistered: in.VATRegistered,
-		FSkatt: in.FSkatt, AddressLine1: trimmed(in.AddressLine1), PostalCode: trimmed(in.PostalCode),
-		City: trimmed(in.City), TeamID: in.TeamID,
+		FSkatt: in.FSkatt, AddressLine1: envelope.Text(in.AddressLine1), PostalCode: envelope.Text(in.PostalCode),
+		City: envelope.Text(in.City), TeamID: in.TeamID,
 	}
 	if c.Name == "" {
 		bad("name", "minLength", "must not be blank")
@@ -83,7 +84,7 @@ func New(in Input, today time.Time) (Company, error) {
 		bad("team_id", "exists", "the user belongs to no team with this id")
 	}
 
-	if org := trimmed(in.OrgNumber); org != nil {
+	if org := envelope.Text(in.OrgNumber); org != nil {
 		var norm string
 		var err error
 		if c.EntityType == EnskildFirma {
@@ -170,15 +171,4 @@ func checkFirstYear(s Span, form EntityType, startMonth *int, today time.Time) (
 
 func dateOf(t time.Time) time.Time {
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-}
-
-func trimmed(s *string) *string {
-	if s == nil {
-		return nil
-	}
-	t := strings.TrimSpace(*s)
-	if t == "" {
-		return nil
-	}
-	return &t
 }

@@ -75,6 +75,19 @@ func Optional[T any](n nullable.Nullable[T]) *T {
 	return &v
 }
 
+// Text is an optional request text trimmed of surrounding space, nil
+// when it is absent or blank: a name of spaces is no name.
+func Text(s *string) *string {
+	if s == nil {
+		return nil
+	}
+	t := strings.TrimSpace(*s)
+	if t == "" {
+		return nil
+	}
+	return &t
+}
+
 // WithWarning returns m carrying one more warning. Warnings never fail a
 // request; they tell the caller something worth knowing about it.
 func WithWarning(m gen.Meta, code, sv, en string) gen.Meta {
