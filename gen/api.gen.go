@@ -400,12 +400,15 @@ const (
 	ErrorCodeBANKSYNCCOOLDOWN                  ErrorCode = "BANK_SYNC_COOLDOWN"
 	ErrorCodeBOOKKEEPINGDATABASEERROR          ErrorCode = "BOOKKEEPING_DATABASE_ERROR"
 	ErrorCodeBOOKKEEPINGLOCKREOPENSFILEDVAT    ErrorCode = "BOOKKEEPING_LOCK_REOPENS_FILED_VAT"
+	ErrorCodeCANNOTCANCELNONDRAFT              ErrorCode = "CANNOT_CANCEL_NON_DRAFT"
+	ErrorCodeCANNOTEDITNONDRAFT                ErrorCode = "CANNOT_EDIT_NON_DRAFT"
 	ErrorCodeCAPABILITYBLOCKED                 ErrorCode = "CAPABILITY_BLOCKED"
 	ErrorCodeCASHACCOUNTIBANDUPLICATE          ErrorCode = "CASH_ACCOUNT_IBAN_DUPLICATE"
 	ErrorCodeCASHACCOUNTLEDGERTAKEN            ErrorCode = "CASH_ACCOUNT_LEDGER_TAKEN"
 	ErrorCodeCOMPANYCONTEXTMISSING             ErrorCode = "COMPANY_CONTEXT_MISSING"
 	ErrorCodeCONFLICT                          ErrorCode = "CONFLICT"
 	ErrorCodeCONNECTIONREADONLY                ErrorCode = "CONNECTION_READ_ONLY"
+	ErrorCodeCORRECTIONCHAINTOODEEP            ErrorCode = "CORRECTION_CHAIN_TOO_DEEP"
 	ErrorCodeCUSTOMERCREATEFAILED              ErrorCode = "CUSTOMER_CREATE_FAILED"
 	ErrorCodeCUSTOMERDELETEFAILED              ErrorCode = "CUSTOMER_DELETE_FAILED"
 	ErrorCodeCUSTOMERDUPLICATEORGNUMBER        ErrorCode = "CUSTOMER_DUPLICATE_ORG_NUMBER"
@@ -425,6 +428,7 @@ const (
 	ErrorCodeDOCNOTFOUND                       ErrorCode = "DOC_NOT_FOUND"
 	ErrorCodeDOCUPLOADTOOLARGE                 ErrorCode = "DOC_UPLOAD_TOO_LARGE"
 	ErrorCodeDOCUPLOADUNSUPPORTEDTYPE          ErrorCode = "DOC_UPLOAD_UNSUPPORTED_TYPE"
+	ErrorCodeENTRYALREADYREVERSED              ErrorCode = "ENTRY_ALREADY_REVERSED"
 	ErrorCodeENTRYDATEOUTSIDEFISCALPERIOD      ErrorCode = "ENTRY_DATE_OUTSIDE_FISCAL_PERIOD"
 	ErrorCodeFISCALPERIODHASPOSTEDENTRIES      ErrorCode = "FISCAL_PERIOD_HAS_POSTED_ENTRIES"
 	ErrorCodeFISCALPERIODNOTCONTIGUOUS         ErrorCode = "FISCAL_PERIOD_NOT_CONTIGUOUS"
@@ -453,8 +457,10 @@ const (
 	ErrorCodeINVOICECANCELRACE                 ErrorCode = "INVOICE_CANCEL_RACE"
 	ErrorCodeINVOICECREATEACCRUALINVALID       ErrorCode = "INVOICE_CREATE_ACCRUAL_INVALID"
 	ErrorCodeJOURNALENTRYNOTBALANCED           ErrorCode = "JOURNAL_ENTRY_NOT_BALANCED"
+	ErrorCodeJOURNALENTRYNOTDRAFT              ErrorCode = "JOURNAL_ENTRY_NOT_DRAFT"
 	ErrorCodeJOURNALENTRYNOTEFAILED            ErrorCode = "JOURNAL_ENTRY_NOTE_FAILED"
 	ErrorCodeJOURNALENTRYNOTFOUND              ErrorCode = "JOURNAL_ENTRY_NOT_FOUND"
+	ErrorCodeJOURNALENTRYNOTPOSTED             ErrorCode = "JOURNAL_ENTRY_NOT_POSTED"
 	ErrorCodeJOURNALENTRYUPDATEFAILED          ErrorCode = "JOURNAL_ENTRY_UPDATE_FAILED"
 	ErrorCodeJOURNALLINEBOTHSIDESNONZERO       ErrorCode = "JOURNAL_LINE_BOTH_SIDES_NONZERO"
 	ErrorCodeJOURNALLINENEGATIVEAMOUNT         ErrorCode = "JOURNAL_LINE_NEGATIVE_AMOUNT"
@@ -462,10 +468,20 @@ const (
 	ErrorCodeJOURNALRATTELSELOGFAILED          ErrorCode = "JOURNAL_RATTELSE_LOG_FAILED"
 	ErrorCodeJOURNALRATTELSEPERIODLOCKED       ErrorCode = "JOURNAL_RATTELSE_PERIOD_LOCKED"
 	ErrorCodeJOURNALRATTELSEREFUSED            ErrorCode = "JOURNAL_RATTELSE_REFUSED"
+	ErrorCodeMEANINGLESSCORRECTION             ErrorCode = "MEANINGLESS_CORRECTION"
 	ErrorCodeMETHODNOTALLOWED                  ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeMFAREQUIRED                       ErrorCode = "MFA_REQUIRED"
+	ErrorCodeNOOPENPERIODFORDATE               ErrorCode = "NO_OPEN_PERIOD_FOR_DATE"
 	ErrorCodeNOTFOUND                          ErrorCode = "NOT_FOUND"
 	ErrorCodeNOTIMPLEMENTED                    ErrorCode = "NOT_IMPLEMENTED"
+	ErrorCodeOBNONBALANCESHEETACCOUNT          ErrorCode = "OB_NON_BALANCE_SHEET_ACCOUNT"
+	ErrorCodeOBPERIODALREADYHASBALANCES        ErrorCode = "OB_PERIOD_ALREADY_HAS_BALANCES"
+	ErrorCodeOBPERIODCLOSED                    ErrorCode = "OB_PERIOD_CLOSED"
+	ErrorCodeOBPERIODLOCKED                    ErrorCode = "OB_PERIOD_LOCKED"
+	ErrorCodeOBPNLACCOUNT                      ErrorCode = "OB_PNL_ACCOUNT"
+	ErrorCodeOBSETCOMPANYLOCKDATE              ErrorCode = "OB_SET_COMPANY_LOCK_DATE"
+	ErrorCodeOBUNBALANCED                      ErrorCode = "OB_UNBALANCED"
+	ErrorCodeOPERATIONNOTFOUND                 ErrorCode = "OPERATION_NOT_FOUND"
 	ErrorCodePAYLOADTOOLARGE                   ErrorCode = "PAYLOAD_TOO_LARGE"
 	ErrorCodePERIODALREADYCLOSED               ErrorCode = "PERIOD_ALREADY_CLOSED"
 	ErrorCodePERIODHASUNBOOKEDTRANSACTIONS     ErrorCode = "PERIOD_HAS_UNBOOKED_TRANSACTIONS"
@@ -491,12 +507,15 @@ const (
 	ErrorCodeSUPPLIERDUPLICATEORGNUMBER        ErrorCode = "SUPPLIER_DUPLICATE_ORG_NUMBER"
 	ErrorCodeSUPPLIERHASINVOICES               ErrorCode = "SUPPLIER_HAS_INVOICES"
 	ErrorCodeSUPPLIERNOTFOUND                  ErrorCode = "SUPPLIER_NOT_FOUND"
+	ErrorCodeTARGETPERIODCLOSED                ErrorCode = "TARGET_PERIOD_CLOSED"
+	ErrorCodeTARGETPERIODLOCKED                ErrorCode = "TARGET_PERIOD_LOCKED"
 	ErrorCodeTESTKEYWRITEBLOCKED               ErrorCode = "TEST_KEY_WRITE_BLOCKED"
 	ErrorCodeUNAUTHORIZED                      ErrorCode = "UNAUTHORIZED"
 	ErrorCodeUNKNOWNERROR                      ErrorCode = "UNKNOWN_ERROR"
 	ErrorCodeUNSUPPORTEDMEDIATYPE              ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
 	ErrorCodeVACATIONBALANCENOTFOUND           ErrorCode = "VACATION_BALANCE_NOT_FOUND"
 	ErrorCodeVALIDATIONERROR                   ErrorCode = "VALIDATION_ERROR"
+	ErrorCodeYEARENDALREADYRUN                 ErrorCode = "YEAR_END_ALREADY_RUN"
 	ErrorCodeYEARENDDISPOSITIONSWRONGLEGALFORM ErrorCode = "YEAR_END_DISPOSITIONS_WRONG_LEGAL_FORM"
 	ErrorCodeYEARENDFAILED                     ErrorCode = "YEAR_END_FAILED"
 	ErrorCodeYEARENDNEXTPERIODHASIB            ErrorCode = "YEAR_END_NEXT_PERIOD_HAS_IB"
@@ -548,6 +567,10 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeBOOKKEEPINGLOCKREOPENSFILEDVAT:
 		return true
+	case ErrorCodeCANNOTCANCELNONDRAFT:
+		return true
+	case ErrorCodeCANNOTEDITNONDRAFT:
+		return true
 	case ErrorCodeCAPABILITYBLOCKED:
 		return true
 	case ErrorCodeCASHACCOUNTIBANDUPLICATE:
@@ -559,6 +582,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeCONFLICT:
 		return true
 	case ErrorCodeCONNECTIONREADONLY:
+		return true
+	case ErrorCodeCORRECTIONCHAINTOODEEP:
 		return true
 	case ErrorCodeCUSTOMERCREATEFAILED:
 		return true
@@ -597,6 +622,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeDOCUPLOADTOOLARGE:
 		return true
 	case ErrorCodeDOCUPLOADUNSUPPORTEDTYPE:
+		return true
+	case ErrorCodeENTRYALREADYREVERSED:
 		return true
 	case ErrorCodeENTRYDATEOUTSIDEFISCALPERIOD:
 		return true
@@ -654,9 +681,13 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeJOURNALENTRYNOTBALANCED:
 		return true
+	case ErrorCodeJOURNALENTRYNOTDRAFT:
+		return true
 	case ErrorCodeJOURNALENTRYNOTEFAILED:
 		return true
 	case ErrorCodeJOURNALENTRYNOTFOUND:
+		return true
+	case ErrorCodeJOURNALENTRYNOTPOSTED:
 		return true
 	case ErrorCodeJOURNALENTRYUPDATEFAILED:
 		return true
@@ -672,13 +703,33 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeJOURNALRATTELSEREFUSED:
 		return true
+	case ErrorCodeMEANINGLESSCORRECTION:
+		return true
 	case ErrorCodeMETHODNOTALLOWED:
 		return true
 	case ErrorCodeMFAREQUIRED:
 		return true
+	case ErrorCodeNOOPENPERIODFORDATE:
+		return true
 	case ErrorCodeNOTFOUND:
 		return true
 	case ErrorCodeNOTIMPLEMENTED:
+		return true
+	case ErrorCodeOBNONBALANCESHEETACCOUNT:
+		return true
+	case ErrorCodeOBPERIODALREADYHASBALANCES:
+		return true
+	case ErrorCodeOBPERIODCLOSED:
+		return true
+	case ErrorCodeOBPERIODLOCKED:
+		return true
+	case ErrorCodeOBPNLACCOUNT:
+		return true
+	case ErrorCodeOBSETCOMPANYLOCKDATE:
+		return true
+	case ErrorCodeOBUNBALANCED:
+		return true
+	case ErrorCodeOPERATIONNOTFOUND:
 		return true
 	case ErrorCodePAYLOADTOOLARGE:
 		return true
@@ -730,6 +781,10 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeSUPPLIERNOTFOUND:
 		return true
+	case ErrorCodeTARGETPERIODCLOSED:
+		return true
+	case ErrorCodeTARGETPERIODLOCKED:
+		return true
 	case ErrorCodeTESTKEYWRITEBLOCKED:
 		return true
 	case ErrorCodeUNAUTHORIZED:
@@ -741,6 +796,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeVACATIONBALANCENOTFOUND:
 		return true
 	case ErrorCodeVALIDATIONERROR:
+		return true
+	case ErrorCodeYEARENDALREADYRUN:
 		return true
 	case ErrorCodeYEARENDDISPOSITIONSWRONGLEGALFORM:
 		return true

@@ -178,6 +178,30 @@ const (
 	AccountingMethodChangeMidYear Code = "ACCOUNTING_METHOD_CHANGE_MID_YEAR"
 )
 
+// Ledger codes the peer service answers with beyond the spec's catalogue,
+// and Kontera's own for states the spec names but gives no code.
+const (
+	JournalEntryNotDraft       Code = "JOURNAL_ENTRY_NOT_DRAFT"
+	JournalEntryNotPosted      Code = "JOURNAL_ENTRY_NOT_POSTED"
+	CannotEditNonDraft         Code = "CANNOT_EDIT_NON_DRAFT"
+	CannotCancelNonDraft       Code = "CANNOT_CANCEL_NON_DRAFT"
+	EntryAlreadyReversed       Code = "ENTRY_ALREADY_REVERSED"
+	CorrectionChainTooDeep     Code = "CORRECTION_CHAIN_TOO_DEEP"
+	TargetPeriodClosed         Code = "TARGET_PERIOD_CLOSED"
+	TargetPeriodLocked         Code = "TARGET_PERIOD_LOCKED"
+	NoOpenPeriodForDate        Code = "NO_OPEN_PERIOD_FOR_DATE"
+	MeaninglessCorrection      Code = "MEANINGLESS_CORRECTION"
+	YearEndAlreadyRun          Code = "YEAR_END_ALREADY_RUN"
+	OBPnLAccount               Code = "OB_PNL_ACCOUNT"
+	OBNonBalanceSheetAccount   Code = "OB_NON_BALANCE_SHEET_ACCOUNT"
+	OBUnbalanced               Code = "OB_UNBALANCED"
+	OBPeriodAlreadyHasBalances Code = "OB_PERIOD_ALREADY_HAS_BALANCES"
+	OBPeriodLocked             Code = "OB_PERIOD_LOCKED"
+	OBPeriodClosed             Code = "OB_PERIOD_CLOSED"
+	OBSetCompanyLockDate       Code = "OB_SET_COMPANY_LOCK_DATE"
+	OperationNotFound          Code = "OPERATION_NOT_FOUND"
+)
+
 const (
 	s400 = http.StatusBadRequest
 	s401 = http.StatusUnauthorized
@@ -331,6 +355,25 @@ var entries = []Entry{
 	{FiscalPeriodUpdateLocked, s409, GroupPeriods, "Räkenskapsåret är låst.", "The fiscal period is locked.", "Unlock it first."},
 	{FiscalPeriodUpdateClosed, s409, GroupPeriods, "Räkenskapsåret är stängt.", "The fiscal period is closed.", ""},
 	{AccountingMethodChangeMidYear, s409, GroupChart, "Bokföringsmetoden kan inte bytas när årets bokföring har börjat.", "The accounting method cannot change once the current year has posted entries.", "Change it from the first day of the next fiscal year."},
+	{JournalEntryNotDraft, s409, GroupBookkeeping, "Verifikationen är inte ett utkast.", "The journal entry is not a draft.", "Only a draft can be committed; read the entry to see its status (details.current_status)."},
+	{JournalEntryNotPosted, s409, GroupBookkeeping, "Verifikationen är inte bokförd.", "The journal entry is not posted.", "Commit the draft first."},
+	{CannotEditNonDraft, s409, GroupBookkeeping, "Bara utkast kan ändras; en bokförd verifikation rättas med storno eller rättelse.", "Only drafts can be edited; a posted entry is changed by storno or correction.", "Use POST /journal-entries/{id}/correct, /reverse or /correct-metadata."},
+	{CannotCancelNonDraft, s409, GroupBookkeeping, "Bara utkast kan makuleras.", "Only drafts can be cancelled.", "Reverse a posted entry with POST /journal-entries/{id}/reverse."},
+	{EntryAlreadyReversed, s409, GroupBookkeeping, "Verifikationen är redan makulerad med storno.", "The journal entry has already been reversed.", "Read details.reversed_by_id; correct that entry instead."},
+	{CorrectionChainTooDeep, s409, GroupBookkeeping, "Kedjan av rättelser är för lång.", "The chain of corrections is too deep.", "Check the chain, then send allow_deep_chain: true if it is intended."},
+	{TargetPeriodClosed, s409, GroupBookkeeping, "Räkenskapsåret för det nya datumet är stängt.", "The fiscal period of the new date is closed.", "Choose a date in an open period."},
+	{TargetPeriodLocked, s409, GroupBookkeeping, "Perioden för det nya datumet är låst.", "The period of the new date is locked.", "Unlock the period or choose a date in an open period."},
+	{NoOpenPeriodForDate, s400, GroupBookkeeping, "Det finns inget räkenskapsår för datumet.", "No fiscal period covers the date.", "Open the fiscal period with POST /fiscal-periods first."},
+	{MeaninglessCorrection, s400, GroupBookkeeping, "Rättelsen ändrar ingenting.", "The correction changes nothing.", ""},
+	{YearEndAlreadyRun, s409, GroupPeriods, "Bokslutet har redan körts för räkenskapsåret.", "The year-end run has already been performed for the fiscal period.", "Reverse the closing and opening-balance entries first to run it again."},
+	{OBPnLAccount, s400, GroupPeriods, "Ingående balanser får bara avse balanskonton (klass 1–2), inte resultatkonton.", "Opening balances apply only to balance-sheet accounts (classes 1-2), not income-statement accounts.", ""},
+	{OBNonBalanceSheetAccount, s400, GroupPeriods, "Ingående balanser får bara avse balanskonton (klass 1–2).", "Opening balances apply only to balance-sheet accounts (classes 1-2).", ""},
+	{OBUnbalanced, s400, GroupPeriods, "De ingående balanserna balanserar inte.", "The opening balances do not balance.", "Make debits equal credits (details.diff)."},
+	{OBPeriodAlreadyHasBalances, s409, GroupPeriods, "Räkenskapsåret har redan ingående balanser.", "The fiscal period already has opening balances.", "Reverse the existing opening-balance entry (details.existing_entry_id) first."},
+	{OBPeriodLocked, s400, GroupPeriods, "Räkenskapsåret är låst.", "The fiscal period is locked.", "Unlock it first."},
+	{OBPeriodClosed, s400, GroupPeriods, "Räkenskapsåret är stängt.", "The fiscal period is closed.", ""},
+	{OBSetCompanyLockDate, s409, GroupPeriods, "Bokföringen är låst till och med ett datum i räkenskapsåret.", "The books are locked through a date inside the fiscal period.", "Move the bookkeeping lock before the period start first."},
+	{OperationNotFound, s404, GroupGeneric, "Operationen hittades inte.", "The operation was not found.", ""},
 }
 
 var byCode = func() map[Code]Entry {

@@ -77,7 +77,10 @@ type Period struct {
 	Closed           bool       `db:"is_closed"`
 	ClosedAt         *time.Time `db:"closed_at"`
 	ClosedExternally bool       `db:"closed_externally"`
-	CreatedAt        time.Time  `db:"created_at"`
+	// YearEndEntryID is the closing entry of the year-end run, once run.
+	YearEndEntryID *uuid.UUID `db:"year_end_entry_id"`
+	YearEndAt      *time.Time `db:"year_end_at"`
+	CreatedAt      time.Time  `db:"created_at"`
 }
 
 // Span is the period's first and last day.

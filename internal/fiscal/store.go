@@ -3,6 +3,7 @@ package fiscal
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -21,7 +22,7 @@ type Store struct {
 func NewStore(db *store.DB, a *audit.Store) *Store { return &Store{db: db, audit: a} }
 
 const columns = `id, name, period_start, period_end, previous_period_id, locked_at, is_closed, closed_at,
-	closed_externally, created_at`
+	closed_externally, year_end_entry_id, year_end_at, created_at`
 
 // List returns the company's periods, newest first.
 func (s *Store) List(ctx context.Context, company uuid.UUID) ([]Period, error) {
@@ -36,6 +37,18 @@ func (s *Store) List(ctx context.Context, company uuid.UUID) ([]Period, error) {
 func (s *Store) lockCompany(ctx context.Context, company uuid.UUID) error {
 	_, err := s.db.Q(ctx).ExecContext(ctx, `SELECT 1 FROM companies WHERE id = $1 FOR UPDATE`, company)
 	return err
+}
+
+// Covering returns the company's period that holds day; a zero Period
+// when none does.
+func (s *Store) Covering(ctx context.Context, company uuid.UUID, day time.Time) (Period, error) {
+	var p Period
+	err := s.db.Q(ctx).GetContext(ctx, &p, `SELECT `+columns+` FROM fiscal_periods
+		WHERE company_id = $1 AND $2 BETWEEN period_start AND period_end`, company, day)
+	if store.NotFound(err) {
+		return Period{}, nil
+	}
+	return p, err
 }
 
 // Get returns the company's period id, PERIOD_NOT_FOUND when it has none

@@ -1,0 +1,413 @@
+// Package ledger is the posting engine and the books it keeps: journal
+// entries (verifikationer) from draft to posted, gapless voucher numbers,
+// storno, correction and the logged inline rättelse, period locks and
+// year-end, and the ledger reports. Every other domain posts through
+// Store.Post inside its own unit of work; the database enforces the same
+// rules again, so no code path can break the books.
+package ledger
+
+import (
+	"database/sql/driver"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/bas"
+	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/money"
+)
+
+// Status is where an entry is in its life.
+type Status string
+
+// The statuses of a journal entry.
+const (
+	Draft     Status = "draft"
+	Posted    Status = "posted"
+	Cancelled Status = "cancelled"
+)
+
+// Source types the ledger itself writes; a client may not claim them.
+const (
+	SourceManual         = "manual"
+	SourceStorno         = "storno"
+	SourceCorrection     = "correction"
+	SourceOpeningBalance = "opening_balance"
+	SourceYearEnd        = "year_end"
+)
+
+// clientSources are the source types a client may name on create: what
+// created the entry, outside the ledger.
+var clientSources = map[string]bool{
+	SourceManual: true, "bank_transaction": true, "inbox_item": true, "invoice_created": true, "invoice_paid": true,
+	"invoice_cash_payment": true, "supplier_invoice_registered": true, "supplier_invoice_paid": true,
+	"supplier_invoice_cash_payment": true, "supplier_invoice_privately_paid": true, "salary_payment": true,
+	"webshop_order": true, "expense_claim": true, "reminder_fee": true, "import": true,
+}
+
+// engineSources are the source types only the ledger and the other
+// domains' engines post with.
+var engineSources = map[string]bool{
+	SourceOpeningBalance: true, SourceYearEnd: true, "result_appropriation": true, "currency_revaluation": true,
+	SourceStorno: true, SourceCorrection: true, "credit_note": true, "supplier_credit_note": true, "system": true,
+	"accrual": true, "vat_settlement": true, "rot_rut_payout": true, "rot_rut_reclaim": true, "expense_payout": true,
+	"stripe_payout": true,
+}
+
+// ClientSources lists the source types a client may send, sorted.
+func ClientSources() []string { return sortedKeys(clientSources) }
+
+// EngineSources lists the source types only the engine writes, sorted.
+func EngineSources() []string { return sortedKeys(engineSources) }
+
+// keepsDate are the source types whose date is part of what they are: a
+// year-end or opening-balance entry on another day would be wrong.
+var keepsDate = map[string]bool{SourceOpeningBalance: true, SourceYearEnd: true, "vat_settlement": true}
+
+// needsNoDocument are the source types the ledger generates from other
+// entries; they never have an underlag of their own to miss.
+var needsNoDocument = map[string]bool{SourceStorno: true, SourceOpeningBalance: true, SourceYearEnd: true}
+
+// MaxLines is the most lines one entry may have.
+const MaxLines = 1000
+
+// MaxChainDepth is how many stornos and corrections may stack on an
+// original before allow_deep_chain is needed.
+const MaxChainDepth = 3
+
+// Dimensions tag a line: SIE dimension number ("1" cost centre, "6"
+// project, 20 and up the company's own) to value code.
+type Dimensions map[string]string
+
+// Value stores the dimensions as a JSON object.
+func (d Dimensions) Value() (driver.Value, error) {
+	if d == nil {
+		return "{}", nil
+	}
+	b, err := json.Marshal(map[string]string(d))
+	return string(b), err
+}
+
+// Scan reads a jsonb column.
+func (d *Dimensions) Scan(src any) error {
+	var b []byte
+	switch v := src.(type) {
+	case []byte:
+		b = v
+	case string:
+		b = []byte(v)
+	default:
+		return fmt.Errorf("ledger: cannot scan %T into Dimensions", src)
+	}
+	m := map[string]string{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return err
+	}
+	*d = m
+	return nil
+}
+
+// Line is a row of a verifikat.
+type Line struct {
+	ID               uuid.UUID     `db:"id"`
+	SortOrder        int           `db:"sort_order"`
+	Account          string        `db:"account_number"`
+	Debit            money.Amount  `db:"debit_amount"`
+	Credit           money.Amount  `db:"credit_amount"`
+	Description      *string       `db:"line_description"`
+	Currency         *string       `db:"currency"`
+	AmountInCurrency *money.Amount `db:"amount_in_currency"`
+	ExchangeRate     *money.Rate   `db:"exchange_rate"`
+	TaxCode          *string       `db:"tax_code"`
+	Dimensions       Dimensions    `db:"dimensions"`
+	AddedBy          *uuid.UUID    `db:"added_by_rattelse_id"`
+	StruckBy         *uuid.UUID    `db:"struck_by_rattelse_id"`
+}
+
+// Entry is a journal entry (verifikation) with its current lines.
+type Entry struct {
+	ID                 uuid.UUID  `db:"id"`
+	CompanyID          uuid.UUID  `db:"company_id"`
+	PeriodID           uuid.UUID  `db:"fiscal_period_id"`
+	Series             string     `db:"voucher_series"`
+	Number             int        `db:"voucher_number"`
+	Date               time.Time  `db:"entry_date"`
+	Description        string     `db:"description"`
+	Status             Status     `db:"status"`
+	SourceType         string     `db:"source_type"`
+	SourceID           *string    `db:"source_id"`
+	Notes              *string    `db:"notes"`
+	ReversesID         *uuid.UUID `db:"reverses_id"`
+	ReversedByID       *uuid.UUID `db:"reversed_by_id"`
+	CorrectionOfID     *uuid.UUID `db:"correction_of_id"`
+	ChainDepth         int        `db:"chain_depth"`
+	NoDocumentRequired bool       `db:"no_document_required"`
+	NoDocumentReason   *string    `db:"no_document_reason"`
+	PostedAt           *time.Time `db:"posted_at"`
+	CancelledAt        *time.Time `db:"cancelled_at"`
+	CreatedAt          time.Time  `db:"created_at"`
+	UpdatedAt          time.Time  `db:"updated_at"`
+	Lines              []Line     `db:"-"`
+}
+
+// Voucher is the entry's voucher as people write it: "A12"; a draft has
+// none yet.
+func (e Entry) Voucher() string {
+	if e.Number == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s%d", e.Series, e.Number)
+}
+
+// Totals returns the sums of the lines' debits and credits.
+func Totals(lines []Line) (debit, credit money.Amount) {
+	for _, l := range lines {
+		debit, credit = debit.Add(l.Debit), credit.Add(l.Credit)
+	}
+	return debit, credit
+}
+
+// Input is a journal entry as a caller describes it, before the ledger
+// has checked it: a draft to create or replace, or an entry to post.
+type Input struct {
+	PeriodID    uuid.UUID
+	Date        time.Time
+	Description string
+	// Series is one uppercase letter; empty means the company's default
+	// for the source type.
+	Series     string
+	SourceType string // empty means manual
+	SourceID   *string
+	Notes      *string
+	Lines      []Line
+	// ReversesID, CorrectionOfID and ChainDepth link an entry the ledger
+	// posts itself to the entry it reverses or corrects.
+	ReversesID     *uuid.UUID
+	CorrectionOfID *uuid.UUID
+	ChainDepth     int
+}
+
+var (
+	seriesPattern    = regexp.MustCompile(`^[A-Z]$`)
+	dimensionNumber  = regexp.MustCompile(`^[1-9][0-9]{0,3}$`)
+	dimensionCode    = regexp.MustCompile(`^[A-ZÅÄÖ0-9_+-]{1,20}$`)
+	currencyPattern  = regexp.MustCompile(`^[A-Z]{3}$`)
+	maxDescription   = 500
+	maxNotes         = 2000
+	maxSourceID      = 200
+	maxTaxCodeLength = 40
+)
+
+// Check normalises in and applies the rules every entry keeps, in the
+// order a caller fixes them: the shape of the fields, no negative
+// amounts, one side per line, then the balance. engine is true when the
+// ledger or another domain's engine posts, which may use engine-owned
+// source types.
+func Check(in *Input, engine bool) error {
+	var issues []apierr.Issue
+	field := func(f, rule, msg string) {
+		issues = append(issues, apierr.Issue{Field: f, In: "body", Rule: rule, Issue: msg})
+	}
+
+	in.Description = strings.TrimSpace(in.Description)
+	if in.Description == "" || len([]rune(in.Description)) > maxDescription {
+		field("description", "length", fmt.Sprintf("must be 1-%d characters", maxDescription))
+	}
+	if in.Series != "" && !seriesPattern.MatchString(in.Series) {
+		field("voucher_series", "pattern", "must be one uppercase letter A-Z")
+	}
+	if in.SourceType == "" {
+		in.SourceType = SourceManual
+	}
+	switch {
+	case clientSources[in.SourceType]:
+	case engineSources[in.SourceType] && engine:
+	case engineSources[in.SourceType]:
+		field("source_type", "engine_owned", in.SourceType+" entries are written by Kontera itself")
+	default:
+		field("source_type", "enum", "unknown source type "+in.SourceType)
+	}
+	if in.SourceID != nil && (*in.SourceID == "" || len(*in.SourceID) > maxSourceID) {
+		field("source_id", "length", fmt.Sprintf("must be 1-%d characters", maxSourceID))
+	}
+	in.Notes = envelope.Text(in.Notes)
+	if in.Notes != nil && len([]rune(*in.Notes)) > maxNotes {
+		field("notes", "length", fmt.Sprintf("must be at most %d characters", maxNotes))
+	}
+	switch {
+	case len(in.Lines) == 0:
+		field("lines", "min_items", "an entry needs lines")
+	case len(in.Lines) > MaxLines:
+		field("lines", "max_items", fmt.Sprintf("an entry has at most %d lines", MaxLines))
+	}
+	issues = append(issues, lineShapes(in.Lines, "lines")...)
+	if len(issues) > 0 {
+		return apierr.Validation(issues...)
+	}
+	if err := CheckAmounts(in.Lines, "lines"); err != nil {
+		return err
+	}
+	for i := range in.Lines {
+		in.Lines[i].SortOrder = i
+	}
+	return CheckBalance(in.Lines)
+}
+
+// lineShapes checks each line's fields other than its amounts.
+func lineShapes(lines []Line, at string) []apierr.Issue {
+	var issues []apierr.Issue
+	for i := range lines {
+		l := &lines[i]
+		f := func(name string) string { return fmt.Sprintf("%s[%d].%s", at, i, name) }
+		add := func(name, rule, msg string) {
+			issues = append(issues, apierr.Issue{Field: f(name), In: "body", Rule: rule, Issue: msg})
+		}
+		if !bas.ValidNumber(l.Account) {
+			add("account_number", "pattern", "must be four digits")
+		}
+		l.Description = envelope.Text(l.Description)
+		if l.Description != nil && len([]rune(*l.Description)) > maxDescription {
+			add("line_description", "length", fmt.Sprintf("must be at most %d characters", maxDescription))
+		}
+		if l.Currency != nil && !currencyPattern.MatchString(*l.Currency) {
+			add("currency", "pattern", "must be an ISO 4217 code such as EUR")
+		}
+		if (l.AmountInCurrency != nil || l.ExchangeRate != nil) && l.Currency == nil {
+			add("currency", "required", "amount_in_currency and exchange_rate need currency")
+		}
+		l.TaxCode = envelope.Text(l.TaxCode)
+		if l.TaxCode != nil && len(*l.TaxCode) > maxTaxCodeLength {
+			add("tax_code", "length", fmt.Sprintf("must be at most %d characters", maxTaxCodeLength))
+		}
+		for k, v := range l.Dimensions {
+			if !dimensionNumber.MatchString(k) {
+				add("dimensions", "pattern", "keys are SIE dimension numbers such as \"1\" or \"6\", not "+k)
+			}
+			if !dimensionCode.MatchString(v) {
+				add("dimensions", "pattern", "value codes are 1-20 characters A-Ö, digits, _, + or -")
+			}
+		}
+	}
+	return issues
+}
+
+// CheckAmounts refuses negative amounts, then lines with an amount on both
+// sides or on neither, naming the line.
+func CheckAmounts(lines []Line, at string) error {
+	for i, l := range lines {
+		if l.Debit.Sign() < 0 || l.Credit.Sign() < 0 {
+			side := "debit_amount"
+			if l.Debit.Sign() >= 0 {
+				side = "credit_amount"
+			}
+			return apierr.New(apierr.JournalLineNegativeAmount, map[string]any{
+				"line": i, "field": fmt.Sprintf("%s[%d].%s", at, i, side)})
+		}
+	}
+	for i, l := range lines {
+		if l.Debit.Sign() > 0 && l.Credit.Sign() > 0 {
+			return apierr.New(apierr.JournalLineBothSidesNonzero, map[string]any{"line": i,
+				"field": fmt.Sprintf("%s[%d]", at, i)})
+		}
+		if l.Debit.IsZero() && l.Credit.IsZero() {
+			return apierr.Validation(apierr.Issue{Field: fmt.Sprintf("%s[%d]", at, i), In: "body", Rule: "one_side",
+				Issue: "a line needs a debit_amount or a credit_amount greater than 0"})
+		}
+	}
+	return nil
+}
+
+// CheckBalance refuses lines whose debits and credits differ, or sum to
+// nothing.
+func CheckBalance(lines []Line) error {
+	d, c := Totals(lines)
+	if d.Cmp(c) != 0 || d.IsZero() {
+		return apierr.New(apierr.JournalEntryNotBalanced, map[string]any{
+			"total_debit": d, "total_credit": c, "difference": d.Sub(c)})
+	}
+	return nil
+}
+
+// Accounts returns the distinct account numbers of lines, in first-use
+// order.
+func Accounts(lines []Line) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, l := range lines {
+		if !seen[l.Account] {
+			seen[l.Account] = true
+			out = append(out, l.Account)
+		}
+	}
+	return out
+}
+
+// Storno returns the lines that cancel lines: the same accounts and
+// amounts on the other side.
+func Storno(lines []Line) []Line {
+	out := make([]Line, len(lines))
+	for i, l := range lines {
+		s := l
+		s.ID, s.AddedBy, s.StruckBy = uuid.Nil, nil, nil
+		s.Debit, s.Credit = l.Credit, l.Debit
+		if l.AmountInCurrency != nil {
+			neg := l.AmountInCurrency.Neg()
+			s.AmountInCurrency = &neg
+		}
+		s.SortOrder = i
+		out[i] = s
+	}
+	return out
+}
+
+// NextDepth is the chain depth of an entry that reverses or corrects e;
+// CORRECTION_CHAIN_TOO_DEEP when it reaches MaxChainDepth and the caller
+// did not allow a deep chain.
+func NextDepth(e Entry, allowDeep bool) (int, error) {
+	d := e.ChainDepth + 1
+	if d >= MaxChainDepth && !allowDeep {
+		return d, apierr.New(apierr.CorrectionChainTooDeep, map[string]any{
+			"journal_entry_id": e.ID, "chain_depth": e.ChainDepth, "max_depth": MaxChainDepth - 1})
+	}
+	return d, nil
+}
+
+// Reversible says whether e may be reversed or corrected by storno.
+func Reversible(e Entry) error {
+	if e.Status != Posted {
+		return apierr.New(apierr.JournalEntryNotPosted, map[string]any{
+			"journal_entry_id": e.ID, "current_status": e.Status})
+	}
+	if e.ReversedByID != nil {
+		return apierr.New(apierr.EntryAlreadyReversed, map[string]any{
+			"journal_entry_id": e.ID, "reversed_by_id": *e.ReversedByID})
+	}
+	return nil
+}
+
+// DefaultSeries picks the voucher series of an entry whose caller named
+// none: the company's per-source default, else its default, else A.
+func DefaultSeries(source string, perSource map[string]string, fallback *string) string {
+	if s, ok := perSource[source]; ok && seriesPattern.MatchString(s) {
+		return s
+	}
+	if fallback != nil && seriesPattern.MatchString(*fallback) {
+		return *fallback
+	}
+	return "A"
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,61 @@
+package ledger
+
+import (
+	"time"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/fiscal"
+)
+
+// Why a period refuses postings, as details.reason says it.
+const (
+	reasonClosed   = "period_closed"
+	reasonLocked   = "period_locked"
+	reasonLockDate = "company_lock_date"
+)
+
+// InPeriod refuses a date outside the period: ENTRY_DATE_OUTSIDE_FISCAL_PERIOD.
+func InPeriod(p fiscal.Period, day time.Time) error {
+	if p.Span().Contains(day) {
+		return nil
+	}
+	return apierr.New(apierr.EntryDateOutsideFiscalPeriod, map[string]any{
+		"entry_date": day.Format(time.DateOnly), "fiscal_period_id": p.ID,
+		"period_start": p.Start.Format(time.DateOnly), "period_end": p.End.Format(time.DateOnly)})
+}
+
+// Closedness says why nothing dated day may be posted into p by an entry
+// of source, or "" when it may: a closed period takes nothing; a locked
+// period and the company's lock date take only the year-end and
+// opening-balance entries.
+func Closedness(p fiscal.Period, lockedThrough *time.Time, day time.Time, source string) string {
+	switch {
+	case p.Closed:
+		return reasonClosed
+	case source == SourceYearEnd || source == SourceOpeningBalance:
+		return ""
+	case p.LockedAt != nil:
+		return reasonLocked
+	case lockedThrough != nil && !day.After(*lockedThrough):
+		return reasonLockDate
+	}
+	return ""
+}
+
+// Postable refuses posting into a closed or locked period, or on or
+// before the company's lock date: PERIOD_LOCKED, with the reason.
+func Postable(p fiscal.Period, lockedThrough *time.Time, day time.Time, source string) error {
+	reason := Closedness(p, lockedThrough, day, source)
+	if reason == "" {
+		return nil
+	}
+	return periodLocked(apierr.PeriodLocked, p, lockedThrough, reason)
+}
+
+func periodLocked(code apierr.Code, p fiscal.Period, lockedThrough *time.Time, reason string) *apierr.Error {
+	d := map[string]any{"reason": reason, "fiscal_period_id": p.ID}
+	if reason == reasonLockDate {
+		d["locked_through"] = lockedThrough.Format(time.DateOnly)
+	}
+	return apierr.New(code, d)
+}

@@ -1,0 +1,228 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/outbox"
+)
+
+// The events the ledger announces.
+const (
+	EventCommitted = "journal_entry.committed"
+	EventReversed  = "journal_entry.reversed"
+	EventCorrected = "journal_entry.corrected"
+)
+
+// prepare checks in and everything it needs from the books: its period
+// (PERIOD_NOT_FOUND), its date inside it, a period that takes postings,
+// and its accounts in the chart (missing BAS accounts are added; on a dry
+// run too, so the answer is the live one). It fills in the series.
+func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engine bool) (fiscal.Period, error) {
+	if err := Check(in, engine); err != nil {
+		return fiscal.Period{}, err
+	}
+	p, err := s.periods.Get(ctx, company, in.PeriodID)
+	if err != nil {
+		if apierr.Is(err, apierr.PeriodNotFound) {
+			err = apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": in.PeriodID,
+				"field": "fiscal_period_id"})
+		}
+		return p, err
+	}
+	if err := InPeriod(p, in.Date); err != nil {
+		return p, err
+	}
+	c, err := s.company(ctx, company)
+	if err != nil {
+		return p, err
+	}
+	if err := Postable(p, c.LockedThrough, in.Date, in.SourceType); err != nil {
+		return p, err
+	}
+	if in.Series == "" {
+		in.Series = DefaultSeries(in.SourceType, c.SeriesPerSource, c.DefaultSeries)
+	}
+	if _, err := s.chart.Ensure(ctx, company, Accounts(in.Lines)); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// CreateDraft stores a new draft (voucher number 0) after the rules of
+// prepare.
+func (s *Store) CreateDraft(ctx context.Context, company uuid.UUID, in Input) (Entry, error) {
+	if _, err := s.prepare(ctx, company, &in, false); err != nil {
+		return Entry{}, err
+	}
+	e, err := s.insertEntry(ctx, company, in)
+	if err != nil {
+		return e, err
+	}
+	return e, s.record(ctx, company, audit.Insert, "Utkast till verifikation skapades", nil, &e)
+}
+
+// Post books in at once, in the unit of work of ctx: the one door through
+// which invoices, payments, payroll and imports write verifikationer. The
+// entry gets the next voucher number of its series and the
+// journal_entry.committed event.
+func (s *Store) Post(ctx context.Context, company uuid.UUID, in Input) (Entry, error) {
+	var e Entry
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		if _, err := s.prepare(ctx, company, &in, true); err != nil {
+			return err
+		}
+		var err error
+		if e, err = s.insertEntry(ctx, company, in); err != nil {
+			return err
+		}
+		return s.commit(ctx, company, &e, nil)
+	})
+	return e, err
+}
+
+// commit posts the draft e, audits and announces it. old is the entry as
+// it was, for the audit trail; nil when it was created in this unit.
+func (s *Store) commit(ctx context.Context, company uuid.UUID, e *Entry, old *Entry) error {
+	if err := s.post(ctx, company, e); err != nil {
+		return err
+	}
+	if err := s.record(ctx, company, audit.Commit, "Verifikation "+e.Voucher()+" bokförd", old, e); err != nil {
+		return err
+	}
+	_, err := outbox.Emit(ctx, s.db.Q(ctx), company, EventCommitted, Snapshot(*e))
+	return err
+}
+
+// Commit posts the draft id: the period must still take postings and its
+// accounts still be active. JOURNAL_ENTRY_NOT_DRAFT for anything but a
+// draft.
+func (s *Store) Commit(ctx context.Context, company, id uuid.UUID) (Entry, error) {
+	e, err := s.get(ctx, company, id, true)
+	if err != nil {
+		return e, err
+	}
+	if e.Status != Draft {
+		return e, apierr.New(apierr.JournalEntryNotDraft, map[string]any{
+			"journal_entry_id": id, "current_status": e.Status})
+	}
+	in := e.input()
+	if _, err := s.prepare(ctx, company, &in, true); err != nil {
+		return e, err
+	}
+	old := e
+	return e, s.commit(ctx, company, &e, &old)
+}
+
+// input is the entry as a caller would have described it.
+func (e Entry) input() Input {
+	return Input{PeriodID: e.PeriodID, Date: e.Date, Description: e.Description, Series: e.Series,
+		SourceType: e.SourceType, SourceID: e.SourceID, Notes: e.Notes, Lines: e.Lines,
+		ReversesID: e.ReversesID, CorrectionOfID: e.CorrectionOfID, ChainDepth: e.ChainDepth}
+}
+
+// UpdateDraft replaces the header and every line of the draft id.
+func (s *Store) UpdateDraft(ctx context.Context, company, id uuid.UUID, in Input) (Entry, error) {
+	old, err := s.get(ctx, company, id, true)
+	if err != nil {
+		return old, err
+	}
+	if old.Status != Draft {
+		return old, apierr.New(apierr.CannotEditNonDraft, map[string]any{
+			"journal_entry_id": id, "current_status": old.Status})
+	}
+	in.SourceType, in.SourceID = old.SourceType, old.SourceID
+	if _, err := s.prepare(ctx, company, &in, engineSources[old.SourceType]); err != nil {
+		return old, err
+	}
+	q := s.db.Q(ctx)
+	if _, err := q.ExecContext(ctx, `DELETE FROM journal_lines WHERE company_id = $1 AND journal_entry_id = $2`,
+		company, id); err != nil {
+		return old, dbError(err)
+	}
+	var e Entry
+	if err := q.GetContext(ctx, &e, `UPDATE journal_entries SET fiscal_period_id = $3, entry_date = $4,
+			description = $5, voucher_series = $6, notes = $7, updated_at = now()
+		WHERE company_id = $1 AND id = $2 RETURNING `+entryColumns,
+		company, id, in.PeriodID, in.Date, in.Description, in.Series, in.Notes); err != nil {
+		return old, dbError(err)
+	}
+	if e.Lines, err = s.insertLines(ctx, company, id, in.Lines, nil); err != nil {
+		return old, err
+	}
+	return e, s.record(ctx, company, audit.Update, "Utkast till verifikation ändrades", &old, &e)
+}
+
+// Cancel makes the draft id cancelled (makulerat utkast); it never had a
+// number, so no gap is left. Cancelling a cancelled entry again answers
+// it as it is.
+func (s *Store) Cancel(ctx context.Context, company, id uuid.UUID) (Entry, error) {
+	old, err := s.get(ctx, company, id, true)
+	if err != nil || old.Status == Cancelled {
+		return old, err
+	}
+	if old.Status != Draft {
+		return old, apierr.New(apierr.CannotCancelNonDraft, map[string]any{
+			"journal_entry_id": id, "currentStatus": old.Status, "current_status": old.Status})
+	}
+	p, err := s.periods.Get(ctx, company, old.PeriodID)
+	if err != nil {
+		return old, err
+	}
+	c, err := s.company(ctx, company)
+	if err != nil {
+		return old, err
+	}
+	if err := Postable(p, c.LockedThrough, old.Date, old.SourceType); err != nil {
+		return old, err
+	}
+	e := old
+	if err := s.db.Q(ctx).QueryRowxContext(ctx, `UPDATE journal_entries SET status = 'cancelled',
+			cancelled_at = now(), updated_at = now() WHERE company_id = $1 AND id = $2
+		RETURNING status, cancelled_at, updated_at`, company, id).Scan(&e.Status, &e.CancelledAt, &e.UpdatedAt); err != nil {
+		return old, dbError(err)
+	}
+	return e, s.record(ctx, company, audit.Update, "Utkast till verifikation makulerades", &old, &e)
+}
+
+// record writes the audit row of a change to an entry.
+func (s *Store) record(ctx context.Context, company uuid.UUID, action audit.Action, desc string, old, new *Entry) error {
+	snap := func(e *Entry) json.RawMessage {
+		if e == nil {
+			return nil
+		}
+		b, _ := json.Marshal(Snapshot(*e))
+		return b
+	}
+	id := ""
+	if new != nil {
+		id = new.ID.String()
+	} else if old != nil {
+		id = old.ID.String()
+	}
+	return s.audit.Record(ctx, audit.Change{CompanyID: company, Action: action, Table: "journal_entries",
+		RecordID: id, Description: desc, Old: snap(old), New: snap(new)})
+}
+
+// Snapshot is the entry as the audit trail and the events carry it, in
+// the API's field names.
+func Snapshot(e Entry) map[string]any {
+	lines := make([]map[string]any, len(e.Lines))
+	for i, l := range e.Lines {
+		lines[i] = map[string]any{"id": l.ID, "account_number": l.Account, "debit_amount": l.Debit,
+			"credit_amount": l.Credit, "line_description": l.Description, "dimensions": l.Dimensions,
+			"sort_order": l.SortOrder}
+	}
+	return map[string]any{
+		"id": e.ID, "fiscal_period_id": e.PeriodID, "voucher_series": e.Series, "voucher_number": e.Number,
+		"entry_date": e.Date.Format(time.DateOnly), "description": e.Description, "status": e.Status,
+		"source_type": e.SourceType, "source_id": e.SourceID, "notes": e.Notes, "reverses_id": e.ReversesID,
+		"reversed_by_id": e.ReversedByID, "correction_of_id": e.CorrectionOfID, "lines": lines,
+	}
+}

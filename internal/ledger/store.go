@@ -1,0 +1,215 @@
+package ledger
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/chart"
+	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Company is what the ledger needs to know of the company it books for.
+type Company struct {
+	EntityType string
+	// LockedThrough is the company-wide lock date: nothing is posted on or
+	// before it.
+	LockedThrough   *time.Time
+	DefaultSeries   *string
+	SeriesPerSource map[string]string
+}
+
+// CompanyFunc reads the company's ledger settings in the transaction of
+// ctx; the company package owns them.
+type CompanyFunc func(ctx context.Context, company uuid.UUID) (Company, error)
+
+// Store holds the SQL of the journal tables and runs the ledger's
+// operations in the unit of work of their context.
+type Store struct {
+	db      *store.DB
+	audit   *audit.Store
+	chart   *chart.Store
+	periods *fiscal.Store
+	company CompanyFunc
+}
+
+// NewStore returns the ledger on db.
+func NewStore(db *store.DB, a *audit.Store, accounts *chart.Store, periods *fiscal.Store, company CompanyFunc) *Store {
+	return &Store{db: db, audit: a, chart: accounts, periods: periods, company: company}
+}
+
+const entryColumns = `id, company_id, fiscal_period_id, voucher_series, voucher_number, entry_date, description,
+	status, source_type, source_id, notes, reverses_id, reversed_by_id, correction_of_id, chain_depth,
+	no_document_required, no_document_reason, posted_at, cancelled_at, created_at, updated_at`
+
+const lineColumns = `id, sort_order, account_number, debit_amount, credit_amount, line_description, currency,
+	amount_in_currency, exchange_rate, tax_code, dimensions, added_by_rattelse_id, struck_by_rattelse_id`
+
+// Get returns the company's entry id with its current lines,
+// JOURNAL_ENTRY_NOT_FOUND when it has none by that id.
+func (s *Store) Get(ctx context.Context, company, id uuid.UUID) (Entry, error) {
+	return s.get(ctx, company, id, false)
+}
+
+// get reads an entry; forUpdate locks it for the rest of the unit of work.
+func (s *Store) get(ctx context.Context, company, id uuid.UUID, forUpdate bool) (Entry, error) {
+	var e Entry
+	lock := ""
+	if forUpdate {
+		lock = " FOR UPDATE"
+	}
+	err := s.db.Q(ctx).GetContext(ctx, &e, `SELECT `+entryColumns+` FROM journal_entries
+		WHERE company_id = $1 AND id = $2`+lock, company, id)
+	if store.NotFound(err) {
+		return e, apierr.New(apierr.JournalEntryNotFound, map[string]any{"journal_entry_id": id})
+	}
+	if err != nil {
+		return e, err
+	}
+	e.Lines, err = s.lines(ctx, company, id)
+	return e, err
+}
+
+// lines returns an entry's current (unstruck) lines in order.
+func (s *Store) lines(ctx context.Context, company, entry uuid.UUID) ([]Line, error) {
+	out := []Line{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+lineColumns+` FROM journal_lines
+		WHERE company_id = $1 AND journal_entry_id = $2 AND struck_by_rattelse_id IS NULL
+		ORDER BY sort_order, id`, company, entry)
+	return out, err
+}
+
+// insertEntry writes a new draft with its lines.
+func (s *Store) insertEntry(ctx context.Context, company uuid.UUID, in Input) (Entry, error) {
+	var e Entry
+	err := s.db.Q(ctx).GetContext(ctx, &e, `
+		INSERT INTO journal_entries (company_id, fiscal_period_id, voucher_series, entry_date, description,
+			source_type, source_id, notes, reverses_id, correction_of_id, chain_depth)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING `+entryColumns,
+		company, in.PeriodID, in.Series, in.Date, in.Description, in.SourceType, in.SourceID, in.Notes,
+		in.ReversesID, in.CorrectionOfID, in.ChainDepth)
+	if err != nil {
+		return e, dbError(err)
+	}
+	e.Lines, err = s.insertLines(ctx, company, e.ID, in.Lines, nil)
+	return e, err
+}
+
+// insertLines writes lines of entry in one statement; rattelse marks
+// them as added by an inline rättelse of a posted entry.
+func (s *Store) insertLines(ctx context.Context, company, entry uuid.UUID, lines []Line, rattelse *uuid.UUID) ([]Line, error) {
+	n := len(lines)
+	acct, desc, cur, amt, rate, tax, dims := make([]string, n), make([]*string, n), make([]*string, n),
+		make([]*string, n), make([]*string, n), make([]*string, n), make([]string, n)
+	sort, debit, credit, ids := make([]int64, n), make([]string, n), make([]string, n), make([]string, n)
+	for i, l := range lines {
+		if l.ID == uuid.Nil {
+			l.ID = uuid.New()
+		}
+		ids[i] = l.ID.String()
+		acct[i], desc[i], cur[i], tax[i], sort[i] = l.Account, l.Description, l.Currency, l.TaxCode, int64(l.SortOrder)
+		debit[i], credit[i] = l.Debit.String(), l.Credit.String()
+		if l.AmountInCurrency != nil {
+			v := l.AmountInCurrency.String()
+			amt[i] = &v
+		}
+		if l.ExchangeRate != nil {
+			v := l.ExchangeRate.String()
+			rate[i] = &v
+		}
+		d, _ := l.Dimensions.Value()
+		dims[i] = d.(string)
+	}
+	out := []Line{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		INSERT INTO journal_lines (company_id, journal_entry_id, added_by_rattelse_id, id, sort_order, account_number,
+			debit_amount, credit_amount, line_description, currency, amount_in_currency, exchange_rate, tax_code,
+			dimensions)
+		SELECT $1, $2, $3, * FROM unnest($14::uuid[], $4::int[], $5::text[], $6::numeric[], $7::numeric[], $8::text[],
+			$9::text[], $10::numeric[], $11::numeric[], $12::text[], $13::jsonb[])
+		RETURNING `+lineColumns,
+		company, entry, rattelse, pq.Array(sort), pq.Array(acct), pq.Array(debit), pq.Array(credit),
+		pq.Array(desc), pq.Array(cur), pq.Array(amt), pq.Array(rate), pq.Array(tax), pq.Array(dims), pq.Array(ids))
+	if err != nil {
+		return nil, dbError(err)
+	}
+	return out, nil
+}
+
+// post moves the draft id to posted; the database hands out the voucher
+// number, gapless, and checks the balance when the unit of work commits.
+func (s *Store) post(ctx context.Context, company uuid.UUID, e *Entry) error {
+	err := s.db.Q(ctx).QueryRowxContext(ctx, `
+		UPDATE journal_entries SET status = 'posted', updated_at = now()
+		WHERE company_id = $1 AND id = $2 AND status = 'draft'
+		RETURNING voucher_number, posted_at, status, updated_at`, company, e.ID).
+		Scan(&e.Number, &e.PostedAt, &e.Status, &e.UpdatedAt)
+	return dbError(err)
+}
+
+// Filter selects entries of the journal-entry list.
+type Filter struct {
+	PeriodID *uuid.UUID
+	// Statuses to include; empty means every status but cancelled.
+	Statuses []Status
+	From, To *time.Time
+	After    *Position
+	Limit    int
+}
+
+// Position is where a page of the list ends: created_at descending, then
+// id ascending.
+type Position struct {
+	At time.Time `json:"at"`
+	ID uuid.UUID `json:"id"`
+}
+
+// List returns up to f.Limit+1 entries of company matching f, without
+// lines; the extra one tells the caller another page exists.
+func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter) ([]Entry, error) {
+	statuses := make([]string, 0, len(f.Statuses))
+	for _, st := range f.Statuses {
+		statuses = append(statuses, string(st))
+	}
+	if len(statuses) == 0 {
+		statuses = []string{string(Draft), string(Posted)}
+	}
+	var afterAt *time.Time
+	var afterID *uuid.UUID
+	if f.After != nil {
+		afterAt, afterID = &f.After.At, &f.After.ID
+	}
+	out := []Entry{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+entryColumns+` FROM journal_entries
+		WHERE company_id = $1 AND status = ANY($2)
+		  AND ($3::uuid IS NULL OR fiscal_period_id = $3)
+		  AND ($4::date IS NULL OR entry_date >= $4) AND ($5::date IS NULL OR entry_date <= $5)
+		  AND ($6::timestamptz IS NULL OR created_at < $6 OR (created_at = $6 AND id > $7))
+		ORDER BY created_at DESC, id LIMIT $8`,
+		company, pq.Array(statuses), f.PeriodID, f.From, f.To, afterAt, afterID, f.Limit+1)
+	return out, err
+}
+
+// dbError turns a refusal of the database's own bookkeeping rules (the
+// triggers name the catalogue code first in their message) into that
+// catalogue error; anything else passes on.
+func dbError(err error) error {
+	var pe *pq.Error
+	if err == nil || !errors.As(err, &pe) {
+		return err
+	}
+	code, msg, found := strings.Cut(pe.Message, ": ")
+	if found {
+		if _, ok := apierr.Lookup(apierr.Code(code)); ok {
+			return apierr.New(apierr.Code(code), map[string]any{"reason": msg})
+		}
+	}
+	return err
+}

@@ -1,0 +1,79 @@
+package money
+
+import (
+	"database/sql/driver"
+	"fmt"
+
+	"github.com/cockroachdb/apd/v3"
+)
+
+// RateDecimals is how many decimals an exchange rate keeps; Riksbanken
+// publishes four, banks quote up to six.
+const RateDecimals = 6
+
+// Rate is an exchange rate: kronor per one unit of a foreign currency,
+// exact, greater than 0 and below 100000, with at most six decimals.
+type Rate struct{ d apd.Decimal }
+
+// ParseRate reads a decimal string such as "11.4523" into a Rate.
+func ParseRate(s string) (Rate, error) {
+	d, _, err := apd.NewFromString(s)
+	if err != nil || d.Form != apd.Finite {
+		return Rate{}, fmt.Errorf("money: %q is not a rate", s)
+	}
+	var r Rate
+	c := ctx.WithPrecision(40)
+	c.Traps = apd.Inexact | apd.Rounded | apd.InvalidOperation
+	if _, err := c.Quantize(&r.d, d, -RateDecimals); err != nil {
+		return Rate{}, fmt.Errorf("money: rate %s has more than %d decimals", d, RateDecimals)
+	}
+	if r.d.Sign() <= 0 || r.d.Cmp(apd.New(100000, 0)) >= 0 {
+		return Rate{}, fmt.Errorf("money: rate %s is not between 0 and 100000", d)
+	}
+	return r, nil
+}
+
+// String returns the rate without trailing zeros: "11.4523".
+func (r Rate) String() string {
+	var d apd.Decimal
+	d.Reduce(&r.d)
+	return d.Text('f')
+}
+
+// MarshalJSON writes a bare JSON number.
+func (r Rate) MarshalJSON() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalJSON reads a JSON number; strings and null are refused.
+func (r *Rate) UnmarshalJSON(b []byte) error {
+	if len(b) == 0 || b[0] == '"' || string(b) == "null" {
+		return ErrNotNumber
+	}
+	v, err := ParseRate(string(b))
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
+
+// Value stores the rate as numeric text.
+func (r Rate) Value() (driver.Value, error) { return r.String(), nil }
+
+// Scan reads a numeric column.
+func (r *Rate) Scan(src any) error {
+	var s string
+	switch v := src.(type) {
+	case []byte:
+		s = string(v)
+	case string:
+		s = v
+	default:
+		return fmt.Errorf("money: cannot scan %T into Rate", src)
+	}
+	v, err := ParseRate(s)
+	if err != nil {
+		return err
+	}
+	*r = v
+	return nil
+}
