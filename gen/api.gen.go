@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -223,6 +224,63 @@ func (e CapabilityGrantSource) Valid() bool {
 	case Subscription:
 		return true
 	case Trial:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ClientSourceType.
+const (
+	BankTransaction              ClientSourceType = "bank_transaction"
+	ExpenseClaim                 ClientSourceType = "expense_claim"
+	Import                       ClientSourceType = "import"
+	InboxItem                    ClientSourceType = "inbox_item"
+	InvoiceCashPayment           ClientSourceType = "invoice_cash_payment"
+	InvoiceCreated               ClientSourceType = "invoice_created"
+	InvoicePaid                  ClientSourceType = "invoice_paid"
+	Manual                       ClientSourceType = "manual"
+	ReminderFee                  ClientSourceType = "reminder_fee"
+	SalaryPayment                ClientSourceType = "salary_payment"
+	SupplierInvoiceCashPayment   ClientSourceType = "supplier_invoice_cash_payment"
+	SupplierInvoicePaid          ClientSourceType = "supplier_invoice_paid"
+	SupplierInvoicePrivatelyPaid ClientSourceType = "supplier_invoice_privately_paid"
+	SupplierInvoiceRegistered    ClientSourceType = "supplier_invoice_registered"
+	WebshopOrder                 ClientSourceType = "webshop_order"
+)
+
+// Valid indicates whether the value is a known member of the ClientSourceType enum.
+func (e ClientSourceType) Valid() bool {
+	switch e {
+	case BankTransaction:
+		return true
+	case ExpenseClaim:
+		return true
+	case Import:
+		return true
+	case InboxItem:
+		return true
+	case InvoiceCashPayment:
+		return true
+	case InvoiceCreated:
+		return true
+	case InvoicePaid:
+		return true
+	case Manual:
+		return true
+	case ReminderFee:
+		return true
+	case SalaryPayment:
+		return true
+	case SupplierInvoiceCashPayment:
+		return true
+	case SupplierInvoicePaid:
+		return true
+	case SupplierInvoicePrivatelyPaid:
+		return true
+	case SupplierInvoiceRegistered:
+		return true
+	case WebshopOrder:
 		return true
 	default:
 		return false
@@ -973,6 +1031,27 @@ func (e InvoiceQrMode) Valid() bool {
 	}
 }
 
+// Defines values for JournalEntryStatus.
+const (
+	Cancelled JournalEntryStatus = "cancelled"
+	Draft     JournalEntryStatus = "draft"
+	Posted    JournalEntryStatus = "posted"
+)
+
+// Valid indicates whether the value is a known member of the JournalEntryStatus enum.
+func (e JournalEntryStatus) Valid() bool {
+	switch e {
+	case Cancelled:
+		return true
+	case Draft:
+		return true
+	case Posted:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MomsPeriod.
 const (
 	MomsPeriodMonthly   MomsPeriod = "monthly"
@@ -988,6 +1067,36 @@ func (e MomsPeriod) Valid() bool {
 	case MomsPeriodQuarterly:
 		return true
 	case MomsPeriodYearly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NoDocumentMarkExempted.
+const (
+	NoDocumentMarkExemptedTrue NoDocumentMarkExempted = true
+)
+
+// Valid indicates whether the value is a known member of the NoDocumentMarkExempted enum.
+func (e NoDocumentMarkExempted) Valid() bool {
+	switch e {
+	case NoDocumentMarkExemptedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for NoDocumentUnmarkExempted.
+const (
+	NoDocumentUnmarkExemptedFalse NoDocumentUnmarkExempted = false
+)
+
+// Valid indicates whether the value is a known member of the NoDocumentUnmarkExempted enum.
+func (e NoDocumentUnmarkExempted) Valid() bool {
+	switch e {
+	case NoDocumentUnmarkExemptedFalse:
 		return true
 	default:
 		return false
@@ -1024,6 +1133,42 @@ func (e PsPeriod) Valid() bool {
 	case PsPeriodMonthly:
 		return true
 	case PsPeriodQuarterly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RattelseLogEntryRattelseType.
+const (
+	Lines    RattelseLogEntryRattelseType = "lines"
+	Metadata RattelseLogEntryRattelseType = "metadata"
+)
+
+// Valid indicates whether the value is a known member of the RattelseLogEntryRattelseType enum.
+func (e RattelseLogEntryRattelseType) Valid() bool {
+	switch e {
+	case Lines:
+		return true
+	case Metadata:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for RattelseLogEntrySource.
+const (
+	Api       RattelseLogEntrySource = "api"
+	SieImport RattelseLogEntrySource = "sie_import"
+)
+
+// Valid indicates whether the value is a known member of the RattelseLogEntrySource enum.
+func (e RattelseLogEntrySource) Valid() bool {
+	switch e {
+	case Api:
+		return true
+	case SieImport:
 		return true
 	default:
 		return false
@@ -1593,6 +1738,23 @@ type AuditTrailResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// BatchItemCreated defines model for BatchItemCreated.
+type BatchItemCreated struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
+	Status JournalEntryStatus `json:"status"`
+}
+
+// BatchItemError defines model for BatchItemError.
+type BatchItemError struct {
+	// Code The stable error codes. Codes never change once shipped; the reference is at /docs/api/errors.
+	Code      ErrorCode              `json:"code"`
+	Details   map[string]interface{} `json:"details"`
+	Message   string                 `json:"message"`
+	MessageEn string                 `json:"message_en"`
+}
+
 // BookkeepingLockPatch defines model for BookkeepingLockPatch.
 type BookkeepingLockPatch struct {
 	// AcknowledgeFiledVatPeriods Confirm a move that reopens VAT periods already filed.
@@ -1635,6 +1797,9 @@ type CapabilityListResponse struct {
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
 }
+
+// ClientSourceType What created the entry outside the ledger; default manual. The engine's own types (storno, correction, opening_balance, year_end, ...) are refused with 400 VALIDATION_ERROR.
+type ClientSourceType string
 
 // CompanyCreate defines model for CompanyCreate.
 type CompanyCreate struct {
@@ -1971,6 +2136,9 @@ type DeadlineListResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+type Dimensions map[string]string
+
 // DryRunFlag Marks a dry run's answer: always true; nothing was stored.
 type DryRunFlag bool
 
@@ -2058,6 +2226,9 @@ type ErrorDetails struct {
 type ErrorEnvelope struct {
 	Error Error `json:"error"`
 }
+
+// ExchangeRate Kronor per one unit of the foreign currency, at most six decimals.
+type ExchangeRate = money.Rate
 
 // FilingMethod defines model for FilingMethod.
 type FilingMethod string
@@ -2227,6 +2398,554 @@ type InvoiceFontFamily string
 // InvoiceQrMode defines model for InvoiceQrMode.
 type InvoiceQrMode string
 
+// JournalBatch defines model for JournalBatch.
+type JournalBatch struct {
+	Results []JournalBatchItem `json:"results"`
+	Summary struct {
+		Failed    int `json:"failed"`
+		Succeeded int `json:"succeeded"`
+		Total     int `json:"total"`
+	} `json:"summary"`
+}
+
+// JournalBatchDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+type JournalBatchDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag   `json:"dry_run"`
+	Preview JournalBatch `json:"preview"`
+}
+
+// JournalBatchItem defines model for JournalBatchItem.
+type JournalBatchItem struct {
+	Data         *BatchItemCreated `json:"data,omitempty"`
+	Error        *BatchItemError   `json:"error,omitempty"`
+	Ok           bool              `json:"ok"`
+	RequestIndex int               `json:"request_index"`
+}
+
+// JournalBatchRequest defines model for JournalBatchRequest.
+type JournalBatchRequest struct {
+	// AllOrNothing true is not implemented (501): items succeed or fail one by one.
+	AllOrNothing   *bool                `json:"all_or_nothing,omitempty"`
+	JournalEntries []JournalEntryCreate `json:"journal_entries"`
+}
+
+// JournalBatchResponse defines model for JournalBatchResponse.
+type JournalBatchResponse struct {
+	Data JournalBatchResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// JournalBatchResult defines model for JournalBatchResult.
+type JournalBatchResult struct {
+	union json.RawMessage
+}
+
+// JournalCorrect defines model for JournalCorrect.
+type JournalCorrect struct {
+	AllowDeepChain *bool `json:"allow_deep_chain,omitempty"`
+
+	// Description The replacement's description; default the original's.
+	Description *string            `json:"description,omitempty"`
+	Lines       []JournalLineInput `json:"lines"`
+}
+
+// JournalCorrection defines model for JournalCorrection.
+type JournalCorrection struct {
+	CorrectedId            openapi_types.UUID `json:"corrected_id"`
+	CorrectedVoucherNumber int                `json:"corrected_voucher_number"`
+	OriginalId             openapi_types.UUID `json:"original_id"`
+	ReversalId             openapi_types.UUID `json:"reversal_id"`
+	ReversalVoucherNumber  int                `json:"reversal_voucher_number"`
+	VoucherSeries          string             `json:"voucher_series"`
+}
+
+// JournalCorrectionDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+type JournalCorrectionDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag        `json:"dry_run"`
+	Preview JournalCorrection `json:"preview"`
+}
+
+// JournalCorrectionResponse defines model for JournalCorrectionResponse.
+type JournalCorrectionResponse struct {
+	Data JournalCorrectionResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// JournalCorrectionResult defines model for JournalCorrectionResult.
+type JournalCorrectionResult struct {
+	union json.RawMessage
+}
+
+// JournalEntry defines model for JournalEntry.
+type JournalEntry struct {
+	CancelledAt nullable.Nullable[time.Time] `json:"cancelled_at"`
+
+	// CorrectionOfId On a replacement: the entry it corrects.
+	CorrectionOfId nullable.Nullable[openapi_types.UUID] `json:"correction_of_id"`
+	CreatedAt      time.Time                             `json:"created_at"`
+	Description    string                                `json:"description"`
+
+	// EntryDate Verifikationsdatum.
+	EntryDate      openapi_types.Date `json:"entry_date"`
+	FiscalPeriodId openapi_types.UUID `json:"fiscal_period_id"`
+	Id             openapi_types.UUID `json:"id"`
+
+	// Lines The current lines; lines struck by a rättelse are in the rättelse log.
+	Lines            []JournalLine             `json:"lines"`
+	NoDocumentReason nullable.Nullable[string] `json:"no_document_reason"`
+
+	// NoDocumentRequired Marked as needing no underlag.
+	NoDocumentRequired bool `json:"no_document_required"`
+
+	// Notes Internal note; not part of the verifikat.
+	Notes    nullable.Nullable[string]    `json:"notes"`
+	PostedAt nullable.Nullable[time.Time] `json:"posted_at"`
+
+	// ReversedById On a reversed entry: its storno.
+	ReversedById nullable.Nullable[openapi_types.UUID] `json:"reversed_by_id"`
+
+	// ReversesId On a storno: the entry it reverses.
+	ReversesId nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
+	SourceId   nullable.Nullable[string]             `json:"source_id"`
+
+	// SourceType What created the entry: manual, an engine (storno, correction, opening_balance, year_end, ...) or another domain.
+	SourceType string `json:"source_type"`
+
+	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
+	Status JournalEntryStatus `json:"status"`
+
+	// TotalCredit An amount in kronor with at most two decimals (öre), as a JSON number.
+	TotalCredit Amount `json:"total_credit"`
+
+	// TotalDebit An amount in kronor with at most two decimals (öre), as a JSON number.
+	TotalDebit Amount    `json:"total_debit"`
+	UpdatedAt  time.Time `json:"updated_at"`
+
+	// VoucherNumber 0 for a draft; posted entries are numbered 1, 2, ... per period and series, without gaps.
+	VoucherNumber int    `json:"voucher_number"`
+	VoucherSeries string `json:"voucher_series"`
+}
+
+// JournalEntryCreate defines model for JournalEntryCreate.
+type JournalEntryCreate struct {
+	Description string `json:"description"`
+
+	// EntryDate Must lie inside the period (else ENTRY_DATE_OUTSIDE_FISCAL_PERIOD).
+	EntryDate      openapi_types.Date        `json:"entry_date"`
+	FiscalPeriodId openapi_types.UUID        `json:"fiscal_period_id"`
+	Lines          []JournalLineInput        `json:"lines"`
+	Notes          nullable.Nullable[string] `json:"notes,omitempty"`
+	SourceId       nullable.Nullable[string] `json:"source_id,omitempty"`
+
+	// SourceType What created the entry outside the ledger; default manual. The engine's own types (storno, correction, opening_balance, year_end, ...) are refused with 400 VALIDATION_ERROR.
+	SourceType *ClientSourceType `json:"source_type,omitempty"`
+
+	// VoucherSeries One uppercase letter; default the company's series for the source type, else A.
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series,omitempty"`
+}
+
+// JournalEntryDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+type JournalEntryDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview The entry a dry run would store: no id or timestamps. A commit preview shows the voucher number the commit would take.
+	Preview JournalEntryPreview `json:"preview"`
+}
+
+// JournalEntryList defines model for JournalEntryList.
+type JournalEntryList struct {
+	JournalEntries []JournalEntryListItem `json:"journal_entries"`
+}
+
+// JournalEntryListItem defines model for JournalEntryListItem.
+type JournalEntryListItem struct {
+	CreatedAt   time.Time `json:"created_at"`
+	Description string    `json:"description"`
+
+	// EntryDate Verifikationsdatum.
+	EntryDate      openapi_types.Date `json:"entry_date"`
+	FiscalPeriodId openapi_types.UUID `json:"fiscal_period_id"`
+	Id             openapi_types.UUID `json:"id"`
+
+	// SourceType What created the entry: manual, an engine (storno, correction, opening_balance, year_end, ...) or another domain.
+	SourceType string `json:"source_type"`
+
+	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
+	Status JournalEntryStatus `json:"status"`
+
+	// VoucherNumber 0 for a draft; posted entries are numbered 1, 2, ... per period and series, without gaps.
+	VoucherNumber int    `json:"voucher_number"`
+	VoucherSeries string `json:"voucher_series"`
+}
+
+// JournalEntryListResponse defines model for JournalEntryListResponse.
+type JournalEntryListResponse struct {
+	Data JournalEntryList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// JournalEntryPreview The entry a dry run would store: no id or timestamps. A commit preview shows the voucher number the commit would take.
+type JournalEntryPreview struct {
+	// CorrectionOfId On a replacement: the entry it corrects.
+	CorrectionOfId nullable.Nullable[openapi_types.UUID] `json:"correction_of_id"`
+	Description    string                                `json:"description"`
+
+	// EntryDate Verifikationsdatum.
+	EntryDate        openapi_types.Date        `json:"entry_date"`
+	FiscalPeriodId   openapi_types.UUID        `json:"fiscal_period_id"`
+	Lines            []JournalLinePreview      `json:"lines"`
+	NoDocumentReason nullable.Nullable[string] `json:"no_document_reason"`
+
+	// NoDocumentRequired Marked as needing no underlag.
+	NoDocumentRequired bool `json:"no_document_required"`
+
+	// Notes Internal note; not part of the verifikat.
+	Notes nullable.Nullable[string] `json:"notes"`
+
+	// ReversedById On a reversed entry: its storno.
+	ReversedById nullable.Nullable[openapi_types.UUID] `json:"reversed_by_id"`
+
+	// ReversesId On a storno: the entry it reverses.
+	ReversesId nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
+	SourceId   nullable.Nullable[string]             `json:"source_id"`
+
+	// SourceType What created the entry: manual, an engine (storno, correction, opening_balance, year_end, ...) or another domain.
+	SourceType string `json:"source_type"`
+
+	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
+	Status JournalEntryStatus `json:"status"`
+
+	// TotalCredit An amount in kronor with at most two decimals (öre), as a JSON number.
+	TotalCredit Amount `json:"total_credit"`
+
+	// TotalDebit An amount in kronor with at most two decimals (öre), as a JSON number.
+	TotalDebit Amount `json:"total_debit"`
+
+	// VoucherNumber 0 for a draft; posted entries are numbered 1, 2, ... per period and series, without gaps.
+	VoucherNumber int    `json:"voucher_number"`
+	VoucherSeries string `json:"voucher_series"`
+}
+
+// JournalEntryPreviewResponse defines model for JournalEntryPreviewResponse.
+type JournalEntryPreviewResponse struct {
+	// Data A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+	Data JournalEntryDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// JournalEntryResponse defines model for JournalEntryResponse.
+type JournalEntryResponse struct {
+	Data JournalEntry `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// JournalEntryResult defines model for JournalEntryResult.
+type JournalEntryResult struct {
+	union json.RawMessage
+}
+
+// JournalEntryResultResponse defines model for JournalEntryResultResponse.
+type JournalEntryResultResponse struct {
+	Data JournalEntryResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// JournalEntryStatus draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
+type JournalEntryStatus string
+
+// JournalEntryUpdate The whole draft: header and the complete set of lines, which replace the old ones.
+type JournalEntryUpdate struct {
+	Description string `json:"description"`
+
+	// EntryDate Must lie inside the period (else ENTRY_DATE_OUTSIDE_FISCAL_PERIOD).
+	EntryDate      openapi_types.Date        `json:"entry_date"`
+	FiscalPeriodId openapi_types.UUID        `json:"fiscal_period_id"`
+	Lines          []JournalLineInput        `json:"lines"`
+	Notes          nullable.Nullable[string] `json:"notes,omitempty"`
+
+	// VoucherSeries One uppercase letter; default the company's series for the source type, else A.
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series,omitempty"`
+}
+
+// JournalLine defines model for JournalLine.
+type JournalLine struct {
+	AccountNumber    string                    `json:"account_number"`
+	AmountInCurrency nullable.Nullable[Amount] `json:"amount_in_currency"`
+	CostCenter       nullable.Nullable[string] `json:"cost_center"`
+
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	CreditAmount Amount                    `json:"credit_amount"`
+	Currency     nullable.Nullable[string] `json:"currency"`
+
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	DebitAmount Amount `json:"debit_amount"`
+
+	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	Dimensions      Dimensions                      `json:"dimensions"`
+	ExchangeRate    nullable.Nullable[ExchangeRate] `json:"exchange_rate"`
+	Id              openapi_types.UUID              `json:"id"`
+	LineDescription nullable.Nullable[string]       `json:"line_description"`
+	Project         nullable.Nullable[string]       `json:"project"`
+	SortOrder       int                             `json:"sort_order"`
+	TaxCode         nullable.Nullable[string]       `json:"tax_code"`
+}
+
+// JournalLineInput One line: an amount on exactly one side, debit or credit, greater than 0.
+type JournalLineInput struct {
+	// AccountNumber A four-digit account. A BAS account missing from the chart is added on first use; an unknown non-BAS or deactivated account fails with ACCOUNTS_NOT_IN_CHART.
+	AccountNumber    string                    `json:"account_number"`
+	AmountInCurrency nullable.Nullable[Amount] `json:"amount_in_currency,omitempty"`
+
+	// CostCenter Shorthand for dimensions["1"].
+	CostCenter nullable.Nullable[string] `json:"cost_center,omitempty"`
+
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	CreditAmount *Amount `json:"credit_amount,omitempty"`
+
+	// Currency The original currency, for a line booked from a foreign amount.
+	Currency nullable.Nullable[string] `json:"currency,omitempty"`
+
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	DebitAmount *Amount `json:"debit_amount,omitempty"`
+
+	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	Dimensions      *Dimensions                     `json:"dimensions,omitempty"`
+	ExchangeRate    nullable.Nullable[ExchangeRate] `json:"exchange_rate,omitempty"`
+	LineDescription nullable.Nullable[string]       `json:"line_description,omitempty"`
+
+	// Project Shorthand for dimensions["6"].
+	Project nullable.Nullable[string] `json:"project,omitempty"`
+
+	// SortOrder Optional: lines are stored in sort_order, then in the order sent, and renumbered 0..n.
+	SortOrder *int                      `json:"sort_order,omitempty"`
+	TaxCode   nullable.Nullable[string] `json:"tax_code,omitempty"`
+}
+
+// JournalLinePreview defines model for JournalLinePreview.
+type JournalLinePreview struct {
+	AccountNumber    string                    `json:"account_number"`
+	AmountInCurrency nullable.Nullable[Amount] `json:"amount_in_currency"`
+	CostCenter       nullable.Nullable[string] `json:"cost_center"`
+
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	CreditAmount Amount                    `json:"credit_amount"`
+	Currency     nullable.Nullable[string] `json:"currency"`
+
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	DebitAmount Amount `json:"debit_amount"`
+
+	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	Dimensions      Dimensions                      `json:"dimensions"`
+	ExchangeRate    nullable.Nullable[ExchangeRate] `json:"exchange_rate"`
+	LineDescription nullable.Nullable[string]       `json:"line_description"`
+	Project         nullable.Nullable[string]       `json:"project"`
+	SortOrder       int                             `json:"sort_order"`
+	TaxCode         nullable.Nullable[string]       `json:"tax_code"`
+}
+
+// JournalMetadataCorrection Only the changed fields carry old_ and new_ values; changed false means the values were already so and nothing was logged.
+type JournalMetadataCorrection struct {
+	Changed        bool                                  `json:"changed"`
+	LogId          nullable.Nullable[openapi_types.UUID] `json:"log_id"`
+	NewDescription *string                               `json:"new_description,omitempty"`
+	NewEntryDate   *openapi_types.Date                   `json:"new_entry_date,omitempty"`
+	OldDescription *string                               `json:"old_description,omitempty"`
+	OldEntryDate   *openapi_types.Date                   `json:"old_entry_date,omitempty"`
+}
+
+// JournalMetadataCorrectionDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+type JournalMetadataCorrectionDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview Only the changed fields carry old_ and new_ values; changed false means the values were already so and nothing was logged.
+	Preview JournalMetadataCorrection `json:"preview"`
+}
+
+// JournalMetadataCorrectionResponse defines model for JournalMetadataCorrectionResponse.
+type JournalMetadataCorrectionResponse struct {
+	Data JournalMetadataCorrectionResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// JournalMetadataCorrectionResult defines model for JournalMetadataCorrectionResult.
+type JournalMetadataCorrectionResult struct {
+	union json.RawMessage
+}
+
+// JournalMetadataPatch defines model for JournalMetadataPatch.
+type JournalMetadataPatch struct {
+	Description *string             `json:"description,omitempty"`
+	EntryDate   *openapi_types.Date `json:"entry_date,omitempty"`
+}
+
+// JournalNotes defines model for JournalNotes.
+type JournalNotes struct {
+	JournalEntryId openapi_types.UUID        `json:"journal_entry_id"`
+	Notes          nullable.Nullable[string] `json:"notes"`
+	VoucherNumber  nullable.Nullable[int]    `json:"voucher_number"`
+	VoucherSeries  nullable.Nullable[string] `json:"voucher_series"`
+}
+
+// JournalNotesDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+type JournalNotesDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag   `json:"dry_run"`
+	Preview JournalNotes `json:"preview"`
+}
+
+// JournalNotesPatch defines model for JournalNotesPatch.
+type JournalNotesPatch struct {
+	// Notes The whole note; null or blank clears it.
+	Notes nullable.Nullable[string] `json:"notes"`
+}
+
+// JournalNotesResponse defines model for JournalNotesResponse.
+type JournalNotesResponse struct {
+	Data JournalNotesResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// JournalNotesResult defines model for JournalNotesResult.
+type JournalNotesResult struct {
+	union json.RawMessage
+}
+
+// JournalRedate defines model for JournalRedate.
+type JournalRedate struct {
+	CorrectedId            openapi_types.UUID `json:"corrected_id"`
+	CorrectedVoucherNumber int                `json:"corrected_voucher_number"`
+	NewEntryDate           openapi_types.Date `json:"new_entry_date"`
+	OriginalId             openapi_types.UUID `json:"original_id"`
+	ReversalId             openapi_types.UUID `json:"reversal_id"`
+	ReversalVoucherNumber  int                `json:"reversal_voucher_number"`
+	VoucherSeries          string             `json:"voucher_series"`
+}
+
+// JournalRedateDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+type JournalRedateDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag    `json:"dry_run"`
+	Preview JournalRedate `json:"preview"`
+}
+
+// JournalRedateRequest defines model for JournalRedateRequest.
+type JournalRedateRequest struct {
+	AllowDeepChain *bool              `json:"allow_deep_chain,omitempty"`
+	NewEntryDate   openapi_types.Date `json:"new_entry_date"`
+}
+
+// JournalRedateResponse defines model for JournalRedateResponse.
+type JournalRedateResponse struct {
+	Data JournalRedateResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// JournalRedateResult defines model for JournalRedateResult.
+type JournalRedateResult struct {
+	union json.RawMessage
+}
+
+// JournalReversal defines model for JournalReversal.
+type JournalReversal struct {
+	EntryDate  openapi_types.Date `json:"entry_date"`
+	OriginalId openapi_types.UUID `json:"original_id"`
+	ReversalId openapi_types.UUID `json:"reversal_id"`
+
+	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
+	Status        JournalEntryStatus `json:"status"`
+	VoucherNumber int                `json:"voucher_number"`
+	VoucherSeries string             `json:"voucher_series"`
+}
+
+// JournalReversalDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+type JournalReversalDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag      `json:"dry_run"`
+	Preview JournalReversal `json:"preview"`
+}
+
+// JournalReversalResponse defines model for JournalReversalResponse.
+type JournalReversalResponse struct {
+	Data JournalReversalResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// JournalReversalResult defines model for JournalReversalResult.
+type JournalReversalResult struct {
+	union json.RawMessage
+}
+
+// JournalReverse defines model for JournalReverse.
+type JournalReverse struct {
+	AllowDeepChain *bool `json:"allow_deep_chain,omitempty"`
+
+	// ReversalDate The storno's date; default today (Swedish time). Its period must take postings (PERIOD_LOCKED).
+	ReversalDate *openapi_types.Date `json:"reversal_date,omitempty"`
+}
+
+// JournalStrike defines model for JournalStrike.
+type JournalStrike struct {
+	AddedCount  int                `json:"added_count"`
+	LogId       openapi_types.UUID `json:"log_id"`
+	StruckCount int                `json:"struck_count"`
+
+	// TotalCredit An amount in kronor with at most two decimals (öre), as a JSON number.
+	TotalCredit Amount `json:"total_credit"`
+
+	// TotalDebit An amount in kronor with at most two decimals (öre), as a JSON number.
+	TotalDebit Amount `json:"total_debit"`
+}
+
+// JournalStrikeDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+type JournalStrikeDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag    `json:"dry_run"`
+	Preview JournalStrike `json:"preview"`
+}
+
+// JournalStrikeRequest defines model for JournalStrikeRequest.
+type JournalStrikeRequest struct {
+	Lines         *[]JournalLineInput   `json:"lines,omitempty"`
+	StrikeLineIds *[]openapi_types.UUID `json:"strike_line_ids,omitempty"`
+}
+
+// JournalStrikeResponse defines model for JournalStrikeResponse.
+type JournalStrikeResponse struct {
+	Data JournalStrikeResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// JournalStrikeResult defines model for JournalStrikeResult.
+type JournalStrikeResult struct {
+	union json.RawMessage
+}
+
 // Member defines model for Member.
 type Member struct {
 	CreatedAt time.Time `json:"created_at"`
@@ -2329,6 +3048,108 @@ type MetaAudit struct {
 // MomsPeriod How often VAT (moms) is reported.
 type MomsPeriod string
 
+// NoDocumentBulk defines model for NoDocumentBulk.
+type NoDocumentBulk struct {
+	Exempted        int                  `json:"exempted"`
+	JournalEntryIds []openapi_types.UUID `json:"journal_entry_ids"`
+
+	// SkippedIds Drafts, cancelled and reversed entries, ids of no entry of the company, and entries the ledger generates (storno, opening balance, year-end).
+	SkippedIds []openapi_types.UUID `json:"skipped_ids"`
+}
+
+// NoDocumentBulkDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+type NoDocumentBulkDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag     `json:"dry_run"`
+	Preview NoDocumentBulk `json:"preview"`
+}
+
+// NoDocumentBulkRequest defines model for NoDocumentBulkRequest.
+type NoDocumentBulkRequest struct {
+	JournalEntryIds []openapi_types.UUID      `json:"journal_entry_ids"`
+	Reason          nullable.Nullable[string] `json:"reason,omitempty"`
+}
+
+// NoDocumentBulkResponse defines model for NoDocumentBulkResponse.
+type NoDocumentBulkResponse struct {
+	Data NoDocumentBulkResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// NoDocumentBulkResult defines model for NoDocumentBulkResult.
+type NoDocumentBulkResult struct {
+	union json.RawMessage
+}
+
+// NoDocumentMark defines model for NoDocumentMark.
+type NoDocumentMark struct {
+	Exempted       NoDocumentMarkExempted    `json:"exempted"`
+	JournalEntryId openapi_types.UUID        `json:"journal_entry_id"`
+	Reason         nullable.Nullable[string] `json:"reason"`
+}
+
+// NoDocumentMarkExempted defines model for NoDocumentMark.Exempted.
+type NoDocumentMarkExempted bool
+
+// NoDocumentMarkDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+type NoDocumentMarkDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag     `json:"dry_run"`
+	Preview NoDocumentMark `json:"preview"`
+}
+
+// NoDocumentMarkResponse defines model for NoDocumentMarkResponse.
+type NoDocumentMarkResponse struct {
+	Data NoDocumentMarkResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// NoDocumentMarkResult defines model for NoDocumentMarkResult.
+type NoDocumentMarkResult struct {
+	union json.RawMessage
+}
+
+// NoDocumentRequest defines model for NoDocumentRequest.
+type NoDocumentRequest struct {
+	Reason nullable.Nullable[string] `json:"reason,omitempty"`
+}
+
+// NoDocumentUnmark defines model for NoDocumentUnmark.
+type NoDocumentUnmark struct {
+	Exempted       NoDocumentUnmarkExempted `json:"exempted"`
+	JournalEntryId openapi_types.UUID       `json:"journal_entry_id"`
+
+	// Removed False when the entry had no mark.
+	Removed bool `json:"removed"`
+}
+
+// NoDocumentUnmarkExempted defines model for NoDocumentUnmark.Exempted.
+type NoDocumentUnmarkExempted bool
+
+// NoDocumentUnmarkDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
+type NoDocumentUnmarkDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag       `json:"dry_run"`
+	Preview NoDocumentUnmark `json:"preview"`
+}
+
+// NoDocumentUnmarkResponse defines model for NoDocumentUnmarkResponse.
+type NoDocumentUnmarkResponse struct {
+	Data NoDocumentUnmarkResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// NoDocumentUnmarkResult defines model for NoDocumentUnmarkResult.
+type NoDocumentUnmarkResult struct {
+	union json.RawMessage
+}
+
 // NormalBalance defines model for NormalBalance.
 type NormalBalance string
 
@@ -2351,6 +3172,44 @@ type Percentage = money.Amount
 
 // PsPeriod Period of the EU sales list (periodisk sammanställning).
 type PsPeriod string
+
+// RattelseLog defines model for RattelseLog.
+type RattelseLog struct {
+	Entries        []RattelseLogEntry `json:"entries"`
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+}
+
+// RattelseLogEntry defines model for RattelseLogEntry.
+type RattelseLogEntry struct {
+	// Actor Who made it: api_key, user or system.
+	Actor             string                                      `json:"actor"`
+	ActorLabel        nullable.Nullable[string]                   `json:"actor_label"`
+	AddedLines        nullable.Nullable[[]map[string]interface{}] `json:"added_lines"`
+	CreatedAt         time.Time                                   `json:"created_at"`
+	ExternalSignature nullable.Nullable[string]                   `json:"external_signature"`
+	NewDescription    nullable.Nullable[string]                   `json:"new_description"`
+	NewEntryDate      nullable.Nullable[openapi_types.Date]       `json:"new_entry_date"`
+	OldDescription    nullable.Nullable[string]                   `json:"old_description"`
+	OldEntryDate      nullable.Nullable[openapi_types.Date]       `json:"old_entry_date"`
+	RattelseId        openapi_types.UUID                          `json:"rattelse_id"`
+	RattelseType      RattelseLogEntryRattelseType                `json:"rattelse_type"`
+	Source            RattelseLogEntrySource                      `json:"source"`
+	StruckLines       nullable.Nullable[[]map[string]interface{}] `json:"struck_lines"`
+}
+
+// RattelseLogEntryRattelseType defines model for RattelseLogEntry.RattelseType.
+type RattelseLogEntryRattelseType string
+
+// RattelseLogEntrySource defines model for RattelseLogEntry.Source.
+type RattelseLogEntrySource string
+
+// RattelseLogResponse defines model for RattelseLogResponse.
+type RattelseLogResponse struct {
+	Data RattelseLog `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
 
 // ReadOnlyCode defines model for ReadOnlyCode.
 type ReadOnlyCode string
@@ -2824,6 +3683,9 @@ type IdempotencyKey = openapi_types.UUID
 // IdempotencyKeyRequired defines model for IdempotencyKeyRequired.
 type IdempotencyKeyRequired = openapi_types.UUID
 
+// JournalEntryId defines model for JournalEntryId.
+type JournalEntryId = openapi_types.UUID
+
 // Limit defines model for Limit.
 type Limit = int
 
@@ -2841,6 +3703,9 @@ type InternalError = ErrorEnvelope
 
 // NotFound Every error response: a single top-level key `error`, no `meta`.
 type NotFound = ErrorEnvelope
+
+// NotImplemented Every error response: a single top-level key `error`, no `meta`.
+type NotImplemented = ErrorEnvelope
 
 // PayloadTooLarge Every error response: a single top-level key `error`, no `meta`.
 type PayloadTooLarge = ErrorEnvelope
@@ -2980,6 +3845,195 @@ type UpdateFiscalPeriodParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// ListJournalEntriesParams defines parameters for ListJournalEntries.
+type ListJournalEntriesParams struct {
+	// FiscalPeriodId Only entries of this fiscal period.
+	FiscalPeriodId *openapi_types.UUID `form:"fiscal_period_id,omitempty" json:"fiscal_period_id,omitempty"`
+
+	// Status Only entries with this status; default every status except cancelled.
+	Status *JournalEntryStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// DateFrom Entries dated on or after this day.
+	DateFrom *openapi_types.Date `form:"date_from,omitempty" json:"date_from,omitempty"`
+
+	// DateTo Entries dated on or before this day.
+	DateTo *openapi_types.Date `form:"date_to,omitempty" json:"date_to,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// CreateJournalEntryParams defines parameters for CreateJournalEntry.
+type CreateJournalEntryParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// BatchCreateJournalEntriesParams defines parameters for BatchCreateJournalEntries.
+type BatchCreateJournalEntriesParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// MarkJournalEntriesNoDocumentParams defines parameters for MarkJournalEntriesNoDocument.
+type MarkJournalEntriesNoDocumentParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// CancelJournalEntryParams defines parameters for CancelJournalEntry.
+type CancelJournalEntryParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateJournalEntryParams defines parameters for UpdateJournalEntry.
+type UpdateJournalEntryParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// CommitJournalEntryParams defines parameters for CommitJournalEntry.
+type CommitJournalEntryParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// CorrectJournalEntryParams defines parameters for CorrectJournalEntry.
+type CorrectJournalEntryParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// CorrectJournalEntryMetadataParams defines parameters for CorrectJournalEntryMetadata.
+type CorrectJournalEntryMetadataParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UnmarkJournalEntryNoDocumentParams defines parameters for UnmarkJournalEntryNoDocument.
+type UnmarkJournalEntryNoDocumentParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// MarkJournalEntryNoDocumentParams defines parameters for MarkJournalEntryNoDocument.
+type MarkJournalEntryNoDocumentParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateJournalEntryNotesParams defines parameters for UpdateJournalEntryNotes.
+type UpdateJournalEntryNotesParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// RedateJournalEntryParams defines parameters for RedateJournalEntry.
+type RedateJournalEntryParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ReverseJournalEntryParams defines parameters for ReverseJournalEntry.
+type ReverseJournalEntryParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// StrikeJournalEntryLinesParams defines parameters for StrikeJournalEntryLines.
+type StrikeJournalEntryLinesParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // ListMembersParams defines parameters for ListMembers.
 type ListMembersParams struct {
 	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
@@ -3051,6 +4105,39 @@ type CreateFiscalPeriodJSONRequestBody = FiscalPeriodCreate
 
 // UpdateFiscalPeriodJSONRequestBody defines body for UpdateFiscalPeriod for application/json ContentType.
 type UpdateFiscalPeriodJSONRequestBody = FiscalPeriodPatch
+
+// CreateJournalEntryJSONRequestBody defines body for CreateJournalEntry for application/json ContentType.
+type CreateJournalEntryJSONRequestBody = JournalEntryCreate
+
+// BatchCreateJournalEntriesJSONRequestBody defines body for BatchCreateJournalEntries for application/json ContentType.
+type BatchCreateJournalEntriesJSONRequestBody = JournalBatchRequest
+
+// MarkJournalEntriesNoDocumentJSONRequestBody defines body for MarkJournalEntriesNoDocument for application/json ContentType.
+type MarkJournalEntriesNoDocumentJSONRequestBody = NoDocumentBulkRequest
+
+// UpdateJournalEntryJSONRequestBody defines body for UpdateJournalEntry for application/json ContentType.
+type UpdateJournalEntryJSONRequestBody = JournalEntryUpdate
+
+// CorrectJournalEntryJSONRequestBody defines body for CorrectJournalEntry for application/json ContentType.
+type CorrectJournalEntryJSONRequestBody = JournalCorrect
+
+// CorrectJournalEntryMetadataJSONRequestBody defines body for CorrectJournalEntryMetadata for application/json ContentType.
+type CorrectJournalEntryMetadataJSONRequestBody = JournalMetadataPatch
+
+// MarkJournalEntryNoDocumentJSONRequestBody defines body for MarkJournalEntryNoDocument for application/json ContentType.
+type MarkJournalEntryNoDocumentJSONRequestBody = NoDocumentRequest
+
+// UpdateJournalEntryNotesJSONRequestBody defines body for UpdateJournalEntryNotes for application/json ContentType.
+type UpdateJournalEntryNotesJSONRequestBody = JournalNotesPatch
+
+// RedateJournalEntryJSONRequestBody defines body for RedateJournalEntry for application/json ContentType.
+type RedateJournalEntryJSONRequestBody = JournalRedateRequest
+
+// ReverseJournalEntryJSONRequestBody defines body for ReverseJournalEntry for application/json ContentType.
+type ReverseJournalEntryJSONRequestBody = JournalReverse
+
+// StrikeJournalEntryLinesJSONRequestBody defines body for StrikeJournalEntryLines for application/json ContentType.
+type StrikeJournalEntryLinesJSONRequestBody = JournalStrikeRequest
 
 // AddMemberJSONRequestBody defines body for AddMember for application/json ContentType.
 type AddMemberJSONRequestBody = MemberCreate
@@ -3348,6 +4435,688 @@ func (t *FiscalPeriodUpdateResult) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsJournalBatch returns the union data inside the JournalBatchResult as a JournalBatch
+func (t JournalBatchResult) AsJournalBatch() (JournalBatch, error) {
+	var body JournalBatch
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalBatch overwrites any union data inside the JournalBatchResult as the provided JournalBatch
+func (t *JournalBatchResult) FromJournalBatch(v JournalBatch) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalBatch performs a merge with any union data inside the JournalBatchResult, using the provided JournalBatch
+func (t *JournalBatchResult) MergeJournalBatch(v JournalBatch) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJournalBatchDryRun returns the union data inside the JournalBatchResult as a JournalBatchDryRun
+func (t JournalBatchResult) AsJournalBatchDryRun() (JournalBatchDryRun, error) {
+	var body JournalBatchDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalBatchDryRun overwrites any union data inside the JournalBatchResult as the provided JournalBatchDryRun
+func (t *JournalBatchResult) FromJournalBatchDryRun(v JournalBatchDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalBatchDryRun performs a merge with any union data inside the JournalBatchResult, using the provided JournalBatchDryRun
+func (t *JournalBatchResult) MergeJournalBatchDryRun(v JournalBatchDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t JournalBatchResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *JournalBatchResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsJournalCorrection returns the union data inside the JournalCorrectionResult as a JournalCorrection
+func (t JournalCorrectionResult) AsJournalCorrection() (JournalCorrection, error) {
+	var body JournalCorrection
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalCorrection overwrites any union data inside the JournalCorrectionResult as the provided JournalCorrection
+func (t *JournalCorrectionResult) FromJournalCorrection(v JournalCorrection) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalCorrection performs a merge with any union data inside the JournalCorrectionResult, using the provided JournalCorrection
+func (t *JournalCorrectionResult) MergeJournalCorrection(v JournalCorrection) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJournalCorrectionDryRun returns the union data inside the JournalCorrectionResult as a JournalCorrectionDryRun
+func (t JournalCorrectionResult) AsJournalCorrectionDryRun() (JournalCorrectionDryRun, error) {
+	var body JournalCorrectionDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalCorrectionDryRun overwrites any union data inside the JournalCorrectionResult as the provided JournalCorrectionDryRun
+func (t *JournalCorrectionResult) FromJournalCorrectionDryRun(v JournalCorrectionDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalCorrectionDryRun performs a merge with any union data inside the JournalCorrectionResult, using the provided JournalCorrectionDryRun
+func (t *JournalCorrectionResult) MergeJournalCorrectionDryRun(v JournalCorrectionDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t JournalCorrectionResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *JournalCorrectionResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsJournalEntry returns the union data inside the JournalEntryResult as a JournalEntry
+func (t JournalEntryResult) AsJournalEntry() (JournalEntry, error) {
+	var body JournalEntry
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalEntry overwrites any union data inside the JournalEntryResult as the provided JournalEntry
+func (t *JournalEntryResult) FromJournalEntry(v JournalEntry) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalEntry performs a merge with any union data inside the JournalEntryResult, using the provided JournalEntry
+func (t *JournalEntryResult) MergeJournalEntry(v JournalEntry) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJournalEntryDryRun returns the union data inside the JournalEntryResult as a JournalEntryDryRun
+func (t JournalEntryResult) AsJournalEntryDryRun() (JournalEntryDryRun, error) {
+	var body JournalEntryDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalEntryDryRun overwrites any union data inside the JournalEntryResult as the provided JournalEntryDryRun
+func (t *JournalEntryResult) FromJournalEntryDryRun(v JournalEntryDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalEntryDryRun performs a merge with any union data inside the JournalEntryResult, using the provided JournalEntryDryRun
+func (t *JournalEntryResult) MergeJournalEntryDryRun(v JournalEntryDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t JournalEntryResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *JournalEntryResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsJournalMetadataCorrection returns the union data inside the JournalMetadataCorrectionResult as a JournalMetadataCorrection
+func (t JournalMetadataCorrectionResult) AsJournalMetadataCorrection() (JournalMetadataCorrection, error) {
+	var body JournalMetadataCorrection
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalMetadataCorrection overwrites any union data inside the JournalMetadataCorrectionResult as the provided JournalMetadataCorrection
+func (t *JournalMetadataCorrectionResult) FromJournalMetadataCorrection(v JournalMetadataCorrection) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalMetadataCorrection performs a merge with any union data inside the JournalMetadataCorrectionResult, using the provided JournalMetadataCorrection
+func (t *JournalMetadataCorrectionResult) MergeJournalMetadataCorrection(v JournalMetadataCorrection) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJournalMetadataCorrectionDryRun returns the union data inside the JournalMetadataCorrectionResult as a JournalMetadataCorrectionDryRun
+func (t JournalMetadataCorrectionResult) AsJournalMetadataCorrectionDryRun() (JournalMetadataCorrectionDryRun, error) {
+	var body JournalMetadataCorrectionDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalMetadataCorrectionDryRun overwrites any union data inside the JournalMetadataCorrectionResult as the provided JournalMetadataCorrectionDryRun
+func (t *JournalMetadataCorrectionResult) FromJournalMetadataCorrectionDryRun(v JournalMetadataCorrectionDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalMetadataCorrectionDryRun performs a merge with any union data inside the JournalMetadataCorrectionResult, using the provided JournalMetadataCorrectionDryRun
+func (t *JournalMetadataCorrectionResult) MergeJournalMetadataCorrectionDryRun(v JournalMetadataCorrectionDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t JournalMetadataCorrectionResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *JournalMetadataCorrectionResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsJournalNotes returns the union data inside the JournalNotesResult as a JournalNotes
+func (t JournalNotesResult) AsJournalNotes() (JournalNotes, error) {
+	var body JournalNotes
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalNotes overwrites any union data inside the JournalNotesResult as the provided JournalNotes
+func (t *JournalNotesResult) FromJournalNotes(v JournalNotes) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalNotes performs a merge with any union data inside the JournalNotesResult, using the provided JournalNotes
+func (t *JournalNotesResult) MergeJournalNotes(v JournalNotes) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJournalNotesDryRun returns the union data inside the JournalNotesResult as a JournalNotesDryRun
+func (t JournalNotesResult) AsJournalNotesDryRun() (JournalNotesDryRun, error) {
+	var body JournalNotesDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalNotesDryRun overwrites any union data inside the JournalNotesResult as the provided JournalNotesDryRun
+func (t *JournalNotesResult) FromJournalNotesDryRun(v JournalNotesDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalNotesDryRun performs a merge with any union data inside the JournalNotesResult, using the provided JournalNotesDryRun
+func (t *JournalNotesResult) MergeJournalNotesDryRun(v JournalNotesDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t JournalNotesResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *JournalNotesResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsJournalRedate returns the union data inside the JournalRedateResult as a JournalRedate
+func (t JournalRedateResult) AsJournalRedate() (JournalRedate, error) {
+	var body JournalRedate
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalRedate overwrites any union data inside the JournalRedateResult as the provided JournalRedate
+func (t *JournalRedateResult) FromJournalRedate(v JournalRedate) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalRedate performs a merge with any union data inside the JournalRedateResult, using the provided JournalRedate
+func (t *JournalRedateResult) MergeJournalRedate(v JournalRedate) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJournalRedateDryRun returns the union data inside the JournalRedateResult as a JournalRedateDryRun
+func (t JournalRedateResult) AsJournalRedateDryRun() (JournalRedateDryRun, error) {
+	var body JournalRedateDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalRedateDryRun overwrites any union data inside the JournalRedateResult as the provided JournalRedateDryRun
+func (t *JournalRedateResult) FromJournalRedateDryRun(v JournalRedateDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalRedateDryRun performs a merge with any union data inside the JournalRedateResult, using the provided JournalRedateDryRun
+func (t *JournalRedateResult) MergeJournalRedateDryRun(v JournalRedateDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t JournalRedateResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *JournalRedateResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsJournalReversal returns the union data inside the JournalReversalResult as a JournalReversal
+func (t JournalReversalResult) AsJournalReversal() (JournalReversal, error) {
+	var body JournalReversal
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalReversal overwrites any union data inside the JournalReversalResult as the provided JournalReversal
+func (t *JournalReversalResult) FromJournalReversal(v JournalReversal) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalReversal performs a merge with any union data inside the JournalReversalResult, using the provided JournalReversal
+func (t *JournalReversalResult) MergeJournalReversal(v JournalReversal) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJournalReversalDryRun returns the union data inside the JournalReversalResult as a JournalReversalDryRun
+func (t JournalReversalResult) AsJournalReversalDryRun() (JournalReversalDryRun, error) {
+	var body JournalReversalDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalReversalDryRun overwrites any union data inside the JournalReversalResult as the provided JournalReversalDryRun
+func (t *JournalReversalResult) FromJournalReversalDryRun(v JournalReversalDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalReversalDryRun performs a merge with any union data inside the JournalReversalResult, using the provided JournalReversalDryRun
+func (t *JournalReversalResult) MergeJournalReversalDryRun(v JournalReversalDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t JournalReversalResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *JournalReversalResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsJournalStrike returns the union data inside the JournalStrikeResult as a JournalStrike
+func (t JournalStrikeResult) AsJournalStrike() (JournalStrike, error) {
+	var body JournalStrike
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalStrike overwrites any union data inside the JournalStrikeResult as the provided JournalStrike
+func (t *JournalStrikeResult) FromJournalStrike(v JournalStrike) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalStrike performs a merge with any union data inside the JournalStrikeResult, using the provided JournalStrike
+func (t *JournalStrikeResult) MergeJournalStrike(v JournalStrike) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJournalStrikeDryRun returns the union data inside the JournalStrikeResult as a JournalStrikeDryRun
+func (t JournalStrikeResult) AsJournalStrikeDryRun() (JournalStrikeDryRun, error) {
+	var body JournalStrikeDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalStrikeDryRun overwrites any union data inside the JournalStrikeResult as the provided JournalStrikeDryRun
+func (t *JournalStrikeResult) FromJournalStrikeDryRun(v JournalStrikeDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalStrikeDryRun performs a merge with any union data inside the JournalStrikeResult, using the provided JournalStrikeDryRun
+func (t *JournalStrikeResult) MergeJournalStrikeDryRun(v JournalStrikeDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t JournalStrikeResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *JournalStrikeResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsNoDocumentBulk returns the union data inside the NoDocumentBulkResult as a NoDocumentBulk
+func (t NoDocumentBulkResult) AsNoDocumentBulk() (NoDocumentBulk, error) {
+	var body NoDocumentBulk
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNoDocumentBulk overwrites any union data inside the NoDocumentBulkResult as the provided NoDocumentBulk
+func (t *NoDocumentBulkResult) FromNoDocumentBulk(v NoDocumentBulk) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNoDocumentBulk performs a merge with any union data inside the NoDocumentBulkResult, using the provided NoDocumentBulk
+func (t *NoDocumentBulkResult) MergeNoDocumentBulk(v NoDocumentBulk) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsNoDocumentBulkDryRun returns the union data inside the NoDocumentBulkResult as a NoDocumentBulkDryRun
+func (t NoDocumentBulkResult) AsNoDocumentBulkDryRun() (NoDocumentBulkDryRun, error) {
+	var body NoDocumentBulkDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNoDocumentBulkDryRun overwrites any union data inside the NoDocumentBulkResult as the provided NoDocumentBulkDryRun
+func (t *NoDocumentBulkResult) FromNoDocumentBulkDryRun(v NoDocumentBulkDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNoDocumentBulkDryRun performs a merge with any union data inside the NoDocumentBulkResult, using the provided NoDocumentBulkDryRun
+func (t *NoDocumentBulkResult) MergeNoDocumentBulkDryRun(v NoDocumentBulkDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t NoDocumentBulkResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *NoDocumentBulkResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsNoDocumentMark returns the union data inside the NoDocumentMarkResult as a NoDocumentMark
+func (t NoDocumentMarkResult) AsNoDocumentMark() (NoDocumentMark, error) {
+	var body NoDocumentMark
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNoDocumentMark overwrites any union data inside the NoDocumentMarkResult as the provided NoDocumentMark
+func (t *NoDocumentMarkResult) FromNoDocumentMark(v NoDocumentMark) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNoDocumentMark performs a merge with any union data inside the NoDocumentMarkResult, using the provided NoDocumentMark
+func (t *NoDocumentMarkResult) MergeNoDocumentMark(v NoDocumentMark) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsNoDocumentMarkDryRun returns the union data inside the NoDocumentMarkResult as a NoDocumentMarkDryRun
+func (t NoDocumentMarkResult) AsNoDocumentMarkDryRun() (NoDocumentMarkDryRun, error) {
+	var body NoDocumentMarkDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNoDocumentMarkDryRun overwrites any union data inside the NoDocumentMarkResult as the provided NoDocumentMarkDryRun
+func (t *NoDocumentMarkResult) FromNoDocumentMarkDryRun(v NoDocumentMarkDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNoDocumentMarkDryRun performs a merge with any union data inside the NoDocumentMarkResult, using the provided NoDocumentMarkDryRun
+func (t *NoDocumentMarkResult) MergeNoDocumentMarkDryRun(v NoDocumentMarkDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t NoDocumentMarkResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *NoDocumentMarkResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsNoDocumentUnmark returns the union data inside the NoDocumentUnmarkResult as a NoDocumentUnmark
+func (t NoDocumentUnmarkResult) AsNoDocumentUnmark() (NoDocumentUnmark, error) {
+	var body NoDocumentUnmark
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNoDocumentUnmark overwrites any union data inside the NoDocumentUnmarkResult as the provided NoDocumentUnmark
+func (t *NoDocumentUnmarkResult) FromNoDocumentUnmark(v NoDocumentUnmark) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNoDocumentUnmark performs a merge with any union data inside the NoDocumentUnmarkResult, using the provided NoDocumentUnmark
+func (t *NoDocumentUnmarkResult) MergeNoDocumentUnmark(v NoDocumentUnmark) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsNoDocumentUnmarkDryRun returns the union data inside the NoDocumentUnmarkResult as a NoDocumentUnmarkDryRun
+func (t NoDocumentUnmarkResult) AsNoDocumentUnmarkDryRun() (NoDocumentUnmarkDryRun, error) {
+	var body NoDocumentUnmarkDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromNoDocumentUnmarkDryRun overwrites any union data inside the NoDocumentUnmarkResult as the provided NoDocumentUnmarkDryRun
+func (t *NoDocumentUnmarkResult) FromNoDocumentUnmarkDryRun(v NoDocumentUnmarkDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeNoDocumentUnmarkDryRun performs a merge with any union data inside the NoDocumentUnmarkResult, using the provided NoDocumentUnmarkDryRun
+func (t *NoDocumentUnmarkResult) MergeNoDocumentUnmarkDryRun(v NoDocumentUnmarkDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t NoDocumentUnmarkResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *NoDocumentUnmarkResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsCompanySettings returns the union data inside the SettingsUpdateResult as a CompanySettings
 func (t SettingsUpdateResult) AsCompanySettings() (CompanySettings, error) {
 	var body CompanySettings
@@ -3522,6 +5291,57 @@ type ServerInterface interface {
 	// UpdateFiscalPeriod Rename a fiscal period or move its dates
 	// (PATCH /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId})
 	UpdateFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params UpdateFiscalPeriodParams) error
+	// ListJournalEntries List journal entries (verifikationer)
+	// (GET /api/v1/companies/{companyId}/journal-entries)
+	ListJournalEntries(ctx echo.Context, companyId CompanyId, params ListJournalEntriesParams) error
+	// CreateJournalEntry Create a draft verifikat
+	// (POST /api/v1/companies/{companyId}/journal-entries)
+	CreateJournalEntry(ctx echo.Context, companyId CompanyId, params CreateJournalEntryParams) error
+	// BatchCreateJournalEntries Create up to 50 drafts at once
+	// (POST /api/v1/companies/{companyId}/journal-entries/batch-create)
+	BatchCreateJournalEntries(ctx echo.Context, companyId CompanyId, params BatchCreateJournalEntriesParams) error
+	// MarkJournalEntriesNoDocument Mark many entries as needing no underlag
+	// (POST /api/v1/companies/{companyId}/journal-entries/no-document-required)
+	MarkJournalEntriesNoDocument(ctx echo.Context, companyId CompanyId, params MarkJournalEntriesNoDocumentParams) error
+	// CancelJournalEntry Cancel a draft
+	// (DELETE /api/v1/companies/{companyId}/journal-entries/{journalEntryId})
+	CancelJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params CancelJournalEntryParams) error
+	// GetJournalEntry Get a journal entry with its lines
+	// (GET /api/v1/companies/{companyId}/journal-entries/{journalEntryId})
+	GetJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId) error
+	// UpdateJournalEntry Replace a draft's header and lines
+	// (PATCH /api/v1/companies/{companyId}/journal-entries/{journalEntryId})
+	UpdateJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params UpdateJournalEntryParams) error
+	// CommitJournalEntry Commit a draft verifikat
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/commit)
+	CommitJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params CommitJournalEntryParams) error
+	// CorrectJournalEntry Correct a posted verifikat by storno and replacement
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/correct)
+	CorrectJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params CorrectJournalEntryParams) error
+	// CorrectJournalEntryMetadata Correct a posted verifikat's description or date inline
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/correct-metadata)
+	CorrectJournalEntryMetadata(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params CorrectJournalEntryMetadataParams) error
+	// UnmarkJournalEntryNoDocument Remove the no-underlag mark
+	// (DELETE /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/no-document-required)
+	UnmarkJournalEntryNoDocument(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params UnmarkJournalEntryNoDocumentParams) error
+	// MarkJournalEntryNoDocument Mark a posted entry as needing no underlag
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/no-document-required)
+	MarkJournalEntryNoDocument(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params MarkJournalEntryNoDocumentParams) error
+	// UpdateJournalEntryNotes Set, replace or clear an entry's internal note
+	// (PATCH /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/notes)
+	UpdateJournalEntryNotes(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params UpdateJournalEntryNotesParams) error
+	// GetRattelseLog List an entry's inline rättelser
+	// (GET /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/rattelse-log)
+	GetRattelseLog(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId) error
+	// RedateJournalEntry Move a posted verifikat to another date
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/redate)
+	RedateJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params RedateJournalEntryParams) error
+	// ReverseJournalEntry Reverse a posted verifikat (storno)
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/reverse)
+	ReverseJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params ReverseJournalEntryParams) error
+	// StrikeJournalEntryLines Strike lines and add replacement lines inline
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/strike-lines)
+	StrikeJournalEntryLines(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params StrikeJournalEntryLinesParams) error
 	// ListMembers List the members of a company
 	// (GET /api/v1/companies/{companyId}/members)
 	ListMembers(ctx echo.Context, companyId CompanyId, params ListMembersParams) error
@@ -4137,6 +5957,1010 @@ func (w *ServerInterfaceWrapper) UpdateFiscalPeriod(ctx echo.Context) error {
 	return err
 }
 
+// ListJournalEntries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListJournalEntries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListJournalEntriesParams
+	// ------------- Optional query parameter "fiscal_period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fiscal_period_id", ctx.QueryParams(), &params.FiscalPeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscal_period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_from", ctx.QueryParams(), &params.DateFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_to", ctx.QueryParams(), &params.DateTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListJournalEntries(ctx, companyId, params)
+	return err
+}
+
+// CreateJournalEntry converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateJournalEntry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateJournalEntryParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateJournalEntry(ctx, companyId, params)
+	return err
+}
+
+// BatchCreateJournalEntries converts echo context to params.
+func (w *ServerInterfaceWrapper) BatchCreateJournalEntries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BatchCreateJournalEntriesParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BatchCreateJournalEntries(ctx, companyId, params)
+	return err
+}
+
+// MarkJournalEntriesNoDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) MarkJournalEntriesNoDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MarkJournalEntriesNoDocumentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MarkJournalEntriesNoDocument(ctx, companyId, params)
+	return err
+}
+
+// CancelJournalEntry converts echo context to params.
+func (w *ServerInterfaceWrapper) CancelJournalEntry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CancelJournalEntryParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CancelJournalEntry(ctx, companyId, journalEntryId, params)
+	return err
+}
+
+// GetJournalEntry converts echo context to params.
+func (w *ServerInterfaceWrapper) GetJournalEntry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetJournalEntry(ctx, companyId, journalEntryId)
+	return err
+}
+
+// UpdateJournalEntry converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateJournalEntry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateJournalEntryParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateJournalEntry(ctx, companyId, journalEntryId, params)
+	return err
+}
+
+// CommitJournalEntry converts echo context to params.
+func (w *ServerInterfaceWrapper) CommitJournalEntry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CommitJournalEntryParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CommitJournalEntry(ctx, companyId, journalEntryId, params)
+	return err
+}
+
+// CorrectJournalEntry converts echo context to params.
+func (w *ServerInterfaceWrapper) CorrectJournalEntry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CorrectJournalEntryParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CorrectJournalEntry(ctx, companyId, journalEntryId, params)
+	return err
+}
+
+// CorrectJournalEntryMetadata converts echo context to params.
+func (w *ServerInterfaceWrapper) CorrectJournalEntryMetadata(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CorrectJournalEntryMetadataParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CorrectJournalEntryMetadata(ctx, companyId, journalEntryId, params)
+	return err
+}
+
+// UnmarkJournalEntryNoDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) UnmarkJournalEntryNoDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UnmarkJournalEntryNoDocumentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UnmarkJournalEntryNoDocument(ctx, companyId, journalEntryId, params)
+	return err
+}
+
+// MarkJournalEntryNoDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) MarkJournalEntryNoDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MarkJournalEntryNoDocumentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MarkJournalEntryNoDocument(ctx, companyId, journalEntryId, params)
+	return err
+}
+
+// UpdateJournalEntryNotes converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateJournalEntryNotes(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateJournalEntryNotesParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateJournalEntryNotes(ctx, companyId, journalEntryId, params)
+	return err
+}
+
+// GetRattelseLog converts echo context to params.
+func (w *ServerInterfaceWrapper) GetRattelseLog(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetRattelseLog(ctx, companyId, journalEntryId)
+	return err
+}
+
+// RedateJournalEntry converts echo context to params.
+func (w *ServerInterfaceWrapper) RedateJournalEntry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RedateJournalEntryParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RedateJournalEntry(ctx, companyId, journalEntryId, params)
+	return err
+}
+
+// ReverseJournalEntry converts echo context to params.
+func (w *ServerInterfaceWrapper) ReverseJournalEntry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReverseJournalEntryParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReverseJournalEntry(ctx, companyId, journalEntryId, params)
+	return err
+}
+
+// StrikeJournalEntryLines converts echo context to params.
+func (w *ServerInterfaceWrapper) StrikeJournalEntryLines(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "journalEntryId" -------------
+	var journalEntryId JournalEntryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "journalEntryId", ctx.Param("journalEntryId"), &journalEntryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journalEntryId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StrikeJournalEntryLinesParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StrikeJournalEntryLines(ctx, companyId, journalEntryId, params)
+	return err
+}
+
 // ListMembers converts echo context to params.
 func (w *ServerInterfaceWrapper) ListMembers(ctx echo.Context) error {
 	var err error
@@ -4530,6 +7354,23 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.ListFiscalPeriods, options.OperationMiddlewares["listFiscalPeriods"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.CreateFiscalPeriod, options.OperationMiddlewares["createFiscalPeriod"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId", wrapper.UpdateFiscalPeriod, options.OperationMiddlewares["updateFiscalPeriod"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.ListJournalEntries, options.OperationMiddlewares["listJournalEntries"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.CreateJournalEntry, options.OperationMiddlewares["createJournalEntry"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/batch-create", wrapper.BatchCreateJournalEntries, options.OperationMiddlewares["batchCreateJournalEntries"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/no-document-required", wrapper.MarkJournalEntriesNoDocument, options.OperationMiddlewares["markJournalEntriesNoDocument"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId", wrapper.CancelJournalEntry, options.OperationMiddlewares["cancelJournalEntry"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId", wrapper.GetJournalEntry, options.OperationMiddlewares["getJournalEntry"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId", wrapper.UpdateJournalEntry, options.OperationMiddlewares["updateJournalEntry"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/commit", wrapper.CommitJournalEntry, options.OperationMiddlewares["commitJournalEntry"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/correct", wrapper.CorrectJournalEntry, options.OperationMiddlewares["correctJournalEntry"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/correct-metadata", wrapper.CorrectJournalEntryMetadata, options.OperationMiddlewares["correctJournalEntryMetadata"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/no-document-required", wrapper.UnmarkJournalEntryNoDocument, options.OperationMiddlewares["unmarkJournalEntryNoDocument"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/no-document-required", wrapper.MarkJournalEntryNoDocument, options.OperationMiddlewares["markJournalEntryNoDocument"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/notes", wrapper.UpdateJournalEntryNotes, options.OperationMiddlewares["updateJournalEntryNotes"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/rattelse-log", wrapper.GetRattelseLog, options.OperationMiddlewares["getRattelseLog"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/redate", wrapper.RedateJournalEntry, options.OperationMiddlewares["redateJournalEntry"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/reverse", wrapper.ReverseJournalEntry, options.OperationMiddlewares["reverseJournalEntry"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/strike-lines", wrapper.StrikeJournalEntryLines, options.OperationMiddlewares["strikeJournalEntryLines"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.ListMembers, options.OperationMiddlewares["listMembers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.AddMember, options.OperationMiddlewares["addMember"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.GetSettings, options.OperationMiddlewares["getSettings"]...)
@@ -4587,6 +7428,15 @@ type NotFoundJSONResponse struct {
 	Body ErrorEnvelope
 
 	Headers NotFoundResponseHeaders
+}
+
+type NotImplementedResponseHeaders struct {
+	XRequestId *string
+}
+type NotImplementedJSONResponse struct {
+	Body ErrorEnvelope
+
+	Headers NotImplementedResponseHeaders
 }
 
 type PayloadTooLargeResponseHeaders struct {
@@ -6744,6 +9594,3130 @@ func (response UpdateFiscalPeriod500JSONResponse) VisitUpdateFiscalPeriodRespons
 	return err
 }
 
+type ListJournalEntriesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListJournalEntriesParams
+}
+
+type ListJournalEntriesResponseObject interface {
+	VisitListJournalEntriesResponse(w http.ResponseWriter) error
+}
+
+type ListJournalEntries200JSONResponse JournalEntryListResponse
+
+func (response ListJournalEntries200JSONResponse) VisitListJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournalEntries400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListJournalEntries400JSONResponse) VisitListJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournalEntries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListJournalEntries401JSONResponse) VisitListJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournalEntries403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListJournalEntries403JSONResponse) VisitListJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournalEntries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListJournalEntries404JSONResponse) VisitListJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournalEntries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListJournalEntries429JSONResponse) VisitListJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournalEntries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListJournalEntries500JSONResponse) VisitListJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntryRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateJournalEntryParams
+	Body      *CreateJournalEntryJSONRequestBody
+}
+
+type CreateJournalEntryResponseObject interface {
+	VisitCreateJournalEntryResponse(w http.ResponseWriter) error
+}
+
+type CreateJournalEntry200JSONResponse JournalEntryPreviewResponse
+
+func (response CreateJournalEntry200JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntry201JSONResponse JournalEntryResponse
+
+func (response CreateJournalEntry201JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateJournalEntry400JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateJournalEntry401JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateJournalEntry403JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateJournalEntry404JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateJournalEntry409JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateJournalEntry413JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateJournalEntry415JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateJournalEntry429JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateJournalEntry500JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCreateJournalEntriesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    BatchCreateJournalEntriesParams
+	Body      *BatchCreateJournalEntriesJSONRequestBody
+}
+
+type BatchCreateJournalEntriesResponseObject interface {
+	VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error
+}
+
+type BatchCreateJournalEntries200JSONResponse JournalBatchResponse
+
+func (response BatchCreateJournalEntries200JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCreateJournalEntries400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BatchCreateJournalEntries400JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCreateJournalEntries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BatchCreateJournalEntries401JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCreateJournalEntries403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BatchCreateJournalEntries403JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCreateJournalEntries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BatchCreateJournalEntries404JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCreateJournalEntries409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BatchCreateJournalEntries409JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCreateJournalEntries413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BatchCreateJournalEntries413JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCreateJournalEntries415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BatchCreateJournalEntries415JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCreateJournalEntries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BatchCreateJournalEntries429JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCreateJournalEntries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BatchCreateJournalEntries500JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCreateJournalEntries501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response BatchCreateJournalEntries501JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntriesNoDocumentRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    MarkJournalEntriesNoDocumentParams
+	Body      *MarkJournalEntriesNoDocumentJSONRequestBody
+}
+
+type MarkJournalEntriesNoDocumentResponseObject interface {
+	VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error
+}
+
+type MarkJournalEntriesNoDocument200JSONResponse NoDocumentBulkResponse
+
+func (response MarkJournalEntriesNoDocument200JSONResponse) VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntriesNoDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MarkJournalEntriesNoDocument400JSONResponse) VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntriesNoDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MarkJournalEntriesNoDocument401JSONResponse) VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntriesNoDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MarkJournalEntriesNoDocument403JSONResponse) VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntriesNoDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MarkJournalEntriesNoDocument404JSONResponse) VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntriesNoDocument409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MarkJournalEntriesNoDocument409JSONResponse) VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntriesNoDocument413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MarkJournalEntriesNoDocument413JSONResponse) VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntriesNoDocument415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MarkJournalEntriesNoDocument415JSONResponse) VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntriesNoDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MarkJournalEntriesNoDocument429JSONResponse) VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntriesNoDocument500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MarkJournalEntriesNoDocument500JSONResponse) VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJournalEntryRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+	Params         CancelJournalEntryParams
+}
+
+type CancelJournalEntryResponseObject interface {
+	VisitCancelJournalEntryResponse(w http.ResponseWriter) error
+}
+
+type CancelJournalEntry200JSONResponse JournalEntryResultResponse
+
+func (response CancelJournalEntry200JSONResponse) VisitCancelJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJournalEntry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CancelJournalEntry400JSONResponse) VisitCancelJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJournalEntry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CancelJournalEntry401JSONResponse) VisitCancelJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJournalEntry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CancelJournalEntry403JSONResponse) VisitCancelJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJournalEntry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CancelJournalEntry404JSONResponse) VisitCancelJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJournalEntry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CancelJournalEntry409JSONResponse) VisitCancelJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJournalEntry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CancelJournalEntry413JSONResponse) VisitCancelJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJournalEntry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CancelJournalEntry415JSONResponse) VisitCancelJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJournalEntry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CancelJournalEntry429JSONResponse) VisitCancelJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CancelJournalEntry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CancelJournalEntry500JSONResponse) VisitCancelJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalEntryRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+}
+
+type GetJournalEntryResponseObject interface {
+	VisitGetJournalEntryResponse(w http.ResponseWriter) error
+}
+
+type GetJournalEntry200JSONResponse JournalEntryResponse
+
+func (response GetJournalEntry200JSONResponse) VisitGetJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalEntry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetJournalEntry400JSONResponse) VisitGetJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalEntry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetJournalEntry401JSONResponse) VisitGetJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalEntry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetJournalEntry403JSONResponse) VisitGetJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalEntry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetJournalEntry404JSONResponse) VisitGetJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalEntry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetJournalEntry429JSONResponse) VisitGetJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalEntry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetJournalEntry500JSONResponse) VisitGetJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntryRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+	Params         UpdateJournalEntryParams
+	Body           *UpdateJournalEntryJSONRequestBody
+}
+
+type UpdateJournalEntryResponseObject interface {
+	VisitUpdateJournalEntryResponse(w http.ResponseWriter) error
+}
+
+type UpdateJournalEntry200JSONResponse JournalEntryResultResponse
+
+func (response UpdateJournalEntry200JSONResponse) VisitUpdateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateJournalEntry400JSONResponse) VisitUpdateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateJournalEntry401JSONResponse) VisitUpdateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateJournalEntry403JSONResponse) VisitUpdateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateJournalEntry404JSONResponse) VisitUpdateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateJournalEntry409JSONResponse) VisitUpdateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateJournalEntry413JSONResponse) VisitUpdateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateJournalEntry415JSONResponse) VisitUpdateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateJournalEntry429JSONResponse) VisitUpdateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateJournalEntry500JSONResponse) VisitUpdateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CommitJournalEntryRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+	Params         CommitJournalEntryParams
+}
+
+type CommitJournalEntryResponseObject interface {
+	VisitCommitJournalEntryResponse(w http.ResponseWriter) error
+}
+
+type CommitJournalEntry200JSONResponse JournalEntryResultResponse
+
+func (response CommitJournalEntry200JSONResponse) VisitCommitJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CommitJournalEntry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CommitJournalEntry400JSONResponse) VisitCommitJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CommitJournalEntry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CommitJournalEntry401JSONResponse) VisitCommitJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CommitJournalEntry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CommitJournalEntry403JSONResponse) VisitCommitJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CommitJournalEntry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CommitJournalEntry404JSONResponse) VisitCommitJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CommitJournalEntry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CommitJournalEntry409JSONResponse) VisitCommitJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CommitJournalEntry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CommitJournalEntry413JSONResponse) VisitCommitJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CommitJournalEntry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CommitJournalEntry415JSONResponse) VisitCommitJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CommitJournalEntry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CommitJournalEntry429JSONResponse) VisitCommitJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CommitJournalEntry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CommitJournalEntry500JSONResponse) VisitCommitJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntryRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+	Params         CorrectJournalEntryParams
+	Body           *CorrectJournalEntryJSONRequestBody
+}
+
+type CorrectJournalEntryResponseObject interface {
+	VisitCorrectJournalEntryResponse(w http.ResponseWriter) error
+}
+
+type CorrectJournalEntry200JSONResponse JournalCorrectionResponse
+
+func (response CorrectJournalEntry200JSONResponse) VisitCorrectJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CorrectJournalEntry400JSONResponse) VisitCorrectJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CorrectJournalEntry401JSONResponse) VisitCorrectJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CorrectJournalEntry403JSONResponse) VisitCorrectJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CorrectJournalEntry404JSONResponse) VisitCorrectJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CorrectJournalEntry409JSONResponse) VisitCorrectJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CorrectJournalEntry413JSONResponse) VisitCorrectJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CorrectJournalEntry415JSONResponse) VisitCorrectJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CorrectJournalEntry429JSONResponse) VisitCorrectJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CorrectJournalEntry500JSONResponse) VisitCorrectJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntryMetadataRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+	Params         CorrectJournalEntryMetadataParams
+	Body           *CorrectJournalEntryMetadataJSONRequestBody
+}
+
+type CorrectJournalEntryMetadataResponseObject interface {
+	VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error
+}
+
+type CorrectJournalEntryMetadata200JSONResponse JournalMetadataCorrectionResponse
+
+func (response CorrectJournalEntryMetadata200JSONResponse) VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntryMetadata400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CorrectJournalEntryMetadata400JSONResponse) VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntryMetadata401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CorrectJournalEntryMetadata401JSONResponse) VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntryMetadata403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CorrectJournalEntryMetadata403JSONResponse) VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntryMetadata404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CorrectJournalEntryMetadata404JSONResponse) VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntryMetadata409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CorrectJournalEntryMetadata409JSONResponse) VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntryMetadata413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CorrectJournalEntryMetadata413JSONResponse) VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntryMetadata415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CorrectJournalEntryMetadata415JSONResponse) VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntryMetadata429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CorrectJournalEntryMetadata429JSONResponse) VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectJournalEntryMetadata500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CorrectJournalEntryMetadata500JSONResponse) VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkJournalEntryNoDocumentRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+	Params         UnmarkJournalEntryNoDocumentParams
+}
+
+type UnmarkJournalEntryNoDocumentResponseObject interface {
+	VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error
+}
+
+type UnmarkJournalEntryNoDocument200JSONResponse NoDocumentUnmarkResponse
+
+func (response UnmarkJournalEntryNoDocument200JSONResponse) VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkJournalEntryNoDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UnmarkJournalEntryNoDocument400JSONResponse) VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkJournalEntryNoDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UnmarkJournalEntryNoDocument401JSONResponse) VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkJournalEntryNoDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UnmarkJournalEntryNoDocument403JSONResponse) VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkJournalEntryNoDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UnmarkJournalEntryNoDocument404JSONResponse) VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkJournalEntryNoDocument409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UnmarkJournalEntryNoDocument409JSONResponse) VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkJournalEntryNoDocument413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UnmarkJournalEntryNoDocument413JSONResponse) VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkJournalEntryNoDocument415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UnmarkJournalEntryNoDocument415JSONResponse) VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkJournalEntryNoDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UnmarkJournalEntryNoDocument429JSONResponse) VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkJournalEntryNoDocument500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UnmarkJournalEntryNoDocument500JSONResponse) VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntryNoDocumentRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+	Params         MarkJournalEntryNoDocumentParams
+	Body           *MarkJournalEntryNoDocumentJSONRequestBody
+}
+
+type MarkJournalEntryNoDocumentResponseObject interface {
+	VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error
+}
+
+type MarkJournalEntryNoDocument200JSONResponse NoDocumentMarkResponse
+
+func (response MarkJournalEntryNoDocument200JSONResponse) VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntryNoDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MarkJournalEntryNoDocument400JSONResponse) VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntryNoDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MarkJournalEntryNoDocument401JSONResponse) VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntryNoDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MarkJournalEntryNoDocument403JSONResponse) VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntryNoDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MarkJournalEntryNoDocument404JSONResponse) VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntryNoDocument409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MarkJournalEntryNoDocument409JSONResponse) VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntryNoDocument413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MarkJournalEntryNoDocument413JSONResponse) VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntryNoDocument415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MarkJournalEntryNoDocument415JSONResponse) VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntryNoDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MarkJournalEntryNoDocument429JSONResponse) VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntryNoDocument500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MarkJournalEntryNoDocument500JSONResponse) VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntryNotesRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+	Params         UpdateJournalEntryNotesParams
+	Body           *UpdateJournalEntryNotesJSONRequestBody
+}
+
+type UpdateJournalEntryNotesResponseObject interface {
+	VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error
+}
+
+type UpdateJournalEntryNotes200JSONResponse JournalNotesResponse
+
+func (response UpdateJournalEntryNotes200JSONResponse) VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntryNotes400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateJournalEntryNotes400JSONResponse) VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntryNotes401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateJournalEntryNotes401JSONResponse) VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntryNotes403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateJournalEntryNotes403JSONResponse) VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntryNotes404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateJournalEntryNotes404JSONResponse) VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntryNotes409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateJournalEntryNotes409JSONResponse) VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntryNotes413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateJournalEntryNotes413JSONResponse) VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntryNotes415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateJournalEntryNotes415JSONResponse) VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntryNotes429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateJournalEntryNotes429JSONResponse) VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateJournalEntryNotes500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateJournalEntryNotes500JSONResponse) VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRattelseLogRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+}
+
+type GetRattelseLogResponseObject interface {
+	VisitGetRattelseLogResponse(w http.ResponseWriter) error
+}
+
+type GetRattelseLog200JSONResponse RattelseLogResponse
+
+func (response GetRattelseLog200JSONResponse) VisitGetRattelseLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRattelseLog400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetRattelseLog400JSONResponse) VisitGetRattelseLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRattelseLog401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetRattelseLog401JSONResponse) VisitGetRattelseLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRattelseLog403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetRattelseLog403JSONResponse) VisitGetRattelseLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRattelseLog404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetRattelseLog404JSONResponse) VisitGetRattelseLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRattelseLog429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetRattelseLog429JSONResponse) VisitGetRattelseLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRattelseLog500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetRattelseLog500JSONResponse) VisitGetRattelseLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedateJournalEntryRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+	Params         RedateJournalEntryParams
+	Body           *RedateJournalEntryJSONRequestBody
+}
+
+type RedateJournalEntryResponseObject interface {
+	VisitRedateJournalEntryResponse(w http.ResponseWriter) error
+}
+
+type RedateJournalEntry200JSONResponse JournalRedateResponse
+
+func (response RedateJournalEntry200JSONResponse) VisitRedateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedateJournalEntry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RedateJournalEntry400JSONResponse) VisitRedateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedateJournalEntry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RedateJournalEntry401JSONResponse) VisitRedateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedateJournalEntry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RedateJournalEntry403JSONResponse) VisitRedateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedateJournalEntry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RedateJournalEntry404JSONResponse) VisitRedateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedateJournalEntry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RedateJournalEntry409JSONResponse) VisitRedateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedateJournalEntry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RedateJournalEntry413JSONResponse) VisitRedateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedateJournalEntry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RedateJournalEntry415JSONResponse) VisitRedateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedateJournalEntry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RedateJournalEntry429JSONResponse) VisitRedateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RedateJournalEntry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RedateJournalEntry500JSONResponse) VisitRedateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReverseJournalEntryRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+	Params         ReverseJournalEntryParams
+	Body           *ReverseJournalEntryJSONRequestBody
+}
+
+type ReverseJournalEntryResponseObject interface {
+	VisitReverseJournalEntryResponse(w http.ResponseWriter) error
+}
+
+type ReverseJournalEntry200JSONResponse JournalReversalResponse
+
+func (response ReverseJournalEntry200JSONResponse) VisitReverseJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReverseJournalEntry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReverseJournalEntry400JSONResponse) VisitReverseJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReverseJournalEntry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReverseJournalEntry401JSONResponse) VisitReverseJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReverseJournalEntry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReverseJournalEntry403JSONResponse) VisitReverseJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReverseJournalEntry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReverseJournalEntry404JSONResponse) VisitReverseJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReverseJournalEntry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ReverseJournalEntry409JSONResponse) VisitReverseJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReverseJournalEntry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ReverseJournalEntry413JSONResponse) VisitReverseJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReverseJournalEntry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReverseJournalEntry415JSONResponse) VisitReverseJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReverseJournalEntry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ReverseJournalEntry429JSONResponse) VisitReverseJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReverseJournalEntry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ReverseJournalEntry500JSONResponse) VisitReverseJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StrikeJournalEntryLinesRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	JournalEntryId JournalEntryId `json:"journalEntryId"`
+	Params         StrikeJournalEntryLinesParams
+	Body           *StrikeJournalEntryLinesJSONRequestBody
+}
+
+type StrikeJournalEntryLinesResponseObject interface {
+	VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error
+}
+
+type StrikeJournalEntryLines200JSONResponse JournalStrikeResponse
+
+func (response StrikeJournalEntryLines200JSONResponse) VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StrikeJournalEntryLines400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response StrikeJournalEntryLines400JSONResponse) VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StrikeJournalEntryLines401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StrikeJournalEntryLines401JSONResponse) VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StrikeJournalEntryLines403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StrikeJournalEntryLines403JSONResponse) VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StrikeJournalEntryLines404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StrikeJournalEntryLines404JSONResponse) VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StrikeJournalEntryLines409JSONResponse struct{ ConflictJSONResponse }
+
+func (response StrikeJournalEntryLines409JSONResponse) VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StrikeJournalEntryLines413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response StrikeJournalEntryLines413JSONResponse) VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StrikeJournalEntryLines415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response StrikeJournalEntryLines415JSONResponse) VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StrikeJournalEntryLines429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response StrikeJournalEntryLines429JSONResponse) VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StrikeJournalEntryLines500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response StrikeJournalEntryLines500JSONResponse) VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMembersRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListMembersParams
@@ -8014,6 +13988,57 @@ type StrictServerInterface interface {
 	// UpdateFiscalPeriod Rename a fiscal period or move its dates
 	// (PATCH /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId})
 	UpdateFiscalPeriod(ctx context.Context, request UpdateFiscalPeriodRequestObject) (UpdateFiscalPeriodResponseObject, error)
+	// ListJournalEntries List journal entries (verifikationer)
+	// (GET /api/v1/companies/{companyId}/journal-entries)
+	ListJournalEntries(ctx context.Context, request ListJournalEntriesRequestObject) (ListJournalEntriesResponseObject, error)
+	// CreateJournalEntry Create a draft verifikat
+	// (POST /api/v1/companies/{companyId}/journal-entries)
+	CreateJournalEntry(ctx context.Context, request CreateJournalEntryRequestObject) (CreateJournalEntryResponseObject, error)
+	// BatchCreateJournalEntries Create up to 50 drafts at once
+	// (POST /api/v1/companies/{companyId}/journal-entries/batch-create)
+	BatchCreateJournalEntries(ctx context.Context, request BatchCreateJournalEntriesRequestObject) (BatchCreateJournalEntriesResponseObject, error)
+	// MarkJournalEntriesNoDocument Mark many entries as needing no underlag
+	// (POST /api/v1/companies/{companyId}/journal-entries/no-document-required)
+	MarkJournalEntriesNoDocument(ctx context.Context, request MarkJournalEntriesNoDocumentRequestObject) (MarkJournalEntriesNoDocumentResponseObject, error)
+	// CancelJournalEntry Cancel a draft
+	// (DELETE /api/v1/companies/{companyId}/journal-entries/{journalEntryId})
+	CancelJournalEntry(ctx context.Context, request CancelJournalEntryRequestObject) (CancelJournalEntryResponseObject, error)
+	// GetJournalEntry Get a journal entry with its lines
+	// (GET /api/v1/companies/{companyId}/journal-entries/{journalEntryId})
+	GetJournalEntry(ctx context.Context, request GetJournalEntryRequestObject) (GetJournalEntryResponseObject, error)
+	// UpdateJournalEntry Replace a draft's header and lines
+	// (PATCH /api/v1/companies/{companyId}/journal-entries/{journalEntryId})
+	UpdateJournalEntry(ctx context.Context, request UpdateJournalEntryRequestObject) (UpdateJournalEntryResponseObject, error)
+	// CommitJournalEntry Commit a draft verifikat
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/commit)
+	CommitJournalEntry(ctx context.Context, request CommitJournalEntryRequestObject) (CommitJournalEntryResponseObject, error)
+	// CorrectJournalEntry Correct a posted verifikat by storno and replacement
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/correct)
+	CorrectJournalEntry(ctx context.Context, request CorrectJournalEntryRequestObject) (CorrectJournalEntryResponseObject, error)
+	// CorrectJournalEntryMetadata Correct a posted verifikat's description or date inline
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/correct-metadata)
+	CorrectJournalEntryMetadata(ctx context.Context, request CorrectJournalEntryMetadataRequestObject) (CorrectJournalEntryMetadataResponseObject, error)
+	// UnmarkJournalEntryNoDocument Remove the no-underlag mark
+	// (DELETE /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/no-document-required)
+	UnmarkJournalEntryNoDocument(ctx context.Context, request UnmarkJournalEntryNoDocumentRequestObject) (UnmarkJournalEntryNoDocumentResponseObject, error)
+	// MarkJournalEntryNoDocument Mark a posted entry as needing no underlag
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/no-document-required)
+	MarkJournalEntryNoDocument(ctx context.Context, request MarkJournalEntryNoDocumentRequestObject) (MarkJournalEntryNoDocumentResponseObject, error)
+	// UpdateJournalEntryNotes Set, replace or clear an entry's internal note
+	// (PATCH /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/notes)
+	UpdateJournalEntryNotes(ctx context.Context, request UpdateJournalEntryNotesRequestObject) (UpdateJournalEntryNotesResponseObject, error)
+	// GetRattelseLog List an entry's inline rättelser
+	// (GET /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/rattelse-log)
+	GetRattelseLog(ctx context.Context, request GetRattelseLogRequestObject) (GetRattelseLogResponseObject, error)
+	// RedateJournalEntry Move a posted verifikat to another date
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/redate)
+	RedateJournalEntry(ctx context.Context, request RedateJournalEntryRequestObject) (RedateJournalEntryResponseObject, error)
+	// ReverseJournalEntry Reverse a posted verifikat (storno)
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/reverse)
+	ReverseJournalEntry(ctx context.Context, request ReverseJournalEntryRequestObject) (ReverseJournalEntryResponseObject, error)
+	// StrikeJournalEntryLines Strike lines and add replacement lines inline
+	// (POST /api/v1/companies/{companyId}/journal-entries/{journalEntryId}/strike-lines)
+	StrikeJournalEntryLines(ctx context.Context, request StrikeJournalEntryLinesRequestObject) (StrikeJournalEntryLinesResponseObject, error)
 	// ListMembers List the members of a company
 	// (GET /api/v1/companies/{companyId}/members)
 	ListMembers(ctx context.Context, request ListMembersRequestObject) (ListMembersResponseObject, error)
@@ -8575,6 +14600,718 @@ func (sh *strictHandler) UpdateFiscalPeriod(ctx echo.Context, companyId CompanyI
 		return err
 	} else if validResponse, ok := response.(UpdateFiscalPeriodResponseObject); ok {
 		return validResponse.VisitUpdateFiscalPeriodResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListJournalEntries operation middleware
+func (sh *strictHandler) ListJournalEntries(ctx echo.Context, companyId CompanyId, params ListJournalEntriesParams) error {
+	var request ListJournalEntriesRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListJournalEntries(ctx.Request().Context(), request.(ListJournalEntriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListJournalEntries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListJournalEntriesResponseObject); ok {
+		return validResponse.VisitListJournalEntriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateJournalEntry operation middleware
+func (sh *strictHandler) CreateJournalEntry(ctx echo.Context, companyId CompanyId, params CreateJournalEntryParams) error {
+	var request CreateJournalEntryRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateJournalEntryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateJournalEntry(ctx.Request().Context(), request.(CreateJournalEntryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateJournalEntry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateJournalEntryResponseObject); ok {
+		return validResponse.VisitCreateJournalEntryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BatchCreateJournalEntries operation middleware
+func (sh *strictHandler) BatchCreateJournalEntries(ctx echo.Context, companyId CompanyId, params BatchCreateJournalEntriesParams) error {
+	var request BatchCreateJournalEntriesRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body BatchCreateJournalEntriesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BatchCreateJournalEntries(ctx.Request().Context(), request.(BatchCreateJournalEntriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BatchCreateJournalEntries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BatchCreateJournalEntriesResponseObject); ok {
+		return validResponse.VisitBatchCreateJournalEntriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MarkJournalEntriesNoDocument operation middleware
+func (sh *strictHandler) MarkJournalEntriesNoDocument(ctx echo.Context, companyId CompanyId, params MarkJournalEntriesNoDocumentParams) error {
+	var request MarkJournalEntriesNoDocumentRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body MarkJournalEntriesNoDocumentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MarkJournalEntriesNoDocument(ctx.Request().Context(), request.(MarkJournalEntriesNoDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MarkJournalEntriesNoDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MarkJournalEntriesNoDocumentResponseObject); ok {
+		return validResponse.VisitMarkJournalEntriesNoDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CancelJournalEntry operation middleware
+func (sh *strictHandler) CancelJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params CancelJournalEntryParams) error {
+	var request CancelJournalEntryRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CancelJournalEntry(ctx.Request().Context(), request.(CancelJournalEntryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CancelJournalEntry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CancelJournalEntryResponseObject); ok {
+		return validResponse.VisitCancelJournalEntryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetJournalEntry operation middleware
+func (sh *strictHandler) GetJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId) error {
+	var request GetJournalEntryRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetJournalEntry(ctx.Request().Context(), request.(GetJournalEntryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetJournalEntry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetJournalEntryResponseObject); ok {
+		return validResponse.VisitGetJournalEntryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateJournalEntry operation middleware
+func (sh *strictHandler) UpdateJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params UpdateJournalEntryParams) error {
+	var request UpdateJournalEntryRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+	request.Params = params
+
+	var body UpdateJournalEntryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateJournalEntry(ctx.Request().Context(), request.(UpdateJournalEntryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateJournalEntry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateJournalEntryResponseObject); ok {
+		return validResponse.VisitUpdateJournalEntryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CommitJournalEntry operation middleware
+func (sh *strictHandler) CommitJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params CommitJournalEntryParams) error {
+	var request CommitJournalEntryRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CommitJournalEntry(ctx.Request().Context(), request.(CommitJournalEntryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CommitJournalEntry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CommitJournalEntryResponseObject); ok {
+		return validResponse.VisitCommitJournalEntryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CorrectJournalEntry operation middleware
+func (sh *strictHandler) CorrectJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params CorrectJournalEntryParams) error {
+	var request CorrectJournalEntryRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+	request.Params = params
+
+	var body CorrectJournalEntryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CorrectJournalEntry(ctx.Request().Context(), request.(CorrectJournalEntryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CorrectJournalEntry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CorrectJournalEntryResponseObject); ok {
+		return validResponse.VisitCorrectJournalEntryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CorrectJournalEntryMetadata operation middleware
+func (sh *strictHandler) CorrectJournalEntryMetadata(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params CorrectJournalEntryMetadataParams) error {
+	var request CorrectJournalEntryMetadataRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+	request.Params = params
+
+	var body CorrectJournalEntryMetadataJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CorrectJournalEntryMetadata(ctx.Request().Context(), request.(CorrectJournalEntryMetadataRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CorrectJournalEntryMetadata")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CorrectJournalEntryMetadataResponseObject); ok {
+		return validResponse.VisitCorrectJournalEntryMetadataResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UnmarkJournalEntryNoDocument operation middleware
+func (sh *strictHandler) UnmarkJournalEntryNoDocument(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params UnmarkJournalEntryNoDocumentParams) error {
+	var request UnmarkJournalEntryNoDocumentRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UnmarkJournalEntryNoDocument(ctx.Request().Context(), request.(UnmarkJournalEntryNoDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UnmarkJournalEntryNoDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UnmarkJournalEntryNoDocumentResponseObject); ok {
+		return validResponse.VisitUnmarkJournalEntryNoDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MarkJournalEntryNoDocument operation middleware
+func (sh *strictHandler) MarkJournalEntryNoDocument(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params MarkJournalEntryNoDocumentParams) error {
+	var request MarkJournalEntryNoDocumentRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+	request.Params = params
+
+	var body MarkJournalEntryNoDocumentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MarkJournalEntryNoDocument(ctx.Request().Context(), request.(MarkJournalEntryNoDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MarkJournalEntryNoDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MarkJournalEntryNoDocumentResponseObject); ok {
+		return validResponse.VisitMarkJournalEntryNoDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateJournalEntryNotes operation middleware
+func (sh *strictHandler) UpdateJournalEntryNotes(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params UpdateJournalEntryNotesParams) error {
+	var request UpdateJournalEntryNotesRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+	request.Params = params
+
+	var body UpdateJournalEntryNotesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateJournalEntryNotes(ctx.Request().Context(), request.(UpdateJournalEntryNotesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateJournalEntryNotes")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateJournalEntryNotesResponseObject); ok {
+		return validResponse.VisitUpdateJournalEntryNotesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetRattelseLog operation middleware
+func (sh *strictHandler) GetRattelseLog(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId) error {
+	var request GetRattelseLogRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetRattelseLog(ctx.Request().Context(), request.(GetRattelseLogRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetRattelseLog")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetRattelseLogResponseObject); ok {
+		return validResponse.VisitGetRattelseLogResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RedateJournalEntry operation middleware
+func (sh *strictHandler) RedateJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params RedateJournalEntryParams) error {
+	var request RedateJournalEntryRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+	request.Params = params
+
+	var body RedateJournalEntryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RedateJournalEntry(ctx.Request().Context(), request.(RedateJournalEntryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RedateJournalEntry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RedateJournalEntryResponseObject); ok {
+		return validResponse.VisitRedateJournalEntryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReverseJournalEntry operation middleware
+func (sh *strictHandler) ReverseJournalEntry(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params ReverseJournalEntryParams) error {
+	var request ReverseJournalEntryRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+	request.Params = params
+
+	var body ReverseJournalEntryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReverseJournalEntry(ctx.Request().Context(), request.(ReverseJournalEntryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReverseJournalEntry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReverseJournalEntryResponseObject); ok {
+		return validResponse.VisitReverseJournalEntryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StrikeJournalEntryLines operation middleware
+func (sh *strictHandler) StrikeJournalEntryLines(ctx echo.Context, companyId CompanyId, journalEntryId JournalEntryId, params StrikeJournalEntryLinesParams) error {
+	var request StrikeJournalEntryLinesRequestObject
+
+	request.CompanyId = companyId
+	request.JournalEntryId = journalEntryId
+	request.Params = params
+
+	var body StrikeJournalEntryLinesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StrikeJournalEntryLines(ctx.Request().Context(), request.(StrikeJournalEntryLinesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StrikeJournalEntryLines")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StrikeJournalEntryLinesResponseObject); ok {
+		return validResponse.VisitStrikeJournalEntryLinesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

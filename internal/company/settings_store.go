@@ -14,6 +14,7 @@ import (
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/deadline"
 	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/ledger"
 )
 
 // readModel is the settings row with the company's identity, as the API
@@ -171,4 +172,25 @@ func (s *Store) OrgNumber(ctx context.Context, company uuid.UUID) (*string, erro
 	var org *string
 	err := s.db.Q(ctx).GetContext(ctx, &org, `SELECT org_number FROM companies WHERE id = $1`, company)
 	return org, err
+}
+
+// Ledger returns what the ledger needs of the company: its form, its lock
+// date and its voucher-series defaults.
+func (s *Store) Ledger(ctx context.Context, company uuid.UUID) (ledger.Company, error) {
+	var row struct {
+		Form      string     `db:"entity_type"`
+		Locked    *time.Time `db:"bookkeeping_locked_through"`
+		Series    *string    `db:"default_voucher_series"`
+		PerSource *string    `db:"per_source"`
+	}
+	err := s.db.Q(ctx).GetContext(ctx, &row, `
+		SELECT c.entity_type, s.bookkeeping_locked_through, s.default_voucher_series,
+			s.default_voucher_series_per_source_type::text AS per_source
+		FROM companies c JOIN company_settings s ON s.company_id = c.id WHERE c.id = $1`, company)
+	out := ledger.Company{EntityType: row.Form, LockedThrough: row.Locked, DefaultSeries: row.Series}
+	if err == nil && row.PerSource != nil {
+		// A malformed map only loses its defaults; the series falls back to A.
+		_ = json.Unmarshal([]byte(*row.PerSource), &out.SeriesPerSource)
+	}
+	return out, err
 }

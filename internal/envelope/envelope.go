@@ -5,6 +5,7 @@ package envelope
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/oapi-codegen/nullable"
 
@@ -73,6 +74,27 @@ func Optional[T any](n nullable.Nullable[T]) *T {
 	}
 	v := n.MustGet()
 	return &v
+}
+
+// OptionalOr is the value of an optional nullable request field, def
+// when it is absent or null.
+func OptionalOr[T any](n nullable.Nullable[T], def T) T {
+	if v := Optional(n); v != nil {
+		return *v
+	}
+	return def
+}
+
+// WithAudit returns m pointing at the verifikat a write posted: its
+// number, its URL and when it became immutable.
+func WithAudit(m gen.Meta, voucher int, url string, immutableAt *time.Time) gen.Meta {
+	a := gen.MetaAudit{VoucherNumber: &voucher, VoucherUrl: &url}
+	if immutableAt != nil {
+		t := immutableAt.UTC()
+		a.ImmutableAt = &t
+	}
+	m.Audit = &a
+	return m
 }
 
 // Text is an optional request text trimmed of surrounding space, nil

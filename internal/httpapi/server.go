@@ -22,6 +22,7 @@ import (
 	"github.com/kontera/kontera/internal/deadline"
 	"github.com/kontera/kontera/internal/discovery"
 	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/openapi"
@@ -68,6 +69,7 @@ type (
 	fiscalAPI     = fiscal.Handler
 	deadlineAPI   = deadline.Handler
 	capabilityAPI = capability.Handler
+	ledgerAPI     = ledger.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -81,6 +83,7 @@ type handlers struct {
 	*fiscalAPI
 	*deadlineAPI
 	*capabilityAPI
+	*ledgerAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -112,7 +115,9 @@ func New(cfg Config) (*Server, error) {
 	deadlines := deadline.NewStore(cfg.DB)
 	companies := company.NewStore(cfg.DB, audits, company.Books{
 		Chart: accounts, Periods: periods, Deadlines: deadlines, Capabilities: grants})
+	journal := ledger.NewStore(cfg.DB, audits, accounts, periods, companies.Ledger)
 	h := handlers{
+		ledgerAPI:     ledger.NewHandler(journal, cursors, cfg.Now),
 		discoveryAPI:  discovery.NewHandler(contract, cfg.DB, cfg.BaseURL, cfg.Now),
 		authAPI:       auth.NewHandler(keys, cursors),
 		companyAPI:    company.NewHandler(companies, keys, cursors, cfg.Now),

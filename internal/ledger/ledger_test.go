@@ -266,3 +266,30 @@ func TestFailedCommitConsumesNoNumber(t *testing.T) {
 		t.Fatalf("after the rollback: %d %v", e.Number, err)
 	}
 }
+
+func TestRattelseMovesTheGeneralLedger(t *testing.T) {
+	b := newBooks(t)
+	ctx := context.Background()
+	e, err := b.ledger.Post(ctx, b.company, b.sale("2026-03-15"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc, d := "Kontantförsäljning 15 mars", day("2026-04-02")
+	var m ledger.MetadataChange
+	err = b.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		m, err = b.ledger.CorrectMetadata(ctx, b.company, e.ID, &desc, &d)
+		return err
+	})
+	if err != nil || m.Log == nil {
+		t.Fatalf("rättelse: %v", err)
+	}
+	var months []string
+	if err := b.db.Select(&months, `SELECT month::text FROM account_balances WHERE company_id = $1 AND account_number = '1930'
+		AND debit <> 0 ORDER BY 1`, b.company); err != nil {
+		t.Fatal(err)
+	}
+	if len(months) != 1 || months[0] != "2026-04-01" {
+		t.Fatalf("1930 booked in months %v", months)
+	}
+}

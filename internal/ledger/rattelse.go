@@ -19,20 +19,20 @@ import (
 // Rattelse is a row of the rättelse log: an inline correction of a posted
 // entry (BFL 5 kap. 5 §), kept forever with who made it.
 type Rattelse struct {
-	ID                uuid.UUID       `db:"id"`
-	EntryID           uuid.UUID       `db:"journal_entry_id"`
-	Type              string          `db:"rattelse_type"`
-	OldDescription    *string         `db:"old_description"`
-	NewDescription    *string         `db:"new_description"`
-	OldDate           *time.Time      `db:"old_entry_date"`
-	NewDate           *time.Time      `db:"new_entry_date"`
-	StruckLines       json.RawMessage `db:"struck_lines"`
-	AddedLines        json.RawMessage `db:"added_lines"`
-	ActorType         string          `db:"actor_type"`
-	ActorLabel        *string         `db:"actor_label"`
-	Source            string          `db:"source"`
-	ExternalSignature *string         `db:"external_signature"`
-	CreatedAt         time.Time       `db:"created_at"`
+	ID                uuid.UUID  `db:"id"`
+	EntryID           uuid.UUID  `db:"journal_entry_id"`
+	Type              string     `db:"rattelse_type"`
+	OldDescription    *string    `db:"old_description"`
+	NewDescription    *string    `db:"new_description"`
+	OldDate           *time.Time `db:"old_entry_date"`
+	NewDate           *time.Time `db:"new_entry_date"`
+	StruckLines       []byte     `db:"struck_lines"` // JSON array, nil when none
+	AddedLines        []byte     `db:"added_lines"`
+	ActorType         string     `db:"actor_type"`
+	ActorLabel        *string    `db:"actor_label"`
+	Source            string     `db:"source"`
+	ExternalSignature *string    `db:"external_signature"`
+	CreatedAt         time.Time  `db:"created_at"`
 }
 
 // inline loads the posted entry id for an inline rättelse, locked, and
@@ -291,7 +291,7 @@ func lineSnapshots(lines []Line) []map[string]any {
 
 // jsonText passes JSON as text (binary parameters would send []byte as
 // binary jsonb); nil stays NULL.
-func jsonText(b json.RawMessage) any {
+func jsonText(b []byte) any {
 	if len(b) == 0 {
 		return nil
 	}

@@ -171,6 +171,11 @@ func (s *Store) Redate(ctx context.Context, company, id uuid.UUID, day time.Time
 		return Reversal{Original: orig}, err
 	}
 	repl := orig.input()
+	repl.Lines = make([]Line, len(orig.Lines))
+	for i, l := range orig.Lines {
+		l.ID, l.AddedBy, l.StruckBy = uuid.Nil, nil, nil
+		repl.Lines[i] = l
+	}
 	repl.PeriodID, repl.Date, repl.SourceType = target.ID, day, SourceCorrection
 	repl.CorrectionOfID, repl.ReversesID, repl.ChainDepth = &orig.ID, nil, depth
 	return s.replace(ctx, company, &orig, depth, repl)

@@ -121,3 +121,21 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) erro
 
 // NotFound reports whether err says a query found no row.
 func NotFound(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
+// Attempt runs fn under a savepoint of the unit of work in ctx: when fn
+// fails, what it wrote is undone and the rest of the unit goes on (the
+// items of a partial-success batch).
+func (db *DB) Attempt(ctx context.Context, fn func(ctx context.Context) error) error {
+	q := db.Q(ctx)
+	if _, err := q.ExecContext(ctx, "SAVEPOINT attempt"); err != nil {
+		return err
+	}
+	if err := fn(ctx); err != nil {
+		if _, rerr := q.ExecContext(ctx, "ROLLBACK TO SAVEPOINT attempt"); rerr != nil {
+			return rerr
+		}
+		return err
+	}
+	_, err := q.ExecContext(ctx, "RELEASE SAVEPOINT attempt")
+	return err
+}
