@@ -134,6 +134,12 @@ func TestJournalEntryLifecycle(t *testing.T) {
 	if n := len(b.get(je+"?date_from="+b.day("04-01"), b.token).status(t, 200).list("data.journal_entries")); n != 1 {
 		t.Fatal("date filter")
 	}
+	if n := len(b.get(je+"?fiscal_period_id="+b.period, b.token).status(t, 200).list("data.journal_entries")); n != 2 {
+		t.Fatal("period filter")
+	}
+	if n := len(b.get(je+"?fiscal_period_id="+uuid.NewString(), b.token).status(t, 200).list("data.journal_entries")); n != 0 {
+		t.Fatal("another period's filter")
+	}
 
 	// Committing announced and audited it.
 	if n := b.count(`SELECT count(*) FROM events WHERE company_id = $1 AND type = 'journal_entry.committed'`, b.company); n != 2 {
@@ -229,6 +235,12 @@ func TestStornoCorrectionAndRedate(t *testing.T) {
 		t.Fatal("original not linked to its storno")
 	}
 	b.action(id, "reverse", nil).errorCode(t, 409, "ENTRY_ALREADY_REVERSED")
+	r = b.action(storno, "correct-metadata", map[string]any{"description": "Ny"}).errorCode(t, 409, "JOURNAL_RATTELSE_REFUSED")
+	if r.str("error.details.reason") != "storno_entry" {
+		t.Fatalf("reason: %s", r.Body)
+	}
+	b.action(id, "strike-lines", map[string]any{"lines": []map[string]any{{"account_number": "1930", "debit_amount": 1},
+		{"account_number": "3001", "credit_amount": 1}}}).errorCode(t, 409, "JOURNAL_RATTELSE_REFUSED")
 	b.action(id, "correct", map[string]any{"lines": []map[string]any{{"account_number": "1930", "debit_amount": 1}, {"account_number": "3001", "credit_amount": 1}}}).
 		errorCode(t, 409, "ENTRY_ALREADY_REVERSED")
 
@@ -269,6 +281,12 @@ func TestStornoCorrectionAndRedate(t *testing.T) {
 	if b.get(je+"/"+rd.str("data.reversal_id"), b.token).str("data.entry_date") != b.day("05-11") {
 		t.Fatal("the storno of a redate is on the old date")
 	}
+	// A redate into a closed year is refused.
+	next := fmt.Sprint(atoi(b.year) + 1)
+	np := b.post(b.base+"/fiscal-periods", b.token, map[string]any{"period_start": next + "-01-01", "period_end": next + "-12-31"}).
+		status(t, 201).str("data.fiscal_period.id")
+	b.exec(`UPDATE fiscal_periods SET locked_at = now(), is_closed = true, closed_at = now() WHERE id = $1`, np)
+	b.action(b.posted(t, "06-10"), "redate", map[string]any{"new_entry_date": next + "-02-01"}).errorCode(t, 409, "TARGET_PERIOD_CLOSED")
 	// A redate into a locked part of the books is refused.
 	id4 := b.posted(t, "07-01")
 	b.patch(b.base+"/settings/bookkeeping-lock", b.token, map[string]any{"bookkeeping_locked_through": b.day("06-30")}).status(t, 200)
@@ -328,6 +346,15 @@ func TestInlineRattelse(t *testing.T) {
 	if len(e.list("data.lines")) != 3 || e.at("data.voucher_number") != float64(1) {
 		t.Fatalf("after strike: %s", e.Body)
 	}
+	var keep []string
+	for _, l := range e.list("data.lines") {
+		keep = append(keep, l.(map[string]any)["id"].(string))
+	}
+	r := b.action(id, "strike-lines", map[string]any{"strike_line_ids": keep[:2], "lines": []map[string]any{}}).
+		errorCode(t, 409, "JOURNAL_RATTELSE_REFUSED")
+	if r.str("error.details.reason") != "too_few_lines" {
+		t.Fatalf("reason: %s", r.Body)
+	}
 	log := b.get(je+"/"+id+"/rattelse-log", b.token).status(t, 200)
 	entries := log.list("data.entries")
 	if len(entries) != 2 || log.str("data.entries.0.rattelse_type") != "lines" || log.str("data.entries.1.rattelse_type") != "metadata" ||
@@ -362,6 +389,9 @@ func TestNotesNoDocumentAndBatch(t *testing.T) {
 	}
 	d := b.create(b.sale("04-01")).status(t, 201).str("data.id")
 	b.action(d, "no-document-required", map[string]any{}).errorCode(t, 409, "JOURNAL_ENTRY_NOT_POSTED")
+	cancelled := b.create(b.sale("04-02")).status(t, 201).str("data.id")
+	b.do(req{Method: "DELETE", Path: je + "/" + cancelled, Token: b.token}).status(t, 200)
+	b.patch(je+"/"+cancelled+"/notes", b.token, map[string]any{"notes": "X"}).errorCode(t, 400, "JOURNAL_ENTRY_NOTE_FAILED")
 	m := b.action(id, "no-document-required", map[string]any{"reason": "Bankavgift"}).status(t, 200)
 	if m.at("data.exempted") != true || m.str("data.reason") != "Bankavgift" {
 		t.Fatalf("mark: %s", m.Body)

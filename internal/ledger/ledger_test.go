@@ -3,6 +3,8 @@ package ledger_test
 import (
 	"context"
 	"errors"
+	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +20,7 @@ import (
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/pgtest"
 	"github.com/kontera/kontera/internal/store"
+	"github.com/kontera/kontera/openapi"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -291,5 +294,22 @@ func TestRattelseMovesTheGeneralLedger(t *testing.T) {
 	}
 	if len(months) != 1 || months[0] != "2026-04-01" {
 		t.Fatalf("1930 booked in months %v", months)
+	}
+}
+
+// The document's ClientSourceType enum is the list the ledger accepts from
+// clients.
+func TestClientSourcesMatchDocument(t *testing.T) {
+	c, err := openapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var enum []string
+	for _, v := range c.Doc.Components.Schemas["ClientSourceType"].Value.Enum {
+		enum = append(enum, v.(string))
+	}
+	sort.Strings(enum)
+	if got := ledger.ClientSources(); !slices.Equal(enum, got) {
+		t.Fatalf("document %v, ledger %v", enum, got)
 	}
 }

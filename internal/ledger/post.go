@@ -28,7 +28,8 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 	if err := Check(in, engine); err != nil {
 		return fiscal.Period{}, err
 	}
-	p, err := s.periods.Get(ctx, company, in.PeriodID)
+	b, err := s.books(ctx, company, in.PeriodID)
+	p := b.period
 	if err != nil {
 		if apierr.Is(err, apierr.PeriodNotFound) {
 			err = apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": in.PeriodID,
@@ -39,20 +40,33 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 	if err := InPeriod(p, in.Date); err != nil {
 		return p, err
 	}
-	c, err := s.company(ctx, company)
-	if err != nil {
-		return p, err
-	}
-	if err := Postable(p, c.LockedThrough, in.Date, in.SourceType); err != nil {
+	if err := Postable(p, b.company.LockedThrough, in.Date, in.SourceType); err != nil {
 		return p, err
 	}
 	if in.Series == "" {
-		in.Series = DefaultSeries(in.SourceType, c.SeriesPerSource, c.DefaultSeries)
+		in.Series = DefaultSeries(in.SourceType, b.company.SeriesPerSource, b.company.DefaultSeries)
 	}
 	if _, err := s.chart.Ensure(ctx, company, Accounts(in.Lines)); err != nil {
 		return p, err
 	}
 	return p, nil
+}
+
+// books is what decides whether a period takes postings: the period
+// and the company's lock date.
+type books struct {
+	period  fiscal.Period
+	company Company
+}
+
+// books reads the company's period id and its ledger settings.
+func (s *Store) books(ctx context.Context, company, period uuid.UUID) (books, error) {
+	p, err := s.periods.Get(ctx, company, period)
+	if err != nil {
+		return books{period: p}, err
+	}
+	c, err := s.company(ctx, company)
+	return books{period: p, company: c}, err
 }
 
 // CreateDraft stores a new draft (voucher number 0) after the rules of
@@ -169,17 +183,13 @@ func (s *Store) Cancel(ctx context.Context, company, id uuid.UUID) (Entry, error
 	}
 	if old.Status != Draft {
 		return old, apierr.New(apierr.CannotCancelNonDraft, map[string]any{
-			"journal_entry_id": id, "currentStatus": old.Status, "current_status": old.Status})
+			"journal_entry_id": id, "current_status": old.Status})
 	}
-	p, err := s.periods.Get(ctx, company, old.PeriodID)
+	b, err := s.books(ctx, company, old.PeriodID)
 	if err != nil {
 		return old, err
 	}
-	c, err := s.company(ctx, company)
-	if err != nil {
-		return old, err
-	}
-	if err := Postable(p, c.LockedThrough, old.Date, old.SourceType); err != nil {
+	if err := Postable(b.period, b.company.LockedThrough, old.Date, old.SourceType); err != nil {
 		return old, err
 	}
 	e := old

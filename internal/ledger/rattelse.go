@@ -39,38 +39,34 @@ type Rattelse struct {
 // refuses one the law wants corrected by storno instead: a storno entry,
 // a reversed entry, or one in a locked or closed period or on or before
 // the lock date (JOURNAL_RATTELSE_PERIOD_LOCKED).
-func (s *Store) inline(ctx context.Context, company, id uuid.UUID) (Entry, error) {
+func (s *Store) inline(ctx context.Context, company, id uuid.UUID) (Entry, books, error) {
 	e, err := s.get(ctx, company, id, true)
 	if err != nil {
-		return e, err
+		return e, books{}, err
 	}
 	if e.Status != Posted {
-		return e, apierr.New(apierr.JournalEntryNotPosted, map[string]any{"journal_entry_id": id,
+		return e, books{}, apierr.New(apierr.JournalEntryNotPosted, map[string]any{"journal_entry_id": id,
 			"current_status": e.Status})
 	}
 	if e.SourceType == SourceStorno {
-		return e, apierr.New(apierr.JournalRattelseRefused, map[string]any{"reason": "storno_entry"})
+		return e, books{}, apierr.New(apierr.JournalRattelseRefused, map[string]any{"reason": "storno_entry"})
 	}
 	if e.ReversedByID != nil {
-		return e, apierr.New(apierr.JournalRattelseRefused, map[string]any{"reason": "reversed",
+		return e, books{}, apierr.New(apierr.JournalRattelseRefused, map[string]any{"reason": "reversed",
 			"reversed_by_id": *e.ReversedByID})
 	}
-	return e, s.openForRattelse(ctx, company, e, e.Date)
+	b, err := s.books(ctx, company, e.PeriodID)
+	if err != nil {
+		return e, b, err
+	}
+	return e, b, b.openForRattelse(e.Date)
 }
 
-// openForRattelse refuses an inline change that touches day of e's period
+// openForRattelse refuses an inline change touching day of the period
 // when that period or day is locked.
-func (s *Store) openForRattelse(ctx context.Context, company uuid.UUID, e Entry, day time.Time) error {
-	p, err := s.periods.Get(ctx, company, e.PeriodID)
-	if err != nil {
-		return err
-	}
-	c, err := s.company(ctx, company)
-	if err != nil {
-		return err
-	}
-	if reason := Closedness(p, c.LockedThrough, day, SourceManual); reason != "" {
-		return periodLocked(apierr.JournalRattelsePeriodLocked, p, c.LockedThrough, reason)
+func (b books) openForRattelse(day time.Time) error {
+	if reason := Closedness(b.period, b.company.LockedThrough, day, SourceManual); reason != "" {
+		return periodLocked(apierr.JournalRattelsePeriodLocked, b.period, b.company.LockedThrough, reason)
 	}
 	return nil
 }
@@ -126,7 +122,7 @@ func (s *Store) CorrectMetadata(ctx context.Context, company, id uuid.UUID, desc
 		}
 		desc = &t
 	}
-	e, err := s.inline(ctx, company, id)
+	e, b, err := s.inline(ctx, company, id)
 	if err != nil {
 		return MetadataChange{Entry: e}, err
 	}
@@ -139,15 +135,11 @@ func (s *Store) CorrectMetadata(ctx context.Context, company, id uuid.UUID, desc
 			return MetadataChange{Entry: e}, apierr.New(apierr.JournalRattelseRefused, map[string]any{
 				"reason": "date_is_fixed", "source_type": e.SourceType})
 		}
-		p, err := s.periods.Get(ctx, company, e.PeriodID)
-		if err != nil {
-			return MetadataChange{Entry: e}, err
-		}
-		if !p.Span().Contains(*day) {
+		if !b.period.Span().Contains(*day) {
 			return MetadataChange{Entry: e}, apierr.New(apierr.JournalRattelseRefused, map[string]any{
 				"reason": "outside_fiscal_period", "hint": "use POST /journal-entries/{id}/redate"})
 		}
-		if err := s.openForRattelse(ctx, company, e, *day); err != nil {
+		if err := b.openForRattelse(*day); err != nil {
 			return MetadataChange{Entry: e}, err
 		}
 		old := e.Date
@@ -206,7 +198,7 @@ func (s *Store) StrikeLines(ctx context.Context, company, id uuid.UUID, strike [
 	if err := CheckAmounts(add, "lines"); err != nil {
 		return Strike{}, err
 	}
-	e, err := s.inline(ctx, company, id)
+	e, _, err := s.inline(ctx, company, id)
 	if err != nil {
 		return Strike{}, err
 	}

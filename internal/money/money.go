@@ -122,10 +122,11 @@ func (a Amount) MarshalJSON() ([]byte, error) { return []byte(a.String()), nil }
 
 // UnmarshalJSON reads a JSON number; strings and null are refused.
 func (a *Amount) UnmarshalJSON(b []byte) error {
-	if len(b) == 0 || b[0] == '"' || string(b) == "null" {
-		return ErrNotNumber
+	s, err := jsonNumber(b)
+	if err != nil {
+		return err
 	}
-	v, err := Parse(string(b))
+	v, err := Parse(s)
 	if err != nil {
 		return err
 	}
@@ -138,16 +139,9 @@ func (a Amount) Value() (driver.Value, error) { return a.String(), nil }
 
 // Scan reads a numeric column.
 func (a *Amount) Scan(src any) error {
-	var s string
-	switch v := src.(type) {
-	case []byte:
-		s = string(v)
-	case string:
-		s = v
-	case int64:
-		s = fmt.Sprint(v)
-	default:
-		return fmt.Errorf("money: cannot scan %T into Amount", src)
+	s, err := columnText(src, "Amount")
+	if err != nil {
+		return err
 	}
 	v, err := Parse(s)
 	if err != nil {
@@ -155,4 +149,26 @@ func (a *Amount) Scan(src any) error {
 	}
 	*a = v
 	return nil
+}
+
+// jsonNumber is the text of a JSON number; strings and null are refused,
+// so an amount never arrives quoted.
+func jsonNumber(b []byte) (string, error) {
+	if len(b) == 0 || b[0] == '"' || string(b) == "null" {
+		return "", ErrNotNumber
+	}
+	return string(b), nil
+}
+
+// columnText is the text of a numeric column as the driver hands it over.
+func columnText(src any, into string) (string, error) {
+	switch v := src.(type) {
+	case []byte:
+		return string(v), nil
+	case string:
+		return v, nil
+	case int64:
+		return fmt.Sprint(v), nil
+	}
+	return "", fmt.Errorf("money: cannot scan %T into %s", src, into)
 }

@@ -45,10 +45,11 @@ func (r Rate) MarshalJSON() ([]byte, error) { return []byte(r.String()), nil }
 
 // UnmarshalJSON reads a JSON number; strings and null are refused.
 func (r *Rate) UnmarshalJSON(b []byte) error {
-	if len(b) == 0 || b[0] == '"' || string(b) == "null" {
-		return ErrNotNumber
+	s, err := jsonNumber(b)
+	if err != nil {
+		return err
 	}
-	v, err := ParseRate(string(b))
+	v, err := ParseRate(s)
 	if err != nil {
 		return err
 	}
@@ -61,14 +62,9 @@ func (r Rate) Value() (driver.Value, error) { return r.String(), nil }
 
 // Scan reads a numeric column.
 func (r *Rate) Scan(src any) error {
-	var s string
-	switch v := src.(type) {
-	case []byte:
-		s = string(v)
-	case string:
-		s = v
-	default:
-		return fmt.Errorf("money: cannot scan %T into Rate", src)
+	s, err := columnText(src, "Rate")
+	if err != nil {
+		return err
 	}
 	v, err := ParseRate(s)
 	if err != nil {
