@@ -1033,19 +1033,19 @@ func (e InvoiceQrMode) Valid() bool {
 
 // Defines values for JournalEntryStatus.
 const (
-	Cancelled JournalEntryStatus = "cancelled"
-	Draft     JournalEntryStatus = "draft"
-	Posted    JournalEntryStatus = "posted"
+	JournalEntryStatusCancelled JournalEntryStatus = "cancelled"
+	JournalEntryStatusDraft     JournalEntryStatus = "draft"
+	JournalEntryStatusPosted    JournalEntryStatus = "posted"
 )
 
 // Valid indicates whether the value is a known member of the JournalEntryStatus enum.
 func (e JournalEntryStatus) Valid() bool {
 	switch e {
-	case Cancelled:
+	case JournalEntryStatusCancelled:
 		return true
-	case Draft:
+	case JournalEntryStatusDraft:
 		return true
-	case Posted:
+	case JournalEntryStatusPosted:
 		return true
 	default:
 		return false
@@ -1115,6 +1115,48 @@ func (e NormalBalance) Valid() bool {
 	case Credit:
 		return true
 	case Debit:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationWebhookEvent.
+const (
+	OperationCompleted OperationWebhookEvent = "operation.completed"
+)
+
+// Valid indicates whether the value is a known member of the OperationWebhookEvent enum.
+func (e OperationWebhookEvent) Valid() bool {
+	switch e {
+	case OperationCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationStatus.
+const (
+	OperationStatusCancelled OperationStatus = "cancelled"
+	OperationStatusFailed    OperationStatus = "failed"
+	OperationStatusQueued    OperationStatus = "queued"
+	OperationStatusRunning   OperationStatus = "running"
+	OperationStatusSucceeded OperationStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the OperationStatus enum.
+func (e OperationStatus) Valid() bool {
+	switch e {
+	case OperationStatusCancelled:
+		return true
+	case OperationStatusFailed:
+		return true
+	case OperationStatusQueued:
+		return true
+	case OperationStatusRunning:
+		return true
+	case OperationStatusSucceeded:
 		return true
 	default:
 		return false
@@ -2255,6 +2297,26 @@ type FiscalPeriod struct {
 // FiscalPeriodState Derived: closed when is_closed, locked when locked_at is set, else open.
 type FiscalPeriodState string
 
+// FiscalPeriodActionDryRun A dry run's answer: the period as it would be; nothing was stored.
+type FiscalPeriodActionDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag   `json:"dry_run"`
+	Preview FiscalPeriod `json:"preview"`
+}
+
+// FiscalPeriodActionResponse defines model for FiscalPeriodActionResponse.
+type FiscalPeriodActionResponse struct {
+	Data FiscalPeriodActionResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// FiscalPeriodActionResult defines model for FiscalPeriodActionResult.
+type FiscalPeriodActionResult struct {
+	union json.RawMessage
+}
+
 // FiscalPeriodCreate defines model for FiscalPeriodCreate.
 type FiscalPeriodCreate struct {
 	// Name Default: "Räkenskapsår 2027", or "2027/2028" for a broken year.
@@ -2327,6 +2389,14 @@ type FiscalPeriodPreviewResponse struct {
 // FiscalPeriodResponse defines model for FiscalPeriodResponse.
 type FiscalPeriodResponse struct {
 	Data FiscalPeriodEnvelope `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// FiscalPeriodStateResponse defines model for FiscalPeriodStateResponse.
+type FiscalPeriodStateResponse struct {
+	Data FiscalPeriod `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -3153,6 +3223,119 @@ type NoDocumentUnmarkResult struct {
 // NormalBalance defines model for NormalBalance.
 type NormalBalance string
 
+// OpeningBalanceDryRun A dry run's answer: the entry that would be posted; its id and voucher name nothing stored.
+type OpeningBalanceDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag           `json:"dry_run"`
+	Preview OpeningBalanceResult `json:"preview"`
+}
+
+// OpeningBalanceLineInput One account's opening balance: debit_amount or credit_amount, or a signed amount (positive debit, negative credit) — exactly one of them.
+type OpeningBalanceLineInput struct {
+	// AccountNumber A balance-sheet account (class 1 or 2).
+	AccountNumber string `json:"account_number"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number.
+	Amount *Amount `json:"amount,omitempty"`
+
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	CreditAmount *Amount `json:"credit_amount,omitempty"`
+
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	DebitAmount *Amount `json:"debit_amount,omitempty"`
+}
+
+// OpeningBalancePreviewResponse defines model for OpeningBalancePreviewResponse.
+type OpeningBalancePreviewResponse struct {
+	// Data A dry run's answer: the entry that would be posted; its id and voucher name nothing stored.
+	Data OpeningBalanceDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// OpeningBalanceResponse defines model for OpeningBalanceResponse.
+type OpeningBalanceResponse struct {
+	Data OpeningBalanceResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// OpeningBalanceResult defines model for OpeningBalanceResult.
+type OpeningBalanceResult struct {
+	EntryDate      openapi_types.Date `json:"entry_date"`
+	FiscalPeriodId openapi_types.UUID `json:"fiscal_period_id"`
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+	LinesCreated   int                `json:"lines_created"`
+
+	// TotalCredit An amount in kronor with at most two decimals (öre), as a JSON number.
+	TotalCredit Amount `json:"total_credit"`
+
+	// TotalDebit An amount in kronor with at most two decimals (öre), as a JSON number.
+	TotalDebit    Amount `json:"total_debit"`
+	VoucherNumber int    `json:"voucher_number"`
+	VoucherSeries string `json:"voucher_series"`
+}
+
+// OpeningBalancesManual defines model for OpeningBalancesManual.
+type OpeningBalancesManual struct {
+	Lines []OpeningBalanceLineInput `json:"lines"`
+}
+
+// Operation An asynchronous operation (year-end, imports). Poll poll_url every few seconds until status is succeeded, failed or cancelled.
+type Operation struct {
+	CompanyId   openapi_types.UUID                   `json:"company_id"`
+	CompletedAt nullable.Nullable[time.Time]         `json:"completed_at"`
+	CreatedAt   time.Time                            `json:"created_at"`
+	Error       nullable.Nullable[OperationError]    `json:"error"`
+	OperationId openapi_types.UUID                   `json:"operation_id"`
+	PollUrl     string                               `json:"poll_url"`
+	Progress    nullable.Nullable[OperationProgress] `json:"progress"`
+
+	// Result On success, what the operation did; its keys depend on type.
+	Result    nullable.Nullable[map[string]interface{}] `json:"result"`
+	StartedAt nullable.Nullable[time.Time]              `json:"started_at"`
+
+	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
+	Status OperationStatus `json:"status"`
+
+	// Type What the operation does, e.g. `fiscal_periods.year_end`.
+	Type         string                `json:"type"`
+	WebhookEvent OperationWebhookEvent `json:"webhook_event"`
+}
+
+// OperationWebhookEvent defines model for Operation.WebhookEvent.
+type OperationWebhookEvent string
+
+// OperationError Why the operation failed: a catalogue code with its messages and details, as an error response would carry them.
+type OperationError struct {
+	// Code The stable error codes. Codes never change once shipped; the reference is at /docs/api/errors.
+	Code      ErrorCode               `json:"code"`
+	Details   *map[string]interface{} `json:"details,omitempty"`
+	Message   string                  `json:"message"`
+	MessageEn string                  `json:"message_en"`
+}
+
+// OperationProgress defines model for OperationProgress.
+type OperationProgress struct {
+	Current int    `json:"current"`
+	Phase   string `json:"phase"`
+	Total   int    `json:"total"`
+}
+
+// OperationResponse defines model for OperationResponse.
+type OperationResponse struct {
+	// Data An asynchronous operation (year-end, imports). Poll poll_url every few seconds until status is succeeded, failed or cancelled.
+	Data Operation `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// OperationStatus queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
+type OperationStatus string
+
 // PaymentAccount Payment details shown on invoices in one currency.
 type PaymentAccount struct {
 	AccountNumber        nullable.Nullable[string] `json:"account_number,omitempty"`
@@ -3845,6 +4028,48 @@ type UpdateFiscalPeriodParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// CloseFiscalPeriodParams defines parameters for CloseFiscalPeriod.
+type CloseFiscalPeriodParams struct {
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+}
+
+// LockFiscalPeriodParams defines parameters for LockFiscalPeriod.
+type LockFiscalPeriodParams struct {
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+}
+
+// SetManualOpeningBalancesParams defines parameters for SetManualOpeningBalances.
+type SetManualOpeningBalancesParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UnlockFiscalPeriodParams defines parameters for UnlockFiscalPeriod.
+type UnlockFiscalPeriodParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// RunFiscalYearEndParams defines parameters for RunFiscalYearEnd.
+type RunFiscalYearEndParams struct {
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+}
+
 // ListJournalEntriesParams defines parameters for ListJournalEntries.
 type ListJournalEntriesParams struct {
 	// FiscalPeriodId Only entries of this fiscal period.
@@ -4105,6 +4330,9 @@ type CreateFiscalPeriodJSONRequestBody = FiscalPeriodCreate
 
 // UpdateFiscalPeriodJSONRequestBody defines body for UpdateFiscalPeriod for application/json ContentType.
 type UpdateFiscalPeriodJSONRequestBody = FiscalPeriodPatch
+
+// SetManualOpeningBalancesJSONRequestBody defines body for SetManualOpeningBalances for application/json ContentType.
+type SetManualOpeningBalancesJSONRequestBody = OpeningBalancesManual
 
 // CreateJournalEntryJSONRequestBody defines body for CreateJournalEntry for application/json ContentType.
 type CreateJournalEntryJSONRequestBody = JournalEntryCreate
@@ -4369,6 +4597,68 @@ func (t AccountUpdateResult) MarshalJSON() ([]byte, error) {
 }
 
 func (t *AccountUpdateResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsFiscalPeriod returns the union data inside the FiscalPeriodActionResult as a FiscalPeriod
+func (t FiscalPeriodActionResult) AsFiscalPeriod() (FiscalPeriod, error) {
+	var body FiscalPeriod
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFiscalPeriod overwrites any union data inside the FiscalPeriodActionResult as the provided FiscalPeriod
+func (t *FiscalPeriodActionResult) FromFiscalPeriod(v FiscalPeriod) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFiscalPeriod performs a merge with any union data inside the FiscalPeriodActionResult, using the provided FiscalPeriod
+func (t *FiscalPeriodActionResult) MergeFiscalPeriod(v FiscalPeriod) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsFiscalPeriodActionDryRun returns the union data inside the FiscalPeriodActionResult as a FiscalPeriodActionDryRun
+func (t FiscalPeriodActionResult) AsFiscalPeriodActionDryRun() (FiscalPeriodActionDryRun, error) {
+	var body FiscalPeriodActionDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromFiscalPeriodActionDryRun overwrites any union data inside the FiscalPeriodActionResult as the provided FiscalPeriodActionDryRun
+func (t *FiscalPeriodActionResult) FromFiscalPeriodActionDryRun(v FiscalPeriodActionDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeFiscalPeriodActionDryRun performs a merge with any union data inside the FiscalPeriodActionResult, using the provided FiscalPeriodActionDryRun
+func (t *FiscalPeriodActionResult) MergeFiscalPeriodActionDryRun(v FiscalPeriodActionDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t FiscalPeriodActionResult) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *FiscalPeriodActionResult) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -5291,6 +5581,21 @@ type ServerInterface interface {
 	// UpdateFiscalPeriod Rename a fiscal period or move its dates
 	// (PATCH /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId})
 	UpdateFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params UpdateFiscalPeriodParams) error
+	// CloseFiscalPeriod Close a fiscal year for good
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/close)
+	CloseFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params CloseFiscalPeriodParams) error
+	// LockFiscalPeriod Lock a fiscal period
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/lock)
+	LockFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params LockFiscalPeriodParams) error
+	// SetManualOpeningBalances Set a fiscal year's opening balances by hand
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/opening-balances/manual)
+	SetManualOpeningBalances(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params SetManualOpeningBalancesParams) error
+	// UnlockFiscalPeriod Unlock a locked fiscal period
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/unlock)
+	UnlockFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params UnlockFiscalPeriodParams) error
+	// RunFiscalYearEnd Run the year-end (bokslut) of a fiscal period
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/year-end)
+	RunFiscalYearEnd(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params RunFiscalYearEndParams) error
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx echo.Context, companyId CompanyId, params ListJournalEntriesParams) error
@@ -5366,6 +5671,9 @@ type ServerInterface interface {
 	// GetOpenAPIDocument Download this OpenAPI 3.1 document
 	// (GET /api/v1/openapi.json)
 	GetOpenAPIDocument(ctx echo.Context) error
+	// GetOperation Poll an asynchronous operation
+	// (GET /api/v1/operations/{operationId})
+	GetOperation(ctx echo.Context, operationId openapi_types.UUID) error
 	// ListErrorCodes List the error catalogue
 	// (GET /docs/api/errors)
 	ListErrorCodes(ctx echo.Context) error
@@ -5954,6 +6262,278 @@ func (w *ServerInterfaceWrapper) UpdateFiscalPeriod(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateFiscalPeriod(ctx, companyId, fiscalPeriodId, params)
+	return err
+}
+
+// CloseFiscalPeriod converts echo context to params.
+func (w *ServerInterfaceWrapper) CloseFiscalPeriod(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "fiscalPeriodId" -------------
+	var fiscalPeriodId FiscalPeriodId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fiscalPeriodId", ctx.Param("fiscalPeriodId"), &fiscalPeriodId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscalPeriodId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CloseFiscalPeriodParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CloseFiscalPeriod(ctx, companyId, fiscalPeriodId, params)
+	return err
+}
+
+// LockFiscalPeriod converts echo context to params.
+func (w *ServerInterfaceWrapper) LockFiscalPeriod(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "fiscalPeriodId" -------------
+	var fiscalPeriodId FiscalPeriodId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fiscalPeriodId", ctx.Param("fiscalPeriodId"), &fiscalPeriodId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscalPeriodId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params LockFiscalPeriodParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.LockFiscalPeriod(ctx, companyId, fiscalPeriodId, params)
+	return err
+}
+
+// SetManualOpeningBalances converts echo context to params.
+func (w *ServerInterfaceWrapper) SetManualOpeningBalances(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "fiscalPeriodId" -------------
+	var fiscalPeriodId FiscalPeriodId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fiscalPeriodId", ctx.Param("fiscalPeriodId"), &fiscalPeriodId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscalPeriodId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SetManualOpeningBalancesParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetManualOpeningBalances(ctx, companyId, fiscalPeriodId, params)
+	return err
+}
+
+// UnlockFiscalPeriod converts echo context to params.
+func (w *ServerInterfaceWrapper) UnlockFiscalPeriod(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "fiscalPeriodId" -------------
+	var fiscalPeriodId FiscalPeriodId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fiscalPeriodId", ctx.Param("fiscalPeriodId"), &fiscalPeriodId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscalPeriodId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UnlockFiscalPeriodParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UnlockFiscalPeriod(ctx, companyId, fiscalPeriodId, params)
+	return err
+}
+
+// RunFiscalYearEnd converts echo context to params.
+func (w *ServerInterfaceWrapper) RunFiscalYearEnd(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "fiscalPeriodId" -------------
+	var fiscalPeriodId FiscalPeriodId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fiscalPeriodId", ctx.Param("fiscalPeriodId"), &fiscalPeriodId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscalPeriodId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RunFiscalYearEndParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RunFiscalYearEnd(ctx, companyId, fiscalPeriodId, params)
 	return err
 }
 
@@ -7257,6 +7837,22 @@ func (w *ServerInterfaceWrapper) GetOpenAPIDocument(ctx echo.Context) error {
 	return err
 }
 
+// GetOperation converts echo context to params.
+func (w *ServerInterfaceWrapper) GetOperation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "operationId" -------------
+	var operationId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "operationId", ctx.Param("operationId"), &operationId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter operationId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetOperation(ctx, operationId)
+	return err
+}
+
 // ListErrorCodes converts echo context to params.
 func (w *ServerInterfaceWrapper) ListErrorCodes(ctx echo.Context) error {
 	var err error
@@ -7354,6 +7950,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.ListFiscalPeriods, options.OperationMiddlewares["listFiscalPeriods"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.CreateFiscalPeriod, options.OperationMiddlewares["createFiscalPeriod"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId", wrapper.UpdateFiscalPeriod, options.OperationMiddlewares["updateFiscalPeriod"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/close", wrapper.CloseFiscalPeriod, options.OperationMiddlewares["closeFiscalPeriod"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/lock", wrapper.LockFiscalPeriod, options.OperationMiddlewares["lockFiscalPeriod"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/opening-balances/manual", wrapper.SetManualOpeningBalances, options.OperationMiddlewares["setManualOpeningBalances"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/unlock", wrapper.UnlockFiscalPeriod, options.OperationMiddlewares["unlockFiscalPeriod"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/year-end", wrapper.RunFiscalYearEnd, options.OperationMiddlewares["runFiscalYearEnd"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.ListJournalEntries, options.OperationMiddlewares["listJournalEntries"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.CreateJournalEntry, options.OperationMiddlewares["createJournalEntry"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/batch-create", wrapper.BatchCreateJournalEntries, options.OperationMiddlewares["batchCreateJournalEntries"]...)
@@ -7379,6 +7980,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/tax-profile", wrapper.UpdateTaxProfile, options.OperationMiddlewares["updateTaxProfile"]...)
 	router.GET(options.BaseURL+"/api/v1/health", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
 	router.GET(options.BaseURL+"/api/v1/openapi.json", wrapper.GetOpenAPIDocument, options.OperationMiddlewares["getOpenAPIDocument"]...)
+	router.GET(options.BaseURL+"/api/v1/operations/:operationId", wrapper.GetOperation, options.OperationMiddlewares["getOperation"]...)
 	router.GET(options.BaseURL+"/docs/api/errors", wrapper.ListErrorCodes, options.OperationMiddlewares["listErrorCodes"]...)
 	router.GET(options.BaseURL+"/docs/api/errors/:code", wrapper.GetErrorCode, options.OperationMiddlewares["getErrorCode"]...)
 	router.GET(options.BaseURL+"/llms.txt", wrapper.GetLlmsTxt, options.OperationMiddlewares["getLlmsTxt"]...)
@@ -9580,6 +10182,976 @@ func (response UpdateFiscalPeriod429JSONResponse) VisitUpdateFiscalPeriodRespons
 type UpdateFiscalPeriod500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response UpdateFiscalPeriod500JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriodRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
+	Params         CloseFiscalPeriodParams
+}
+
+type CloseFiscalPeriodResponseObject interface {
+	VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error
+}
+
+type CloseFiscalPeriod200JSONResponse FiscalPeriodStateResponse
+
+func (response CloseFiscalPeriod200JSONResponse) VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriod400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CloseFiscalPeriod400JSONResponse) VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriod401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CloseFiscalPeriod401JSONResponse) VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriod403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CloseFiscalPeriod403JSONResponse) VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriod404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CloseFiscalPeriod404JSONResponse) VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriod409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CloseFiscalPeriod409JSONResponse) VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriod413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CloseFiscalPeriod413JSONResponse) VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriod415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CloseFiscalPeriod415JSONResponse) VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriod429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CloseFiscalPeriod429JSONResponse) VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriod500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CloseFiscalPeriod500JSONResponse) VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LockFiscalPeriodRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
+	Params         LockFiscalPeriodParams
+}
+
+type LockFiscalPeriodResponseObject interface {
+	VisitLockFiscalPeriodResponse(w http.ResponseWriter) error
+}
+
+type LockFiscalPeriod200JSONResponse FiscalPeriodStateResponse
+
+func (response LockFiscalPeriod200JSONResponse) VisitLockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LockFiscalPeriod400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response LockFiscalPeriod400JSONResponse) VisitLockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LockFiscalPeriod401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response LockFiscalPeriod401JSONResponse) VisitLockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LockFiscalPeriod403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response LockFiscalPeriod403JSONResponse) VisitLockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LockFiscalPeriod404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response LockFiscalPeriod404JSONResponse) VisitLockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LockFiscalPeriod409JSONResponse struct{ ConflictJSONResponse }
+
+func (response LockFiscalPeriod409JSONResponse) VisitLockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LockFiscalPeriod413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response LockFiscalPeriod413JSONResponse) VisitLockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LockFiscalPeriod415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response LockFiscalPeriod415JSONResponse) VisitLockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LockFiscalPeriod429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response LockFiscalPeriod429JSONResponse) VisitLockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LockFiscalPeriod500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response LockFiscalPeriod500JSONResponse) VisitLockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetManualOpeningBalancesRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
+	Params         SetManualOpeningBalancesParams
+	Body           *SetManualOpeningBalancesJSONRequestBody
+}
+
+type SetManualOpeningBalancesResponseObject interface {
+	VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error
+}
+
+type SetManualOpeningBalances200JSONResponse OpeningBalancePreviewResponse
+
+func (response SetManualOpeningBalances200JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetManualOpeningBalances201JSONResponse OpeningBalanceResponse
+
+func (response SetManualOpeningBalances201JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetManualOpeningBalances400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetManualOpeningBalances400JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetManualOpeningBalances401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetManualOpeningBalances401JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetManualOpeningBalances403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetManualOpeningBalances403JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetManualOpeningBalances404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetManualOpeningBalances404JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetManualOpeningBalances409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetManualOpeningBalances409JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetManualOpeningBalances413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetManualOpeningBalances413JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetManualOpeningBalances415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetManualOpeningBalances415JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetManualOpeningBalances429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetManualOpeningBalances429JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetManualOpeningBalances500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SetManualOpeningBalances500JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnlockFiscalPeriodRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
+	Params         UnlockFiscalPeriodParams
+}
+
+type UnlockFiscalPeriodResponseObject interface {
+	VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error
+}
+
+type UnlockFiscalPeriod200JSONResponse FiscalPeriodActionResponse
+
+func (response UnlockFiscalPeriod200JSONResponse) VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnlockFiscalPeriod400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UnlockFiscalPeriod400JSONResponse) VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnlockFiscalPeriod401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UnlockFiscalPeriod401JSONResponse) VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnlockFiscalPeriod403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UnlockFiscalPeriod403JSONResponse) VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnlockFiscalPeriod404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UnlockFiscalPeriod404JSONResponse) VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnlockFiscalPeriod409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UnlockFiscalPeriod409JSONResponse) VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnlockFiscalPeriod413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UnlockFiscalPeriod413JSONResponse) VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnlockFiscalPeriod415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UnlockFiscalPeriod415JSONResponse) VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnlockFiscalPeriod429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UnlockFiscalPeriod429JSONResponse) VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnlockFiscalPeriod500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UnlockFiscalPeriod500JSONResponse) VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunFiscalYearEndRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
+	Params         RunFiscalYearEndParams
+}
+
+type RunFiscalYearEndResponseObject interface {
+	VisitRunFiscalYearEndResponse(w http.ResponseWriter) error
+}
+
+type RunFiscalYearEnd202JSONResponse OperationResponse
+
+func (response RunFiscalYearEnd202JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunFiscalYearEnd400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RunFiscalYearEnd400JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunFiscalYearEnd401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RunFiscalYearEnd401JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunFiscalYearEnd403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RunFiscalYearEnd403JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunFiscalYearEnd404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RunFiscalYearEnd404JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunFiscalYearEnd409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RunFiscalYearEnd409JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunFiscalYearEnd413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RunFiscalYearEnd413JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunFiscalYearEnd415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RunFiscalYearEnd415JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunFiscalYearEnd429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RunFiscalYearEnd429JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunFiscalYearEnd500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RunFiscalYearEnd500JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -13811,6 +15383,142 @@ func (response GetOpenAPIDocument200JSONResponse) VisitGetOpenAPIDocumentRespons
 	return err
 }
 
+type GetOperationRequestObject struct {
+	OperationId openapi_types.UUID `json:"operationId"`
+}
+
+type GetOperationResponseObject interface {
+	VisitGetOperationResponse(w http.ResponseWriter) error
+}
+
+type GetOperation200JSONResponse OperationResponse
+
+func (response GetOperation200JSONResponse) VisitGetOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetOperation400JSONResponse) VisitGetOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetOperation401JSONResponse) VisitGetOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetOperation403JSONResponse) VisitGetOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetOperation404JSONResponse) VisitGetOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetOperation429JSONResponse) VisitGetOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperation500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetOperation500JSONResponse) VisitGetOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListErrorCodesRequestObject struct {
 }
 
@@ -13988,6 +15696,21 @@ type StrictServerInterface interface {
 	// UpdateFiscalPeriod Rename a fiscal period or move its dates
 	// (PATCH /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId})
 	UpdateFiscalPeriod(ctx context.Context, request UpdateFiscalPeriodRequestObject) (UpdateFiscalPeriodResponseObject, error)
+	// CloseFiscalPeriod Close a fiscal year for good
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/close)
+	CloseFiscalPeriod(ctx context.Context, request CloseFiscalPeriodRequestObject) (CloseFiscalPeriodResponseObject, error)
+	// LockFiscalPeriod Lock a fiscal period
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/lock)
+	LockFiscalPeriod(ctx context.Context, request LockFiscalPeriodRequestObject) (LockFiscalPeriodResponseObject, error)
+	// SetManualOpeningBalances Set a fiscal year's opening balances by hand
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/opening-balances/manual)
+	SetManualOpeningBalances(ctx context.Context, request SetManualOpeningBalancesRequestObject) (SetManualOpeningBalancesResponseObject, error)
+	// UnlockFiscalPeriod Unlock a locked fiscal period
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/unlock)
+	UnlockFiscalPeriod(ctx context.Context, request UnlockFiscalPeriodRequestObject) (UnlockFiscalPeriodResponseObject, error)
+	// RunFiscalYearEnd Run the year-end (bokslut) of a fiscal period
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/year-end)
+	RunFiscalYearEnd(ctx context.Context, request RunFiscalYearEndRequestObject) (RunFiscalYearEndResponseObject, error)
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx context.Context, request ListJournalEntriesRequestObject) (ListJournalEntriesResponseObject, error)
@@ -14063,6 +15786,9 @@ type StrictServerInterface interface {
 	// GetOpenAPIDocument Download this OpenAPI 3.1 document
 	// (GET /api/v1/openapi.json)
 	GetOpenAPIDocument(ctx context.Context, request GetOpenAPIDocumentRequestObject) (GetOpenAPIDocumentResponseObject, error)
+	// GetOperation Poll an asynchronous operation
+	// (GET /api/v1/operations/{operationId})
+	GetOperation(ctx context.Context, request GetOperationRequestObject) (GetOperationResponseObject, error)
 	// ListErrorCodes List the error catalogue
 	// (GET /docs/api/errors)
 	ListErrorCodes(ctx context.Context, request ListErrorCodesRequestObject) (ListErrorCodesResponseObject, error)
@@ -14600,6 +16326,164 @@ func (sh *strictHandler) UpdateFiscalPeriod(ctx echo.Context, companyId CompanyI
 		return err
 	} else if validResponse, ok := response.(UpdateFiscalPeriodResponseObject); ok {
 		return validResponse.VisitUpdateFiscalPeriodResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CloseFiscalPeriod operation middleware
+func (sh *strictHandler) CloseFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params CloseFiscalPeriodParams) error {
+	var request CloseFiscalPeriodRequestObject
+
+	request.CompanyId = companyId
+	request.FiscalPeriodId = fiscalPeriodId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CloseFiscalPeriod(ctx.Request().Context(), request.(CloseFiscalPeriodRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CloseFiscalPeriod")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CloseFiscalPeriodResponseObject); ok {
+		return validResponse.VisitCloseFiscalPeriodResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// LockFiscalPeriod operation middleware
+func (sh *strictHandler) LockFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params LockFiscalPeriodParams) error {
+	var request LockFiscalPeriodRequestObject
+
+	request.CompanyId = companyId
+	request.FiscalPeriodId = fiscalPeriodId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.LockFiscalPeriod(ctx.Request().Context(), request.(LockFiscalPeriodRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "LockFiscalPeriod")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(LockFiscalPeriodResponseObject); ok {
+		return validResponse.VisitLockFiscalPeriodResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetManualOpeningBalances operation middleware
+func (sh *strictHandler) SetManualOpeningBalances(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params SetManualOpeningBalancesParams) error {
+	var request SetManualOpeningBalancesRequestObject
+
+	request.CompanyId = companyId
+	request.FiscalPeriodId = fiscalPeriodId
+	request.Params = params
+
+	var body SetManualOpeningBalancesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetManualOpeningBalances(ctx.Request().Context(), request.(SetManualOpeningBalancesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetManualOpeningBalances")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetManualOpeningBalancesResponseObject); ok {
+		return validResponse.VisitSetManualOpeningBalancesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UnlockFiscalPeriod operation middleware
+func (sh *strictHandler) UnlockFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params UnlockFiscalPeriodParams) error {
+	var request UnlockFiscalPeriodRequestObject
+
+	request.CompanyId = companyId
+	request.FiscalPeriodId = fiscalPeriodId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UnlockFiscalPeriod(ctx.Request().Context(), request.(UnlockFiscalPeriodRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UnlockFiscalPeriod")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UnlockFiscalPeriodResponseObject); ok {
+		return validResponse.VisitUnlockFiscalPeriodResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RunFiscalYearEnd operation middleware
+func (sh *strictHandler) RunFiscalYearEnd(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params RunFiscalYearEndParams) error {
+	var request RunFiscalYearEndRequestObject
+
+	request.CompanyId = companyId
+	request.FiscalPeriodId = fiscalPeriodId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RunFiscalYearEnd(ctx.Request().Context(), request.(RunFiscalYearEndRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunFiscalYearEnd")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RunFiscalYearEndResponseObject); ok {
+		return validResponse.VisitRunFiscalYearEndResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -15605,6 +17489,31 @@ func (sh *strictHandler) GetOpenAPIDocument(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GetOpenAPIDocumentResponseObject); ok {
 		return validResponse.VisitGetOpenAPIDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetOperation operation middleware
+func (sh *strictHandler) GetOperation(ctx echo.Context, operationId openapi_types.UUID) error {
+	var request GetOperationRequestObject
+
+	request.OperationId = operationId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetOperation(ctx.Request().Context(), request.(GetOperationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetOperation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetOperationResponseObject); ok {
+		return validResponse.VisitGetOperationResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

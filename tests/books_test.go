@@ -29,18 +29,20 @@ func (e *env) exec(query string, args ...any) {
 	}
 }
 
-// postByHand posts a sale of 100 on account (against 1930) on the last
-// day of period, straight in the database as the ledger does: a draft,
-// its lines, then the move to posted.
-func (e *env) postByHand(company, period uuid.UUID, account string) {
+// postSale posts a sale of 100 on account (against 1930) on the last day
+// of period through the API: a draft, then its commit.
+func (e *env) postSale(token string, company, period uuid.UUID, account string) {
 	e.t.Helper()
-	e.exec(`WITH j AS (INSERT INTO journal_entries (company_id, fiscal_period_id, entry_date, description)
-			SELECT $1, $2, period_end, 'Försäljning' FROM fiscal_periods WHERE id = $2 RETURNING id)
-		INSERT INTO journal_lines (company_id, journal_entry_id, sort_order, account_number, debit_amount, credit_amount)
-		SELECT $1, j.id, v.n, v.a, v.d, v.c FROM j, (VALUES (0, '1930', 100, 0), (1, $3, 0, 100)) v (n, a, d, c)`,
-		company, period, account)
-	e.exec(`UPDATE journal_entries SET status = 'posted' WHERE company_id = $1 AND fiscal_period_id = $2 AND status = 'draft'`,
-		company, period)
+	var end time.Time
+	if err := e.db.GetContext(context.Background(), &end, `SELECT period_end FROM fiscal_periods WHERE id = $1`, period); err != nil {
+		e.t.Fatal(err)
+	}
+	base := "/api/v1/companies/" + company.String() + "/journal-entries"
+	id := e.post(base, token, map[string]any{"fiscal_period_id": period, "entry_date": end.Format(time.DateOnly),
+		"description": "Försäljning", "lines": []map[string]any{
+			{"account_number": "1930", "debit_amount": 100}, {"account_number": account, "credit_amount": 100}}},
+		"Idempotency-Key", uuid.NewString()).status(e.t, 201).str("data.id")
+	e.post(base+"/"+id+"/commit", token, nil, "Idempotency-Key", uuid.NewString()).status(e.t, 200)
 }
 
 // basRows reads the public BAS list, skipping the test when it is absent.
@@ -223,7 +225,7 @@ func TestAccountsLifecycle(t *testing.T) {
 	if err := e.db.GetContext(context.Background(), &fp, `SELECT id FROM fiscal_periods WHERE company_id = $1`, company); err != nil {
 		t.Fatal(err)
 	}
-	e.postByHand(company, fp, "3550")
+	e.postSale(owner, company, fp, "3550")
 	r = del("3550").errorCode(t, 409, "ACCOUNT_IN_USE")
 	if r.at("error.details.usage_count") != float64(1) {
 		t.Fatalf("usage: %s", r.Body)
@@ -272,9 +274,9 @@ func TestFiscalPeriods(t *testing.T) {
 	e.patch(base+"/"+id, owner, map[string]any{"period_end": d(next.AddDate(1, 3, -1))}).status(t, 200)
 	e.exec(`UPDATE fiscal_periods SET locked_at = now() WHERE id = $1`, id)
 	e.patch(base+"/"+id, owner, map[string]any{"name": "X"}).errorCode(t, 409, "FISCAL_PERIOD_UPDATE_LOCKED")
-	e.exec(`UPDATE fiscal_periods SET is_closed = true, closed_at = now() WHERE id = $1`, id)
+	e.exec(`UPDATE fiscal_periods SET is_closed = true, closed_at = now(), closed_externally = true WHERE id = $1`, id) // a year closed outside Kontera
 	e.patch(base+"/"+id, owner, map[string]any{"name": "X"}).errorCode(t, 409, "FISCAL_PERIOD_UPDATE_CLOSED")
-	e.postByHand(company, uuid.MustParse(cur["id"].(string)), "3001")
+	e.postSale(owner, company, uuid.MustParse(cur["id"].(string)), "3001")
 	e.patch(base+"/"+cur["id"].(string), owner, map[string]any{"period_start": d(next.AddDate(-1, -1, 0))}).
 		errorCode(t, 409, "FISCAL_PERIOD_HAS_POSTED_ENTRIES")
 	e.patch(base+"/"+uuid.NewString(), owner, map[string]any{"name": "X"}).errorCode(t, 404, "PERIOD_NOT_FOUND")
@@ -345,7 +347,7 @@ func TestSettings(t *testing.T) {
 		r.str("data.company_id")); err != nil {
 		t.Fatal(err)
 	}
-	e.postByHand(uuid.MustParse(r.str("data.company_id")), fp, "3001")
+	e.postSale(owner, uuid.MustParse(r.str("data.company_id")), fp, "3001")
 	e.patch(tp, owner, map[string]any{"accounting_method": "cash"}).errorCode(t, 409, "ACCOUNTING_METHOD_CHANGE_MID_YEAR")
 }
 

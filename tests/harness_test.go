@@ -11,6 +11,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -63,7 +64,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 // envOn starts another server (a replica) on db.
 func envOn(t *testing.T, db *store.DB, opts ...option) *env {
 	t.Helper()
-	cfg := httpapi.Config{DB: db, BaseURL: base, Secret: secret, Log: zap.NewNop()}
+	cfg := httpapi.Config{DB: db, BaseURL: base, Secret: secret, Log: testLog(), WorkerPoll: 20 * time.Millisecond}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -73,6 +74,10 @@ func envOn(t *testing.T, db *store.DB, opts ...option) *env {
 	}
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
+	wctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { s.Work(wctx, 2); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
 	router, err := gorillamux.NewRouter(s.Contract().Doc)
 	if err != nil {
 		t.Fatal(err)
@@ -339,3 +344,11 @@ func (r *response) issueFields() []string {
 func newKey() string { return uuid.NewString() }
 
 var today = time.Now().UTC()
+
+func testLog() *zap.Logger {
+	if os.Getenv("KONTERA_TEST_LOG") != "" {
+		l, _ := zap.NewDevelopment()
+		return l
+	}
+	return zap.NewNop()
+}

@@ -285,7 +285,7 @@ func TestStornoCorrectionAndRedate(t *testing.T) {
 	next := fmt.Sprint(atoi(b.year) + 1)
 	np := b.post(b.base+"/fiscal-periods", b.token, map[string]any{"period_start": next + "-01-01", "period_end": next + "-12-31"}).
 		status(t, 201).str("data.fiscal_period.id")
-	b.exec(`UPDATE fiscal_periods SET locked_at = now(), is_closed = true, closed_at = now() WHERE id = $1`, np)
+	b.exec(`UPDATE fiscal_periods SET locked_at = now(), is_closed = true, closed_at = now(), closed_externally = true WHERE id = $1`, np) // a year closed outside Kontera
 	b.action(b.posted(t, "06-10"), "redate", map[string]any{"new_entry_date": next + "-02-01"}).errorCode(t, 409, "TARGET_PERIOD_CLOSED")
 	// A redate into a locked part of the books is refused.
 	id4 := b.posted(t, "07-01")

@@ -70,6 +70,7 @@ func listen(ctx context.Context, cfg config.Config, d *store.DB, log *zap.Logger
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	go janitor(ctx, d, log)
+	go srv.Work(ctx, 2)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("serving", zap.String("addr", ln.Addr().String()), zap.String("base_url", cfg.BaseURL))

@@ -114,3 +114,52 @@ func TestStateAndChange(t *testing.T) {
 		t.Fatal("closed wins over locked")
 	}
 }
+
+// The moves of a period's life: open -> locked -> closed, unlock back
+// from locked only, close only after the year-end.
+func TestLifecycleRules(t *testing.T) {
+	now := time.Now()
+	open := Period{ID: uuid.New()}
+	locked := open
+	locked.LockedAt = &now
+	ran := locked
+	ran.YearEndAt = &now
+	closed := ran
+	closed.Closed, closed.ClosedAt = true, &now
+
+	if noop, err := CheckLock(open); noop || err != nil {
+		t.Fatal("lock open", noop, err)
+	}
+	if _, err := CheckLock(locked); !apierr.Is(err, apierr.PeriodLockAlreadyLocked) {
+		t.Fatal("lock locked", err)
+	}
+	if noop, err := CheckLock(closed); !noop || err != nil {
+		t.Fatal("lock closed", noop, err)
+	}
+	for p, code := range map[*Period]apierr.Code{&open: apierr.PeriodUnlockNotLocked, &closed: apierr.PeriodUnlockClosed} {
+		if err := CheckUnlock(*p); !apierr.Is(err, code) {
+			t.Fatal("unlock", err, code)
+		}
+	}
+	if CheckUnlock(locked) != nil {
+		t.Fatal("unlock locked")
+	}
+	for p, code := range map[*Period]apierr.Code{&open: apierr.PeriodNotLocked, &locked: apierr.YearEndNotRun,
+		&closed: apierr.PeriodAlreadyClosed} {
+		if err := CheckClose(*p); !apierr.Is(err, code) {
+			t.Fatal("close", err, code)
+		}
+	}
+	if CheckClose(ran) != nil {
+		t.Fatal("close after year-end")
+	}
+	if err := CheckYearEnd(locked, &locked); !apierr.Is(err, apierr.YearEndPriorPeriodOpen) {
+		t.Fatal("prior open", err)
+	}
+	if err := CheckYearEnd(open, nil); !apierr.Is(err, apierr.PeriodNotLocked) {
+		t.Fatal("year-end open", err)
+	}
+	if CheckYearEnd(locked, &closed) != nil || CheckYearEnd(locked, nil) != nil {
+		t.Fatal("year-end locked")
+	}
+}

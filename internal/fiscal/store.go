@@ -181,7 +181,9 @@ func (s *Store) record(ctx context.Context, company uuid.UUID, action audit.Acti
 			return nil
 		}
 		b, _ := json.Marshal(map[string]any{"id": p.ID, "name": p.Name, "period_start": date(p.Start),
-			"period_end": date(p.End), "previous_period_id": p.PreviousID})
+			"period_end": date(p.End), "previous_period_id": p.PreviousID, "locked_at": stamp(p.LockedAt),
+			"is_closed": p.Closed, "closed_at": stamp(p.ClosedAt), "year_end_entry_id": p.YearEndEntryID,
+			"year_end_at": stamp(p.YearEndAt)})
 		return b
 	}
 	id := ""

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/labstack/echo/v4/middleware"
 	"go.uber.org/zap"
@@ -22,6 +23,7 @@ import (
 	"github.com/kontera/kontera/internal/deadline"
 	"github.com/kontera/kontera/internal/discovery"
 	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/store"
@@ -41,6 +43,9 @@ type Config struct {
 	RateLimitPerMinute int
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// WorkerPoll is how often an idle operations worker looks for work;
+	// 0 means the worker's default.
+	WorkerPoll time.Duration
 }
 
 // Server is the HTTP API.
@@ -56,6 +61,7 @@ type Server struct {
 	validator *validator
 	grants    *capability.Store
 	now       func() time.Time
+	worker    *jobs.Worker
 }
 
 // The domains' handler types under names of their own, so that handlers
@@ -70,6 +76,7 @@ type (
 	deadlineAPI   = deadline.Handler
 	capabilityAPI = capability.Handler
 	ledgerAPI     = ledger.Handler
+	jobsAPI       = jobs.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -84,6 +91,7 @@ type handlers struct {
 	*deadlineAPI
 	*capabilityAPI
 	*ledgerAPI
+	*jobsAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -116,8 +124,19 @@ func New(cfg Config) (*Server, error) {
 	companies := company.NewStore(cfg.DB, audits, company.Books{
 		Chart: accounts, Periods: periods, Deadlines: deadlines, Capabilities: grants})
 	journal := ledger.NewStore(cfg.DB, audits, accounts, periods, companies.Ledger)
+	journal.PeriodsChanged = companies.RegenerateDeadlines
+	ops := jobs.NewStore(cfg.DB)
+	s.worker = jobs.NewWorker(ops, cfg.Log)
+	s.worker.Handle(ledger.YearEndOperation, journal.YearEndJob)
+	if cfg.WorkerPoll > 0 {
+		s.worker.Poll = cfg.WorkerPoll
+	}
 	h := handlers{
-		ledgerAPI:     ledger.NewHandler(journal, cursors, cfg.Now),
+		ledgerAPI: ledger.NewHandler(journal, ops, cursors, cfg.Now),
+		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
+			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)
+			return a != nil, err
+		}),
 		discoveryAPI:  discovery.NewHandler(contract, cfg.DB, cfg.BaseURL, cfg.Now),
 		authAPI:       auth.NewHandler(keys, cursors),
 		companyAPI:    company.NewHandler(companies, keys, cursors, cfg.Now),
@@ -143,6 +162,9 @@ func New(cfg Config) (*Server, error) {
 
 // ServeHTTP serves a request.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.ServeHTTP(w, r) }
+
+// Work runs n operations workers (year-end, imports) until ctx ends.
+func (s *Server) Work(ctx context.Context, n int) { s.worker.Run(ctx, n) }
 
 // Contract returns the loaded document the server enforces.
 func (s *Server) Contract() *openapi.Contract { return s.contract }

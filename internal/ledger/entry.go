@@ -71,8 +71,12 @@ var keepsDate = map[string]bool{SourceOpeningBalance: true, SourceYearEnd: true,
 // entries; they never have an underlag of their own to miss.
 var needsNoDocument = map[string]bool{SourceStorno: true, SourceOpeningBalance: true, SourceYearEnd: true}
 
-// MaxLines is the most lines one entry may have.
+// MaxLines is the most lines one entry from a client may have.
 const MaxLines = 1000
+
+// MaxEngineLines is the most lines an entry the ledger writes itself may
+// have: a closing entry or opening balance has a line per account used.
+const MaxEngineLines = 20000
 
 // MaxChainDepth is how many stornos and corrections may stack on an
 // original before allow_deep_chain is needed.
@@ -240,8 +244,10 @@ func Check(in *Input, engine bool) error {
 	switch {
 	case len(in.Lines) == 0:
 		field("lines", "min_items", "an entry needs lines")
-	case len(in.Lines) > MaxLines:
+	case len(in.Lines) > MaxLines && !engine:
 		field("lines", "max_items", fmt.Sprintf("an entry has at most %d lines", MaxLines))
+	case len(in.Lines) > MaxEngineLines:
+		field("lines", "max_items", fmt.Sprintf("an entry has at most %d lines", MaxEngineLines))
 	}
 	issues = append(issues, lineShapes(in.Lines, "lines")...)
 	if len(issues) > 0 {

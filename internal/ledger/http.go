@@ -11,19 +11,21 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/store"
 )
 
 // Handler serves the journal-entry operations.
 type Handler struct {
 	ledger  *Store
+	ops     *jobs.Store
 	cursors *cursor.Codec
 	now     func() time.Time
 }
 
-// NewHandler returns the journal-entry handler.
-func NewHandler(s *Store, c *cursor.Codec, now func() time.Time) *Handler {
-	return &Handler{ledger: s, cursors: c, now: now}
+// NewHandler returns the ledger's handler; ops queues the year-end runs.
+func NewHandler(s *Store, ops *jobs.Store, c *cursor.Codec, now func() time.Time) *Handler {
+	return &Handler{ledger: s, ops: ops, cursors: c, now: now}
 }
 
 const listName = "journal-entries"

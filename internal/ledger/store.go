@@ -38,6 +38,10 @@ type Store struct {
 	chart   *chart.Store
 	periods *fiscal.Store
 	company CompanyFunc
+	// PeriodsChanged runs in the unit of work after the ledger opened a
+	// fiscal year itself (at year-end): the company's tax deadlines follow
+	// its years.
+	PeriodsChanged func(ctx context.Context, company uuid.UUID) error
 }
 
 // NewStore returns the ledger on db.

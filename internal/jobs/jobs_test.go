@@ -1,0 +1,161 @@
+package jobs_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/jobs"
+	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/store"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+func setup(t *testing.T) (*store.DB, *jobs.Store, uuid.UUID) {
+	t.Helper()
+	d := pgtest.New(t)
+	var company uuid.UUID
+	if err := d.Get(&company, `WITH u AS (INSERT INTO users (email) VALUES ('o@example.se') RETURNING id)
+		INSERT INTO companies (name, entity_type, first_fiscal_year_start, first_fiscal_year_end, created_by)
+		SELECT 'X AB', 'aktiebolag', '2026-01-01', '2026-12-31', id FROM u RETURNING id`); err != nil {
+		t.Fatal(err)
+	}
+	return d, jobs.NewStore(d), company
+}
+
+func enqueue(t *testing.T, d *store.DB, s *jobs.Store, company uuid.UUID, typ string) jobs.Operation {
+	t.Helper()
+	var o jobs.Operation
+	id := uuid.New()
+	ctx := audit.WithActor(context.Background(), audit.Actor{Type: "api_key", ID: &id, Label: "key"})
+	if err := d.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		o, err = s.Enqueue(ctx, company, typ, map[string]any{"n": 1})
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if o.Status != jobs.Queued || o.StartedAt != nil {
+		t.Fatalf("queued: %+v", o)
+	}
+	return o
+}
+
+// A run's work and its success commit together; the actor who asked is
+// the actor of the run.
+func TestSuccess(t *testing.T) {
+	d, s, company := setup(t)
+	o := enqueue(t, d, s, company, "test.ok")
+	w := jobs.NewWorker(s, nil)
+	w.Handle("test.ok", func(ctx context.Context, run *jobs.Run) (any, error) {
+		if a := audit.ActorFrom(ctx); a.Label != "key" {
+			t.Errorf("actor %+v", a)
+		}
+		run.Report(jobs.Progress{Phase: "one", Current: 1, Total: 1})
+		_, err := d.Q(ctx).ExecContext(ctx, `UPDATE companies SET name = 'Ran AB' WHERE id = $1`, run.CompanyID)
+		return map[string]any{"done": true}, err
+	})
+	if did, err := w.Once(context.Background()); !did || err != nil {
+		t.Fatal(did, err)
+	}
+	got, err := s.Get(context.Background(), o.ID)
+	if err != nil || got.Status != jobs.Succeeded || got.CompletedAt == nil || got.Attempts != 1 {
+		t.Fatalf("%+v %v", got, err)
+	}
+	w2 := jobs.Wire(got)
+	if r, err := w2.Result.Get(); err != nil || r["done"] != true {
+		t.Fatalf("result %+v", w2.Result)
+	}
+	if p, err := w2.Progress.Get(); err != nil || p.Phase != "one" {
+		t.Fatalf("progress %+v", w2.Progress)
+	}
+	var name string
+	_ = d.Get(&name, `SELECT name FROM companies WHERE id = $1`, company)
+	if name != "Ran AB" {
+		t.Fatal("the run's work did not commit")
+	}
+	if did, err := w.Once(context.Background()); did || err != nil {
+		t.Fatal("a finished operation ran again", err)
+	}
+}
+
+// A catalogue error fails the operation at once and undoes its work; any
+// other error is retried, and fails after the last attempt.
+func TestFailures(t *testing.T) {
+	d, s, company := setup(t)
+	bad := enqueue(t, d, s, company, "test.refused")
+	w := jobs.NewWorker(s, nil)
+	w.Handle("test.refused", func(ctx context.Context, run *jobs.Run) (any, error) {
+		if _, err := d.Q(ctx).ExecContext(ctx, `UPDATE companies SET name = 'Half AB' WHERE id = $1`, run.CompanyID); err != nil {
+			return nil, err
+		}
+		return nil, apierr.New(apierr.YearEndNoActivity, map[string]any{"fiscal_period_id": "x"})
+	})
+	if _, err := w.Once(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, _ := s.Get(context.Background(), bad.ID)
+	var f map[string]any
+	_ = json.Unmarshal(got.Error, &f)
+	if got.Status != jobs.Failed || f["code"] != "YEAR_END_NO_ACTIVITY" || got.Result != nil {
+		t.Fatalf("%+v %s", got, got.Error)
+	}
+	var name string
+	_ = d.Get(&name, `SELECT name FROM companies WHERE id = $1`, company)
+	if name != "X AB" {
+		t.Fatal("a failed run left its work behind")
+	}
+
+	flaky := enqueue(t, d, s, company, "test.flaky")
+	tries := 0
+	w.Handle("test.flaky", func(ctx context.Context, run *jobs.Run) (any, error) {
+		tries++
+		return nil, errors.New("connection reset")
+	})
+	w.MaxAttempts = 2
+	for range 2 {
+		if _, err := w.Once(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		// Skip the back-off wait.
+		d.MustExec(`UPDATE operations SET lease_until = now() - interval '1 second' WHERE id = $1 AND status = 'running'`, flaky.ID)
+	}
+	got, _ = s.Get(context.Background(), flaky.ID)
+	_ = json.Unmarshal(got.Error, &f)
+	if tries != 2 || got.Status != jobs.Failed || got.Attempts != 2 || f["code"] != "INTERNAL_ERROR" {
+		t.Fatalf("tries %d: %+v %s", tries, got, got.Error)
+	}
+}
+
+// A worker that died leaves its operation running under a lease; once the
+// lease runs out, another worker takes it over, and the dead worker's
+// late finish changes nothing.
+func TestTakeOverAfterCrash(t *testing.T) {
+	d, s, company := setup(t)
+	o := enqueue(t, d, s, company, "test.slow")
+	// The first worker claims the operation and "dies" (its lease ran out).
+	d.MustExec(`UPDATE operations SET status = 'running', attempts = 1, started_at = now(),
+		lease_until = now() - interval '1 second' WHERE id = $1`, o.ID)
+	w := jobs.NewWorker(s, nil)
+	w.Lease = time.Second
+	w.Handle("test.slow", func(ctx context.Context, run *jobs.Run) (any, error) {
+		if run.Attempts != 2 {
+			t.Errorf("attempt %d", run.Attempts)
+		}
+		return map[string]any{"ok": true}, nil
+	})
+	if did, err := w.Once(context.Background()); !did || err != nil {
+		t.Fatal(did, err)
+	}
+	got, _ := s.Get(context.Background(), o.ID)
+	if got.Status != jobs.Succeeded || got.Attempts != 2 {
+		t.Fatalf("%+v", got)
+	}
+}

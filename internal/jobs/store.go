@@ -1,0 +1,135 @@
+package jobs
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Store holds the SQL of the operations table.
+type Store struct {
+	db *store.DB
+}
+
+// NewStore returns the operations store on db.
+func NewStore(db *store.DB) *Store { return &Store{db: db} }
+
+const columns = `id, company_id, type, status, params, actor, progress, result, error, attempts, lease_until,
+	created_at, started_at, completed_at`
+
+// Enqueue queues an operation of typ for company with params, in the
+// transaction of ctx: it exists only if the request that asked for it
+// commits. The actor of ctx is kept for the audit trail of the run.
+func (s *Store) Enqueue(ctx context.Context, company uuid.UUID, typ string, params any) (Operation, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return Operation{}, err
+	}
+	var o Operation
+	err = s.db.Q(ctx).GetContext(ctx, &o, `INSERT INTO operations (company_id, type, params, actor)
+		VALUES ($1, $2, $3, $4) RETURNING `+columns, company, typ, string(p), string(actorJSON(audit.ActorFrom(ctx))))
+	return o, err
+}
+
+// Get returns operation id: OPERATION_NOT_FOUND when there is none.
+func (s *Store) Get(ctx context.Context, id uuid.UUID) (Operation, error) {
+	var o Operation
+	err := s.db.Q(ctx).GetContext(ctx, &o, `SELECT `+columns+` FROM operations WHERE id = $1`, id)
+	if store.NotFound(err) {
+		return o, apierr.New(apierr.OperationNotFound, map[string]any{"operation_id": id})
+	}
+	return o, err
+}
+
+// Unfinished returns the company's queued or running operations of typ.
+func (s *Store) Unfinished(ctx context.Context, company uuid.UUID, typ string) ([]Operation, error) {
+	out := []Operation{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+columns+` FROM operations
+		WHERE company_id = $1 AND type = $2 AND status IN ('queued', 'running') ORDER BY created_at`, company, typ)
+	return out, err
+}
+
+// claim takes the oldest operation of a type in types that is queued, or
+// running under a lease that ran out (its worker died): it becomes
+// running under a new lease, one attempt more. SKIP LOCKED lets workers
+// in every replica claim side by side. Nil when there is nothing to do.
+func (s *Store) claim(ctx context.Context, types []string, lease time.Duration) (*Operation, error) {
+	var o Operation
+	err := s.db.GetContext(ctx, &o, `
+		UPDATE operations SET status = 'running', attempts = attempts + 1,
+			lease_until = now() + $2 * interval '1 millisecond', started_at = coalesce(started_at, now())
+		WHERE id = (SELECT id FROM operations
+			WHERE type = ANY($1) AND (status = 'queued' OR (status = 'running' AND lease_until < now()))
+			ORDER BY created_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING `+columns, pq.StringArray(types), lease.Milliseconds())
+	if store.NotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &o, nil
+}
+
+// extend renews the lease of attempt of operation id, outside its run's
+// transaction; false when the operation is no longer that attempt's.
+func (s *Store) extend(ctx context.Context, id uuid.UUID, attempt int, lease time.Duration) (bool, error) {
+	r, err := s.db.ExecContext(ctx, `UPDATE operations SET lease_until = now() + $3 * interval '1 millisecond'
+		WHERE id = $1 AND attempts = $2 AND status = 'running'`, id, attempt, lease.Milliseconds())
+	if err != nil {
+		return false, err
+	}
+	n, err := r.RowsAffected()
+	return n == 1, err
+}
+
+// progress records how far attempt of operation id has come, outside its
+// run's transaction so pollers see it while the run goes on.
+func (s *Store) progress(ctx context.Context, id uuid.UUID, attempt int, p Progress) error {
+	b, _ := json.Marshal(p)
+	_, err := s.db.ExecContext(ctx, `UPDATE operations SET progress = $3
+		WHERE id = $1 AND attempts = $2 AND status = 'running'`, id, attempt, string(b))
+	return err
+}
+
+// finish ends attempt of operation id with status and its result or
+// error, in the transaction of ctx (the run's own, for a success, so the
+// work and its record commit together). False when another worker took
+// the operation over meanwhile: the caller must then roll back.
+func (s *Store) finish(ctx context.Context, id uuid.UUID, attempt int, status Status, result any, fail *Failure) (bool, error) {
+	var res, errJSON any
+	if result != nil {
+		b, err := json.Marshal(result)
+		if err != nil {
+			return false, err
+		}
+		res = string(b)
+	}
+	if fail != nil {
+		b, _ := json.Marshal(fail)
+		errJSON = string(b)
+	}
+	r, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE operations SET status = $3, result = $4, error = $5,
+			lease_until = NULL, completed_at = now()
+		WHERE id = $1 AND attempts = $2 AND status = 'running'`, id, attempt, status, res, errJSON)
+	if err != nil {
+		return false, err
+	}
+	n, err := r.RowsAffected()
+	return n == 1, err
+}
+
+// retryLater leaves attempt of operation id to be claimed again after
+// delay, once a passing failure (a lost connection) ended it.
+func (s *Store) retryLater(ctx context.Context, id uuid.UUID, attempt int, delay time.Duration) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE operations SET lease_until = now() + $3 * interval '1 millisecond'
+		WHERE id = $1 AND attempts = $2 AND status = 'running'`, id, attempt, delay.Milliseconds())
+	return err
+}

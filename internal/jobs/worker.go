@@ -1,0 +1,159 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Func carries out one operation in the transaction of ctx and returns
+// its result. A catalogue error fails the operation with that error and
+// leaves the books as they were; any other error is taken as passing (a
+// lost connection) and the operation is tried again.
+type Func func(ctx context.Context, run *Run) (any, error)
+
+// Run is one attempt at an operation.
+type Run struct {
+	Operation
+	store *Store
+}
+
+// Report records progress; pollers see it while the run goes on. A
+// failure to record it does not stop the run.
+func (r *Run) Report(p Progress) {
+	_ = r.store.progress(context.Background(), r.ID, r.Attempts, p)
+}
+
+// Worker takes operations off the queue and runs them.
+type Worker struct {
+	store *Store
+	db    *store.DB
+	log   *zap.Logger
+	funcs map[string]Func
+	types []string
+	// Lease is how long a claim holds before another worker may take the
+	// operation over; a running worker renews it every third of it.
+	Lease time.Duration
+	// Poll is how often an idle worker looks for work.
+	Poll time.Duration
+	// MaxAttempts ends an operation as failed after that many passing
+	// failures or crashes.
+	MaxAttempts int
+}
+
+// NewWorker returns a worker on s with the usual lease, poll and attempts.
+func NewWorker(s *Store, log *zap.Logger) *Worker {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Worker{store: s, db: s.db, log: log, funcs: map[string]Func{},
+		Lease: time.Minute, Poll: 500 * time.Millisecond, MaxAttempts: 5}
+}
+
+// Handle makes f the runner of operations of typ.
+func (w *Worker) Handle(typ string, f Func) {
+	w.funcs[typ] = f
+	w.types = append(w.types, typ)
+}
+
+// Run works with n goroutines until ctx ends.
+func (w *Worker) Run(ctx context.Context, n int) {
+	var wg sync.WaitGroup
+	for range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				did, err := w.Once(ctx)
+				if err != nil && ctx.Err() == nil {
+					w.log.Warn("operations worker", zap.Error(err))
+				}
+				if did && err == nil {
+					continue
+				}
+				select {
+				case <-ctx.Done():
+				case <-time.After(w.Poll):
+				}
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// errLost says another worker took the operation over during the run.
+var errLost = errors.New("jobs: the lease was lost to another worker")
+
+// Once claims one operation and runs it to its end; false when there was
+// nothing to do.
+func (w *Worker) Once(ctx context.Context) (bool, error) {
+	op, err := w.store.claim(ctx, w.types, w.Lease)
+	if err != nil || op == nil {
+		return false, err
+	}
+	run := &Run{Operation: *op, store: w.store}
+	log := w.log.With(zap.Stringer("operation_id", op.ID), zap.String("type", op.Type), zap.Int("attempt", op.Attempts))
+
+	hctx, stop := context.WithCancel(ctx)
+	defer stop()
+	go w.heartbeat(hctx, run)
+
+	var result any
+	err = w.db.InTx(audit.WithActor(ctx, op.actor()), func(ctx context.Context) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("jobs: %s panicked: %v", op.Type, p)
+			}
+		}()
+		if result, err = w.funcs[op.Type](ctx, run); err != nil {
+			return err
+		}
+		ok, err := w.store.finish(ctx, op.ID, op.Attempts, Succeeded, result, nil)
+		if err == nil && !ok {
+			err = errLost
+		}
+		return err
+	})
+	stop()
+	switch {
+	case err == nil:
+		log.Info("operation succeeded")
+		return true, nil
+	case errors.Is(err, errLost):
+		log.Warn("operation taken over by another worker")
+		return true, nil
+	}
+	if _, domain := apierr.As(err); domain || op.Attempts >= w.MaxAttempts {
+		f := failure(err, apierr.InternalError)
+		log.Info("operation failed", zap.String("code", f.Code), zap.Error(err))
+		_, ferr := w.store.finish(ctx, op.ID, op.Attempts, Failed, nil, &f)
+		return true, ferr
+	}
+	log.Warn("operation attempt failed; retrying", zap.Error(err))
+	delay := time.Duration(op.Attempts*op.Attempts) * time.Second
+	return true, w.store.retryLater(ctx, op.ID, op.Attempts, delay)
+}
+
+// heartbeat renews the run's lease until ctx ends.
+func (w *Worker) heartbeat(ctx context.Context, run *Run) {
+	t := time.NewTicker(w.Lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if ok, err := w.store.extend(ctx, run.ID, run.Attempts, w.Lease); err != nil || !ok {
+			return
+		}
+	}
+}

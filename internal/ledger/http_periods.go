@@ -1,0 +1,112 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/uuid"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/jobs"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// LockFiscalPeriod locks a period.
+func (h *Handler) LockFiscalPeriod(ctx context.Context, req gen.LockFiscalPeriodRequestObject) (gen.LockFiscalPeriodResponseObject, error) {
+	p, err := h.ledger.LockPeriod(ctx, req.CompanyId, req.FiscalPeriodId)
+	if err != nil {
+		return nil, err
+	}
+	return gen.LockFiscalPeriod200JSONResponse{Meta: envelope.Meta(ctx), Data: fiscal.Wire(p)}, nil
+}
+
+// UnlockFiscalPeriod opens a locked period again.
+func (h *Handler) UnlockFiscalPeriod(ctx context.Context, req gen.UnlockFiscalPeriodRequestObject) (gen.UnlockFiscalPeriodResponseObject, error) {
+	p, err := h.ledger.UnlockPeriod(ctx, req.CompanyId, req.FiscalPeriodId)
+	if err != nil {
+		return nil, err
+	}
+	var data gen.FiscalPeriodActionResult
+	if store.IsDryRun(ctx) {
+		err = data.FromFiscalPeriodActionDryRun(gen.FiscalPeriodActionDryRun{DryRun: true, Preview: fiscal.Wire(p)})
+	} else {
+		err = data.FromFiscalPeriod(fiscal.Wire(p))
+	}
+	return gen.UnlockFiscalPeriod200JSONResponse{Meta: envelope.Meta(ctx), Data: data}, err
+}
+
+// CloseFiscalPeriod closes a year for good.
+func (h *Handler) CloseFiscalPeriod(ctx context.Context, req gen.CloseFiscalPeriodRequestObject) (gen.CloseFiscalPeriodResponseObject, error) {
+	p, err := h.ledger.ClosePeriod(ctx, req.CompanyId, req.FiscalPeriodId)
+	if err != nil {
+		return nil, err
+	}
+	return gen.CloseFiscalPeriod200JSONResponse{Meta: envelope.Meta(ctx), Data: fiscal.Wire(p)}, nil
+}
+
+// yearEndParams are the parameters of a year-end operation.
+type yearEndParams struct {
+	PeriodID uuid.UUID `json:"fiscal_period_id"`
+}
+
+// RunFiscalYearEnd checks that the year-end may run and queues it; the
+// worker checks again when it runs.
+func (h *Handler) RunFiscalYearEnd(ctx context.Context, req gen.RunFiscalYearEndRequestObject) (gen.RunFiscalYearEndResponseObject, error) {
+	company, id := uuid.UUID(req.CompanyId), uuid.UUID(req.FiscalPeriodId)
+	if err := h.ledger.CheckYearEnd(ctx, company, id); err != nil {
+		return nil, err
+	}
+	pending, err := h.ops.Unfinished(ctx, company, YearEndOperation)
+	if err != nil {
+		return nil, err
+	}
+	for _, o := range pending {
+		var p yearEndParams
+		if json.Unmarshal(o.Params, &p) == nil && p.PeriodID == id {
+			return nil, apierr.New(apierr.Conflict, map[string]any{"reason": "year_end_in_progress",
+				"operation_id": o.ID, "fiscal_period_id": id})
+		}
+	}
+	o, err := h.ops.Enqueue(ctx, company, YearEndOperation, yearEndParams{PeriodID: id})
+	if err != nil {
+		return nil, err
+	}
+	return gen.RunFiscalYearEnd202JSONResponse{Meta: envelope.Meta(ctx), Data: jobs.Wire(o)}, nil
+}
+
+// YearEndJob runs a queued year-end operation.
+func (s *Store) YearEndJob(ctx context.Context, run *jobs.Run) (any, error) {
+	var p yearEndParams
+	if err := json.Unmarshal(run.Params, &p); err != nil {
+		return nil, apierr.Wrap(apierr.YearEndFailed, err)
+	}
+	return s.RunYearEnd(ctx, run.CompanyID, p.PeriodID, func(phase string, current, total int) {
+		run.Report(jobs.Progress{Phase: phase, Current: current, Total: total})
+	})
+}
+
+// SetManualOpeningBalances posts a first year's opening balance.
+func (h *Handler) SetManualOpeningBalances(ctx context.Context, req gen.SetManualOpeningBalancesRequestObject) (gen.SetManualOpeningBalancesResponseObject, error) {
+	in := make([]OpeningInput, len(req.Body.Lines))
+	for i, l := range req.Body.Lines {
+		in[i] = OpeningInput{Account: l.AccountNumber, Debit: l.DebitAmount, Credit: l.CreditAmount, Amount: l.Amount}
+	}
+	e, err := h.ledger.SetOpeningBalances(ctx, req.CompanyId, req.FiscalPeriodId, in)
+	if err != nil {
+		return nil, err
+	}
+	d, c := Totals(e.Lines)
+	out := gen.OpeningBalanceResult{JournalEntryId: e.ID, VoucherSeries: e.Series, VoucherNumber: e.Number,
+		FiscalPeriodId: e.PeriodID, EntryDate: openapi_types.Date{Time: e.Date}, LinesCreated: len(e.Lines),
+		TotalDebit: d, TotalCredit: c}
+	meta := envelope.Meta(ctx)
+	if store.IsDryRun(ctx) {
+		return gen.SetManualOpeningBalances200JSONResponse{Meta: meta, Data: gen.OpeningBalanceDryRun{DryRun: true, Preview: out}}, nil
+	}
+	meta = envelope.WithAudit(meta, e.Number, "/api/v1/companies/"+e.CompanyID.String()+"/journal-entries/"+e.ID.String(), e.PostedAt)
+	return gen.SetManualOpeningBalances201JSONResponse{Meta: meta, Data: out}, nil
+}
