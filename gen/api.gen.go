@@ -1052,6 +1052,24 @@ func (e JournalEntryStatus) Valid() bool {
 	}
 }
 
+// Defines values for JournalRegisterEntryStatus.
+const (
+	JournalRegisterEntryStatusPosted   JournalRegisterEntryStatus = "posted"
+	JournalRegisterEntryStatusReversed JournalRegisterEntryStatus = "reversed"
+)
+
+// Valid indicates whether the value is a known member of the JournalRegisterEntryStatus enum.
+func (e JournalRegisterEntryStatus) Valid() bool {
+	switch e {
+	case JournalRegisterEntryStatusPosted:
+		return true
+	case JournalRegisterEntryStatusReversed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MomsPeriod.
 const (
 	MomsPeriodMonthly   MomsPeriod = "monthly"
@@ -2430,6 +2448,68 @@ type FiscalYearSpan struct {
 	Start openapi_types.Date `json:"start"`
 }
 
+// GeneralLedger defines model for GeneralLedger.
+type GeneralLedger struct {
+	Accounts []GeneralLedgerAccount `json:"accounts"`
+
+	// Period The fiscal period a report covers.
+	Period ReportPeriod `json:"period"`
+}
+
+// GeneralLedgerAccount defines model for GeneralLedgerAccount.
+type GeneralLedgerAccount struct {
+	Account     string `json:"account"`
+	AccountName string `json:"account_name"`
+
+	// ClosingBalance An amount in kronor with at most two decimals (öre), as a JSON number.
+	ClosingBalance Amount `json:"closing_balance"`
+
+	// Continued True when this account's lines began on an earlier page; the running balance carries on from there.
+	Continued bool                `json:"continued"`
+	Lines     []GeneralLedgerLine `json:"lines"`
+
+	// OpeningBalance An amount in kronor with at most two decimals (öre), as a JSON number.
+	OpeningBalance Amount `json:"opening_balance"`
+
+	// PeriodCredit An amount in kronor with at most two decimals (öre), as a JSON number.
+	PeriodCredit Amount `json:"period_credit"`
+
+	// PeriodDebit An amount in kronor with at most two decimals (öre), as a JSON number.
+	PeriodDebit Amount `json:"period_debit"`
+}
+
+// GeneralLedgerLine defines model for GeneralLedgerLine.
+type GeneralLedgerLine struct {
+	// Balance The running balance after this line.
+	Balance Amount `json:"balance"`
+
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	CreditAmount Amount `json:"credit_amount"`
+
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	DebitAmount Amount `json:"debit_amount"`
+
+	// Description The verifikat's text.
+	Description     string                    `json:"description"`
+	EntryDate       openapi_types.Date        `json:"entry_date"`
+	JournalEntryId  openapi_types.UUID        `json:"journal_entry_id"`
+	LineDescription nullable.Nullable[string] `json:"line_description"`
+	LineId          openapi_types.UUID        `json:"line_id"`
+
+	// Voucher Series and number, e.g. A12.
+	Voucher       string `json:"voucher"`
+	VoucherNumber int    `json:"voucher_number"`
+	VoucherSeries string `json:"voucher_series"`
+}
+
+// GeneralLedgerResponse defines model for GeneralLedgerResponse.
+type GeneralLedgerResponse struct {
+	Data GeneralLedger `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // Health defines model for Health.
 type Health struct {
 	ApiVersion string `json:"api_version"`
@@ -2937,6 +3017,69 @@ type JournalRedateResult struct {
 	union json.RawMessage
 }
 
+// JournalRegister defines model for JournalRegister.
+type JournalRegister struct {
+	Entries []JournalRegisterEntry `json:"entries"`
+
+	// Period The fiscal period a report covers.
+	Period ReportPeriod `json:"period"`
+}
+
+// JournalRegisterEntry defines model for JournalRegisterEntry.
+type JournalRegisterEntry struct {
+	CorrectionOfId nullable.Nullable[openapi_types.UUID] `json:"correction_of_id"`
+	Description    string                                `json:"description"`
+	EntryDate      openapi_types.Date                    `json:"entry_date"`
+	Id             openapi_types.UUID                    `json:"id"`
+
+	// IsCorrection This entry replaces correction_of_id.
+	IsCorrection bool `json:"is_correction"`
+
+	// IsStorno This entry is a storno of reverses_id.
+	IsStorno     bool                                  `json:"is_storno"`
+	Lines        []JournalRegisterLine                 `json:"lines"`
+	PostedAt     time.Time                             `json:"posted_at"`
+	ReversedById nullable.Nullable[openapi_types.UUID] `json:"reversed_by_id"`
+	ReversesId   nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
+	SourceType   string                                `json:"source_type"`
+
+	// Status reversed when a storno undid the entry (it stays in the books).
+	Status JournalRegisterEntryStatus `json:"status"`
+
+	// TotalCredit An amount in kronor with at most two decimals (öre), as a JSON number.
+	TotalCredit Amount `json:"total_credit"`
+
+	// TotalDebit An amount in kronor with at most two decimals (öre), as a JSON number.
+	TotalDebit    Amount `json:"total_debit"`
+	Voucher       string `json:"voucher"`
+	VoucherNumber int    `json:"voucher_number"`
+	VoucherSeries string `json:"voucher_series"`
+}
+
+// JournalRegisterEntryStatus reversed when a storno undid the entry (it stays in the books).
+type JournalRegisterEntryStatus string
+
+// JournalRegisterLine defines model for JournalRegisterLine.
+type JournalRegisterLine struct {
+	AccountName   string `json:"account_name"`
+	AccountNumber string `json:"account_number"`
+
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	CreditAmount Amount `json:"credit_amount"`
+
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	DebitAmount     Amount                    `json:"debit_amount"`
+	LineDescription nullable.Nullable[string] `json:"line_description"`
+}
+
+// JournalRegisterResponse defines model for JournalRegisterResponse.
+type JournalRegisterResponse struct {
+	Data JournalRegister `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // JournalReversal defines model for JournalReversal.
 type JournalReversal struct {
 	EntryDate  openapi_types.Date `json:"entry_date"`
@@ -3410,6 +3553,14 @@ type ReminderTexts struct {
 	Level3 nullable.Nullable[ReminderText] `json:"level_3,omitempty"`
 }
 
+// ReportPeriod The fiscal period a report covers.
+type ReportPeriod struct {
+	End   openapi_types.Date `json:"end"`
+	Id    openapi_types.UUID `json:"id"`
+	Name  string             `json:"name"`
+	Start openapi_types.Date `json:"start"`
+}
+
 // Role The user's role in a company. Viewers are read-only; some operations are for owners and admins only.
 type Role string
 
@@ -3799,6 +3950,64 @@ type TaxProfileSettings struct {
 	// VoucherSeriesLabels A label per voucher series letter.
 	VoucherSeriesLabels nullable.Nullable[map[string]string] `json:"voucher_series_labels"`
 	Website             nullable.Nullable[string]            `json:"website"`
+}
+
+// TrialBalance defines model for TrialBalance.
+type TrialBalance struct {
+	// IsBalanced True when totalDebit equals totalCredit and the opening and closing balances each sum to zero.
+	IsBalanced bool `json:"isBalanced"`
+
+	// Period The fiscal period a report covers.
+	Period ReportPeriod      `json:"period"`
+	Rows   []TrialBalanceRow `json:"rows"`
+
+	// TotalCredit Sum of period_credit.
+	TotalCredit Amount `json:"totalCredit"`
+
+	// TotalDebit Sum of period_debit (the peer service's name).
+	TotalDebit Amount             `json:"totalDebit"`
+	Totals     TrialBalanceTotals `json:"totals"`
+}
+
+// TrialBalanceResponse defines model for TrialBalanceResponse.
+type TrialBalanceResponse struct {
+	Data TrialBalance `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TrialBalanceRow defines model for TrialBalanceRow.
+type TrialBalanceRow struct {
+	Account     string `json:"account"`
+	AccountName string `json:"account_name"`
+
+	// ClosingBalance Utgående balans: opening_balance + period_debit - period_credit.
+	ClosingBalance Amount `json:"closing_balance"`
+
+	// OpeningBalance Ingående balans: debit minus credit of the opening-balance entries.
+	OpeningBalance Amount `json:"opening_balance"`
+
+	// PeriodCredit An amount in kronor with at most two decimals (öre), as a JSON number.
+	PeriodCredit Amount `json:"period_credit"`
+
+	// PeriodDebit An amount in kronor with at most two decimals (öre), as a JSON number.
+	PeriodDebit Amount `json:"period_debit"`
+}
+
+// TrialBalanceTotals defines model for TrialBalanceTotals.
+type TrialBalanceTotals struct {
+	// ClosingBalance An amount in kronor with at most two decimals (öre), as a JSON number.
+	ClosingBalance Amount `json:"closing_balance"`
+
+	// OpeningBalance An amount in kronor with at most two decimals (öre), as a JSON number.
+	OpeningBalance Amount `json:"opening_balance"`
+
+	// PeriodCredit An amount in kronor with at most two decimals (öre), as a JSON number.
+	PeriodCredit Amount `json:"period_credit"`
+
+	// PeriodDebit An amount in kronor with at most two decimals (öre), as a JSON number.
+	PeriodDebit Amount `json:"period_debit"`
 }
 
 // ValidationIssue One field-level problem of a VALIDATION_ERROR.
@@ -4278,6 +4487,42 @@ type AddMemberParams struct {
 
 	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// GetGeneralLedgerParams defines parameters for GetGeneralLedger.
+type GetGeneralLedgerParams struct {
+	// PeriodId The fiscal period (from GET .../fiscal-periods).
+	PeriodId openapi_types.UUID `form:"period_id" json:"period_id"`
+
+	// AccountFrom First account, inclusive.
+	AccountFrom *string `form:"account_from,omitempty" json:"account_from,omitempty"`
+
+	// AccountTo Last account, inclusive.
+	AccountTo *string `form:"account_to,omitempty" json:"account_to,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Lines per page 1-1000, default 500; larger values are clamped to 1000.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetJournalRegisterParams defines parameters for GetJournalRegister.
+type GetJournalRegisterParams struct {
+	// PeriodId The fiscal period (from GET .../fiscal-periods).
+	PeriodId openapi_types.UUID `form:"period_id" json:"period_id"`
+
+	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Entries per page 1-500, default 100; larger values are clamped to 500.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetTrialBalanceParams defines parameters for GetTrialBalance.
+type GetTrialBalanceParams struct {
+	// PeriodId The fiscal period (from GET .../fiscal-periods).
+	PeriodId openapi_types.UUID `form:"period_id" json:"period_id"`
 }
 
 // UpdateSettingsParams defines parameters for UpdateSettings.
@@ -5653,6 +5898,15 @@ type ServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx echo.Context, companyId CompanyId, params AddMemberParams) error
+	// GetGeneralLedger General ledger (huvudbok) for a fiscal period
+	// (GET /api/v1/companies/{companyId}/reports/general-ledger)
+	GetGeneralLedger(ctx echo.Context, companyId CompanyId, params GetGeneralLedgerParams) error
+	// GetJournalRegister Journal register (verifikationslista) for a fiscal period
+	// (GET /api/v1/companies/{companyId}/reports/journal-register)
+	GetJournalRegister(ctx echo.Context, companyId CompanyId, params GetJournalRegisterParams) error
+	// GetTrialBalance Trial balance (råbalans) for a fiscal period
+	// (GET /api/v1/companies/{companyId}/reports/trial-balance)
+	GetTrialBalance(ctx echo.Context, companyId CompanyId, params GetTrialBalanceParams) error
 	// GetSettings Read the company's settings
 	// (GET /api/v1/companies/{companyId}/settings)
 	GetSettings(ctx echo.Context, companyId CompanyId) error
@@ -7632,6 +7886,123 @@ func (w *ServerInterfaceWrapper) AddMember(ctx echo.Context) error {
 	return err
 }
 
+// GetGeneralLedger converts echo context to params.
+func (w *ServerInterfaceWrapper) GetGeneralLedger(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetGeneralLedgerParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "account_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "account_from", ctx.QueryParams(), &params.AccountFrom, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "account_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "account_to", ctx.QueryParams(), &params.AccountTo, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetGeneralLedger(ctx, companyId, params)
+	return err
+}
+
+// GetJournalRegister converts echo context to params.
+func (w *ServerInterfaceWrapper) GetJournalRegister(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetJournalRegisterParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetJournalRegister(ctx, companyId, params)
+	return err
+}
+
+// GetTrialBalance converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTrialBalance(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetTrialBalanceParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTrialBalance(ctx, companyId, params)
+	return err
+}
+
 // GetSettings converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSettings(ctx echo.Context) error {
 	var err error
@@ -7974,6 +8345,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/strike-lines", wrapper.StrikeJournalEntryLines, options.OperationMiddlewares["strikeJournalEntryLines"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.ListMembers, options.OperationMiddlewares["listMembers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.AddMember, options.OperationMiddlewares["addMember"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/general-ledger", wrapper.GetGeneralLedger, options.OperationMiddlewares["getGeneralLedger"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/journal-register", wrapper.GetJournalRegister, options.OperationMiddlewares["getJournalRegister"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/trial-balance", wrapper.GetTrialBalance, options.OperationMiddlewares["getTrialBalance"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.GetSettings, options.OperationMiddlewares["getSettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.UpdateSettings, options.OperationMiddlewares["updateSettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/bookkeeping-lock", wrapper.UpdateBookkeepingLock, options.OperationMiddlewares["updateBookkeepingLock"]...)
@@ -14632,6 +15006,417 @@ func (response AddMember500JSONResponse) VisitAddMemberResponse(w http.ResponseW
 	return err
 }
 
+type GetGeneralLedgerRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetGeneralLedgerParams
+}
+
+type GetGeneralLedgerResponseObject interface {
+	VisitGetGeneralLedgerResponse(w http.ResponseWriter) error
+}
+
+type GetGeneralLedger200JSONResponse GeneralLedgerResponse
+
+func (response GetGeneralLedger200JSONResponse) VisitGetGeneralLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGeneralLedger400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetGeneralLedger400JSONResponse) VisitGetGeneralLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGeneralLedger401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetGeneralLedger401JSONResponse) VisitGetGeneralLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGeneralLedger403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetGeneralLedger403JSONResponse) VisitGetGeneralLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGeneralLedger404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetGeneralLedger404JSONResponse) VisitGetGeneralLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGeneralLedger429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetGeneralLedger429JSONResponse) VisitGetGeneralLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGeneralLedger500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetGeneralLedger500JSONResponse) VisitGetGeneralLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalRegisterRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetJournalRegisterParams
+}
+
+type GetJournalRegisterResponseObject interface {
+	VisitGetJournalRegisterResponse(w http.ResponseWriter) error
+}
+
+type GetJournalRegister200JSONResponse JournalRegisterResponse
+
+func (response GetJournalRegister200JSONResponse) VisitGetJournalRegisterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalRegister400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetJournalRegister400JSONResponse) VisitGetJournalRegisterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalRegister401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetJournalRegister401JSONResponse) VisitGetJournalRegisterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalRegister403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetJournalRegister403JSONResponse) VisitGetJournalRegisterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalRegister404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetJournalRegister404JSONResponse) VisitGetJournalRegisterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalRegister429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetJournalRegister429JSONResponse) VisitGetJournalRegisterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalRegister500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetJournalRegister500JSONResponse) VisitGetJournalRegisterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrialBalanceRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetTrialBalanceParams
+}
+
+type GetTrialBalanceResponseObject interface {
+	VisitGetTrialBalanceResponse(w http.ResponseWriter) error
+}
+
+type GetTrialBalance200JSONResponse TrialBalanceResponse
+
+func (response GetTrialBalance200JSONResponse) VisitGetTrialBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrialBalance400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetTrialBalance400JSONResponse) VisitGetTrialBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrialBalance401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTrialBalance401JSONResponse) VisitGetTrialBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrialBalance403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetTrialBalance403JSONResponse) VisitGetTrialBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrialBalance404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTrialBalance404JSONResponse) VisitGetTrialBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrialBalance429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetTrialBalance429JSONResponse) VisitGetTrialBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTrialBalance500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetTrialBalance500JSONResponse) VisitGetTrialBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSettingsRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 }
@@ -15768,6 +16553,15 @@ type StrictServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx context.Context, request AddMemberRequestObject) (AddMemberResponseObject, error)
+	// GetGeneralLedger General ledger (huvudbok) for a fiscal period
+	// (GET /api/v1/companies/{companyId}/reports/general-ledger)
+	GetGeneralLedger(ctx context.Context, request GetGeneralLedgerRequestObject) (GetGeneralLedgerResponseObject, error)
+	// GetJournalRegister Journal register (verifikationslista) for a fiscal period
+	// (GET /api/v1/companies/{companyId}/reports/journal-register)
+	GetJournalRegister(ctx context.Context, request GetJournalRegisterRequestObject) (GetJournalRegisterResponseObject, error)
+	// GetTrialBalance Trial balance (råbalans) for a fiscal period
+	// (GET /api/v1/companies/{companyId}/reports/trial-balance)
+	GetTrialBalance(ctx context.Context, request GetTrialBalanceRequestObject) (GetTrialBalanceResponseObject, error)
 	// GetSettings Read the company's settings
 	// (GET /api/v1/companies/{companyId}/settings)
 	GetSettings(ctx context.Context, request GetSettingsRequestObject) (GetSettingsResponseObject, error)
@@ -17271,6 +18065,84 @@ func (sh *strictHandler) AddMember(ctx echo.Context, companyId CompanyId, params
 		return err
 	} else if validResponse, ok := response.(AddMemberResponseObject); ok {
 		return validResponse.VisitAddMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetGeneralLedger operation middleware
+func (sh *strictHandler) GetGeneralLedger(ctx echo.Context, companyId CompanyId, params GetGeneralLedgerParams) error {
+	var request GetGeneralLedgerRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetGeneralLedger(ctx.Request().Context(), request.(GetGeneralLedgerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetGeneralLedger")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetGeneralLedgerResponseObject); ok {
+		return validResponse.VisitGetGeneralLedgerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetJournalRegister operation middleware
+func (sh *strictHandler) GetJournalRegister(ctx echo.Context, companyId CompanyId, params GetJournalRegisterParams) error {
+	var request GetJournalRegisterRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetJournalRegister(ctx.Request().Context(), request.(GetJournalRegisterRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetJournalRegister")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetJournalRegisterResponseObject); ok {
+		return validResponse.VisitGetJournalRegisterResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTrialBalance operation middleware
+func (sh *strictHandler) GetTrialBalance(ctx echo.Context, companyId CompanyId, params GetTrialBalanceParams) error {
+	var request GetTrialBalanceRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTrialBalance(ctx.Request().Context(), request.(GetTrialBalanceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTrialBalance")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTrialBalanceResponseObject); ok {
+		return validResponse.VisitGetTrialBalanceResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -254,3 +254,21 @@ func snapshot(a Account) map[string]any {
 		"vat_box": a.VATBox, "sru_code": a.SRU,
 	}
 }
+
+// Names returns the name of every account in the company's chart,
+// deactivated ones too (reports name what was booked on them).
+func (s *Store) Names(ctx context.Context, company uuid.UUID) (map[string]string, error) {
+	var rows []struct {
+		Number string `db:"account_number"`
+		Name   string `db:"account_name"`
+	}
+	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT account_number, account_name FROM accounts
+		WHERE company_id = $1`, company); err != nil {
+		return nil, err
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.Number] = r.Name
+	}
+	return out, nil
+}

@@ -26,6 +26,7 @@ import (
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/ratelimit"
+	"github.com/kontera/kontera/internal/reports"
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/openapi"
 )
@@ -77,6 +78,7 @@ type (
 	capabilityAPI = capability.Handler
 	ledgerAPI     = ledger.Handler
 	jobsAPI       = jobs.Handler
+	reportsAPI    = reports.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -92,6 +94,7 @@ type handlers struct {
 	*capabilityAPI
 	*ledgerAPI
 	*jobsAPI
+	*reportsAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -132,7 +135,8 @@ func New(cfg Config) (*Server, error) {
 		s.worker.Poll = cfg.WorkerPoll
 	}
 	h := handlers{
-		ledgerAPI: ledger.NewHandler(journal, ops, cursors, cfg.Now),
+		ledgerAPI:  ledger.NewHandler(journal, ops, cursors, cfg.Now),
+		reportsAPI: reports.NewHandler(journal, periods, accounts, cursors),
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
 			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)
 			return a != nil, err

@@ -1,0 +1,126 @@
+package ledger
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/money"
+)
+
+// AccountTotals are an account's figures in a period: its opening balance
+// (debit minus credit of the opening-balance entries) and the period's
+// other debits and credits.
+type AccountTotals struct {
+	Account string       `db:"account_number"`
+	Opening money.Amount `db:"opening"`
+	Debit   money.Amount `db:"debit"`
+	Credit  money.Amount `db:"credit"`
+}
+
+// Closing is the account's closing balance.
+func (t AccountTotals) Closing() money.Amount { return t.Opening.Add(t.Debit).Sub(t.Credit) }
+
+// Totals returns the figures of every account from..to (inclusive, four
+// digits) with anything booked in the period, in account order. It reads
+// the month balances kept at posting time: a few rows per account, however
+// many lines the books hold.
+func (s *Store) Totals(ctx context.Context, company, period uuid.UUID, from, to string) ([]AccountTotals, error) {
+	out := []AccountTotals{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT account_number, sum(opening_debit - opening_credit) AS opening, sum(debit) AS debit, sum(credit) AS credit
+		FROM account_balances
+		WHERE company_id = $1 AND fiscal_period_id = $2 AND account_number BETWEEN $3 AND $4
+		GROUP BY account_number
+		HAVING sum(opening_debit) <> 0 OR sum(opening_credit) <> 0 OR sum(debit) <> 0 OR sum(credit) <> 0
+		ORDER BY account_number`, company, period, from, to)
+	return out, err
+}
+
+// Posting is a posted line as the general ledger lists it.
+type Posting struct {
+	PostingPosition
+	EntryID         uuid.UUID    `db:"journal_entry_id"`
+	Debit           money.Amount `db:"debit_amount"`
+	Credit          money.Amount `db:"credit_amount"`
+	Description     string       `db:"description"`
+	LineDescription *string      `db:"line_description"`
+}
+
+// PostingPosition is where a line stands in the general ledger: account,
+// date, voucher, line.
+type PostingPosition struct {
+	Account string    `db:"account_number" json:"a"`
+	Date    time.Time `db:"entry_date" json:"d"`
+	Series  string    `db:"voucher_series" json:"s"`
+	Number  int       `db:"voucher_number" json:"n"`
+	LineID  uuid.UUID `db:"line_id" json:"l"`
+}
+
+// Postings returns up to limit posted lines of the period on accounts
+// from..to after the position after (nil: from the start), in general-ledger
+// order, opening-balance entries left out (they make the opening balance).
+// The order is the primary key of ledger_postings, so a page is one index
+// range scan however big the books.
+func (s *Store) Postings(ctx context.Context, company, period uuid.UUID, from, to string, after *PostingPosition, limit int) ([]Posting, error) {
+	start := PostingPosition{Account: from, Date: time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)}
+	if after != nil {
+		start = *after
+	}
+	out := []Posting{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT p.account_number, p.entry_date, p.voucher_series, p.voucher_number, p.line_id, p.journal_entry_id,
+			p.debit_amount, p.credit_amount, e.description, l.line_description
+		FROM ledger_postings p
+		JOIN journal_entries e ON e.company_id = p.company_id AND e.id = p.journal_entry_id
+		JOIN journal_lines l ON l.company_id = p.company_id AND l.id = p.line_id
+		WHERE p.company_id = $1 AND p.fiscal_period_id = $2 AND p.account_number <= $3 AND NOT p.is_opening
+		  AND (p.account_number, p.entry_date, p.voucher_series, p.voucher_number, p.line_id) > ($4, $5, $6, $7, $8)
+		ORDER BY p.account_number, p.entry_date, p.voucher_series, p.voucher_number, p.line_id
+		LIMIT $9`, company, period, to, start.Account, start.Date, start.Series, start.Number, start.LineID, limit)
+	return out, err
+}
+
+// VoucherPosition is where an entry stands in the journal register.
+type VoucherPosition struct {
+	Series string `json:"s"`
+	Number int    `json:"n"`
+}
+
+// Register returns up to limit posted entries of the period after the
+// voucher after (nil: from the first), in voucher order, with their
+// current lines.
+func (s *Store) Register(ctx context.Context, company, period uuid.UUID, after *VoucherPosition, limit int) ([]Entry, error) {
+	if after == nil {
+		after = &VoucherPosition{}
+	}
+	out := []Entry{}
+	q := s.db.Q(ctx)
+	if err := q.SelectContext(ctx, &out, `SELECT `+entryColumns+` FROM journal_entries
+		WHERE company_id = $1 AND fiscal_period_id = $2 AND voucher_number > 0 AND status = 'posted'
+		  AND (voucher_series, voucher_number) > ($3, $4)
+		ORDER BY voucher_series, voucher_number LIMIT $5`, company, period, after.Series, after.Number, limit); err != nil || len(out) == 0 {
+		return out, err
+	}
+	ids := make([]string, len(out))
+	at := make(map[uuid.UUID]int, len(out))
+	for i, e := range out {
+		ids[i], at[e.ID] = e.ID.String(), i
+	}
+	var lines []struct {
+		Line
+		EntryID uuid.UUID `db:"journal_entry_id"`
+	}
+	if err := q.SelectContext(ctx, &lines, `SELECT `+lineColumns+`, journal_entry_id FROM journal_lines
+		WHERE company_id = $1 AND journal_entry_id = ANY($2::uuid[]) AND struck_by_rattelse_id IS NULL
+		ORDER BY journal_entry_id, sort_order, id`, company, pq.Array(ids)); err != nil {
+		return nil, err
+	}
+	for _, l := range lines {
+		i := at[l.EntryID]
+		out[i].Lines = append(out[i].Lines, l.Line)
+	}
+	return out, nil
+}

@@ -1,0 +1,175 @@
+package reports
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/chart"
+	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/ledger"
+)
+
+// Handler serves the ledger reports.
+type Handler struct {
+	ledger  *ledger.Store
+	periods *fiscal.Store
+	chart   *chart.Store
+	cursors *cursor.Codec
+}
+
+// NewHandler returns the reports handler.
+func NewHandler(l *ledger.Store, p *fiscal.Store, c *chart.Store, cursors *cursor.Codec) *Handler {
+	return &Handler{ledger: l, periods: p, chart: c, cursors: cursors}
+}
+
+// Page sizes of the paginated reports.
+const (
+	ledgerLimit, ledgerMaxLimit     = 500, 1000
+	registerLimit, registerMaxLimit = 100, 500
+	ledgerList, registerList        = "general-ledger", "journal-register"
+)
+
+// period reads the report's period and the chart's account names.
+func (h *Handler) period(ctx context.Context, company, id uuid.UUID) (gen.ReportPeriod, map[string]string, error) {
+	p, err := h.periods.Get(ctx, company, id)
+	if apierr.Is(err, apierr.PeriodNotFound) {
+		err = apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": id, "field": "period_id"})
+	}
+	if err != nil {
+		return gen.ReportPeriod{}, nil, err
+	}
+	names, err := h.chart.Names(ctx, company)
+	return gen.ReportPeriod{Id: p.ID, Name: p.Name, Start: openapi_types.Date{Time: p.Start},
+		End: openapi_types.Date{Time: p.End}}, names, err
+}
+
+// GetTrialBalance answers the trial balance of a period.
+func (h *Handler) GetTrialBalance(ctx context.Context, req gen.GetTrialBalanceRequestObject) (gen.GetTrialBalanceResponseObject, error) {
+	company := uuid.UUID(req.CompanyId)
+	per, names, err := h.period(ctx, company, req.Params.PeriodId)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := h.ledger.Totals(ctx, company, req.Params.PeriodId, "0000", "9999")
+	if err != nil {
+		return nil, err
+	}
+	out := gen.TrialBalance{Period: per, Rows: make([]gen.TrialBalanceRow, len(rows))}
+	for i, r := range rows {
+		out.Rows[i] = gen.TrialBalanceRow{Account: r.Account, AccountName: names[r.Account], OpeningBalance: r.Opening,
+			PeriodDebit: r.Debit, PeriodCredit: r.Credit, ClosingBalance: r.Closing()}
+	}
+	t := SumTrial(rows)
+	out.Totals = gen.TrialBalanceTotals{OpeningBalance: t.Opening, PeriodDebit: t.Debit, PeriodCredit: t.Credit,
+		ClosingBalance: t.Closing}
+	out.TotalDebit, out.TotalCredit, out.IsBalanced = t.Debit, t.Credit, t.Balanced()
+	return gen.GetTrialBalance200JSONResponse{Meta: envelope.Meta(ctx), Data: out}, nil
+}
+
+// GetGeneralLedger answers a page of the general ledger of a period.
+func (h *Handler) GetGeneralLedger(ctx context.Context, req gen.GetGeneralLedgerRequestObject) (gen.GetGeneralLedgerResponseObject, error) {
+	company, p := uuid.UUID(req.CompanyId), req.Params
+	from, to, err := AccountRange(p.AccountFrom, p.AccountTo)
+	if err != nil {
+		return nil, err
+	}
+	per, names, err := h.period(ctx, company, p.PeriodId)
+	if err != nil {
+		return nil, err
+	}
+	limit := cursor.Limit(p.Limit, ledgerLimit, ledgerMaxLimit)
+	var at *LedgerCursor
+	made := LedgerCursor{Period: p.PeriodId.String(), Range: from + "-" + to}
+	if c := new(LedgerCursor); h.cursors.DecodeParam(ledgerList, p.Cursor, c) && c.Period == made.Period && c.Range == made.Range {
+		at = c
+	}
+	var after *ledger.PostingPosition
+	if at != nil {
+		after = &at.After
+	}
+	accounts, err := h.ledger.Totals(ctx, company, p.PeriodId, from, to)
+	if err != nil {
+		return nil, err
+	}
+	postings, err := h.ledger.Postings(ctx, company, p.PeriodId, from, to, after, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	page, next := LedgerPage(accounts, postings, limit, at, from, to)
+	out := gen.GeneralLedger{Period: per, Accounts: make([]gen.GeneralLedgerAccount, len(page))}
+	for i, a := range page {
+		g := gen.GeneralLedgerAccount{Account: a.Account, AccountName: names[a.Account], OpeningBalance: a.Opening,
+			PeriodDebit: a.Debit, PeriodCredit: a.Credit, ClosingBalance: a.Closing(), Continued: a.Continued,
+			Lines: make([]gen.GeneralLedgerLine, len(a.Lines))}
+		for j, l := range a.Lines {
+			e := ledger.Entry{Series: l.Series, Number: l.Number}
+			g.Lines[j] = gen.GeneralLedgerLine{JournalEntryId: l.EntryID, LineId: l.LineID,
+				EntryDate: openapi_types.Date{Time: l.Date}, VoucherSeries: l.Series, VoucherNumber: l.Number,
+				Voucher: e.Voucher(), Description: l.Description, LineDescription: envelope.Nullable(l.LineDescription),
+				DebitAmount: l.Debit, CreditAmount: l.Credit, Balance: l.Balance}
+		}
+		out.Accounts[i] = g
+	}
+	cur := ""
+	if next != nil {
+		next.Period, next.Range = made.Period, made.Range
+		cur = h.cursors.Encode(ledgerList, next)
+	}
+	return gen.GetGeneralLedger200JSONResponse{Meta: envelope.Page(ctx, cur), Data: out}, nil
+}
+
+// GetJournalRegister answers a page of the journal register of a period.
+func (h *Handler) GetJournalRegister(ctx context.Context, req gen.GetJournalRegisterRequestObject) (gen.GetJournalRegisterResponseObject, error) {
+	company, p := uuid.UUID(req.CompanyId), req.Params
+	per, names, err := h.period(ctx, company, p.PeriodId)
+	if err != nil {
+		return nil, err
+	}
+	limit := cursor.Limit(p.Limit, registerLimit, registerMaxLimit)
+	var after *ledger.VoucherPosition
+	if v := new(ledger.VoucherPosition); h.cursors.DecodeParam(registerList, p.Cursor, v) {
+		after = v
+	}
+	entries, err := h.ledger.Register(ctx, company, p.PeriodId, after, limit+1)
+	if err != nil {
+		return nil, err
+	}
+	entries, next := cursor.Next(h.cursors, registerList, entries, limit, func(e ledger.Entry) any {
+		return ledger.VoucherPosition{Series: e.Series, Number: e.Number}
+	})
+	out := gen.JournalRegister{Period: per, Entries: make([]gen.JournalRegisterEntry, len(entries))}
+	for i, e := range entries {
+		out.Entries[i] = registerEntry(e, names)
+	}
+	return gen.GetJournalRegister200JSONResponse{Meta: envelope.Page(ctx, next), Data: out}, nil
+}
+
+// registerEntry is e as the journal register shows it: reversed once a
+// storno undid it, stornos and replacements marked.
+func registerEntry(e ledger.Entry, names map[string]string) gen.JournalRegisterEntry {
+	d, c := ledger.Totals(e.Lines)
+	status := gen.JournalRegisterEntryStatusPosted
+	if e.ReversedByID != nil {
+		status = gen.JournalRegisterEntryStatusReversed
+	}
+	r := gen.JournalRegisterEntry{Id: e.ID, VoucherSeries: e.Series, VoucherNumber: e.Number, Voucher: e.Voucher(),
+		EntryDate: openapi_types.Date{Time: e.Date}, Description: e.Description, SourceType: e.SourceType,
+		Status: status, IsStorno: e.ReversesID != nil, IsCorrection: e.CorrectionOfID != nil,
+		ReversesId: envelope.Nullable(e.ReversesID), ReversedById: envelope.Nullable(e.ReversedByID),
+		CorrectionOfId: envelope.Nullable(e.CorrectionOfID), TotalDebit: d, TotalCredit: c,
+		Lines: make([]gen.JournalRegisterLine, len(e.Lines))}
+	if e.PostedAt != nil {
+		r.PostedAt = e.PostedAt.UTC()
+	}
+	for i, l := range e.Lines {
+		r.Lines[i] = gen.JournalRegisterLine{AccountNumber: l.Account, AccountName: names[l.Account],
+			DebitAmount: l.Debit, CreditAmount: l.Credit, LineDescription: envelope.Nullable(l.Description)}
+	}
+	return r
+}
