@@ -192,6 +192,14 @@ func TestJournalEntryRules(t *testing.T) {
 	if n := b.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1`, b.company); n != 0 {
 		t.Fatalf("refused entries stored: %d", n)
 	}
+	// A storno may undo lines on an account deactivated since; a new
+	// posting on it may not.
+	sold := b.posted(t, "03-14")
+	b.patch(b.base+"/accounts/3001", b.token, map[string]any{"is_active": false}).status(t, 200)
+	b.action(sold, "correct", map[string]any{"lines": []map[string]any{{"account_number": "1930", "debit_amount": 1000},
+		{"account_number": "3001", "credit_amount": 1000}}}).errorCode(t, 400, "ACCOUNTS_NOT_IN_CHART")
+	b.action(sold, "reverse", map[string]any{"reversal_date": b.day("03-14")}).status(t, 200)
+	b.patch(b.base+"/accounts/3001", b.token, map[string]any{"is_active": true}).status(t, 200)
 
 	// The company lock date refuses entries on or before it, with the reason.
 	id := b.create(b.sale("03-15")).status(t, 201).str("data.id")

@@ -23,7 +23,8 @@ const (
 // prepare checks in and everything it needs from the books: its period
 // (PERIOD_NOT_FOUND), its date inside it, a period that takes postings,
 // and its accounts in the chart (missing BAS accounts are added; on a dry
-// run too, so the answer is the live one). It fills in the series.
+// run too, so the answer is the live one; a storno's accounts need only
+// exist). It fills in the series.
 func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engine bool) (fiscal.Period, error) {
 	if err := Check(in, engine); err != nil {
 		return fiscal.Period{}, err
@@ -45,6 +46,12 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 	}
 	if in.Series == "" {
 		in.Series = DefaultSeries(in.SourceType, b.company.SeriesPerSource, b.company.DefaultSeries)
+	}
+	if in.SourceType == SourceStorno {
+		// A storno undoes lines already booked: their accounts are in the
+		// chart (the database holds them to it), and one deactivated since
+		// must not keep a mistake in the books.
+		return p, nil
 	}
 	if _, err := s.chart.Ensure(ctx, company, Accounts(in.Lines)); err != nil {
 		return p, err
