@@ -56,6 +56,10 @@ type option func(*httpapi.Config)
 
 func rateLimit(n int) option { return func(c *httpapi.Config) { c.RateLimitPerMinute = n } }
 
+// idleWorkers leaves queued operations queued: the workers look once, at
+// start, and then not for an hour.
+func idleWorkers() option { return func(c *httpapi.Config) { c.WorkerPoll = time.Hour } }
+
 func newEnv(t *testing.T, opts ...option) *env {
 	t.Helper()
 	return envOn(t, pgtest.New(t), opts...)

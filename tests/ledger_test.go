@@ -15,8 +15,8 @@ type ledgerBooks struct {
 	company                   uuid.UUID
 }
 
-func newLedger(t *testing.T) *ledgerBooks {
-	e := newEnv(t)
+func newLedger(t *testing.T, opts ...option) *ledgerBooks {
+	e := newEnv(t, opts...)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Verifikat AB")
 	base := "/api/v1/companies/" + company.String()

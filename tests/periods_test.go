@@ -263,6 +263,25 @@ func TestYearEndRefusals(t *testing.T) {
 	}
 }
 
+// A second year-end of a period is refused while the first is queued; the
+// queued one answers queued, with nothing started.
+func TestYearEndInProgress(t *testing.T) {
+	b := newLedger(t, idleWorkers())
+	b.posted(t, "02-01")
+	b.periodAction(b.period, "lock", nil).status(t, 200)
+	r := b.periodAction(b.period, "year-end", nil).status(t, 202)
+	if r.str("data.status") != "queued" || r.at("data.started_at") != nil || r.at("data.result") != nil {
+		t.Fatalf("queued: %s", r.Body)
+	}
+	c := b.periodAction(b.period, "year-end", nil).errorCode(t, 409, "CONFLICT")
+	if c.str("error.details.reason") != "year_end_in_progress" || c.str("error.details.operation_id") != r.str("data.operation_id") {
+		t.Fatalf("in progress: %s", c.Body)
+	}
+	if got := b.get("/api/v1/operations/"+r.str("data.operation_id"), b.token).status(t, 200).str("data.status"); got != "queued" {
+		t.Fatalf("status %s", got)
+	}
+}
+
 func nextYear(y string) string {
 	t, _ := time.Parse("2006", y)
 	return t.AddDate(1, 0, 0).Format("2006")

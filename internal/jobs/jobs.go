@@ -8,7 +8,6 @@ package jobs
 
 import (
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -40,32 +39,14 @@ type Operation struct {
 	Status      Status          `db:"status"`
 	Params      json.RawMessage `db:"params"`
 	Actor       json.RawMessage `db:"actor"`
-	Progress    document        `db:"progress"`
-	Result      document        `db:"result"`
-	Error       document        `db:"error"`
+	Progress    []byte          `db:"progress"` // NULL scans as nil
+	Result      []byte          `db:"result"`
+	Error       []byte          `db:"error"`
 	Attempts    int             `db:"attempts"`
 	LeaseUntil  *time.Time      `db:"lease_until"`
 	CreatedAt   time.Time       `db:"created_at"`
 	StartedAt   *time.Time      `db:"started_at"`
 	CompletedAt *time.Time      `db:"completed_at"`
-}
-
-// document is a JSON column that may be NULL (empty then).
-type document []byte
-
-// Scan reads the column; NULL leaves the document empty.
-func (d *document) Scan(src any) error {
-	switch v := src.(type) {
-	case nil:
-		*d = nil
-	case []byte:
-		*d = append((*d)[:0], v...)
-	case string:
-		*d = []byte(v)
-	default:
-		return fmt.Errorf("jobs: cannot scan %T into a JSON document", src)
-	}
-	return nil
 }
 
 // Progress is how far a running operation has come.

@@ -48,12 +48,21 @@ func (s *Store) Get(ctx context.Context, id uuid.UUID) (Operation, error) {
 	return o, err
 }
 
-// Unfinished returns the company's queued or running operations of typ.
-func (s *Store) Unfinished(ctx context.Context, company uuid.UUID, typ string) ([]Operation, error) {
-	out := []Operation{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+columns+` FROM operations
-		WHERE company_id = $1 AND type = $2 AND status IN ('queued', 'running') ORDER BY created_at`, company, typ)
-	return out, err
+// Pending returns the company's queued or running operation of typ whose
+// params contain match (a JSON object), if any: a second run of the same
+// work is refused while one is under way.
+func (s *Store) Pending(ctx context.Context, company uuid.UUID, typ string, match any) (*Operation, error) {
+	m, err := json.Marshal(match)
+	if err != nil {
+		return nil, err
+	}
+	var out []Operation
+	if err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+columns+` FROM operations
+		WHERE company_id = $1 AND type = $2 AND status IN ('queued', 'running') AND params @> $3::jsonb
+		ORDER BY created_at LIMIT 1`, company, typ, string(m)); err != nil || len(out) == 0 {
+		return nil, err
+	}
+	return &out[0], nil
 }
 
 // claim takes the oldest operation of a type in types that is queued, or

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/google/uuid"
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -48,11 +47,6 @@ func (h *Handler) CloseFiscalPeriod(ctx context.Context, req gen.CloseFiscalPeri
 	return gen.CloseFiscalPeriod200JSONResponse{Meta: envelope.Meta(ctx), Data: fiscal.Wire(p)}, nil
 }
 
-// yearEndParams are the parameters of a year-end operation.
-type yearEndParams struct {
-	PeriodID uuid.UUID `json:"fiscal_period_id"`
-}
-
 // RunFiscalYearEnd checks that the year-end may run and queues it; the
 // worker checks again when it runs.
 func (h *Handler) RunFiscalYearEnd(ctx context.Context, req gen.RunFiscalYearEndRequestObject) (gen.RunFiscalYearEndResponseObject, error) {
@@ -60,33 +54,19 @@ func (h *Handler) RunFiscalYearEnd(ctx context.Context, req gen.RunFiscalYearEnd
 	if err := h.ledger.CheckYearEnd(ctx, company, id); err != nil {
 		return nil, err
 	}
-	pending, err := h.ops.Unfinished(ctx, company, YearEndOperation)
+	pending, err := h.ops.Pending(ctx, company, YearEndOperation, yearEndParams{PeriodID: id})
 	if err != nil {
 		return nil, err
 	}
-	for _, o := range pending {
-		var p yearEndParams
-		if json.Unmarshal(o.Params, &p) == nil && p.PeriodID == id {
-			return nil, apierr.New(apierr.Conflict, map[string]any{"reason": "year_end_in_progress",
-				"operation_id": o.ID, "fiscal_period_id": id})
-		}
+	if pending != nil {
+		return nil, apierr.New(apierr.Conflict, map[string]any{"reason": "year_end_in_progress",
+			"operation_id": pending.ID, "fiscal_period_id": id})
 	}
 	o, err := h.ops.Enqueue(ctx, company, YearEndOperation, yearEndParams{PeriodID: id})
 	if err != nil {
 		return nil, err
 	}
 	return gen.RunFiscalYearEnd202JSONResponse{Meta: envelope.Meta(ctx), Data: jobs.Wire(o)}, nil
-}
-
-// YearEndJob runs a queued year-end operation.
-func (s *Store) YearEndJob(ctx context.Context, run *jobs.Run) (any, error) {
-	var p yearEndParams
-	if err := json.Unmarshal(run.Params, &p); err != nil {
-		return nil, apierr.Wrap(apierr.YearEndFailed, err)
-	}
-	return s.RunYearEnd(ctx, run.CompanyID, p.PeriodID, func(phase string, current, total int) {
-		run.Report(jobs.Progress{Phase: phase, Current: current, Total: total})
-	})
 }
 
 // SetManualOpeningBalances posts a first year's opening balance.

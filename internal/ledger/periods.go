@@ -2,17 +2,35 @@ package ledger
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/money"
 )
 
 // YearEndOperation is the type of the asynchronous year-end operation.
 const YearEndOperation = "fiscal_periods.year_end"
+
+// yearEndParams are the parameters of a year-end operation.
+type yearEndParams struct {
+	PeriodID uuid.UUID `json:"fiscal_period_id"`
+}
+
+// YearEndJob runs a queued year-end operation.
+func (s *Store) YearEndJob(ctx context.Context, run *jobs.Run) (any, error) {
+	var p yearEndParams
+	if err := json.Unmarshal(run.Params, &p); err != nil {
+		return nil, apierr.Wrap(apierr.YearEndFailed, err)
+	}
+	return s.RunYearEnd(ctx, run.CompanyID, p.PeriodID, func(phase string, current, total int) {
+		run.Report(jobs.Progress{Phase: phase, Current: current, Total: total})
+	})
+}
 
 // LockPeriod locks the company's period id: nothing more is posted into
 // it but the year-end and opening-balance entries. Drafts must be
@@ -27,12 +45,8 @@ func (s *Store) LockPeriod(ctx context.Context, company, id uuid.UUID) (fiscal.P
 	if noop || err != nil {
 		return p, err
 	}
-	drafts, err := s.count(ctx, company, id, `status = 'draft'`)
-	if err != nil {
+	if err := s.noDrafts(ctx, company, id); err != nil {
 		return p, err
-	}
-	if drafts > 0 {
-		return p, apierr.New(apierr.PeriodLockHasDrafts, map[string]any{"fiscal_period_id": id, "draft_count": drafts})
 	}
 	// Bank transactions not yet booked will refuse the lock too
 	// (PERIOD_HAS_UNBOOKED_TRANSACTIONS) once the bank domain exists.
@@ -88,6 +102,16 @@ func (s *Store) Balances(ctx context.Context, company, period uuid.UUID) ([]Bala
 		GROUP BY account_number HAVING sum(opening_debit - opening_credit + debit - credit) <> 0
 		ORDER BY account_number`, company, period)
 	return out, err
+}
+
+// noDrafts refuses a period with drafts: PERIOD_LOCK_HAS_DRAFTS with the
+// count (commit or cancel them first).
+func (s *Store) noDrafts(ctx context.Context, company, period uuid.UUID) error {
+	drafts, err := s.count(ctx, company, period, `status = 'draft'`)
+	if err == nil && drafts > 0 {
+		err = apierr.New(apierr.PeriodLockHasDrafts, map[string]any{"fiscal_period_id": period, "draft_count": drafts})
+	}
+	return err
 }
 
 // count counts the period's entries matching where.
@@ -146,10 +170,7 @@ func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID) (yearEn
 	if err := fiscal.CheckYearEnd(p, prev); err != nil {
 		return y, err
 	}
-	if drafts, err := s.count(ctx, company, id, `status = 'draft'`); err != nil || drafts > 0 {
-		if err == nil {
-			err = apierr.New(apierr.PeriodLockHasDrafts, map[string]any{"fiscal_period_id": id, "draft_count": drafts})
-		}
+	if err := s.noDrafts(ctx, company, id); err != nil {
 		return y, err
 	}
 	posted, err := s.count(ctx, company, id, `status = 'posted'`)
