@@ -287,6 +287,30 @@ func (e ClientSourceType) Valid() bool {
 	}
 }
 
+// Defines values for CustomerType.
+const (
+	CustomerTypeEuBusiness      CustomerType = "eu_business"
+	CustomerTypeIndividual      CustomerType = "individual"
+	CustomerTypeNonEuBusiness   CustomerType = "non_eu_business"
+	CustomerTypeSwedishBusiness CustomerType = "swedish_business"
+)
+
+// Valid indicates whether the value is a known member of the CustomerType enum.
+func (e CustomerType) Valid() bool {
+	switch e {
+	case CustomerTypeEuBusiness:
+		return true
+	case CustomerTypeIndividual:
+		return true
+	case CustomerTypeNonEuBusiness:
+		return true
+	case CustomerTypeSwedishBusiness:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DeadlineDeadlineType.
 const (
 	DeadlineDeadlineTypeIncomeTaxReturn DeadlineDeadlineType = "income_tax_return"
@@ -473,6 +497,8 @@ const (
 	ErrorCodeCUSTOMERHASINVOICES               ErrorCode = "CUSTOMER_HAS_INVOICES"
 	ErrorCodeCUSTOMERNOPERSONALNUMBER          ErrorCode = "CUSTOMER_NO_PERSONAL_NUMBER"
 	ErrorCodeCUSTOMERNOTFOUND                  ErrorCode = "CUSTOMER_NOT_FOUND"
+	ErrorCodeCUSTOMERORGNUMBERISPERSONAL       ErrorCode = "CUSTOMER_ORG_NUMBER_IS_PERSONAL"
+	ErrorCodeCUSTOMERPERSONALNUMBERCONFLICT    ErrorCode = "CUSTOMER_PERSONAL_NUMBER_CONFLICT"
 	ErrorCodeCUSTOMERPERSONALNUMBERNOTALLOWED  ErrorCode = "CUSTOMER_PERSONAL_NUMBER_NOT_ALLOWED"
 	ErrorCodeCUSTOMERPERSONALNUMBERUNREADABLE  ErrorCode = "CUSTOMER_PERSONAL_NUMBER_UNREADABLE"
 	ErrorCodeCUSTOMERUPDATEFAILED              ErrorCode = "CUSTOMER_UPDATE_FAILED"
@@ -654,6 +680,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeCUSTOMERNOPERSONALNUMBER:
 		return true
 	case ErrorCodeCUSTOMERNOTFOUND:
+		return true
+	case ErrorCodeCUSTOMERORGNUMBERISPERSONAL:
+		return true
+	case ErrorCodeCUSTOMERPERSONALNUMBERCONFLICT:
 		return true
 	case ErrorCodeCUSTOMERPERSONALNUMBERNOTALLOWED:
 		return true
@@ -1070,6 +1100,24 @@ func (e JournalRegisterEntryStatus) Valid() bool {
 	}
 }
 
+// Defines values for Language.
+const (
+	En Language = "en"
+	Sv Language = "sv"
+)
+
+// Valid indicates whether the value is a known member of the Language enum.
+func (e Language) Valid() bool {
+	switch e {
+	case En:
+		return true
+	case Sv:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for MomsPeriod.
 const (
 	MomsPeriodMonthly   MomsPeriod = "monthly"
@@ -1364,6 +1412,60 @@ func (e Scope) Valid() bool {
 	case TransactionsWrite:
 		return true
 	case WebhooksManage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SupplierCurrency.
+const (
+	CHF SupplierCurrency = "CHF"
+	DKK SupplierCurrency = "DKK"
+	EUR SupplierCurrency = "EUR"
+	GBP SupplierCurrency = "GBP"
+	NOK SupplierCurrency = "NOK"
+	SEK SupplierCurrency = "SEK"
+	USD SupplierCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the SupplierCurrency enum.
+func (e SupplierCurrency) Valid() bool {
+	switch e {
+	case CHF:
+		return true
+	case DKK:
+		return true
+	case EUR:
+		return true
+	case GBP:
+		return true
+	case NOK:
+		return true
+	case SEK:
+		return true
+	case USD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SupplierType.
+const (
+	SupplierTypeEuBusiness      SupplierType = "eu_business"
+	SupplierTypeNonEuBusiness   SupplierType = "non_eu_business"
+	SupplierTypeSwedishBusiness SupplierType = "swedish_business"
+)
+
+// Valid indicates whether the value is a known member of the SupplierType enum.
+func (e SupplierType) Valid() bool {
+	switch e {
+	case SupplierTypeEuBusiness:
+		return true
+	case SupplierTypeNonEuBusiness:
+		return true
+	case SupplierTypeSwedishBusiness:
 		return true
 	default:
 		return false
@@ -1827,6 +1929,22 @@ type BookkeepingLockPatch struct {
 	BookkeepingLockedThrough nullable.Nullable[openapi_types.Date] `json:"bookkeeping_locked_through,omitempty"`
 }
 
+// BulkItemError Why one item failed: a catalogue code with its messages and details, as an error response would carry them.
+type BulkItemError struct {
+	// Code The stable error codes. Codes never change once shipped; the reference is at /docs/api/errors.
+	Code      ErrorCode              `json:"code"`
+	Details   map[string]interface{} `json:"details"`
+	Message   string                 `json:"message"`
+	MessageEn string                 `json:"message_en"`
+}
+
+// BulkSummary defines model for BulkSummary.
+type BulkSummary struct {
+	Failed    int `json:"failed"`
+	Succeeded int `json:"succeeded"`
+	Total     int `json:"total"`
+}
+
 // Capability A paid capability: bank_sync (bank connections), inbox (invoice inbox), payroll (employees and salary runs), peppol (e-invoices). Operations gated on one name it in x-capability.
 type Capability string
 
@@ -2149,6 +2267,322 @@ type CompanySettingsResponse struct {
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
 }
+
+// Customer A customer (kund).
+type Customer struct {
+	AddressLine1   nullable.Nullable[string]    `json:"address_line1"`
+	AddressLine2   nullable.Nullable[string]    `json:"address_line2"`
+	ArchivedAt     nullable.Nullable[time.Time] `json:"archived_at"`
+	City           nullable.Nullable[string]    `json:"city"`
+	ContactPerson  nullable.Nullable[string]    `json:"contact_person"`
+	Country        string                       `json:"country"`
+	CreatedAt      time.Time                    `json:"created_at"`
+	CustomerNumber nullable.Nullable[string]    `json:"customer_number"`
+
+	// CustomerType individual, swedish_business, eu_business or non_eu_business.
+	CustomerType string `json:"customer_type"`
+
+	// DefaultPaymentTerms Days until an invoice falls due.
+	DefaultPaymentTerms      int                         `json:"default_payment_terms"`
+	Email                    nullable.Nullable[string]   `json:"email"`
+	Id                       openapi_types.UUID          `json:"id"`
+	InvoiceEmailBccAddresses nullable.Nullable[[]string] `json:"invoice_email_bcc_addresses"`
+	InvoiceEmailCcAddresses  nullable.Nullable[[]string] `json:"invoice_email_cc_addresses"`
+
+	// Invoices Only with expand=invoices: the customer's open invoices (sent, partially_paid, overdue).
+	Invoices *[]OpenInvoiceSummary `json:"invoices,omitempty"`
+
+	// Language The language of invoices and e-mails to the customer.
+	Language  Language                  `json:"language"`
+	Name      string                    `json:"name"`
+	Notes     nullable.Nullable[string] `json:"notes"`
+	OrgNumber nullable.Nullable[string] `json:"org_number"`
+
+	// Party Only with expand=party; null for a private individual.
+	Party   nullable.Nullable[Party]              `json:"party,omitempty"`
+	PartyId nullable.Nullable[openapi_types.UUID] `json:"party_id"`
+
+	// PersonalNumber Always masked: eight asterisks, a hyphen and the last four digits. The number itself is stored encrypted and never returned.
+	PersonalNumber nullable.Nullable[string] `json:"personal_number"`
+	Phone          nullable.Nullable[string] `json:"phone"`
+	PostalCode     nullable.Nullable[string] `json:"postal_code"`
+	UpdatedAt      time.Time                 `json:"updated_at"`
+	VatNumber      nullable.Nullable[string] `json:"vat_number"`
+
+	// VatNumberValidated The result of the last successful check against the EU VIES registry (eu_business only; never on a dry run). It can go stale.
+	VatNumberValidated bool `json:"vat_number_validated"`
+}
+
+// CustomerBulkCreate defines model for CustomerBulkCreate.
+type CustomerBulkCreate struct {
+	// AllOrNothing true is not implemented (501 NOT_IMPLEMENTED): every item stands on its own.
+	AllOrNothing *bool            `json:"all_or_nothing,omitempty"`
+	Customers    []CustomerCreate `json:"customers"`
+}
+
+// CustomerBulkDryRun A dry run's answer: what each item would do; nothing was stored.
+type CustomerBulkDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag          `json:"dry_run"`
+	Preview CustomerBulkPreview `json:"preview"`
+}
+
+// CustomerBulkItem defines model for CustomerBulkItem.
+type CustomerBulkItem struct {
+	// Data A customer (kund).
+	Data *Customer `json:"data,omitempty"`
+
+	// Error Why one item failed: a catalogue code with its messages and details, as an error response would carry them.
+	Error *BulkItemError `json:"error,omitempty"`
+	Ok    bool           `json:"ok"`
+
+	// RequestIndex The item's index in the request's customers array.
+	RequestIndex int `json:"request_index"`
+}
+
+// CustomerBulkOutcome defines model for CustomerBulkOutcome.
+type CustomerBulkOutcome struct {
+	union json.RawMessage
+}
+
+// CustomerBulkPreview defines model for CustomerBulkPreview.
+type CustomerBulkPreview struct {
+	Results []CustomerBulkPreviewItem `json:"results"`
+	Summary BulkSummary               `json:"summary"`
+}
+
+// CustomerBulkPreviewItem defines model for CustomerBulkPreviewItem.
+type CustomerBulkPreviewItem struct {
+	// Data A customer as a dry run of create would store it: id, created_at and updated_at are null.
+	Data *CustomerPreview `json:"data,omitempty"`
+
+	// Error Why one item failed: a catalogue code with its messages and details, as an error response would carry them.
+	Error        *BulkItemError `json:"error,omitempty"`
+	Ok           bool           `json:"ok"`
+	RequestIndex int            `json:"request_index"`
+}
+
+// CustomerBulkResponse defines model for CustomerBulkResponse.
+type CustomerBulkResponse struct {
+	Data CustomerBulkOutcome `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CustomerBulkResult defines model for CustomerBulkResult.
+type CustomerBulkResult struct {
+	Results []CustomerBulkItem `json:"results"`
+	Summary BulkSummary        `json:"summary"`
+}
+
+// CustomerCreate defines model for CustomerCreate.
+type CustomerCreate struct {
+	AddressLine1  nullable.Nullable[string] `json:"address_line1,omitempty"`
+	AddressLine2  nullable.Nullable[string] `json:"address_line2,omitempty"`
+	City          nullable.Nullable[string] `json:"city,omitempty"`
+	ContactPerson nullable.Nullable[string] `json:"contact_person,omitempty"`
+
+	// Country ISO 3166-1 alpha-2 country code; default SE.
+	Country        *string                   `json:"country,omitempty"`
+	CustomerNumber nullable.Nullable[string] `json:"customer_number,omitempty"`
+
+	// CustomerType individual = a private person (privatperson); swedish_business includes sole traders (enskild firma) whose organisation number is the owner's personnummer; eu_business = a business in another EU member state (reverse charge needs a VIES-validated vat_number); non_eu_business = a business outside the EU.
+	CustomerType CustomerType `json:"customer_type"`
+
+	// DefaultPaymentTerms Days until an invoice falls due; default the company's invoice_default_days, else 30.
+	DefaultPaymentTerms      *int                        `json:"default_payment_terms,omitempty"`
+	Email                    nullable.Nullable[string]   `json:"email,omitempty"`
+	InvoiceEmailBccAddresses nullable.Nullable[[]string] `json:"invoice_email_bcc_addresses,omitempty"`
+	InvoiceEmailCcAddresses  nullable.Nullable[[]string] `json:"invoice_email_cc_addresses,omitempty"`
+
+	// Language The language of invoices and e-mails to the customer.
+	Language *Language                 `json:"language,omitempty"`
+	Name     string                    `json:"name"`
+	Notes    nullable.Nullable[string] `json:"notes,omitempty"`
+
+	// OrgNumber Swedish organisationsnummer (checked with its Luhn digit) for swedish_business; the foreign registration number otherwise. A personnummer here moves into personal_number on an individual, is kept for a swedish_business sole trader, and is refused (CUSTOMER_ORG_NUMBER_IS_PERSONAL) for eu_business and non_eu_business.
+	OrgNumber nullable.Nullable[string] `json:"org_number,omitempty"`
+
+	// PersonalNumber Personnummer or samordningsnummer (10 or 12 digits, Luhn-checked), individual only (else CUSTOMER_PERSONAL_NUMBER_NOT_ALLOWED). Stored encrypted; answered masked.
+	PersonalNumber nullable.Nullable[string] `json:"personal_number,omitempty"`
+	Phone          nullable.Nullable[string] `json:"phone,omitempty"`
+	PostalCode     nullable.Nullable[string] `json:"postal_code,omitempty"`
+
+	// VatNumber VAT number with its country prefix (DE123456789). On an eu_business customer it is checked against VIES when the change is committed.
+	VatNumber nullable.Nullable[string] `json:"vat_number,omitempty"`
+}
+
+// CustomerCreateDryRun A dry run's answer: the customer as it would be stored; id, created_at and updated_at are null.
+type CustomerCreateDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A customer as a dry run of create would store it: id, created_at and updated_at are null.
+	Preview CustomerPreview `json:"preview"`
+}
+
+// CustomerDryRun A dry run's answer: the customer as the change would leave it; nothing was stored.
+type CustomerDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A customer (kund).
+	Preview Customer `json:"preview"`
+}
+
+// CustomerDryRunResponse defines model for CustomerDryRunResponse.
+type CustomerDryRunResponse struct {
+	// Data A dry run's answer: the customer as the change would leave it; nothing was stored.
+	Data CustomerDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CustomerList defines model for CustomerList.
+type CustomerList = []CustomerListItem
+
+// CustomerListItem defines model for CustomerListItem.
+type CustomerListItem struct {
+	ArchivedAt nullable.Nullable[time.Time] `json:"archived_at"`
+	CreatedAt  time.Time                    `json:"created_at"`
+
+	// CustomerType individual = a private person (privatperson); swedish_business includes sole traders (enskild firma) whose organisation number is the owner's personnummer; eu_business = a business in another EU member state (reverse charge needs a VIES-validated vat_number); non_eu_business = a business outside the EU.
+	CustomerType        CustomerType              `json:"customer_type"`
+	DefaultPaymentTerms int                       `json:"default_payment_terms"`
+	Email               nullable.Nullable[string] `json:"email"`
+	Id                  openapi_types.UUID        `json:"id"`
+	Name                string                    `json:"name"`
+
+	// OrgNumber Null for a sole trader whose organisation number is a personnummer.
+	OrgNumber nullable.Nullable[string]             `json:"org_number"`
+	PartyId   nullable.Nullable[openapi_types.UUID] `json:"party_id,omitempty"`
+
+	// VatNumber Null for a sole trader whose organisation number is a personnummer.
+	VatNumber nullable.Nullable[string] `json:"vat_number"`
+}
+
+// CustomerListResponse defines model for CustomerListResponse.
+type CustomerListResponse struct {
+	Data CustomerList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CustomerOutcome defines model for CustomerOutcome.
+type CustomerOutcome struct {
+	union json.RawMessage
+}
+
+// CustomerOutcomeResponse defines model for CustomerOutcomeResponse.
+type CustomerOutcomeResponse struct {
+	Data CustomerOutcome `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CustomerPatch Only the fields sent change. Changing customer_type away from individual clears personal_number.
+type CustomerPatch struct {
+	AddressLine1 nullable.Nullable[string] `json:"address_line1,omitempty"`
+	AddressLine2 nullable.Nullable[string] `json:"address_line2,omitempty"`
+
+	// ArchivedAt Send null to un-archive an archived customer.
+	ArchivedAt    nullable.Nullable[any]    `json:"archived_at,omitempty"`
+	City          nullable.Nullable[string] `json:"city,omitempty"`
+	ContactPerson nullable.Nullable[string] `json:"contact_person,omitempty"`
+
+	// Country ISO 3166-1 alpha-2 country code; default SE.
+	Country        *string                   `json:"country,omitempty"`
+	CustomerNumber nullable.Nullable[string] `json:"customer_number,omitempty"`
+
+	// CustomerType individual = a private person (privatperson); swedish_business includes sole traders (enskild firma) whose organisation number is the owner's personnummer; eu_business = a business in another EU member state (reverse charge needs a VIES-validated vat_number); non_eu_business = a business outside the EU.
+	CustomerType *CustomerType `json:"customer_type,omitempty"`
+
+	// DefaultPaymentTerms Days until an invoice falls due.
+	DefaultPaymentTerms      *int                        `json:"default_payment_terms,omitempty"`
+	Email                    nullable.Nullable[string]   `json:"email,omitempty"`
+	InvoiceEmailBccAddresses nullable.Nullable[[]string] `json:"invoice_email_bcc_addresses,omitempty"`
+	InvoiceEmailCcAddresses  nullable.Nullable[[]string] `json:"invoice_email_cc_addresses,omitempty"`
+
+	// Language The language of invoices and e-mails to the customer.
+	Language *Language                 `json:"language,omitempty"`
+	Name     *string                   `json:"name,omitempty"`
+	Notes    nullable.Nullable[string] `json:"notes,omitempty"`
+
+	// OrgNumber Swedish organisationsnummer (checked with its Luhn digit) for swedish_business; the foreign registration number otherwise. A personnummer here moves into personal_number on an individual, is kept for a swedish_business sole trader, and is refused (CUSTOMER_ORG_NUMBER_IS_PERSONAL) for eu_business and non_eu_business.
+	OrgNumber nullable.Nullable[string] `json:"org_number,omitempty"`
+
+	// PersonalNumber Personnummer or samordningsnummer (10 or 12 digits, Luhn-checked), individual only (else CUSTOMER_PERSONAL_NUMBER_NOT_ALLOWED). Stored encrypted; answered masked. Sending the masked value back leaves it unchanged; null clears it.
+	PersonalNumber nullable.Nullable[string] `json:"personal_number,omitempty"`
+	Phone          nullable.Nullable[string] `json:"phone,omitempty"`
+	PostalCode     nullable.Nullable[string] `json:"postal_code,omitempty"`
+
+	// VatNumber VAT number with its country prefix (DE123456789). On an eu_business customer it is checked against VIES when the change is committed.
+	VatNumber nullable.Nullable[string] `json:"vat_number,omitempty"`
+}
+
+// CustomerPreview A customer as a dry run of create would store it: id, created_at and updated_at are null.
+type CustomerPreview struct {
+	AddressLine1   nullable.Nullable[string]    `json:"address_line1"`
+	AddressLine2   nullable.Nullable[string]    `json:"address_line2"`
+	ArchivedAt     nullable.Nullable[time.Time] `json:"archived_at"`
+	City           nullable.Nullable[string]    `json:"city"`
+	ContactPerson  nullable.Nullable[string]    `json:"contact_person"`
+	Country        string                       `json:"country"`
+	CreatedAt      nullable.Nullable[time.Time] `json:"created_at"`
+	CustomerNumber nullable.Nullable[string]    `json:"customer_number"`
+
+	// CustomerType individual, swedish_business, eu_business or non_eu_business.
+	CustomerType string `json:"customer_type"`
+
+	// DefaultPaymentTerms Days until an invoice falls due.
+	DefaultPaymentTerms      int                                   `json:"default_payment_terms"`
+	Email                    nullable.Nullable[string]             `json:"email"`
+	Id                       nullable.Nullable[openapi_types.UUID] `json:"id"`
+	InvoiceEmailBccAddresses nullable.Nullable[[]string]           `json:"invoice_email_bcc_addresses"`
+	InvoiceEmailCcAddresses  nullable.Nullable[[]string]           `json:"invoice_email_cc_addresses"`
+
+	// Language The language of invoices and e-mails to the customer.
+	Language  Language                              `json:"language"`
+	Name      string                                `json:"name"`
+	Notes     nullable.Nullable[string]             `json:"notes"`
+	OrgNumber nullable.Nullable[string]             `json:"org_number"`
+	PartyId   nullable.Nullable[openapi_types.UUID] `json:"party_id"`
+
+	// PersonalNumber Always masked: eight asterisks, a hyphen and the last four digits. The number itself is stored encrypted and never returned.
+	PersonalNumber nullable.Nullable[string]    `json:"personal_number"`
+	Phone          nullable.Nullable[string]    `json:"phone"`
+	PostalCode     nullable.Nullable[string]    `json:"postal_code"`
+	UpdatedAt      nullable.Nullable[time.Time] `json:"updated_at"`
+	VatNumber      nullable.Nullable[string]    `json:"vat_number"`
+
+	// VatNumberValidated The result of the last successful check against the EU VIES registry (eu_business only; never on a dry run). It can go stale.
+	VatNumberValidated bool `json:"vat_number_validated"`
+}
+
+// CustomerPreviewResponse defines model for CustomerPreviewResponse.
+type CustomerPreviewResponse struct {
+	// Data A dry run's answer: the customer as it would be stored; id, created_at and updated_at are null.
+	Data CustomerCreateDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CustomerResponse defines model for CustomerResponse.
+type CustomerResponse struct {
+	// Data A customer (kund).
+	Data Customer `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CustomerType individual = a private person (privatperson); swedish_business includes sole traders (enskild firma) whose organisation number is the owner's personnummer; eu_business = a business in another EU member state (reverse charge needs a VIES-validated vat_number); non_eu_business = a business outside the EU.
+type CustomerType string
 
 // Deadline defines model for Deadline.
 type Deadline struct {
@@ -3159,6 +3593,9 @@ type JournalStrikeResult struct {
 	union json.RawMessage
 }
 
+// Language The language of invoices and e-mails to the customer.
+type Language string
+
 // Member defines model for Member.
 type Member struct {
 	CreatedAt time.Time `json:"created_at"`
@@ -3366,6 +3803,21 @@ type NoDocumentUnmarkResult struct {
 // NormalBalance defines model for NormalBalance.
 type NormalBalance string
 
+// OpenInvoiceSummary An open invoice embedded by expand.
+type OpenInvoiceSummary struct {
+	// BalanceDue An amount in kronor with at most two decimals (öre), as a JSON number.
+	BalanceDue    Amount                    `json:"balance_due"`
+	Currency      string                    `json:"currency"`
+	DueDate       openapi_types.Date        `json:"due_date"`
+	Id            openapi_types.UUID        `json:"id"`
+	InvoiceDate   openapi_types.Date        `json:"invoice_date"`
+	InvoiceNumber nullable.Nullable[string] `json:"invoice_number"`
+	Status        string                    `json:"status"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number.
+	Total Amount `json:"total"`
+}
+
 // OpeningBalanceDryRun A dry run's answer: the entry that would be posted; its id and voucher name nothing stored.
 type OpeningBalanceDryRun struct {
 	// DryRun Marks a dry run's answer: always true; nothing was stored.
@@ -3478,6 +3930,24 @@ type OperationResponse struct {
 
 // OperationStatus queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
 type OperationStatus string
+
+// Party The legal entity behind a customer or supplier, shared by both when the company both sells to and buys from it. Found by the Swedish organisation number, else by the VAT number. Private individuals have no party.
+type Party struct {
+	Country   string                    `json:"country"`
+	Id        openapi_types.UUID        `json:"id"`
+	LegalName string                    `json:"legal_name"`
+	OrgNumber nullable.Nullable[string] `json:"org_number"`
+
+	// Roles Which of the company's registers hold the party.
+	Roles     PartyRoles                `json:"roles"`
+	VatNumber nullable.Nullable[string] `json:"vat_number"`
+}
+
+// PartyRoles Which of the company's registers hold the party.
+type PartyRoles struct {
+	CustomerId nullable.Nullable[openapi_types.UUID] `json:"customer_id"`
+	SupplierId nullable.Nullable[openapi_types.UUID] `json:"supplier_id"`
+}
 
 // PaymentAccount Payment details shown on invoices in one currency.
 type PaymentAccount struct {
@@ -3717,6 +4187,320 @@ type SkillsIndex struct {
 		Name        string   `json:"name"`
 	} `json:"skills"`
 }
+
+// Supplier A supplier (leverantör).
+type Supplier struct {
+	AccountNumber  nullable.Nullable[string]    `json:"account_number"`
+	AddressLine1   nullable.Nullable[string]    `json:"address_line1"`
+	AddressLine2   nullable.Nullable[string]    `json:"address_line2"`
+	ArchivedAt     nullable.Nullable[time.Time] `json:"archived_at"`
+	BankAccount    nullable.Nullable[string]    `json:"bank_account"`
+	Bankgiro       nullable.Nullable[string]    `json:"bankgiro"`
+	Bic            nullable.Nullable[string]    `json:"bic"`
+	City           nullable.Nullable[string]    `json:"city"`
+	ClearingNumber nullable.Nullable[string]    `json:"clearing_number"`
+	Country        string                       `json:"country"`
+	CreatedAt      time.Time                    `json:"created_at"`
+
+	// DefaultCurrency SEK when none was given.
+	DefaultCurrency string `json:"default_currency"`
+
+	// DefaultExpenseAccount A BAS account of the company's chart: the debit account suggested when the supplier's invoices are booked. A change affects only future bookings.
+	DefaultExpenseAccount nullable.Nullable[string] `json:"default_expense_account"`
+	DefaultPaymentTerms   int                       `json:"default_payment_terms"`
+	Email                 nullable.Nullable[string] `json:"email"`
+	Iban                  nullable.Nullable[string] `json:"iban"`
+	Id                    openapi_types.UUID        `json:"id"`
+	Name                  string                    `json:"name"`
+	Notes                 nullable.Nullable[string] `json:"notes"`
+	OrgNumber             nullable.Nullable[string] `json:"org_number"`
+
+	// Party Only with expand=party.
+	Party      nullable.Nullable[Party]              `json:"party,omitempty"`
+	PartyId    nullable.Nullable[openapi_types.UUID] `json:"party_id"`
+	Phone      nullable.Nullable[string]             `json:"phone"`
+	Plusgiro   nullable.Nullable[string]             `json:"plusgiro"`
+	PostalCode nullable.Nullable[string]             `json:"postal_code"`
+
+	// SupplierInvoices Only with expand=supplier_invoices: the open supplier invoices (registered, approved, partially_paid, overdue, disputed).
+	SupplierInvoices *[]OpenInvoiceSummary `json:"supplier_invoices,omitempty"`
+
+	// SupplierType Where the supplier is established. There is no individual type: a private seller is not a supplier.
+	SupplierType SupplierType              `json:"supplier_type"`
+	UpdatedAt    time.Time                 `json:"updated_at"`
+	VatNumber    nullable.Nullable[string] `json:"vat_number"`
+}
+
+// SupplierBulkCreate defines model for SupplierBulkCreate.
+type SupplierBulkCreate struct {
+	// AllOrNothing true is not implemented (501 NOT_IMPLEMENTED): every item stands on its own.
+	AllOrNothing *bool            `json:"all_or_nothing,omitempty"`
+	Suppliers    []SupplierCreate `json:"suppliers"`
+}
+
+// SupplierBulkDryRun A dry run's answer: what each item would do; nothing was stored.
+type SupplierBulkDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag          `json:"dry_run"`
+	Preview SupplierBulkPreview `json:"preview"`
+}
+
+// SupplierBulkItem defines model for SupplierBulkItem.
+type SupplierBulkItem struct {
+	// Data A supplier (leverantör).
+	Data *Supplier `json:"data,omitempty"`
+
+	// Error Why one item failed: a catalogue code with its messages and details, as an error response would carry them.
+	Error *BulkItemError `json:"error,omitempty"`
+	Ok    bool           `json:"ok"`
+
+	// RequestIndex The item's index in the request's suppliers array.
+	RequestIndex int `json:"request_index"`
+}
+
+// SupplierBulkOutcome defines model for SupplierBulkOutcome.
+type SupplierBulkOutcome struct {
+	union json.RawMessage
+}
+
+// SupplierBulkPreview defines model for SupplierBulkPreview.
+type SupplierBulkPreview struct {
+	Results []SupplierBulkPreviewItem `json:"results"`
+	Summary BulkSummary               `json:"summary"`
+}
+
+// SupplierBulkPreviewItem defines model for SupplierBulkPreviewItem.
+type SupplierBulkPreviewItem struct {
+	// Data A supplier as a dry run of create would store it: id, created_at and updated_at are null.
+	Data *SupplierPreview `json:"data,omitempty"`
+
+	// Error Why one item failed: a catalogue code with its messages and details, as an error response would carry them.
+	Error        *BulkItemError `json:"error,omitempty"`
+	Ok           bool           `json:"ok"`
+	RequestIndex int            `json:"request_index"`
+}
+
+// SupplierBulkResponse defines model for SupplierBulkResponse.
+type SupplierBulkResponse struct {
+	Data SupplierBulkOutcome `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierBulkResult defines model for SupplierBulkResult.
+type SupplierBulkResult struct {
+	Results []SupplierBulkItem `json:"results"`
+	Summary BulkSummary        `json:"summary"`
+}
+
+// SupplierCreate defines model for SupplierCreate.
+type SupplierCreate struct {
+	AccountNumber  nullable.Nullable[string] `json:"account_number,omitempty"`
+	AddressLine1   nullable.Nullable[string] `json:"address_line1,omitempty"`
+	AddressLine2   nullable.Nullable[string] `json:"address_line2,omitempty"`
+	BankAccount    nullable.Nullable[string] `json:"bank_account,omitempty"`
+	Bankgiro       nullable.Nullable[string] `json:"bankgiro,omitempty"`
+	Bic            nullable.Nullable[string] `json:"bic,omitempty"`
+	City           nullable.Nullable[string] `json:"city,omitempty"`
+	ClearingNumber nullable.Nullable[string] `json:"clearing_number,omitempty"`
+
+	// Country ISO 3166-1 alpha-2 country code; default SE.
+	Country         *string                             `json:"country,omitempty"`
+	DefaultCurrency nullable.Nullable[SupplierCurrency] `json:"default_currency,omitempty"`
+
+	// DefaultExpenseAccount A BAS account of the company's chart: the debit account suggested when the supplier's invoices are booked. A change affects only future bookings.
+	DefaultExpenseAccount nullable.Nullable[string] `json:"default_expense_account,omitempty"`
+
+	// DefaultPaymentTerms Days until the supplier's invoices fall due; default 30.
+	DefaultPaymentTerms *int                      `json:"default_payment_terms,omitempty"`
+	Email               nullable.Nullable[string] `json:"email,omitempty"`
+	Iban                nullable.Nullable[string] `json:"iban,omitempty"`
+	Name                string                    `json:"name"`
+	Notes               nullable.Nullable[string] `json:"notes,omitempty"`
+
+	// OrgNumber Swedish organisationsnummer (Luhn-checked; a sole trader's personnummer is accepted) for swedish_business; the foreign registration number otherwise.
+	OrgNumber  nullable.Nullable[string] `json:"org_number,omitempty"`
+	Phone      nullable.Nullable[string] `json:"phone,omitempty"`
+	Plusgiro   nullable.Nullable[string] `json:"plusgiro,omitempty"`
+	PostalCode nullable.Nullable[string] `json:"postal_code,omitempty"`
+
+	// SupplierType Where the supplier is established. There is no individual type: a private seller is not a supplier.
+	SupplierType SupplierType `json:"supplier_type"`
+
+	// VatNumber Stored as supplied; not checked against VIES.
+	VatNumber nullable.Nullable[string] `json:"vat_number,omitempty"`
+}
+
+// SupplierCreateDryRun A dry run's answer: the supplier as it would be stored; id, created_at and updated_at are null.
+type SupplierCreateDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A supplier as a dry run of create would store it: id, created_at and updated_at are null.
+	Preview SupplierPreview `json:"preview"`
+}
+
+// SupplierCurrency The currency the supplier usually invoices in.
+type SupplierCurrency string
+
+// SupplierDryRun A dry run's answer: the supplier as the change would leave it; nothing was stored.
+type SupplierDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A supplier (leverantör).
+	Preview Supplier `json:"preview"`
+}
+
+// SupplierDryRunResponse defines model for SupplierDryRunResponse.
+type SupplierDryRunResponse struct {
+	// Data A dry run's answer: the supplier as the change would leave it; nothing was stored.
+	Data SupplierDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierList defines model for SupplierList.
+type SupplierList = []SupplierListItem
+
+// SupplierListItem defines model for SupplierListItem.
+type SupplierListItem struct {
+	ArchivedAt          nullable.Nullable[time.Time]          `json:"archived_at"`
+	CreatedAt           time.Time                             `json:"created_at"`
+	DefaultCurrency     string                                `json:"default_currency"`
+	DefaultPaymentTerms int                                   `json:"default_payment_terms"`
+	Email               nullable.Nullable[string]             `json:"email"`
+	Id                  openapi_types.UUID                    `json:"id"`
+	Name                string                                `json:"name"`
+	OrgNumber           nullable.Nullable[string]             `json:"org_number"`
+	PartyId             nullable.Nullable[openapi_types.UUID] `json:"party_id,omitempty"`
+
+	// SupplierType Where the supplier is established. There is no individual type: a private seller is not a supplier.
+	SupplierType SupplierType              `json:"supplier_type"`
+	VatNumber    nullable.Nullable[string] `json:"vat_number"`
+}
+
+// SupplierListResponse defines model for SupplierListResponse.
+type SupplierListResponse struct {
+	Data SupplierList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierOutcome defines model for SupplierOutcome.
+type SupplierOutcome struct {
+	union json.RawMessage
+}
+
+// SupplierOutcomeResponse defines model for SupplierOutcomeResponse.
+type SupplierOutcomeResponse struct {
+	Data SupplierOutcome `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierPatch Every create field is optional; only the fields sent change.
+type SupplierPatch struct {
+	AccountNumber nullable.Nullable[string] `json:"account_number,omitempty"`
+	AddressLine1  nullable.Nullable[string] `json:"address_line1,omitempty"`
+	AddressLine2  nullable.Nullable[string] `json:"address_line2,omitempty"`
+
+	// ArchivedAt Send null to un-archive an archived supplier.
+	ArchivedAt     nullable.Nullable[any]    `json:"archived_at,omitempty"`
+	BankAccount    nullable.Nullable[string] `json:"bank_account,omitempty"`
+	Bankgiro       nullable.Nullable[string] `json:"bankgiro,omitempty"`
+	Bic            nullable.Nullable[string] `json:"bic,omitempty"`
+	City           nullable.Nullable[string] `json:"city,omitempty"`
+	ClearingNumber nullable.Nullable[string] `json:"clearing_number,omitempty"`
+
+	// Country ISO 3166-1 alpha-2 country code; default SE.
+	Country         *string                             `json:"country,omitempty"`
+	DefaultCurrency nullable.Nullable[SupplierCurrency] `json:"default_currency,omitempty"`
+
+	// DefaultExpenseAccount A BAS account of the company's chart: the debit account suggested when the supplier's invoices are booked. A change affects only future bookings.
+	DefaultExpenseAccount nullable.Nullable[string] `json:"default_expense_account,omitempty"`
+
+	// DefaultPaymentTerms Days until an invoice falls due.
+	DefaultPaymentTerms *int                      `json:"default_payment_terms,omitempty"`
+	Email               nullable.Nullable[string] `json:"email,omitempty"`
+	Iban                nullable.Nullable[string] `json:"iban,omitempty"`
+	Name                *string                   `json:"name,omitempty"`
+	Notes               nullable.Nullable[string] `json:"notes,omitempty"`
+
+	// OrgNumber Swedish organisationsnummer (Luhn-checked; a sole trader's personnummer is accepted) for swedish_business; the foreign registration number otherwise.
+	OrgNumber  nullable.Nullable[string] `json:"org_number,omitempty"`
+	Phone      nullable.Nullable[string] `json:"phone,omitempty"`
+	Plusgiro   nullable.Nullable[string] `json:"plusgiro,omitempty"`
+	PostalCode nullable.Nullable[string] `json:"postal_code,omitempty"`
+
+	// SupplierType Where the supplier is established. There is no individual type: a private seller is not a supplier.
+	SupplierType *SupplierType `json:"supplier_type,omitempty"`
+
+	// VatNumber Stored as supplied; not checked against VIES.
+	VatNumber nullable.Nullable[string] `json:"vat_number,omitempty"`
+}
+
+// SupplierPreview A supplier as a dry run of create would store it: id, created_at and updated_at are null.
+type SupplierPreview struct {
+	AccountNumber  nullable.Nullable[string]    `json:"account_number"`
+	AddressLine1   nullable.Nullable[string]    `json:"address_line1"`
+	AddressLine2   nullable.Nullable[string]    `json:"address_line2"`
+	ArchivedAt     nullable.Nullable[time.Time] `json:"archived_at"`
+	BankAccount    nullable.Nullable[string]    `json:"bank_account"`
+	Bankgiro       nullable.Nullable[string]    `json:"bankgiro"`
+	Bic            nullable.Nullable[string]    `json:"bic"`
+	City           nullable.Nullable[string]    `json:"city"`
+	ClearingNumber nullable.Nullable[string]    `json:"clearing_number"`
+	Country        string                       `json:"country"`
+	CreatedAt      nullable.Nullable[time.Time] `json:"created_at"`
+
+	// DefaultCurrency SEK when none was given.
+	DefaultCurrency string `json:"default_currency"`
+
+	// DefaultExpenseAccount A BAS account of the company's chart: the debit account suggested when the supplier's invoices are booked. A change affects only future bookings.
+	DefaultExpenseAccount nullable.Nullable[string]             `json:"default_expense_account"`
+	DefaultPaymentTerms   int                                   `json:"default_payment_terms"`
+	Email                 nullable.Nullable[string]             `json:"email"`
+	Iban                  nullable.Nullable[string]             `json:"iban"`
+	Id                    nullable.Nullable[openapi_types.UUID] `json:"id"`
+	Name                  string                                `json:"name"`
+	Notes                 nullable.Nullable[string]             `json:"notes"`
+	OrgNumber             nullable.Nullable[string]             `json:"org_number"`
+	PartyId               nullable.Nullable[openapi_types.UUID] `json:"party_id"`
+	Phone                 nullable.Nullable[string]             `json:"phone"`
+	Plusgiro              nullable.Nullable[string]             `json:"plusgiro"`
+	PostalCode            nullable.Nullable[string]             `json:"postal_code"`
+
+	// SupplierType Where the supplier is established. There is no individual type: a private seller is not a supplier.
+	SupplierType SupplierType                 `json:"supplier_type"`
+	UpdatedAt    nullable.Nullable[time.Time] `json:"updated_at"`
+	VatNumber    nullable.Nullable[string]    `json:"vat_number"`
+}
+
+// SupplierPreviewResponse defines model for SupplierPreviewResponse.
+type SupplierPreviewResponse struct {
+	// Data A dry run's answer: the supplier as it would be stored; id, created_at and updated_at are null.
+	Data SupplierCreateDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierResponse defines model for SupplierResponse.
+type SupplierResponse struct {
+	// Data A supplier (leverantör).
+	Data Supplier `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierType Where the supplier is established. There is no individual type: a private seller is not a supplier.
+type SupplierType string
 
 // TaxProfileDryRun A dry run's answer: `dry_run` is always true and nothing was stored.
 type TaxProfileDryRun struct {
@@ -4060,6 +4844,9 @@ type CompanyId = openapi_types.UUID
 // Cursor defines model for Cursor.
 type Cursor = string
 
+// CustomerId defines model for CustomerId.
+type CustomerId = openapi_types.UUID
+
 // DryRun defines model for DryRun.
 type DryRun = string
 
@@ -4080,6 +4867,9 @@ type JournalEntryId = openapi_types.UUID
 
 // Limit defines model for Limit.
 type Limit = int
+
+// SupplierId defines model for SupplierId.
+type SupplierId = openapi_types.UUID
 
 // BadRequest Every error response: a single top-level key `error`, no `meta`.
 type BadRequest = ErrorEnvelope
@@ -4199,6 +4989,78 @@ type ListAuditEntriesParams struct {
 
 	// Limit Page size 1-200, default 50; larger values are clamped to 200.
 	Limit *AuditLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListCustomersParams defines parameters for ListCustomers.
+type ListCustomersParams struct {
+	// CustomerType Only this type.
+	CustomerType *CustomerType `form:"customer_type,omitempty" json:"customer_type,omitempty"`
+
+	// Search Case-insensitive: the name contains it, or the organisation number starts with it (separators ignored).
+	Search *string `form:"search,omitempty" json:"search,omitempty"`
+
+	// IncludeArchived Include archived records; default false.
+	IncludeArchived *bool `form:"include_archived,omitempty" json:"include_archived,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// CreateCustomerParams defines parameters for CreateCustomer.
+type CreateCustomerParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// BulkCreateCustomersParams defines parameters for BulkCreateCustomers.
+type BulkCreateCustomersParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ArchiveCustomerParams defines parameters for ArchiveCustomer.
+type ArchiveCustomerParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// GetCustomerParams defines parameters for GetCustomer.
+type GetCustomerParams struct {
+	// Expand Comma-separated: invoices, party. An unknown key is 400 VALIDATION_ERROR.
+	Expand *string `form:"expand,omitempty" json:"expand,omitempty"`
+}
+
+// UpdateCustomerParams defines parameters for UpdateCustomer.
+type UpdateCustomerParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
 // ListDeadlinesParams defines parameters for ListDeadlines.
@@ -4561,6 +5423,78 @@ type UpdateTaxProfileParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// ListSuppliersParams defines parameters for ListSuppliers.
+type ListSuppliersParams struct {
+	// SupplierType Only this type.
+	SupplierType *SupplierType `form:"supplier_type,omitempty" json:"supplier_type,omitempty"`
+
+	// Search Case-insensitive: the name contains it, or the organisation number starts with it (separators ignored).
+	Search *string `form:"search,omitempty" json:"search,omitempty"`
+
+	// IncludeArchived Include archived records; default false.
+	IncludeArchived *bool `form:"include_archived,omitempty" json:"include_archived,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// CreateSupplierParams defines parameters for CreateSupplier.
+type CreateSupplierParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// BulkCreateSuppliersParams defines parameters for BulkCreateSuppliers.
+type BulkCreateSuppliersParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ArchiveSupplierParams defines parameters for ArchiveSupplier.
+type ArchiveSupplierParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// GetSupplierParams defines parameters for GetSupplier.
+type GetSupplierParams struct {
+	// Expand Comma-separated: supplier_invoices, party. An unknown key is 400 VALIDATION_ERROR.
+	Expand *string `form:"expand,omitempty" json:"expand,omitempty"`
+}
+
+// UpdateSupplierParams defines parameters for UpdateSupplier.
+type UpdateSupplierParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // CreateCompanyJSONRequestBody defines body for CreateCompany for application/json ContentType.
 type CreateCompanyJSONRequestBody = CompanyCreate
 
@@ -4569,6 +5503,15 @@ type CreateAccountJSONRequestBody = AccountCreate
 
 // UpdateAccountJSONRequestBody defines body for UpdateAccount for application/json ContentType.
 type UpdateAccountJSONRequestBody = AccountPatch
+
+// CreateCustomerJSONRequestBody defines body for CreateCustomer for application/json ContentType.
+type CreateCustomerJSONRequestBody = CustomerCreate
+
+// BulkCreateCustomersJSONRequestBody defines body for BulkCreateCustomers for application/json ContentType.
+type BulkCreateCustomersJSONRequestBody = CustomerBulkCreate
+
+// UpdateCustomerJSONRequestBody defines body for UpdateCustomer for application/json ContentType.
+type UpdateCustomerJSONRequestBody = CustomerPatch
 
 // CreateFiscalPeriodJSONRequestBody defines body for CreateFiscalPeriod for application/json ContentType.
 type CreateFiscalPeriodJSONRequestBody = FiscalPeriodCreate
@@ -4623,6 +5566,15 @@ type UpdateBookkeepingLockJSONRequestBody = BookkeepingLockPatch
 
 // UpdateTaxProfileJSONRequestBody defines body for UpdateTaxProfile for application/json ContentType.
 type UpdateTaxProfileJSONRequestBody = TaxProfilePatch
+
+// CreateSupplierJSONRequestBody defines body for CreateSupplier for application/json ContentType.
+type CreateSupplierJSONRequestBody = SupplierCreate
+
+// BulkCreateSuppliersJSONRequestBody defines body for BulkCreateSuppliers for application/json ContentType.
+type BulkCreateSuppliersJSONRequestBody = SupplierBulkCreate
+
+// UpdateSupplierJSONRequestBody defines body for UpdateSupplier for application/json ContentType.
+type UpdateSupplierJSONRequestBody = SupplierPatch
 
 // Getter for additional properties for ErrorDetails. Returns the specified
 // element and whether it was found
@@ -4842,6 +5794,130 @@ func (t AccountUpdateResult) MarshalJSON() ([]byte, error) {
 }
 
 func (t *AccountUpdateResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCustomerBulkResult returns the union data inside the CustomerBulkOutcome as a CustomerBulkResult
+func (t CustomerBulkOutcome) AsCustomerBulkResult() (CustomerBulkResult, error) {
+	var body CustomerBulkResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCustomerBulkResult overwrites any union data inside the CustomerBulkOutcome as the provided CustomerBulkResult
+func (t *CustomerBulkOutcome) FromCustomerBulkResult(v CustomerBulkResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCustomerBulkResult performs a merge with any union data inside the CustomerBulkOutcome, using the provided CustomerBulkResult
+func (t *CustomerBulkOutcome) MergeCustomerBulkResult(v CustomerBulkResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCustomerBulkDryRun returns the union data inside the CustomerBulkOutcome as a CustomerBulkDryRun
+func (t CustomerBulkOutcome) AsCustomerBulkDryRun() (CustomerBulkDryRun, error) {
+	var body CustomerBulkDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCustomerBulkDryRun overwrites any union data inside the CustomerBulkOutcome as the provided CustomerBulkDryRun
+func (t *CustomerBulkOutcome) FromCustomerBulkDryRun(v CustomerBulkDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCustomerBulkDryRun performs a merge with any union data inside the CustomerBulkOutcome, using the provided CustomerBulkDryRun
+func (t *CustomerBulkOutcome) MergeCustomerBulkDryRun(v CustomerBulkDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CustomerBulkOutcome) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CustomerBulkOutcome) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsCustomer returns the union data inside the CustomerOutcome as a Customer
+func (t CustomerOutcome) AsCustomer() (Customer, error) {
+	var body Customer
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCustomer overwrites any union data inside the CustomerOutcome as the provided Customer
+func (t *CustomerOutcome) FromCustomer(v Customer) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCustomer performs a merge with any union data inside the CustomerOutcome, using the provided Customer
+func (t *CustomerOutcome) MergeCustomer(v Customer) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCustomerDryRun returns the union data inside the CustomerOutcome as a CustomerDryRun
+func (t CustomerOutcome) AsCustomerDryRun() (CustomerDryRun, error) {
+	var body CustomerDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCustomerDryRun overwrites any union data inside the CustomerOutcome as the provided CustomerDryRun
+func (t *CustomerOutcome) FromCustomerDryRun(v CustomerDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCustomerDryRun performs a merge with any union data inside the CustomerOutcome, using the provided CustomerDryRun
+func (t *CustomerOutcome) MergeCustomerDryRun(v CustomerDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t CustomerOutcome) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *CustomerOutcome) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -5714,6 +6790,130 @@ func (t *SettingsUpdateResult) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsSupplierBulkResult returns the union data inside the SupplierBulkOutcome as a SupplierBulkResult
+func (t SupplierBulkOutcome) AsSupplierBulkResult() (SupplierBulkResult, error) {
+	var body SupplierBulkResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplierBulkResult overwrites any union data inside the SupplierBulkOutcome as the provided SupplierBulkResult
+func (t *SupplierBulkOutcome) FromSupplierBulkResult(v SupplierBulkResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplierBulkResult performs a merge with any union data inside the SupplierBulkOutcome, using the provided SupplierBulkResult
+func (t *SupplierBulkOutcome) MergeSupplierBulkResult(v SupplierBulkResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSupplierBulkDryRun returns the union data inside the SupplierBulkOutcome as a SupplierBulkDryRun
+func (t SupplierBulkOutcome) AsSupplierBulkDryRun() (SupplierBulkDryRun, error) {
+	var body SupplierBulkDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplierBulkDryRun overwrites any union data inside the SupplierBulkOutcome as the provided SupplierBulkDryRun
+func (t *SupplierBulkOutcome) FromSupplierBulkDryRun(v SupplierBulkDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplierBulkDryRun performs a merge with any union data inside the SupplierBulkOutcome, using the provided SupplierBulkDryRun
+func (t *SupplierBulkOutcome) MergeSupplierBulkDryRun(v SupplierBulkDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SupplierBulkOutcome) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SupplierBulkOutcome) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSupplier returns the union data inside the SupplierOutcome as a Supplier
+func (t SupplierOutcome) AsSupplier() (Supplier, error) {
+	var body Supplier
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplier overwrites any union data inside the SupplierOutcome as the provided Supplier
+func (t *SupplierOutcome) FromSupplier(v Supplier) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplier performs a merge with any union data inside the SupplierOutcome, using the provided Supplier
+func (t *SupplierOutcome) MergeSupplier(v Supplier) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSupplierDryRun returns the union data inside the SupplierOutcome as a SupplierDryRun
+func (t SupplierOutcome) AsSupplierDryRun() (SupplierDryRun, error) {
+	var body SupplierDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplierDryRun overwrites any union data inside the SupplierOutcome as the provided SupplierDryRun
+func (t *SupplierOutcome) FromSupplierDryRun(v SupplierDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplierDryRun performs a merge with any union data inside the SupplierOutcome, using the provided SupplierDryRun
+func (t *SupplierOutcome) MergeSupplierDryRun(v SupplierDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SupplierOutcome) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SupplierOutcome) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsTaxProfileSettings returns the union data inside the TaxProfileResult as a TaxProfileSettings
 func (t TaxProfileResult) AsTaxProfileSettings() (TaxProfileSettings, error) {
 	var body TaxProfileSettings
@@ -5814,6 +7014,24 @@ type ServerInterface interface {
 	// ListCapabilities List the company's paid capabilities
 	// (GET /api/v1/companies/{companyId}/capabilities)
 	ListCapabilities(ctx echo.Context, companyId CompanyId) error
+	// ListCustomers List customers
+	// (GET /api/v1/companies/{companyId}/customers)
+	ListCustomers(ctx echo.Context, companyId CompanyId, params ListCustomersParams) error
+	// CreateCustomer Create a customer
+	// (POST /api/v1/companies/{companyId}/customers)
+	CreateCustomer(ctx echo.Context, companyId CompanyId, params CreateCustomerParams) error
+	// BulkCreateCustomers Create up to 50 customers at once
+	// (POST /api/v1/companies/{companyId}/customers/bulk-create)
+	BulkCreateCustomers(ctx echo.Context, companyId CompanyId, params BulkCreateCustomersParams) error
+	// ArchiveCustomer Archive a customer
+	// (DELETE /api/v1/companies/{companyId}/customers/{customerId})
+	ArchiveCustomer(ctx echo.Context, companyId CompanyId, customerId CustomerId, params ArchiveCustomerParams) error
+	// GetCustomer Get a customer
+	// (GET /api/v1/companies/{companyId}/customers/{customerId})
+	GetCustomer(ctx echo.Context, companyId CompanyId, customerId CustomerId, params GetCustomerParams) error
+	// UpdateCustomer Update a customer
+	// (PATCH /api/v1/companies/{companyId}/customers/{customerId})
+	UpdateCustomer(ctx echo.Context, companyId CompanyId, customerId CustomerId, params UpdateCustomerParams) error
 	// ListDeadlines List the company's tax deadlines
 	// (GET /api/v1/companies/{companyId}/deadlines)
 	ListDeadlines(ctx echo.Context, companyId CompanyId, params ListDeadlinesParams) error
@@ -5919,6 +7137,24 @@ type ServerInterface interface {
 	// UpdateTaxProfile Change the tax profile
 	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
 	UpdateTaxProfile(ctx echo.Context, companyId CompanyId, params UpdateTaxProfileParams) error
+	// ListSuppliers List suppliers
+	// (GET /api/v1/companies/{companyId}/suppliers)
+	ListSuppliers(ctx echo.Context, companyId CompanyId, params ListSuppliersParams) error
+	// CreateSupplier Create a supplier
+	// (POST /api/v1/companies/{companyId}/suppliers)
+	CreateSupplier(ctx echo.Context, companyId CompanyId, params CreateSupplierParams) error
+	// BulkCreateSuppliers Create up to 50 suppliers at once
+	// (POST /api/v1/companies/{companyId}/suppliers/bulk-create)
+	BulkCreateSuppliers(ctx echo.Context, companyId CompanyId, params BulkCreateSuppliersParams) error
+	// ArchiveSupplier Archive a supplier
+	// (DELETE /api/v1/companies/{companyId}/suppliers/{supplierId})
+	ArchiveSupplier(ctx echo.Context, companyId CompanyId, supplierId SupplierId, params ArchiveSupplierParams) error
+	// GetSupplier Get a supplier
+	// (GET /api/v1/companies/{companyId}/suppliers/{supplierId})
+	GetSupplier(ctx echo.Context, companyId CompanyId, supplierId SupplierId, params GetSupplierParams) error
+	// UpdateSupplier Update a supplier
+	// (PATCH /api/v1/companies/{companyId}/suppliers/{supplierId})
+	UpdateSupplier(ctx echo.Context, companyId CompanyId, supplierId SupplierId, params UpdateSupplierParams) error
 	// GetHealth Check that the service and its database answer
 	// (GET /api/v1/health)
 	GetHealth(ctx echo.Context) error
@@ -6346,6 +7582,344 @@ func (w *ServerInterfaceWrapper) ListCapabilities(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListCapabilities(ctx, companyId)
+	return err
+}
+
+// ListCustomers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCustomers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCustomersParams
+	// ------------- Optional query parameter "customer_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "customer_type", ctx.QueryParams(), &params.CustomerType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter customer_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "search" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search", ctx.QueryParams(), &params.Search, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_archived" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_archived", ctx.QueryParams(), &params.IncludeArchived, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_archived: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCustomers(ctx, companyId, params)
+	return err
+}
+
+// CreateCustomer converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCustomer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCustomerParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCustomer(ctx, companyId, params)
+	return err
+}
+
+// BulkCreateCustomers converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkCreateCustomers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkCreateCustomersParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkCreateCustomers(ctx, companyId, params)
+	return err
+}
+
+// ArchiveCustomer converts echo context to params.
+func (w *ServerInterfaceWrapper) ArchiveCustomer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "customerId" -------------
+	var customerId CustomerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "customerId", ctx.Param("customerId"), &customerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter customerId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ArchiveCustomerParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ArchiveCustomer(ctx, companyId, customerId, params)
+	return err
+}
+
+// GetCustomer converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCustomer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "customerId" -------------
+	var customerId CustomerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "customerId", ctx.Param("customerId"), &customerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter customerId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetCustomerParams
+	// ------------- Optional query parameter "expand" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "expand", ctx.QueryParams(), &params.Expand, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCustomer(ctx, companyId, customerId, params)
+	return err
+}
+
+// UpdateCustomer converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCustomer(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "customerId" -------------
+	var customerId CustomerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "customerId", ctx.Param("customerId"), &customerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter customerId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateCustomerParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCustomer(ctx, companyId, customerId, params)
 	return err
 }
 
@@ -8190,6 +9764,344 @@ func (w *ServerInterfaceWrapper) UpdateTaxProfile(ctx echo.Context) error {
 	return err
 }
 
+// ListSuppliers converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSuppliers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSuppliersParams
+	// ------------- Optional query parameter "supplier_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "supplier_type", ctx.QueryParams(), &params.SupplierType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplier_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "search" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search", ctx.QueryParams(), &params.Search, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_archived" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_archived", ctx.QueryParams(), &params.IncludeArchived, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_archived: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSuppliers(ctx, companyId, params)
+	return err
+}
+
+// CreateSupplier converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSupplier(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSupplierParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSupplier(ctx, companyId, params)
+	return err
+}
+
+// BulkCreateSuppliers converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkCreateSuppliers(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkCreateSuppliersParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkCreateSuppliers(ctx, companyId, params)
+	return err
+}
+
+// ArchiveSupplier converts echo context to params.
+func (w *ServerInterfaceWrapper) ArchiveSupplier(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierId" -------------
+	var supplierId SupplierId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierId", ctx.Param("supplierId"), &supplierId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ArchiveSupplierParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ArchiveSupplier(ctx, companyId, supplierId, params)
+	return err
+}
+
+// GetSupplier converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSupplier(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierId" -------------
+	var supplierId SupplierId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierId", ctx.Param("supplierId"), &supplierId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSupplierParams
+	// ------------- Optional query parameter "expand" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "expand", ctx.QueryParams(), &params.Expand, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSupplier(ctx, companyId, supplierId, params)
+	return err
+}
+
+// UpdateSupplier converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSupplier(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierId" -------------
+	var supplierId SupplierId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierId", ctx.Param("supplierId"), &supplierId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateSupplierParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSupplier(ctx, companyId, supplierId, params)
+	return err
+}
+
 // GetHealth converts echo context to params.
 func (w *ServerInterfaceWrapper) GetHealth(ctx echo.Context) error {
 	var err error
@@ -8317,6 +10229,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/accounts/:accountNumber", wrapper.UpdateAccount, options.OperationMiddlewares["updateAccount"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/audit-trail", wrapper.ListAuditEntries, options.OperationMiddlewares["listAuditEntries"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/capabilities", wrapper.ListCapabilities, options.OperationMiddlewares["listCapabilities"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/customers", wrapper.ListCustomers, options.OperationMiddlewares["listCustomers"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/customers", wrapper.CreateCustomer, options.OperationMiddlewares["createCustomer"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/customers/bulk-create", wrapper.BulkCreateCustomers, options.OperationMiddlewares["bulkCreateCustomers"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId", wrapper.ArchiveCustomer, options.OperationMiddlewares["archiveCustomer"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId", wrapper.GetCustomer, options.OperationMiddlewares["getCustomer"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId", wrapper.UpdateCustomer, options.OperationMiddlewares["updateCustomer"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/deadlines", wrapper.ListDeadlines, options.OperationMiddlewares["listDeadlines"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.ListFiscalPeriods, options.OperationMiddlewares["listFiscalPeriods"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.CreateFiscalPeriod, options.OperationMiddlewares["createFiscalPeriod"]...)
@@ -8352,6 +10270,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.UpdateSettings, options.OperationMiddlewares["updateSettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/bookkeeping-lock", wrapper.UpdateBookkeepingLock, options.OperationMiddlewares["updateBookkeepingLock"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/tax-profile", wrapper.UpdateTaxProfile, options.OperationMiddlewares["updateTaxProfile"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/suppliers", wrapper.ListSuppliers, options.OperationMiddlewares["listSuppliers"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/suppliers", wrapper.CreateSupplier, options.OperationMiddlewares["createSupplier"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/suppliers/bulk-create", wrapper.BulkCreateSuppliers, options.OperationMiddlewares["bulkCreateSuppliers"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/suppliers/:supplierId", wrapper.ArchiveSupplier, options.OperationMiddlewares["archiveSupplier"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/suppliers/:supplierId", wrapper.GetSupplier, options.OperationMiddlewares["getSupplier"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/suppliers/:supplierId", wrapper.UpdateSupplier, options.OperationMiddlewares["updateSupplier"]...)
 	router.GET(options.BaseURL+"/api/v1/health", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
 	router.GET(options.BaseURL+"/api/v1/openapi.json", wrapper.GetOpenAPIDocument, options.OperationMiddlewares["getOpenAPIDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/operations/:operationId", wrapper.GetOperation, options.OperationMiddlewares["getOperation"]...)
@@ -9886,6 +11810,1085 @@ func (response ListCapabilities429JSONResponse) VisitListCapabilitiesResponse(w 
 type ListCapabilities500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListCapabilities500JSONResponse) VisitListCapabilitiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomersRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListCustomersParams
+}
+
+type ListCustomersResponseObject interface {
+	VisitListCustomersResponse(w http.ResponseWriter) error
+}
+
+type ListCustomers200JSONResponse CustomerListResponse
+
+func (response ListCustomers200JSONResponse) VisitListCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCustomers400JSONResponse) VisitListCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCustomers401JSONResponse) VisitListCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCustomers403JSONResponse) VisitListCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCustomers404JSONResponse) VisitListCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListCustomers429JSONResponse) VisitListCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomers500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListCustomers500JSONResponse) VisitListCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomerRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateCustomerParams
+	Body      *CreateCustomerJSONRequestBody
+}
+
+type CreateCustomerResponseObject interface {
+	VisitCreateCustomerResponse(w http.ResponseWriter) error
+}
+
+type CreateCustomer200JSONResponse CustomerPreviewResponse
+
+func (response CreateCustomer200JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomer201JSONResponse CustomerResponse
+
+func (response CreateCustomer201JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomer400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCustomer400JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomer401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCustomer401JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomer403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCustomer403JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCustomer404JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomer409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateCustomer409JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomer413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCustomer413JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomer415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCustomer415JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomer429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateCustomer429JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomer500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateCustomer500JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateCustomersRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    BulkCreateCustomersParams
+	Body      *BulkCreateCustomersJSONRequestBody
+}
+
+type BulkCreateCustomersResponseObject interface {
+	VisitBulkCreateCustomersResponse(w http.ResponseWriter) error
+}
+
+type BulkCreateCustomers200JSONResponse CustomerBulkResponse
+
+func (response BulkCreateCustomers200JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateCustomers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkCreateCustomers400JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateCustomers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkCreateCustomers401JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateCustomers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkCreateCustomers403JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateCustomers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkCreateCustomers404JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateCustomers409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkCreateCustomers409JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateCustomers413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkCreateCustomers413JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateCustomers415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkCreateCustomers415JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateCustomers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkCreateCustomers429JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateCustomers500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BulkCreateCustomers500JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateCustomers501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response BulkCreateCustomers501JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveCustomerRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	CustomerId CustomerId `json:"customerId"`
+	Params     ArchiveCustomerParams
+}
+
+type ArchiveCustomerResponseObject interface {
+	VisitArchiveCustomerResponse(w http.ResponseWriter) error
+}
+
+type ArchiveCustomer200JSONResponse CustomerDryRunResponse
+
+func (response ArchiveCustomer200JSONResponse) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveCustomer204Response struct {
+}
+
+func (response ArchiveCustomer204Response) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ArchiveCustomer400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ArchiveCustomer400JSONResponse) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveCustomer401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ArchiveCustomer401JSONResponse) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveCustomer403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ArchiveCustomer403JSONResponse) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveCustomer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ArchiveCustomer404JSONResponse) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveCustomer409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ArchiveCustomer409JSONResponse) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveCustomer413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ArchiveCustomer413JSONResponse) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveCustomer415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ArchiveCustomer415JSONResponse) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveCustomer429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ArchiveCustomer429JSONResponse) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveCustomer500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ArchiveCustomer500JSONResponse) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomerRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	CustomerId CustomerId `json:"customerId"`
+	Params     GetCustomerParams
+}
+
+type GetCustomerResponseObject interface {
+	VisitGetCustomerResponse(w http.ResponseWriter) error
+}
+
+type GetCustomer200JSONResponse CustomerResponse
+
+func (response GetCustomer200JSONResponse) VisitGetCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomer400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCustomer400JSONResponse) VisitGetCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomer401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCustomer401JSONResponse) VisitGetCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomer403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCustomer403JSONResponse) VisitGetCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCustomer404JSONResponse) VisitGetCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomer429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCustomer429JSONResponse) VisitGetCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomer500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetCustomer500JSONResponse) VisitGetCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCustomerRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	CustomerId CustomerId `json:"customerId"`
+	Params     UpdateCustomerParams
+	Body       *UpdateCustomerJSONRequestBody
+}
+
+type UpdateCustomerResponseObject interface {
+	VisitUpdateCustomerResponse(w http.ResponseWriter) error
+}
+
+type UpdateCustomer200JSONResponse CustomerOutcomeResponse
+
+func (response UpdateCustomer200JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCustomer400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCustomer400JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCustomer401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCustomer401JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCustomer403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCustomer403JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCustomer404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCustomer404JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCustomer409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCustomer409JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCustomer413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCustomer413JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCustomer415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCustomer415JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCustomer429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateCustomer429JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCustomer500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateCustomer500JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -16126,6 +19129,1085 @@ func (response UpdateTaxProfile500JSONResponse) VisitUpdateTaxProfileResponse(w 
 	return err
 }
 
+type ListSuppliersRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListSuppliersParams
+}
+
+type ListSuppliersResponseObject interface {
+	VisitListSuppliersResponse(w http.ResponseWriter) error
+}
+
+type ListSuppliers200JSONResponse SupplierListResponse
+
+func (response ListSuppliers200JSONResponse) VisitListSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuppliers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSuppliers400JSONResponse) VisitListSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuppliers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSuppliers401JSONResponse) VisitListSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuppliers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSuppliers403JSONResponse) VisitListSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuppliers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSuppliers404JSONResponse) VisitListSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuppliers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListSuppliers429JSONResponse) VisitListSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuppliers500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListSuppliers500JSONResponse) VisitListSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateSupplierParams
+	Body      *CreateSupplierJSONRequestBody
+}
+
+type CreateSupplierResponseObject interface {
+	VisitCreateSupplierResponse(w http.ResponseWriter) error
+}
+
+type CreateSupplier200JSONResponse SupplierPreviewResponse
+
+func (response CreateSupplier200JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplier201JSONResponse SupplierResponse
+
+func (response CreateSupplier201JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplier400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSupplier400JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplier401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSupplier401JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplier403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSupplier403JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplier404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSupplier404JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplier409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateSupplier409JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplier413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSupplier413JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplier415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSupplier415JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplier429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateSupplier429JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplier500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateSupplier500JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateSuppliersRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    BulkCreateSuppliersParams
+	Body      *BulkCreateSuppliersJSONRequestBody
+}
+
+type BulkCreateSuppliersResponseObject interface {
+	VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error
+}
+
+type BulkCreateSuppliers200JSONResponse SupplierBulkResponse
+
+func (response BulkCreateSuppliers200JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateSuppliers400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkCreateSuppliers400JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateSuppliers401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkCreateSuppliers401JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateSuppliers403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkCreateSuppliers403JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateSuppliers404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkCreateSuppliers404JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateSuppliers409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkCreateSuppliers409JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateSuppliers413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkCreateSuppliers413JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateSuppliers415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkCreateSuppliers415JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateSuppliers429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkCreateSuppliers429JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateSuppliers500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BulkCreateSuppliers500JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateSuppliers501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response BulkCreateSuppliers501JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveSupplierRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	SupplierId SupplierId `json:"supplierId"`
+	Params     ArchiveSupplierParams
+}
+
+type ArchiveSupplierResponseObject interface {
+	VisitArchiveSupplierResponse(w http.ResponseWriter) error
+}
+
+type ArchiveSupplier200JSONResponse SupplierDryRunResponse
+
+func (response ArchiveSupplier200JSONResponse) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveSupplier204Response struct {
+}
+
+func (response ArchiveSupplier204Response) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type ArchiveSupplier400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ArchiveSupplier400JSONResponse) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveSupplier401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ArchiveSupplier401JSONResponse) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveSupplier403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ArchiveSupplier403JSONResponse) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveSupplier404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ArchiveSupplier404JSONResponse) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveSupplier409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ArchiveSupplier409JSONResponse) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveSupplier413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ArchiveSupplier413JSONResponse) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveSupplier415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ArchiveSupplier415JSONResponse) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveSupplier429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ArchiveSupplier429JSONResponse) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ArchiveSupplier500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ArchiveSupplier500JSONResponse) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	SupplierId SupplierId `json:"supplierId"`
+	Params     GetSupplierParams
+}
+
+type GetSupplierResponseObject interface {
+	VisitGetSupplierResponse(w http.ResponseWriter) error
+}
+
+type GetSupplier200JSONResponse SupplierResponse
+
+func (response GetSupplier200JSONResponse) VisitGetSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplier400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSupplier400JSONResponse) VisitGetSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplier401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSupplier401JSONResponse) VisitGetSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplier403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSupplier403JSONResponse) VisitGetSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplier404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSupplier404JSONResponse) VisitGetSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplier429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSupplier429JSONResponse) VisitGetSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplier500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSupplier500JSONResponse) VisitGetSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplierRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	SupplierId SupplierId `json:"supplierId"`
+	Params     UpdateSupplierParams
+	Body       *UpdateSupplierJSONRequestBody
+}
+
+type UpdateSupplierResponseObject interface {
+	VisitUpdateSupplierResponse(w http.ResponseWriter) error
+}
+
+type UpdateSupplier200JSONResponse SupplierOutcomeResponse
+
+func (response UpdateSupplier200JSONResponse) VisitUpdateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplier400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSupplier400JSONResponse) VisitUpdateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplier401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSupplier401JSONResponse) VisitUpdateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplier403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSupplier403JSONResponse) VisitUpdateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplier404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSupplier404JSONResponse) VisitUpdateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplier409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSupplier409JSONResponse) VisitUpdateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplier413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSupplier413JSONResponse) VisitUpdateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplier415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSupplier415JSONResponse) VisitUpdateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplier429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateSupplier429JSONResponse) VisitUpdateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplier500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateSupplier500JSONResponse) VisitUpdateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetHealthRequestObject struct {
 }
 
@@ -16469,6 +20551,24 @@ type StrictServerInterface interface {
 	// ListCapabilities List the company's paid capabilities
 	// (GET /api/v1/companies/{companyId}/capabilities)
 	ListCapabilities(ctx context.Context, request ListCapabilitiesRequestObject) (ListCapabilitiesResponseObject, error)
+	// ListCustomers List customers
+	// (GET /api/v1/companies/{companyId}/customers)
+	ListCustomers(ctx context.Context, request ListCustomersRequestObject) (ListCustomersResponseObject, error)
+	// CreateCustomer Create a customer
+	// (POST /api/v1/companies/{companyId}/customers)
+	CreateCustomer(ctx context.Context, request CreateCustomerRequestObject) (CreateCustomerResponseObject, error)
+	// BulkCreateCustomers Create up to 50 customers at once
+	// (POST /api/v1/companies/{companyId}/customers/bulk-create)
+	BulkCreateCustomers(ctx context.Context, request BulkCreateCustomersRequestObject) (BulkCreateCustomersResponseObject, error)
+	// ArchiveCustomer Archive a customer
+	// (DELETE /api/v1/companies/{companyId}/customers/{customerId})
+	ArchiveCustomer(ctx context.Context, request ArchiveCustomerRequestObject) (ArchiveCustomerResponseObject, error)
+	// GetCustomer Get a customer
+	// (GET /api/v1/companies/{companyId}/customers/{customerId})
+	GetCustomer(ctx context.Context, request GetCustomerRequestObject) (GetCustomerResponseObject, error)
+	// UpdateCustomer Update a customer
+	// (PATCH /api/v1/companies/{companyId}/customers/{customerId})
+	UpdateCustomer(ctx context.Context, request UpdateCustomerRequestObject) (UpdateCustomerResponseObject, error)
 	// ListDeadlines List the company's tax deadlines
 	// (GET /api/v1/companies/{companyId}/deadlines)
 	ListDeadlines(ctx context.Context, request ListDeadlinesRequestObject) (ListDeadlinesResponseObject, error)
@@ -16574,6 +20674,24 @@ type StrictServerInterface interface {
 	// UpdateTaxProfile Change the tax profile
 	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
 	UpdateTaxProfile(ctx context.Context, request UpdateTaxProfileRequestObject) (UpdateTaxProfileResponseObject, error)
+	// ListSuppliers List suppliers
+	// (GET /api/v1/companies/{companyId}/suppliers)
+	ListSuppliers(ctx context.Context, request ListSuppliersRequestObject) (ListSuppliersResponseObject, error)
+	// CreateSupplier Create a supplier
+	// (POST /api/v1/companies/{companyId}/suppliers)
+	CreateSupplier(ctx context.Context, request CreateSupplierRequestObject) (CreateSupplierResponseObject, error)
+	// BulkCreateSuppliers Create up to 50 suppliers at once
+	// (POST /api/v1/companies/{companyId}/suppliers/bulk-create)
+	BulkCreateSuppliers(ctx context.Context, request BulkCreateSuppliersRequestObject) (BulkCreateSuppliersResponseObject, error)
+	// ArchiveSupplier Archive a supplier
+	// (DELETE /api/v1/companies/{companyId}/suppliers/{supplierId})
+	ArchiveSupplier(ctx context.Context, request ArchiveSupplierRequestObject) (ArchiveSupplierResponseObject, error)
+	// GetSupplier Get a supplier
+	// (GET /api/v1/companies/{companyId}/suppliers/{supplierId})
+	GetSupplier(ctx context.Context, request GetSupplierRequestObject) (GetSupplierResponseObject, error)
+	// UpdateSupplier Update a supplier
+	// (PATCH /api/v1/companies/{companyId}/suppliers/{supplierId})
+	UpdateSupplier(ctx context.Context, request UpdateSupplierRequestObject) (UpdateSupplierResponseObject, error)
 	// GetHealth Check that the service and its database answer
 	// (GET /api/v1/health)
 	GetHealth(ctx context.Context, request GetHealthRequestObject) (GetHealthResponseObject, error)
@@ -16970,6 +21088,234 @@ func (sh *strictHandler) ListCapabilities(ctx echo.Context, companyId CompanyId)
 		return err
 	} else if validResponse, ok := response.(ListCapabilitiesResponseObject); ok {
 		return validResponse.VisitListCapabilitiesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCustomers operation middleware
+func (sh *strictHandler) ListCustomers(ctx echo.Context, companyId CompanyId, params ListCustomersParams) error {
+	var request ListCustomersRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCustomers(ctx.Request().Context(), request.(ListCustomersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCustomers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCustomersResponseObject); ok {
+		return validResponse.VisitListCustomersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCustomer operation middleware
+func (sh *strictHandler) CreateCustomer(ctx echo.Context, companyId CompanyId, params CreateCustomerParams) error {
+	var request CreateCustomerRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateCustomerJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCustomer(ctx.Request().Context(), request.(CreateCustomerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCustomer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCustomerResponseObject); ok {
+		return validResponse.VisitCreateCustomerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkCreateCustomers operation middleware
+func (sh *strictHandler) BulkCreateCustomers(ctx echo.Context, companyId CompanyId, params BulkCreateCustomersParams) error {
+	var request BulkCreateCustomersRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body BulkCreateCustomersJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkCreateCustomers(ctx.Request().Context(), request.(BulkCreateCustomersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkCreateCustomers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkCreateCustomersResponseObject); ok {
+		return validResponse.VisitBulkCreateCustomersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ArchiveCustomer operation middleware
+func (sh *strictHandler) ArchiveCustomer(ctx echo.Context, companyId CompanyId, customerId CustomerId, params ArchiveCustomerParams) error {
+	var request ArchiveCustomerRequestObject
+
+	request.CompanyId = companyId
+	request.CustomerId = customerId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ArchiveCustomer(ctx.Request().Context(), request.(ArchiveCustomerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ArchiveCustomer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ArchiveCustomerResponseObject); ok {
+		return validResponse.VisitArchiveCustomerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCustomer operation middleware
+func (sh *strictHandler) GetCustomer(ctx echo.Context, companyId CompanyId, customerId CustomerId, params GetCustomerParams) error {
+	var request GetCustomerRequestObject
+
+	request.CompanyId = companyId
+	request.CustomerId = customerId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCustomer(ctx.Request().Context(), request.(GetCustomerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCustomer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCustomerResponseObject); ok {
+		return validResponse.VisitGetCustomerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCustomer operation middleware
+func (sh *strictHandler) UpdateCustomer(ctx echo.Context, companyId CompanyId, customerId CustomerId, params UpdateCustomerParams) error {
+	var request UpdateCustomerRequestObject
+
+	request.CompanyId = companyId
+	request.CustomerId = customerId
+	request.Params = params
+
+	var body UpdateCustomerJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCustomer(ctx.Request().Context(), request.(UpdateCustomerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCustomer")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCustomerResponseObject); ok {
+		return validResponse.VisitUpdateCustomerResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -18315,6 +22661,234 @@ func (sh *strictHandler) UpdateTaxProfile(ctx echo.Context, companyId CompanyId,
 		return err
 	} else if validResponse, ok := response.(UpdateTaxProfileResponseObject); ok {
 		return validResponse.VisitUpdateTaxProfileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSuppliers operation middleware
+func (sh *strictHandler) ListSuppliers(ctx echo.Context, companyId CompanyId, params ListSuppliersParams) error {
+	var request ListSuppliersRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSuppliers(ctx.Request().Context(), request.(ListSuppliersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSuppliers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSuppliersResponseObject); ok {
+		return validResponse.VisitListSuppliersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSupplier operation middleware
+func (sh *strictHandler) CreateSupplier(ctx echo.Context, companyId CompanyId, params CreateSupplierParams) error {
+	var request CreateSupplierRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateSupplierJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSupplier(ctx.Request().Context(), request.(CreateSupplierRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSupplier")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSupplierResponseObject); ok {
+		return validResponse.VisitCreateSupplierResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkCreateSuppliers operation middleware
+func (sh *strictHandler) BulkCreateSuppliers(ctx echo.Context, companyId CompanyId, params BulkCreateSuppliersParams) error {
+	var request BulkCreateSuppliersRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body BulkCreateSuppliersJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkCreateSuppliers(ctx.Request().Context(), request.(BulkCreateSuppliersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkCreateSuppliers")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkCreateSuppliersResponseObject); ok {
+		return validResponse.VisitBulkCreateSuppliersResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ArchiveSupplier operation middleware
+func (sh *strictHandler) ArchiveSupplier(ctx echo.Context, companyId CompanyId, supplierId SupplierId, params ArchiveSupplierParams) error {
+	var request ArchiveSupplierRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierId = supplierId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ArchiveSupplier(ctx.Request().Context(), request.(ArchiveSupplierRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ArchiveSupplier")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ArchiveSupplierResponseObject); ok {
+		return validResponse.VisitArchiveSupplierResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSupplier operation middleware
+func (sh *strictHandler) GetSupplier(ctx echo.Context, companyId CompanyId, supplierId SupplierId, params GetSupplierParams) error {
+	var request GetSupplierRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierId = supplierId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSupplier(ctx.Request().Context(), request.(GetSupplierRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSupplier")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSupplierResponseObject); ok {
+		return validResponse.VisitGetSupplierResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSupplier operation middleware
+func (sh *strictHandler) UpdateSupplier(ctx echo.Context, companyId CompanyId, supplierId SupplierId, params UpdateSupplierParams) error {
+	var request UpdateSupplierRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierId = supplierId
+	request.Params = params
+
+	var body UpdateSupplierJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSupplier(ctx.Request().Context(), request.(UpdateSupplierRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSupplier")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSupplierResponseObject); ok {
+		return validResponse.VisitUpdateSupplierResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

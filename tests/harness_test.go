@@ -41,6 +41,9 @@ const base = "http://kontera.test"
 
 var secret = []byte("a-test-secret-of-at-least-32-bytes!")
 
+// piiKey seals the test servers' personnummer.
+var piiKey = []byte("0123456789abcdef0123456789abcdef")
+
 // env is one server on one fresh database.
 type env struct {
 	t      *testing.T
@@ -68,7 +71,7 @@ func newEnv(t *testing.T, opts ...option) *env {
 // envOn starts another server (a replica) on db.
 func envOn(t *testing.T, db *store.DB, opts ...option) *env {
 	t.Helper()
-	cfg := httpapi.Config{DB: db, BaseURL: base, Secret: secret, Log: testLog(), WorkerPoll: 20 * time.Millisecond}
+	cfg := httpapi.Config{DB: db, BaseURL: base, Secret: secret, Log: testLog(), WorkerPoll: 20 * time.Millisecond, PIIKey: piiKey}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/kontera/kontera/internal/localpg"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/store"
+	"github.com/kontera/kontera/internal/vies"
 )
 
 func newLogger(level zapcore.Level) *zap.Logger {
@@ -44,6 +45,9 @@ func serve(ctx context.Context, stderr io.Writer) error {
 	if cfg.Secret == nil {
 		return errors.New("KONTERA_SECRET is not set: give it 32 or more random characters")
 	}
+	if cfg.PIIKey == nil {
+		return errors.New("KONTERA_PII_KEY is not set: give it 64 hexadecimal digits (openssl rand -hex 32), and keep it: without it no stored personnummer can be read")
+	}
 	d, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
 		return err
@@ -58,8 +62,12 @@ func serve(ctx context.Context, stderr io.Writer) error {
 // listen serves until ctx ends, then drains requests for up to 10 s.
 func listen(ctx context.Context, cfg config.Config, d *store.DB, log *zap.Logger) error {
 	defer log.Sync()
+	var checker vies.Checker = vies.Offline{}
+	if cfg.VIESURL != "" {
+		checker = vies.NewClient(cfg.VIESURL, cfg.VIESTimeout)
+	}
 	srv, err := httpapi.New(httpapi.Config{DB: d, Log: log, BaseURL: cfg.BaseURL, Secret: cfg.Secret,
-		RateLimitPerMinute: cfg.RateLimitPerMinute})
+		RateLimitPerMinute: cfg.RateLimitPerMinute, PIIKey: cfg.PIIKey, VIES: checker})
 	if err != nil {
 		return err
 	}

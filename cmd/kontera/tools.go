@@ -34,6 +34,11 @@ func dev(ctx context.Context, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	if cfg.PIIKey == nil {
+		if cfg.PIIKey, err = config.DevPIIKey(cfg.DataDir); err != nil {
+			return err
+		}
+	}
 	var d *store.DB
 	if cfg.DatabaseURL != "" {
 		d, err = store.Open(ctx, cfg.DatabaseURL)

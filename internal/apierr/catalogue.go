@@ -202,6 +202,13 @@ const (
 	OperationNotFound          Code = "OPERATION_NOT_FOUND"
 )
 
+// Customer codes the peer service answers with for the rules the spec
+// states without a code.
+const (
+	CustomerOrgNumberIsPersonal    Code = "CUSTOMER_ORG_NUMBER_IS_PERSONAL"
+	CustomerPersonalNumberConflict Code = "CUSTOMER_PERSONAL_NUMBER_CONFLICT"
+)
+
 const (
 	s400 = http.StatusBadRequest
 	s401 = http.StatusUnauthorized
@@ -374,6 +381,8 @@ var entries = []Entry{
 	{OBPeriodClosed, s400, GroupPeriods, "Räkenskapsåret är stängt.", "The fiscal period is closed.", ""},
 	{OBSetCompanyLockDate, s409, GroupPeriods, "Bokföringen är låst till och med ett datum i räkenskapsåret.", "The books are locked through a date inside the fiscal period.", "Move the bookkeeping lock before the period start first."},
 	{OperationNotFound, s404, GroupGeneric, "Operationen hittades inte.", "The operation was not found.", ""},
+	{CustomerOrgNumberIsPersonal, s400, GroupCustomers, "Organisationsnumret är ett personnummer, vilket bara går för privatpersoner och enskilda firmor.", "The organisation number is a personal number, which only individuals and Swedish sole traders may have.", "Use customer_type individual (or swedish_business for a sole trader), or the company's own registration number."},
+	{CustomerPersonalNumberConflict, s400, GroupCustomers, "org_number är ett personnummer som skiljer sig från personal_number.", "org_number is a personal number that differs from personal_number.", "Send the personal number once, in personal_number."},
 }
 
 var byCode = func() map[Code]Entry {

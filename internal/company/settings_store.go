@@ -15,6 +15,7 @@ import (
 	"github.com/kontera/kontera/internal/deadline"
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/store"
 )
 
 // readModel is the settings row with the company's identity, as the API
@@ -193,4 +194,15 @@ func (s *Store) Ledger(ctx context.Context, company uuid.UUID) (ledger.Company, 
 		_ = json.Unmarshal([]byte(*row.PerSource), &out.SeriesPerSource)
 	}
 	return out, err
+}
+
+// InvoiceDefaultDays returns the company's invoice_default_days, nil when
+// it is unset.
+func (s *Store) InvoiceDefaultDays(ctx context.Context, company uuid.UUID) (*int, error) {
+	var days *int
+	err := s.db.Q(ctx).GetContext(ctx, &days, `SELECT invoice_default_days FROM company_settings WHERE company_id = $1`, company)
+	if store.NotFound(err) {
+		return nil, nil
+	}
+	return days, err
 }

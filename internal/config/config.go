@@ -11,10 +11,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kontera/kontera/internal/ratelimit"
+	"github.com/kontera/kontera/internal/seal"
 )
 
 // Config is the configuration of a Kontera process.
@@ -28,6 +30,14 @@ type Config struct {
 	RateLimitPerMinute int
 	// DataDir is where `kontera dev` keeps its database and secret (.data).
 	DataDir string
+	// PIIKey is KONTERA_PII_KEY, 64 hexadecimal digits: the AES-256 key
+	// that seals personnummer at rest.
+	PIIKey []byte
+	// VIESURL is KONTERA_VIES_URL, the EU VIES REST endpoint; empty means
+	// offline (no VAT number is ever validated).
+	VIESURL string
+	// VIESTimeout is KONTERA_VIES_TIMEOUT (default 5s).
+	VIESTimeout time.Duration
 }
 
 // FromEnv reads the configuration. The secret may be absent here: Serve
@@ -38,6 +48,22 @@ func FromEnv() (Config, error) {
 		Addr:               env("KONTERA_ADDR", "127.0.0.1:8080"),
 		RateLimitPerMinute: ratelimit.DefaultPerMinute,
 		DataDir:            env("KONTERA_DATA_DIR", ".data"),
+		VIESURL:            os.Getenv("KONTERA_VIES_URL"),
+		VIESTimeout:        5 * time.Second,
+	}
+	if s := os.Getenv("KONTERA_PII_KEY"); s != "" {
+		key, err := seal.ParseKey(s)
+		if err != nil {
+			return c, fmt.Errorf("KONTERA_PII_KEY: %w", err)
+		}
+		c.PIIKey = key
+	}
+	if s := os.Getenv("KONTERA_VIES_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("KONTERA_VIES_TIMEOUT must be a positive duration such as 5s, got %q", s)
+		}
+		c.VIESTimeout = d
 	}
 	c.BaseURL = strings.TrimRight(env("KONTERA_BASE_URL", "http://"+c.Addr), "/")
 	if s := os.Getenv("KONTERA_SECRET"); s != "" {
@@ -76,6 +102,25 @@ func DevSecret(dir string) ([]byte, error) {
 		return nil, err
 	}
 	return []byte(s), nil
+}
+
+// DevPIIKey returns the personnummer key kept in dir/pii.key, making one
+// the first time. It is for development only: production sets
+// KONTERA_PII_KEY, and a lost key makes every sealed personnummer
+// unreadable.
+func DevPIIKey(dir string) ([]byte, error) {
+	path := filepath.Join(dir, "pii.key")
+	if b, err := os.ReadFile(path); err == nil {
+		return seal.ParseKey(string(b))
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	s := seal.NewKey()
+	if err := os.WriteFile(path, []byte(s+"\n"), 0o600); err != nil {
+		return nil, err
+	}
+	return seal.ParseKey(s)
 }
 
 func env(name, def string) string {

@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"time"
 
@@ -25,9 +26,12 @@ import (
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/parties"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/reports"
+	"github.com/kontera/kontera/internal/seal"
 	"github.com/kontera/kontera/internal/store"
+	"github.com/kontera/kontera/internal/vies"
 	"github.com/kontera/kontera/openapi"
 )
 
@@ -47,6 +51,10 @@ type Config struct {
 	// WorkerPoll is how often an idle operations worker looks for work;
 	// 0 means the worker's default.
 	WorkerPoll time.Duration
+	// PIIKey seals personnummer at rest (32 bytes).
+	PIIKey []byte
+	// VIES checks EU VAT numbers; nil means offline.
+	VIES vies.Checker
 }
 
 // Server is the HTTP API.
@@ -79,6 +87,7 @@ type (
 	ledgerAPI     = ledger.Handler
 	jobsAPI       = jobs.Handler
 	reportsAPI    = reports.Handler
+	partiesAPI    = parties.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -95,6 +104,7 @@ type handlers struct {
 	*ledgerAPI
 	*jobsAPI
 	*reportsAPI
+	*partiesAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -134,7 +144,14 @@ func New(cfg Config) (*Server, error) {
 	if cfg.WorkerPoll > 0 {
 		s.worker.Poll = cfg.WorkerPoll
 	}
+	box, err := seal.New(cfg.PIIKey)
+	if err != nil {
+		return nil, fmt.Errorf("PII key: %w", err)
+	}
+	registry := parties.NewRegistry(parties.NewStore(cfg.DB, audits, box), parties.Books{
+		InvoiceDefaultDays: companies.InvoiceDefaultDays, ActiveAccount: accounts.Active}, cfg.VIES, cfg.Now)
 	h := handlers{
+		partiesAPI: parties.NewHandler(registry, cursors),
 		ledgerAPI:  ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI: reports.NewHandler(journal, periods, accounts, cursors),
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {

@@ -119,6 +119,9 @@ func Find(ctx context.Context, q store.Querier, apiKey, key uuid.UUID) (*Record,
 
 // Save stores the outcome of (apiKey, key), replacing an expired record.
 func Save(ctx context.Context, q store.Querier, apiKey, key uuid.UUID, r Record) error {
+	if r.Body == nil {
+		r.Body = []byte{} // a 204 has no body, which is not NULL
+	}
 	_, err := q.ExecContext(ctx, `
 		INSERT INTO idempotency_keys (api_key_id, key, request_hash, status, content_type, body)
 		VALUES ($1, $2, $3, $4, $5, $6)

@@ -122,7 +122,7 @@ func TestBenchMiddlewareOverhead(t *testing.T) {
 	}
 	servers := map[string]http.Handler{}
 	for name, limit := range map[string]int{"full stack": 0, "full stack + rate limit": 1 << 30} {
-		s, err := httpapi.New(httpapi.Config{DB: d, Log: zap.NewNop(), BaseURL: "http://bench", Secret: []byte("bench-secret-bench-secret-bench!!"),
+		s, err := httpapi.New(httpapi.Config{DB: d, Log: zap.NewNop(), BaseURL: "http://bench", PIIKey: []byte("bench-pii-key-bench-pii-key-1234"), Secret: []byte("bench-secret-bench-secret-bench!!"),
 			RateLimitPerMinute: limit})
 		if err != nil {
 			t.Fatal(err)

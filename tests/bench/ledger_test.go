@@ -142,7 +142,7 @@ func rate(clients int, work func(client, i int) bool) (float64, time.Duration) {
 }
 
 func benchServer(t *testing.T, d *store.DB) *api {
-	s, err := httpapi.New(httpapi.Config{DB: d, Log: zap.NewNop(), BaseURL: "http://bench",
+	s, err := httpapi.New(httpapi.Config{DB: d, Log: zap.NewNop(), BaseURL: "http://bench", PIIKey: []byte("bench-pii-key-bench-pii-key-1234"),
 		Secret: []byte("bench-secret-bench-secret-bench!!")})
 	if err != nil {
 		t.Fatal(err)

@@ -1,0 +1,159 @@
+package parties
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+)
+
+const customerColumns = `company_id, id, name, customer_type, customer_number, contact_person, email, phone,
+	invoice_email_cc_addresses, invoice_email_bcc_addresses, address_line1, address_line2, postal_code, city,
+	country, org_number, vat_number, vat_number_validated, personal_number_last4, language, default_payment_terms,
+	notes, party_id, archived_at, created_at, updated_at`
+
+// sealContext binds a sealed personnummer to its row.
+func sealContext(company, id uuid.UUID) string {
+	return "customers/" + company.String() + "/" + id.String()
+}
+
+// Customer returns the company's customer id, archived or not;
+// CUSTOMER_NOT_FOUND when there is none. With lock the row is held until
+// the transaction ends.
+func (s *Store) Customer(ctx context.Context, company, id uuid.UUID, lock bool) (Customer, error) {
+	var c Customer
+	q := `SELECT ` + customerColumns + ` FROM customers WHERE company_id = $1 AND id = $2`
+	if lock {
+		q += ` FOR UPDATE`
+	}
+	err := s.db.Q(ctx).GetContext(ctx, &c, q, company, id)
+	return c, notFound(err, apierr.CustomerNotFound)
+}
+
+// Customers returns up to limit+1 customers after the position after.
+func (s *Store) Customers(ctx context.Context, company uuid.UUID, f Filter, after *Position, limit int) ([]Customer, error) {
+	return list[Customer](ctx, s, "customers", "customer_type", customerColumns, company, f, after, limit)
+}
+
+// customerWithOrg checks rule 1: no other customer of the company holds
+// org.
+func (s *Store) customerWithOrg(ctx context.Context, c Customer) error {
+	if c.OrgNumber == nil {
+		return nil
+	}
+	var other []uuid.UUID
+	err := s.db.Q(ctx).SelectContext(ctx, &other, `SELECT id FROM customers
+		WHERE company_id = $1 AND org_number = $2 AND id <> $3 LIMIT 1`, c.CompanyID, *c.OrgNumber, c.ID)
+	if err != nil {
+		return err
+	}
+	if len(other) > 0 {
+		return duplicate(apierr.CustomerDuplicateOrgNumber, "existing_customer_id", other[0])
+	}
+	return nil
+}
+
+// InsertCustomer stores a new customer (c.ID set by the caller, so the
+// sealed personnummer can be bound to it), links its party and audits it.
+// pn is the personnummer in clear, or nil.
+func (s *Store) InsertCustomer(ctx context.Context, c Customer, pn *string) (Customer, error) {
+	if err := s.customerWithOrg(ctx, c); err != nil {
+		return c, err
+	}
+	var err error
+	if c.PartyID, err = s.customerParty(ctx, c); err != nil {
+		return c, err
+	}
+	var sealed []byte
+	if pn != nil {
+		sealed = s.box.Seal([]byte(*pn), sealContext(c.CompanyID, c.ID))
+	}
+	err = s.db.Q(ctx).GetContext(ctx, &c, `
+		INSERT INTO customers (company_id, id, name, customer_type, customer_number, contact_person, email, phone,
+			invoice_email_cc_addresses, invoice_email_bcc_addresses, address_line1, address_line2, postal_code, city,
+			country, org_number, vat_number, vat_number_validated, personal_number_sealed, personal_number_last4,
+			language, default_payment_terms, notes, party_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+		RETURNING `+customerColumns,
+		c.CompanyID, c.ID, c.Name, c.Type, c.Number, c.ContactPerson, c.Email, c.Phone, c.CC, c.BCC,
+		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
+		sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID)
+	if uniqueViolation(err, "customers_org_number") {
+		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)
+	}
+	if err != nil {
+		return c, err
+	}
+	return c, s.record(ctx, c.CompanyID, audit.Insert, "customers", c.ID, "Kunden "+c.Name+" skapades", nil, c)
+}
+
+// UpdateCustomer stores c over old (as read under lock) and audits the
+// change. out says whether the personnummer changed.
+func (s *Store) UpdateCustomer(ctx context.Context, old, c Customer, out Outcome, desc string) (Customer, error) {
+	if !same(old.OrgNumber, c.OrgNumber) {
+		if err := s.customerWithOrg(ctx, c); err != nil {
+			return c, err
+		}
+	}
+	var err error
+	if c.PartyID, err = s.customerParty(ctx, c); err != nil {
+		return c, err
+	}
+	keep, sealed := !out.PersonalNumberSet, []byte(nil)
+	if out.PersonalNumber != nil {
+		sealed = s.box.Seal([]byte(*out.PersonalNumber), sealContext(c.CompanyID, c.ID))
+	}
+	err = s.db.Q(ctx).GetContext(ctx, &c, `
+		UPDATE customers SET name = $3, customer_type = $4, customer_number = $5, contact_person = $6, email = $7,
+			phone = $8, invoice_email_cc_addresses = $9, invoice_email_bcc_addresses = $10, address_line1 = $11,
+			address_line2 = $12, postal_code = $13, city = $14, country = $15, org_number = $16, vat_number = $17,
+			vat_number_validated = $18,
+			personal_number_sealed = CASE WHEN $19 THEN personal_number_sealed ELSE $20 END,
+			personal_number_last4 = $21, language = $22, default_payment_terms = $23, notes = $24, party_id = $25,
+			archived_at = $26, updated_at = now()
+		WHERE company_id = $1 AND id = $2
+		RETURNING `+customerColumns,
+		c.CompanyID, c.ID, c.Name, c.Type, c.Number, c.ContactPerson, c.Email, c.Phone, c.CC, c.BCC,
+		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
+		keep, sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, c.ArchivedAt)
+	if uniqueViolation(err, "customers_org_number") {
+		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)
+	}
+	if err != nil {
+		return c, err
+	}
+	return c, s.record(ctx, c.CompanyID, audit.Update, "customers", c.ID, desc, old, c)
+}
+
+// customerParty links a business customer to its party; individuals have
+// none.
+func (s *Store) customerParty(ctx context.Context, c Customer) (*uuid.UUID, error) {
+	if c.Type == Individual {
+		return nil, nil
+	}
+	return s.linkParty(ctx, c.CompanyID, Identity(c.Country, c.OrgNumber, c.VATNumber), c.Name, c.OrgNumber, c.VATNumber, c.Country)
+}
+
+// PersonalNumber opens the customer's sealed personnummer, for the
+// documents that must carry it in full (ROT/RUT invoices):
+// CUSTOMER_NO_PERSONAL_NUMBER when there is none, and
+// CUSTOMER_PERSONAL_NUMBER_UNREADABLE when it cannot be opened (another
+// key, or a value that does not belong to the row).
+func (s *Store) PersonalNumber(ctx context.Context, company, id uuid.UUID) (string, error) {
+	var sealed []byte
+	err := s.db.Q(ctx).GetContext(ctx, &sealed, `SELECT coalesce(personal_number_sealed, '') FROM customers
+		WHERE company_id = $1 AND id = $2`, company, id)
+	if err != nil {
+		return "", notFound(err, apierr.CustomerNotFound)
+	}
+	if len(sealed) == 0 {
+		return "", apierr.New(apierr.CustomerNoPersonalNumber, nil)
+	}
+	plain, err := s.box.Open(sealed, sealContext(company, id))
+	if err != nil {
+		return "", apierr.Wrap(apierr.CustomerPersonalNumberUnreadable, err)
+	}
+	return string(plain), nil
+}

@@ -1,0 +1,264 @@
+package parties
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/outbox"
+	"github.com/kontera/kontera/internal/store"
+	"github.com/kontera/kontera/internal/vies"
+)
+
+// OpenInvoice is an open invoice of a customer or supplier, as the detail
+// embeds it with expand.
+type OpenInvoice struct {
+	ID          uuid.UUID
+	Number      *string
+	Status      string
+	InvoiceDate time.Time
+	DueDate     time.Time
+	Currency    string
+	Total       money.Amount
+	BalanceDue  money.Amount
+}
+
+// Books are what the registry needs of the rest of the books.
+type Books struct {
+	// InvoiceDefaultDays is the company's invoice_default_days setting, nil
+	// when unset.
+	InvoiceDefaultDays func(ctx context.Context, company uuid.UUID) (*int, error)
+	// ActiveAccount reports whether the chart holds the account, active.
+	ActiveAccount func(ctx context.Context, company uuid.UUID, number string) (bool, error)
+	// OpenCustomerInvoices and OpenSupplierInvoices list a customer's open
+	// invoices (sent, partially_paid, overdue) and a supplier's open
+	// supplier invoices (registered, approved, partially_paid, overdue,
+	// disputed). They are the seam for the invoicing domains: nil until
+	// those exist, and there can be no open invoice then.
+	OpenCustomerInvoices func(ctx context.Context, company, customer uuid.UUID) ([]OpenInvoice, error)
+	OpenSupplierInvoices func(ctx context.Context, company, supplier uuid.UUID) ([]OpenInvoice, error)
+}
+
+// Warning is a notice about a write that did not fail it.
+type Warning struct{ Code, SV, EN string }
+
+// Registry keeps the company's customer and supplier registers: the rules,
+// the VIES check, the store, audit and events, in the request's unit of
+// work.
+type Registry struct {
+	store *Store
+	books Books
+	vies  vies.Checker
+	now   func() time.Time
+}
+
+// NewRegistry returns the registry.
+func NewRegistry(s *Store, books Books, checker vies.Checker, now func() time.Time) *Registry {
+	if checker == nil {
+		checker = vies.Offline{}
+	}
+	return &Registry{store: s, books: books, vies: checker, now: now}
+}
+
+// Customer returns a customer; see Store.Customer.
+func (r *Registry) Customer(ctx context.Context, company, id uuid.UUID) (Customer, error) {
+	return r.store.Customer(ctx, company, id, false)
+}
+
+// OpenCustomerInvoices returns the customer's open invoices.
+func (r *Registry) OpenCustomerInvoices(ctx context.Context, company, id uuid.UUID) ([]OpenInvoice, error) {
+	if r.books.OpenCustomerInvoices == nil {
+		return []OpenInvoice{}, nil
+	}
+	return r.books.OpenCustomerInvoices(ctx, company, id)
+}
+
+// OpenSupplierInvoices returns the supplier's open supplier invoices.
+func (r *Registry) OpenSupplierInvoices(ctx context.Context, company, id uuid.UUID) ([]OpenInvoice, error) {
+	if r.books.OpenSupplierInvoices == nil {
+		return []OpenInvoice{}, nil
+	}
+	return r.books.OpenSupplierInvoices(ctx, company, id)
+}
+
+// draft is one customer about to be created: the record, what the rules
+// decided, and the VIES answer when one was needed.
+type draft struct {
+	c       Customer
+	out     Outcome
+	warning *Warning
+}
+
+// prepareCustomer applies the rules of create to ch.
+func (r *Registry) prepareCustomer(ctx context.Context, company uuid.UUID, ch CustomerChange) (draft, error) {
+	terms := DefaultPaymentTerms
+	if r.books.InvoiceDefaultDays != nil {
+		days, err := r.books.InvoiceDefaultDays(ctx, company)
+		if err != nil {
+			return draft{}, err
+		}
+		if days != nil {
+			terms = *days
+		}
+	}
+	c, out, err := ApplyCustomer(Customer{CompanyID: company, ID: uuid.New(), PaymentTerms: terms}, ch, true)
+	return draft{c: c, out: out}, err
+}
+
+// checkVAT asks VIES about the VAT number of d when the rules want it and
+// the change will be committed: a dry run never asks (rule 5). Any failure
+// to get an answer leaves vat_number_validated false with a warning.
+func (r *Registry) checkVAT(ctx context.Context, c *Customer, out Outcome) *Warning {
+	if !out.CheckVAT || store.IsDryRun(ctx) {
+		return nil
+	}
+	country, number, ok := vies.Split(*c.VATNumber)
+	if !ok {
+		return &Warning{"VAT_NUMBER_NOT_EU", "Momsregistreringsnumret har inget EU-landsprefix och kunde inte kontrolleras i VIES.",
+			"The VAT number has no EU member-state prefix and could not be checked in VIES."}
+	}
+	res, err := r.vies.Check(ctx, country, number)
+	switch {
+	case errors.Is(err, vies.ErrUnavailable) || (err != nil && ctx.Err() == nil):
+		return &Warning{"VIES_UNAVAILABLE", "EU:s momsregister (VIES) kunde inte nås; vat_number_validated är false tills numret kontrolleras igen.",
+			"The EU VAT registry (VIES) could not be reached; vat_number_validated stays false until the number is checked again."}
+	case err != nil:
+		return &Warning{"VIES_UNAVAILABLE", "Kontrollen i VIES avbröts.", "The VIES check was cancelled."}
+	case !res.Valid:
+		return &Warning{"VAT_NUMBER_NOT_VALID", "VIES känner inte till momsregistreringsnumret.",
+			"VIES does not know the VAT number."}
+	}
+	c.VATValidated = true
+	return nil
+}
+
+// CreateCustomer creates a customer from ch.
+func (r *Registry) CreateCustomer(ctx context.Context, company uuid.UUID, ch CustomerChange) (Customer, *Warning, error) {
+	d, err := r.prepareCustomer(ctx, company, ch)
+	if err != nil {
+		return Customer{}, nil, err
+	}
+	d.warning = r.checkVAT(ctx, &d.c, d.out)
+	c, err := r.insertCustomer(ctx, d)
+	return c, d.warning, err
+}
+
+func (r *Registry) insertCustomer(ctx context.Context, d draft) (Customer, error) {
+	c, err := r.store.InsertCustomer(ctx, d.c, d.out.PersonalNumber)
+	if err != nil {
+		return c, err
+	}
+	_, err = outbox.Emit(ctx, r.store.db.Q(ctx), c.CompanyID, "customer.created", map[string]any{"customer": customerView(c)})
+	return c, err
+}
+
+// BulkItem is the fate of one item of a bulk create.
+type BulkItem[T any] struct {
+	Index   int
+	Record  T
+	Err     *apierr.Error
+	Warning *Warning
+}
+
+// vatLookups is how many VIES lookups of one batch run at once.
+const vatLookups = 8
+
+// BulkCreateCustomers creates each item on its own: a failed item is
+// undone alone and the others stand. Registry lookups run first, several
+// at a time, so a slow registry costs a batch one timeout rather than one
+// per item; an unanswered lookup never fails its item. Only an error
+// outside the catalogue fails the whole request.
+func (r *Registry) BulkCreateCustomers(ctx context.Context, company uuid.UUID, items []CustomerChange) ([]BulkItem[Customer], error) {
+	out := make([]BulkItem[Customer], len(items))
+	drafts := make([]draft, len(items))
+	for i, ch := range items {
+		out[i].Index = i
+		d, err := r.prepareCustomer(ctx, company, ch)
+		if e, ok := apierr.As(err); ok {
+			out[i].Err = e
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		drafts[i] = d
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, vatLookups)
+	for i := range drafts {
+		if out[i].Err != nil || !drafts[i].out.CheckVAT {
+			continue
+		}
+		wg.Add(1)
+		sem <- struct{}{}
+		go func(d *draft) {
+			defer func() { <-sem; wg.Done() }()
+			d.warning = r.checkVAT(ctx, &d.c, d.out)
+		}(&drafts[i])
+	}
+	wg.Wait()
+	for i, d := range drafts {
+		if out[i].Err != nil {
+			continue
+		}
+		out[i].Warning = d.warning
+		err := r.store.db.Attempt(ctx, func(ctx context.Context) error {
+			c, err := r.insertCustomer(ctx, d)
+			out[i].Record = c
+			return err
+		})
+		if e, ok := apierr.As(err); ok {
+			out[i].Err = e
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// UpdateCustomer applies ch to the company's customer id.
+func (r *Registry) UpdateCustomer(ctx context.Context, company, id uuid.UUID, ch CustomerChange) (Customer, *Warning, error) {
+	old, err := r.store.Customer(ctx, company, id, true)
+	if err != nil {
+		return old, nil, err
+	}
+	c, out, err := ApplyCustomer(old, ch, false)
+	if err != nil {
+		return old, nil, err
+	}
+	w := r.checkVAT(ctx, &c, out)
+	desc := "Kunden " + c.Name + " ändrades"
+	if old.ArchivedAt != nil && c.ArchivedAt == nil {
+		desc = "Kunden " + c.Name + " återställdes från arkivet"
+	}
+	c, err = r.store.UpdateCustomer(ctx, old, c, out, desc)
+	return c, w, err
+}
+
+// ArchiveCustomer archives the customer; an archived one is left as it
+// is. A customer with open invoices stays (409 CUSTOMER_HAS_INVOICES).
+func (r *Registry) ArchiveCustomer(ctx context.Context, company, id uuid.UUID) (Customer, error) {
+	old, err := r.store.Customer(ctx, company, id, true)
+	if err != nil || old.ArchivedAt != nil {
+		return old, err
+	}
+	open, err := r.OpenCustomerInvoices(ctx, company, id)
+	if err != nil {
+		return old, err
+	}
+	if len(open) > 0 {
+		return old, apierr.New(apierr.CustomerHasInvoices, map[string]any{"open_invoices": len(open)})
+	}
+	c, at := old, r.now().UTC()
+	c.ArchivedAt = &at
+	return r.store.UpdateCustomer(ctx, old, c, Outcome{}, "Kunden "+c.Name+" arkiverades")
+}
+
+// Party returns the party id of the company.
+func (r *Registry) Party(ctx context.Context, company, id uuid.UUID) (Party, error) {
+	return r.store.Party(ctx, company, id)
+}

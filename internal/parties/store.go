@@ -1,0 +1,142 @@
+package parties
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/seal"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Store holds the SQL of parties, customers and suppliers.
+type Store struct {
+	db    *store.DB
+	audit *audit.Store
+	box   *seal.Box
+}
+
+// NewStore returns the store on db; box seals personnummer.
+func NewStore(db *store.DB, a *audit.Store, box *seal.Box) *Store {
+	return &Store{db: db, audit: a, box: box}
+}
+
+// Filter narrows a list of customers or suppliers.
+type Filter struct {
+	Type            string // "" = every type
+	Search          string // "" = no search
+	IncludeArchived bool
+}
+
+// Position is where a page ends: oldest first, by (created_at, id).
+type Position struct {
+	At time.Time `json:"at"`
+	ID uuid.UUID `json:"id"`
+}
+
+// searchClause is the WHERE part of a search: the name contains the text
+// (case-insensitive), or the organisation number starts with it, both
+// compared without separators so "5563343689" finds "556334-3689".
+func searchClause(f Filter, args *[]any) string {
+	if f.Search == "" {
+		return ""
+	}
+	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(f.Search)
+	*args = append(*args, "%"+like+"%")
+	clause := ` AND (name ILIKE $` + strconv.Itoa(len(*args))
+	if c := compact(f.Search); c != "" {
+		*args = append(*args, c+"%")
+		clause += ` OR upper(regexp_replace(org_number, '[^0-9A-Za-z]', '', 'g')) LIKE $` + strconv.Itoa(len(*args))
+	}
+	return clause + `)`
+}
+
+// list runs a page query over table with the filter's conditions.
+func list[T any](ctx context.Context, s *Store, table, typeColumn, columns string, company uuid.UUID, f Filter, after *Position, limit int) ([]T, error) {
+	at, id := time.Time{}, uuid.Nil
+	if after != nil {
+		at, id = after.At, after.ID
+	}
+	args := []any{company, at, id, limit + 1}
+	q := `SELECT ` + columns + ` FROM ` + table + ` WHERE company_id = $1 AND (created_at, id) > ($2, $3)`
+	if !f.IncludeArchived {
+		q += ` AND archived_at IS NULL`
+	}
+	if f.Type != "" {
+		args = append(args, f.Type)
+		q += ` AND ` + typeColumn + ` = $` + strconv.Itoa(len(args))
+	}
+	q += searchClause(f, &args) + ` ORDER BY created_at, id LIMIT $4`
+	var out []T
+	err := s.db.Q(ctx).SelectContext(ctx, &out, q, args...)
+	return out, err
+}
+
+// linkParty returns the id of the party with identity, making it (or
+// renaming it to name) as needed; nil when identity is "".
+func (s *Store) linkParty(ctx context.Context, company uuid.UUID, identity, name string, org, vat *string, country string) (*uuid.UUID, error) {
+	if identity == "" {
+		return nil, nil
+	}
+	var id uuid.UUID
+	err := s.db.Q(ctx).GetContext(ctx, &id, `
+		INSERT INTO parties (company_id, identity, legal_name, org_number, vat_number, country)
+		VALUES ($1, $2, $3, $4, $5, $6)
+		ON CONFLICT (company_id, identity) DO UPDATE SET legal_name = EXCLUDED.legal_name,
+			vat_number = coalesce(EXCLUDED.vat_number, parties.vat_number), updated_at = now()
+		RETURNING id`, company, identity, name, org, vat, country)
+	return &id, err
+}
+
+// Party returns the company's party id with the records that hold it.
+func (s *Store) Party(ctx context.Context, company, id uuid.UUID) (Party, error) {
+	var p Party
+	err := s.db.Q(ctx).GetContext(ctx, &p, `
+		SELECT p.company_id, p.id, p.legal_name, p.org_number, p.vat_number, p.country, p.created_at,
+			(SELECT c.id FROM customers c WHERE c.company_id = p.company_id AND c.party_id = p.id
+				ORDER BY c.archived_at IS NOT NULL, c.created_at LIMIT 1) AS customer_id,
+			(SELECT s.id FROM suppliers s WHERE s.company_id = p.company_id AND s.party_id = p.id
+				ORDER BY s.archived_at IS NOT NULL, s.created_at LIMIT 1) AS supplier_id
+		FROM parties p WHERE p.company_id = $1 AND p.id = $2`, company, id)
+	return p, err
+}
+
+// uniqueViolation reports whether err is the unique index named index
+// refusing a row.
+func uniqueViolation(err error, index string) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && pe.Code == "23505" && pe.Constraint == index
+}
+
+// record writes the audit row of a change to table.
+func (s *Store) record(ctx context.Context, company uuid.UUID, action audit.Action, table string, id uuid.UUID, desc string, old, new any) error {
+	ch := audit.Change{CompanyID: company, Action: action, Table: table, RecordID: id.String(), Description: desc}
+	var err error
+	if old != nil {
+		if ch.Old, err = json.Marshal(old); err != nil {
+			return err
+		}
+	}
+	if new != nil {
+		if ch.New, err = json.Marshal(new); err != nil {
+			return err
+		}
+	}
+	return s.audit.Record(ctx, ch)
+}
+
+// notFound maps a missing row to code.
+func notFound(err error, code apierr.Code) error {
+	if store.NotFound(err) {
+		return apierr.New(code, nil)
+	}
+	return err
+}

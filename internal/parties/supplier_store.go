@@ -1,0 +1,102 @@
+package parties
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+)
+
+const supplierColumns = `company_id, id, name, supplier_type, email, phone, address_line1, address_line2, postal_code,
+	city, country, org_number, vat_number, bankgiro, plusgiro, bank_account, iban, bic, clearing_number, account_number,
+	default_expense_account, default_payment_terms, default_currency, notes, party_id, archived_at, created_at, updated_at`
+
+// Supplier returns the company's supplier id, archived or not;
+// SUPPLIER_NOT_FOUND when there is none.
+func (s *Store) Supplier(ctx context.Context, company, id uuid.UUID, lock bool) (Supplier, error) {
+	var sup Supplier
+	q := `SELECT ` + supplierColumns + ` FROM suppliers WHERE company_id = $1 AND id = $2`
+	if lock {
+		q += ` FOR UPDATE`
+	}
+	err := s.db.Q(ctx).GetContext(ctx, &sup, q, company, id)
+	return sup, notFound(err, apierr.SupplierNotFound)
+}
+
+// Suppliers returns up to limit+1 suppliers after the position after.
+func (s *Store) Suppliers(ctx context.Context, company uuid.UUID, f Filter, after *Position, limit int) ([]Supplier, error) {
+	return list[Supplier](ctx, s, "suppliers", "supplier_type", supplierColumns, company, f, after, limit)
+}
+
+func (s *Store) supplierWithOrg(ctx context.Context, sup Supplier) error {
+	if sup.OrgNumber == nil {
+		return nil
+	}
+	var other []uuid.UUID
+	err := s.db.Q(ctx).SelectContext(ctx, &other, `SELECT id FROM suppliers
+		WHERE company_id = $1 AND org_number = $2 AND id <> $3 LIMIT 1`, sup.CompanyID, *sup.OrgNumber, sup.ID)
+	if err != nil {
+		return err
+	}
+	if len(other) > 0 {
+		return duplicate(apierr.SupplierDuplicateOrgNumber, "existing_supplier_id", other[0])
+	}
+	return nil
+}
+
+// InsertSupplier stores a new supplier, links its party and audits it.
+func (s *Store) InsertSupplier(ctx context.Context, sup Supplier) (Supplier, error) {
+	return s.writeSupplier(ctx, nil, sup, "Leverantören "+sup.Name+" skapades")
+}
+
+// UpdateSupplier stores sup over old (as read under lock) and audits it.
+func (s *Store) UpdateSupplier(ctx context.Context, old, sup Supplier, desc string) (Supplier, error) {
+	return s.writeSupplier(ctx, &old, sup, desc)
+}
+
+func (s *Store) writeSupplier(ctx context.Context, old *Supplier, sup Supplier, desc string) (Supplier, error) {
+	if old == nil || !same(old.OrgNumber, sup.OrgNumber) {
+		if err := s.supplierWithOrg(ctx, sup); err != nil {
+			return sup, err
+		}
+	}
+	var err error
+	sup.PartyID, err = s.linkParty(ctx, sup.CompanyID, Identity(sup.Country, sup.OrgNumber, sup.VATNumber),
+		sup.Name, sup.OrgNumber, sup.VATNumber, sup.Country)
+	if err != nil {
+		return sup, err
+	}
+	args := []any{sup.CompanyID, sup.ID, sup.Name, sup.Type, sup.Email, sup.Phone, sup.Line1, sup.Line2,
+		sup.PostalCode, sup.City, sup.Country, sup.OrgNumber, sup.VATNumber, sup.Bankgiro, sup.Plusgiro,
+		sup.BankAccount, sup.IBAN, sup.BIC, sup.ClearingNumber, sup.AccountNumber, sup.ExpenseAccount,
+		sup.PaymentTerms, sup.Currency, sup.Notes, sup.PartyID, sup.ArchivedAt}
+	q := `INSERT INTO suppliers (company_id, id, name, supplier_type, email, phone, address_line1, address_line2,
+			postal_code, city, country, org_number, vat_number, bankgiro, plusgiro, bank_account, iban, bic,
+			clearing_number, account_number, default_expense_account, default_payment_terms, default_currency,
+			notes, party_id, archived_at)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+			$22, $23, $24, $25, $26)`
+	action := audit.Insert
+	if old != nil {
+		action = audit.Update
+		q += ` ON CONFLICT (company_id, id) DO UPDATE SET name = $3, supplier_type = $4, email = $5, phone = $6,
+			address_line1 = $7, address_line2 = $8, postal_code = $9, city = $10, country = $11, org_number = $12,
+			vat_number = $13, bankgiro = $14, plusgiro = $15, bank_account = $16, iban = $17, bic = $18,
+			clearing_number = $19, account_number = $20, default_expense_account = $21, default_payment_terms = $22,
+			default_currency = $23, notes = $24, party_id = $25, archived_at = $26, updated_at = now()`
+	}
+	err = s.db.Q(ctx).GetContext(ctx, &sup, q+` RETURNING `+supplierColumns, args...)
+	if uniqueViolation(err, "suppliers_org_number") {
+		return sup, duplicate(apierr.SupplierDuplicateOrgNumber, "", uuid.Nil)
+	}
+	if err != nil {
+		return sup, err
+	}
+	var before any
+	if old != nil {
+		before = *old
+	}
+	return sup, s.record(ctx, sup.CompanyID, action, "suppliers", sup.ID, desc, before, sup)
+}
