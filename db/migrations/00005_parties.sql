@@ -50,8 +50,10 @@ CREATE TABLE customers (
     notes                       text,
     party_id                    uuid,
     archived_at                 timestamptz,
-    created_at                  timestamptz NOT NULL DEFAULT now(),
-    updated_at                  timestamptz NOT NULL DEFAULT now(),
+    -- clock_timestamp, not now(): the customers of one bulk create list in
+    -- the order they were sent.
+    created_at                  timestamptz NOT NULL DEFAULT clock_timestamp(),
+    updated_at                  timestamptz NOT NULL DEFAULT clock_timestamp(),
     PRIMARY KEY (company_id, id),
     FOREIGN KEY (company_id, party_id) REFERENCES parties (company_id, id),
     CHECK ((personal_number_sealed IS NULL) = (personal_number_last4 IS NULL)),
@@ -93,8 +95,8 @@ CREATE TABLE suppliers (
     notes                   text,
     party_id                uuid,
     archived_at             timestamptz,
-    created_at              timestamptz NOT NULL DEFAULT now(),
-    updated_at              timestamptz NOT NULL DEFAULT now(),
+    created_at              timestamptz NOT NULL DEFAULT clock_timestamp(),
+    updated_at              timestamptz NOT NULL DEFAULT clock_timestamp(),
     PRIMARY KEY (company_id, id),
     FOREIGN KEY (company_id, party_id) REFERENCES parties (company_id, id),
     -- default_expense_account is checked against the chart on write but is

@@ -53,7 +53,7 @@ func TestWriteMode(t *testing.T) {
 
 func TestPanicIsInternalErrorAndLogged(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
-	s, err := New(Config{Log: zap.New(core), BaseURL: "http://kontera.test", Secret: []byte("x")})
+	s, err := New(Config{Log: zap.New(core), BaseURL: "http://kontera.test", Secret: []byte("x"), PIIKey: make([]byte, 32)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +85,7 @@ func TestPanicIsInternalErrorAndLogged(t *testing.T) {
 }
 
 func TestUnknownErrorIsInternal(t *testing.T) {
-	s, err := New(Config{Log: zap.NewNop(), BaseURL: "http://kontera.test", Secret: []byte("x")})
+	s, err := New(Config{Log: zap.NewNop(), BaseURL: "http://kontera.test", Secret: []byte("x"), PIIKey: make([]byte, 32)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/store"
@@ -76,7 +77,7 @@ func (h *Handler) GetCustomer(ctx context.Context, req gen.GetCustomerRequestObj
 func (h *Handler) CreateCustomer(ctx context.Context, req gen.CreateCustomerRequestObject) (gen.CreateCustomerResponseObject, error) {
 	c, w, err := h.reg.CreateCustomer(ctx, req.CompanyId, createChange(*req.Body))
 	if err != nil {
-		return nil, err
+		return nil, failed(apierr.CustomerCreateFailed, err)
 	}
 	meta := withWarning(envelope.Meta(ctx), w, "")
 	if store.IsDryRun(ctx) {
@@ -97,7 +98,7 @@ func (h *Handler) BulkCreateCustomers(ctx context.Context, req gen.BulkCreateCus
 	}
 	items, err := h.reg.BulkCreateCustomers(ctx, req.CompanyId, changes)
 	if err != nil {
-		return nil, err
+		return nil, failed(apierr.CustomerCreateFailed, err)
 	}
 	meta := envelope.Meta(ctx)
 	for _, it := range items {
@@ -137,7 +138,7 @@ func (h *Handler) BulkCreateCustomers(ctx context.Context, req gen.BulkCreateCus
 func (h *Handler) UpdateCustomer(ctx context.Context, req gen.UpdateCustomerRequestObject) (gen.UpdateCustomerResponseObject, error) {
 	c, w, err := h.reg.UpdateCustomer(ctx, req.CompanyId, req.CustomerId, patchChange(*req.Body))
 	if err != nil {
-		return nil, err
+		return nil, failed(apierr.CustomerUpdateFailed, err)
 	}
 	var data gen.CustomerOutcome
 	if store.IsDryRun(ctx) {
@@ -152,13 +153,23 @@ func (h *Handler) UpdateCustomer(ctx context.Context, req gen.UpdateCustomerRequ
 func (h *Handler) ArchiveCustomer(ctx context.Context, req gen.ArchiveCustomerRequestObject) (gen.ArchiveCustomerResponseObject, error) {
 	c, err := h.reg.ArchiveCustomer(ctx, req.CompanyId, req.CustomerId)
 	if err != nil {
-		return nil, err
+		return nil, failed(apierr.CustomerDeleteFailed, err)
 	}
 	if store.IsDryRun(ctx) {
 		return gen.ArchiveCustomer200JSONResponse{Meta: envelope.Meta(ctx),
 			Data: gen.CustomerDryRun{DryRun: true, Preview: customerView(c)}}, nil
 	}
 	return gen.ArchiveCustomer204Response{}, nil
+}
+
+// failed names an unexpected failure of a customer write by the write's
+// own catalogue code (still a 500, logged with its cause); a catalogue
+// error passes as it is.
+func failed(code apierr.Code, err error) error {
+	if _, ok := apierr.As(err); ok {
+		return err
+	}
+	return apierr.Wrap(code, err)
 }
 
 // createChange reads a create body: every field counts as sent.
