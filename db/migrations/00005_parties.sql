@@ -49,6 +49,11 @@ CREATE TABLE customers (
     default_payment_terms       integer NOT NULL CHECK (default_payment_terms BETWEEN 0 AND 365),
     notes                       text,
     party_id                    uuid,
+    -- Search keys written by Kontera: the name case-folded in Go (the
+    -- database's locale may fold only ASCII, and Swedish names are not
+    -- ASCII), the organisation number without separators.
+    search_name                 text NOT NULL,
+    org_key                     text,
     archived_at                 timestamptz,
     -- clock_timestamp, not now(): the customers of one bulk create list in
     -- the order they were sent.
@@ -66,6 +71,7 @@ CREATE TABLE customers (
 CREATE UNIQUE INDEX customers_org_number ON customers (company_id, org_number) WHERE org_number IS NOT NULL;
 CREATE INDEX customers_created ON customers (company_id, created_at, id);
 CREATE INDEX customers_party ON customers (company_id, party_id) WHERE party_id IS NOT NULL;
+CREATE INDEX customers_org_key ON customers (company_id, org_key text_pattern_ops) WHERE org_key IS NOT NULL;
 
 CREATE TABLE suppliers (
     company_id              uuid NOT NULL REFERENCES companies (id),
@@ -94,6 +100,8 @@ CREATE TABLE suppliers (
     default_currency        text NOT NULL CHECK (default_currency IN ('SEK', 'EUR', 'USD', 'GBP', 'NOK', 'DKK', 'CHF')),
     notes                   text,
     party_id                uuid,
+    search_name             text NOT NULL,
+    org_key                 text,
     archived_at             timestamptz,
     created_at              timestamptz NOT NULL DEFAULT clock_timestamp(),
     updated_at              timestamptz NOT NULL DEFAULT clock_timestamp(),
@@ -108,6 +116,7 @@ CREATE TABLE suppliers (
 CREATE UNIQUE INDEX suppliers_org_number ON suppliers (company_id, org_number) WHERE org_number IS NOT NULL;
 CREATE INDEX suppliers_created ON suppliers (company_id, created_at, id);
 CREATE INDEX suppliers_party ON suppliers (company_id, party_id) WHERE party_id IS NOT NULL;
+CREATE INDEX suppliers_org_key ON suppliers (company_id, org_key text_pattern_ops) WHERE org_key IS NOT NULL;
 
 -- +goose Down
 DROP TABLE suppliers;

@@ -74,12 +74,13 @@ func (s *Store) InsertCustomer(ctx context.Context, c Customer, pn *string) (Cus
 		INSERT INTO customers (company_id, id, name, customer_type, customer_number, contact_person, email, phone,
 			invoice_email_cc_addresses, invoice_email_bcc_addresses, address_line1, address_line2, postal_code, city,
 			country, org_number, vat_number, vat_number_validated, personal_number_sealed, personal_number_last4,
-			language, default_payment_terms, notes, party_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24)
+			language, default_payment_terms, notes, party_id, search_name, org_key)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+			$23, $24, $25, $26)
 		RETURNING `+customerColumns,
 		c.CompanyID, c.ID, c.Name, c.Type, c.Number, c.ContactPerson, c.Email, c.Phone, c.CC, c.BCC,
 		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
-		sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID)
+		sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, fold(c.Name), orgKey(c.OrgNumber))
 	if uniqueViolation(err, "customers_org_number") {
 		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)
 	}
@@ -112,12 +113,13 @@ func (s *Store) UpdateCustomer(ctx context.Context, old, c Customer, out Outcome
 			vat_number_validated = $18,
 			personal_number_sealed = CASE WHEN $19 THEN personal_number_sealed ELSE $20 END,
 			personal_number_last4 = $21, language = $22, default_payment_terms = $23, notes = $24, party_id = $25,
-			archived_at = $26, updated_at = now()
+			archived_at = $26, search_name = $27, org_key = $28, updated_at = clock_timestamp()
 		WHERE company_id = $1 AND id = $2
 		RETURNING `+customerColumns,
 		c.CompanyID, c.ID, c.Name, c.Type, c.Number, c.ContactPerson, c.Email, c.Phone, c.CC, c.BCC,
 		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
-		keep, sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, c.ArchivedAt)
+		keep, sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, c.ArchivedAt,
+		fold(c.Name), orgKey(c.OrgNumber))
 	if uniqueViolation(err, "customers_org_number") {
 		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)
 	}

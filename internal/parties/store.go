@@ -42,21 +42,38 @@ type Position struct {
 	ID uuid.UUID `json:"id"`
 }
 
-// searchClause is the WHERE part of a search: the name contains the text
-// (case-insensitive), or the organisation number starts with it, both
-// compared without separators so "5563343689" finds "556334-3689".
+// searchClause is the WHERE part of a search: the name contains the text,
+// case-insensitively (folded in Go, Å as å), or — when the text has a
+// digit — the organisation number starts with it, both compared without
+// separators so "5563343689" finds "556334-3689".
 func searchClause(f Filter, args *[]any) string {
 	if f.Search == "" {
 		return ""
 	}
-	like := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(f.Search)
-	*args = append(*args, "%"+like+"%")
-	clause := ` AND (name ILIKE $` + strconv.Itoa(len(*args))
-	if c := compact(f.Search); c != "" {
+	*args = append(*args, "%"+escapeLike(fold(f.Search))+"%")
+	clause := ` AND (search_name LIKE $` + strconv.Itoa(len(*args))
+	if c := compact(f.Search); strings.ContainsAny(c, "0123456789") {
 		*args = append(*args, c+"%")
-		clause += ` OR upper(regexp_replace(org_number, '[^0-9A-Za-z]', '', 'g')) LIKE $` + strconv.Itoa(len(*args))
+		clause += ` OR org_key LIKE $` + strconv.Itoa(len(*args))
 	}
 	return clause + `)`
+}
+
+// escapeLike makes s match itself in a LIKE pattern.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// fold is a name as searches compare it.
+func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// orgKey is an organisation number as searches compare it.
+func orgKey(org *string) *string {
+	if org == nil {
+		return nil
+	}
+	k := compact(*org)
+	return &k
 }
 
 // list runs a page query over table with the filter's conditions.
