@@ -395,6 +395,36 @@ func (e DeadlineStatus) Valid() bool {
 	}
 }
 
+// Defines values for DimensionDeletedDeleted.
+const (
+	DimensionDeletedDeletedTrue DimensionDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the DimensionDeletedDeleted enum.
+func (e DimensionDeletedDeleted) Valid() bool {
+	switch e {
+	case DimensionDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for DimensionValueDeletedDeleted.
+const (
+	DimensionValueDeletedDeletedTrue DimensionValueDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the DimensionValueDeletedDeleted enum.
+func (e DimensionValueDeletedDeleted) Valid() bool {
+	switch e {
+	case DimensionValueDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DryRunFlag.
 const (
 	DryRunFlagTrue DryRunFlag = true
@@ -502,10 +532,15 @@ const (
 	ErrorCodeCUSTOMERPERSONALNUMBERNOTALLOWED  ErrorCode = "CUSTOMER_PERSONAL_NUMBER_NOT_ALLOWED"
 	ErrorCodeCUSTOMERPERSONALNUMBERUNREADABLE  ErrorCode = "CUSTOMER_PERSONAL_NUMBER_UNREADABLE"
 	ErrorCodeCUSTOMERUPDATEFAILED              ErrorCode = "CUSTOMER_UPDATE_FAILED"
+	ErrorCodeDIMENSIONINUSE                    ErrorCode = "DIMENSION_IN_USE"
+	ErrorCodeDIMENSIONNOTFOUND                 ErrorCode = "DIMENSION_NOT_FOUND"
 	ErrorCodeDIMENSIONNUMBERTAKEN              ErrorCode = "DIMENSION_NUMBER_TAKEN"
+	ErrorCodeDIMENSIONSYSTEMDELETE             ErrorCode = "DIMENSION_SYSTEM_DELETE"
 	ErrorCodeDIMENSIONSYSTEMRENAME             ErrorCode = "DIMENSION_SYSTEM_RENAME"
 	ErrorCodeDIMENSIONVALIDATIONFAILED         ErrorCode = "DIMENSION_VALIDATION_FAILED"
 	ErrorCodeDIMENSIONVALUEDUPLICATECODE       ErrorCode = "DIMENSION_VALUE_DUPLICATE_CODE"
+	ErrorCodeDIMENSIONVALUEINUSE               ErrorCode = "DIMENSION_VALUE_IN_USE"
+	ErrorCodeDIMENSIONVALUENOTFOUND            ErrorCode = "DIMENSION_VALUE_NOT_FOUND"
 	ErrorCodeDOCATTACHOTHERVERIFIKAT           ErrorCode = "DOC_ATTACH_OTHER_VERIFIKAT"
 	ErrorCodeDOCATTACHPERIODLOCKED             ErrorCode = "DOC_ATTACH_PERIOD_LOCKED"
 	ErrorCodeDOCATTACHREPLACESPOSTED           ErrorCode = "DOC_ATTACH_REPLACES_POSTED"
@@ -691,13 +726,23 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeCUSTOMERUPDATEFAILED:
 		return true
+	case ErrorCodeDIMENSIONINUSE:
+		return true
+	case ErrorCodeDIMENSIONNOTFOUND:
+		return true
 	case ErrorCodeDIMENSIONNUMBERTAKEN:
+		return true
+	case ErrorCodeDIMENSIONSYSTEMDELETE:
 		return true
 	case ErrorCodeDIMENSIONSYSTEMRENAME:
 		return true
 	case ErrorCodeDIMENSIONVALIDATIONFAILED:
 		return true
 	case ErrorCodeDIMENSIONVALUEDUPLICATECODE:
+		return true
+	case ErrorCodeDIMENSIONVALUEINUSE:
+		return true
+	case ErrorCodeDIMENSIONVALUENOTFOUND:
 		return true
 	case ErrorCodeDOCATTACHOTHERVERIFIKAT:
 		return true
@@ -2625,6 +2670,373 @@ type DeadlineList struct {
 // DeadlineListResponse defines model for DeadlineListResponse.
 type DeadlineListResponse struct {
 	Data DeadlineList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// Dimension A dimension (SIE #DIM) with its values.
+type Dimension struct {
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+	IsActive  bool               `json:"is_active"`
+
+	// IsSystem Dimensions 1 and 6: never renamed or deleted; may be archived and reordered.
+	IsSystem       bool                   `json:"is_system"`
+	Name           string                 `json:"name"`
+	ParentSieDimNo nullable.Nullable[int] `json:"parent_sie_dim_no"`
+
+	// ResetsAnnually true: the dimension is reported per fiscal year (cost centres); false: it accumulates across years (projects) and its values may carry start and end dates.
+	ResetsAnnually bool `json:"resets_annually"`
+
+	// SieDimNo The SIE dimension number: 1 Kostnadsställe and 6 Projekt always exist; 1-19 are reserved for SIE's standard meanings; the company's own start at 20. Immutable.
+	SieDimNo  int       `json:"sie_dim_no"`
+	SortOrder int       `json:"sort_order"`
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// Values Ordered by code.
+	Values []DimensionValue `json:"values"`
+}
+
+// DimensionCreate defines model for DimensionCreate.
+type DimensionCreate struct {
+	Name string `json:"name"`
+
+	// ParentSieDimNo An existing dimension's number, or null.
+	ParentSieDimNo nullable.Nullable[int] `json:"parent_sie_dim_no,omitempty"`
+	ResetsAnnually *bool                  `json:"resets_annually,omitempty"`
+
+	// SieDimNo Omit for the next free number from 20. 1-19 are reserved (400); a taken number is 409 DIMENSION_NUMBER_TAKEN.
+	SieDimNo *int `json:"sie_dim_no,omitempty"`
+}
+
+// DimensionCreateDryRun A dry run's answer: the dimension as it would be created; nothing was stored.
+type DimensionCreateDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag             `json:"dry_run"`
+	Preview DimensionPreviewResult `json:"preview"`
+}
+
+// DimensionDeleted defines model for DimensionDeleted.
+type DimensionDeleted struct {
+	Deleted       DimensionDeletedDeleted `json:"deleted"`
+	DimensionId   openapi_types.UUID      `json:"dimension_id"`
+	SieDimNo      int                     `json:"sie_dim_no"`
+	ValuesDeleted int                     `json:"values_deleted"`
+}
+
+// DimensionDeletedDeleted defines model for DimensionDeleted.Deleted.
+type DimensionDeletedDeleted bool
+
+// DimensionDeletedDryRun A dry run's answer: what the delete would remove; nothing was.
+type DimensionDeletedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag       `json:"dry_run"`
+	Preview DimensionDeleted `json:"preview"`
+}
+
+// DimensionDeletedOutcome defines model for DimensionDeletedOutcome.
+type DimensionDeletedOutcome struct {
+	union json.RawMessage
+}
+
+// DimensionDeletedResponse defines model for DimensionDeletedResponse.
+type DimensionDeletedResponse struct {
+	Data DimensionDeletedOutcome `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// DimensionDryRun A dry run's answer: the dimension as the change would leave it; nothing was stored.
+type DimensionDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag      `json:"dry_run"`
+	Preview DimensionResult `json:"preview"`
+}
+
+// DimensionList defines model for DimensionList.
+type DimensionList struct {
+	// Dimensions Ordered by sort_order.
+	Dimensions []Dimension `json:"dimensions"`
+}
+
+// DimensionListResponse defines model for DimensionListResponse.
+type DimensionListResponse struct {
+	Data DimensionList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// DimensionOutcome defines model for DimensionOutcome.
+type DimensionOutcome struct {
+	union json.RawMessage
+}
+
+// DimensionOutcomeResponse defines model for DimensionOutcomeResponse.
+type DimensionOutcomeResponse struct {
+	Data DimensionOutcome `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// DimensionPatch At least one field. sie_dim_no is immutable; dimensions 1 and 6 cannot be renamed (400 DIMENSION_SYSTEM_RENAME).
+type DimensionPatch struct {
+	// IsActive false archives, true re-activates.
+	IsActive  *bool   `json:"is_active,omitempty"`
+	Name      *string `json:"name,omitempty"`
+	SortOrder *int    `json:"sort_order,omitempty"`
+}
+
+// DimensionPnl The income statement per value of one dimension. Amounts are credit minus debit: income positive, costs negative, so a column's net is its result.
+type DimensionPnl struct {
+	// Columns The values booked on in the window, by code, then "(Utan dimension)" for untagged lines.
+	Columns   []DimensionPnlColumn `json:"columns"`
+	Dimension struct {
+		Name     string `json:"name"`
+		SieDimNo int    `json:"sie_dim_no"`
+	} `json:"dimension"`
+
+	// FiscalPeriod The fiscal period a report covers.
+	FiscalPeriod ReportPeriod        `json:"fiscal_period"`
+	Groups       []DimensionPnlGroup `json:"groups"`
+	NetPerColumn []Amount            `json:"net_per_column"`
+
+	// NetTotal An amount in kronor with at most two decimals (öre), as a JSON number.
+	NetTotal Amount `json:"net_total"`
+
+	// Period The window reported.
+	Period struct {
+		End   openapi_types.Date `json:"end"`
+		Start openapi_types.Date `json:"start"`
+	} `json:"period"`
+}
+
+// DimensionPnlAccount defines model for DimensionPnlAccount.
+type DimensionPnlAccount struct {
+	AccountName   string `json:"account_name"`
+	AccountNumber string `json:"account_number"`
+
+	// Amounts One per column, in the order of columns.
+	Amounts []Amount `json:"amounts"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number.
+	Total Amount `json:"total"`
+}
+
+// DimensionPnlColumn defines model for DimensionPnlColumn.
+type DimensionPnlColumn struct {
+	// Code null for the lines without a tag of the dimension.
+	Code nullable.Nullable[string] `json:"code"`
+	Name string                    `json:"name"`
+}
+
+// DimensionPnlGroup defines model for DimensionPnlGroup.
+type DimensionPnlGroup struct {
+	Accounts []DimensionPnlAccount `json:"accounts"`
+	Key      string                `json:"key"`
+	Name     string                `json:"name"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number.
+	Total  Amount   `json:"total"`
+	Totals []Amount `json:"totals"`
+}
+
+// DimensionPnlResponse defines model for DimensionPnlResponse.
+type DimensionPnlResponse struct {
+	// Data The income statement per value of one dimension. Amounts are credit minus debit: income positive, costs negative, so a column's net is its result.
+	Data DimensionPnl `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// DimensionPreview A dimension as a dry run of create would store it: id and timestamps null.
+type DimensionPreview struct {
+	CreatedAt nullable.Nullable[time.Time]          `json:"created_at"`
+	Id        nullable.Nullable[openapi_types.UUID] `json:"id"`
+	IsActive  bool                                  `json:"is_active"`
+
+	// IsSystem Dimensions 1 and 6: never renamed or deleted; may be archived and reordered.
+	IsSystem       bool                   `json:"is_system"`
+	Name           string                 `json:"name"`
+	ParentSieDimNo nullable.Nullable[int] `json:"parent_sie_dim_no"`
+
+	// ResetsAnnually true: the dimension is reported per fiscal year (cost centres); false: it accumulates across years (projects) and its values may carry start and end dates.
+	ResetsAnnually bool `json:"resets_annually"`
+
+	// SieDimNo The SIE dimension number: 1 Kostnadsställe and 6 Projekt always exist; 1-19 are reserved for SIE's standard meanings; the company's own start at 20. Immutable.
+	SieDimNo  int                          `json:"sie_dim_no"`
+	SortOrder int                          `json:"sort_order"`
+	UpdatedAt nullable.Nullable[time.Time] `json:"updated_at"`
+
+	// Values Ordered by code.
+	Values []DimensionValue `json:"values"`
+}
+
+// DimensionPreviewResponse defines model for DimensionPreviewResponse.
+type DimensionPreviewResponse struct {
+	// Data A dry run's answer: the dimension as it would be created; nothing was stored.
+	Data DimensionCreateDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// DimensionPreviewResult defines model for DimensionPreviewResult.
+type DimensionPreviewResult struct {
+	// Dimension A dimension as a dry run of create would store it: id and timestamps null.
+	Dimension DimensionPreview `json:"dimension"`
+}
+
+// DimensionResponse defines model for DimensionResponse.
+type DimensionResponse struct {
+	Data DimensionResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// DimensionResult defines model for DimensionResult.
+type DimensionResult struct {
+	// Dimension A dimension (SIE #DIM) with its values.
+	Dimension Dimension `json:"dimension"`
+}
+
+// DimensionValue A value (SIE #OBJEKT) of a dimension: a cost centre, a project, ...
+type DimensionValue struct {
+	// Code Case-sensitive and immutable: letters A-Ö, digits, _, + and -, at most 20.
+	Code        string             `json:"code"`
+	CreatedAt   time.Time          `json:"created_at"`
+	DimensionId openapi_types.UUID `json:"dimension_id"`
+
+	// EndDate Last day the value may be posted on.
+	EndDate nullable.Nullable[openapi_types.Date] `json:"end_date"`
+	Id      openapi_types.UUID                    `json:"id"`
+
+	// IsActive false = archived: no new postings; lines already tagged keep their tag.
+	IsActive bool   `json:"is_active"`
+	Name     string `json:"name"`
+
+	// StartDate First day the value may be posted on (only on dimensions that do not reset annually).
+	StartDate nullable.Nullable[openapi_types.Date] `json:"start_date"`
+	UpdatedAt time.Time                             `json:"updated_at"`
+}
+
+// DimensionValueCreate defines model for DimensionValueCreate.
+type DimensionValueCreate struct {
+	// Code Case-sensitive and immutable: letters A-Ö, digits, _, + and -, at most 20.
+	Code      string                                `json:"code"`
+	EndDate   nullable.Nullable[openapi_types.Date] `json:"end_date,omitempty"`
+	IsActive  *bool                                 `json:"is_active,omitempty"`
+	Name      string                                `json:"name"`
+	StartDate nullable.Nullable[openapi_types.Date] `json:"start_date,omitempty"`
+}
+
+// DimensionValueCreateDryRun A dry run's answer: the value as it would be created; nothing was stored.
+type DimensionValueCreateDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A value as a dry run of create would store it: id and timestamps null.
+	Preview DimensionValuePreview `json:"preview"`
+}
+
+// DimensionValueDeleted defines model for DimensionValueDeleted.
+type DimensionValueDeleted struct {
+	Code    string                       `json:"code"`
+	Deleted DimensionValueDeletedDeleted `json:"deleted"`
+	ValueId openapi_types.UUID           `json:"value_id"`
+}
+
+// DimensionValueDeletedDeleted defines model for DimensionValueDeleted.Deleted.
+type DimensionValueDeletedDeleted bool
+
+// DimensionValueDeletedDryRun A dry run's answer: what the delete would remove; nothing was.
+type DimensionValueDeletedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag            `json:"dry_run"`
+	Preview DimensionValueDeleted `json:"preview"`
+}
+
+// DimensionValueDeletedOutcome defines model for DimensionValueDeletedOutcome.
+type DimensionValueDeletedOutcome struct {
+	union json.RawMessage
+}
+
+// DimensionValueDeletedResponse defines model for DimensionValueDeletedResponse.
+type DimensionValueDeletedResponse struct {
+	Data DimensionValueDeletedOutcome `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// DimensionValueDryRun A dry run's answer: the value as the change would leave it; nothing was stored.
+type DimensionValueDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A value (SIE #OBJEKT) of a dimension: a cost centre, a project, ...
+	Preview DimensionValue `json:"preview"`
+}
+
+// DimensionValueOutcome defines model for DimensionValueOutcome.
+type DimensionValueOutcome struct {
+	union json.RawMessage
+}
+
+// DimensionValueOutcomeResponse defines model for DimensionValueOutcomeResponse.
+type DimensionValueOutcomeResponse struct {
+	Data DimensionValueOutcome `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// DimensionValuePatch code is immutable. Dates only on dimensions that do not reset annually.
+type DimensionValuePatch struct {
+	EndDate   nullable.Nullable[openapi_types.Date] `json:"end_date,omitempty"`
+	IsActive  *bool                                 `json:"is_active,omitempty"`
+	Name      *string                               `json:"name,omitempty"`
+	StartDate nullable.Nullable[openapi_types.Date] `json:"start_date,omitempty"`
+}
+
+// DimensionValuePreview A value as a dry run of create would store it: id and timestamps null.
+type DimensionValuePreview struct {
+	// Code Case-sensitive and immutable: letters A-Ö, digits, _, + and -, at most 20.
+	Code        string                       `json:"code"`
+	CreatedAt   nullable.Nullable[time.Time] `json:"created_at"`
+	DimensionId openapi_types.UUID           `json:"dimension_id"`
+
+	// EndDate Last day the value may be posted on.
+	EndDate nullable.Nullable[openapi_types.Date] `json:"end_date"`
+	Id      nullable.Nullable[openapi_types.UUID] `json:"id"`
+
+	// IsActive false = archived: no new postings; lines already tagged keep their tag.
+	IsActive bool   `json:"is_active"`
+	Name     string `json:"name"`
+
+	// StartDate First day the value may be posted on (only on dimensions that do not reset annually).
+	StartDate nullable.Nullable[openapi_types.Date] `json:"start_date"`
+	UpdatedAt nullable.Nullable[time.Time]          `json:"updated_at"`
+}
+
+// DimensionValuePreviewResponse defines model for DimensionValuePreviewResponse.
+type DimensionValuePreviewResponse struct {
+	// Data A dry run's answer: the value as it would be created; nothing was stored.
+	Data DimensionValueCreateDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// DimensionValueResponse defines model for DimensionValueResponse.
+type DimensionValueResponse struct {
+	// Data A value (SIE #OBJEKT) of a dimension: a cost centre, a project, ...
+	Data DimensionValue `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -4847,6 +5259,12 @@ type Cursor = string
 // CustomerId defines model for CustomerId.
 type CustomerId = openapi_types.UUID
 
+// DimensionId defines model for DimensionId.
+type DimensionId = openapi_types.UUID
+
+// DimensionValueId defines model for DimensionValueId.
+type DimensionValueId = openapi_types.UUID
+
 // DryRun defines model for DryRun.
 type DryRun = string
 
@@ -5074,6 +5492,78 @@ type ListDeadlinesParamsType string
 
 // ListDeadlinesParamsStatus defines parameters for ListDeadlines.
 type ListDeadlinesParamsStatus string
+
+// CreateDimensionParams defines parameters for CreateDimension.
+type CreateDimensionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeleteDimensionParams defines parameters for DeleteDimension.
+type DeleteDimensionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateDimensionParams defines parameters for UpdateDimension.
+type UpdateDimensionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// CreateDimensionValueParams defines parameters for CreateDimensionValue.
+type CreateDimensionValueParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeleteDimensionValueParams defines parameters for DeleteDimensionValue.
+type DeleteDimensionValueParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateDimensionValueParams defines parameters for UpdateDimensionValue.
+type UpdateDimensionValueParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
 
 // CreateFiscalPeriodParams defines parameters for CreateFiscalPeriod.
 type CreateFiscalPeriodParams struct {
@@ -5351,6 +5841,21 @@ type AddMemberParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// GetDimensionPnlParams defines parameters for GetDimensionPnl.
+type GetDimensionPnlParams struct {
+	// PeriodId The fiscal period (from GET .../fiscal-periods).
+	PeriodId openapi_types.UUID `form:"period_id" json:"period_id"`
+
+	// DimNo The dimension's sie_dim_no; default 6 (Projekt).
+	DimNo *int `form:"dim_no,omitempty" json:"dim_no,omitempty"`
+
+	// FromDate First day; default the period's first.
+	FromDate *openapi_types.Date `form:"from_date,omitempty" json:"from_date,omitempty"`
+
+	// ToDate Last day; default the period's last.
+	ToDate *openapi_types.Date `form:"to_date,omitempty" json:"to_date,omitempty"`
+}
+
 // GetGeneralLedgerParams defines parameters for GetGeneralLedger.
 type GetGeneralLedgerParams struct {
 	// PeriodId The fiscal period (from GET .../fiscal-periods).
@@ -5512,6 +6017,18 @@ type BulkCreateCustomersJSONRequestBody = CustomerBulkCreate
 
 // UpdateCustomerJSONRequestBody defines body for UpdateCustomer for application/json ContentType.
 type UpdateCustomerJSONRequestBody = CustomerPatch
+
+// CreateDimensionJSONRequestBody defines body for CreateDimension for application/json ContentType.
+type CreateDimensionJSONRequestBody = DimensionCreate
+
+// UpdateDimensionJSONRequestBody defines body for UpdateDimension for application/json ContentType.
+type UpdateDimensionJSONRequestBody = DimensionPatch
+
+// CreateDimensionValueJSONRequestBody defines body for CreateDimensionValue for application/json ContentType.
+type CreateDimensionValueJSONRequestBody = DimensionValueCreate
+
+// UpdateDimensionValueJSONRequestBody defines body for UpdateDimensionValue for application/json ContentType.
+type UpdateDimensionValueJSONRequestBody = DimensionValuePatch
 
 // CreateFiscalPeriodJSONRequestBody defines body for CreateFiscalPeriod for application/json ContentType.
 type CreateFiscalPeriodJSONRequestBody = FiscalPeriodCreate
@@ -5918,6 +6435,254 @@ func (t CustomerOutcome) MarshalJSON() ([]byte, error) {
 }
 
 func (t *CustomerOutcome) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDimensionDeleted returns the union data inside the DimensionDeletedOutcome as a DimensionDeleted
+func (t DimensionDeletedOutcome) AsDimensionDeleted() (DimensionDeleted, error) {
+	var body DimensionDeleted
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDimensionDeleted overwrites any union data inside the DimensionDeletedOutcome as the provided DimensionDeleted
+func (t *DimensionDeletedOutcome) FromDimensionDeleted(v DimensionDeleted) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDimensionDeleted performs a merge with any union data inside the DimensionDeletedOutcome, using the provided DimensionDeleted
+func (t *DimensionDeletedOutcome) MergeDimensionDeleted(v DimensionDeleted) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDimensionDeletedDryRun returns the union data inside the DimensionDeletedOutcome as a DimensionDeletedDryRun
+func (t DimensionDeletedOutcome) AsDimensionDeletedDryRun() (DimensionDeletedDryRun, error) {
+	var body DimensionDeletedDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDimensionDeletedDryRun overwrites any union data inside the DimensionDeletedOutcome as the provided DimensionDeletedDryRun
+func (t *DimensionDeletedOutcome) FromDimensionDeletedDryRun(v DimensionDeletedDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDimensionDeletedDryRun performs a merge with any union data inside the DimensionDeletedOutcome, using the provided DimensionDeletedDryRun
+func (t *DimensionDeletedOutcome) MergeDimensionDeletedDryRun(v DimensionDeletedDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DimensionDeletedOutcome) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DimensionDeletedOutcome) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDimensionResult returns the union data inside the DimensionOutcome as a DimensionResult
+func (t DimensionOutcome) AsDimensionResult() (DimensionResult, error) {
+	var body DimensionResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDimensionResult overwrites any union data inside the DimensionOutcome as the provided DimensionResult
+func (t *DimensionOutcome) FromDimensionResult(v DimensionResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDimensionResult performs a merge with any union data inside the DimensionOutcome, using the provided DimensionResult
+func (t *DimensionOutcome) MergeDimensionResult(v DimensionResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDimensionDryRun returns the union data inside the DimensionOutcome as a DimensionDryRun
+func (t DimensionOutcome) AsDimensionDryRun() (DimensionDryRun, error) {
+	var body DimensionDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDimensionDryRun overwrites any union data inside the DimensionOutcome as the provided DimensionDryRun
+func (t *DimensionOutcome) FromDimensionDryRun(v DimensionDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDimensionDryRun performs a merge with any union data inside the DimensionOutcome, using the provided DimensionDryRun
+func (t *DimensionOutcome) MergeDimensionDryRun(v DimensionDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DimensionOutcome) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DimensionOutcome) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDimensionValueDeleted returns the union data inside the DimensionValueDeletedOutcome as a DimensionValueDeleted
+func (t DimensionValueDeletedOutcome) AsDimensionValueDeleted() (DimensionValueDeleted, error) {
+	var body DimensionValueDeleted
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDimensionValueDeleted overwrites any union data inside the DimensionValueDeletedOutcome as the provided DimensionValueDeleted
+func (t *DimensionValueDeletedOutcome) FromDimensionValueDeleted(v DimensionValueDeleted) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDimensionValueDeleted performs a merge with any union data inside the DimensionValueDeletedOutcome, using the provided DimensionValueDeleted
+func (t *DimensionValueDeletedOutcome) MergeDimensionValueDeleted(v DimensionValueDeleted) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDimensionValueDeletedDryRun returns the union data inside the DimensionValueDeletedOutcome as a DimensionValueDeletedDryRun
+func (t DimensionValueDeletedOutcome) AsDimensionValueDeletedDryRun() (DimensionValueDeletedDryRun, error) {
+	var body DimensionValueDeletedDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDimensionValueDeletedDryRun overwrites any union data inside the DimensionValueDeletedOutcome as the provided DimensionValueDeletedDryRun
+func (t *DimensionValueDeletedOutcome) FromDimensionValueDeletedDryRun(v DimensionValueDeletedDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDimensionValueDeletedDryRun performs a merge with any union data inside the DimensionValueDeletedOutcome, using the provided DimensionValueDeletedDryRun
+func (t *DimensionValueDeletedOutcome) MergeDimensionValueDeletedDryRun(v DimensionValueDeletedDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DimensionValueDeletedOutcome) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DimensionValueDeletedOutcome) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsDimensionValue returns the union data inside the DimensionValueOutcome as a DimensionValue
+func (t DimensionValueOutcome) AsDimensionValue() (DimensionValue, error) {
+	var body DimensionValue
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDimensionValue overwrites any union data inside the DimensionValueOutcome as the provided DimensionValue
+func (t *DimensionValueOutcome) FromDimensionValue(v DimensionValue) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDimensionValue performs a merge with any union data inside the DimensionValueOutcome, using the provided DimensionValue
+func (t *DimensionValueOutcome) MergeDimensionValue(v DimensionValue) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDimensionValueDryRun returns the union data inside the DimensionValueOutcome as a DimensionValueDryRun
+func (t DimensionValueOutcome) AsDimensionValueDryRun() (DimensionValueDryRun, error) {
+	var body DimensionValueDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDimensionValueDryRun overwrites any union data inside the DimensionValueOutcome as the provided DimensionValueDryRun
+func (t *DimensionValueOutcome) FromDimensionValueDryRun(v DimensionValueDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDimensionValueDryRun performs a merge with any union data inside the DimensionValueOutcome, using the provided DimensionValueDryRun
+func (t *DimensionValueOutcome) MergeDimensionValueDryRun(v DimensionValueDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t DimensionValueOutcome) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *DimensionValueOutcome) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -7035,6 +7800,27 @@ type ServerInterface interface {
 	// ListDeadlines List the company's tax deadlines
 	// (GET /api/v1/companies/{companyId}/deadlines)
 	ListDeadlines(ctx echo.Context, companyId CompanyId, params ListDeadlinesParams) error
+	// ListDimensions List dimensions with their values
+	// (GET /api/v1/companies/{companyId}/dimensions)
+	ListDimensions(ctx echo.Context, companyId CompanyId) error
+	// CreateDimension Create a dimension
+	// (POST /api/v1/companies/{companyId}/dimensions)
+	CreateDimension(ctx echo.Context, companyId CompanyId, params CreateDimensionParams) error
+	// DeleteDimension Delete a dimension nobody has booked on
+	// (DELETE /api/v1/companies/{companyId}/dimensions/{dimensionId})
+	DeleteDimension(ctx echo.Context, companyId CompanyId, dimensionId DimensionId, params DeleteDimensionParams) error
+	// UpdateDimension Rename, archive or reorder a dimension
+	// (PATCH /api/v1/companies/{companyId}/dimensions/{dimensionId})
+	UpdateDimension(ctx echo.Context, companyId CompanyId, dimensionId DimensionId, params UpdateDimensionParams) error
+	// CreateDimensionValue Create a dimension value
+	// (POST /api/v1/companies/{companyId}/dimensions/{dimensionId}/values)
+	CreateDimensionValue(ctx echo.Context, companyId CompanyId, dimensionId DimensionId, params CreateDimensionValueParams) error
+	// DeleteDimensionValue Delete a dimension value nobody has booked on
+	// (DELETE /api/v1/companies/{companyId}/dimensions/{dimensionId}/values/{valueId})
+	DeleteDimensionValue(ctx echo.Context, companyId CompanyId, dimensionId DimensionId, valueId DimensionValueId, params DeleteDimensionValueParams) error
+	// UpdateDimensionValue Rename, archive or date a dimension value
+	// (PATCH /api/v1/companies/{companyId}/dimensions/{dimensionId}/values/{valueId})
+	UpdateDimensionValue(ctx echo.Context, companyId CompanyId, dimensionId DimensionId, valueId DimensionValueId, params UpdateDimensionValueParams) error
 	// ListFiscalPeriods List the fiscal periods
 	// (GET /api/v1/companies/{companyId}/fiscal-periods)
 	ListFiscalPeriods(ctx echo.Context, companyId CompanyId) error
@@ -7116,6 +7902,9 @@ type ServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx echo.Context, companyId CompanyId, params AddMemberParams) error
+	// GetDimensionPnl Income statement per dimension value
+	// (GET /api/v1/companies/{companyId}/reports/dimension-pnl)
+	GetDimensionPnl(ctx echo.Context, companyId CompanyId, params GetDimensionPnlParams) error
 	// GetGeneralLedger General ledger (huvudbok) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/general-ledger)
 	GetGeneralLedger(ctx echo.Context, companyId CompanyId, params GetGeneralLedgerParams) error
@@ -7952,6 +8741,424 @@ func (w *ServerInterfaceWrapper) ListDeadlines(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListDeadlines(ctx, companyId, params)
+	return err
+}
+
+// ListDimensions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDimensions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDimensions(ctx, companyId)
+	return err
+}
+
+// CreateDimension converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateDimension(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateDimensionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateDimension(ctx, companyId, params)
+	return err
+}
+
+// DeleteDimension converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteDimension(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "dimensionId" -------------
+	var dimensionId DimensionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "dimensionId", ctx.Param("dimensionId"), &dimensionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dimensionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteDimensionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteDimension(ctx, companyId, dimensionId, params)
+	return err
+}
+
+// UpdateDimension converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateDimension(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "dimensionId" -------------
+	var dimensionId DimensionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "dimensionId", ctx.Param("dimensionId"), &dimensionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dimensionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateDimensionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateDimension(ctx, companyId, dimensionId, params)
+	return err
+}
+
+// CreateDimensionValue converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateDimensionValue(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "dimensionId" -------------
+	var dimensionId DimensionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "dimensionId", ctx.Param("dimensionId"), &dimensionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dimensionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateDimensionValueParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateDimensionValue(ctx, companyId, dimensionId, params)
+	return err
+}
+
+// DeleteDimensionValue converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteDimensionValue(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "dimensionId" -------------
+	var dimensionId DimensionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "dimensionId", ctx.Param("dimensionId"), &dimensionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dimensionId: %s", err))
+	}
+
+	// ------------- Path parameter "valueId" -------------
+	var valueId DimensionValueId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "valueId", ctx.Param("valueId"), &valueId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter valueId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteDimensionValueParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteDimensionValue(ctx, companyId, dimensionId, valueId, params)
+	return err
+}
+
+// UpdateDimensionValue converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateDimensionValue(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "dimensionId" -------------
+	var dimensionId DimensionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "dimensionId", ctx.Param("dimensionId"), &dimensionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dimensionId: %s", err))
+	}
+
+	// ------------- Path parameter "valueId" -------------
+	var valueId DimensionValueId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "valueId", ctx.Param("valueId"), &valueId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter valueId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateDimensionValueParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateDimensionValue(ctx, companyId, dimensionId, valueId, params)
 	return err
 }
 
@@ -9460,6 +10667,52 @@ func (w *ServerInterfaceWrapper) AddMember(ctx echo.Context) error {
 	return err
 }
 
+// GetDimensionPnl converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDimensionPnl(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDimensionPnlParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "dim_no" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dim_no", ctx.QueryParams(), &params.DimNo, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dim_no: %s", err))
+	}
+
+	// ------------- Optional query parameter "from_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from_date", ctx.QueryParams(), &params.FromDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from_date: %s", err))
+	}
+
+	// ------------- Optional query parameter "to_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to_date", ctx.QueryParams(), &params.ToDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to_date: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDimensionPnl(ctx, companyId, params)
+	return err
+}
+
 // GetGeneralLedger converts echo context to params.
 func (w *ServerInterfaceWrapper) GetGeneralLedger(ctx echo.Context) error {
 	var err error
@@ -10236,6 +11489,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId", wrapper.GetCustomer, options.OperationMiddlewares["getCustomer"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId", wrapper.UpdateCustomer, options.OperationMiddlewares["updateCustomer"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/deadlines", wrapper.ListDeadlines, options.OperationMiddlewares["listDeadlines"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/dimensions", wrapper.ListDimensions, options.OperationMiddlewares["listDimensions"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/dimensions", wrapper.CreateDimension, options.OperationMiddlewares["createDimension"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/dimensions/:dimensionId", wrapper.DeleteDimension, options.OperationMiddlewares["deleteDimension"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/dimensions/:dimensionId", wrapper.UpdateDimension, options.OperationMiddlewares["updateDimension"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/dimensions/:dimensionId/values", wrapper.CreateDimensionValue, options.OperationMiddlewares["createDimensionValue"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/dimensions/:dimensionId/values/:valueId", wrapper.DeleteDimensionValue, options.OperationMiddlewares["deleteDimensionValue"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/dimensions/:dimensionId/values/:valueId", wrapper.UpdateDimensionValue, options.OperationMiddlewares["updateDimensionValue"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.ListFiscalPeriods, options.OperationMiddlewares["listFiscalPeriods"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.CreateFiscalPeriod, options.OperationMiddlewares["createFiscalPeriod"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId", wrapper.UpdateFiscalPeriod, options.OperationMiddlewares["updateFiscalPeriod"]...)
@@ -10263,6 +11523,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId/strike-lines", wrapper.StrikeJournalEntryLines, options.OperationMiddlewares["strikeJournalEntryLines"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.ListMembers, options.OperationMiddlewares["listMembers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.AddMember, options.OperationMiddlewares["addMember"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/dimension-pnl", wrapper.GetDimensionPnl, options.OperationMiddlewares["getDimensionPnl"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/general-ledger", wrapper.GetGeneralLedger, options.OperationMiddlewares["getGeneralLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/journal-register", wrapper.GetJournalRegister, options.OperationMiddlewares["getJournalRegister"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/trial-balance", wrapper.GetTrialBalance, options.OperationMiddlewares["getTrialBalance"]...)
@@ -13026,6 +14287,1321 @@ func (response ListDeadlines429JSONResponse) VisitListDeadlinesResponse(w http.R
 type ListDeadlines500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response ListDeadlines500JSONResponse) VisitListDeadlinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDimensionsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+}
+
+type ListDimensionsResponseObject interface {
+	VisitListDimensionsResponse(w http.ResponseWriter) error
+}
+
+type ListDimensions200JSONResponse DimensionListResponse
+
+func (response ListDimensions200JSONResponse) VisitListDimensionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDimensions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDimensions400JSONResponse) VisitListDimensionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDimensions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDimensions401JSONResponse) VisitListDimensionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDimensions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListDimensions403JSONResponse) VisitListDimensionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDimensions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListDimensions404JSONResponse) VisitListDimensionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDimensions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListDimensions429JSONResponse) VisitListDimensionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDimensions500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListDimensions500JSONResponse) VisitListDimensionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateDimensionParams
+	Body      *CreateDimensionJSONRequestBody
+}
+
+type CreateDimensionResponseObject interface {
+	VisitCreateDimensionResponse(w http.ResponseWriter) error
+}
+
+type CreateDimension200JSONResponse DimensionPreviewResponse
+
+func (response CreateDimension200JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimension201JSONResponse DimensionResponse
+
+func (response CreateDimension201JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimension400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateDimension400JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimension401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateDimension401JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimension403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateDimension403JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimension404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateDimension404JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimension409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateDimension409JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimension413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateDimension413JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimension415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateDimension415JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimension429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateDimension429JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimension500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateDimension500JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionRequestObject struct {
+	CompanyId   CompanyId   `json:"companyId"`
+	DimensionId DimensionId `json:"dimensionId"`
+	Params      DeleteDimensionParams
+}
+
+type DeleteDimensionResponseObject interface {
+	VisitDeleteDimensionResponse(w http.ResponseWriter) error
+}
+
+type DeleteDimension200JSONResponse DimensionDeletedResponse
+
+func (response DeleteDimension200JSONResponse) VisitDeleteDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimension400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteDimension400JSONResponse) VisitDeleteDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimension401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteDimension401JSONResponse) VisitDeleteDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimension403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteDimension403JSONResponse) VisitDeleteDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimension404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteDimension404JSONResponse) VisitDeleteDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimension409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteDimension409JSONResponse) VisitDeleteDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimension413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteDimension413JSONResponse) VisitDeleteDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimension415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DeleteDimension415JSONResponse) VisitDeleteDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimension429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteDimension429JSONResponse) VisitDeleteDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimension500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteDimension500JSONResponse) VisitDeleteDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimensionRequestObject struct {
+	CompanyId   CompanyId   `json:"companyId"`
+	DimensionId DimensionId `json:"dimensionId"`
+	Params      UpdateDimensionParams
+	Body        *UpdateDimensionJSONRequestBody
+}
+
+type UpdateDimensionResponseObject interface {
+	VisitUpdateDimensionResponse(w http.ResponseWriter) error
+}
+
+type UpdateDimension200JSONResponse DimensionOutcomeResponse
+
+func (response UpdateDimension200JSONResponse) VisitUpdateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimension400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateDimension400JSONResponse) VisitUpdateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimension401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateDimension401JSONResponse) VisitUpdateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimension403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateDimension403JSONResponse) VisitUpdateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimension404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateDimension404JSONResponse) VisitUpdateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimension409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateDimension409JSONResponse) VisitUpdateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimension413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateDimension413JSONResponse) VisitUpdateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimension415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateDimension415JSONResponse) VisitUpdateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimension429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateDimension429JSONResponse) VisitUpdateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimension500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateDimension500JSONResponse) VisitUpdateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionValueRequestObject struct {
+	CompanyId   CompanyId   `json:"companyId"`
+	DimensionId DimensionId `json:"dimensionId"`
+	Params      CreateDimensionValueParams
+	Body        *CreateDimensionValueJSONRequestBody
+}
+
+type CreateDimensionValueResponseObject interface {
+	VisitCreateDimensionValueResponse(w http.ResponseWriter) error
+}
+
+type CreateDimensionValue200JSONResponse DimensionValuePreviewResponse
+
+func (response CreateDimensionValue200JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionValue201JSONResponse DimensionValueResponse
+
+func (response CreateDimensionValue201JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionValue400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateDimensionValue400JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionValue401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateDimensionValue401JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionValue403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateDimensionValue403JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionValue404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateDimensionValue404JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionValue409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateDimensionValue409JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionValue413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateDimensionValue413JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionValue415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateDimensionValue415JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionValue429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateDimensionValue429JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateDimensionValue500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateDimensionValue500JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionValueRequestObject struct {
+	CompanyId   CompanyId        `json:"companyId"`
+	DimensionId DimensionId      `json:"dimensionId"`
+	ValueId     DimensionValueId `json:"valueId"`
+	Params      DeleteDimensionValueParams
+}
+
+type DeleteDimensionValueResponseObject interface {
+	VisitDeleteDimensionValueResponse(w http.ResponseWriter) error
+}
+
+type DeleteDimensionValue200JSONResponse DimensionValueDeletedResponse
+
+func (response DeleteDimensionValue200JSONResponse) VisitDeleteDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionValue400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteDimensionValue400JSONResponse) VisitDeleteDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionValue401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteDimensionValue401JSONResponse) VisitDeleteDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionValue403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteDimensionValue403JSONResponse) VisitDeleteDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionValue404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteDimensionValue404JSONResponse) VisitDeleteDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionValue409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteDimensionValue409JSONResponse) VisitDeleteDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionValue413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteDimensionValue413JSONResponse) VisitDeleteDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionValue415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DeleteDimensionValue415JSONResponse) VisitDeleteDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionValue429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteDimensionValue429JSONResponse) VisitDeleteDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionValue500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteDimensionValue500JSONResponse) VisitDeleteDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimensionValueRequestObject struct {
+	CompanyId   CompanyId        `json:"companyId"`
+	DimensionId DimensionId      `json:"dimensionId"`
+	ValueId     DimensionValueId `json:"valueId"`
+	Params      UpdateDimensionValueParams
+	Body        *UpdateDimensionValueJSONRequestBody
+}
+
+type UpdateDimensionValueResponseObject interface {
+	VisitUpdateDimensionValueResponse(w http.ResponseWriter) error
+}
+
+type UpdateDimensionValue200JSONResponse DimensionValueOutcomeResponse
+
+func (response UpdateDimensionValue200JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimensionValue400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateDimensionValue400JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimensionValue401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateDimensionValue401JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimensionValue403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateDimensionValue403JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimensionValue404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateDimensionValue404JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimensionValue409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateDimensionValue409JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimensionValue413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateDimensionValue413JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimensionValue415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateDimensionValue415JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimensionValue429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateDimensionValue429JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimensionValue500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateDimensionValue500JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -18009,6 +20585,143 @@ func (response AddMember500JSONResponse) VisitAddMemberResponse(w http.ResponseW
 	return err
 }
 
+type GetDimensionPnlRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetDimensionPnlParams
+}
+
+type GetDimensionPnlResponseObject interface {
+	VisitGetDimensionPnlResponse(w http.ResponseWriter) error
+}
+
+type GetDimensionPnl200JSONResponse DimensionPnlResponse
+
+func (response GetDimensionPnl200JSONResponse) VisitGetDimensionPnlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDimensionPnl400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDimensionPnl400JSONResponse) VisitGetDimensionPnlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDimensionPnl401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDimensionPnl401JSONResponse) VisitGetDimensionPnlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDimensionPnl403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetDimensionPnl403JSONResponse) VisitGetDimensionPnlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDimensionPnl404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetDimensionPnl404JSONResponse) VisitGetDimensionPnlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDimensionPnl429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetDimensionPnl429JSONResponse) VisitGetDimensionPnlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDimensionPnl500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetDimensionPnl500JSONResponse) VisitGetDimensionPnlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetGeneralLedgerRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetGeneralLedgerParams
@@ -20572,6 +23285,27 @@ type StrictServerInterface interface {
 	// ListDeadlines List the company's tax deadlines
 	// (GET /api/v1/companies/{companyId}/deadlines)
 	ListDeadlines(ctx context.Context, request ListDeadlinesRequestObject) (ListDeadlinesResponseObject, error)
+	// ListDimensions List dimensions with their values
+	// (GET /api/v1/companies/{companyId}/dimensions)
+	ListDimensions(ctx context.Context, request ListDimensionsRequestObject) (ListDimensionsResponseObject, error)
+	// CreateDimension Create a dimension
+	// (POST /api/v1/companies/{companyId}/dimensions)
+	CreateDimension(ctx context.Context, request CreateDimensionRequestObject) (CreateDimensionResponseObject, error)
+	// DeleteDimension Delete a dimension nobody has booked on
+	// (DELETE /api/v1/companies/{companyId}/dimensions/{dimensionId})
+	DeleteDimension(ctx context.Context, request DeleteDimensionRequestObject) (DeleteDimensionResponseObject, error)
+	// UpdateDimension Rename, archive or reorder a dimension
+	// (PATCH /api/v1/companies/{companyId}/dimensions/{dimensionId})
+	UpdateDimension(ctx context.Context, request UpdateDimensionRequestObject) (UpdateDimensionResponseObject, error)
+	// CreateDimensionValue Create a dimension value
+	// (POST /api/v1/companies/{companyId}/dimensions/{dimensionId}/values)
+	CreateDimensionValue(ctx context.Context, request CreateDimensionValueRequestObject) (CreateDimensionValueResponseObject, error)
+	// DeleteDimensionValue Delete a dimension value nobody has booked on
+	// (DELETE /api/v1/companies/{companyId}/dimensions/{dimensionId}/values/{valueId})
+	DeleteDimensionValue(ctx context.Context, request DeleteDimensionValueRequestObject) (DeleteDimensionValueResponseObject, error)
+	// UpdateDimensionValue Rename, archive or date a dimension value
+	// (PATCH /api/v1/companies/{companyId}/dimensions/{dimensionId}/values/{valueId})
+	UpdateDimensionValue(ctx context.Context, request UpdateDimensionValueRequestObject) (UpdateDimensionValueResponseObject, error)
 	// ListFiscalPeriods List the fiscal periods
 	// (GET /api/v1/companies/{companyId}/fiscal-periods)
 	ListFiscalPeriods(ctx context.Context, request ListFiscalPeriodsRequestObject) (ListFiscalPeriodsResponseObject, error)
@@ -20653,6 +23387,9 @@ type StrictServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx context.Context, request AddMemberRequestObject) (AddMemberResponseObject, error)
+	// GetDimensionPnl Income statement per dimension value
+	// (GET /api/v1/companies/{companyId}/reports/dimension-pnl)
+	GetDimensionPnl(ctx context.Context, request GetDimensionPnlRequestObject) (GetDimensionPnlResponseObject, error)
 	// GetGeneralLedger General ledger (huvudbok) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/general-ledger)
 	GetGeneralLedger(ctx context.Context, request GetGeneralLedgerRequestObject) (GetGeneralLedgerResponseObject, error)
@@ -21342,6 +24079,286 @@ func (sh *strictHandler) ListDeadlines(ctx echo.Context, companyId CompanyId, pa
 		return err
 	} else if validResponse, ok := response.(ListDeadlinesResponseObject); ok {
 		return validResponse.VisitListDeadlinesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDimensions operation middleware
+func (sh *strictHandler) ListDimensions(ctx echo.Context, companyId CompanyId) error {
+	var request ListDimensionsRequestObject
+
+	request.CompanyId = companyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDimensions(ctx.Request().Context(), request.(ListDimensionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDimensions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDimensionsResponseObject); ok {
+		return validResponse.VisitListDimensionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateDimension operation middleware
+func (sh *strictHandler) CreateDimension(ctx echo.Context, companyId CompanyId, params CreateDimensionParams) error {
+	var request CreateDimensionRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateDimensionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateDimension(ctx.Request().Context(), request.(CreateDimensionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateDimension")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateDimensionResponseObject); ok {
+		return validResponse.VisitCreateDimensionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteDimension operation middleware
+func (sh *strictHandler) DeleteDimension(ctx echo.Context, companyId CompanyId, dimensionId DimensionId, params DeleteDimensionParams) error {
+	var request DeleteDimensionRequestObject
+
+	request.CompanyId = companyId
+	request.DimensionId = dimensionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteDimension(ctx.Request().Context(), request.(DeleteDimensionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteDimension")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteDimensionResponseObject); ok {
+		return validResponse.VisitDeleteDimensionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateDimension operation middleware
+func (sh *strictHandler) UpdateDimension(ctx echo.Context, companyId CompanyId, dimensionId DimensionId, params UpdateDimensionParams) error {
+	var request UpdateDimensionRequestObject
+
+	request.CompanyId = companyId
+	request.DimensionId = dimensionId
+	request.Params = params
+
+	var body UpdateDimensionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateDimension(ctx.Request().Context(), request.(UpdateDimensionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateDimension")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateDimensionResponseObject); ok {
+		return validResponse.VisitUpdateDimensionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateDimensionValue operation middleware
+func (sh *strictHandler) CreateDimensionValue(ctx echo.Context, companyId CompanyId, dimensionId DimensionId, params CreateDimensionValueParams) error {
+	var request CreateDimensionValueRequestObject
+
+	request.CompanyId = companyId
+	request.DimensionId = dimensionId
+	request.Params = params
+
+	var body CreateDimensionValueJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateDimensionValue(ctx.Request().Context(), request.(CreateDimensionValueRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateDimensionValue")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateDimensionValueResponseObject); ok {
+		return validResponse.VisitCreateDimensionValueResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteDimensionValue operation middleware
+func (sh *strictHandler) DeleteDimensionValue(ctx echo.Context, companyId CompanyId, dimensionId DimensionId, valueId DimensionValueId, params DeleteDimensionValueParams) error {
+	var request DeleteDimensionValueRequestObject
+
+	request.CompanyId = companyId
+	request.DimensionId = dimensionId
+	request.ValueId = valueId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteDimensionValue(ctx.Request().Context(), request.(DeleteDimensionValueRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteDimensionValue")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteDimensionValueResponseObject); ok {
+		return validResponse.VisitDeleteDimensionValueResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateDimensionValue operation middleware
+func (sh *strictHandler) UpdateDimensionValue(ctx echo.Context, companyId CompanyId, dimensionId DimensionId, valueId DimensionValueId, params UpdateDimensionValueParams) error {
+	var request UpdateDimensionValueRequestObject
+
+	request.CompanyId = companyId
+	request.DimensionId = dimensionId
+	request.ValueId = valueId
+	request.Params = params
+
+	var body UpdateDimensionValueJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateDimensionValue(ctx.Request().Context(), request.(UpdateDimensionValueRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateDimensionValue")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateDimensionValueResponseObject); ok {
+		return validResponse.VisitUpdateDimensionValueResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -22411,6 +25428,32 @@ func (sh *strictHandler) AddMember(ctx echo.Context, companyId CompanyId, params
 		return err
 	} else if validResponse, ok := response.(AddMemberResponseObject); ok {
 		return validResponse.VisitAddMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDimensionPnl operation middleware
+func (sh *strictHandler) GetDimensionPnl(ctx echo.Context, companyId CompanyId, params GetDimensionPnlParams) error {
+	var request GetDimensionPnlRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDimensionPnl(ctx.Request().Context(), request.(GetDimensionPnlRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDimensionPnl")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDimensionPnlResponseObject); ok {
+		return validResponse.VisitGetDimensionPnlResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

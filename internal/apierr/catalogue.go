@@ -209,6 +209,16 @@ const (
 	CustomerPersonalNumberConflict Code = "CUSTOMER_PERSONAL_NUMBER_CONFLICT"
 )
 
+// Dimension codes of Kontera's own, for the register's states the spec
+// names without a code.
+const (
+	DimensionNotFound      Code = "DIMENSION_NOT_FOUND"
+	DimensionValueNotFound Code = "DIMENSION_VALUE_NOT_FOUND"
+	DimensionSystemDelete  Code = "DIMENSION_SYSTEM_DELETE"
+	DimensionInUse         Code = "DIMENSION_IN_USE"
+	DimensionValueInUse    Code = "DIMENSION_VALUE_IN_USE"
+)
+
 const (
 	s400 = http.StatusBadRequest
 	s401 = http.StatusUnauthorized
@@ -382,6 +392,11 @@ var entries = []Entry{
 	{OBSetCompanyLockDate, s409, GroupPeriods, "Bokföringen är låst till och med ett datum i räkenskapsåret.", "The books are locked through a date inside the fiscal period.", "Move the bookkeeping lock before the period start first."},
 	{OperationNotFound, s404, GroupGeneric, "Operationen hittades inte.", "The operation was not found.", ""},
 	{CustomerOrgNumberIsPersonal, s400, GroupCustomers, "Organisationsnumret är ett personnummer, vilket bara går för privatpersoner och enskilda firmor.", "The organisation number is a personal number, which only individuals and Swedish sole traders may have.", "Use customer_type individual (or swedish_business for a sole trader), or the company's own registration number."},
+	{DimensionNotFound, s404, GroupEndpoint, "Dimensionen hittades inte.", "The dimension was not found.", "List the dimensions with GET /dimensions; the path takes the row id, not sie_dim_no."},
+	{DimensionValueNotFound, s404, GroupEndpoint, "Dimensionsvärdet hittades inte.", "The dimension value was not found.", ""},
+	{DimensionSystemDelete, s400, GroupEndpoint, "Systemdimensionerna 1 och 6 kan inte tas bort.", "The system dimensions 1 and 6 cannot be deleted.", "Archive it with PATCH is_active: false instead."},
+	{DimensionInUse, s409, GroupEndpoint, "Dimensionen har bokförts på och kan inte tas bort.", "The dimension has been booked on and cannot be deleted.", "Archive it with PATCH is_active: false instead."},
+	{DimensionValueInUse, s409, GroupEndpoint, "Dimensionsvärdet har bokförts på och kan inte tas bort.", "The dimension value has been booked on and cannot be deleted.", "Archive it with PATCH is_active: false instead."},
 	{CustomerPersonalNumberConflict, s400, GroupCustomers, "org_number är ett personnummer som skiljer sig från personal_number.", "org_number is a personal number that differs from personal_number.", "Send the personal number once, in personal_number."},
 }
 

@@ -99,3 +99,16 @@ func ChangedFields(old, new json.RawMessage) []string {
 	}
 	return out
 }
+
+// Of is the snapshot of a record for Change.Old or Change.New: its JSON,
+// nil for nil. A record that cannot be encoded is a programming error.
+func Of(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("audit: snapshot: " + err.Error())
+	}
+	return b
+}

@@ -183,12 +183,14 @@ func (s *Store) Ledger(ctx context.Context, company uuid.UUID) (ledger.Company, 
 		Locked    *time.Time `db:"bookkeeping_locked_through"`
 		Series    *string    `db:"default_voucher_series"`
 		PerSource *string    `db:"per_source"`
+		Dims      *bool      `db:"dimensions_enabled"`
 	}
 	err := s.db.Q(ctx).GetContext(ctx, &row, `
 		SELECT c.entity_type, s.bookkeeping_locked_through, s.default_voucher_series,
-			s.default_voucher_series_per_source_type::text AS per_source
+			s.default_voucher_series_per_source_type::text AS per_source, s.dimensions_enabled
 		FROM companies c JOIN company_settings s ON s.company_id = c.id WHERE c.id = $1`, company)
-	out := ledger.Company{EntityType: row.Form, LockedThrough: row.Locked, DefaultSeries: row.Series}
+	out := ledger.Company{EntityType: row.Form, LockedThrough: row.Locked, DefaultSeries: row.Series,
+		DimensionsEnabled: row.Dims != nil && *row.Dims}
 	if err == nil && row.PerSource != nil {
 		// A malformed map only loses its defaults; the series falls back to A.
 		_ = json.Unmarshal([]byte(*row.PerSource), &out.SeriesPerSource)

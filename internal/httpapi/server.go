@@ -22,6 +22,7 @@ import (
 	"github.com/kontera/kontera/internal/company"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/deadline"
+	"github.com/kontera/kontera/internal/dimensions"
 	"github.com/kontera/kontera/internal/discovery"
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/jobs"
@@ -88,6 +89,7 @@ type (
 	jobsAPI       = jobs.Handler
 	reportsAPI    = reports.Handler
 	partiesAPI    = parties.Handler
+	dimensionsAPI = dimensions.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -105,6 +107,7 @@ type handlers struct {
 	*jobsAPI
 	*reportsAPI
 	*partiesAPI
+	*dimensionsAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -138,6 +141,8 @@ func New(cfg Config) (*Server, error) {
 		Chart: accounts, Periods: periods, Deadlines: deadlines, Capabilities: grants})
 	journal := ledger.NewStore(cfg.DB, audits, accounts, periods, companies.Ledger)
 	journal.PeriodsChanged = companies.RegenerateDeadlines
+	dims := dimensions.NewStore(cfg.DB, audits, journal.TagUse)
+	journal.CheckDimensions = dims.Check
 	ops := jobs.NewStore(cfg.DB)
 	s.worker = jobs.NewWorker(ops, cfg.Log)
 	s.worker.Handle(ledger.YearEndOperation, journal.YearEndJob)
@@ -151,9 +156,10 @@ func New(cfg Config) (*Server, error) {
 	registry := parties.NewRegistry(parties.NewStore(cfg.DB, audits, box), parties.Books{
 		InvoiceDefaultDays: companies.InvoiceDefaultDays, ActiveAccount: accounts.Active}, cfg.VIES, cfg.Now)
 	h := handlers{
-		partiesAPI: parties.NewHandler(registry, cursors),
-		ledgerAPI:  ledger.NewHandler(journal, ops, cursors, cfg.Now),
-		reportsAPI: reports.NewHandler(journal, periods, accounts, cursors),
+		partiesAPI:    parties.NewHandler(registry, cursors),
+		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
+		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),
+		dimensionsAPI: dimensions.NewHandler(dims),
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
 			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)
 			return a != nil, err

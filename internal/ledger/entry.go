@@ -82,6 +82,10 @@ const MaxEngineLines = 20000
 // original before allow_deep_chain is needed.
 const MaxChainDepth = 3
 
+// ValidDimensionCode reports whether s has the shape of a dimension
+// value's code.
+func ValidDimensionCode(s string) bool { return dimensionCode.MatchString(s) }
+
 // Dimensions tag a line: SIE dimension number ("1" cost centre, "6"
 // project, 20 and up the company's own) to value code.
 type Dimensions map[string]string
@@ -197,12 +201,15 @@ type Input struct {
 var (
 	seriesPattern    = regexp.MustCompile(`^[A-Z]$`)
 	dimensionNumber  = regexp.MustCompile(`^[1-9][0-9]{0,3}$`)
-	dimensionCode    = regexp.MustCompile(`^[A-ZÅÄÖ0-9_+-]{1,20}$`)
 	currencyPattern  = regexp.MustCompile(`^[A-Z]{3}$`)
 	maxDescription   = 500
 	maxNotes         = 2000
 	maxSourceID      = 200
 	maxTaxCodeLength = 40
+
+	// dimensionCode is the shape of a dimension value's code: letters A-Ö
+	// (either case; codes are case-sensitive), digits, _, + and -.
+	dimensionCode = regexp.MustCompile(`^[A-Za-zÅÄÖåäö0-9_+-]{1,20}$`)
 )
 
 // Check normalises in and applies the rules every entry keeps, in the
@@ -292,7 +299,7 @@ func lineShapes(lines []Line, at string) []apierr.Issue {
 			if !dimensionNumber.MatchString(k) {
 				add("dimensions", "pattern", "keys are SIE dimension numbers such as \"1\" or \"6\", not "+k)
 			}
-			if !dimensionCode.MatchString(v) {
+			if !ValidDimensionCode(v) {
 				add("dimensions", "pattern", "value codes are 1-20 characters A-Ö, digits, _, + or -")
 			}
 		}

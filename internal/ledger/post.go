@@ -56,7 +56,20 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 	if _, err := s.chart.Ensure(ctx, company, Accounts(in.Lines)); err != nil {
 		return p, err
 	}
-	return p, nil
+	return p, s.checkDimensions(ctx, company, b.company, in.Date, in.Lines)
+}
+
+// checkDimensions holds the lines' tags to the dimension register when
+// the company has it enabled.
+func (s *Store) checkDimensions(ctx context.Context, company uuid.UUID, c Company, day time.Time, lines []Line) error {
+	if !c.DimensionsEnabled || s.CheckDimensions == nil {
+		return nil
+	}
+	tags := make([]Dimensions, len(lines))
+	for i, l := range lines {
+		tags[i] = l.Dimensions
+	}
+	return s.CheckDimensions(ctx, company, day, tags)
 }
 
 // books is what decides whether a period takes postings: the period

@@ -198,7 +198,7 @@ func (s *Store) StrikeLines(ctx context.Context, company, id uuid.UUID, strike [
 	if err := CheckAmounts(add, "lines"); err != nil {
 		return Strike{}, err
 	}
-	e, _, err := s.inline(ctx, company, id)
+	e, b, err := s.inline(ctx, company, id)
 	if err != nil {
 		return Strike{}, err
 	}
@@ -246,6 +246,9 @@ func (s *Store) StrikeLines(ctx context.Context, company, id uuid.UUID, strike [
 		return Strike{}, apierr.New(apierr.MeaninglessCorrection, map[string]any{"reason": "same_lines"})
 	}
 	if _, err := s.chart.Ensure(ctx, company, Accounts(add)); err != nil {
+		return Strike{}, err
+	}
+	if err := s.checkDimensions(ctx, company, b.company, e.Date, add); err != nil {
 		return Strike{}, err
 	}
 	sj, _ := json.Marshal(lineSnapshots(struck))

@@ -24,7 +24,14 @@ type Company struct {
 	LockedThrough   *time.Time
 	DefaultSeries   *string
 	SeriesPerSource map[string]string
+	// DimensionsEnabled holds every line's dimension tags to the
+	// company's dimension register.
+	DimensionsEnabled bool
 }
+
+// DimensionCheck checks the dimension tags of lines dated day against the
+// company's register: DIMENSION_VALIDATION_FAILED naming line and key.
+type DimensionCheck func(ctx context.Context, company uuid.UUID, day time.Time, tags []Dimensions) error
 
 // CompanyFunc reads the company's ledger settings in the transaction of
 // ctx; the company package owns them.
@@ -42,6 +49,9 @@ type Store struct {
 	// fiscal year itself (at year-end): the company's tax deadlines follow
 	// its years.
 	PeriodsChanged func(ctx context.Context, company uuid.UUID) error
+	// CheckDimensions is the dimension register's check, run on the lines
+	// of every posting when the company has dimensions enabled.
+	CheckDimensions DimensionCheck
 }
 
 // NewStore returns the ledger on db.

@@ -2,7 +2,6 @@ package parties
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -135,19 +134,8 @@ func uniqueViolation(err error, index string) bool {
 
 // record writes the audit row of a change to table.
 func (s *Store) record(ctx context.Context, company uuid.UUID, action audit.Action, table string, id uuid.UUID, desc string, old, new any) error {
-	ch := audit.Change{CompanyID: company, Action: action, Table: table, RecordID: id.String(), Description: desc}
-	var err error
-	if old != nil {
-		if ch.Old, err = json.Marshal(old); err != nil {
-			return err
-		}
-	}
-	if new != nil {
-		if ch.New, err = json.Marshal(new); err != nil {
-			return err
-		}
-	}
-	return s.audit.Record(ctx, ch)
+	return s.audit.Record(ctx, audit.Change{CompanyID: company, Action: action, Table: table, RecordID: id.String(),
+		Description: desc, Old: audit.Of(old), New: audit.Of(new)})
 }
 
 // notFound maps a missing row to code.

@@ -10,6 +10,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/dimensions"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/ledger"
@@ -20,12 +21,13 @@ type Handler struct {
 	ledger  *ledger.Store
 	periods *fiscal.Store
 	chart   *chart.Store
+	dims    *dimensions.Store
 	cursors *cursor.Codec
 }
 
 // NewHandler returns the reports handler.
-func NewHandler(l *ledger.Store, p *fiscal.Store, c *chart.Store, cursors *cursor.Codec) *Handler {
-	return &Handler{ledger: l, periods: p, chart: c, cursors: cursors}
+func NewHandler(l *ledger.Store, p *fiscal.Store, c *chart.Store, d *dimensions.Store, cursors *cursor.Codec) *Handler {
+	return &Handler{ledger: l, periods: p, chart: c, dims: d, cursors: cursors}
 }
 
 // Page sizes of the paginated reports.
@@ -172,4 +174,78 @@ func registerEntry(e ledger.Entry, names map[string]string) gen.JournalRegisterE
 			DebitAmount: l.Debit, CreditAmount: l.Credit, LineDescription: envelope.Nullable(l.Description)}
 	}
 	return r
+}
+
+// GetDimensionPnl answers the income statement per value of a dimension.
+func (h *Handler) GetDimensionPnl(ctx context.Context, req gen.GetDimensionPnlRequestObject) (gen.GetDimensionPnlResponseObject, error) {
+	company, p := uuid.UUID(req.CompanyId), req.Params
+	per, names, err := h.period(ctx, company, p.PeriodId)
+	if err != nil {
+		return nil, err
+	}
+	dimNo := 6
+	if p.DimNo != nil {
+		dimNo = *p.DimNo
+	}
+	register, err := h.dims.Register(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	dim, ok := register[dimNo]
+	if !ok {
+		return nil, apierr.Validation(apierr.Issue{Field: "dim_no", In: "query", Rule: "exists",
+			Issue: "the company has no dimension with this number"})
+	}
+	from, to := per.Start.Time, per.End.Time
+	if p.FromDate != nil {
+		from = p.FromDate.Time
+	}
+	if p.ToDate != nil {
+		to = p.ToDate.Time
+	}
+	var issues []apierr.Issue
+	if from.Before(per.Start.Time) || from.After(per.End.Time) {
+		issues = append(issues, apierr.Issue{Field: "from_date", In: "query", Rule: "period", Issue: "must lie within the fiscal period"})
+	}
+	if to.Before(per.Start.Time) || to.After(per.End.Time) {
+		issues = append(issues, apierr.Issue{Field: "to_date", In: "query", Rule: "period", Issue: "must lie within the fiscal period"})
+	}
+	if len(issues) == 0 && to.Before(from) {
+		issues = append(issues, apierr.Issue{Field: "to_date", In: "query", Rule: "order", Issue: "must not be before from_date"})
+	}
+	if len(issues) > 0 {
+		return nil, apierr.Validation(issues...)
+	}
+	totals, err := h.ledger.DimensionTotals(ctx, company, p.PeriodId, from, to, dimNo)
+	if err != nil {
+		return nil, err
+	}
+	values := map[string]string{}
+	for _, v := range dim.Values {
+		values[v.Code] = v.Name
+	}
+	r := DimensionPnl(totals, values, names)
+	out := gen.DimensionPnl{FiscalPeriod: per, NetTotal: r.NetTotal, NetPerColumn: nonNil(r.NetPerColumn),
+		Columns: make([]gen.DimensionPnlColumn, len(r.Columns)), Groups: make([]gen.DimensionPnlGroup, len(r.Groups))}
+	out.Dimension.SieDimNo, out.Dimension.Name = dim.Number, dim.Name
+	out.Period.Start, out.Period.End = openapi_types.Date{Time: from}, openapi_types.Date{Time: to}
+	for i, c := range r.Columns {
+		out.Columns[i] = gen.DimensionPnlColumn{Code: envelope.Nullable(c.Code), Name: c.Name}
+	}
+	for i, g := range r.Groups {
+		gg := gen.DimensionPnlGroup{Key: g.Key, Name: g.Name, Totals: g.Totals, Total: g.Total,
+			Accounts: make([]gen.DimensionPnlAccount, len(g.Accounts))}
+		for j, a := range g.Accounts {
+			gg.Accounts[j] = gen.DimensionPnlAccount{AccountNumber: a.Account, AccountName: a.Name, Amounts: a.Amounts, Total: a.Total}
+		}
+		out.Groups[i] = gg
+	}
+	return gen.GetDimensionPnl200JSONResponse{Meta: envelope.Meta(ctx), Data: out}, nil
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
