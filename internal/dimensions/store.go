@@ -84,11 +84,52 @@ func (s *Store) Check(ctx context.Context, company uuid.UUID, day time.Time, tag
 	if !tagged {
 		return nil
 	}
-	r, err := s.Register(ctx, company)
+	r, err := s.registerFor(ctx, company, tags)
 	if err != nil {
 		return err
 	}
 	return r.Check(day, tags)
+}
+
+// registerFor reads only the part of the register tags name: their
+// dimensions, and of those only the values with the codes used. A company
+// with thousands of projects pays for the few a verifikat carries.
+func (s *Store) registerFor(ctx context.Context, company uuid.UUID, tags []ledger.Dimensions) (Register, error) {
+	var numbers []int
+	var codes []string
+	for _, t := range tags {
+		for k, v := range t {
+			if n, err := strconv.Atoi(k); err == nil {
+				numbers = append(numbers, n)
+			}
+			codes = append(codes, v)
+		}
+	}
+	var dims []Dimension
+	q := s.db.Q(ctx)
+	if err := q.SelectContext(ctx, &dims, `SELECT `+dimensionColumns+` FROM dimensions
+		WHERE company_id = $1 AND sie_dim_no = ANY($2)`, company, pq.Array(numbers)); err != nil {
+		return nil, err
+	}
+	r := make(Register, len(dims))
+	ids := make([]uuid.UUID, len(dims))
+	for i, d := range dims {
+		r[d.Number], ids[i] = d, d.ID
+	}
+	var values []Value
+	if err := q.SelectContext(ctx, &values, `SELECT `+valueColumns+` FROM dimension_values
+		WHERE company_id = $1 AND dimension_id = ANY($2) AND code = ANY($3)`, company, pq.Array(ids), pq.Array(codes)); err != nil {
+		return nil, err
+	}
+	for _, d := range dims {
+		for _, v := range values {
+			if v.DimensionID == d.ID {
+				d.Values = append(d.Values, v)
+			}
+		}
+		r[d.Number] = d
+	}
+	return r, nil
 }
 
 // Dimension returns the company's dimension id with its values,
