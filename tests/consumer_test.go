@@ -1,0 +1,296 @@
+package tests
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// contractTools is scripts/contract with its node_modules: make test
+// installs them (npm ci) and sets KONTERA_CONTRACT, and then a missing tool
+// fails the test; a plain go test skips it.
+func contractTools(t *testing.T) string {
+	t.Helper()
+	dir, err := filepath.Abs("../scripts/contract")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "node_modules", ".package-lock.json")); err != nil {
+		if os.Getenv("KONTERA_CONTRACT") != "" {
+			t.Fatalf("the contract tools are not installed (make contract-tools): %v", err)
+		}
+		t.Skip("the contract tools are not installed; make test installs them (npm ci in scripts/contract)")
+	}
+	return dir
+}
+
+// run runs a command in dir with env added, failing the test with its
+// output when it fails.
+func run(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
+// consumer is a client project in a temporary directory: the document as
+// the server serves it, and the TypeScript scenario built against the types
+// generated from it.
+type consumer struct {
+	dir, tools string
+}
+
+func newConsumer(t *testing.T, e *env) *consumer {
+	t.Helper()
+	tools := contractTools(t)
+	dir := t.TempDir()
+	res, err := http.Get(e.srv.URL + "/api/v1/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := io.ReadAll(res.Body)
+	res.Body.Close()
+	if err != nil || res.StatusCode != 200 {
+		t.Fatalf("GET /api/v1/openapi.json: %d %v", res.StatusCode, err)
+	}
+	scenario, err := os.ReadFile("consumer/scenario.ts")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string][]byte{
+		"openapi.json": doc,
+		"scenario.ts":  scenario,
+		"package.json": []byte(`{"private": true, "type": "module"}`),
+		"tsconfig.json": []byte(`{"compilerOptions": {"target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
+			"strict": true, "noUncheckedIndexedAccess": false, "skipLibCheck": false, "outDir": "out", "lib": ["ES2022", "DOM"]},
+			"files": ["scenario.ts", "schema.d.ts"]}`),
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(filepath.Join(tools, "node_modules"), filepath.Join(dir, "node_modules")); err != nil {
+		t.Fatal(err)
+	}
+	c := &consumer{dir: dir, tools: tools}
+	c.node(t, nil, "openapi-typescript/bin/cli.js", "openapi.json", "--output", "schema.d.ts")
+	c.node(t, nil, "typescript/bin/tsc", "--noEmit", "-p", ".")
+	c.node(t, nil, "typescript/bin/tsc", "-p", ".")
+	return c
+}
+
+// node runs a tool of node_modules in the consumer's directory.
+func (c *consumer) node(t *testing.T, env []string, script string, args ...string) string {
+	t.Helper()
+	return run(t, c.dir, env, "node", append([]string{filepath.Join(c.tools, "node_modules", script)}, args...)...)
+}
+
+// scenario runs the compiled scenario against url.
+func (c *consumer) scenario(t *testing.T, url, key string) string {
+	t.Helper()
+	return run(t, c.dir, []string{"KONTERA_URL=" + url, "KONTERA_KEY=" + key}, "node", "out/scenario.js")
+}
+
+// TestTypeScriptConsumer: a TypeScript client generated with
+// openapi-typescript + openapi-fetch from the served document type-checks
+// and runs its scenario against the live server.
+func TestTypeScriptConsumer(t *testing.T) {
+	e := newEnv(t)
+	c := newConsumer(t, e)
+	out := c.scenario(t, e.srv.URL, e.key("ts@example.se", keySpec{}))
+	if !strings.Contains(out, "ok an unbalanced entry is refused") {
+		t.Fatalf("the scenario did not finish:\n%s", out)
+	}
+}
+
+// prism starts Stoplight Prism's validating proxy for doc (in the
+// consumer's directory) in front of upstream; violations are errors.
+func (c *consumer) prism(t *testing.T, doc, upstream string) (string, *bytes.Buffer) {
+	t.Helper()
+	port := freePort(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	log := &bytes.Buffer{}
+	cmd := exec.CommandContext(ctx, "node", filepath.Join(c.tools, "node_modules/@stoplight/prism-cli/dist/index.js"),
+		"proxy", doc, upstream, "--errors", "--host", "127.0.0.1", "--port", fmt.Sprint(port))
+	cmd.Dir, cmd.Stdout, cmd.Stderr = c.dir, log, log
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
+			conn.Close()
+			return fmt.Sprintf("http://127.0.0.1:%d", port), log
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("prism did not start:\n%s", log.String())
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+}
+
+// TestPrismProxy runs the same scenario through Stoplight Prism's
+// validating proxy in front of the server: any request or response that
+// breaks the document fails it.
+func TestPrismProxy(t *testing.T) {
+	e := newEnv(t)
+	c := newConsumer(t, e)
+	url, log := c.prism(t, "openapi.json", e.srv.URL)
+	key := e.key("prism@example.se", keySpec{})
+	out := c.scenario(t, url, key)
+	if !strings.Contains(out, "ok an unbalanced entry is refused") {
+		t.Fatalf("the scenario did not finish:\n%s\nprism:\n%s", out, log.String())
+	}
+	if l := strings.ToLower(log.String()); strings.Contains(l, "violation") {
+		t.Fatalf("prism reports violations:\n%s", log.String())
+	}
+	// The proxy does check requests: one the document refuses stops there.
+	bad, _ := http.NewRequest("POST", url+"/api/v1/companies", strings.NewReader(`{"entity_type":"aktiebolag"}`))
+	bad.Header.Set("Authorization", "Bearer "+key)
+	bad.Header.Set("Content-Type", "application/json")
+	res, err := http.DefaultClient.Do(bad)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 422 || !bytes.Contains(body, []byte("prism")) {
+		t.Fatalf("prism let an invalid request through: %d %s", res.StatusCode, body)
+	}
+
+	// And responses: against a document that allows company names of one
+	// character, the server's answer is a violation and the scenario fails.
+	var doc map[string]any
+	raw, _ := os.ReadFile(filepath.Join(c.dir, "openapi.json"))
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	created := doc["components"].(map[string]any)["schemas"].(map[string]any)["CompanyCreated"].(map[string]any)
+	created["properties"].(map[string]any)["name"] = map[string]any{"type": "string", "maxLength": 1}
+	raw, _ = json.Marshal(doc)
+	if err := os.WriteFile(filepath.Join(c.dir, "stricter.json"), raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	strict, _ := c.prism(t, "stricter.json", e.srv.URL)
+	cmd := exec.Command("node", "out/scenario.js")
+	cmd.Dir, cmd.Env = c.dir, append(os.Environ(), "KONTERA_URL="+strict, "KONTERA_KEY="+key)
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "FAIL create a company") {
+		t.Fatalf("prism let a response that breaks the document through (%v):\n%s", err, out)
+	}
+}
+
+func freePort(t *testing.T) int {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port
+}
+
+// TestGoConsumer: a Go client generated with oapi-codegen from the served
+// document (with consumer/consumer-codegen.yaml) compiles and runs its
+// scenario against the live server.
+func TestGoConsumer(t *testing.T) {
+	contractTools(t) // same gate as the other consumers: make test runs it
+	e := newEnv(t)
+	res, err := http.Get(e.srv.URL + "/api/v1/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	// Inside the module, so the client builds with its dependencies
+	// (oapi-codegen's runtime, uuid) from go.mod.
+	dir, err := os.MkdirTemp("consumer", "goclient-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	main, err := os.ReadFile("consumer/scenario.go.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string][]byte{"openapi.json": doc, "main.go": main} {
+		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run(t, ".", nil, "go", "tool", "oapi-codegen", "-config", "consumer/consumer-codegen.yaml",
+		"-o", filepath.Join(dir, "client.gen.go"), filepath.Join(dir, "openapi.json"))
+	out := run(t, ".", []string{"KONTERA_URL=" + e.srv.URL, "KONTERA_KEY=" + e.key("go@example.se", keySpec{})},
+		"go", "run", "./"+dir)
+	if !strings.Contains(out, "ok an unbalanced entry is refused") {
+		t.Fatalf("the scenario did not finish:\n%s", out)
+	}
+}
+
+// TestLintersCatchViolations: the house ruleset and Redocly fail a
+// document that breaks them, so their passing in make lint means
+// something.
+func TestLintersCatchViolations(t *testing.T) {
+	tools := contractTools(t)
+	raw, err := os.ReadFile("../openapi/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	paths := doc["paths"].(map[string]any)
+	op := func(path, method string) map[string]any { return paths[path].(map[string]any)[method].(map[string]any) }
+	delete(op("/api/v1/companies", "get"), "summary")
+	op("/api/v1/companies", "post")["x-risk"] = "extreme"
+	delete(op("/api/v1/companies/{companyId}/customers", "get"), "x-dry-run")
+	op("/api/v1/companies/{companyId}/suppliers", "get")["responses"].(map[string]any)["404"] = map[string]any{"description": "Not here."}
+	list := op("/api/v1/companies/{companyId}/dimensions", "get")
+	list["parameters"] = []any{map[string]any{"name": "companyId", "in": "path", "required": true, "schema": map[string]any{"type": "string"}}}
+	// A reference to nothing, which Redocly must refuse.
+	op("/api/v1/companies/{companyId}/customers", "post")["requestBody"].(map[string]any)["content"].(map[string]any)["application/json"].(map[string]any)["schema"] =
+		map[string]any{"$ref": "#/components/schemas/NoSuchSchema"}
+	bad, _ := json.Marshal(doc)
+	file := filepath.Join(t.TempDir(), "broken.json")
+	if err := os.WriteFile(file, bad, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lint := func(args ...string) string {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Env = append(os.Environ(), "REDOCLY_TELEMETRY=off", "REDOCLY_SUPPRESS_UPDATE_NOTICE=true")
+		out, err := cmd.CombinedOutput()
+		if err == nil {
+			t.Fatalf("%s passed a broken document:\n%s", filepath.Base(args[0]), out)
+		}
+		return string(out)
+	}
+	out := lint(filepath.Join(tools, "node_modules/.bin/spectral"), "lint", "--fail-severity=error",
+		"-r", filepath.Join(tools, "spectral.yaml"), file)
+	for _, rule := range []string{"kontera-operation-summary", "kontera-operation-flags", "kontera-error-response-envelope",
+		"kontera-company-path-parameter"} {
+		if !strings.Contains(out, rule) {
+			t.Errorf("spectral did not report %s:\n%s", rule, out)
+		}
+	}
+	out = lint(filepath.Join(tools, "node_modules/.bin/redocly"), "lint", "--config", filepath.Join(tools, "redocly.yaml"), file)
+	if !strings.Contains(out, "no-unresolved-refs") || !strings.Contains(out, "operation-summary") {
+		t.Errorf("redocly did not report the dangling reference:\n%s", out)
+	}
+}
