@@ -343,3 +343,25 @@ func TestDimensionPnl(t *testing.T) {
 		t.Fatalf("empty: %s", z.Body)
 	}
 }
+
+// Dimensions created at once each get a number of their own.
+func TestDimensionsCreatedConcurrently(t *testing.T) {
+	b := newDims(t)
+	const n = 6
+	done := make(chan int, n)
+	for i := 0; i < n; i++ {
+		go func(i int) {
+			r := b.do(req{Method: "POST", Path: b.base + "/dimensions", Token: b.token, Body: map[string]any{"name": fmt.Sprint("Samtidig ", i)},
+				Header: map[string]string{"Idempotency-Key": ik()}})
+			done <- r.Status
+		}(i)
+	}
+	for i := 0; i < n; i++ {
+		if s := <-done; s != 201 {
+			t.Fatalf("a concurrent create answered %d", s)
+		}
+	}
+	if got := b.count(`SELECT count(DISTINCT sie_dim_no) FROM dimensions WHERE company_id = $1 AND sie_dim_no BETWEEN 20 AND 25`, b.company); got != n {
+		t.Fatalf("%d distinct numbers from 20", got)
+	}
+}

@@ -35,6 +35,9 @@ func (h *Handler) ListDimensions(ctx context.Context, req gen.ListDimensionsRequ
 
 // CreateDimension adds a dimension of the company's own.
 func (h *Handler) CreateDimension(ctx context.Context, req gen.CreateDimensionRequestObject) (gen.CreateDimensionResponseObject, error) {
+	if err := h.store.LockRegister(ctx, req.CompanyId); err != nil {
+		return nil, err
+	}
 	r, err := h.store.Register(ctx, req.CompanyId)
 	if err != nil {
 		return nil, err

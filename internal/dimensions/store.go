@@ -64,6 +64,13 @@ func (s *Store) List(ctx context.Context, company uuid.UUID) ([]Dimension, error
 	return dims, nil
 }
 
+// LockRegister holds the company's register until the transaction ends,
+// so two dimensions created at once cannot both take the next free number.
+func (s *Store) LockRegister(ctx context.Context, company uuid.UUID) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('dimensions:' || $1::text))`, company)
+	return err
+}
+
 // Register returns the company's dimensions by number.
 func (s *Store) Register(ctx context.Context, company uuid.UUID) (Register, error) {
 	dims, err := s.List(ctx, company)
