@@ -380,3 +380,30 @@ func TestAuditTrailLimitClampedAt200(t *testing.T) {
 	}
 	e.get(path+"?limit=0", owner).errorCode(t, 400, "VALIDATION_ERROR")
 }
+
+// Request bodies are checked against the document exactly: öre amounts
+// pass whatever their binary float form (0.07 is no exact double), a
+// fraction of an öre does not, and a date must be on the calendar.
+func TestBodyValidationIsExact(t *testing.T) {
+	b := newLedger(t)
+	entry := func(amount any, date string) *response {
+		return b.create(map[string]any{"fiscal_period_id": b.period, "entry_date": date, "description": "Öresavrundning",
+			"lines": []map[string]any{{"account_number": "1930", "debit_amount": amount}, {"account_number": "3740", "credit_amount": amount}}})
+	}
+	for _, a := range []any{0.07, 0.29, 1250.35, 99999999.99} {
+		entry(a, b.day("03-01")).status(t, 201)
+	}
+	r := entry(0.005, b.day("03-01")).errorCode(t, 400, "VALIDATION_ERROR")
+	if got := strings.Join(r.issueFields(), " "); got != "body:lines.0.debit_amount:multipleOf body:lines.1.credit_amount:multipleOf" {
+		t.Fatalf("issues %s", got)
+	}
+	r = entry(1, b.year+"-02-30").errorCode(t, 400, "VALIDATION_ERROR")
+	if got := strings.Join(r.issueFields(), " "); got != "body:entry_date:format" {
+		t.Fatalf("issues %s", got)
+	}
+	b.post(b.base+"/journal-entries", b.token, "{", "Idempotency-Key", ik()).errorCode(t, 400, "VALIDATION_ERROR")
+	r = b.post(b.base+"/journal-entries", b.token, "", "Idempotency-Key", ik()).errorCode(t, 400, "VALIDATION_ERROR")
+	if got := strings.Join(r.issueFields(), " "); got != "body:body:required" {
+		t.Fatalf("empty body: %s", got)
+	}
+}

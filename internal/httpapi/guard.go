@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -217,10 +218,17 @@ func writeMode(op *openapi.Operation, mode auth.Mode, asked bool) (dry bool, err
 type validator struct {
 	contract *openapi.Contract
 	opts     *openapi3filter.Options
+	bodies   *bodies
 }
 
-func newValidator(c *openapi.Contract) *validator {
-	return &validator{contract: c, opts: validationOptions()}
+func newValidator(c *openapi.Contract) (*validator, error) {
+	b, err := newBodies(c, openapi.Document)
+	if err != nil {
+		return nil, fmt.Errorf("openapi: request bodies: %w", err)
+	}
+	opts := validationOptions()
+	opts.ExcludeRequestBody = true // bodies checks them, compiled once
+	return &validator{contract: c, opts: opts, bodies: b}, nil
 }
 
 func (v *validator) check(c echo.Context, op *openapi.Operation) error {
@@ -241,8 +249,18 @@ func (v *validator) check(c echo.Context, op *openapi.Operation) error {
 		Request: req, PathParams: params, Options: v.opts,
 		Route: &routers.Route{Spec: v.contract.Doc, Path: op.Path, PathItem: op.Item, Method: op.Method, Operation: op.Op},
 	}
+	var all []apierr.Issue
 	if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
-		return validationError(err)
+		all = append(all, validationIssues(err)...)
+	}
+	raw, _ := c.Get(rawBodyKey).([]byte)
+	if err := v.bodies.check(op, raw); err != nil {
+		e, _ := apierr.As(err)
+		is, _ := e.Details["issues"].([]apierr.Issue)
+		all = append(all, is...)
+	}
+	if len(all) > 0 {
+		return apierr.Validation(all...)
 	}
 	return nil
 }

@@ -130,7 +130,10 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		echo: echo.New(), contract: contract, db: cfg.DB, auth: keys,
 		limiter: ratelimit.New(cfg.DB, cfg.RateLimitPerMinute), log: cfg.Log, base: cfg.BaseURL,
-		bodyLimit: 1 << 20, validator: newValidator(contract),
+		bodyLimit: 1 << 20,
+	}
+	if s.validator, err = newValidator(contract); err != nil {
+		return nil, err
 	}
 	periods := fiscal.NewStore(cfg.DB, audits)
 	accounts := chart.NewStore(cfg.DB, audits)

@@ -140,7 +140,14 @@ func schemaIssues(se *openapi3.SchemaError, in, base string, out *[]apierr.Issue
 	for len(ve.Causes) == 1 {
 		ve = ve.Causes[0]
 	}
-	switch k := ve.ErrorKind.(type) {
+	keywordIssues(ve.ErrorKind, in, path, se.SchemaField, out)
+}
+
+// keywordIssues adds the issues of one failing keyword of the value at
+// path: a required or unknown property names that property; fallback is
+// the rule when the keyword cannot be told.
+func keywordIssues(k jsonschema.ErrorKind, in, path, fallback string, out *[]apierr.Issue) {
+	switch k := k.(type) {
 	case *kind.Required:
 		for _, m := range k.Missing {
 			*out = append(*out, apierr.Issue{Field: join(path, []string{m}), In: in, Rule: "required", Issue: "is required"})
@@ -155,14 +162,14 @@ func schemaIssues(se *openapi3.SchemaError, in, base string, out *[]apierr.Issue
 		}
 		*out = append(*out, apierr.Issue{Field: path, In: in, Rule: "type", Issue: k.LocalizedString(english)})
 	default:
-		rule := se.SchemaField
-		if kp := ve.ErrorKind.KeywordPath(); len(kp) > 0 {
+		rule := fallback
+		if kp := k.KeywordPath(); len(kp) > 0 {
 			rule = kp[len(kp)-1]
 		}
 		if rule == "" {
 			rule = "invalid"
 		}
-		*out = append(*out, apierr.Issue{Field: path, In: in, Rule: rule, Issue: ve.ErrorKind.LocalizedString(english)})
+		*out = append(*out, apierr.Issue{Field: path, In: in, Rule: rule, Issue: k.LocalizedString(english)})
 	}
 }
 
@@ -179,13 +186,13 @@ func join(base string, parts []string) string {
 	return strings.Join(all, ".")
 }
 
-// validationError wraps the validator's error as the catalogue error.
-func validationError(err error) *apierr.Error {
+// validationIssues are the issues of the validator's error, at least one.
+func validationIssues(err error) []apierr.Issue {
 	is := issues(err)
 	if len(is) == 0 {
 		is = []apierr.Issue{{In: "body", Rule: "invalid", Issue: fmt.Sprint(err)}}
 	}
-	return apierr.Validation(is...)
+	return is
 }
 
 // legacyPropertyReason matches the reasons of kin-openapi's own validator
