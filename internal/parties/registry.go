@@ -93,18 +93,21 @@ type draft struct {
 	warning *Warning
 }
 
-// prepareCustomer applies the rules of create to ch.
-func (r *Registry) prepareCustomer(ctx context.Context, company uuid.UUID, ch CustomerChange) (draft, error) {
-	terms := DefaultPaymentTerms
-	if r.books.InvoiceDefaultDays != nil {
-		days, err := r.books.InvoiceDefaultDays(ctx, company)
-		if err != nil {
-			return draft{}, err
-		}
-		if days != nil {
-			terms = *days
-		}
+// paymentTerms is a new customer's default_payment_terms: the company's
+// invoice_default_days, else 30.
+func (r *Registry) paymentTerms(ctx context.Context, company uuid.UUID) (int, error) {
+	if r.books.InvoiceDefaultDays == nil {
+		return DefaultPaymentTerms, nil
 	}
+	days, err := r.books.InvoiceDefaultDays(ctx, company)
+	if err != nil || days == nil {
+		return DefaultPaymentTerms, err
+	}
+	return *days, nil
+}
+
+// prepareCustomer applies the rules of create to ch.
+func prepareCustomer(company uuid.UUID, terms int, ch CustomerChange) (draft, error) {
 	c, out, err := ApplyCustomer(Customer{CompanyID: company, ID: uuid.New(), PaymentTerms: terms}, ch, true)
 	return draft{c: c, out: out}, err
 }
@@ -138,7 +141,11 @@ func (r *Registry) checkVAT(ctx context.Context, c *Customer, out Outcome) *Warn
 
 // CreateCustomer creates a customer from ch.
 func (r *Registry) CreateCustomer(ctx context.Context, company uuid.UUID, ch CustomerChange) (Customer, *Warning, error) {
-	d, err := r.prepareCustomer(ctx, company, ch)
+	terms, err := r.paymentTerms(ctx, company)
+	if err != nil {
+		return Customer{}, nil, err
+	}
+	d, err := prepareCustomer(company, terms, ch)
 	if err != nil {
 		return Customer{}, nil, err
 	}
@@ -178,11 +185,15 @@ const (
 // per item; an unanswered lookup never fails its item. Only an error
 // outside the catalogue fails the whole request.
 func (r *Registry) BulkCreateCustomers(ctx context.Context, company uuid.UUID, items []CustomerChange) ([]BulkItem[Customer], error) {
+	terms, err := r.paymentTerms(ctx, company)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]BulkItem[Customer], len(items))
 	drafts := make([]draft, len(items))
 	for i, ch := range items {
 		out[i].Index = i
-		d, err := r.prepareCustomer(ctx, company, ch)
+		d, err := prepareCustomer(company, terms, ch)
 		if e, ok := apierr.As(err); ok {
 			out[i].Err = e
 			continue
