@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/google/uuid"
@@ -189,6 +190,15 @@ func TestCustomerRule5VIESOnCommitOnly(t *testing.T) {
 	if r.at("data.preview.vat_number_validated") != false || fake.calls.Load() != 0 {
 		t.Fatalf("dry run asked VIES (%d calls): %s", fake.calls.Load(), r.Body)
 	}
+	// The lookup happens with no transaction of the database open: no I/O
+	// to the outside inside one (ARCHITECTURE rule 3).
+	var open atomic.Int32
+	fake.during = func() {
+		var n int32
+		_ = b.db.Get(&n, `SELECT count(*) FROM pg_stat_activity
+			WHERE datname = current_database() AND state LIKE 'idle in transaction%'`)
+		open.Add(n)
+	}
 	r = b.createCustomer(body).status(t, 201)
 	if r.at("data.vat_number_validated") != true || fake.calls.Load() != 1 {
 		t.Fatalf("commit: %d calls, %s", fake.calls.Load(), r.Body)
@@ -209,6 +219,19 @@ func TestCustomerRule5VIESOnCommitOnly(t *testing.T) {
 	b.createCustomer(map[string]any{"name": "Nordmann AS", "customer_type": "non_eu_business", "vat_number": "NO123456789MVA"}).status(t, 201)
 	if fake.calls.Load() != before {
 		t.Fatal("a non-EU number was looked up")
+	}
+
+	if n := open.Load(); n != 0 {
+		t.Fatalf("%d transactions stood open while VIES was asked", n)
+	}
+	// A change of type to eu_business asks about the number already stored.
+	moved := b.createCustomer(map[string]any{"name": "Flyttat GmbH", "customer_type": "non_eu_business", "vat_number": "DE123456789"}).status(t, 201)
+	if moved.at("data.vat_number_validated") != false {
+		t.Fatalf("non-EU: %s", moved.Body)
+	}
+	p = b.write("PATCH", "customers/"+moved.str("data.id"), map[string]any{"customer_type": "eu_business"}).status(t, 200)
+	if p.at("data.vat_number_validated") != true {
+		t.Fatalf("type change: %s", p.Body)
 	}
 
 	// In bulk a registry timeout never fails the item.

@@ -79,12 +79,17 @@ func withVIES(c vies.Checker) option { return func(cfg *httpapi.Config) { cfg.VI
 type fakeVIES struct {
 	*httptest.Server
 	calls atomic.Int32
+	// during, when set, runs at every lookup, before the answer.
+	during func()
 }
 
 func newFakeVIES(t *testing.T) *fakeVIES {
 	f := &fakeVIES{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.calls.Add(1)
+		if f.during != nil {
+			f.during()
+		}
 		w.Header().Set("Content-Type", "application/json")
 		switch {
 		case r.URL.Path == "/ms/DE/vat/123456789":

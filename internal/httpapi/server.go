@@ -72,7 +72,16 @@ type Server struct {
 	grants    *capability.Store
 	now       func() time.Time
 	worker    *jobs.Worker
+	// outside is the work of an operation that must happen before its
+	// transaction opens: I/O to the outside world, such as a registry
+	// lookup, is never done inside one (ARCHITECTURE rule 3).
+	outside map[string]outsideWork
 }
+
+// outsideWork reads a validated write (its raw body and path) before its
+// transaction and returns the context the handler then gets. It never
+// runs for a dry run.
+type outsideWork func(ctx context.Context, op string, raw []byte, param func(string) string) context.Context
 
 // The domains' handler types under names of their own, so that handlers
 // can embed them all (embedded fields are named after their type).
@@ -158,6 +167,8 @@ func New(cfg Config) (*Server, error) {
 	}
 	registry := parties.NewRegistry(parties.NewStore(cfg.DB, audits, box), parties.Books{
 		InvoiceDefaultDays: companies.InvoiceDefaultDays, ActiveAccount: accounts.Active}, cfg.VIES, cfg.Now)
+	s.outside = map[string]outsideWork{"createCustomer": registry.LookupVAT, "bulkCreateCustomers": registry.LookupVAT,
+		"updateCustomer": registry.LookupVAT}
 	h := handlers{
 		partiesAPI:    parties.NewHandler(registry, cursors),
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
@@ -185,7 +196,7 @@ func New(cfg Config) (*Server, error) {
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.requestID, s.accessLog, s.recover)
 	e.Use(middleware.BodyLimit("1M"))
-	e.Use(s.guard, s.unitOfWork)
+	e.Use(s.guard, s.beforeWork, s.unitOfWork)
 	gen.RegisterHandlers(e, gen.NewStrictHandler(h, nil))
 	return s, nil
 }

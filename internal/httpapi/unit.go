@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -13,6 +14,23 @@ import (
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/openapi"
 )
+
+// beforeWork runs an operation's outside work (see Server.outside)
+// before unitOfWork opens its transaction; a dry run does none.
+func (s *Server) beforeWork(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		op := operationOf(c)
+		if op == nil || s.outside[op.ID] == nil {
+			return next(c)
+		}
+		if dry, _ := c.Get(dryRunKey).(bool); dry {
+			return next(c)
+		}
+		raw, _ := c.Get(rawBodyKey).([]byte)
+		setContext(c, func(ctx context.Context) context.Context { return s.outside[op.ID](ctx, op.ID, raw, c.Param) })
+		return next(c)
+	}
+}
 
 // unitOfWork runs every write in one transaction: the handler's changes,
 // their audit rows and events, and the idempotency record commit together

@@ -2,7 +2,6 @@ package parties
 
 import (
 	"context"
-	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -112,31 +111,21 @@ func prepareCustomer(company uuid.UUID, terms int, ch CustomerChange) (draft, er
 	return draft{c: c, out: out}, err
 }
 
-// checkVAT asks VIES about the VAT number of d when the rules want it and
-// the change will be committed: a dry run never asks (rule 5). Any failure
-// to get an answer leaves vat_number_validated false with a warning.
+// checkVAT sets vat_number_validated from the VIES answer looked up
+// before the transaction (LookupVAT) when the rules want one and the
+// change will be committed: a dry run never asks (rule 5). No answer, an
+// unknown number or no EU prefix leaves it false with a warning; never a
+// reason to refuse the write.
 func (r *Registry) checkVAT(ctx context.Context, c *Customer, out Outcome) *Warning {
 	if !out.CheckVAT || store.IsDryRun(ctx) {
 		return nil
 	}
-	country, number, ok := vies.Split(*c.VATNumber)
-	if !ok {
-		return &Warning{"VAT_NUMBER_NOT_EU", "Momsregistreringsnumret har inget EU-landsprefix och kunde inte kontrolleras i VIES.",
-			"The VAT number has no EU member-state prefix and could not be checked in VIES."}
+	w, asked := answersFrom(ctx)[vatKey(*c.VATNumber)]
+	if !asked {
+		w = &warnUnavailable
 	}
-	res, err := r.vies.Check(ctx, country, number)
-	switch {
-	case err != nil:
-		// Unavailable, timed out, or the batch's time ran out: never a
-		// reason to refuse the write (rule 5).
-		return &Warning{"VIES_UNAVAILABLE", "EU:s momsregister (VIES) kunde inte nås; vat_number_validated är false tills numret kontrolleras igen.",
-			"The EU VAT registry (VIES) could not be reached; vat_number_validated stays false until the number is checked again."}
-	case !res.Valid:
-		return &Warning{"VAT_NUMBER_NOT_VALID", "VIES känner inte till momsregistreringsnumret.",
-			"VIES does not know the VAT number."}
-	}
-	c.VATValidated = true
-	return nil
+	c.VATValidated = w == nil
+	return w
 }
 
 // CreateCustomer creates a customer from ch.
@@ -171,63 +160,27 @@ type BulkItem[T any] struct {
 	Warning *Warning
 }
 
-// vatLookups is how many VIES lookups of one batch run at once, and
-// vatBudget how long they may take together: the request's transaction is
-// open meanwhile, so a slow registry costs a batch at most this much.
-const (
-	vatLookups = 8
-	vatBudget  = 10 * time.Second
-)
-
 // BulkCreateCustomers creates each item on its own: a failed item is
-// undone alone and the others stand. Registry lookups run first, several
-// at a time, so a slow registry costs a batch one timeout rather than one
-// per item; an unanswered lookup never fails its item. Only an error
-// outside the catalogue fails the whole request.
+// undone alone and the others stand; an unanswered VIES lookup never fails
+// its item. Only an error outside the catalogue fails the whole request.
 func (r *Registry) BulkCreateCustomers(ctx context.Context, company uuid.UUID, items []CustomerChange) ([]BulkItem[Customer], error) {
 	terms, err := r.paymentTerms(ctx, company)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]BulkItem[Customer], len(items))
-	drafts := make([]draft, len(items))
 	for i, ch := range items {
 		out[i].Index = i
 		d, err := prepareCustomer(company, terms, ch)
-		if e, ok := apierr.As(err); ok {
-			out[i].Err = e
-			continue
-		} else if err != nil {
-			return nil, err
+		if err == nil {
+			d.warning = r.checkVAT(ctx, &d.c, d.out)
+			out[i].Warning = d.warning
+			err = r.store.db.Attempt(ctx, func(ctx context.Context) error {
+				c, err := r.insertCustomer(ctx, d)
+				out[i].Record = c
+				return err
+			})
 		}
-		drafts[i] = d
-	}
-	lookup, cancel := context.WithTimeout(ctx, vatBudget)
-	defer cancel()
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, vatLookups)
-	for i := range drafts {
-		if out[i].Err != nil || !drafts[i].out.CheckVAT {
-			continue
-		}
-		wg.Add(1)
-		sem <- struct{}{}
-		go func(d *draft) {
-			defer func() { <-sem; wg.Done() }()
-			d.warning = r.checkVAT(lookup, &d.c, d.out)
-		}(&drafts[i])
-	}
-	wg.Wait()
-	for i, d := range drafts {
-		if out[i].Err != nil {
-			continue
-		}
-		out[i].Warning = d.warning
-		err := r.store.db.Attempt(ctx, func(ctx context.Context) error {
-			c, err := r.insertCustomer(ctx, d)
-			out[i].Record = c
-			return err
-		})
 		if e, ok := apierr.As(err); ok {
 			out[i].Err = e
 		} else if err != nil {
