@@ -2,7 +2,6 @@ package dimensions
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"time"
 
@@ -174,7 +173,7 @@ func (s *Store) InsertDimension(ctx context.Context, d Dimension) (Dimension, er
 	err := s.db.Q(ctx).GetContext(ctx, &d, `INSERT INTO dimensions (company_id, sie_dim_no, name, parent_sie_dim_no,
 			resets_annually, sort_order) VALUES ($1, $2, $3, $4, $5, $6) RETURNING `+dimensionColumns,
 		d.CompanyID, d.Number, d.Name, d.Parent, d.ResetsAnnually, d.SortOrder)
-	if unique(err) {
+	if store.UniqueViolation(err, "") {
 		return d, apierr.New(apierr.DimensionNumberTaken, map[string]any{"field": "sie_dim_no", "sie_dim_no": d.Number})
 	}
 	if err != nil {
@@ -229,7 +228,7 @@ func (s *Store) InsertValue(ctx context.Context, d Dimension, v Value) (Value, e
 	err := s.db.Q(ctx).GetContext(ctx, &v, `INSERT INTO dimension_values (company_id, dimension_id, code, name, is_active,
 			start_date, end_date) VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING `+valueColumns,
 		v.CompanyID, v.DimensionID, v.Code, v.Name, v.IsActive, v.Start, v.End)
-	if unique(err) {
+	if store.UniqueViolation(err, "") {
 		return v, apierr.New(apierr.DimensionValueDuplicateCode, map[string]any{"field": "code", "code": v.Code})
 	}
 	if err != nil {
@@ -278,11 +277,6 @@ func describe(what string, wasActive, isActive bool) string {
 		return what + " återaktiverades"
 	}
 	return what + " ändrades"
-}
-
-func unique(err error) bool {
-	var pe *pq.Error
-	return errors.As(err, &pe) && pe.Code == "23505"
 }
 
 func (s *Store) record(ctx context.Context, company uuid.UUID, action audit.Action, table string, id uuid.UUID, desc string, old, new any) error {

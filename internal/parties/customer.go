@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/identifier"
 )
 
@@ -134,13 +135,7 @@ func (r *rules) err() error {
 // the company's defaults in PaymentTerms; every field of ch then counts.
 func ApplyCustomer(old Customer, ch CustomerChange, creating bool) (Customer, Outcome, error) {
 	c, out, r := old, Outcome{}, &rules{}
-	if ch.Name != nil {
-		if n := strings.TrimSpace(*ch.Name); n == "" {
-			r.bad("name", "minLength", "must not be blank")
-		} else {
-			c.Name = n
-		}
-	}
+	setName(r, &c.Name, ch.Name)
 	if ch.Type != nil {
 		c.Type = *ch.Type
 	}
@@ -192,7 +187,7 @@ func ApplyCustomer(old Customer, ch CustomerChange, creating bool) (Customer, Ou
 	// since the rules depend on both.
 	org := c.OrgNumber
 	if ch.OrgNumber.Set {
-		org = trimmed(ch.OrgNumber.Value)
+		org = envelope.Text(ch.OrgNumber.Value)
 	}
 	if org != nil && (ch.OrgNumber.Set || c.Type != old.Type) {
 		moved, err := checkOrg(r, c.Type, org, pn, pnSent)
@@ -225,7 +220,7 @@ func ApplyCustomer(old Customer, ch CustomerChange, creating bool) (Customer, Ou
 	}
 
 	if ch.VATNumber.Set {
-		c.VATNumber = trimmed(ch.VATNumber.Value)
+		c.VATNumber = envelope.Text(ch.VATNumber.Value)
 		if c.VATNumber != nil {
 			v := strings.ToUpper(*c.VATNumber)
 			c.VATNumber = &v
@@ -323,9 +318,21 @@ func (a *Address) apply(l1, l2, pc, city Field[string]) {
 	setText(&a.City, city)
 }
 
+// setName sets a record's name, which is never blank.
+func setName(r *rules, dst *string, name *string) {
+	if name == nil {
+		return
+	}
+	if n := strings.TrimSpace(*name); n != "" {
+		*dst = n
+	} else {
+		r.bad("name", "minLength", "must not be blank")
+	}
+}
+
 func setText(dst **string, f Field[string]) {
 	if f.Set {
-		*dst = trimmed(f.Value)
+		*dst = envelope.Text(f.Value)
 	}
 }
 
@@ -333,7 +340,7 @@ func setEmail(r *rules, field string, dst **string, f Field[string]) {
 	if !f.Set {
 		return
 	}
-	v := trimmed(f.Value)
+	v := envelope.Text(f.Value)
 	if v != nil && !validEmail(*v) {
 		r.bad(field, "format", "is not an e-mail address")
 		return
@@ -364,18 +371,6 @@ func setAddresses(r *rules, field string, dst *Addresses, f Field[[]string]) {
 func validEmail(s string) bool {
 	a, err := mail.ParseAddress(s)
 	return err == nil && a.Address == s
-}
-
-// trimmed is a text value trimmed of space; blank is none.
-func trimmed(s *string) *string {
-	if s == nil {
-		return nil
-	}
-	t := strings.TrimSpace(*s)
-	if t == "" {
-		return nil
-	}
-	return &t
 }
 
 func same(a, b *string) bool {

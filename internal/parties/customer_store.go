@@ -7,6 +7,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/store"
 )
 
 const customerColumns = `company_id, id, name, customer_type, customer_number, contact_person, email, phone,
@@ -38,21 +39,10 @@ func (s *Store) Customers(ctx context.Context, company uuid.UUID, f Filter, afte
 }
 
 // customerWithOrg checks rule 1: no other customer of the company holds
-// org.
+// its org_number.
 func (s *Store) customerWithOrg(ctx context.Context, c Customer) error {
-	if c.OrgNumber == nil {
-		return nil
-	}
-	var other []uuid.UUID
-	err := s.db.Q(ctx).SelectContext(ctx, &other, `SELECT id FROM customers
-		WHERE company_id = $1 AND org_number = $2 AND id <> $3 LIMIT 1`, c.CompanyID, *c.OrgNumber, c.ID)
-	if err != nil {
-		return err
-	}
-	if len(other) > 0 {
-		return duplicate(apierr.CustomerDuplicateOrgNumber, "existing_customer_id", other[0])
-	}
-	return nil
+	return s.orgTaken(ctx, "customers", c.CompanyID, c.OrgNumber, c.ID,
+		apierr.CustomerDuplicateOrgNumber, "existing_customer_id")
 }
 
 // InsertCustomer stores a new customer (c.ID set by the caller, so the
@@ -81,7 +71,7 @@ func (s *Store) InsertCustomer(ctx context.Context, c Customer, pn *string) (Cus
 		c.CompanyID, c.ID, c.Name, c.Type, c.Number, c.ContactPerson, c.Email, c.Phone, c.CC, c.BCC,
 		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
 		sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, fold(c.Name), orgKey(c.OrgNumber))
-	if uniqueViolation(err, "customers_org_number") {
+	if store.UniqueViolation(err, "customers_org_number") {
 		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)
 	}
 	if err != nil {
@@ -120,7 +110,7 @@ func (s *Store) UpdateCustomer(ctx context.Context, old, c Customer, out Outcome
 		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
 		keep, sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, c.ArchivedAt,
 		fold(c.Name), orgKey(c.OrgNumber))
-	if uniqueViolation(err, "customers_org_number") {
+	if store.UniqueViolation(err, "customers_org_number") {
 		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)
 	}
 	if err != nil {

@@ -2,13 +2,11 @@ package parties
 
 import (
 	"context"
-	"errors"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
@@ -125,11 +123,20 @@ func (s *Store) Party(ctx context.Context, company, id uuid.UUID) (Party, error)
 	return p, err
 }
 
-// uniqueViolation reports whether err is the unique index named index
-// refusing a row.
-func uniqueViolation(err error, index string) bool {
-	var pe *pq.Error
-	return errors.As(err, &pe) && pe.Code == "23505" && pe.Constraint == index
+// orgTaken answers code (naming the holder under key) when another record
+// of table (customers or suppliers) in the company holds org. The unique
+// index holds the rule too; asking first names the record to use instead.
+func (s *Store) orgTaken(ctx context.Context, table string, company uuid.UUID, org *string, except uuid.UUID, code apierr.Code, key string) error {
+	if org == nil {
+		return nil
+	}
+	var other []uuid.UUID
+	err := s.db.Q(ctx).SelectContext(ctx, &other, `SELECT id FROM `+table+`
+		WHERE company_id = $1 AND org_number = $2 AND id <> $3 LIMIT 1`, company, *org, except)
+	if err != nil || len(other) == 0 {
+		return err
+	}
+	return duplicate(code, key, other[0])
 }
 
 // record writes the audit row of a change to table.

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/identifier"
 )
 
@@ -91,13 +92,7 @@ func ApplySupplier(old Supplier, ch SupplierChange, creating bool) (Supplier, er
 	if creating {
 		s.Address.Country, s.PaymentTerms, s.Currency = "SE", DefaultPaymentTerms, DefaultCurrency
 	}
-	if ch.Name != nil {
-		if n := strings.TrimSpace(*ch.Name); n == "" {
-			r.bad("name", "minLength", "must not be blank")
-		} else {
-			s.Name = n
-		}
-	}
+	setName(r, &s.Name, ch.Name)
 	if ch.Type != nil {
 		s.Type = *ch.Type
 	}
@@ -128,7 +123,7 @@ func ApplySupplier(old Supplier, ch SupplierChange, creating bool) (Supplier, er
 		s.ArchivedAt = nil
 	}
 	if ch.OrgNumber.Set {
-		s.OrgNumber = trimmed(ch.OrgNumber.Value)
+		s.OrgNumber = envelope.Text(ch.OrgNumber.Value)
 	}
 	if s.OrgNumber != nil && s.Type == SupplierSwedish && (ch.OrgNumber.Set || s.Type != old.Type) {
 		// A Swedish supplier's number is checked: an organisationsnummer,

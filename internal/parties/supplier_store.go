@@ -7,6 +7,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/store"
 )
 
 const supplierColumns = `company_id, id, name, supplier_type, email, phone, address_line1, address_line2, postal_code,
@@ -30,20 +31,10 @@ func (s *Store) Suppliers(ctx context.Context, company uuid.UUID, f Filter, afte
 	return list[Supplier](ctx, s, "suppliers", "supplier_type", supplierColumns, company, f, after, limit)
 }
 
+// supplierWithOrg: no other supplier of the company holds its org_number.
 func (s *Store) supplierWithOrg(ctx context.Context, sup Supplier) error {
-	if sup.OrgNumber == nil {
-		return nil
-	}
-	var other []uuid.UUID
-	err := s.db.Q(ctx).SelectContext(ctx, &other, `SELECT id FROM suppliers
-		WHERE company_id = $1 AND org_number = $2 AND id <> $3 LIMIT 1`, sup.CompanyID, *sup.OrgNumber, sup.ID)
-	if err != nil {
-		return err
-	}
-	if len(other) > 0 {
-		return duplicate(apierr.SupplierDuplicateOrgNumber, "existing_supplier_id", other[0])
-	}
-	return nil
+	return s.orgTaken(ctx, "suppliers", sup.CompanyID, sup.OrgNumber, sup.ID,
+		apierr.SupplierDuplicateOrgNumber, "existing_supplier_id")
 }
 
 // InsertSupplier stores a new supplier, links its party and audits it.
@@ -89,7 +80,7 @@ func (s *Store) writeSupplier(ctx context.Context, old *Supplier, sup Supplier, 
 			updated_at = clock_timestamp()`
 	}
 	err = s.db.Q(ctx).GetContext(ctx, &sup, q+` RETURNING `+supplierColumns, args...)
-	if uniqueViolation(err, "suppliers_org_number") {
+	if store.UniqueViolation(err, "suppliers_org_number") {
 		return sup, duplicate(apierr.SupplierDuplicateOrgNumber, "", uuid.Nil)
 	}
 	if err != nil {

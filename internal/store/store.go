@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/jmoiron/sqlx"
-	_ "github.com/lib/pq" // the Postgres driver
+	"github.com/lib/pq" // the Postgres driver
 )
 
 // Querier is what the packages' SQL runs on: the pool, or the transaction
@@ -117,6 +117,13 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) erro
 		return err
 	}
 	return tx.Commit()
+}
+
+// UniqueViolation reports whether err is a unique index refusing a row:
+// the index named constraint, or any when constraint is "".
+func UniqueViolation(err error, constraint string) bool {
+	var pe *pq.Error
+	return errors.As(err, &pe) && pe.Code == "23505" && (constraint == "" || pe.Constraint == constraint)
 }
 
 // NotFound reports whether err says a query found no row.
