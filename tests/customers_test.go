@@ -50,6 +50,13 @@ func TestCustomerCreateReadAndDefaults(t *testing.T) {
 		t.Fatalf("individual: %s", r.Body)
 	}
 
+	// language is accepted on create: sv or en.
+	if r := b.createCustomer(map[string]any{"name": "Smith Ltd", "customer_type": "non_eu_business", "country": "GB", "language": "en"}).
+		status(t, 201); r.str("data.language") != "en" {
+		t.Fatalf("language: %s", r.Body)
+	}
+	b.createCustomer(map[string]any{"name": "Müller", "customer_type": "eu_business", "language": "de"}).errorCode(t, 400, "VALIDATION_ERROR")
+
 	// Another company's key reaches nothing.
 	other := b.key("annan@example.se", keySpec{})
 	b.get(b.path("customers/"+id), other).errorCode(t, 404, "NOT_FOUND")
