@@ -493,162 +493,171 @@ func (e ErrorCatalogueEntryGroup) Valid() bool {
 
 // Defines values for ErrorCode.
 const (
-	ErrorCodeABSENCERANGETOOLARGE              ErrorCode = "ABSENCE_RANGE_TOO_LARGE"
-	ErrorCodeACCOUNTEXISTS                     ErrorCode = "ACCOUNT_EXISTS"
-	ErrorCodeACCOUNTEXISTSINACTIVE             ErrorCode = "ACCOUNT_EXISTS_INACTIVE"
-	ErrorCodeACCOUNTINGMETHODCHANGEMIDYEAR     ErrorCode = "ACCOUNTING_METHOD_CHANGE_MID_YEAR"
-	ErrorCodeACCOUNTINUSE                      ErrorCode = "ACCOUNT_IN_USE"
-	ErrorCodeACCOUNTNOTFOUND                   ErrorCode = "ACCOUNT_NOT_FOUND"
-	ErrorCodeACCOUNTNOTHINGTOUPDATE            ErrorCode = "ACCOUNT_NOTHING_TO_UPDATE"
-	ErrorCodeACCOUNTSNOTINCHART                ErrorCode = "ACCOUNTS_NOT_IN_CHART"
-	ErrorCodeACCOUNTSYSTEMDEACTIVATE           ErrorCode = "ACCOUNT_SYSTEM_DEACTIVATE"
-	ErrorCodeACCOUNTSYSTEMDELETE               ErrorCode = "ACCOUNT_SYSTEM_DELETE"
-	ErrorCodeACCOUNTTYPECLASSCONFLICT          ErrorCode = "ACCOUNT_TYPE_CLASS_CONFLICT"
-	ErrorCodeACCOUNTVATTREATMENTCLASS          ErrorCode = "ACCOUNT_VAT_TREATMENT_CLASS"
-	ErrorCodeBANKFILEUNDOFORBIDDEN             ErrorCode = "BANK_FILE_UNDO_FORBIDDEN"
-	ErrorCodeBANKFILEUNDONOTCOMPLETED          ErrorCode = "BANK_FILE_UNDO_NOT_COMPLETED"
-	ErrorCodeBANKRATELIMITED                   ErrorCode = "BANK_RATE_LIMITED"
-	ErrorCodeBANKSESSIONEXPIRED                ErrorCode = "BANK_SESSION_EXPIRED"
-	ErrorCodeBANKSYNCCOOLDOWN                  ErrorCode = "BANK_SYNC_COOLDOWN"
-	ErrorCodeBOOKKEEPINGDATABASEERROR          ErrorCode = "BOOKKEEPING_DATABASE_ERROR"
-	ErrorCodeBOOKKEEPINGLOCKREOPENSFILEDVAT    ErrorCode = "BOOKKEEPING_LOCK_REOPENS_FILED_VAT"
-	ErrorCodeCANNOTCANCELNONDRAFT              ErrorCode = "CANNOT_CANCEL_NON_DRAFT"
-	ErrorCodeCANNOTEDITNONDRAFT                ErrorCode = "CANNOT_EDIT_NON_DRAFT"
-	ErrorCodeCAPABILITYBLOCKED                 ErrorCode = "CAPABILITY_BLOCKED"
-	ErrorCodeCASHACCOUNTIBANDUPLICATE          ErrorCode = "CASH_ACCOUNT_IBAN_DUPLICATE"
-	ErrorCodeCASHACCOUNTLEDGERTAKEN            ErrorCode = "CASH_ACCOUNT_LEDGER_TAKEN"
-	ErrorCodeCOMPANYCONTEXTMISSING             ErrorCode = "COMPANY_CONTEXT_MISSING"
-	ErrorCodeCONFLICT                          ErrorCode = "CONFLICT"
-	ErrorCodeCONNECTIONREADONLY                ErrorCode = "CONNECTION_READ_ONLY"
-	ErrorCodeCORRECTIONCHAINTOODEEP            ErrorCode = "CORRECTION_CHAIN_TOO_DEEP"
-	ErrorCodeCUSTOMERCREATEFAILED              ErrorCode = "CUSTOMER_CREATE_FAILED"
-	ErrorCodeCUSTOMERDELETEFAILED              ErrorCode = "CUSTOMER_DELETE_FAILED"
-	ErrorCodeCUSTOMERDUPLICATEORGNUMBER        ErrorCode = "CUSTOMER_DUPLICATE_ORG_NUMBER"
-	ErrorCodeCUSTOMERHASINVOICES               ErrorCode = "CUSTOMER_HAS_INVOICES"
-	ErrorCodeCUSTOMERNOPERSONALNUMBER          ErrorCode = "CUSTOMER_NO_PERSONAL_NUMBER"
-	ErrorCodeCUSTOMERNOTFOUND                  ErrorCode = "CUSTOMER_NOT_FOUND"
-	ErrorCodeCUSTOMERORGNUMBERISPERSONAL       ErrorCode = "CUSTOMER_ORG_NUMBER_IS_PERSONAL"
-	ErrorCodeCUSTOMERPERSONALNUMBERCONFLICT    ErrorCode = "CUSTOMER_PERSONAL_NUMBER_CONFLICT"
-	ErrorCodeCUSTOMERPERSONALNUMBERNOTALLOWED  ErrorCode = "CUSTOMER_PERSONAL_NUMBER_NOT_ALLOWED"
-	ErrorCodeCUSTOMERPERSONALNUMBERUNREADABLE  ErrorCode = "CUSTOMER_PERSONAL_NUMBER_UNREADABLE"
-	ErrorCodeCUSTOMERUPDATEFAILED              ErrorCode = "CUSTOMER_UPDATE_FAILED"
-	ErrorCodeDIMENSIONINUSE                    ErrorCode = "DIMENSION_IN_USE"
-	ErrorCodeDIMENSIONNOTFOUND                 ErrorCode = "DIMENSION_NOT_FOUND"
-	ErrorCodeDIMENSIONNUMBERTAKEN              ErrorCode = "DIMENSION_NUMBER_TAKEN"
-	ErrorCodeDIMENSIONSYSTEMDELETE             ErrorCode = "DIMENSION_SYSTEM_DELETE"
-	ErrorCodeDIMENSIONSYSTEMRENAME             ErrorCode = "DIMENSION_SYSTEM_RENAME"
-	ErrorCodeDIMENSIONVALIDATIONFAILED         ErrorCode = "DIMENSION_VALIDATION_FAILED"
-	ErrorCodeDIMENSIONVALUEDUPLICATECODE       ErrorCode = "DIMENSION_VALUE_DUPLICATE_CODE"
-	ErrorCodeDIMENSIONVALUEINUSE               ErrorCode = "DIMENSION_VALUE_IN_USE"
-	ErrorCodeDIMENSIONVALUENOTFOUND            ErrorCode = "DIMENSION_VALUE_NOT_FOUND"
-	ErrorCodeDOCATTACHOTHERVERIFIKAT           ErrorCode = "DOC_ATTACH_OTHER_VERIFIKAT"
-	ErrorCodeDOCATTACHPERIODLOCKED             ErrorCode = "DOC_ATTACH_PERIOD_LOCKED"
-	ErrorCodeDOCATTACHREPLACESPOSTED           ErrorCode = "DOC_ATTACH_REPLACES_POSTED"
-	ErrorCodeDOCNOTFOUND                       ErrorCode = "DOC_NOT_FOUND"
-	ErrorCodeDOCUPLOADTOOLARGE                 ErrorCode = "DOC_UPLOAD_TOO_LARGE"
-	ErrorCodeDOCUPLOADUNSUPPORTEDTYPE          ErrorCode = "DOC_UPLOAD_UNSUPPORTED_TYPE"
-	ErrorCodeENTRYALREADYREVERSED              ErrorCode = "ENTRY_ALREADY_REVERSED"
-	ErrorCodeENTRYDATEOUTSIDEFISCALPERIOD      ErrorCode = "ENTRY_DATE_OUTSIDE_FISCAL_PERIOD"
-	ErrorCodeFISCALPERIODHASPOSTEDENTRIES      ErrorCode = "FISCAL_PERIOD_HAS_POSTED_ENTRIES"
-	ErrorCodeFISCALPERIODNOTCONTIGUOUS         ErrorCode = "FISCAL_PERIOD_NOT_CONTIGUOUS"
-	ErrorCodeFISCALPERIODOVERLAP               ErrorCode = "FISCAL_PERIOD_OVERLAP"
-	ErrorCodeFISCALPERIODTOOLONG               ErrorCode = "FISCAL_PERIOD_TOO_LONG"
-	ErrorCodeFISCALPERIODUPDATECLOSED          ErrorCode = "FISCAL_PERIOD_UPDATE_CLOSED"
-	ErrorCodeFISCALPERIODUPDATELOCKED          ErrorCode = "FISCAL_PERIOD_UPDATE_LOCKED"
-	ErrorCodeFORBIDDEN                         ErrorCode = "FORBIDDEN"
-	ErrorCodeFXCLOSINGRATEUNAVAILABLE          ErrorCode = "FX_CLOSING_RATE_UNAVAILABLE"
-	ErrorCodeFXFAILED                          ErrorCode = "FX_FAILED"
-	ErrorCodeFXPERIODCLOSED                    ErrorCode = "FX_PERIOD_CLOSED"
-	ErrorCodeFXPERIODNOTFOUND                  ErrorCode = "FX_PERIOD_NOT_FOUND"
-	ErrorCodeIDEMPOTENCYKEYREUSE               ErrorCode = "IDEMPOTENCY_KEY_REUSE"
-	ErrorCodeINBOXITEMALREADYCONVERTED         ErrorCode = "INBOX_ITEM_ALREADY_CONVERTED"
-	ErrorCodeINBOXITEMNOTFOUND                 ErrorCode = "INBOX_ITEM_NOT_FOUND"
-	ErrorCodeINSUFFICIENTSCOPE                 ErrorCode = "INSUFFICIENT_SCOPE"
-	ErrorCodeINTERNALERROR                     ErrorCode = "INTERNAL_ERROR"
-	ErrorCodeINVOICEALREADYSENT                ErrorCode = "INVOICE_ALREADY_SENT"
-	ErrorCodeINVOICEBOOKALREADYBOOKED          ErrorCode = "INVOICE_BOOK_ALREADY_BOOKED"
-	ErrorCodeINVOICEBOOKCASHMETHOD             ErrorCode = "INVOICE_BOOK_CASH_METHOD"
-	ErrorCodeINVOICEBOOKCONFLICT               ErrorCode = "INVOICE_BOOK_CONFLICT"
-	ErrorCodeINVOICEBOOKFAILED                 ErrorCode = "INVOICE_BOOK_FAILED"
-	ErrorCodeINVOICEBOOKINVALIDSTATUS          ErrorCode = "INVOICE_BOOK_INVALID_STATUS"
-	ErrorCodeINVOICEBOOKNOFISCALPERIOD         ErrorCode = "INVOICE_BOOK_NO_FISCAL_PERIOD"
-	ErrorCodeINVOICEBOOKNOTBOOKABLE            ErrorCode = "INVOICE_BOOK_NOT_BOOKABLE"
-	ErrorCodeINVOICECANCELRACE                 ErrorCode = "INVOICE_CANCEL_RACE"
-	ErrorCodeINVOICECREATEACCRUALINVALID       ErrorCode = "INVOICE_CREATE_ACCRUAL_INVALID"
-	ErrorCodeJOURNALENTRYNOTBALANCED           ErrorCode = "JOURNAL_ENTRY_NOT_BALANCED"
-	ErrorCodeJOURNALENTRYNOTDRAFT              ErrorCode = "JOURNAL_ENTRY_NOT_DRAFT"
-	ErrorCodeJOURNALENTRYNOTEFAILED            ErrorCode = "JOURNAL_ENTRY_NOTE_FAILED"
-	ErrorCodeJOURNALENTRYNOTFOUND              ErrorCode = "JOURNAL_ENTRY_NOT_FOUND"
-	ErrorCodeJOURNALENTRYNOTPOSTED             ErrorCode = "JOURNAL_ENTRY_NOT_POSTED"
-	ErrorCodeJOURNALENTRYUPDATEFAILED          ErrorCode = "JOURNAL_ENTRY_UPDATE_FAILED"
-	ErrorCodeJOURNALLINEBOTHSIDESNONZERO       ErrorCode = "JOURNAL_LINE_BOTH_SIDES_NONZERO"
-	ErrorCodeJOURNALLINENEGATIVEAMOUNT         ErrorCode = "JOURNAL_LINE_NEGATIVE_AMOUNT"
-	ErrorCodeJOURNALRATTELSEFAILED             ErrorCode = "JOURNAL_RATTELSE_FAILED"
-	ErrorCodeJOURNALRATTELSELOGFAILED          ErrorCode = "JOURNAL_RATTELSE_LOG_FAILED"
-	ErrorCodeJOURNALRATTELSEPERIODLOCKED       ErrorCode = "JOURNAL_RATTELSE_PERIOD_LOCKED"
-	ErrorCodeJOURNALRATTELSEREFUSED            ErrorCode = "JOURNAL_RATTELSE_REFUSED"
-	ErrorCodeMEANINGLESSCORRECTION             ErrorCode = "MEANINGLESS_CORRECTION"
-	ErrorCodeMETHODNOTALLOWED                  ErrorCode = "METHOD_NOT_ALLOWED"
-	ErrorCodeMFAREQUIRED                       ErrorCode = "MFA_REQUIRED"
-	ErrorCodeNOOPENPERIODFORDATE               ErrorCode = "NO_OPEN_PERIOD_FOR_DATE"
-	ErrorCodeNOTFOUND                          ErrorCode = "NOT_FOUND"
-	ErrorCodeNOTIMPLEMENTED                    ErrorCode = "NOT_IMPLEMENTED"
-	ErrorCodeOBNONBALANCESHEETACCOUNT          ErrorCode = "OB_NON_BALANCE_SHEET_ACCOUNT"
-	ErrorCodeOBPERIODALREADYHASBALANCES        ErrorCode = "OB_PERIOD_ALREADY_HAS_BALANCES"
-	ErrorCodeOBPERIODCLOSED                    ErrorCode = "OB_PERIOD_CLOSED"
-	ErrorCodeOBPERIODLOCKED                    ErrorCode = "OB_PERIOD_LOCKED"
-	ErrorCodeOBPNLACCOUNT                      ErrorCode = "OB_PNL_ACCOUNT"
-	ErrorCodeOBSETCOMPANYLOCKDATE              ErrorCode = "OB_SET_COMPANY_LOCK_DATE"
-	ErrorCodeOBUNBALANCED                      ErrorCode = "OB_UNBALANCED"
-	ErrorCodeOPERATIONNOTFOUND                 ErrorCode = "OPERATION_NOT_FOUND"
-	ErrorCodePAYLOADTOOLARGE                   ErrorCode = "PAYLOAD_TOO_LARGE"
-	ErrorCodePERIODALREADYCLOSED               ErrorCode = "PERIOD_ALREADY_CLOSED"
-	ErrorCodePERIODHASUNBOOKEDTRANSACTIONS     ErrorCode = "PERIOD_HAS_UNBOOKED_TRANSACTIONS"
-	ErrorCodePERIODLOCKALREADYLOCKED           ErrorCode = "PERIOD_LOCK_ALREADY_LOCKED"
-	ErrorCodePERIODLOCKED                      ErrorCode = "PERIOD_LOCKED"
-	ErrorCodePERIODLOCKFAILED                  ErrorCode = "PERIOD_LOCK_FAILED"
-	ErrorCodePERIODLOCKHASDRAFTS               ErrorCode = "PERIOD_LOCK_HAS_DRAFTS"
-	ErrorCodePERIODNOTFOUND                    ErrorCode = "PERIOD_NOT_FOUND"
-	ErrorCodePERIODNOTLOCKED                   ErrorCode = "PERIOD_NOT_LOCKED"
-	ErrorCodePERIODREOPENNOTCLOSED             ErrorCode = "PERIOD_REOPEN_NOT_CLOSED"
-	ErrorCodePERIODREOPENNOTEXTERNAL           ErrorCode = "PERIOD_REOPEN_NOT_EXTERNAL"
-	ErrorCodePERIODUNLOCKCLOSED                ErrorCode = "PERIOD_UNLOCK_CLOSED"
-	ErrorCodePERIODUNLOCKNOTLOCKED             ErrorCode = "PERIOD_UNLOCK_NOT_LOCKED"
-	ErrorCodeRATELIMITED                       ErrorCode = "RATE_LIMITED"
-	ErrorCodeREPORTGENERATIONFAILED            ErrorCode = "REPORT_GENERATION_FAILED"
-	ErrorCodeROLEREADONLY                      ErrorCode = "ROLE_READ_ONLY"
-	ErrorCodeSICREATEDUPLICATEINVOICENUMBER    ErrorCode = "SI_CREATE_DUPLICATE_INVOICE_NUMBER"
-	ErrorCodeSICREATEINVALIDINPUT              ErrorCode = "SI_CREATE_INVALID_INPUT"
-	ErrorCodeSICREATENOFISCALPERIOD            ErrorCode = "SI_CREATE_NO_FISCAL_PERIOD"
-	ErrorCodeSICREATESLPINVALIDACCOUNT         ErrorCode = "SI_CREATE_SLP_INVALID_ACCOUNT"
-	ErrorCodeSIEIMPORTLEGACYREVIEWREQUIRED     ErrorCode = "SIE_IMPORT_LEGACY_REVIEW_REQUIRED"
-	ErrorCodeSIFXRATEMISSING                   ErrorCode = "SI_FX_RATE_MISSING"
-	ErrorCodeSUPPLIERDUPLICATEORGNUMBER        ErrorCode = "SUPPLIER_DUPLICATE_ORG_NUMBER"
-	ErrorCodeSUPPLIERHASINVOICES               ErrorCode = "SUPPLIER_HAS_INVOICES"
-	ErrorCodeSUPPLIERNOTFOUND                  ErrorCode = "SUPPLIER_NOT_FOUND"
-	ErrorCodeTARGETPERIODCLOSED                ErrorCode = "TARGET_PERIOD_CLOSED"
-	ErrorCodeTARGETPERIODLOCKED                ErrorCode = "TARGET_PERIOD_LOCKED"
-	ErrorCodeTESTKEYWRITEBLOCKED               ErrorCode = "TEST_KEY_WRITE_BLOCKED"
-	ErrorCodeUNAUTHORIZED                      ErrorCode = "UNAUTHORIZED"
-	ErrorCodeUNKNOWNERROR                      ErrorCode = "UNKNOWN_ERROR"
-	ErrorCodeUNSUPPORTEDMEDIATYPE              ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
-	ErrorCodeVACATIONBALANCENOTFOUND           ErrorCode = "VACATION_BALANCE_NOT_FOUND"
-	ErrorCodeVALIDATIONERROR                   ErrorCode = "VALIDATION_ERROR"
-	ErrorCodeYEARENDALREADYRUN                 ErrorCode = "YEAR_END_ALREADY_RUN"
-	ErrorCodeYEARENDDISPOSITIONSWRONGLEGALFORM ErrorCode = "YEAR_END_DISPOSITIONS_WRONG_LEGAL_FORM"
-	ErrorCodeYEARENDFAILED                     ErrorCode = "YEAR_END_FAILED"
-	ErrorCodeYEARENDNEXTPERIODHASIB            ErrorCode = "YEAR_END_NEXT_PERIOD_HAS_IB"
-	ErrorCodeYEARENDNOACTIVITY                 ErrorCode = "YEAR_END_NO_ACTIVITY"
-	ErrorCodeYEARENDNOTRUN                     ErrorCode = "YEAR_END_NOT_RUN"
-	ErrorCodeYEARENDPREVIEWFAILED              ErrorCode = "YEAR_END_PREVIEW_FAILED"
-	ErrorCodeYEARENDPRIORPERIODOPEN            ErrorCode = "YEAR_END_PRIOR_PERIOD_OPEN"
-	ErrorCodeYEARENDUNBALANCEDTRIAL            ErrorCode = "YEAR_END_UNBALANCED_TRIAL"
+	ErrorCodeABSENCERANGETOOLARGE                       ErrorCode = "ABSENCE_RANGE_TOO_LARGE"
+	ErrorCodeACCOUNTBALANCEOUTOFRANGE                   ErrorCode = "ACCOUNT_BALANCE_OUT_OF_RANGE"
+	ErrorCodeACCOUNTEXISTS                              ErrorCode = "ACCOUNT_EXISTS"
+	ErrorCodeACCOUNTEXISTSINACTIVE                      ErrorCode = "ACCOUNT_EXISTS_INACTIVE"
+	ErrorCodeACCOUNTINGMETHODCHANGEMIDYEAR              ErrorCode = "ACCOUNTING_METHOD_CHANGE_MID_YEAR"
+	ErrorCodeACCOUNTINUSE                               ErrorCode = "ACCOUNT_IN_USE"
+	ErrorCodeACCOUNTNOTFOUND                            ErrorCode = "ACCOUNT_NOT_FOUND"
+	ErrorCodeACCOUNTNOTHINGTOUPDATE                     ErrorCode = "ACCOUNT_NOTHING_TO_UPDATE"
+	ErrorCodeACCOUNTSNOTINCHART                         ErrorCode = "ACCOUNTS_NOT_IN_CHART"
+	ErrorCodeACCOUNTSYSTEMDEACTIVATE                    ErrorCode = "ACCOUNT_SYSTEM_DEACTIVATE"
+	ErrorCodeACCOUNTSYSTEMDELETE                        ErrorCode = "ACCOUNT_SYSTEM_DELETE"
+	ErrorCodeACCOUNTTYPECLASSCONFLICT                   ErrorCode = "ACCOUNT_TYPE_CLASS_CONFLICT"
+	ErrorCodeACCOUNTVATTREATMENTCLASS                   ErrorCode = "ACCOUNT_VAT_TREATMENT_CLASS"
+	ErrorCodeBANKFILEUNDOFORBIDDEN                      ErrorCode = "BANK_FILE_UNDO_FORBIDDEN"
+	ErrorCodeBANKFILEUNDONOTCOMPLETED                   ErrorCode = "BANK_FILE_UNDO_NOT_COMPLETED"
+	ErrorCodeBANKRATELIMITED                            ErrorCode = "BANK_RATE_LIMITED"
+	ErrorCodeBANKSESSIONEXPIRED                         ErrorCode = "BANK_SESSION_EXPIRED"
+	ErrorCodeBANKSYNCCOOLDOWN                           ErrorCode = "BANK_SYNC_COOLDOWN"
+	ErrorCodeBOOKKEEPINGDATABASEERROR                   ErrorCode = "BOOKKEEPING_DATABASE_ERROR"
+	ErrorCodeBOOKKEEPINGLOCKREOPENSFILEDVAT             ErrorCode = "BOOKKEEPING_LOCK_REOPENS_FILED_VAT"
+	ErrorCodeCANNOTCANCELNONDRAFT                       ErrorCode = "CANNOT_CANCEL_NON_DRAFT"
+	ErrorCodeCANNOTEDITNONDRAFT                         ErrorCode = "CANNOT_EDIT_NON_DRAFT"
+	ErrorCodeCAPABILITYBLOCKED                          ErrorCode = "CAPABILITY_BLOCKED"
+	ErrorCodeCASHACCOUNTIBANDUPLICATE                   ErrorCode = "CASH_ACCOUNT_IBAN_DUPLICATE"
+	ErrorCodeCASHACCOUNTLEDGERTAKEN                     ErrorCode = "CASH_ACCOUNT_LEDGER_TAKEN"
+	ErrorCodeCOMPANYCONTEXTMISSING                      ErrorCode = "COMPANY_CONTEXT_MISSING"
+	ErrorCodeCONFLICT                                   ErrorCode = "CONFLICT"
+	ErrorCodeCONNECTIONREADONLY                         ErrorCode = "CONNECTION_READ_ONLY"
+	ErrorCodeCORRECTIONCHAINTOODEEP                     ErrorCode = "CORRECTION_CHAIN_TOO_DEEP"
+	ErrorCodeCUSTOMERCREATEFAILED                       ErrorCode = "CUSTOMER_CREATE_FAILED"
+	ErrorCodeCUSTOMERDELETEFAILED                       ErrorCode = "CUSTOMER_DELETE_FAILED"
+	ErrorCodeCUSTOMERDUPLICATEORGNUMBER                 ErrorCode = "CUSTOMER_DUPLICATE_ORG_NUMBER"
+	ErrorCodeCUSTOMERHASINVOICES                        ErrorCode = "CUSTOMER_HAS_INVOICES"
+	ErrorCodeCUSTOMERNOPERSONALNUMBER                   ErrorCode = "CUSTOMER_NO_PERSONAL_NUMBER"
+	ErrorCodeCUSTOMERNOTFOUND                           ErrorCode = "CUSTOMER_NOT_FOUND"
+	ErrorCodeCUSTOMERORGNUMBERISPERSONAL                ErrorCode = "CUSTOMER_ORG_NUMBER_IS_PERSONAL"
+	ErrorCodeCUSTOMERPERSONALNUMBERCONFLICT             ErrorCode = "CUSTOMER_PERSONAL_NUMBER_CONFLICT"
+	ErrorCodeCUSTOMERPERSONALNUMBERNOTALLOWED           ErrorCode = "CUSTOMER_PERSONAL_NUMBER_NOT_ALLOWED"
+	ErrorCodeCUSTOMERPERSONALNUMBERUNREADABLE           ErrorCode = "CUSTOMER_PERSONAL_NUMBER_UNREADABLE"
+	ErrorCodeCUSTOMERUPDATEFAILED                       ErrorCode = "CUSTOMER_UPDATE_FAILED"
+	ErrorCodeDIMENSIONINUSE                             ErrorCode = "DIMENSION_IN_USE"
+	ErrorCodeDIMENSIONNOTFOUND                          ErrorCode = "DIMENSION_NOT_FOUND"
+	ErrorCodeDIMENSIONNUMBERTAKEN                       ErrorCode = "DIMENSION_NUMBER_TAKEN"
+	ErrorCodeDIMENSIONSYSTEMDELETE                      ErrorCode = "DIMENSION_SYSTEM_DELETE"
+	ErrorCodeDIMENSIONSYSTEMRENAME                      ErrorCode = "DIMENSION_SYSTEM_RENAME"
+	ErrorCodeDIMENSIONVALIDATIONFAILED                  ErrorCode = "DIMENSION_VALIDATION_FAILED"
+	ErrorCodeDIMENSIONVALUEDUPLICATECODE                ErrorCode = "DIMENSION_VALUE_DUPLICATE_CODE"
+	ErrorCodeDIMENSIONVALUEINUSE                        ErrorCode = "DIMENSION_VALUE_IN_USE"
+	ErrorCodeDIMENSIONVALUENOTFOUND                     ErrorCode = "DIMENSION_VALUE_NOT_FOUND"
+	ErrorCodeDOCATTACHOTHERVERIFIKAT                    ErrorCode = "DOC_ATTACH_OTHER_VERIFIKAT"
+	ErrorCodeDOCATTACHPERIODLOCKED                      ErrorCode = "DOC_ATTACH_PERIOD_LOCKED"
+	ErrorCodeDOCATTACHREPLACESPOSTED                    ErrorCode = "DOC_ATTACH_REPLACES_POSTED"
+	ErrorCodeDOCNOTFOUND                                ErrorCode = "DOC_NOT_FOUND"
+	ErrorCodeDOCUPLOADTOOLARGE                          ErrorCode = "DOC_UPLOAD_TOO_LARGE"
+	ErrorCodeDOCUPLOADUNSUPPORTEDTYPE                   ErrorCode = "DOC_UPLOAD_UNSUPPORTED_TYPE"
+	ErrorCodeENTRYALREADYREVERSED                       ErrorCode = "ENTRY_ALREADY_REVERSED"
+	ErrorCodeENTRYDATEOUTSIDEFISCALPERIOD               ErrorCode = "ENTRY_DATE_OUTSIDE_FISCAL_PERIOD"
+	ErrorCodeENTRYOWNEDBYYEAREND                        ErrorCode = "ENTRY_OWNED_BY_YEAR_END"
+	ErrorCodeFISCALPERIODCLOSEEXTERNALNATIVEBOOKKEEPING ErrorCode = "FISCAL_PERIOD_CLOSE_EXTERNAL_NATIVE_BOOKKEEPING"
+	ErrorCodeFISCALPERIODCLOSEEXTERNALNOTENDED          ErrorCode = "FISCAL_PERIOD_CLOSE_EXTERNAL_NOT_ENDED"
+	ErrorCodeFISCALPERIODHASPOSTEDENTRIES               ErrorCode = "FISCAL_PERIOD_HAS_POSTED_ENTRIES"
+	ErrorCodeFISCALPERIODNOTCONTIGUOUS                  ErrorCode = "FISCAL_PERIOD_NOT_CONTIGUOUS"
+	ErrorCodeFISCALPERIODOVERLAP                        ErrorCode = "FISCAL_PERIOD_OVERLAP"
+	ErrorCodeFISCALPERIODTOOLONG                        ErrorCode = "FISCAL_PERIOD_TOO_LONG"
+	ErrorCodeFISCALPERIODUPDATECLOSED                   ErrorCode = "FISCAL_PERIOD_UPDATE_CLOSED"
+	ErrorCodeFISCALPERIODUPDATELOCKED                   ErrorCode = "FISCAL_PERIOD_UPDATE_LOCKED"
+	ErrorCodeFORBIDDEN                                  ErrorCode = "FORBIDDEN"
+	ErrorCodeFXCLOSINGRATEUNAVAILABLE                   ErrorCode = "FX_CLOSING_RATE_UNAVAILABLE"
+	ErrorCodeFXFAILED                                   ErrorCode = "FX_FAILED"
+	ErrorCodeFXPERIODCLOSED                             ErrorCode = "FX_PERIOD_CLOSED"
+	ErrorCodeFXPERIODNOTFOUND                           ErrorCode = "FX_PERIOD_NOT_FOUND"
+	ErrorCodeIDEMPOTENCYKEYREUSE                        ErrorCode = "IDEMPOTENCY_KEY_REUSE"
+	ErrorCodeINBOXITEMALREADYCONVERTED                  ErrorCode = "INBOX_ITEM_ALREADY_CONVERTED"
+	ErrorCodeINBOXITEMNOTFOUND                          ErrorCode = "INBOX_ITEM_NOT_FOUND"
+	ErrorCodeINSUFFICIENTSCOPE                          ErrorCode = "INSUFFICIENT_SCOPE"
+	ErrorCodeINTERNALERROR                              ErrorCode = "INTERNAL_ERROR"
+	ErrorCodeINVOICEALREADYSENT                         ErrorCode = "INVOICE_ALREADY_SENT"
+	ErrorCodeINVOICEBOOKALREADYBOOKED                   ErrorCode = "INVOICE_BOOK_ALREADY_BOOKED"
+	ErrorCodeINVOICEBOOKCASHMETHOD                      ErrorCode = "INVOICE_BOOK_CASH_METHOD"
+	ErrorCodeINVOICEBOOKCONFLICT                        ErrorCode = "INVOICE_BOOK_CONFLICT"
+	ErrorCodeINVOICEBOOKFAILED                          ErrorCode = "INVOICE_BOOK_FAILED"
+	ErrorCodeINVOICEBOOKINVALIDSTATUS                   ErrorCode = "INVOICE_BOOK_INVALID_STATUS"
+	ErrorCodeINVOICEBOOKNOFISCALPERIOD                  ErrorCode = "INVOICE_BOOK_NO_FISCAL_PERIOD"
+	ErrorCodeINVOICEBOOKNOTBOOKABLE                     ErrorCode = "INVOICE_BOOK_NOT_BOOKABLE"
+	ErrorCodeINVOICECANCELRACE                          ErrorCode = "INVOICE_CANCEL_RACE"
+	ErrorCodeINVOICECREATEACCRUALINVALID                ErrorCode = "INVOICE_CREATE_ACCRUAL_INVALID"
+	ErrorCodeJOURNALENTRYNOTBALANCED                    ErrorCode = "JOURNAL_ENTRY_NOT_BALANCED"
+	ErrorCodeJOURNALENTRYNOTDRAFT                       ErrorCode = "JOURNAL_ENTRY_NOT_DRAFT"
+	ErrorCodeJOURNALENTRYNOTEFAILED                     ErrorCode = "JOURNAL_ENTRY_NOTE_FAILED"
+	ErrorCodeJOURNALENTRYNOTFOUND                       ErrorCode = "JOURNAL_ENTRY_NOT_FOUND"
+	ErrorCodeJOURNALENTRYNOTPOSTED                      ErrorCode = "JOURNAL_ENTRY_NOT_POSTED"
+	ErrorCodeJOURNALENTRYUPDATEFAILED                   ErrorCode = "JOURNAL_ENTRY_UPDATE_FAILED"
+	ErrorCodeJOURNALLINEBOTHSIDESNONZERO                ErrorCode = "JOURNAL_LINE_BOTH_SIDES_NONZERO"
+	ErrorCodeJOURNALLINENEGATIVEAMOUNT                  ErrorCode = "JOURNAL_LINE_NEGATIVE_AMOUNT"
+	ErrorCodeJOURNALRATTELSEFAILED                      ErrorCode = "JOURNAL_RATTELSE_FAILED"
+	ErrorCodeJOURNALRATTELSELOGFAILED                   ErrorCode = "JOURNAL_RATTELSE_LOG_FAILED"
+	ErrorCodeJOURNALRATTELSEPERIODLOCKED                ErrorCode = "JOURNAL_RATTELSE_PERIOD_LOCKED"
+	ErrorCodeJOURNALRATTELSEREFUSED                     ErrorCode = "JOURNAL_RATTELSE_REFUSED"
+	ErrorCodeMEANINGLESSCORRECTION                      ErrorCode = "MEANINGLESS_CORRECTION"
+	ErrorCodeMETHODNOTALLOWED                           ErrorCode = "METHOD_NOT_ALLOWED"
+	ErrorCodeMFAREQUIRED                                ErrorCode = "MFA_REQUIRED"
+	ErrorCodeNOOPENPERIODFORDATE                        ErrorCode = "NO_OPEN_PERIOD_FOR_DATE"
+	ErrorCodeNOTFOUND                                   ErrorCode = "NOT_FOUND"
+	ErrorCodeNOTIMPLEMENTED                             ErrorCode = "NOT_IMPLEMENTED"
+	ErrorCodeOBNONBALANCESHEETACCOUNT                   ErrorCode = "OB_NON_BALANCE_SHEET_ACCOUNT"
+	ErrorCodeOBPERIODALREADYHASBALANCES                 ErrorCode = "OB_PERIOD_ALREADY_HAS_BALANCES"
+	ErrorCodeOBPERIODCLOSED                             ErrorCode = "OB_PERIOD_CLOSED"
+	ErrorCodeOBPERIODLOCKED                             ErrorCode = "OB_PERIOD_LOCKED"
+	ErrorCodeOBPNLACCOUNT                               ErrorCode = "OB_PNL_ACCOUNT"
+	ErrorCodeOBPREVIOUSYEARCLOSED                       ErrorCode = "OB_PREVIOUS_YEAR_CLOSED"
+	ErrorCodeOBPREVIOUSYEARINBOOKS                      ErrorCode = "OB_PREVIOUS_YEAR_IN_BOOKS"
+	ErrorCodeOBSETCOMPANYLOCKDATE                       ErrorCode = "OB_SET_COMPANY_LOCK_DATE"
+	ErrorCodeOBUNBALANCED                               ErrorCode = "OB_UNBALANCED"
+	ErrorCodeOPENINGBALANCEMISMATCH                     ErrorCode = "OPENING_BALANCE_MISMATCH"
+	ErrorCodeOPERATIONNOTFOUND                          ErrorCode = "OPERATION_NOT_FOUND"
+	ErrorCodePAYLOADTOOLARGE                            ErrorCode = "PAYLOAD_TOO_LARGE"
+	ErrorCodePERIODALREADYCLOSED                        ErrorCode = "PERIOD_ALREADY_CLOSED"
+	ErrorCodePERIODHASUNBOOKEDTRANSACTIONS              ErrorCode = "PERIOD_HAS_UNBOOKED_TRANSACTIONS"
+	ErrorCodePERIODLOCKALREADYLOCKED                    ErrorCode = "PERIOD_LOCK_ALREADY_LOCKED"
+	ErrorCodePERIODLOCKED                               ErrorCode = "PERIOD_LOCKED"
+	ErrorCodePERIODLOCKFAILED                           ErrorCode = "PERIOD_LOCK_FAILED"
+	ErrorCodePERIODLOCKHASDRAFTS                        ErrorCode = "PERIOD_LOCK_HAS_DRAFTS"
+	ErrorCodePERIODNOTFOUND                             ErrorCode = "PERIOD_NOT_FOUND"
+	ErrorCodePERIODNOTLOCKED                            ErrorCode = "PERIOD_NOT_LOCKED"
+	ErrorCodePERIODREOPENNOTCLOSED                      ErrorCode = "PERIOD_REOPEN_NOT_CLOSED"
+	ErrorCodePERIODREOPENNOTEXTERNAL                    ErrorCode = "PERIOD_REOPEN_NOT_EXTERNAL"
+	ErrorCodePERIODUNLOCKCLOSED                         ErrorCode = "PERIOD_UNLOCK_CLOSED"
+	ErrorCodePERIODUNLOCKNOTLOCKED                      ErrorCode = "PERIOD_UNLOCK_NOT_LOCKED"
+	ErrorCodeRATELIMITED                                ErrorCode = "RATE_LIMITED"
+	ErrorCodeREPORTGENERATIONFAILED                     ErrorCode = "REPORT_GENERATION_FAILED"
+	ErrorCodeROLEREADONLY                               ErrorCode = "ROLE_READ_ONLY"
+	ErrorCodeSICREATEDUPLICATEINVOICENUMBER             ErrorCode = "SI_CREATE_DUPLICATE_INVOICE_NUMBER"
+	ErrorCodeSICREATEINVALIDINPUT                       ErrorCode = "SI_CREATE_INVALID_INPUT"
+	ErrorCodeSICREATENOFISCALPERIOD                     ErrorCode = "SI_CREATE_NO_FISCAL_PERIOD"
+	ErrorCodeSICREATESLPINVALIDACCOUNT                  ErrorCode = "SI_CREATE_SLP_INVALID_ACCOUNT"
+	ErrorCodeSIEIMPORTLEGACYREVIEWREQUIRED              ErrorCode = "SIE_IMPORT_LEGACY_REVIEW_REQUIRED"
+	ErrorCodeSIFXRATEMISSING                            ErrorCode = "SI_FX_RATE_MISSING"
+	ErrorCodeSUPPLIERDUPLICATEORGNUMBER                 ErrorCode = "SUPPLIER_DUPLICATE_ORG_NUMBER"
+	ErrorCodeSUPPLIERHASINVOICES                        ErrorCode = "SUPPLIER_HAS_INVOICES"
+	ErrorCodeSUPPLIERNOTFOUND                           ErrorCode = "SUPPLIER_NOT_FOUND"
+	ErrorCodeTARGETPERIODCLOSED                         ErrorCode = "TARGET_PERIOD_CLOSED"
+	ErrorCodeTARGETPERIODLOCKED                         ErrorCode = "TARGET_PERIOD_LOCKED"
+	ErrorCodeTESTKEYWRITEBLOCKED                        ErrorCode = "TEST_KEY_WRITE_BLOCKED"
+	ErrorCodeUNAUTHORIZED                               ErrorCode = "UNAUTHORIZED"
+	ErrorCodeUNKNOWNERROR                               ErrorCode = "UNKNOWN_ERROR"
+	ErrorCodeUNSUPPORTEDMEDIATYPE                       ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
+	ErrorCodeVACATIONBALANCENOTFOUND                    ErrorCode = "VACATION_BALANCE_NOT_FOUND"
+	ErrorCodeVALIDATIONERROR                            ErrorCode = "VALIDATION_ERROR"
+	ErrorCodeYEARENDALREADYRUN                          ErrorCode = "YEAR_END_ALREADY_RUN"
+	ErrorCodeYEARENDDISPOSITIONSWRONGLEGALFORM          ErrorCode = "YEAR_END_DISPOSITIONS_WRONG_LEGAL_FORM"
+	ErrorCodeYEARENDFAILED                              ErrorCode = "YEAR_END_FAILED"
+	ErrorCodeYEARENDNEXTPERIODHASIB                     ErrorCode = "YEAR_END_NEXT_PERIOD_HAS_IB"
+	ErrorCodeYEARENDNOACTIVITY                          ErrorCode = "YEAR_END_NO_ACTIVITY"
+	ErrorCodeYEARENDNOTRUN                              ErrorCode = "YEAR_END_NOT_RUN"
+	ErrorCodeYEARENDPREVIEWFAILED                       ErrorCode = "YEAR_END_PREVIEW_FAILED"
+	ErrorCodeYEARENDPRIORPERIODOPEN                     ErrorCode = "YEAR_END_PRIOR_PERIOD_OPEN"
+	ErrorCodeYEARENDUNBALANCEDTRIAL                     ErrorCode = "YEAR_END_UNBALANCED_TRIAL"
 )
 
 // Valid indicates whether the value is a known member of the ErrorCode enum.
 func (e ErrorCode) Valid() bool {
 	switch e {
 	case ErrorCodeABSENCERANGETOOLARGE:
+		return true
+	case ErrorCodeACCOUNTBALANCEOUTOFRANGE:
 		return true
 	case ErrorCodeACCOUNTEXISTS:
 		return true
@@ -760,6 +769,12 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeENTRYDATEOUTSIDEFISCALPERIOD:
 		return true
+	case ErrorCodeENTRYOWNEDBYYEAREND:
+		return true
+	case ErrorCodeFISCALPERIODCLOSEEXTERNALNATIVEBOOKKEEPING:
+		return true
+	case ErrorCodeFISCALPERIODCLOSEEXTERNALNOTENDED:
+		return true
 	case ErrorCodeFISCALPERIODHASPOSTEDENTRIES:
 		return true
 	case ErrorCodeFISCALPERIODNOTCONTIGUOUS:
@@ -858,9 +873,15 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeOBPNLACCOUNT:
 		return true
+	case ErrorCodeOBPREVIOUSYEARCLOSED:
+		return true
+	case ErrorCodeOBPREVIOUSYEARINBOOKS:
+		return true
 	case ErrorCodeOBSETCOMPANYLOCKDATE:
 		return true
 	case ErrorCodeOBUNBALANCED:
+		return true
+	case ErrorCodeOPENINGBALANCEMISMATCH:
 		return true
 	case ErrorCodeOPERATIONNOTFOUND:
 		return true
@@ -1862,7 +1883,7 @@ type AccountUpdateResult struct {
 // AccountingMethod accrual = faktureringsmetoden, cash = kontantmetoden.
 type AccountingMethod string
 
-// Amount An amount in kronor with at most two decimals (öre), as a JSON number.
+// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 type Amount = money.Amount
 
 // ApiKeyCompany defines model for ApiKeyCompany.
@@ -2802,10 +2823,10 @@ type DimensionPnl struct {
 	// FiscalPeriod The fiscal period a report covers.
 	FiscalPeriod ReportPeriod        `json:"fiscal_period"`
 	Groups       []DimensionPnlGroup `json:"groups"`
-	NetPerColumn []Amount            `json:"net_per_column"`
+	NetPerColumn []Sum               `json:"net_per_column"`
 
-	// NetTotal An amount in kronor with at most two decimals (öre), as a JSON number.
-	NetTotal Amount `json:"net_total"`
+	// NetTotal A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	NetTotal Sum `json:"net_total"`
 
 	// Period The window reported.
 	Period struct {
@@ -2820,10 +2841,10 @@ type DimensionPnlAccount struct {
 	AccountNumber string `json:"account_number"`
 
 	// Amounts One per column, in the order of columns.
-	Amounts []Amount `json:"amounts"`
+	Amounts []Sum `json:"amounts"`
 
-	// Total An amount in kronor with at most two decimals (öre), as a JSON number.
-	Total Amount `json:"total"`
+	// Total A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	Total Sum `json:"total"`
 }
 
 // DimensionPnlColumn defines model for DimensionPnlColumn.
@@ -2839,9 +2860,9 @@ type DimensionPnlGroup struct {
 	Key      string                `json:"key"`
 	Name     string                `json:"name"`
 
-	// Total An amount in kronor with at most two decimals (öre), as a JSON number.
-	Total  Amount   `json:"total"`
-	Totals []Amount `json:"totals"`
+	// Total A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	Total  Sum   `json:"total"`
+	Totals []Sum `json:"totals"`
 }
 
 // DimensionPnlResponse defines model for DimensionPnlResponse.
@@ -3307,32 +3328,32 @@ type GeneralLedgerAccount struct {
 	Account     string `json:"account"`
 	AccountName string `json:"account_name"`
 
-	// ClosingBalance An amount in kronor with at most two decimals (öre), as a JSON number.
-	ClosingBalance Amount `json:"closing_balance"`
+	// ClosingBalance A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	ClosingBalance Sum `json:"closing_balance"`
 
 	// Continued True when this account's lines began on an earlier page; the running balance carries on from there.
 	Continued bool                `json:"continued"`
 	Lines     []GeneralLedgerLine `json:"lines"`
 
-	// OpeningBalance An amount in kronor with at most two decimals (öre), as a JSON number.
-	OpeningBalance Amount `json:"opening_balance"`
+	// OpeningBalance A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	OpeningBalance Sum `json:"opening_balance"`
 
-	// PeriodCredit An amount in kronor with at most two decimals (öre), as a JSON number.
-	PeriodCredit Amount `json:"period_credit"`
+	// PeriodCredit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	PeriodCredit Sum `json:"period_credit"`
 
-	// PeriodDebit An amount in kronor with at most two decimals (öre), as a JSON number.
-	PeriodDebit Amount `json:"period_debit"`
+	// PeriodDebit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	PeriodDebit Sum `json:"period_debit"`
 }
 
 // GeneralLedgerLine defines model for GeneralLedgerLine.
 type GeneralLedgerLine struct {
 	// Balance The running balance after this line.
-	Balance Amount `json:"balance"`
+	Balance Sum `json:"balance"`
 
-	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	CreditAmount Amount `json:"credit_amount"`
 
-	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DebitAmount Amount `json:"debit_amount"`
 
 	// Description The verifikat's text.
@@ -3516,11 +3537,11 @@ type JournalEntry struct {
 	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
 	Status JournalEntryStatus `json:"status"`
 
-	// TotalCredit An amount in kronor with at most two decimals (öre), as a JSON number.
-	TotalCredit Amount `json:"total_credit"`
+	// TotalCredit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	TotalCredit Sum `json:"total_credit"`
 
-	// TotalDebit An amount in kronor with at most two decimals (öre), as a JSON number.
-	TotalDebit Amount    `json:"total_debit"`
+	// TotalDebit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	TotalDebit Sum       `json:"total_debit"`
 	UpdatedAt  time.Time `json:"updated_at"`
 
 	// VoucherNumber 0 for a draft; posted entries are numbered 1, 2, ... per period and series, without gaps.
@@ -3620,11 +3641,11 @@ type JournalEntryPreview struct {
 	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
 	Status JournalEntryStatus `json:"status"`
 
-	// TotalCredit An amount in kronor with at most two decimals (öre), as a JSON number.
-	TotalCredit Amount `json:"total_credit"`
+	// TotalCredit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	TotalCredit Sum `json:"total_credit"`
 
-	// TotalDebit An amount in kronor with at most two decimals (öre), as a JSON number.
-	TotalDebit Amount `json:"total_debit"`
+	// TotalDebit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	TotalDebit Sum `json:"total_debit"`
 
 	// VoucherNumber 0 for a draft; posted entries are numbered 1, 2, ... per period and series, without gaps.
 	VoucherNumber int    `json:"voucher_number"`
@@ -3684,11 +3705,11 @@ type JournalLine struct {
 	AmountInCurrency nullable.Nullable[Amount] `json:"amount_in_currency"`
 	CostCenter       nullable.Nullable[string] `json:"cost_center"`
 
-	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	CreditAmount Amount                    `json:"credit_amount"`
 	Currency     nullable.Nullable[string] `json:"currency"`
 
-	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DebitAmount Amount `json:"debit_amount"`
 
 	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
@@ -3710,13 +3731,13 @@ type JournalLineInput struct {
 	// CostCenter Shorthand for dimensions["1"].
 	CostCenter nullable.Nullable[string] `json:"cost_center,omitempty"`
 
-	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	CreditAmount *Amount `json:"credit_amount,omitempty"`
 
 	// Currency The original currency, for a line booked from a foreign amount.
 	Currency nullable.Nullable[string] `json:"currency,omitempty"`
 
-	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DebitAmount *Amount `json:"debit_amount,omitempty"`
 
 	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
@@ -3738,11 +3759,11 @@ type JournalLinePreview struct {
 	AmountInCurrency nullable.Nullable[Amount] `json:"amount_in_currency"`
 	CostCenter       nullable.Nullable[string] `json:"cost_center"`
 
-	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	CreditAmount Amount                    `json:"credit_amount"`
 	Currency     nullable.Nullable[string] `json:"currency"`
 
-	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DebitAmount Amount `json:"debit_amount"`
 
 	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
@@ -3892,11 +3913,11 @@ type JournalRegisterEntry struct {
 	// Status reversed when a storno undid the entry (it stays in the books).
 	Status JournalRegisterEntryStatus `json:"status"`
 
-	// TotalCredit An amount in kronor with at most two decimals (öre), as a JSON number.
-	TotalCredit Amount `json:"total_credit"`
+	// TotalCredit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	TotalCredit Sum `json:"total_credit"`
 
-	// TotalDebit An amount in kronor with at most two decimals (öre), as a JSON number.
-	TotalDebit    Amount `json:"total_debit"`
+	// TotalDebit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	TotalDebit    Sum    `json:"total_debit"`
 	Voucher       string `json:"voucher"`
 	VoucherNumber int    `json:"voucher_number"`
 	VoucherSeries string `json:"voucher_series"`
@@ -3910,10 +3931,10 @@ type JournalRegisterLine struct {
 	AccountName   string `json:"account_name"`
 	AccountNumber string `json:"account_number"`
 
-	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	CreditAmount Amount `json:"credit_amount"`
 
-	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DebitAmount     Amount                    `json:"debit_amount"`
 	LineDescription nullable.Nullable[string] `json:"line_description"`
 }
@@ -3972,11 +3993,11 @@ type JournalStrike struct {
 	LogId       openapi_types.UUID `json:"log_id"`
 	StruckCount int                `json:"struck_count"`
 
-	// TotalCredit An amount in kronor with at most two decimals (öre), as a JSON number.
-	TotalCredit Amount `json:"total_credit"`
+	// TotalCredit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	TotalCredit Sum `json:"total_credit"`
 
-	// TotalDebit An amount in kronor with at most two decimals (öre), as a JSON number.
-	TotalDebit Amount `json:"total_debit"`
+	// TotalDebit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	TotalDebit Sum `json:"total_debit"`
 }
 
 // JournalStrikeDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
@@ -4217,7 +4238,7 @@ type NormalBalance string
 
 // OpenInvoiceSummary An open invoice embedded by expand.
 type OpenInvoiceSummary struct {
-	// BalanceDue An amount in kronor with at most two decimals (öre), as a JSON number.
+	// BalanceDue An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	BalanceDue    Amount                    `json:"balance_due"`
 	Currency      string                    `json:"currency"`
 	DueDate       openapi_types.Date        `json:"due_date"`
@@ -4226,7 +4247,7 @@ type OpenInvoiceSummary struct {
 	InvoiceNumber nullable.Nullable[string] `json:"invoice_number"`
 	Status        string                    `json:"status"`
 
-	// Total An amount in kronor with at most two decimals (öre), as a JSON number.
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	Total Amount `json:"total"`
 }
 
@@ -4242,13 +4263,13 @@ type OpeningBalanceLineInput struct {
 	// AccountNumber A balance-sheet account (class 1 or 2).
 	AccountNumber string `json:"account_number"`
 
-	// Amount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	Amount *Amount `json:"amount,omitempty"`
 
-	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	CreditAmount *Amount `json:"credit_amount,omitempty"`
 
-	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number.
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DebitAmount *Amount `json:"debit_amount,omitempty"`
 }
 
@@ -4276,11 +4297,11 @@ type OpeningBalanceResult struct {
 	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
 	LinesCreated   int                `json:"lines_created"`
 
-	// TotalCredit An amount in kronor with at most two decimals (öre), as a JSON number.
-	TotalCredit Amount `json:"total_credit"`
+	// TotalCredit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	TotalCredit Sum `json:"total_credit"`
 
-	// TotalDebit An amount in kronor with at most two decimals (öre), as a JSON number.
-	TotalDebit    Amount `json:"total_debit"`
+	// TotalDebit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	TotalDebit    Sum    `json:"total_debit"`
 	VoucherNumber int    `json:"voucher_number"`
 	VoucherSeries string `json:"voucher_series"`
 }
@@ -4599,6 +4620,9 @@ type SkillsIndex struct {
 		Name        string   `json:"name"`
 	} `json:"skills"`
 }
+
+// Sum A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+type Sum = money.Amount
 
 // Supplier A supplier (leverantör).
 type Supplier struct {
@@ -5158,10 +5182,10 @@ type TrialBalance struct {
 	Rows   []TrialBalanceRow `json:"rows"`
 
 	// TotalCredit Sum of period_credit.
-	TotalCredit Amount `json:"totalCredit"`
+	TotalCredit Sum `json:"totalCredit"`
 
 	// TotalDebit Sum of period_debit (the peer service's name).
-	TotalDebit Amount             `json:"totalDebit"`
+	TotalDebit Sum                `json:"totalDebit"`
 	Totals     TrialBalanceTotals `json:"totals"`
 }
 
@@ -5179,31 +5203,31 @@ type TrialBalanceRow struct {
 	AccountName string `json:"account_name"`
 
 	// ClosingBalance Utgående balans: opening_balance + period_debit - period_credit.
-	ClosingBalance Amount `json:"closing_balance"`
+	ClosingBalance Sum `json:"closing_balance"`
 
 	// OpeningBalance Ingående balans: debit minus credit of the opening-balance entries.
-	OpeningBalance Amount `json:"opening_balance"`
+	OpeningBalance Sum `json:"opening_balance"`
 
-	// PeriodCredit An amount in kronor with at most two decimals (öre), as a JSON number.
-	PeriodCredit Amount `json:"period_credit"`
+	// PeriodCredit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	PeriodCredit Sum `json:"period_credit"`
 
-	// PeriodDebit An amount in kronor with at most two decimals (öre), as a JSON number.
-	PeriodDebit Amount `json:"period_debit"`
+	// PeriodDebit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	PeriodDebit Sum `json:"period_debit"`
 }
 
 // TrialBalanceTotals defines model for TrialBalanceTotals.
 type TrialBalanceTotals struct {
-	// ClosingBalance An amount in kronor with at most two decimals (öre), as a JSON number.
-	ClosingBalance Amount `json:"closing_balance"`
+	// ClosingBalance A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	ClosingBalance Sum `json:"closing_balance"`
 
-	// OpeningBalance An amount in kronor with at most two decimals (öre), as a JSON number.
-	OpeningBalance Amount `json:"opening_balance"`
+	// OpeningBalance A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	OpeningBalance Sum `json:"opening_balance"`
 
-	// PeriodCredit An amount in kronor with at most two decimals (öre), as a JSON number.
-	PeriodCredit Amount `json:"period_credit"`
+	// PeriodCredit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	PeriodCredit Sum `json:"period_credit"`
 
-	// PeriodDebit An amount in kronor with at most two decimals (öre), as a JSON number.
-	PeriodDebit Amount `json:"period_debit"`
+	// PeriodDebit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	PeriodDebit Sum `json:"period_debit"`
 }
 
 // ValidationIssue One field-level problem of a VALIDATION_ERROR.
@@ -5890,6 +5914,9 @@ type GetJournalRegisterParams struct {
 type GetTrialBalanceParams struct {
 	// PeriodId The fiscal period (from GET .../fiscal-periods).
 	PeriodId openapi_types.UUID `form:"period_id" json:"period_id"`
+
+	// IncludeClosingEntry true counts the year-end's closing entry (8999 Årets resultat against the result account) in the debits, credits and closing balances; false, the default, leaves it out, so the income-statement accounts show the year's result and 8999 is absent.
+	IncludeClosingEntry *bool `form:"include_closing_entry,omitempty" json:"include_closing_entry,omitempty"`
 }
 
 // UpdateSettingsParams defines parameters for UpdateSettings.
@@ -10823,6 +10850,13 @@ func (w *ServerInterfaceWrapper) GetTrialBalance(ctx echo.Context) error {
 	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "include_closing_entry" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_closing_entry", ctx.QueryParams(), &params.IncludeClosingEntry, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_closing_entry: %s", err))
 	}
 
 	// Invoke the callback with all the unmarshaled arguments

@@ -165,11 +165,13 @@ func TestYearEnd(t *testing.T) {
 	res := "data.result."
 	// Result: 1000 - 400 - 150.50 = 449.50 profit, to 2099.
 	if op.at(res+"net_result") != 449.5 || op.str(res+"result_account") != "2099" || op.at(res+"next_period_created") != true ||
-		op.at(res+"journal_entries_created") != float64(2) {
+		op.at(res+"journal_entries_created") != float64(3) {
 		t.Fatalf("result: %s", op.Body)
 	}
+	// The result is booked on 8999 Årets resultat against 2099; the
+	// income-statement accounts keep their balances.
 	closing := op.str(res + "closing_entry_id")
-	sameLines(t, "closing entry", b.lines(t, closing), map[string]float64{"3001": 1000, "5410": -400, "6110": -150.5, "2099": -449.5})
+	sameLines(t, "closing entry", b.lines(t, closing), map[string]float64{"8999": 449.5, "2099": -449.5})
 	c := b.get(b.base+"/journal-entries/"+closing, b.token).status(t, 200)
 	if c.str("data.source_type") != "year_end" || c.str("data.entry_date") != end || c.at("data.voucher_number") != float64(5) {
 		t.Fatalf("closing entry: %s", c.Body)
@@ -182,6 +184,13 @@ func TestYearEnd(t *testing.T) {
 	o := b.get(b.base+"/journal-entries/"+opening, b.token).status(t, 200)
 	if o.str("data.source_type") != "opening_balance" || o.str("data.fiscal_period_id") != y2 || o.at("data.voucher_number") != float64(1) {
 		t.Fatalf("opening entry: %s", o.Body)
+	}
+	// The result moves to 2091 Balanserad vinst as the new year starts.
+	ap := op.str(res + "appropriation_entry_id")
+	sameLines(t, "appropriation", b.lines(t, ap), map[string]float64{"2099": 449.5, "2091": -449.5})
+	if a := b.get(b.base+"/journal-entries/"+ap, b.token).status(t, 200); a.str("data.source_type") != "result_appropriation" ||
+		a.str("data.entry_date") != y2Start(b.year) || a.at("data.voucher_number") != float64(2) {
+		t.Fatalf("appropriation entry: %s", a.Body)
 	}
 	p2 := b.get(b.base+"/fiscal-periods", b.token).status(t, 200)
 	if p2.str("data.fiscal_periods.0.id") != y2 || p2.str("data.fiscal_periods.0.period_start")[5:] != "01-01" ||
@@ -217,10 +226,11 @@ func TestYearEnd(t *testing.T) {
 	if _, err := b.db.Exec(`UPDATE fiscal_periods SET locked_at = NULL WHERE id = $1`, y1); err == nil {
 		t.Fatal("the database reopened a closed year")
 	}
-	// The new year carries on: an opening balance exists, so none by hand.
+	// The new year's opening balance is the closed year's closing
+	// balance: nothing replaces it by hand.
 	b.periodAction(y2, "opening-balances/manual", map[string]any{"lines": []map[string]any{
 		{"account_number": "1930", "debit_amount": 1}, {"account_number": "2081", "credit_amount": 1}}}).
-		errorCode(t, 409, "OB_PERIOD_ALREADY_HAS_BALANCES")
+		errorCode(t, 409, "OB_PREVIOUS_YEAR_CLOSED")
 
 	// Another company's key does not see the operation.
 	other := b.key("other@example.se", keySpec{})
@@ -235,22 +245,23 @@ func TestYearEndRefusals(t *testing.T) {
 	b.periodAction(y1, "lock", nil).status(t, 200)
 	b.periodAction(y1, "year-end", nil).errorCode(t, 409, "YEAR_END_NO_ACTIVITY")
 	b.periodAction(y1, "unlock", nil).status(t, 200)
-	b.posted(t, "02-01")
 
-	// The next year already has an opening balance.
+	// The next year got an opening balance by hand while this year was
+	// still empty.
 	next := b.post(b.base+"/fiscal-periods", b.token, map[string]any{"period_start": nextYear(b.year) + "-01-01",
 		"period_end": nextYear(b.year) + "-12-31"}, "Idempotency-Key", ik()).status(t, 201).str("data.fiscal_period.id")
-	ib := b.periodAction(next, "opening-balances/manual", map[string]any{"lines": []map[string]any{
-		{"account_number": "1930", "debit_amount": 100}, {"account_number": "2081", "credit_amount": 100}}}).status(t, 201)
+	manual := map[string]any{"lines": []map[string]any{
+		{"account_number": "1930", "debit_amount": 100}, {"account_number": "2081", "credit_amount": 100}}}
+	ib := b.periodAction(next, "opening-balances/manual", manual).status(t, 201).str("data.journal_entry_id")
+	// Now this year has bookkeeping: its year-end sets the next opening
+	// balance, not a hand nor a storno.
+	b.posted(t, "02-01")
+	b.periodAction(next, "opening-balances/manual", manual).errorCode(t, 409, "OB_PREVIOUS_YEAR_IN_BOOKS")
+	b.action(ib, "reverse", map[string]any{"reversal_date": nextYear(b.year) + "-01-01"}).errorCode(t, 409, "OB_PREVIOUS_YEAR_IN_BOOKS")
 	b.periodAction(y1, "lock", nil).status(t, 200)
-	r := b.periodAction(y1, "year-end", nil).errorCode(t, 400, "YEAR_END_NEXT_PERIOD_HAS_IB")
-	if r.str("error.details.opening_entry_id") != ib.str("data.journal_entry_id") {
-		t.Fatalf("details: %s", r.Body)
-	}
-	// Reversed, it is out of the way; the year-end then runs.
-	b.action(ib.str("data.journal_entry_id"), "reverse", map[string]any{"reversal_date": nextYear(b.year) + "-01-01"}).status(t, 200)
 	op := b.operation(t, b.periodAction(y1, "year-end", nil).status(t, 202).str("data.operation_id"))
-	if op.str("data.status") != "succeeded" || op.at("data.result.next_period_created") != false || op.str("data.result.next_period_id") != next {
+	if op.str("data.status") != "succeeded" || op.at("data.result.next_period_created") != false || op.str("data.result.next_period_id") != next ||
+		op.str("data.result.replaced_entry_ids.0") != ib {
 		t.Fatalf("year-end: %s", op.Body)
 	}
 	// Posting after the year-end (unlocked meanwhile) makes it stale.
@@ -281,6 +292,9 @@ func TestYearEndInProgress(t *testing.T) {
 		t.Fatalf("status %s", got)
 	}
 }
+
+// y2Start is the first day of the year after y.
+func y2Start(y string) string { return nextYear(y) + "-01-01" }
 
 func nextYear(y string) string {
 	t, _ := time.Parse("2006", y)

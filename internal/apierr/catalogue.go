@@ -181,25 +181,37 @@ const (
 // Ledger codes the peer service answers with beyond the spec's catalogue,
 // and Kontera's own for states the spec names but gives no code.
 const (
-	JournalEntryNotDraft       Code = "JOURNAL_ENTRY_NOT_DRAFT"
-	JournalEntryNotPosted      Code = "JOURNAL_ENTRY_NOT_POSTED"
-	CannotEditNonDraft         Code = "CANNOT_EDIT_NON_DRAFT"
-	CannotCancelNonDraft       Code = "CANNOT_CANCEL_NON_DRAFT"
-	EntryAlreadyReversed       Code = "ENTRY_ALREADY_REVERSED"
-	CorrectionChainTooDeep     Code = "CORRECTION_CHAIN_TOO_DEEP"
-	TargetPeriodClosed         Code = "TARGET_PERIOD_CLOSED"
-	TargetPeriodLocked         Code = "TARGET_PERIOD_LOCKED"
-	NoOpenPeriodForDate        Code = "NO_OPEN_PERIOD_FOR_DATE"
-	MeaninglessCorrection      Code = "MEANINGLESS_CORRECTION"
-	YearEndAlreadyRun          Code = "YEAR_END_ALREADY_RUN"
-	OBPnLAccount               Code = "OB_PNL_ACCOUNT"
-	OBNonBalanceSheetAccount   Code = "OB_NON_BALANCE_SHEET_ACCOUNT"
-	OBUnbalanced               Code = "OB_UNBALANCED"
-	OBPeriodAlreadyHasBalances Code = "OB_PERIOD_ALREADY_HAS_BALANCES"
-	OBPeriodLocked             Code = "OB_PERIOD_LOCKED"
-	OBPeriodClosed             Code = "OB_PERIOD_CLOSED"
-	OBSetCompanyLockDate       Code = "OB_SET_COMPANY_LOCK_DATE"
-	OperationNotFound          Code = "OPERATION_NOT_FOUND"
+	JournalEntryNotDraft                       Code = "JOURNAL_ENTRY_NOT_DRAFT"
+	JournalEntryNotPosted                      Code = "JOURNAL_ENTRY_NOT_POSTED"
+	CannotEditNonDraft                         Code = "CANNOT_EDIT_NON_DRAFT"
+	CannotCancelNonDraft                       Code = "CANNOT_CANCEL_NON_DRAFT"
+	EntryAlreadyReversed                       Code = "ENTRY_ALREADY_REVERSED"
+	CorrectionChainTooDeep                     Code = "CORRECTION_CHAIN_TOO_DEEP"
+	TargetPeriodClosed                         Code = "TARGET_PERIOD_CLOSED"
+	TargetPeriodLocked                         Code = "TARGET_PERIOD_LOCKED"
+	NoOpenPeriodForDate                        Code = "NO_OPEN_PERIOD_FOR_DATE"
+	MeaninglessCorrection                      Code = "MEANINGLESS_CORRECTION"
+	YearEndAlreadyRun                          Code = "YEAR_END_ALREADY_RUN"
+	OBPnLAccount                               Code = "OB_PNL_ACCOUNT"
+	OBNonBalanceSheetAccount                   Code = "OB_NON_BALANCE_SHEET_ACCOUNT"
+	OBUnbalanced                               Code = "OB_UNBALANCED"
+	OBPeriodAlreadyHasBalances                 Code = "OB_PERIOD_ALREADY_HAS_BALANCES"
+	OBPeriodLocked                             Code = "OB_PERIOD_LOCKED"
+	OBPeriodClosed                             Code = "OB_PERIOD_CLOSED"
+	OBSetCompanyLockDate                       Code = "OB_SET_COMPANY_LOCK_DATE"
+	OperationNotFound                          Code = "OPERATION_NOT_FOUND"
+	FiscalPeriodCloseExternalNativeBookkeeping Code = "FISCAL_PERIOD_CLOSE_EXTERNAL_NATIVE_BOOKKEEPING"
+	FiscalPeriodCloseExternalNotEnded          Code = "FISCAL_PERIOD_CLOSE_EXTERNAL_NOT_ENDED"
+)
+
+// Continuity codes of Kontera's own: a year opens with the balances the
+// year before closed with, and a closed year stays closed.
+const (
+	AccountBalanceOutOfRange Code = "ACCOUNT_BALANCE_OUT_OF_RANGE"
+	OpeningBalanceMismatch   Code = "OPENING_BALANCE_MISMATCH"
+	OBPreviousYearClosed     Code = "OB_PREVIOUS_YEAR_CLOSED"
+	OBPreviousYearInBooks    Code = "OB_PREVIOUS_YEAR_IN_BOOKS"
+	EntryOwnedByYearEnd      Code = "ENTRY_OWNED_BY_YEAR_END"
 )
 
 // Customer codes the peer service answers with for the rules the spec
@@ -382,7 +394,7 @@ var entries = []Entry{
 	{TargetPeriodLocked, s409, GroupBookkeeping, "Perioden för det nya datumet är låst.", "The period of the new date is locked.", "Unlock the period or choose a date in an open period."},
 	{NoOpenPeriodForDate, s400, GroupBookkeeping, "Det finns inget räkenskapsår för datumet.", "No fiscal period covers the date.", "Open the fiscal period with POST /fiscal-periods first."},
 	{MeaninglessCorrection, s400, GroupBookkeeping, "Rättelsen ändrar ingenting.", "The correction changes nothing.", ""},
-	{YearEndAlreadyRun, s409, GroupPeriods, "Bokslutet har redan körts för räkenskapsåret.", "The year-end run has already been performed for the fiscal period.", "Reverse the closing and opening-balance entries first to run it again."},
+	{YearEndAlreadyRun, s409, GroupPeriods, "Bokslutet har redan körts för räkenskapsåret.", "The year-end run has already been performed for the fiscal period.", "Nothing changed since it ran: close the period, or post the change first and run it again."},
 	{OBPnLAccount, s400, GroupPeriods, "Ingående balanser får bara avse balanskonton (klass 1–2), inte resultatkonton.", "Opening balances apply only to balance-sheet accounts (classes 1-2), not income-statement accounts.", ""},
 	{OBNonBalanceSheetAccount, s400, GroupPeriods, "Ingående balanser får bara avse balanskonton (klass 1–2).", "Opening balances apply only to balance-sheet accounts (classes 1-2).", ""},
 	{OBUnbalanced, s400, GroupPeriods, "De ingående balanserna balanserar inte.", "The opening balances do not balance.", "Make debits equal credits (details.diff)."},
@@ -390,6 +402,13 @@ var entries = []Entry{
 	{OBPeriodLocked, s400, GroupPeriods, "Räkenskapsåret är låst.", "The fiscal period is locked.", "Unlock it first."},
 	{OBPeriodClosed, s400, GroupPeriods, "Räkenskapsåret är stängt.", "The fiscal period is closed.", ""},
 	{OBSetCompanyLockDate, s409, GroupPeriods, "Bokföringen är låst till och med ett datum i räkenskapsåret.", "The books are locked through a date inside the fiscal period.", "Move the bookkeeping lock before the period start first."},
+	{FiscalPeriodCloseExternalNativeBookkeeping, s409, GroupPeriods, "Räkenskapsåret har bokföring i Kontera och stängs med bokslut här.", "The fiscal year has bookkeeping in Kontera and is closed by its year-end here.", "Lock it, run the year-end and close it."},
+	{FiscalPeriodCloseExternalNotEnded, s409, GroupPeriods, "Räkenskapsåret har inte tagit slut.", "The fiscal year has not ended yet.", "Close it externally after its last day."},
+	{AccountBalanceOutOfRange, s400, GroupBookkeeping, "Kontots saldo skulle passera 999 999 999 999,99 kronor.", "The account's balance would pass 999,999,999,999.99 kronor.", "Book the amount on another account, or split the business over companies."},
+	{OpeningBalanceMismatch, s400, GroupPeriods, "Nästa års ingående balans stämmer inte med årets utgående balans.", "The next year's opening balance differs from this year's closing balance.", "Run the year-end again: it replaces the next year's opening balance."},
+	{OBPreviousYearClosed, s409, GroupPeriods, "Föregående räkenskapsår är stängt: årets ingående balans ligger fast.", "The previous fiscal year is closed: this year's opening balance is fixed.", "Only a year closed outside Kontera can be re-opened (POST .../reopen-external)."},
+	{OBPreviousYearInBooks, s409, GroupPeriods, "Ingående balans följer av föregående års bokföring i Kontera.", "The opening balance follows from the previous year's bookkeeping in Kontera.", "Run the previous year's year-end: it sets and replaces this opening balance."},
+	{EntryOwnedByYearEnd, s409, GroupBookkeeping, "Verifikationen skapades av bokslutet och ändras bara genom att köra bokslutet igen.", "The entry was written by the year-end and changes only by running the year-end again.", "Post the change in the year, then run its year-end again."},
 	{OperationNotFound, s404, GroupGeneric, "Operationen hittades inte.", "The operation was not found.", ""},
 	{CustomerOrgNumberIsPersonal, s400, GroupCustomers, "Organisationsnumret är ett personnummer, vilket bara går för privatpersoner och enskilda firmor.", "The organisation number is a personal number, which only individuals and Swedish sole traders may have.", "Use customer_type individual (or swedish_business for a sole trader), or the company's own registration number."},
 	{DimensionNotFound, s404, GroupEndpoint, "Dimensionen hittades inte.", "The dimension was not found.", "List the dimensions with GET /dimensions; the path takes the row id, not sie_dim_no."},

@@ -40,7 +40,16 @@ const (
 	SourceCorrection     = "correction"
 	SourceOpeningBalance = "opening_balance"
 	SourceYearEnd        = "year_end"
+	// SourceAppropriation moves last year's result to retained earnings
+	// at the start of the next year (vinstdisposition).
+	SourceAppropriation = "result_appropriation"
 )
+
+// yearEndSources are what the year-end writes: the closing entry, and
+// the next year's opening balance and result appropriation. They go into
+// a locked period, follow from the books rather than from a caller, and
+// change only when the year-end runs again.
+var yearEndSources = map[string]bool{SourceYearEnd: true, SourceOpeningBalance: true, SourceAppropriation: true}
 
 // clientSources are the source types a client may name on create: what
 // created the entry, outside the ledger.
@@ -54,7 +63,7 @@ var clientSources = map[string]bool{
 // engineSources are the source types only the ledger and the other
 // domains' engines post with.
 var engineSources = map[string]bool{
-	SourceOpeningBalance: true, SourceYearEnd: true, "result_appropriation": true, "currency_revaluation": true,
+	SourceOpeningBalance: true, SourceYearEnd: true, SourceAppropriation: true, "currency_revaluation": true,
 	SourceStorno: true, SourceCorrection: true, "credit_note": true, "supplier_credit_note": true, "system": true,
 	"accrual": true, "vat_settlement": true, "rot_rut_payout": true, "rot_rut_reclaim": true, "expense_payout": true,
 	"stripe_payout": true,
@@ -65,11 +74,13 @@ func ClientSources() []string { return sortedKeys(clientSources) }
 
 // keepsDate are the source types whose date is part of what they are: a
 // year-end or opening-balance entry on another day would be wrong.
-var keepsDate = map[string]bool{SourceOpeningBalance: true, SourceYearEnd: true, "vat_settlement": true}
+var keepsDate = map[string]bool{SourceOpeningBalance: true, SourceYearEnd: true, SourceAppropriation: true,
+	"vat_settlement": true}
 
 // needsNoDocument are the source types the ledger generates from other
 // entries; they never have an underlag of their own to miss.
-var needsNoDocument = map[string]bool{SourceStorno: true, SourceOpeningBalance: true, SourceYearEnd: true}
+var needsNoDocument = map[string]bool{SourceStorno: true, SourceOpeningBalance: true, SourceYearEnd: true,
+	SourceAppropriation: true}
 
 // MaxLines is the most lines one entry from a client may have.
 const MaxLines = 1000
@@ -266,7 +277,16 @@ func Check(in *Input, engine bool) error {
 	for i := range in.Lines {
 		in.Lines[i].SortOrder = i
 	}
-	return CheckBalance(in.Lines)
+	if err := CheckBalance(in.Lines); err != nil {
+		return err
+	}
+	// The year-end's own entries carry whole balances, each within the
+	// bound the database holds every balance to; their totals may pass it.
+	if d, _ := Totals(in.Lines); d.OverMax() && !yearEndSources[in.SourceType] {
+		return apierr.Validation(apierr.Issue{Field: "lines", In: "body", Rule: "max_total",
+			Issue: fmt.Sprintf("the entry's total %s is past the largest amount an entry may book, %s", d, money.Max)})
+	}
+	return nil
 }
 
 // lineShapes checks each line's fields other than its amounts.
@@ -291,6 +311,13 @@ func lineShapes(lines []Line, at string) []apierr.Issue {
 		if (l.AmountInCurrency != nil || l.ExchangeRate != nil) && l.Currency == nil {
 			add("currency", "required", "amount_in_currency and exchange_rate need currency")
 		}
+		if (l.AmountInCurrency == nil) != (l.ExchangeRate == nil) {
+			missing := "exchange_rate"
+			if l.AmountInCurrency == nil {
+				missing = "amount_in_currency"
+			}
+			add(missing, "required", "amount_in_currency and exchange_rate are given together, so the kronor amount can be checked")
+		}
 		l.TaxCode = envelope.Text(l.TaxCode)
 		if l.TaxCode != nil && len(*l.TaxCode) > maxTaxCodeLength {
 			add("tax_code", "length", fmt.Sprintf("must be at most %d characters", maxTaxCodeLength))
@@ -308,7 +335,9 @@ func lineShapes(lines []Line, at string) []apierr.Issue {
 }
 
 // CheckAmounts refuses negative amounts, then lines with an amount on both
-// sides or on neither, naming the line.
+// sides or on neither, an amount past money.Max, and a foreign-currency
+// line whose kronor amount is not amount_in_currency × exchange_rate to
+// within öre rounding, naming the line.
 func CheckAmounts(lines []Line, at string) error {
 	for i, l := range lines {
 		if l.Debit.Sign() < 0 || l.Credit.Sign() < 0 {
@@ -328,6 +357,19 @@ func CheckAmounts(lines []Line, at string) error {
 		if l.Debit.IsZero() && l.Credit.IsZero() {
 			return apierr.Validation(apierr.Issue{Field: fmt.Sprintf("%s[%d]", at, i), In: "body", Rule: "one_side",
 				Issue: "a line needs a debit_amount or a credit_amount greater than 0"})
+		}
+		side, amount := "debit_amount", l.Debit
+		if l.Credit.Sign() > 0 {
+			side, amount = "credit_amount", l.Credit
+		}
+		if amount.OverMax() {
+			return apierr.Validation(apierr.Issue{Field: fmt.Sprintf("%s[%d].%s", at, i, side), In: "body",
+				Rule: "maximum", Issue: "must be at most " + money.Max.String()})
+		}
+		if l.AmountInCurrency != nil && l.ExchangeRate != nil && !l.ExchangeRate.Matches(*l.AmountInCurrency, amount) {
+			return apierr.Validation(apierr.Issue{Field: fmt.Sprintf("%s[%d].%s", at, i, side), In: "body",
+				Rule: "exchange", Issue: fmt.Sprintf("%s × %s is %s kronor, not %s", l.AmountInCurrency.Abs(),
+					l.ExchangeRate, l.ExchangeRate.Convert(l.AmountInCurrency.Abs()), amount)})
 		}
 	}
 	return nil

@@ -26,15 +26,13 @@ func InPeriod(p fiscal.Period, day time.Time) error {
 
 // Closedness says why nothing dated day may be posted into p by an entry
 // of source, or "" when it may: a closed period takes nothing; a locked
-// period and the company's lock date take only the year-end and
-// opening-balance entries.
+// period takes only what the year-end writes; nothing at all goes on or
+// before the company's lock date.
 func Closedness(p fiscal.Period, lockedThrough *time.Time, day time.Time, source string) string {
 	switch {
 	case p.Closed:
 		return reasonClosed
-	case source == SourceYearEnd || source == SourceOpeningBalance:
-		return ""
-	case p.LockedAt != nil:
+	case p.LockedAt != nil && !yearEndSources[source]:
 		return reasonLocked
 	case lockedThrough != nil && !day.After(*lockedThrough):
 		return reasonLockDate

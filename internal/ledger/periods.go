@@ -69,9 +69,11 @@ func (s *Store) UnlockPeriod(ctx context.Context, company, id uuid.UUID) (fiscal
 }
 
 // ClosePeriod closes the company's locked period id after its year-end
-// for good. When something was posted after the year-end (the period was
-// unlocked meanwhile) so that the result is no longer carried to equity,
-// the year-end must run again: YEAR_END_NOT_RUN.
+// for good. The year-end must have carried the whole result to equity and
+// set the next year's opening balance to this year's closing balance,
+// account by account; anything posted since (the period was unlocked
+// meanwhile) asks for it to run again: YEAR_END_NOT_RUN or
+// OPENING_BALANCE_MISMATCH. The database holds the same rule.
 func (s *Store) ClosePeriod(ctx context.Context, company, id uuid.UUID) (fiscal.Period, error) {
 	p, err := s.periods.Hold(ctx, company, id)
 	if err != nil {
@@ -84,22 +86,69 @@ func (s *Store) ClosePeriod(ctx context.Context, company, id uuid.UUID) (fiscal.
 	if err != nil {
 		return p, err
 	}
-	if !resultClosed(bal) {
+	if r := Result(bal); !r.IsZero() {
 		return p, apierr.New(apierr.YearEndNotRun, map[string]any{"fiscal_period_id": id,
-			"reason": "result_changed_after_year_end", "unclosed_result": Result(bal)})
+			"reason": "result_changed_after_year_end", "unclosed_result": r})
+	}
+	rows, err := s.Continuity(ctx, company, id)
+	if err != nil {
+		return p, err
+	}
+	if diffs := Breaks(rows); len(diffs) > 0 {
+		next, err := s.periods.Following(ctx, company, p)
+		if err != nil {
+			return p, err
+		}
+		return p, apierr.New(apierr.OpeningBalanceMismatch, map[string]any{"fiscal_period_id": id,
+			"next_period_id": next.ID, "accounts": diffs})
 	}
 	out, err := s.periods.Close(ctx, company, p)
 	return out, dbError(err)
 }
 
+// ContinuityRow is a balance-sheet account's closing balance in a year
+// against its opening balance in the year after.
+type ContinuityRow struct {
+	Account     string       `db:"account_number" json:"account_number"`
+	Closing     money.Amount `db:"closing_balance" json:"closing_balance"`
+	NextOpening money.Amount `db:"next_opening_balance" json:"next_opening_balance"`
+}
+
+// Difference is the next opening balance less the closing balance.
+func (r ContinuityRow) Difference() money.Amount { return r.NextOpening.Sub(r.Closing) }
+
+// Breaks returns the rows whose figures differ, with their difference.
+func Breaks(rows []ContinuityRow) []map[string]any {
+	out := []map[string]any{}
+	for _, r := range rows {
+		if d := r.Difference(); !d.IsZero() {
+			out = append(out, map[string]any{"account_number": r.Account, "closing_balance": r.Closing,
+				"next_opening_balance": r.NextOpening, "difference": d})
+		}
+	}
+	return out
+}
+
+// Continuity returns, for every balance-sheet account with a figure, the
+// closing balance of the company's period id and the opening balance of
+// the year after it (zero when there is none yet), in account order. The
+// database function it reads is the close guard's own definition.
+func (s *Store) Continuity(ctx context.Context, company, id uuid.UUID) ([]ContinuityRow, error) {
+	out := []ContinuityRow{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT account_number, closing_balance, next_opening_balance
+		FROM ledger_continuity($1, $2)`, company, id)
+	return out, err
+}
+
 // Balances returns every account's balance in the period, opening
-// balance included, leaving out accounts at zero; in account order.
+// balance and closing entry included, leaving out accounts at zero; in
+// account order.
 func (s *Store) Balances(ctx context.Context, company, period uuid.UUID) ([]Balance, error) {
 	out := []Balance{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		SELECT account_number, sum(opening_debit - opening_credit + debit - credit) AS balance
+		SELECT account_number, sum(opening_debit - opening_credit + debit - credit + closing_debit - closing_credit) AS balance
 		FROM account_balances WHERE company_id = $1 AND fiscal_period_id = $2
-		GROUP BY account_number HAVING sum(opening_debit - opening_credit + debit - credit) <> 0
+		GROUP BY account_number HAVING sum(opening_debit - opening_credit + debit - credit + closing_debit - closing_credit) <> 0
 		ORDER BY account_number`, company, period)
 	return out, err
 }
@@ -122,32 +171,81 @@ func (s *Store) count(ctx context.Context, company, period uuid.UUID, where stri
 	return n, err
 }
 
-// openingEntry returns the period's posted opening balance that no storno
-// has undone, if any.
-func (s *Store) openingEntry(ctx context.Context, company, period uuid.UUID) (*uuid.UUID, error) {
+// current returns the period's posted entries of source that stand: not
+// undone by a storno and not themselves a storno; sourceID narrows them
+// when set. Each is locked, with its lines.
+func (s *Store) current(ctx context.Context, company, period uuid.UUID, source string, sourceID *string) ([]Entry, error) {
 	var ids []uuid.UUID
-	err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM journal_entries
-		WHERE company_id = $1 AND fiscal_period_id = $2 AND source_type = 'opening_balance'
-		  AND status = 'posted' AND reversed_by_id IS NULL ORDER BY voucher_number LIMIT 1`, company, period)
-	if err != nil || len(ids) == 0 {
+	if err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM journal_entries
+		WHERE company_id = $1 AND fiscal_period_id = $2 AND source_type = $3 AND status = 'posted'
+		  AND reversed_by_id IS NULL AND reverses_id IS NULL AND ($4::text IS NULL OR source_id = $4)
+		ORDER BY voucher_series, voucher_number`, company, period, source, sourceID); err != nil {
 		return nil, err
 	}
-	return &ids[0], nil
+	out := make([]Entry, 0, len(ids))
+	for _, id := range ids {
+		e, err := s.get(ctx, company, id, true)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, e)
+	}
+	return out, nil
 }
 
-// yearEnd is what the year-end of a period works from.
+// openingSettable refuses to set, replace or reverse by hand the opening
+// balance of period p where it follows from the year before: once that
+// year is closed (OB_PREVIOUS_YEAR_CLOSED; only a year closed outside
+// Kontera can be re-opened), or while it has bookkeeping here
+// (OB_PREVIOUS_YEAR_IN_BOOKS; its year-end sets the opening balance).
+func (s *Store) openingSettable(ctx context.Context, company uuid.UUID, p fiscal.Period) error {
+	prev, err := s.periods.Covering(ctx, company, p.Start.AddDate(0, 0, -1))
+	if err != nil || prev.ID == uuid.Nil {
+		return err
+	}
+	d := map[string]any{"fiscal_period_id": p.ID, "previous_period_id": prev.ID}
+	if prev.Closed {
+		d["closed_externally"] = prev.ClosedExternally
+		return apierr.New(apierr.OBPreviousYearClosed, d)
+	}
+	posted, err := s.count(ctx, company, prev.ID, `status = 'posted'`)
+	if err != nil {
+		return err
+	}
+	if posted > 0 {
+		return apierr.New(apierr.OBPreviousYearInBooks, d)
+	}
+	return nil
+}
+
+// yearEnd is what the year-end of a period works from and would post.
 type yearEnd struct {
 	period   fiscal.Period
 	next     fiscal.Period // zero when the next year is still to be opened
+	company  Company
 	balances []Balance
+	// closing is the closing entry still to post (nil when the result is
+	// in equity); ub the closing balances after it.
+	closing []Line
+	ub      []Balance
+	// opening and appropriation are the next year's entries as they
+	// should stand; the stale ones in the books are replaced.
+	opening, appropriation []Line
+	staleOpening           []Entry
+	staleAppropriation     []Entry
+}
+
+// done reports whether the year-end has nothing left to post.
+func (y yearEnd) done() bool {
+	return y.closing == nil && y.staleOpening == nil && y.staleAppropriation == nil
 }
 
 // CheckYearEnd holds the company's period id and checks that its
 // year-end may run: locked, not closed, the year before closed
-// (YEAR_END_PRIOR_PERIOD_OPEN), something posted (YEAR_END_NO_ACTIVITY), a
-// balanced trial balance (YEAR_END_UNBALANCED_TRIAL), not run already with
-// nothing left to close (YEAR_END_ALREADY_RUN), and no opening balance yet
-// in the next year (YEAR_END_NEXT_PERIOD_HAS_IB).
+// (YEAR_END_PRIOR_PERIOD_OPEN), its last day after the company's lock
+// date (PERIOD_LOCKED), something posted (YEAR_END_NO_ACTIVITY), a
+// balanced trial balance (YEAR_END_UNBALANCED_TRIAL), and something to do
+// when it has run before (YEAR_END_ALREADY_RUN).
 func (s *Store) CheckYearEnd(ctx context.Context, company, id uuid.UUID) error {
 	_, err := s.checkYearEnd(ctx, company, id)
 	return err
@@ -170,6 +268,14 @@ func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID) (yearEn
 	if err := fiscal.CheckYearEnd(p, prev); err != nil {
 		return y, err
 	}
+	if y.company, err = s.company(ctx, company); err != nil {
+		return y, err
+	}
+	if lock := y.company.LockedThrough; lock != nil && !p.End.After(*lock) {
+		return y, apierr.New(apierr.PeriodLocked, map[string]any{"reason": reasonLockDate, "fiscal_period_id": id,
+			"locked_through": lock.Format(time.DateOnly),
+			"hint":           "the closing entry is dated the year's last day: move the lock date before it"})
+	}
 	if err := s.noDrafts(ctx, company, id); err != nil {
 		return y, err
 	}
@@ -190,22 +296,57 @@ func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID) (yearEn
 	if !sum.IsZero() {
 		return y, apierr.New(apierr.YearEndUnbalancedTrial, map[string]any{"fiscal_period_id": id, "difference": sum})
 	}
-	if p.YearEndAt != nil && resultClosed(y.balances) {
+	if y.next, err = s.periods.Following(ctx, company, p); err != nil {
+		return y, err
+	}
+	if err := s.plan(ctx, company, &y); err != nil {
+		return y, err
+	}
+	if p.YearEndAt != nil && y.done() {
 		return y, apierr.New(apierr.YearEndAlreadyRun, map[string]any{"fiscal_period_id": id,
 			"year_end_entry_id": p.YearEndEntryID})
 	}
-	if y.next, err = s.periods.Following(ctx, company, p); err != nil || y.next.ID == uuid.Nil {
-		return y, err
-	}
-	ib, err := s.openingEntry(ctx, company, y.next.ID)
-	if err != nil {
-		return y, err
-	}
-	if ib != nil {
-		return y, apierr.New(apierr.YearEndNextPeriodHasIB, map[string]any{"fiscal_period_id": id,
-			"next_period_id": y.next.ID, "opening_entry_id": *ib})
-	}
 	return y, nil
+}
+
+// plan works out what the year-end of y.period posts: the closing entry
+// for the result still open, and the next year's opening balance and
+// result appropriation as they follow from the closing balances; the
+// entries of an earlier run that no longer agree are marked stale.
+func (s *Store) plan(ctx context.Context, company uuid.UUID, y *yearEnd) error {
+	equity := ResultAccount(y.company.EntityType)
+	y.closing = ClosingLines(y.balances, equity)
+	y.ub = After(y.balances, y.closing)
+	y.opening = OpeningLines(y.ub)
+	y.appropriation = AppropriationLines(y.ub, equity, RetainedAccount(y.company.EntityType))
+	if y.next.ID == uuid.Nil {
+		return nil
+	}
+	ib, err := s.current(ctx, company, y.next.ID, SourceOpeningBalance, nil)
+	if err != nil {
+		return err
+	}
+	if !SameNet(entryLines(ib), y.opening) {
+		y.staleOpening = append([]Entry{}, ib...)
+	}
+	source := y.period.ID.String()
+	ap, err := s.current(ctx, company, y.next.ID, SourceAppropriation, &source)
+	if err != nil {
+		return err
+	}
+	if !SameNet(entryLines(ap), y.appropriation) {
+		y.staleAppropriation = append([]Entry{}, ap...)
+	}
+	return nil
+}
+
+// entryLines is every line of entries.
+func entryLines(entries []Entry) []Line {
+	var out []Line
+	for _, e := range entries {
+		out = append(out, e.Lines...)
+	}
+	return out
 }
 
 // YearEndResult is what a year-end run did.
@@ -219,40 +360,44 @@ type YearEndResult struct {
 	NextPeriodCreated     bool         `json:"next_period_created"`
 	OpeningEntryID        *uuid.UUID   `json:"opening_entry_id"`
 	OpeningVoucherNumber  *int         `json:"opening_voucher_number"`
+	ReplacedEntryIDs      []uuid.UUID  `json:"replaced_entry_ids"`
+	AppropriationEntryID  *uuid.UUID   `json:"appropriation_entry_id"`
 	JournalEntriesCreated int          `json:"journal_entries_created"`
 	OpeningBalancesSet    int          `json:"opening_balances_set"`
 }
 
 // RunYearEnd carries out the year-end (bokslut) of the company's period
-// id, in the unit of work of ctx, after the checks of CheckYearEnd: a
-// closing entry dated the last day zeroes every income-statement account
-// onto the result account of the company's form, the next year is opened
-// when it does not exist, and the balance-sheet accounts' closing
-// balances become its opening balance (an opening_balance entry on its
-// first day). report is told how far it has come.
+// id, in the unit of work of ctx, after the checks of CheckYearEnd. A
+// closing entry dated the last day books the result still open on 8999
+// Årets resultat against the result account of the company's form; the
+// next year is opened when it does not exist; its opening balance (an
+// opening_balance entry on its first day) is set to the balance-sheet
+// accounts' closing balances, and the result is moved to retained
+// earnings (a result_appropriation entry on the same day). When it runs
+// again after late postings, the next year's entries that no longer agree
+// are reversed by stornos of their own kind and posted anew, all in the
+// one transaction. report is told how far it has come.
 func (s *Store) RunYearEnd(ctx context.Context, company, id uuid.UUID, report func(phase string, current, total int)) (YearEndResult, error) {
-	var res YearEndResult
+	res := YearEndResult{ReplacedEntryIDs: []uuid.UUID{}}
 	y, err := s.checkYearEnd(ctx, company, id)
 	if err != nil {
 		return res, err
 	}
-	c, err := s.company(ctx, company)
-	if err != nil {
-		return res, err
-	}
 	p := y.period
-	res.ResultAccount = ResultAccount(c.EntityType)
+	res.ResultAccount = ResultAccount(y.company.EntityType)
 	res.NetResult = Result(y.balances)
 
 	report("closing_entry", 1, 3)
-	if lines := ClosingLines(y.balances, res.ResultAccount); lines != nil {
+	if y.closing != nil {
 		e, err := s.Post(ctx, company, Input{PeriodID: p.ID, Date: p.End, SourceType: SourceYearEnd,
-			Description: "Bokslut " + p.Name + ": årets resultat till " + res.ResultAccount, Lines: lines})
+			Description: "Bokslut " + p.Name + ": årets resultat till " + res.ResultAccount, Lines: y.closing})
 		if err != nil {
 			return res, err
 		}
 		res.ClosingEntryID, res.ClosingVoucherSeries, res.ClosingVoucherNumber = &e.ID, &e.Series, &e.Number
 		res.JournalEntriesCreated++
+	} else {
+		res.ClosingEntryID = p.YearEndEntryID
 	}
 	if _, err := s.periods.MarkYearEnd(ctx, company, p, res.ClosingEntryID); err != nil {
 		return res, dbError(err)
@@ -271,23 +416,50 @@ func (s *Store) RunYearEnd(ctx context.Context, company, id uuid.UUID, report fu
 			}
 		}
 		res.NextPeriodCreated = true
+		y.staleOpening, y.staleAppropriation = []Entry{}, []Entry{}
 	}
 	res.NextPeriodID = next.ID
 
 	report("opening_balances", 3, 3)
-	after, err := s.Balances(ctx, company, p.ID)
-	if err != nil {
-		return res, err
-	}
-	if lines := OpeningLines(after); lines != nil {
-		e, err := s.Post(ctx, company, Input{PeriodID: next.ID, Date: next.Start, SourceType: SourceOpeningBalance,
-			Description: "Ingående balans från " + p.Name, Lines: lines})
+	source := p.ID.String()
+	for _, step := range []struct {
+		stale  []Entry
+		lines  []Line
+		source string
+		desc   string
+		set    func(Entry)
+	}{
+		{y.staleOpening, y.opening, SourceOpeningBalance, "Ingående balans från " + p.Name, func(e Entry) {
+			res.OpeningEntryID, res.OpeningVoucherNumber, res.OpeningBalancesSet = &e.ID, &e.Number, len(e.Lines)
+		}},
+		{y.staleAppropriation, y.appropriation, SourceAppropriation, "Resultatdisposition: " + p.Name +
+			" års resultat till " + RetainedAccount(y.company.EntityType), func(e Entry) { res.AppropriationEntryID = &e.ID }},
+	} {
+		if step.stale == nil {
+			continue // the entries in the books still agree
+		}
+		for i := range step.stale {
+			old := step.stale[i]
+			depth, _ := NextDepth(old, true)
+			if _, err := s.storno(ctx, company, &old, next.ID, old.Date, depth); err != nil {
+				return res, err
+			}
+			res.ReplacedEntryIDs = append(res.ReplacedEntryIDs, old.ID)
+			res.JournalEntriesCreated++
+		}
+		if step.lines == nil {
+			continue
+		}
+		in := Input{PeriodID: next.ID, Date: next.Start, SourceType: step.source, Description: step.desc, Lines: step.lines}
+		if step.source == SourceAppropriation {
+			in.SourceID = &source
+		}
+		e, err := s.Post(ctx, company, in)
 		if err != nil {
 			return res, err
 		}
-		res.OpeningEntryID, res.OpeningVoucherNumber = &e.ID, &e.Number
+		step.set(e)
 		res.JournalEntriesCreated++
-		res.OpeningBalancesSet = len(lines)
 	}
 	return res, nil
 }
@@ -295,9 +467,11 @@ func (s *Store) RunYearEnd(ctx context.Context, company, id uuid.UUID, report fu
 // SetOpeningBalances posts the opening balance (ingående balans) of the
 // company's period id by hand, for the first year a company keeps in
 // Kontera: an opening_balance entry on the period's first day. The period
-// must be open (OB_PERIOD_CLOSED, OB_PERIOD_LOCKED), after the company's
-// lock date (OB_SET_COMPANY_LOCK_DATE) and without an opening balance
-// already (OB_PERIOD_ALREADY_HAS_BALANCES; reverse that one first).
+// must be open (OB_PERIOD_CLOSED, OB_PERIOD_LOCKED), not follow a year
+// whose closing balances fix it (OB_PREVIOUS_YEAR_CLOSED,
+// OB_PREVIOUS_YEAR_IN_BOOKS), lie after the company's lock date
+// (OB_SET_COMPANY_LOCK_DATE) and have no opening balance already
+// (OB_PERIOD_ALREADY_HAS_BALANCES; reverse that one first).
 func (s *Store) SetOpeningBalances(ctx context.Context, company, id uuid.UUID, in []OpeningInput) (Entry, error) {
 	p, err := s.periods.Hold(ctx, company, id)
 	if err != nil {
@@ -313,6 +487,9 @@ func (s *Store) SetOpeningBalances(ctx context.Context, company, id uuid.UUID, i
 	case fiscal.Locked:
 		return Entry{}, apierr.New(apierr.OBPeriodLocked, map[string]any{"fiscal_period_id": id})
 	}
+	if err := s.openingSettable(ctx, company, p); err != nil {
+		return Entry{}, err
+	}
 	c, err := s.company(ctx, company)
 	if err != nil {
 		return Entry{}, err
@@ -321,13 +498,13 @@ func (s *Store) SetOpeningBalances(ctx context.Context, company, id uuid.UUID, i
 		return Entry{}, apierr.New(apierr.OBSetCompanyLockDate, map[string]any{"fiscal_period_id": id,
 			"locked_through": c.LockedThrough.Format(time.DateOnly)})
 	}
-	ib, err := s.openingEntry(ctx, company, id)
+	ib, err := s.current(ctx, company, id, SourceOpeningBalance, nil)
 	if err != nil {
 		return Entry{}, err
 	}
-	if ib != nil {
+	if len(ib) > 0 {
 		return Entry{}, apierr.New(apierr.OBPeriodAlreadyHasBalances, map[string]any{"fiscal_period_id": id,
-			"existing_entry_id": *ib, "existingEntryId": *ib})
+			"existing_entry_id": ib[0].ID, "existingEntryId": ib[0].ID})
 	}
 	return s.Post(ctx, company, Input{PeriodID: id, Date: p.Start, SourceType: SourceOpeningBalance,
 		Description: "Ingående balans " + p.Name, Lines: lines})

@@ -47,7 +47,7 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 	if in.Series == "" {
 		in.Series = DefaultSeries(in.SourceType, b.company.SeriesPerSource, b.company.DefaultSeries)
 	}
-	if in.SourceType == SourceStorno {
+	if in.ReversesID != nil {
 		// A storno undoes lines already booked: their accounts are in the
 		// chart (the database holds them to it), and one deactivated since
 		// must not keep a mistake in the books.
@@ -194,8 +194,8 @@ func (s *Store) UpdateDraft(ctx context.Context, company, id uuid.UUID, in Input
 }
 
 // Cancel makes the draft id cancelled (makulerat utkast); it never had a
-// number, so no gap is left. Cancelling a cancelled entry again answers
-// it as it is.
+// number, so no gap is left, and it may be cancelled whatever its date.
+// Cancelling a cancelled entry again answers it as it is.
 func (s *Store) Cancel(ctx context.Context, company, id uuid.UUID) (Entry, error) {
 	old, err := s.get(ctx, company, id, true)
 	if err != nil || old.Status == Cancelled {
@@ -205,13 +205,9 @@ func (s *Store) Cancel(ctx context.Context, company, id uuid.UUID) (Entry, error
 		return old, apierr.New(apierr.CannotCancelNonDraft, map[string]any{
 			"journal_entry_id": id, "current_status": old.Status})
 	}
-	b, err := s.books(ctx, company, old.PeriodID)
-	if err != nil {
-		return old, err
-	}
-	if err := Postable(b.period, b.company.LockedThrough, old.Date, old.SourceType); err != nil {
-		return old, err
-	}
+	// Cancelling books nothing, so neither a lock nor the lock date stands
+	// in its way: a draft left behind a lock date that moved past it must
+	// not block the period's lock for good.
 	e := old
 	if err := s.db.Q(ctx).QueryRowxContext(ctx, `UPDATE journal_entries SET status = 'cancelled',
 			cancelled_at = now(), updated_at = now() WHERE company_id = $1 AND id = $2

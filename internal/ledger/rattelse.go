@@ -202,6 +202,12 @@ func (s *Store) StrikeLines(ctx context.Context, company, id uuid.UUID, strike [
 	if err != nil {
 		return Strike{}, err
 	}
+	if yearEndSources[e.SourceType] {
+		// Their lines are the year's balances; striking one would break
+		// the continuity of the books.
+		return Strike{}, apierr.New(apierr.JournalRattelseRefused, map[string]any{"reason": "year_end_entry",
+			"source_type": e.SourceType, "hint": "run the year-end again, or reverse an opening balance set by hand"})
+	}
 	byID := map[uuid.UUID]Line{}
 	for _, l := range e.Lines {
 		byID[l.ID] = l

@@ -24,18 +24,22 @@ type AccountTotals struct {
 func (t AccountTotals) Closing() money.Amount { return t.Opening.Add(t.Debit).Sub(t.Credit) }
 
 // Totals returns the figures of every account from..to (inclusive, four
-// digits) with anything booked in the period, in account order. It reads
-// the month balances kept at posting time: a few rows per account, however
-// many lines the books hold.
-func (s *Store) Totals(ctx context.Context, company, period uuid.UUID, from, to string) ([]AccountTotals, error) {
+// digits) with anything booked in the period, in account order; the
+// closing entry counts in the debits and credits when withClosing. It
+// reads the month balances kept at posting time: a few rows per account,
+// however many lines the books hold.
+func (s *Store) Totals(ctx context.Context, company, period uuid.UUID, from, to string, withClosing bool) ([]AccountTotals, error) {
 	out := []AccountTotals{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		SELECT account_number, sum(opening_debit - opening_credit) AS opening, sum(debit) AS debit, sum(credit) AS credit
+		SELECT account_number, sum(opening_debit - opening_credit) AS opening,
+			sum(debit + CASE WHEN $5 THEN closing_debit ELSE 0 END) AS debit,
+			sum(credit + CASE WHEN $5 THEN closing_credit ELSE 0 END) AS credit
 		FROM account_balances
 		WHERE company_id = $1 AND fiscal_period_id = $2 AND account_number BETWEEN $3 AND $4
 		GROUP BY account_number
 		HAVING sum(opening_debit) <> 0 OR sum(opening_credit) <> 0 OR sum(debit) <> 0 OR sum(credit) <> 0
-		ORDER BY account_number`, company, period, from, to)
+			OR ($5 AND (sum(closing_debit) <> 0 OR sum(closing_credit) <> 0))
+		ORDER BY account_number`, company, period, from, to, withClosing)
 	return out, err
 }
 

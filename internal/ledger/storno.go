@@ -23,7 +23,9 @@ type Reversal struct {
 }
 
 // reversible loads the posted entry id for a storno, locked, and the
-// depth its successors get.
+// depth its successors get. Nothing reverses an entry of a closed year
+// or one the year-end wrote; an opening balance is reversed only where a
+// new one could be set by hand.
 func (s *Store) reversible(ctx context.Context, company, id uuid.UUID, allowDeep bool) (Entry, int, error) {
 	e, err := s.get(ctx, company, id, true)
 	if err != nil {
@@ -32,15 +34,42 @@ func (s *Store) reversible(ctx context.Context, company, id uuid.UUID, allowDeep
 	if err := Reversible(e); err != nil {
 		return e, 0, err
 	}
+	p, err := s.periods.Get(ctx, company, e.PeriodID)
+	if err != nil {
+		return e, 0, err
+	}
+	if p.Closed {
+		return e, 0, apierr.New(apierr.PeriodLocked, map[string]any{"reason": "original_period_closed",
+			"fiscal_period_id": p.ID, "journal_entry_id": e.ID})
+	}
+	switch e.SourceType {
+	case SourceYearEnd, SourceAppropriation:
+		return e, 0, apierr.New(apierr.EntryOwnedByYearEnd, map[string]any{"journal_entry_id": e.ID,
+			"source_type": e.SourceType, "fiscal_period_id": p.ID})
+	case SourceOpeningBalance:
+		if err := s.openingSettable(ctx, company, p); err != nil {
+			return e, 0, err
+		}
+	}
 	depth, err := NextDepth(e, allowDeep)
 	return e, depth, err
 }
 
-// storno posts the entry cancelling orig, dated day in period p, and
-// links the two.
+// stornoSource is the source type of the storno of orig: an opening
+// balance or result appropriation is undone by an entry of its own kind,
+// so the reports count the storno where they counted the original.
+func stornoSource(orig Entry) string {
+	if orig.SourceType == SourceOpeningBalance || orig.SourceType == SourceAppropriation {
+		return orig.SourceType
+	}
+	return SourceStorno
+}
+
+// storno posts the entry cancelling orig, dated day in period p; the
+// database links the two as it posts it.
 func (s *Store) storno(ctx context.Context, company uuid.UUID, orig *Entry, p uuid.UUID, day time.Time, depth int) (Entry, error) {
 	id := orig.ID
-	in := Input{PeriodID: p, Date: day, Series: orig.Series, SourceType: SourceStorno,
+	in := Input{PeriodID: p, Date: day, Series: orig.Series, SourceType: stornoSource(*orig),
 		Description: truncate(fmt.Sprintf("Storno av %s: %s", orig.Voucher(), orig.Description), maxDescription),
 		Lines:       Storno(orig.Lines), ReversesID: &id, ChainDepth: depth}
 	if _, err := s.prepare(ctx, company, &in, true); err != nil {
@@ -54,11 +83,7 @@ func (s *Store) storno(ctx context.Context, company uuid.UUID, orig *Entry, p uu
 		return st, err
 	}
 	old := *orig
-	if err := s.db.Q(ctx).QueryRowxContext(ctx, `UPDATE journal_entries SET reversed_by_id = $3, updated_at = now()
-		WHERE company_id = $1 AND id = $2 RETURNING reversed_by_id, updated_at`, company, id, st.ID).
-		Scan(&orig.ReversedByID, &orig.UpdatedAt); err != nil {
-		return st, dbError(err)
-	}
+	orig.ReversedByID, orig.UpdatedAt = &st.ID, st.UpdatedAt
 	if err := s.record(ctx, company, audit.Reverse, fmt.Sprintf("Verifikation %s makulerades med storno %s",
 		orig.Voucher(), st.Voucher()), &old, orig); err != nil {
 		return st, err
@@ -67,13 +92,23 @@ func (s *Store) storno(ctx context.Context, company uuid.UUID, orig *Entry, p uu
 }
 
 // Reverse cancels the posted entry id with a storno dated day (in the
-// period covering it), the original's own lines on the other side.
+// period covering it), the original's own lines on the other side. A
+// storno is never dated before its original; an opening balance is undone
+// on its own date, in its own year.
 func (s *Store) Reverse(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (Reversal, error) {
 	orig, depth, err := s.reversible(ctx, company, id, allowDeep)
 	if err != nil {
 		return Reversal{Original: orig}, err
 	}
-	p, err := s.covering(ctx, company, day, apierr.PeriodLocked)
+	if orig.SourceType == SourceOpeningBalance {
+		day = orig.Date
+	}
+	if day.Before(orig.Date) {
+		return Reversal{Original: orig}, apierr.Validation(apierr.Issue{Field: "reversal_date", In: "body",
+			Rule: "not_before_original", Issue: "a storno is not dated before the entry it reverses, " +
+				orig.Date.Format(time.DateOnly)})
+	}
+	p, err := s.covering(ctx, company, day, apierr.PeriodLocked, stornoSource(orig))
 	if err != nil {
 		return Reversal{Original: orig}, err
 	}
@@ -102,6 +137,11 @@ func (s *Store) Correct(ctx context.Context, company, id uuid.UUID, c Correction
 	orig, depth, err := s.reversible(ctx, company, id, c.AllowDeep)
 	if err != nil {
 		return Reversal{Original: orig}, err
+	}
+	if orig.SourceType == SourceOpeningBalance {
+		return Reversal{Original: orig}, apierr.New(apierr.JournalRattelseRefused, map[string]any{
+			"reason": "opening_balance_entry", "journal_entry_id": id,
+			"hint": "reverse it and set the opening balance again with POST /fiscal-periods/{id}/opening-balances/manual"})
 	}
 	desc := orig.Description
 	if c.Description != nil {
@@ -166,7 +206,7 @@ func (s *Store) Redate(ctx context.Context, company, id uuid.UUID, day time.Time
 		return Reversal{Original: orig}, apierr.New(apierr.JournalRattelseRefused, map[string]any{
 			"reason": "date_is_fixed", "source_type": orig.SourceType})
 	}
-	target, err := s.covering(ctx, company, day, "")
+	target, err := s.covering(ctx, company, day, "", SourceStorno)
 	if err != nil {
 		return Reversal{Original: orig}, err
 	}
@@ -182,9 +222,9 @@ func (s *Store) Redate(ctx context.Context, company, id uuid.UUID, day time.Time
 }
 
 // covering returns the period holding day, refusing one that takes no
-// postings: with PERIOD_LOCKED when code says so, else with the
+// postings of source: with PERIOD_LOCKED when code says so, else with the
 // TARGET_PERIOD_* codes of a redate.
-func (s *Store) covering(ctx context.Context, company uuid.UUID, day time.Time, code apierr.Code) (fiscal.Period, error) {
+func (s *Store) covering(ctx context.Context, company uuid.UUID, day time.Time, code apierr.Code, source string) (fiscal.Period, error) {
 	p, err := s.periods.Covering(ctx, company, day)
 	if err != nil {
 		return p, err
@@ -196,7 +236,7 @@ func (s *Store) covering(ctx context.Context, company uuid.UUID, day time.Time, 
 	if err != nil {
 		return p, err
 	}
-	reason := Closedness(p, c.LockedThrough, day, SourceStorno)
+	reason := Closedness(p, c.LockedThrough, day, source)
 	switch {
 	case reason == "":
 		return p, nil

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"sort"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/bas"
@@ -29,6 +30,26 @@ func ResultAccount(entityType string) string {
 	return "2099"
 }
 
+// RetainedAccount is where last year's result goes when the next year
+// starts (the result appropriation): 2091 Balanserad vinst eller förlust
+// for an aktiebolag (the stämma's dividend is booked from it later), 2010
+// Eget kapital for an enskild firma, 2067 Balanserat överskott eller
+// underskott for an ideell förening.
+func RetainedAccount(entityType string) string {
+	switch entityType {
+	case "enskild_firma":
+		return "2010"
+	case "ideell_forening":
+		return "2067"
+	}
+	return "2091"
+}
+
+// ClosingAccount is 8999 Årets resultat: the closing entry books the
+// year's result on it, so the income statement shows the result before
+// that entry and nets to zero after it.
+const ClosingAccount = "8999"
+
 // resultAccount reports whether account belongs to the income statement
 // (classes 3-8); balanceAccount whether to the balance sheet (1-2).
 func resultAccount(account string) bool  { return account[0] >= '3' && account[0] <= '8' }
@@ -46,33 +67,25 @@ func side(account string, amount money.Amount) (Line, bool) {
 	return Line{}, false
 }
 
-// ClosingLines is the year-end closing entry: every income-statement
-// account (classes 3-8) with a balance is zeroed, and the net, the year's
-// result, goes to equity (a profit as a credit, a loss as a debit). Nil
-// when no income-statement account has a balance.
+// ClosingLines is the year-end closing entry (bokslutsverifikation): the
+// year's result still open on the income statement, booked on 8999 Årets
+// resultat against equity (a profit credits equity, a loss debits it).
+// The income-statement accounts keep their balances, so the statement can
+// be read with or without the entry. Nil when the result is already in
+// equity.
 func ClosingLines(balances []Balance, equity string) []Line {
-	var lines []Line
-	var net money.Amount
-	for _, b := range balances {
-		if !resultAccount(b.Account) {
-			continue
-		}
-		if l, ok := side(b.Account, b.Amount.Neg()); ok {
-			lines = append(lines, l)
-			net = net.Add(b.Amount)
-		}
-	}
-	if len(lines) == 0 {
+	r := Result(balances)
+	if r.IsZero() {
 		return nil
 	}
-	if l, ok := side(equity, net); ok {
-		lines = append(lines, l)
-	}
-	return lines
+	d, _ := side(ClosingAccount, r)
+	c, _ := side(equity, r.Neg())
+	return []Line{d, c}
 }
 
-// Result is the year's result of balances, positive for a profit: the
-// credit balance of the income-statement accounts.
+// Result is the year's result still open on balances, positive for a
+// profit: the credit balance of the income-statement accounts, the
+// closing account 8999 included.
 func Result(balances []Balance) money.Amount {
 	var net money.Amount
 	for _, b := range balances {
@@ -83,15 +96,24 @@ func Result(balances []Balance) money.Amount {
 	return net
 }
 
-// resultClosed reports whether no income-statement account has a balance
-// left: the year's result sits in equity.
-func resultClosed(balances []Balance) bool {
+// After returns balances with lines booked on top, in account order,
+// accounts at zero left out.
+func After(balances []Balance, lines []Line) []Balance {
+	by := map[string]money.Amount{}
 	for _, b := range balances {
-		if resultAccount(b.Account) && !b.Amount.IsZero() {
-			return false
+		by[b.Account] = by[b.Account].Add(b.Amount)
+	}
+	for _, l := range lines {
+		by[l.Account] = by[l.Account].Add(l.Debit).Sub(l.Credit)
+	}
+	out := make([]Balance, 0, len(by))
+	for a, v := range by {
+		if !v.IsZero() {
+			out = append(out, Balance{Account: a, Amount: v})
 		}
 	}
-	return true
+	sort.Slice(out, func(i, j int) bool { return out[i].Account < out[j].Account })
+	return out
 }
 
 // OpeningLines carries every balance-sheet account (classes 1-2) with a
@@ -107,6 +129,37 @@ func OpeningLines(balances []Balance) []Line {
 		}
 	}
 	return lines
+}
+
+// AppropriationLines moves the closing balance of the result account to
+// retained earnings at the start of the next year; nil when it is zero.
+func AppropriationLines(closing []Balance, equity, retained string) []Line {
+	for _, b := range closing {
+		if b.Account == equity {
+			from, _ := side(equity, b.Amount.Neg())
+			to, _ := side(retained, b.Amount)
+			return []Line{from, to}
+		}
+	}
+	return nil
+}
+
+// SameNet reports whether a and b book the same net amount on every
+// account.
+func SameNet(a, b []Line) bool {
+	return sameBalances(After(nil, a), After(nil, b))
+}
+
+func sameBalances(a, b []Balance) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Account != b[i].Account || a[i].Amount.Cmp(b[i].Amount) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // OpeningInput is one line of an opening balance set by hand: debit_amount

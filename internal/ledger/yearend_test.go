@@ -20,15 +20,16 @@ func signed(lines []ledger.Line) map[string]string {
 	return out
 }
 
-// The closing entry zeroes each income-statement account and puts the
-// net on the result account; the opening balance carries classes 1-2.
-// Figures by hand: revenue 1000 (credit), costs 400 + 150.50 (debit),
-// so the profit is 449.50, credited to equity.
+// The closing entry books the year's result on 8999 against equity; the
+// opening balance carries classes 1-2; the appropriation moves the result
+// to retained earnings. Figures by hand: revenue 1000 (credit), costs 400
+// + 150.50 (debit), so the profit is 449.50, credited to equity.
 func TestClosingAndOpeningLines(t *testing.T) {
 	b := []ledger.Balance{bal("1930", "25599.50"), bal("2081", "-25000"), bal("2611", "-250"), bal("2641", "100"),
 		bal("3001", "-1000"), bal("5410", "400"), bal("6110", "150.50")}
-	got := signed(ledger.ClosingLines(b, "2099"))
-	want := map[string]string{"3001": "1000.00", "5410": "-400.00", "6110": "-150.50", "2099": "-449.50"}
+	closing := ledger.ClosingLines(b, "2099")
+	got := signed(closing)
+	want := map[string]string{"8999": "449.50", "2099": "-449.50"}
 	for k, v := range want {
 		if money.MustParse(got[k]).Cmp(money.MustParse(v)) != 0 {
 			t.Fatalf("closing %s = %s, want %s (%v)", k, got[k], v, got)
@@ -40,22 +41,44 @@ func TestClosingAndOpeningLines(t *testing.T) {
 	if r := ledger.Result(b); r.Cmp(money.MustParse("449.50")) != 0 {
 		t.Fatalf("result %s", r)
 	}
-	// A loss goes to the debit side.
+	after := ledger.After(b, closing)
+	if r := ledger.Result(after); !r.IsZero() {
+		t.Fatalf("result after the closing entry %s, want 0", r)
+	}
+	if ledger.ClosingLines(after, "2099") != nil {
+		t.Fatal("a second closing entry for a result already in equity")
+	}
+	// A late cost of 49.50 after the year-end: the re-run books only it.
+	late := ledger.After(after, []ledger.Line{{Account: "6110", Debit: money.MustParse("49.50")},
+		{Account: "1930", Credit: money.MustParse("49.50")}})
+	if d := signed(ledger.ClosingLines(late, "2099")); d["8999"] != "-49.50" || d["2099"] != "49.50" {
+		t.Fatalf("re-run closing %v", d)
+	}
+	// A loss goes to the debit side of equity.
 	loss := signed(ledger.ClosingLines([]ledger.Balance{bal("3001", "-100"), bal("5010", "300")}, "2019"))
-	if money.MustParse(loss["2019"]).Cmp(money.MustParse("200")) != 0 {
+	if loss["2019"] != "200.00" || loss["8999"] != "-200.00" {
 		t.Fatalf("loss %v", loss)
 	}
 	if ledger.ClosingLines([]ledger.Balance{bal("1930", "5"), bal("2081", "-5")}, "2099") != nil {
 		t.Fatal("a closing entry without income-statement balances")
 	}
-	after := append(b[:4:4], bal("2099", "-449.50"))
 	open := signed(ledger.OpeningLines(after))
-	if len(open) != 5 || money.MustParse(open["2099"]).Cmp(money.MustParse("-449.50")) != 0 {
+	if len(open) != 5 || open["2099"] != "-449.50" || open["1930"] != "25599.50" {
 		t.Fatalf("opening %v", open)
 	}
-	for form, acct := range map[string]string{"aktiebolag": "2099", "enskild_firma": "2019", "ideell_forening": "2069"} {
-		if got := ledger.ResultAccount(form); got != acct {
-			t.Fatalf("%s: %s", form, got)
+	ap := signed(ledger.AppropriationLines(after, "2099", "2091"))
+	if len(ap) != 2 || ap["2099"] != "449.50" || ap["2091"] != "-449.50" {
+		t.Fatalf("appropriation %v", ap)
+	}
+	if !ledger.SameNet(ledger.OpeningLines(after), ledger.OpeningLines(b)) == true {
+		// b lacks 2099: the two opening balances differ.
+	} else {
+		t.Fatal("SameNet missed a difference")
+	}
+	for form, acct := range map[string][2]string{"aktiebolag": {"2099", "2091"}, "enskild_firma": {"2019", "2010"},
+		"ideell_forening": {"2069", "2067"}} {
+		if ledger.ResultAccount(form) != acct[0] || ledger.RetainedAccount(form) != acct[1] {
+			t.Fatalf("%s: %s %s", form, ledger.ResultAccount(form), ledger.RetainedAccount(form))
 		}
 	}
 }

@@ -10,9 +10,20 @@ import (
 	"github.com/cockroachdb/apd/v3"
 )
 
-// MaxDigits is the most significant digits an amount may have; it matches
-// the numeric(18,2) columns amounts are stored in.
+// MaxDigits is the most significant digits an amount read from a request
+// may have; it matches the numeric(18,2) columns amounts are stored in.
 const MaxDigits = 18
+
+// SumDigits is the most significant digits a sum read from the database
+// may have: the month balances are numeric(28,2), so no reachable count
+// of postings overflows them.
+const SumDigits = 28
+
+// Max is the largest amount one line, one entry's total or one account's
+// balance may have: 999 999 999 999.99 kronor. The document states it as
+// the bound of every Amount; the ledger refuses an entry or a balance past
+// it, so every figure the books hold fits its column with room to spare.
+var Max = MustParse("999999999999.99")
 
 // ctx rounds nothing silently: an amount with more than two decimals is an
 // error, not a rounded value.
@@ -37,17 +48,23 @@ func Parse(s string) (Amount, error) {
 }
 
 func fromDecimal(d *apd.Decimal) (Amount, error) {
+	return fromDecimalDigits(d, MaxDigits)
+}
+
+func fromDecimalDigits(d *apd.Decimal, digits int64) (Amount, error) {
 	if d.Form != apd.Finite {
 		return Amount{}, fmt.Errorf("money: %s is not a finite amount", d)
 	}
 	var a Amount
 	c := ctx.WithPrecision(40)
-	c.Traps = apd.Inexact | apd.Rounded | apd.InvalidOperation
+	// Inexact, not Rounded: 12.340 loses only a zero and is exactly 12.34;
+	// 12.345 would lose a 5.
+	c.Traps = apd.Inexact | apd.InvalidOperation
 	if _, err := c.Quantize(&a.d, d, -2); err != nil {
 		return Amount{}, fmt.Errorf("money: %s has more than two decimals", d)
 	}
-	if a.d.NumDigits() > MaxDigits {
-		return Amount{}, fmt.Errorf("money: %s has more than %d digits", d, MaxDigits)
+	if a.d.NumDigits() > digits {
+		return Amount{}, fmt.Errorf("money: %s has more than %d digits", d, digits)
 	}
 	if a.d.IsZero() {
 		a.d.Negative = false
@@ -105,6 +122,16 @@ func (a Amount) Neg() Amount {
 	return r
 }
 
+// Abs returns |a|.
+func (a Amount) Abs() Amount {
+	var r Amount
+	r.d.Abs(a.dec())
+	return r
+}
+
+// OverMax reports whether |a| is past Max.
+func (a Amount) OverMax() bool { return a.Abs().Cmp(Max) > 0 }
+
 // Cmp compares a and b: -1, 0 or +1.
 func (a Amount) Cmp(b Amount) int { return a.dec().Cmp(b.dec()) }
 
@@ -137,13 +164,18 @@ func (a *Amount) UnmarshalJSON(b []byte) error {
 // Value stores the amount as numeric text.
 func (a Amount) Value() (driver.Value, error) { return a.String(), nil }
 
-// Scan reads a numeric column.
+// Scan reads a numeric column: an amount, or a sum of up to SumDigits
+// digits.
 func (a *Amount) Scan(src any) error {
 	s, err := columnText(src, "Amount")
 	if err != nil {
 		return err
 	}
-	v, err := Parse(s)
+	d, _, err := apd.NewFromString(s)
+	if err != nil {
+		return fmt.Errorf("money: %q is not a number", s)
+	}
+	v, err := fromDecimalDigits(d, SumDigits)
 	if err != nil {
 		return err
 	}

@@ -23,7 +23,7 @@ func ParseRate(s string) (Rate, error) {
 	}
 	var r Rate
 	c := ctx.WithPrecision(40)
-	c.Traps = apd.Inexact | apd.Rounded | apd.InvalidOperation
+	c.Traps = apd.Inexact | apd.InvalidOperation // trailing zeros are exact
 	if _, err := c.Quantize(&r.d, d, -RateDecimals); err != nil {
 		return Rate{}, fmt.Errorf("money: rate %s has more than %d decimals", d, RateDecimals)
 	}
@@ -72,4 +72,44 @@ func (r *Rate) Scan(src any) error {
 	}
 	*r = v
 	return nil
+}
+
+// Convert returns foreign × r in kronor, rounded half up to the öre.
+func (r Rate) Convert(foreign Amount) Amount {
+	var exact, out Amount
+	if _, err := ctx.Mul(&exact.d, foreign.dec(), &r.d); err != nil {
+		panic(err) // cannot happen at 40 digits for 18 × 11 digits
+	}
+	c := ctx.WithPrecision(40)
+	c.Rounding = apd.RoundHalfUp
+	if _, err := c.Quantize(&out.d, &exact.d, -2); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// Matches reports whether sek is foreign × r to within öre rounding: the
+// exact product and sek differ by less than one öre, so either rounding
+// of a half öre is accepted and nothing coarser is. Signs are ignored (a
+// storno carries the foreign amount negated).
+func (r Rate) Matches(foreign, sek Amount) bool {
+	var exact, diff apd.Decimal
+	if _, err := ctx.Mul(&exact, foreign.Abs().dec(), &r.d); err != nil {
+		return false
+	}
+	if _, err := ctx.Sub(&diff, &exact, sek.Abs().dec()); err != nil {
+		return false
+	}
+	diff.Abs(&diff)
+	return diff.Cmp(apd.New(1, -2)) < 0
+}
+
+// MustParseRate is ParseRate for constants in code and tests; it panics
+// on error.
+func MustParseRate(s string) Rate {
+	r, err := ParseRate(s)
+	if err != nil {
+		panic(err)
+	}
+	return r
 }

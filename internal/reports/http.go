@@ -58,7 +58,8 @@ func (h *Handler) GetTrialBalance(ctx context.Context, req gen.GetTrialBalanceRe
 	if err != nil {
 		return nil, err
 	}
-	rows, err := h.ledger.Totals(ctx, company, req.Params.PeriodId, "0000", "9999")
+	withClosing := req.Params.IncludeClosingEntry != nil && *req.Params.IncludeClosingEntry
+	rows, err := h.ledger.Totals(ctx, company, req.Params.PeriodId, "0000", "9999", withClosing)
 	if err != nil {
 		return nil, err
 	}
@@ -95,7 +96,8 @@ func (h *Handler) GetGeneralLedger(ctx context.Context, req gen.GetGeneralLedger
 	if at != nil {
 		after = &at.After
 	}
-	accounts, err := h.ledger.Totals(ctx, company, p.PeriodId, from, to)
+	// The general ledger lists every posted line, the closing entry's too.
+	accounts, err := h.ledger.Totals(ctx, company, p.PeriodId, from, to, true)
 	if err != nil {
 		return nil, err
 	}
