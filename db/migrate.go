@@ -15,9 +15,7 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
-// Migrate brings the database up to the newest schema. Replicas starting
-// together are safe: a Postgres advisory lock lets one migrate at a time.
-func Migrate(ctx context.Context, conn *sql.DB) ([]string, error) {
+func provider(conn *sql.DB) (*goose.Provider, error) {
 	sub, err := fs.Sub(migrations, "migrations")
 	if err != nil {
 		return nil, err
@@ -29,6 +27,28 @@ func Migrate(ctx context.Context, conn *sql.DB) ([]string, error) {
 	p, err := goose.NewProvider(goose.DialectPostgres, conn, sub, goose.WithSessionLocker(locker))
 	if err != nil {
 		return nil, fmt.Errorf("migrations: %w", err)
+	}
+	return p, nil
+}
+
+// Pending reports whether the database lacks migrations the binary has:
+// the server, connected as the application role, checks it and leaves
+// the migrating to the owner role.
+func Pending(ctx context.Context, conn *sql.DB) (bool, error) {
+	p, err := provider(conn)
+	if err != nil {
+		return false, err
+	}
+	return p.HasPending(ctx)
+}
+
+// Migrate brings the database up to the newest schema; conn must be the
+// owner role. Replicas starting together are safe: a Postgres advisory
+// lock lets one migrate at a time.
+func Migrate(ctx context.Context, conn *sql.DB) ([]string, error) {
+	p, err := provider(conn)
+	if err != nil {
+		return nil, err
 	}
 	results, err := p.Up(ctx)
 	if err != nil {

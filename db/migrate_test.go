@@ -11,7 +11,7 @@ import (
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
 func TestMigrateIsIdempotent(t *testing.T) {
-	d := pgtest.New(t)
+	d := pgtest.NewOwner(t)
 	applied, err := db.Migrate(context.Background(), d.DB.DB)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -53,10 +54,41 @@ func serve(ctx context.Context, stderr io.Writer) error {
 		return err
 	}
 	defer d.Close()
-	if _, err := db.Migrate(ctx, d.DB.DB); err != nil {
+	if err := schema(ctx, cfg, d, stderr); err != nil {
 		return err
 	}
+	if reason, err := d.Privileged(ctx); err != nil {
+		return err
+	} else if reason != "" {
+		return fmt.Errorf("DATABASE_URL connects as a role that %s: the database's guards of the books would be within its reach. Connect as the application role (kontera_app) and give the owner role to KONTERA_MIGRATE_DATABASE_URL; see README", reason)
+	}
 	return listen(ctx, cfg, d, newLogger(cfg.LogLevel))
+}
+
+// schema brings the database up to the binary's schema with the owner
+// role of KONTERA_MIGRATE_DATABASE_URL; without it, the schema must be
+// current already (the application role cannot migrate).
+func schema(ctx context.Context, cfg config.Config, d *store.DB, stderr io.Writer) error {
+	if cfg.MigrateDatabaseURL == "" {
+		pending, err := db.Pending(ctx, d.DB.DB)
+		if err != nil {
+			return err
+		}
+		if pending {
+			return errors.New("the database schema is behind this binary: set KONTERA_MIGRATE_DATABASE_URL to the owner role, or run `kontera migrate` with it")
+		}
+		return nil
+	}
+	owner, err := store.Open(ctx, cfg.MigrateDatabaseURL)
+	if err != nil {
+		return fmt.Errorf("KONTERA_MIGRATE_DATABASE_URL: %w", err)
+	}
+	defer owner.Close()
+	applied, err := db.Migrate(ctx, owner.DB.DB)
+	for _, a := range applied {
+		fmt.Fprintln(stderr, "applied", a)
+	}
+	return err
 }
 
 // listen serves until ctx ends, then drains requests for up to 10 s.
@@ -129,16 +161,17 @@ func migrate(ctx context.Context, stderr io.Writer) error {
 	return nil
 }
 
-// openDB opens DATABASE_URL, or the development cluster under the data
-// directory when it is unset (started for the command, and stopped again
-// if the command started it).
+// openDB opens the database as the owner role, for migrating:
+// KONTERA_MIGRATE_DATABASE_URL, else DATABASE_URL, else the development
+// cluster under the data directory (started for the command, and stopped
+// again if the command started it).
 func openDB(ctx context.Context, stderr io.Writer) (*store.DB, func(), error) {
 	cfg, err := config.FromEnv()
 	if err != nil {
 		return nil, nil, err
 	}
-	if cfg.DatabaseURL != "" {
-		d, err := store.Open(ctx, cfg.DatabaseURL)
+	if url := cmp.Or(cfg.MigrateDatabaseURL, cfg.DatabaseURL); url != "" {
+		d, err := store.Open(ctx, url)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -148,7 +181,11 @@ func openDB(ctx context.Context, stderr io.Writer) (*store.DB, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	d, err := openDevDB(ctx, c)
+	_, ownerURL, err := devURLs(ctx, c)
+	if err != nil {
+		return nil, nil, err
+	}
+	d, err := store.Open(ctx, ownerURL)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -165,21 +202,35 @@ func devCluster(cfg config.Config, stderr io.Writer) (*localpg.Cluster, error) {
 		Logf: func(f string, a ...any) { fmt.Fprintf(stderr, f+"\n", a...) }})
 }
 
-// openDevDB opens the kontera database of the development cluster,
-// creating it the first time.
-func openDevDB(ctx context.Context, c *localpg.Cluster) (*store.DB, error) {
+// devURLs returns the URLs of the development cluster's kontera database
+// as the application role and as its owner, creating the roles and the
+// database (owned by the owner role) the first time. A database made
+// before the roles existed stays owned by the cluster's superuser, who
+// then migrates it.
+func devURLs(ctx context.Context, c *localpg.Cluster) (app, owner string, err error) {
+	if err := localpg.EnsureRoles(ctx, c.URL("postgres")); err != nil {
+		return "", "", err
+	}
 	admin, err := store.Open(ctx, c.URL("postgres"))
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
-	var exists bool
-	err = admin.GetContext(ctx, &exists, `SELECT EXISTS (SELECT 1 FROM pg_database WHERE datname = 'kontera')`)
-	if err == nil && !exists {
-		_, err = admin.ExecContext(ctx, `CREATE DATABASE kontera`)
+	defer admin.Close()
+	var dba string
+	err = admin.GetContext(ctx, &dba, `SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = 'kontera'`)
+	if store.NotFound(err) {
+		dba, err = localpg.OwnerRole, nil
+		_, err = admin.ExecContext(ctx, `CREATE DATABASE kontera OWNER `+localpg.OwnerRole)
 	}
-	admin.Close()
 	if err != nil {
-		return nil, err
+		return "", "", err
 	}
-	return store.Open(ctx, c.URL("kontera"))
+	owner = c.URL("kontera")
+	if dba == localpg.OwnerRole {
+		if owner, err = localpg.WithUser(owner, localpg.OwnerRole); err != nil {
+			return "", "", err
+		}
+	}
+	app, err = localpg.WithUser(c.URL("kontera"), localpg.AppRole)
+	return app, owner, err
 }

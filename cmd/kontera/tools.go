@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,10 +40,8 @@ func dev(ctx context.Context, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	var d *store.DB
-	if cfg.DatabaseURL != "" {
-		d, err = store.Open(ctx, cfg.DatabaseURL)
-	} else {
+	appURL, ownerURL := cfg.DatabaseURL, cmp.Or(cfg.MigrateDatabaseURL, cfg.DatabaseURL)
+	if cfg.DatabaseURL == "" {
 		c, cerr := devCluster(cfg, stderr)
 		if cerr != nil {
 			return cerr
@@ -53,14 +52,26 @@ func dev(ctx context.Context, stdout, stderr io.Writer) error {
 				_ = c.Stop()
 			}()
 		}
-		d, err = openDevDB(ctx, c)
+		if appURL, ownerURL, err = devURLs(ctx, c); err != nil {
+			return err
+		}
 	}
+	owner, err := store.Open(ctx, ownerURL)
+	if err != nil {
+		return err
+	}
+	_, err = db.Migrate(ctx, owner.DB.DB)
+	owner.Close()
+	if err != nil {
+		return err
+	}
+	d, err := store.Open(ctx, appURL)
 	if err != nil {
 		return err
 	}
 	defer d.Close()
-	if _, err := db.Migrate(ctx, d.DB.DB); err != nil {
-		return err
+	if reason, err := d.Privileged(ctx); err == nil && reason != "" {
+		fmt.Fprintf(stderr, "warning: DATABASE_URL connects as a role that %s; `kontera serve` refuses that\n", reason)
 	}
 	if err := demoKey(ctx, d, cfg, stdout); err != nil {
 		return err

@@ -21,11 +21,15 @@ import (
 
 // Config is the configuration of a Kontera process.
 type Config struct {
-	DatabaseURL string // DATABASE_URL
-	Addr        string // KONTERA_ADDR, default 127.0.0.1:8080
-	BaseURL     string // KONTERA_BASE_URL, default http://<Addr>
-	Secret      []byte // KONTERA_SECRET: signs cursors and URLs
-	LogLevel    zapcore.Level
+	DatabaseURL string // DATABASE_URL: the application role the server connects as
+	// MigrateDatabaseURL is KONTERA_MIGRATE_DATABASE_URL: the owner role
+	// that runs the migrations; empty means DATABASE_URL migrates (a
+	// setup with one role, or a schema already migrated).
+	MigrateDatabaseURL string
+	Addr               string // KONTERA_ADDR, default 127.0.0.1:8080
+	BaseURL            string // KONTERA_BASE_URL, default http://<Addr>
+	Secret             []byte // KONTERA_SECRET: signs cursors and URLs
+	LogLevel           zapcore.Level
 	// RateLimitPerMinute is KONTERA_RATE_LIMIT_PER_MINUTE (default 100, 0 = off).
 	RateLimitPerMinute int
 	// DataDir is where `kontera dev` keeps its database and secret (.data).
@@ -45,6 +49,7 @@ type Config struct {
 func FromEnv() (Config, error) {
 	c := Config{
 		DatabaseURL:        os.Getenv("DATABASE_URL"),
+		MigrateDatabaseURL: os.Getenv("KONTERA_MIGRATE_DATABASE_URL"),
 		Addr:               env("KONTERA_ADDR", "127.0.0.1:8080"),
 		RateLimitPerMinute: ratelimit.DefaultPerMinute,
 		DataDir:            env("KONTERA_DATA_DIR", ".data"),

@@ -71,17 +71,26 @@ func (b books) openForRattelse(day time.Time) error {
 	return nil
 }
 
-// logRattelse writes a row of the rättelse log with the actor of ctx.
-func (s *Store) logRattelse(ctx context.Context, company uuid.UUID, r Rattelse) (Rattelse, error) {
+// logRattelse writes a row of the rättelse log with the actor of ctx,
+// through the database's ledger_log_rattelse (the only way in): it reads
+// the old description and date, and the struck lines, itself. struck are
+// the ids of the lines to strike; r.AddedLines the lines to add.
+func (s *Store) logRattelse(ctx context.Context, company uuid.UUID, r Rattelse, struck []uuid.UUID) (Rattelse, error) {
 	a := audit.ActorFrom(ctx)
+	var date *string
+	if r.NewDate != nil {
+		d := r.NewDate.Format(time.DateOnly)
+		date = &d
+	}
+	ids := make([]string, len(struck))
+	for i, id := range struck {
+		ids[i] = id.String()
+	}
 	var out Rattelse
-	err := s.db.Q(ctx).GetContext(ctx, &out, `
-		INSERT INTO journal_rattelser (company_id, id, journal_entry_id, rattelse_type, old_description,
-			new_description, old_entry_date, new_entry_date, struck_lines, added_lines, actor_type, actor_id,
-			actor_label, user_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING `+rattelseColumns,
-		company, uuid.New(), r.EntryID, r.Type, r.OldDescription, r.NewDescription, r.OldDate, r.NewDate,
-		jsonText(r.StruckLines), jsonText(r.AddedLines), a.Type, a.ID, a.Label, a.UserID)
+	err := s.db.Q(ctx).GetContext(ctx, &out, `SELECT `+rattelseColumns+` FROM ledger_log_rattelse($1, $2, $3, $4,
+		$5::date, $6::uuid[], $7::jsonb, $8, $9, $10, $11)`,
+		company, r.EntryID, r.Type, r.NewDescription, date, pq.Array(ids), jsonText(r.AddedLines),
+		a.Type, a.ID, a.Label, a.UserID)
 	return out, dbError(err)
 }
 
@@ -148,7 +157,7 @@ func (s *Store) CorrectMetadata(ctx context.Context, company, id uuid.UUID, desc
 	if r.NewDescription == nil && r.NewDate == nil {
 		return MetadataChange{Entry: e}, nil
 	}
-	log, err := s.logRattelse(ctx, company, r)
+	log, err := s.logRattelse(ctx, company, r, nil)
 	if err != nil {
 		return MetadataChange{Entry: e}, err
 	}
@@ -257,9 +266,8 @@ func (s *Store) StrikeLines(ctx context.Context, company, id uuid.UUID, strike [
 	if err := s.checkDimensions(ctx, company, b.company, e.Date, add); err != nil {
 		return Strike{}, err
 	}
-	sj, _ := json.Marshal(lineSnapshots(struck))
 	aj, _ := json.Marshal(lineSnapshots(add))
-	log, err := s.logRattelse(ctx, company, Rattelse{EntryID: id, Type: "lines", StruckLines: sj, AddedLines: aj})
+	log, err := s.logRattelse(ctx, company, Rattelse{EntryID: id, Type: "lines", AddedLines: aj}, strike)
 	if err != nil {
 		return Strike{}, err
 	}

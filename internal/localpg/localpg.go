@@ -7,6 +7,8 @@ package localpg
 
 import (
 	"bytes"
+	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 	"net/url"
@@ -17,6 +19,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/lib/pq"
 )
 
 // User is the database superuser of clusters made here.
@@ -212,4 +216,68 @@ func WithDatabase(dsn, name string) (string, error) {
 		}
 	}
 	return strings.Join(append(parts, "dbname="+name), " "), nil
+}
+
+// The roles of Kontera's databases: the owner runs the migrations and
+// owns every object; the app role is what the server connects as, with
+// plain DML rights and nothing it could turn the database's guards off
+// with (see db/migrations/00008_guards.sql).
+const (
+	OwnerRole = "kontera_owner"
+	AppRole   = "kontera_app"
+	// rolePassword is the password both roles get on a server that asks
+	// for one (the local clusters made here trust their socket).
+	rolePassword = "kontera"
+)
+
+// EnsureRoles creates the owner and app roles on the server of adminURL
+// (a superuser, or a role with CREATEROLE) unless they exist. Several
+// test packages may race here; a role created meanwhile is fine.
+func EnsureRoles(ctx context.Context, adminURL string) error {
+	admin, err := sql.Open("postgres", adminURL)
+	if err != nil {
+		return err
+	}
+	defer admin.Close()
+	for _, stmt := range []string{
+		`CREATE ROLE ` + OwnerRole + ` LOGIN NOSUPERUSER NOCREATEROLE PASSWORD '` + rolePassword + `'`,
+		`CREATE ROLE ` + AppRole + ` LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE PASSWORD '` + rolePassword + `'`,
+	} {
+		role := strings.Fields(stmt)[2]
+		var exists bool
+		if err := admin.QueryRowContext(ctx, `SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1)`, role).Scan(&exists); err != nil {
+			return fmt.Errorf("localpg: %w", err)
+		}
+		if exists {
+			continue
+		}
+		if _, err := admin.ExecContext(ctx, stmt); err != nil {
+			var pe *pq.Error
+			if errors.As(err, &pe) && (pe.Code == "42710" || pe.Code == "23505") {
+				continue // duplicate_object, or the catalogue's unique index in a race
+			}
+			return fmt.Errorf("localpg: create role %s: %w", role, err)
+		}
+	}
+	return nil
+}
+
+// WithUser returns dsn (a postgres:// URL or key=value string) connecting
+// as role, with the password EnsureRoles gave it.
+func WithUser(dsn, role string) (string, error) {
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return "", err
+		}
+		u.User = url.UserPassword(role, rolePassword)
+		return u.String(), nil
+	}
+	var parts []string
+	for _, f := range strings.Fields(dsn) {
+		if !strings.HasPrefix(f, "user=") && !strings.HasPrefix(f, "password=") {
+			parts = append(parts, f)
+		}
+	}
+	return strings.Join(append(parts, "user="+role, "password="+rolePassword), " "), nil
 }

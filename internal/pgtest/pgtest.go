@@ -1,7 +1,9 @@
 // Package pgtest gives each test a fresh, migrated PostgreSQL database of
 // its own, cloned from a template in tens of milliseconds. The server is
-// TEST_DATABASE_URL (or DATABASE_URL) when set, else a throwaway cluster
-// that Main starts and removes.
+// TEST_DATABASE_URL (or DATABASE_URL, a role that may create roles and
+// databases) when set, else a throwaway cluster that Main starts and
+// removes. As in production, the databases are owned and migrated by the
+// owner role, and tests connect as the application role.
 package pgtest
 
 import (
@@ -54,6 +56,10 @@ func run(m *testing.M) int {
 		defer c.Destroy()
 		adminURL = c.URL("postgres")
 	}
+	if err := localpg.EnsureRoles(context.Background(), adminURL); err != nil {
+		fmt.Fprintln(os.Stderr, "pgtest:", err)
+		return 1
+	}
 	return m.Run()
 }
 
@@ -61,10 +67,34 @@ func run(m *testing.M) int {
 // before Main runs.
 func URL() string { return adminURL }
 
-// New returns a fresh migrated database for t, dropped when t ends.
+// New returns a fresh migrated database for t, connected as the
+// application role (as the server connects), dropped when t ends.
 func New(t testing.TB) *store.DB {
 	t.Helper()
+	return open(t, NewURL(t))
+}
+
+// NewOwner is New connected as the owner role, which runs migrations.
+func NewOwner(t testing.TB) *store.DB {
+	t.Helper()
+	_, owner := NewPair(t)
+	return owner
+}
+
+// NewPair returns one fresh database twice: as the application role and
+// as the owner (for what only the owner may do: create a table, VACUUM).
+func NewPair(t testing.TB) (app, owner *store.DB) {
+	t.Helper()
 	url := NewURL(t)
+	ownerURL, err := localpg.WithUser(url, localpg.OwnerRole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return open(t, url), open(t, ownerURL)
+}
+
+func open(t testing.TB, url string) *store.DB {
+	t.Helper()
 	d, err := store.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
@@ -73,8 +103,9 @@ func New(t testing.TB) *store.DB {
 	return d
 }
 
-// NewURL creates a fresh migrated database for t and returns its URL. It
-// is dropped when t ends (after the cleanups registered later have run).
+// NewURL creates a fresh migrated database for t and returns its URL, as
+// the application role. It is dropped when t ends (after the cleanups
+// registered later have run).
 func NewURL(t testing.TB) string {
 	t.Helper()
 	if adminURL == "" {
@@ -92,7 +123,7 @@ func NewURL(t testing.TB) string {
 		t.Fatal(err)
 	}
 	defer admin.Close()
-	if _, err := admin.Exec(fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s", name, tmplName)); err != nil {
+	if _, err := admin.Exec(fmt.Sprintf("CREATE DATABASE %s TEMPLATE %s OWNER %s", name, tmplName, localpg.OwnerRole)); err != nil {
 		t.Fatalf("pgtest: create database: %v", err)
 	}
 	t.Cleanup(func() {
@@ -104,6 +135,9 @@ func NewURL(t testing.TB) string {
 		_, _ = a.Exec(fmt.Sprintf("DROP DATABASE IF EXISTS %s WITH (FORCE)", name))
 	})
 	url, err := localpg.WithDatabase(adminURL, name)
+	if err == nil {
+		url, err = localpg.WithUser(url, localpg.AppRole)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,10 +172,13 @@ func makeTemplate() error {
 	}
 	building := tmplName + "_building"
 	_, _ = conn.ExecContext(ctx, "DROP DATABASE IF EXISTS "+building+" WITH (FORCE)")
-	if _, err := conn.ExecContext(ctx, "CREATE DATABASE "+building); err != nil {
+	if _, err := conn.ExecContext(ctx, "CREATE DATABASE "+building+" OWNER "+localpg.OwnerRole); err != nil {
 		return fmt.Errorf("pgtest: create template: %w", err)
 	}
 	url, err := localpg.WithDatabase(adminURL, building)
+	if err == nil {
+		url, err = localpg.WithUser(url, localpg.OwnerRole)
+	}
 	if err != nil {
 		return err
 	}

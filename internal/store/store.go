@@ -119,6 +119,25 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) erro
 	return tx.Commit()
 }
 
+// Privileged says why the role db connects as could reach past the
+// database's guards ("is a superuser", "owns the tables"), or "" when it
+// cannot: the server must connect as the application role.
+func (db *DB) Privileged(ctx context.Context) (string, error) {
+	var super, owns bool
+	err := db.QueryRowxContext(ctx, `SELECT rolsuper, EXISTS (SELECT 1 FROM pg_tables
+			WHERE schemaname = 'public' AND tableowner = current_user)
+		FROM pg_roles WHERE rolname = current_user`).Scan(&super, &owns)
+	switch {
+	case err != nil:
+		return "", err
+	case super:
+		return "is a superuser", nil
+	case owns:
+		return "owns the tables", nil
+	}
+	return "", nil
+}
+
 // UniqueViolation reports whether err is a unique index refusing a row:
 // the index named constraint, or any when constraint is "".
 func UniqueViolation(err error, constraint string) bool {

@@ -169,13 +169,13 @@ func TestBenchPosting(t *testing.T) {
 	if os.Getenv("KONTERA_BENCH") == "" {
 		t.Skip("run with make bench")
 	}
-	d := pgtest.New(t)
+	d, owner := pgtest.NewPair(t)
 	a := benchServer(t, d)
 	companies := make([]books, 8)
 	for i := range companies {
 		companies[i] = newCompany(a, fmt.Sprintf("Bokför %d AB", i))
 	}
-	if _, err := d.Exec(`CREATE TABLE bench_raw (id bigserial PRIMARY KEY, company_id uuid NOT NULL, note text NOT NULL)`); err != nil {
+	if _, err := owner.Exec(`CREATE TABLE bench_raw (id bigserial PRIMARY KEY, company_id uuid NOT NULL, note text NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
 	raw := func(client, i int) bool {
@@ -285,14 +285,14 @@ func TestBenchReports(t *testing.T) {
 		t.Skip("run with make bench")
 	}
 	lines := envInt("KONTERA_BENCH_LINES", 1_000_000)
-	d := pgtest.New(t)
+	d, owner := pgtest.NewPair(t)
 	a := benchServer(t, d)
 	big, small := newCompany(a, "Stor AB"), newCompany(a, "Liten AB")
 	start := time.Now()
 	generate(t, d, big, lines)
 	gen := time.Since(start)
 	generate(t, d, small, 1000)
-	if _, err := d.Exec(`VACUUM ANALYZE`); err != nil {
+	if _, err := owner.Exec(`VACUUM ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
 	var count int

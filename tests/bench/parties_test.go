@@ -42,10 +42,10 @@ func TestBenchParties(t *testing.T) {
 		t.Skip("run with make bench")
 	}
 	total := envInt("KONTERA_BENCH_CUSTOMERS", 20_000)
-	d := pgtest.New(t)
+	d, owner := pgtest.NewPair(t)
 	a := benchServer(t, d)
 	big, small := newCompany(a, "Kundrik AB"), newCompany(a, "Bench AB")
-	if _, err := d.Exec(`CREATE TABLE bench_raw (id bigserial PRIMARY KEY, company_id uuid NOT NULL, note text NOT NULL)`); err != nil {
+	if _, err := owner.Exec(`CREATE TABLE bench_raw (id bigserial PRIMARY KEY, company_id uuid NOT NULL, note text NOT NULL)`); err != nil {
 		t.Fatal(err)
 	}
 	raw := func(client, i int) bool {
@@ -93,7 +93,7 @@ func TestBenchParties(t *testing.T) {
 	took := time.Since(start)
 	fmt.Printf("bulk-create: %d customers in %v, %.0f customers/s (50 a request, 1 client)\n", total, took.Round(time.Millisecond),
 		float64(total)/took.Seconds())
-	if _, err := d.Exec(`VACUUM ANALYZE customers`); err != nil {
+	if _, err := owner.Exec(`VACUUM ANALYZE customers`); err != nil {
 		t.Fatal(err)
 	}
 	const n = 30

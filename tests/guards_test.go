@@ -1,0 +1,149 @@
+package tests
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/localpg"
+	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Defect 11: the database's guards had holes. The server now connects as
+// the application role; each tampering that went through before is tried
+// here as that role (and, where the guard is a trigger, as the owner too),
+// and every one is refused.
+func TestDatabaseGuardsHoldAgainstTheApplicationRole(t *testing.T) {
+	url := pgtest.NewURL(t)
+	ctx := context.Background()
+	app, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Close() })
+	ownerURL, err := localpg.WithUser(url, localpg.OwnerRole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, err := store.Open(ctx, ownerURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { owner.Close() })
+
+	e := envOn(t, app)
+	owner1 := e.key("owner@example.se", keySpec{})
+	company := e.company(owner1, "Vakt AB")
+	base := "/api/v1/companies/" + company.String()
+	r := e.get(base+"/fiscal-periods", owner1).status(t, 200)
+	b := &ledgerBooks{env: e, token: owner1, base: base, company: company,
+		period: r.str("data.fiscal_periods.0.id"), year: r.str("data.fiscal_periods.0.period_start")[:4]}
+	sale := b.posted(t, "03-15")
+	b.posted(t, "03-16")
+	struck := b.get(b.base+"/journal-entries/"+sale, b.token).status(t, 200).str("data.lines.0.id")
+	c := company.String()
+
+	if reason, err := app.Privileged(ctx); err != nil || reason != "" {
+		t.Fatalf("the application role %q, %v", reason, err)
+	}
+	// refused runs q (with the company as $1 when it names one) and wants
+	// it refused by a right or a guard, not by a mistake of the test.
+	refused := func(db *store.DB, who, q string) {
+		t.Helper()
+		tx, err := db.BeginTx(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tx.Rollback()
+		var args []any
+		if strings.Contains(q, "$1") {
+			args = append(args, c)
+		}
+		_, err = tx.ExecContext(ctx, q, args...)
+		var pe *pq.Error
+		switch {
+		case err == nil:
+			t.Errorf("%s was allowed: %s", who, strings.Join(strings.Fields(q), " "))
+		case !errors.As(err, &pe) || (pe.Code != "42501" && pe.Code != "23514" && pe.Code != "23001"):
+			t.Errorf("%s: %s failed for another reason: %v", who, strings.Join(strings.Fields(q), " "), err)
+		}
+	}
+	for _, q := range []string{
+		// The reports' tables and the voucher sequence.
+		`UPDATE account_balances SET debit = debit + 1000 WHERE company_id = $1`,
+		`DELETE FROM account_balances WHERE company_id = $1`,
+		`INSERT INTO account_balances (company_id, fiscal_period_id, account_number, month, debit)
+		 SELECT company_id, fiscal_period_id, '1930', '` + b.day("05-01") + `', 5 FROM account_balances WHERE company_id = $1 LIMIT 1`,
+		`UPDATE ledger_postings SET debit_amount = debit_amount + 1 WHERE company_id = $1`,
+		`DELETE FROM ledger_postings WHERE company_id = $1`,
+		`UPDATE voucher_sequences SET last_number = last_number + 5 WHERE company_id = $1`,
+		`DELETE FROM voucher_sequences WHERE company_id = $1`,
+		// TRUNCATE of the books and their history.
+		`TRUNCATE audit_entries CASCADE`, `TRUNCATE journal_entries CASCADE`, `TRUNCATE journal_rattelser CASCADE`,
+		`TRUNCATE journal_lines CASCADE`, `TRUNCATE ledger_postings`, `TRUNCATE account_balances`,
+		// A period shrunk past its posted entries.
+		`UPDATE fiscal_periods SET period_start = '` + b.day("04-01") + `' WHERE company_id = $1`,
+		`UPDATE fiscal_periods SET period_end = '` + b.day("02-28") + `' WHERE company_id = $1`,
+		// Links set by hand.
+		`UPDATE journal_entries SET reversed_by_id = (SELECT id FROM journal_entries WHERE company_id = $1 AND id <> '` + sale + `' LIMIT 1)
+		 WHERE company_id = $1 AND id = '` + sale + `'`,
+		`UPDATE journal_entries SET correction_of_id = id WHERE company_id = $1`,
+		// A rättelse row by hand, and a description changed without one.
+		`INSERT INTO journal_rattelser (company_id, journal_entry_id, rattelse_type, old_description, new_description, actor_type)
+		 VALUES ($1, '` + sale + `', 'metadata', 'Kontantförsäljning', 'Förfalskad', 'api_key')`,
+		`UPDATE journal_entries SET description = 'Förfalskad' WHERE company_id = $1 AND id = '` + sale + `'`,
+		`UPDATE journal_lines SET struck_by_rattelse_id = (SELECT id FROM journal_rattelser LIMIT 1) WHERE id = '` + struck + `' AND company_id = $1`,
+		// The audit trail.
+		`UPDATE audit_entries SET description = 'x' WHERE company_id = $1`,
+		`DELETE FROM audit_entries WHERE company_id = $1`,
+		`DELETE FROM journal_entries WHERE company_id = $1`,
+	} {
+		refused(app, "the application role", q)
+	}
+	// A rättelse logged through the function does not cover another
+	// description than the one it logged.
+	refused(app, "a rättelse that logged something else", `WITH r AS (SELECT * FROM ledger_log_rattelse($1, '`+sale+`', 'metadata',
+		'Rättad', NULL, NULL, NULL, 'api_key', NULL, 'x', NULL))
+		UPDATE journal_entries SET description = 'Annat' WHERE company_id = $1 AND id = '`+sale+`' AND EXISTS (SELECT 1 FROM r)`)
+	// The switches that turn every guard off are out of reach.
+	for _, q := range []string{
+		`SET session_replication_role = replica`,
+		`ALTER TABLE account_balances DISABLE TRIGGER USER`,
+		`ALTER TABLE journal_entries DISABLE TRIGGER ALL`,
+		`DROP TRIGGER journal_entry_guard ON journal_entries`,
+		`CREATE OR REPLACE FUNCTION ledger_derived_guard() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$`,
+	} {
+		refused(app, "the application role", q)
+	}
+	// The derived tables and TRUNCATE are guarded against the owner too.
+	for _, q := range []string{
+		`UPDATE account_balances SET debit = debit + 1000 WHERE company_id = $1`,
+		`UPDATE voucher_sequences SET last_number = last_number + 5 WHERE company_id = $1`,
+		`DELETE FROM ledger_postings WHERE company_id = $1`,
+	} {
+		refused(owner, "the owner", q)
+	}
+	for _, q := range []string{`TRUNCATE audit_entries CASCADE`, `TRUNCATE journal_entries CASCADE`, `TRUNCATE voucher_sequences`} {
+		refused(owner, "the owner", q)
+	}
+
+	// After all that the books are as they were: balanced, gapless, and
+	// the next voucher is A3.
+	tb := b.get(b.base+"/reports/trial-balance?period_id="+b.period, b.token).status(t, 200)
+	if tb.at("data.isBalanced") != true || tb.at("data.totalDebit") != 2500.0 {
+		t.Fatalf("trial balance: %s", tb.Body)
+	}
+	id := b.create(b.sale("03-17")).status(t, 201).str("data.id")
+	if n := b.action(id, "commit", nil).status(t, 200).at("data.voucher_number"); n != float64(3) {
+		t.Fatalf("next voucher %v", n)
+	}
+	// And the ledger's own paths still work as the application role: a
+	// rättelse of lines, a storno.
+	b.action(sale, "strike-lines", map[string]any{"strike_line_ids": []string{struck},
+		"lines": []map[string]any{{"account_number": "1910", "debit_amount": 1250}}}).status(t, 200)
+	b.action(sale, "reverse", map[string]any{"reversal_date": b.day("03-20")}).status(t, 200)
+}
