@@ -1930,11 +1930,17 @@ type AuditAction string
 type AuditEntry struct {
 	Action AuditAction `json:"action"`
 
+	// ActorEmail Their e-mail, as it was when the change was made.
+	ActorEmail nullable.Nullable[string] `json:"actor_email"`
+
 	// ActorLabel The key's name, or the user's e-mail.
 	ActorLabel nullable.Nullable[string] `json:"actor_label"`
 
 	// ActorType Who acted: `api_key`, `user`, `system`.
 	ActorType nullable.Nullable[string] `json:"actor_type"`
+
+	// ActorUserId The person behind the key.
+	ActorUserId nullable.Nullable[openapi_types.UUID] `json:"actor_user_id"`
 
 	// ChangedFields Changed column names, given instead of snapshots to members and viewers.
 	ChangedFields nullable.Nullable[[]string] `json:"changed_fields"`
@@ -2332,6 +2338,25 @@ type CompanySettingsResponse struct {
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// Counterparty The verifikat's counterparty (motpart, BFL 5 kap. 7 §): free text, or a customer or supplier of the company whose name at the time of booking is kept with it.
+type Counterparty struct {
+	// CustomerId The customer, when the counterparty is one.
+	CustomerId nullable.Nullable[openapi_types.UUID] `json:"customer_id"`
+
+	// Name The counterparty's name as booked.
+	Name nullable.Nullable[string] `json:"name"`
+
+	// SupplierId The supplier, when the counterparty is one.
+	SupplierId nullable.Nullable[openapi_types.UUID] `json:"supplier_id"`
+}
+
+// CounterpartyInput Name the counterparty (motpart) in free text, or as a customer or a supplier of the company (not both); with an id and no name the party's own name is kept. An unknown id answers 400 VALIDATION_ERROR naming the field.
+type CounterpartyInput struct {
+	CustomerId *openapi_types.UUID `json:"customer_id,omitempty"`
+	Name       *string             `json:"name,omitempty"`
+	SupplierId *openapi_types.UUID `json:"supplier_id,omitempty"`
 }
 
 // Customer A customer (kund).
@@ -3505,13 +3530,17 @@ type JournalEntry struct {
 
 	// CorrectionOfId On a replacement: the entry it corrects.
 	CorrectionOfId nullable.Nullable[openapi_types.UUID] `json:"correction_of_id"`
+	Counterparty   nullable.Nullable[Counterparty]       `json:"counterparty"`
 	CreatedAt      time.Time                             `json:"created_at"`
 	Description    string                                `json:"description"`
 
 	// EntryDate Verifikationsdatum.
 	EntryDate      openapi_types.Date `json:"entry_date"`
 	FiscalPeriodId openapi_types.UUID `json:"fiscal_period_id"`
-	Id             openapi_types.UUID `json:"id"`
+
+	// HasRattelse true when an inline rättelse was made on this entry.
+	HasRattelse bool               `json:"has_rattelse"`
+	Id          openapi_types.UUID `json:"id"`
 
 	// Lines The current lines; lines struck by a rättelse are in the rättelse log.
 	Lines            []JournalLine             `json:"lines"`
@@ -3523,6 +3552,10 @@ type JournalEntry struct {
 	// Notes Internal note; not part of the verifikat.
 	Notes    nullable.Nullable[string]    `json:"notes"`
 	PostedAt nullable.Nullable[time.Time] `json:"posted_at"`
+	PostedBy nullable.Nullable[PostedBy]  `json:"posted_by"`
+
+	// RattelseCount How many inline rättelser (correct-metadata, strike-lines) were made; their log is GET .../rattelse-log.
+	RattelseCount int `json:"rattelse_count"`
 
 	// ReversedById On a reversed entry: its storno.
 	ReversedById nullable.Nullable[openapi_types.UUID] `json:"reversed_by_id"`
@@ -3536,6 +3569,9 @@ type JournalEntry struct {
 
 	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
 	Status JournalEntryStatus `json:"status"`
+
+	// StruckLines Lines struck by an inline rättelse, each with struck_by_rattelse_id; lines holds the current ones.
+	StruckLines []JournalLine `json:"struck_lines"`
 
 	// TotalCredit A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
 	TotalCredit Sum `json:"total_credit"`
@@ -3551,7 +3587,9 @@ type JournalEntry struct {
 
 // JournalEntryCreate defines model for JournalEntryCreate.
 type JournalEntryCreate struct {
-	Description string `json:"description"`
+	// Counterparty The counterparty (motpart); null or absent for none.
+	Counterparty nullable.Nullable[CounterpartyInput] `json:"counterparty,omitempty"`
+	Description  string                               `json:"description"`
 
 	// EntryDate Must lie inside the period (else ENTRY_DATE_OUTSIDE_FISCAL_PERIOD).
 	EntryDate      openapi_types.Date        `json:"entry_date"`
@@ -3614,6 +3652,7 @@ type JournalEntryListResponse struct {
 type JournalEntryPreview struct {
 	// CorrectionOfId On a replacement: the entry it corrects.
 	CorrectionOfId nullable.Nullable[openapi_types.UUID] `json:"correction_of_id"`
+	Counterparty   nullable.Nullable[Counterparty]       `json:"counterparty"`
 	Description    string                                `json:"description"`
 
 	// EntryDate Verifikationsdatum.
@@ -3687,7 +3726,9 @@ type JournalEntryStatus string
 
 // JournalEntryUpdate The whole draft: header and the complete set of lines, which replace the old ones.
 type JournalEntryUpdate struct {
-	Description string `json:"description"`
+	// Counterparty The counterparty (motpart); null or absent for none. Replaced with the rest of the draft.
+	Counterparty nullable.Nullable[CounterpartyInput] `json:"counterparty,omitempty"`
+	Description  string                               `json:"description"`
 
 	// EntryDate Must lie inside the period (else ENTRY_DATE_OUTSIDE_FISCAL_PERIOD).
 	EntryDate      openapi_types.Date        `json:"entry_date"`
@@ -3701,9 +3742,12 @@ type JournalEntryUpdate struct {
 
 // JournalLine defines model for JournalLine.
 type JournalLine struct {
-	AccountNumber    string                    `json:"account_number"`
-	AmountInCurrency nullable.Nullable[Amount] `json:"amount_in_currency"`
-	CostCenter       nullable.Nullable[string] `json:"cost_center"`
+	AccountNumber string `json:"account_number"`
+
+	// AddedByRattelseId The inline rättelse that added this line; null for the entry's own lines.
+	AddedByRattelseId nullable.Nullable[openapi_types.UUID] `json:"added_by_rattelse_id"`
+	AmountInCurrency  nullable.Nullable[Amount]             `json:"amount_in_currency"`
+	CostCenter        nullable.Nullable[string]             `json:"cost_center"`
 
 	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	CreditAmount Amount                    `json:"credit_amount"`
@@ -3719,7 +3763,10 @@ type JournalLine struct {
 	LineDescription nullable.Nullable[string]       `json:"line_description"`
 	Project         nullable.Nullable[string]       `json:"project"`
 	SortOrder       int                             `json:"sort_order"`
-	TaxCode         nullable.Nullable[string]       `json:"tax_code"`
+
+	// StruckByRattelseId The inline rättelse that struck this line; set only on struck_lines.
+	StruckByRattelseId nullable.Nullable[openapi_types.UUID] `json:"struck_by_rattelse_id"`
+	TaxCode            nullable.Nullable[string]             `json:"tax_code"`
 }
 
 // JournalLineInput One line: an amount on exactly one side, debit or credit, greater than 0.
@@ -3895,20 +3942,28 @@ type JournalRegister struct {
 // JournalRegisterEntry defines model for JournalRegisterEntry.
 type JournalRegisterEntry struct {
 	CorrectionOfId nullable.Nullable[openapi_types.UUID] `json:"correction_of_id"`
+	Counterparty   nullable.Nullable[Counterparty]       `json:"counterparty"`
 	Description    string                                `json:"description"`
 	EntryDate      openapi_types.Date                    `json:"entry_date"`
-	Id             openapi_types.UUID                    `json:"id"`
+
+	// HasRattelse true when an inline rättelse was made: its struck lines are listed with struck true.
+	HasRattelse bool               `json:"has_rattelse"`
+	Id          openapi_types.UUID `json:"id"`
 
 	// IsCorrection This entry replaces correction_of_id.
 	IsCorrection bool `json:"is_correction"`
 
 	// IsStorno This entry is a storno of reverses_id.
-	IsStorno     bool                                  `json:"is_storno"`
-	Lines        []JournalRegisterLine                 `json:"lines"`
-	PostedAt     time.Time                             `json:"posted_at"`
-	ReversedById nullable.Nullable[openapi_types.UUID] `json:"reversed_by_id"`
-	ReversesId   nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
-	SourceType   string                                `json:"source_type"`
+	IsStorno bool                        `json:"is_storno"`
+	Lines    []JournalRegisterLine       `json:"lines"`
+	PostedAt time.Time                   `json:"posted_at"`
+	PostedBy nullable.Nullable[PostedBy] `json:"posted_by"`
+
+	// RattelseCount How many inline rättelser were made on the entry.
+	RattelseCount int                                   `json:"rattelse_count"`
+	ReversedById  nullable.Nullable[openapi_types.UUID] `json:"reversed_by_id"`
+	ReversesId    nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
+	SourceType    string                                `json:"source_type"`
 
 	// Status reversed when a storno undid the entry (it stays in the books).
 	Status JournalRegisterEntryStatus `json:"status"`
@@ -3931,12 +3986,21 @@ type JournalRegisterLine struct {
 	AccountName   string `json:"account_name"`
 	AccountNumber string `json:"account_number"`
 
+	// AddedByRattelseId The rättelse that added the line.
+	AddedByRattelseId nullable.Nullable[openapi_types.UUID] `json:"added_by_rattelse_id"`
+
 	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	CreditAmount Amount `json:"credit_amount"`
 
 	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DebitAmount     Amount                    `json:"debit_amount"`
 	LineDescription nullable.Nullable[string] `json:"line_description"`
+
+	// Struck true for a line struck by an inline rättelse: shown, legible, and left out of the totals.
+	Struck bool `json:"struck"`
+
+	// StruckByRattelseId The rättelse that struck the line.
+	StruckByRattelseId nullable.Nullable[openapi_types.UUID] `json:"struck_by_rattelse_id"`
 }
 
 // JournalRegisterResponse defines model for JournalRegisterResponse.
@@ -4399,6 +4463,21 @@ type PaymentAccount struct {
 // Percentage A percentage with at most two decimals (8.5 = 8.5 %).
 type Percentage = money.Amount
 
+// PostedBy Who posted the verifikat (committed it, or ran the storno, correction or year-end that posted it): the person behind the key and the key's label, as they were then. Null on entries posted before Kontera kept it.
+type PostedBy struct {
+	// Email Their e-mail, as it was then.
+	Email nullable.Nullable[string] `json:"email"`
+
+	// Label The key's label (its name).
+	Label nullable.Nullable[string] `json:"label"`
+
+	// Type `api_key` or `system`.
+	Type string `json:"type"`
+
+	// UserId The person behind the key.
+	UserId nullable.Nullable[openapi_types.UUID] `json:"user_id"`
+}
+
 // PsPeriod Period of the EU sales list (periodisk sammanställning).
 type PsPeriod string
 
@@ -4411,8 +4490,14 @@ type RattelseLog struct {
 // RattelseLogEntry defines model for RattelseLogEntry.
 type RattelseLogEntry struct {
 	// Actor Who made it: api_key, user or system.
-	Actor             string                                      `json:"actor"`
-	ActorLabel        nullable.Nullable[string]                   `json:"actor_label"`
+	Actor string `json:"actor"`
+
+	// ActorEmail Their e-mail, as it was then.
+	ActorEmail nullable.Nullable[string] `json:"actor_email"`
+	ActorLabel nullable.Nullable[string] `json:"actor_label"`
+
+	// ActorUserId The person behind the key that made the rättelse.
+	ActorUserId       nullable.Nullable[openapi_types.UUID]       `json:"actor_user_id"`
 	AddedLines        nullable.Nullable[[]map[string]interface{}] `json:"added_lines"`
 	CreatedAt         time.Time                                   `json:"created_at"`
 	ExternalSignature nullable.Nullable[string]                   `json:"external_signature"`

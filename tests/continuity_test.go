@@ -318,3 +318,96 @@ func TestForeignCurrencyLinesAreChecked(t *testing.T) {
 	delete(half["lines"].([]map[string]any)[0], "exchange_rate")
 	b.create(half).errorCode(t, 400, "VALIDATION_ERROR")
 }
+
+// Corrections are visible where an auditor looks: the detail and the
+// register show that an inline rättelse was made (a count, and the struck
+// lines marked with it), and who posted or corrected the verifikat — the
+// person behind the key as well as the key. A verifikat names its
+// counterparty.
+func TestRattelseAndPosterInTheRegister(t *testing.T) {
+	b := newLedger(t)
+	agent := b.key("owner@example.se", keySpec{name: "Bokföringsagent"})
+	var userID string
+	if err := b.db.Get(&userID, `SELECT id FROM users WHERE email = 'owner@example.se'`); err != nil {
+		t.Fatal(err)
+	}
+	cust := b.post(b.base+"/customers", b.token, map[string]any{"name": "Byggbolaget i Norrland AB",
+		"customer_type": "swedish_business", "org_number": "556334-3689"}, "Idempotency-Key", ik()).status(t, 201).str("data.id")
+
+	body := b.sale("04-10")
+	body["counterparty"] = map[string]any{"name": "Kund på plats"}
+	r := b.post(b.base+"/journal-entries", agent, body, "Idempotency-Key", ik()).status(t, 201)
+	id := r.str("data.id")
+	if r.str("data.counterparty.name") != "Kund på plats" || r.at("data.counterparty.customer_id") != nil || r.at("data.posted_by") != nil {
+		t.Fatalf("draft: %s", r.Body)
+	}
+	// A customer as counterparty: its name is kept.
+	body["counterparty"] = map[string]any{"customer_id": cust}
+	r = b.do(req{Method: "PATCH", Path: b.base + "/journal-entries/" + id, Token: agent, Body: body}).status(t, 200)
+	if r.str("data.counterparty.name") != "Byggbolaget i Norrland AB" || r.str("data.counterparty.customer_id") != cust {
+		t.Fatalf("patched: %s", r.Body)
+	}
+	for _, bad := range []map[string]any{{"customer_id": ik()}, {"customer_id": cust, "supplier_id": ik()}, {}} {
+		body["counterparty"] = bad
+		b.create(body).errorCode(t, 400, "VALIDATION_ERROR")
+	}
+	b.post(b.base+"/journal-entries/"+id+"/commit", agent, nil, "Idempotency-Key", ik()).status(t, 200)
+	d := b.get(b.base+"/journal-entries/"+id, b.token).status(t, 200)
+	if d.str("data.posted_by.type") != "api_key" || d.str("data.posted_by.user_id") != userID ||
+		d.str("data.posted_by.email") != "owner@example.se" || d.str("data.posted_by.label") != "Bokföringsagent" ||
+		d.at("data.has_rattelse") != false || len(d.list("data.struck_lines")) != 0 {
+		t.Fatalf("posted: %s", d.Body)
+	}
+
+	// An inline rättelse of lines by the agent: struck 1930, booked 1910.
+	struck := d.str("data.lines.0.id")
+	s := b.post(b.base+"/journal-entries/"+id+"/strike-lines", agent, map[string]any{"strike_line_ids": []string{struck},
+		"lines": []map[string]any{{"account_number": "1910", "debit_amount": 1250}}}, "Idempotency-Key", ik()).status(t, 200)
+	log := s.str("data.log_id")
+	d = b.get(b.base+"/journal-entries/"+id, b.token).status(t, 200)
+	if d.at("data.has_rattelse") != true || d.at("data.rattelse_count") != float64(1) || len(d.list("data.lines")) != 3 ||
+		d.str("data.struck_lines.0.id") != struck || d.str("data.struck_lines.0.struck_by_rattelse_id") != log ||
+		d.str("data.lines.2.added_by_rattelse_id") != log || d.at("data.total_debit") != 1250.0 {
+		t.Fatalf("after the rättelse: %s", d.Body)
+	}
+	rl := b.get(b.base+"/journal-entries/"+id+"/rattelse-log", b.token).status(t, 200)
+	if rl.str("data.entries.0.actor_email") != "owner@example.se" || rl.str("data.entries.0.actor_user_id") != userID ||
+		rl.str("data.entries.0.actor_label") != "Bokföringsagent" {
+		t.Fatalf("rättelse log: %s", rl.Body)
+	}
+	b.post(b.base+"/journal-entries/"+id+"/correct-metadata", agent, map[string]any{"description": "Kontantförsäljning, rättad"},
+		"Idempotency-Key", ik()).status(t, 200)
+
+	// The register shows the rättelser, the struck line in its place,
+	// who posted it and the counterparty.
+	reg := b.get(b.base+"/reports/journal-register?period_id="+b.period, b.token).status(t, 200)
+	e := reg.at("data.entries.0").(map[string]any)
+	lines := e["lines"].([]any)
+	first := lines[0].(map[string]any)
+	if e["has_rattelse"] != true || e["rattelse_count"] != float64(2) || len(lines) != 4 ||
+		first["struck"] != true || first["struck_by_rattelse_id"] != log || first["account_number"] != "1930" ||
+		e["total_debit"] != 1250.0 || e["description"] != "Kontantförsäljning, rättad" ||
+		e["posted_by"].(map[string]any)["email"] != "owner@example.se" ||
+		e["counterparty"].(map[string]any)["customer_id"] != cust {
+		t.Fatalf("register: %v", e)
+	}
+	// The audit trail names the person too.
+	at := b.get(b.base+"/audit-trail?table_name=journal_entries", b.token).status(t, 200)
+	found := false
+	for _, x := range at.list("data.entries") {
+		m := x.(map[string]any)
+		if m["actor_label"] == "Bokföringsagent" && m["actor_email"] == "owner@example.se" && m["actor_user_id"] == userID {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("audit trail: %s", at.Body)
+	}
+	// A storno keeps the counterparty and names who posted it.
+	st := b.action(id, "reverse", map[string]any{"reversal_date": b.day("04-30")}).status(t, 200).str("data.reversal_id")
+	sd := b.get(b.base+"/journal-entries/"+st, b.token).status(t, 200)
+	if sd.str("data.counterparty.customer_id") != cust || sd.str("data.posted_by.label") != "Unnamed API key" ||
+		sd.str("data.posted_by.email") != "owner@example.se" {
+		t.Fatalf("storno: %s", sd.Body)
+	}
+}

@@ -107,7 +107,7 @@ func TestDatabaseGuardsHoldAgainstTheApplicationRole(t *testing.T) {
 	// A rättelse logged through the function does not cover another
 	// description than the one it logged.
 	refused(app, "a rättelse that logged something else", `WITH r AS (SELECT * FROM ledger_log_rattelse($1, '`+sale+`', 'metadata',
-		'Rättad', NULL, NULL, NULL, 'api_key', NULL, 'x', NULL))
+		'Rättad', NULL, NULL, NULL, 'api_key', NULL, 'x', NULL, NULL))
 		UPDATE journal_entries SET description = 'Annat' WHERE company_id = $1 AND id = '`+sale+`' AND EXISTS (SELECT 1 FROM r)`)
 	// The switches that turn every guard off are out of reach.
 	for _, q := range []string{

@@ -36,10 +36,13 @@ const (
 // Actor is who made a change: an API key (with its user), a person, or the
 // system itself.
 type Actor struct {
-	Type      string // api_key, user, system
-	ID        *uuid.UUID
-	Label     string
-	UserID    *uuid.UUID
+	Type   string // api_key, user, system
+	ID     *uuid.UUID
+	Label  string
+	UserID *uuid.UUID
+	// Email is the e-mail of the person behind the key, as it was when
+	// the change was made.
+	Email     string
 	RequestID string
 }
 

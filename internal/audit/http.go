@@ -1,6 +1,8 @@
 package audit
 
 import (
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
 	"context"
 	"encoding/json"
 	"time"
@@ -71,7 +73,8 @@ func (h *Handler) ListAuditEntries(ctx context.Context, req gen.ListAuditEntries
 		entries[i] = gen.AuditEntry{
 			Id: r.ID, Action: gen.AuditAction(r.Action), TableName: nullable.NewNullNullable[string](),
 			RecordId: nullable.NewNullNullable[string](), ActorType: nullable.NewNullNullable[string](),
-			ActorLabel: nullable.NewNullNullable[string](), Description: nullable.NewNullNullable[string](),
+			ActorLabel: nullable.NewNullNullable[string](), ActorEmail: nullable.NewNullNullable[string](),
+			ActorUserId: nullable.NewNullNullable[openapi_types.UUID](), Description: nullable.NewNullNullable[string](),
 			OldState: nullable.NewNullNullable[map[string]any](), NewState: nullable.NewNullNullable[map[string]any](),
 			ChangedFields: nullable.NewNullableWithValue([]string(r.ChangedFields)), CreatedAt: r.CreatedAt.UTC().Truncate(time.Microsecond),
 		}
@@ -80,6 +83,10 @@ func (h *Handler) ListAuditEntries(ctx context.Context, req gen.ListAuditEntries
 		setString(&e.RecordId, r.RecordID)
 		setString(&e.ActorType, r.ActorType)
 		setString(&e.ActorLabel, r.ActorLabel)
+		setString(&e.ActorEmail, r.ActorEmail)
+		if r.ActorUserID != nil {
+			e.ActorUserId = nullable.NewNullableWithValue(*r.ActorUserID)
+		}
 		setString(&e.Description, r.Description)
 		if snapshots {
 			setObject(&e.OldState, r.Old)

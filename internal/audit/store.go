@@ -28,10 +28,10 @@ func (s *Store) Record(ctx context.Context, c Change) error {
 	}
 	_, err := s.db.Q(ctx).ExecContext(ctx, `
 		INSERT INTO audit_entries (company_id, action, table_name, record_id, actor_type, actor_id, actor_label,
-			user_id, request_id, description, old_state, new_state, changed_fields)
-		VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13)`,
+			user_id, request_id, description, old_state, new_state, changed_fields, actor_email)
+		VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, NULLIF($14, ''))`,
 		c.CompanyID, c.Action, c.Table, c.RecordID, a.Type, a.ID, a.Label, a.UserID, rid, c.Description,
-		nullJSON(c.Old), nullJSON(c.New), pq.StringArray(ChangedFields(c.Old, c.New)))
+		nullJSON(c.Old), nullJSON(c.New), pq.StringArray(ChangedFields(c.Old, c.New)), a.Email)
 	return err
 }
 
@@ -52,6 +52,8 @@ type Entry struct {
 	RecordID      *string        `db:"record_id"`
 	ActorType     *string        `db:"actor_type"`
 	ActorLabel    *string        `db:"actor_label"`
+	ActorUserID   *uuid.UUID     `db:"user_id"`
+	ActorEmail    *string        `db:"actor_email"`
 	Description   *string        `db:"description"`
 	Old           []byte         `db:"old_state"` // NULL scans as nil
 	New           []byte         `db:"new_state"`
@@ -112,7 +114,7 @@ func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter) ([]Entry,
 	args = append(args, f.Limit+1)
 	var out []Entry
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		SELECT id, action, table_name, record_id, actor_type, actor_label, description,
+		SELECT id, action, table_name, record_id, actor_type, actor_label, user_id, actor_email, description,
 		       old_state, new_state, changed_fields, created_at
 		FROM audit_entries WHERE `+strings.Join(where, " AND ")+`
 		ORDER BY created_at DESC, id DESC LIMIT $`+strconv.Itoa(len(args)), args...)

@@ -108,8 +108,11 @@ func ParseScopes(s string) ([]string, error) {
 
 // Key is an authenticated API key.
 type Key struct {
-	ID            uuid.UUID     `db:"id"`
-	UserID        uuid.UUID     `db:"user_id"`
+	ID     uuid.UUID `db:"id"`
+	UserID uuid.UUID `db:"user_id"`
+	// UserEmail is the e-mail of the person the key belongs to: the actor
+	// the audit trail and the books name beside the key's label.
+	UserEmail     string        `db:"email"`
 	Name          *string       `db:"name"`
 	Mode          Mode          `db:"mode"`
 	Scopes        []string      `db:"-"`

@@ -38,8 +38,8 @@ func (s *Store) Authenticate(ctx context.Context, token string) (*Key, error) {
 	hash := HashToken(token)
 	var r keyRow
 	err := s.db.Q(ctx).GetContext(ctx, &r, `
-		SELECT id, user_id, name, mode, scopes, company_access, read_only, key_hash
-		FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL`, hash)
+		SELECT k.id, k.user_id, u.email, k.name, k.mode, k.scopes, k.company_access, k.read_only, k.key_hash
+		FROM api_keys k JOIN users u ON u.id = k.user_id WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, hash)
 	if store.NotFound(err) {
 		return nil, ErrNoKey
 	}

@@ -104,7 +104,8 @@ func (s *Server) authenticate(c echo.Context) (*auth.Key, error) {
 	rid := envelope.RequestID(c.Request().Context())
 	setContext(c, func(ctx context.Context) context.Context {
 		ctx = auth.WithKey(ctx, key)
-		return audit.WithActor(ctx, audit.Actor{Type: "api_key", ID: &key.ID, Label: key.Label(), UserID: &key.UserID, RequestID: rid})
+		return audit.WithActor(ctx, audit.Actor{Type: "api_key", ID: &key.ID, Label: key.Label(), UserID: &key.UserID,
+			Email: key.UserEmail, RequestID: rid})
 	})
 	return key, nil
 }

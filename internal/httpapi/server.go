@@ -165,7 +165,9 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("PII key: %w", err)
 	}
-	registry := parties.NewRegistry(parties.NewStore(cfg.DB, audits, box), parties.Books{
+	people := parties.NewStore(cfg.DB, audits, box)
+	journal.PartyName = people.PartyName
+	registry := parties.NewRegistry(people, parties.Books{
 		InvoiceDefaultDays: companies.InvoiceDefaultDays, ActiveAccount: accounts.Active}, cfg.VIES, cfg.Now)
 	s.outside = map[string]outsideWork{"createCustomer": registry.LookupVAT, "bulkCreateCustomers": registry.LookupVAT,
 		"updateCustomer": registry.LookupVAT}

@@ -83,11 +83,12 @@ type actor struct {
 	ID        *uuid.UUID `json:"id,omitempty"`
 	Label     string     `json:"label"`
 	UserID    *uuid.UUID `json:"user_id,omitempty"`
+	Email     string     `json:"email,omitempty"`
 	RequestID string     `json:"request_id,omitempty"`
 }
 
 func actorJSON(a audit.Actor) json.RawMessage {
-	b, _ := json.Marshal(actor{Type: a.Type, ID: a.ID, Label: a.Label, UserID: a.UserID, RequestID: a.RequestID})
+	b, _ := json.Marshal(actor{Type: a.Type, ID: a.ID, Label: a.Label, UserID: a.UserID, Email: a.Email, RequestID: a.RequestID})
 	return b
 }
 
@@ -96,5 +97,5 @@ func (o Operation) actor() audit.Actor {
 	if err := json.Unmarshal(o.Actor, &a); err != nil || a.Type == "" {
 		return audit.System
 	}
-	return audit.Actor{Type: a.Type, ID: a.ID, Label: a.Label, UserID: a.UserID, RequestID: a.RequestID}
+	return audit.Actor{Type: a.Type, ID: a.ID, Label: a.Label, UserID: a.UserID, Email: a.Email, RequestID: a.RequestID}
 }

@@ -169,7 +169,38 @@ type Entry struct {
 	CancelledAt        *time.Time `db:"cancelled_at"`
 	CreatedAt          time.Time  `db:"created_at"`
 	UpdatedAt          time.Time  `db:"updated_at"`
-	Lines              []Line     `db:"-"`
+	// Poster is who posted the entry; empty on drafts and on entries
+	// posted before Kontera kept it.
+	Poster
+	Counterparty
+	// RattelseCount is how many inline rättelser were made, where the
+	// query read it.
+	RattelseCount int    `db:"rattelse_count"`
+	Lines         []Line `db:"-"`
+	// Struck are the lines struck by an inline rättelse, where read.
+	Struck []Line `db:"-"`
+}
+
+// Poster is who posted an entry: the person behind the key and the key's
+// label, as they were then.
+type Poster struct {
+	PostedByType   *string    `db:"posted_by_type"`
+	PostedByUserID *uuid.UUID `db:"posted_by_user_id"`
+	PostedByEmail  *string    `db:"posted_by_email"`
+	PostedByLabel  *string    `db:"posted_by_label"`
+}
+
+// Counterparty is a verifikat's motpart (BFL 5 kap. 7 §): a name, and the
+// customer or supplier it is, if any.
+type Counterparty struct {
+	CounterpartyName       *string    `db:"counterparty_name"`
+	CounterpartyCustomerID *uuid.UUID `db:"counterparty_customer_id"`
+	CounterpartySupplierID *uuid.UUID `db:"counterparty_supplier_id"`
+}
+
+// Named reports whether a counterparty is given.
+func (c Counterparty) Named() bool {
+	return c.CounterpartyName != nil || c.CounterpartyCustomerID != nil || c.CounterpartySupplierID != nil
 }
 
 // Voucher is the entry's voucher as people write it: "A12"; a draft has
@@ -201,7 +232,10 @@ type Input struct {
 	SourceType string // empty means manual
 	SourceID   *string
 	Notes      *string
-	Lines      []Line
+	// Counterparty is the motpart; with a customer or supplier and no
+	// name, the party's name is kept.
+	Counterparty Counterparty
+	Lines        []Line
 	// ReversesID, CorrectionOfID and ChainDepth link an entry the ledger
 	// posts itself to the entry it reverses or corrects.
 	ReversesID     *uuid.UUID
@@ -215,6 +249,7 @@ var (
 	currencyPattern  = regexp.MustCompile(`^[A-Z]{3}$`)
 	maxDescription   = 500
 	maxNotes         = 2000
+	maxCounterparty  = 200
 	maxSourceID      = 200
 	maxTaxCodeLength = 40
 
@@ -254,6 +289,14 @@ func Check(in *Input, engine bool) error {
 	}
 	if in.SourceID != nil && (*in.SourceID == "" || len(*in.SourceID) > maxSourceID) {
 		field("source_id", "length", fmt.Sprintf("must be 1-%d characters", maxSourceID))
+	}
+	cp := &in.Counterparty
+	cp.CounterpartyName = envelope.Text(cp.CounterpartyName)
+	if cp.CounterpartyName != nil && len([]rune(*cp.CounterpartyName)) > maxCounterparty {
+		field("counterparty.name", "length", fmt.Sprintf("must be 1-%d characters", maxCounterparty))
+	}
+	if cp.CounterpartyCustomerID != nil && cp.CounterpartySupplierID != nil {
+		field("counterparty", "one_of", "name a customer or a supplier, not both")
 	}
 	in.Notes = envelope.Text(in.Notes)
 	if in.Notes != nil && len([]rune(*in.Notes)) > maxNotes {

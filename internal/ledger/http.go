@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/oapi-codegen/nullable"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
@@ -102,7 +103,8 @@ func (h *Handler) CreateJournalEntry(ctx context.Context, req gen.CreateJournalE
 func (h *Handler) UpdateJournalEntry(ctx context.Context, req gen.UpdateJournalEntryRequestObject) (gen.UpdateJournalEntryResponseObject, error) {
 	b := req.Body
 	in := Input{PeriodID: b.FiscalPeriodId, Date: b.EntryDate.Time, Description: b.Description,
-		Series: envelope.OptionalOr(b.VoucherSeries, ""), Notes: envelope.Optional(b.Notes), Lines: linesIn(b.Lines)}
+		Series: envelope.OptionalOr(b.VoucherSeries, ""), Notes: envelope.Optional(b.Notes), Lines: linesIn(b.Lines),
+		Counterparty: counterpartyIn(b.Counterparty)}
 	e, err := h.ledger.UpdateDraft(ctx, req.CompanyId, req.JournalEntryId, in)
 	if err != nil {
 		return nil, err
@@ -190,7 +192,7 @@ func entryResult(ctx context.Context, e Entry) (gen.JournalEntryResult, error) {
 func createInput(b gen.JournalEntryCreate) Input {
 	in := Input{PeriodID: b.FiscalPeriodId, Date: b.EntryDate.Time, Description: b.Description,
 		Series: envelope.OptionalOr(b.VoucherSeries, ""), SourceID: envelope.Optional(b.SourceId),
-		Notes: envelope.Optional(b.Notes), Lines: linesIn(b.Lines)}
+		Notes: envelope.Optional(b.Notes), Lines: linesIn(b.Lines), Counterparty: counterpartyIn(b.Counterparty)}
 	if b.SourceType != nil {
 		in.SourceType = string(*b.SourceType)
 	}
@@ -236,17 +238,51 @@ func linesIn(in []gen.JournalLineInput) []Line {
 	return out
 }
 
+// counterpartyIn is the counterparty of a request; absent or null is none.
+func counterpartyIn(n nullable.Nullable[gen.CounterpartyInput]) Counterparty {
+	c := envelope.Optional(n)
+	if c == nil {
+		return Counterparty{}
+	}
+	return Counterparty{CounterpartyName: c.Name, CounterpartyCustomerID: c.CustomerId, CounterpartySupplierID: c.SupplierId}
+}
+
+// WireCounterparty is c as the API shows it: null when none is named.
+func WireCounterparty(c Counterparty) nullable.Nullable[gen.Counterparty] {
+	if !c.Named() {
+		return nullable.NewNullNullable[gen.Counterparty]()
+	}
+	return nullable.NewNullableWithValue(gen.Counterparty{Name: envelope.Nullable(c.CounterpartyName),
+		CustomerId: envelope.Nullable(c.CounterpartyCustomerID), SupplierId: envelope.Nullable(c.CounterpartySupplierID)})
+}
+
+// WirePoster is who posted an entry as the API shows it: null when
+// unknown.
+func WirePoster(p Poster) nullable.Nullable[gen.PostedBy] {
+	if p.PostedByType == nil {
+		return nullable.NewNullNullable[gen.PostedBy]()
+	}
+	return nullable.NewNullableWithValue(gen.PostedBy{Type: *p.PostedByType, UserId: envelope.Nullable(p.PostedByUserID),
+		Email: envelope.Nullable(p.PostedByEmail), Label: envelope.Nullable(p.PostedByLabel)})
+}
+
+func wireLines(lines []Line) []gen.JournalLine {
+	out := make([]gen.JournalLine, len(lines))
+	for i, l := range lines {
+		p := linePreview(l)
+		out[i] = gen.JournalLine{Id: l.ID, SortOrder: p.SortOrder, AccountNumber: p.AccountNumber,
+			DebitAmount: p.DebitAmount, CreditAmount: p.CreditAmount, LineDescription: p.LineDescription,
+			Currency: p.Currency, AmountInCurrency: p.AmountInCurrency, ExchangeRate: p.ExchangeRate,
+			TaxCode: p.TaxCode, Dimensions: p.Dimensions, CostCenter: p.CostCenter, Project: p.Project,
+			AddedByRattelseId: envelope.Nullable(l.AddedBy), StruckByRattelseId: envelope.Nullable(l.StruckBy)}
+	}
+	return out
+}
+
 // Wire is e as the API shows it.
 func Wire(e Entry) gen.JournalEntry {
 	d, c := Totals(e.Lines)
-	lines := make([]gen.JournalLine, len(e.Lines))
-	for i, l := range e.Lines {
-		p := linePreview(l)
-		lines[i] = gen.JournalLine{Id: l.ID, SortOrder: p.SortOrder, AccountNumber: p.AccountNumber,
-			DebitAmount: p.DebitAmount, CreditAmount: p.CreditAmount, LineDescription: p.LineDescription,
-			Currency: p.Currency, AmountInCurrency: p.AmountInCurrency, ExchangeRate: p.ExchangeRate,
-			TaxCode: p.TaxCode, Dimensions: p.Dimensions, CostCenter: p.CostCenter, Project: p.Project}
-	}
+	lines := wireLines(e.Lines)
 	return gen.JournalEntry{
 		Id: e.ID, FiscalPeriodId: e.PeriodID, VoucherSeries: e.Series, VoucherNumber: e.Number,
 		EntryDate: date(e.Date), Description: e.Description, Status: gen.JournalEntryStatus(e.Status),
@@ -255,7 +291,9 @@ func Wire(e Entry) gen.JournalEntry {
 		CorrectionOfId: envelope.Nullable(e.CorrectionOfID), NoDocumentRequired: e.NoDocumentRequired,
 		NoDocumentReason: envelope.Nullable(e.NoDocumentReason), PostedAt: envelope.Nullable(utc(e.PostedAt)),
 		CancelledAt: envelope.Nullable(utc(e.CancelledAt)), TotalDebit: d, TotalCredit: c, Lines: lines,
-		CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(),
+		CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(), Counterparty: WireCounterparty(e.Counterparty),
+		PostedBy: WirePoster(e.Poster), RattelseCount: e.RattelseCount, HasRattelse: e.RattelseCount > 0,
+		StruckLines: wireLines(e.Struck),
 	}
 }
 
@@ -271,6 +309,7 @@ func preview(e Entry) gen.JournalEntryPreview {
 		SourceId: w.SourceId, Notes: w.Notes, ReversesId: w.ReversesId, ReversedById: w.ReversedById,
 		CorrectionOfId: w.CorrectionOfId, NoDocumentRequired: w.NoDocumentRequired,
 		NoDocumentReason: w.NoDocumentReason, TotalDebit: w.TotalDebit, TotalCredit: w.TotalCredit, Lines: lines,
+		Counterparty: w.Counterparty,
 	}
 }
 

@@ -141,7 +141,8 @@ func (h *Handler) GetRattelseLog(ctx context.Context, req gen.GetRattelseLogRequ
 			OldDescription: envelope.Nullable(r.OldDescription), NewDescription: envelope.Nullable(r.NewDescription),
 			OldEntryDate: envelope.Nullable(optDate(r.OldDate)), NewEntryDate: envelope.Nullable(optDate(r.NewDate)),
 			StruckLines: objects(r.StruckLines), AddedLines: objects(r.AddedLines), Actor: r.ActorType,
-			ActorLabel: envelope.Nullable(r.ActorLabel), CreatedAt: r.CreatedAt.UTC(),
+			ActorLabel: envelope.Nullable(r.ActorLabel), ActorUserId: envelope.Nullable(r.ActorUserID),
+			ActorEmail: envelope.Nullable(r.ActorEmail), CreatedAt: r.CreatedAt.UTC(),
 			Source: gen.RattelseLogEntrySource(r.Source), ExternalSignature: envelope.Nullable(r.ExternalSignature)}
 	}
 	return gen.GetRattelseLog200JSONResponse{Meta: envelope.Meta(ctx),

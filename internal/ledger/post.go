@@ -56,7 +56,33 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 	if _, err := s.chart.Ensure(ctx, company, Accounts(in.Lines)); err != nil {
 		return p, err
 	}
+	if err := s.counterparty(ctx, company, &in.Counterparty); err != nil {
+		return p, err
+	}
 	return p, s.checkDimensions(ctx, company, b.company, in.Date, in.Lines)
+}
+
+// counterparty fills in the name of a counterparty given as a customer
+// or supplier, and refuses one the company does not have.
+func (s *Store) counterparty(ctx context.Context, company uuid.UUID, c *Counterparty) error {
+	if c.CounterpartyCustomerID == nil && c.CounterpartySupplierID == nil || s.PartyName == nil {
+		return nil
+	}
+	name, err := s.PartyName(ctx, company, c.CounterpartyCustomerID, c.CounterpartySupplierID)
+	if ae, ok := apierr.As(err); ok && ae.Status == 404 {
+		f := "counterparty.customer_id"
+		if c.CounterpartySupplierID != nil {
+			f = "counterparty.supplier_id"
+		}
+		return apierr.Validation(apierr.Issue{Field: f, In: "body", Rule: "exists", Issue: "the company has no such party"})
+	}
+	if err != nil {
+		return err
+	}
+	if c.CounterpartyName == nil {
+		c.CounterpartyName = &name
+	}
+	return nil
 }
 
 // checkDimensions holds the lines' tags to the dimension register when
@@ -157,7 +183,7 @@ func (s *Store) Commit(ctx context.Context, company, id uuid.UUID) (Entry, error
 // input is the entry as a caller would have described it.
 func (e Entry) input() Input {
 	return Input{PeriodID: e.PeriodID, Date: e.Date, Description: e.Description, Series: e.Series,
-		SourceType: e.SourceType, SourceID: e.SourceID, Notes: e.Notes, Lines: e.Lines,
+		SourceType: e.SourceType, SourceID: e.SourceID, Notes: e.Notes, Lines: e.Lines, Counterparty: e.Counterparty,
 		ReversesID: e.ReversesID, CorrectionOfID: e.CorrectionOfID, ChainDepth: e.ChainDepth}
 }
 
@@ -182,9 +208,11 @@ func (s *Store) UpdateDraft(ctx context.Context, company, id uuid.UUID, in Input
 	}
 	var e Entry
 	if err := q.GetContext(ctx, &e, `UPDATE journal_entries SET fiscal_period_id = $3, entry_date = $4,
-			description = $5, voucher_series = $6, notes = $7, updated_at = now()
+			description = $5, voucher_series = $6, notes = $7, counterparty_name = $8, counterparty_customer_id = $9,
+			counterparty_supplier_id = $10, updated_at = now()
 		WHERE company_id = $1 AND id = $2 RETURNING `+entryColumns,
-		company, id, in.PeriodID, in.Date, in.Description, in.Series, in.Notes); err != nil {
+		company, id, in.PeriodID, in.Date, in.Description, in.Series, in.Notes, in.Counterparty.CounterpartyName,
+		in.Counterparty.CounterpartyCustomerID, in.Counterparty.CounterpartySupplierID); err != nil {
 		return old, dbError(err)
 	}
 	if e.Lines, err = s.insertLines(ctx, company, id, in.Lines, nil); err != nil {

@@ -30,6 +30,8 @@ type Rattelse struct {
 	AddedLines        []byte     `db:"added_lines"`
 	ActorType         string     `db:"actor_type"`
 	ActorLabel        *string    `db:"actor_label"`
+	ActorUserID       *uuid.UUID `db:"user_id"`
+	ActorEmail        *string    `db:"actor_email"`
 	Source            string     `db:"source"`
 	ExternalSignature *string    `db:"external_signature"`
 	CreatedAt         time.Time  `db:"created_at"`
@@ -88,14 +90,15 @@ func (s *Store) logRattelse(ctx context.Context, company uuid.UUID, r Rattelse, 
 	}
 	var out Rattelse
 	err := s.db.Q(ctx).GetContext(ctx, &out, `SELECT `+rattelseColumns+` FROM ledger_log_rattelse($1, $2, $3, $4,
-		$5::date, $6::uuid[], $7::jsonb, $8, $9, $10, $11)`,
+		$5::date, $6::uuid[], $7::jsonb, $8, $9, $10, $11, $12)`,
 		company, r.EntryID, r.Type, r.NewDescription, date, pq.Array(ids), jsonText(r.AddedLines),
-		a.Type, a.ID, a.Label, a.UserID)
+		a.Type, a.ID, a.Label, a.UserID, nonEmpty(a.Email))
 	return out, dbError(err)
 }
 
 const rattelseColumns = `id, journal_entry_id, rattelse_type, old_description, new_description, old_entry_date,
-	new_entry_date, struck_lines, added_lines, actor_type, actor_label, source, external_signature, created_at`
+	new_entry_date, struck_lines, added_lines, actor_type, actor_label, user_id, actor_email, source,
+	external_signature, created_at`
 
 // Rattelser returns the rättelse log of the company's entry id, newest
 // first.

@@ -95,14 +95,15 @@ type VoucherPosition struct {
 
 // Register returns up to limit posted entries of the period after the
 // voucher after (nil: from the first), in voucher order, with their
-// current lines.
+// current lines, the lines an inline rättelse struck, and the count of
+// their rättelser.
 func (s *Store) Register(ctx context.Context, company, period uuid.UUID, after *VoucherPosition, limit int) ([]Entry, error) {
 	if after == nil {
 		after = &VoucherPosition{}
 	}
 	out := []Entry{}
 	q := s.db.Q(ctx)
-	if err := q.SelectContext(ctx, &out, `SELECT `+entryColumns+` FROM journal_entries
+	if err := q.SelectContext(ctx, &out, `SELECT `+entryColumns+`, `+rattelseCount+` FROM journal_entries e
 		WHERE company_id = $1 AND fiscal_period_id = $2 AND voucher_number > 0 AND status = 'posted'
 		  AND (voucher_series, voucher_number) > ($3, $4)
 		ORDER BY voucher_series, voucher_number LIMIT $5`, company, period, after.Series, after.Number, limit); err != nil || len(out) == 0 {
@@ -118,13 +119,17 @@ func (s *Store) Register(ctx context.Context, company, period uuid.UUID, after *
 		EntryID uuid.UUID `db:"journal_entry_id"`
 	}
 	if err := q.SelectContext(ctx, &lines, `SELECT `+lineColumns+`, journal_entry_id FROM journal_lines
-		WHERE company_id = $1 AND journal_entry_id = ANY($2::uuid[]) AND struck_by_rattelse_id IS NULL
+		WHERE company_id = $1 AND journal_entry_id = ANY($2::uuid[])
 		ORDER BY journal_entry_id, sort_order, id`, company, pq.Array(ids)); err != nil {
 		return nil, err
 	}
 	for _, l := range lines {
-		i := at[l.EntryID]
-		out[i].Lines = append(out[i].Lines, l.Line)
+		e := &out[at[l.EntryID]]
+		if l.StruckBy != nil {
+			e.Struck = append(e.Struck, l.Line)
+		} else {
+			e.Lines = append(e.Lines, l.Line)
+		}
 	}
 	return out, nil
 }

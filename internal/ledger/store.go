@@ -53,6 +53,9 @@ type Store struct {
 	// CheckDimensions is the dimension register's check, run on the lines
 	// of every posting when the company has dimensions enabled.
 	CheckDimensions DimensionCheck
+	// PartyName is the parties register: the name of the company's
+	// customer or supplier (the one given), or its 404.
+	PartyName func(ctx context.Context, company uuid.UUID, customer, supplier *uuid.UUID) (string, error)
 }
 
 // NewStore returns the ledger on db.
@@ -62,7 +65,14 @@ func NewStore(db *store.DB, a *audit.Store, accounts *chart.Store, periods *fisc
 
 const entryColumns = `id, company_id, fiscal_period_id, voucher_series, voucher_number, entry_date, description,
 	status, source_type, source_id, notes, reverses_id, reversed_by_id, correction_of_id, chain_depth,
-	no_document_required, no_document_reason, posted_at, cancelled_at, created_at, updated_at`
+	no_document_required, no_document_reason, posted_at, cancelled_at, created_at, updated_at, posted_by_type,
+	posted_by_user_id, posted_by_email, posted_by_label, counterparty_name, counterparty_customer_id,
+	counterparty_supplier_id`
+
+// rattelseCount is the number of inline rättelser of the entry e, for a
+// select list over journal_entries e.
+const rattelseCount = `(SELECT count(*) FROM journal_rattelser r
+	WHERE r.company_id = e.company_id AND r.journal_entry_id = e.id) AS rattelse_count`
 
 const lineColumns = `id, sort_order, account_number, debit_amount, credit_amount, line_description, currency,
 	amount_in_currency, exchange_rate, tax_code, dimensions, added_by_rattelse_id, struck_by_rattelse_id`
@@ -80,7 +90,7 @@ func (s *Store) get(ctx context.Context, company, id uuid.UUID, forUpdate bool) 
 	if forUpdate {
 		lock = " FOR UPDATE"
 	}
-	err := s.db.Q(ctx).GetContext(ctx, &e, `SELECT `+entryColumns+` FROM journal_entries
+	err := s.db.Q(ctx).GetContext(ctx, &e, `SELECT `+entryColumns+`, `+rattelseCount+` FROM journal_entries e
 		WHERE company_id = $1 AND id = $2`+lock, company, id)
 	if store.NotFound(err) {
 		return e, apierr.New(apierr.JournalEntryNotFound, map[string]any{"journal_entry_id": id})
@@ -88,17 +98,33 @@ func (s *Store) get(ctx context.Context, company, id uuid.UUID, forUpdate bool) 
 	if err != nil {
 		return e, err
 	}
-	e.Lines, err = s.lines(ctx, company, id)
+	e.Lines, e.Struck, err = s.lines(ctx, company, id)
 	return e, err
 }
 
-// lines returns an entry's current (unstruck) lines in order.
-func (s *Store) lines(ctx context.Context, company, entry uuid.UUID) ([]Line, error) {
-	out := []Line{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+lineColumns+` FROM journal_lines
-		WHERE company_id = $1 AND journal_entry_id = $2 AND struck_by_rattelse_id IS NULL
-		ORDER BY sort_order, id`, company, entry)
-	return out, err
+// lines returns an entry's current lines and those struck by a rättelse,
+// each in order.
+func (s *Store) lines(ctx context.Context, company, entry uuid.UUID) (current, struck []Line, err error) {
+	var all []Line
+	if err := s.db.Q(ctx).SelectContext(ctx, &all, `SELECT `+lineColumns+` FROM journal_lines
+		WHERE company_id = $1 AND journal_entry_id = $2 ORDER BY sort_order, id`, company, entry); err != nil {
+		return nil, nil, err
+	}
+	current, struck = splitStruck(all)
+	return current, struck, nil
+}
+
+// splitStruck parts lines into the current ones and the struck ones.
+func splitStruck(all []Line) (current, struck []Line) {
+	current, struck = []Line{}, []Line{}
+	for _, l := range all {
+		if l.StruckBy != nil {
+			struck = append(struck, l)
+		} else {
+			current = append(current, l)
+		}
+	}
+	return current, struck
 }
 
 // insertEntry writes a new draft with its lines.
@@ -106,10 +132,12 @@ func (s *Store) insertEntry(ctx context.Context, company uuid.UUID, in Input) (E
 	var e Entry
 	err := s.db.Q(ctx).GetContext(ctx, &e, `
 		INSERT INTO journal_entries (company_id, fiscal_period_id, voucher_series, entry_date, description,
-			source_type, source_id, notes, reverses_id, correction_of_id, chain_depth)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING `+entryColumns,
+			source_type, source_id, notes, reverses_id, correction_of_id, chain_depth, counterparty_name,
+			counterparty_customer_id, counterparty_supplier_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING `+entryColumns,
 		company, in.PeriodID, in.Series, in.Date, in.Description, in.SourceType, in.SourceID, in.Notes,
-		in.ReversesID, in.CorrectionOfID, in.ChainDepth)
+		in.ReversesID, in.CorrectionOfID, in.ChainDepth, in.Counterparty.CounterpartyName,
+		in.Counterparty.CounterpartyCustomerID, in.Counterparty.CounterpartySupplierID)
 	if err != nil {
 		return e, dbError(err)
 	}
@@ -158,15 +186,28 @@ func (s *Store) insertLines(ctx context.Context, company, entry uuid.UUID, lines
 	return out, nil
 }
 
-// post moves the draft id to posted; the database hands out the voucher
-// number, gapless, and checks the balance when the unit of work commits.
+// post moves the draft id to posted, naming who posted it (the actor of
+// ctx); the database hands out the voucher number, gapless, and checks
+// the balance when the unit of work commits.
 func (s *Store) post(ctx context.Context, company uuid.UUID, e *Entry) error {
+	a := audit.ActorFrom(ctx)
+	e.Poster = Poster{PostedByType: &a.Type, PostedByUserID: a.UserID, PostedByEmail: nonEmpty(a.Email),
+		PostedByLabel: nonEmpty(a.Label)}
 	err := s.db.Q(ctx).QueryRowxContext(ctx, `
-		UPDATE journal_entries SET status = 'posted', updated_at = now()
+		UPDATE journal_entries SET status = 'posted', updated_at = now(), posted_by_type = $3,
+			posted_by_user_id = $4, posted_by_email = $5, posted_by_label = $6
 		WHERE company_id = $1 AND id = $2 AND status = 'draft'
-		RETURNING voucher_number, posted_at, status, updated_at`, company, e.ID).
+		RETURNING voucher_number, posted_at, status, updated_at`, company, e.ID, e.PostedByType, e.PostedByUserID,
+		e.PostedByEmail, e.PostedByLabel).
 		Scan(&e.Number, &e.PostedAt, &e.Status, &e.UpdatedAt)
 	return dbError(err)
+}
+
+func nonEmpty(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }
 
 // Filter selects entries of the journal-entry list.

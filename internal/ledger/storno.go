@@ -71,7 +71,7 @@ func (s *Store) storno(ctx context.Context, company uuid.UUID, orig *Entry, p uu
 	id := orig.ID
 	in := Input{PeriodID: p, Date: day, Series: orig.Series, SourceType: stornoSource(*orig),
 		Description: truncate(fmt.Sprintf("Storno av %s: %s", orig.Voucher(), orig.Description), maxDescription),
-		Lines:       Storno(orig.Lines), ReversesID: &id, ChainDepth: depth}
+		Lines:       Storno(orig.Lines), ReversesID: &id, ChainDepth: depth, Counterparty: orig.Counterparty}
 	if _, err := s.prepare(ctx, company, &in, true); err != nil {
 		return Entry{}, err
 	}
@@ -149,7 +149,7 @@ func (s *Store) Correct(ctx context.Context, company, id uuid.UUID, c Correction
 	}
 	repl := Input{PeriodID: orig.PeriodID, Date: orig.Date, Description: desc, Series: orig.Series,
 		SourceType: SourceCorrection, SourceID: orig.SourceID, Lines: c.Lines, CorrectionOfID: &orig.ID,
-		ChainDepth: depth}
+		ChainDepth: depth, Counterparty: orig.Counterparty}
 	// The replacement is checked before anything is posted, so its errors
 	// name the caller's lines.
 	if err := Check(&repl, true); err != nil {

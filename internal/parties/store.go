@@ -152,3 +152,17 @@ func notFound(err error, code apierr.Code) error {
 	}
 	return err
 }
+
+// PartyName returns the name of the company's customer or supplier (the
+// one given), archived or not: what the ledger keeps as a verifikat's
+// counterparty. CUSTOMER_NOT_FOUND or SUPPLIER_NOT_FOUND when there is
+// none.
+func (s *Store) PartyName(ctx context.Context, company uuid.UUID, customer, supplier *uuid.UUID) (string, error) {
+	table, code, id := "customers", apierr.CustomerNotFound, customer
+	if supplier != nil {
+		table, code, id = "suppliers", apierr.SupplierNotFound, supplier
+	}
+	var name string
+	err := s.db.Q(ctx).GetContext(ctx, &name, `SELECT name FROM `+table+` WHERE company_id = $1 AND id = $2`, company, *id)
+	return name, notFound(err, code)
+}

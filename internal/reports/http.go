@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"sort"
 
 	"github.com/google/uuid"
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -171,9 +172,18 @@ func registerEntry(e ledger.Entry, names map[string]string) gen.JournalRegisterE
 	if e.PostedAt != nil {
 		r.PostedAt = e.PostedAt.UTC()
 	}
-	for i, l := range e.Lines {
+	r.Counterparty, r.PostedBy = ledger.WireCounterparty(e.Counterparty), ledger.WirePoster(e.Poster)
+	r.RattelseCount, r.HasRattelse = e.RattelseCount, e.RattelseCount > 0
+	// The struck lines stay in the register, legible and marked, in their
+	// place among the entry's lines; the totals are of the current ones.
+	all := append(append([]ledger.Line{}, e.Lines...), e.Struck...)
+	sort.SliceStable(all, func(i, j int) bool { return all[i].SortOrder < all[j].SortOrder })
+	r.Lines = make([]gen.JournalRegisterLine, len(all))
+	for i, l := range all {
 		r.Lines[i] = gen.JournalRegisterLine{AccountNumber: l.Account, AccountName: names[l.Account],
-			DebitAmount: l.Debit, CreditAmount: l.Credit, LineDescription: envelope.Nullable(l.Description)}
+			DebitAmount: l.Debit, CreditAmount: l.Credit, LineDescription: envelope.Nullable(l.Description),
+			Struck: l.StruckBy != nil, StruckByRattelseId: envelope.Nullable(l.StruckBy),
+			AddedByRattelseId: envelope.Nullable(l.AddedBy)}
 	}
 	return r
 }
