@@ -287,6 +287,27 @@ func (e ClientSourceType) Valid() bool {
 	}
 }
 
+// Defines values for ContinuityCheckNoteCode.
+const (
+	FirstYear                  ContinuityCheckNoteCode = "first_year"
+	PreviousYearEndNotRun      ContinuityCheckNoteCode = "previous_year_end_not_run"
+	PreviousYearOutsideKontera ContinuityCheckNoteCode = "previous_year_outside_kontera"
+)
+
+// Valid indicates whether the value is a known member of the ContinuityCheckNoteCode enum.
+func (e ContinuityCheckNoteCode) Valid() bool {
+	switch e {
+	case FirstYear:
+		return true
+	case PreviousYearEndNotRun:
+		return true
+	case PreviousYearOutsideKontera:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for CustomerType.
 const (
 	CustomerTypeEuBusiness      CustomerType = "eu_business"
@@ -2338,6 +2359,59 @@ type CompanySettingsResponse struct {
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// ContinuityCheck defines model for ContinuityCheck.
+type ContinuityCheck struct {
+	Accounts          []ContinuityCheckRow `json:"accounts"`
+	DifferingAccounts int                  `json:"differing_accounts"`
+
+	// Note What note_code means, in English.
+	Note     nullable.Nullable[string]                  `json:"note"`
+	NoteCode nullable.Nullable[ContinuityCheckNoteCode] `json:"note_code"`
+
+	// Ok true when every balance-sheet account opens with the closing balance of the year before (or there is nothing in Kontera to compare with).
+	Ok bool `json:"ok"`
+
+	// Period The fiscal period a report covers.
+	Period ReportPeriod `json:"period"`
+
+	// PreviousPeriod The year before; null for a company's first year.
+	PreviousPeriod nullable.Nullable[ReportPeriod] `json:"previous_period"`
+	Totals         struct {
+		// Difference A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+		Difference Sum `json:"difference"`
+
+		// OpeningBalance A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+		OpeningBalance         Sum                    `json:"opening_balance"`
+		PreviousClosingBalance nullable.Nullable[Sum] `json:"previous_closing_balance"`
+	} `json:"totals"`
+}
+
+// ContinuityCheckNoteCode defines model for ContinuityCheck.NoteCode.
+type ContinuityCheckNoteCode string
+
+// ContinuityCheckResponse defines model for ContinuityCheckResponse.
+type ContinuityCheckResponse struct {
+	Data ContinuityCheck `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ContinuityCheckRow defines model for ContinuityCheckRow.
+type ContinuityCheckRow struct {
+	AccountName   string `json:"account_name"`
+	AccountNumber string `json:"account_number"`
+
+	// Difference opening_balance less previous_closing_balance; 0 when the latter is null.
+	Difference Sum `json:"difference"`
+
+	// OpeningBalance IB of this year (debit positive).
+	OpeningBalance Sum `json:"opening_balance"`
+
+	// PreviousClosingBalance UB of the year before (debit positive); null when that year holds no bookkeeping in Kontera.
+	PreviousClosingBalance nullable.Nullable[Sum] `json:"previous_closing_balance"`
 }
 
 // Counterparty The verifikat's counterparty (motpart, BFL 5 kap. 7 §): free text, or a customer or supplier of the company whose name at the time of booking is kept with it.
@@ -5704,6 +5778,18 @@ type CloseFiscalPeriodParams struct {
 	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
 }
 
+// CloseFiscalPeriodExternallyParams defines parameters for CloseFiscalPeriodExternally.
+type CloseFiscalPeriodExternallyParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // LockFiscalPeriodParams defines parameters for LockFiscalPeriod.
 type LockFiscalPeriodParams struct {
 	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
@@ -5712,6 +5798,18 @@ type LockFiscalPeriodParams struct {
 
 // SetManualOpeningBalancesParams defines parameters for SetManualOpeningBalances.
 type SetManualOpeningBalancesParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ReopenFiscalPeriodExternallyParams defines parameters for ReopenFiscalPeriodExternally.
+type ReopenFiscalPeriodExternallyParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 
@@ -5948,6 +6046,12 @@ type AddMemberParams struct {
 
 	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// GetContinuityCheckParams defines parameters for GetContinuityCheck.
+type GetContinuityCheckParams struct {
+	// PeriodId The fiscal period whose opening balance is checked (from GET .../fiscal-periods).
+	PeriodId openapi_types.UUID `form:"period_id" json:"period_id"`
 }
 
 // GetDimensionPnlParams defines parameters for GetDimensionPnl.
@@ -7945,12 +8049,18 @@ type ServerInterface interface {
 	// CloseFiscalPeriod Close a fiscal year for good
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/close)
 	CloseFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params CloseFiscalPeriodParams) error
+	// CloseFiscalPeriodExternally Mark a year kept outside Kontera as closed
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/close-external)
+	CloseFiscalPeriodExternally(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params CloseFiscalPeriodExternallyParams) error
 	// LockFiscalPeriod Lock a fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/lock)
 	LockFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params LockFiscalPeriodParams) error
 	// SetManualOpeningBalances Set a fiscal year's opening balances by hand
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/opening-balances/manual)
 	SetManualOpeningBalances(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params SetManualOpeningBalancesParams) error
+	// ReopenFiscalPeriodExternally Re-open a year that was closed outside Kontera
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/reopen-external)
+	ReopenFiscalPeriodExternally(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params ReopenFiscalPeriodExternallyParams) error
 	// UnlockFiscalPeriod Unlock a locked fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/unlock)
 	UnlockFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params UnlockFiscalPeriodParams) error
@@ -8014,6 +8124,9 @@ type ServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx echo.Context, companyId CompanyId, params AddMemberParams) error
+	// GetContinuityCheck Check that a year opens with the closing balances of the year before
+	// (GET /api/v1/companies/{companyId}/reports/continuity-check)
+	GetContinuityCheck(ctx echo.Context, companyId CompanyId, params GetContinuityCheckParams) error
 	// GetDimensionPnl Income statement per dimension value
 	// (GET /api/v1/companies/{companyId}/reports/dimension-pnl)
 	GetDimensionPnl(ctx echo.Context, companyId CompanyId, params GetDimensionPnlParams) error
@@ -9458,6 +9571,73 @@ func (w *ServerInterfaceWrapper) CloseFiscalPeriod(ctx echo.Context) error {
 	return err
 }
 
+// CloseFiscalPeriodExternally converts echo context to params.
+func (w *ServerInterfaceWrapper) CloseFiscalPeriodExternally(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "fiscalPeriodId" -------------
+	var fiscalPeriodId FiscalPeriodId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fiscalPeriodId", ctx.Param("fiscalPeriodId"), &fiscalPeriodId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscalPeriodId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CloseFiscalPeriodExternallyParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CloseFiscalPeriodExternally(ctx, companyId, fiscalPeriodId, params)
+	return err
+}
+
 // LockFiscalPeriod converts echo context to params.
 func (w *ServerInterfaceWrapper) LockFiscalPeriod(ctx echo.Context) error {
 	var err error
@@ -9568,6 +9748,73 @@ func (w *ServerInterfaceWrapper) SetManualOpeningBalances(ctx echo.Context) erro
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SetManualOpeningBalances(ctx, companyId, fiscalPeriodId, params)
+	return err
+}
+
+// ReopenFiscalPeriodExternally converts echo context to params.
+func (w *ServerInterfaceWrapper) ReopenFiscalPeriodExternally(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "fiscalPeriodId" -------------
+	var fiscalPeriodId FiscalPeriodId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fiscalPeriodId", ctx.Param("fiscalPeriodId"), &fiscalPeriodId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscalPeriodId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReopenFiscalPeriodExternallyParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReopenFiscalPeriodExternally(ctx, companyId, fiscalPeriodId, params)
 	return err
 }
 
@@ -10779,6 +11026,31 @@ func (w *ServerInterfaceWrapper) AddMember(ctx echo.Context) error {
 	return err
 }
 
+// GetContinuityCheck converts echo context to params.
+func (w *ServerInterfaceWrapper) GetContinuityCheck(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetContinuityCheckParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetContinuityCheck(ctx, companyId, params)
+	return err
+}
+
 // GetDimensionPnl converts echo context to params.
 func (w *ServerInterfaceWrapper) GetDimensionPnl(ctx echo.Context) error {
 	var err error
@@ -11619,8 +11891,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.CreateFiscalPeriod, options.OperationMiddlewares["createFiscalPeriod"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId", wrapper.UpdateFiscalPeriod, options.OperationMiddlewares["updateFiscalPeriod"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/close", wrapper.CloseFiscalPeriod, options.OperationMiddlewares["closeFiscalPeriod"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/close-external", wrapper.CloseFiscalPeriodExternally, options.OperationMiddlewares["closeFiscalPeriodExternally"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/lock", wrapper.LockFiscalPeriod, options.OperationMiddlewares["lockFiscalPeriod"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/opening-balances/manual", wrapper.SetManualOpeningBalances, options.OperationMiddlewares["setManualOpeningBalances"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/reopen-external", wrapper.ReopenFiscalPeriodExternally, options.OperationMiddlewares["reopenFiscalPeriodExternally"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/unlock", wrapper.UnlockFiscalPeriod, options.OperationMiddlewares["unlockFiscalPeriod"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/year-end", wrapper.RunFiscalYearEnd, options.OperationMiddlewares["runFiscalYearEnd"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.ListJournalEntries, options.OperationMiddlewares["listJournalEntries"]...)
@@ -11642,6 +11916,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/no-document-required", wrapper.MarkJournalEntriesNoDocument, options.OperationMiddlewares["markJournalEntriesNoDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.ListMembers, options.OperationMiddlewares["listMembers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.AddMember, options.OperationMiddlewares["addMember"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/continuity-check", wrapper.GetContinuityCheck, options.OperationMiddlewares["getContinuityCheck"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/dimension-pnl", wrapper.GetDimensionPnl, options.OperationMiddlewares["getDimensionPnl"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/general-ledger", wrapper.GetGeneralLedger, options.OperationMiddlewares["getGeneralLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/journal-register", wrapper.GetJournalRegister, options.OperationMiddlewares["getJournalRegister"]...)
@@ -16459,6 +16734,197 @@ func (response CloseFiscalPeriod500JSONResponse) VisitCloseFiscalPeriodResponse(
 	return err
 }
 
+type CloseFiscalPeriodExternallyRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
+	Params         CloseFiscalPeriodExternallyParams
+}
+
+type CloseFiscalPeriodExternallyResponseObject interface {
+	VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error
+}
+
+type CloseFiscalPeriodExternally200JSONResponse FiscalPeriodActionResponse
+
+func (response CloseFiscalPeriodExternally200JSONResponse) VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriodExternally400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CloseFiscalPeriodExternally400JSONResponse) VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriodExternally401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CloseFiscalPeriodExternally401JSONResponse) VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriodExternally403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CloseFiscalPeriodExternally403JSONResponse) VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriodExternally404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CloseFiscalPeriodExternally404JSONResponse) VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriodExternally409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CloseFiscalPeriodExternally409JSONResponse) VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriodExternally413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CloseFiscalPeriodExternally413JSONResponse) VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriodExternally415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CloseFiscalPeriodExternally415JSONResponse) VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriodExternally429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CloseFiscalPeriodExternally429JSONResponse) VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseFiscalPeriodExternally500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CloseFiscalPeriodExternally500JSONResponse) VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type LockFiscalPeriodRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
@@ -16842,6 +17308,197 @@ func (response SetManualOpeningBalances429JSONResponse) VisitSetManualOpeningBal
 type SetManualOpeningBalances500JSONResponse struct{ InternalErrorJSONResponse }
 
 func (response SetManualOpeningBalances500JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenFiscalPeriodExternallyRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
+	Params         ReopenFiscalPeriodExternallyParams
+}
+
+type ReopenFiscalPeriodExternallyResponseObject interface {
+	VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error
+}
+
+type ReopenFiscalPeriodExternally200JSONResponse FiscalPeriodActionResponse
+
+func (response ReopenFiscalPeriodExternally200JSONResponse) VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenFiscalPeriodExternally400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReopenFiscalPeriodExternally400JSONResponse) VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenFiscalPeriodExternally401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReopenFiscalPeriodExternally401JSONResponse) VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenFiscalPeriodExternally403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReopenFiscalPeriodExternally403JSONResponse) VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenFiscalPeriodExternally404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReopenFiscalPeriodExternally404JSONResponse) VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenFiscalPeriodExternally409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ReopenFiscalPeriodExternally409JSONResponse) VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenFiscalPeriodExternally413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ReopenFiscalPeriodExternally413JSONResponse) VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenFiscalPeriodExternally415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReopenFiscalPeriodExternally415JSONResponse) VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenFiscalPeriodExternally429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ReopenFiscalPeriodExternally429JSONResponse) VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenFiscalPeriodExternally500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ReopenFiscalPeriodExternally500JSONResponse) VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -20704,6 +21361,143 @@ func (response AddMember500JSONResponse) VisitAddMemberResponse(w http.ResponseW
 	return err
 }
 
+type GetContinuityCheckRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetContinuityCheckParams
+}
+
+type GetContinuityCheckResponseObject interface {
+	VisitGetContinuityCheckResponse(w http.ResponseWriter) error
+}
+
+type GetContinuityCheck200JSONResponse ContinuityCheckResponse
+
+func (response GetContinuityCheck200JSONResponse) VisitGetContinuityCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContinuityCheck400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetContinuityCheck400JSONResponse) VisitGetContinuityCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContinuityCheck401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetContinuityCheck401JSONResponse) VisitGetContinuityCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContinuityCheck403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetContinuityCheck403JSONResponse) VisitGetContinuityCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContinuityCheck404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetContinuityCheck404JSONResponse) VisitGetContinuityCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContinuityCheck429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetContinuityCheck429JSONResponse) VisitGetContinuityCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContinuityCheck500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetContinuityCheck500JSONResponse) VisitGetContinuityCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDimensionPnlRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetDimensionPnlParams
@@ -23437,12 +24231,18 @@ type StrictServerInterface interface {
 	// CloseFiscalPeriod Close a fiscal year for good
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/close)
 	CloseFiscalPeriod(ctx context.Context, request CloseFiscalPeriodRequestObject) (CloseFiscalPeriodResponseObject, error)
+	// CloseFiscalPeriodExternally Mark a year kept outside Kontera as closed
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/close-external)
+	CloseFiscalPeriodExternally(ctx context.Context, request CloseFiscalPeriodExternallyRequestObject) (CloseFiscalPeriodExternallyResponseObject, error)
 	// LockFiscalPeriod Lock a fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/lock)
 	LockFiscalPeriod(ctx context.Context, request LockFiscalPeriodRequestObject) (LockFiscalPeriodResponseObject, error)
 	// SetManualOpeningBalances Set a fiscal year's opening balances by hand
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/opening-balances/manual)
 	SetManualOpeningBalances(ctx context.Context, request SetManualOpeningBalancesRequestObject) (SetManualOpeningBalancesResponseObject, error)
+	// ReopenFiscalPeriodExternally Re-open a year that was closed outside Kontera
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/reopen-external)
+	ReopenFiscalPeriodExternally(ctx context.Context, request ReopenFiscalPeriodExternallyRequestObject) (ReopenFiscalPeriodExternallyResponseObject, error)
 	// UnlockFiscalPeriod Unlock a locked fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/unlock)
 	UnlockFiscalPeriod(ctx context.Context, request UnlockFiscalPeriodRequestObject) (UnlockFiscalPeriodResponseObject, error)
@@ -23506,6 +24306,9 @@ type StrictServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx context.Context, request AddMemberRequestObject) (AddMemberResponseObject, error)
+	// GetContinuityCheck Check that a year opens with the closing balances of the year before
+	// (GET /api/v1/companies/{companyId}/reports/continuity-check)
+	GetContinuityCheck(ctx context.Context, request GetContinuityCheckRequestObject) (GetContinuityCheckResponseObject, error)
 	// GetDimensionPnl Income statement per dimension value
 	// (GET /api/v1/companies/{companyId}/reports/dimension-pnl)
 	GetDimensionPnl(ctx context.Context, request GetDimensionPnlRequestObject) (GetDimensionPnlResponseObject, error)
@@ -24635,6 +25438,33 @@ func (sh *strictHandler) CloseFiscalPeriod(ctx echo.Context, companyId CompanyId
 	return nil
 }
 
+// CloseFiscalPeriodExternally operation middleware
+func (sh *strictHandler) CloseFiscalPeriodExternally(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params CloseFiscalPeriodExternallyParams) error {
+	var request CloseFiscalPeriodExternallyRequestObject
+
+	request.CompanyId = companyId
+	request.FiscalPeriodId = fiscalPeriodId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CloseFiscalPeriodExternally(ctx.Request().Context(), request.(CloseFiscalPeriodExternallyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CloseFiscalPeriodExternally")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CloseFiscalPeriodExternallyResponseObject); ok {
+		return validResponse.VisitCloseFiscalPeriodExternallyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // LockFiscalPeriod operation middleware
 func (sh *strictHandler) LockFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params LockFiscalPeriodParams) error {
 	var request LockFiscalPeriodRequestObject
@@ -24706,6 +25536,33 @@ func (sh *strictHandler) SetManualOpeningBalances(ctx echo.Context, companyId Co
 		return err
 	} else if validResponse, ok := response.(SetManualOpeningBalancesResponseObject); ok {
 		return validResponse.VisitSetManualOpeningBalancesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReopenFiscalPeriodExternally operation middleware
+func (sh *strictHandler) ReopenFiscalPeriodExternally(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params ReopenFiscalPeriodExternallyParams) error {
+	var request ReopenFiscalPeriodExternallyRequestObject
+
+	request.CompanyId = companyId
+	request.FiscalPeriodId = fiscalPeriodId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReopenFiscalPeriodExternally(ctx.Request().Context(), request.(ReopenFiscalPeriodExternallyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReopenFiscalPeriodExternally")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReopenFiscalPeriodExternallyResponseObject); ok {
+		return validResponse.VisitReopenFiscalPeriodExternallyResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -25547,6 +26404,32 @@ func (sh *strictHandler) AddMember(ctx echo.Context, companyId CompanyId, params
 		return err
 	} else if validResponse, ok := response.(AddMemberResponseObject); ok {
 		return validResponse.VisitAddMemberResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetContinuityCheck operation middleware
+func (sh *strictHandler) GetContinuityCheck(ctx echo.Context, companyId CompanyId, params GetContinuityCheckParams) error {
+	var request GetContinuityCheckRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetContinuityCheck(ctx.Request().Context(), request.(GetContinuityCheckRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetContinuityCheck")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetContinuityCheckResponseObject); ok {
+		return validResponse.VisitGetContinuityCheckResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

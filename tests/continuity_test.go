@@ -411,3 +411,59 @@ func TestRattelseAndPosterInTheRegister(t *testing.T) {
 		t.Fatalf("storno: %s", sd.Body)
 	}
 }
+
+// A year kept outside Kontera: its next year's opening balance is set by
+// hand, fixed once the year is marked closed, and set again only after an
+// owner re-opens it.
+func TestYearClosedOutsideKontera(t *testing.T) {
+	b := newLedger(t)
+	y0, py := b.pastYear(t)
+	manual := func(amount float64) *response {
+		return b.periodAction(b.period, "opening-balances/manual", map[string]any{"lines": []map[string]any{
+			{"account_number": "1930", "debit_amount": amount}, {"account_number": "2081", "credit_amount": amount}}})
+	}
+	// Not ended, or with bookkeeping here: not closed outside.
+	b.periodAction(b.period, "close-external", nil).errorCode(t, 409, "FISCAL_PERIOD_CLOSE_EXTERNAL_NOT_ENDED")
+	b.periodAction(y0, "reopen-external", nil).errorCode(t, 409, "PERIOD_REOPEN_NOT_CLOSED")
+	draft := b.create(map[string]any{"fiscal_period_id": y0, "entry_date": py + "-06-01", "description": "Gammalt",
+		"lines": []map[string]any{{"account_number": "1930", "debit_amount": 5}, {"account_number": "3001", "credit_amount": 5}}}).
+		status(t, 201).str("data.id")
+	b.periodAction(y0, "close-external", nil).errorCode(t, 409, "FISCAL_PERIOD_CLOSE_EXTERNAL_NATIVE_BOOKKEEPING")
+	b.do(req{Method: "DELETE", Path: b.base + "/journal-entries/" + draft, Token: b.token}).status(t, 200)
+
+	ib := manual(40000).status(t, 201).str("data.journal_entry_id")
+	d := b.post(b.base+"/fiscal-periods/"+y0+"/close-external?dry_run=true", b.token, nil, "Idempotency-Key", ik()).status(t, 200)
+	if d.str("data.preview.state") != "closed" || d.at("data.preview.closed_externally") != true {
+		t.Fatalf("dry run: %s", d.Body)
+	}
+	c := b.periodAction(y0, "close-external", nil).status(t, 200)
+	if c.str("data.state") != "closed" || c.at("data.closed_externally") != true || c.at("data.locked_at") == nil {
+		t.Fatalf("closed: %s", c.Body)
+	}
+	manual(1).errorCode(t, 409, "OB_PREVIOUS_YEAR_CLOSED")
+	b.action(ib, "reverse", nil).errorCode(t, 409, "OB_PREVIOUS_YEAR_CLOSED")
+
+	// Only an owner re-opens it.
+	b.member(b.company, "admin@example.se", "admin", false)
+	admin := b.key("admin@example.se", keySpec{})
+	b.post(b.base+"/fiscal-periods/"+y0+"/reopen-external", admin, nil, "Idempotency-Key", ik()).errorCode(t, 403, "FORBIDDEN")
+	r := b.periodAction(y0, "reopen-external", nil).status(t, 200)
+	if r.str("data.state") != "open" || r.at("data.closed_externally") != false || r.at("data.locked_at") != nil {
+		t.Fatalf("re-opened: %s", r.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM audit_entries WHERE company_id = $1 AND table_name = 'fiscal_periods'
+		AND description LIKE '%öppnades igen%'`, b.company); n != 1 {
+		t.Fatalf("%d audit rows of the re-open", n)
+	}
+	// Now the opening balance is replaced: the storno counts as opening,
+	// so the year opens with the new figure alone.
+	st := b.action(ib, "reverse", map[string]any{"reversal_date": b.day("03-01")}).status(t, 200)
+	if st.str("data.entry_date") != b.day("01-01") {
+		t.Fatalf("storno of an opening balance: %s", st.Body)
+	}
+	manual(42000).status(t, 201)
+	opening, _ := b.balances(t, b.period, false)
+	sameLines(t, "opening balance", opening, map[string]float64{"1930": 42000, "2081": -42000})
+	b.periodAction(y0, "close-external", nil).status(t, 200)
+	manual(1).errorCode(t, 409, "OB_PREVIOUS_YEAR_CLOSED")
+}

@@ -14,6 +14,12 @@ func (b *ledgerBooks) periodAction(period, what string, body any) *response {
 // into period and commits it.
 func (b *ledgerBooks) entry(t *testing.T, period, date string, lines ...[3]any) string {
 	t.Helper()
+	return b.described(t, period, date, "Test", lines...)
+}
+
+// described is entry with a description.
+func (b *ledgerBooks) described(t *testing.T, period, date, desc string, lines ...[3]any) string {
+	t.Helper()
 	ls := make([]map[string]any, len(lines))
 	for i, l := range lines {
 		ls[i] = map[string]any{"account_number": l[0]}
@@ -24,7 +30,7 @@ func (b *ledgerBooks) entry(t *testing.T, period, date string, lines ...[3]any) 
 			ls[i]["credit_amount"] = l[2]
 		}
 	}
-	id := b.create(map[string]any{"fiscal_period_id": period, "entry_date": date, "description": "Test",
+	id := b.create(map[string]any{"fiscal_period_id": period, "entry_date": date, "description": desc,
 		"lines": ls}).status(t, 201).str("data.id")
 	b.action(id, "commit", nil).status(t, 200)
 	return id

@@ -5,7 +5,8 @@
 --   * a verifikat may name its counterparty (motpart): free text, or a
 --     customer or supplier of the company, whose name is kept with it.
 -- Both are part of the verifikat once posted: the guard refuses changing
--- them, and the app sets the poster only as it posts.
+-- them, and the app sets the poster only as it posts. An entry of a
+-- closed year does not change at all any more.
 
 -- +goose Up
 ALTER TABLE audit_entries ADD COLUMN actor_email text;
@@ -77,11 +78,19 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
--- Who posted and the counterparty are part of a posted verifikat.
+-- Who posted and the counterparty are part of a posted verifikat; and
+-- nothing at all of an entry of a closed year changes, not even its note
+-- or underlag mark: the year is archived as it was closed.
 -- +goose StatementBegin
 CREATE FUNCTION journal_entry_posted_fields() RETURNS trigger
 LANGUAGE plpgsql AS $$
 BEGIN
+    IF OLD.status = 'posted' AND ROW(NEW.*) IS DISTINCT FROM ROW(OLD.*) AND EXISTS (
+            SELECT 1 FROM fiscal_periods WHERE company_id = OLD.company_id AND id = OLD.fiscal_period_id AND is_closed) THEN
+        RAISE EXCEPTION 'PERIOD_LOCKED: entry % belongs to a closed year', OLD.id USING ERRCODE = 'check_violation',
+            DETAIL = json_build_object('reason', 'period_closed', 'fiscal_period_id', OLD.fiscal_period_id,
+                'journal_entry_id', OLD.id)::text;
+    END IF;
     IF OLD.status = 'posted' AND (
            (NEW.posted_by_type, NEW.posted_by_user_id, NEW.posted_by_email, NEW.posted_by_label,
             NEW.counterparty_name, NEW.counterparty_customer_id, NEW.counterparty_supplier_id)

@@ -161,3 +161,48 @@ func stamp(t *time.Time) *string {
 	s := t.UTC().Format(time.RFC3339)
 	return &s
 }
+
+// CheckCloseExternally says whether p may be marked as closed outside
+// Kontera (a year whose books were kept elsewhere): not closed already
+// (PERIOD_ALREADY_CLOSED) and ended before today
+// (FISCAL_PERIOD_CLOSE_EXTERNAL_NOT_ENDED). The ledger adds that it has no
+// bookkeeping here.
+func CheckCloseExternally(p Period, today time.Time) error {
+	switch {
+	case p.Closed:
+		return apierr.New(apierr.PeriodAlreadyClosed, map[string]any{"fiscal_period_id": p.ID, "closed_at": p.ClosedAt})
+	case !p.End.Before(today):
+		return apierr.New(apierr.FiscalPeriodCloseExternalNotEnded, map[string]any{"fiscal_period_id": p.ID,
+			"period_end": date(p.End)})
+	}
+	return nil
+}
+
+// CheckReopen says whether p may be re-opened: only a year closed outside
+// Kontera (PERIOD_REOPEN_NOT_EXTERNAL); a year closed here is final, and
+// one not closed has nothing to re-open (PERIOD_REOPEN_NOT_CLOSED).
+func CheckReopen(p Period) error {
+	switch {
+	case !p.Closed:
+		return apierr.New(apierr.PeriodReopenNotClosed, map[string]any{"fiscal_period_id": p.ID})
+	case !p.ClosedExternally:
+		return apierr.New(apierr.PeriodReopenNotExternal, map[string]any{"fiscal_period_id": p.ID,
+			"reason": "a year closed by its year-end in Kontera is final"})
+	}
+	return nil
+}
+
+// CloseExternally marks p (held by the caller) as closed outside Kontera,
+// locked, audits CLOSE_PERIOD and announces period.year_closed.
+func (s *Store) CloseExternally(ctx context.Context, company uuid.UUID, p Period) (Period, error) {
+	return s.change(ctx, company, p, `locked_at = coalesce(locked_at, now()), is_closed = true, closed_at = now(),
+		closed_externally = true`, audit.ClosePeriod, EventYearClosed,
+		"Räkenskapsåret "+p.Name+" markerades som stängt utanför Kontera")
+}
+
+// Reopen re-opens p (held by the caller), a year closed outside Kontera:
+// open and unlocked again, audited, announced as period.unlocked.
+func (s *Store) Reopen(ctx context.Context, company uuid.UUID, p Period) (Period, error) {
+	return s.change(ctx, company, p, `is_closed = false, closed_at = NULL, closed_externally = false, locked_at = NULL`,
+		audit.Update, EventUnlocked, "Räkenskapsåret "+p.Name+", stängt utanför Kontera, öppnades igen")
+}

@@ -29,12 +29,7 @@ func (h *Handler) UnlockFiscalPeriod(ctx context.Context, req gen.UnlockFiscalPe
 	if err != nil {
 		return nil, err
 	}
-	var data gen.FiscalPeriodActionResult
-	if store.IsDryRun(ctx) {
-		err = data.FromFiscalPeriodActionDryRun(gen.FiscalPeriodActionDryRun{DryRun: true, Preview: fiscal.Wire(p)})
-	} else {
-		err = data.FromFiscalPeriod(fiscal.Wire(p))
-	}
+	data, err := periodResult(ctx, p)
 	return gen.UnlockFiscalPeriod200JSONResponse{Meta: envelope.Meta(ctx), Data: data}, err
 }
 
@@ -89,4 +84,33 @@ func (h *Handler) SetManualOpeningBalances(ctx context.Context, req gen.SetManua
 	}
 	meta = envelope.WithAudit(meta, e.Number, "/api/v1/companies/"+e.CompanyID.String()+"/journal-entries/"+e.ID.String(), e.PostedAt)
 	return gen.SetManualOpeningBalances201JSONResponse{Meta: meta, Data: out}, nil
+}
+
+// CloseFiscalPeriodExternally marks a year kept elsewhere as closed.
+func (h *Handler) CloseFiscalPeriodExternally(ctx context.Context, req gen.CloseFiscalPeriodExternallyRequestObject) (gen.CloseFiscalPeriodExternallyResponseObject, error) {
+	p, err := h.ledger.CloseExternally(ctx, req.CompanyId, req.FiscalPeriodId, h.today())
+	if err != nil {
+		return nil, err
+	}
+	data, err := periodResult(ctx, p)
+	return gen.CloseFiscalPeriodExternally200JSONResponse{Meta: envelope.Meta(ctx), Data: data}, err
+}
+
+// ReopenFiscalPeriodExternally re-opens a year closed outside Kontera.
+func (h *Handler) ReopenFiscalPeriodExternally(ctx context.Context, req gen.ReopenFiscalPeriodExternallyRequestObject) (gen.ReopenFiscalPeriodExternallyResponseObject, error) {
+	p, err := h.ledger.ReopenExternal(ctx, req.CompanyId, req.FiscalPeriodId)
+	if err != nil {
+		return nil, err
+	}
+	data, err := periodResult(ctx, p)
+	return gen.ReopenFiscalPeriodExternally200JSONResponse{Meta: envelope.Meta(ctx), Data: data}, err
+}
+
+// periodResult is p after an action, or its dry-run preview.
+func periodResult(ctx context.Context, p fiscal.Period) (gen.FiscalPeriodActionResult, error) {
+	var data gen.FiscalPeriodActionResult
+	if store.IsDryRun(ctx) {
+		return data, data.FromFiscalPeriodActionDryRun(gen.FiscalPeriodActionDryRun{DryRun: true, Preview: fiscal.Wire(p)})
+	}
+	return data, data.FromFiscalPeriod(fiscal.Wire(p))
 }

@@ -92,8 +92,8 @@ type BulkMark struct {
 }
 
 // MarkManyNoDocument marks each of ids that is a posted, unreversed
-// entry of the company whose kind can have an underlag; the rest are
-// skipped. Entries already marked keep their reason and count as
+// entry of the company, in a year not closed, whose kind can have an
+// underlag; the rest are skipped. Entries already marked keep their reason and count as
 // exempted.
 func (s *Store) MarkManyNoDocument(ctx context.Context, company uuid.UUID, ids []uuid.UUID, reason *string) (BulkMark, error) {
 	reason = envelope.Text(reason)
@@ -107,9 +107,20 @@ func (s *Store) MarkManyNoDocument(ctx context.Context, company uuid.UUID, ids [
 		company, pq.Array(ids), pq.Array(sortedKeys(needsNoDocument))); err != nil {
 		return BulkMark{}, err
 	}
+	periods, err := s.periods.List(ctx, company)
+	if err != nil {
+		return BulkMark{}, err
+	}
+	closed := map[uuid.UUID]bool{}
+	for _, p := range periods {
+		closed[p.ID] = p.Closed
+	}
 	ok := map[uuid.UUID]bool{}
 	out := BulkMark{Exempted: []uuid.UUID{}, Skipped: []uuid.UUID{}}
 	for _, e := range eligible {
+		if closed[e.PeriodID] {
+			continue // a closed year's entries stay as they were closed
+		}
 		ok[e.ID] = true
 		if !e.NoDocumentRequired {
 			if _, err := s.setNoDocument(ctx, company, e, true, reason); err != nil {

@@ -2,35 +2,14 @@ package ledger
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/fiscal"
-	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/money"
 )
-
-// YearEndOperation is the type of the asynchronous year-end operation.
-const YearEndOperation = "fiscal_periods.year_end"
-
-// yearEndParams are the parameters of a year-end operation.
-type yearEndParams struct {
-	PeriodID uuid.UUID `json:"fiscal_period_id"`
-}
-
-// YearEndJob runs a queued year-end operation.
-func (s *Store) YearEndJob(ctx context.Context, run *jobs.Run) (any, error) {
-	var p yearEndParams
-	if err := json.Unmarshal(run.Params, &p); err != nil {
-		return nil, apierr.Wrap(apierr.YearEndFailed, err)
-	}
-	return s.RunYearEnd(ctx, run.CompanyID, p.PeriodID, func(phase string, current, total int) {
-		run.Report(jobs.Progress{Phase: phase, Current: current, Total: total})
-	})
-}
 
 // LockPeriod locks the company's period id: nothing more is posted into
 // it but the year-end and opening-balance entries. Drafts must be
@@ -218,294 +197,48 @@ func (s *Store) openingSettable(ctx context.Context, company uuid.UUID, p fiscal
 	return nil
 }
 
-// yearEnd is what the year-end of a period works from and would post.
-type yearEnd struct {
-	period   fiscal.Period
-	next     fiscal.Period // zero when the next year is still to be opened
-	company  Company
-	balances []Balance
-	// closing is the closing entry still to post (nil when the result is
-	// in equity); ub the closing balances after it.
-	closing []Line
-	ub      []Balance
-	// opening and appropriation are the next year's entries as they
-	// should stand; the stale ones in the books are replaced.
-	opening, appropriation []Line
-	staleOpening           []Entry
-	staleAppropriation     []Entry
-}
-
-// done reports whether the year-end has nothing left to post.
-func (y yearEnd) done() bool {
-	return y.closing == nil && y.staleOpening == nil && y.staleAppropriation == nil
-}
-
-// CheckYearEnd holds the company's period id and checks that its
-// year-end may run: locked, not closed, the year before closed
-// (YEAR_END_PRIOR_PERIOD_OPEN), its last day after the company's lock
-// date (PERIOD_LOCKED), something posted (YEAR_END_NO_ACTIVITY), a
-// balanced trial balance (YEAR_END_UNBALANCED_TRIAL), and something to do
-// when it has run before (YEAR_END_ALREADY_RUN).
-func (s *Store) CheckYearEnd(ctx context.Context, company, id uuid.UUID) error {
-	_, err := s.checkYearEnd(ctx, company, id)
-	return err
-}
-
-func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID) (yearEnd, error) {
-	p, err := s.periods.Hold(ctx, company, id)
-	y := yearEnd{period: p}
-	if err != nil {
-		return y, err
-	}
-	var prev *fiscal.Period
-	if p.PreviousID != nil {
-		pp, err := s.periods.Get(ctx, company, *p.PreviousID)
-		if err != nil {
-			return y, err
-		}
-		prev = &pp
-	}
-	if err := fiscal.CheckYearEnd(p, prev); err != nil {
-		return y, err
-	}
-	if y.company, err = s.company(ctx, company); err != nil {
-		return y, err
-	}
-	if lock := y.company.LockedThrough; lock != nil && !p.End.After(*lock) {
-		return y, apierr.New(apierr.PeriodLocked, map[string]any{"reason": reasonLockDate, "fiscal_period_id": id,
-			"locked_through": lock.Format(time.DateOnly),
-			"hint":           "the closing entry is dated the year's last day: move the lock date before it"})
-	}
-	if err := s.noDrafts(ctx, company, id); err != nil {
-		return y, err
-	}
-	posted, err := s.count(ctx, company, id, `status = 'posted'`)
-	if err != nil {
-		return y, err
-	}
-	if posted == 0 {
-		return y, apierr.New(apierr.YearEndNoActivity, map[string]any{"fiscal_period_id": id})
-	}
-	if y.balances, err = s.Balances(ctx, company, id); err != nil {
-		return y, err
-	}
-	var sum money.Amount
-	for _, b := range y.balances {
-		sum = sum.Add(b.Amount)
-	}
-	if !sum.IsZero() {
-		return y, apierr.New(apierr.YearEndUnbalancedTrial, map[string]any{"fiscal_period_id": id, "difference": sum})
-	}
-	if y.next, err = s.periods.Following(ctx, company, p); err != nil {
-		return y, err
-	}
-	if err := s.plan(ctx, company, &y); err != nil {
-		return y, err
-	}
-	if p.YearEndAt != nil && y.done() {
-		return y, apierr.New(apierr.YearEndAlreadyRun, map[string]any{"fiscal_period_id": id,
-			"year_end_entry_id": p.YearEndEntryID})
-	}
-	return y, nil
-}
-
-// plan works out what the year-end of y.period posts: the closing entry
-// for the result still open, and the next year's opening balance and
-// result appropriation as they follow from the closing balances; the
-// entries of an earlier run that no longer agree are marked stale.
-func (s *Store) plan(ctx context.Context, company uuid.UUID, y *yearEnd) error {
-	equity := ResultAccount(y.company.EntityType)
-	y.closing = ClosingLines(y.balances, equity)
-	y.ub = After(y.balances, y.closing)
-	y.opening = OpeningLines(y.ub)
-	y.appropriation = AppropriationLines(y.ub, equity, RetainedAccount(y.company.EntityType))
-	if y.next.ID == uuid.Nil {
-		return nil
-	}
-	ib, err := s.current(ctx, company, y.next.ID, SourceOpeningBalance, nil)
-	if err != nil {
-		return err
-	}
-	if !SameNet(entryLines(ib), y.opening) {
-		y.staleOpening = append([]Entry{}, ib...)
-	}
-	source := y.period.ID.String()
-	ap, err := s.current(ctx, company, y.next.ID, SourceAppropriation, &source)
-	if err != nil {
-		return err
-	}
-	if !SameNet(entryLines(ap), y.appropriation) {
-		y.staleAppropriation = append([]Entry{}, ap...)
-	}
-	return nil
-}
-
-// entryLines is every line of entries.
-func entryLines(entries []Entry) []Line {
-	var out []Line
-	for _, e := range entries {
-		out = append(out, e.Lines...)
-	}
-	return out
-}
-
-// YearEndResult is what a year-end run did.
-type YearEndResult struct {
-	ClosingEntryID        *uuid.UUID   `json:"closing_entry_id"`
-	ClosingVoucherSeries  *string      `json:"closing_voucher_series"`
-	ClosingVoucherNumber  *int         `json:"closing_voucher_number"`
-	ResultAccount         string       `json:"result_account"`
-	NetResult             money.Amount `json:"net_result"`
-	NextPeriodID          uuid.UUID    `json:"next_period_id"`
-	NextPeriodCreated     bool         `json:"next_period_created"`
-	OpeningEntryID        *uuid.UUID   `json:"opening_entry_id"`
-	OpeningVoucherNumber  *int         `json:"opening_voucher_number"`
-	ReplacedEntryIDs      []uuid.UUID  `json:"replaced_entry_ids"`
-	AppropriationEntryID  *uuid.UUID   `json:"appropriation_entry_id"`
-	JournalEntriesCreated int          `json:"journal_entries_created"`
-	OpeningBalancesSet    int          `json:"opening_balances_set"`
-}
-
-// RunYearEnd carries out the year-end (bokslut) of the company's period
-// id, in the unit of work of ctx, after the checks of CheckYearEnd. A
-// closing entry dated the last day books the result still open on 8999
-// Årets resultat against the result account of the company's form; the
-// next year is opened when it does not exist; its opening balance (an
-// opening_balance entry on its first day) is set to the balance-sheet
-// accounts' closing balances, and the result is moved to retained
-// earnings (a result_appropriation entry on the same day). When it runs
-// again after late postings, the next year's entries that no longer agree
-// are reversed by stornos of their own kind and posted anew, all in the
-// one transaction. report is told how far it has come.
-func (s *Store) RunYearEnd(ctx context.Context, company, id uuid.UUID, report func(phase string, current, total int)) (YearEndResult, error) {
-	res := YearEndResult{ReplacedEntryIDs: []uuid.UUID{}}
-	y, err := s.checkYearEnd(ctx, company, id)
-	if err != nil {
-		return res, err
-	}
-	p := y.period
-	res.ResultAccount = ResultAccount(y.company.EntityType)
-	res.NetResult = Result(y.balances)
-
-	report("closing_entry", 1, 3)
-	if y.closing != nil {
-		e, err := s.Post(ctx, company, Input{PeriodID: p.ID, Date: p.End, SourceType: SourceYearEnd,
-			Description: "Bokslut " + p.Name + ": årets resultat till " + res.ResultAccount, Lines: y.closing})
-		if err != nil {
-			return res, err
-		}
-		res.ClosingEntryID, res.ClosingVoucherSeries, res.ClosingVoucherNumber = &e.ID, &e.Series, &e.Number
-		res.JournalEntriesCreated++
-	} else {
-		res.ClosingEntryID = p.YearEndEntryID
-	}
-	if _, err := s.periods.MarkYearEnd(ctx, company, p, res.ClosingEntryID); err != nil {
-		return res, dbError(err)
-	}
-
-	report("next_period", 2, 3)
-	next := y.next
-	if next.ID == uuid.Nil {
-		start := p.End.AddDate(0, 0, 1)
-		if next, _, err = s.periods.Open(ctx, company, "", fiscal.Span{Start: start, End: start.AddDate(1, 0, -1)}); err != nil {
-			return res, err
-		}
-		if s.PeriodsChanged != nil {
-			if err := s.PeriodsChanged(ctx, company); err != nil {
-				return res, err
-			}
-		}
-		res.NextPeriodCreated = true
-		y.staleOpening, y.staleAppropriation = []Entry{}, []Entry{}
-	}
-	res.NextPeriodID = next.ID
-
-	report("opening_balances", 3, 3)
-	source := p.ID.String()
-	for _, step := range []struct {
-		stale  []Entry
-		lines  []Line
-		source string
-		desc   string
-		set    func(Entry)
-	}{
-		{y.staleOpening, y.opening, SourceOpeningBalance, "Ingående balans från " + p.Name, func(e Entry) {
-			res.OpeningEntryID, res.OpeningVoucherNumber, res.OpeningBalancesSet = &e.ID, &e.Number, len(e.Lines)
-		}},
-		{y.staleAppropriation, y.appropriation, SourceAppropriation, "Resultatdisposition: " + p.Name +
-			" års resultat till " + RetainedAccount(y.company.EntityType), func(e Entry) { res.AppropriationEntryID = &e.ID }},
-	} {
-		if step.stale == nil {
-			continue // the entries in the books still agree
-		}
-		for i := range step.stale {
-			old := step.stale[i]
-			depth, _ := NextDepth(old, true)
-			if _, err := s.storno(ctx, company, &old, next.ID, old.Date, depth); err != nil {
-				return res, err
-			}
-			res.ReplacedEntryIDs = append(res.ReplacedEntryIDs, old.ID)
-			res.JournalEntriesCreated++
-		}
-		if step.lines == nil {
-			continue
-		}
-		in := Input{PeriodID: next.ID, Date: next.Start, SourceType: step.source, Description: step.desc, Lines: step.lines}
-		if step.source == SourceAppropriation {
-			in.SourceID = &source
-		}
-		e, err := s.Post(ctx, company, in)
-		if err != nil {
-			return res, err
-		}
-		step.set(e)
-		res.JournalEntriesCreated++
-	}
-	return res, nil
-}
-
-// SetOpeningBalances posts the opening balance (ingående balans) of the
-// company's period id by hand, for the first year a company keeps in
-// Kontera: an opening_balance entry on the period's first day. The period
-// must be open (OB_PERIOD_CLOSED, OB_PERIOD_LOCKED), not follow a year
-// whose closing balances fix it (OB_PREVIOUS_YEAR_CLOSED,
-// OB_PREVIOUS_YEAR_IN_BOOKS), lie after the company's lock date
-// (OB_SET_COMPANY_LOCK_DATE) and have no opening balance already
-// (OB_PERIOD_ALREADY_HAS_BALANCES; reverse that one first).
-func (s *Store) SetOpeningBalances(ctx context.Context, company, id uuid.UUID, in []OpeningInput) (Entry, error) {
+// CloseExternally marks the company's period id as a year whose books
+// were kept and closed outside Kontera: it must have ended before today
+// and hold no bookkeeping here, drafts included
+// (FISCAL_PERIOD_CLOSE_EXTERNAL_NATIVE_BOOKKEEPING: such a year is closed
+// by its year-end). The next year's opening balance is fixed from then on.
+func (s *Store) CloseExternally(ctx context.Context, company, id uuid.UUID, today time.Time) (fiscal.Period, error) {
 	p, err := s.periods.Hold(ctx, company, id)
 	if err != nil {
-		return Entry{}, err
+		return p, err
 	}
-	lines, err := ManualOpeningLines(in)
+	if err := fiscal.CheckCloseExternally(p, today); err != nil {
+		return p, err
+	}
+	n, err := s.count(ctx, company, id, `status IN ('draft', 'posted')`)
 	if err != nil {
-		return Entry{}, err
+		return p, err
 	}
-	switch p.State() {
-	case fiscal.Closed:
-		return Entry{}, apierr.New(apierr.OBPeriodClosed, map[string]any{"fiscal_period_id": id})
-	case fiscal.Locked:
-		return Entry{}, apierr.New(apierr.OBPeriodLocked, map[string]any{"fiscal_period_id": id})
+	if n > 0 {
+		return p, apierr.New(apierr.FiscalPeriodCloseExternalNativeBookkeeping, map[string]any{
+			"fiscal_period_id": id, "journal_entries": n})
 	}
-	if err := s.openingSettable(ctx, company, p); err != nil {
-		return Entry{}, err
-	}
-	c, err := s.company(ctx, company)
+	out, err := s.periods.CloseExternally(ctx, company, p)
+	return out, dbError(err)
+}
+
+// ReopenExternal re-opens the company's period id, closed outside
+// Kontera, so that the opening balance of the year after it can be set
+// again by hand; a year closed here never re-opens.
+func (s *Store) ReopenExternal(ctx context.Context, company, id uuid.UUID) (fiscal.Period, error) {
+	p, err := s.periods.Hold(ctx, company, id)
 	if err != nil {
-		return Entry{}, err
+		return p, err
 	}
-	if c.LockedThrough != nil && !p.Start.After(*c.LockedThrough) {
-		return Entry{}, apierr.New(apierr.OBSetCompanyLockDate, map[string]any{"fiscal_period_id": id,
-			"locked_through": c.LockedThrough.Format(time.DateOnly)})
+	if err := fiscal.CheckReopen(p); err != nil {
+		return p, err
 	}
-	ib, err := s.current(ctx, company, id, SourceOpeningBalance, nil)
-	if err != nil {
-		return Entry{}, err
-	}
-	if len(ib) > 0 {
-		return Entry{}, apierr.New(apierr.OBPeriodAlreadyHasBalances, map[string]any{"fiscal_period_id": id,
-			"existing_entry_id": ib[0].ID, "existingEntryId": ib[0].ID})
-	}
-	return s.Post(ctx, company, Input{PeriodID: id, Date: p.Start, SourceType: SourceOpeningBalance,
-		Description: "Ingående balans " + p.Name, Lines: lines})
+	out, err := s.periods.Reopen(ctx, company, p)
+	return out, dbError(err)
+}
+
+// Posted counts the posted entries of the company's period: whether the
+// year has bookkeeping in Kontera.
+func (s *Store) Posted(ctx context.Context, company, period uuid.UUID) (int, error) {
+	return s.count(ctx, company, period, `status = 'posted'`)
 }

@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
@@ -260,4 +261,66 @@ func nonNil[T any](s []T) []T {
 		return []T{}
 	}
 	return s
+}
+
+// GetContinuityCheck compares a year's opening balance with the closing
+// balance of the year before, account by account.
+func (h *Handler) GetContinuityCheck(ctx context.Context, req gen.GetContinuityCheckRequestObject) (gen.GetContinuityCheckResponseObject, error) {
+	company := uuid.UUID(req.CompanyId)
+	per, names, err := h.period(ctx, company, req.Params.PeriodId)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.ContinuityCheck{Period: per, PreviousPeriod: nullable.NewNullNullable[gen.ReportPeriod](),
+		NoteCode: nullable.NewNullNullable[gen.ContinuityCheckNoteCode](), Note: nullable.NewNullNullable[string]()}
+	note := func(code string) {
+		out.NoteCode = nullable.NewNullableWithValue(gen.ContinuityCheckNoteCode(code))
+		out.Note = nullable.NewNullableWithValue(NoteText[code])
+	}
+	prev, err := h.periods.Covering(ctx, company, per.Start.AddDate(0, 0, -1))
+	if err != nil {
+		return nil, err
+	}
+	var rows []ledger.ContinuityRow
+	compared := false
+	if prev.ID == uuid.Nil {
+		note(NoteFirstYear)
+		// The opening balance alone: the rows of a year with no closing.
+		totals, err := h.ledger.Totals(ctx, company, per.Id, "1000", "2999", false)
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range totals {
+			if !t.Opening.IsZero() {
+				rows = append(rows, ledger.ContinuityRow{Account: t.Account, NextOpening: t.Opening})
+			}
+		}
+	} else {
+		out.PreviousPeriod = nullable.NewNullableWithValue(gen.ReportPeriod{Id: prev.ID, Name: prev.Name,
+			Start: openapi_types.Date{Time: prev.Start}, End: openapi_types.Date{Time: prev.End}})
+		if rows, err = h.ledger.Continuity(ctx, company, prev.ID); err != nil {
+			return nil, err
+		}
+		posted, err := h.ledger.Posted(ctx, company, prev.ID)
+		if err != nil {
+			return nil, err
+		}
+		compared = posted > 0
+		if !compared {
+			note(NoteOutsideKontera)
+		}
+	}
+	c := CheckContinuity(rows, compared)
+	if !c.OK() && prev.YearEndAt == nil {
+		note(NoteYearEndNotRun)
+	}
+	out.Ok, out.DifferingAccounts = c.OK(), c.Differing
+	out.Accounts = make([]gen.ContinuityCheckRow, len(c.Lines))
+	for i, l := range c.Lines {
+		out.Accounts[i] = gen.ContinuityCheckRow{AccountNumber: l.Account, AccountName: names[l.Account],
+			PreviousClosingBalance: envelope.Nullable(l.Previous), OpeningBalance: l.Opening, Difference: l.Difference}
+	}
+	out.Totals.PreviousClosingBalance = envelope.Nullable(c.Previous)
+	out.Totals.OpeningBalance, out.Totals.Difference = c.Opening, c.Difference
+	return gen.GetContinuityCheck200JSONResponse{Meta: envelope.Meta(ctx), Data: out}, nil
 }
