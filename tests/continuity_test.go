@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"net/url"
 	"strconv"
 	"testing"
@@ -466,4 +467,65 @@ func TestYearClosedOutsideKontera(t *testing.T) {
 	sameLines(t, "opening balance", opening, map[string]float64{"1930": 42000, "2081": -42000})
 	b.periodAction(y0, "close-external", nil).status(t, 200)
 	manual(1).errorCode(t, 409, "OB_PREVIOUS_YEAR_CLOSED")
+}
+
+// Continuity per dimension: a balance-sheet account tagged with a project
+// (dimension 6, which carries over years) opens the next year on the
+// project; the cost centre (dimension 1) resets. A change that keeps the
+// account's total but moves it between projects makes the close refuse
+// until the year-end has run again.
+func TestOpeningBalancePerProject(t *testing.T) {
+	b := newLedger(t)
+	y1, py := b.pastYear(t)
+	tagged := func(md string, lines ...map[string]any) {
+		t.Helper()
+		id := b.create(map[string]any{"fiscal_period_id": y1, "entry_date": py + "-" + md, "description": "Projekt",
+			"lines": lines}).status(t, 201).str("data.id")
+		b.action(id, "commit", nil).status(t, 200)
+	}
+	l := func(acct, side string, amount float64, dims map[string]string) map[string]any {
+		m := map[string]any{"account_number": acct, side: amount}
+		if dims != nil {
+			m["dimensions"] = dims
+		}
+		return m
+	}
+	p100, p200, p300 := map[string]string{"6": "P100"}, map[string]string{"6": "P200"}, map[string]string{"6": "P300"}
+	tagged("03-01", l("1510", "debit_amount", 12500, map[string]string{"6": "P100", "1": "K1"}),
+		l("3001", "credit_amount", 10000, p100), l("2611", "credit_amount", 2500, nil))
+	tagged("04-01", l("1510", "debit_amount", 5000, p200), l("3001", "credit_amount", 4000, p200), l("2611", "credit_amount", 1000, nil))
+	tagged("05-01", l("1930", "debit_amount", 5000, nil), l("1510", "credit_amount", 5000, p200))
+	op := b.yearEnd(t, y1, true)
+	ib := b.get(b.base+"/journal-entries/"+op.str("data.result.opening_entry_id"), b.token).status(t, 200)
+	got := map[string]float64{}
+	for _, x := range ib.list("data.lines") {
+		m := x.(map[string]any)
+		dims, _ := json.Marshal(m["dimensions"])
+		got[m["account_number"].(string)+string(dims)] += m["debit_amount"].(float64) - m["credit_amount"].(float64)
+	}
+	sameLines(t, "opening balance per project", got, map[string]float64{`1510{"6":"P100"}`: 12500, `1930{}`: 5000,
+		`2611{}`: -3500, `2099{}`: -14000})
+
+	// Move 1 000 of the receivable from P100 to P300: 1510 keeps its total.
+	b.periodAction(y1, "unlock", nil).status(t, 200)
+	tagged("12-31", l("1510", "debit_amount", 1000, p300), l("1510", "credit_amount", 1000, p100))
+	b.periodAction(y1, "lock", nil).status(t, 200)
+	r := b.periodAction(y1, "close", nil).errorCode(t, 400, "OPENING_BALANCE_MISMATCH")
+	if len(r.list("error.details.accounts")) != 2 || r.str("error.details.accounts.0.account_number") != "1510" {
+		t.Fatalf("differences per project: %s", r.Body)
+	}
+	again := b.yearEnd(t, y1, false)
+	if len(again.list("data.result.replaced_entry_ids")) != 1 || again.at("data.result.closing_entry_id") != op.at("data.result.closing_entry_id") {
+		t.Fatalf("re-run: %s", again.Body)
+	}
+	b.periodAction(y1, "close", nil).status(t, 200)
+	ib = b.get(b.base+"/journal-entries/"+again.str("data.result.opening_entry_id"), b.token).status(t, 200)
+	got = map[string]float64{}
+	for _, x := range ib.list("data.lines") {
+		m := x.(map[string]any)
+		dims, _ := json.Marshal(m["dimensions"])
+		got[m["account_number"].(string)+string(dims)] += m["debit_amount"].(float64) - m["credit_amount"].(float64)
+	}
+	sameLines(t, "opening balance per project", got, map[string]float64{`1510{"6":"P100"}`: 11500,
+		`1510{"6":"P300"}`: 1000, `1930{}`: 5000, `2611{}`: -3500, `2099{}`: -14000})
 }

@@ -73,7 +73,13 @@ func (s *Store) ClosePeriod(ctx context.Context, company, id uuid.UUID) (fiscal.
 	if err != nil {
 		return p, err
 	}
-	if diffs := Breaks(rows); len(diffs) > 0 {
+	diffs := Breaks(rows)
+	if len(diffs) == 0 {
+		if diffs, err = s.dimensionBreaks(ctx, company, id); err != nil {
+			return p, err
+		}
+	}
+	if len(diffs) > 0 {
 		next, err := s.periods.Following(ctx, company, p)
 		if err != nil {
 			return p, err
@@ -117,6 +123,26 @@ func (s *Store) Continuity(ctx context.Context, company, id uuid.UUID) ([]Contin
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT account_number, closing_balance, next_opening_balance
 		FROM ledger_continuity($1, $2)`, company, id)
 	return out, err
+}
+
+// dimensionBreaks returns the accounts and carried dimension tags whose
+// closing balance in the company's period id differs from the opening
+// balance of the year after it.
+func (s *Store) dimensionBreaks(ctx context.Context, company, id uuid.UUID) ([]map[string]any, error) {
+	var rows []struct {
+		ContinuityRow
+		Tags Dimensions `db:"dimensions"`
+	}
+	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT account_number, dimensions, closing_balance,
+		next_opening_balance FROM ledger_dimension_breaks($1, $2)`, company, id); err != nil {
+		return nil, err
+	}
+	out := []map[string]any{}
+	for _, r := range rows {
+		out = append(out, map[string]any{"account_number": r.Account, "dimensions": r.Tags,
+			"closing_balance": r.Closing, "next_opening_balance": r.NextOpening, "difference": r.Difference()})
+	}
+	return out, nil
 }
 
 // Balances returns every account's balance in the period, opening

@@ -59,6 +59,11 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 	if err := s.counterparty(ctx, company, &in.Counterparty); err != nil {
 		return p, err
 	}
+	if yearEndSources[in.SourceType] {
+		// Balances carried from the books, tags and all: a project archived
+		// since still opens the next year with what it closed with.
+		return p, nil
+	}
 	return p, s.checkDimensions(ctx, company, b.company, in.Date, in.Lines)
 }
 

@@ -116,19 +116,64 @@ func After(balances []Balance, lines []Line) []Balance {
 	return out
 }
 
+// Tagged is a balance of an account and the dimension tags that carry
+// over years (a project; not a cost centre, which resets annually).
+type Tagged struct {
+	Account string       `db:"account_number"`
+	Tags    Dimensions   `db:"dimensions"`
+	Amount  money.Amount `db:"balance"`
+}
+
+// Untagged is balances without tags.
+func Untagged(balances []Balance) []Tagged {
+	out := make([]Tagged, len(balances))
+	for i, b := range balances {
+		out[i] = Tagged{Account: b.Account, Amount: b.Amount}
+	}
+	return out
+}
+
 // OpeningLines carries every balance-sheet account (classes 1-2) with a
-// balance into the next year's opening balance (ingående balans).
-func OpeningLines(balances []Balance) []Line {
-	var lines []Line
+// balance into the next year's opening balance (ingående balans): a line
+// per account and carried tags, so a project's balance opens on the
+// project. In account order, untagged first.
+func OpeningLines(balances []Tagged) []Line {
+	net := map[string]*Tagged{}
+	var keys []string
 	for _, b := range balances {
 		if !balanceAccount(b.Account) {
 			continue
 		}
-		if l, ok := side(b.Account, b.Amount); ok {
+		k := lineKey(b.Account, b.Tags)
+		if net[k] == nil {
+			net[k] = &Tagged{Account: b.Account, Tags: b.Tags}
+			keys = append(keys, k)
+		}
+		net[k].Amount = net[k].Amount.Add(b.Amount)
+	}
+	sort.Strings(keys)
+	var lines []Line
+	for _, k := range keys {
+		if l, ok := side(net[k].Account, net[k].Amount); ok {
+			l.Dimensions = net[k].Tags
 			lines = append(lines, l)
 		}
 	}
 	return lines
+}
+
+// lineKey names an account with its tags, in a fixed order.
+func lineKey(account string, tags Dimensions) string {
+	keys := make([]string, 0, len(tags))
+	for k := range tags {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := account
+	for _, k := range keys {
+		out += "|" + k + "=" + tags[k]
+	}
+	return out
 }
 
 // AppropriationLines moves the closing balance of the result account to
@@ -145,17 +190,19 @@ func AppropriationLines(closing []Balance, equity, retained string) []Line {
 }
 
 // SameNet reports whether a and b book the same net amount on every
-// account.
+// account and set of dimension tags.
 func SameNet(a, b []Line) bool {
-	return sameBalances(After(nil, a), After(nil, b))
-}
-
-func sameBalances(a, b []Balance) bool {
-	if len(a) != len(b) {
-		return false
+	net := map[string]money.Amount{}
+	for _, l := range a {
+		k := lineKey(l.Account, l.Dimensions)
+		net[k] = net[k].Add(l.Debit).Sub(l.Credit)
 	}
-	for i := range a {
-		if a[i].Account != b[i].Account || a[i].Amount.Cmp(b[i].Amount) != 0 {
+	for _, l := range b {
+		k := lineKey(l.Account, l.Dimensions)
+		net[k] = net[k].Sub(l.Debit).Add(l.Credit)
+	}
+	for _, v := range net {
+		if !v.IsZero() {
 			return false
 		}
 	}

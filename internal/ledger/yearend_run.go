@@ -131,7 +131,14 @@ func (s *Store) plan(ctx context.Context, company uuid.UUID, y *yearEnd) error {
 	equity := ResultAccount(y.company.EntityType)
 	y.closing = ClosingLines(y.balances, equity)
 	y.ub = After(y.balances, y.closing)
-	y.opening = OpeningLines(y.ub)
+	tagged, err := s.tagged(ctx, company, y.period.ID)
+	if err != nil {
+		return err
+	}
+	for _, l := range y.closing {
+		tagged = append(tagged, Tagged{Account: l.Account, Amount: l.Debit.Sub(l.Credit)})
+	}
+	y.opening = OpeningLines(tagged)
 	y.appropriation = AppropriationLines(y.ub, equity, RetainedAccount(y.company.EntityType))
 	if y.next.ID == uuid.Nil {
 		return nil
@@ -152,6 +159,15 @@ func (s *Store) plan(ctx context.Context, company uuid.UUID, y *yearEnd) error {
 		y.staleAppropriation = append([]Entry{}, ap...)
 	}
 	return nil
+}
+
+// tagged returns the balance-sheet balances of the period per account and
+// the dimension tags that carry over years.
+func (s *Store) tagged(ctx context.Context, company, period uuid.UUID) ([]Tagged, error) {
+	out := []Tagged{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT account_number, dimensions, balance
+		FROM ledger_dimension_balances($1, $2, false)`, company, period)
+	return out, err
 }
 
 // entryLines is every line of entries.

@@ -62,7 +62,7 @@ func TestClosingAndOpeningLines(t *testing.T) {
 	if ledger.ClosingLines([]ledger.Balance{bal("1930", "5"), bal("2081", "-5")}, "2099") != nil {
 		t.Fatal("a closing entry without income-statement balances")
 	}
-	open := signed(ledger.OpeningLines(after))
+	open := signed(ledger.OpeningLines(ledger.Untagged(after)))
 	if len(open) != 5 || open["2099"] != "-449.50" || open["1930"] != "25599.50" {
 		t.Fatalf("opening %v", open)
 	}
@@ -70,10 +70,22 @@ func TestClosingAndOpeningLines(t *testing.T) {
 	if len(ap) != 2 || ap["2099"] != "449.50" || ap["2091"] != "-449.50" {
 		t.Fatalf("appropriation %v", ap)
 	}
-	if !ledger.SameNet(ledger.OpeningLines(after), ledger.OpeningLines(b)) == true {
-		// b lacks 2099: the two opening balances differ.
-	} else {
+	// b lacks 2099: the two opening balances differ.
+	if ledger.SameNet(ledger.OpeningLines(ledger.Untagged(after)), ledger.OpeningLines(ledger.Untagged(b))) {
 		t.Fatal("SameNet missed a difference")
+	}
+	// A project's balance opens on the project; the account's total is
+	// the same either way, but the lines are not.
+	p1, p2 := ledger.Dimensions{"6": "P1"}, ledger.Dimensions{"6": "P2"}
+	tagged := ledger.OpeningLines([]ledger.Tagged{{Account: "1510", Tags: p1, Amount: money.MustParse("300")},
+		{Account: "1510", Tags: p2, Amount: money.MustParse("-100")}, {Account: "2081", Amount: money.MustParse("-200")}})
+	if len(tagged) != 3 || tagged[0].Dimensions["6"] != "P1" || tagged[0].Debit.String() != "300.00" ||
+		tagged[1].Credit.String() != "100.00" || tagged[2].Account != "2081" {
+		t.Fatalf("tagged opening %+v", tagged)
+	}
+	untagged := []ledger.Line{{Account: "1510", Debit: money.MustParse("200")}, {Account: "2081", Credit: money.MustParse("200")}}
+	if ledger.SameNet(tagged, untagged) || !ledger.SameNet(tagged, tagged) {
+		t.Fatal("SameNet must tell tags apart")
 	}
 	for form, acct := range map[string][2]string{"aktiebolag": {"2099", "2091"}, "enskild_firma": {"2019", "2010"},
 		"ideell_forening": {"2069", "2067"}} {
