@@ -67,6 +67,8 @@ ALTER FUNCTION journal_entry_posted() SECURITY DEFINER SET search_path = public,
 ALTER FUNCTION journal_line_guard() SECURITY DEFINER SET search_path = public, pg_temp;
 
 -- Derived and sequencing tables: only the ledger's triggers write them.
+-- A statement trigger: one check per statement, however many rows (the
+-- ledger writes a posting's lines in one statement).
 -- +goose StatementBegin
 CREATE FUNCTION ledger_derived_guard() RETURNS trigger
 LANGUAGE plpgsql AS $$
@@ -75,17 +77,16 @@ BEGIN
         RAISE EXCEPTION '% is kept by the ledger''s triggers and is not written directly', TG_TABLE_NAME
             USING ERRCODE = 'insufficient_privilege';
     END IF;
-    IF TG_OP = 'DELETE' THEN RETURN OLD; END IF;
-    RETURN NEW;
+    RETURN NULL;
 END $$;
 -- +goose StatementEnd
 
 CREATE TRIGGER ledger_postings_derived BEFORE INSERT OR UPDATE OR DELETE ON ledger_postings
-    FOR EACH ROW EXECUTE FUNCTION ledger_derived_guard();
+    FOR EACH STATEMENT EXECUTE FUNCTION ledger_derived_guard();
 CREATE TRIGGER account_balances_derived BEFORE INSERT OR UPDATE OR DELETE ON account_balances
-    FOR EACH ROW EXECUTE FUNCTION ledger_derived_guard();
+    FOR EACH STATEMENT EXECUTE FUNCTION ledger_derived_guard();
 CREATE TRIGGER voucher_sequences_derived BEFORE INSERT OR UPDATE OR DELETE ON voucher_sequences
-    FOR EACH ROW EXECUTE FUNCTION ledger_derived_guard();
+    FOR EACH STATEMENT EXECUTE FUNCTION ledger_derived_guard();
 
 -- No TRUNCATE of the books or their history, by anyone.
 -- +goose StatementBegin

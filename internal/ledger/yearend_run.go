@@ -61,11 +61,15 @@ func (y yearEnd) done() bool {
 // balanced trial balance (YEAR_END_UNBALANCED_TRIAL), and something to do
 // when it has run before (YEAR_END_ALREADY_RUN).
 func (s *Store) CheckYearEnd(ctx context.Context, company, id uuid.UUID) error {
-	_, err := s.checkYearEnd(ctx, company, id)
+	_, err := s.checkYearEnd(ctx, company, id, false)
 	return err
 }
 
-func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID) (yearEnd, error) {
+// checkYearEnd checks the year-end of the period id; with plan, or when
+// it ran before (to tell whether anything is left to do), it also works
+// out what the run posts. A request asking for a first run leaves that
+// to the worker: it reads every line of the year.
+func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID, plan bool) (yearEnd, error) {
 	p, err := s.periods.Hold(ctx, company, id)
 	y := yearEnd{period: p}
 	if err != nil {
@@ -112,6 +116,9 @@ func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID) (yearEn
 	}
 	if y.next, err = s.periods.Following(ctx, company, p); err != nil {
 		return y, err
+	}
+	if !plan && p.YearEndAt == nil {
+		return y, nil
 	}
 	if err := s.plan(ctx, company, &y); err != nil {
 		return y, err
@@ -209,7 +216,7 @@ type YearEndResult struct {
 // one transaction. report is told how far it has come.
 func (s *Store) RunYearEnd(ctx context.Context, company, id uuid.UUID, report func(phase string, current, total int)) (YearEndResult, error) {
 	res := YearEndResult{ReplacedEntryIDs: []uuid.UUID{}}
-	y, err := s.checkYearEnd(ctx, company, id)
+	y, err := s.checkYearEnd(ctx, company, id, true)
 	if err != nil {
 		return res, err
 	}
