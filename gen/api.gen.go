@@ -2366,6 +2366,9 @@ type ContinuityCheck struct {
 	Accounts          []ContinuityCheckRow `json:"accounts"`
 	DifferingAccounts int                  `json:"differing_accounts"`
 
+	// DimensionDifferences Where the books tag balance-sheet lines with a dimension that carries over years (a project, dimension 6; not the cost centre, which resets), the balances per account and tags that differ even where the account's total agrees. Empty when none does, and when the year before cannot be compared.
+	DimensionDifferences []ContinuityCheckTagged `json:"dimension_differences"`
+
 	// Note What note_code means, in English.
 	Note     nullable.Nullable[string]                  `json:"note"`
 	NoteCode nullable.Nullable[ContinuityCheckNoteCode] `json:"note_code"`
@@ -2412,6 +2415,23 @@ type ContinuityCheckRow struct {
 
 	// PreviousClosingBalance UB of the year before (debit positive); null when that year holds no bookkeeping in Kontera.
 	PreviousClosingBalance nullable.Nullable[Sum] `json:"previous_closing_balance"`
+}
+
+// ContinuityCheckTagged defines model for ContinuityCheckTagged.
+type ContinuityCheckTagged struct {
+	AccountNumber string `json:"account_number"`
+
+	// Difference A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	Difference Sum `json:"difference"`
+
+	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	Dimensions Dimensions `json:"dimensions"`
+
+	// OpeningBalance A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	OpeningBalance Sum `json:"opening_balance"`
+
+	// PreviousClosingBalance A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
+	PreviousClosingBalance Sum `json:"previous_closing_balance"`
 }
 
 // Counterparty The verifikat's counterparty (motpart, BFL 5 kap. 7 §): free text, or a customer or supplier of the company whose name at the time of booking is kept with it.

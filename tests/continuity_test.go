@@ -514,7 +514,17 @@ func TestOpeningBalancePerProject(t *testing.T) {
 	if len(r.list("error.details.accounts")) != 2 || r.str("error.details.accounts.0.account_number") != "1510" {
 		t.Fatalf("differences per project: %s", r.Body)
 	}
+	cc := b.get(b.base+"/reports/continuity-check?period_id="+b.period, b.token).status(t, 200)
+	if cc.at("data.ok") != false || cc.at("data.differing_accounts") != float64(0) ||
+		len(cc.list("data.dimension_differences")) != 2 || cc.str("data.dimension_differences.1.dimensions.6") != "P300" ||
+		cc.at("data.dimension_differences.1.difference") != -1000.0 {
+		t.Fatalf("continuity check per project: %s", cc.Body)
+	}
 	again := b.yearEnd(t, y1, false)
+	if cc := b.get(b.base+"/reports/continuity-check?period_id="+b.period, b.token).status(t, 200); cc.at("data.ok") != true ||
+		len(cc.list("data.dimension_differences")) != 0 {
+		t.Fatalf("continuity check after the re-run: %s", cc.Body)
+	}
 	if len(again.list("data.result.replaced_entry_ids")) != 1 || again.at("data.result.closing_entry_id") != op.at("data.result.closing_entry_id") {
 		t.Fatalf("re-run: %s", again.Body)
 	}

@@ -75,8 +75,13 @@ func (s *Store) ClosePeriod(ctx context.Context, company, id uuid.UUID) (fiscal.
 	}
 	diffs := Breaks(rows)
 	if len(diffs) == 0 {
-		if diffs, err = s.dimensionBreaks(ctx, company, id); err != nil {
+		tagged, err := s.TaggedBreaks(ctx, company, id)
+		if err != nil {
 			return p, err
+		}
+		for _, r := range tagged {
+			diffs = append(diffs, map[string]any{"account_number": r.Account, "dimensions": r.Tags,
+				"closing_balance": r.Closing, "next_opening_balance": r.NextOpening, "difference": r.Difference()})
 		}
 	}
 	if len(diffs) > 0 {
@@ -125,24 +130,22 @@ func (s *Store) Continuity(ctx context.Context, company, id uuid.UUID) ([]Contin
 	return out, err
 }
 
-// dimensionBreaks returns the accounts and carried dimension tags whose
+// TaggedBreak is a break of continuity within an account: its balance on
+// a set of carried dimension tags (a project) differs between the close
+// of a year and the opening of the next.
+type TaggedBreak struct {
+	ContinuityRow
+	Tags Dimensions `db:"dimensions"`
+}
+
+// TaggedBreaks returns the accounts and carried dimension tags whose
 // closing balance in the company's period id differs from the opening
-// balance of the year after it.
-func (s *Store) dimensionBreaks(ctx context.Context, company, id uuid.UUID) ([]map[string]any, error) {
-	var rows []struct {
-		ContinuityRow
-		Tags Dimensions `db:"dimensions"`
-	}
-	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT account_number, dimensions, closing_balance,
-		next_opening_balance FROM ledger_dimension_breaks($1, $2)`, company, id); err != nil {
-		return nil, err
-	}
-	out := []map[string]any{}
-	for _, r := range rows {
-		out = append(out, map[string]any{"account_number": r.Account, "dimensions": r.Tags,
-			"closing_balance": r.Closing, "next_opening_balance": r.NextOpening, "difference": r.Difference()})
-	}
-	return out, nil
+// balance of the year after it, in account order.
+func (s *Store) TaggedBreaks(ctx context.Context, company, id uuid.UUID) ([]TaggedBreak, error) {
+	out := []TaggedBreak{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT account_number, dimensions, closing_balance,
+		next_opening_balance FROM ledger_dimension_breaks($1, $2)`, company, id)
+	return out, err
 }
 
 // Balances returns every account's balance in the period, opening

@@ -311,10 +311,27 @@ func (h *Handler) GetContinuityCheck(ctx context.Context, req gen.GetContinuityC
 		}
 	}
 	c := CheckContinuity(rows, compared)
-	if !c.OK() && prev.YearEndAt == nil {
+	out.DimensionDifferences = []gen.ContinuityCheckTagged{}
+	if compared {
+		tagged, err := h.ledger.TaggedBreaks(ctx, company, prev.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, r := range tagged {
+			dims := gen.Dimensions{}
+			for k, v := range r.Tags {
+				dims[k] = v
+			}
+			out.DimensionDifferences = append(out.DimensionDifferences, gen.ContinuityCheckTagged{
+				AccountNumber: r.Account, Dimensions: dims, PreviousClosingBalance: r.Closing,
+				OpeningBalance: r.NextOpening, Difference: r.Difference()})
+		}
+	}
+	ok := c.OK() && len(out.DimensionDifferences) == 0
+	if !ok && prev.YearEndAt == nil {
 		note(NoteYearEndNotRun)
 	}
-	out.Ok, out.DifferingAccounts = c.OK(), c.Differing
+	out.Ok, out.DifferingAccounts = ok, c.Differing
 	out.Accounts = make([]gen.ContinuityCheckRow, len(c.Lines))
 	for i, l := range c.Lines {
 		out.Accounts[i] = gen.ContinuityCheckRow{AccountNumber: l.Account, AccountName: names[l.Account],
