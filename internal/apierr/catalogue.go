@@ -297,7 +297,7 @@ var entries = []Entry{
 	{YearEndNextPeriodHasIB, s400, GroupPeriods, "Nästa räkenskapsår har redan ingående balanser.", "The next fiscal year already has opening balances.", ""},
 	{YearEndNotRun, s400, GroupPeriods, "Bokslutet har inte körts för perioden.", "The year-end run has not been performed for the period.", "Run year-end before closing."},
 	{YearEndPreviewFailed, s400, GroupPeriods, "Förhandsvisningen av bokslutet misslyckades.", "The year-end preview failed.", ""},
-	{YearEndPriorPeriodOpen, s400, GroupPeriods, "Föregående räkenskapsår är fortfarande öppet.", "The prior fiscal year is still open.", "Close the prior year first."},
+	{YearEndPriorPeriodOpen, s400, GroupPeriods, "Föregående räkenskapsår är fortfarande öppet.", "The prior fiscal year is still open.", "Close the prior year first: by its year-end, or with POST .../close-external when its books were kept outside Kontera."},
 	{YearEndUnbalancedTrial, s400, GroupPeriods, "Råbalansen balanserar inte.", "The trial balance is not balanced.", ""},
 	{YearEndDispositionsWrongLegalForm, s400, GroupPeriods, "Bokslutsdispositionerna passar inte företagsformen.", "The year-end dispositions do not fit the legal form.", ""},
 	{PeriodNotFound, s404, GroupPeriods, "Räkenskapsåret hittades inte.", "The fiscal period was not found.", ""},
