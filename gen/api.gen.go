@@ -4391,6 +4391,9 @@ type NoDocumentUnmarkResult struct {
 	union json.RawMessage
 }
 
+// NonNegativeAmount An amount in kronor, zero or more, with at most two decimals.
+type NonNegativeAmount = money.Amount
+
 // NormalBalance defines model for NormalBalance.
 type NormalBalance string
 
@@ -4679,7 +4682,7 @@ type SettingsPatch struct {
 	// ClearingNumber Clearingnummer: 4 digits (5 for Swedbank 8xxxx).
 	ClearingNumber nullable.Nullable[string] `json:"clearing_number,omitempty"`
 
-	// CompanyName Renames the company.
+	// CompanyName Renames the company; a blank name or null is refused (400 VALIDATION_ERROR).
 	CompanyName nullable.Nullable[string] `json:"company_name,omitempty"`
 
 	// ContactPerson Default 'Vår referens' on new invoices.
@@ -4751,11 +4754,11 @@ type SettingsPatch struct {
 	RegisteredOffice nullable.Nullable[string] `json:"registered_office,omitempty"`
 
 	// ReminderDaysLevel1 Days after the due date; level 1 < level 2 < level 3.
-	ReminderDaysLevel1 nullable.Nullable[int]    `json:"reminder_days_level_1,omitempty"`
-	ReminderDaysLevel2 nullable.Nullable[int]    `json:"reminder_days_level_2,omitempty"`
-	ReminderDaysLevel3 nullable.Nullable[int]    `json:"reminder_days_level_3,omitempty"`
-	ReminderFeeAmount  nullable.Nullable[Amount] `json:"reminder_fee_amount,omitempty"`
-	ReminderFeeEnabled nullable.Nullable[bool]   `json:"reminder_fee_enabled,omitempty"`
+	ReminderDaysLevel1 nullable.Nullable[int]               `json:"reminder_days_level_1,omitempty"`
+	ReminderDaysLevel2 nullable.Nullable[int]               `json:"reminder_days_level_2,omitempty"`
+	ReminderDaysLevel3 nullable.Nullable[int]               `json:"reminder_days_level_3,omitempty"`
+	ReminderFeeAmount  nullable.Nullable[NonNegativeAmount] `json:"reminder_fee_amount,omitempty"`
+	ReminderFeeEnabled nullable.Nullable[bool]              `json:"reminder_fee_enabled,omitempty"`
 
 	// ReminderInterestRateOverride Late-payment interest in percent; null means the statutory rate.
 	ReminderInterestRateOverride nullable.Nullable[Percentage]              `json:"reminder_interest_rate_override,omitempty"`
@@ -5128,7 +5131,8 @@ type TaxProfileDryRun struct {
 
 // TaxProfilePatch The tax profile: VAT, F-skatt, employer registration, fiscal year, accounting method and share capital.
 type TaxProfilePatch struct {
-	AccountingMethod interface{} `json:"accounting_method,omitempty"`
+	// AccountingMethod accrual = faktureringsmetoden, cash = kontantmetoden.
+	AccountingMethod *AccountingMethod `json:"accounting_method,omitempty"`
 
 	// Aktiekapital Share capital (aktiebolag); set together with antal_aktier.
 	Aktiekapital nullable.Nullable[Amount] `json:"aktiekapital,omitempty"`
@@ -5156,11 +5160,11 @@ type TaxProfilePatch struct {
 	PeriodiskSammanstallningPeriod nullable.Nullable[PsPeriod] `json:"periodisk_sammanstallning_period,omitempty"`
 
 	// PreliminaryTaxMonthly Preliminary tax (F-skatt) paid per month.
-	PreliminaryTaxMonthly nullable.Nullable[Amount]       `json:"preliminary_tax_monthly,omitempty"`
-	PunktskattEnabled     nullable.Nullable[bool]         `json:"punktskatt_enabled,omitempty"`
-	RotRutEnabled         nullable.Nullable[bool]         `json:"rot_rut_enabled,omitempty"`
-	VatFilingMethod       nullable.Nullable[FilingMethod] `json:"vat_filing_method,omitempty"`
-	VatHasEuTrade         nullable.Nullable[bool]         `json:"vat_has_eu_trade,omitempty"`
+	PreliminaryTaxMonthly nullable.Nullable[NonNegativeAmount] `json:"preliminary_tax_monthly,omitempty"`
+	PunktskattEnabled     nullable.Nullable[bool]              `json:"punktskatt_enabled,omitempty"`
+	RotRutEnabled         nullable.Nullable[bool]              `json:"rot_rut_enabled,omitempty"`
+	VatFilingMethod       nullable.Nullable[FilingMethod]      `json:"vat_filing_method,omitempty"`
+	VatHasEuTrade         nullable.Nullable[bool]              `json:"vat_has_eu_trade,omitempty"`
 
 	// VatNumber Momsregistreringsnummer: SE, the 10-digit organisation number (personnummer for an enskild firma) and 01.
 	VatNumber             nullable.Nullable[string] `json:"vat_number,omitempty"`

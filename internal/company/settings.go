@@ -81,11 +81,18 @@ var (
 // reminder levels strictly increasing, and the keys of the map-shaped
 // settings.
 func CheckGeneral(patch, cur Settings) error {
-	normalise(patch)
 	var issues []apierr.Issue
 	bad := func(field, rule, issue string) {
 		issues = append(issues, apierr.Issue{Field: field, In: "body", Rule: rule, Issue: issue})
 	}
+	if v, sent := patch["company_name"]; sent {
+		// The company keeps a name: a blank one, or null, renames it to
+		// nothing, which the companies table refuses.
+		if name, _ := v.(string); strings.TrimSpace(name) == "" {
+			bad("company_name", "required", "a company keeps a name; send the new one")
+		}
+	}
+	normalise(patch)
 	checkPayment(patch, "", bad)
 	if accounts, ok := patch["invoice_payment_accounts"].(map[string]any); ok {
 		for code, v := range accounts {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
@@ -34,14 +33,12 @@ func newBodies(c *openapi.Contract, raw []byte) (*bodies, error) {
 	comp := jsonschema.NewCompiler()
 	comp.DefaultDraft(jsonschema.Draft2020)
 	comp.AssertFormat()
-	// A calendar-true date: 2026-02-30 is not one.
 	comp.RegisterFormat(&jsonschema.Format{Name: "date", Validate: func(v any) error {
 		s, ok := v.(string)
 		if !ok {
 			return nil
 		}
-		_, err := time.Parse(time.DateOnly, s)
-		return err
+		return calendarDate(s)
 	}})
 	if err := comp.AddResource(docURL, doc); err != nil {
 		return nil, err

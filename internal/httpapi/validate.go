@@ -33,11 +33,19 @@ func validationOptions() *openapi3filter.Options {
 func schemaOptions() []openapi3.SchemaValidationOption {
 	return []openapi3.SchemaValidationOption{
 		openapi3.WithStringFormatValidator("uuid", openapi3.NewRegexpFormatValidator(openapi3.FormatOfStringForUUIDOfRFC9562)),
-		openapi3.WithStringFormatValidator("date", openapi3.NewCallbackValidator(func(s string) error {
-			_, err := time.Parse(time.DateOnly, s)
-			return err
-		})),
+		openapi3.WithStringFormatValidator("date", openapi3.NewCallbackValidator(calendarDate)),
 	}
+}
+
+// calendarDate accepts a calendar-true date (2026-02-30 is not one) that
+// the database can hold: year 0000 does not exist in the calendar
+// PostgreSQL counts in.
+func calendarDate(s string) error {
+	d, err := time.Parse(time.DateOnly, s)
+	if err == nil && d.Year() < 1 {
+		err = errors.New("year 0000 is not a calendar year")
+	}
+	return err
 }
 
 var english = message.NewPrinter(language.English)

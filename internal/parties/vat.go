@@ -3,6 +3,7 @@ package parties
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"strings"
 	"sync"
 	"time"
@@ -21,6 +22,10 @@ import (
 var (
 	warnUnavailable = Warning{"VIES_UNAVAILABLE", "EU:s momsregister (VIES) kunde inte nås; vat_number_validated är false tills numret kontrolleras igen.",
 		"The EU VAT registry (VIES) could not be reached; vat_number_validated stays false until the number is checked again."}
+	// warnNotConfigured is VIES_UNAVAILABLE of a server that has no
+	// registry configured: the same code, the true reason.
+	warnNotConfigured = Warning{"VIES_UNAVAILABLE", "Ingen koppling till EU:s momsregister (VIES) är konfigurerad på servern; vat_number_validated är false.",
+		"No EU VAT registry (VIES) is configured on this server (KONTERA_VIES_URL); vat_number_validated stays false."}
 	warnNotValid = Warning{"VAT_NUMBER_NOT_VALID", "VIES känner inte till momsregistreringsnumret.", "VIES does not know the VAT number."}
 	warnNotEU    = Warning{"VAT_NUMBER_NOT_EU", "Momsregistreringsnumret har inget EU-landsprefix och kunde inte kontrolleras i VIES.",
 		"The VAT number has no EU member-state prefix and could not be checked in VIES."}
@@ -160,6 +165,8 @@ func (r *Registry) askOne(ctx context.Context, vat string) *Warning {
 	}
 	res, err := r.vies.Check(ctx, country, number)
 	switch {
+	case errors.Is(err, vies.ErrNotConfigured):
+		return &warnNotConfigured
 	case err != nil:
 		return &warnUnavailable
 	case !res.Valid:

@@ -32,6 +32,10 @@ type Result struct {
 // validated; it is never a reason to refuse the caller's request.
 var ErrUnavailable = errors.New("vies: registry unavailable")
 
+// ErrNotConfigured is ErrUnavailable of a server with no registry
+// configured (KONTERA_VIES_URL unset): nothing was asked at all.
+var ErrNotConfigured = fmt.Errorf("%w: no VIES URL is configured", ErrUnavailable)
+
 // Checker looks up one VAT number.
 type Checker interface {
 	// Check asks about number (without its country prefix) in country (the
@@ -45,7 +49,7 @@ type Offline struct{}
 
 // Check reports the registry unavailable.
 func (Offline) Check(context.Context, string, string) (Result, error) {
-	return Result{}, fmt.Errorf("%w: no VIES URL is configured", ErrUnavailable)
+	return Result{}, ErrNotConfigured
 }
 
 // Client is the VIES REST client.

@@ -1,0 +1,49 @@
+package tests
+
+import (
+	"testing"
+)
+
+// Inputs that the database refused with a 500 now get a 400 naming the
+// field, and change nothing (issue 15, hardening).
+func TestSettingsBoundsAnswer400(t *testing.T) {
+	b := newLedger(t)
+	dim := b.get(b.base+"/dimensions", b.token).status(t, 200).str("data.dimensions.0.id")
+	before := b.get(b.base+"/settings", b.token).status(t, 200)
+	cases := []struct {
+		method, path string
+		body         any
+		field        string
+	}{
+		{"PATCH", "/settings/tax-profile", map[string]any{"accounting_method": []any{}}, "accounting_method"},
+		{"PATCH", "/settings/tax-profile", map[string]any{"accounting_method": true}, "accounting_method"},
+		{"PATCH", "/settings/tax-profile", map[string]any{"accounting_method": "2026-02-30"}, "accounting_method"},
+		{"PATCH", "/settings/tax-profile", map[string]any{"preliminary_tax_monthly": -1}, "preliminary_tax_monthly"},
+		{"PATCH", "/settings/bookkeeping-lock", map[string]any{"bookkeeping_locked_through": "0000-01-01"}, "bookkeeping_locked_through"},
+		{"PATCH", "/settings", map[string]any{"reminder_fee_amount": -1}, "reminder_fee_amount"},
+		{"PATCH", "/settings", map[string]any{"company_name": " "}, "company_name"},
+		{"PATCH", "/dimensions/" + dim, map[string]any{"sort_order": 2147483648}, "sort_order"},
+	}
+	for _, c := range cases {
+		r := b.do(req{Method: c.method, Path: b.base + c.path, Token: b.token, Body: c.body,
+			Header: map[string]string{"Idempotency-Key": ik()}})
+		if r.Status != 400 || r.str("error.code") != "VALIDATION_ERROR" {
+			t.Errorf("%s %s %v: %d %s", c.method, c.path, c.body, r.Status, r.Body)
+			continue
+		}
+		named := false
+		for _, i := range r.list("error.details.issues") {
+			if f, _ := i.(map[string]any)["field"].(string); f == c.field {
+				named = true
+			}
+		}
+		if !named {
+			t.Errorf("%s %s %v: the issues do not name %s: %s", c.method, c.path, c.body, c.field, r.Body)
+		}
+	}
+	after := b.get(b.base+"/settings", b.token).status(t, 200)
+	if string(after.Body) == "" || after.str("data.accounting_method") != before.str("data.accounting_method") ||
+		after.str("data.company_name") != before.str("data.company_name") {
+		t.Fatalf("settings changed: %s", after.Body)
+	}
+}
