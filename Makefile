@@ -17,6 +17,7 @@ export SCARF_ANALYTICS := false
 .PHONY: run test build generate check-generated lint vet fmt-check bench contract-tools spec-coverage
 
 run:
+	@scripts/prereqs.sh run
 	$(GO) run ./cmd/kontera dev
 
 build:
@@ -49,7 +50,9 @@ vet:
 
 # KONTERA_CONTRACT=1: the consumer tests (TypeScript and Go clients, the
 # prism proxy) run rather than skip, and fail when a tool is missing.
-test: fmt-check lint check-generated vet
+test:
+	@scripts/prereqs.sh test
+	@$(MAKE) --no-print-directory fmt-check lint check-generated vet
 	KONTERA_CONTRACT=1 $(GO) test -count=1 ./...
 
 # How much of the spec the document covers ("N of M"); never fails.

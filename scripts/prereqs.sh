@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Checks what `make run` (prereqs.sh run) or `make test` (prereqs.sh test)
+# needs, one clear line per missing thing, before anything else runs.
+# PostgreSQL is found (or installed with apt-get, as root) by the binary
+# itself; see internal/localpg.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+what=${1:-test}
+fail=0
+
+# version_ge A B: is version A at least B (dotted numbers)?
+version_ge() { [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -1)" = "$2" ]; }
+
+want_go=$(sed -n 's/^go \([0-9.]*\)$/\1/p' go.mod)
+if ! command -v go >/dev/null; then
+	echo "prerequisite missing: Go $want_go or newer (https://go.dev/dl/)" >&2
+	fail=1
+elif ! version_ge "$(go env GOVERSION | sed 's/^go//')" "$want_go"; then
+	echo "prerequisite too old: Go $(go env GOVERSION | sed 's/^go//') found, go.mod needs $want_go or newer" >&2
+	fail=1
+fi
+
+if [ "$what" = test ]; then
+	# The contract tools (spectral, redocly, openapi-typescript, prism).
+	if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+		echo "prerequisite missing: Node.js 20.19 or newer with npm (the contract tools in scripts/contract)" >&2
+		fail=1
+	elif ! version_ge "$(node --version | sed 's/^v//')" 20.19; then
+		echo "prerequisite too old: Node.js $(node --version) found, the contract tools need 20.19 or newer" >&2
+		fail=1
+	fi
+fi
+
+if [ "$what" = run ] && ! command -v jq >/dev/null; then
+	# Only the README's walk-through uses jq; Debian has it.
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "installing jq (the README walk-through uses it)" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends jq >/dev/null 2>&1 ||
+			{ apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends jq >/dev/null 2>&1; } ||
+			echo "note: jq could not be installed; the README walk-through needs it" >&2
+	else
+		echo "note: jq is missing; the README walk-through needs it (apt-get install jq)" >&2
+	fi
+fi
+exit $fail
