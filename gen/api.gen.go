@@ -6240,6 +6240,15 @@ type UpdateSupplierParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// GetOpenAPIDocumentParams defines parameters for GetOpenAPIDocument.
+type GetOpenAPIDocumentParams struct {
+	// IfNoneMatch The ETag of a copy you hold; 304 when the document is still that one.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
+
+	// AcceptEncoding `gzip` (among others) to have the document compressed.
+	AcceptEncoding *string `json:"Accept-Encoding,omitempty"`
+}
+
 // CreateCompanyJSONRequestBody defines body for CreateCompany for application/json ContentType.
 type CreateCompanyJSONRequestBody = CompanyCreate
 
@@ -8198,7 +8207,7 @@ type ServerInterface interface {
 	GetHealth(ctx echo.Context) error
 	// GetOpenAPIDocument Download this OpenAPI 3.1 document
 	// (GET /api/v1/openapi.json)
-	GetOpenAPIDocument(ctx echo.Context) error
+	GetOpenAPIDocument(ctx echo.Context, params GetOpenAPIDocumentParams) error
 	// GetOperation Poll an asynchronous operation
 	// (GET /api/v1/operations/{operationId})
 	GetOperation(ctx echo.Context, operationId openapi_types.UUID) error
@@ -11783,8 +11792,43 @@ func (w *ServerInterfaceWrapper) GetHealth(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) GetOpenAPIDocument(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetOpenAPIDocumentParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+	// ------------- Optional header parameter "Accept-Encoding" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Accept-Encoding")]; found {
+		var AcceptEncoding string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Accept-Encoding, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Accept-Encoding", valueList[0], &AcceptEncoding, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Accept-Encoding: %s", err))
+		}
+
+		params.AcceptEncoding = &AcceptEncoding
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.GetOpenAPIDocument(ctx)
+	err = w.Handler.GetOpenAPIDocument(ctx, params)
 	return err
 }
 
@@ -23880,24 +23924,59 @@ func (response GetHealth200JSONResponse) VisitGetHealthResponse(w http.ResponseW
 }
 
 type GetOpenAPIDocumentRequestObject struct {
+	Params GetOpenAPIDocumentParams
 }
 
 type GetOpenAPIDocumentResponseObject interface {
 	VisitGetOpenAPIDocumentResponse(w http.ResponseWriter) error
 }
 
-type GetOpenAPIDocument200JSONResponse map[string]interface{}
+type GetOpenAPIDocument200ResponseHeaders struct {
+	CacheControl *string
+	ETag         *string
+	Vary         *string
+}
+
+type GetOpenAPIDocument200JSONResponse struct {
+	Body    map[string]interface{}
+	Headers GetOpenAPIDocument200ResponseHeaders
+}
 
 func (response GetOpenAPIDocument200JSONResponse) VisitGetOpenAPIDocumentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.Vary != nil {
+		w.Header().Set("Vary", fmt.Sprint(*response.Headers.Vary))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
+}
+
+type GetOpenAPIDocument304ResponseHeaders struct {
+	ETag *string
+}
+
+type GetOpenAPIDocument304Response struct {
+	Headers GetOpenAPIDocument304ResponseHeaders
+}
+
+func (response GetOpenAPIDocument304Response) VisitGetOpenAPIDocumentResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
 }
 
 type GetOperationRequestObject struct {
@@ -26988,8 +27067,10 @@ func (sh *strictHandler) GetHealth(ctx echo.Context) error {
 }
 
 // GetOpenAPIDocument operation middleware
-func (sh *strictHandler) GetOpenAPIDocument(ctx echo.Context) error {
+func (sh *strictHandler) GetOpenAPIDocument(ctx echo.Context, params GetOpenAPIDocumentParams) error {
 	var request GetOpenAPIDocumentRequestObject
+
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.GetOpenAPIDocument(ctx.Request().Context(), request.(GetOpenAPIDocumentRequestObject))

@@ -1,6 +1,10 @@
 package tests
 
 import (
+	"bytes"
+	"compress/gzip"
+	"io"
+	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -332,4 +336,53 @@ func TestTextThatCannotBeStored(t *testing.T) {
 	}
 	// A long undecodable cursor is still just ignored.
 	e.get("/api/v1/companies?cursor="+strings.Repeat("A", 3000), key).status(t, 200)
+}
+
+// The document is cacheable and compressible, and still the same bytes
+// once decoded.
+func TestSpecETagAndGzip(t *testing.T) {
+	e := newEnv(t)
+	get := func(h map[string]string) *http.Response {
+		req, _ := http.NewRequest("GET", e.srv.URL+"/api/v1/openapi.json", nil)
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		res, err := http.DefaultTransport.RoundTrip(req) // no transparent decompression
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { res.Body.Close() })
+		return res
+	}
+	plain := get(nil)
+	etag := plain.Header.Get("ETag")
+	if plain.StatusCode != 200 || plain.Header.Get("Content-Encoding") != "" || len(etag) != 66 ||
+		plain.Header.Get("Cache-Control") != "no-cache" {
+		t.Fatalf("plain: %d %v", plain.StatusCode, plain.Header)
+	}
+	z := get(map[string]string{"Accept-Encoding": "br;q=1.0, gzip;q=0.8"})
+	if z.StatusCode != 200 || z.Header.Get("Content-Encoding") != "gzip" || z.Header.Get("ETag") != etag {
+		t.Fatalf("gzip: %d %v", z.StatusCode, z.Header)
+	}
+	zr, err := gzip.NewReader(z.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(zr)
+	if err != nil || !bytes.Equal(body, openapi.Document) {
+		t.Fatalf("the gzipped document decodes to other bytes (%v)", err)
+	}
+	if n, _ := strconv.Atoi(z.Header.Get("Content-Length")); n <= 0 || n > len(openapi.Document)/5 {
+		t.Fatalf("gzip length %d of %d", n, len(openapi.Document))
+	}
+	if r := get(map[string]string{"Accept-Encoding": "gzip;q=0"}); r.Header.Get("Content-Encoding") != "" {
+		t.Fatal("gzip;q=0 refuses gzip")
+	}
+	nm := get(map[string]string{"If-None-Match": etag})
+	if b, _ := io.ReadAll(nm.Body); nm.StatusCode != 304 || len(b) != 0 || nm.Header.Get("ETag") != etag {
+		t.Fatalf("not modified: %d %q", nm.StatusCode, b)
+	}
+	if r := get(map[string]string{"If-None-Match": `"stale"`}); r.StatusCode != 200 {
+		t.Fatalf("stale etag: %d", r.StatusCode)
+	}
 }

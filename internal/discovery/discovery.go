@@ -6,10 +6,15 @@ package discovery
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"html/template"
 	"io"
 	"net/http"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kontera/kontera/gen"
@@ -77,13 +82,84 @@ func (r raw) write(w http.ResponseWriter) error {
 	return err
 }
 
-func (r raw) VisitGetOpenAPIDocumentResponse(w http.ResponseWriter) error { return r.write(w) }
-func (r raw) VisitListErrorCodesResponse(w http.ResponseWriter) error     { return r.write(w) }
-func (r raw) VisitGetErrorCodeResponse(w http.ResponseWriter) error       { return r.write(w) }
+func (r raw) VisitListErrorCodesResponse(w http.ResponseWriter) error { return r.write(w) }
+func (r raw) VisitGetErrorCodeResponse(w http.ResponseWriter) error   { return r.write(w) }
 
-// GetOpenAPIDocument serves the contract exactly as it is kept.
-func (h *Handler) GetOpenAPIDocument(context.Context, gen.GetOpenAPIDocumentRequestObject) (gen.GetOpenAPIDocumentResponseObject, error) {
-	return raw{"application/json", openapi.Document}, nil
+// document is the contract as served: its bytes, their gzip form and
+// their ETag, all made once.
+var document = func() (d struct {
+	plain, gzipped []byte
+	etag           string
+}) {
+	d.plain = openapi.Document
+	sum := sha256.Sum256(d.plain)
+	d.etag = `"` + hex.EncodeToString(sum[:]) + `"`
+	var b bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+	_, _ = zw.Write(d.plain)
+	_ = zw.Close()
+	d.gzipped = b.Bytes()
+	return d
+}()
+
+// contract answers the document: 304 when the caller holds this version,
+// else its bytes, gzipped when the caller takes gzip.
+type contract struct {
+	notModified, gzip bool
+}
+
+func (c contract) VisitGetOpenAPIDocumentResponse(w http.ResponseWriter) error {
+	h := w.Header()
+	h.Set("ETag", document.etag)
+	h.Set("Cache-Control", "no-cache")
+	h.Set("Vary", "Accept-Encoding")
+	if c.notModified {
+		w.WriteHeader(http.StatusNotModified)
+		return nil
+	}
+	body := document.plain
+	if c.gzip {
+		h.Set("Content-Encoding", "gzip")
+		body = document.gzipped
+	}
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	_, err := w.Write(body)
+	return err
+}
+
+// GetOpenAPIDocument serves the contract exactly as it is kept, with an
+// ETag to revalidate against and gzip for those who take it.
+func (h *Handler) GetOpenAPIDocument(_ context.Context, req gen.GetOpenAPIDocumentRequestObject) (gen.GetOpenAPIDocumentResponseObject, error) {
+	p := req.Params
+	return contract{notModified: p.IfNoneMatch != nil && matches(*p.IfNoneMatch, document.etag),
+		gzip: p.AcceptEncoding != nil && acceptsGzip(*p.AcceptEncoding)}, nil
+}
+
+// matches reports whether an If-None-Match header names etag (or *).
+func matches(header, etag string) bool {
+	for _, t := range strings.Split(header, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == etag || t == "*" {
+			return true
+		}
+	}
+	return false
+}
+
+// acceptsGzip reports whether an Accept-Encoding header takes gzip (not
+// refused with q=0).
+func acceptsGzip(header string) bool {
+	for _, part := range strings.Split(header, ",") {
+		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		if !strings.EqualFold(strings.TrimSpace(coding), "gzip") && strings.TrimSpace(coding) != "*" {
+			continue
+		}
+		q := strings.ReplaceAll(strings.TrimSpace(params), " ", "")
+		return q != "q=0" && q != "q=0.0" && q != "q=0.00" && q != "q=0.000"
+	}
+	return false
 }
 
 func markdown(b []byte) (io.Reader, int64) { return bytes.NewReader(b), int64(len(b)) }
