@@ -111,6 +111,16 @@ func listen(ctx context.Context, cfg config.Config, d *store.DB, log *zap.Logger
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	go janitor(ctx, d, log)
 	go srv.Work(ctx, 2)
+	if cfg.AdminAddr != "" && cfg.AdminAddr != "off" {
+		admin := &http.Server{Addr: cfg.AdminAddr, Handler: srv.Admin(), ReadHeaderTimeout: 10 * time.Second}
+		go func() {
+			log.Info("admin listener: /metrics and /debug/pprof/", zap.String("addr", cfg.AdminAddr))
+			if err := admin.ListenAndServe(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+				log.Error("admin listener", zap.Error(err))
+			}
+		}()
+		defer admin.Close()
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	log.Info("serving", zap.String("addr", ln.Addr().String()), zap.String("base_url", cfg.BaseURL))

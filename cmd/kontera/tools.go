@@ -30,6 +30,9 @@ func dev(ctx context.Context, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if cfg.AdminAddr == "" {
+		cfg.AdminAddr = "127.0.0.1:9090"
+	}
 	if cfg.Secret == nil {
 		if cfg.Secret, err = config.DevSecret(cfg.DataDir); err != nil {
 			return err

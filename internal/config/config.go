@@ -27,9 +27,13 @@ type Config struct {
 	// setup with one role, or a schema already migrated).
 	MigrateDatabaseURL string
 	Addr               string // KONTERA_ADDR, default 127.0.0.1:8080
-	BaseURL            string // KONTERA_BASE_URL, default http://<Addr>
-	Secret             []byte // KONTERA_SECRET: signs cursors and URLs
-	LogLevel           zapcore.Level
+	// AdminAddr is KONTERA_ADMIN_ADDR: where /metrics and /debug/pprof/
+	// listen, apart from the API. Empty (or "off") means no admin
+	// listener; `kontera dev` defaults it to 127.0.0.1:9090.
+	AdminAddr string
+	BaseURL   string // KONTERA_BASE_URL, default http://<Addr>
+	Secret    []byte // KONTERA_SECRET: signs cursors and URLs
+	LogLevel  zapcore.Level
 	// RateLimitPerMinute is KONTERA_RATE_LIMIT_PER_MINUTE (default 100, 0 = off).
 	RateLimitPerMinute int
 	// DataDir is where `kontera dev` keeps its database and secret (.data).
@@ -51,6 +55,7 @@ func FromEnv() (Config, error) {
 		DatabaseURL:        os.Getenv("DATABASE_URL"),
 		MigrateDatabaseURL: os.Getenv("KONTERA_MIGRATE_DATABASE_URL"),
 		Addr:               env("KONTERA_ADDR", "127.0.0.1:8080"),
+		AdminAddr:          os.Getenv("KONTERA_ADMIN_ADDR"),
 		RateLimitPerMinute: ratelimit.DefaultPerMinute,
 		DataDir:            env("KONTERA_DATA_DIR", ".data"),
 		VIESURL:            os.Getenv("KONTERA_VIES_URL"),

@@ -126,6 +126,7 @@ func (s *Server) takeRate(c echo.Context, key *auth.Key) error {
 		return nil
 	}
 	secs := int(r.RetryAfter.Seconds())
+	s.metrics.RateLimited.Inc()
 	return apierr.New(apierr.RateLimited, map[string]any{"limit": r.Limit, "retry_after_seconds": secs}).
 		WithHeader("Retry-After", strconv.Itoa(secs))
 }
@@ -196,6 +197,9 @@ func (s *Server) permit(c echo.Context, op *openapi.Operation, key *auth.Key, ac
 		return err
 	}
 	c.Set(dryRunKey, dry)
+	if dry {
+		s.metrics.DryRuns.Inc()
+	}
 	return nil
 }
 

@@ -51,14 +51,21 @@ func (s *Server) accessLog(next echo.HandlerFunc) echo.HandlerFunc {
 			c.Error(err)
 		}
 		ctx := c.Request().Context()
+		operation := "unmatched"
+		if op, _ := c.Get(opKey).(*openapi.Operation); op != nil {
+			operation = op.ID
+		}
+		took := time.Since(start)
+		s.metrics.Observe(operation, c.Response().Status, took)
 		fields := []zap.Field{
 			zap.String("request_id", envelope.RequestID(ctx)),
+			zap.String("operation", operation),
 			zap.String("method", c.Request().Method),
 			zap.String("path", c.Request().URL.Path),
 			zap.String("route", c.Path()),
 			zap.Int("status", c.Response().Status),
 			zap.Int64("bytes", c.Response().Size),
-			zap.Duration("duration", time.Since(start)),
+			zap.Duration("duration", took),
 		}
 		if k := auth.KeyFrom(ctx); k != nil {
 			fields = append(fields, zap.String("key_id", k.ID.String()))

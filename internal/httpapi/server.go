@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"net/http"
 	"time"
@@ -27,6 +28,8 @@ import (
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/metrics"
+	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/parties"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/reports"
@@ -72,6 +75,7 @@ type Server struct {
 	grants    *capability.Store
 	now       func() time.Time
 	worker    *jobs.Worker
+	metrics   *metrics.Metrics
 	// outside is the work of an operation that must happen before its
 	// transaction opens: I/O to the outside world, such as a registry
 	// lookup, is never done inside one (ARCHITECTURE rule 3).
@@ -156,6 +160,24 @@ func New(cfg Config) (*Server, error) {
 	dims := dimensions.NewStore(cfg.DB, audits, journal.TagUse)
 	journal.CheckDimensions = dims.Check
 	ops := jobs.NewStore(cfg.DB)
+	var pool *sql.DB // nil in unit tests that start no database
+	if cfg.DB != nil {
+		pool = cfg.DB.DB.DB
+	}
+	s.metrics = metrics.New(pool, metrics.Backlogs{
+		Operations: func(ctx context.Context) ([]metrics.Queue, error) {
+			b, err := ops.Backlogs(ctx)
+			out := make([]metrics.Queue, len(b))
+			for i, q := range b {
+				out[i] = metrics.Queue{Type: q.Type, Count: q.Count, OldestSeconds: q.Oldest}
+			}
+			return out, err
+		},
+		Outbox: func(ctx context.Context) (metrics.Queue, error) {
+			n, oldest, err := outbox.Backlog(ctx, cfg.DB)
+			return metrics.Queue{Count: n, OldestSeconds: oldest}, err
+		},
+	})
 	s.worker = jobs.NewWorker(ops, cfg.Log)
 	s.worker.Handle(ledger.YearEndOperation, journal.YearEndJob)
 	if cfg.WorkerPoll > 0 {
@@ -208,6 +230,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.Serv
 
 // Work runs n operations workers (year-end, imports) until ctx ends.
 func (s *Server) Work(ctx context.Context, n int) { s.worker.Run(ctx, n) }
+
+// Admin is the admin listener's handler: /metrics and /debug/pprof/.
+func (s *Server) Admin() http.Handler { return s.metrics.Admin() }
 
 // Contract returns the loaded document the server enforces.
 func (s *Server) Contract() *openapi.Contract { return s.contract }

@@ -97,6 +97,7 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 				h := c.Response().Header()
 				h.Set(echo.HeaderContentType, rec.ContentType)
 				h.Set("Idempotent-Replayed", "true")
+				s.metrics.Replayed.Inc()
 				return c.Blob(rec.Status, rec.ContentType, rec.Body)
 			case idempotency.Reuse:
 				return apierr.New(apierr.IdempotencyKeyReuse, map[string]any{"key": idemKey.String()})

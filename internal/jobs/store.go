@@ -142,3 +142,20 @@ func (s *Store) retryLater(ctx context.Context, id uuid.UUID, attempt int, delay
 		WHERE id = $1 AND attempts = $2 AND status = 'running'`, id, attempt, delay.Milliseconds())
 	return err
 }
+
+// Backlog is the unfinished work of one operation type: how many are
+// queued or running, and how long the oldest has waited.
+type Backlog struct {
+	Type   string  `db:"type"`
+	Count  int     `db:"n"`
+	Oldest float64 `db:"oldest_seconds"`
+}
+
+// Backlogs returns the unfinished operations per type.
+func (s *Store) Backlogs(ctx context.Context) ([]Backlog, error) {
+	out := []Backlog{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT type, count(*) AS n,
+		extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS oldest_seconds
+		FROM operations WHERE status IN ('queued', 'running') GROUP BY type ORDER BY type`)
+	return out, err
+}

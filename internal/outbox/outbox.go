@@ -46,3 +46,12 @@ func Pending(ctx context.Context, q store.Querier, company uuid.UUID, limit int)
 		WHERE company_id = $1 AND dispatched_at IS NULL ORDER BY created_at, id LIMIT $2`, company, limit)
 	return out, err
 }
+
+// Backlog returns how many events wait to be dispatched, and how long the
+// oldest has waited (0 when none does).
+func Backlog(ctx context.Context, q store.Querier) (n int, oldest float64, err error) {
+	err = q.QueryRowxContext(ctx, `SELECT count(*),
+		coalesce(extract(epoch FROM clock_timestamp() - min(created_at))::float8, 0)
+		FROM events WHERE dispatched_at IS NULL`).Scan(&n, &oldest)
+	return n, oldest, err
+}
