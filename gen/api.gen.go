@@ -1980,7 +1980,9 @@ type AuditEntry struct {
 
 // AuditTrail defines model for AuditTrail.
 type AuditTrail struct {
-	Entries           []AuditEntry              `json:"entries"`
+	Entries []AuditEntry `json:"entries"`
+
+	// NextCursor The cursor of the next page, the same as meta.next_cursor; null on the last page.
 	NextCursor        nullable.Nullable[string] `json:"next_cursor"`
 	SnapshotsIncluded bool                      `json:"snapshots_included"`
 }
@@ -5528,7 +5530,7 @@ type UnsupportedMediaType = ErrorEnvelope
 
 // ListCompaniesParams defines parameters for ListCompanies.
 type ListCompaniesParams struct {
-	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// Limit Page size 1-100, default 50; larger values are clamped to 100.
@@ -5609,7 +5611,7 @@ type ListAuditEntriesParams struct {
 	// ToDate Entries created before this date's midnight UTC.
 	ToDate *openapi_types.Date `form:"to_date,omitempty" json:"to_date,omitempty"`
 
-	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// Limit Page size 1-200, default 50; larger values are clamped to 200.
@@ -5627,7 +5629,7 @@ type ListCustomersParams struct {
 	// IncludeArchived Include archived records; default false.
 	IncludeArchived *bool `form:"include_archived,omitempty" json:"include_archived,omitempty"`
 
-	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// Limit Page size 1-100, default 50; larger values are clamped to 100.
@@ -5876,7 +5878,7 @@ type ListJournalEntriesParams struct {
 	// DateTo Entries dated on or before this day.
 	DateTo *openapi_types.Date `form:"date_to,omitempty" json:"date_to,omitempty"`
 
-	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// Limit Page size 1-100, default 50; larger values are clamped to 100.
@@ -6053,7 +6055,7 @@ type StrikeJournalEntryLinesParams struct {
 
 // ListMembersParams defines parameters for ListMembers.
 type ListMembersParams struct {
-	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// Limit Page size 1-100, default 50; larger values are clamped to 100.
@@ -6104,7 +6106,7 @@ type GetGeneralLedgerParams struct {
 	// AccountTo Last account, inclusive.
 	AccountTo *string `form:"account_to,omitempty" json:"account_to,omitempty"`
 
-	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// Limit Lines per page 1-1000, default 500; larger values are clamped to 1000.
@@ -6116,7 +6118,7 @@ type GetJournalRegisterParams struct {
 	// PeriodId The fiscal period (from GET .../fiscal-periods).
 	PeriodId openapi_types.UUID `form:"period_id" json:"period_id"`
 
-	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// Limit Entries per page 1-500, default 100; larger values are clamped to 500.
@@ -6179,7 +6181,7 @@ type ListSuppliersParams struct {
 	// IncludeArchived Include archived records; default false.
 	IncludeArchived *bool `form:"include_archived,omitempty" json:"include_archived,omitempty"`
 
-	// Cursor Opaque cursor from meta.next_cursor. A stale or tampered cursor returns the first page.
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
 	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
 
 	// Limit Page size 1-100, default 50; larger values are clamped to 100.

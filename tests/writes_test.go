@@ -350,6 +350,10 @@ func TestAuditTrailPagination(t *testing.T) {
 			seen[id] = true
 		}
 		cursor = r.str("data.next_cursor")
+		// The cursor is where every list answers it, too.
+		if r.str("meta.next_cursor") != cursor {
+			t.Fatalf("meta.next_cursor %q, data.next_cursor %q", r.str("meta.next_cursor"), cursor)
+		}
 		if cursor == "" {
 			break
 		}

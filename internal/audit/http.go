@@ -93,7 +93,7 @@ func (h *Handler) ListAuditEntries(ctx context.Context, req gen.ListAuditEntries
 			setObject(&e.NewState, r.New)
 		}
 	}
-	return gen.ListAuditEntries200JSONResponse{Meta: envelope.Meta(ctx), Data: gen.AuditTrail{
+	return gen.ListAuditEntries200JSONResponse{Meta: envelope.Page(ctx, cur), Data: gen.AuditTrail{
 		Entries: entries, NextCursor: next, SnapshotsIncluded: snapshots}}, nil
 }
 
