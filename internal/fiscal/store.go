@@ -94,8 +94,8 @@ func (s *Store) Open(ctx context.Context, company uuid.UUID, name string, span S
 	if prev == nil && len(others) > 0 {
 		// Opened before the earliest year: that year now follows this one.
 		earliest := others[len(others)-1]
-		if _, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE fiscal_periods SET previous_period_id = $2,
-			updated_at = now() WHERE id = $1`, earliest.ID, p.ID); err != nil {
+		if _, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE fiscal_periods SET previous_period_id = $3,
+			updated_at = now() WHERE company_id = $1 AND id = $2`, company, earliest.ID, p.ID); err != nil {
 			return p, nil, err
 		}
 	}
@@ -134,9 +134,9 @@ func (s *Store) Update(ctx context.Context, company, id uuid.UUID, patch Patch) 
 		}
 	}
 	var out Period
-	if err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE fiscal_periods SET name = $2, period_start = $3,
-		period_end = $4, updated_at = now() WHERE id = $1 RETURNING `+columns,
-		id, next.Name, next.Start, next.End); err != nil {
+	if err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE fiscal_periods SET name = $3, period_start = $4,
+		period_end = $5, updated_at = now() WHERE company_id = $1 AND id = $2 RETURNING `+columns,
+		company, id, next.Name, next.Start, next.End); err != nil {
 		return out, false, err
 	}
 	return out, moved, s.record(ctx, company, audit.Update, "Räkenskapsåret "+out.Name+" ändrades", &cur, &out)
