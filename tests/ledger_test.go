@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/store"
 )
 
 // ledgerBooks is a company with its first fiscal period, and a key to it.
@@ -16,7 +18,15 @@ type ledgerBooks struct {
 }
 
 func newLedger(t *testing.T, opts ...option) *ledgerBooks {
-	e := newEnv(t, opts...)
+	return ledgerOn(t, newEnv(t, opts...))
+}
+
+// newLedgerOn is newLedger on the database d.
+func newLedgerOn(t *testing.T, d *store.DB, opts ...option) *ledgerBooks {
+	return ledgerOn(t, envOn(t, d, opts...))
+}
+
+func ledgerOn(t *testing.T, e *env) *ledgerBooks {
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Verifikat AB")
 	base := "/api/v1/companies/" + company.String()

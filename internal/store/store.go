@@ -29,7 +29,13 @@ type DB struct{ *sqlx.DB }
 
 // Open connects to the database at url and checks that it answers.
 func Open(ctx context.Context, url string) (*DB, error) {
-	db, err := sqlx.Open("postgres", withBinaryParameters(url))
+	return OpenDriver(ctx, "postgres", url)
+}
+
+// OpenDriver is Open through the database/sql driver registered as
+// driverName: lib/pq's "postgres", or a test's wrapper of it.
+func OpenDriver(ctx context.Context, driverName, url string) (*DB, error) {
+	db, err := sqlx.Open(driverName, withBinaryParameters(url))
 	if err != nil {
 		return nil, err
 	}

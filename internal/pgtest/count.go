@@ -1,0 +1,130 @@
+package pgtest
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Counter counts the statements a database handle sends: every query,
+// exec, BEGIN, COMMIT and ROLLBACK is one round trip to the server. It is
+// deterministic, so a test can hold an operation to a statement budget.
+type Counter struct{ n atomic.Int64 }
+
+// N is the number of statements counted so far.
+func (c *Counter) N() int64 { return c.n.Load() }
+
+var registerCounting sync.Once
+
+// countingDrivers maps a driver name to its counter: one name per handle.
+var countingDrivers sync.Map
+
+// NewCounted returns a fresh migrated database for t as the application
+// role, whose statements the returned Counter counts.
+func NewCounted(t testing.TB) (*store.DB, *Counter) {
+	t.Helper()
+	c := &Counter{}
+	name := "postgres-counted-" + t.Name()
+	if _, loaded := countingDrivers.LoadOrStore(name, c); loaded {
+		t.Fatalf("pgtest: a counted database for %s exists already", t.Name())
+	}
+	sql.Register(name, countingDriver{c: c})
+	sqlx.BindDriver(name, sqlx.DOLLAR)
+	d, err := store.OpenDriver(context.Background(), name, NewURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d, c
+}
+
+type countingDriver struct{ c *Counter }
+
+func (d countingDriver) Open(name string) (driver.Conn, error) {
+	conn, err := pq.Driver{}.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Conn: conn, c: d.c}, nil
+}
+
+// countingConn passes everything to lib/pq's connection, counting the
+// round trips. lib/pq answers ExecContext and QueryContext itself, so
+// database/sql never prepares behind our back.
+type countingConn struct {
+	driver.Conn
+	c *Counter
+}
+
+func (cc *countingConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	cc.c.n.Add(1)
+	return cc.Conn.(driver.ExecerContext).ExecContext(ctx, q, args)
+}
+
+func (cc *countingConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
+	cc.c.n.Add(1)
+	return cc.Conn.(driver.QueryerContext).QueryContext(ctx, q, args)
+}
+
+func (cc *countingConn) Prepare(q string) (driver.Stmt, error) {
+	cc.c.n.Add(1)
+	return cc.Conn.Prepare(q)
+}
+
+func (cc *countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	cc.c.n.Add(1)
+	tx, err := cc.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	return countingTx{Tx: tx, c: cc.c}, nil
+}
+
+// CheckNamedValue lets lib/pq convert arguments as it does unwrapped.
+func (cc *countingConn) CheckNamedValue(nv *driver.NamedValue) error {
+	if c, ok := cc.Conn.(driver.NamedValueChecker); ok {
+		return c.CheckNamedValue(nv)
+	}
+	return driver.ErrSkip
+}
+
+func (cc *countingConn) Ping(ctx context.Context) error {
+	return cc.Conn.(driver.Pinger).Ping(ctx)
+}
+
+func (cc *countingConn) ResetSession(ctx context.Context) error {
+	if r, ok := cc.Conn.(driver.SessionResetter); ok {
+		return r.ResetSession(ctx)
+	}
+	return nil
+}
+
+func (cc *countingConn) IsValid() bool {
+	if v, ok := cc.Conn.(driver.Validator); ok {
+		return v.IsValid()
+	}
+	return true
+}
+
+type countingTx struct {
+	driver.Tx
+	c *Counter
+}
+
+func (t countingTx) Commit() error {
+	t.c.n.Add(1)
+	return t.Tx.Commit()
+}
+
+func (t countingTx) Rollback() error {
+	t.c.n.Add(1)
+	return t.Tx.Rollback()
+}

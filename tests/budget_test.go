@@ -1,0 +1,65 @@
+package tests
+
+import (
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/kontera/kontera/internal/pgtest"
+)
+
+// Statement budgets: how many statements (round trips to PostgreSQL) an
+// operation may take, counted by a driver that wraps lib/pq. A count is
+// deterministic: this is no timed test. When an operation needs more,
+// raise its budget here on purpose, with the reason in the commit.
+var budgets = map[string]int64{
+	"createJournalEntry":  15,
+	"replay":              7,
+	"commitJournalEntry":  17,
+	"reverseJournalEntry": 22,
+	"createCustomer":      14,
+	"getTrialBalance":     5,
+	"getGeneralLedger":    6,
+	"listJournalEntries":  3,
+	"getApiKey":           3,
+}
+
+func TestStatementBudgets(t *testing.T) {
+	d, counter := pgtest.NewCounted(t)
+	// The workers look for work once, at start, and not while we count.
+	b := newLedgerOn(t, d, idleWorkers())
+	b.get("/api/v1/api-key", b.token).status(t, 200)
+	time.Sleep(50 * time.Millisecond)
+	measure := func(name string, do func()) int64 {
+		t.Helper()
+		before := counter.N()
+		do()
+		n := counter.N() - before
+		t.Logf("%-22s %3d statements", name, n)
+		if n > budgets[name] {
+			t.Errorf("%s took %d statements, its budget is %d", name, n, budgets[name])
+		}
+		return n
+	}
+	var id string
+	key := ik()
+	measure("createJournalEntry", func() {
+		id = b.post(b.base+"/journal-entries", b.token, b.sale("03-15"), "Idempotency-Key", key).status(t, 201).str("data.id")
+	})
+	measure("replay", func() {
+		b.post(b.base+"/journal-entries", b.token, b.sale("03-15"), "Idempotency-Key", key).status(t, 201)
+	})
+	measure("commitJournalEntry", func() { b.action(id, "commit", nil).status(t, 200) })
+	measure("reverseJournalEntry", func() {
+		b.action(id, "reverse", map[string]any{"reversal_date": b.day("03-20")}).status(t, 200)
+	})
+	measure("createCustomer", func() {
+		b.post(b.base+"/customers", b.token, map[string]any{"name": "Byggbolaget i Norrland AB",
+			"customer_type": "swedish_business", "org_number": "556334-3689"}, "Idempotency-Key", ik()).status(t, 201)
+	})
+	q := url.Values{"period_id": {b.period}}.Encode()
+	measure("getTrialBalance", func() { b.get(b.base+"/reports/trial-balance?"+q, b.token).status(t, 200) })
+	measure("getGeneralLedger", func() { b.get(b.base+"/reports/general-ledger?"+q, b.token).status(t, 200) })
+	measure("listJournalEntries", func() { b.get(b.base+"/journal-entries", b.token).status(t, 200) })
+	measure("getApiKey", func() { b.get("/api/v1/api-key", b.token).status(t, 200) })
+}
