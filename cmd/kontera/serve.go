@@ -91,9 +91,25 @@ func schema(ctx context.Context, cfg config.Config, d *store.DB, stderr io.Write
 	return err
 }
 
-// listen serves until ctx ends, then drains requests for up to 10 s.
+// listen serves on cfg.Addr until ctx ends, then stops as serveOn does.
 func listen(ctx context.Context, cfg config.Config, d *store.DB, log *zap.Logger) error {
+	ln, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return err
+	}
+	return serveOn(ctx, ln, cfg, d, log)
+}
+
+// serveOn serves on ln until ctx ends (SIGTERM or SIGINT), then stops
+// gracefully: it accepts nothing more, the operations workers stop and
+// hand back the leases of what they were running (another replica takes
+// it over at once; the work and its outcome are one transaction, so
+// nothing is left half done), and the requests in flight finish within
+// cfg.ShutdownTimeout.
+func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.DB, log *zap.Logger) error {
 	defer log.Sync()
+	d.SetMaxOpenConns(cfg.DBMaxConns)
+	d.SetMaxIdleConns(cfg.DBMaxConns)
 	var checker vies.Checker = vies.Offline{}
 	if cfg.VIESURL != "" {
 		checker = vies.NewClient(cfg.VIESURL, cfg.VIESTimeout)
@@ -103,14 +119,11 @@ func listen(ctx context.Context, cfg config.Config, d *store.DB, log *zap.Logger
 	if err != nil {
 		return err
 	}
-	ln, err := net.Listen("tcp", cfg.Addr)
-	if err != nil {
-		return err
-	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	go janitor(ctx, d, log)
-	go srv.Work(ctx, 2)
+	workers := make(chan struct{})
+	go func() { srv.Work(ctx, 2); close(workers) }()
 	if cfg.AdminAddr != "" && cfg.AdminAddr != "off" {
 		admin := &http.Server{Addr: cfg.AdminAddr, Handler: srv.Admin(), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
@@ -129,9 +142,12 @@ func listen(ctx context.Context, cfg config.Config, d *store.DB, log *zap.Logger
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	log.Info("stopping: draining requests in flight", zap.Duration("deadline", cfg.ShutdownTimeout))
+	sctx, cancel := context.WithTimeout(context.Background(), cfg.ShutdownTimeout)
 	defer cancel()
-	return hs.Shutdown(sctx)
+	err = hs.Shutdown(sctx)
+	<-workers
+	return err
 }
 
 // janitor removes expired idempotency records and ended rate-limit

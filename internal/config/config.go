@@ -46,6 +46,11 @@ type Config struct {
 	VIESURL string
 	// VIESTimeout is KONTERA_VIES_TIMEOUT (default 5s).
 	VIESTimeout time.Duration
+	// ShutdownTimeout is KONTERA_SHUTDOWN_TIMEOUT (default 20s): how long
+	// a stopping server lets requests in flight finish.
+	ShutdownTimeout time.Duration
+	// DBMaxConns is KONTERA_DB_MAX_CONNS (default 32): the pool's size.
+	DBMaxConns int
 }
 
 // FromEnv reads the configuration. The secret may be absent here: Serve
@@ -60,6 +65,8 @@ func FromEnv() (Config, error) {
 		DataDir:            env("KONTERA_DATA_DIR", ".data"),
 		VIESURL:            os.Getenv("KONTERA_VIES_URL"),
 		VIESTimeout:        5 * time.Second,
+		ShutdownTimeout:    20 * time.Second,
+		DBMaxConns:         32,
 	}
 	if s := os.Getenv("KONTERA_PII_KEY"); s != "" {
 		key, err := seal.ParseKey(s)
@@ -74,6 +81,20 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("KONTERA_VIES_TIMEOUT must be a positive duration such as 5s, got %q", s)
 		}
 		c.VIESTimeout = d
+	}
+	if s := os.Getenv("KONTERA_SHUTDOWN_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("KONTERA_SHUTDOWN_TIMEOUT must be a positive duration such as 20s, got %q", s)
+		}
+		c.ShutdownTimeout = d
+	}
+	if s := os.Getenv("KONTERA_DB_MAX_CONNS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 {
+			return c, fmt.Errorf("KONTERA_DB_MAX_CONNS must be a whole number of 1 or more, got %q", s)
+		}
+		c.DBMaxConns = n
 	}
 	c.BaseURL = strings.TrimRight(env("KONTERA_BASE_URL", "http://"+c.Addr), "/")
 	if s := os.Getenv("KONTERA_SECRET"); s != "" {

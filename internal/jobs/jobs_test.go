@@ -159,3 +159,37 @@ func TestTakeOverAfterCrash(t *testing.T) {
 		t.Fatalf("%+v", got)
 	}
 }
+
+// A worker that stops (SIGTERM) in the middle of a run hands the lease
+// back: the work rolled back with its transaction, and another worker
+// takes the operation over at once rather than after the lease.
+func TestStoppingWorkerHandsBackItsLease(t *testing.T) {
+	d, s, company := setup(t)
+	o := enqueue(t, d, s, company, "test.long")
+	started := make(chan struct{})
+	w := jobs.NewWorker(s, nil)
+	w.Lease = time.Hour
+	w.Handle("test.long", func(ctx context.Context, run *jobs.Run) (any, error) {
+		close(started)
+		<-ctx.Done()
+		return nil, ctx.Err()
+	})
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx, 1); close(done) }()
+	<-started
+	stop()
+	<-done
+	got, _ := s.Get(context.Background(), o.ID)
+	if got.Status != jobs.Running || got.LeaseUntil == nil || got.LeaseUntil.After(time.Now()) {
+		t.Fatalf("after the stop: %+v", got)
+	}
+	other := jobs.NewWorker(s, nil)
+	other.Handle("test.long", func(ctx context.Context, run *jobs.Run) (any, error) { return "done", nil })
+	if did, err := other.Once(context.Background()); !did || err != nil {
+		t.Fatal(did, err)
+	}
+	if got, _ := s.Get(context.Background(), o.ID); got.Status != jobs.Succeeded {
+		t.Fatalf("taken over: %+v", got)
+	}
+}

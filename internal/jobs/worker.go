@@ -131,6 +131,14 @@ func (w *Worker) Once(ctx context.Context) (bool, error) {
 		log.Warn("operation taken over by another worker")
 		return true, nil
 	}
+	if ctx.Err() != nil {
+		// Stopping (SIGTERM): the transaction rolled back, so hand the
+		// lease back and let another replica take the work over at once.
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		log.Info("operation handed back: the worker is stopping")
+		return true, w.store.retryLater(rctx, op.ID, op.Attempts, 0)
+	}
 	if _, domain := apierr.As(err); domain || op.Attempts >= w.MaxAttempts {
 		f := failure(err, apierr.InternalError)
 		log.Info("operation failed", zap.String("code", f.Code), zap.Error(err))
