@@ -1,5 +1,8 @@
-// Package ratelimit counts requests per API key in fixed one-minute windows
-// kept in the database, so the limit holds across every replica.
+// Package ratelimit limits requests per API key with a token bucket kept in
+// the database, so the limit holds across every replica: a key holds up to
+// its limit of tokens, refilled evenly over a minute, and each request takes
+// one. A burst is at most the limit; there is no double burst at the edge of
+// a window, as fixed windows allow.
 package ratelimit
 
 import (
@@ -14,7 +17,7 @@ import (
 // DefaultPerMinute is the spec's limit: 100 requests per minute per key.
 const DefaultPerMinute = 100
 
-// Limiter takes requests from per-key windows.
+// Limiter takes requests from per-key buckets.
 type Limiter struct {
 	db        *store.DB
 	perMinute int
@@ -24,46 +27,59 @@ type Limiter struct {
 // perMinute 0 turns limiting off.
 func New(db *store.DB, perMinute int) *Limiter { return &Limiter{db: db, perMinute: perMinute} }
 
-// Result is the state of a key's window after a request was counted.
+// Result is the state of a key's bucket after a request took from it.
 type Result struct {
 	Allowed    bool
 	Limit      int
 	Remaining  int
-	Reset      time.Time     // when the window ends
-	RetryAfter time.Duration // until Reset, at least one second
+	Reset      time.Time     // when the bucket is full again
+	RetryAfter time.Duration // until a token is back, at least one second
 }
 
 // Enabled reports whether the limiter limits anything.
 func (l *Limiter) Enabled() bool { return l.perMinute > 0 }
 
-// Take counts one request of key and says whether it is within the limit.
-// Times come from the database clock, the one clock all replicas share.
+// Take takes a token of key's bucket and says whether there was one. One
+// statement; times come from the database clock, the one clock all
+// replicas share.
 func (l *Limiter) Take(ctx context.Context, key uuid.UUID) (Result, error) {
 	var row struct {
-		Count int       `db:"count"`
-		Start time.Time `db:"window_start"`
-		Now   time.Time `db:"now"`
+		Tokens  float64   `db:"tokens"`
+		Allowed bool      `db:"last_allowed"`
+		Now     time.Time `db:"updated_at"`
 	}
 	err := l.db.Q(ctx).GetContext(ctx, &row, `
-		INSERT INTO rate_limit_windows (api_key_id, window_start, count)
-		VALUES ($1, date_trunc('minute', now()), 1)
-		ON CONFLICT (api_key_id, window_start) DO UPDATE SET count = rate_limit_windows.count + 1
-		RETURNING count, window_start, clock_timestamp() AS now`, key)
+		INSERT INTO rate_limit_buckets AS b (api_key_id, tokens, last_allowed, updated_at)
+		VALUES ($1, $2 - 1, true, clock_timestamp())
+		ON CONFLICT (api_key_id) DO UPDATE SET
+			last_allowed = ratelimit_refill(b.tokens, b.updated_at, $2, clock_timestamp()) >= 1,
+			tokens = ratelimit_refill(b.tokens, b.updated_at, $2, clock_timestamp())
+				- CASE WHEN ratelimit_refill(b.tokens, b.updated_at, $2, clock_timestamp()) >= 1 THEN 1 ELSE 0 END,
+			updated_at = clock_timestamp()
+		RETURNING tokens, last_allowed, updated_at`, key, l.perMinute)
 	if err != nil {
 		return Result{}, err
 	}
-	return decide(row.Count, l.perMinute, row.Start, row.Now), nil
+	return decide(row.Tokens, row.Allowed, l.perMinute, row.Now), nil
 }
 
-func decide(count, limit int, start, now time.Time) Result {
-	reset := start.Add(time.Minute)
-	r := Result{Allowed: count <= limit, Limit: limit, Remaining: max(limit-count, 0), Reset: reset}
-	r.RetryAfter = max(reset.Sub(now).Round(time.Second), time.Second)
+// decide says what a bucket holding tokens after the request (allowed or
+// not) at now means for the caller: the whole tokens left, when the bucket
+// is full again, and, when refused, how long until a token is back.
+func decide(tokens float64, allowed bool, limit int, now time.Time) Result {
+	perToken := time.Minute / time.Duration(limit)
+	r := Result{Allowed: allowed, Limit: limit, Remaining: max(int(tokens), 0),
+		Reset: now.Add(time.Duration((float64(limit) - tokens) * float64(perToken))).Truncate(time.Second).Add(time.Second)}
+	r.RetryAfter = time.Second
+	if !allowed {
+		r.RetryAfter = max(time.Duration((1-tokens)*float64(perToken)).Round(time.Second), time.Second)
+	}
 	return r
 }
 
-// Purge deletes windows that have ended.
+// Purge deletes buckets untouched for two minutes: full again, they are
+// as good as none.
 func Purge(ctx context.Context, q store.Querier) error {
-	_, err := q.ExecContext(ctx, `DELETE FROM rate_limit_windows WHERE window_start < now() - interval '2 minutes'`)
+	_, err := q.ExecContext(ctx, `DELETE FROM rate_limit_buckets WHERE updated_at < now() - interval '2 minutes'`)
 	return err
 }

@@ -1,0 +1,37 @@
+-- The rate limit as a token bucket per key instead of fixed one-minute
+-- windows: a key holds up to its limit of tokens, refilled evenly (the
+-- limit per minute), and a request takes one. A burst is at most the
+-- limit, and there is no double burst at a window's edge (the fixed
+-- windows let 2 × the limit through in two seconds around a minute). The
+-- bucket lives in the database, as the windows did, so the limit holds
+-- across every replica: one statement per request.
+
+-- +goose Up
+DROP TABLE rate_limit_windows;
+CREATE UNLOGGED TABLE rate_limit_buckets (
+    api_key_id   uuid PRIMARY KEY,
+    tokens       double precision NOT NULL,
+    last_allowed boolean NOT NULL,
+    updated_at   timestamptz NOT NULL
+);
+GRANT SELECT, INSERT, UPDATE, DELETE ON rate_limit_buckets TO kontera_app;
+
+-- The tokens of a bucket that held t at since, refilled at lim per
+-- minute up to lim, as of at.
+-- +goose StatementBegin
+CREATE FUNCTION ratelimit_refill(t double precision, since timestamptz, lim integer, at timestamptz)
+RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
+    SELECT least(lim::double precision, t + greatest(extract(epoch FROM at - since), 0) * lim / 60.0)
+$$;
+-- +goose StatementEnd
+
+-- +goose Down
+DROP FUNCTION ratelimit_refill(double precision, timestamptz, integer, timestamptz);
+DROP TABLE rate_limit_buckets;
+CREATE UNLOGGED TABLE rate_limit_windows (
+    api_key_id   uuid NOT NULL,
+    window_start timestamptz NOT NULL,
+    count        integer NOT NULL,
+    PRIMARY KEY (api_key_id, window_start)
+);
+GRANT SELECT, INSERT, UPDATE, DELETE ON rate_limit_windows TO kontera_app;
