@@ -395,3 +395,36 @@ func TestSpecETagAndGzip(t *testing.T) {
 		t.Fatalf("stale etag: %d", r.StatusCode)
 	}
 }
+
+// Keys cannot be guessed at speed: an address that sent 30 unknown keys
+// in a minute is refused with 429 — and then so is a valid key from it —
+// while another address is heard as before.
+func TestFailedAuthenticationsAreLimited(t *testing.T) {
+	e := newEnv(t)
+	valid := e.key("owner@example.se", keySpec{})
+	statuses := map[int]int{}
+	for i := 0; i < 40; i++ {
+		r := e.get("/api/v1/api-key", "kontera_sk_"+strings.Repeat("x", 40)+strconv.Itoa(i))
+		statuses[r.Status]++
+		if r.Status == 429 {
+			r.errorCode(t, 429, "RATE_LIMITED")
+			if r.str("error.details.reason") != "failed_authentications" || r.Header.Get("Retry-After") == "" {
+				t.Fatalf("429: %s %v", r.Body, r.Header)
+			}
+		}
+	}
+	if statuses[401] < 30 || statuses[401] > 31 || statuses[429] < 9 {
+		t.Fatalf("answers to 40 unknown keys: %v", statuses)
+	}
+	e.get("/api/v1/api-key", valid).errorCode(t, 429, "RATE_LIMITED")
+	// Public endpoints need no key, and are not held back.
+	e.get("/api/v1/health", "").status(t, 200)
+	// Another replica has not seen the failures: it hears one more try,
+	// learns from the database, and refuses the address too.
+	other := envOn(t, e.db)
+	first := other.get("/api/v1/api-key", "kontera_sk_"+strings.Repeat("y", 40))
+	if first.Status != 429 {
+		t.Fatalf("the other replica let a guess through: %d", first.Status)
+	}
+	other.get("/api/v1/api-key", valid).errorCode(t, 429, "RATE_LIMITED")
+}

@@ -165,7 +165,10 @@ func janitor(ctx context.Context, d *store.DB, log *zap.Logger) {
 			log.Warn("purging idempotency records", zap.Error(err))
 		}
 		if err := ratelimit.Purge(ctx, d.DB); err != nil && ctx.Err() == nil {
-			log.Warn("purging rate-limit windows", zap.Error(err))
+			log.Warn("purging rate-limit buckets", zap.Error(err))
+		}
+		if err := ratelimit.PurgeFailures(ctx, d.DB); err != nil && ctx.Err() == nil {
+			log.Warn("purging failed-authentication buckets", zap.Error(err))
 		}
 	}
 }

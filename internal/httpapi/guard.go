@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
@@ -23,6 +25,7 @@ import (
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/capability"
 	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/openapi"
 )
 
@@ -91,8 +94,21 @@ func (s *Server) authenticate(c echo.Context) (*auth.Key, error) {
 	}
 	// Books are private: no shared cache may keep an answer to a key.
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
+	// An address that sent unknown keys at speed is not heard, whatever
+	// key it sends now: keys cannot be guessed at speed.
+	client := clientAddress(c.Request())
+	if wait := s.failures.Blocked(client); wait > 0 {
+		return nil, s.authThrottled(wait)
+	}
 	key, err := s.auth.Authenticate(c.Request().Context(), token)
 	if errors.Is(err, auth.ErrNoKey) {
+		wait, ferr := s.failures.Failed(c.Request().Context(), client)
+		if ferr != nil {
+			return nil, ferr
+		}
+		if wait > 0 {
+			return nil, s.authThrottled(wait)
+		}
 		return nil, apierr.New(apierr.Unauthorized, map[string]any{"reason": "unknown or revoked API key"})
 	}
 	if err != nil {
@@ -108,6 +124,27 @@ func (s *Server) authenticate(c echo.Context) (*auth.Key, error) {
 			Email: key.UserEmail, RequestID: rid})
 	})
 	return key, nil
+}
+
+// authThrottled is the 429 of an address with too many failed
+// authentications.
+func (s *Server) authThrottled(wait time.Duration) error {
+	s.metrics.RateLimited.Inc()
+	secs := int(wait.Seconds())
+	return apierr.New(apierr.RateLimited, map[string]any{"reason": "failed_authentications",
+		"limit": ratelimit.DefaultFailuresPerMinute, "retry_after_seconds": secs}).
+		WithHeader("Retry-After", strconv.Itoa(secs))
+}
+
+// clientAddress is the peer address of r: the TCP peer, not a forwarded
+// header a client could write itself (behind a proxy, every client is
+// the proxy).
+func clientAddress(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
 }
 
 func (s *Server) takeRate(c echo.Context, key *auth.Key) error {

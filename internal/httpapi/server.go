@@ -68,6 +68,7 @@ type Server struct {
 	db        *store.DB
 	auth      *auth.Store
 	limiter   *ratelimit.Limiter
+	failures  *ratelimit.Failures
 	log       *zap.Logger
 	base      string
 	bodyLimit int64
@@ -143,6 +144,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		echo: echo.New(), contract: contract, db: cfg.DB, auth: keys,
 		limiter: ratelimit.New(cfg.DB, cfg.RateLimitPerMinute), log: cfg.Log, base: cfg.BaseURL,
+		failures:  ratelimit.NewFailures(cfg.DB, ratelimit.DefaultFailuresPerMinute),
 		bodyLimit: 1 << 20,
 	}
 	if s.validator, err = newValidator(contract); err != nil {

@@ -1,0 +1,14 @@
+-- Failed authentications per client address, as a token bucket like the
+-- keys' own limit: an address that sends unknown keys at speed is refused
+-- with 429 before any key it sends is looked at, so keys cannot be
+-- guessed at speed.
+
+-- +goose Up
+CREATE UNLOGGED TABLE auth_failure_buckets (
+    client     text PRIMARY KEY CHECK (length(client) BETWEEN 1 AND 100),
+    tokens     double precision NOT NULL,
+    updated_at timestamptz NOT NULL
+);
+
+-- +goose Down
+DROP TABLE auth_failure_buckets;
