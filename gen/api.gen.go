@@ -554,6 +554,7 @@ const (
 	ErrorCodeCUSTOMERPERSONALNUMBERNOTALLOWED           ErrorCode = "CUSTOMER_PERSONAL_NUMBER_NOT_ALLOWED"
 	ErrorCodeCUSTOMERPERSONALNUMBERUNREADABLE           ErrorCode = "CUSTOMER_PERSONAL_NUMBER_UNREADABLE"
 	ErrorCodeCUSTOMERUPDATEFAILED                       ErrorCode = "CUSTOMER_UPDATE_FAILED"
+	ErrorCodeDATABASETIMEOUT                            ErrorCode = "DATABASE_TIMEOUT"
 	ErrorCodeDIMENSIONINUSE                             ErrorCode = "DIMENSION_IN_USE"
 	ErrorCodeDIMENSIONNOTFOUND                          ErrorCode = "DIMENSION_NOT_FOUND"
 	ErrorCodeDIMENSIONNUMBERTAKEN                       ErrorCode = "DIMENSION_NUMBER_TAKEN"
@@ -755,6 +756,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeCUSTOMERPERSONALNUMBERUNREADABLE:
 		return true
 	case ErrorCodeCUSTOMERUPDATEFAILED:
+		return true
+	case ErrorCodeDATABASETIMEOUT:
 		return true
 	case ErrorCodeDIMENSIONINUSE:
 		return true
@@ -5518,6 +5521,9 @@ type NotImplemented = ErrorEnvelope
 
 // PayloadTooLarge Every error response: a single top-level key `error`, no `meta`.
 type PayloadTooLarge = ErrorEnvelope
+
+// ServiceUnavailable Every error response: a single top-level key `error`, no `meta`.
+type ServiceUnavailable = ErrorEnvelope
 
 // TooManyRequests Every error response: a single top-level key `error`, no `meta`.
 type TooManyRequests = ErrorEnvelope
@@ -12073,6 +12079,16 @@ type PayloadTooLargeJSONResponse struct {
 	Headers PayloadTooLargeResponseHeaders
 }
 
+type ServiceUnavailableResponseHeaders struct {
+	RetryAfter *int
+	XRequestId *string
+}
+type ServiceUnavailableJSONResponse struct {
+	Body ErrorEnvelope
+
+	Headers ServiceUnavailableResponseHeaders
+}
+
 type TooManyRequestsResponseHeaders struct {
 	RetryAfter          *int
 	XRateLimitLimit     *int
@@ -12298,6 +12314,26 @@ func (response GetApiKey500JSONResponse) VisitGetApiKeyResponse(w http.ResponseW
 	return err
 }
 
+type GetApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetApiKey503JSONResponse) VisitGetApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCompaniesRequestObject struct {
 	Params ListCompaniesParams
 }
@@ -12413,6 +12449,26 @@ func (response ListCompanies500JSONResponse) VisitListCompaniesResponse(w http.R
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCompanies503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCompanies503JSONResponse) VisitListCompaniesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12587,6 +12643,26 @@ func (response CreateCompany500JSONResponse) VisitCreateCompanyResponse(w http.R
 	return err
 }
 
+type CreateCompany503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCompany503JSONResponse) VisitCreateCompanyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAccountsRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListAccountsParams
@@ -12720,6 +12796,26 @@ func (response ListAccounts500JSONResponse) VisitListAccountsResponse(w http.Res
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccounts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAccounts503JSONResponse) VisitListAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -12929,6 +13025,26 @@ func (response CreateAccount500JSONResponse) VisitCreateAccountResponse(w http.R
 	return err
 }
 
+type CreateAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateAccount503JSONResponse) VisitCreateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteAccountRequestObject struct {
 	CompanyId     CompanyId     `json:"companyId"`
 	AccountNumber AccountNumber `json:"accountNumber"`
@@ -13080,6 +13196,26 @@ func (response DeleteAccount500JSONResponse) VisitDeleteAccountResponse(w http.R
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteAccount503JSONResponse) VisitDeleteAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13276,6 +13412,26 @@ func (response UpdateAccount500JSONResponse) VisitUpdateAccountResponse(w http.R
 	return err
 }
 
+type UpdateAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateAccount503JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListAuditEntriesRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListAuditEntriesParams
@@ -13409,6 +13565,26 @@ func (response ListAuditEntries500JSONResponse) VisitListAuditEntriesResponse(w 
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAuditEntries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAuditEntries503JSONResponse) VisitListAuditEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13549,6 +13725,26 @@ func (response ListCapabilities500JSONResponse) VisitListCapabilitiesResponse(w 
 	return err
 }
 
+type ListCapabilities503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCapabilities503JSONResponse) VisitListCapabilitiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListCustomersRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListCustomersParams
@@ -13682,6 +13878,26 @@ func (response ListCustomers500JSONResponse) VisitListCustomersResponse(w http.R
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCustomers503JSONResponse) VisitListCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -13887,6 +14103,26 @@ func (response CreateCustomer500JSONResponse) VisitCreateCustomerResponse(w http
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCustomer503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCustomer503JSONResponse) VisitCreateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14099,6 +14335,26 @@ func (response BulkCreateCustomers501JSONResponse) VisitBulkCreateCustomersRespo
 	return err
 }
 
+type BulkCreateCustomers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkCreateCustomers503JSONResponse) VisitBulkCreateCustomersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ArchiveCustomerRequestObject struct {
 	CompanyId  CompanyId  `json:"companyId"`
 	CustomerId CustomerId `json:"customerId"`
@@ -14298,6 +14554,26 @@ func (response ArchiveCustomer500JSONResponse) VisitArchiveCustomerResponse(w ht
 	return err
 }
 
+type ArchiveCustomer503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ArchiveCustomer503JSONResponse) VisitArchiveCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetCustomerRequestObject struct {
 	CompanyId  CompanyId  `json:"companyId"`
 	CustomerId CustomerId `json:"customerId"`
@@ -14432,6 +14708,26 @@ func (response GetCustomer500JSONResponse) VisitGetCustomerResponse(w http.Respo
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCustomer503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCustomer503JSONResponse) VisitGetCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -14628,6 +14924,26 @@ func (response UpdateCustomer500JSONResponse) VisitUpdateCustomerResponse(w http
 	return err
 }
 
+type UpdateCustomer503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCustomer503JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDeadlinesRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListDeadlinesParams
@@ -14765,6 +15081,26 @@ func (response ListDeadlines500JSONResponse) VisitListDeadlinesResponse(w http.R
 	return err
 }
 
+type ListDeadlines503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDeadlines503JSONResponse) VisitListDeadlinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListDimensionsRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 }
@@ -14897,6 +15233,26 @@ func (response ListDimensions500JSONResponse) VisitListDimensionsResponse(w http
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDimensions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDimensions503JSONResponse) VisitListDimensionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15106,6 +15462,26 @@ func (response CreateDimension500JSONResponse) VisitCreateDimensionResponse(w ht
 	return err
 }
 
+type CreateDimension503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateDimension503JSONResponse) VisitCreateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteDimensionRequestObject struct {
 	CompanyId   CompanyId   `json:"companyId"`
 	DimensionId DimensionId `json:"dimensionId"`
@@ -15293,6 +15669,26 @@ func (response DeleteDimension500JSONResponse) VisitDeleteDimensionResponse(w ht
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimension503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteDimension503JSONResponse) VisitDeleteDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15485,6 +15881,26 @@ func (response UpdateDimension500JSONResponse) VisitUpdateDimensionResponse(w ht
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateDimension503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateDimension503JSONResponse) VisitUpdateDimensionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -15695,6 +16111,26 @@ func (response CreateDimensionValue500JSONResponse) VisitCreateDimensionValueRes
 	return err
 }
 
+type CreateDimensionValue503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateDimensionValue503JSONResponse) VisitCreateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteDimensionValueRequestObject struct {
 	CompanyId   CompanyId        `json:"companyId"`
 	DimensionId DimensionId      `json:"dimensionId"`
@@ -15883,6 +16319,26 @@ func (response DeleteDimensionValue500JSONResponse) VisitDeleteDimensionValueRes
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteDimensionValue503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteDimensionValue503JSONResponse) VisitDeleteDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16080,6 +16536,26 @@ func (response UpdateDimensionValue500JSONResponse) VisitUpdateDimensionValueRes
 	return err
 }
 
+type UpdateDimensionValue503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateDimensionValue503JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListFiscalPeriodsRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 }
@@ -16212,6 +16688,26 @@ func (response ListFiscalPeriods500JSONResponse) VisitListFiscalPeriodsResponse(
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListFiscalPeriods503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListFiscalPeriods503JSONResponse) VisitListFiscalPeriodsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16421,6 +16917,26 @@ func (response CreateFiscalPeriod500JSONResponse) VisitCreateFiscalPeriodRespons
 	return err
 }
 
+type CreateFiscalPeriod503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateFiscalPeriod503JSONResponse) VisitCreateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateFiscalPeriodRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
@@ -16609,6 +17125,26 @@ func (response UpdateFiscalPeriod500JSONResponse) VisitUpdateFiscalPeriodRespons
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateFiscalPeriod503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateFiscalPeriod503JSONResponse) VisitUpdateFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -16804,6 +17340,26 @@ func (response CloseFiscalPeriod500JSONResponse) VisitCloseFiscalPeriodResponse(
 	return err
 }
 
+type CloseFiscalPeriod503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CloseFiscalPeriod503JSONResponse) VisitCloseFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CloseFiscalPeriodExternallyRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
@@ -16995,6 +17551,26 @@ func (response CloseFiscalPeriodExternally500JSONResponse) VisitCloseFiscalPerio
 	return err
 }
 
+type CloseFiscalPeriodExternally503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CloseFiscalPeriodExternally503JSONResponse) VisitCloseFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type LockFiscalPeriodRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
@@ -17182,6 +17758,26 @@ func (response LockFiscalPeriod500JSONResponse) VisitLockFiscalPeriodResponse(w 
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LockFiscalPeriod503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response LockFiscalPeriod503JSONResponse) VisitLockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17392,6 +17988,26 @@ func (response SetManualOpeningBalances500JSONResponse) VisitSetManualOpeningBal
 	return err
 }
 
+type SetManualOpeningBalances503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetManualOpeningBalances503JSONResponse) VisitSetManualOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReopenFiscalPeriodExternallyRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
@@ -17579,6 +18195,26 @@ func (response ReopenFiscalPeriodExternally500JSONResponse) VisitReopenFiscalPer
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenFiscalPeriodExternally503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReopenFiscalPeriodExternally503JSONResponse) VisitReopenFiscalPeriodExternallyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -17774,6 +18410,26 @@ func (response UnlockFiscalPeriod500JSONResponse) VisitUnlockFiscalPeriodRespons
 	return err
 }
 
+type UnlockFiscalPeriod503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UnlockFiscalPeriod503JSONResponse) VisitUnlockFiscalPeriodResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RunFiscalYearEndRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
@@ -17965,6 +18621,26 @@ func (response RunFiscalYearEnd500JSONResponse) VisitRunFiscalYearEndResponse(w 
 	return err
 }
 
+type RunFiscalYearEnd503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RunFiscalYearEnd503JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListJournalEntriesRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListJournalEntriesParams
@@ -18098,6 +18774,26 @@ func (response ListJournalEntries500JSONResponse) VisitListJournalEntriesRespons
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListJournalEntries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListJournalEntries503JSONResponse) VisitListJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18303,6 +18999,26 @@ func (response CreateJournalEntry500JSONResponse) VisitCreateJournalEntryRespons
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateJournalEntry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateJournalEntry503JSONResponse) VisitCreateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18515,6 +19231,26 @@ func (response BatchCreateJournalEntries501JSONResponse) VisitBatchCreateJournal
 	return err
 }
 
+type BatchCreateJournalEntries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BatchCreateJournalEntries503JSONResponse) VisitBatchCreateJournalEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MarkJournalEntriesNoDocumentRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    MarkJournalEntriesNoDocumentParams
@@ -18702,6 +19438,26 @@ func (response MarkJournalEntriesNoDocument500JSONResponse) VisitMarkJournalEntr
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkJournalEntriesNoDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MarkJournalEntriesNoDocument503JSONResponse) VisitMarkJournalEntriesNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -18897,6 +19653,26 @@ func (response CancelJournalEntry500JSONResponse) VisitCancelJournalEntryRespons
 	return err
 }
 
+type CancelJournalEntry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CancelJournalEntry503JSONResponse) VisitCancelJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJournalEntryRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	JournalEntryId JournalEntryId `json:"journalEntryId"`
@@ -19030,6 +19806,26 @@ func (response GetJournalEntry500JSONResponse) VisitGetJournalEntryResponse(w ht
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetJournalEntry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetJournalEntry503JSONResponse) VisitGetJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19226,6 +20022,26 @@ func (response UpdateJournalEntry500JSONResponse) VisitUpdateJournalEntryRespons
 	return err
 }
 
+type UpdateJournalEntry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateJournalEntry503JSONResponse) VisitUpdateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CommitJournalEntryRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	JournalEntryId JournalEntryId `json:"journalEntryId"`
@@ -19413,6 +20229,26 @@ func (response CommitJournalEntry500JSONResponse) VisitCommitJournalEntryRespons
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CommitJournalEntry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CommitJournalEntry503JSONResponse) VisitCommitJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -19609,6 +20445,26 @@ func (response CorrectJournalEntry500JSONResponse) VisitCorrectJournalEntryRespo
 	return err
 }
 
+type CorrectJournalEntry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CorrectJournalEntry503JSONResponse) VisitCorrectJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CorrectJournalEntryMetadataRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	JournalEntryId JournalEntryId `json:"journalEntryId"`
@@ -19801,6 +20657,26 @@ func (response CorrectJournalEntryMetadata500JSONResponse) VisitCorrectJournalEn
 	return err
 }
 
+type CorrectJournalEntryMetadata503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CorrectJournalEntryMetadata503JSONResponse) VisitCorrectJournalEntryMetadataResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UnmarkJournalEntryNoDocumentRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	JournalEntryId JournalEntryId `json:"journalEntryId"`
@@ -19988,6 +20864,26 @@ func (response UnmarkJournalEntryNoDocument500JSONResponse) VisitUnmarkJournalEn
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkJournalEntryNoDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UnmarkJournalEntryNoDocument503JSONResponse) VisitUnmarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20184,6 +21080,26 @@ func (response MarkJournalEntryNoDocument500JSONResponse) VisitMarkJournalEntryN
 	return err
 }
 
+type MarkJournalEntryNoDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MarkJournalEntryNoDocument503JSONResponse) VisitMarkJournalEntryNoDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateJournalEntryNotesRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	JournalEntryId JournalEntryId `json:"journalEntryId"`
@@ -20376,6 +21292,26 @@ func (response UpdateJournalEntryNotes500JSONResponse) VisitUpdateJournalEntryNo
 	return err
 }
 
+type UpdateJournalEntryNotes503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateJournalEntryNotes503JSONResponse) VisitUpdateJournalEntryNotesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetRattelseLogRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	JournalEntryId JournalEntryId `json:"journalEntryId"`
@@ -20509,6 +21445,26 @@ func (response GetRattelseLog500JSONResponse) VisitGetRattelseLogResponse(w http
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetRattelseLog503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetRattelseLog503JSONResponse) VisitGetRattelseLogResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -20705,6 +21661,26 @@ func (response RedateJournalEntry500JSONResponse) VisitRedateJournalEntryRespons
 	return err
 }
 
+type RedateJournalEntry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RedateJournalEntry503JSONResponse) VisitRedateJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReverseJournalEntryRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	JournalEntryId JournalEntryId `json:"journalEntryId"`
@@ -20893,6 +21869,26 @@ func (response ReverseJournalEntry500JSONResponse) VisitReverseJournalEntryRespo
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReverseJournalEntry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReverseJournalEntry503JSONResponse) VisitReverseJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21089,6 +22085,26 @@ func (response StrikeJournalEntryLines500JSONResponse) VisitStrikeJournalEntryLi
 	return err
 }
 
+type StrikeJournalEntryLines503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response StrikeJournalEntryLines503JSONResponse) VisitStrikeJournalEntryLinesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListMembersRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListMembersParams
@@ -21222,6 +22238,26 @@ func (response ListMembers500JSONResponse) VisitListMembersResponse(w http.Respo
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListMembers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListMembers503JSONResponse) VisitListMembersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21431,6 +22467,26 @@ func (response AddMember500JSONResponse) VisitAddMemberResponse(w http.ResponseW
 	return err
 }
 
+type AddMember503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddMember503JSONResponse) VisitAddMemberResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContinuityCheckRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetContinuityCheckParams
@@ -21564,6 +22620,26 @@ func (response GetContinuityCheck500JSONResponse) VisitGetContinuityCheckRespons
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetContinuityCheck503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetContinuityCheck503JSONResponse) VisitGetContinuityCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21705,6 +22781,26 @@ func (response GetDimensionPnl500JSONResponse) VisitGetDimensionPnlResponse(w ht
 	return err
 }
 
+type GetDimensionPnl503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDimensionPnl503JSONResponse) VisitGetDimensionPnlResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetGeneralLedgerRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetGeneralLedgerParams
@@ -21838,6 +22934,26 @@ func (response GetGeneralLedger500JSONResponse) VisitGetGeneralLedgerResponse(w 
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetGeneralLedger503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetGeneralLedger503JSONResponse) VisitGetGeneralLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -21979,6 +23095,26 @@ func (response GetJournalRegister500JSONResponse) VisitGetJournalRegisterRespons
 	return err
 }
 
+type GetJournalRegister503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetJournalRegister503JSONResponse) VisitGetJournalRegisterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetTrialBalanceRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetTrialBalanceParams
@@ -22116,6 +23252,26 @@ func (response GetTrialBalance500JSONResponse) VisitGetTrialBalanceResponse(w ht
 	return err
 }
 
+type GetTrialBalance503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTrialBalance503JSONResponse) VisitGetTrialBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSettingsRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 }
@@ -22248,6 +23404,26 @@ func (response GetSettings500JSONResponse) VisitGetSettingsResponse(w http.Respo
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSettings503JSONResponse) VisitGetSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22443,6 +23619,26 @@ func (response UpdateSettings500JSONResponse) VisitUpdateSettingsResponse(w http
 	return err
 }
 
+type UpdateSettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSettings503JSONResponse) VisitUpdateSettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateBookkeepingLockRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    UpdateBookkeepingLockParams
@@ -22630,6 +23826,26 @@ func (response UpdateBookkeepingLock500JSONResponse) VisitUpdateBookkeepingLockR
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateBookkeepingLock503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateBookkeepingLock503JSONResponse) VisitUpdateBookkeepingLockResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -22825,6 +24041,26 @@ func (response UpdateTaxProfile500JSONResponse) VisitUpdateTaxProfileResponse(w 
 	return err
 }
 
+type UpdateTaxProfile503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateTaxProfile503JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSuppliersRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListSuppliersParams
@@ -22958,6 +24194,26 @@ func (response ListSuppliers500JSONResponse) VisitListSuppliersResponse(w http.R
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSuppliers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSuppliers503JSONResponse) VisitListSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23163,6 +24419,26 @@ func (response CreateSupplier500JSONResponse) VisitCreateSupplierResponse(w http
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplier503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSupplier503JSONResponse) VisitCreateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23375,6 +24651,26 @@ func (response BulkCreateSuppliers501JSONResponse) VisitBulkCreateSuppliersRespo
 	return err
 }
 
+type BulkCreateSuppliers503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkCreateSuppliers503JSONResponse) VisitBulkCreateSuppliersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ArchiveSupplierRequestObject struct {
 	CompanyId  CompanyId  `json:"companyId"`
 	SupplierId SupplierId `json:"supplierId"`
@@ -23574,6 +24870,26 @@ func (response ArchiveSupplier500JSONResponse) VisitArchiveSupplierResponse(w ht
 	return err
 }
 
+type ArchiveSupplier503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ArchiveSupplier503JSONResponse) VisitArchiveSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSupplierRequestObject struct {
 	CompanyId  CompanyId  `json:"companyId"`
 	SupplierId SupplierId `json:"supplierId"`
@@ -23708,6 +25024,26 @@ func (response GetSupplier500JSONResponse) VisitGetSupplierResponse(w http.Respo
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplier503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSupplier503JSONResponse) VisitGetSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -23900,6 +25236,26 @@ func (response UpdateSupplier500JSONResponse) VisitUpdateSupplierResponse(w http
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplier503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSupplier503JSONResponse) VisitUpdateSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -24113,6 +25469,26 @@ func (response GetOperation500JSONResponse) VisitGetOperationResponse(w http.Res
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetOperation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetOperation503JSONResponse) VisitGetOperationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
 	_, err := buf.WriteTo(w)
 	return err
 }

@@ -1,7 +1,12 @@
 package tests
 
 import (
+	"context"
 	"testing"
+	"time"
+
+	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/store"
 )
 
 // Inputs that the database refused with a 500 now get a 400 naming the
@@ -46,4 +51,35 @@ func TestSettingsBoundsAnswer400(t *testing.T) {
 		after.str("data.company_name") != before.str("data.company_name") {
 		t.Fatalf("settings changed: %s", after.Body)
 	}
+}
+
+// A statement that waits past KONTERA_STATEMENT_TIMEOUT is cancelled by
+// the database and the request answers 503 DATABASE_TIMEOUT, rolled back,
+// instead of hanging.
+func TestStatementTimeoutAnswers503(t *testing.T) {
+	url := pgtest.NewURL(t)
+	d, err := store.Open(context.Background(), store.WithStatementTimeout(url, 300*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	b := ledgerOn(t, envOn(t, d))
+	// Another session holds the period's row.
+	hold, err := d.BeginTxx(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := hold.Exec(`SELECT 1 FROM fiscal_periods WHERE id = $1 FOR UPDATE`, b.period); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	r := b.periodAction(b.period, "lock", nil).errorCode(t, 503, "DATABASE_TIMEOUT")
+	if r.Header.Get("Retry-After") == "" || time.Since(start) > 5*time.Second {
+		t.Fatalf("timeout answer: %v after %v", r.Header, time.Since(start))
+	}
+	_ = hold.Rollback()
+	if s := b.get(b.base+"/fiscal-periods", b.token).status(t, 200).str("data.fiscal_periods.0.state"); s != "open" {
+		t.Fatalf("the timed-out lock changed the period: %s", s)
+	}
+	b.periodAction(b.period, "lock", nil).status(t, 200)
 }

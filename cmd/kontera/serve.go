@@ -49,7 +49,7 @@ func serve(ctx context.Context, stderr io.Writer) error {
 	if cfg.PIIKey == nil {
 		return errors.New("KONTERA_PII_KEY is not set: give it 64 hexadecimal digits (openssl rand -hex 32), and keep it: without it no stored personnummer can be read")
 	}
-	d, err := store.Open(ctx, cfg.DatabaseURL)
+	d, err := store.Open(ctx, store.WithStatementTimeout(cfg.DatabaseURL, cfg.StatementTimeout))
 	if err != nil {
 		return err
 	}

@@ -46,6 +46,7 @@ const (
 	UnsupportedMediaType  Code = "UNSUPPORTED_MEDIA_TYPE"
 	RateLimited           Code = "RATE_LIMITED"
 	InternalError         Code = "INTERNAL_ERROR"
+	DatabaseTimeout       Code = "DATABASE_TIMEOUT"
 	UnknownError          Code = "UNKNOWN_ERROR"
 	NotImplemented        Code = "NOT_IMPLEMENTED"
 )
@@ -245,6 +246,7 @@ const (
 	s500 = http.StatusInternalServerError
 	s501 = http.StatusNotImplemented
 	s502 = http.StatusBadGateway
+	s503 = http.StatusServiceUnavailable
 )
 
 // entries is the catalogue: every code the API can answer with. The
@@ -266,6 +268,7 @@ var entries = []Entry{
 	{UnsupportedMediaType, s415, GroupGeneric, "Innehållstypen stöds inte.", "The content type is not supported.", "Send the body as application/json."},
 	{RateLimited, s429, GroupGeneric, "För många anrop. Försök igen om en stund.", "Too many requests. Try again shortly.", "Wait the number of seconds in the Retry-After header."},
 	{InternalError, s500, GroupGeneric, "Ett internt fel uppstod.", "Internal server error.", "Retry later; quote the request_id if it persists."},
+	{DatabaseTimeout, s503, GroupGeneric, "Databasen svarade inte i tid; inget ändrades.", "The database did not answer in time; nothing was changed.", "Retry in a moment; nothing was changed."},
 	{UnknownError, s500, GroupGeneric, "Ett okänt fel uppstod.", "An unknown error occurred.", "Retry later; quote the request_id if it persists."},
 	{NotImplemented, s501, GroupGeneric, "Funktionen finns inte ännu.", "This is not implemented.", ""},
 

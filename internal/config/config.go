@@ -51,6 +51,9 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	// DBMaxConns is KONTERA_DB_MAX_CONNS (default 32): the pool's size.
 	DBMaxConns int
+	// StatementTimeout is KONTERA_STATEMENT_TIMEOUT (default 60s; 0 is
+	// none): the longest one statement of the server may take.
+	StatementTimeout time.Duration
 }
 
 // FromEnv reads the configuration. The secret may be absent here: Serve
@@ -67,6 +70,7 @@ func FromEnv() (Config, error) {
 		VIESTimeout:        5 * time.Second,
 		ShutdownTimeout:    20 * time.Second,
 		DBMaxConns:         32,
+		StatementTimeout:   time.Minute,
 	}
 	if s := os.Getenv("KONTERA_PII_KEY"); s != "" {
 		key, err := seal.ParseKey(s)
@@ -88,6 +92,13 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("KONTERA_SHUTDOWN_TIMEOUT must be a positive duration such as 20s, got %q", s)
 		}
 		c.ShutdownTimeout = d
+	}
+	if s := os.Getenv("KONTERA_STATEMENT_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("KONTERA_STATEMENT_TIMEOUT must be a duration such as 30s (0 for none), got %q", s)
+		}
+		c.StatementTimeout = d
 	}
 	if s := os.Getenv("KONTERA_DB_MAX_CONNS"); s != "" {
 		n, err := strconv.Atoi(s)

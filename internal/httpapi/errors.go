@@ -6,6 +6,7 @@ import (
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+	"github.com/lib/pq"
 	"go.uber.org/zap"
 
 	"github.com/kontera/kontera/internal/apierr"
@@ -82,6 +83,12 @@ func (s *Server) toAPIError(err error, c echo.Context) *apierr.Error {
 			// The generated binder refused a value the validator let through.
 			return apierr.Validation(apierr.Issue{Field: "", In: "body", Rule: "bind", Issue: httpMessage(he)})
 		}
+	}
+	var pe *pq.Error
+	if errors.As(err, &pe) && pe.Code == "57014" && c.Request().Context().Err() == nil {
+		// statement_timeout (KONTERA_STATEMENT_TIMEOUT) cancelled a statement
+		// the request was waiting on; the transaction rolled back.
+		return apierr.New(apierr.DatabaseTimeout, map[string]any{"reason": "statement_timeout"}).WithHeader("Retry-After", "1")
 	}
 	return apierr.Wrap(apierr.InternalError, err)
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -49,6 +50,28 @@ func OpenDriver(ctx context.Context, driverName, url string) (*DB, error) {
 		return nil, fmt.Errorf("database: %w", err)
 	}
 	return &DB{db}, nil
+}
+
+// WithStatementTimeout returns dsn with PostgreSQL's statement_timeout
+// set to d for every connection (0 leaves it as the server has it): a
+// statement that waits or works longer is cancelled, and the request
+// answers DATABASE_TIMEOUT instead of hanging.
+func WithStatementTimeout(dsn string, d time.Duration) string {
+	if d <= 0 {
+		return dsn
+	}
+	ms := strconv.FormatInt(d.Milliseconds(), 10)
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		u, err := url.Parse(dsn)
+		if err != nil {
+			return dsn
+		}
+		q := u.Query()
+		q.Set("statement_timeout", ms)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	return dsn + " statement_timeout=" + ms
 }
 
 // withBinaryParameters turns on lib/pq's binary_parameters unless the URL
