@@ -4059,10 +4059,13 @@ type JournalRegisterEntry struct {
 	PostedBy nullable.Nullable[PostedBy] `json:"posted_by"`
 
 	// RattelseCount How many inline rättelser were made on the entry.
-	RattelseCount int                                   `json:"rattelse_count"`
-	ReversedById  nullable.Nullable[openapi_types.UUID] `json:"reversed_by_id"`
-	ReversesId    nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
-	SourceType    string                                `json:"source_type"`
+	RattelseCount int `json:"rattelse_count"`
+
+	// Rattelser The entry's inline rättelser, oldest first, with who made each; empty when none.
+	Rattelser    []JournalRegisterRattelse             `json:"rattelser"`
+	ReversedById nullable.Nullable[openapi_types.UUID] `json:"reversed_by_id"`
+	ReversesId   nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
+	SourceType   string                                `json:"source_type"`
 
 	// Status reversed when a storno undid the entry (it stays in the books).
 	Status JournalRegisterEntryStatus `json:"status"`
@@ -4100,6 +4103,18 @@ type JournalRegisterLine struct {
 
 	// StruckByRattelseId The rättelse that struck the line.
 	StruckByRattelseId nullable.Nullable[openapi_types.UUID] `json:"struck_by_rattelse_id"`
+}
+
+// JournalRegisterRattelse An inline rättelse of the entry: when, what kind, and who made it (the key's label and the person behind it). Its old and new values are in GET .../journal-entries/{id}/rattelse-log.
+type JournalRegisterRattelse struct {
+	ActorEmail  nullable.Nullable[string]             `json:"actor_email"`
+	ActorLabel  nullable.Nullable[string]             `json:"actor_label"`
+	ActorUserId nullable.Nullable[openapi_types.UUID] `json:"actor_user_id"`
+	CreatedAt   time.Time                             `json:"created_at"`
+	RattelseId  openapi_types.UUID                    `json:"rattelse_id"`
+
+	// RattelseType `metadata` (description or date) or `lines` (struck and added lines).
+	RattelseType string `json:"rattelse_type"`
 }
 
 // JournalRegisterResponse defines model for JournalRegisterResponse.

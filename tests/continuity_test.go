@@ -392,6 +392,18 @@ func TestRattelseAndPosterInTheRegister(t *testing.T) {
 		e["counterparty"].(map[string]any)["customer_id"] != cust {
 		t.Fatalf("register: %v", e)
 	}
+	// ... and who made each rättelse.
+	rs := e["rattelser"].([]any)
+	if len(rs) != 2 {
+		t.Fatalf("register rättelser: %v", e["rattelser"])
+	}
+	for i, kind := range []string{"lines", "metadata"} {
+		x := rs[i].(map[string]any)
+		if x["rattelse_type"] != kind || x["actor_email"] != "owner@example.se" || x["actor_label"] != "Bokföringsagent" ||
+			x["actor_user_id"] != userID {
+			t.Fatalf("register rättelse %d: %v", i, x)
+		}
+	}
 	// The audit trail names the person too.
 	at := b.get(b.base+"/audit-trail?table_name=journal_entries", b.token).status(t, 200)
 	found := false

@@ -179,6 +179,9 @@ type Entry struct {
 	Lines         []Line `db:"-"`
 	// Struck are the lines struck by an inline rättelse, where read.
 	Struck []Line `db:"-"`
+	// Rattelser are the entry's inline rättelser, oldest first, where
+	// read (the journal register).
+	Rattelser []Rattelse `db:"-"`
 }
 
 // Poster is who posted an entry: the person behind the key and the key's

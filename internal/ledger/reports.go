@@ -131,5 +131,26 @@ func (s *Store) Register(ctx context.Context, company, period uuid.UUID, after *
 			e.Lines = append(e.Lines, l.Line)
 		}
 	}
+	// Who made each inline rättelse, oldest first, for the entries that
+	// have one.
+	var corrected []string
+	for _, e := range out {
+		if e.RattelseCount > 0 {
+			corrected = append(corrected, e.ID.String())
+		}
+	}
+	if len(corrected) == 0 {
+		return out, nil
+	}
+	var rs []Rattelse
+	if err := q.SelectContext(ctx, &rs, `SELECT `+rattelseColumns+` FROM journal_rattelser
+		WHERE company_id = $1 AND journal_entry_id = ANY($2::uuid[]) ORDER BY created_at, id`,
+		company, pq.Array(corrected)); err != nil {
+		return nil, err
+	}
+	for _, r := range rs {
+		e := &out[at[r.EntryID]]
+		e.Rattelser = append(e.Rattelser, r)
+	}
 	return out, nil
 }

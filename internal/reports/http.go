@@ -175,6 +175,12 @@ func registerEntry(e ledger.Entry, names map[string]string) gen.JournalRegisterE
 	}
 	r.Counterparty, r.PostedBy = ledger.WireCounterparty(e.Counterparty), ledger.WirePoster(e.Poster)
 	r.RattelseCount, r.HasRattelse = e.RattelseCount, e.RattelseCount > 0
+	r.Rattelser = make([]gen.JournalRegisterRattelse, len(e.Rattelser))
+	for i, x := range e.Rattelser {
+		r.Rattelser[i] = gen.JournalRegisterRattelse{RattelseId: x.ID, RattelseType: x.Type, CreatedAt: x.CreatedAt.UTC(),
+			ActorLabel: envelope.Nullable(x.ActorLabel), ActorEmail: envelope.Nullable(x.ActorEmail),
+			ActorUserId: envelope.Nullable(x.ActorUserID)}
+	}
 	// The struck lines stay in the register, legible and marked, in their
 	// place among the entry's lines; the totals are of the current ones.
 	all := append(append([]ledger.Line{}, e.Lines...), e.Struck...)
