@@ -25,7 +25,30 @@ RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
 $$;
 -- +goose StatementEnd
 
+-- Takes a token of key's bucket of lim a minute. The bucket is transient
+-- state in an unlogged table: its transaction commits without waiting for
+-- the disk (synchronous_commit off), which is most of what a request's
+-- rate limiting would otherwise cost. One statement for the caller.
+-- +goose StatementBegin
+CREATE FUNCTION ratelimit_take(key uuid, lim integer)
+RETURNS TABLE (tokens double precision, last_allowed boolean, updated_at timestamptz)
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
+    RETURN QUERY
+    INSERT INTO rate_limit_buckets AS b (api_key_id, tokens, last_allowed, updated_at)
+    VALUES (key, lim - 1, true, clock_timestamp())
+    ON CONFLICT (api_key_id) DO UPDATE SET
+        last_allowed = ratelimit_refill(b.tokens, b.updated_at, lim, clock_timestamp()) >= 1,
+        tokens = ratelimit_refill(b.tokens, b.updated_at, lim, clock_timestamp())
+            - CASE WHEN ratelimit_refill(b.tokens, b.updated_at, lim, clock_timestamp()) >= 1 THEN 1 ELSE 0 END,
+        updated_at = clock_timestamp()
+    RETURNING b.tokens, b.last_allowed, b.updated_at;
+END $$;
+-- +goose StatementEnd
+
 -- +goose Down
+DROP FUNCTION ratelimit_take(uuid, integer);
 DROP FUNCTION ratelimit_refill(double precision, timestamptz, integer, timestamptz);
 DROP TABLE rate_limit_buckets;
 CREATE UNLOGGED TABLE rate_limit_windows (

@@ -48,15 +48,8 @@ func (l *Limiter) Take(ctx context.Context, key uuid.UUID) (Result, error) {
 		Allowed bool      `db:"last_allowed"`
 		Now     time.Time `db:"updated_at"`
 	}
-	err := l.db.Q(ctx).GetContext(ctx, &row, `
-		INSERT INTO rate_limit_buckets AS b (api_key_id, tokens, last_allowed, updated_at)
-		VALUES ($1, $2 - 1, true, clock_timestamp())
-		ON CONFLICT (api_key_id) DO UPDATE SET
-			last_allowed = ratelimit_refill(b.tokens, b.updated_at, $2, clock_timestamp()) >= 1,
-			tokens = ratelimit_refill(b.tokens, b.updated_at, $2, clock_timestamp())
-				- CASE WHEN ratelimit_refill(b.tokens, b.updated_at, $2, clock_timestamp()) >= 1 THEN 1 ELSE 0 END,
-			updated_at = clock_timestamp()
-		RETURNING tokens, last_allowed, updated_at`, key, l.perMinute)
+	err := l.db.Q(ctx).GetContext(ctx, &row, `SELECT tokens, last_allowed, updated_at FROM ratelimit_take($1, $2)`,
+		key, l.perMinute)
 	if err != nil {
 		return Result{}, err
 	}
