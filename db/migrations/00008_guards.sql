@@ -81,12 +81,17 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
-CREATE TRIGGER ledger_postings_derived BEFORE INSERT OR UPDATE OR DELETE ON ledger_postings
-    FOR EACH STATEMENT EXECUTE FUNCTION ledger_derived_guard();
-CREATE TRIGGER account_balances_derived BEFORE INSERT OR UPDATE OR DELETE ON account_balances
-    FOR EACH STATEMENT EXECUTE FUNCTION ledger_derived_guard();
-CREATE TRIGGER voucher_sequences_derived BEFORE INSERT OR UPDATE OR DELETE ON voucher_sequences
-    FOR EACH STATEMENT EXECUTE FUNCTION ledger_derived_guard();
+-- +goose StatementBegin
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['ledger_postings', 'account_balances', 'voucher_sequences'] LOOP
+        EXECUTE format('CREATE TRIGGER %I BEFORE INSERT OR UPDATE OR DELETE ON %I
+            FOR EACH STATEMENT EXECUTE FUNCTION ledger_derived_guard()', t || '_derived', t);
+    END LOOP;
+END $$;
+-- +goose StatementEnd
 
 -- No TRUNCATE of the books or their history, by anyone.
 -- +goose StatementBegin
@@ -97,31 +102,31 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
-CREATE TRIGGER audit_entries_no_truncate BEFORE TRUNCATE ON audit_entries
-    FOR EACH STATEMENT EXECUTE FUNCTION books_no_truncate();
-CREATE TRIGGER journal_entries_no_truncate BEFORE TRUNCATE ON journal_entries
-    FOR EACH STATEMENT EXECUTE FUNCTION books_no_truncate();
-CREATE TRIGGER journal_lines_no_truncate BEFORE TRUNCATE ON journal_lines
-    FOR EACH STATEMENT EXECUTE FUNCTION books_no_truncate();
-CREATE TRIGGER journal_rattelser_no_truncate BEFORE TRUNCATE ON journal_rattelser
-    FOR EACH STATEMENT EXECUTE FUNCTION books_no_truncate();
-CREATE TRIGGER ledger_postings_no_truncate BEFORE TRUNCATE ON ledger_postings
-    FOR EACH STATEMENT EXECUTE FUNCTION books_no_truncate();
-CREATE TRIGGER account_balances_no_truncate BEFORE TRUNCATE ON account_balances
-    FOR EACH STATEMENT EXECUTE FUNCTION books_no_truncate();
-CREATE TRIGGER voucher_sequences_no_truncate BEFORE TRUNCATE ON voucher_sequences
-    FOR EACH STATEMENT EXECUTE FUNCTION books_no_truncate();
-CREATE TRIGGER fiscal_periods_no_truncate BEFORE TRUNCATE ON fiscal_periods
-    FOR EACH STATEMENT EXECUTE FUNCTION books_no_truncate();
-CREATE TRIGGER events_no_truncate BEFORE TRUNCATE ON events
-    FOR EACH STATEMENT EXECUTE FUNCTION books_no_truncate();
+-- +goose StatementBegin
+DO $$
+DECLARE
+    t text;
+BEGIN
+    FOREACH t IN ARRAY ARRAY['audit_entries', 'journal_entries', 'journal_lines', 'journal_rattelser',
+            'ledger_postings', 'account_balances', 'voucher_sequences', 'fiscal_periods', 'events'] LOOP
+        EXECUTE format('CREATE TRIGGER %I BEFORE TRUNCATE ON %I FOR EACH STATEMENT EXECUTE FUNCTION books_no_truncate()',
+            t || '_no_truncate', t);
+    END LOOP;
+END $$;
+-- +goose StatementEnd
+
+-- Who made a change is the person behind the key too: their e-mail as
+-- it was then, beside the key's label and the user id.
+ALTER TABLE audit_entries ADD COLUMN actor_email text;
+ALTER TABLE journal_rattelser ADD COLUMN actor_email text;
 
 -- The rättelse log: who changed what on a posted entry, when. Its old
 -- values are read here, not taken from the caller; the change itself
 -- follows in the same transaction and the guards match it to this row.
 -- +goose StatementBegin
 CREATE FUNCTION ledger_log_rattelse(c uuid, entry uuid, kind text, new_description text, new_entry_date date,
-    struck uuid[], added jsonb, p_actor_type text, p_actor_id uuid, p_actor_label text, p_user_id uuid)
+    struck uuid[], added jsonb, p_actor_type text, p_actor_id uuid, p_actor_label text, p_user_id uuid,
+    p_actor_email text)
 RETURNS journal_rattelser
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 DECLARE
@@ -143,16 +148,16 @@ BEGIN
             RAISE EXCEPTION 'a rättelse strikes current lines of its own entry' USING ERRCODE = 'check_violation';
         END IF;
         INSERT INTO journal_rattelser (company_id, journal_entry_id, rattelse_type, struck_lines, added_lines,
-            actor_type, actor_id, actor_label, user_id)
-        VALUES (c, entry, 'lines', struck_json, added, p_actor_type, p_actor_id, p_actor_label, p_user_id)
+            actor_type, actor_id, actor_label, user_id, actor_email)
+        VALUES (c, entry, 'lines', struck_json, added, p_actor_type, p_actor_id, p_actor_label, p_user_id, p_actor_email)
         RETURNING * INTO out;
     ELSIF kind = 'metadata' THEN
         INSERT INTO journal_rattelser (company_id, journal_entry_id, rattelse_type, old_description, new_description,
-            old_entry_date, new_entry_date, actor_type, actor_id, actor_label, user_id)
+            old_entry_date, new_entry_date, actor_type, actor_id, actor_label, user_id, actor_email)
         VALUES (c, entry, 'metadata',
             CASE WHEN new_description IS NOT NULL THEN e.description END, new_description,
             CASE WHEN new_entry_date IS NOT NULL THEN e.entry_date END, new_entry_date,
-            p_actor_type, p_actor_id, p_actor_label, p_user_id)
+            p_actor_type, p_actor_id, p_actor_label, p_user_id, p_actor_email)
         RETURNING * INTO out;
     ELSE
         RAISE EXCEPTION 'unknown rättelse type %', kind USING ERRCODE = 'check_violation';
@@ -196,21 +201,11 @@ CREATE TRIGGER journal_line_rattelse_guard BEFORE INSERT OR UPDATE ON journal_li
 -- +goose Down
 DROP TRIGGER journal_line_rattelse_guard ON journal_lines;
 DROP FUNCTION journal_line_rattelse_guard();
-DROP FUNCTION ledger_log_rattelse(uuid, uuid, text, text, date, uuid[], jsonb, text, uuid, text, uuid);
-DROP TRIGGER audit_entries_no_truncate ON audit_entries;
-DROP TRIGGER journal_entries_no_truncate ON journal_entries;
-DROP TRIGGER journal_lines_no_truncate ON journal_lines;
-DROP TRIGGER journal_rattelser_no_truncate ON journal_rattelser;
-DROP TRIGGER ledger_postings_no_truncate ON ledger_postings;
-DROP TRIGGER account_balances_no_truncate ON account_balances;
-DROP TRIGGER voucher_sequences_no_truncate ON voucher_sequences;
-DROP TRIGGER fiscal_periods_no_truncate ON fiscal_periods;
-DROP TRIGGER events_no_truncate ON events;
-DROP FUNCTION books_no_truncate();
-DROP TRIGGER ledger_postings_derived ON ledger_postings;
-DROP TRIGGER account_balances_derived ON account_balances;
-DROP TRIGGER voucher_sequences_derived ON voucher_sequences;
-DROP FUNCTION ledger_derived_guard();
+DROP FUNCTION ledger_log_rattelse(uuid, uuid, text, text, date, uuid[], jsonb, text, uuid, text, uuid, text);
+ALTER TABLE journal_rattelser DROP COLUMN actor_email;
+ALTER TABLE audit_entries DROP COLUMN actor_email;
+DROP FUNCTION books_no_truncate() CASCADE;
+DROP FUNCTION ledger_derived_guard() CASCADE;
 ALTER FUNCTION journal_entry_guard() SECURITY INVOKER RESET search_path;
 ALTER FUNCTION journal_entry_posted() SECURITY INVOKER RESET search_path;
 ALTER FUNCTION journal_line_guard() SECURITY INVOKER RESET search_path;

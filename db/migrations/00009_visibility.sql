@@ -1,7 +1,8 @@
 -- Corrections visible where an auditor looks (BFL 5 kap. 5 och 7 §§):
 --   * who posted an entry — the person behind the key (user id and
 --     e-mail) and the key's label, as they were at the time — is kept on
---     the entry, the rättelse log and the audit trail;
+--     the entry (the rättelse log and the audit trail keep the e-mail
+--     since 00008);
 --   * a verifikat may name its counterparty (motpart): free text, or a
 --     customer or supplier of the company, whose name is kept with it.
 -- Both are part of the verifikat once posted: the guard refuses changing
@@ -9,8 +10,6 @@
 -- closed year does not change at all any more.
 
 -- +goose Up
-ALTER TABLE audit_entries ADD COLUMN actor_email text;
-ALTER TABLE journal_rattelser ADD COLUMN actor_email text;
 ALTER TABLE journal_entries
     ADD COLUMN posted_by_type text CHECK (length(posted_by_type) BETWEEN 1 AND 40),
     ADD COLUMN posted_by_user_id uuid,
@@ -33,50 +32,6 @@ CREATE INDEX journal_entries_counterparty_supplier ON journal_entries (company_i
 GRANT UPDATE (posted_by_type, posted_by_user_id, posted_by_email, posted_by_label, counterparty_name,
     counterparty_customer_id, counterparty_supplier_id) ON journal_entries TO kontera_app;
 
--- The rättelse log takes the actor's e-mail too.
-DROP FUNCTION ledger_log_rattelse(uuid, uuid, text, text, date, uuid[], jsonb, text, uuid, text, uuid);
--- +goose StatementBegin
-CREATE FUNCTION ledger_log_rattelse(c uuid, entry uuid, kind text, new_description text, new_entry_date date,
-    struck uuid[], added jsonb, p_actor_type text, p_actor_id uuid, p_actor_label text, p_user_id uuid,
-    p_actor_email text)
-RETURNS journal_rattelser
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
-DECLARE
-    e journal_entries%ROWTYPE;
-    out journal_rattelser%ROWTYPE;
-    struck_json jsonb;
-BEGIN
-    SELECT * INTO e FROM journal_entries WHERE company_id = c AND id = entry FOR UPDATE;
-    IF NOT FOUND OR e.status <> 'posted' THEN
-        RAISE EXCEPTION 'a rättelse corrects a posted entry' USING ERRCODE = 'check_violation';
-    END IF;
-    IF kind = 'lines' THEN
-        SELECT jsonb_agg(jsonb_build_object('id', id, 'account_number', account_number, 'debit_amount', debit_amount,
-                   'credit_amount', credit_amount, 'line_description', line_description, 'dimensions', dimensions)
-                   ORDER BY sort_order, id)
-        INTO struck_json FROM journal_lines
-        WHERE company_id = c AND journal_entry_id = entry AND id = ANY(struck) AND struck_by_rattelse_id IS NULL;
-        IF coalesce(jsonb_array_length(struck_json), 0) <> coalesce(cardinality(struck), 0) THEN
-            RAISE EXCEPTION 'a rättelse strikes current lines of its own entry' USING ERRCODE = 'check_violation';
-        END IF;
-        INSERT INTO journal_rattelser (company_id, journal_entry_id, rattelse_type, struck_lines, added_lines,
-            actor_type, actor_id, actor_label, user_id, actor_email)
-        VALUES (c, entry, 'lines', struck_json, added, p_actor_type, p_actor_id, p_actor_label, p_user_id, p_actor_email)
-        RETURNING * INTO out;
-    ELSIF kind = 'metadata' THEN
-        INSERT INTO journal_rattelser (company_id, journal_entry_id, rattelse_type, old_description, new_description,
-            old_entry_date, new_entry_date, actor_type, actor_id, actor_label, user_id, actor_email)
-        VALUES (c, entry, 'metadata',
-            CASE WHEN new_description IS NOT NULL THEN e.description END, new_description,
-            CASE WHEN new_entry_date IS NOT NULL THEN e.entry_date END, new_entry_date,
-            p_actor_type, p_actor_id, p_actor_label, p_user_id, p_actor_email)
-        RETURNING * INTO out;
-    ELSE
-        RAISE EXCEPTION 'unknown rättelse type %', kind USING ERRCODE = 'check_violation';
-    END IF;
-    RETURN out;
-END $$;
--- +goose StatementEnd
 
 -- Who posted and the counterparty are part of a posted verifikat; and
 -- nothing at all of an entry of a closed year changes, not even its note
