@@ -118,15 +118,24 @@ func clipString(s string) string {
 	return s
 }
 
-// queryParams lists the query parameters of an operation, sorted.
-func queryParams(doc *openapi3.T, method, path string) []string {
+// operation returns the document's operation at method and path, and
+// the parameters its path item shares.
+func operation(doc *openapi3.T, method, path string) (*openapi3.Operation, openapi3.Parameters) {
 	item := doc.Paths.Find(path)
 	if item == nil {
+		return nil, nil
+	}
+	return item.GetOperation(method), item.Parameters
+}
+
+// queryParams lists the query parameters of an operation, sorted.
+func queryParams(doc *openapi3.T, method, path string) []string {
+	op, shared := operation(doc, method, path)
+	if op == nil {
 		return nil
 	}
-	op := item.GetOperation(method)
 	var out []string
-	for _, p := range append(item.Parameters, op.Parameters...) {
+	for _, p := range append(shared, op.Parameters...) {
 		if p.Value != nil && p.Value.In == "query" && p.Value.Name != "dry_run" {
 			out = append(out, p.Value.Name)
 		}
@@ -137,12 +146,8 @@ func queryParams(doc *openapi3.T, method, path string) []string {
 
 // bodyFields lists the top-level properties of an operation's JSON body.
 func bodyFields(doc *openapi3.T, method, path string) []string {
-	item := doc.Paths.Find(path)
-	if item == nil {
-		return nil
-	}
-	op := item.GetOperation(method)
-	if op.RequestBody == nil || op.RequestBody.Value == nil {
+	op, _ := operation(doc, method, path)
+	if op == nil || op.RequestBody == nil || op.RequestBody.Value == nil {
 		return nil
 	}
 	mt := op.RequestBody.Value.Content.Get("application/json")

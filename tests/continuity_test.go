@@ -91,9 +91,8 @@ func TestCloseRefusesAStaleOpeningBalance(t *testing.T) {
 		t.Fatalf("differences: %s", r.Body)
 	}
 	// The database holds the rule too.
-	if _, err := b.db.Exec(`UPDATE fiscal_periods SET is_closed = true, closed_at = now() WHERE id = $1`, y1); err == nil {
-		t.Fatal("the database closed a year whose next opening balance differs")
-	}
+	refusedByTheBooks(t, b.db, "closing a year whose next opening balance differs",
+		`UPDATE fiscal_periods SET is_closed = true, closed_at = now() WHERE id = $1`, y1)
 	// Run again: only the opening balance is replaced (storno + new).
 	again := b.yearEnd(t, y1, false)
 	if again.at("data.result.closing_entry_id") != first.at("data.result.closing_entry_id") ||
@@ -162,7 +161,7 @@ func TestClosedYearStaysClosed(t *testing.T) {
 		{"account_number": "3001", "credit_amount": 1}}}).errorCode(t, 400, "PERIOD_LOCKED")
 	b.action(sale, "redate", map[string]any{"new_entry_date": b.day("02-01")}).errorCode(t, 400, "PERIOD_LOCKED")
 	b.action(sale, "correct-metadata", map[string]any{"description": "Ändrad"}).errorCode(t, 409, "JOURNAL_RATTELSE_PERIOD_LOCKED")
-	b.entry2(t, y1, py+"-06-01").errorCode(t, 400, "PERIOD_LOCKED")
+	b.draftIn(t, y1, py+"-06-01").errorCode(t, 400, "PERIOD_LOCKED")
 	// The next year's opening balance and appropriation are fixed.
 	b.action(ib, "reverse", nil).errorCode(t, 409, "OB_PREVIOUS_YEAR_CLOSED")
 	b.action(ap, "reverse", nil).errorCode(t, 409, "ENTRY_OWNED_BY_YEAR_END")
@@ -186,14 +185,12 @@ func TestClosedYearStaysClosed(t *testing.T) {
 		`UPDATE journal_entries SET description = 'x' WHERE company_id = $1 AND fiscal_period_id = '` + y1 + `'`,
 		`UPDATE fiscal_periods SET period_end = period_end - 31 WHERE company_id = $1 AND id = '` + y1 + `'`,
 	} {
-		if _, err := b.db.Exec(q, b.company); err == nil {
-			t.Fatalf("the database took: %s", q)
-		}
+		refusedByTheBooks(t, b.db, "changing a closed year", q, b.company)
 	}
 }
 
-// entry2 creates (without committing) an entry on date in period.
-func (b *ledgerBooks) entry2(t *testing.T, period, date string) *response {
+// draftIn creates (without committing) an entry on date in period.
+func (b *ledgerBooks) draftIn(t *testing.T, period, date string) *response {
 	t.Helper()
 	return b.create(map[string]any{"fiscal_period_id": period, "entry_date": date, "description": "Sen",
 		"lines": []map[string]any{{"account_number": "1930", "debit_amount": 10}, {"account_number": "3001", "credit_amount": 10}}})

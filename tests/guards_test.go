@@ -50,27 +50,9 @@ func TestDatabaseGuardsHoldAgainstTheApplicationRole(t *testing.T) {
 	if reason, err := app.Privileged(ctx); err != nil || reason != "" {
 		t.Fatalf("the application role %q, %v", reason, err)
 	}
-	// refused runs q (with the company as $1 when it names one) and wants
-	// it refused by a right or a guard, not by a mistake of the test.
 	refused := func(db *store.DB, who, q string) {
 		t.Helper()
-		tx, err := db.BeginTx(ctx, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer tx.Rollback()
-		var args []any
-		if strings.Contains(q, "$1") {
-			args = append(args, c)
-		}
-		_, err = tx.ExecContext(ctx, q, args...)
-		var pe *pq.Error
-		switch {
-		case err == nil:
-			t.Errorf("%s was allowed: %s", who, strings.Join(strings.Fields(q), " "))
-		case !errors.As(err, &pe) || (pe.Code != "42501" && pe.Code != "23514" && pe.Code != "23001"):
-			t.Errorf("%s: %s failed for another reason: %v", who, strings.Join(strings.Fields(q), " "), err)
-		}
+		refusedByTheBooks(t, db, who, q, c)
 	}
 	for _, q := range []string{
 		// The reports' tables and the voucher sequence.
@@ -146,4 +128,30 @@ func TestDatabaseGuardsHoldAgainstTheApplicationRole(t *testing.T) {
 	b.action(sale, "strike-lines", map[string]any{"strike_line_ids": []string{struck},
 		"lines": []map[string]any{{"account_number": "1910", "debit_amount": 1250}}}).status(t, 200)
 	b.action(sale, "reverse", map[string]any{"reversal_date": b.day("03-20")}).status(t, 200)
+}
+
+// refusedByTheBooks runs q in a transaction it rolls back (with arg as $1
+// when q names one) and wants it refused by a right or a guard of the
+// database — a privilege, a check or a restriction — not by a mistake of
+// the test.
+func refusedByTheBooks(t *testing.T, db *store.DB, who, q string, arg any) {
+	t.Helper()
+	ctx := context.Background()
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	var args []any
+	if strings.Contains(q, "$1") {
+		args = append(args, arg)
+	}
+	_, err = tx.ExecContext(ctx, q, args...)
+	var pe *pq.Error
+	switch {
+	case err == nil:
+		t.Errorf("%s was allowed: %s", who, strings.Join(strings.Fields(q), " "))
+	case !errors.As(err, &pe) || (pe.Code != "42501" && pe.Code != "23514" && pe.Code != "23001"):
+		t.Errorf("%s: %s failed for another reason: %v", who, strings.Join(strings.Fields(q), " "), err)
+	}
 }
