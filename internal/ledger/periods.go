@@ -73,15 +73,16 @@ func (s *Store) ClosePeriod(ctx context.Context, company, id uuid.UUID) (fiscal.
 	if err != nil {
 		return p, err
 	}
-	diffs := Breaks(rows)
+	diffs := breaks(rows)
 	if len(diffs) == 0 {
 		tagged, err := s.TaggedBreaks(ctx, company, id)
 		if err != nil {
 			return p, err
 		}
 		for _, r := range tagged {
-			diffs = append(diffs, map[string]any{"account_number": r.Account, "dimensions": r.Tags,
-				"closing_balance": r.Closing, "next_opening_balance": r.NextOpening, "difference": r.Difference()})
+			d := r.detail()
+			d["dimensions"] = r.Tags
+			diffs = append(diffs, d)
 		}
 	}
 	if len(diffs) > 0 {
@@ -107,13 +108,18 @@ type ContinuityRow struct {
 // Difference is the next opening balance less the closing balance.
 func (r ContinuityRow) Difference() money.Amount { return r.NextOpening.Sub(r.Closing) }
 
-// Breaks returns the rows whose figures differ, with their difference.
-func Breaks(rows []ContinuityRow) []map[string]any {
+// detail is r as an error's details carry it.
+func (r ContinuityRow) detail() map[string]any {
+	return map[string]any{"account_number": r.Account, "closing_balance": r.Closing,
+		"next_opening_balance": r.NextOpening, "difference": r.Difference()}
+}
+
+// breaks returns the rows whose figures differ, with their difference.
+func breaks(rows []ContinuityRow) []map[string]any {
 	out := []map[string]any{}
 	for _, r := range rows {
-		if d := r.Difference(); !d.IsZero() {
-			out = append(out, map[string]any{"account_number": r.Account, "closing_balance": r.Closing,
-				"next_opening_balance": r.NextOpening, "difference": d})
+		if !r.Difference().IsZero() {
+			out = append(out, r.detail())
 		}
 	}
 	return out

@@ -12,6 +12,10 @@ import (
 // address may make a minute.
 const DefaultFailuresPerMinute = 30
 
+// maxRemembered is how many blocked addresses a replica keeps before it
+// sweeps out those whose wait is over.
+const maxRemembered = 10_000
+
 // Failures limits failed authentications per client address: a token
 // bucket in the database taken from by every 401. A client whose bucket
 // is empty is refused before its key is even looked at. The refusal is
@@ -69,7 +73,17 @@ func (f *Failures) Failed(ctx context.Context, client string) (time.Duration, er
 	}
 	wait := time.Duration(-tokens * float64(time.Minute) / float64(f.perMinute))
 	f.mu.Lock()
-	f.until[client] = f.now().Add(wait)
+	now := f.now()
+	if len(f.until) >= maxRemembered {
+		// Many addresses at once: forget those whose wait is over, so
+		// the map stays the size of the addresses blocked now.
+		for c, until := range f.until {
+			if !until.After(now) {
+				delete(f.until, c)
+			}
+		}
+	}
+	f.until[client] = now.Add(wait)
 	f.mu.Unlock()
 	return max(wait.Round(time.Second), time.Second), nil
 }

@@ -60,18 +60,7 @@ func WithStatementTimeout(dsn string, d time.Duration) string {
 	if d <= 0 {
 		return dsn
 	}
-	ms := strconv.FormatInt(d.Milliseconds(), 10)
-	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
-		u, err := url.Parse(dsn)
-		if err != nil {
-			return dsn
-		}
-		q := u.Query()
-		q.Set("statement_timeout", ms)
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	return dsn + " statement_timeout=" + ms
+	return withParam(dsn, "statement_timeout", strconv.FormatInt(d.Milliseconds(), 10))
 }
 
 // withBinaryParameters turns on lib/pq's binary_parameters unless the URL
@@ -83,17 +72,23 @@ func withBinaryParameters(dsn string) string {
 	if strings.Contains(dsn, "binary_parameters") {
 		return dsn
 	}
+	return withParam(dsn, "binary_parameters", "yes")
+}
+
+// withParam sets a connection parameter in dsn, a postgres:// URL or a
+// key=value string.
+func withParam(dsn, key, value string) string {
 	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
 		u, err := url.Parse(dsn)
 		if err != nil {
 			return dsn
 		}
 		q := u.Query()
-		q.Set("binary_parameters", "yes")
+		q.Set(key, value)
 		u.RawQuery = q.Encode()
 		return u.String()
 	}
-	return dsn + " binary_parameters=yes"
+	return dsn + " " + key + "=" + value
 }
 
 type unitKey struct{}
