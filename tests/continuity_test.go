@@ -465,6 +465,10 @@ func TestYearClosedOutsideKontera(t *testing.T) {
 		AND description LIKE '%öppnades igen%'`, b.company); n != 1 {
 		t.Fatalf("%d audit rows of the re-open", n)
 	}
+	// An opening balance is not corrected by storno and replacement (the
+	// replacement would count as turnover): reverse it and set it again.
+	b.action(ib, "correct", map[string]any{"lines": []map[string]any{{"account_number": "1930", "debit_amount": 1},
+		{"account_number": "2081", "credit_amount": 1}}}).errorCode(t, 409, "JOURNAL_RATTELSE_REFUSED")
 	// Now the opening balance is replaced: the storno counts as opening,
 	// so the year opens with the new figure alone.
 	st := b.action(ib, "reverse", map[string]any{"reversal_date": b.day("03-01")}).status(t, 200)
