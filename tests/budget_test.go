@@ -1,7 +1,9 @@
 package tests
 
 import (
+	"fmt"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -36,8 +38,14 @@ func TestStatementBudgets(t *testing.T) {
 		do()
 		n := counter.N() - before
 		t.Logf("%-22s %3d statements", name, n)
+		sent := ""
+		for i, q := range counter.Sent(before) {
+			sent += fmt.Sprintf("\n  %2d %s", i+1, strings.Join(strings.Fields(q), " "))
+		}
 		if n > budgets[name] {
-			t.Errorf("%s took %d statements, its budget is %d", name, n, budgets[name])
+			t.Errorf("%s took %d statements, its budget is %d:%s", name, n, budgets[name], sent)
+		} else if testing.Verbose() {
+			t.Log(sent)
 		}
 		return n
 	}

@@ -43,6 +43,9 @@ type Options struct {
 	Port int
 	// Throwaway trades durability for speed (fsync off): for test clusters.
 	Throwaway bool
+	// Durable keeps fsync on in a throwaway cluster: a benchmark measures
+	// the disk as production has it.
+	Durable bool
 	// Install lets Start install Debian's postgresql with apt-get when the
 	// binaries are missing and we are root.
 	Install bool
@@ -101,7 +104,7 @@ func Start(dir string, o Options) (*Cluster, error) {
 		return c, nil
 	}
 	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses=''", dir, o.Port)
-	if o.Throwaway {
+	if o.Throwaway && !o.Durable {
 		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 	}
 	if err := c.run(c.as, filepath.Join(bin, "pg_ctl"), "-D", data, "-w", "-t", "60", "-l", filepath.Join(dir, "server.log"), "-o", opts, "start"); err != nil {

@@ -17,10 +17,32 @@ import (
 // Counter counts the statements a database handle sends: every query,
 // exec, BEGIN, COMMIT and ROLLBACK is one round trip to the server. It is
 // deterministic, so a test can hold an operation to a statement budget.
-type Counter struct{ n atomic.Int64 }
+type Counter struct {
+	n    atomic.Int64
+	mu   sync.Mutex
+	sent []string
+}
 
 // N is the number of statements counted so far.
 func (c *Counter) N() int64 { return c.n.Load() }
+
+// Sent answers the statements counted from the n-th on, so a budget that
+// fails can say what was sent.
+func (c *Counter) Sent(n int64) []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if n >= int64(len(c.sent)) {
+		return nil
+	}
+	return append([]string(nil), c.sent[n:]...)
+}
+
+func (c *Counter) add(q string) {
+	c.mu.Lock()
+	c.sent = append(c.sent, q)
+	c.n.Add(1)
+	c.mu.Unlock()
+}
 
 var registerCounting sync.Once
 
@@ -65,22 +87,22 @@ type countingConn struct {
 }
 
 func (cc *countingConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
-	cc.c.n.Add(1)
+	cc.c.add(q)
 	return cc.Conn.(driver.ExecerContext).ExecContext(ctx, q, args)
 }
 
 func (cc *countingConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
-	cc.c.n.Add(1)
+	cc.c.add(q)
 	return cc.Conn.(driver.QueryerContext).QueryContext(ctx, q, args)
 }
 
 func (cc *countingConn) Prepare(q string) (driver.Stmt, error) {
-	cc.c.n.Add(1)
+	cc.c.add("PREPARE " + q)
 	return cc.Conn.Prepare(q)
 }
 
 func (cc *countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	cc.c.n.Add(1)
+	cc.c.add("BEGIN")
 	tx, err := cc.Conn.(driver.ConnBeginTx).BeginTx(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -120,11 +142,11 @@ type countingTx struct {
 }
 
 func (t countingTx) Commit() error {
-	t.c.n.Add(1)
+	t.c.add("COMMIT")
 	return t.Tx.Commit()
 }
 
 func (t countingTx) Rollback() error {
-	t.c.n.Add(1)
+	t.c.add("ROLLBACK")
 	return t.Tx.Rollback()
 }

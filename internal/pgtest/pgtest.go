@@ -47,7 +47,8 @@ func run(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		c, err := localpg.Start(dir, localpg.Options{Throwaway: true, Install: true})
+		c, err := localpg.Start(dir, localpg.Options{Throwaway: true, Install: true,
+			Durable: os.Getenv("KONTERA_BENCH") != ""})
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest:", err)
 			os.RemoveAll(dir)

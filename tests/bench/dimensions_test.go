@@ -47,9 +47,9 @@ func TestBenchDimensions(t *testing.T) {
 	for _, clients := range []int{1, 8} {
 		var plain, tagged []float64
 		for range rounds {
-			r, _ := rate(clients, post(map[string]string{}))
+			r, _, _ := rate(clients, post(map[string]string{}))
 			plain = append(plain, r)
-			r, _ = rate(clients, post(map[string]string{"6": "P4711"}))
+			r, _, _ = rate(clients, post(map[string]string{"6": "P4711"}))
 			tagged = append(tagged, r)
 		}
 		slices.Sort(plain)

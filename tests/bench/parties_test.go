@@ -67,9 +67,9 @@ func TestBenchParties(t *testing.T) {
 		var rs, rr []float64
 		var ps []time.Duration
 		for range rounds {
-			r, p50 := rate(clients, single)
+			r, p50, _ := rate(clients, single)
 			rs, ps = append(rs, r), append(ps, p50)
-			r, _ = rate(clients, raw)
+			r, _, _ = rate(clients, raw)
 			rr = append(rr, r)
 		}
 		slices.Sort(rs)
