@@ -236,7 +236,7 @@ func TestInFlightKeyAnswersConflict(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer tx.Rollback()
-	if ok, err := idempotency.Lock(t.Context(), tx, k.ID, uuid.MustParse(key)); err != nil || !ok {
+	if ok, _, err := idempotency.Claim(t.Context(), tx, k.ID, uuid.MustParse(key)); err != nil || !ok {
 		t.Fatalf("lock: %v %v", ok, err)
 	}
 	r := e.post("/api/v1/companies/"+company.String()+"/members", owner, map[string]any{"email": "x@example.se", "role": "member"}, "Idempotency-Key", key)

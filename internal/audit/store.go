@@ -19,20 +19,20 @@ type Store struct{ db *store.DB }
 // NewStore returns the audit store on db.
 func NewStore(db *store.DB) *Store { return &Store{db: db} }
 
-// Record writes c in the transaction of ctx, with the actor of ctx.
+// Record writes c in the transaction of ctx, with the actor of ctx: at
+// the unit of work's end, with its other append-only rows (store.Append).
 func (s *Store) Record(ctx context.Context, c Change) error {
 	a := ActorFrom(ctx)
 	var rid *string
 	if a.RequestID != "" {
 		rid = &a.RequestID
 	}
-	_, err := s.db.Q(ctx).ExecContext(ctx, `
-		INSERT INTO audit_entries (company_id, action, table_name, record_id, actor_type, actor_id, actor_label,
-			user_id, request_id, description, old_state, new_state, changed_fields, actor_email)
-		VALUES ($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8, $9, NULLIF($10, ''), $11, $12, $13, NULLIF($14, ''))`,
-		c.CompanyID, c.Action, c.Table, c.RecordID, a.Type, a.ID, a.Label, a.UserID, rid, c.Description,
-		nullJSON(c.Old), nullJSON(c.New), pq.StringArray(ChangedFields(c.Old, c.New)), a.Email)
-	return err
+	return s.db.Append(ctx, store.Append{
+		Into: `audit_entries (company_id, action, table_name, record_id, actor_type, actor_id, actor_label,
+			user_id, request_id, description, old_state, new_state, changed_fields, actor_email)`,
+		Values: `($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8, $9, NULLIF($10, ''), $11::jsonb, $12::jsonb, $13::text[], NULLIF($14, ''))`,
+		Args: []any{c.CompanyID, c.Action, c.Table, c.RecordID, a.Type, a.ID, a.Label, a.UserID, rid, c.Description,
+			nullJSON(c.Old), nullJSON(c.New), pq.StringArray(ChangedFields(c.Old, c.New)), a.Email}})
 }
 
 // nullJSON passes a snapshot as text: with binary parameters on, []byte

@@ -143,7 +143,7 @@ func (s *Store) change(ctx context.Context, company uuid.UUID, p Period, set str
 	if err := s.record(ctx, company, action, desc, &p, &out); err != nil {
 		return out, err
 	}
-	_, err = outbox.Emit(ctx, s.db.Q(ctx), company, event, eventPayload(out))
+	_, err = outbox.Emit(ctx, s.db, company, event, eventPayload(out))
 	return out, err
 }
 

@@ -40,9 +40,11 @@ func (s *Server) beforeWork(next echo.HandlerFunc) echo.HandlerFunc {
 //
 // With an Idempotency-Key, a transaction-scoped advisory lock on the key
 // makes a concurrent duplicate a 409 CONFLICT; a finished duplicate replays
-// the stored response. Outcomes below 500 are stored (a 4xx leaves the
-// books untouched by rolling back to a savepoint first); a 5xx is not, so
-// the retry can succeed. Dry runs are never stored.
+// the stored response. Outcomes below 500 are stored: a success with its
+// transaction, in the one statement of append-only rows before COMMIT; a
+// 4xx after the whole transaction rolled back, so the books stay as they
+// were without a savepoint on every write. A 5xx is not stored, so the
+// retry can succeed. Dry runs are never stored.
 func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		op := operationOf(c)
@@ -78,7 +80,7 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 
 		var hash []byte
 		if idemKey != nil {
-			locked, err := idempotency.Lock(ctx, tx, key.ID, *idemKey)
+			locked, rec, err := idempotency.Claim(ctx, tx, key.ID, *idemKey)
 			if err != nil {
 				return err
 			}
@@ -88,10 +90,6 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			raw, _ := c.Get(rawBodyKey).([]byte)
 			hash = idempotency.Hash(req.Method, req.URL.Path, req.URL.Query(), raw, dry)
-			rec, err := idempotency.Find(ctx, tx, key.ID, *idemKey)
-			if err != nil {
-				return err
-			}
 			switch idempotency.Decide(rec, hash) {
 			case idempotency.Replay:
 				h := c.Response().Header()
@@ -103,15 +101,13 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 				return apierr.New(apierr.IdempotencyKeyReuse, map[string]any{"key": idemKey.String()})
 			}
 		}
-		if _, err := tx.ExecContext(ctx, "SAVEPOINT handler"); err != nil {
-			return err
-		}
 
 		res := c.Response()
 		rec := &recorder{header: http.Header{}}
 		orig := res.Writer
 		res.Writer = rec
-		c.SetRequest(req.WithContext(store.WithUnit(ctx, &store.Unit{Tx: tx, DryRun: dry})))
+		unit := &store.Unit{Tx: tx, DryRun: dry}
+		c.SetRequest(req.WithContext(store.WithUnit(ctx, unit)))
 		func() {
 			defer func() { res.Writer = orig }()
 			if herr := next(c); herr != nil {
@@ -123,18 +119,30 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 		if status == 0 {
 			status = http.StatusNoContent // the handler wrote nothing
 		}
-		commit := !dry && status < 500
-		if commit && status >= 400 {
-			_, err = tx.ExecContext(ctx, "ROLLBACK TO SAVEPOINT handler")
-		}
-		if commit && err == nil && idemKey != nil {
-			err = idempotency.Save(ctx, tx, key.ID, *idemKey, idempotency.Record{
-				Hash: hash, Status: status, ContentType: rec.header.Get(echo.HeaderContentType), Body: rec.body.Bytes()})
-		}
-		if commit && err == nil {
-			err = tx.Commit()
-		} else if err == nil {
+		record := idempotency.Record{Hash: hash, Status: status, ContentType: rec.header.Get(echo.HeaderContentType), Body: rec.body.Bytes()}
+		switch {
+		case dry && status < 400:
+			// A dry run writes its waiting rows too, so it fails where
+			// the write would, and then leaves nothing.
+			if err = unit.Flush(ctx); err == nil {
+				err = tx.Rollback()
+			}
+		case dry || status >= 500:
 			err = tx.Rollback()
+		case status >= 400:
+			// A refusal leaves the books as they were: the whole
+			// transaction goes, and its outcome is stored on its own.
+			err = tx.Rollback()
+			if err == nil && idemKey != nil {
+				err = idempotency.Save(ctx, s.db, key.ID, *idemKey, record)
+			}
+		default:
+			if idemKey != nil {
+				err = idempotency.Save(store.WithUnit(ctx, unit), s.db, key.ID, *idemKey, record)
+			}
+			if err == nil {
+				err = unit.Commit(ctx)
+			}
 		}
 		done = true
 		if err != nil {

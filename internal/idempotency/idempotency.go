@@ -1,9 +1,10 @@
 // Package idempotency keeps the outcomes of writes sent with an
 // Idempotency-Key, so a retried write returns the first outcome instead of
 // acting twice. A record is written in the transaction of the write it
-// describes, and a transaction-scoped advisory lock on the key turns a
-// second, concurrent request with the same key into a 409 CONFLICT rather
-// than a second effect.
+// describes (a 4xx's after that transaction rolled back), and a
+// transaction-scoped advisory lock on the key turns a second, concurrent
+// request with the same key into a 409 CONFLICT rather than a second
+// effect.
 package idempotency
 
 import (
@@ -94,41 +95,44 @@ func canonical(body []byte) []byte {
 	return out
 }
 
-// Lock takes the key's transaction-scoped advisory lock without waiting;
-// false means another request holds the key right now.
-func Lock(ctx context.Context, q store.Querier, apiKey, key uuid.UUID) (bool, error) {
-	var ok bool
-	err := q.GetContext(ctx, &ok, `SELECT pg_try_advisory_xact_lock(hashtextextended($1::text || $2::text, 7201))`, apiKey, key)
-	return ok, err
+// Claim takes the key's transaction-scoped advisory lock without waiting
+// and answers the key's live record (nil when none), in one round trip;
+// locked false means another request holds the key right now. The record
+// is read after the lock is taken (see idempotency_claim), so a request
+// that held the key before is seen with its outcome.
+func Claim(ctx context.Context, q store.Querier, apiKey, key uuid.UUID) (locked bool, rec *Record, err error) {
+	var row struct {
+		Locked      bool       `db:"locked"`
+		Hash        []byte     `db:"request_hash"`
+		Status      *int       `db:"status"`
+		ContentType *string    `db:"content_type"`
+		Body        []byte     `db:"body"`
+		CreatedAt   *time.Time `db:"created_at"`
+	}
+	err = q.GetContext(ctx, &row, `SELECT locked, request_hash, status, content_type, body, created_at
+		FROM idempotency_claim($1, $2, $3::interval)`, apiKey, key, TTL.String())
+	if err != nil || !row.Locked || row.Status == nil {
+		return row.Locked, nil, err
+	}
+	return true, &Record{Hash: row.Hash, Status: *row.Status, ContentType: *row.ContentType, Body: row.Body,
+		CreatedAt: *row.CreatedAt}, nil
 }
 
-// Find returns the live record of (apiKey, key), or nil.
-func Find(ctx context.Context, q store.Querier, apiKey, key uuid.UUID) (*Record, error) {
-	var r Record
-	err := q.GetContext(ctx, &r, `
-		SELECT request_hash, status, content_type, body, created_at FROM idempotency_keys
-		WHERE api_key_id = $1 AND key = $2 AND created_at > now() - $3::interval`, apiKey, key, TTL.String())
-	if store.NotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &r, nil
-}
-
-// Save stores the outcome of (apiKey, key), replacing an expired record.
-func Save(ctx context.Context, q store.Querier, apiKey, key uuid.UUID, r Record) error {
+// Save stores the outcome of (apiKey, key) with the unit of work in ctx
+// (at its end, with its other append-only rows), or at once without one.
+// It replaces an expired record but never a live one: a request that ran
+// while this one's 4xx was being stored keeps its outcome.
+func Save(ctx context.Context, db *store.DB, apiKey, key uuid.UUID, r Record) error {
 	if r.Body == nil {
 		r.Body = []byte{} // a 204 has no body, which is not NULL
 	}
-	_, err := q.ExecContext(ctx, `
-		INSERT INTO idempotency_keys (api_key_id, key, request_hash, status, content_type, body)
-		VALUES ($1, $2, $3, $4, $5, $6)
-		ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status,
-			content_type = EXCLUDED.content_type, body = EXCLUDED.body, created_at = now()`,
-		apiKey, key, r.Hash, r.Status, r.ContentType, r.Body)
-	return err
+	return db.Append(ctx, store.Append{
+		Into:   "idempotency_keys (api_key_id, key, request_hash, status, content_type, body)",
+		Values: "($1, $2, $3, $4, $5, $6)",
+		Suffix: `ON CONFLICT (api_key_id, key) DO UPDATE SET request_hash = EXCLUDED.request_hash, status = EXCLUDED.status,
+			content_type = EXCLUDED.content_type, body = EXCLUDED.body, created_at = now()
+			WHERE idempotency_keys.created_at <= now() - '` + TTL.String() + `'::interval`,
+		Args: []any{apiKey, key, r.Hash, r.Status, r.ContentType, r.Body}})
 }
 
 // Purge deletes expired records.

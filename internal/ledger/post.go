@@ -161,7 +161,7 @@ func (s *Store) commit(ctx context.Context, company uuid.UUID, e *Entry, old *En
 	if err := s.record(ctx, company, audit.Commit, "Verifikation "+e.Voucher()+" bokförd", old, e); err != nil {
 		return err
 	}
-	_, err := outbox.Emit(ctx, s.db.Q(ctx), company, EventCommitted, Snapshot(*e))
+	_, err := outbox.Emit(ctx, s.db, company, EventCommitted, Snapshot(*e))
 	return err
 }
 

@@ -184,7 +184,7 @@ func (s *Store) announceRattelse(ctx context.Context, company uuid.UUID, old, e 
 	if err := s.record(ctx, company, audit.Correct, "Verifikation "+e.Voucher()+" rättades (rättelse)", old, e); err != nil {
 		return err
 	}
-	_, err := outbox.Emit(ctx, s.db.Q(ctx), company, EventCorrected, map[string]any{
+	_, err := outbox.Emit(ctx, s.db, company, EventCorrected, map[string]any{
 		"original": Snapshot(*old), "corrected": Snapshot(*e), "rattelse_id": log.ID})
 	return err
 }

@@ -117,7 +117,7 @@ func (s *Store) Reverse(ctx context.Context, company, id uuid.UUID, day time.Tim
 		return Reversal{Original: orig}, err
 	}
 	r := Reversal{Original: orig, Storno: st}
-	_, err = outbox.Emit(ctx, s.db.Q(ctx), company, EventReversed, map[string]any{
+	_, err = outbox.Emit(ctx, s.db, company, EventReversed, map[string]any{
 		"original": Snapshot(orig), "reversal": Snapshot(st)})
 	return r, err
 }
@@ -184,7 +184,7 @@ func (s *Store) replace(ctx context.Context, company uuid.UUID, orig *Entry, dep
 		return r, err
 	}
 	r.Replacement = &e
-	_, err = outbox.Emit(ctx, s.db.Q(ctx), company, EventCorrected, map[string]any{
+	_, err = outbox.Emit(ctx, s.db, company, EventCorrected, map[string]any{
 		"original": Snapshot(r.Original), "reversal": Snapshot(st), "corrected": Snapshot(e)})
 	return r, err
 }

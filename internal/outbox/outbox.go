@@ -17,17 +17,18 @@ import (
 )
 
 // Emit records an event of type typ for company with payload (marshalled
-// to JSON) in the transaction of ctx.
-func Emit(ctx context.Context, q store.Querier, company uuid.UUID, typ string, payload any) (uuid.UUID, error) {
+// to JSON) in the transaction of ctx, at the unit of work's end with its
+// other append-only rows (store.Append).
+func Emit(ctx context.Context, db *store.DB, company uuid.UUID, typ string, payload any) (uuid.UUID, error) {
 	body, err := json.Marshal(payload)
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("outbox: %s payload: %w", typ, err)
 	}
-	var id uuid.UUID
-	err = q.QueryRowxContext(ctx, `
-		INSERT INTO events (company_id, type, payload, api_version) VALUES ($1, $2, $3, $4) RETURNING id`,
-		company, typ, string(body), openapi.APIVersion).Scan(&id)
-	return id, err
+	id := uuid.New()
+	return id, db.Append(ctx, store.Append{
+		Into:   "events (company_id, id, type, payload, api_version)",
+		Values: "($1, $2, $3, $4::jsonb, $5)",
+		Args:   []any{company, id, typ, string(body), openapi.APIVersion}})
 }
 
 // Event is a row of the outbox.

@@ -32,7 +32,7 @@ func TestEmitJoinsTheTransaction(t *testing.T) {
 	c := company(t, d)
 	rollback := errors.New("rolled back")
 	err := d.InTx(ctx, func(ctx context.Context) error {
-		if _, err := outbox.Emit(ctx, d.Q(ctx), c, "customer.created", map[string]any{"id": "1"}); err != nil {
+		if _, err := outbox.Emit(ctx, d, c, "customer.created", map[string]any{"id": "1"}); err != nil {
 			return err
 		}
 		return rollback
@@ -44,7 +44,7 @@ func TestEmitJoinsTheTransaction(t *testing.T) {
 		t.Fatalf("a rolled-back event survived: %v", ev)
 	}
 	err = d.InTx(ctx, func(ctx context.Context) error {
-		_, err := outbox.Emit(ctx, d.Q(ctx), c, "customer.created", map[string]any{"id": "2", "name": "Åsa"})
+		_, err := outbox.Emit(ctx, d, c, "customer.created", map[string]any{"id": "2", "name": "Åsa"})
 		return err
 	})
 	if err != nil {

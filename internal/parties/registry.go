@@ -148,7 +148,7 @@ func (r *Registry) insertCustomer(ctx context.Context, d draft) (Customer, error
 	if err != nil {
 		return c, err
 	}
-	_, err = outbox.Emit(ctx, r.store.db.Q(ctx), c.CompanyID, "customer.created", map[string]any{"customer": customerView(c)})
+	_, err = outbox.Emit(ctx, r.store.db, c.CompanyID, "customer.created", map[string]any{"customer": customerView(c)})
 	return c, err
 }
 

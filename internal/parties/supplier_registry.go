@@ -40,7 +40,7 @@ func (r *Registry) CreateSupplier(ctx context.Context, company uuid.UUID, ch Sup
 	if s, err = r.store.InsertSupplier(ctx, s); err != nil {
 		return s, err
 	}
-	_, err = outbox.Emit(ctx, r.store.db.Q(ctx), company, "supplier.created", map[string]any{"supplier": supplierView(s)})
+	_, err = outbox.Emit(ctx, r.store.db, company, "supplier.created", map[string]any{"supplier": supplierView(s)})
 	return s, err
 }
 

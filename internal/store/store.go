@@ -98,6 +98,7 @@ type unitKey struct{}
 type Unit struct {
 	Tx     *sqlx.Tx
 	DryRun bool
+	tail   []Append // rows written at the end (see Append)
 }
 
 // WithUnit returns ctx carrying u; Q then answers u's transaction.
@@ -136,11 +137,16 @@ func (db *DB) InTx(ctx context.Context, fn func(ctx context.Context) error) erro
 	if err != nil {
 		return err
 	}
-	if err := fn(WithUnit(ctx, &Unit{Tx: tx})); err != nil {
+	u := &Unit{Tx: tx}
+	if err := fn(WithUnit(ctx, u)); err != nil {
 		_ = tx.Rollback()
 		return err
 	}
-	return tx.Commit()
+	if err := u.Commit(ctx); err != nil {
+		_ = tx.Rollback()
+		return err
+	}
+	return nil
 }
 
 // Privileged says why the role db connects as could reach past the
@@ -180,9 +186,17 @@ func (db *DB) Attempt(ctx context.Context, fn func(ctx context.Context) error) e
 	if _, err := q.ExecContext(ctx, "SAVEPOINT attempt"); err != nil {
 		return err
 	}
+	u := UnitFrom(ctx)
+	waiting := 0
+	if u != nil {
+		waiting = len(u.tail)
+	}
 	if err := fn(ctx); err != nil {
 		if _, rerr := q.ExecContext(ctx, "ROLLBACK TO SAVEPOINT attempt"); rerr != nil {
 			return rerr
+		}
+		if u != nil {
+			u.tail = u.tail[:waiting] // the failed item's audit rows and events go with it
 		}
 		return err
 	}

@@ -1,0 +1,105 @@
+package store
+
+import (
+	"context"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Append is a row for an append-only table (the audit trail, the outbox,
+// the idempotency records) that nothing in the request reads back. In a
+// unit of work it waits for the unit's end, where every waiting row goes
+// to the database in one statement just before COMMIT: a request pays one
+// round trip for its audit rows, events and idempotency record together,
+// and the rows a write locks are held that much shorter.
+type Append struct {
+	// Into is the table and its columns: "events (company_id, type)".
+	Into string
+	// Values is the row with placeholders $1…$n for Args, as in a
+	// single-row INSERT: "($1, NULLIF($2, ''))".
+	Values string
+	// Suffix follows the VALUES list: an ON CONFLICT clause, or "".
+	Suffix string
+	Args   []any
+}
+
+// Append writes a now, or, in a unit of work, at the unit's end.
+func (db *DB) Append(ctx context.Context, a Append) error {
+	if u := UnitFrom(ctx); u != nil {
+		u.tail = append(u.tail, a)
+		return nil
+	}
+	q, args := appendSQL([]Append{a})
+	_, err := db.ExecContext(ctx, q, args...)
+	return err
+}
+
+// Flush writes the rows waiting in u in one statement.
+func (u *Unit) Flush(ctx context.Context) error {
+	if len(u.tail) == 0 {
+		return nil
+	}
+	q, args := appendSQL(u.tail)
+	u.tail = nil
+	_, err := u.Tx.ExecContext(ctx, q, args...)
+	return err
+}
+
+// Commit flushes the waiting rows and commits the unit's transaction.
+func (u *Unit) Commit(ctx context.Context) error {
+	if err := u.Flush(ctx); err != nil {
+		return err
+	}
+	return u.Tx.Commit()
+}
+
+var placeholder = regexp.MustCompile(`\$(\d+)`)
+
+// appendSQL builds one statement for rows: one multi-row INSERT per table
+// and suffix, in the order each first appears (rows keep their order, so
+// clock_timestamp() defaults still rise row by row), chained as
+// data-modifying CTEs.
+func appendSQL(rows []Append) (string, []any) {
+	type group struct {
+		head   string
+		values []string
+	}
+	var order []string
+	groups := map[string]*group{}
+	var args []any
+	for _, r := range rows {
+		k := r.Into + "\x00" + r.Suffix
+		g := groups[k]
+		if g == nil {
+			g = &group{head: r.Into}
+			groups[k] = g
+			order = append(order, k)
+		}
+		base := len(args)
+		g.values = append(g.values, placeholder.ReplaceAllStringFunc(r.Values, func(p string) string {
+			n, _ := strconv.Atoi(p[1:])
+			return "$" + strconv.Itoa(base+n)
+		}))
+		args = append(args, r.Args...)
+	}
+	var b strings.Builder
+	for i, k := range order {
+		g := groups[k]
+		stmt := "INSERT INTO " + g.head + " VALUES " + strings.Join(g.values, ", ")
+		if s := k[strings.IndexByte(k, 0)+1:]; s != "" {
+			stmt += " " + s
+		}
+		switch {
+		case i == len(order)-1 && i == 0:
+			b.WriteString(stmt)
+		case i == len(order)-1:
+			b.WriteString(" " + stmt)
+		case i == 0:
+			b.WriteString("WITH w0 AS (" + stmt + ")")
+		default:
+			b.WriteString(", w" + strconv.Itoa(i) + " AS (" + stmt + ")")
+		}
+	}
+	return b.String(), args
+}
