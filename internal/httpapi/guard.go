@@ -43,12 +43,14 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Set(opKey, op)
 		var key *auth.Key
+		var found *auth.Found
 		if !op.Public {
 			var err error
-			if key, err = s.authenticate(c); err != nil {
+			if found, err = s.authenticate(c, op); err != nil {
 				return err
 			}
-			if err := s.takeRate(c, key); err != nil {
+			key = found.Key
+			if err := s.takeRate(c, found.Bucket); err != nil {
 				return err
 			}
 			if err := key.RequireScopes(op.Scopes); err != nil {
@@ -68,7 +70,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 		var access *auth.Access
 		if op.CompanyScoped() && key != nil {
 			var err error
-			if access, err = s.reach(c, key); err != nil {
+			if access, err = s.reach(c, found.Access); err != nil {
 				return err
 			}
 		}
@@ -87,7 +89,9 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-func (s *Server) authenticate(c echo.Context) (*auth.Key, error) {
+// authenticate finds the request's key and, in the same round trip, what
+// it may do in the path's company and its rate-limit bucket.
+func (s *Server) authenticate(c echo.Context, op *openapi.Operation) (*auth.Found, error) {
 	token := auth.ParseBearer(c.Request().Header.Get(echo.HeaderAuthorization))
 	if token == "" {
 		return nil, apierr.New(apierr.Unauthorized, map[string]any{"reason": "missing or malformed Authorization: Bearer header"})
@@ -100,7 +104,13 @@ func (s *Server) authenticate(c echo.Context) (*auth.Key, error) {
 	if wait := s.failures.Blocked(client); wait > 0 {
 		return nil, s.authThrottled(wait)
 	}
-	key, err := s.auth.Authenticate(c.Request().Context(), token)
+	var company *uuid.UUID
+	if op.CompanyScoped() {
+		if id, err := uuid.Parse(c.Param("companyId")); err == nil {
+			company = &id
+		}
+	}
+	found, err := s.auth.Lookup(c.Request().Context(), token, company, s.limiter.PerMinute())
 	if errors.Is(err, auth.ErrNoKey) {
 		wait, ferr := s.failures.Failed(c.Request().Context(), client)
 		if ferr != nil {
@@ -114,6 +124,7 @@ func (s *Server) authenticate(c echo.Context) (*auth.Key, error) {
 	if err != nil {
 		return nil, err
 	}
+	key := found.Key
 	if key.Mode == auth.Test {
 		c.Response().Header().Set("X-Kontera-Mode", "test")
 	}
@@ -123,7 +134,7 @@ func (s *Server) authenticate(c echo.Context) (*auth.Key, error) {
 		return audit.WithActor(ctx, audit.Actor{Type: "api_key", ID: &key.ID, Label: key.Label(), UserID: &key.UserID,
 			Email: key.UserEmail, RequestID: rid})
 	})
-	return key, nil
+	return found, nil
 }
 
 // authThrottled is the 429 of an address with too many failed
@@ -147,14 +158,12 @@ func clientAddress(r *http.Request) string {
 	return host
 }
 
-func (s *Server) takeRate(c echo.Context, key *auth.Key) error {
-	if !s.limiter.Enabled() {
+// takeRate answers what the key's bucket says (nil: limiting is off).
+func (s *Server) takeRate(c echo.Context, b *auth.Bucket) error {
+	if b == nil {
 		return nil
 	}
-	r, err := s.limiter.Take(c.Request().Context(), key.ID)
-	if err != nil {
-		return err
-	}
+	r := s.limiter.Result(b.Tokens, b.Allowed, b.At)
 	h := c.Response().Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(r.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(r.Remaining))
@@ -189,19 +198,12 @@ func (s *Server) readBody(c echo.Context) error {
 	return nil
 }
 
-// reach resolves the company of the path: a company the key does not
-// reach answers 404, exactly like one that does not exist.
-func (s *Server) reach(c echo.Context, key *auth.Key) (*auth.Access, error) {
-	id, err := uuid.Parse(c.Param("companyId"))
-	if err != nil {
-		return nil, apierr.New(apierr.NotFound, map[string]any{"company_id": c.Param("companyId")})
-	}
-	access, err := s.auth.Access(c.Request().Context(), key, id)
-	if err != nil {
-		return nil, err
-	}
+// reach takes the company of the path as the key lookup found it: a
+// company the key does not reach answers 404, exactly like one that does
+// not exist.
+func (s *Server) reach(c echo.Context, access *auth.Access) (*auth.Access, error) {
 	if access == nil {
-		return nil, apierr.New(apierr.NotFound, map[string]any{"company_id": id})
+		return nil, apierr.New(apierr.NotFound, map[string]any{"company_id": c.Param("companyId")})
 	}
 	setContext(c, func(ctx context.Context) context.Context { return auth.WithAccess(ctx, access) })
 	return access, nil

@@ -143,7 +143,7 @@ func New(cfg Config) (*Server, error) {
 	cursors := cursor.New(cfg.Secret)
 	s := &Server{
 		echo: echo.New(), contract: contract, db: cfg.DB, auth: keys,
-		limiter: ratelimit.New(cfg.DB, cfg.RateLimitPerMinute), log: cfg.Log, base: cfg.BaseURL,
+		limiter: ratelimit.New(cfg.RateLimitPerMinute), log: cfg.Log, base: cfg.BaseURL,
 		failures:  ratelimit.NewFailures(cfg.DB, ratelimit.DefaultFailuresPerMinute),
 		bodyLimit: 1 << 20,
 	}

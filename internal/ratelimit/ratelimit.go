@@ -9,23 +9,23 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/kontera/kontera/internal/store"
 )
 
 // DefaultPerMinute is the spec's limit: 100 requests per minute per key.
 const DefaultPerMinute = 100
 
-// Limiter takes requests from per-key buckets.
+// Limiter decides on requests from per-key buckets. The bucket itself is
+// taken by ratelimit_take (migration 00012), which the key lookup calls in
+// its own query (auth.Store.Lookup): limiting a request costs no round
+// trip of its own.
 type Limiter struct {
-	db        *store.DB
 	perMinute int
 }
 
 // New returns a limiter allowing perMinute requests per key and minute;
 // perMinute 0 turns limiting off.
-func New(db *store.DB, perMinute int) *Limiter { return &Limiter{db: db, perMinute: perMinute} }
+func New(perMinute int) *Limiter { return &Limiter{perMinute: perMinute} }
 
 // Result is the state of a key's bucket after a request took from it.
 type Result struct {
@@ -36,24 +36,14 @@ type Result struct {
 	RetryAfter time.Duration // until a token is back, at least one second
 }
 
-// Enabled reports whether the limiter limits anything.
-func (l *Limiter) Enabled() bool { return l.perMinute > 0 }
+// PerMinute is the limit of every key's bucket; 0 when limiting is off.
+func (l *Limiter) PerMinute() int { return l.perMinute }
 
-// Take takes a token of key's bucket and says whether there was one. One
-// statement; times come from the database clock, the one clock all
-// replicas share.
-func (l *Limiter) Take(ctx context.Context, key uuid.UUID) (Result, error) {
-	var row struct {
-		Tokens  float64   `db:"tokens"`
-		Allowed bool      `db:"last_allowed"`
-		Now     time.Time `db:"updated_at"`
-	}
-	err := l.db.Q(ctx).GetContext(ctx, &row, `SELECT tokens, last_allowed, updated_at FROM ratelimit_take($1, $2)`,
-		key, l.perMinute)
-	if err != nil {
-		return Result{}, err
-	}
-	return decide(row.Tokens, row.Allowed, l.perMinute, row.Now), nil
+// Result says what a bucket holding tokens after a request took from it
+// (allowed says whether there was a token) at the database's time now
+// means for the request.
+func (l *Limiter) Result(tokens float64, allowed bool, now time.Time) Result {
+	return decide(tokens, allowed, l.perMinute, now)
 }
 
 // decide says what a bucket holding tokens after the request (allowed or
