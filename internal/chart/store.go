@@ -185,6 +185,24 @@ func (s *Store) Ensure(ctx context.Context, company uuid.UUID, numbers []string)
 	for _, a := range have {
 		byNumber[a.Number] = a
 	}
+	return s.ensure(ctx, company, numbers, byNumber)
+}
+
+// EnsureKnown is Ensure for a caller that read the chart's state of
+// numbers already, in a query of its own: which of them the chart has
+// active and which deactivated.
+func (s *Store) EnsureKnown(ctx context.Context, company uuid.UUID, numbers, active, inactive []string) ([]Account, error) {
+	byNumber := make(map[string]Account, len(active)+len(inactive))
+	for _, n := range active {
+		byNumber[n] = Account{Number: n, Active: true}
+	}
+	for _, n := range inactive {
+		byNumber[n] = Account{Number: n}
+	}
+	return s.ensure(ctx, company, numbers, byNumber)
+}
+
+func (s *Store) ensure(ctx context.Context, company uuid.UUID, numbers []string, byNumber map[string]Account) ([]Account, error) {
 	add, unknown, inactive := Missing(numbers, byNumber)
 	if len(unknown) > 0 || len(inactive) > 0 {
 		return nil, apierr.New(apierr.AccountsNotInChart, map[string]any{

@@ -178,24 +178,10 @@ func (s *Store) OrgNumber(ctx context.Context, company uuid.UUID) (*string, erro
 // Ledger returns what the ledger needs of the company: its form, its lock
 // date and its voucher-series defaults.
 func (s *Store) Ledger(ctx context.Context, company uuid.UUID) (ledger.Company, error) {
-	var row struct {
-		Form      string     `db:"entity_type"`
-		Locked    *time.Time `db:"bookkeeping_locked_through"`
-		Series    *string    `db:"default_voucher_series"`
-		PerSource *string    `db:"per_source"`
-		Dims      *bool      `db:"dimensions_enabled"`
-	}
-	err := s.db.Q(ctx).GetContext(ctx, &row, `
-		SELECT c.entity_type, s.bookkeeping_locked_through, s.default_voucher_series,
-			s.default_voucher_series_per_source_type::text AS per_source, s.dimensions_enabled
+	var row ledger.Settings
+	err := s.db.Q(ctx).GetContext(ctx, &row, `SELECT `+ledger.SettingsColumns+`
 		FROM companies c JOIN company_settings s ON s.company_id = c.id WHERE c.id = $1`, company)
-	out := ledger.Company{EntityType: row.Form, LockedThrough: row.Locked, DefaultSeries: row.Series,
-		DimensionsEnabled: row.Dims != nil && *row.Dims}
-	if err == nil && row.PerSource != nil {
-		// A malformed map only loses its defaults; the series falls back to A.
-		_ = json.Unmarshal([]byte(*row.PerSource), &out.SeriesPerSource)
-	}
-	return out, err
+	return row.Company(), err
 }
 
 // InvoiceDefaultDays returns the company's invoice_default_days, nil when

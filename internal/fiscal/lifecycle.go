@@ -83,7 +83,7 @@ func CheckYearEnd(p Period, prev *Period) error {
 // any other change of its state.
 func (s *Store) Hold(ctx context.Context, company, id uuid.UUID) (Period, error) {
 	var p Period
-	err := s.db.Q(ctx).GetContext(ctx, &p, `SELECT `+columns+` FROM fiscal_periods
+	err := s.db.Q(ctx).GetContext(ctx, &p, `SELECT `+Columns+` FROM fiscal_periods
 		WHERE company_id = $1 AND id = $2 FOR UPDATE`, company, id)
 	if store.NotFound(err) {
 		return p, apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": id})
@@ -123,7 +123,7 @@ func (s *Store) Close(ctx context.Context, company uuid.UUID, p Period) (Period,
 func (s *Store) MarkYearEnd(ctx context.Context, company uuid.UUID, p Period, entry *uuid.UUID) (Period, error) {
 	var out Period
 	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE fiscal_periods SET year_end_entry_id = $3,
-		year_end_at = now(), updated_at = now() WHERE company_id = $1 AND id = $2 RETURNING `+columns,
+		year_end_at = now(), updated_at = now() WHERE company_id = $1 AND id = $2 RETURNING `+Columns,
 		company, p.ID, entry)
 	if err != nil {
 		return out, err
@@ -136,7 +136,7 @@ func (s *Store) change(ctx context.Context, company uuid.UUID, p Period, set str
 	event, desc string) (Period, error) {
 	var out Period
 	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE fiscal_periods SET `+set+`, updated_at = now()
-		WHERE company_id = $1 AND id = $2 RETURNING `+columns, company, p.ID)
+		WHERE company_id = $1 AND id = $2 RETURNING `+Columns, company, p.ID)
 	if err != nil {
 		return out, err
 	}

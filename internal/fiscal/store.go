@@ -21,13 +21,16 @@ type Store struct {
 // NewStore returns the fiscal-period store on db.
 func NewStore(db *store.DB, a *audit.Store) *Store { return &Store{db: db, audit: a} }
 
-const columns = `id, name, period_start, period_end, previous_period_id, locked_at, is_closed, closed_at,
+// Columns is the select list of a Period, for the packages that read a
+// period in a query of their own (the ledger reads it with what a posting
+// is checked against, in one round trip).
+const Columns = `id, name, period_start, period_end, previous_period_id, locked_at, is_closed, closed_at,
 	closed_externally, year_end_entry_id, year_end_at, created_at`
 
 // List returns the company's periods, newest first.
 func (s *Store) List(ctx context.Context, company uuid.UUID) ([]Period, error) {
 	out := []Period{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+columns+` FROM fiscal_periods
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+Columns+` FROM fiscal_periods
 		WHERE company_id = $1 ORDER BY period_start DESC`, company)
 	return out, err
 }
@@ -43,7 +46,7 @@ func (s *Store) lockCompany(ctx context.Context, company uuid.UUID) error {
 // when none does.
 func (s *Store) Covering(ctx context.Context, company uuid.UUID, day time.Time) (Period, error) {
 	var p Period
-	err := s.db.Q(ctx).GetContext(ctx, &p, `SELECT `+columns+` FROM fiscal_periods
+	err := s.db.Q(ctx).GetContext(ctx, &p, `SELECT `+Columns+` FROM fiscal_periods
 		WHERE company_id = $1 AND $2 BETWEEN period_start AND period_end`, company, day)
 	if store.NotFound(err) {
 		return Period{}, nil
@@ -55,7 +58,7 @@ func (s *Store) Covering(ctx context.Context, company uuid.UUID, day time.Time) 
 // by that id.
 func (s *Store) Get(ctx context.Context, company, id uuid.UUID) (Period, error) {
 	var p Period
-	err := s.db.Q(ctx).GetContext(ctx, &p, `SELECT `+columns+` FROM fiscal_periods
+	err := s.db.Q(ctx).GetContext(ctx, &p, `SELECT `+Columns+` FROM fiscal_periods
 		WHERE company_id = $1 AND id = $2`, company, id)
 	if store.NotFound(err) {
 		return p, apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": id})
@@ -88,7 +91,7 @@ func (s *Store) Open(ctx context.Context, company uuid.UUID, name string, span S
 	var p Period
 	if err := s.db.Q(ctx).GetContext(ctx, &p, `
 		INSERT INTO fiscal_periods (company_id, name, period_start, period_end, previous_period_id)
-		VALUES ($1, $2, $3, $4, $5) RETURNING `+columns, company, name, span.Start, span.End, prevID); err != nil {
+		VALUES ($1, $2, $3, $4, $5) RETURNING `+Columns, company, name, span.Start, span.End, prevID); err != nil {
 		return p, nil, err
 	}
 	if prev == nil && len(others) > 0 {
@@ -135,7 +138,7 @@ func (s *Store) Update(ctx context.Context, company, id uuid.UUID, patch Patch) 
 	}
 	var out Period
 	if err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE fiscal_periods SET name = $3, period_start = $4,
-		period_end = $5, updated_at = now() WHERE company_id = $1 AND id = $2 RETURNING `+columns,
+		period_end = $5, updated_at = now() WHERE company_id = $1 AND id = $2 RETURNING `+Columns,
 		company, id, next.Name, next.Start, next.End); err != nil {
 		return out, false, err
 	}

@@ -29,7 +29,7 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 	if err := Check(in, engine); err != nil {
 		return fiscal.Period{}, err
 	}
-	b, err := s.books(ctx, company, in.PeriodID)
+	b, err := s.readBooks(ctx, company, in.PeriodID, Accounts(in.Lines))
 	p := b.period
 	if err != nil {
 		if apierr.Is(err, apierr.PeriodNotFound) {
@@ -53,7 +53,7 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 		// must not keep a mistake in the books.
 		return p, nil
 	}
-	if _, err := s.chart.Ensure(ctx, company, Accounts(in.Lines)); err != nil {
+	if _, err := s.chart.EnsureKnown(ctx, company, Accounts(in.Lines), b.active, b.inactive); err != nil {
 		return p, err
 	}
 	if err := s.counterparty(ctx, company, &in.Counterparty); err != nil {
@@ -101,23 +101,6 @@ func (s *Store) checkDimensions(ctx context.Context, company uuid.UUID, c Compan
 		tags[i] = l.Dimensions
 	}
 	return s.CheckDimensions(ctx, company, day, tags)
-}
-
-// books is what decides whether a period takes postings: the period
-// and the company's lock date.
-type books struct {
-	period  fiscal.Period
-	company Company
-}
-
-// books reads the company's period id and its ledger settings.
-func (s *Store) books(ctx context.Context, company, period uuid.UUID) (books, error) {
-	p, err := s.periods.Get(ctx, company, period)
-	if err != nil {
-		return books{period: p}, err
-	}
-	c, err := s.company(ctx, company)
-	return books{period: p, company: c}, err
 }
 
 // CreateDraft stores a new draft (voucher number 0) after the rules of

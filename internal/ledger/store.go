@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -83,35 +85,43 @@ func (s *Store) Get(ctx context.Context, company, id uuid.UUID) (Entry, error) {
 	return s.get(ctx, company, id, false)
 }
 
-// get reads an entry; forUpdate locks it for the rest of the unit of work.
+// get reads an entry with its lines in one round trip; forUpdate locks
+// it for the rest of the unit of work.
 func (s *Store) get(ctx context.Context, company, id uuid.UUID, forUpdate bool) (Entry, error) {
-	var e Entry
 	lock := ""
 	if forUpdate {
-		lock = " FOR UPDATE"
+		lock = " FOR UPDATE OF e"
 	}
-	err := s.db.Q(ctx).GetContext(ctx, &e, `SELECT `+entryColumns+`, `+rattelseCount+` FROM journal_entries e
-		WHERE company_id = $1 AND id = $2`+lock, company, id)
+	var rows []struct {
+		E Entry `db:"e"`
+		L Line  `db:"l"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT `+prefixed("e", entryColumns)+`,
+			(SELECT count(*) FROM journal_rattelser r WHERE r.company_id = e.company_id AND r.journal_entry_id = e.id)
+				AS "e.rattelse_count", `+prefixed("l", lineColumns)+`
+		FROM journal_entries e JOIN journal_lines l ON l.company_id = e.company_id AND l.journal_entry_id = e.id
+		WHERE e.company_id = $1 AND e.id = $2 ORDER BY l.sort_order, l.id`+lock, company, id)
+	if err != nil {
+		return Entry{}, err
+	}
+	if len(rows) > 0 {
+		e := rows[0].E
+		all := make([]Line, len(rows))
+		for i, r := range rows {
+			all[i] = r.L
+		}
+		e.Lines, e.Struck = splitStruck(all)
+		return e, nil
+	}
+	// No row: no such entry, or one without lines.
+	var e Entry
+	err = s.db.Q(ctx).GetContext(ctx, &e, `SELECT `+entryColumns+`, `+rattelseCount+` FROM journal_entries e
+		WHERE company_id = $1 AND id = $2`+strings.TrimSuffix(lock, " OF e"), company, id)
 	if store.NotFound(err) {
 		return e, apierr.New(apierr.JournalEntryNotFound, map[string]any{"journal_entry_id": id})
 	}
-	if err != nil {
-		return e, err
-	}
-	e.Lines, e.Struck, err = s.lines(ctx, company, id)
+	e.Lines, e.Struck = []Line{}, []Line{}
 	return e, err
-}
-
-// lines returns an entry's current lines and those struck by a rättelse,
-// each in order.
-func (s *Store) lines(ctx context.Context, company, entry uuid.UUID) (current, struck []Line, err error) {
-	var all []Line
-	if err := s.db.Q(ctx).SelectContext(ctx, &all, `SELECT `+lineColumns+` FROM journal_lines
-		WHERE company_id = $1 AND journal_entry_id = $2 ORDER BY sort_order, id`, company, entry); err != nil {
-		return nil, nil, err
-	}
-	current, struck = splitStruck(all)
-	return current, struck, nil
 }
 
 // splitStruck parts lines into the current ones and the struck ones.
@@ -127,27 +137,69 @@ func splitStruck(all []Line) (current, struck []Line) {
 	return current, struck
 }
 
-// insertEntry writes a new draft with its lines.
+// insertEntry writes a new draft with its lines, in one statement: the
+// entry, then its lines (the line guard, a volatile function, sees the
+// entry the statement has just written).
 func (s *Store) insertEntry(ctx context.Context, company uuid.UUID, in Input) (Entry, error) {
-	var e Entry
-	err := s.db.Q(ctx).GetContext(ctx, &e, `
-		INSERT INTO journal_entries (company_id, fiscal_period_id, voucher_series, entry_date, description,
-			source_type, source_id, notes, reverses_id, correction_of_id, chain_depth, counterparty_name,
-			counterparty_customer_id, counterparty_supplier_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING `+entryColumns,
-		company, in.PeriodID, in.Series, in.Date, in.Description, in.SourceType, in.SourceID, in.Notes,
-		in.ReversesID, in.CorrectionOfID, in.ChainDepth, in.Counterparty.CounterpartyName,
-		in.Counterparty.CounterpartyCustomerID, in.Counterparty.CounterpartySupplierID)
-	if err != nil {
-		return e, dbError(err)
+	var rows []struct {
+		E Entry `db:"e"`
+		L Line  `db:"l"`
 	}
-	e.Lines, err = s.insertLines(ctx, company, e.ID, in.Lines, nil)
-	return e, err
+	args := append([]any{company, in.PeriodID, in.Series, in.Date, in.Description, in.SourceType, in.SourceID, in.Notes,
+		in.ReversesID, in.CorrectionOfID, in.ChainDepth, in.Counterparty.CounterpartyName,
+		in.Counterparty.CounterpartyCustomerID, in.Counterparty.CounterpartySupplierID}, lineArrays(in.Lines)...)
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
+		WITH e AS (
+			INSERT INTO journal_entries (company_id, fiscal_period_id, voucher_series, entry_date, description,
+				source_type, source_id, notes, reverses_id, correction_of_id, chain_depth, counterparty_name,
+				counterparty_customer_id, counterparty_supplier_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING `+entryColumns+`),
+		l AS (
+			INSERT INTO journal_lines (company_id, journal_entry_id, added_by_rattelse_id, id, sort_order, account_number,
+				debit_amount, credit_amount, line_description, currency, amount_in_currency, exchange_rate, tax_code,
+				dimensions)
+			SELECT e.company_id, e.id, NULL, u.* FROM e, `+lineUnnest(15)+` u
+			RETURNING `+lineColumns+`)
+		SELECT `+prefixed("e", entryColumns)+`, `+prefixed("l", lineColumns)+` FROM e, l`, args...)
+	if err != nil {
+		return Entry{}, dbError(err)
+	}
+	if len(rows) == 0 {
+		return Entry{}, errors.New("ledger: an entry was written without lines")
+	}
+	e := rows[0].E
+	e.Lines = make([]Line, len(rows))
+	for i, r := range rows {
+		e.Lines[i] = r.L
+	}
+	slices.SortStableFunc(e.Lines, func(a, b Line) int { return a.SortOrder - b.SortOrder })
+	return e, nil
 }
 
-// insertLines writes lines of entry in one statement; rattelse marks
-// them as added by an inline rättelse of a posted entry.
-func (s *Store) insertLines(ctx context.Context, company, entry uuid.UUID, lines []Line, rattelse *uuid.UUID) ([]Line, error) {
+// prefixed aliases each column of cols as "p.column", so sqlx scans it
+// into the struct field tagged p.
+func prefixed(p, cols string) string {
+	parts := strings.Split(cols, ",")
+	for i, c := range parts {
+		c = strings.TrimSpace(c)
+		parts[i] = p + "." + c + ` AS "` + p + "." + c + `"`
+	}
+	return strings.Join(parts, ", ")
+}
+
+// lineUnnest is the lines' columns from id to dimensions as an unnest of
+// the eleven arrays of lineArrays, numbered from placeholder n.
+func lineUnnest(n int) string {
+	ph := func(i int, typ string) string { return "$" + strconv.Itoa(n+i) + "::" + typ + "[]" }
+	return "unnest(" + ph(10, "uuid") + ", " + ph(0, "int") + ", " + ph(1, "text") + ", " + ph(2, "numeric") + ", " +
+		ph(3, "numeric") + ", " + ph(4, "text") + ", " + ph(5, "text") + ", " + ph(6, "numeric") + ", " +
+		ph(7, "numeric") + ", " + ph(8, "text") + ", " + ph(9, "jsonb") + ")"
+}
+
+// lineArrays is lines as the eleven column arrays lineUnnest reads:
+// sort order, account, debit, credit, description, currency, amount in
+// currency, rate, tax code, dimensions, id (a new one where unset).
+func lineArrays(lines []Line) []any {
 	n := len(lines)
 	acct, desc, cur, amt, rate, tax, dims := make([]string, n), make([]*string, n), make([]*string, n),
 		make([]*string, n), make([]*string, n), make([]*string, n), make([]string, n)
@@ -170,16 +222,20 @@ func (s *Store) insertLines(ctx context.Context, company, entry uuid.UUID, lines
 		d, _ := l.Dimensions.Value()
 		dims[i] = d.(string)
 	}
+	return []any{pq.Array(sort), pq.Array(acct), pq.Array(debit), pq.Array(credit), pq.Array(desc), pq.Array(cur),
+		pq.Array(amt), pq.Array(rate), pq.Array(tax), pq.Array(dims), pq.Array(ids)}
+}
+
+// insertLines writes lines of entry in one statement; rattelse marks
+// them as added by an inline rättelse of a posted entry.
+func (s *Store) insertLines(ctx context.Context, company, entry uuid.UUID, lines []Line, rattelse *uuid.UUID) ([]Line, error) {
 	out := []Line{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
 		INSERT INTO journal_lines (company_id, journal_entry_id, added_by_rattelse_id, id, sort_order, account_number,
 			debit_amount, credit_amount, line_description, currency, amount_in_currency, exchange_rate, tax_code,
 			dimensions)
-		SELECT $1, $2, $3, * FROM unnest($14::uuid[], $4::int[], $5::text[], $6::numeric[], $7::numeric[], $8::text[],
-			$9::text[], $10::numeric[], $11::numeric[], $12::text[], $13::jsonb[])
-		RETURNING `+lineColumns,
-		company, entry, rattelse, pq.Array(sort), pq.Array(acct), pq.Array(debit), pq.Array(credit),
-		pq.Array(desc), pq.Array(cur), pq.Array(amt), pq.Array(rate), pq.Array(tax), pq.Array(dims), pq.Array(ids))
+		SELECT $1, $2, $3, * FROM `+lineUnnest(4)+`
+		RETURNING `+lineColumns, append([]any{company, entry, rattelse}, lineArrays(lines)...)...)
 	if err != nil {
 		return nil, dbError(err)
 	}

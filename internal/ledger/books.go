@@ -1,0 +1,78 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Settings are the company's ledger settings as stored: its form and the
+// columns of company_settings a posting is checked against. The company
+// package owns the tables and reads them with SettingsColumns; the
+// ledger reads them too, in its one query per posting (readBooks).
+type Settings struct {
+	EntityType        string     `db:"entity_type"`
+	LockedThrough     *time.Time `db:"bookkeeping_locked_through"`
+	DefaultSeries     *string    `db:"default_voucher_series"`
+	PerSource         *string    `db:"per_source"`
+	DimensionsEnabled *bool      `db:"dimensions_enabled"`
+}
+
+// SettingsColumns selects Settings from companies c joined with
+// company_settings s.
+const SettingsColumns = `c.entity_type, s.bookkeeping_locked_through, s.default_voucher_series,
+	s.default_voucher_series_per_source_type::text AS per_source, s.dimensions_enabled`
+
+// Company is what the settings mean to the ledger.
+func (s Settings) Company() Company {
+	c := Company{EntityType: s.EntityType, LockedThrough: s.LockedThrough, DefaultSeries: s.DefaultSeries,
+		DimensionsEnabled: s.DimensionsEnabled != nil && *s.DimensionsEnabled}
+	if s.PerSource != nil {
+		// A malformed map only loses its defaults; the series falls back to A.
+		_ = json.Unmarshal([]byte(*s.PerSource), &c.SeriesPerSource)
+	}
+	return c
+}
+
+// books is what a posting is checked against: its period, the company's
+// ledger settings, and which of the accounts it names the chart has,
+// active or deactivated.
+type books struct {
+	period           fiscal.Period
+	company          Company
+	active, inactive []string
+}
+
+// readBooks reads books for a posting in period naming accounts, in one
+// round trip; PERIOD_NOT_FOUND when the company has no such period.
+func (s *Store) readBooks(ctx context.Context, company, period uuid.UUID, accounts []string) (books, error) {
+	var row struct {
+		fiscal.Period
+		Settings
+		Active   pq.StringArray `db:"active_accounts"`
+		Inactive pq.StringArray `db:"inactive_accounts"`
+	}
+	err := s.db.Q(ctx).GetContext(ctx, &row, `
+		SELECT p.*, s.*,
+			ARRAY(SELECT account_number FROM accounts WHERE company_id = $1 AND account_number = ANY($3) AND is_active)
+				AS active_accounts,
+			ARRAY(SELECT account_number FROM accounts WHERE company_id = $1 AND account_number = ANY($3) AND NOT is_active)
+				AS inactive_accounts
+		FROM (SELECT `+fiscal.Columns+` FROM fiscal_periods WHERE company_id = $1 AND id = $2) p
+		CROSS JOIN (SELECT `+SettingsColumns+` FROM companies c JOIN company_settings s ON s.company_id = c.id
+			WHERE c.id = $1) s`, company, period, pq.Array(accounts))
+	if store.NotFound(err) {
+		return books{}, apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": period})
+	}
+	if err != nil {
+		return books{}, err
+	}
+	return books{period: row.Period, company: row.Settings.Company(), active: row.Active, inactive: row.Inactive}, nil
+}
