@@ -110,6 +110,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	defer log.Sync()
 	d.SetMaxOpenConns(cfg.DBMaxConns)
 	d.SetMaxIdleConns(cfg.DBMaxConns)
+	d.SetPrepared(cfg.DBPrepared)
 	var checker vies.Checker = vies.Offline{}
 	if cfg.VIESURL != "" {
 		checker = vies.NewClient(cfg.VIESURL, cfg.VIESTimeout)

@@ -54,6 +54,11 @@ type Config struct {
 	// StatementTimeout is KONTERA_STATEMENT_TIMEOUT (default 60s; 0 is
 	// none): the longest one statement of the server may take.
 	StatementTimeout time.Duration
+	// DBPrepared is KONTERA_DB_PREPARED (default on): statements with
+	// arguments are prepared once per connection. Off for a connection
+	// pooler that cannot keep protocol-level prepared statements
+	// (PgBouncer before 1.21, or max_prepared_statements 0).
+	DBPrepared bool
 }
 
 // FromEnv reads the configuration. The secret may be absent here: Serve
@@ -71,6 +76,7 @@ func FromEnv() (Config, error) {
 		ShutdownTimeout:    20 * time.Second,
 		DBMaxConns:         32,
 		StatementTimeout:   time.Minute,
+		DBPrepared:         true,
 	}
 	if s := os.Getenv("KONTERA_PII_KEY"); s != "" {
 		key, err := seal.ParseKey(s)
@@ -106,6 +112,13 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("KONTERA_DB_MAX_CONNS must be a whole number of 1 or more, got %q", s)
 		}
 		c.DBMaxConns = n
+	}
+	switch s := os.Getenv("KONTERA_DB_PREPARED"); s {
+	case "", "on", "true", "1":
+	case "off", "false", "0":
+		c.DBPrepared = false
+	default:
+		return c, fmt.Errorf("KONTERA_DB_PREPARED must be on or off, got %q", s)
 	}
 	c.BaseURL = strings.TrimRight(env("KONTERA_BASE_URL", "http://"+c.Addr), "/")
 	if s := os.Getenv("KONTERA_SECRET"); s != "" {

@@ -96,9 +96,33 @@ func (cc *countingConn) QueryContext(ctx context.Context, q string, args []drive
 	return cc.Conn.(driver.QueryerContext).QueryContext(ctx, q, args)
 }
 
+// Prepare is not counted: a statement is prepared once per connection
+// (store's statement cache), and the budgets speak of the round trips an
+// operation makes on connections that have run it before. Its
+// executions are counted.
 func (cc *countingConn) Prepare(q string) (driver.Stmt, error) {
-	cc.c.add("PREPARE " + q)
-	return cc.Conn.Prepare(q)
+	st, err := cc.Conn.Prepare(q)
+	if err != nil {
+		return nil, err
+	}
+	return &countingStmt{Stmt: st, q: q, c: cc.c}, nil
+}
+
+// countingStmt counts the executions of a prepared statement.
+type countingStmt struct {
+	driver.Stmt
+	q string
+	c *Counter
+}
+
+func (s *countingStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
+	s.c.add(s.q)
+	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
+}
+
+func (s *countingStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
+	s.c.add(s.q)
+	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
 }
 
 func (cc *countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {

@@ -26,7 +26,10 @@ type Querier interface {
 }
 
 // DB is the database handle every package is given.
-type DB struct{ *sqlx.DB }
+type DB struct {
+	*sqlx.DB
+	stmts *statements
+}
 
 // Open connects to the database at url and checks that it answers.
 func Open(ctx context.Context, url string) (*DB, error) {
@@ -49,7 +52,7 @@ func OpenDriver(ctx context.Context, driverName, url string) (*DB, error) {
 		db.Close()
 		return nil, fmt.Errorf("database: %w", err)
 	}
-	return &DB{db}, nil
+	return &DB{DB: db, stmts: &statements{}}, nil
 }
 
 // WithStatementTimeout returns dsn with PostgreSQL's statement_timeout
@@ -119,12 +122,12 @@ func IsDryRun(ctx context.Context) bool {
 }
 
 // Q returns the querier for ctx: the unit of work's transaction when there
-// is one, else the pool.
+// is one, else the pool; statements with arguments run prepared.
 func (db *DB) Q(ctx context.Context) Querier {
 	if u := UnitFrom(ctx); u != nil {
-		return u.Tx
+		return prepared{DB: db.DB, tx: u.Tx, db: db}
 	}
-	return db.DB
+	return prepared{DB: db.DB, db: db}
 }
 
 // InTx runs fn in a transaction: the unit of work's when ctx has one (fn
