@@ -25,5 +25,36 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+-- Takes up to want tokens of key's bucket of lim a minute at once: a
+-- replica's lease, spent in memory, so a key's requests do not all write
+-- the bucket. Tokens are only ever taken from the bucket, never created,
+-- so the limit holds across replicas; a lease a replica does not spend
+-- in time is forfeited (under-admission, at most want - 1 per replica).
+-- want 1 is ratelimit_take. granted 0 means refused.
+-- +goose StatementBegin
+CREATE FUNCTION ratelimit_lease(key uuid, lim integer, want integer)
+RETURNS TABLE (granted integer, tokens double precision, updated_at timestamptz)
+LANGUAGE plpgsql AS $$
+DECLARE
+    t double precision;
+    since timestamptz;
+    at timestamptz;
+    have double precision;
+    n integer;
+BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
+    INSERT INTO rate_limit_buckets (api_key_id, tokens, last_allowed, updated_at)
+    VALUES (key, lim, true, clock_timestamp()) ON CONFLICT (api_key_id) DO NOTHING;
+    SELECT b.tokens, b.updated_at INTO t, since FROM rate_limit_buckets b WHERE b.api_key_id = key FOR UPDATE;
+    -- The time is read once the row is ours, so it never runs backwards.
+    at := clock_timestamp();
+    have := ratelimit_refill(t, since, lim, at);
+    n := least(want, floor(have))::integer;
+    UPDATE rate_limit_buckets b SET tokens = have - n, last_allowed = n > 0, updated_at = at WHERE b.api_key_id = key;
+    RETURN QUERY SELECT n, have - n, at;
+END $$;
+-- +goose StatementEnd
+
 -- +goose Down
+DROP FUNCTION ratelimit_lease(uuid, integer, integer);
 DROP FUNCTION idempotency_claim(uuid, uuid, interval);

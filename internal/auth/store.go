@@ -35,7 +35,7 @@ type keyRow struct {
 
 // Authenticate returns the key token names.
 func (s *Store) Authenticate(ctx context.Context, token string) (*Key, error) {
-	f, err := s.Lookup(ctx, token, nil, 0)
+	f, err := s.Lookup(ctx, token, nil, 0, 0)
 	if err != nil {
 		return nil, err
 	}
@@ -45,8 +45,8 @@ func (s *Store) Authenticate(ctx context.Context, token string) (*Key, error) {
 // Bucket is a key's rate-limit bucket after a request took from it: the
 // tokens left, whether there was one to take, and the database's clock.
 type Bucket struct {
+	Granted int // tokens leased; 0 when refused
 	Tokens  float64
-	Allowed bool
 	At      time.Time
 }
 
@@ -60,25 +60,25 @@ type Found struct {
 }
 
 // Lookup finds the key token names, what it may do in company (nil asks
-// nothing) and, when rateLimit is above 0, takes a token of its bucket of
-// rateLimit a minute (ratelimit_take, the rate limiter's own function):
-// the three things every request needs before its handler, in one round
-// trip. A token is taken only for a live key.
-func (s *Store) Lookup(ctx context.Context, token string, company *uuid.UUID, rateLimit int) (*Found, error) {
+// nothing) and, when rateLimit is above 0, leases up to lease tokens of
+// its bucket of rateLimit a minute (ratelimit_lease, the rate limiter's
+// own function): the three things every request needs before its
+// handler, in one round trip. Tokens are taken only for a live key.
+func (s *Store) Lookup(ctx context.Context, token string, company *uuid.UUID, rateLimit, lease int) (*Found, error) {
 	hash := HashToken(token)
 	var r struct {
 		keyRow
 		AccessCompany  *uuid.UUID `db:"access_company_id"`
 		AccessRole     *Role      `db:"access_role"`
 		AccessReadOnly *bool      `db:"access_read_only"`
+		Granted        *int       `db:"bucket_granted"`
 		Tokens         *float64   `db:"bucket_tokens"`
-		Allowed        *bool      `db:"bucket_allowed"`
 		At             *time.Time `db:"bucket_at"`
 	}
 	err := s.db.Q(ctx).GetContext(ctx, &r, `
 		SELECT k.id, k.user_id, u.email, k.name, k.mode, k.scopes, k.company_access, k.read_only, k.key_hash,
 			a.company_id AS access_company_id, a.role AS access_role, a.read_only AS access_read_only,
-			b.tokens AS bucket_tokens, b.last_allowed AS bucket_allowed, b.updated_at AS bucket_at
+			b.granted AS bucket_granted, b.tokens AS bucket_tokens, b.updated_at AS bucket_at
 		FROM api_keys k JOIN users u ON u.id = k.user_id
 		LEFT JOIN LATERAL (
 			SELECT m.company_id, m.role, m.read_only FROM company_members m
@@ -86,8 +86,8 @@ func (s *Store) Lookup(ctx context.Context, token string, company *uuid.UUID, ra
 			WHERE m.user_id = k.user_id AND m.company_id = $2
 			  AND (k.company_access = 'all_memberships' OR EXISTS (
 			      SELECT 1 FROM api_key_companies ac WHERE ac.api_key_id = k.id AND ac.company_id = m.company_id))) a ON true
-		LEFT JOIN LATERAL (SELECT * FROM ratelimit_take(k.id, $3) WHERE $3 > 0) b ON true
-		WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, hash, company, rateLimit)
+		LEFT JOIN LATERAL (SELECT * FROM ratelimit_lease(k.id, $3, $4) WHERE $3 > 0) b ON true
+		WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, hash, company, rateLimit, lease)
 	if store.NotFound(err) {
 		return nil, ErrNoKey
 	}
@@ -105,7 +105,7 @@ func (s *Store) Lookup(ctx context.Context, token string, company *uuid.UUID, ra
 			ReadOnly: ReadOnlyCode(*r.AccessRole, *r.AccessReadOnly, k.ReadOnly)}
 	}
 	if r.Tokens != nil {
-		f.Bucket = &Bucket{Tokens: *r.Tokens, Allowed: *r.Allowed, At: *r.At}
+		f.Bucket = &Bucket{Granted: *r.Granted, Tokens: *r.Tokens, At: *r.At}
 	}
 	return f, nil
 }

@@ -50,7 +50,7 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 				return err
 			}
 			key = found.Key
-			if err := s.takeRate(c, found.Bucket); err != nil {
+			if err := s.takeRate(c, found); err != nil {
 				return err
 			}
 			if err := key.RequireScopes(op.Scopes); err != nil {
@@ -110,7 +110,19 @@ func (s *Server) authenticate(c echo.Context, op *openapi.Operation) (*auth.Foun
 			company = &id
 		}
 	}
-	found, err := s.auth.Lookup(c.Request().Context(), token, company, s.limiter.PerMinute())
+	// A request the replica's lease of the key's bucket covers takes no
+	// token from the database.
+	limit := s.limiter.PerMinute()
+	if limit > 0 {
+		lkey := string(auth.HashToken(token))
+		if r, ok := s.limiter.Spend(lkey, time.Now()); ok {
+			c.Set(rateKey, r)
+			limit = 0
+		} else {
+			c.Set(leaseKey, lkey)
+		}
+	}
+	found, err := s.auth.Lookup(c.Request().Context(), token, company, limit, s.limiter.LeaseSize())
 	if errors.Is(err, auth.ErrNoKey) {
 		wait, ferr := s.failures.Failed(c.Request().Context(), client)
 		if ferr != nil {
@@ -158,12 +170,17 @@ func clientAddress(r *http.Request) string {
 	return host
 }
 
-// takeRate answers what the key's bucket says (nil: limiting is off).
-func (s *Server) takeRate(c echo.Context, b *auth.Bucket) error {
-	if b == nil {
+// takeRate answers what the key's bucket or the replica's lease of it
+// says; nothing when limiting is off.
+func (s *Server) takeRate(c echo.Context, f *auth.Found) error {
+	r, ok := c.Get(rateKey).(ratelimit.Result)
+	if b := f.Bucket; b != nil {
+		lkey, _ := c.Get(leaseKey).(string)
+		r, ok = s.limiter.Taken(lkey, b.Granted, b.Tokens, b.At, time.Now()), true
+	}
+	if !ok {
 		return nil
 	}
-	r := s.limiter.Result(b.Tokens, b.Allowed, b.At)
 	h := c.Response().Header()
 	h.Set("X-RateLimit-Limit", strconv.Itoa(r.Limit))
 	h.Set("X-RateLimit-Remaining", strconv.Itoa(r.Remaining))

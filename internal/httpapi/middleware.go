@@ -103,6 +103,8 @@ const (
 	opKey      = "op"
 	rawBodyKey = "raw_body"
 	dryRunKey  = "dry_run"
+	rateKey    = "rate"  // a ratelimit.Result spent from the replica's lease
+	leaseKey   = "lease" // the key's lease name, when the request takes from the bucket
 )
 
 // operationOf returns the operation the request was routed to, or nil.

@@ -7,6 +7,7 @@ package ratelimit
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/kontera/kontera/internal/store"
@@ -16,16 +17,37 @@ import (
 const DefaultPerMinute = 100
 
 // Limiter decides on requests from per-key buckets. The bucket itself is
-// taken by ratelimit_take (migration 00012), which the key lookup calls in
-// its own query (auth.Store.Lookup): limiting a request costs no round
-// trip of its own.
+// in the database, taken by ratelimit_lease (migration 00014), which the
+// key lookup calls in its own query (auth.Store.Lookup): limiting costs no
+// round trip of its own. A take leases up to LeaseSize tokens at once, and
+// the replica spends them in memory for up to LeaseTTL: tokens only ever
+// leave the bucket, so the limit holds across replicas (never more
+// requests than it allows); a lease not spent in time is forfeited, so a
+// key may get up to LeaseSize-1 fewer requests per replica and second.
+// At the spec's 100 a minute a lease is one token: every request takes
+// from the bucket, exactly.
 type Limiter struct {
 	perMinute int
+	mu        sync.Mutex
+	leases    map[string]*lease
 }
+
+// lease is what a replica holds of a key's bucket.
+type lease struct {
+	left   int       // tokens not yet spent
+	until  time.Time // when the rest is forfeited
+	tokens float64   // the bucket after the take
+	at     time.Time // the database's time of the take
+}
+
+// LeaseTTL is how long a replica may spend a lease.
+const LeaseTTL = time.Second
 
 // New returns a limiter allowing perMinute requests per key and minute;
 // perMinute 0 turns limiting off.
-func New(perMinute int) *Limiter { return &Limiter{perMinute: perMinute} }
+func New(perMinute int) *Limiter {
+	return &Limiter{perMinute: perMinute, leases: map[string]*lease{}}
+}
 
 // Result is the state of a key's bucket after a request took from it.
 type Result struct {
@@ -39,11 +61,42 @@ type Result struct {
 // PerMinute is the limit of every key's bucket; 0 when limiting is off.
 func (l *Limiter) PerMinute() int { return l.perMinute }
 
-// Result says what a bucket holding tokens after a request took from it
-// (allowed says whether there was a token) at the database's time now
-// means for the request.
-func (l *Limiter) Result(tokens float64, allowed bool, now time.Time) Result {
-	return decide(tokens, allowed, l.perMinute, now)
+// LeaseSize is how many tokens one take from the bucket asks for: 1 % of
+// the limit, at least 1 and at most 100.
+func (l *Limiter) LeaseSize() int { return min(max(l.perMinute/100, 1), 100) }
+
+// Spend takes a token of key's lease in memory at now; false means there
+// is none and the request takes from the bucket.
+func (l *Limiter) Spend(key string, now time.Time) (Result, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	le := l.leases[key]
+	if le == nil || le.left == 0 || now.After(le.until) {
+		return Result{}, false
+	}
+	le.left--
+	return decide(le.tokens+float64(le.left), true, l.perMinute, le.at), true
+}
+
+// Taken keeps what a take from key's bucket leased beyond the request's
+// own token (granted 0: refused) and answers the request's Result; tokens
+// is the bucket after the take, at the database's time.
+func (l *Limiter) Taken(key string, granted int, tokens float64, at, now time.Time) Result {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.leases) > 10_000 {
+		for k, le := range l.leases {
+			if now.After(le.until) {
+				delete(l.leases, k)
+			}
+		}
+	}
+	if granted > 1 {
+		l.leases[key] = &lease{left: granted - 1, until: now.Add(LeaseTTL), tokens: tokens, at: at}
+	} else {
+		delete(l.leases, key)
+	}
+	return decide(tokens+float64(max(granted-1, 0)), granted > 0, l.perMinute, at)
 }
 
 // decide says what a bucket holding tokens after the request (allowed or

@@ -27,3 +27,42 @@ func TestDecide(t *testing.T) {
 		t.Fatalf("remaining %d", r.Remaining)
 	}
 }
+
+// A lease is spent in memory, token by token, until it runs out or its
+// time is up; a refusal leaves no lease.
+func TestLease(t *testing.T) {
+	l := New(6000)
+	if l.LeaseSize() != 60 {
+		t.Fatalf("lease size %d", l.LeaseSize())
+	}
+	if New(100).LeaseSize() != 1 {
+		t.Fatal("at the spec's limit every request must take from the bucket")
+	}
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	if _, ok := l.Spend("k", now); ok {
+		t.Fatal("spent a lease never taken")
+	}
+	r := l.Taken("k", 3, 100, now, now)
+	if !r.Allowed || r.Remaining != 102 {
+		t.Fatalf("take: %+v", r)
+	}
+	for want := 101; want >= 100; want-- {
+		r, ok := l.Spend("k", now.Add(100*time.Millisecond))
+		if !ok || r.Remaining != want {
+			t.Fatalf("spend: %v %+v, want %d left", ok, r, want)
+		}
+	}
+	if _, ok := l.Spend("k", now); ok {
+		t.Fatal("spent past the lease")
+	}
+	l.Taken("k", 3, 100, now, now)
+	if _, ok := l.Spend("k", now.Add(LeaseTTL+time.Millisecond)); ok {
+		t.Fatal("spent a lease past its time")
+	}
+	if r := l.Taken("k", 0, 0.5, now, now); r.Allowed {
+		t.Fatal("a refused take allowed the request")
+	}
+	if _, ok := l.Spend("k", now); ok {
+		t.Fatal("a refusal left a lease")
+	}
+}
