@@ -25,6 +25,7 @@ import (
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/httpapi"
 	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/ratelimit"
 )
 
 func TestMain(m *testing.M) {
@@ -171,6 +172,8 @@ func TestBenchMiddlewareOverhead(t *testing.T) {
 		fmt.Printf("%-26s %10.0f %10v %10v %10.3f %12.3f\n", name, r.rps, r.p50.Round(time.Microsecond), r.p99.Round(time.Microsecond),
 			r.rps/baseline.rps, r.rps/same.rps)
 	}
+	fmt.Printf("rate limiter on (a lease of %d tokens per take): %.2f of the same request with it off (goal 0.8)\n",
+		ratelimit.New(1<<30).LeaseSize(), median(runs["full stack + rate limit"]).rps/median(runs["full stack"]).rps)
 }
 
 var benchSeconds, benchRounds = envInt("KONTERA_BENCH_SECONDS", 4), envInt("KONTERA_BENCH_ROUNDS", 3)
