@@ -2483,9 +2483,11 @@ type Customer struct {
 	Invoices *[]OpenInvoiceSummary `json:"invoices,omitempty"`
 
 	// Language The language of invoices and e-mails to the customer.
-	Language  Language                  `json:"language"`
-	Name      string                    `json:"name"`
-	Notes     nullable.Nullable[string] `json:"notes"`
+	Language Language                  `json:"language"`
+	Name     string                    `json:"name"`
+	Notes    nullable.Nullable[string] `json:"notes"`
+
+	// OrgNumber A sole trader's organisation number is the owner's personnummer: it is stored encrypted and answered masked like personal_number (eight asterisks, a hyphen and the last four digits). Sent back as read, it changes nothing.
 	OrgNumber nullable.Nullable[string] `json:"org_number"`
 
 	// Party Only with expand=party; null for a private individual.
@@ -2497,7 +2499,9 @@ type Customer struct {
 	Phone          nullable.Nullable[string] `json:"phone"`
 	PostalCode     nullable.Nullable[string] `json:"postal_code"`
 	UpdatedAt      time.Time                 `json:"updated_at"`
-	VatNumber      nullable.Nullable[string] `json:"vat_number"`
+
+	// VatNumber A VAT number built on a sole trader's personnummer (SE, the ten digits, 01) is stored encrypted and answered masked: SE, six asterisks, the last four digits and 01. Sent back as read, it changes nothing.
+	VatNumber nullable.Nullable[string] `json:"vat_number"`
 
 	// VatNumberValidated The result of the last successful check against the EU VIES registry (eu_business only; never on a dry run). It can go stale.
 	VatNumberValidated bool `json:"vat_number_validated"`
@@ -2591,7 +2595,7 @@ type CustomerCreate struct {
 	Name     string                    `json:"name"`
 	Notes    nullable.Nullable[string] `json:"notes,omitempty"`
 
-	// OrgNumber Swedish organisationsnummer (checked with its Luhn digit) for swedish_business; the foreign registration number otherwise. A personnummer here moves into personal_number on an individual, is kept for a swedish_business sole trader, and is refused (CUSTOMER_ORG_NUMBER_IS_PERSONAL) for eu_business and non_eu_business.
+	// OrgNumber Swedish organisationsnummer (checked with its Luhn digit) for swedish_business; the foreign registration number otherwise. A personnummer here moves into personal_number on an individual, is kept for a swedish_business sole trader (stored encrypted, answered masked), and is refused (CUSTOMER_ORG_NUMBER_IS_PERSONAL) for eu_business and non_eu_business.
 	OrgNumber nullable.Nullable[string] `json:"org_number,omitempty"`
 
 	// PersonalNumber Personnummer or samordningsnummer (10 or 12 digits, Luhn-checked), individual only (else CUSTOMER_PERSONAL_NUMBER_NOT_ALLOWED). Stored encrypted; answered masked.
@@ -2736,9 +2740,11 @@ type CustomerPreview struct {
 	InvoiceEmailCcAddresses  nullable.Nullable[[]string]           `json:"invoice_email_cc_addresses"`
 
 	// Language The language of invoices and e-mails to the customer.
-	Language  Language                              `json:"language"`
-	Name      string                                `json:"name"`
-	Notes     nullable.Nullable[string]             `json:"notes"`
+	Language Language                  `json:"language"`
+	Name     string                    `json:"name"`
+	Notes    nullable.Nullable[string] `json:"notes"`
+
+	// OrgNumber A sole trader's organisation number is the owner's personnummer: it is stored encrypted and answered masked like personal_number (eight asterisks, a hyphen and the last four digits). Sent back as read, it changes nothing.
 	OrgNumber nullable.Nullable[string]             `json:"org_number"`
 	PartyId   nullable.Nullable[openapi_types.UUID] `json:"party_id"`
 
@@ -2747,7 +2753,9 @@ type CustomerPreview struct {
 	Phone          nullable.Nullable[string]    `json:"phone"`
 	PostalCode     nullable.Nullable[string]    `json:"postal_code"`
 	UpdatedAt      nullable.Nullable[time.Time] `json:"updated_at"`
-	VatNumber      nullable.Nullable[string]    `json:"vat_number"`
+
+	// VatNumber A VAT number built on a sole trader's personnummer (SE, the ten digits, 01) is stored encrypted and answered masked: SE, six asterisks, the last four digits and 01. Sent back as read, it changes nothing.
+	VatNumber nullable.Nullable[string] `json:"vat_number"`
 
 	// VatNumberValidated The result of the last successful check against the EU VIES registry (eu_business only; never on a dry run). It can go stale.
 	VatNumberValidated bool `json:"vat_number_validated"`
@@ -4547,13 +4555,17 @@ type OperationStatus string
 
 // Party The legal entity behind a customer or supplier, shared by both when the company both sells to and buys from it. Found by the Swedish organisation number, else by the VAT number. Private individuals have no party.
 type Party struct {
-	Country   string                    `json:"country"`
-	Id        openapi_types.UUID        `json:"id"`
-	LegalName string                    `json:"legal_name"`
+	Country   string             `json:"country"`
+	Id        openapi_types.UUID `json:"id"`
+	LegalName string             `json:"legal_name"`
+
+	// OrgNumber A sole trader's organisation number is the owner's personnummer: it is stored encrypted and answered masked like personal_number (eight asterisks, a hyphen and the last four digits). Sent back as read, it changes nothing.
 	OrgNumber nullable.Nullable[string] `json:"org_number"`
 
 	// Roles Which of the company's registers hold the party.
-	Roles     PartyRoles                `json:"roles"`
+	Roles PartyRoles `json:"roles"`
+
+	// VatNumber A VAT number built on a sole trader's personnummer (SE, the ten digits, 01) is stored encrypted and answered masked: SE, six asterisks, the last four digits and 01. Sent back as read, it changes nothing.
 	VatNumber nullable.Nullable[string] `json:"vat_number"`
 }
 
@@ -4851,7 +4863,9 @@ type Supplier struct {
 	Id                    openapi_types.UUID        `json:"id"`
 	Name                  string                    `json:"name"`
 	Notes                 nullable.Nullable[string] `json:"notes"`
-	OrgNumber             nullable.Nullable[string] `json:"org_number"`
+
+	// OrgNumber A sole trader's organisation number is the owner's personnummer: it is stored encrypted and answered masked like personal_number (eight asterisks, a hyphen and the last four digits). Sent back as read, it changes nothing.
+	OrgNumber nullable.Nullable[string] `json:"org_number"`
 
 	// Party Only with expand=party.
 	Party      nullable.Nullable[Party]              `json:"party,omitempty"`
@@ -4864,9 +4878,11 @@ type Supplier struct {
 	SupplierInvoices *[]OpenInvoiceSummary `json:"supplier_invoices,omitempty"`
 
 	// SupplierType Where the supplier is established. There is no individual type: a private seller is not a supplier.
-	SupplierType SupplierType              `json:"supplier_type"`
-	UpdatedAt    time.Time                 `json:"updated_at"`
-	VatNumber    nullable.Nullable[string] `json:"vat_number"`
+	SupplierType SupplierType `json:"supplier_type"`
+	UpdatedAt    time.Time    `json:"updated_at"`
+
+	// VatNumber A VAT number built on a sole trader's personnummer (SE, the ten digits, 01) is stored encrypted and answered masked: SE, six asterisks, the last four digits and 01. Sent back as read, it changes nothing.
+	VatNumber nullable.Nullable[string] `json:"vat_number"`
 }
 
 // SupplierBulkCreate defines model for SupplierBulkCreate.
@@ -5107,16 +5123,20 @@ type SupplierPreview struct {
 	Id                    nullable.Nullable[openapi_types.UUID] `json:"id"`
 	Name                  string                                `json:"name"`
 	Notes                 nullable.Nullable[string]             `json:"notes"`
-	OrgNumber             nullable.Nullable[string]             `json:"org_number"`
-	PartyId               nullable.Nullable[openapi_types.UUID] `json:"party_id"`
-	Phone                 nullable.Nullable[string]             `json:"phone"`
-	Plusgiro              nullable.Nullable[string]             `json:"plusgiro"`
-	PostalCode            nullable.Nullable[string]             `json:"postal_code"`
+
+	// OrgNumber A sole trader's organisation number is the owner's personnummer: it is stored encrypted and answered masked like personal_number (eight asterisks, a hyphen and the last four digits). Sent back as read, it changes nothing.
+	OrgNumber  nullable.Nullable[string]             `json:"org_number"`
+	PartyId    nullable.Nullable[openapi_types.UUID] `json:"party_id"`
+	Phone      nullable.Nullable[string]             `json:"phone"`
+	Plusgiro   nullable.Nullable[string]             `json:"plusgiro"`
+	PostalCode nullable.Nullable[string]             `json:"postal_code"`
 
 	// SupplierType Where the supplier is established. There is no individual type: a private seller is not a supplier.
 	SupplierType SupplierType                 `json:"supplier_type"`
 	UpdatedAt    nullable.Nullable[time.Time] `json:"updated_at"`
-	VatNumber    nullable.Nullable[string]    `json:"vat_number"`
+
+	// VatNumber A VAT number built on a sole trader's personnummer (SE, the ten digits, 01) is stored encrypted and answered masked: SE, six asterisks, the last four digits and 01. Sent back as read, it changes nothing.
+	VatNumber nullable.Nullable[string] `json:"vat_number"`
 }
 
 // SupplierPreviewResponse defines model for SupplierPreviewResponse.

@@ -120,6 +120,11 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	if err != nil {
 		return err
 	}
+	if n, err := srv.SealLegacy(ctx); err != nil {
+		return fmt.Errorf("sealing numbers stored in clear: %w", err)
+	} else if n > 0 {
+		log.Info("sealed numbers stored in clear before they were sealed", zap.Int("records", n))
+	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	go janitor(ctx, d, log)

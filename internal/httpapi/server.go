@@ -76,6 +76,7 @@ type Server struct {
 	grants    *capability.Store
 	now       func() time.Time
 	worker    *jobs.Worker
+	people    *parties.Store
 	metrics   *metrics.Metrics
 	// outside is the work of an operation that must happen before its
 	// transaction opens: I/O to the outside world, such as a registry
@@ -190,6 +191,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("PII key: %w", err)
 	}
 	people := parties.NewStore(cfg.DB, audits, box)
+	s.people = people
 	journal.PartyName = people.PartyName
 	registry := parties.NewRegistry(people, parties.Books{
 		InvoiceDefaultDays: companies.InvoiceDefaultDays, ActiveAccount: accounts.Active}, cfg.VIES, cfg.Now)
@@ -232,6 +234,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.echo.Serv
 
 // Work runs n operations workers (year-end, imports) until ctx ends.
 func (s *Server) Work(ctx context.Context, n int) { s.worker.Run(ctx, n) }
+
+// SealLegacy seals what was stored in clear before numbers were sealed
+// (parties.Store.SealLegacy); the server runs it at start.
+func (s *Server) SealLegacy(ctx context.Context) (int, error) { return s.people.SealLegacy(ctx) }
 
 // Admin is the admin listener's handler: /metrics and /debug/pprof/.
 func (s *Server) Admin() http.Handler { return s.metrics.Admin() }

@@ -40,10 +40,13 @@ type Customer struct {
 	CC            Addresses    `db:"invoice_email_cc_addresses" json:"invoice_email_cc_addresses"`
 	BCC           Addresses    `db:"invoice_email_bcc_addresses" json:"invoice_email_bcc_addresses"`
 	Address
-	OrgNumber     *string    `db:"org_number" json:"org_number"`
-	VATNumber     *string    `db:"vat_number" json:"vat_number"`
-	VATValidated  bool       `db:"vat_number_validated" json:"vat_number_validated"`
-	PersonalLast4 *string    `db:"personal_number_last4" json:"personal_number_last4"`
+	OrgNumber     *string `db:"org_number" json:"org_number"`
+	VATNumber     *string `db:"vat_number" json:"vat_number"`
+	VATValidated  bool    `db:"vat_number_validated" json:"vat_number_validated"`
+	PersonalLast4 *string `db:"personal_number_last4" json:"personal_number_last4"`
+	// PersonalToken stands in for the personnummer where it must be
+	// compared (the audit trail's changed_fields) but not seen.
+	PersonalToken *string    `db:"personal_number_token" json:"personal_number"`
 	Language      string     `db:"language" json:"language"`
 	PaymentTerms  int        `db:"default_payment_terms" json:"default_payment_terms"`
 	Notes         *string    `db:"notes" json:"notes"`
@@ -70,7 +73,7 @@ func Mask(last4 string) string { return "********-" + last4 }
 // whose organisation number is the owner's personnummer; lists show
 // neither that number nor the VAT number built on it.
 func (c Customer) SoleTrader() bool {
-	return c.Type == SwedishBusiness && c.OrgNumber != nil && isPersonal(*c.OrgNumber)
+	return c.Type == SwedishBusiness && c.OrgNumber != nil && (isPersonal(*c.OrgNumber) || sealedNumber(c.OrgNumber))
 }
 
 // Field is one nullable field of a change: Set when the body names it,
@@ -185,11 +188,25 @@ func ApplyCustomer(old Customer, ch CustomerChange, creating bool) (Customer, Ou
 
 	// The organisation number: checked whenever it or the type changes,
 	// since the rules depend on both.
-	org := c.OrgNumber
-	if ch.OrgNumber.Set {
+	org, orgSet := c.OrgNumber, ch.OrgNumber.Set
+	if orgSet {
 		org = envelope.Text(ch.OrgNumber.Value)
+		if unchanged(org, old.OrgNumber) {
+			org, orgSet = old.OrgNumber, false // the masked number read, sent back
+		}
 	}
-	if org != nil && (ch.OrgNumber.Set || c.Type != old.Type) {
+	if sealedNumber(org) && !orgSet {
+		// A sole trader's sealed number is valid as it stands, on a
+		// business; it cannot follow the customer to another type unseen.
+		switch c.Type {
+		case SwedishBusiness:
+		case Individual:
+			r.bad("org_number", "sealed", "this organisation number is a personnummer, kept sealed: send it again in full, or null, to make the customer an individual")
+		default:
+			return old, out, apierr.New(apierr.CustomerOrgNumberIsPersonal, map[string]any{
+				"field": "org_number", "customer_type": string(c.Type)})
+		}
+	} else if org != nil && (orgSet || c.Type != old.Type) {
 		moved, err := checkOrg(r, c.Type, org, pn, pnSent)
 		if err != nil {
 			return old, out, err
@@ -219,14 +236,15 @@ func ApplyCustomer(old Customer, ch CustomerChange, creating bool) (Customer, Ou
 		out.PersonalNumberSet, c.PersonalLast4 = true, nil
 	}
 
-	if ch.VATNumber.Set {
+	if ch.VATNumber.Set && !unchanged(envelope.Text(ch.VATNumber.Value), old.VATNumber) {
 		c.VATNumber = envelope.Text(ch.VATNumber.Value)
 		if c.VATNumber != nil {
 			v := strings.ToUpper(*c.VATNumber)
 			c.VATNumber = &v
 		}
 	}
-	if c.Type == SwedishBusiness && c.VATNumber != nil && (ch.VATNumber.Set || c.Type != old.Type) {
+	keptSealed := sealedNumber(c.VATNumber) && same(c.VATNumber, old.VATNumber)
+	if c.Type == SwedishBusiness && c.VATNumber != nil && !keptSealed && (ch.VATNumber.Set || c.Type != old.Type) {
 		if _, err := identifier.VATNumber(compact(*c.VATNumber)); err != nil {
 			r.bad("vat_number", "format", "a Swedish VAT number is SE, the 10-digit organisation number and 01, with a valid check digit")
 		} else {

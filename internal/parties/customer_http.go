@@ -208,7 +208,7 @@ func customerView(c Customer) gen.Customer {
 		InvoiceEmailCcAddresses: addresses(c.CC), InvoiceEmailBccAddresses: addresses(c.BCC),
 		AddressLine1: envelope.Nullable(c.Line1), AddressLine2: envelope.Nullable(c.Line2),
 		PostalCode: envelope.Nullable(c.PostalCode), City: envelope.Nullable(c.City), Country: c.Country,
-		OrgNumber: envelope.Nullable(c.OrgNumber), VatNumber: envelope.Nullable(c.VATNumber), VatNumberValidated: c.VATValidated,
+		OrgNumber: envelope.Nullable(shown(c.OrgNumber)), VatNumber: envelope.Nullable(shown(c.VATNumber)), VatNumberValidated: c.VATValidated,
 		PersonalNumber: envelope.Nullable(c.MaskedPersonalNumber()), Language: gen.Language(c.Language),
 		DefaultPaymentTerms: c.PaymentTerms, Notes: envelope.Nullable(c.Notes), PartyId: nullableID(c.PartyID),
 		ArchivedAt: utc(c.ArchivedAt), CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}

@@ -12,8 +12,8 @@ import (
 
 const customerColumns = `company_id, id, name, customer_type, customer_number, contact_person, email, phone,
 	invoice_email_cc_addresses, invoice_email_bcc_addresses, address_line1, address_line2, postal_code, city,
-	country, org_number, vat_number, vat_number_validated, personal_number_last4, language, default_payment_terms,
-	notes, party_id, archived_at, created_at, updated_at`
+	country, org_number, vat_number, vat_number_validated, personal_number_last4, personal_number_token, language,
+	default_payment_terms, notes, party_id, archived_at, created_at, updated_at`
 
 // sealContext binds a sealed personnummer to its row.
 func sealContext(company, id uuid.UUID) string {
@@ -49,6 +49,7 @@ func (s *Store) customerWithOrg(ctx context.Context, c Customer) error {
 // sealed personnummer can be bound to it), links its party and audits it.
 // pn is the personnummer in clear, or nil.
 func (s *Store) InsertCustomer(ctx context.Context, c Customer, pn *string) (Customer, error) {
+	numbers := s.sealNumbers(sealContext(c.CompanyID, c.ID), &c.OrgNumber, &c.VATNumber)
 	if err := s.customerWithOrg(ctx, c); err != nil {
 		return c, err
 	}
@@ -56,21 +57,20 @@ func (s *Store) InsertCustomer(ctx context.Context, c Customer, pn *string) (Cus
 	if c.PartyID, err = s.customerParty(ctx, c); err != nil {
 		return c, err
 	}
-	var sealed []byte
-	if pn != nil {
-		sealed = s.box.Seal([]byte(*pn), sealContext(c.CompanyID, c.ID))
-	}
+	sealed, token := s.sealPersonal(c, pn)
 	err = s.db.Q(ctx).GetContext(ctx, &c, `
 		INSERT INTO customers (company_id, id, name, customer_type, customer_number, contact_person, email, phone,
 			invoice_email_cc_addresses, invoice_email_bcc_addresses, address_line1, address_line2, postal_code, city,
 			country, org_number, vat_number, vat_number_validated, personal_number_sealed, personal_number_last4,
-			language, default_payment_terms, notes, party_id, search_name, org_key)
+			language, default_payment_terms, notes, party_id, search_name, org_key, personal_number_token,
+			org_number_sealed, vat_number_sealed)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-			$23, $24, $25, $26)
+			$23, $24, $25, $26, $27, $28, $29)
 		RETURNING `+customerColumns,
 		c.CompanyID, c.ID, c.Name, c.Type, c.Number, c.ContactPerson, c.Email, c.Phone, c.CC, c.BCC,
 		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
-		sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, fold(c.Name), orgKey(c.OrgNumber))
+		sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, fold(c.Name), orgKey(c.OrgNumber),
+		token, numbers.org, numbers.vat)
 	if store.UniqueViolation(err, "customers_org_number") {
 		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)
 	}
@@ -83,6 +83,7 @@ func (s *Store) InsertCustomer(ctx context.Context, c Customer, pn *string) (Cus
 // UpdateCustomer stores c over old (as read under lock) and audits the
 // change. out says whether the personnummer changed.
 func (s *Store) UpdateCustomer(ctx context.Context, old, c Customer, out Outcome, desc string) (Customer, error) {
+	numbers := s.sealNumbers(sealContext(c.CompanyID, c.ID), &c.OrgNumber, &c.VATNumber)
 	if !same(old.OrgNumber, c.OrgNumber) {
 		if err := s.customerWithOrg(ctx, c); err != nil {
 			return c, err
@@ -92,10 +93,8 @@ func (s *Store) UpdateCustomer(ctx context.Context, old, c Customer, out Outcome
 	if c.PartyID, err = s.customerParty(ctx, c); err != nil {
 		return c, err
 	}
-	keep, sealed := !out.PersonalNumberSet, []byte(nil)
-	if out.PersonalNumber != nil {
-		sealed = s.box.Seal([]byte(*out.PersonalNumber), sealContext(c.CompanyID, c.ID))
-	}
+	keep := !out.PersonalNumberSet
+	sealed, token := s.sealPersonal(c, out.PersonalNumber)
 	err = s.db.Q(ctx).GetContext(ctx, &c, `
 		UPDATE customers SET name = $3, customer_type = $4, customer_number = $5, contact_person = $6, email = $7,
 			phone = $8, invoice_email_cc_addresses = $9, invoice_email_bcc_addresses = $10, address_line1 = $11,
@@ -103,13 +102,17 @@ func (s *Store) UpdateCustomer(ctx context.Context, old, c Customer, out Outcome
 			vat_number_validated = $18,
 			personal_number_sealed = CASE WHEN $19 THEN personal_number_sealed ELSE $20 END,
 			personal_number_last4 = $21, language = $22, default_payment_terms = $23, notes = $24, party_id = $25,
-			archived_at = $26, search_name = $27, org_key = $28, updated_at = clock_timestamp()
+			archived_at = $26, search_name = $27, org_key = $28,
+			personal_number_token = CASE WHEN $19 THEN personal_number_token ELSE $29 END,
+			org_number_sealed = CASE WHEN $30 THEN org_number_sealed ELSE $31 END,
+			vat_number_sealed = CASE WHEN $32 THEN vat_number_sealed ELSE $33 END,
+			updated_at = clock_timestamp()
 		WHERE company_id = $1 AND id = $2
 		RETURNING `+customerColumns,
 		c.CompanyID, c.ID, c.Name, c.Type, c.Number, c.ContactPerson, c.Email, c.Phone, c.CC, c.BCC,
 		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
 		keep, sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, c.ArchivedAt,
-		fold(c.Name), orgKey(c.OrgNumber))
+		fold(c.Name), orgKey(c.OrgNumber), token, numbers.keepOrg, numbers.org, numbers.keepVAT, numbers.vat)
 	if store.UniqueViolation(err, "customers_org_number") {
 		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)
 	}
@@ -117,6 +120,16 @@ func (s *Store) UpdateCustomer(ctx context.Context, old, c Customer, out Outcome
 		return c, err
 	}
 	return c, s.record(ctx, c.CompanyID, audit.Update, "customers", c.ID, desc, old, c)
+}
+
+// sealPersonal seals the personnummer pn (nil: none) for c's row, with
+// its token.
+func (s *Store) sealPersonal(c Customer, pn *string) (sealed []byte, token *string) {
+	if pn == nil {
+		return nil, nil
+	}
+	t := s.box.Token(kindPersonal, compact(*pn))
+	return s.box.Seal([]byte(*pn), sealContext(c.CompanyID, c.ID)), &t
 }
 
 // customerParty links a business customer to its party; individuals have

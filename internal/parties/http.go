@@ -109,8 +109,8 @@ func reshape[T any](v any) T {
 }
 
 func partyView(p Party) gen.Party {
-	return gen.Party{Id: p.ID, LegalName: p.LegalName, OrgNumber: envelope.Nullable(p.OrgNumber),
-		VatNumber: envelope.Nullable(p.VATNumber), Country: p.Country,
+	return gen.Party{Id: p.ID, LegalName: p.LegalName, OrgNumber: envelope.Nullable(shown(p.OrgNumber)),
+		VatNumber: envelope.Nullable(shown(p.VATNumber)), Country: p.Country,
 		Roles: gen.PartyRoles{CustomerId: nullableID(p.CustomerID), SupplierId: nullableID(p.SupplierID)}}
 }
 

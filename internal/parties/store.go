@@ -66,8 +66,8 @@ func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // orgKey is an organisation number as searches compare it.
 func orgKey(org *string) *string {
-	if org == nil {
-		return nil
+	if org == nil || sealedNumber(org) {
+		return nil // a sealed number is not searched by its digits
 	}
 	k := compact(*org)
 	return &k

@@ -122,10 +122,15 @@ func ApplySupplier(old Supplier, ch SupplierChange, creating bool) (Supplier, er
 	if ch.Unarchive {
 		s.ArchivedAt = nil
 	}
-	if ch.OrgNumber.Set {
+	orgSet := ch.OrgNumber.Set && !unchanged(envelope.Text(ch.OrgNumber.Value), old.OrgNumber)
+	if orgSet {
 		s.OrgNumber = envelope.Text(ch.OrgNumber.Value)
 	}
-	if s.OrgNumber != nil && s.Type == SupplierSwedish && (ch.OrgNumber.Set || s.Type != old.Type) {
+	if ch.VATNumber.Set && unchanged(envelope.Text(ch.VATNumber.Value), old.VATNumber) {
+		s.VATNumber = old.VATNumber // the masked number read, sent back
+	}
+	keptSealed := sealedNumber(s.OrgNumber) && same(s.OrgNumber, old.OrgNumber)
+	if s.OrgNumber != nil && !keptSealed && s.Type == SupplierSwedish && (orgSet || s.Type != old.Type) {
 		// A Swedish supplier's number is checked: an organisationsnummer,
 		// or a sole trader's personnummer.
 		if pn, err := identifier.PersonalNumber(*s.OrgNumber); err == nil && isPersonal(*s.OrgNumber) {

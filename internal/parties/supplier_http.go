@@ -34,7 +34,7 @@ func (h *Handler) ListSuppliers(ctx context.Context, req gen.ListSuppliersReques
 	data := make([]gen.SupplierListItem, len(rows))
 	for i, s := range rows {
 		data[i] = gen.SupplierListItem{Id: s.ID, Name: s.Name, SupplierType: gen.SupplierType(s.Type),
-			Email: envelope.Nullable(s.Email), OrgNumber: envelope.Nullable(s.OrgNumber), VatNumber: envelope.Nullable(s.VATNumber),
+			Email: envelope.Nullable(s.Email), OrgNumber: envelope.Nullable(shown(s.OrgNumber)), VatNumber: envelope.Nullable(shown(s.VATNumber)),
 			DefaultPaymentTerms: s.PaymentTerms, DefaultCurrency: s.Currency, PartyId: nullableID(s.PartyID),
 			ArchivedAt: utc(s.ArchivedAt), CreatedAt: s.CreatedAt.UTC()}
 	}
@@ -187,7 +187,7 @@ func supplierView(s Supplier) gen.Supplier {
 	return gen.Supplier{Id: s.ID, Name: s.Name, SupplierType: gen.SupplierType(s.Type), Email: envelope.Nullable(s.Email),
 		Phone: envelope.Nullable(s.Phone), AddressLine1: envelope.Nullable(s.Line1), AddressLine2: envelope.Nullable(s.Line2),
 		PostalCode: envelope.Nullable(s.PostalCode), City: envelope.Nullable(s.City), Country: s.Country,
-		OrgNumber: envelope.Nullable(s.OrgNumber), VatNumber: envelope.Nullable(s.VATNumber),
+		OrgNumber: envelope.Nullable(shown(s.OrgNumber)), VatNumber: envelope.Nullable(shown(s.VATNumber)),
 		Bankgiro: envelope.Nullable(s.Bankgiro), Plusgiro: envelope.Nullable(s.Plusgiro),
 		BankAccount: envelope.Nullable(s.BankAccount), Iban: envelope.Nullable(s.IBAN), Bic: envelope.Nullable(s.BIC),
 		ClearingNumber: envelope.Nullable(s.ClearingNumber), AccountNumber: envelope.Nullable(s.AccountNumber),

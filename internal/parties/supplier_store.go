@@ -48,6 +48,7 @@ func (s *Store) UpdateSupplier(ctx context.Context, old, sup Supplier, desc stri
 }
 
 func (s *Store) writeSupplier(ctx context.Context, old *Supplier, sup Supplier, desc string) (Supplier, error) {
+	numbers := s.sealNumbers("suppliers/"+sup.CompanyID.String()+"/"+sup.ID.String(), &sup.OrgNumber, &sup.VATNumber)
 	if old == nil || !same(old.OrgNumber, sup.OrgNumber) {
 		if err := s.supplierWithOrg(ctx, sup); err != nil {
 			return sup, err
@@ -62,21 +63,26 @@ func (s *Store) writeSupplier(ctx context.Context, old *Supplier, sup Supplier, 
 	args := []any{sup.CompanyID, sup.ID, sup.Name, sup.Type, sup.Email, sup.Phone, sup.Line1, sup.Line2,
 		sup.PostalCode, sup.City, sup.Country, sup.OrgNumber, sup.VATNumber, sup.Bankgiro, sup.Plusgiro,
 		sup.BankAccount, sup.IBAN, sup.BIC, sup.ClearingNumber, sup.AccountNumber, sup.ExpenseAccount,
-		sup.PaymentTerms, sup.Currency, sup.Notes, sup.PartyID, sup.ArchivedAt, fold(sup.Name), orgKey(sup.OrgNumber)}
+		sup.PaymentTerms, sup.Currency, sup.Notes, sup.PartyID, sup.ArchivedAt, fold(sup.Name), orgKey(sup.OrgNumber),
+		numbers.org, numbers.vat, numbers.keepOrg, numbers.keepVAT}
 	q := `INSERT INTO suppliers (company_id, id, name, supplier_type, email, phone, address_line1, address_line2,
 			postal_code, city, country, org_number, vat_number, bankgiro, plusgiro, bank_account, iban, bic,
 			clearing_number, account_number, default_expense_account, default_payment_terms, default_currency,
-			notes, party_id, archived_at, search_name, org_key)
+			notes, party_id, archived_at, search_name, org_key, org_number_sealed, vat_number_sealed)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-			$22, $23, $24, $25, $26, $27, $28)`
+			$22, $23, $24, $25, $26, $27, $28, $29, $30)`
 	action := audit.Insert
-	if old != nil {
+	if old == nil {
+		args = args[:30] // whether to keep what is sealed speaks only to an update
+	} else {
 		action = audit.Update
 		q += ` ON CONFLICT (company_id, id) DO UPDATE SET name = $3, supplier_type = $4, email = $5, phone = $6,
 			address_line1 = $7, address_line2 = $8, postal_code = $9, city = $10, country = $11, org_number = $12,
 			vat_number = $13, bankgiro = $14, plusgiro = $15, bank_account = $16, iban = $17, bic = $18,
 			clearing_number = $19, account_number = $20, default_expense_account = $21, default_payment_terms = $22,
 			default_currency = $23, notes = $24, party_id = $25, archived_at = $26, search_name = $27, org_key = $28,
+			org_number_sealed = CASE WHEN $31 THEN suppliers.org_number_sealed ELSE $29 END,
+			vat_number_sealed = CASE WHEN $32 THEN suppliers.vat_number_sealed ELSE $30 END,
 			updated_at = clock_timestamp()`
 	}
 	err = s.db.Q(ctx).GetContext(ctx, &sup, q+` RETURNING `+supplierColumns, args...)

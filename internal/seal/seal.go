@@ -6,7 +6,9 @@ package seal
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -26,7 +28,8 @@ var ErrUnreadable = errors.New("seal: value cannot be opened")
 
 // Box seals and opens values under one key.
 type Box struct {
-	aead cipher.AEAD
+	aead     cipher.AEAD
+	tokenKey []byte
 }
 
 // New returns a box for a 32-byte key.
@@ -42,7 +45,9 @@ func New(key []byte) (*Box, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Box{aead: aead}, nil
+	m := hmac.New(sha256.New, key)
+	m.Write([]byte(tokenKeyLabel))
+	return &Box{aead: aead, tokenKey: m.Sum(nil)}, nil
 }
 
 // ParseKey reads a key written as 64 hexadecimal digits.

@@ -63,3 +63,28 @@ func TestKeys(t *testing.T) {
 		}
 	}
 }
+
+// A token compares a number without holding it: the same number under the
+// same key gives the same token, another key or number another one, and
+// only the last four digits show.
+func TestToken(t *testing.T) {
+	a, _ := New(make([]byte, KeySize))
+	other := make([]byte, KeySize)
+	other[0] = 1
+	b, _ := New(other)
+	tok := a.Token("PN", "198112189876")
+	if !IsToken(tok, "PN") || IsToken(tok, "VN") || TokenLast4(tok) != "9876" || len(tok) != 26 {
+		t.Fatalf("token %q", tok)
+	}
+	if a.Token("PN", "198112189876") != tok || a.Token("PN", "198112189868") == tok || b.Token("PN", "198112189876") == tok {
+		t.Fatal("a token must be the number's, under the key")
+	}
+	if a.Token("VN", "198112189876") == tok {
+		t.Fatal("kinds must not share tokens")
+	}
+	for _, s := range []string{"198112189876", "19811218-9876", "556334-3689", "PN1234"} {
+		if IsToken(s, "PN") {
+			t.Fatalf("%q taken for a token", s)
+		}
+	}
+}
