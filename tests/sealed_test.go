@@ -7,16 +7,21 @@ import (
 	"testing"
 
 	"github.com/lib/pq"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/kontera/kontera/internal/httpapi"
 )
 
 // A sole trader's organisation number is the owner's personnummer, and
 // its VAT number holds it too: both are sealed like a personnummer. No
 // answer, audit snapshot, event, party or row of the database holds the
-// digits in clear; a masked number sent back changes nothing; the
-// number still keeps customers unique and names the party its supplier
-// record shares.
+// digits in clear, nor does a log line; a masked number sent back changes
+// nothing; the number still keeps customers unique and names the party
+// its supplier record shares.
 func TestSoleTraderNumbersSealed(t *testing.T) {
-	b := newPartiesBooks(t)
+	core, logs := observer.New(zap.DebugLevel)
+	b := newPartiesBooks(t, func(c *httpapi.Config) { c.Log = zap.New(core) })
 	clear := []string{"8112189876", "811218-9876", "19811218", "SE811218987601"}
 	r := b.createCustomer(map[string]any{"name": "Eks Snickeri", "customer_type": "swedish_business",
 		"org_number": "811218-9876", "vat_number": "SE811218987601"}).status(t, 201)
@@ -72,6 +77,18 @@ func TestSoleTraderNumbersSealed(t *testing.T) {
 				t.Errorf("%s shows %s: %s", name, c, body)
 			}
 		}
+	}
+	// The server's log lines, with every field.
+	for _, l := range logs.All() {
+		line := fmt.Sprint(l.Message, l.ContextMap())
+		for _, c := range clear {
+			if strings.Contains(line, c) {
+				t.Errorf("a log line shows %s: %s", c, line)
+			}
+		}
+	}
+	if logs.Len() == 0 {
+		t.Fatal("no log lines were captured")
 	}
 	// Every row of every table, as text; the stored responses decoded.
 	var tables []string
