@@ -116,7 +116,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 		checker = vies.NewClient(cfg.VIESURL, cfg.VIESTimeout)
 	}
 	srv, err := httpapi.New(httpapi.Config{DB: d, Log: log, BaseURL: cfg.BaseURL, Secret: cfg.Secret,
-		RateLimitPerMinute: cfg.RateLimitPerMinute, PIIKey: cfg.PIIKey, VIES: checker})
+		RateLimitPerMinute: cfg.RateLimitPerMinute, PIIKey: cfg.PIIKey, VIES: checker, TrustedProxies: cfg.TrustedProxies})
 	if err != nil {
 		return err
 	}

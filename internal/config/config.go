@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -59,6 +60,10 @@ type Config struct {
 	// pooler that cannot keep protocol-level prepared statements
 	// (PgBouncer before 1.21, or max_prepared_statements 0).
 	DBPrepared bool
+	// TrustedProxies is KONTERA_TRUSTED_PROXIES (default none): the
+	// addresses or CIDR ranges of the proxies in front of Kontera, whose
+	// X-Forwarded-For names the client for the failed-authentication limit.
+	TrustedProxies []netip.Prefix
 }
 
 // FromEnv reads the configuration. The secret may be absent here: Serve
@@ -112,6 +117,17 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("KONTERA_DB_MAX_CONNS must be a whole number of 1 or more, got %q", s)
 		}
 		c.DBMaxConns = n
+	}
+	for _, f := range strings.FieldsFunc(os.Getenv("KONTERA_TRUSTED_PROXIES"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		p, err := netip.ParsePrefix(f)
+		if err != nil {
+			a, aerr := netip.ParseAddr(f)
+			if aerr != nil {
+				return c, fmt.Errorf("KONTERA_TRUSTED_PROXIES: %q is neither an address nor a CIDR range", f)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
+		}
+		c.TrustedProxies = append(c.TrustedProxies, p.Masked())
 	}
 	switch s := os.Getenv("KONTERA_DB_PREPARED"); s {
 	case "", "on", "true", "1":

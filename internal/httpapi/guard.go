@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"net/netip"
 	"sort"
 	"strconv"
 	"strings"
@@ -100,7 +101,7 @@ func (s *Server) authenticate(c echo.Context, op *openapi.Operation) (*auth.Foun
 	c.Response().Header().Set(echo.HeaderCacheControl, "no-store")
 	// An address that sent unknown keys at speed is not heard, whatever
 	// key it sends now: keys cannot be guessed at speed.
-	client := clientAddress(c.Request())
+	client := clientAddress(c.Request(), s.trustedProxies)
 	if wait := s.failures.Blocked(client); wait > 0 {
 		return nil, s.authThrottled(wait)
 	}
@@ -159,13 +160,40 @@ func (s *Server) authThrottled(wait time.Duration) error {
 		WithHeader("Retry-After", strconv.Itoa(secs))
 }
 
-// clientAddress is the peer address of r: the TCP peer, not a forwarded
-// header a client could write itself (behind a proxy, every client is
-// the proxy).
-func clientAddress(r *http.Request) string {
+// clientAddress is the address a request came from: the TCP peer, or,
+// when the peer is one of the trusted proxies, the nearest address in
+// X-Forwarded-For that is not one of them. A client writes the left of
+// that header as it likes; only what trusted proxies appended counts.
+// Without trusted proxies, behind a proxy every client is the proxy.
+func clientAddress(r *http.Request, trusted []netip.Prefix) string {
 	host, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
-		return r.RemoteAddr
+		host = r.RemoteAddr
+	}
+	isTrusted := func(s string) bool {
+		a, err := netip.ParseAddr(strings.TrimSpace(s))
+		if err != nil {
+			return false
+		}
+		for _, p := range trusted {
+			if p.Contains(a.Unmap()) {
+				return true
+			}
+		}
+		return false
+	}
+	if !isTrusted(host) {
+		return host
+	}
+	var hops []string
+	for _, h := range r.Header.Values("X-Forwarded-For") {
+		hops = append(hops, strings.Split(h, ",")...)
+	}
+	for i := len(hops) - 1; i >= 0; i-- {
+		hop := strings.TrimSpace(hops[i])
+		if a, err := netip.ParseAddr(hop); err == nil && !isTrusted(hop) {
+			return a.Unmap().String()
+		}
 	}
 	return host
 }

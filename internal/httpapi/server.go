@@ -8,6 +8,7 @@ import (
 	"database/sql"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/google/uuid"
@@ -50,6 +51,9 @@ type Config struct {
 	Secret []byte
 	// RateLimitPerMinute is the per-key limit; 0 turns it off.
 	RateLimitPerMinute int
+	// TrustedProxies are the proxies whose X-Forwarded-For names the
+	// client address the failed-authentication limit counts.
+	TrustedProxies []netip.Prefix
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// WorkerPoll is how often an idle operations worker looks for work;
@@ -63,21 +67,23 @@ type Config struct {
 
 // Server is the HTTP API.
 type Server struct {
-	echo      *echo.Echo
-	contract  *openapi.Contract
-	db        *store.DB
-	auth      *auth.Store
-	limiter   *ratelimit.Limiter
-	failures  *ratelimit.Failures
-	log       *zap.Logger
-	base      string
-	bodyLimit int64
-	validator *validator
-	grants    *capability.Store
-	now       func() time.Time
-	worker    *jobs.Worker
-	people    *parties.Store
-	metrics   *metrics.Metrics
+	echo     *echo.Echo
+	contract *openapi.Contract
+	db       *store.DB
+	auth     *auth.Store
+	limiter  *ratelimit.Limiter
+	failures *ratelimit.Failures
+	// trustedProxies: see Config.TrustedProxies.
+	trustedProxies []netip.Prefix
+	log            *zap.Logger
+	base           string
+	bodyLimit      int64
+	validator      *validator
+	grants         *capability.Store
+	now            func() time.Time
+	worker         *jobs.Worker
+	people         *parties.Store
+	metrics        *metrics.Metrics
 	// outside is the work of an operation that must happen before its
 	// transaction opens: I/O to the outside world, such as a registry
 	// lookup, is never done inside one (ARCHITECTURE rule 3).
@@ -145,7 +151,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		echo: echo.New(), contract: contract, db: cfg.DB, auth: keys,
 		limiter: ratelimit.New(cfg.RateLimitPerMinute), log: cfg.Log, base: cfg.BaseURL,
-		failures:  ratelimit.NewFailures(cfg.DB, ratelimit.DefaultFailuresPerMinute),
+		failures: ratelimit.NewFailures(cfg.DB, ratelimit.DefaultFailuresPerMinute), trustedProxies: cfg.TrustedProxies,
 		bodyLimit: 1 << 20,
 	}
 	if s.validator, err = newValidator(contract); err != nil {
