@@ -5664,7 +5664,7 @@ type ListCustomersParams struct {
 	// CustomerType Only this type.
 	CustomerType *CustomerType `form:"customer_type,omitempty" json:"customer_type,omitempty"`
 
-	// Search Case-insensitive: the name contains it, or the organisation number starts with it (separators ignored).
+	// Search Case-insensitive: the name contains it, or the organisation number starts with it (separators ignored). A sole trader's organisation number is a personnummer, kept sealed: it is found by the whole number only.
 	Search *string `form:"search,omitempty" json:"search,omitempty"`
 
 	// IncludeArchived Include archived records; default false.
@@ -6216,7 +6216,7 @@ type ListSuppliersParams struct {
 	// SupplierType Only this type.
 	SupplierType *SupplierType `form:"supplier_type,omitempty" json:"supplier_type,omitempty"`
 
-	// Search Case-insensitive: the name contains it, or the organisation number starts with it (separators ignored).
+	// Search Case-insensitive: the name contains it, or the organisation number starts with it (separators ignored). A sole trader's organisation number is a personnummer, kept sealed: it is found by the whole number only.
 	Search *string `form:"search,omitempty" json:"search,omitempty"`
 
 	// IncludeArchived Include archived records; default false.

@@ -49,6 +49,14 @@ func TestSoleTraderNumbersSealed(t *testing.T) {
 	if s.str("data.party_id") != detail.str("data.party_id") || s.str("data.org_number") != "********-9876" {
 		t.Fatalf("supplier: %s (customer's party %s)", s.Body, detail.str("data.party_id"))
 	}
+	// The whole number finds it, written either way; its digits in part
+	// do not.
+	for q, want := range map[string]int{"811218-9876": 1, "198112189876": 1, "8112": 0} {
+		found := b.get(b.path("customers?search="+q), b.token).status(t, 200).list("data")
+		if len(found) != want {
+			t.Errorf("search %q found %d customers, want %d", q, len(found), want)
+		}
+	}
 	// Another type cannot take the sealed number along unseen.
 	b.write("PATCH", "customers/"+id, map[string]any{"customer_type": "eu_business"}).
 		errorCode(t, 400, "CUSTOMER_ORG_NUMBER_IS_PERSONAL")

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/identifier"
 	"github.com/kontera/kontera/internal/seal"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -42,8 +43,10 @@ type Position struct {
 // searchClause is the WHERE part of a search: the name contains the text,
 // case-insensitively (folded in Go, Å as å), or — when the text has a
 // digit — the organisation number starts with it, both compared without
-// separators so "5563343689" finds "556334-3689".
-func searchClause(f Filter, args *[]any) string {
+// separators so "5563343689" finds "556334-3689". A sole trader's sealed
+// number is found by the whole number only: sealed is its token when the
+// text is a personnummer, else "".
+func searchClause(f Filter, args *[]any, sealed string) string {
 	if f.Search == "" {
 		return ""
 	}
@@ -53,7 +56,21 @@ func searchClause(f Filter, args *[]any) string {
 		*args = append(*args, c+"%")
 		clause += ` OR org_key LIKE $` + strconv.Itoa(len(*args))
 	}
+	if sealed != "" {
+		*args = append(*args, sealed)
+		clause += ` OR org_number = $` + strconv.Itoa(len(*args))
+	}
 	return clause + `)`
+}
+
+// sealedSearch is the token a search for a whole personnummer finds a
+// sole trader's sealed organisation number by, or "".
+func (s *Store) sealedSearch(text string) string {
+	pn, err := identifier.PersonalNumber(strings.TrimSpace(text))
+	if err != nil || !isPersonal(text) {
+		return ""
+	}
+	return s.box.Token(kindOrg, compact(pn))
 }
 
 // escapeLike makes s match itself in a LIKE pattern.
@@ -88,7 +105,7 @@ func list[T any](ctx context.Context, s *Store, table, typeColumn, columns strin
 		args = append(args, f.Type)
 		q += ` AND ` + typeColumn + ` = $` + strconv.Itoa(len(args))
 	}
-	q += searchClause(f, &args) + ` ORDER BY created_at, id LIMIT $4`
+	q += searchClause(f, &args, s.sealedSearch(f.Search)) + ` ORDER BY created_at, id LIMIT $4`
 	var out []T
 	err := s.db.Q(ctx).SelectContext(ctx, &out, q, args...)
 	return out, err
