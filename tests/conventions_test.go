@@ -9,12 +9,15 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/openapi"
 )
@@ -182,6 +185,52 @@ func TestRateLimitHeldAcrossReplicas(t *testing.T) {
 	if allowed < 10 || allowed > 10+refilled(start, 10) {
 		t.Fatalf("two replicas allowed %d requests, want the one bucket of 10", allowed)
 	}
+}
+
+// With leases (a limit of 1,000 a minute leases 10 tokens at a time) the
+// replicas together still never admit more than the bucket holds, and
+// admit no fewer than it holds less what each may forfeit.
+func TestRateLimitLeasesAcrossReplicas(t *testing.T) {
+	const limit = 1000
+	a := newEnv(t, rateLimit(limit))
+	b := envOn(t, a.db, rateLimit(limit))
+	key := a.key("owner@example.se", keySpec{})
+	start := time.Now()
+	var allowed, refused atomic.Int64
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e := a
+			if w%2 == 1 {
+				e = b
+			}
+			for refused.Load() < 50 {
+				switch e.get("/api/v1/api-key", key).Status {
+				case 200:
+					allowed.Add(1)
+				case 429:
+					refused.Add(1)
+				default:
+					t.Error("neither admitted nor refused")
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	lease := ratelimit.New(limit).LeaseSize()
+	refill := refilled(start, limit)
+	// What may be forfeited: lease-1 per replica, second and request in
+	// flight at once (four per replica here).
+	forfeit := 2 * 4 * (lease - 1) * (int(time.Since(start).Seconds()) + 1)
+	n := int(allowed.Load())
+	if n > limit+refill || n < limit-forfeit {
+		t.Fatalf("two replicas admitted %d requests; the bucket holds %d (+%d refilled), leases of %d may forfeit %d",
+			n, limit, refill, lease, forfeit)
+	}
+	t.Logf("two replicas admitted %d of a bucket of %d (+%d refilled)", n, limit, refill)
 }
 
 func TestRateLimitOff(t *testing.T) {

@@ -29,7 +29,8 @@ END $$;
 -- replica's lease, spent in memory, so a key's requests do not all write
 -- the bucket. Tokens are only ever taken from the bucket, never created,
 -- so the limit holds across replicas; a lease a replica does not spend
--- in time is forfeited (under-admission, at most want - 1 per replica).
+-- in time is forfeited (under-admission, at most want - 1 per replica and
+-- take in flight).
 -- want 1 is ratelimit_take. granted 0 means refused.
 -- +goose StatementBegin
 CREATE FUNCTION ratelimit_lease(key uuid, lim integer, want integer)

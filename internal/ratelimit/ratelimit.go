@@ -23,7 +23,8 @@ const DefaultPerMinute = 100
 // the replica spends them in memory for up to LeaseTTL: tokens only ever
 // leave the bucket, so the limit holds across replicas (never more
 // requests than it allows); a lease not spent in time is forfeited, so a
-// key may get up to LeaseSize-1 fewer requests per replica and second.
+// key may get up to LeaseSize-1 fewer requests per replica, second and
+// request in flight at once.
 // At the spec's 100 a minute a lease is one token: every request takes
 // from the bucket, exactly.
 type Limiter struct {
@@ -78,9 +79,10 @@ func (l *Limiter) Spend(key string, now time.Time) (Result, bool) {
 	return decide(le.tokens+float64(le.left), true, l.perMinute, le.at), true
 }
 
-// Taken keeps what a take from key's bucket leased beyond the request's
-// own token (granted 0: refused) and answers the request's Result; tokens
-// is the bucket after the take, at the database's time.
+// Taken adds what a take from key's bucket leased beyond the request's
+// own token (granted 0: refused) to the replica's lease and answers the
+// request's Result; tokens is the bucket after the take, at the
+// database's time.
 func (l *Limiter) Taken(key string, granted int, tokens float64, at, now time.Time) Result {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -91,12 +93,22 @@ func (l *Limiter) Taken(key string, granted int, tokens float64, at, now time.Ti
 			}
 		}
 	}
+	le := l.leases[key]
 	if granted > 1 {
-		l.leases[key] = &lease{left: granted - 1, until: now.Add(LeaseTTL), tokens: tokens, at: at}
-	} else {
-		delete(l.leases, key)
+		// Requests that found the lease empty at once each took one: what
+		// they took adds up, none replaces another's.
+		if le == nil || now.After(le.until) {
+			le = &lease{}
+			l.leases[key] = le
+		}
+		le.left += granted - 1
+		le.until, le.tokens, le.at = now.Add(LeaseTTL), tokens, at
 	}
-	return decide(tokens+float64(max(granted-1, 0)), granted > 0, l.perMinute, at)
+	left := 0
+	if le != nil && !now.After(le.until) {
+		left = le.left
+	}
+	return decide(tokens+float64(left), granted > 0, l.perMinute, at)
 }
 
 // decide says what a bucket holding tokens after the request (allowed or

@@ -29,7 +29,7 @@ func TestDecide(t *testing.T) {
 }
 
 // A lease is spent in memory, token by token, until it runs out or its
-// time is up; a refusal leaves no lease.
+// time is up; leases taken at once add up; a refusal makes none.
 func TestLease(t *testing.T) {
 	l := New(6000)
 	if l.LeaseSize() != 60 {
@@ -59,10 +59,24 @@ func TestLease(t *testing.T) {
 	if _, ok := l.Spend("k", now.Add(LeaseTTL+time.Millisecond)); ok {
 		t.Fatal("spent a lease past its time")
 	}
-	if r := l.Taken("k", 0, 0.5, now, now); r.Allowed {
-		t.Fatal("a refused take allowed the request")
+	later := now.Add(2 * LeaseTTL)
+	if r := l.Taken("k", 0, 0.5, later, later); r.Allowed || r.Remaining != 0 {
+		t.Fatalf("a refused take: %+v", r)
 	}
-	if _, ok := l.Spend("k", now); ok {
-		t.Fatal("a refusal left a lease")
+	if _, ok := l.Spend("k", later); ok {
+		t.Fatal("a refusal made a lease")
+	}
+	// Takes that found the lease empty at once add up.
+	l.Taken("k", 3, 10, later, later)
+	if r := l.Taken("k", 3, 7, later, later); r.Remaining != 11 {
+		t.Fatalf("two takes leave %d, want 7 in the bucket and 4 leased", r.Remaining)
+	}
+	for range 4 {
+		if _, ok := l.Spend("k", later); !ok {
+			t.Fatal("a token of the two leases was lost")
+		}
+	}
+	if _, ok := l.Spend("k", later); ok {
+		t.Fatal("spent past the two leases")
 	}
 }
