@@ -60,14 +60,13 @@ func (s *Store) readBooks(ctx context.Context, company, period uuid.UUID, accoun
 		Inactive pq.StringArray `db:"inactive_accounts"`
 	}
 	err := s.db.Q(ctx).GetContext(ctx, &row, `
-		SELECT p.*, s.*,
-			ARRAY(SELECT account_number FROM accounts WHERE company_id = $1 AND account_number = ANY($3) AND is_active)
-				AS active_accounts,
-			ARRAY(SELECT account_number FROM accounts WHERE company_id = $1 AND account_number = ANY($3) AND NOT is_active)
-				AS inactive_accounts
+		SELECT p.*, s.*, a.*
 		FROM (SELECT `+fiscal.Columns+` FROM fiscal_periods WHERE company_id = $1 AND id = $2) p
 		CROSS JOIN (SELECT `+SettingsColumns+` FROM companies c JOIN company_settings s ON s.company_id = c.id
-			WHERE c.id = $1) s`, company, period, pq.Array(accounts))
+			WHERE c.id = $1) s
+		CROSS JOIN (SELECT coalesce(array_agg(account_number) FILTER (WHERE is_active), '{}') AS active_accounts,
+				coalesce(array_agg(account_number) FILTER (WHERE NOT is_active), '{}') AS inactive_accounts
+			FROM accounts WHERE company_id = $1 AND account_number = ANY($3)) a`, company, period, pq.Array(accounts))
 	if store.NotFound(err) {
 		return books{}, apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": period})
 	}
