@@ -80,12 +80,7 @@ func (s *Store) Lookup(ctx context.Context, token string, company *uuid.UUID, ra
 			a.company_id AS access_company_id, a.role AS access_role, a.read_only AS access_read_only,
 			b.granted AS bucket_granted, b.tokens AS bucket_tokens, b.updated_at AS bucket_at
 		FROM api_keys k JOIN users u ON u.id = k.user_id
-		LEFT JOIN LATERAL (
-			SELECT m.company_id, m.role, m.read_only FROM company_members m
-			JOIN companies c ON c.id = m.company_id AND c.archived_at IS NULL
-			WHERE m.user_id = k.user_id AND m.company_id = $2
-			  AND (k.company_access = 'all_memberships' OR EXISTS (
-			      SELECT 1 FROM api_key_companies ac WHERE ac.api_key_id = k.id AND ac.company_id = m.company_id))) a ON true
+		LEFT JOIN LATERAL (`+reach("k.user_id", "k.id", "k.company_access")+` AND m.company_id = $2) a ON true
 		LEFT JOIN LATERAL (SELECT * FROM ratelimit_lease(k.id, $3, $4) WHERE $3 > 0) b ON true
 		WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, hash, company, rateLimit, lease)
 	if store.NotFound(err) {
@@ -115,15 +110,21 @@ type accessRow struct {
 	ConnectionReadOnly bool `db:"read_only"`
 }
 
-// reachSQL selects the memberships a key reaches in non-archived
-// companies; $1 is the user, $2 the key, $3 the key's company access.
-const reachSQL = `
+// reach selects the memberships a key reaches in non-archived companies:
+// the one rule, given the SQL of the key's user, id and company access
+// (placeholders, or the columns of a key the query joins).
+func reach(user, key, access string) string {
+	return `
 	SELECT m.company_id, m.role, m.read_only
 	FROM company_members m
 	JOIN companies c ON c.id = m.company_id AND c.archived_at IS NULL
-	WHERE m.user_id = $1
-	  AND ($3 = 'all_memberships' OR EXISTS (
-	      SELECT 1 FROM api_key_companies a WHERE a.api_key_id = $2 AND a.company_id = m.company_id))`
+	WHERE m.user_id = ` + user + `
+	  AND (` + access + ` = 'all_memberships' OR EXISTS (
+	      SELECT 1 FROM api_key_companies ac WHERE ac.api_key_id = ` + key + ` AND ac.company_id = m.company_id))`
+}
+
+// reachSQL is reach with $1 the user, $2 the key, $3 its company access.
+var reachSQL = reach("$1", "$2", "$3")
 
 // Access returns what k may do in company, or nil when k does not reach
 // it (not a member, not on the allowlist, or archived): such a company
