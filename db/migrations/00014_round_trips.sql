@@ -31,7 +31,8 @@ END $$;
 -- so the limit holds across replicas; a lease a replica does not spend
 -- in time is forfeited (under-admission, at most want - 1 per replica and
 -- take in flight).
--- want 1 is ratelimit_take. granted 0 means refused.
+-- granted 0 means refused. It replaces ratelimit_take (00012), which was
+-- this with want 1.
 -- +goose StatementBegin
 CREATE FUNCTION ratelimit_lease(key uuid, lim integer, want integer)
 RETURNS TABLE (granted integer, tokens double precision, updated_at timestamptz)
@@ -56,6 +57,25 @@ BEGIN
 END $$;
 -- +goose StatementEnd
 
+DROP FUNCTION ratelimit_take(uuid, integer);
+
 -- +goose Down
+-- +goose StatementBegin
+CREATE FUNCTION ratelimit_take(key uuid, lim integer)
+RETURNS TABLE (tokens double precision, last_allowed boolean, updated_at timestamptz)
+LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM set_config('synchronous_commit', 'off', true);
+    RETURN QUERY
+    INSERT INTO rate_limit_buckets AS b (api_key_id, tokens, last_allowed, updated_at)
+    VALUES (key, lim - 1, true, clock_timestamp())
+    ON CONFLICT (api_key_id) DO UPDATE SET
+        last_allowed = ratelimit_refill(b.tokens, b.updated_at, lim, clock_timestamp()) >= 1,
+        tokens = ratelimit_refill(b.tokens, b.updated_at, lim, clock_timestamp())
+            - CASE WHEN ratelimit_refill(b.tokens, b.updated_at, lim, clock_timestamp()) >= 1 THEN 1 ELSE 0 END,
+        updated_at = clock_timestamp()
+    RETURNING b.tokens, b.last_allowed, b.updated_at;
+END $$;
+-- +goose StatementEnd
 DROP FUNCTION ratelimit_lease(uuid, integer, integer);
 DROP FUNCTION idempotency_claim(uuid, uuid, interval);
