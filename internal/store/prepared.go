@@ -82,44 +82,48 @@ func (db *DB) prepare(query string) {
 	db.stmts.m.Store(query, s)
 }
 
+// queryer is what the pool and a transaction both answer.
+type queryer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error)
+	QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row
+}
+
+// plain is where a statement runs unprepared: the transaction or the pool.
+func (p prepared) plain() queryer {
+	if p.tx != nil {
+		return p.tx
+	}
+	return p.DB
+}
+
 func (p prepared) ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error) {
 	if s := p.stmt(query, args); s != nil {
 		return s.ExecContext(ctx, args...)
 	}
-	if p.tx != nil {
-		return p.tx.ExecContext(ctx, query, args...)
-	}
-	return p.DB.ExecContext(ctx, query, args...)
+	return p.plain().ExecContext(ctx, query, args...)
 }
 
 func (p prepared) QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
 	if s := p.stmt(query, args); s != nil {
 		return s.QueryContext(ctx, args...)
 	}
-	if p.tx != nil {
-		return p.tx.QueryContext(ctx, query, args...)
-	}
-	return p.DB.QueryContext(ctx, query, args...)
+	return p.plain().QueryContext(ctx, query, args...)
 }
 
 func (p prepared) QueryxContext(ctx context.Context, query string, args ...any) (*sqlx.Rows, error) {
 	if s := p.stmt(query, args); s != nil {
 		return s.QueryxContext(ctx, args...)
 	}
-	if p.tx != nil {
-		return p.tx.QueryxContext(ctx, query, args...)
-	}
-	return p.DB.QueryxContext(ctx, query, args...)
+	return p.plain().QueryxContext(ctx, query, args...)
 }
 
 func (p prepared) QueryRowxContext(ctx context.Context, query string, args ...any) *sqlx.Row {
 	if s := p.stmt(query, args); s != nil {
 		return s.QueryRowxContext(ctx, args...)
 	}
-	if p.tx != nil {
-		return p.tx.QueryRowxContext(ctx, query, args...)
-	}
-	return p.DB.QueryRowxContext(ctx, query, args...)
+	return p.plain().QueryRowxContext(ctx, query, args...)
 }
 
 func (p prepared) GetContext(ctx context.Context, dest any, query string, args ...any) error {
