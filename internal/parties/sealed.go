@@ -62,27 +62,36 @@ type sealedNumbers struct {
 // the row named rowCtx. A number that is a token already stays as stored.
 func (s *Store) sealNumbers(rowCtx string, org, vat **string) sealedNumbers {
 	var out sealedNumbers
-	if *org != nil {
-		switch n := **org; {
-		case seal.IsToken(n, kindOrg):
-			out.keepOrg = true
-		case isPersonal(n):
-			out.org = s.box.Seal([]byte(n), rowCtx+"/org_number")
-			t := s.box.Token(kindOrg, compact(n))
-			*org = &t
+	out.org, out.keepOrg = s.sealNumber(rowCtx+"/org_number", kindOrg, org, func(n string) (string, bool) {
+		return compact(n), isPersonal(n)
+	})
+	out.vat, out.keepVAT = s.sealNumber(rowCtx+"/vat_number", kindVAT, vat, func(n string) (string, bool) {
+		if !personalVAT(n) {
+			return "", false
 		}
-	}
-	if *vat != nil {
-		switch n := **vat; {
-		case seal.IsToken(n, kindVAT):
-			out.keepVAT = true
-		case personalVAT(n):
-			out.vat = s.box.Seal([]byte(n), rowCtx+"/vat_number")
-			t := s.box.Token(kindVAT, compact(n)[2:12]) // SE and 01 around the personnummer
-			*vat = &t
-		}
-	}
+		return compact(n)[2:12], true // the personnummer between SE and 01, whose last four the token keeps
+	})
 	return out
+}
+
+// sealNumber seals *p for sealCtx when personal says it holds a
+// personnummer (and which digits the token is of), putting the token of
+// kind in its place; keep says *p is a token already.
+func (s *Store) sealNumber(sealCtx, kind string, p **string, personal func(string) (string, bool)) (sealed []byte, keep bool) {
+	if *p == nil {
+		return nil, false
+	}
+	n := **p
+	if seal.IsToken(n, kind) {
+		return nil, true
+	}
+	digits, ok := personal(n)
+	if !ok {
+		return nil, false
+	}
+	t := s.box.Token(kind, digits)
+	*p = &t
+	return s.box.Seal([]byte(n), sealCtx), false
 }
 
 // SealLegacy seals the sole traders' numbers and gives the personnummer
