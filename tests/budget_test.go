@@ -20,7 +20,7 @@ import (
 var budgets = map[string]int64{
 	"createJournalEntry":  7,
 	"replay":              4,
-	"commitJournalEntry":  8,
+	"commitJournalEntry":  7,
 	"reverseJournalEntry": 12,
 	"createCustomer":      9,
 	"getTrialBalance":     4,

@@ -44,7 +44,9 @@ func (s *Server) beforeWork(next echo.HandlerFunc) echo.HandlerFunc {
 // transaction, in the one statement of append-only rows before COMMIT; a
 // 4xx after the whole transaction rolled back, so the books stay as they
 // were without a savepoint on every write. A 5xx is not stored, so the
-// retry can succeed. Dry runs are never stored.
+// retry can succeed. Dry runs are never stored. A write that closes the
+// unit (store.Closing) runs in that last statement too; the response is
+// written with the values it returned.
 func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		op := operationOf(c)
@@ -147,6 +149,7 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 		done = true
 		if err != nil {
 			// Nothing stuck: discard what the handler wrote and say so.
+			_ = tx.Rollback() // a failed flush left the transaction open
 			res.Committed, res.Status, res.Size = false, 0, 0
 			return err
 		}
@@ -157,7 +160,7 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 			orig.Header().Set("X-Dry-Run", "true")
 		}
 		orig.WriteHeader(status)
-		_, err = orig.Write(rec.body.Bytes())
+		_, err = orig.Write(unit.Fill(rec.body.Bytes()))
 		return err
 	}
 }

@@ -48,6 +48,9 @@ type books struct {
 	period           fiscal.Period
 	company          Company
 	active, inactive []string
+	// now is the transaction's clock, what now() answers in every
+	// statement of it: the posted_at of an entry it posts.
+	now time.Time
 }
 
 // readBooks reads books for a posting in period naming accounts, in one
@@ -58,9 +61,10 @@ func (s *Store) readBooks(ctx context.Context, company, period uuid.UUID, accoun
 		Settings
 		Active   pq.StringArray `db:"active_accounts"`
 		Inactive pq.StringArray `db:"inactive_accounts"`
+		Now      time.Time      `db:"tx_now"`
 	}
 	err := s.db.Q(ctx).GetContext(ctx, &row, `
-		SELECT p.*, s.*, a.*
+		SELECT p.*, s.*, a.*, now() AS tx_now
 		FROM (SELECT `+fiscal.Columns+` FROM fiscal_periods WHERE company_id = $1 AND id = $2) p
 		CROSS JOIN (SELECT `+SettingsColumns+` FROM companies c JOIN company_settings s ON s.company_id = c.id
 			WHERE c.id = $1) s
@@ -73,5 +77,6 @@ func (s *Store) readBooks(ctx context.Context, company, period uuid.UUID, accoun
 	if err != nil {
 		return books{}, err
 	}
-	return books{period: row.Period, company: row.Settings.Company(), active: row.Active, inactive: row.Inactive}, nil
+	return books{period: row.Period, company: row.Settings.Company(), active: row.Active, inactive: row.Inactive,
+		now: row.Now}, nil
 }

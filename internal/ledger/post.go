@@ -9,7 +9,6 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
-	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/outbox"
 )
 
@@ -24,10 +23,10 @@ const (
 // (PERIOD_NOT_FOUND), its date inside it, a period that takes postings,
 // and its accounts in the chart (missing BAS accounts are added; on a dry
 // run too, so the answer is the live one; a storno's accounts need only
-// exist). It fills in the series.
-func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engine bool) (fiscal.Period, error) {
+// exist). It fills in the series and answers the books it read.
+func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engine bool) (books, error) {
 	if err := Check(in, engine); err != nil {
-		return fiscal.Period{}, err
+		return books{}, err
 	}
 	b, err := s.readBooks(ctx, company, in.PeriodID, Accounts(in.Lines))
 	p := b.period
@@ -36,13 +35,13 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 			err = apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": in.PeriodID,
 				"field": "fiscal_period_id"})
 		}
-		return p, err
+		return b, err
 	}
 	if err := InPeriod(p, in.Date); err != nil {
-		return p, err
+		return b, err
 	}
 	if err := Postable(p, b.company.LockedThrough, in.Date, in.SourceType); err != nil {
-		return p, err
+		return b, err
 	}
 	if in.Series == "" {
 		in.Series = DefaultSeries(in.SourceType, b.company.SeriesPerSource, b.company.DefaultSeries)
@@ -51,20 +50,20 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 		// A storno undoes lines already booked: their accounts are in the
 		// chart (the database holds them to it), and one deactivated since
 		// must not keep a mistake in the books.
-		return p, nil
+		return b, nil
 	}
 	if _, err := s.chart.EnsureKnown(ctx, company, Accounts(in.Lines), b.active, b.inactive); err != nil {
-		return p, err
+		return b, err
 	}
 	if err := s.counterparty(ctx, company, &in.Counterparty); err != nil {
-		return p, err
+		return b, err
 	}
 	if yearEndSources[in.SourceType] {
 		// Balances carried from the books, tags and all: a project archived
 		// since still opens the next year with what it closed with.
-		return p, nil
+		return b, nil
 	}
-	return p, s.checkDimensions(ctx, company, b.company, in.Date, in.Lines)
+	return b, s.checkDimensions(ctx, company, b.company, in.Date, in.Lines)
 }
 
 // counterparty fills in the name of a counterparty given as a customer
@@ -130,15 +129,16 @@ func (s *Store) Post(ctx context.Context, company uuid.UUID, in Input) (Entry, e
 		if e, err = s.insertEntry(ctx, company, in); err != nil {
 			return err
 		}
-		return s.commit(ctx, company, &e, nil)
+		return s.commit(ctx, company, &e, nil, nil)
 	})
 	return e, err
 }
 
 // commit posts the draft e, audits and announces it. old is the entry as
-// it was, for the audit trail; nil when it was created in this unit.
-func (s *Store) commit(ctx context.Context, company uuid.UUID, e *Entry, old *Entry) error {
-	if err := s.post(ctx, company, e); err != nil {
+// it was, for the audit trail; nil when it was created in this unit. With
+// the books b, the posting may close the unit of work (see post).
+func (s *Store) commit(ctx context.Context, company uuid.UUID, e *Entry, old *Entry, b *books) error {
+	if err := s.post(ctx, company, e, b); err != nil {
 		return err
 	}
 	if err := s.record(ctx, company, audit.Commit, "Verifikation "+e.Voucher()+" bokförd", old, e); err != nil {
@@ -161,11 +161,12 @@ func (s *Store) Commit(ctx context.Context, company, id uuid.UUID) (Entry, error
 			"journal_entry_id": id, "current_status": e.Status})
 	}
 	in := e.input()
-	if _, err := s.prepare(ctx, company, &in, true); err != nil {
+	b, err := s.prepare(ctx, company, &in, true)
+	if err != nil {
 		return e, err
 	}
 	old := e
-	return e, s.commit(ctx, company, &e, &old)
+	return e, s.commit(ctx, company, &e, &old, &b)
 }
 
 // input is the entry as a caller would have described it.

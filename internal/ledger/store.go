@@ -242,19 +242,35 @@ func (s *Store) insertLines(ctx context.Context, company, entry uuid.UUID, lines
 	return out, nil
 }
 
-// post moves the draft id to posted, naming who posted it (the actor of
+// post moves the draft e to posted, naming who posted it (the actor of
 // ctx); the database hands out the voucher number, gapless, and checks
 // the balance when the unit of work commits.
-func (s *Store) post(ctx context.Context, company uuid.UUID, e *Entry) error {
+//
+// Given the books b read in this transaction, and when nothing else in the
+// unit needs the number before its end, the posting is the unit's closing
+// write (store.Closing): the series stays locked for the last statement
+// and the COMMIT only, not while the audit row, the event and the response
+// are built. e then carries a token for its number, which the unit fills
+// in; posted_at is the transaction's clock, known already.
+func (s *Store) post(ctx context.Context, company uuid.UUID, e *Entry, b *books) error {
 	a := audit.ActorFrom(ctx)
 	e.Poster = Poster{PostedByType: &a.Type, PostedByUserID: a.UserID, PostedByEmail: nonEmpty(a.Email),
 		PostedByLabel: nonEmpty(a.Label)}
-	err := s.db.Q(ctx).QueryRowxContext(ctx, `
+	const update = `
 		UPDATE journal_entries SET status = 'posted', updated_at = now(), posted_by_type = $3,
 			posted_by_user_id = $4, posted_by_email = $5, posted_by_label = $6
-		WHERE company_id = $1 AND id = $2 AND status = 'draft'
-		RETURNING voucher_number, posted_at, status, updated_at`, company, e.ID, e.PostedByType, e.PostedByUserID,
-		e.PostedByEmail, e.PostedByLabel).
+		WHERE company_id = $1 AND id = $2 AND status = 'draft'`
+	args := []any{company, e.ID, e.PostedByType, e.PostedByUserID, e.PostedByEmail, e.PostedByLabel}
+	if b != nil {
+		number := store.Token()
+		if store.Close(ctx, store.Closing{SQL: update + ` RETURNING voucher_number::text`, Args: args,
+			Tokens: []string{strconv.Itoa(number)}, Refused: dbError}) {
+			at := b.now
+			e.Number, e.Status, e.PostedAt, e.UpdatedAt = number, Posted, &at, at
+			return nil
+		}
+	}
+	err := s.db.Q(ctx).QueryRowxContext(ctx, update+` RETURNING voucher_number, posted_at, status, updated_at`, args...).
 		Scan(&e.Number, &e.PostedAt, &e.Status, &e.UpdatedAt)
 	return dbError(err)
 }

@@ -79,7 +79,7 @@ func (s *Store) storno(ctx context.Context, company uuid.UUID, orig *Entry, p uu
 	if err != nil {
 		return st, err
 	}
-	if err := s.post(ctx, company, &st); err != nil {
+	if err := s.post(ctx, company, &st, nil); err != nil {
 		return st, err
 	}
 	old := *orig
@@ -176,7 +176,7 @@ func (s *Store) replace(ctx context.Context, company uuid.UUID, orig *Entry, dep
 	if err != nil {
 		return r, err
 	}
-	if err := s.post(ctx, company, &e); err != nil {
+	if err := s.post(ctx, company, &e, nil); err != nil {
 		return r, err
 	}
 	if err := s.record(ctx, company, audit.Correct, fmt.Sprintf("Verifikation %s rättades med %s och %s",

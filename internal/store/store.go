@@ -102,6 +102,9 @@ type Unit struct {
 	Tx     *sqlx.Tx
 	DryRun bool
 	tail   []Append // rows written at the end (see Append)
+
+	closing *Closing    // the write that leads them (see Closing)
+	filled  [][2]string // its tokens and the values they stand for
 }
 
 // WithUnit returns ctx carrying u; Q then answers u's transaction.
@@ -190,16 +193,17 @@ func (db *DB) Attempt(ctx context.Context, fn func(ctx context.Context) error) e
 		return err
 	}
 	u := UnitFrom(ctx)
-	waiting := 0
+	waiting, closing := 0, (*Closing)(nil)
 	if u != nil {
-		waiting = len(u.tail)
+		waiting, closing = len(u.tail), u.closing
 	}
 	if err := fn(ctx); err != nil {
 		if _, rerr := q.ExecContext(ctx, "ROLLBACK TO SAVEPOINT attempt"); rerr != nil {
 			return rerr
 		}
 		if u != nil {
-			u.tail = u.tail[:waiting] // the failed item's audit rows and events go with it
+			// The failed item's audit rows, events and closing go with it.
+			u.tail, u.closing = u.tail[:waiting], closing
 		}
 		return err
 	}

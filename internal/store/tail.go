@@ -30,17 +30,20 @@ func (db *DB) Append(ctx context.Context, a Append) error {
 		u.tail = append(u.tail, a)
 		return nil
 	}
-	q, args := appendSQL([]Append{a})
+	q, args := chain(appendSQL([]Append{a}, 0, nil))
 	_, err := db.ExecContext(ctx, q, args...)
 	return err
 }
 
-// Flush writes the rows waiting in u in one statement.
+// Flush writes the closing and the rows waiting in u in one statement.
 func (u *Unit) Flush(ctx context.Context) error {
+	if u.closing != nil {
+		return u.flushClosing(ctx)
+	}
 	if len(u.tail) == 0 {
 		return nil
 	}
-	q, args := appendSQL(u.tail)
+	q, args := chain(appendSQL(u.tail, 0, nil))
 	u.tail = nil
 	_, err := u.Tx.ExecContext(ctx, q, args...)
 	return err
@@ -56,11 +59,12 @@ func (u *Unit) Commit(ctx context.Context) error {
 
 var placeholder = regexp.MustCompile(`\$(\d+)`)
 
-// appendSQL builds one statement for rows: one multi-row INSERT per table
-// and suffix, in the order each first appears (rows keep their order, so
-// clock_timestamp() defaults still rise row by row), chained as
-// data-modifying CTEs.
-func appendSQL(rows []Append) (string, []any) {
+// appendSQL builds one INSERT per table and suffix for rows, in the order
+// each first appears (rows keep their order, so clock_timestamp()
+// defaults still rise row by row), numbering placeholders from base+1.
+// fill, when not nil, gives the SQL that reads each argument in place of
+// its placeholder.
+func appendSQL(rows []Append, base int, fill func(p string, arg any) string) ([]string, []any) {
 	type group struct {
 		head   string
 		values []string
@@ -76,30 +80,38 @@ func appendSQL(rows []Append) (string, []any) {
 			groups[k] = g
 			order = append(order, k)
 		}
-		base := len(args)
+		at := base + len(args)
 		g.values = append(g.values, placeholder.ReplaceAllStringFunc(r.Values, func(p string) string {
 			n, _ := strconv.Atoi(p[1:])
-			return "$" + strconv.Itoa(base+n)
+			q := "$" + strconv.Itoa(at+n)
+			if fill != nil && n >= 1 && n <= len(r.Args) {
+				q = fill(q, r.Args[n-1])
+			}
+			return q
 		}))
 		args = append(args, r.Args...)
 	}
-	var b strings.Builder
+	stmts := make([]string, len(order))
 	for i, k := range order {
 		g := groups[k]
-		stmt := "INSERT INTO " + g.head + " VALUES " + strings.Join(g.values, ", ")
+		stmts[i] = "INSERT INTO " + g.head + " VALUES " + strings.Join(g.values, ", ")
 		if s := k[strings.IndexByte(k, 0)+1:]; s != "" {
-			stmt += " " + s
-		}
-		switch {
-		case i == len(order)-1 && i == 0:
-			b.WriteString(stmt)
-		case i == len(order)-1:
-			b.WriteString(" " + stmt)
-		case i == 0:
-			b.WriteString("WITH w0 AS (" + stmt + ")")
-		default:
-			b.WriteString(", w" + strconv.Itoa(i) + " AS (" + stmt + ")")
+			stmts[i] += " " + s
 		}
 	}
-	return b.String(), args
+	return stmts, args
+}
+
+// chain makes one statement of inserts: the last one, after the others
+// as data-modifying CTEs.
+func chain(inserts []string, args []any) (string, []any) {
+	last := len(inserts) - 1
+	ctes := make([]string, last)
+	for i, ins := range inserts[:last] {
+		ctes[i] = "w" + strconv.Itoa(i) + " AS (" + ins + ")"
+	}
+	if last == 0 {
+		return inserts[0], args
+	}
+	return "WITH " + strings.Join(ctes, ", ") + " " + inserts[last], args
 }
