@@ -46,6 +46,8 @@ type Options struct {
 	// Durable keeps fsync on in a throwaway cluster: a benchmark measures
 	// the disk as production has it.
 	Durable bool
+	// Settings are server settings for the cluster's start, "name=value".
+	Settings []string
 	// Install lets Start install Debian's postgresql with apt-get when the
 	// binaries are missing and we are root.
 	Install bool
@@ -104,6 +106,9 @@ func Start(dir string, o Options) (*Cluster, error) {
 		return c, nil
 	}
 	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses=''", dir, o.Port)
+	for _, kv := range o.Settings {
+		opts += " -c " + kv
+	}
 	if o.Throwaway && !o.Durable {
 		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 	}

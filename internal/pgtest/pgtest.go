@@ -47,8 +47,12 @@ func run(m *testing.M) int {
 			fmt.Fprintln(os.Stderr, err)
 			return 1
 		}
-		c, err := localpg.Start(dir, localpg.Options{Throwaway: true, Install: true,
-			Durable: os.Getenv("KONTERA_BENCH") != ""})
+		o := localpg.Options{Throwaway: true, Install: true, Durable: os.Getenv("KONTERA_BENCH") != ""}
+		if os.Getenv("KONTERA_BENCH_STATEMENTS") != "" {
+			// The bench then prints where the database's time went.
+			o.Settings = []string{"shared_preload_libraries=pg_stat_statements", "pg_stat_statements.track=all"}
+		}
+		c, err := localpg.Start(dir, o)
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "pgtest:", err)
 			os.RemoveAll(dir)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 	"go.uber.org/zap"
 
@@ -280,7 +281,14 @@ func TestBenchPosting(t *testing.T) {
 				return true
 			})
 			record(sql2, s, r, p50, p99)
+			var profile func()
+			if s == (setup{8, 1}) && len(api[s].rate) == 0 {
+				profile = statementProfile(t)
+			}
 			r, p50, p99 = rate(s.clients, func(client, i int) bool { return a.post(pick(companies, client, i), i) })
+			if profile != nil {
+				profile()
+			}
 			record(api, s, r, p50, p99)
 		}
 	}
@@ -424,4 +432,43 @@ func atoi(s string) int {
 	var n int
 	fmt.Sscan(s, &n)
 	return n
+}
+
+// statementProfile, with KONTERA_BENCH_STATEMENTS set (the bench's cluster
+// then loads pg_stat_statements), starts counting the database's time per
+// statement, triggers' statements included; the func it returns prints
+// the 25 costliest. Lock waits count as time: a statement that queues for
+// the voucher series shows it. Without the variable it returns nil.
+func statementProfile(t *testing.T) func() {
+	if os.Getenv("KONTERA_BENCH_STATEMENTS") == "" {
+		return nil
+	}
+	adm, err := sqlx.Open("postgres", pgtest.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adm.Exec(`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := adm.Exec(`SELECT pg_stat_statements_reset()`); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		defer adm.Close()
+		var rows []struct {
+			Query string  `db:"q"`
+			Calls int64   `db:"calls"`
+			Total float64 `db:"total"`
+			Mean  float64 `db:"mean"`
+		}
+		if err := adm.Select(&rows, `SELECT left(regexp_replace(query, '\s+', ' ', 'g'), 100) AS q, calls,
+				total_exec_time AS total, mean_exec_time AS mean
+			FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25`); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Println("\nDatabase time per statement, API, one series, 8 clients (pg_stat_statements, lock waits included):")
+		for _, r := range rows {
+			fmt.Printf("%8.0f ms %7d calls %7.3f ms  %s\n", r.Total, r.Calls, r.Mean, r.Query)
+		}
+	}
 }
