@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/cockroachdb/apd/v3 v3.2.3
+	github.com/gabriel-vasile/mimetype v1.4.16
 	github.com/getkin/kin-openapi v0.152.0
 	github.com/google/uuid v1.6.0
 	github.com/jmoiron/sqlx v1.4.0
