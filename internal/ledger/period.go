@@ -43,11 +43,18 @@ func Closedness(p fiscal.Period, lockedThrough *time.Time, day time.Time, source
 // Postable refuses posting into a closed or locked period, or on or
 // before the company's lock date: PERIOD_LOCKED, with the reason.
 func Postable(p fiscal.Period, lockedThrough *time.Time, day time.Time, source string) error {
+	return PostableOr(apierr.PeriodLocked, p, lockedThrough, day, source)
+}
+
+// PostableOr is Postable answering code instead of PERIOD_LOCKED, with the
+// same details: a rule that rests on the period taking postings (attaching
+// underlag to a verifikat) names its own refusal.
+func PostableOr(code apierr.Code, p fiscal.Period, lockedThrough *time.Time, day time.Time, source string) error {
 	reason := Closedness(p, lockedThrough, day, source)
 	if reason == "" {
 		return nil
 	}
-	return periodLocked(apierr.PeriodLocked, p, lockedThrough, reason)
+	return periodLocked(code, p, lockedThrough, reason)
 }
 
 func periodLocked(code apierr.Code, p fiscal.Period, lockedThrough *time.Time, reason string) *apierr.Error {
