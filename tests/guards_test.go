@@ -18,30 +18,9 @@ import (
 // here as that role (and, where the guard is a trigger, as the owner too),
 // and every one is refused.
 func TestDatabaseGuardsHoldAgainstTheApplicationRole(t *testing.T) {
-	url := pgtest.NewURL(t)
 	ctx := context.Background()
-	app, err := store.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { app.Close() })
-	ownerURL, err := localpg.WithUser(url, localpg.OwnerRole)
-	if err != nil {
-		t.Fatal(err)
-	}
-	owner, err := store.Open(ctx, ownerURL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { owner.Close() })
-
-	e := envOn(t, app)
-	owner1 := e.key("owner@example.se", keySpec{})
-	company := e.company(owner1, "Vakt AB")
-	base := "/api/v1/companies/" + company.String()
-	r := e.get(base+"/fiscal-periods", owner1).status(t, 200)
-	b := &ledgerBooks{env: e, token: owner1, base: base, company: company,
-		period: r.str("data.fiscal_periods.0.id"), year: r.str("data.fiscal_periods.0.period_start")[:4]}
+	app, owner, b := guardedBooks(t)
+	company := b.company
 	sale := b.posted(t, "03-15")
 	b.posted(t, "03-16")
 	struck := b.get(b.base+"/journal-entries/"+sale, b.token).status(t, 200).str("data.lines.0.id")
@@ -134,6 +113,29 @@ func TestDatabaseGuardsHoldAgainstTheApplicationRole(t *testing.T) {
 // when q names one) and wants it refused by a right or a guard of the
 // database — a privilege, a check or a restriction — not by a mistake of
 // the test.
+// guardedBooks is a company's books on a database of its own, with
+// connections as the application role (the server's) and as the owner
+// (the migrations'), to try tampering as each.
+func guardedBooks(t *testing.T) (app, owner *store.DB, b *ledgerBooks) {
+	url := pgtest.NewURL(t)
+	ctx := context.Background()
+	app, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { app.Close() })
+	ownerURL, err := localpg.WithUser(url, localpg.OwnerRole)
+	if err != nil {
+		t.Fatal(err)
+	}
+	owner, err = store.Open(ctx, ownerURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { owner.Close() })
+	return app, owner, ledgerOn(t, envOn(t, app))
+}
+
 func refusedByTheBooks(t *testing.T, db *store.DB, who, q string, arg any) {
 	t.Helper()
 	ctx := context.Background()

@@ -2,16 +2,12 @@ package documents
 
 import "time"
 
-// RetentionUntil is the last day underlag of a verifikat in a fiscal year
-// that ends on yearEnd must be kept (BFL 7 kap. 2 §): 31 December of the
-// seventh year after the calendar year in which the fiscal year ends. A
-// broken fiscal year is counted by the year it ends in.
-func RetentionUntil(yearEnd time.Time) time.Time {
-	return time.Date(yearEnd.Year()+7, time.December, 31, 0, 0, 0, 0, time.UTC)
-}
-
 // Kept reports whether a document kept until until (nil: never underlag
-// of a posted verifikat) must still be kept on day today.
+// of a posted verifikat) must still be kept on day today. The date itself
+// is the database's to stamp (documents_retention_until: 31 December of
+// the seventh year after the calendar year in which the fiscal year ends,
+// BFL 7 kap. 2 §), which also refuses the DELETE; this answers the 409
+// RETENTION_BLOCK, with its audit row, before it comes to that.
 func Kept(until *time.Time, today time.Time) bool {
 	if until == nil {
 		return false

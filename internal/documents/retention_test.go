@@ -13,20 +13,6 @@ func day(s string) time.Time {
 	return t
 }
 
-// The retention dates a bookkeeper would work out by hand.
-func TestRetentionUntil(t *testing.T) {
-	for _, tc := range []struct{ yearEnd, want string }{
-		{"2026-12-31", "2033-12-31"}, // calendar 2026
-		{"2026-06-30", "2033-12-31"}, // 2025-07-01 – 2026-06-30: ends in 2026
-		{"2025-04-30", "2032-12-31"}, // 2024-05-01 – 2025-04-30: ends in 2025
-		{"2017-12-31", "2024-12-31"},
-	} {
-		if got := RetentionUntil(day(tc.yearEnd)); !got.Equal(day(tc.want)) {
-			t.Errorf("year ending %s: kept until %s, want %s", tc.yearEnd, got.Format(time.DateOnly), tc.want)
-		}
-	}
-}
-
 // A document is kept through its last day, and free the day after; one
 // never underlag of a posted verifikat is never held by retention.
 func TestKept(t *testing.T) {
