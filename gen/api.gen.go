@@ -1357,16 +1357,16 @@ func (e RattelseLogEntryRattelseType) Valid() bool {
 
 // Defines values for RattelseLogEntrySource.
 const (
-	Api       RattelseLogEntrySource = "api"
-	SieImport RattelseLogEntrySource = "sie_import"
+	RattelseLogEntrySourceApi       RattelseLogEntrySource = "api"
+	RattelseLogEntrySourceSieImport RattelseLogEntrySource = "sie_import"
 )
 
 // Valid indicates whether the value is a known member of the RattelseLogEntrySource enum.
 func (e RattelseLogEntrySource) Valid() bool {
 	switch e {
-	case Api:
+	case RattelseLogEntrySourceApi:
 		return true
-	case SieImport:
+	case RattelseLogEntrySourceSieImport:
 		return true
 	default:
 		return false
@@ -1556,6 +1556,39 @@ func (e SupplierType) Valid() bool {
 	case SupplierTypeNonEuBusiness:
 		return true
 	case SupplierTypeSwedishBusiness:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for UploadSource.
+const (
+	UploadSourceApi        UploadSource = "api"
+	UploadSourceCamera     UploadSource = "camera"
+	UploadSourceEInvoice   UploadSource = "e_invoice"
+	UploadSourceEmail      UploadSource = "email"
+	UploadSourceFileUpload UploadSource = "file_upload"
+	UploadSourceScan       UploadSource = "scan"
+	UploadSourceSystem     UploadSource = "system"
+)
+
+// Valid indicates whether the value is a known member of the UploadSource enum.
+func (e UploadSource) Valid() bool {
+	switch e {
+	case UploadSourceApi:
+		return true
+	case UploadSourceCamera:
+		return true
+	case UploadSourceEInvoice:
+		return true
+	case UploadSourceEmail:
+		return true
+	case UploadSourceFileUpload:
+		return true
+	case UploadSourceScan:
+		return true
+	case UploadSourceSystem:
 		return true
 	default:
 		return false
@@ -3197,6 +3230,116 @@ type DimensionValueResponse struct {
 
 // Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 type Dimensions map[string]string
+
+// Document A document (underlag): a file kept as uploaded, never changed. Never its bytes: GET …/download gives a signed URL for them.
+type Document struct {
+	// CreatedAt When it was uploaded (UTC).
+	CreatedAt  time.Time          `json:"created_at"`
+	DocumentId openapi_types.UUID `json:"document_id"`
+
+	// FileName The file's base name as uploaded (at most 255 bytes, no control characters).
+	FileName      string `json:"file_name"`
+	FileSizeBytes int64  `json:"file_size_bytes"`
+
+	// IsCurrentVersion False once a newer version supersedes it.
+	IsCurrentVersion bool `json:"is_current_version"`
+
+	// JournalEntryId The verifikat it is underlag of, posted or draft.
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+
+	// JournalEntryLineId The line of that verifikat it supports, when it supports one line.
+	JournalEntryLineId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_line_id"`
+
+	// Linked True while it is the current version and underlag of a posted verifikat: then it is never deleted, and it moves only with a correction of that verifikat.
+	Linked bool `json:"linked"`
+
+	// MimeType The type read from the file's bytes, never from its name or the client's Content-Type.
+	MimeType nullable.Nullable[string] `json:"mime_type"`
+
+	// Sha256Hash SHA-256 of the bytes, lower-case hex.
+	Sha256Hash string `json:"sha256_hash"`
+
+	// UploadSource Where the file came from.
+	UploadSource UploadSource `json:"upload_source"`
+
+	// Version 1 for an upload; n+1 for a version that supersedes version n.
+	Version int `json:"version"`
+}
+
+// DocumentDetail A document with its versions and what holds it.
+type DocumentDetail struct {
+	// CreatedAt When it was uploaded (UTC).
+	CreatedAt time.Time `json:"created_at"`
+
+	// DigitizationDate The day a paper original was scanned, when it was.
+	DigitizationDate nullable.Nullable[openapi_types.Date] `json:"digitization_date"`
+	DocumentId       openapi_types.UUID                    `json:"document_id"`
+
+	// FileName The file's base name as uploaded (at most 255 bytes, no control characters).
+	FileName      string `json:"file_name"`
+	FileSizeBytes int64  `json:"file_size_bytes"`
+
+	// InboxItemId The inbox item it arrived as.
+	InboxItemId nullable.Nullable[openapi_types.UUID] `json:"inbox_item_id"`
+
+	// IsCurrentVersion False once a newer version supersedes it.
+	IsCurrentVersion bool `json:"is_current_version"`
+
+	// JournalEntryId The verifikat it is underlag of, posted or draft.
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+
+	// JournalEntryLineId The line of that verifikat it supports, when it supports one line.
+	JournalEntryLineId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_line_id"`
+
+	// Linked True while it is the current version and underlag of a posted verifikat: then it is never deleted, and it moves only with a correction of that verifikat.
+	Linked bool `json:"linked"`
+
+	// MimeType The type read from the file's bytes, never from its name or the client's Content-Type.
+	MimeType nullable.Nullable[string] `json:"mime_type"`
+
+	// OriginalId Version 1's id; null on version 1.
+	OriginalId nullable.Nullable[openapi_types.UUID] `json:"original_id"`
+
+	// Sha256Hash SHA-256 of the bytes, lower-case hex.
+	Sha256Hash string `json:"sha256_hash"`
+
+	// SupersededById The version that superseded it; null while current.
+	SupersededById nullable.Nullable[openapi_types.UUID] `json:"superseded_by_id"`
+
+	// TransactionIds Bank transactions it is underlag of.
+	TransactionIds []openapi_types.UUID `json:"transaction_ids"`
+
+	// UploadSource Where the file came from.
+	UploadSource UploadSource `json:"upload_source"`
+
+	// Version 1 for an upload; n+1 for a version that supersedes version n.
+	Version int `json:"version"`
+}
+
+// DocumentList defines model for DocumentList.
+type DocumentList struct {
+	Documents []Document `json:"documents"`
+
+	// NextCursor The cursor of the next page, the same as meta.next_cursor; null on the last page.
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// DocumentListResponse defines model for DocumentListResponse.
+type DocumentListResponse struct {
+	Data DocumentList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// DocumentResponse defines model for DocumentResponse.
+type DocumentResponse struct {
+	// Data A document with its versions and what holds it.
+	Data DocumentDetail `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
 
 // DryRunFlag Marks a dry run's answer: always true; nothing was stored.
 type DryRunFlag bool
@@ -5453,6 +5596,9 @@ type TrialBalanceTotals struct {
 	PeriodDebit Sum `json:"period_debit"`
 }
 
+// UploadSource Where the file came from.
+type UploadSource string
+
 // ValidationIssue One field-level problem of a VALIDATION_ERROR.
 type ValidationIssue struct {
 	// Field The field, as a dotted path for nested body fields (`lines.0.account_number`).
@@ -5511,6 +5657,9 @@ type DimensionId = openapi_types.UUID
 
 // DimensionValueId defines model for DimensionValueId.
 type DimensionValueId = openapi_types.UUID
+
+// DocumentId defines model for DocumentId.
+type DocumentId = openapi_types.UUID
 
 // DryRun defines model for DryRun.
 type DryRun = string
@@ -5813,6 +5962,30 @@ type UpdateDimensionValueParams struct {
 
 	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ListDocumentsParams defines parameters for ListDocuments.
+type ListDocumentsParams struct {
+	// Linked Only linked documents (true: current underlag of a posted verifikat) or only the others (false).
+	Linked *bool `form:"linked,omitempty" json:"linked,omitempty"`
+
+	// JournalEntryId Only the underlag of this verifikat.
+	JournalEntryId *openapi_types.UUID `form:"journal_entry_id,omitempty" json:"journal_entry_id,omitempty"`
+
+	// UploadedFrom Uploaded on or after this date (UTC).
+	UploadedFrom *openapi_types.Date `form:"uploaded_from,omitempty" json:"uploaded_from,omitempty"`
+
+	// UploadedTo Uploaded on or before this date (UTC).
+	UploadedTo *openapi_types.Date `form:"uploaded_to,omitempty" json:"uploaded_to,omitempty"`
+
+	// CurrentOnly Only current versions; default true.
+	CurrentOnly *bool `form:"current_only,omitempty" json:"current_only,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // CreateFiscalPeriodParams defines parameters for CreateFiscalPeriod.
@@ -8113,6 +8286,12 @@ type ServerInterface interface {
 	// UpdateDimensionValue Rename, archive or date a dimension value
 	// (PATCH /api/v1/companies/{companyId}/dimensions/{dimensionId}/values/{valueId})
 	UpdateDimensionValue(ctx echo.Context, companyId CompanyId, dimensionId DimensionId, valueId DimensionValueId, params UpdateDimensionValueParams) error
+	// ListDocuments List documents
+	// (GET /api/v1/companies/{companyId}/documents)
+	ListDocuments(ctx echo.Context, companyId CompanyId, params ListDocumentsParams) error
+	// GetDocument Get a document
+	// (GET /api/v1/companies/{companyId}/documents/{documentId})
+	GetDocument(ctx echo.Context, companyId CompanyId, documentId DocumentId) error
 	// ListFiscalPeriods List the fiscal periods
 	// (GET /api/v1/companies/{companyId}/fiscal-periods)
 	ListFiscalPeriods(ctx echo.Context, companyId CompanyId) error
@@ -9460,6 +9639,97 @@ func (w *ServerInterfaceWrapper) UpdateDimensionValue(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateDimensionValue(ctx, companyId, dimensionId, valueId, params)
+	return err
+}
+
+// ListDocuments converts echo context to params.
+func (w *ServerInterfaceWrapper) ListDocuments(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListDocumentsParams
+	// ------------- Optional query parameter "linked" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "linked", ctx.QueryParams(), &params.Linked, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter linked: %s", err))
+	}
+
+	// ------------- Optional query parameter "journal_entry_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "journal_entry_id", ctx.QueryParams(), &params.JournalEntryId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter journal_entry_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "uploaded_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "uploaded_from", ctx.QueryParams(), &params.UploadedFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter uploaded_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "uploaded_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "uploaded_to", ctx.QueryParams(), &params.UploadedTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter uploaded_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "current_only" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "current_only", ctx.QueryParams(), &params.CurrentOnly, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter current_only: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListDocuments(ctx, companyId, params)
+	return err
+}
+
+// GetDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "documentId" -------------
+	var documentId DocumentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "documentId", ctx.Param("documentId"), &documentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter documentId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDocument(ctx, companyId, documentId)
 	return err
 }
 
@@ -11998,6 +12268,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/dimensions/:dimensionId/values", wrapper.CreateDimensionValue, options.OperationMiddlewares["createDimensionValue"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/dimensions/:dimensionId/values/:valueId", wrapper.DeleteDimensionValue, options.OperationMiddlewares["deleteDimensionValue"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/dimensions/:dimensionId/values/:valueId", wrapper.UpdateDimensionValue, options.OperationMiddlewares["updateDimensionValue"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents", wrapper.ListDocuments, options.OperationMiddlewares["listDocuments"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId", wrapper.GetDocument, options.OperationMiddlewares["getDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.ListFiscalPeriods, options.OperationMiddlewares["listFiscalPeriods"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.CreateFiscalPeriod, options.OperationMiddlewares["createFiscalPeriod"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId", wrapper.UpdateFiscalPeriod, options.OperationMiddlewares["updateFiscalPeriod"]...)
@@ -16574,6 +16846,320 @@ func (response UpdateDimensionValue500JSONResponse) VisitUpdateDimensionValueRes
 type UpdateDimensionValue503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpdateDimensionValue503JSONResponse) VisitUpdateDimensionValueResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocumentsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListDocumentsParams
+}
+
+type ListDocumentsResponseObject interface {
+	VisitListDocumentsResponse(w http.ResponseWriter) error
+}
+
+type ListDocuments200JSONResponse DocumentListResponse
+
+func (response ListDocuments200JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocuments400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListDocuments400JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocuments401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListDocuments401JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocuments403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListDocuments403JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocuments404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListDocuments404JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocuments429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListDocuments429JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocuments500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListDocuments500JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListDocuments503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListDocuments503JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	DocumentId DocumentId `json:"documentId"`
+}
+
+type GetDocumentResponseObject interface {
+	VisitGetDocumentResponse(w http.ResponseWriter) error
+}
+
+type GetDocument200JSONResponse DocumentResponse
+
+func (response GetDocument200JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDocument400JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDocument401JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetDocument403JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetDocument404JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetDocument429JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocument500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetDocument500JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDocument503JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -25735,6 +26321,12 @@ type StrictServerInterface interface {
 	// UpdateDimensionValue Rename, archive or date a dimension value
 	// (PATCH /api/v1/companies/{companyId}/dimensions/{dimensionId}/values/{valueId})
 	UpdateDimensionValue(ctx context.Context, request UpdateDimensionValueRequestObject) (UpdateDimensionValueResponseObject, error)
+	// ListDocuments List documents
+	// (GET /api/v1/companies/{companyId}/documents)
+	ListDocuments(ctx context.Context, request ListDocumentsRequestObject) (ListDocumentsResponseObject, error)
+	// GetDocument Get a document
+	// (GET /api/v1/companies/{companyId}/documents/{documentId})
+	GetDocument(ctx context.Context, request GetDocumentRequestObject) (GetDocumentResponseObject, error)
 	// ListFiscalPeriods List the fiscal periods
 	// (GET /api/v1/companies/{companyId}/fiscal-periods)
 	ListFiscalPeriods(ctx context.Context, request ListFiscalPeriodsRequestObject) (ListFiscalPeriodsResponseObject, error)
@@ -26797,6 +27389,58 @@ func (sh *strictHandler) UpdateDimensionValue(ctx echo.Context, companyId Compan
 		return err
 	} else if validResponse, ok := response.(UpdateDimensionValueResponseObject); ok {
 		return validResponse.VisitUpdateDimensionValueResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListDocuments operation middleware
+func (sh *strictHandler) ListDocuments(ctx echo.Context, companyId CompanyId, params ListDocumentsParams) error {
+	var request ListDocumentsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListDocuments(ctx.Request().Context(), request.(ListDocumentsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListDocuments")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListDocumentsResponseObject); ok {
+		return validResponse.VisitListDocumentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDocument operation middleware
+func (sh *strictHandler) GetDocument(ctx echo.Context, companyId CompanyId, documentId DocumentId) error {
+	var request GetDocumentRequestObject
+
+	request.CompanyId = companyId
+	request.DocumentId = documentId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDocument(ctx.Request().Context(), request.(GetDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDocumentResponseObject); ok {
+		return validResponse.VisitGetDocumentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

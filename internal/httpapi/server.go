@@ -26,6 +26,7 @@ import (
 	"github.com/kontera/kontera/internal/deadline"
 	"github.com/kontera/kontera/internal/dimensions"
 	"github.com/kontera/kontera/internal/discovery"
+	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
@@ -111,6 +112,7 @@ type (
 	reportsAPI    = reports.Handler
 	partiesAPI    = parties.Handler
 	dimensionsAPI = dimensions.Handler
+	documentsAPI  = documents.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -129,6 +131,7 @@ type handlers struct {
 	*reportsAPI
 	*partiesAPI
 	*dimensionsAPI
+	*documentsAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -208,6 +211,7 @@ func New(cfg Config) (*Server, error) {
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),
 		dimensionsAPI: dimensions.NewHandler(dims),
+		documentsAPI:  documents.NewHandler(documents.NewStore(cfg.DB), cursors),
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
 			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)
 			return a != nil, err

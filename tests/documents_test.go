@@ -1,0 +1,75 @@
+package tests
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// The archive's read side: the list pages newest first and filters, the
+// detail adds versions and holders, and another company's document is
+// DOC_NOT_FOUND. (Rows are written in SQL until uploads land.)
+func TestDocumentsAreListedAndShown(t *testing.T) {
+	b := newLedger(t)
+	posted := b.posted(t, "03-15")
+	draft := b.create(b.sale("03-16")).status(t, 201).str("data.id")
+	linked := docRow(t, b.db, b.company, strings.Repeat("a", 64), posted)
+	loose := docRow(t, b.db, b.company, strings.Repeat("b", 64), draft)
+	newest := docRow(t, b.db, b.company, strings.Repeat("c", 64), "")
+	docs := b.base + "/documents"
+
+	first := b.get(docs+"?limit=2", b.token).status(t, 200)
+	if ids := first.list("data.documents"); len(ids) != 2 || first.str("data.documents.0.document_id") != newest ||
+		first.str("data.documents.1.document_id") != loose {
+		t.Fatalf("first page: %s", first.Body)
+	}
+	next := first.str("data.next_cursor")
+	if next == "" || first.str("meta.next_cursor") != next {
+		t.Fatalf("cursor: %s", first.Body)
+	}
+	second := b.get(docs+"?limit=2&cursor="+next, b.token).status(t, 200)
+	if len(second.list("data.documents")) != 1 || second.str("data.documents.0.document_id") != linked ||
+		second.at("data.next_cursor") != nil {
+		t.Fatalf("second page: %s", second.Body)
+	}
+	if first.at("data.documents.1.linked") != false || second.at("data.documents.0.linked") != true {
+		t.Fatalf("linked flags: %s / %s", first.Body, second.Body)
+	}
+	for q, want := range map[string][]string{
+		"?linked=true":                  {linked},
+		"?linked=false":                 {newest, loose},
+		"?journal_entry_id=" + draft:    {loose},
+		"?uploaded_to=2000-01-01":       {},
+		"?uploaded_from=2000-01-01":     {newest, loose, linked},
+		"?current_only=false&limit=100": {newest, loose, linked},
+	} {
+		r := b.get(docs+q, b.token).status(t, 200)
+		got := []string{}
+		for i := range r.list("data.documents") {
+			got = append(got, r.str("data.documents."+strconv.Itoa(i)+".document_id"))
+		}
+		if strings.Join(got, ",") != strings.Join(want, ",") {
+			t.Errorf("%s: %v, want %v", q, got, want)
+		}
+	}
+	b.get(docs+"?uploaded_from=2026-02-30", b.token).errorCode(t, 400, "VALIDATION_ERROR")
+
+	d := b.get(docs+"/"+linked, b.token).status(t, 200)
+	if d.str("data.sha256_hash") != strings.Repeat("a", 64) || d.str("data.journal_entry_id") != posted ||
+		d.at("data.original_id") != nil || len(d.list("data.transaction_ids")) != 0 || d.at("data.linked") != true {
+		t.Fatalf("detail: %s", d.Body)
+	}
+
+	// Another company's document is not found, as a missing one is.
+	other := "/api/v1/companies/" + b.env.company(b.token, "Annan AB").String()
+	missing := b.get(other+"/documents/"+uuid.NewString(), b.token).errorCode(t, 404, "DOC_NOT_FOUND")
+	foreign := b.get(other+"/documents/"+linked, b.token).errorCode(t, 404, "DOC_NOT_FOUND")
+	if missing.str("error.message") != foreign.str("error.message") {
+		t.Fatalf("a foreign id answers otherwise than a missing one: %s / %s", missing.Body, foreign.Body)
+	}
+	if len(b.get(other+"/documents", b.token).status(t, 200).list("data.documents")) != 0 {
+		t.Fatal("another company's list shows this company's documents")
+	}
+}
