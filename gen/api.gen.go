@@ -446,6 +446,21 @@ func (e DimensionValueDeletedDeleted) Valid() bool {
 	}
 }
 
+// Defines values for DocumentDownloadExpiresInSeconds.
+const (
+	N900 DocumentDownloadExpiresInSeconds = 900
+)
+
+// Valid indicates whether the value is a known member of the DocumentDownloadExpiresInSeconds enum.
+func (e DocumentDownloadExpiresInSeconds) Valid() bool {
+	switch e {
+	case N900:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DryRunFlag.
 const (
 	DryRunFlagTrue DryRunFlag = true
@@ -3314,6 +3329,34 @@ type DocumentDetail struct {
 
 	// Version 1 for an upload; n+1 for a version that supersedes version n.
 	Version int `json:"version"`
+}
+
+// DocumentDownload Where to fetch a document's bytes: a URL signed for this document and these bytes, good for 900 seconds, that needs no API key.
+type DocumentDownload struct {
+	// DownloadUrl GET it without Authorization. A changed or foreign URL is 404 DOC_NOT_FOUND; a genuine one past its time is 403 FORBIDDEN with reason url_expired.
+	DownloadUrl      string                           `json:"download_url"`
+	ExpiresInSeconds DocumentDownloadExpiresInSeconds `json:"expires_in_seconds"`
+	FileName         string                           `json:"file_name"`
+
+	// Id The document id.
+	Id               openapi_types.UUID        `json:"id"`
+	IsCurrentVersion bool                      `json:"is_current_version"`
+	MimeType         nullable.Nullable[string] `json:"mime_type"`
+
+	// Sha256Hash The bytes' SHA-256: the download is checked against it before it is served.
+	Sha256Hash string `json:"sha256_hash"`
+}
+
+// DocumentDownloadExpiresInSeconds defines model for DocumentDownload.ExpiresInSeconds.
+type DocumentDownloadExpiresInSeconds int
+
+// DocumentDownloadResponse defines model for DocumentDownloadResponse.
+type DocumentDownloadResponse struct {
+	// Data Where to fetch a document's bytes: a URL signed for this document and these bytes, good for 900 seconds, that needs no API key.
+	Data DocumentDownload `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // DocumentList defines model for DocumentList.
@@ -8292,6 +8335,9 @@ type ServerInterface interface {
 	// GetDocument Get a document
 	// (GET /api/v1/companies/{companyId}/documents/{documentId})
 	GetDocument(ctx echo.Context, companyId CompanyId, documentId DocumentId) error
+	// GetDocumentDownload Get a signed download URL
+	// (GET /api/v1/companies/{companyId}/documents/{documentId}/download)
+	GetDocumentDownload(ctx echo.Context, companyId CompanyId, documentId DocumentId) error
 	// ListFiscalPeriods List the fiscal periods
 	// (GET /api/v1/companies/{companyId}/fiscal-periods)
 	ListFiscalPeriods(ctx echo.Context, companyId CompanyId) error
@@ -9730,6 +9776,30 @@ func (w *ServerInterfaceWrapper) GetDocument(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetDocument(ctx, companyId, documentId)
+	return err
+}
+
+// GetDocumentDownload converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDocumentDownload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "documentId" -------------
+	var documentId DocumentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "documentId", ctx.Param("documentId"), &documentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter documentId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDocumentDownload(ctx, companyId, documentId)
 	return err
 }
 
@@ -12270,6 +12340,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/dimensions/:dimensionId/values/:valueId", wrapper.UpdateDimensionValue, options.OperationMiddlewares["updateDimensionValue"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents", wrapper.ListDocuments, options.OperationMiddlewares["listDocuments"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId", wrapper.GetDocument, options.OperationMiddlewares["getDocument"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId/download", wrapper.GetDocumentDownload, options.OperationMiddlewares["getDocumentDownload"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.ListFiscalPeriods, options.OperationMiddlewares["listFiscalPeriods"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.CreateFiscalPeriod, options.OperationMiddlewares["createFiscalPeriod"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId", wrapper.UpdateFiscalPeriod, options.OperationMiddlewares["updateFiscalPeriod"]...)
@@ -17160,6 +17231,163 @@ func (response GetDocument500JSONResponse) VisitGetDocumentResponse(w http.Respo
 type GetDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetDocument503JSONResponse) VisitGetDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentDownloadRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	DocumentId DocumentId `json:"documentId"`
+}
+
+type GetDocumentDownloadResponseObject interface {
+	VisitGetDocumentDownloadResponse(w http.ResponseWriter) error
+}
+
+type GetDocumentDownload200JSONResponse DocumentDownloadResponse
+
+func (response GetDocumentDownload200JSONResponse) VisitGetDocumentDownloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentDownload400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDocumentDownload400JSONResponse) VisitGetDocumentDownloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentDownload401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetDocumentDownload401JSONResponse) VisitGetDocumentDownloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentDownload403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetDocumentDownload403JSONResponse) VisitGetDocumentDownloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentDownload404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetDocumentDownload404JSONResponse) VisitGetDocumentDownloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentDownload429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetDocumentDownload429JSONResponse) VisitGetDocumentDownloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentDownload500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetDocumentDownload500JSONResponse) VisitGetDocumentDownloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentDownload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetDocumentDownload503JSONResponse) VisitGetDocumentDownloadResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -26327,6 +26555,9 @@ type StrictServerInterface interface {
 	// GetDocument Get a document
 	// (GET /api/v1/companies/{companyId}/documents/{documentId})
 	GetDocument(ctx context.Context, request GetDocumentRequestObject) (GetDocumentResponseObject, error)
+	// GetDocumentDownload Get a signed download URL
+	// (GET /api/v1/companies/{companyId}/documents/{documentId}/download)
+	GetDocumentDownload(ctx context.Context, request GetDocumentDownloadRequestObject) (GetDocumentDownloadResponseObject, error)
 	// ListFiscalPeriods List the fiscal periods
 	// (GET /api/v1/companies/{companyId}/fiscal-periods)
 	ListFiscalPeriods(ctx context.Context, request ListFiscalPeriodsRequestObject) (ListFiscalPeriodsResponseObject, error)
@@ -27441,6 +27672,32 @@ func (sh *strictHandler) GetDocument(ctx echo.Context, companyId CompanyId, docu
 		return err
 	} else if validResponse, ok := response.(GetDocumentResponseObject); ok {
 		return validResponse.VisitGetDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDocumentDownload operation middleware
+func (sh *strictHandler) GetDocumentDownload(ctx echo.Context, companyId CompanyId, documentId DocumentId) error {
+	var request GetDocumentDownloadRequestObject
+
+	request.CompanyId = companyId
+	request.DocumentId = documentId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDocumentDownload(ctx.Request().Context(), request.(GetDocumentDownloadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDocumentDownload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDocumentDownloadResponseObject); ok {
+		return validResponse.VisitGetDocumentDownloadResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

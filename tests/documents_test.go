@@ -1,11 +1,15 @@
 package tests
 
 import (
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/documents"
 )
 
 // The archive's read side: the list pages newest first and filters, the
@@ -72,4 +76,38 @@ func TestDocumentsAreListedAndShown(t *testing.T) {
 	if len(b.get(other+"/documents", b.token).status(t, 200).list("data.documents")) != 0 {
 		t.Fatal("another company's list shows this company's documents")
 	}
+}
+
+// A download answers a URL signed for the document's company, id and
+// bytes, good for 900 seconds, and each call leaves an audit row.
+func TestDocumentDownloadURL(t *testing.T) {
+	b := newLedger(t)
+	sha := strings.Repeat("7", 64)
+	doc := docRow(t, b.db, b.company, sha, "")
+	path := b.base + "/documents/" + doc + "/download"
+	before := time.Now()
+	r := b.get(path, b.token).status(t, 200)
+	if r.str("data.id") != doc || r.str("data.sha256_hash") != sha || r.at("data.expires_in_seconds") != float64(900) {
+		t.Fatalf("download: %s", r.Body)
+	}
+	u, err := url.Parse(r.str("data.download_url"))
+	if err != nil || base+u.Path != base+"/api/v1/document-files/"+doc || !strings.HasPrefix(r.str("data.download_url"), base) {
+		t.Fatalf("download_url %q (%v)", r.str("data.download_url"), err)
+	}
+	q := u.Query()
+	exp, _ := strconv.ParseInt(q.Get("expires"), 10, 64)
+	if q.Get("company_id") != b.company.String() || exp < before.Add(899*time.Second).Unix() || exp > time.Now().Add(900*time.Second).Unix() {
+		t.Fatalf("query %v", q)
+	}
+	signer, _ := documents.NewSigner(secret)
+	if err := signer.Check(b.company, uuid.MustParse(doc), sha, q.Get("expires"), q.Get("signature"), time.Now()); err != nil {
+		t.Fatalf("the URL's signature: %v", err)
+	}
+	b.get(path, b.token).status(t, 200)
+	if n := b.count(`SELECT count(*) FROM audit_entries WHERE company_id = $1 AND action = 'SECURITY_EVENT'
+			AND record_id = $2 AND description LIKE 'document.accessed%'`, b.company, doc); n != 2 {
+		t.Fatalf("%d audit rows for two download calls", n)
+	}
+	other := "/api/v1/companies/" + b.env.company(b.token, "Annan AB").String()
+	b.get(other+"/documents/"+doc+"/download", b.token).errorCode(t, 404, "DOC_NOT_FOUND")
 }

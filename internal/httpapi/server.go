@@ -206,12 +206,17 @@ func New(cfg Config) (*Server, error) {
 		InvoiceDefaultDays: companies.InvoiceDefaultDays, ActiveAccount: accounts.Active}, cfg.VIES, cfg.Now)
 	s.outside = map[string]outsideWork{"createCustomer": registry.LookupVAT, "bulkCreateCustomers": registry.LookupVAT,
 		"updateCustomer": registry.LookupVAT}
+	signer, err := documents.NewSigner(cfg.Secret)
+	if err != nil {
+		return nil, err
+	}
 	h := handlers{
 		partiesAPI:    parties.NewHandler(registry, cursors),
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),
 		dimensionsAPI: dimensions.NewHandler(dims),
-		documentsAPI:  documents.NewHandler(documents.NewStore(cfg.DB), cursors),
+		documentsAPI: documents.NewHandler(documents.NewStore(cfg.DB), cursors, documents.URLs{
+			Signer: signer, BaseURL: cfg.BaseURL, Now: cfg.Now, Audit: audits}),
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
 			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)
 			return a != nil, err
