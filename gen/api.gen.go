@@ -658,6 +658,7 @@ const (
 	ErrorCodePERIODREOPENNOTEXTERNAL                    ErrorCode = "PERIOD_REOPEN_NOT_EXTERNAL"
 	ErrorCodePERIODUNLOCKCLOSED                         ErrorCode = "PERIOD_UNLOCK_CLOSED"
 	ErrorCodePERIODUNLOCKNOTLOCKED                      ErrorCode = "PERIOD_UNLOCK_NOT_LOCKED"
+	ErrorCodeRANGENOTSATISFIABLE                        ErrorCode = "RANGE_NOT_SATISFIABLE"
 	ErrorCodeRATELIMITED                                ErrorCode = "RATE_LIMITED"
 	ErrorCodeREPORTGENERATIONFAILED                     ErrorCode = "REPORT_GENERATION_FAILED"
 	ErrorCodeROLEREADONLY                               ErrorCode = "ROLE_READ_ONLY"
@@ -949,6 +950,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodePERIODUNLOCKCLOSED:
 		return true
 	case ErrorCodePERIODUNLOCKNOTLOCKED:
+		return true
+	case ErrorCodeRANGENOTSATISFIABLE:
 		return true
 	case ErrorCodeRATELIMITED:
 		return true
@@ -5749,6 +5752,9 @@ type NotImplemented = ErrorEnvelope
 // PayloadTooLarge Every error response: a single top-level key `error`, no `meta`.
 type PayloadTooLarge = ErrorEnvelope
 
+// RangeNotSatisfiable Every error response: a single top-level key `error`, no `meta`.
+type RangeNotSatisfiable = ErrorEnvelope
+
 // ServiceUnavailable Every error response: a single top-level key `error`, no `meta`.
 type ServiceUnavailable = ErrorEnvelope
 
@@ -6497,6 +6503,27 @@ type UpdateSupplierParams struct {
 
 	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// GetDocumentFileParams defines parameters for GetDocumentFile.
+type GetDocumentFileParams struct {
+	// CompanyId As the signed URL has it.
+	CompanyId string `form:"company_id" json:"company_id"`
+
+	// Expires As the signed URL has it (Unix seconds).
+	Expires string `form:"expires" json:"expires"`
+
+	// Signature As the signed URL has it.
+	Signature string `form:"signature" json:"signature"`
+
+	// Range A byte range (RFC 9110), e.g. bytes=0-1023.
+	Range *string `json:"Range,omitempty"`
+
+	// IfRange Serve the range only if the ETag still matches.
+	IfRange *string `json:"If-Range,omitempty"`
+
+	// IfNoneMatch An ETag from an earlier download: 304 when it matches.
+	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
 // GetOpenAPIDocumentParams defines parameters for GetOpenAPIDocument.
@@ -8470,6 +8497,9 @@ type ServerInterface interface {
 	// UpdateSupplier Update a supplier
 	// (PATCH /api/v1/companies/{companyId}/suppliers/{supplierId})
 	UpdateSupplier(ctx echo.Context, companyId CompanyId, supplierId SupplierId, params UpdateSupplierParams) error
+	// GetDocumentFile Download a document's bytes by signed URL
+	// (GET /api/v1/document-files/{documentId})
+	GetDocumentFile(ctx echo.Context, documentId DocumentId, params GetDocumentFileParams) error
 	// GetHealth Check that the service and its database answer
 	// (GET /api/v1/health)
 	GetHealth(ctx echo.Context) error
@@ -12162,6 +12192,92 @@ func (w *ServerInterfaceWrapper) UpdateSupplier(ctx echo.Context) error {
 	return err
 }
 
+// GetDocumentFile converts echo context to params.
+func (w *ServerInterfaceWrapper) GetDocumentFile(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "documentId" -------------
+	var documentId DocumentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "documentId", ctx.Param("documentId"), &documentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter documentId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetDocumentFileParams
+	// ------------- Required query parameter "company_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "company_id", ctx.QueryParams(), &params.CompanyId, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter company_id: %s", err))
+	}
+
+	// ------------- Required query parameter "expires" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "expires", ctx.QueryParams(), &params.Expires, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expires: %s", err))
+	}
+
+	// ------------- Required query parameter "signature" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "signature", ctx.QueryParams(), &params.Signature, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter signature: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Range" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Range")]; found {
+		var Range string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Range, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Range", valueList[0], &Range, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Range: %s", err))
+		}
+
+		params.Range = &Range
+	}
+	// ------------- Optional header parameter "If-Range" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-Range")]; found {
+		var IfRange string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-Range, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-Range", valueList[0], &IfRange, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-Range: %s", err))
+		}
+
+		params.IfRange = &IfRange
+	}
+	// ------------- Optional header parameter "If-None-Match" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("If-None-Match")]; found {
+		var IfNoneMatch string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for If-None-Match, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "If-None-Match", valueList[0], &IfNoneMatch, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter If-None-Match: %s", err))
+		}
+
+		params.IfNoneMatch = &IfNoneMatch
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetDocumentFile(ctx, documentId, params)
+	return err
+}
+
 // GetHealth converts echo context to params.
 func (w *ServerInterfaceWrapper) GetHealth(ctx echo.Context) error {
 	var err error
@@ -12385,6 +12501,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/suppliers/:supplierId", wrapper.GetSupplier, options.OperationMiddlewares["getSupplier"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/suppliers/:supplierId", wrapper.UpdateSupplier, options.OperationMiddlewares["updateSupplier"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/suppliers/bulk-create", wrapper.BulkCreateSuppliers, options.OperationMiddlewares["bulkCreateSuppliers"]...)
+	router.GET(options.BaseURL+"/api/v1/document-files/:documentId", wrapper.GetDocumentFile, options.OperationMiddlewares["getDocumentFile"]...)
 	router.GET(options.BaseURL+"/api/v1/health", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
 	router.GET(options.BaseURL+"/api/v1/openapi.json", wrapper.GetOpenAPIDocument, options.OperationMiddlewares["getOpenAPIDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/operations/:operationId", wrapper.GetOperation, options.OperationMiddlewares["getOperation"]...)
@@ -12455,6 +12572,15 @@ type PayloadTooLargeJSONResponse struct {
 	Body ErrorEnvelope
 
 	Headers PayloadTooLargeResponseHeaders
+}
+
+type RangeNotSatisfiableResponseHeaders struct {
+	XRequestId *string
+}
+type RangeNotSatisfiableJSONResponse struct {
+	Body ErrorEnvelope
+
+	Headers RangeNotSatisfiableResponseHeaders
 }
 
 type ServiceUnavailableResponseHeaders struct {
@@ -26109,6 +26235,212 @@ func (response UpdateSupplier503JSONResponse) VisitUpdateSupplierResponse(w http
 	return err
 }
 
+type GetDocumentFileRequestObject struct {
+	DocumentId DocumentId `json:"documentId"`
+	Params     GetDocumentFileParams
+}
+
+type GetDocumentFileResponseObject interface {
+	VisitGetDocumentFileResponse(w http.ResponseWriter) error
+}
+
+type GetDocumentFile200ResponseHeaders struct {
+	AcceptRanges        *string
+	CacheControl        *string
+	ContentDisposition  *string
+	ETag                *string
+	XContentTypeOptions *string
+}
+
+type GetDocumentFile200AsteriskResponse struct {
+	Body          io.Reader
+	Headers       GetDocumentFile200ResponseHeaders
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetDocumentFile200AsteriskResponse) VisitGetDocumentFileResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AcceptRanges != nil {
+		w.Header().Set("Accept-Ranges", fmt.Sprint(*response.Headers.AcceptRanges))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetDocumentFile206ResponseHeaders struct {
+	AcceptRanges        *string
+	CacheControl        *string
+	ContentDisposition  *string
+	ContentRange        *string
+	ETag                *string
+	XContentTypeOptions *string
+}
+
+type GetDocumentFile206AsteriskResponse struct {
+	Body          io.Reader
+	Headers       GetDocumentFile206ResponseHeaders
+	ContentType   string
+	ContentLength int64
+}
+
+func (response GetDocumentFile206AsteriskResponse) VisitGetDocumentFileResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", response.ContentType)
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.AcceptRanges != nil {
+		w.Header().Set("Accept-Ranges", fmt.Sprint(*response.Headers.AcceptRanges))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.ContentRange != nil {
+		w.Header().Set("Content-Range", fmt.Sprint(*response.Headers.ContentRange))
+	}
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	w.WriteHeader(206)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetDocumentFile304ResponseHeaders struct {
+	ETag *string
+}
+
+type GetDocumentFile304Response struct {
+	Headers GetDocumentFile304ResponseHeaders
+}
+
+func (response GetDocumentFile304Response) VisitGetDocumentFileResponse(w http.ResponseWriter) error {
+	if response.Headers.ETag != nil {
+		w.Header().Set("ETag", fmt.Sprint(*response.Headers.ETag))
+	}
+	w.WriteHeader(304)
+	return nil
+}
+
+type GetDocumentFile400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetDocumentFile400JSONResponse) VisitGetDocumentFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentFile403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetDocumentFile403JSONResponse) VisitGetDocumentFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentFile404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetDocumentFile404JSONResponse) VisitGetDocumentFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentFile416JSONResponse struct {
+	RangeNotSatisfiableJSONResponse
+}
+
+func (response GetDocumentFile416JSONResponse) VisitGetDocumentFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(416)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetDocumentFile500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetDocumentFile500JSONResponse) VisitGetDocumentFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetHealthRequestObject struct {
 }
 
@@ -26690,6 +27022,9 @@ type StrictServerInterface interface {
 	// UpdateSupplier Update a supplier
 	// (PATCH /api/v1/companies/{companyId}/suppliers/{supplierId})
 	UpdateSupplier(ctx context.Context, request UpdateSupplierRequestObject) (UpdateSupplierResponseObject, error)
+	// GetDocumentFile Download a document's bytes by signed URL
+	// (GET /api/v1/document-files/{documentId})
+	GetDocumentFile(ctx context.Context, request GetDocumentFileRequestObject) (GetDocumentFileResponseObject, error)
 	// GetHealth Check that the service and its database answer
 	// (GET /api/v1/health)
 	GetHealth(ctx context.Context, request GetHealthRequestObject) (GetHealthResponseObject, error)
@@ -29351,6 +29686,32 @@ func (sh *strictHandler) UpdateSupplier(ctx echo.Context, companyId CompanyId, s
 		return err
 	} else if validResponse, ok := response.(UpdateSupplierResponseObject); ok {
 		return validResponse.VisitUpdateSupplierResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetDocumentFile operation middleware
+func (sh *strictHandler) GetDocumentFile(ctx echo.Context, documentId DocumentId, params GetDocumentFileParams) error {
+	var request GetDocumentFileRequestObject
+
+	request.DocumentId = documentId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetDocumentFile(ctx.Request().Context(), request.(GetDocumentFileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetDocumentFile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetDocumentFileResponseObject); ok {
+		return validResponse.VisitGetDocumentFileResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -1,7 +1,13 @@
 package tests
 
 import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,6 +16,8 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/documents"
+	"github.com/kontera/kontera/internal/documents/samples"
+	"github.com/kontera/kontera/internal/httpapi"
 )
 
 // The archive's read side: the list pages newest first and filters, the
@@ -110,4 +118,96 @@ func TestDocumentDownloadURL(t *testing.T) {
 	}
 	other := "/api/v1/companies/" + b.env.company(b.token, "Annan AB").String()
 	b.get(other+"/documents/"+doc+"/download", b.token).errorCode(t, 404, "DOC_NOT_FOUND")
+}
+
+// docFile keeps f's bytes in the test server's blob store and writes its
+// document row, as an upload will; it answers the id.
+func docFile(t *testing.T, b *ledgerBooks, f samples.File) string {
+	t.Helper()
+	sum := sha256.Sum256(f.Data)
+	sha := hex.EncodeToString(sum[:])
+	if err := (documents.FS{Dir: blobDir(t, b.db)}).Put(context.Background(), documents.Key(b.company, sha),
+		bytes.NewReader(f.Data), int64(len(f.Data))); err != nil {
+		t.Fatal(err)
+	}
+	var id string
+	if err := b.db.Get(&id, `INSERT INTO documents (company_id, file_name, mime_type, file_size_bytes, sha256_hash,
+			storage_key, upload_source) VALUES ($1::uuid, $2, $3, $4, $5::text, $1::uuid::text || '/' || left($5::text, 2) || '/' || $5::text, 'api')
+		RETURNING id`, b.company, f.Name, f.Type, len(f.Data), sha); err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+func clock(at func() time.Time) option { return func(c *httpapi.Config) { c.Now = at } }
+
+// The signed URL serves the very bytes, with no key, as an attachment of
+// the stored type, in ranges and with revalidation; a URL changed in any
+// part is not found, a late one is refused, and bytes that are not those
+// uploaded are never served.
+func TestDocumentFileBySignedURL(t *testing.T) {
+	b := newLedger(t)
+	pdf := samples.All()[0]
+	doc := docFile(t, b, pdf)
+	link := b.get(b.base+"/documents/"+doc+"/download", b.token).status(t, 200).str("data.download_url")
+	path := strings.TrimPrefix(link, base)
+
+	r := b.do(req{Method: "GET", Path: path}).status(t, 200)
+	if !bytes.Equal(r.Body, pdf.Data) || r.Header.Get("Content-Type") != "application/pdf" ||
+		r.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.HasPrefix(r.Header.Get("Content-Disposition"), "attachment") ||
+		!strings.Contains(r.Header.Get("Content-Disposition"), pdf.Name) {
+		t.Fatalf("file: %v\n%q", r.Header, clip(r.Body))
+	}
+	etag := r.Header.Get("ETag")
+	part := b.do(req{Method: "GET", Path: path, Header: map[string]string{"Range": "bytes=0-7"}}).status(t, 206)
+	if string(part.Body) != "%PDF-1.4" {
+		t.Fatalf("range: %q", part.Body)
+	}
+	b.do(req{Method: "GET", Path: path, Header: map[string]string{"If-None-Match": etag}}).status(t, 304)
+	outside := b.do(req{Method: "GET", Path: path, Header: map[string]string{"Range": "bytes=100000-"}}).
+		errorCode(t, 416, "RANGE_NOT_SATISFIABLE")
+	if outside.at("error.details.size") != float64(len(pdf.Data)) {
+		t.Fatalf("416: %s", outside.Body)
+	}
+
+	u, _ := url.Parse(link)
+	tamper := func(key, value string) string {
+		q := u.Query()
+		q.Set(key, value)
+		return u.Path + "?" + q.Encode()
+	}
+	sig := u.Query().Get("signature")
+	other := b.env.company(b.token, "Annan AB").String()
+	for name, p := range map[string]string{
+		"signature":    tamper("signature", sig[:len(sig)-2]+"AA"),
+		"expiry":       tamper("expires", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)),
+		"company":      tamper("company_id", other),
+		"malformed":    tamper("company_id", "x"),
+		"other id":     strings.Replace(path, doc, uuid.NewString(), 1),
+		"no signature": tamper("signature", ""),
+	} {
+		if r := b.do(req{Method: "GET", Path: p}); r.Status != 404 || r.str("error.code") != "DOC_NOT_FOUND" {
+			t.Errorf("%s changed: %d %s", name, r.Status, clip(r.Body))
+		}
+	}
+	late := envOn(t, b.db, clock(func() time.Time { return time.Now().Add(901 * time.Second) }))
+	if e := late.do(req{Method: "GET", Path: path}).errorCode(t, 403, "FORBIDDEN"); e.str("error.details.reason") != "url_expired" {
+		t.Fatalf("late: %s", e.Body)
+	}
+
+	// Bytes changed behind the archive's back are not served.
+	blob := filepath.Join(blobDir(t, b.db), filepath.FromSlash(documents.Key(b.company, r.Header.Get("ETag")[1:65])))
+	if err := os.Chmod(blob, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(blob, bytes.Replace(pdf.Data, []byte("1250"), []byte("9250"), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	b.do(req{Method: "GET", Path: path}).errorCode(t, 500, "INTERNAL_ERROR")
+	os.Remove(blob)
+	b.do(req{Method: "GET", Path: path}).errorCode(t, 500, "INTERNAL_ERROR")
+	if n := b.count(`SELECT count(*) FROM audit_entries WHERE company_id = $1 AND action = 'INTEGRITY_FAILURE'
+			AND record_id = $2`, b.company, doc); n != 2 {
+		t.Fatalf("%d integrity failures audited, want 2", n)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/httpapi"
 	"github.com/kontera/kontera/internal/pgtest"
 	"github.com/kontera/kontera/internal/store"
@@ -68,10 +70,20 @@ func newEnv(t *testing.T, opts ...option) *env {
 	return envOn(t, pgtest.New(t), opts...)
 }
 
+// blobDirs holds each test database's blob directory: replicas on one
+// database share it, as they would share a volume.
+var blobDirs sync.Map
+
+func blobDir(t *testing.T, db *store.DB) string {
+	dir, _ := blobDirs.LoadOrStore(db, t.TempDir())
+	return dir.(string)
+}
+
 // envOn starts another server (a replica) on db.
 func envOn(t *testing.T, db *store.DB, opts ...option) *env {
 	t.Helper()
-	cfg := httpapi.Config{DB: db, BaseURL: base, Secret: secret, Log: testLog(), WorkerPoll: 20 * time.Millisecond, PIIKey: piiKey}
+	cfg := httpapi.Config{DB: db, BaseURL: base, Secret: secret, Log: testLog(), WorkerPoll: 20 * time.Millisecond, PIIKey: piiKey,
+		Blobs: documents.FS{Dir: blobDir(t, db)}}
 	for _, o := range opts {
 		o(&cfg)
 	}

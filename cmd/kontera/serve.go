@@ -115,8 +115,13 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	if cfg.VIESURL != "" {
 		checker = vies.NewClient(cfg.VIESURL, cfg.VIESTimeout)
 	}
+	blobs, err := cfg.Blobs()
+	if err != nil {
+		return err
+	}
 	srv, err := httpapi.New(httpapi.Config{DB: d, Log: log, BaseURL: cfg.BaseURL, Secret: cfg.Secret,
-		RateLimitPerMinute: cfg.RateLimitPerMinute, PIIKey: cfg.PIIKey, VIES: checker, TrustedProxies: cfg.TrustedProxies})
+		RateLimitPerMinute: cfg.RateLimitPerMinute, PIIKey: cfg.PIIKey, VIES: checker, TrustedProxies: cfg.TrustedProxies,
+		Blobs: blobs})
 	if err != nil {
 		return err
 	}

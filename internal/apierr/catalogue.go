@@ -43,6 +43,7 @@ const (
 	Conflict              Code = "CONFLICT"
 	IdempotencyKeyReuse   Code = "IDEMPOTENCY_KEY_REUSE"
 	PayloadTooLarge       Code = "PAYLOAD_TOO_LARGE"
+	RangeNotSatisfiable   Code = "RANGE_NOT_SATISFIABLE"
 	UnsupportedMediaType  Code = "UNSUPPORTED_MEDIA_TYPE"
 	RateLimited           Code = "RATE_LIMITED"
 	InternalError         Code = "INTERNAL_ERROR"
@@ -241,6 +242,7 @@ const (
 	s409 = http.StatusConflict
 	s413 = http.StatusRequestEntityTooLarge
 	s415 = http.StatusUnsupportedMediaType
+	s416 = http.StatusRequestedRangeNotSatisfiable
 	s422 = http.StatusUnprocessableEntity
 	s429 = http.StatusTooManyRequests
 	s500 = http.StatusInternalServerError
@@ -265,6 +267,7 @@ var entries = []Entry{
 	{Conflict, s409, GroupGeneric, "Begäran krockar med resursens nuvarande tillstånd.", "The request conflicts with the current state of the resource.", "Read the resource again and retry."},
 	{IdempotencyKeyReuse, s409, GroupGeneric, "Idempotensnyckeln har redan använts med en annan begäran.", "The idempotency key was already used with a different request.", "Use a fresh UUID for a new operation, or resend the original body."},
 	{PayloadTooLarge, s413, GroupGeneric, "Begäran är för stor.", "The request body is too large.", "Send a smaller body."},
+	{RangeNotSatisfiable, s416, GroupGeneric, "Intervallet ligger utanför filen.", "The range lies outside the file.", "Ask for bytes within details.size, or for the whole file without Range."},
 	{UnsupportedMediaType, s415, GroupGeneric, "Innehållstypen stöds inte.", "The content type is not supported.", "Send the body as application/json."},
 	{RateLimited, s429, GroupGeneric, "För många anrop. Försök igen om en stund.", "Too many requests. Try again shortly.", "Wait the number of seconds in the Retry-After header."},
 	{InternalError, s500, GroupGeneric, "Ett internt fel uppstod.", "Internal server error.", "Retry later; quote the request_id if it persists."},

@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/zap/zapcore"
 
+	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/seal"
 )
@@ -64,6 +65,15 @@ type Config struct {
 	// addresses or CIDR ranges of the proxies in front of Kontera, whose
 	// X-Forwarded-For names the client for the failed-authentication limit.
 	TrustedProxies []netip.Prefix
+	// BlobStore is KONTERA_BLOB_STORE, where documents' bytes are kept:
+	// "fs" (default) under BlobDir, or "s3" in the bucket of S3.
+	BlobStore string
+	// BlobDir is KONTERA_BLOB_DIR (default <KONTERA_DATA_DIR>/documents).
+	// One replica, or replicas sharing the volume.
+	BlobDir string
+	// S3 is the bucket of KONTERA_S3_ENDPOINT, _BUCKET, _REGION,
+	// _ACCESS_KEY, _SECRET_KEY, _USE_SSL (default true) and _PREFIX.
+	S3 documents.S3Config
 }
 
 // FromEnv reads the configuration. The secret may be absent here: Serve
@@ -136,6 +146,14 @@ func FromEnv() (Config, error) {
 	default:
 		return c, fmt.Errorf("KONTERA_DB_PREPARED must be on or off, got %q", s)
 	}
+	c.BlobStore, c.BlobDir = env("KONTERA_BLOB_STORE", "fs"), env("KONTERA_BLOB_DIR", filepath.Join(c.DataDir, "documents"))
+	c.S3 = documents.S3Config{Endpoint: os.Getenv("KONTERA_S3_ENDPOINT"), Bucket: os.Getenv("KONTERA_S3_BUCKET"),
+		Region: os.Getenv("KONTERA_S3_REGION"), AccessKey: os.Getenv("KONTERA_S3_ACCESS_KEY"),
+		SecretKey: os.Getenv("KONTERA_S3_SECRET_KEY"), UseSSL: os.Getenv("KONTERA_S3_USE_SSL") != "false",
+		Prefix: os.Getenv("KONTERA_S3_PREFIX")}
+	if c.BlobStore != "fs" && c.BlobStore != "s3" {
+		return c, fmt.Errorf("KONTERA_BLOB_STORE must be fs or s3, got %q", c.BlobStore)
+	}
 	c.BaseURL = strings.TrimRight(env("KONTERA_BASE_URL", "http://"+c.Addr), "/")
 	if s := os.Getenv("KONTERA_SECRET"); s != "" {
 		if len(s) < 32 {
@@ -154,6 +172,14 @@ func FromEnv() (Config, error) {
 		c.RateLimitPerMinute = n
 	}
 	return c, nil
+}
+
+// Blobs opens the blob store the configuration names.
+func (c Config) Blobs() (documents.Blobs, error) {
+	if c.BlobStore == "s3" {
+		return documents.NewS3(c.S3)
+	}
+	return documents.FS{Dir: c.BlobDir}, nil
 }
 
 // DevSecret returns the secret kept in dir/secret, making one the first

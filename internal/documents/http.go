@@ -18,6 +18,7 @@ import (
 // Handler serves the documents endpoints.
 type Handler struct {
 	store   *Store
+	blobs   Blobs
 	cursors *cursor.Codec
 	urls    URLs
 }
@@ -31,9 +32,9 @@ type URLs struct {
 	Audit   *audit.Store
 }
 
-// NewHandler returns the documents handler.
-func NewHandler(s *Store, c *cursor.Codec, u URLs) *Handler {
-	return &Handler{store: s, cursors: c, urls: u}
+// NewHandler returns the documents handler; b keeps the bytes.
+func NewHandler(s *Store, b Blobs, c *cursor.Codec, u URLs) *Handler {
+	return &Handler{store: s, blobs: b, cursors: c, urls: u}
 }
 
 const listName = "documents"

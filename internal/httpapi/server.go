@@ -64,6 +64,9 @@ type Config struct {
 	PIIKey []byte
 	// VIES checks EU VAT numbers; nil means offline.
 	VIES vies.Checker
+	// Blobs keeps documents' bytes (config.Config.Blobs); nil serves no
+	// bytes (a catalogue 500 names the missing store).
+	Blobs documents.Blobs
 }
 
 // Server is the HTTP API.
@@ -215,7 +218,7 @@ func New(cfg Config) (*Server, error) {
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),
 		dimensionsAPI: dimensions.NewHandler(dims),
-		documentsAPI: documents.NewHandler(documents.NewStore(cfg.DB), cursors, documents.URLs{
+		documentsAPI: documents.NewHandler(documents.NewStore(cfg.DB), cfg.Blobs, cursors, documents.URLs{
 			Signer: signer, BaseURL: cfg.BaseURL, Now: cfg.Now, Audit: audits}),
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
 			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)

@@ -1,0 +1,42 @@
+package config
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/kontera/kontera/internal/documents"
+)
+
+// The blob store is the filesystem under the data directory unless told
+// otherwise; an unknown kind is refused at start; s3 needs its bucket.
+func TestBlobStore(t *testing.T) {
+	t.Setenv("KONTERA_DATA_DIR", "/var/lib/kontera")
+	c, err := FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.Blobs()
+	if fs, ok := b.(documents.FS); err != nil || !ok || fs.Dir != filepath.Join("/var/lib/kontera", "documents") {
+		t.Fatalf("default store %#v (%v)", b, err)
+	}
+	t.Setenv("KONTERA_BLOB_STORE", "tape")
+	if _, err := FromEnv(); err == nil {
+		t.Fatal("KONTERA_BLOB_STORE=tape accepted")
+	}
+	t.Setenv("KONTERA_BLOB_STORE", "s3")
+	c, err = FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Blobs(); err == nil {
+		t.Fatal("an s3 store without endpoint and bucket opened")
+	}
+	t.Setenv("KONTERA_S3_ENDPOINT", "s3.eu-north-1.amazonaws.com")
+	t.Setenv("KONTERA_S3_BUCKET", "underlag")
+	c, _ = FromEnv()
+	if b, err := c.Blobs(); err != nil {
+		t.Fatalf("s3 store: %v", err)
+	} else if _, ok := b.(*documents.S3); !ok || !c.S3.UseSSL {
+		t.Fatalf("s3 store %T, ssl %v", b, c.S3.UseSSL)
+	}
+}
