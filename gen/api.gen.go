@@ -3362,6 +3362,18 @@ type DocumentDownloadResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// DocumentLinkRequest defines model for DocumentLinkRequest.
+type DocumentLinkRequest struct {
+	// InboxItemId The inbox item the document belongs to (404 INBOX_ITEM_NOT_FOUND until the inbox exists).
+	InboxItemId *openapi_types.UUID `json:"inbox_item_id,omitempty"`
+
+	// JournalEntryId The verifikat the document is to be underlag of, posted or draft (not cancelled).
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+
+	// JournalEntryLineId A current line of that verifikat, when the document supports one line.
+	JournalEntryLineId *openapi_types.UUID `json:"journal_entry_line_id,omitempty"`
+}
+
 // DocumentList defines model for DocumentList.
 type DocumentList struct {
 	Documents []Document `json:"documents"`
@@ -6037,6 +6049,18 @@ type ListDocumentsParams struct {
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// LinkDocumentParams defines parameters for LinkDocument.
+type LinkDocumentParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // CreateFiscalPeriodParams defines parameters for CreateFiscalPeriod.
 type CreateFiscalPeriodParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -6564,6 +6588,9 @@ type CreateDimensionValueJSONRequestBody = DimensionValueCreate
 
 // UpdateDimensionValueJSONRequestBody defines body for UpdateDimensionValue for application/json ContentType.
 type UpdateDimensionValueJSONRequestBody = DimensionValuePatch
+
+// LinkDocumentJSONRequestBody defines body for LinkDocument for application/json ContentType.
+type LinkDocumentJSONRequestBody = DocumentLinkRequest
 
 // CreateFiscalPeriodJSONRequestBody defines body for CreateFiscalPeriod for application/json ContentType.
 type CreateFiscalPeriodJSONRequestBody = FiscalPeriodCreate
@@ -8365,6 +8392,9 @@ type ServerInterface interface {
 	// GetDocumentDownload Get a signed download URL
 	// (GET /api/v1/companies/{companyId}/documents/{documentId}/download)
 	GetDocumentDownload(ctx echo.Context, companyId CompanyId, documentId DocumentId) error
+	// LinkDocument Link a document to a verifikat
+	// (POST /api/v1/companies/{companyId}/documents/{documentId}/link)
+	LinkDocument(ctx echo.Context, companyId CompanyId, documentId DocumentId, params LinkDocumentParams) error
 	// ListFiscalPeriods List the fiscal periods
 	// (GET /api/v1/companies/{companyId}/fiscal-periods)
 	ListFiscalPeriods(ctx echo.Context, companyId CompanyId) error
@@ -9830,6 +9860,71 @@ func (w *ServerInterfaceWrapper) GetDocumentDownload(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetDocumentDownload(ctx, companyId, documentId)
+	return err
+}
+
+// LinkDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) LinkDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "documentId" -------------
+	var documentId DocumentId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "documentId", ctx.Param("documentId"), &documentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter documentId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params LinkDocumentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.LinkDocument(ctx, companyId, documentId, params)
 	return err
 }
 
@@ -12457,6 +12552,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents", wrapper.ListDocuments, options.OperationMiddlewares["listDocuments"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId", wrapper.GetDocument, options.OperationMiddlewares["getDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId/download", wrapper.GetDocumentDownload, options.OperationMiddlewares["getDocumentDownload"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId/link", wrapper.LinkDocument, options.OperationMiddlewares["linkDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.ListFiscalPeriods, options.OperationMiddlewares["listFiscalPeriods"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.CreateFiscalPeriod, options.OperationMiddlewares["createFiscalPeriod"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId", wrapper.UpdateFiscalPeriod, options.OperationMiddlewares["updateFiscalPeriod"]...)
@@ -17514,6 +17610,218 @@ func (response GetDocumentDownload500JSONResponse) VisitGetDocumentDownloadRespo
 type GetDocumentDownload503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetDocumentDownload503JSONResponse) VisitGetDocumentDownloadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkDocumentRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	DocumentId DocumentId `json:"documentId"`
+	Params     LinkDocumentParams
+	Body       *LinkDocumentJSONRequestBody
+}
+
+type LinkDocumentResponseObject interface {
+	VisitLinkDocumentResponse(w http.ResponseWriter) error
+}
+
+type LinkDocument200JSONResponse DocumentResponse
+
+func (response LinkDocument200JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response LinkDocument400JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response LinkDocument401JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response LinkDocument403JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response LinkDocument404JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkDocument409JSONResponse struct{ ConflictJSONResponse }
+
+func (response LinkDocument409JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkDocument413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response LinkDocument413JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkDocument415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response LinkDocument415JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response LinkDocument429JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkDocument500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response LinkDocument500JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response LinkDocument503JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -26890,6 +27198,9 @@ type StrictServerInterface interface {
 	// GetDocumentDownload Get a signed download URL
 	// (GET /api/v1/companies/{companyId}/documents/{documentId}/download)
 	GetDocumentDownload(ctx context.Context, request GetDocumentDownloadRequestObject) (GetDocumentDownloadResponseObject, error)
+	// LinkDocument Link a document to a verifikat
+	// (POST /api/v1/companies/{companyId}/documents/{documentId}/link)
+	LinkDocument(ctx context.Context, request LinkDocumentRequestObject) (LinkDocumentResponseObject, error)
 	// ListFiscalPeriods List the fiscal periods
 	// (GET /api/v1/companies/{companyId}/fiscal-periods)
 	ListFiscalPeriods(ctx context.Context, request ListFiscalPeriodsRequestObject) (ListFiscalPeriodsResponseObject, error)
@@ -28033,6 +28344,56 @@ func (sh *strictHandler) GetDocumentDownload(ctx echo.Context, companyId Company
 		return err
 	} else if validResponse, ok := response.(GetDocumentDownloadResponseObject); ok {
 		return validResponse.VisitGetDocumentDownloadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// LinkDocument operation middleware
+func (sh *strictHandler) LinkDocument(ctx echo.Context, companyId CompanyId, documentId DocumentId, params LinkDocumentParams) error {
+	var request LinkDocumentRequestObject
+
+	request.CompanyId = companyId
+	request.DocumentId = documentId
+	request.Params = params
+
+	var body LinkDocumentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.LinkDocument(ctx.Request().Context(), request.(LinkDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "LinkDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(LinkDocumentResponseObject); ok {
+		return validResponse.VisitLinkDocumentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

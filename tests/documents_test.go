@@ -211,3 +211,64 @@ func TestDocumentFileBySignedURL(t *testing.T) {
 		t.Fatalf("%d integrity failures audited, want 2", n)
 	}
 }
+
+// Linking follows the linking rule: a draft's underlag moves, a posted
+// verifikat's stays, the same verifikat again changes nothing, a line
+// must be the verifikat's, a cancelled verifikat or a day on the lock date
+// takes nothing, and the no-document-required mark goes when underlag
+// comes. A dry run links nothing.
+func TestDocumentLink(t *testing.T) {
+	b := newLedger(t)
+	doc := docRow(t, b.db, b.company, strings.Repeat("1", 64), "")
+	link := func(body map[string]any) *response {
+		return b.post(b.base+"/documents/"+doc+"/link", b.token, body, "Idempotency-Key", ik())
+	}
+	draft := b.create(b.sale("03-10")).status(t, 201).str("data.id")
+	posted := b.posted(t, "03-11")
+	other := b.posted(t, "03-12")
+	line := b.get(b.base+"/journal-entries/"+posted, b.token).status(t, 200).str("data.lines.1.id")
+
+	dry := b.post(b.base+"/documents/"+doc+"/link?dry_run=true", b.token, map[string]any{"journal_entry_id": posted}, "Idempotency-Key", ik()).status(t, 200)
+	if dry.str("data.journal_entry_id") != posted || b.count(`SELECT count(*) FROM documents WHERE journal_entry_id IS NOT NULL`) != 0 {
+		t.Fatalf("dry run: %s", dry.Body)
+	}
+	if r := link(map[string]any{"journal_entry_id": draft}).status(t, 200); r.at("data.linked") != false {
+		t.Fatalf("to a draft: %s", r.Body)
+	}
+	link(map[string]any{"journal_entry_id": posted, "journal_entry_line_id": uuid.NewString()}).errorCode(t, 400, "VALIDATION_ERROR")
+	b.action(other, "no-document-required", map[string]any{"reason": "Bankavgift"}).status(t, 200)
+	r := link(map[string]any{"journal_entry_id": posted, "journal_entry_line_id": line}).status(t, 200)
+	if r.at("data.linked") != true || r.str("data.journal_entry_line_id") != line {
+		t.Fatalf("moved to a posted verifikat: %s", r.Body)
+	}
+	link(map[string]any{"journal_entry_id": posted}).status(t, 200) // the same verifikat: nothing changes
+	if e := link(map[string]any{"journal_entry_id": other}).errorCode(t, 409, "DOC_ATTACH_OTHER_VERIFIKAT"); e.str("error.details.journal_entry_id") != posted {
+		t.Fatalf("other verifikat: %s", e.Body)
+	}
+	link(map[string]any{"journal_entry_id": uuid.NewString()}).errorCode(t, 404, "JOURNAL_ENTRY_NOT_FOUND")
+	link(map[string]any{"journal_entry_id": posted, "inbox_item_id": uuid.NewString()}).errorCode(t, 404, "INBOX_ITEM_NOT_FOUND")
+
+	// A second document to the marked verifikat takes the mark away.
+	second := docRow(t, b.db, b.company, strings.Repeat("2", 64), "")
+	b.post(b.base+"/documents/"+second+"/link", b.token, map[string]any{"journal_entry_id": other}, "Idempotency-Key", ik()).status(t, 200)
+	if m := b.get(b.base+"/journal-entries/"+other, b.token).status(t, 200); m.at("data.no_document_required") != false {
+		t.Fatalf("the mark stayed: %s", m.Body)
+	}
+	cancelled := b.create(b.sale("03-13")).status(t, 201).str("data.id")
+	b.do(req{Method: "DELETE", Path: b.base + "/journal-entries/" + cancelled, Token: b.token}).status(t, 200)
+	third := docRow(t, b.db, b.company, strings.Repeat("3", 64), "")
+	third3 := func(body map[string]any) *response {
+		return b.post(b.base+"/documents/"+third+"/link", b.token, body, "Idempotency-Key", ik())
+	}
+	if e := third3(map[string]any{"journal_entry_id": cancelled}).errorCode(t, 409, "CONFLICT"); e.str("error.details.reason") != "entry_cancelled" {
+		t.Fatalf("cancelled: %s", e.Body)
+	}
+	b.patch("/api/v1/companies/"+b.company.String()+"/settings/bookkeeping-lock", b.token,
+		map[string]any{"bookkeeping_locked_through": b.day("03-31")}).status(t, 200)
+	if e := third3(map[string]any{"journal_entry_id": posted}).errorCode(t, 409, "DOC_ATTACH_PERIOD_LOCKED"); e.str("error.details.reason") != "company_lock_date" {
+		t.Fatalf("on the lock date: %s", e.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM audit_entries WHERE company_id = $1 AND table_name = 'documents' AND action = 'UPDATE'`, b.company); n != 3 {
+		t.Fatalf("%d audited links, want 3", n)
+	}
+}

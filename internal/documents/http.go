@@ -18,6 +18,7 @@ import (
 // Handler serves the documents endpoints.
 type Handler struct {
 	store   *Store
+	archive *Archive
 	blobs   Blobs
 	cursors *cursor.Codec
 	urls    URLs
@@ -33,8 +34,19 @@ type URLs struct {
 }
 
 // NewHandler returns the documents handler; b keeps the bytes.
-func NewHandler(s *Store, b Blobs, c *cursor.Codec, u URLs) *Handler {
-	return &Handler{store: s, blobs: b, cursors: c, urls: u}
+func NewHandler(a *Archive, b Blobs, c *cursor.Codec, u URLs) *Handler {
+	return &Handler{store: a.store, archive: a, blobs: b, cursors: c, urls: u}
+}
+
+// LinkDocument makes a document underlag of a verifikat.
+func (h *Handler) LinkDocument(ctx context.Context, req gen.LinkDocumentRequestObject) (gen.LinkDocumentResponseObject, error) {
+	b := req.Body
+	d, err := h.archive.Link(ctx, req.CompanyId, req.DocumentId, LinkTo{EntryID: b.JournalEntryId,
+		LineID: b.JournalEntryLineId, InboxItemID: b.InboxItemId})
+	if err != nil {
+		return nil, err
+	}
+	return gen.LinkDocument200JSONResponse{Meta: envelope.Meta(ctx), Data: Detail(d)}, nil
 }
 
 const listName = "documents"

@@ -135,3 +135,14 @@ func utcDay(d *time.Time) *time.Time {
 	t := time.Date(d.Year(), d.Month(), d.Day(), 0, 0, 0, 0, time.UTC)
 	return &t
 }
+
+// SetLink makes d underlag of entry (and line): the database refuses a
+// move of a linked document anywhere but to its verifikat's correction.
+func (s *Store) SetLink(ctx context.Context, d Doc, entry uuid.UUID, line *uuid.UUID) (Doc, error) {
+	var out Doc
+	err := s.db.Q(ctx).GetContext(ctx, &out, `
+		WITH d AS (UPDATE documents SET journal_entry_id = $3, journal_entry_line_id = $4
+			WHERE company_id = $1 AND id = $2 RETURNING *)
+		SELECT `+docColumns+` FROM d`, d.CompanyID, d.ID, entry, line)
+	return out, store.Refused(err)
+}

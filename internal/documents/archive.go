@@ -1,0 +1,107 @@
+package documents
+
+import (
+	"context"
+	"encoding/json"
+	"slices"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/ledger"
+)
+
+// Archive is the documents' rules over their store: linking (and, as they
+// land, uploads, versions and deletes), each audited in the unit of work.
+type Archive struct {
+	store  *Store
+	ledger *ledger.Store
+	audit  *audit.Store
+}
+
+// NewArchive returns the archive on s, attaching underlag to the entries
+// of l and auditing to a.
+func NewArchive(s *Store, l *ledger.Store, a *audit.Store) *Archive {
+	return &Archive{store: s, ledger: l, audit: a}
+}
+
+// LinkTo is where a document is to be linked: an entry and optionally one
+// of its lines, or an inbox item.
+type LinkTo struct {
+	EntryID     uuid.UUID
+	LineID      *uuid.UUID
+	InboxItemID *uuid.UUID
+}
+
+// Link makes document id of company underlag of to.EntryID after the
+// linking rule (Attachable); linking it to the entry it is underlag of
+// already is a no-op. A no-document-required mark on the entry goes, as
+// the entry now has its underlag.
+func (a *Archive) Link(ctx context.Context, company, id uuid.UUID, to LinkTo) (Doc, error) {
+	if to.InboxItemID != nil {
+		// The inbox is not built yet: no item exists to be found.
+		return Doc{}, apierr.New(apierr.InboxItemNotFound, map[string]any{"inbox_item_id": *to.InboxItemID,
+			"field": "inbox_item_id"})
+	}
+	d, err := a.store.Get(ctx, company, id, true)
+	if err != nil {
+		return d, err
+	}
+	u, err := a.ledger.ForUnderlag(ctx, company, to.EntryID)
+	if err != nil {
+		return d, err
+	}
+	if to.LineID != nil && !slices.ContainsFunc(u.Entry.Lines, func(l ledger.Line) bool { return l.ID == *to.LineID }) {
+		return d, apierr.Field("journal_entry_line_id", "line", "must be a current line of the entry")
+	}
+	e := u.Entry
+	unchanged, err := Attachable(Link{DocumentID: d.ID, Current: d.Current, Holder: d.EntryID, HolderPosted: d.Linked,
+		EntryID: e.ID, EntryStatus: e.Status, EntryDate: e.Date, EntrySource: e.SourceType, Period: u.Period,
+		LockedThrough: u.LockedThrough})
+	if err != nil {
+		return d, err
+	}
+	if unchanged && (to.LineID == nil || (d.LineID != nil && *d.LineID == *to.LineID)) {
+		return d, nil
+	}
+	if unchanged && d.Linked {
+		return d, apierr.New(apierr.Conflict, map[string]any{"reason": "linked", "document_id": d.ID,
+			"journal_entry_id": e.ID, "field": "journal_entry_line_id"})
+	}
+	linked, err := a.store.SetLink(ctx, d, e.ID, to.LineID)
+	if err != nil {
+		return d, err
+	}
+	if err := a.record(ctx, audit.Update, "Underlaget "+d.FileName+" kopplades till verifikation "+voucherOf(e), d, &d, &linked); err != nil {
+		return d, err
+	}
+	if e.NoDocumentRequired {
+		if _, _, err := a.ledger.UnmarkNoDocument(ctx, company, e.ID); err != nil {
+			return d, err
+		}
+	}
+	return linked, nil
+}
+
+func voucherOf(e ledger.Entry) string {
+	if v := e.Voucher(); v != "" {
+		return v
+	}
+	return "(utkast " + e.ID.String() + ")"
+}
+
+// record writes the audit row of a change to document d: its detail as
+// it was (old) and as it is (new), either nil.
+func (a *Archive) record(ctx context.Context, action audit.Action, desc string, d Doc, old, new *Doc) error {
+	return a.audit.Record(ctx, audit.Change{CompanyID: d.CompanyID, Action: action, Table: "documents",
+		RecordID: d.ID.String(), Description: desc, Old: snapshot(old), New: snapshot(new)})
+}
+
+func snapshot(d *Doc) json.RawMessage {
+	if d == nil {
+		return nil
+	}
+	b, _ := json.Marshal(Detail(*d))
+	return b
+}
