@@ -272,3 +272,56 @@ func TestDocumentLink(t *testing.T) {
 		t.Fatalf("%d audited links, want 3", n)
 	}
 }
+
+// A document nothing holds is deleted; underlag of a posted verifikat, and
+// a version superseded while it was underlag, are refused, and each
+// refusal leaves its audit row though nothing else changes.
+func TestDocumentDelete(t *testing.T) {
+	b := newLedger(t)
+	del := func(id string) *response {
+		return b.do(req{Method: "DELETE", Path: b.base + "/documents/" + id, Token: b.token,
+			Header: map[string]string{"Idempotency-Key": ik()}})
+	}
+	posted := b.posted(t, "03-15")
+	loose := docRow(t, b.db, b.company, strings.Repeat("4", 64), "")
+	linked := docRow(t, b.db, b.company, strings.Repeat("5", 64), posted)
+
+	b.do(req{Method: "DELETE", Path: b.base + "/documents/" + loose + "?dry_run=true", Token: b.token,
+		Header: map[string]string{"Idempotency-Key": ik()}}).status(t, 200)
+	if b.count(`SELECT count(*) FROM documents WHERE id = $1`, loose) != 1 {
+		t.Fatal("a dry run deleted")
+	}
+	if r := del(loose).status(t, 200); r.str("data.document_id") != loose || r.at("data.deleted") != true {
+		t.Fatalf("delete: %s", r.Body)
+	}
+	del(loose).errorCode(t, 404, "DOC_NOT_FOUND")
+
+	e := del(linked).errorCode(t, 409, "CONFLICT")
+	if e.str("error.details.reason") != "linked" || e.str("error.details.holder.id") != posted {
+		t.Fatalf("linked: %s", e.Body)
+	}
+	// Superseded, it is no longer linked, but kept.
+	var v2 string
+	if err := b.db.Get(&v2, `INSERT INTO documents (company_id, file_name, file_size_bytes, sha256_hash, storage_key,
+			upload_source, version, original_id, journal_entry_id)
+		SELECT company_id, file_name, 99, repeat('6', 64), company_id::text || '/66/' || repeat('6', 64), 'api', 2, id,
+			journal_entry_id FROM documents WHERE id = $1 RETURNING id`, linked); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.db.Exec(`UPDATE documents SET superseded_by_id = $2, is_current_version = false WHERE id = $1`, linked, v2); err != nil {
+		t.Fatal(err)
+	}
+	e = del(linked).errorCode(t, 409, "CONFLICT")
+	if e.str("error.details.reason") != "retention" || e.str("error.details.retention_until") != strconv.Itoa(atoi(b.year)+7)+"-12-31" {
+		t.Fatalf("retention: %s", e.Body)
+	}
+	for action, want := range map[string]int{"DOCUMENT_DELETE_BLOCKED": 1, "RETENTION_BLOCK": 1, "DELETE": 1} {
+		if n := b.count(`SELECT count(*) FROM audit_entries WHERE company_id = $1 AND table_name = 'documents' AND action = $2`,
+			b.company, action); n != want {
+			t.Errorf("%d %s audit rows, want %d", n, action, want)
+		}
+	}
+	if b.count(`SELECT count(*) FROM documents WHERE id = $1`, linked) != 1 {
+		t.Fatal("a refused deletion deleted")
+	}
+}

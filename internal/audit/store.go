@@ -22,17 +22,27 @@ func NewStore(db *store.DB) *Store { return &Store{db: db} }
 // Record writes c in the transaction of ctx, with the actor of ctx: at
 // the unit of work's end, with its other append-only rows (store.Append).
 func (s *Store) Record(ctx context.Context, c Change) error {
+	return s.db.Append(ctx, row(ctx, c))
+}
+
+// RecordKept is Record for a refusal's own audit row (a blocked deletion):
+// written even when the refusal rolls back the rest (store.Keep).
+func (s *Store) RecordKept(ctx context.Context, c Change) error {
+	return s.db.Keep(ctx, row(ctx, c))
+}
+
+func row(ctx context.Context, c Change) store.Append {
 	a := ActorFrom(ctx)
 	var rid *string
 	if a.RequestID != "" {
 		rid = &a.RequestID
 	}
-	return s.db.Append(ctx, store.Append{
+	return store.Append{
 		Into: `audit_entries (company_id, action, table_name, record_id, actor_type, actor_id, actor_label,
 			user_id, request_id, description, old_state, new_state, changed_fields, actor_email)`,
 		Values: `($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8, $9, NULLIF($10, ''), $11::jsonb, $12::jsonb, $13::text[], NULLIF($14, ''))`,
 		Args: []any{c.CompanyID, c.Action, c.Table, c.RecordID, a.Type, a.ID, a.Label, a.UserID, rid, c.Description,
-			nullJSON(c.Old), nullJSON(c.New), pq.StringArray(ChangedFields(c.Old, c.New)), a.Email}})
+			nullJSON(c.Old), nullJSON(c.New), pq.StringArray(ChangedFields(c.Old, c.New)), a.Email}}
 }
 
 // nullJSON passes a snapshot as text: with binary parameters on, []byte

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -18,12 +19,52 @@ type Archive struct {
 	store  *Store
 	ledger *ledger.Store
 	audit  *audit.Store
+	now    func() time.Time
 }
 
 // NewArchive returns the archive on s, attaching underlag to the entries
-// of l and auditing to a.
-func NewArchive(s *Store, l *ledger.Store, a *audit.Store) *Archive {
-	return &Archive{store: s, ledger: l, audit: a}
+// of l, auditing to a, with the clock now.
+func NewArchive(s *Store, l *ledger.Store, a *audit.Store, now func() time.Time) *Archive {
+	return &Archive{store: s, ledger: l, audit: a, now: now}
+}
+
+// Delete removes document id of company when nothing holds it: a linked
+// document (underlag of a posted verifikat) is 409 CONFLICT, reason
+// linked, with its holder, and a DOCUMENT_DELETE_BLOCKED audit row; one
+// still under retention (a superseded version of underlag) is 409
+// CONFLICT, reason retention, and a RETENTION_BLOCK audit row. Both rows
+// outlive the refusal's rollback (audit.RecordKept). The database refuses
+// the same deletions itself. The blob stays for the sweep of blobs no row
+// names (another row may share it).
+func (a *Archive) Delete(ctx context.Context, company, id uuid.UUID) (Doc, error) {
+	d, err := a.store.Get(ctx, company, id, true)
+	if err != nil {
+		return d, err
+	}
+	var refusal *apierr.Error
+	var action audit.Action
+	switch {
+	case d.Linked:
+		action = audit.DocumentDeleteBlocked
+		refusal = apierr.New(apierr.Conflict, map[string]any{"reason": "linked", "document_id": d.ID,
+			"holder": map[string]any{"type": "journal_entry", "id": d.EntryID}})
+	case Kept(d.RetentionUntil, ledger.Today(a.now())):
+		action = audit.RetentionBlock
+		refusal = apierr.New(apierr.Conflict, map[string]any{"reason": "retention", "document_id": d.ID,
+			"retention_until": d.RetentionUntil.Format(time.DateOnly)})
+	}
+	if refusal != nil {
+		if err := a.audit.RecordKept(ctx, audit.Change{CompanyID: company, Action: action, Table: "documents",
+			RecordID: d.ID.String(), Description: "Underlaget " + d.FileName + " raderades inte: " +
+				refusal.Details["reason"].(string)}); err != nil {
+			return d, err
+		}
+		return d, refusal
+	}
+	if err := a.store.Delete(ctx, d); err != nil {
+		return d, err
+	}
+	return d, a.record(ctx, audit.Delete, "Underlaget "+d.FileName+" raderades", d, &d, nil)
 }
 
 // LinkTo is where a document is to be linked: an entry and optionally one

@@ -38,6 +38,16 @@ func NewHandler(a *Archive, b Blobs, c *cursor.Codec, u URLs) *Handler {
 	return &Handler{store: a.store, archive: a, blobs: b, cursors: c, urls: u}
 }
 
+// DeleteDocument deletes a document nothing holds.
+func (h *Handler) DeleteDocument(ctx context.Context, req gen.DeleteDocumentRequestObject) (gen.DeleteDocumentResponseObject, error) {
+	d, err := h.archive.Delete(ctx, req.CompanyId, req.DocumentId)
+	if err != nil {
+		return nil, err
+	}
+	return gen.DeleteDocument200JSONResponse{Meta: envelope.Meta(ctx), Data: gen.DocumentDeleted{
+		DocumentId: d.ID, Deleted: gen.DocumentDeletedDeletedTrue}}, nil
+}
+
 // LinkDocument makes a document underlag of a verifikat.
 func (h *Handler) LinkDocument(ctx context.Context, req gen.LinkDocumentRequestObject) (gen.LinkDocumentResponseObject, error) {
 	b := req.Body

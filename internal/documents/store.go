@@ -146,3 +146,10 @@ func (s *Store) SetLink(ctx context.Context, d Doc, entry uuid.UUID, line *uuid.
 		SELECT `+docColumns+` FROM d`, d.CompanyID, d.ID, entry, line)
 	return out, store.Refused(err)
 }
+
+// Delete removes d's row; the database refuses it while d is linked or
+// under retention.
+func (s *Store) Delete(ctx context.Context, d Doc) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `DELETE FROM documents WHERE company_id = $1 AND id = $2`, d.CompanyID, d.ID)
+	return store.Refused(err)
+}

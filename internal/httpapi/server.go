@@ -218,7 +218,7 @@ func New(cfg Config) (*Server, error) {
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),
 		dimensionsAPI: dimensions.NewHandler(dims),
-		documentsAPI: documents.NewHandler(documents.NewArchive(documents.NewStore(cfg.DB), journal, audits), cfg.Blobs, cursors, documents.URLs{
+		documentsAPI: documents.NewHandler(documents.NewArchive(documents.NewStore(cfg.DB), journal, audits, cfg.Now), cfg.Blobs, cursors, documents.URLs{
 			Signer: signer, BaseURL: cfg.BaseURL, Now: cfg.Now, Audit: audits}),
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
 			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)

@@ -135,6 +135,11 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 			// A refusal leaves the books as they were: the whole
 			// transaction goes, and its outcome is stored on its own.
 			err = tx.Rollback()
+			if err == nil {
+				// What the refusal itself records (a blocked deletion's
+				// audit row) is written after all.
+				err = s.db.AppendAll(ctx, unit.Kept())
+			}
 			if err == nil && idemKey != nil {
 				err = idempotency.Save(ctx, s.db, key.ID, *idemKey, record)
 			}

@@ -41,8 +41,12 @@ var stockholm = func() *time.Location {
 }()
 
 // today is the date in Sweden now.
-func (h *Handler) today() time.Time {
-	t := h.now().In(stockholm)
+func (h *Handler) today() time.Time { return Today(h.now()) }
+
+// Today is the date in Sweden at now, as a UTC midnight: the "today" of
+// Swedish books.
+func Today(now time.Time) time.Time {
+	t := now.In(stockholm)
 	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
 }
 

@@ -103,6 +103,7 @@ type Unit struct {
 	DryRun bool
 	tail   []Append // rows written at the end (see Append)
 
+	kept    []Append    // rows written even when the unit is refused (see Keep)
 	closing *Closing    // the write that leads them (see Closing)
 	filled  [][2]string // its tokens and the values they stand for
 }
@@ -193,17 +194,18 @@ func (db *DB) Attempt(ctx context.Context, fn func(ctx context.Context) error) e
 		return err
 	}
 	u := UnitFrom(ctx)
-	waiting, closing := 0, (*Closing)(nil)
+	waiting, kept, closing := 0, 0, (*Closing)(nil)
 	if u != nil {
-		waiting, closing = len(u.tail), u.closing
+		waiting, kept, closing = len(u.tail), len(u.kept), u.closing
 	}
 	if err := fn(ctx); err != nil {
 		if _, rerr := q.ExecContext(ctx, "ROLLBACK TO SAVEPOINT attempt"); rerr != nil {
 			return rerr
 		}
 		if u != nil {
-			// The failed item's audit rows, events and closing go with it.
-			u.tail, u.closing = u.tail[:waiting], closing
+			// The failed item's audit rows, events and closing go with it;
+			// what it kept stays (see Keep).
+			u.tail, u.closing = append(u.tail[:waiting], u.kept[kept:]...), closing
 		}
 		return err
 	}

@@ -35,6 +35,31 @@ func (db *DB) Append(ctx context.Context, a Append) error {
 	return err
 }
 
+// Keep is Append for a row that outlives a refusal: when the unit ends in
+// a 4xx, which rolls back everything else, the rows kept are written on
+// their own after the rollback (the audit row of a refused deletion). A
+// dry run keeps nothing.
+func (db *DB) Keep(ctx context.Context, a Append) error {
+	if u := UnitFrom(ctx); u != nil {
+		u.kept = append(u.kept, a)
+		return db.Append(ctx, a)
+	}
+	return db.Append(ctx, a)
+}
+
+// Kept answers the rows Keep added to u.
+func (u *Unit) Kept() []Append { return u.kept }
+
+// AppendAll writes rows at once in one statement, outside any unit.
+func (db *DB) AppendAll(ctx context.Context, rows []Append) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	q, args := chain(appendSQL(rows, 0, nil))
+	_, err := db.ExecContext(ctx, q, args...)
+	return err
+}
+
 // Flush writes the closing and the rows waiting in u in one statement.
 func (u *Unit) Flush(ctx context.Context) error {
 	if u.closing != nil {
