@@ -325,3 +325,29 @@ func TestDocumentDelete(t *testing.T) {
 		t.Fatal("a refused deletion deleted")
 	}
 }
+
+// The ledger and the archive agree: an entry with underlag is not marked
+// as needing none (the bulk mark skips it), and a line with underlag is
+// not struck.
+func TestLedgerRespectsUnderlag(t *testing.T) {
+	b := newLedger(t)
+	posted := b.posted(t, "03-15")
+	bare := b.posted(t, "03-16")
+	line := b.get(b.base+"/journal-entries/"+posted, b.token).status(t, 200).str("data.lines.2.id")
+	doc := docRow(t, b.db, b.company, strings.Repeat("8", 64), "")
+	b.post(b.base+"/documents/"+doc+"/link", b.token, map[string]any{"journal_entry_id": posted, "journal_entry_line_id": line},
+		"Idempotency-Key", ik()).status(t, 200)
+
+	if e := b.action(posted, "no-document-required", map[string]any{"reason": "Bankavgift"}).errorCode(t, 409, "CONFLICT"); e.str("error.details.reason") != "has_document" {
+		t.Fatalf("mark: %s", e.Body)
+	}
+	bulk := b.post(b.base+"/journal-entries/no-document-required", b.token,
+		map[string]any{"journal_entry_ids": []string{posted, bare}}).status(t, 200)
+	if bulk.at("data.exempted") != float64(1) || bulk.str("data.skipped_ids.0") != posted {
+		t.Fatalf("bulk: %s", bulk.Body)
+	}
+	if e := b.action(posted, "strike-lines", map[string]any{"strike_line_ids": []string{line}}).
+		errorCode(t, 409, "JOURNAL_RATTELSE_REFUSED"); e.str("error.details.reason") != "linked_document" {
+		t.Fatalf("strike: %s", e.Body)
+	}
+}

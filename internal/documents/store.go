@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/store"
@@ -152,4 +153,20 @@ func (s *Store) SetLink(ctx context.Context, d Doc, entry uuid.UUID, line *uuid.
 func (s *Store) Delete(ctx context.Context, d Doc) error {
 	_, err := s.db.Q(ctx).ExecContext(ctx, `DELETE FROM documents WHERE company_id = $1 AND id = $2`, d.CompanyID, d.ID)
 	return store.Refused(err)
+}
+
+// Underlag answers which of ids (journal entries or their lines) current
+// documents of company are underlag of: the ledger's seam (ledger.Store.Underlag).
+func (s *Store) Underlag(ctx context.Context, company uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	var held []uuid.UUID
+	err := s.db.Q(ctx).SelectContext(ctx, &held, `
+		SELECT journal_entry_id FROM documents
+			WHERE company_id = $1 AND is_current_version AND journal_entry_id = ANY($2)
+		UNION SELECT journal_entry_line_id FROM documents
+			WHERE company_id = $1 AND is_current_version AND journal_entry_line_id = ANY($2)`, company, pq.Array(ids))
+	out := make(map[uuid.UUID]bool, len(held))
+	for _, id := range held {
+		out[id] = true
+	}
+	return out, err
 }

@@ -209,6 +209,8 @@ func New(cfg Config) (*Server, error) {
 		InvoiceDefaultDays: companies.InvoiceDefaultDays, ActiveAccount: accounts.Active}, cfg.VIES, cfg.Now)
 	s.outside = map[string]outsideWork{"createCustomer": registry.LookupVAT, "bulkCreateCustomers": registry.LookupVAT,
 		"updateCustomer": registry.LookupVAT}
+	docs := documents.NewStore(cfg.DB)
+	journal.Underlag = docs.Underlag
 	signer, err := documents.NewSigner(cfg.Secret)
 	if err != nil {
 		return nil, err
@@ -218,7 +220,7 @@ func New(cfg Config) (*Server, error) {
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),
 		dimensionsAPI: dimensions.NewHandler(dims),
-		documentsAPI: documents.NewHandler(documents.NewArchive(documents.NewStore(cfg.DB), journal, audits, cfg.Now), cfg.Blobs, cursors, documents.URLs{
+		documentsAPI: documents.NewHandler(documents.NewArchive(docs, journal, audits, cfg.Now), cfg.Blobs, cursors, documents.URLs{
 			Signer: signer, BaseURL: cfg.BaseURL, Now: cfg.Now, Audit: audits}),
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
 			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)

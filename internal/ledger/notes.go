@@ -56,6 +56,13 @@ func (s *Store) MarkNoDocument(ctx context.Context, company, id uuid.UUID, reaso
 		return old, apierr.New(apierr.JournalEntryNotPosted, map[string]any{"journal_entry_id": id,
 			"current_status": old.Status})
 	}
+	has, err := s.underlagOf(ctx, company, []uuid.UUID{id})
+	if err != nil {
+		return old, err
+	}
+	if has[id] {
+		return old, apierr.New(apierr.Conflict, map[string]any{"reason": "has_document", "journal_entry_id": id})
+	}
 	return s.setNoDocument(ctx, company, old, true, reason)
 }
 
@@ -115,11 +122,19 @@ func (s *Store) MarkManyNoDocument(ctx context.Context, company uuid.UUID, ids [
 	for _, p := range periods {
 		closed[p.ID] = p.Closed
 	}
+	candidates := make([]uuid.UUID, len(eligible))
+	for i, e := range eligible {
+		candidates[i] = e.ID
+	}
+	has, err := s.underlagOf(ctx, company, candidates)
+	if err != nil {
+		return BulkMark{}, err
+	}
 	ok := map[uuid.UUID]bool{}
 	out := BulkMark{Exempted: []uuid.UUID{}, Skipped: []uuid.UUID{}}
 	for _, e := range eligible {
-		if closed[e.PeriodID] {
-			continue // a closed year's entries stay as they were closed
+		if closed[e.PeriodID] || has[e.ID] {
+			continue // a closed year's entries stay as they were closed; one with underlag needs no mark
 		}
 		ok[e.ID] = true
 		if !e.NoDocumentRequired {

@@ -239,6 +239,16 @@ func (s *Store) StrikeLines(ctx context.Context, company, id uuid.UUID, strike [
 		gone[lid] = true
 		struck = append(struck, l)
 	}
+	has, err := s.underlagOf(ctx, company, strike)
+	if err != nil {
+		return Strike{}, err
+	}
+	for _, lid := range strike {
+		if has[lid] {
+			return Strike{}, apierr.New(apierr.JournalRattelseRefused, map[string]any{
+				"reason": "linked_document", "line_id": lid})
+		}
+	}
 	next := len(e.Lines)
 	for _, l := range e.Lines {
 		next = max(next, l.SortOrder+1)

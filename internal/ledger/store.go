@@ -57,6 +57,17 @@ type Store struct {
 	// PartyName is the parties register: the name of the company's
 	// customer or supplier (the one given), or its 404.
 	PartyName func(ctx context.Context, company uuid.UUID, customer, supplier *uuid.UUID) (string, error)
+	// Underlag is the archive: which of the company's ids (entries or
+	// their lines) current documents are underlag of. Nil: none are.
+	Underlag func(ctx context.Context, company uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]bool, error)
+}
+
+// underlagOf asks the archive which of ids have underlag.
+func (s *Store) underlagOf(ctx context.Context, company uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	if s.Underlag == nil || len(ids) == 0 {
+		return map[uuid.UUID]bool{}, nil
+	}
+	return s.Underlag(ctx, company, ids)
 }
 
 // NewStore returns the ledger on db.
