@@ -351,3 +351,32 @@ func TestLedgerRespectsUnderlag(t *testing.T) {
 		t.Fatalf("strike: %s", e.Body)
 	}
 }
+
+// Correct and redate take the underlag to the replacement, line links by
+// sort order; a storno leaves it on the original.
+func TestUnderlagFollowsTheCorrection(t *testing.T) {
+	b := newLedger(t)
+	posted := b.posted(t, "03-15")
+	line := b.get(b.base+"/journal-entries/"+posted, b.token).status(t, 200).str("data.lines.2.id")
+	doc := docRow(t, b.db, b.company, strings.Repeat("9", 64), "")
+	b.post(b.base+"/documents/"+doc+"/link", b.token, map[string]any{"journal_entry_id": posted, "journal_entry_line_id": line},
+		"Idempotency-Key", ik()).status(t, 200)
+	fix := b.action(posted, "correct", map[string]any{"lines": []map[string]any{
+		{"account_number": "1930", "debit_amount": 1500}, {"account_number": "3001", "credit_amount": 1200},
+		{"account_number": "2611", "credit_amount": 300}}}).status(t, 200)
+	corrected := fix.str("data.corrected_id")
+	third := b.get(b.base+"/journal-entries/"+corrected, b.token).status(t, 200).str("data.lines.2.id")
+	d := b.get(b.base+"/documents/"+doc, b.token).status(t, 200)
+	if d.str("data.journal_entry_id") != corrected || d.str("data.journal_entry_line_id") != third || d.at("data.linked") != true {
+		t.Fatalf("after the correction: %s", d.Body)
+	}
+	moved := b.action(corrected, "redate", map[string]any{"new_entry_date": b.day("04-02")}).status(t, 200)
+	if d := b.get(b.base+"/documents/"+doc, b.token).status(t, 200); d.str("data.journal_entry_id") != moved.str("data.corrected_id") {
+		t.Fatalf("after the redate: %s", d.Body)
+	}
+	again := moved.str("data.corrected_id")
+	b.action(again, "reverse", map[string]any{"reversal_date": b.day("04-03"), "allow_deep_chain": true}).status(t, 200)
+	if d := b.get(b.base+"/documents/"+doc, b.token).status(t, 200); d.str("data.journal_entry_id") != again {
+		t.Fatalf("after the storno: %s", d.Body)
+	}
+}

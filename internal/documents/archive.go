@@ -125,6 +125,33 @@ func (a *Archive) Link(ctx context.Context, company, id uuid.UUID, to LinkTo) (D
 	return linked, nil
 }
 
+// MoveUnderlag moves the current underlag of entry from to its
+// correction to, each line link to lines[line] (none where it has none),
+// audited: the ledger's seam for correct and redate. The database allows
+// this one move of a linked document.
+func (a *Archive) MoveUnderlag(ctx context.Context, company, from, to uuid.UUID, lines map[uuid.UUID]uuid.UUID) error {
+	docs, err := a.store.Underlying(ctx, company, from)
+	if err != nil {
+		return err
+	}
+	for _, d := range docs {
+		var line *uuid.UUID
+		if d.LineID != nil {
+			if id, ok := lines[*d.LineID]; ok {
+				line = &id
+			}
+		}
+		moved, err := a.store.SetLink(ctx, d, to, line)
+		if err != nil {
+			return err
+		}
+		if err := a.record(ctx, audit.Update, "Underlaget "+d.FileName+" följde rättelsen av verifikationen", d, &d, &moved); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func voucherOf(e ledger.Entry) string {
 	if v := e.Voucher(); v != "" {
 		return v

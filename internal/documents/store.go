@@ -170,3 +170,13 @@ func (s *Store) Underlag(ctx context.Context, company uuid.UUID, ids []uuid.UUID
 	}
 	return out, err
 }
+
+// Underlying answers the current documents that are underlag of entry,
+// locked for the unit of work.
+func (s *Store) Underlying(ctx context.Context, company, entry uuid.UUID) ([]Doc, error) {
+	out := []Doc{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+docColumns+` FROM documents d
+		WHERE d.company_id = $1 AND d.journal_entry_id = $2 AND d.is_current_version ORDER BY d.created_at, d.id FOR UPDATE`,
+		company, entry)
+	return out, err
+}

@@ -211,6 +211,8 @@ func New(cfg Config) (*Server, error) {
 		"updateCustomer": registry.LookupVAT}
 	docs := documents.NewStore(cfg.DB)
 	journal.Underlag = docs.Underlag
+	archive := documents.NewArchive(docs, journal, audits, cfg.Now)
+	journal.MoveUnderlag = archive.MoveUnderlag
 	signer, err := documents.NewSigner(cfg.Secret)
 	if err != nil {
 		return nil, err
@@ -220,7 +222,7 @@ func New(cfg Config) (*Server, error) {
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),
 		dimensionsAPI: dimensions.NewHandler(dims),
-		documentsAPI: documents.NewHandler(documents.NewArchive(docs, journal, audits, cfg.Now), cfg.Blobs, cursors, documents.URLs{
+		documentsAPI: documents.NewHandler(archive, cfg.Blobs, cursors, documents.URLs{
 			Signer: signer, BaseURL: cfg.BaseURL, Now: cfg.Now, Audit: audits}),
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
 			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)

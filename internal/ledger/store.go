@@ -60,6 +60,10 @@ type Store struct {
 	// Underlag is the archive: which of the company's ids (entries or
 	// their lines) current documents are underlag of. Nil: none are.
 	Underlag func(ctx context.Context, company uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]bool, error)
+	// MoveUnderlag is the archive too: the underlag of entry from goes to
+	// its correction to, in the unit of work that posts it, each line link
+	// to the line given for it (or to none). Nil: no archive.
+	MoveUnderlag func(ctx context.Context, company, from, to uuid.UUID, lines map[uuid.UUID]uuid.UUID) error
 }
 
 // underlagOf asks the archive which of ids have underlag.

@@ -179,6 +179,9 @@ func (s *Store) replace(ctx context.Context, company uuid.UUID, orig *Entry, dep
 	if err := s.post(ctx, company, &e, nil); err != nil {
 		return r, err
 	}
+	if err := s.moveUnderlag(ctx, company, *orig, e); err != nil {
+		return r, err
+	}
 	if err := s.record(ctx, company, audit.Correct, fmt.Sprintf("Verifikation %s rättades med %s och %s",
 		orig.Voucher(), st.Voucher(), e.Voucher()), nil, &e); err != nil {
 		return r, err
@@ -187,6 +190,26 @@ func (s *Store) replace(ctx context.Context, company uuid.UUID, orig *Entry, dep
 	_, err = outbox.Emit(ctx, s.db, company, EventCorrected, map[string]any{
 		"original": Snapshot(r.Original), "reversal": Snapshot(st), "corrected": Snapshot(e)})
 	return r, err
+}
+
+// moveUnderlag hands the underlag of orig to its replacement e (correct
+// and redate; a storno leaves it where it is): a line link follows to the
+// line of the same sort order.
+func (s *Store) moveUnderlag(ctx context.Context, company uuid.UUID, orig, e Entry) error {
+	if s.MoveUnderlag == nil {
+		return nil
+	}
+	bySort := make(map[int]uuid.UUID, len(e.Lines))
+	for _, l := range e.Lines {
+		bySort[l.SortOrder] = l.ID
+	}
+	lines := map[uuid.UUID]uuid.UUID{}
+	for _, l := range orig.Lines {
+		if id, ok := bySort[l.SortOrder]; ok {
+			lines[l.ID] = id
+		}
+	}
+	return s.MoveUnderlag(ctx, company, orig.ID, e.ID, lines)
 }
 
 // Redate moves the posted entry id to day: a storno on its own date and a
