@@ -3878,6 +3878,9 @@ type JournalEntry struct {
 	EntryDate      openapi_types.Date `json:"entry_date"`
 	FiscalPeriodId openapi_types.UUID `json:"fiscal_period_id"`
 
+	// HasDocument A current document is underlag of it (see /documents?journal_entry_id=).
+	HasDocument bool `json:"has_document"`
+
 	// HasRattelse true when an inline rättelse was made on this entry.
 	HasRattelse bool               `json:"has_rattelse"`
 	Id          openapi_types.UUID `json:"id"`
@@ -3967,7 +3970,10 @@ type JournalEntryListItem struct {
 	// EntryDate Verifikationsdatum.
 	EntryDate      openapi_types.Date `json:"entry_date"`
 	FiscalPeriodId openapi_types.UUID `json:"fiscal_period_id"`
-	Id             openapi_types.UUID `json:"id"`
+
+	// HasDocument A current document is underlag of it.
+	HasDocument bool               `json:"has_document"`
+	Id          openapi_types.UUID `json:"id"`
 
 	// SourceType What created the entry: manual, an engine (storno, correction, opening_balance, year_end, ...) or another domain.
 	SourceType string `json:"source_type"`

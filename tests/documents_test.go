@@ -361,6 +361,16 @@ func TestUnderlagFollowsTheCorrection(t *testing.T) {
 	doc := docRow(t, b.db, b.company, strings.Repeat("9", 64), "")
 	b.post(b.base+"/documents/"+doc+"/link", b.token, map[string]any{"journal_entry_id": posted, "journal_entry_line_id": line},
 		"Idempotency-Key", ik()).status(t, 200)
+	hasDoc := func(id string) any {
+		return b.get(b.base+"/journal-entries/"+id, b.token).status(t, 200).at("data.has_document")
+	}
+	if hasDoc(posted) != true {
+		t.Fatal("the entry does not say it has underlag")
+	}
+	list := b.get(b.base+"/journal-entries", b.token).status(t, 200)
+	if list.at("data.journal_entries.0.has_document") != true {
+		t.Fatalf("the list does not say it: %s", clip(list.Body))
+	}
 	fix := b.action(posted, "correct", map[string]any{"lines": []map[string]any{
 		{"account_number": "1930", "debit_amount": 1500}, {"account_number": "3001", "credit_amount": 1200},
 		{"account_number": "2611", "credit_amount": 300}}}).status(t, 200)
@@ -369,6 +379,9 @@ func TestUnderlagFollowsTheCorrection(t *testing.T) {
 	d := b.get(b.base+"/documents/"+doc, b.token).status(t, 200)
 	if d.str("data.journal_entry_id") != corrected || d.str("data.journal_entry_line_id") != third || d.at("data.linked") != true {
 		t.Fatalf("after the correction: %s", d.Body)
+	}
+	if hasDoc(corrected) != true || hasDoc(posted) != false {
+		t.Fatal("has_document did not follow the underlag")
 	}
 	moved := b.action(corrected, "redate", map[string]any{"new_entry_date": b.day("04-02")}).status(t, 200)
 	if d := b.get(b.base+"/documents/"+doc, b.token).status(t, 200); d.str("data.journal_entry_id") != moved.str("data.corrected_id") {

@@ -127,12 +127,12 @@ func (a *Archive) Link(ctx context.Context, company, id uuid.UUID, to LinkTo) (D
 
 // MoveUnderlag moves the current underlag of entry from to its
 // correction to, each line link to lines[line] (none where it has none),
-// audited: the ledger's seam for correct and redate. The database allows
+// audited, and answers how many documents moved: the ledger's seam for correct and redate. The database allows
 // this one move of a linked document.
-func (a *Archive) MoveUnderlag(ctx context.Context, company, from, to uuid.UUID, lines map[uuid.UUID]uuid.UUID) error {
+func (a *Archive) MoveUnderlag(ctx context.Context, company, from, to uuid.UUID, lines map[uuid.UUID]uuid.UUID) (int, error) {
 	docs, err := a.store.Underlying(ctx, company, from)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	for _, d := range docs {
 		var line *uuid.UUID
@@ -143,14 +143,19 @@ func (a *Archive) MoveUnderlag(ctx context.Context, company, from, to uuid.UUID,
 		}
 		moved, err := a.store.SetLink(ctx, d, to, line)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		if err := a.record(ctx, audit.Update, "Underlaget "+d.FileName+" följde rättelsen av verifikationen", d, &d, &moved); err != nil {
-			return err
+			return 0, err
 		}
 	}
-	return nil
+	return len(docs), nil
 }
+
+// HasDocumentSQL is whether the journal entry e has current underlag: the
+// ledger's seam (ledger.Store.HasDocument), read in the entry's own query.
+const HasDocumentSQL = `EXISTS (SELECT 1 FROM documents d WHERE d.company_id = e.company_id
+	AND d.journal_entry_id = e.id AND d.is_current_version)`
 
 func voucherOf(e ledger.Entry) string {
 	if v := e.Voucher(); v != "" {

@@ -212,7 +212,7 @@ func New(cfg Config) (*Server, error) {
 	docs := documents.NewStore(cfg.DB)
 	journal.Underlag = docs.Underlag
 	archive := documents.NewArchive(docs, journal, audits, cfg.Now)
-	journal.MoveUnderlag = archive.MoveUnderlag
+	journal.MoveUnderlag, journal.HasDocument = archive.MoveUnderlag, documents.HasDocumentSQL
 	signer, err := documents.NewSigner(cfg.Secret)
 	if err != nil {
 		return nil, err

@@ -164,11 +164,14 @@ type Entry struct {
 	CorrectionOfID     *uuid.UUID `db:"correction_of_id"`
 	ChainDepth         int        `db:"chain_depth"`
 	NoDocumentRequired bool       `db:"no_document_required"`
-	NoDocumentReason   *string    `db:"no_document_reason"`
-	PostedAt           *time.Time `db:"posted_at"`
-	CancelledAt        *time.Time `db:"cancelled_at"`
-	CreatedAt          time.Time  `db:"created_at"`
-	UpdatedAt          time.Time  `db:"updated_at"`
+	// HasDocument: a current document is underlag of it (the archive's,
+	// read where the entry is read; see Store.HasDocument).
+	HasDocument      bool       `db:"has_document"`
+	NoDocumentReason *string    `db:"no_document_reason"`
+	PostedAt         *time.Time `db:"posted_at"`
+	CancelledAt      *time.Time `db:"cancelled_at"`
+	CreatedAt        time.Time  `db:"created_at"`
+	UpdatedAt        time.Time  `db:"updated_at"`
 	// Poster is who posted the entry; empty on drafts and on entries
 	// posted before Kontera kept it.
 	Poster

@@ -75,7 +75,8 @@ func (h *Handler) ListJournalEntries(ctx context.Context, req gen.ListJournalEnt
 	for i, e := range rows {
 		items[i] = gen.JournalEntryListItem{Id: e.ID, FiscalPeriodId: e.PeriodID, VoucherSeries: e.Series,
 			VoucherNumber: e.Number, EntryDate: date(e.Date), Description: e.Description,
-			Status: gen.JournalEntryStatus(e.Status), SourceType: e.SourceType, CreatedAt: e.CreatedAt.UTC()}
+			Status: gen.JournalEntryStatus(e.Status), SourceType: e.SourceType, CreatedAt: e.CreatedAt.UTC(),
+			HasDocument: e.HasDocument}
 	}
 	return gen.ListJournalEntries200JSONResponse{Meta: envelope.Page(ctx, next),
 		Data: gen.JournalEntryList{JournalEntries: items}}, nil
@@ -293,6 +294,7 @@ func Wire(e Entry) gen.JournalEntry {
 		SourceType: e.SourceType, SourceId: envelope.Nullable(e.SourceID), Notes: envelope.Nullable(e.Notes),
 		ReversesId: envelope.Nullable(e.ReversesID), ReversedById: envelope.Nullable(e.ReversedByID),
 		CorrectionOfId: envelope.Nullable(e.CorrectionOfID), NoDocumentRequired: e.NoDocumentRequired,
+		HasDocument:      e.HasDocument,
 		NoDocumentReason: envelope.Nullable(e.NoDocumentReason), PostedAt: envelope.Nullable(utc(e.PostedAt)),
 		CancelledAt: envelope.Nullable(utc(e.CancelledAt)), TotalDebit: d, TotalCredit: c, Lines: lines,
 		CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC(), Counterparty: WireCounterparty(e.Counterparty),

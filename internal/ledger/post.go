@@ -204,6 +204,7 @@ func (s *Store) UpdateDraft(ctx context.Context, company, id uuid.UUID, in Input
 		in.Counterparty.CounterpartyCustomerID, in.Counterparty.CounterpartySupplierID); err != nil {
 		return old, dbError(err)
 	}
+	e.HasDocument = old.HasDocument // a draft's underlag stays with it
 	if e.Lines, err = s.insertLines(ctx, company, id, in.Lines, nil); err != nil {
 		return old, err
 	}

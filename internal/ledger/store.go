@@ -63,7 +63,19 @@ type Store struct {
 	// MoveUnderlag is the archive too: the underlag of entry from goes to
 	// its correction to, in the unit of work that posts it, each line link
 	// to the line given for it (or to none). Nil: no archive.
-	MoveUnderlag func(ctx context.Context, company, from, to uuid.UUID, lines map[uuid.UUID]uuid.UUID) error
+	MoveUnderlag func(ctx context.Context, company, from, to uuid.UUID, lines map[uuid.UUID]uuid.UUID) (int, error)
+	// HasDocument is the archive's SQL for whether the entry e (the alias
+	// the ledger's reads give journal_entries) has underlag; "" when
+	// there is no archive.
+	HasDocument string
+}
+
+// hasDocument is the has_document column of an entry e.
+func (s *Store) hasDocument() string {
+	if s.HasDocument == "" {
+		return "false"
+	}
+	return s.HasDocument
 }
 
 // underlagOf asks the archive which of ids have underlag.
@@ -112,7 +124,7 @@ func (s *Store) get(ctx context.Context, company, id uuid.UUID, forUpdate bool) 
 	}
 	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT `+prefixed("e", entryColumns)+`,
 			(SELECT count(*) FROM journal_rattelser r WHERE r.company_id = e.company_id AND r.journal_entry_id = e.id)
-				AS "e.rattelse_count", `+prefixed("l", lineColumns)+`
+				AS "e.rattelse_count", (`+s.hasDocument()+`) AS "e.has_document", `+prefixed("l", lineColumns)+`
 		FROM journal_entries e JOIN journal_lines l ON l.company_id = e.company_id AND l.journal_entry_id = e.id
 		WHERE e.company_id = $1 AND e.id = $2 ORDER BY l.sort_order, l.id`+lock, company, id)
 	if err != nil {
@@ -129,7 +141,8 @@ func (s *Store) get(ctx context.Context, company, id uuid.UUID, forUpdate bool) 
 	}
 	// No row: no such entry, or one without lines.
 	var e Entry
-	err = s.db.Q(ctx).GetContext(ctx, &e, `SELECT `+entryColumns+`, `+rattelseCount+` FROM journal_entries e
+	err = s.db.Q(ctx).GetContext(ctx, &e, `SELECT `+entryColumns+`, `+rattelseCount+`, (`+s.hasDocument()+`) AS has_document
+		FROM journal_entries e
 		WHERE company_id = $1 AND id = $2`+strings.TrimSuffix(lock, " OF e"), company, id)
 	if store.NotFound(err) {
 		return e, apierr.New(apierr.JournalEntryNotFound, map[string]any{"journal_entry_id": id})
@@ -329,8 +342,8 @@ func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter) ([]Entry,
 		afterAt, afterID = &f.After.At, &f.After.ID
 	}
 	out := []Entry{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+entryColumns+` FROM journal_entries
-		WHERE company_id = $1 AND status = ANY($2)
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+entryColumns+`, (`+s.hasDocument()+`) AS has_document
+		FROM journal_entries e WHERE company_id = $1 AND status = ANY($2)
 		  AND ($3::uuid IS NULL OR fiscal_period_id = $3)
 		  AND ($4::date IS NULL OR entry_date >= $4) AND ($5::date IS NULL OR entry_date <= $5)
 		  AND ($6::timestamptz IS NULL OR created_at < $6 OR (created_at = $6 AND id > $7))

@@ -179,9 +179,11 @@ func (s *Store) replace(ctx context.Context, company uuid.UUID, orig *Entry, dep
 	if err := s.post(ctx, company, &e, nil); err != nil {
 		return r, err
 	}
-	if err := s.moveUnderlag(ctx, company, *orig, e); err != nil {
+	moved, err := s.moveUnderlag(ctx, company, *orig, e)
+	if err != nil {
 		return r, err
 	}
+	e.HasDocument = moved > 0
 	if err := s.record(ctx, company, audit.Correct, fmt.Sprintf("Verifikation %s rättades med %s och %s",
 		orig.Voucher(), st.Voucher(), e.Voucher()), nil, &e); err != nil {
 		return r, err
@@ -195,9 +197,9 @@ func (s *Store) replace(ctx context.Context, company uuid.UUID, orig *Entry, dep
 // moveUnderlag hands the underlag of orig to its replacement e (correct
 // and redate; a storno leaves it where it is): a line link follows to the
 // line of the same sort order.
-func (s *Store) moveUnderlag(ctx context.Context, company uuid.UUID, orig, e Entry) error {
+func (s *Store) moveUnderlag(ctx context.Context, company uuid.UUID, orig, e Entry) (int, error) {
 	if s.MoveUnderlag == nil {
-		return nil
+		return 0, nil
 	}
 	bySort := make(map[int]uuid.UUID, len(e.Lines))
 	for _, l := range e.Lines {
