@@ -163,3 +163,37 @@ func TestDocumentsAreWriteOnceInTheDatabase(t *testing.T) {
 		t.Fatalf("a document kept through 2024-12-31: %v", err)
 	}
 }
+
+// A deletion that meets a posting of the document's verifikat in flight
+// waits for it and then sees the document linked: a posted verifikat never
+// loses its underlag to a race.
+func TestDocumentDeleteWaitsForThePosting(t *testing.T) {
+	app, _, b := guardedBooks(t)
+	draft := b.create(b.sale("03-16")).status(t, 201).str("data.id")
+	doc := docRow(t, app, b.company, strings.Repeat("a", 64), draft)
+	tx, err := app.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(`UPDATE journal_entries SET status = 'posted', posted_by_type = 'system', posted_by_label = 'test'
+		WHERE company_id = $1 AND id = $2`, b.company, draft); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := app.Exec(`DELETE FROM documents WHERE company_id = $1 AND id = $2`, b.company, doc)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("the deletion did not wait for the posting: %v", err)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-done; err == nil || !strings.Contains(err.Error(), "underlag of a posted verifikat") {
+		t.Fatalf("deleting underlag of a verifikat posted meanwhile: %v", err)
+	}
+}

@@ -82,6 +82,12 @@ LANGUAGE plpgsql AS $$
 DECLARE
     linked_until date;
 BEGIN
+    IF TG_OP <> 'INSERT' AND OLD.journal_entry_id IS NOT NULL THEN
+        -- Wait for a posting of the entry in flight, and hold it off until
+        -- this change is done: whether the document is linked is then
+        -- what it will be, not what it was before that posting committed.
+        PERFORM 1 FROM journal_entries WHERE company_id = OLD.company_id AND id = OLD.journal_entry_id FOR SHARE;
+    END IF;
     IF TG_OP = 'DELETE' THEN
         IF documents_linked_until(OLD) IS NOT NULL THEN
             RAISE EXCEPTION 'CONFLICT: the document is underlag of a posted verifikat and is kept'
