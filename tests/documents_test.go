@@ -242,6 +242,10 @@ func TestDocumentLink(t *testing.T) {
 		t.Fatalf("moved to a posted verifikat: %s", r.Body)
 	}
 	link(map[string]any{"journal_entry_id": posted}).status(t, 200) // the same verifikat: nothing changes
+	first := b.get(b.base+"/journal-entries/"+posted, b.token).status(t, 200).str("data.lines.0.id")
+	if e := link(map[string]any{"journal_entry_id": posted, "journal_entry_line_id": first}).errorCode(t, 409, "CONFLICT"); e.str("error.details.reason") != "linked" {
+		t.Fatalf("another line of a posted verifikat: %s", e.Body)
+	}
 	if e := link(map[string]any{"journal_entry_id": other}).errorCode(t, 409, "DOC_ATTACH_OTHER_VERIFIKAT"); e.str("error.details.journal_entry_id") != posted {
 		t.Fatalf("other verifikat: %s", e.Body)
 	}

@@ -13,8 +13,9 @@ import (
 	"github.com/kontera/kontera/internal/ledger"
 )
 
-// Archive is the documents' rules over their store: linking (and, as they
-// land, uploads, versions and deletes), each audited in the unit of work.
+// Archive is the documents' rules over their store: linking, moving with
+// a correction and deleting (uploads and versions to come), each audited
+// in the unit of work.
 type Archive struct {
 	store  *Store
 	ledger *ledger.Store
@@ -85,11 +86,13 @@ func (a *Archive) Link(ctx context.Context, company, id uuid.UUID, to LinkTo) (D
 		return Doc{}, apierr.New(apierr.InboxItemNotFound, map[string]any{"inbox_item_id": *to.InboxItemID,
 			"field": "inbox_item_id"})
 	}
-	d, err := a.store.Get(ctx, company, id, true)
-	if err != nil {
-		return d, err
-	}
+	// The entry first, then the document: the order a correction locks
+	// them in when it moves underlag.
 	u, err := a.ledger.ForUnderlag(ctx, company, to.EntryID)
+	if err != nil {
+		return Doc{}, err
+	}
+	d, err := a.store.Get(ctx, company, id, true)
 	if err != nil {
 		return d, err
 	}
@@ -118,7 +121,7 @@ func (a *Archive) Link(ctx context.Context, company, id uuid.UUID, to LinkTo) (D
 		return d, err
 	}
 	if e.NoDocumentRequired {
-		if _, _, err := a.ledger.UnmarkNoDocument(ctx, company, e.ID); err != nil {
+		if err := a.ledger.ClearNoDocument(ctx, company, e); err != nil {
 			return d, err
 		}
 	}
@@ -127,8 +130,9 @@ func (a *Archive) Link(ctx context.Context, company, id uuid.UUID, to LinkTo) (D
 
 // MoveUnderlag moves the current underlag of entry from to its
 // correction to, each line link to lines[line] (none where it has none),
-// audited, and answers how many documents moved: the ledger's seam for correct and redate. The database allows
-// this one move of a linked document.
+// audited, and answers how many documents moved: the ledger's seam for
+// correct and redate. The database allows this one move of a linked
+// document.
 func (a *Archive) MoveUnderlag(ctx context.Context, company, from, to uuid.UUID, lines map[uuid.UUID]uuid.UUID) (int, error) {
 	docs, err := a.store.Underlying(ctx, company, from)
 	if err != nil {
@@ -151,11 +155,6 @@ func (a *Archive) MoveUnderlag(ctx context.Context, company, from, to uuid.UUID,
 	}
 	return len(docs), nil
 }
-
-// HasDocumentSQL is whether the journal entry e has current underlag: the
-// ledger's seam (ledger.Store.HasDocument), read in the entry's own query.
-const HasDocumentSQL = `EXISTS (SELECT 1 FROM documents d WHERE d.company_id = e.company_id
-	AND d.journal_entry_id = e.id AND d.is_current_version)`
 
 func voucherOf(e ledger.Entry) string {
 	if v := e.Voucher(); v != "" {

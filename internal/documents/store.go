@@ -180,3 +180,8 @@ func (s *Store) Underlying(ctx context.Context, company, entry uuid.UUID) ([]Doc
 		company, entry)
 	return out, err
 }
+
+// HasDocumentSQL is whether the journal entry e has current underlag: the
+// ledger's seam (ledger.Store.HasDocument), read in the entry's own query.
+const HasDocumentSQL = `EXISTS (SELECT 1 FROM documents d WHERE d.company_id = e.company_id
+	AND d.journal_entry_id = e.id AND d.is_current_version)`

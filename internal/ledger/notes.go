@@ -77,6 +77,13 @@ func (s *Store) UnmarkNoDocument(ctx context.Context, company, id uuid.UUID) (e 
 	return e, err == nil, err
 }
 
+// ClearNoDocument takes the no-document-required mark off e, an entry the
+// unit of work has read and locked, audited: underlag came for it.
+func (s *Store) ClearNoDocument(ctx context.Context, company uuid.UUID, e Entry) error {
+	_, err := s.setNoDocument(ctx, company, e, false, nil)
+	return err
+}
+
 func (s *Store) setNoDocument(ctx context.Context, company uuid.UUID, old Entry, mark bool, reason *string) (Entry, error) {
 	e := old
 	if err := s.db.Q(ctx).QueryRowxContext(ctx, `UPDATE journal_entries SET no_document_required = $3,
