@@ -42,7 +42,6 @@ func (db *DB) Append(ctx context.Context, a Append) error {
 func (db *DB) Keep(ctx context.Context, a Append) error {
 	if u := UnitFrom(ctx); u != nil {
 		u.kept = append(u.kept, a)
-		return db.Append(ctx, a)
 	}
 	return db.Append(ctx, a)
 }

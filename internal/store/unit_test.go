@@ -25,8 +25,8 @@ func newCompany(t *testing.T, d *store.DB) string {
 }
 
 // Rows waiting for the unit's end go with a failed Attempt, as the rows it
-// wrote do, and the rest are written at commit; a rolled-back unit writes
-// none.
+// wrote do, but for what it kept (store.Keep), and the rest are written at
+// commit; a rolled-back unit writes none.
 func TestAppendFollowsTheUnit(t *testing.T) {
 	d := pgtest.New(t)
 	ctx := context.Background()
@@ -49,6 +49,9 @@ func TestAppendFollowsTheUnit(t *testing.T) {
 			if err := d.Append(ctx, event("dropped")); err != nil {
 				return err
 			}
+			if err := d.Keep(ctx, event("kept.refusal")); err != nil {
+				return err
+			}
 			return failed
 		}); !errors.Is(err, failed) {
 			t.Fatalf("attempt: %v", err)
@@ -62,7 +65,7 @@ func TestAppendFollowsTheUnit(t *testing.T) {
 	if err := d.Select(&types, `SELECT type FROM events ORDER BY created_at`); err != nil {
 		t.Fatal(err)
 	}
-	if len(types) != 2 || types[0] != "kept.before" || types[1] != "kept.after" {
+	if len(types) != 3 || types[0] != "kept.before" || types[1] != "kept.refusal" || types[2] != "kept.after" {
 		t.Fatalf("events written: %v", types)
 	}
 	rollback := errors.New("rolled back")
