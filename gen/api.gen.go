@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"time"
 
@@ -476,6 +477,30 @@ func (e DocumentDownloadExpiresInSeconds) Valid() bool {
 	}
 }
 
+// Defines values for DocumentUploadRequestUploadSource.
+const (
+	DocumentUploadRequestUploadSourceApi        DocumentUploadRequestUploadSource = "api"
+	DocumentUploadRequestUploadSourceCamera     DocumentUploadRequestUploadSource = "camera"
+	DocumentUploadRequestUploadSourceEmail      DocumentUploadRequestUploadSource = "email"
+	DocumentUploadRequestUploadSourceFileUpload DocumentUploadRequestUploadSource = "file_upload"
+)
+
+// Valid indicates whether the value is a known member of the DocumentUploadRequestUploadSource enum.
+func (e DocumentUploadRequestUploadSource) Valid() bool {
+	switch e {
+	case DocumentUploadRequestUploadSourceApi:
+		return true
+	case DocumentUploadRequestUploadSourceCamera:
+		return true
+	case DocumentUploadRequestUploadSourceEmail:
+		return true
+	case DocumentUploadRequestUploadSourceFileUpload:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for DryRunFlag.
 const (
 	DryRunFlagTrue DryRunFlag = true
@@ -598,6 +623,7 @@ const (
 	ErrorCodeDOCATTACHPERIODLOCKED                      ErrorCode = "DOC_ATTACH_PERIOD_LOCKED"
 	ErrorCodeDOCATTACHREPLACESPOSTED                    ErrorCode = "DOC_ATTACH_REPLACES_POSTED"
 	ErrorCodeDOCNOTFOUND                                ErrorCode = "DOC_NOT_FOUND"
+	ErrorCodeDOCSTOREUNAVAILABLE                        ErrorCode = "DOC_STORE_UNAVAILABLE"
 	ErrorCodeDOCUPLOADTOOLARGE                          ErrorCode = "DOC_UPLOAD_TOO_LARGE"
 	ErrorCodeDOCUPLOADUNSUPPORTEDTYPE                   ErrorCode = "DOC_UPLOAD_UNSUPPORTED_TYPE"
 	ErrorCodeENTRYALREADYREVERSED                       ErrorCode = "ENTRY_ALREADY_REVERSED"
@@ -815,6 +841,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeDOCATTACHREPLACESPOSTED:
 		return true
 	case ErrorCodeDOCNOTFOUND:
+		return true
+	case ErrorCodeDOCSTOREUNAVAILABLE:
 		return true
 	case ErrorCodeDOCUPLOADTOOLARGE:
 		return true
@@ -3431,6 +3459,80 @@ type DocumentResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// DocumentUploadRequest A multipart/form-data upload: one file part and text fields. The fields are checked as this object, the file part standing as its file name.
+type DocumentUploadRequest struct {
+	// DigitizationDate The day a paper original was scanned or photographed (BFL 7 kap. 6 §): not after today (Europe/Stockholm). upload_source camera defaults it to today.
+	DigitizationDate *openapi_types.Date `json:"digitization_date,omitempty"`
+
+	// File The file, as a file part with a filename. At most 10 485 760 bytes (413 DOC_UPLOAD_TOO_LARGE); empty is 400. Its type is read from its bytes, never from its name or the part's Content-Type; one of: application/pdf, image/jpeg, image/png, image/webp, image/heic, image/heif, application/msword, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.ms-excel, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, application/vnd.ms-powerpoint, application/vnd.openxmlformats-officedocument.presentationml.presentation, application/vnd.oasis.opendocument.text, application/vnd.oasis.opendocument.spreadsheet, application/vnd.oasis.opendocument.presentation, application/rtf, text/rtf, text/csv (comma, semicolon or tab separated); else 415 DOC_UPLOAD_UNSUPPORTED_TYPE. The filename is kept as its base name (after the last / or \\): at most 255 bytes of UTF-8 without control characters, else 400.
+	File openapi_types.File `json:"file"`
+
+	// JournalEntryId Make the document underlag of this verifikat at once, under the rules of POST …/documents/{documentId}/link (404 JOURNAL_ENTRY_NOT_FOUND, 409 CONFLICT entry_cancelled, 409 DOC_ATTACH_PERIOD_LOCKED).
+	JournalEntryId *openapi_types.UUID `json:"journal_entry_id,omitempty"`
+
+	// JournalEntryLineId The line of that verifikat the document supports: a current line of journal_entry_id (else 400 VALIDATION_ERROR); needs journal_entry_id.
+	JournalEntryLineId *openapi_types.UUID `json:"journal_entry_line_id,omitempty"`
+
+	// SupersedesId Upload a new version of this document, which must be the current version (else 409 CONFLICT, reason superseded) and hold other bytes (else 409 CONFLICT, reason same_content). The new row is version n+1 with original_id the first version's id, and takes over its link; the old one stays, superseded, kept as long as it was. A version of underlag whose verifikat lies in a closed or locked period is 409 DOC_ATTACH_PERIOD_LOCKED. journal_entry_id, when given, must be the link it takes over (or link a version that had none).
+	SupersedesId *openapi_types.UUID `json:"supersedes_id,omitempty"`
+
+	// UploadSource Where the file came from; default api.
+	UploadSource *DocumentUploadRequestUploadSource `json:"upload_source,omitempty"`
+}
+
+// DocumentUploadRequestUploadSource Where the file came from; default api.
+type DocumentUploadRequestUploadSource string
+
+// DocumentUploaded The document as stored by an upload. The upload and download responses call its id `id`; the list and detail call it `document_id`.
+type DocumentUploaded struct {
+	// CreatedAt When it was uploaded (UTC).
+	CreatedAt time.Time `json:"created_at"`
+
+	// DigitizationDate The day a paper original was digitized.
+	DigitizationDate nullable.Nullable[openapi_types.Date] `json:"digitization_date"`
+
+	// FileName The file's base name as uploaded (at most 255 bytes, no control characters).
+	FileName      string             `json:"file_name"`
+	FileSizeBytes int64              `json:"file_size_bytes"`
+	Id            openapi_types.UUID `json:"id"`
+
+	// IsCurrentVersion False once a newer version supersedes it.
+	IsCurrentVersion bool `json:"is_current_version"`
+
+	// JournalEntryId The verifikat it is underlag of, posted or draft.
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+
+	// JournalEntryLineId The line of that verifikat it supports, when it supports one line.
+	JournalEntryLineId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_line_id"`
+
+	// Linked True while it is the current version and underlag of a posted verifikat: then it is never deleted, and it moves only with a correction of that verifikat.
+	Linked bool `json:"linked"`
+
+	// MimeType The type read from the file's bytes, never from its name or the client's Content-Type.
+	MimeType nullable.Nullable[string] `json:"mime_type"`
+
+	// OriginalId The first version's id; null on version 1.
+	OriginalId nullable.Nullable[openapi_types.UUID] `json:"original_id"`
+
+	// Sha256Hash SHA-256 of the bytes, lower-case hex.
+	Sha256Hash string `json:"sha256_hash"`
+
+	// UploadSource Where the file came from.
+	UploadSource UploadSource `json:"upload_source"`
+
+	// Version 1 for an upload; n+1 for a version that supersedes version n.
+	Version int `json:"version"`
+}
+
+// DocumentUploadedResponse defines model for DocumentUploadedResponse.
+type DocumentUploadedResponse struct {
+	// Data The document as stored by an upload. The upload and download responses call its id `id`; the list and detail call it `document_id`.
+	Data DocumentUploaded `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // DryRunFlag Marks a dry run's answer: always true; nothing was stored.
 type DryRunFlag bool
 
@@ -5787,6 +5889,12 @@ type BadRequest = ErrorEnvelope
 // Conflict Every error response: a single top-level key `error`, no `meta`.
 type Conflict = ErrorEnvelope
 
+// DocumentTooLarge Every error response: a single top-level key `error`, no `meta`.
+type DocumentTooLarge = ErrorEnvelope
+
+// DocumentUnsupportedType Every error response: a single top-level key `error`, no `meta`.
+type DocumentUnsupportedType = ErrorEnvelope
+
 // Forbidden Every error response: a single top-level key `error`, no `meta`.
 type Forbidden = ErrorEnvelope
 
@@ -6085,6 +6193,12 @@ type ListDocumentsParams struct {
 
 	// Limit Page size 1-100, default 50; larger values are clamped to 100.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// UploadDocumentParams defines parameters for UploadDocument.
+type UploadDocumentParams struct {
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
 }
 
 // DeleteDocumentParams defines parameters for DeleteDocument.
@@ -6638,6 +6752,9 @@ type CreateDimensionValueJSONRequestBody = DimensionValueCreate
 
 // UpdateDimensionValueJSONRequestBody defines body for UpdateDimensionValue for application/json ContentType.
 type UpdateDimensionValueJSONRequestBody = DimensionValuePatch
+
+// UploadDocumentMultipartRequestBody defines body for UploadDocument for multipart/form-data ContentType.
+type UploadDocumentMultipartRequestBody = DocumentUploadRequest
 
 // LinkDocumentJSONRequestBody defines body for LinkDocument for application/json ContentType.
 type LinkDocumentJSONRequestBody = DocumentLinkRequest
@@ -8436,6 +8553,9 @@ type ServerInterface interface {
 	// ListDocuments List documents
 	// (GET /api/v1/companies/{companyId}/documents)
 	ListDocuments(ctx echo.Context, companyId CompanyId, params ListDocumentsParams) error
+	// UploadDocument Upload a document
+	// (POST /api/v1/companies/{companyId}/documents)
+	UploadDocument(ctx echo.Context, companyId CompanyId, params UploadDocumentParams) error
 	// DeleteDocument Delete a document nothing holds
 	// (DELETE /api/v1/companies/{companyId}/documents/{documentId})
 	DeleteDocument(ctx echo.Context, companyId CompanyId, documentId DocumentId, params DeleteDocumentParams) error
@@ -9865,6 +9985,44 @@ func (w *ServerInterfaceWrapper) ListDocuments(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListDocuments(ctx, companyId, params)
+	return err
+}
+
+// UploadDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) UploadDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UploadDocumentParams
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UploadDocument(ctx, companyId, params)
 	return err
 }
 
@@ -12670,6 +12828,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/dimensions/:dimensionId/values/:valueId", wrapper.DeleteDimensionValue, options.OperationMiddlewares["deleteDimensionValue"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/dimensions/:dimensionId/values/:valueId", wrapper.UpdateDimensionValue, options.OperationMiddlewares["updateDimensionValue"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents", wrapper.ListDocuments, options.OperationMiddlewares["listDocuments"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/documents", wrapper.UploadDocument, options.OperationMiddlewares["uploadDocument"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId", wrapper.DeleteDocument, options.OperationMiddlewares["deleteDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId", wrapper.GetDocument, options.OperationMiddlewares["getDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId/download", wrapper.GetDocumentDownload, options.OperationMiddlewares["getDocumentDownload"]...)
@@ -12744,6 +12903,24 @@ type ConflictJSONResponse struct {
 	Body ErrorEnvelope
 
 	Headers ConflictResponseHeaders
+}
+
+type DocumentTooLargeResponseHeaders struct {
+	XRequestId *string
+}
+type DocumentTooLargeJSONResponse struct {
+	Body ErrorEnvelope
+
+	Headers DocumentTooLargeResponseHeaders
+}
+
+type DocumentUnsupportedTypeResponseHeaders struct {
+	XRequestId *string
+}
+type DocumentUnsupportedTypeJSONResponse struct {
+	Body ErrorEnvelope
+
+	Headers DocumentUnsupportedTypeResponseHeaders
 }
 
 type ForbiddenResponseHeaders struct {
@@ -17417,6 +17594,217 @@ func (response ListDocuments500JSONResponse) VisitListDocumentsResponse(w http.R
 type ListDocuments503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ListDocuments503JSONResponse) VisitListDocumentsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDocumentRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    UploadDocumentParams
+	Body      *multipart.Reader
+}
+
+type UploadDocumentResponseObject interface {
+	VisitUploadDocumentResponse(w http.ResponseWriter) error
+}
+
+type UploadDocument201JSONResponse DocumentUploadedResponse
+
+func (response UploadDocument201JSONResponse) VisitUploadDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UploadDocument400JSONResponse) VisitUploadDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UploadDocument401JSONResponse) VisitUploadDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UploadDocument403JSONResponse) VisitUploadDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UploadDocument404JSONResponse) VisitUploadDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDocument409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UploadDocument409JSONResponse) VisitUploadDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDocument413JSONResponse struct{ DocumentTooLargeJSONResponse }
+
+func (response UploadDocument413JSONResponse) VisitUploadDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDocument415JSONResponse struct {
+	DocumentUnsupportedTypeJSONResponse
+}
+
+func (response UploadDocument415JSONResponse) VisitUploadDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UploadDocument429JSONResponse) VisitUploadDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDocument500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UploadDocument500JSONResponse) VisitUploadDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UploadDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UploadDocument503JSONResponse) VisitUploadDocumentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -27488,6 +27876,9 @@ type StrictServerInterface interface {
 	// ListDocuments List documents
 	// (GET /api/v1/companies/{companyId}/documents)
 	ListDocuments(ctx context.Context, request ListDocumentsRequestObject) (ListDocumentsResponseObject, error)
+	// UploadDocument Upload a document
+	// (POST /api/v1/companies/{companyId}/documents)
+	UploadDocument(ctx context.Context, request UploadDocumentRequestObject) (UploadDocumentResponseObject, error)
 	// DeleteDocument Delete a document nothing holds
 	// (DELETE /api/v1/companies/{companyId}/documents/{documentId})
 	DeleteDocument(ctx context.Context, request DeleteDocumentRequestObject) (DeleteDocumentResponseObject, error)
@@ -28591,6 +28982,38 @@ func (sh *strictHandler) ListDocuments(ctx echo.Context, companyId CompanyId, pa
 		return err
 	} else if validResponse, ok := response.(ListDocumentsResponseObject); ok {
 		return validResponse.VisitListDocumentsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UploadDocument operation middleware
+func (sh *strictHandler) UploadDocument(ctx echo.Context, companyId CompanyId, params UploadDocumentParams) error {
+	var request UploadDocumentRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UploadDocument(ctx.Request().Context(), request.(UploadDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UploadDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UploadDocumentResponseObject); ok {
+		return validResponse.VisitUploadDocumentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

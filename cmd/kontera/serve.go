@@ -133,6 +133,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	go janitor(ctx, d, log)
+	go sweeper(ctx, srv, log)
 	workers := make(chan struct{})
 	go func() { srv.Work(ctx, 2); close(workers) }()
 	if cfg.AdminAddr != "" && cfg.AdminAddr != "off" {
@@ -180,6 +181,27 @@ func janitor(ctx context.Context, d *store.DB, log *zap.Logger) {
 		}
 		if err := ratelimit.PurgeFailures(ctx, d.DB); err != nil && ctx.Err() == nil {
 			log.Warn("purging failed-authentication buckets", zap.Error(err))
+		}
+	}
+}
+
+// sweeper removes the blobs of documents no row names, an hour after the
+// start and then daily (httpapi.Server.SweepDocuments).
+func sweeper(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
+	wait := time.Hour
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = 24 * time.Hour
+		n, err := srv.SweepDocuments(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("sweeping documents' blobs", zap.Error(err))
+		case n > 0:
+			log.Info("swept blobs no document names", zap.Int("blobs", n))
 		}
 	}
 }

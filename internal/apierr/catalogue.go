@@ -157,6 +157,7 @@ const (
 	AbsenceRangeTooLarge           Code = "ABSENCE_RANGE_TOO_LARGE"
 	DocUploadTooLarge              Code = "DOC_UPLOAD_TOO_LARGE"
 	DocUploadUnsupportedType       Code = "DOC_UPLOAD_UNSUPPORTED_TYPE"
+	DocStoreUnavailable            Code = "DOC_STORE_UNAVAILABLE"
 	ReportGenerationFailed         Code = "REPORT_GENERATION_FAILED"
 )
 
@@ -372,6 +373,7 @@ var entries = []Entry{
 	{VacationBalanceNotFound, s404, GroupEndpoint, "Semestersaldo saknas ännu.", "No vacation balance exists yet.", ""},
 	{AbsenceRangeTooLarge, s400, GroupEndpoint, "Intervallet får vara högst 92 dagar.", "The range may be at most 92 days.", "Split the range into parts of at most 92 days."},
 	{DocUploadTooLarge, s413, GroupEndpoint, "Filen är större än 10 MB.", "The file is larger than 10 MB.", "Upload a file of at most 10 MB."},
+	{DocStoreUnavailable, s503, GroupEndpoint, "Arkivet för underlagens filer svarar inte; inget sparades.", "The store of documents' files did not answer; nothing was saved.", "Retry in a moment with the same Idempotency-Key."},
 	{DocUploadUnsupportedType, s415, GroupEndpoint, "Filtypen stöds inte.", "The file type is not supported.", "Upload a PDF, an image or an office document."},
 	{ReportGenerationFailed, s500, GroupEndpoint, "Rapporten kunde inte tas fram.", "The report could not be generated.", "Retry later; quote the request_id if it persists."},
 	{AccountTypeClassConflict, s400, GroupChart, "Kontotypen passar inte kontoklassen.", "The account type does not fit the account class.", "Use a type from details.allowed_types: class 1 asset, 2 equity/untaxed_reserves/liability, 3 revenue, 4-7 expense, 8 revenue or expense."},

@@ -20,13 +20,16 @@ type Archive struct {
 	store  *Store
 	ledger *ledger.Store
 	audit  *audit.Store
+	blobs  Blobs
 	now    func() time.Time
+	log    func(error)
 }
 
 // NewArchive returns the archive on s, attaching underlag to the entries
-// of l, auditing to a, with the clock now.
-func NewArchive(s *Store, l *ledger.Store, a *audit.Store, now func() time.Time) *Archive {
-	return &Archive{store: s, ledger: l, audit: a, now: now}
+// of l, auditing to a, keeping bytes in b, with the clock now; log hears
+// what fails after a commit.
+func NewArchive(s *Store, l *ledger.Store, a *audit.Store, b Blobs, now func() time.Time, log func(error)) *Archive {
+	return &Archive{store: s, ledger: l, audit: a, blobs: b, now: now, log: log}
 }
 
 // Delete removes document id of company when nothing holds it: a linked
@@ -35,8 +38,8 @@ func NewArchive(s *Store, l *ledger.Store, a *audit.Store, now func() time.Time)
 // still under retention (a superseded version of underlag) is 409
 // CONFLICT, reason retention, and a RETENTION_BLOCK audit row. Both rows
 // outlive the refusal's rollback (audit.RecordKept). The database refuses
-// the same deletions itself. The blob stays for the sweep of blobs no row
-// names (another row may share it).
+// the same deletions itself. Once the deletion commits the blob goes too,
+// unless another row names the same bytes.
 func (a *Archive) Delete(ctx context.Context, company, id uuid.UUID) (Doc, error) {
 	d, err := a.store.Get(ctx, company, id, true)
 	if err != nil {
@@ -65,6 +68,7 @@ func (a *Archive) Delete(ctx context.Context, company, id uuid.UUID) (Doc, error
 	if err := a.store.Delete(ctx, d); err != nil {
 		return d, err
 	}
+	a.afterDelete(ctx, d)
 	return d, a.record(ctx, audit.Delete, "Underlaget "+d.FileName+" raderades", d, &d, nil)
 }
 

@@ -16,7 +16,9 @@ import (
 // blobs are wanted.
 type Blobs interface {
 	// Put stores the size bytes of r under key. A blob already under key is
-	// kept as it is: the key is the bytes' hash, so it holds them already.
+	// kept as it is (the key is the bytes' hash, so it holds them already),
+	// but its time written is renewed: a row is about to name it, and the
+	// sweep takes only blobs no row names written long ago.
 	Put(ctx context.Context, key string, r io.Reader, size int64) error
 	// Open answers the blob under key, ErrNoBlob when there is none.
 	Open(ctx context.Context, key string) (Blob, error)

@@ -86,6 +86,27 @@ func conformance(t *testing.T, s Blobs) {
 		t.Fatalf("after puts again: %q", got)
 	}
 
+	// Putting the bytes again renews the time they were written.
+	writtenAt := func() time.Time {
+		t.Helper()
+		var at time.Time
+		if err := s.Each(ctx, func(k string, written time.Time) error { at = written; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	before := writtenAt()
+	time.Sleep(1100 * time.Millisecond) // S3 keeps whole seconds
+	if err := s.Put(ctx, key, bytes.NewReader(data), int64(len(data))); err != nil {
+		t.Fatal(err)
+	}
+	if after := writtenAt(); !after.After(before) {
+		t.Fatalf("written %v, then %v after another put", before, after)
+	}
+	if got := read(); !bytes.Equal(got, data) {
+		t.Fatalf("after the renewal: %q", got)
+	}
+
 	var keys []string
 	if err := s.Each(ctx, func(k string, written time.Time) error {
 		if time.Since(written) > time.Hour || time.Until(written) > time.Hour {

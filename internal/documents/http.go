@@ -2,14 +2,19 @@ package documents
 
 import (
 	"context"
+	"errors"
 	"net/url"
+	"os"
 	"strconv"
+	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
@@ -139,13 +144,100 @@ func Detail(d Doc) gen.DocumentDetail {
 		IsCurrentVersion: w.IsCurrentVersion, UploadSource: w.UploadSource, Linked: w.Linked,
 		JournalEntryId: w.JournalEntryId, JournalEntryLineId: w.JournalEntryLineId, CreatedAt: w.CreatedAt,
 		OriginalId: envelope.Nullable(d.OriginalID), SupersededById: envelope.Nullable(d.SupersededByID), InboxItemId: envelope.Nullable(d.InboxItemID),
-		DigitizationDate: nullable.NewNullNullable[openapi_types.Date](),
+		DigitizationDate: date(d.DigitizationDate),
 		// Bank transactions hold underlag once they exist (issue 16 leaves
 		// the seam; the bank's issue fills it).
 		TransactionIds: []openapi_types.UUID{},
 	}
-	if d.DigitizationDate != nil {
-		out.DigitizationDate = nullable.NewNullableWithValue(openapi_types.Date{Time: *d.DigitizationDate})
-	}
 	return out
+}
+
+// PutUpload keeps the bytes of the upload in ctx in the blob store of
+// company (the path's): the upload's work outside its transaction
+// (httpapi's outside-work seam), so no transaction waits on the store.
+// Its outcome waits in the upload for the handler.
+func (h *Handler) PutUpload(ctx context.Context, company uuid.UUID) {
+	u := uploadFrom(ctx)
+	if u == nil || u.File == nil {
+		return
+	}
+	u.put = true
+	if h.blobs == nil {
+		u.stored = errors.New("documents: no blob store is configured")
+		return
+	}
+	key := Key(company, u.File.SHA256)
+	u.ensure = func(ctx context.Context) error { return putFile(ctx, h.blobs, key, u.File) }
+	u.stored = u.ensure(ctx)
+}
+
+func putFile(ctx context.Context, b Blobs, key string, f *Spooled) error {
+	r, err := os.Open(f.Path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	return b.Put(ctx, key, r, f.Size)
+}
+
+// UploadDocument stores an uploaded file as a document: its bytes were
+// read, typed and kept before the transaction (ReadUpload, PutUpload).
+func (h *Handler) UploadDocument(ctx context.Context, req gen.UploadDocumentRequestObject) (gen.UploadDocumentResponseObject, error) {
+	u := uploadFrom(ctx)
+	if u == nil || !u.put {
+		return nil, errors.New("documents: the upload was not read before its transaction")
+	}
+	if u.stored != nil {
+		return nil, apierr.Wrap(apierr.DocStoreUnavailable, u.stored)
+	}
+	n := New{File: *u.File, Name: u.Name, MimeType: u.MimeType, Source: "api"}
+	if s, ok := u.Text["upload_source"]; ok {
+		n.Source = s
+	}
+	var err error
+	for name, dst := range map[string]**uuid.UUID{"journal_entry_id": &n.EntryID,
+		"journal_entry_line_id": &n.LineID, "supersedes_id": &n.SupersedesID} {
+		if s, ok := u.Text[name]; ok {
+			id, perr := uuid.Parse(s)
+			if perr != nil {
+				return nil, apierr.Field(name, "format", "must be a UUID")
+			}
+			*dst = &id
+		}
+	}
+	if s, ok := u.Text["digitization_date"]; ok {
+		d, perr := time.Parse(time.DateOnly, s)
+		if perr != nil {
+			return nil, apierr.Field("digitization_date", "format", "must be a date (YYYY-MM-DD)")
+		}
+		n.DigitizationDate = &d
+	}
+	st, err := h.archive.Upload(ctx, req.CompanyId, n)
+	if err != nil {
+		return nil, err
+	}
+	d := st.Doc
+	meta := envelope.Meta(ctx)
+	if len(st.Same) > 0 {
+		ids := make([]string, len(st.Same))
+		for i, id := range st.Same {
+			ids[i] = id.String()
+		}
+		list := strings.Join(ids, ", ")
+		meta = envelope.WithWarning(meta, "DOC_DUPLICATE_CONTENT",
+			"Samma fil finns redan som underlag: "+list+".",
+			"The same bytes are stored already as document "+list+".")
+	}
+	return gen.UploadDocument201JSONResponse{Meta: meta, Data: gen.DocumentUploaded{Id: d.ID, FileName: d.FileName,
+		MimeType: envelope.Nullable(d.MimeType), FileSizeBytes: d.Size, Sha256Hash: d.SHA256, Version: d.Version,
+		IsCurrentVersion: d.Current, UploadSource: gen.UploadSource(d.Source), JournalEntryId: envelope.Nullable(d.EntryID),
+		JournalEntryLineId: envelope.Nullable(d.LineID), CreatedAt: d.CreatedAt.UTC().Truncate(time.Microsecond),
+		Linked: d.Linked, OriginalId: envelope.Nullable(d.OriginalID), DigitizationDate: date(d.DigitizationDate)}}, nil
+}
+
+func date(d *time.Time) nullable.Nullable[openapi_types.Date] {
+	if d == nil {
+		return nullable.NewNullNullable[openapi_types.Date]()
+	}
+	return nullable.NewNullableWithValue(openapi_types.Date{Time: *d})
 }

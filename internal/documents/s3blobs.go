@@ -51,7 +51,8 @@ func NewS3(c S3Config) (*S3, error) {
 	return &S3{client: client, bucket: c.Bucket, prefix: c.Prefix}, nil
 }
 
-// Put stores r under key (see Blobs). The write is conditional
+// Put stores r under key (see Blobs); a blob there already is copied
+// onto itself, which renews its time. The write is conditional
 // (If-None-Match: *), so a blob is never replaced where the store honours
 // it; where it does not, what replaces a blob is the same bytes, since the
 // key is their hash.
@@ -60,7 +61,7 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64) error
 		return errBadKey
 	}
 	if _, err := s.client.StatObject(ctx, s.bucket, s.prefix+key, minio.StatObjectOptions{}); err == nil {
-		return nil
+		return s.touch(ctx, key)
 	} else if !missing(err) {
 		return err
 	}
@@ -70,6 +71,17 @@ func (s *S3) Put(ctx context.Context, key string, r io.Reader, size int64) error
 	if minio.ToErrorResponse(err).StatusCode == http.StatusPreconditionFailed {
 		return nil // written meanwhile by another request
 	}
+	return err
+}
+
+// touch renews the time an object was written, copying it onto itself
+// (the one way S3 has): a row is about to name it, so the sweep must see
+// it as new. The bytes stay as they are.
+func (s *S3) touch(ctx context.Context, key string) error {
+	_, err := s.client.CopyObject(ctx,
+		minio.CopyDestOptions{Bucket: s.bucket, Object: s.prefix + key, ReplaceMetadata: true,
+			UserMetadata: map[string]string{"Kontera-Named": time.Now().UTC().Format(time.RFC3339)}},
+		minio.CopySrcOptions{Bucket: s.bucket, Object: s.prefix + key})
 	return err
 }
 

@@ -52,19 +52,42 @@ type Store struct{ db *store.DB }
 func NewStore(db *store.DB) *Store { return &Store{db: db} }
 
 // Insert writes d as a new row (the database stamps its retention when it
-// is underlag of a posted verifikat) and answers it as stored.
-func (s *Store) Insert(ctx context.Context, d Doc) (Doc, error) {
-	var out Doc
+// is underlag of a posted verifikat) and answers it as stored, with the
+// company's other rows that name the same bytes, in one statement.
+func (s *Store) Insert(ctx context.Context, d Doc) (Doc, []uuid.UUID, error) {
+	var out struct {
+		Doc
+		Same pq.StringArray `db:"same"`
+	}
 	err := s.db.Q(ctx).GetContext(ctx, &out, `
 		WITH d AS (
 			INSERT INTO documents (company_id, id, file_name, mime_type, file_size_bytes, sha256_hash, storage_key,
 				version, original_id, upload_source, journal_entry_id, journal_entry_line_id, inbox_item_id,
 				digitization_date)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING *)
-		SELECT `+docColumns+` FROM d`,
+		SELECT `+docColumns+`, ARRAY(SELECT o.id::text FROM documents o
+			WHERE o.company_id = $1 AND o.sha256_hash = $6 ORDER BY o.created_at, o.id) AS same FROM d`,
 		d.CompanyID, d.ID, d.FileName, d.MimeType, d.Size, d.SHA256, Key(d.CompanyID, d.SHA256), d.Version,
 		d.OriginalID, d.Source, d.EntryID, d.LineID, d.InboxItemID, d.DigitizationDate)
-	return out, err
+	if err != nil {
+		return out.Doc, nil, store.Refused(err)
+	}
+	same := make([]uuid.UUID, 0, len(out.Same))
+	for _, id := range out.Same {
+		same = append(same, uuid.MustParse(id))
+	}
+	return out.Doc, same, nil
+}
+
+// Supersede marks old as superseded by the version id, which is written
+// already; the database keeps its retention at least what its link gave.
+func (s *Store) Supersede(ctx context.Context, old Doc, id uuid.UUID) (Doc, error) {
+	var out Doc
+	err := s.db.Q(ctx).GetContext(ctx, &out, `
+		WITH d AS (UPDATE documents SET superseded_by_id = $3, is_current_version = false
+			WHERE company_id = $1 AND id = $2 RETURNING *)
+		SELECT `+docColumns+` FROM d`, old.CompanyID, old.ID, id)
+	return out, store.Refused(err)
 }
 
 // Get answers document id of company, locked for the rest of the unit of

@@ -64,7 +64,7 @@ func TestStore(t *testing.T) {
 	pdf := "application/pdf"
 	insert := func(sha string, entry *uuid.UUID) Doc {
 		t.Helper()
-		doc, err := s.Insert(ctx, Doc{CompanyID: company, ID: uuid.New(), FileName: "kvitto.pdf", MimeType: &pdf,
+		doc, _, err := s.Insert(ctx, Doc{CompanyID: company, ID: uuid.New(), FileName: "kvitto.pdf", MimeType: &pdf,
 			Size: 1250, SHA256: sha, Version: 1, Source: "api", EntryID: entry})
 		if err != nil {
 			t.Fatal(err)

@@ -18,6 +18,8 @@ import (
 // checks the rest of the request.
 type bodies struct {
 	byOp map[*openapi.Operation]*jsonschema.Schema
+	// forms are the schemas of streamed multipart bodies (see streamed).
+	forms map[*openapi.Operation]*jsonschema.Schema
 }
 
 // docURL names the document as a schema resource; schemas inside it are
@@ -43,18 +45,23 @@ func newBodies(c *openapi.Contract, raw []byte) (*bodies, error) {
 	if err := comp.AddResource(docURL, doc); err != nil {
 		return nil, err
 	}
-	b := &bodies{byOp: map[*openapi.Operation]*jsonschema.Schema{}}
+	b := &bodies{byOp: map[*openapi.Operation]*jsonschema.Schema{}, forms: map[*openapi.Operation]*jsonschema.Schema{}}
 	for _, op := range c.Operations {
 		rb := op.Op.RequestBody
-		if rb == nil || rb.Value == nil || rb.Value.Content.Get("application/json") == nil {
+		if rb == nil || rb.Value == nil {
 			continue
 		}
-		ptr := "#/paths/" + escape(op.Path) + "/" + strings.ToLower(op.Method) + "/requestBody/content/application~1json/schema"
-		s, err := comp.Compile(docURL + ptr)
-		if err != nil {
-			return nil, fmt.Errorf("request body of %s %s: %w", op.Method, op.Path, err)
+		for mt, into := range map[string]map[*openapi.Operation]*jsonschema.Schema{"application/json": b.byOp, "multipart/form-data": b.forms} {
+			if rb.Value.Content.Get(mt) == nil {
+				continue
+			}
+			ptr := "#/paths/" + escape(op.Path) + "/" + strings.ToLower(op.Method) + "/requestBody/content/" + escape(mt) + "/schema"
+			s, err := comp.Compile(docURL + ptr)
+			if err != nil {
+				return nil, fmt.Errorf("request body of %s %s: %w", op.Method, op.Path, err)
+			}
+			into[op] = s
 		}
-		b.byOp[op] = s
 	}
 	return b, nil
 }
@@ -81,6 +88,22 @@ func (b *bodies) check(op *openapi.Operation, raw []byte) error {
 	if err != nil {
 		return apierr.Validation(apierr.Issue{Field: "body", In: "body", Rule: "parse", Issue: "is not valid JSON: " + firstLine(err.Error())})
 	}
+	return validate(s, v)
+}
+
+// checkForm validates the fields of a streamed multipart body of op (the
+// file part standing as its name).
+func (b *bodies) checkForm(op *openapi.Operation, fields map[string]any) error {
+	s := b.forms[op]
+	if s == nil {
+		return nil
+	}
+	return validate(s, fields)
+}
+
+// validate checks v against s: a schema violation is VALIDATION_ERROR
+// with every issue.
+func validate(s *jsonschema.Schema, v any) error {
 	if err := s.Validate(v); err != nil {
 		var issues []apierr.Issue
 		if ve, ok := err.(*jsonschema.ValidationError); ok {

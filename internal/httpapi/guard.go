@@ -58,8 +58,11 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 				return err
 			}
 		}
-		if err := s.readBody(c); err != nil {
-			return err
+		streaming := s.streamed[op.ID] != nil
+		if !streaming {
+			if err := s.readBody(c); err != nil {
+				return err
+			}
 		}
 		raw, _ := c.Get(rawBodyKey).([]byte)
 		if err := checkText(c.Request().URL.Query(), raw); err != nil {
@@ -85,6 +88,11 @@ func (s *Server) guard(next echo.HandlerFunc) echo.HandlerFunc {
 				capability.Capability(op.Capability), s.now()); err != nil {
 				return err
 			}
+		}
+		if streaming {
+			// Read only now: a request refused above never sends its
+			// file through the server.
+			return s.stream(c, op, next)
 		}
 		return next(c)
 	}

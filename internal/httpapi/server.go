@@ -92,6 +92,10 @@ type Server struct {
 	// transaction opens: I/O to the outside world, such as a registry
 	// lookup, is never done inside one (ARCHITECTURE rule 3).
 	outside map[string]outsideWork
+	// streamed reads the body of an operation that takes it as a stream.
+	streamed map[string]streamReader
+	docs     *documents.Store
+	blobs    documents.Blobs
 }
 
 // outsideWork reads a validated write (its raw body and path) before its
@@ -210,20 +214,35 @@ func New(cfg Config) (*Server, error) {
 	s.outside = map[string]outsideWork{"createCustomer": registry.LookupVAT, "bulkCreateCustomers": registry.LookupVAT,
 		"updateCustomer": registry.LookupVAT}
 	docs := documents.NewStore(cfg.DB)
+	s.docs, s.blobs = docs, cfg.Blobs
 	journal.Underlag = docs.Underlag
-	archive := documents.NewArchive(docs, journal, audits, cfg.Now)
+	archive := documents.NewArchive(docs, journal, audits, cfg.Blobs, cfg.Now, func(err error) {
+		cfg.Log.Error("documents: after a commit", zap.Error(err))
+	})
 	journal.MoveUnderlag, journal.HasDocument = archive.MoveUnderlag, documents.HasDocumentSQL
 	signer, err := documents.NewSigner(cfg.Secret)
 	if err != nil {
 		return nil, err
+	}
+	docsAPI := documents.NewHandler(archive, cfg.Blobs, cursors, documents.URLs{
+		Signer: signer, BaseURL: cfg.BaseURL, Now: cfg.Now, Audit: audits})
+	s.streamed = map[string]streamReader{"uploadDocument": func(ctx context.Context, r *http.Request) (streamed, context.Context, error) {
+		u, err := documents.ReadUpload(r)
+		if err != nil {
+			return nil, ctx, err
+		}
+		return u, documents.WithUpload(ctx, u), nil
+	}}
+	s.outside["uploadDocument"] = func(ctx context.Context, _ string, _ []byte, param func(string) string) context.Context {
+		docsAPI.PutUpload(ctx, uuid.MustParse(param("companyId")))
+		return ctx
 	}
 	h := handlers{
 		partiesAPI:    parties.NewHandler(registry, cursors),
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),
 		dimensionsAPI: dimensions.NewHandler(dims),
-		documentsAPI: documents.NewHandler(archive, cfg.Blobs, cursors, documents.URLs{
-			Signer: signer, BaseURL: cfg.BaseURL, Now: cfg.Now, Audit: audits}),
+		documentsAPI:  docsAPI,
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
 			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)
 			return a != nil, err
@@ -245,7 +264,7 @@ func New(cfg Config) (*Server, error) {
 	e.HideBanner, e.HidePort = true, true
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.requestID, s.accessLog, s.recover)
-	e.Use(middleware.BodyLimit("1M"))
+	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "1M", Skipper: s.streams}))
 	e.Use(s.guard, s.beforeWork, s.unitOfWork)
 	gen.RegisterHandlers(e, gen.NewStrictHandler(h, nil))
 	return s, nil
@@ -260,6 +279,15 @@ func (s *Server) Work(ctx context.Context, n int) { s.worker.Run(ctx, n) }
 // SealLegacy seals what was stored in clear before numbers were sealed
 // (parties.Store.SealLegacy); the server runs it at start.
 func (s *Server) SealLegacy(ctx context.Context) (int, error) { return s.people.SealLegacy(ctx) }
+
+// SweepDocuments removes the blobs no document names, written more than
+// a day ago (documents.Store.Sweep); the server runs it daily.
+func (s *Server) SweepDocuments(ctx context.Context) (int, error) {
+	if s.blobs == nil {
+		return 0, nil
+	}
+	return s.docs.Sweep(ctx, s.blobs, s.now())
+}
 
 // Admin is the admin listener's handler: /metrics and /debug/pprof/.
 func (s *Server) Admin() http.Handler { return s.metrics.Admin() }

@@ -166,6 +166,9 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		orig.WriteHeader(status)
 		_, err = orig.Write(unit.Fill(rec.body.Bytes()))
+		if !dry && status < 400 {
+			unit.Committed(context.WithoutCancel(ctx))
+		}
 		return err
 	}
 }

@@ -106,6 +106,7 @@ type Unit struct {
 	kept    []Append    // rows written even when the unit is refused (see Keep)
 	closing *Closing    // the write that leads them (see Closing)
 	filled  [][2]string // its tokens and the values they stand for
+	after   []func(context.Context)
 }
 
 // WithUnit returns ctx carrying u; Q then answers u's transaction.

@@ -139,3 +139,26 @@ func chain(inserts []string, args []any) (string, []any) {
 	}
 	return "WITH " + strings.Join(ctes, ", ") + " " + inserts[last], args
 }
+
+// AfterCommit has fn run once the unit of work in ctx has committed, with
+// no unit in its context: never after a rollback or a dry run. Work that
+// must not hold the transaction open (removing a file) waits there.
+// Without a unit, what ctx wrote is committed already, and fn runs now.
+func AfterCommit(ctx context.Context, fn func(ctx context.Context)) {
+	u := UnitFrom(ctx)
+	if u == nil {
+		fn(ctx)
+		return
+	}
+	u.after = append(u.after, fn)
+}
+
+// Committed runs what waits for u's commit (AfterCommit), once.
+func (u *Unit) Committed(ctx context.Context) {
+	fns := u.after
+	u.after = nil
+	ctx = WithUnit(ctx, nil)
+	for _, fn := range fns {
+		fn(ctx)
+	}
+}
