@@ -34,11 +34,8 @@ func (s FS) Put(ctx context.Context, key string, r io.Reader, size int64) error 
 	if err != nil {
 		return err
 	}
-	if _, err := os.Stat(p); err == nil {
-		// Kept as it is, but written anew as far as the sweep goes: a
-		// row is about to name it.
-		now := time.Now()
-		return os.Chtimes(p, now, now)
+	if kept, err := renewed(p); kept || err != nil {
+		return err
 	}
 	dir := filepath.Dir(p)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
@@ -54,10 +51,7 @@ func (s FS) Put(ctx context.Context, key string, r io.Reader, size int64) error 
 		err = fmt.Errorf("documents: the blob is %d bytes, not %d", n, size)
 	}
 	if err == nil {
-		err = f.Sync()
-	}
-	if err == nil {
-		err = f.Chmod(0o444)
+		err = seal(f)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -65,10 +59,79 @@ func (s FS) Put(ctx context.Context, key string, r io.Reader, size int64) error 
 	if err != nil {
 		return err
 	}
-	if err := os.Link(f.Name(), p); err != nil && !errors.Is(err, fs.ErrExist) {
+	return place(f.Name(), p)
+}
+
+// SpoolDir is where an upload spools its file so that Adopt can make it
+// a blob without copying it: on the store's filesystem, in a folder the
+// walk of blobs skips.
+func (s FS) SpoolDir() (string, error) {
+	dir := filepath.Join(s.Dir, ".spool")
+	return dir, os.MkdirAll(dir, 0o750)
+}
+
+// Adopt makes the file at path, of size bytes, the blob under key
+// without copying it: synced, made read-only and linked to the key's
+// name (never over a blob there; one there is renewed as Put renews it).
+// The file must lie on the store's filesystem (SpoolDir) and is never
+// written again; its own name stays the caller's to remove.
+func (s FS) Adopt(ctx context.Context, key, path string, size int64) error {
+	p, err := s.path(key)
+	if err != nil {
 		return err
 	}
-	return syncDir(dir)
+	if kept, err := renewed(p); kept || err != nil {
+		return err
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	st, err := f.Stat()
+	if err == nil && st.Size() != size {
+		err = fmt.Errorf("documents: the blob is %d bytes, not %d", st.Size(), size)
+	}
+	if err == nil {
+		err = seal(f)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
+		return err
+	}
+	return place(path, p)
+}
+
+// renewed reports whether a blob is at p already, and renews the time it
+// was written if so: kept as it is, but new as far as the sweep goes, as
+// a row is about to name it.
+func renewed(p string) (bool, error) {
+	if _, err := os.Stat(p); err != nil {
+		return false, nil
+	}
+	now := time.Now()
+	return true, os.Chtimes(p, now, now)
+}
+
+// seal makes f's bytes durable and read-only.
+func seal(f *os.File) error {
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	return f.Chmod(0o444)
+}
+
+// place links the sealed file tmp to the blob's name p, which it never
+// replaces, and syncs the directory so the name survives a crash.
+func place(tmp, p string) error {
+	if err := os.Link(tmp, p); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return syncDir(filepath.Dir(p))
 }
 
 func syncDir(dir string) error {
@@ -123,8 +186,14 @@ func (s FS) Delete(ctx context.Context, key string) error {
 // Each walks every blob (see Blobs); temporary files are not blobs.
 func (s FS) Each(ctx context.Context, fn func(key string, written time.Time) error) error {
 	err := filepath.WalkDir(s.Dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+		if err != nil {
 			return err
+		}
+		if d.IsDir() && p != s.Dir && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir // the spool
+		}
+		if d.IsDir() || strings.HasPrefix(d.Name(), ".") {
+			return nil
 		}
 		if err := ctx.Err(); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -168,7 +169,15 @@ func (h *Handler) PutUpload(ctx context.Context, company uuid.UUID) {
 	}
 	key := Key(company, u.File.SHA256)
 	u.ensure = func(ctx context.Context) error { return putFile(ctx, h.blobs, key, u.File) }
+	if a, ok := h.blobs.(adopter); ok && filepath.Dir(u.File.Path) == spoolDir(a) {
+		u.ensure = func(ctx context.Context) error { return a.Adopt(ctx, key, u.File.Path, u.File.Size) }
+	}
 	u.stored = u.ensure(ctx)
+}
+
+func spoolDir(a adopter) string {
+	dir, _ := a.SpoolDir()
+	return dir
 }
 
 func putFile(ctx context.Context, b Blobs, key string, f *Spooled) error {

@@ -1,6 +1,7 @@
 package documents
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"io"
@@ -94,18 +95,39 @@ func readHead(path string) ([]byte, error) {
 	return head[:n], nil
 }
 
-// csvRows is how many rows isCSV reads before it believes the columns.
-const csvRows = 50
+// csvRows is how many rows isCSV reads before it believes the columns,
+// and csvHead the most bytes it reads for them: a file of one long line
+// costs no more than a short one.
+const (
+	csvRows = 50
+	csvHead = 64 << 10
+)
 
-// isCSV reports whether the text file at path is at least two rows of the
-// same number (two or more) of fields under one of the separators.
+// isCSV reports whether the text file at path begins with at least two
+// rows of the same number (two or more) of fields under one of the
+// separators.
 func isCSV(path string) (bool, error) {
-	for _, sep := range []rune{';', ',', '\t'} {
-		f, err := os.Open(path)
-		if err != nil {
-			return false, err
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	head := make([]byte, csvHead+1)
+	n, err := io.ReadFull(f, head)
+	f.Close()
+	if err != nil && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, io.EOF) {
+		return false, err
+	}
+	head = head[:n]
+	if n > csvHead {
+		// Only whole rows: the last one read may go on past the head.
+		cut := bytes.LastIndexByte(head[:csvHead], '\n')
+		if cut < 0 {
+			return false, nil
 		}
-		r := csv.NewReader(f)
+		head = head[:cut+1]
+	}
+	for _, sep := range []rune{';', ',', '\t'} {
+		r := csv.NewReader(bytes.NewReader(head))
 		r.Comma = sep
 		rows, fields := 0, 0
 		for rows < csvRows {
@@ -120,7 +142,6 @@ func isCSV(path string) (bool, error) {
 			fields = len(rec)
 			rows++
 		}
-		f.Close()
 		if rows >= 2 && fields >= 2 {
 			return true, nil
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kontera/kontera/internal/documents/samples"
@@ -74,5 +75,18 @@ func TestIsCSV(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("%q: %v (%v), want %v", tc.text, got, err, tc.want)
 		}
+	}
+}
+
+// A long export is read only at its head, cut at a whole row; one long
+// line of text is no CSV, however long.
+func TestIsCSVReadsTheHead(t *testing.T) {
+	long := strings.Repeat("2026-03-15;1250,00;Kontantförsäljning med en lång text\n", 5000)
+	if got, err := Detect(write(t, []byte("Datum;Belopp;Text\n"+long))); err != nil || got != "text/csv" {
+		t.Fatalf("a long export: %q %v", got, err)
+	}
+	var unsupported *UnsupportedError
+	if _, err := Detect(write(t, []byte(strings.Repeat("a;b ", 100000)))); !errors.As(err, &unsupported) {
+		t.Fatalf("one long line: %v", err)
 	}
 }

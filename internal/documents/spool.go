@@ -1,12 +1,17 @@
 package documents
 
 import (
+	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io"
 	"os"
 )
+
+// spoolBuffer is how much of an upload is read from the connection, and
+// written to its temporary file, at once.
+const spoolBuffer = 256 << 10
 
 // MaxBytes is the largest file an upload takes: 10 MiB (002 Limits).
 const MaxBytes = 10 << 20
@@ -36,7 +41,13 @@ func Spool(r io.Reader, dir string) (*Spooled, error) {
 		return nil, err
 	}
 	h := sha256.New()
-	n, err := io.Copy(io.MultiWriter(f, h), io.LimitReader(r, MaxBytes+1))
+	// A multipart part reads in pieces of 4 KiB: gather them, so the file
+	// is written in few calls.
+	w := bufio.NewWriterSize(io.MultiWriter(f, h), spoolBuffer)
+	n, err := io.Copy(w, io.LimitReader(r, MaxBytes+1))
+	if ferr := w.Flush(); err == nil {
+		err = ferr
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

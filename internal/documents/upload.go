@@ -1,6 +1,7 @@
 package documents
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -48,9 +49,12 @@ const (
 // errors: the file past MaxBytes is DOC_UPLOAD_TOO_LARGE, of a type not
 // taken DOC_UPLOAD_UNSUPPORTED_TYPE, empty, unnamed, sent twice or badly
 // framed VALIDATION_ERROR. Fields the form does not know are left for the
-// document's schema to name. The caller closes the upload.
-func ReadUpload(r *http.Request) (u *Upload, err error) {
-	r.Body = http.MaxBytesReader(nil, r.Body, maxFramed)
+// document's schema to name. The file is spooled in dir (the system's
+// temporary folder when ""). The caller closes the upload.
+func ReadUpload(r *http.Request, dir string) (u *Upload, err error) {
+	// The multipart reader asks for 4 KiB at a time; a larger buffer
+	// below it saves a read from the connection for each.
+	r.Body = readCloser{bufio.NewReaderSize(http.MaxBytesReader(nil, r.Body, maxFramed), spoolBuffer), r.Body}
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, field("body", "multipart", "must be multipart/form-data with a boundary")
@@ -84,7 +88,7 @@ func ReadUpload(r *http.Request) (u *Upload, err error) {
 			if u.Name, err = fileName(p.FileName()); err != nil {
 				return u, err
 			}
-			if u.File, err = Spool(p, ""); err != nil {
+			if u.File, err = Spool(p, dir); err != nil {
 				switch {
 				case errors.Is(err, ErrTooLarge):
 					return u, tooLarge()
@@ -119,6 +123,32 @@ func ReadUpload(r *http.Request) (u *Upload, err error) {
 		return u, err
 	}
 	return u, nil
+}
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// ReadUpload reads an upload's body (see ReadUpload) into a temporary
+// file where the blob store can take it as it is (FS.SpoolDir), or the
+// system's temporary folder.
+func (h *Handler) ReadUpload(r *http.Request) (*Upload, error) {
+	dir := ""
+	if a, ok := h.blobs.(adopter); ok {
+		var err error
+		if dir, err = a.SpoolDir(); err != nil {
+			return nil, apierr.Wrap(apierr.DocStoreUnavailable, err)
+		}
+	}
+	return ReadUpload(r, dir)
+}
+
+// adopter is a blob store that takes a spooled file as the blob without
+// copying it (FS).
+type adopter interface {
+	SpoolDir() (string, error)
+	Adopt(ctx context.Context, key, path string, size int64) error
 }
 
 // framing maps an error reading the body: past maxFramed it is the file

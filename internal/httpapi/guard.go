@@ -342,8 +342,13 @@ func (v *validator) check(c echo.Context, op *openapi.Operation) error {
 	for i, n := range c.ParamNames() {
 		params[n] = c.ParamValues()[i]
 	}
+	// The validator is shown no body: bodies checks it (a JSON body is in
+	// memory already), and kin-openapi would read a streamed one whole
+	// into memory for its security check.
+	bare := *req
+	bare.Body = http.NoBody
 	in := &openapi3filter.RequestValidationInput{
-		Request: req, PathParams: params, Options: v.opts,
+		Request: &bare, PathParams: params, Options: v.opts,
 		Route: &routers.Route{Spec: v.contract.Doc, Path: op.Path, PathItem: op.Item, Method: op.Method, Operation: op.Op},
 	}
 	var all []apierr.Issue

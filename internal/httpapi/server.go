@@ -227,7 +227,7 @@ func New(cfg Config) (*Server, error) {
 	docsAPI := documents.NewHandler(archive, cfg.Blobs, cursors, documents.URLs{
 		Signer: signer, BaseURL: cfg.BaseURL, Now: cfg.Now, Audit: audits})
 	s.streamed = map[string]streamReader{"uploadDocument": func(ctx context.Context, r *http.Request) (streamed, context.Context, error) {
-		u, err := documents.ReadUpload(r)
+		u, err := docsAPI.ReadUpload(r)
 		if err != nil {
 			return nil, ctx, err
 		}

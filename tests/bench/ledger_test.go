@@ -142,9 +142,13 @@ func rate(clients int, work func(client, i int) bool) (float64, time.Duration, t
 	return float64(n.Load()) / duration.Seconds(), lat[len(lat)/2], lat[len(lat)*99/100]
 }
 
-func benchServer(t *testing.T, d *store.DB) *api {
-	s, err := httpapi.New(httpapi.Config{DB: d, Log: zap.NewNop(), BaseURL: "http://bench", PIIKey: []byte("bench-pii-key-bench-pii-key-1234"),
-		Secret: []byte("bench-secret-bench-secret-bench!!")})
+func benchServer(t *testing.T, d *store.DB, opts ...func(*httpapi.Config)) *api {
+	cfg := httpapi.Config{DB: d, Log: zap.NewNop(), BaseURL: "http://bench", PIIKey: []byte("bench-pii-key-bench-pii-key-1234"),
+		Secret: []byte("bench-secret-bench-secret-bench!!")}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	s, err := httpapi.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
