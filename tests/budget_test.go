@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kontera/kontera/internal/documents/samples"
 	"github.com/kontera/kontera/internal/pgtest"
 )
 
@@ -27,6 +28,8 @@ var budgets = map[string]int64{
 	"getGeneralLedger":    5,
 	"listJournalEntries":  2,
 	"getApiKey":           2,
+	"uploadDocument":      6,
+	"getDocumentFile":     1,
 }
 
 func TestStatementBudgets(t *testing.T) {
@@ -73,4 +76,10 @@ func TestStatementBudgets(t *testing.T) {
 	measure("getGeneralLedger", func() { b.get(b.base+"/reports/general-ledger?"+q, b.token).status(t, 200) })
 	measure("listJournalEntries", func() { b.get(b.base+"/journal-entries", b.token).status(t, 200) })
 	measure("getApiKey", func() { b.get("/api/v1/api-key", b.token).status(t, 200) })
+	var doc string
+	measure("uploadDocument", func() {
+		doc = b.upload(form{name: "kvitto.pdf", data: samples.PDF()}, "").status(t, 201).str("data.id")
+	})
+	link := b.get(b.base+"/documents/"+doc+"/download", b.token).status(t, 200).str("data.download_url")
+	measure("getDocumentFile", func() { b.get(strings.TrimPrefix(link, base), "").status(t, 200) })
 }
