@@ -70,6 +70,30 @@ func (s FS) SpoolDir() (string, error) {
 	return dir, os.MkdirAll(dir, 0o750)
 }
 
+// SweepSpool removes what uploads left in the spool (a server stopped
+// mid-upload) written before before, and answers how many files went.
+func (s FS) SweepSpool(before time.Time) (int, error) {
+	entries, err := os.ReadDir(filepath.Join(s.Dir, ".spool"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		info, err := e.Info()
+		if err != nil || e.IsDir() || !info.ModTime().Before(before) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.Dir, ".spool", e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
 // Adopt makes the file at path, of size bytes, the blob under key
 // without copying it: synced, made read-only and linked to the key's
 // name (never over a blob there; one there is renewed as Put renews it).

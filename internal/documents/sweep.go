@@ -21,7 +21,9 @@ const sweepBatch = 500
 // Sweep removes from b every blob that no row of documents names and that
 // was written more than SweepGrace before now (an upload that found its
 // bytes there renews the time), and answers how many went. It is the
-// daily sweep; several replicas sweeping at once is harmless.
+// daily sweep; several replicas sweeping at once is harmless. A store
+// that spools uploads (FS) also loses what a stopped server left there
+// for as long.
 func (s *Store) Sweep(ctx context.Context, b Blobs, now time.Time) (int, error) {
 	removed := 0
 	var batch []string
@@ -55,6 +57,13 @@ func (s *Store) Sweep(ctx context.Context, b Blobs, now time.Time) (int, error) 
 	})
 	if err == nil && len(batch) > 0 {
 		err = flush()
+	}
+	if sp, ok := b.(interface {
+		SweepSpool(before time.Time) (int, error)
+	}); ok && err == nil {
+		var n int
+		n, err = sp.SweepSpool(now.Add(-SweepGrace))
+		removed += n
 	}
 	return removed, err
 }

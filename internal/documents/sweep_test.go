@@ -44,9 +44,33 @@ func TestSweep(t *testing.T) {
 	// The same bytes as a named blob, of a company with no row for them.
 	foreign := put("a", uuid.New(), 30*time.Hour)
 
+	// What a stopped server left in the spool goes too, once as old.
+	spool, err := b.SpoolDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	left := filepath.Join(spool, "kontera-upload-1")
+	if err := os.WriteFile(left, []byte("halv"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-25 * time.Hour)
+	if err := os.Chtimes(left, old, old); err != nil {
+		t.Fatal(err)
+	}
+	fresh := filepath.Join(spool, "kontera-upload-2")
+	if err := os.WriteFile(fresh, []byte("pågår"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	n, err := s.Sweep(ctx, b, time.Now())
-	if err != nil || n != 2 {
-		t.Fatalf("swept %d (%v), want 2", n, err)
+	if err != nil || n != 3 {
+		t.Fatalf("swept %d (%v), want 3", n, err)
+	}
+	if _, err := os.Stat(left); err == nil {
+		t.Fatal("an old spool file stayed")
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Fatalf("an upload in flight lost its spool file: %v", err)
 	}
 	for key, want := range map[string]bool{named: true, orphan: false, young: true, foreign: false} {
 		_, err := b.Open(ctx, key)
