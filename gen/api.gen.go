@@ -3473,7 +3473,7 @@ type DocumentUploadRequest struct {
 	// JournalEntryLineId The line of that verifikat the document supports: a current line of journal_entry_id (else 400 VALIDATION_ERROR); needs journal_entry_id.
 	JournalEntryLineId *openapi_types.UUID `json:"journal_entry_line_id,omitempty"`
 
-	// SupersedesId Upload a new version of this document, which must be the current version (else 409 CONFLICT, reason superseded) and hold other bytes (else 409 CONFLICT, reason same_content). The new row is version n+1 with original_id the first version's id, and takes over its link; the old one stays, superseded, kept as long as it was. A version of underlag whose verifikat lies in a closed or locked period is 409 DOC_ATTACH_PERIOD_LOCKED. journal_entry_id, when given, must be the link it takes over (or link a version that had none).
+	// SupersedesId Upload a new version of this document, which must be the current version (else 409 CONFLICT, reason superseded) and hold other bytes (else 409 CONFLICT, reason same_content). The new row is version n+1 with original_id the first version's id, and takes over its link; the old one stays, superseded, kept as long as it was. If a correction moves the document to another verifikat while the version is written, the answer is 409 CONFLICT, reason in_progress: send it again. A version of underlag whose verifikat lies in a closed or locked period is 409 DOC_ATTACH_PERIOD_LOCKED. journal_entry_id, when given, must be the link it takes over (or link a version that had none).
 	SupersedesId *openapi_types.UUID `json:"supersedes_id,omitempty"`
 
 	// UploadSource Where the file came from; default api.

@@ -2,9 +2,6 @@ package tests
 
 import (
 	"bytes"
-	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -22,7 +19,8 @@ import (
 
 // The archive's read side: the list pages newest first and filters, the
 // detail adds versions and holders, and another company's document is
-// DOC_NOT_FOUND. (Rows are written in SQL until uploads land.)
+// DOC_NOT_FOUND. (Rows with made-up hashes are written in SQL: no bytes
+// are needed to list them.)
 func TestDocumentsAreListedAndShown(t *testing.T) {
 	b := newLedger(t)
 	posted := b.posted(t, "03-15")
@@ -120,25 +118,6 @@ func TestDocumentDownloadURL(t *testing.T) {
 	b.get(other+"/documents/"+doc+"/download", b.token).errorCode(t, 404, "DOC_NOT_FOUND")
 }
 
-// docFile keeps f's bytes in the test server's blob store and writes its
-// document row, as an upload will; it answers the id.
-func docFile(t *testing.T, b *ledgerBooks, f samples.File) string {
-	t.Helper()
-	sum := sha256.Sum256(f.Data)
-	sha := hex.EncodeToString(sum[:])
-	if err := (documents.FS{Dir: blobDir(t, b.db)}).Put(context.Background(), documents.Key(b.company, sha),
-		bytes.NewReader(f.Data), int64(len(f.Data))); err != nil {
-		t.Fatal(err)
-	}
-	var id string
-	if err := b.db.Get(&id, `INSERT INTO documents (company_id, file_name, mime_type, file_size_bytes, sha256_hash,
-			storage_key, upload_source) VALUES ($1::uuid, $2, $3, $4, $5::text, $1::uuid::text || '/' || left($5::text, 2) || '/' || $5::text, 'api')
-		RETURNING id`, b.company, f.Name, f.Type, len(f.Data), sha); err != nil {
-		t.Fatal(err)
-	}
-	return id
-}
-
 func clock(at func() time.Time) option { return func(c *httpapi.Config) { c.Now = at } }
 
 // The signed URL serves the very bytes, with no key, as an attachment of
@@ -148,7 +127,7 @@ func clock(at func() time.Time) option { return func(c *httpapi.Config) { c.Now 
 func TestDocumentFileBySignedURL(t *testing.T) {
 	b := newLedger(t)
 	pdf := samples.All()[0]
-	doc := docFile(t, b, pdf)
+	doc := b.upload(form{name: pdf.Name, data: pdf.Data}, "").status(t, 201).str("data.id")
 	link := b.get(b.base+"/documents/"+doc+"/download", b.token).status(t, 200).str("data.download_url")
 	path := strings.TrimPrefix(link, base)
 

@@ -177,11 +177,19 @@ func TestUploadLimits(t *testing.T) {
 }
 
 // Upload has no dry run, so a test key is refused before any byte is
-// read; a key without documents:write is refused too.
+// read, and a live key asking for one is refused; a key without
+// documents:write is refused too.
 func TestUploadNeedsALiveKey(t *testing.T) {
 	b := newLedger(t)
 	test := b.env.key("owner@example.se", keySpec{mode: auth.Test})
 	b.uploadAs(test, form{name: "k.pdf", data: samples.PDF()}, "").errorCode(t, 403, "TEST_KEY_WRITE_BLOCKED")
+	// Nor may a live key ask for one.
+	ct, raw := form{name: "k.pdf", data: samples.PDF()}.body()
+	e := b.do(req{Method: "POST", Path: b.base + "/documents?dry_run=true", Token: b.token, Body: raw,
+		Header: map[string]string{"Content-Type": ct, "Idempotency-Key": ik()}}).errorCode(t, 400, "VALIDATION_ERROR")
+	if f := e.issueFields(); len(f) != 1 || f[0] != "query:dry_run:x-dry-run" {
+		t.Fatalf("dry run: %v", f)
+	}
 	read := b.env.key("owner@example.se", keySpec{scopes: []string{"documents:read"}})
 	b.uploadAs(read, form{name: "k.pdf", data: samples.PDF()}, "").errorCode(t, 403, "INSUFFICIENT_SCOPE")
 	if n := b.count(`SELECT count(*) FROM documents`); n != 0 {

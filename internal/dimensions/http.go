@@ -191,13 +191,6 @@ func date(n nullable.Nullable[openapi_types.Date]) (*time.Time, bool) {
 	return &t, true
 }
 
-func dateView(t *time.Time) nullable.Nullable[openapi_types.Date] {
-	if t == nil {
-		return nullable.NewNullNullable[openapi_types.Date]()
-	}
-	return nullable.NewNullableWithValue(openapi_types.Date{Time: *t})
-}
-
 func view(d Dimension) gen.Dimension {
 	out := gen.Dimension{Id: d.ID, SieDimNo: d.Number, Name: d.Name, ParentSieDimNo: envelope.Nullable(d.Parent),
 		ResetsAnnually: d.ResetsAnnually, IsSystem: d.IsSystem, IsActive: d.IsActive, SortOrder: d.SortOrder,
@@ -218,11 +211,11 @@ func preview(d Dimension) gen.DimensionPreview {
 
 func valueView(v Value) gen.DimensionValue {
 	return gen.DimensionValue{Id: v.ID, DimensionId: v.DimensionID, Code: v.Code, Name: v.Name, IsActive: v.IsActive,
-		StartDate: dateView(v.Start), EndDate: dateView(v.End), CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC()}
+		StartDate: envelope.NullableDate(v.Start), EndDate: envelope.NullableDate(v.End), CreatedAt: v.CreatedAt.UTC(), UpdatedAt: v.UpdatedAt.UTC()}
 }
 
 func valuePreview(v Value) gen.DimensionValuePreview {
 	return gen.DimensionValuePreview{Id: nullable.NewNullNullable[openapi_types.UUID](), DimensionId: v.DimensionID,
-		Code: v.Code, Name: v.Name, IsActive: v.IsActive, StartDate: dateView(v.Start), EndDate: dateView(v.End),
+		Code: v.Code, Name: v.Name, IsActive: v.IsActive, StartDate: envelope.NullableDate(v.Start), EndDate: envelope.NullableDate(v.End),
 		CreatedAt: nullable.NewNullNullable[time.Time](), UpdatedAt: nullable.NewNullNullable[time.Time]()}
 }

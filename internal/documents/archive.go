@@ -14,7 +14,7 @@ import (
 )
 
 // Archive is the documents' rules over their store: linking, moving with
-// a correction and deleting (uploads and versions to come), each audited
+// a correction, deleting, uploads and versions (versions.go), each audited
 // in the unit of work.
 type Archive struct {
 	store  *Store

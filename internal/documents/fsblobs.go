@@ -28,7 +28,8 @@ func (s FS) path(key string) (string, error) {
 	return filepath.Join(s.Dir, filepath.FromSlash(key)), nil
 }
 
-// Put stores r under key (see Blobs).
+// Put stores r under key (see Blobs): written to a temporary file beside
+// the blob's name, which then becomes the blob (Adopt).
 func (s FS) Put(ctx context.Context, key string, r io.Reader, size int64) error {
 	p, err := s.path(key)
 	if err != nil {
@@ -46,20 +47,14 @@ func (s FS) Put(ctx context.Context, key string, r io.Reader, size int64) error 
 		return err
 	}
 	defer os.Remove(f.Name()) // after the link, the blob keeps its other name
-	n, err := io.Copy(f, r)
-	if err == nil && n != size {
-		err = fmt.Errorf("documents: the blob is %d bytes, not %d", n, size)
-	}
-	if err == nil {
-		err = seal(f)
-	}
+	_, err = io.Copy(f, r)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		return err
 	}
-	return place(f.Name(), p)
+	return s.Adopt(ctx, key, f.Name(), size)
 }
 
 // SpoolDir is where an upload spools its file so that Adopt can make it
@@ -116,7 +111,10 @@ func (s FS) Adopt(ctx context.Context, key, path string, size int64) error {
 		err = fmt.Errorf("documents: the blob is %d bytes, not %d", st.Size(), size)
 	}
 	if err == nil {
-		err = seal(f)
+		err = f.Sync()
+	}
+	if err == nil {
+		err = f.Chmod(0o444)
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
@@ -124,10 +122,15 @@ func (s FS) Adopt(ctx context.Context, key, path string, size int64) error {
 	if err != nil {
 		return err
 	}
+	// Linked, never renamed: a link never replaces a blob there. The
+	// directory is synced so the name survives a crash.
 	if err := os.MkdirAll(filepath.Dir(p), 0o750); err != nil {
 		return err
 	}
-	return place(path, p)
+	if err := os.Link(path, p); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return syncDir(filepath.Dir(p))
 }
 
 // renewed reports whether a blob is at p already, and renews the time it
@@ -139,23 +142,6 @@ func renewed(p string) (bool, error) {
 	}
 	now := time.Now()
 	return true, os.Chtimes(p, now, now)
-}
-
-// seal makes f's bytes durable and read-only.
-func seal(f *os.File) error {
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	return f.Chmod(0o444)
-}
-
-// place links the sealed file tmp to the blob's name p, which it never
-// replaces, and syncs the directory so the name survives a crash.
-func place(tmp, p string) error {
-	if err := os.Link(tmp, p); err != nil && !errors.Is(err, fs.ErrExist) {
-		return err
-	}
-	return syncDir(filepath.Dir(p))
 }
 
 func syncDir(dir string) error {

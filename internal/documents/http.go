@@ -5,7 +5,6 @@ import (
 	"errors"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -145,7 +144,7 @@ func Detail(d Doc) gen.DocumentDetail {
 		IsCurrentVersion: w.IsCurrentVersion, UploadSource: w.UploadSource, Linked: w.Linked,
 		JournalEntryId: w.JournalEntryId, JournalEntryLineId: w.JournalEntryLineId, CreatedAt: w.CreatedAt,
 		OriginalId: envelope.Nullable(d.OriginalID), SupersededById: envelope.Nullable(d.SupersededByID), InboxItemId: envelope.Nullable(d.InboxItemID),
-		DigitizationDate: date(d.DigitizationDate),
+		DigitizationDate: envelope.NullableDate(d.DigitizationDate),
 		// Bank transactions hold underlag once they exist (issue 16 leaves
 		// the seam; the bank's issue fills it).
 		TransactionIds: []openapi_types.UUID{},
@@ -168,16 +167,13 @@ func (h *Handler) PutUpload(ctx context.Context, company uuid.UUID) {
 		return
 	}
 	key := Key(company, u.File.SHA256)
-	u.ensure = func(ctx context.Context) error { return putFile(ctx, h.blobs, key, u.File) }
-	if a, ok := h.blobs.(adopter); ok && filepath.Dir(u.File.Path) == spoolDir(a) {
-		u.ensure = func(ctx context.Context) error { return a.Adopt(ctx, key, u.File.Path, u.File.Size) }
+	u.ensure = func(ctx context.Context) error {
+		if u.adopt != nil {
+			return u.adopt.Adopt(ctx, key, u.File.Path, u.File.Size)
+		}
+		return putFile(ctx, h.blobs, key, u.File)
 	}
 	u.stored = u.ensure(ctx)
-}
-
-func spoolDir(a adopter) string {
-	dir, _ := a.SpoolDir()
-	return dir
 }
 
 func putFile(ctx context.Context, b Blobs, key string, f *Spooled) error {
@@ -241,12 +237,5 @@ func (h *Handler) UploadDocument(ctx context.Context, req gen.UploadDocumentRequ
 		MimeType: envelope.Nullable(d.MimeType), FileSizeBytes: d.Size, Sha256Hash: d.SHA256, Version: d.Version,
 		IsCurrentVersion: d.Current, UploadSource: gen.UploadSource(d.Source), JournalEntryId: envelope.Nullable(d.EntryID),
 		JournalEntryLineId: envelope.Nullable(d.LineID), CreatedAt: d.CreatedAt.UTC().Truncate(time.Microsecond),
-		Linked: d.Linked, OriginalId: envelope.Nullable(d.OriginalID), DigitizationDate: date(d.DigitizationDate)}}, nil
-}
-
-func date(d *time.Time) nullable.Nullable[openapi_types.Date] {
-	if d == nil {
-		return nullable.NewNullNullable[openapi_types.Date]()
-	}
-	return nullable.NewNullableWithValue(openapi_types.Date{Time: *d})
+		Linked: d.Linked, OriginalId: envelope.Nullable(d.OriginalID), DigitizationDate: envelope.NullableDate(d.DigitizationDate)}}, nil
 }

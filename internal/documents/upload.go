@@ -25,10 +25,13 @@ type Upload struct {
 	// Text holds the text fields by name.
 	Text map[string]string
 
-	// stored is the blob store's answer to putting the bytes (PutUpload):
-	// nil once they are kept.
-	stored error
+	// adopt, when set, is the store the file was spooled into, which
+	// takes it as the blob without a copy.
+	adopt adopter
+	// put says PutUpload ran; stored is the blob store's answer (nil once
+	// the bytes are kept), and ensure puts them again.
 	put    bool
+	stored error
 	ensure func(ctx context.Context) error
 }
 
@@ -134,14 +137,19 @@ type readCloser struct {
 // file where the blob store can take it as it is (FS.SpoolDir), or the
 // system's temporary folder.
 func (h *Handler) ReadUpload(r *http.Request) (*Upload, error) {
-	dir := ""
-	if a, ok := h.blobs.(adopter); ok {
-		var err error
-		if dir, err = a.SpoolDir(); err != nil {
-			return nil, apierr.Wrap(apierr.DocStoreUnavailable, err)
-		}
+	a, ok := h.blobs.(adopter)
+	if !ok {
+		return ReadUpload(r, "")
 	}
-	return ReadUpload(r, dir)
+	dir, err := a.SpoolDir()
+	if err != nil {
+		return nil, apierr.Wrap(apierr.DocStoreUnavailable, err)
+	}
+	u, err := ReadUpload(r, dir)
+	if u != nil {
+		u.adopt = a
+	}
+	return u, err
 }
 
 // adopter is a blob store that takes a spooled file as the blob without

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/oapi-codegen/nullable"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/openapi"
@@ -64,6 +65,15 @@ func Nullable[T any](p *T) nullable.Nullable[T] {
 		return nullable.NewNullNullable[T]()
 	}
 	return nullable.NewNullableWithValue(*p)
+}
+
+// NullableDate is the calendar date d as a nullable JSON field: null when
+// d is nil.
+func NullableDate(d *time.Time) nullable.Nullable[openapi_types.Date] {
+	if d == nil {
+		return nullable.NewNullNullable[openapi_types.Date]()
+	}
+	return nullable.NewNullableWithValue(openapi_types.Date{Time: *d})
 }
 
 // Optional is the value of an optional nullable request field, nil when
