@@ -1,17 +1,21 @@
 package documents
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"io"
 	"os"
+	"sync"
 )
 
 // spoolBuffer is how much of an upload is read from the connection, and
 // written to its temporary file, at once.
 const spoolBuffer = 256 << 10
+
+// pieces keeps the spool's buffers between uploads: fresh ones would be
+// cleared and collected for every upload.
+var pieces = sync.Pool{New: func() any { return new([spoolBuffer]byte) }}
 
 // MaxBytes is the largest file an upload takes: 10 MiB (002 Limits).
 const MaxBytes = 10 << 20
@@ -35,18 +39,64 @@ type Spooled struct {
 // Spool copies r into a new temporary file in dir (the system's when ""),
 // stopping one byte past MaxBytes: ErrTooLarge then, ErrEmpty for no
 // bytes; the file is removed on any error. The caller removes Path.
+//
+// Reading and hashing run beside writing, a piece of spoolBuffer bytes
+// apart, and each piece written is handed to the disk at once (where the
+// system can be asked to): an upload costs about the slower of the
+// network and the disk, not their sum, and the fsync that makes it a
+// blob finds little left to write.
 func Spool(r io.Reader, dir string) (*Spooled, error) {
 	f, err := os.CreateTemp(dir, "kontera-upload-*")
 	if err != nil {
 		return nil, err
 	}
+	full, free := make(chan []byte, 2), make(chan []byte, 3)
+	for range cap(free) {
+		free <- pieces.Get().(*[spoolBuffer]byte)[:]
+	}
+	defer func() {
+		for range cap(free) {
+			pieces.Put((*[spoolBuffer]byte)(<-free))
+		}
+	}()
+	written := make(chan error, 1)
+	go func() {
+		var off int64
+		var err error
+		for b := range full {
+			if err == nil {
+				_, err = f.Write(b)
+				startWriteback(f, off, len(b))
+				off += int64(len(b))
+			}
+			free <- b[:cap(b)]
+		}
+		written <- err
+	}()
 	h := sha256.New()
-	// A multipart part reads in pieces of 4 KiB: gather them, so the file
-	// is written in few calls.
-	w := bufio.NewWriterSize(io.MultiWriter(f, h), spoolBuffer)
-	n, err := io.Copy(w, io.LimitReader(r, MaxBytes+1))
-	if ferr := w.Flush(); err == nil {
-		err = ferr
+	lr := io.LimitReader(r, MaxBytes+1)
+	var n int64
+	for {
+		b := <-free
+		m, rerr := io.ReadFull(lr, b)
+		if m > 0 {
+			h.Write(b[:m])
+			n += int64(m)
+			full <- b[:m]
+		} else {
+			free <- b
+		}
+		if rerr == io.EOF || rerr == io.ErrUnexpectedEOF {
+			break
+		}
+		if rerr != nil {
+			err = rerr
+			break
+		}
+	}
+	close(full)
+	if werr := <-written; err == nil {
+		err = werr
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -56,8 +57,17 @@ const (
 // temporary folder when ""). The caller closes the upload.
 func ReadUpload(r *http.Request, dir string) (u *Upload, err error) {
 	// The multipart reader asks for 4 KiB at a time; a larger buffer
-	// below it saves a read from the connection for each.
-	r.Body = readCloser{bufio.NewReaderSize(http.MaxBytesReader(nil, r.Body, maxFramed), spoolBuffer), r.Body}
+	// below it saves a read from the connection for each. The buffer
+	// goes back to its pool, and the request gets its body back, once the
+	// body is read.
+	body, br := r.Body, readers.Get().(*bufio.Reader)
+	br.Reset(http.MaxBytesReader(nil, body, maxFramed))
+	r.Body = readCloser{br, body}
+	defer func() {
+		r.Body = body
+		br.Reset(nil)
+		readers.Put(br)
+	}()
 	mr, err := r.MultipartReader()
 	if err != nil {
 		return nil, field("body", "multipart", "must be multipart/form-data with a boundary")
@@ -127,6 +137,9 @@ func ReadUpload(r *http.Request, dir string) (u *Upload, err error) {
 	}
 	return u, nil
 }
+
+// readers keeps the buffered readers of upload bodies between uploads.
+var readers = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, spoolBuffer) }}
 
 type readCloser struct {
 	io.Reader
