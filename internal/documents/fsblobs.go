@@ -171,12 +171,15 @@ func (s FS) Open(ctx context.Context, key string) (Blob, error) {
 		f.Close()
 		return nil, err
 	}
-	return fileBlob{File: f, size: st.Size()}, nil
+	id, known := identityOf(st)
+	return fileBlob{File: f, size: st.Size(), id: id, known: known}, nil
 }
 
 type fileBlob struct {
 	*os.File
-	size int64
+	size  int64
+	id    fileID // the file's state when opened, if known
+	known bool
 }
 
 func (b fileBlob) Size() int64 { return b.size }

@@ -27,6 +27,7 @@ type Handler struct {
 	blobs   Blobs
 	cursors *cursor.Codec
 	urls    URLs
+	checked *checked // blobs found right, by the file they are in
 }
 
 // URLs is what signed download URLs need: the signer, the server's public
@@ -40,7 +41,7 @@ type URLs struct {
 
 // NewHandler returns the documents handler; b keeps the bytes.
 func NewHandler(a *Archive, b Blobs, c *cursor.Codec, u URLs) *Handler {
-	return &Handler{store: a.store, archive: a, blobs: b, cursors: c, urls: u}
+	return &Handler{store: a.store, archive: a, blobs: b, cursors: c, urls: u, checked: &checked{}}
 }
 
 // DeleteDocument deletes a document nothing holds.
