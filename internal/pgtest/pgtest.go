@@ -199,3 +199,18 @@ func makeTemplate() error {
 	_, err = conn.ExecContext(ctx, fmt.Sprintf("ALTER DATABASE %s RENAME TO %s", building, tmplName))
 	return err
 }
+
+// Checkpoint runs a CHECKPOINT as the cluster's administrator (neither
+// the owner nor the application role may): a bench starts its clock on a
+// cluster with no checkpoint due.
+func Checkpoint(t testing.TB) {
+	t.Helper()
+	admin, err := sqlx.Open("postgres", adminURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	if _, err := admin.Exec(`CHECKPOINT`); err != nil {
+		t.Fatalf("pgtest: checkpoint: %v", err)
+	}
+}

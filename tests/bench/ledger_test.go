@@ -490,7 +490,5 @@ func settle(t *testing.T, owner *store.DB) {
 	if _, err := owner.Exec(`VACUUM ANALYZE`); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := owner.Exec(`CHECKPOINT`); err != nil {
-		t.Logf("no CHECKPOINT before measuring (%v): the first figures may include one", err)
-	}
+	pgtest.Checkpoint(t)
 }
