@@ -1,0 +1,281 @@
+package invoicing
+
+import (
+	"errors"
+	"fmt"
+	"math/big"
+
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+)
+
+// The accounts of a sale (BAS; peer §4.4).
+const (
+	Receivable        = "1510" // kundfordringar
+	DeductionClaim    = "1513" // ROT/RUT to be paid by Skatteverket
+	PaymentAccount    = "1930" // the default account a payment arrives on
+	RoundingAccount   = "3740" // öres- och kronutjämning
+	ExchangeGain      = "3960"
+	ExchangeLoss      = "7960"
+	AccrualBalance    = "2970" // förutbetalda intäkter
+	ExemptRevenue     = "3004"
+	StandardRevenue   = "3001"
+	EUGoodsRevenue    = "3108" // ruta 35
+	ExportGoods       = "3105" // ruta 36
+	EUServicesRevenue = "3308" // ruta 39
+	ExportServices    = "3305" // ruta 40
+)
+
+// revenueAt and outputVAT are the accounts of Swedish sales per rate.
+var (
+	revenueAt = map[int]string{25: StandardRevenue, 12: "3002", 6: "3003", 0: ExemptRevenue}
+	outputVAT = map[int]string{25: "2611", 12: "2621", 6: "2631"}
+)
+
+// Sale is an invoice as its verifikat books it: its items with their
+// revenue accounts ("" for the rate's or the treatment's), its totals,
+// and, when not in kronor, its currency and rate.
+type Sale struct {
+	Items    []Item
+	Accounts []string // per item; "" takes the default
+	Totals   Totals
+	Revenue  string // the treatment's revenue account, "" for Swedish VAT
+	Currency string // "" or "SEK" for kronor
+	Rate     *money.Rate
+}
+
+func (s Sale) foreign() bool { return s.Currency != "" && s.Currency != "SEK" }
+
+// sek converts an amount of the sale's currency to kronor.
+func (s Sale) sek(a money.Amount) money.Amount {
+	if !s.foreign() {
+		return a
+	}
+	return s.Rate.Convert(a)
+}
+
+// Parts are the credit side of a sale: revenue per account, output VAT
+// per rate and the rounding, in the order they are booked, in the sale's
+// currency. A cash-method payment books its share of each.
+func (s Sale) Parts() []Part {
+	var parts []Part
+	add := func(account string, a money.Amount) {
+		if a.IsZero() {
+			return
+		}
+		for i := range parts {
+			if parts[i].Account == account {
+				parts[i].Amount = parts[i].Amount.Add(a)
+				return
+			}
+		}
+		parts = append(parts, Part{Account: account, Amount: a})
+	}
+	for i, it := range s.Items {
+		if it.Text {
+			continue
+		}
+		account := revenueAt[it.VATRate]
+		if s.Revenue != "" {
+			account = s.Revenue
+		}
+		if i < len(s.Accounts) && s.Accounts[i] != "" {
+			account = s.Accounts[i]
+		}
+		add(account, s.Totals.Lines[i].Net)
+	}
+	for _, r := range s.Totals.ByRate {
+		if r.Rate > 0 {
+			add(outputVAT[r.Rate], r.VAT)
+		}
+	}
+	add(RoundingAccount, s.Totals.Rounding)
+	return parts
+}
+
+// Part is one account's share of a sale's credit side.
+type Part struct {
+	Account string
+	Amount  money.Amount
+}
+
+// IssueLines are the lines of the verifikat that books a sale when it is
+// issued (faktureringsmetoden): the receivable, and Skatteverket's share
+// of it under ROT/RUT, debited; revenue, VAT and rounding credited (a
+// rounding down debited). In another currency every line is converted at
+// the sale's rate and the receivable takes what the others come to, so
+// the verifikat balances to the öre; it carries the currency amount.
+func IssueLines(s Sale) ([]ledger.Line, error) {
+	if s.foreign() && s.Rate == nil {
+		return nil, errors.New("invoicing: a sale in another currency needs its rate")
+	}
+	var lines []ledger.Line
+	var credits money.Amount
+	for _, p := range s.Parts() {
+		a := s.sek(p.Amount)
+		credits = credits.Add(a)
+		lines = append(lines, entry(p.Account, a.Neg()))
+	}
+	claim := s.sek(s.Totals.Deduction)
+	receivable := entry(Receivable, credits.Sub(claim))
+	if s.foreign() {
+		cur, amount := s.Currency, s.Totals.Customer
+		receivable.Currency, receivable.AmountInCurrency, receivable.ExchangeRate = &cur, &amount, s.Rate
+	}
+	head := []ledger.Line{receivable}
+	if !claim.IsZero() {
+		head = append(head, entry(DeductionClaim, claim))
+	}
+	return append(head, lines...), nil
+}
+
+// CreditLines are the lines of a credit note's verifikat: the issue's
+// lines with debit and credit swapped.
+func CreditLines(issued []ledger.Line) []ledger.Line {
+	out := make([]ledger.Line, len(issued))
+	for i, l := range issued {
+		l.Debit, l.Credit = l.Credit, l.Debit
+		if l.AmountInCurrency != nil {
+			neg := l.AmountInCurrency.Neg()
+			l.AmountInCurrency = &neg
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// entry is a line of a (debit when positive, credit when negative).
+func entry(account string, a money.Amount) ledger.Line {
+	if a.Sign() < 0 {
+		return ledger.Line{Account: account, Credit: a.Neg()}
+	}
+	return ledger.Line{Account: account, Debit: a}
+}
+
+// Share is the part of whole that a payment settles: whole × (paid
+// before + paid now) / total, rounded to the öre, less what the payments
+// before settled. Reckoned on the running sum, the shares of every
+// payment add up to whole exactly once total is paid.
+func Share(whole, total, before, now money.Amount) (money.Amount, error) {
+	if total.Sign() <= 0 || before.Sign() < 0 || now.Sign() <= 0 || before.Add(now).Cmp(total) > 0 {
+		return money.Amount{}, fmt.Errorf("invoicing: %s then %s of %s is not a share", before, now, total)
+	}
+	upTo := func(paid money.Amount) int64 {
+		if paid.Cmp(total) == 0 {
+			return whole.InÖre()
+		}
+		return halfUpWide(whole.InÖre(), paid.InÖre(), total.InÖre())
+	}
+	return money.Öre(upTo(before.Add(now)) - upTo(before)), nil
+}
+
+// halfUpWide is a × b / c rounded half away from zero, for b, c > 0:
+// a and b may each be up to 10^14 öre, and their product is not an int64.
+func halfUpWide(a, b, c int64) int64 {
+	n := new(big.Int).Mul(big.NewInt(abs(a)), big.NewInt(b))
+	q, r := n.QuoRem(n, big.NewInt(c), new(big.Int))
+	if r.Lsh(r, 1).Cmp(big.NewInt(c)) >= 0 {
+		q.Add(q, big.NewInt(1))
+	}
+	if a < 0 {
+		q.Neg(q)
+	}
+	return q.Int64()
+}
+
+// Payment is money received for a sale.
+type Payment struct {
+	Account string       // where it arrived: PaymentAccount unless told
+	Amount  money.Amount // in the sale's currency, > 0
+	SEK     money.Amount // the kronor that arrived: Amount for a sale in kronor
+	Before  money.Amount // paid before this payment, in the sale's currency
+}
+
+// PaymentLines are the lines of the verifikat of a payment.
+//
+// Faktureringsmetoden (cash false): the money debited, the receivable
+// credited with the share of its booked kronor that the payment settles
+// (Share of the customer's part), and in another currency the difference
+// on exchange gain (credit) or loss (debit).
+//
+// Kontantmetoden (cash true): nothing was booked at issue, so the money
+// is debited and each part of the sale (revenue, VAT, rounding) credited
+// with its share, which the payments add up to whole.
+func PaymentLines(s Sale, p Payment, cash bool) ([]ledger.Line, error) {
+	if p.Account == "" {
+		p.Account = PaymentAccount
+	}
+	if !s.foreign() {
+		p.SEK = p.Amount
+	}
+	lines := []ledger.Line{entry(p.Account, p.SEK)}
+	if !cash {
+		issued, err := IssueLines(s)
+		if err != nil {
+			return nil, err
+		}
+		settled, err := Share(issued[0].Debit, s.Totals.Customer, p.Before, p.Amount)
+		if err != nil {
+			return nil, err
+		}
+		rec := entry(Receivable, settled.Neg())
+		if s.foreign() {
+			cur, amount := s.Currency, p.Amount.Neg()
+			rec.Currency, rec.AmountInCurrency, rec.ExchangeRate = &cur, &amount, s.Rate
+		}
+		lines = append(lines, rec)
+		switch diff := p.SEK.Sub(settled); diff.Sign() {
+		case 1:
+			lines = append(lines, entry(ExchangeGain, diff.Neg()))
+		case -1:
+			lines = append(lines, entry(ExchangeLoss, diff.Neg()))
+		}
+		return lines, nil
+	}
+	parts := s.Parts()
+	shares := make([]money.Amount, len(parts))
+	var sum money.Amount
+	for i, part := range parts {
+		sh, err := Share(part.Amount, s.Totals.Total, p.Before, p.Amount)
+		if err != nil {
+			return nil, err
+		}
+		shares[i], sum = sh, sum.Add(sh)
+	}
+	// In kronor the shares add up to the payment; in another currency
+	// they are the kronor that arrived, shared the same way, the öre left
+	// over on the last part.
+	var booked money.Amount
+	for i, part := range parts {
+		a := shares[i]
+		if s.foreign() {
+			if i == len(parts)-1 {
+				a = p.SEK.Sub(booked)
+			} else {
+				a = money.Öre(halfUpWide(p.SEK.InÖre(), abs(shares[i].InÖre()), abs(sum.InÖre())))
+				if shares[i].Sign() < 0 {
+					a = a.Neg()
+				}
+			}
+		}
+		booked = booked.Add(a)
+		lines = append(lines, entry(part.Account, a.Neg()))
+	}
+	return lines, nil
+}
+
+func abs(n int64) int64 {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// PayoutLines are the lines of Skatteverket's payment of a ROT/RUT
+// deduction: the money debited, the claim on 1513 credited.
+func PayoutLines(account string, amount money.Amount) []ledger.Line {
+	if account == "" {
+		account = PaymentAccount
+	}
+	return []ledger.Line{entry(account, amount), entry(DeductionClaim, amount.Neg())}
+}
