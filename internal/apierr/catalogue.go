@@ -107,18 +107,23 @@ const (
 	InvoiceBookNotBookable           Code = "INVOICE_BOOK_NOT_BOOKABLE"
 	InvoiceBookNoFiscalPeriod        Code = "INVOICE_BOOK_NO_FISCAL_PERIOD"
 	InvoiceCreateAccrualInvalid      Code = "INVOICE_CREATE_ACCRUAL_INVALID"
-	CustomerNotFound                 Code = "CUSTOMER_NOT_FOUND"
-	CustomerNoPersonalNumber         Code = "CUSTOMER_NO_PERSONAL_NUMBER"
-	CustomerDuplicateOrgNumber       Code = "CUSTOMER_DUPLICATE_ORG_NUMBER"
-	CustomerHasInvoices              Code = "CUSTOMER_HAS_INVOICES"
-	InvoiceAlreadySent               Code = "INVOICE_ALREADY_SENT"
-	InvoiceBookConflict              Code = "INVOICE_BOOK_CONFLICT"
-	InvoiceCancelRace                Code = "INVOICE_CANCEL_RACE"
-	CustomerPersonalNumberUnreadable Code = "CUSTOMER_PERSONAL_NUMBER_UNREADABLE"
-	CustomerCreateFailed             Code = "CUSTOMER_CREATE_FAILED"
-	CustomerDeleteFailed             Code = "CUSTOMER_DELETE_FAILED"
-	CustomerUpdateFailed             Code = "CUSTOMER_UPDATE_FAILED"
-	InvoiceBookFailed                Code = "INVOICE_BOOK_FAILED"
+	// InvoiceVatTreatment… refuse a VAT treatment the sale does not fit (peer §4.5).
+	InvoiceVatTreatmentDeliveryCountryRequired Code = "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_REQUIRED"
+	InvoiceVatTreatmentDeliveryCountryMismatch Code = "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_MISMATCH"
+	InvoiceVatTreatmentBuyerVatNumberRequired  Code = "INVOICE_VAT_TREATMENT_BUYER_VAT_NUMBER_REQUIRED"
+	InvoiceVatTreatmentNotVatRegistered        Code = "INVOICE_VAT_TREATMENT_NOT_VAT_REGISTERED"
+	CustomerNotFound                           Code = "CUSTOMER_NOT_FOUND"
+	CustomerNoPersonalNumber                   Code = "CUSTOMER_NO_PERSONAL_NUMBER"
+	CustomerDuplicateOrgNumber                 Code = "CUSTOMER_DUPLICATE_ORG_NUMBER"
+	CustomerHasInvoices                        Code = "CUSTOMER_HAS_INVOICES"
+	InvoiceAlreadySent                         Code = "INVOICE_ALREADY_SENT"
+	InvoiceBookConflict                        Code = "INVOICE_BOOK_CONFLICT"
+	InvoiceCancelRace                          Code = "INVOICE_CANCEL_RACE"
+	CustomerPersonalNumberUnreadable           Code = "CUSTOMER_PERSONAL_NUMBER_UNREADABLE"
+	CustomerCreateFailed                       Code = "CUSTOMER_CREATE_FAILED"
+	CustomerDeleteFailed                       Code = "CUSTOMER_DELETE_FAILED"
+	CustomerUpdateFailed                       Code = "CUSTOMER_UPDATE_FAILED"
+	InvoiceBookFailed                          Code = "INVOICE_BOOK_FAILED"
 )
 
 // Endpoint-specific codes.
@@ -326,6 +331,10 @@ var entries = []Entry{
 	{InvoiceBookNotBookable, s400, GroupCustomers, "Dokumentet kan inte bokföras.", "This document cannot be booked.", ""},
 	{InvoiceBookNoFiscalPeriod, s400, GroupCustomers, "Inget räkenskapsår täcker fakturadatumet.", "No fiscal period covers the invoice date.", "Create the fiscal period first."},
 	{InvoiceCreateAccrualInvalid, s400, GroupCustomers, "Periodiseringen på fakturan är ogiltig.", "The accrual on the invoice is invalid.", ""},
+	{InvoiceVatTreatmentDeliveryCountryRequired, s400, GroupCustomers, "Exportbehandlingen kräver ett leveransland för en kund inom EU.", "The export treatment needs a delivery country for a customer in the EU.", "Send delivery_country, the country the goods are shipped to."},
+	{InvoiceVatTreatmentDeliveryCountryMismatch, s400, GroupCustomers, "Leveranslandet passar inte momsbehandlingen.", "The delivery country does not fit the VAT treatment.", "reverse_charge needs another EU state, export a country outside the EU."},
+	{InvoiceVatTreatmentBuyerVatNumberRequired, s400, GroupCustomers, "Omvänd skattskyldighet kräver en EU-kund med ett momsnummer som VIES bekräftat.", "Reverse charge needs an EU business customer with a VAT number VIES validated.", "See details.reason; validate the customer's VAT number first."},
+	{InvoiceVatTreatmentNotVatRegistered, s400, GroupCustomers, "Företaget är inte momsregistrerat och kan inte fakturera med omvänd skattskyldighet eller export.", "The company is not VAT-registered and cannot invoice with reverse charge or export.", "Register for VAT in the company's tax profile first."},
 	{CustomerNotFound, s404, GroupCustomers, "Kunden hittades inte.", "The customer was not found.", ""},
 	{CustomerNoPersonalNumber, s404, GroupCustomers, "Kunden har inget personnummer.", "The customer has no personal number.", ""},
 	{CustomerDuplicateOrgNumber, s409, GroupCustomers, "Det finns redan en kund med det organisationsnumret.", "A customer with this organisation number already exists.", "Use the existing customer."},

@@ -11,19 +11,19 @@ import (
 
 // The accounts of a sale (BAS; peer §4.4).
 const (
-	Receivable        = "1510" // kundfordringar
-	DeductionClaim    = "1513" // ROT/RUT to be paid by Skatteverket
-	PaymentAccount    = "1930" // the default account a payment arrives on
-	RoundingAccount   = "3740" // öres- och kronutjämning
-	ExchangeGain      = "3960"
-	ExchangeLoss      = "7960"
-	AccrualBalance    = "2970" // förutbetalda intäkter
-	ExemptRevenue     = "3004"
-	StandardRevenue   = "3001"
-	EUGoodsRevenue    = "3108" // ruta 35
-	ExportGoods       = "3105" // ruta 36
-	EUServicesRevenue = "3308" // ruta 39
-	ExportServices    = "3305" // ruta 40
+	Receivable            = "1510" // kundfordringar
+	DeductionClaim        = "1513" // ROT/RUT to be paid by Skatteverket
+	PaymentAccount        = "1930" // the default account a payment arrives on
+	RoundingAccount       = "3740" // öres- och kronutjämning
+	ExchangeGain          = "3960"
+	ExchangeLoss          = "7960"
+	AccrualBalance        = "2970" // förutbetalda intäkter
+	ExemptRevenue         = "3004"
+	StandardRevenue       = "3001"
+	EUGoodsRevenue        = "3108" // ruta 35
+	ExportGoodsRevenue    = "3105" // ruta 36
+	EUServicesRevenue     = "3308" // ruta 39
+	ExportServicesRevenue = "3305" // ruta 40
 )
 
 // revenueAt and outputVAT are the accounts of Swedish sales per rate.
