@@ -55,14 +55,14 @@ func (h *Handler) ListAuditEntries(ctx context.Context, req gen.ListAuditEntries
 		t := p.ToDate.Time
 		f.To = &t
 	}
-	if pos := new(Position); h.cursors.DecodeParam(listName, p.Cursor, pos) {
+	if pos := new(cursor.Position); h.cursors.DecodeParam(listName, p.Cursor, pos) {
 		f.After = pos
 	}
 	rows, err := h.store.List(ctx, req.CompanyId, f)
 	if err != nil {
 		return nil, err
 	}
-	rows, cur := cursor.Next(h.cursors, listName, rows, f.Limit, func(e Entry) any { return Position{At: e.CreatedAt, ID: e.ID} })
+	rows, cur := cursor.Next(h.cursors, listName, rows, f.Limit, func(e Entry) any { return cursor.Position{At: e.CreatedAt, ID: e.ID} })
 	next := nullable.NewNullNullable[string]()
 	if cur != "" {
 		next = nullable.NewNullableWithValue(cur)

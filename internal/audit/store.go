@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/lib/pq"
 
+	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -78,16 +79,10 @@ type Filter struct {
 	RecordID string
 	From     *time.Time // created_at on or after
 	To       *time.Time // created_at before
-	// After is the keyset position of the previous page's last entry.
-	After *Position
+	// After is the keyset position of the previous page's last entry: the
+	// trail is newest first, by (created_at, id) descending.
+	After *cursor.Position
 	Limit int
-}
-
-// Position is where a page of the trail ends: the trail is newest first,
-// by (created_at, id) descending.
-type Position struct {
-	At time.Time `json:"at"`
-	ID uuid.UUID `json:"id"`
 }
 
 // List returns up to f.Limit+1 entries of company matching f, newest first;

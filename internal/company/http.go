@@ -43,8 +43,8 @@ func (h *Handler) ListCompanies(ctx context.Context, req gen.ListCompaniesReques
 		roles[a.CompanyID] = a.Role
 		ids = append(ids, a.CompanyID)
 	}
-	var after *Position
-	if p := new(Position); h.cursors.DecodeParam(listName, req.Params.Cursor, p) {
+	var after *cursor.Position
+	if p := new(cursor.Position); h.cursors.DecodeParam(listName, req.Params.Cursor, p) {
 		after = p
 	}
 	limit := cursor.Limit(req.Params.Limit, cursor.DefaultLimit, cursor.MaxLimit)
@@ -53,7 +53,7 @@ func (h *Handler) ListCompanies(ctx context.Context, req gen.ListCompaniesReques
 		return nil, err
 	}
 	rows, next := cursor.Next(h.cursors, listName, rows, limit, func(c Company) any {
-		return Position{At: c.CreatedAt, ID: c.ID}
+		return cursor.Position{At: c.CreatedAt, ID: c.ID}
 	})
 	data := make([]gen.CompanyListItem, len(rows))
 	for i, c := range rows {

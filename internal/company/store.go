@@ -8,6 +8,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -51,16 +52,9 @@ func (s *Store) Insert(ctx context.Context, c Company, createdBy uuid.UUID) (Com
 	return out, err
 }
 
-// Position is where a page of companies ends: oldest first, by
-// (created_at, id).
-type Position struct {
-	At time.Time `json:"at"`
-	ID uuid.UUID `json:"id"`
-}
-
 // List returns up to limit+1 of the non-archived companies among ids,
 // oldest first, after the position after (nil for the first page).
-func (s *Store) List(ctx context.Context, ids []uuid.UUID, after *Position, limit int) ([]Company, error) {
+func (s *Store) List(ctx context.Context, ids []uuid.UUID, after *cursor.Position, limit int) ([]Company, error) {
 	var out []Company
 	at, id := time.Time{}, uuid.Nil
 	if after != nil {

@@ -78,15 +78,15 @@ func (h *Handler) ListDocuments(ctx context.Context, req gen.ListDocumentsReques
 		f.To = &p.UploadedTo.Time
 	}
 	limit := cursor.Limit(p.Limit, cursor.DefaultLimit, cursor.MaxLimit)
-	var after *Position
-	if pos := new(Position); h.cursors.DecodeParam(listName, p.Cursor, pos) {
+	var after *cursor.Position
+	if pos := new(cursor.Position); h.cursors.DecodeParam(listName, p.Cursor, pos) {
 		after = pos
 	}
 	rows, err := h.store.List(ctx, req.CompanyId, f, after, limit)
 	if err != nil {
 		return nil, err
 	}
-	rows, cur := cursor.Next(h.cursors, listName, rows, limit, func(d Doc) any { return Position{At: d.CreatedAt, ID: d.ID} })
+	rows, cur := cursor.Next(h.cursors, listName, rows, limit, func(d Doc) any { return cursor.Position{At: d.CreatedAt, ID: d.ID} })
 	out := gen.DocumentList{Documents: make([]gen.Document, len(rows)), NextCursor: nullable.NewNullNullable[string]()}
 	if cur != "" {
 		out.NextCursor = nullable.NewNullableWithValue(cur)

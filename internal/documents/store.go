@@ -10,6 +10,7 @@ import (
 	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -116,17 +117,10 @@ type Filter struct {
 	All bool
 }
 
-// Position is where a page of the list ends: created_at descending, then
-// id ascending.
-type Position struct {
-	At time.Time `json:"at"`
-	ID uuid.UUID `json:"id"`
-}
-
 // List answers up to limit+1 documents of company matching f after the
 // position after, newest upload first: the extra one says another page
 // exists.
-func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter, after *Position, limit int) ([]Doc, error) {
+func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter, after *cursor.Position, limit int) ([]Doc, error) {
 	var at *time.Time
 	var id *uuid.UUID
 	if after != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/pgtest"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -93,7 +94,7 @@ func TestStore(t *testing.T) {
 	if err != nil || len(page) != 3 || page[0].ID != third.ID || page[1].ID != linked.ID {
 		t.Fatalf("first page: %v %v", ids(page), err)
 	}
-	rest, err := s.List(ctx, company, Filter{}, &Position{At: page[1].CreatedAt, ID: page[1].ID}, 2)
+	rest, err := s.List(ctx, company, Filter{}, &cursor.Position{At: page[1].CreatedAt, ID: page[1].ID}, 2)
 	if err != nil || len(rest) != 1 || rest[0].ID != free.ID {
 		t.Fatalf("second page: %v %v", ids(rest), err)
 	}

@@ -63,14 +63,14 @@ func (h *Handler) ListJournalEntries(ctx context.Context, req gen.ListJournalEnt
 	if p.DateTo != nil {
 		f.To = &p.DateTo.Time
 	}
-	if pos := new(Position); h.cursors.DecodeParam(listName, p.Cursor, pos) {
+	if pos := new(cursor.Position); h.cursors.DecodeParam(listName, p.Cursor, pos) {
 		f.After = pos
 	}
 	rows, err := h.ledger.List(ctx, req.CompanyId, f)
 	if err != nil {
 		return nil, err
 	}
-	rows, next := cursor.Next(h.cursors, listName, rows, f.Limit, func(e Entry) any { return Position{At: e.CreatedAt, ID: e.ID} })
+	rows, next := cursor.Next(h.cursors, listName, rows, f.Limit, func(e Entry) any { return cursor.Position{At: e.CreatedAt, ID: e.ID} })
 	items := make([]gen.JournalEntryListItem, len(rows))
 	for i, e := range rows {
 		items[i] = gen.JournalEntryListItem{Id: e.ID, FiscalPeriodId: e.PeriodID, VoucherSeries: e.Series,

@@ -14,6 +14,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/chart"
+	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -315,15 +316,8 @@ type Filter struct {
 	// Statuses to include; empty means every status but cancelled.
 	Statuses []Status
 	From, To *time.Time
-	After    *Position
+	After    *cursor.Position
 	Limit    int
-}
-
-// Position is where a page of the list ends: created_at descending, then
-// id ascending.
-type Position struct {
-	At time.Time `json:"at"`
-	ID uuid.UUID `json:"id"`
 }
 
 // List returns up to f.Limit+1 entries of company matching f, without

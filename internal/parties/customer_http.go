@@ -31,7 +31,7 @@ func (h *Handler) ListCustomers(ctx context.Context, req gen.ListCustomersReques
 		return nil, err
 	}
 	rows, next := cursor.Next(h.cursors, customerList, rows, limit, func(c Customer) any {
-		return Position{At: c.CreatedAt, ID: c.ID}
+		return cursor.Position{At: c.CreatedAt, ID: c.ID}
 	})
 	data := make([]gen.CustomerListItem, len(rows))
 	for i, c := range rows {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -34,7 +35,7 @@ func (s *Store) Customer(ctx context.Context, company, id uuid.UUID, lock bool) 
 }
 
 // Customers returns up to limit+1 customers after the position after.
-func (s *Store) Customers(ctx context.Context, company uuid.UUID, f Filter, after *Position, limit int) ([]Customer, error) {
+func (s *Store) Customers(ctx context.Context, company uuid.UUID, f Filter, after *cursor.Position, limit int) ([]Customer, error) {
 	return list[Customer](ctx, s, "customers", "customer_type", customerColumns, company, f, after, limit)
 }
 

@@ -87,8 +87,8 @@ func filter(typ *string, search *string, archived *bool) Filter {
 }
 
 // page decodes a list's cursor.
-func (h *Handler) page(name string, c *string) *Position {
-	if p := new(Position); h.cursors.DecodeParam(name, c, p) {
+func (h *Handler) page(name string, c *string) *cursor.Position {
+	if p := new(cursor.Position); h.cursors.DecodeParam(name, c, p) {
 		return p
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/identifier"
 	"github.com/kontera/kontera/internal/seal"
 	"github.com/kontera/kontera/internal/store"
@@ -32,12 +33,6 @@ type Filter struct {
 	Type            string // "" = every type
 	Search          string // "" = no search
 	IncludeArchived bool
-}
-
-// Position is where a page ends: oldest first, by (created_at, id).
-type Position struct {
-	At time.Time `json:"at"`
-	ID uuid.UUID `json:"id"`
 }
 
 // searchClause is the WHERE part of a search: the name contains the text,
@@ -90,8 +85,9 @@ func orgKey(org *string) *string {
 	return &k
 }
 
-// list runs a page query over table with the filter's conditions.
-func list[T any](ctx context.Context, s *Store, table, typeColumn, columns string, company uuid.UUID, f Filter, after *Position, limit int) ([]T, error) {
+// list runs a page query over table with the filter's conditions, oldest
+// first by (created_at, id).
+func list[T any](ctx context.Context, s *Store, table, typeColumn, columns string, company uuid.UUID, f Filter, after *cursor.Position, limit int) ([]T, error) {
 	at, id := time.Time{}, uuid.Nil
 	if after != nil {
 		at, id = after.At, after.ID

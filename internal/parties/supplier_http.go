@@ -29,7 +29,7 @@ func (h *Handler) ListSuppliers(ctx context.Context, req gen.ListSuppliersReques
 		return nil, err
 	}
 	rows, next := cursor.Next(h.cursors, supplierList, rows, limit, func(s Supplier) any {
-		return Position{At: s.CreatedAt, ID: s.ID}
+		return cursor.Position{At: s.CreatedAt, ID: s.ID}
 	})
 	data := make([]gen.SupplierListItem, len(rows))
 	for i, s := range rows {

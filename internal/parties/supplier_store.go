@@ -7,6 +7,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -27,7 +28,7 @@ func (s *Store) Supplier(ctx context.Context, company, id uuid.UUID, lock bool) 
 }
 
 // Suppliers returns up to limit+1 suppliers after the position after.
-func (s *Store) Suppliers(ctx context.Context, company uuid.UUID, f Filter, after *Position, limit int) ([]Supplier, error) {
+func (s *Store) Suppliers(ctx context.Context, company uuid.UUID, f Filter, after *cursor.Position, limit int) ([]Supplier, error) {
 	return list[Supplier](ctx, s, "suppliers", "supplier_type", supplierColumns, company, f, after, limit)
 }
 
