@@ -114,11 +114,14 @@ const (
 	InvoiceVatTreatmentNotVatRegistered        Code = "INVOICE_VAT_TREATMENT_NOT_VAT_REGISTERED"
 	CustomerNotFound                           Code = "CUSTOMER_NOT_FOUND"
 	CustomerNoPersonalNumber                   Code = "CUSTOMER_NO_PERSONAL_NUMBER"
+	InvoiceNotFound                            Code = "INVOICE_NOT_FOUND"
 	CustomerDuplicateOrgNumber                 Code = "CUSTOMER_DUPLICATE_ORG_NUMBER"
 	CustomerHasInvoices                        Code = "CUSTOMER_HAS_INVOICES"
 	InvoiceAlreadySent                         Code = "INVOICE_ALREADY_SENT"
 	InvoiceBookConflict                        Code = "INVOICE_BOOK_CONFLICT"
 	InvoiceCancelRace                          Code = "INVOICE_CANCEL_RACE"
+	InvoiceUpdateNotDraft                      Code = "INVOICE_UPDATE_NOT_DRAFT"
+	InvoiceDeleteNotDraft                      Code = "INVOICE_DELETE_NOT_DRAFT"
 	CustomerPersonalNumberUnreadable           Code = "CUSTOMER_PERSONAL_NUMBER_UNREADABLE"
 	CustomerCreateFailed                       Code = "CUSTOMER_CREATE_FAILED"
 	CustomerDeleteFailed                       Code = "CUSTOMER_DELETE_FAILED"
@@ -337,11 +340,14 @@ var entries = []Entry{
 	{InvoiceVatTreatmentNotVatRegistered, s400, GroupCustomers, "Företaget är inte momsregistrerat och kan inte fakturera med omvänd skattskyldighet eller export.", "The company is not VAT-registered and cannot invoice with reverse charge or export.", "Register for VAT in the company's tax profile first."},
 	{CustomerNotFound, s404, GroupCustomers, "Kunden hittades inte.", "The customer was not found.", ""},
 	{CustomerNoPersonalNumber, s404, GroupCustomers, "Kunden har inget personnummer.", "The customer has no personal number.", ""},
+	{InvoiceNotFound, s404, GroupCustomers, "Fakturan hittades inte.", "The invoice was not found.", ""},
 	{CustomerDuplicateOrgNumber, s409, GroupCustomers, "Det finns redan en kund med det organisationsnumret.", "A customer with this organisation number already exists.", "Use the existing customer."},
 	{CustomerHasInvoices, s409, GroupCustomers, "Kunden har öppna fakturor.", "The customer has open invoices.", ""},
 	{InvoiceAlreadySent, s409, GroupCustomers, "Fakturan är redan skickad.", "The invoice is already sent.", ""},
 	{InvoiceBookConflict, s409, GroupCustomers, "Fakturan bokförs redan av en annan begäran.", "The invoice is being booked by another request.", "Read the invoice again."},
 	{InvoiceCancelRace, s409, GroupCustomers, "Fakturan ändrades samtidigt av en annan begäran.", "The invoice was changed by another request at the same time.", "Read the invoice again."},
+	{InvoiceUpdateNotDraft, s409, GroupCustomers, "Fakturan är inte längre ett utkast och ändras inte.", "The invoice is no longer a draft and is not changed.", "Credit the invoice and issue a new one."},
+	{InvoiceDeleteNotDraft, s409, GroupCustomers, "Bara utkast kan tas bort.", "Only drafts can be deleted.", "Credit the invoice instead."},
 	{CustomerPersonalNumberUnreadable, s422, GroupCustomers, "Kundens personnummer kunde inte läsas.", "The customer's personal number could not be read.", ""},
 	{CustomerCreateFailed, s500, GroupCustomers, "Kunden kunde inte skapas.", "The customer could not be created.", "Retry later; nothing was changed."},
 	{CustomerDeleteFailed, s500, GroupCustomers, "Kunden kunde inte arkiveras.", "The customer could not be archived.", "Retry later; nothing was changed."},

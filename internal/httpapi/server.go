@@ -28,6 +28,7 @@ import (
 	"github.com/kontera/kontera/internal/discovery"
 	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/invoicing"
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/metrics"
@@ -209,8 +210,18 @@ func New(cfg Config) (*Server, error) {
 	people := parties.NewStore(cfg.DB, audits, box)
 	s.people = people
 	journal.PartyName = people.PartyName
+	sales := invoicing.NewStore(cfg.DB)
 	registry := parties.NewRegistry(people, parties.Books{
-		InvoiceDefaultDays: companies.InvoiceDefaultDays, ActiveAccount: accounts.Active}, cfg.VIES, cfg.Now)
+		InvoiceDefaultDays: companies.InvoiceDefaultDays, ActiveAccount: accounts.Active,
+		OpenCustomerInvoices: func(ctx context.Context, company, customer uuid.UUID) ([]parties.OpenInvoice, error) {
+			rows, err := sales.Open(ctx, company, customer, ledger.Today(cfg.Now()))
+			out := make([]parties.OpenInvoice, len(rows))
+			for i, r := range rows {
+				out[i] = parties.OpenInvoice{ID: r.ID, Number: r.Number, Status: r.State(), InvoiceDate: r.InvoiceDate,
+					DueDate: r.DueDate, Currency: r.Currency, Total: r.Total, BalanceDue: r.Remaining()}
+			}
+			return out, err
+		}}, cfg.VIES, cfg.Now)
 	s.outside = map[string]outsideWork{"createCustomer": registry.LookupVAT, "bulkCreateCustomers": registry.LookupVAT,
 		"updateCustomer": registry.LookupVAT}
 	docs := documents.NewStore(cfg.DB)

@@ -12,18 +12,16 @@ import (
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
 
-// sales writes, in SQL, a company with a customer and a 1930 account, and
-// a draft invoice of 10 000 + 25 % with one line. It answers the company
-// and the invoice.
-func sales(t *testing.T, d *store.DB) (uuid.UUID, uuid.UUID) {
+// seller writes, in SQL, a company with a customer and a 1930 account,
+// and answers both.
+func seller(t *testing.T, d *store.DB) (company, customer uuid.UUID) {
 	t.Helper()
-	var company uuid.UUID
 	if err := d.Get(&company, `WITH u AS (INSERT INTO users (email) VALUES ('f' || gen_random_uuid() || '@example.se') RETURNING id)
 		INSERT INTO companies (name, entity_type, first_fiscal_year_start, first_fiscal_year_end, created_by)
 		SELECT 'Fakturor AB', 'aktiebolag', '2026-01-01', '2026-12-31', id FROM u RETURNING id`); err != nil {
 		t.Fatal(err)
 	}
-	customer := uuid.New()
+	customer = uuid.New()
 	if _, err := d.Exec(`INSERT INTO customers (company_id, id, name, customer_type, country, language, default_payment_terms, search_name)
 		VALUES ($1, $2, 'Kund AB', 'swedish_business', 'SE', 'sv', 30, 'kund ab')`, company, customer); err != nil {
 		t.Fatal(err)
@@ -32,6 +30,14 @@ func sales(t *testing.T, d *store.DB) (uuid.UUID, uuid.UUID) {
 		VALUES ($1, '1930', 'Bank', 'asset', 'debit', true)`, company); err != nil {
 		t.Fatal(err)
 	}
+	return company, customer
+}
+
+// sales writes, in SQL, a seller and a draft invoice of 10 000 + 25 %
+// with one line. It answers the company and the invoice.
+func sales(t *testing.T, d *store.DB) (uuid.UUID, uuid.UUID) {
+	t.Helper()
+	company, customer := seller(t, d)
 	var invoice uuid.UUID
 	if err := d.Get(&invoice, `INSERT INTO invoices (company_id, document_type, customer_id, customer_name, invoice_date, due_date,
 			currency, vat_treatment, subtotal, vat_amount, total)

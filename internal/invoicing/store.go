@@ -1,0 +1,263 @@
+package invoicing
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/cockroachdb/apd/v3"
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Invoice is a row of invoices: a quote, proforma, delivery note,
+// invoice or credit note, as stored.
+type Invoice struct {
+	CompanyID         uuid.UUID         `db:"company_id"`
+	ID                uuid.UUID         `db:"id"`
+	DocumentType      string            `db:"document_type"`
+	Number            *string           `db:"invoice_number"`
+	CustomerID        uuid.UUID         `db:"customer_id"`
+	CustomerName      string            `db:"customer_name"`
+	Status            string            `db:"status"`
+	InvoiceDate       time.Time         `db:"invoice_date"`
+	DueDate           time.Time         `db:"due_date"`
+	DeliveryDate      *time.Time        `db:"delivery_date"`
+	ValidUntil        *time.Time        `db:"valid_until"`
+	QuoteStatus       *string           `db:"quote_status"`
+	QuoteDecidedAt    *time.Time        `db:"quote_decided_at"`
+	Currency          string            `db:"currency"`
+	ExchangeRate      *money.Rate       `db:"exchange_rate"`
+	Treatment         Kind              `db:"vat_treatment"`
+	TreatmentOverride bool              `db:"vat_treatment_override"`
+	DeliveryCountry   *string           `db:"delivery_country"`
+	OreRounding       bool              `db:"ore_rounding"`
+	Subtotal          money.Amount      `db:"subtotal"`
+	VAT               money.Amount      `db:"vat_amount"`
+	Rounding          money.Amount      `db:"rounding_amount"`
+	Total             money.Amount      `db:"total"`
+	DeductionTotal    money.Amount      `db:"deduction_total"`
+	Paid              money.Amount      `db:"paid_amount"`
+	TotalSEK          *money.Amount     `db:"total_sek"`
+	OCR               *string           `db:"ocr_reference"`
+	YourReference     *string           `db:"your_reference"`
+	OurReference      *string           `db:"our_reference"`
+	Marking           *string           `db:"invoice_marking"`
+	Notes             *string           `db:"notes"`
+	DefaultDimensions ledger.Dimensions `db:"default_dimensions"`
+	BookingDeferred   bool              `db:"booking_deferred"`
+	EntryID           *uuid.UUID        `db:"journal_entry_id"`
+	CreditedID        *uuid.UUID        `db:"credited_invoice_id"`
+	SourceQuoteID     *uuid.UUID        `db:"source_quote_id"`
+	SentAt            *time.Time        `db:"sent_at"`
+	PaidAt            *time.Time        `db:"paid_at"`
+	CancelledAt       *time.Time        `db:"cancelled_at"`
+	CreatedAt         time.Time         `db:"created_at"`
+	UpdatedAt         time.Time         `db:"updated_at"`
+	// Overdue and QuoteExpired are derived on the day the row was read.
+	Overdue      bool `db:"overdue"`
+	QuoteExpired bool `db:"quote_expired"`
+
+	Lines []Line `db:"-"`
+}
+
+// Remaining is what is left to pay: the total less Skatteverket's part
+// and what has been paid.
+func (i Invoice) Remaining() money.Amount { return i.Total.Sub(i.DeductionTotal).Sub(i.Paid) }
+
+// Line is a row of invoice_items.
+type Line struct {
+	ID                    uuid.UUID         `db:"id"`
+	SortOrder             int               `db:"sort_order"`
+	Type                  string            `db:"line_type"`
+	Description           string            `db:"description"`
+	Quantity              apd.Decimal       `db:"quantity"`
+	Unit                  string            `db:"unit"`
+	UnitPrice             money.Amount      `db:"unit_price"`
+	Discount              apd.Decimal       `db:"discount_percent"`
+	VATRate               apd.Decimal       `db:"vat_rate"`
+	RevenueAccount        *string           `db:"revenue_account"`
+	Deduction             *string           `db:"deduction_type"`
+	LaborHours            *apd.Decimal      `db:"labor_hours"`
+	WorkType              *string           `db:"work_type"`
+	AccrualStart          *time.Time        `db:"accrual_period_start"`
+	AccrualEnd            *time.Time        `db:"accrual_period_end"`
+	AccrualBalanceAccount *string           `db:"accrual_balance_account"`
+	Dimensions            ledger.Dimensions `db:"dimensions"`
+	Net                   money.Amount      `db:"net_amount"`
+	VAT                   money.Amount      `db:"vat_amount"`
+}
+
+// Store holds the SQL of invoices.
+type Store struct{ db *store.DB }
+
+// NewStore returns the invoicing store on db.
+func NewStore(db *store.DB) *Store { return &Store{db: db} }
+
+// columns reads a row of invoices i with what is derived on day $today.
+func columns(today string) string {
+	return `i.*, invoices_overdue(i.status, i.due_date, i.total, i.deduction_total, i.paid_amount, ` + today + `) AS overdue,
+		coalesce(i.quote_status = 'open' AND i.valid_until < ` + today + `, false) AS quote_expired`
+}
+
+// Insert writes a new draft with its lines in one statement and answers
+// it as stored, as read on today.
+func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoice, error) {
+	rows := make([]map[string]any, len(inv.Lines))
+	for k, l := range inv.Lines {
+		rows[k] = map[string]any{"id": l.ID, "sort_order": l.SortOrder, "line_type": l.Type,
+			"description": l.Description, "quantity": l.Quantity.String(), "unit": l.Unit, "unit_price": l.UnitPrice,
+			"discount_percent": l.Discount.String(), "vat_rate": l.VATRate.String(), "revenue_account": l.RevenueAccount,
+			"deduction_type": l.Deduction, "labor_hours": l.LaborHours, "work_type": l.WorkType,
+			"accrual_period_start": dayOrNil(l.AccrualStart), "accrual_period_end": dayOrNil(l.AccrualEnd),
+			"accrual_balance_account": l.AccrualBalanceAccount, "dimensions": l.Dimensions,
+			"net_amount": l.Net, "vat_amount": l.VAT}
+	}
+	lines, err := json.Marshal(rows)
+	if err != nil {
+		return inv, err
+	}
+	var out Invoice
+	err = s.db.Q(ctx).GetContext(ctx, &out, `
+		WITH i AS (
+			INSERT INTO invoices (company_id, id, document_type, invoice_number, customer_id, customer_name, invoice_date,
+				due_date, delivery_date, valid_until, quote_status, currency, exchange_rate, vat_treatment,
+				vat_treatment_override, delivery_country, ore_rounding, subtotal, vat_amount, rounding_amount, total,
+				deduction_total, total_sek, ocr_reference, your_reference, our_reference, invoice_marking, notes,
+				default_dimensions, booking_deferred, credited_invoice_id, source_quote_id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
+				$23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+			RETURNING *),
+		l AS (
+			INSERT INTO invoice_items (company_id, invoice_id, id, sort_order, line_type, description, quantity, unit,
+				unit_price, discount_percent, vat_rate, revenue_account, deduction_type, labor_hours, work_type,
+				accrual_period_start, accrual_period_end, accrual_balance_account, dimensions, net_amount, vat_amount)
+			SELECT i.company_id, i.id, x.id, x.sort_order, x.line_type, x.description, x.quantity, x.unit, x.unit_price,
+				x.discount_percent, x.vat_rate, x.revenue_account, x.deduction_type, x.labor_hours, x.work_type,
+				x.accrual_period_start, x.accrual_period_end, x.accrual_balance_account, coalesce(x.dimensions, '{}'),
+				x.net_amount, x.vat_amount
+			FROM i, jsonb_to_recordset($33::jsonb) AS x(id uuid, sort_order int, line_type text, description text,
+				quantity numeric, unit text, unit_price numeric, discount_percent numeric, vat_rate numeric,
+				revenue_account text, deduction_type text, labor_hours numeric, work_type text,
+				accrual_period_start date, accrual_period_end date, accrual_balance_account text, dimensions jsonb,
+				net_amount numeric, vat_amount numeric)
+			RETURNING 1)
+		SELECT `+columns("$34::date")+` FROM i`, // l runs whether read or not
+		inv.CompanyID, inv.ID, inv.DocumentType, inv.Number, inv.CustomerID, inv.CustomerName, inv.InvoiceDate,
+		inv.DueDate, inv.DeliveryDate, inv.ValidUntil, inv.QuoteStatus, inv.Currency, inv.ExchangeRate, inv.Treatment,
+		inv.TreatmentOverride, inv.DeliveryCountry, inv.OreRounding, inv.Subtotal, inv.VAT, inv.Rounding, inv.Total,
+		inv.DeductionTotal, inv.TotalSEK, inv.OCR, inv.YourReference, inv.OurReference, inv.Marking, inv.Notes,
+		inv.DefaultDimensions, inv.BookingDeferred, inv.CreditedID, inv.SourceQuoteID, string(lines), isoDate(today))
+	if err != nil {
+		return out, store.Refused(err)
+	}
+	out.Lines = inv.Lines
+	return out, nil
+}
+
+// Get answers invoice id of company as read on today, with its lines
+// when lines; FOR UPDATE when lock (the row every change of the invoice
+// takes first). Another company's invoice is INVOICE_NOT_FOUND.
+func (s *Store) Get(ctx context.Context, company, id uuid.UUID, today time.Time, lines, lock bool) (Invoice, error) {
+	q := `SELECT ` + columns("$3::date") + ` FROM invoices i WHERE i.company_id = $1 AND i.id = $2`
+	if lock {
+		q += ` FOR UPDATE`
+	}
+	var out Invoice
+	err := s.db.Q(ctx).GetContext(ctx, &out, q, company, id, isoDate(today))
+	if errors.Is(err, sql.ErrNoRows) {
+		return out, apierr.New(apierr.InvoiceNotFound, map[string]any{"invoice_id": id})
+	}
+	if err != nil || !lines {
+		return out, err
+	}
+	out.Lines, err = s.Lines(ctx, company, id)
+	return out, err
+}
+
+// Lines answers the lines of invoice id in their order.
+func (s *Store) Lines(ctx context.Context, company, id uuid.UUID) ([]Line, error) {
+	out := []Line{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id, sort_order, line_type, description, quantity, unit,
+			unit_price, discount_percent, vat_rate, revenue_account, deduction_type, labor_hours, work_type,
+			accrual_period_start, accrual_period_end, accrual_balance_account, dimensions, net_amount, vat_amount
+		FROM invoice_items WHERE company_id = $1 AND invoice_id = $2 ORDER BY sort_order`, company, id)
+	return out, err
+}
+
+// Filter narrows the list. Status "overdue" is the derived state, and
+// "sent" and "partially_paid" leave the overdue ones out; QuoteStatus
+// "expired" is derived too and implies quotes.
+type Filter struct {
+	Status, DocumentType, QuoteStatus, Currency *string
+	CustomerID                                  *uuid.UUID
+	From, To                                    *time.Time // invoice_date, inclusive
+}
+
+// List answers up to limit+1 invoices of company matching f after the
+// position after, newest first, as read on today: the extra one says
+// another page exists.
+func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter, after *cursor.Position, limit int, today time.Time) ([]Invoice, error) {
+	var at *time.Time
+	var id *uuid.UUID
+	if after != nil {
+		at, id = &after.At, &after.ID
+	}
+	out := []Invoice{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT * FROM (SELECT `+columns("$2::date")+` FROM invoices i
+			WHERE i.company_id = $1
+			  AND ($3::uuid IS NULL OR i.customer_id = $3)
+			  AND ($4::text IS NULL OR i.document_type = $4)
+			  AND ($5::text IS NULL OR i.currency = $5)
+			  AND ($6::date IS NULL OR i.invoice_date >= $6)
+			  AND ($7::date IS NULL OR i.invoice_date <= $7)
+			  AND ($8::timestamptz IS NULL OR i.created_at < $8 OR (i.created_at = $8 AND i.id > $9))) l
+		WHERE ($10::text IS NULL OR CASE $10 WHEN 'overdue' THEN l.overdue
+				WHEN 'sent' THEN l.status = 'sent' AND NOT l.overdue
+				WHEN 'partially_paid' THEN l.status = 'partially_paid' AND NOT l.overdue
+				ELSE l.status = $10 END)
+		  AND ($11::text IS NULL OR l.document_type = 'quote' AND CASE $11 WHEN 'expired' THEN l.quote_expired
+				WHEN 'open' THEN l.quote_status = 'open' AND NOT l.quote_expired
+				ELSE l.quote_status = $11 END)
+		ORDER BY l.created_at DESC, l.id LIMIT $12`,
+		company, isoDate(today), f.CustomerID, f.DocumentType, f.Currency, dayOrNil(f.From), dayOrNil(f.To), at, id,
+		f.Status, f.QuoteStatus, limit+1)
+	return out, err
+}
+
+// isoDate is d as a date the database reads.
+func isoDate(d time.Time) string { return d.Format(time.DateOnly) }
+
+func dayOrNil(d *time.Time) *string {
+	if d == nil {
+		return nil
+	}
+	s := isoDate(*d)
+	return &s
+}
+
+// Open answers the customer's open invoices (sent or partially paid,
+// overdue among them) as read on today, oldest due first.
+func (s *Store) Open(ctx context.Context, company, customer uuid.UUID, today time.Time) ([]Invoice, error) {
+	out := []Invoice{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+columns("$3::date")+` FROM invoices i
+		WHERE i.company_id = $1 AND i.customer_id = $2 AND i.status IN ('sent', 'partially_paid')
+		ORDER BY i.due_date, i.created_at, i.id`, company, customer, isoDate(today))
+	return out, err
+}
+
+// State is the status an invoice is answered with: overdue when it is.
+func (i Invoice) State() string {
+	if i.Overdue {
+		return "overdue"
+	}
+	return i.Status
+}
