@@ -176,16 +176,39 @@ func (s *Store) Delete(ctx context.Context, company uuid.UUID, n string) error {
 // with ACCOUNTS_NOT_IN_CHART naming them. The ledger calls it before it
 // posts, on dry runs too.
 func (s *Store) Ensure(ctx context.Context, company uuid.UUID, numbers []string) ([]Account, error) {
+	byNumber, err := s.byNumber(ctx, company, numbers)
+	if err != nil {
+		return nil, err
+	}
+	return s.ensure(ctx, company, numbers, byNumber)
+}
+
+// byNumber reads the chart's accounts among numbers.
+func (s *Store) byNumber(ctx context.Context, company uuid.UUID, numbers []string) (map[string]Account, error) {
 	var have []Account
 	if err := s.db.Q(ctx).SelectContext(ctx, &have, `SELECT `+columns+` FROM accounts
 		WHERE company_id = $1 AND account_number = ANY($2)`, company, pq.Array(numbers)); err != nil {
 		return nil, err
 	}
-	byNumber := make(map[string]Account, len(have))
+	out := make(map[string]Account, len(have))
 	for _, a := range have {
-		byNumber[a.Number] = a
+		out[a.Number] = a
 	}
-	return s.ensure(ctx, company, numbers, byNumber)
+	return out, nil
+}
+
+// Known refuses, as Ensure does (ACCOUNTS_NOT_IN_CHART), numbers the
+// chart has deactivated or neither it nor BAS has, and adds nothing: for
+// a draft that names accounts it will book only later.
+func (s *Store) Known(ctx context.Context, company uuid.UUID, numbers []string) error {
+	byNumber, err := s.byNumber(ctx, company, numbers)
+	if err != nil {
+		return err
+	}
+	if _, unknown, inactive := Missing(numbers, byNumber); len(unknown) > 0 || len(inactive) > 0 {
+		return notInChart(unknown, inactive)
+	}
+	return nil
 }
 
 // EnsureKnown is Ensure for a caller that read the chart's state of
@@ -205,9 +228,7 @@ func (s *Store) EnsureKnown(ctx context.Context, company uuid.UUID, numbers, act
 func (s *Store) ensure(ctx context.Context, company uuid.UUID, numbers []string, byNumber map[string]Account) ([]Account, error) {
 	add, unknown, inactive := Missing(numbers, byNumber)
 	if len(unknown) > 0 || len(inactive) > 0 {
-		return nil, apierr.New(apierr.AccountsNotInChart, map[string]any{
-			"accounts": append(append([]string{}, unknown...), inactive...), "unknown": nonNil(unknown),
-			"inactive": nonNil(inactive)})
+		return nil, notInChart(unknown, inactive)
 	}
 	if len(add) == 0 {
 		return nil, nil
@@ -229,6 +250,13 @@ func (s *Store) ensure(ctx context.Context, company uuid.UUID, numbers []string,
 		}
 	}
 	return added, nil
+}
+
+// notInChart is ACCOUNTS_NOT_IN_CHART naming the accounts.
+func notInChart(unknown, inactive []string) error {
+	return apierr.New(apierr.AccountsNotInChart, map[string]any{
+		"accounts": append(append([]string{}, unknown...), inactive...), "unknown": nonNil(unknown),
+		"inactive": nonNil(inactive)})
 }
 
 func conflict(skip bool) string {

@@ -131,3 +131,17 @@ func WithWarning(m gen.Meta, code, sv, en string) gen.Meta {
 	m.Warnings = &ws
 	return m
 }
+
+// WithAdvice is WithWarning with what to do about it (remediation).
+func WithAdvice(m gen.Meta, code, sv, en, remediation string) gen.Meta {
+	m = WithWarning(m, code, sv, en)
+	ws := *m.Warnings
+	w := &ws[len(ws)-1]
+	w.Remediation = &struct {
+		Args        *map[string]interface{} `json:"args,omitempty"`
+		Description string                  `json:"description"`
+		Resource    *string                 `json:"resource,omitempty"`
+		Tool        *string                 `json:"tool,omitempty"`
+	}{Description: remediation}
+	return m
+}

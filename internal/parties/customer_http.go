@@ -49,7 +49,7 @@ func (h *Handler) ListCustomers(ctx context.Context, req gen.ListCustomersReques
 
 // GetCustomer returns one customer, archived ones too.
 func (h *Handler) GetCustomer(ctx context.Context, req gen.GetCustomerRequestObject) (gen.GetCustomerResponseObject, error) {
-	expand, err := expansions(req.Params.Expand, "invoices", "party")
+	expand, err := envelope.Expand(req.Params.Expand, "invoices", "party")
 	if err != nil {
 		return nil, err
 	}

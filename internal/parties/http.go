@@ -42,35 +42,6 @@ func field[T any](n nullable.Nullable[T]) Field[T] {
 // null there.
 func unarchive(n nullable.Nullable[any]) bool { return n.IsSpecified() && n.IsNull() }
 
-// expansions reads the expand parameter: a comma list of allowed keys.
-func expansions(s *string, allowed ...string) (map[string]bool, error) {
-	out := map[string]bool{}
-	if s == nil {
-		return out, nil
-	}
-	for _, k := range strings.Split(*s, ",") {
-		k = strings.TrimSpace(k)
-		if k == "" {
-			continue
-		}
-		ok := false
-		for _, a := range allowed {
-			ok = ok || a == k
-		}
-		if !ok {
-			return nil, apierr.Validation(apierr.Issue{Field: "expand", In: "query", Rule: "enum",
-				Issue: "unknown key " + quote(k) + "; allowed: " + strings.Join(allowed, ", ")})
-		}
-		out[k] = true
-	}
-	return out, nil
-}
-
-func quote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
 // filter reads a list's query.
 func filter(typ *string, search *string, archived *bool) Filter {
 	f := Filter{}

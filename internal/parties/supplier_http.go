@@ -43,7 +43,7 @@ func (h *Handler) ListSuppliers(ctx context.Context, req gen.ListSuppliersReques
 
 // GetSupplier returns one supplier, archived ones too.
 func (h *Handler) GetSupplier(ctx context.Context, req gen.GetSupplierRequestObject) (gen.GetSupplierResponseObject, error) {
-	expand, err := expansions(req.Params.Expand, "supplier_invoices", "party")
+	expand, err := envelope.Expand(req.Params.Expand, "supplier_invoices", "party")
 	if err != nil {
 		return nil, err
 	}
