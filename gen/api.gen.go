@@ -233,55 +233,55 @@ func (e CapabilityGrantSource) Valid() bool {
 
 // Defines values for ClientSourceType.
 const (
-	BankTransaction              ClientSourceType = "bank_transaction"
-	ExpenseClaim                 ClientSourceType = "expense_claim"
-	Import                       ClientSourceType = "import"
-	InboxItem                    ClientSourceType = "inbox_item"
-	InvoiceCashPayment           ClientSourceType = "invoice_cash_payment"
-	InvoiceCreated               ClientSourceType = "invoice_created"
-	InvoicePaid                  ClientSourceType = "invoice_paid"
-	Manual                       ClientSourceType = "manual"
-	ReminderFee                  ClientSourceType = "reminder_fee"
-	SalaryPayment                ClientSourceType = "salary_payment"
-	SupplierInvoiceCashPayment   ClientSourceType = "supplier_invoice_cash_payment"
-	SupplierInvoicePaid          ClientSourceType = "supplier_invoice_paid"
-	SupplierInvoicePrivatelyPaid ClientSourceType = "supplier_invoice_privately_paid"
-	SupplierInvoiceRegistered    ClientSourceType = "supplier_invoice_registered"
-	WebshopOrder                 ClientSourceType = "webshop_order"
+	ClientSourceTypeBankTransaction              ClientSourceType = "bank_transaction"
+	ClientSourceTypeExpenseClaim                 ClientSourceType = "expense_claim"
+	ClientSourceTypeImport                       ClientSourceType = "import"
+	ClientSourceTypeInboxItem                    ClientSourceType = "inbox_item"
+	ClientSourceTypeInvoiceCashPayment           ClientSourceType = "invoice_cash_payment"
+	ClientSourceTypeInvoiceCreated               ClientSourceType = "invoice_created"
+	ClientSourceTypeInvoicePaid                  ClientSourceType = "invoice_paid"
+	ClientSourceTypeManual                       ClientSourceType = "manual"
+	ClientSourceTypeReminderFee                  ClientSourceType = "reminder_fee"
+	ClientSourceTypeSalaryPayment                ClientSourceType = "salary_payment"
+	ClientSourceTypeSupplierInvoiceCashPayment   ClientSourceType = "supplier_invoice_cash_payment"
+	ClientSourceTypeSupplierInvoicePaid          ClientSourceType = "supplier_invoice_paid"
+	ClientSourceTypeSupplierInvoicePrivatelyPaid ClientSourceType = "supplier_invoice_privately_paid"
+	ClientSourceTypeSupplierInvoiceRegistered    ClientSourceType = "supplier_invoice_registered"
+	ClientSourceTypeWebshopOrder                 ClientSourceType = "webshop_order"
 )
 
 // Valid indicates whether the value is a known member of the ClientSourceType enum.
 func (e ClientSourceType) Valid() bool {
 	switch e {
-	case BankTransaction:
+	case ClientSourceTypeBankTransaction:
 		return true
-	case ExpenseClaim:
+	case ClientSourceTypeExpenseClaim:
 		return true
-	case Import:
+	case ClientSourceTypeImport:
 		return true
-	case InboxItem:
+	case ClientSourceTypeInboxItem:
 		return true
-	case InvoiceCashPayment:
+	case ClientSourceTypeInvoiceCashPayment:
 		return true
-	case InvoiceCreated:
+	case ClientSourceTypeInvoiceCreated:
 		return true
-	case InvoicePaid:
+	case ClientSourceTypeInvoicePaid:
 		return true
-	case Manual:
+	case ClientSourceTypeManual:
 		return true
-	case ReminderFee:
+	case ClientSourceTypeReminderFee:
 		return true
-	case SalaryPayment:
+	case ClientSourceTypeSalaryPayment:
 		return true
-	case SupplierInvoiceCashPayment:
+	case ClientSourceTypeSupplierInvoiceCashPayment:
 		return true
-	case SupplierInvoicePaid:
+	case ClientSourceTypeSupplierInvoicePaid:
 		return true
-	case SupplierInvoicePrivatelyPaid:
+	case ClientSourceTypeSupplierInvoicePrivatelyPaid:
 		return true
-	case SupplierInvoiceRegistered:
+	case ClientSourceTypeSupplierInvoiceRegistered:
 		return true
-	case WebshopOrder:
+	case ClientSourceTypeWebshopOrder:
 		return true
 	default:
 		return false
@@ -1176,6 +1176,120 @@ func (e InvoiceCompanyNamePosition) Valid() bool {
 	}
 }
 
+// Defines values for InvoiceCreateCurrency.
+const (
+	InvoiceCreateCurrencyCHF InvoiceCreateCurrency = "CHF"
+	InvoiceCreateCurrencyDKK InvoiceCreateCurrency = "DKK"
+	InvoiceCreateCurrencyEUR InvoiceCreateCurrency = "EUR"
+	InvoiceCreateCurrencyGBP InvoiceCreateCurrency = "GBP"
+	InvoiceCreateCurrencyNOK InvoiceCreateCurrency = "NOK"
+	InvoiceCreateCurrencySEK InvoiceCreateCurrency = "SEK"
+	InvoiceCreateCurrencyUSD InvoiceCreateCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceCreateCurrency enum.
+func (e InvoiceCreateCurrency) Valid() bool {
+	switch e {
+	case InvoiceCreateCurrencyCHF:
+		return true
+	case InvoiceCreateCurrencyDKK:
+		return true
+	case InvoiceCreateCurrencyEUR:
+		return true
+	case InvoiceCreateCurrencyGBP:
+		return true
+	case InvoiceCreateCurrencyNOK:
+		return true
+	case InvoiceCreateCurrencySEK:
+		return true
+	case InvoiceCreateCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceCreateDocumentType.
+const (
+	InvoiceCreateDocumentTypeDeliveryNote InvoiceCreateDocumentType = "delivery_note"
+	InvoiceCreateDocumentTypeInvoice      InvoiceCreateDocumentType = "invoice"
+	InvoiceCreateDocumentTypeProforma     InvoiceCreateDocumentType = "proforma"
+	InvoiceCreateDocumentTypeQuote        InvoiceCreateDocumentType = "quote"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceCreateDocumentType enum.
+func (e InvoiceCreateDocumentType) Valid() bool {
+	switch e {
+	case InvoiceCreateDocumentTypeDeliveryNote:
+		return true
+	case InvoiceCreateDocumentTypeInvoice:
+		return true
+	case InvoiceCreateDocumentTypeProforma:
+		return true
+	case InvoiceCreateDocumentTypeQuote:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceCurrency.
+const (
+	InvoiceCurrencyCHF InvoiceCurrency = "CHF"
+	InvoiceCurrencyDKK InvoiceCurrency = "DKK"
+	InvoiceCurrencyEUR InvoiceCurrency = "EUR"
+	InvoiceCurrencyGBP InvoiceCurrency = "GBP"
+	InvoiceCurrencyNOK InvoiceCurrency = "NOK"
+	InvoiceCurrencySEK InvoiceCurrency = "SEK"
+	InvoiceCurrencyUSD InvoiceCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceCurrency enum.
+func (e InvoiceCurrency) Valid() bool {
+	switch e {
+	case InvoiceCurrencyCHF:
+		return true
+	case InvoiceCurrencyDKK:
+		return true
+	case InvoiceCurrencyEUR:
+		return true
+	case InvoiceCurrencyGBP:
+		return true
+	case InvoiceCurrencyNOK:
+		return true
+	case InvoiceCurrencySEK:
+		return true
+	case InvoiceCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceDocumentType.
+const (
+	InvoiceDocumentTypeDeliveryNote InvoiceDocumentType = "delivery_note"
+	InvoiceDocumentTypeInvoice      InvoiceDocumentType = "invoice"
+	InvoiceDocumentTypeProforma     InvoiceDocumentType = "proforma"
+	InvoiceDocumentTypeQuote        InvoiceDocumentType = "quote"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceDocumentType enum.
+func (e InvoiceDocumentType) Valid() bool {
+	switch e {
+	case InvoiceDocumentTypeDeliveryNote:
+		return true
+	case InvoiceDocumentTypeInvoice:
+		return true
+	case InvoiceDocumentTypeProforma:
+		return true
+	case InvoiceDocumentTypeQuote:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InvoiceFontFamily.
 const (
 	Courier      InvoiceFontFamily = "Courier"
@@ -1206,6 +1320,63 @@ func (e InvoiceFontFamily) Valid() bool {
 	}
 }
 
+// Defines values for InvoiceItemLineType.
+const (
+	InvoiceItemLineTypeProduct InvoiceItemLineType = "product"
+	InvoiceItemLineTypeText    InvoiceItemLineType = "text"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceItemLineType enum.
+func (e InvoiceItemLineType) Valid() bool {
+	switch e {
+	case InvoiceItemLineTypeProduct:
+		return true
+	case InvoiceItemLineTypeText:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceItemCreateLineType.
+const (
+	InvoiceItemCreateLineTypeProduct InvoiceItemCreateLineType = "product"
+	InvoiceItemCreateLineTypeText    InvoiceItemCreateLineType = "text"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceItemCreateLineType enum.
+func (e InvoiceItemCreateLineType) Valid() bool {
+	switch e {
+	case InvoiceItemCreateLineTypeProduct:
+		return true
+	case InvoiceItemCreateLineTypeText:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoicePaymentSource.
+const (
+	InvoicePaymentSourceBank         InvoicePaymentSource = "bank"
+	InvoicePaymentSourceManual       InvoicePaymentSource = "manual"
+	InvoicePaymentSourceRotRutPayout InvoicePaymentSource = "rot_rut_payout"
+)
+
+// Valid indicates whether the value is a known member of the InvoicePaymentSource enum.
+func (e InvoicePaymentSource) Valid() bool {
+	switch e {
+	case InvoicePaymentSourceBank:
+		return true
+	case InvoicePaymentSourceManual:
+		return true
+	case InvoicePaymentSourceRotRutPayout:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InvoiceQrMode.
 const (
 	Auto        InvoiceQrMode = "auto"
@@ -1227,6 +1398,87 @@ func (e InvoiceQrMode) Valid() bool {
 	case PaymentLink:
 		return true
 	case Swish:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceStatus.
+const (
+	InvoiceStatusCancelled     InvoiceStatus = "cancelled"
+	InvoiceStatusCredited      InvoiceStatus = "credited"
+	InvoiceStatusDraft         InvoiceStatus = "draft"
+	InvoiceStatusOverdue       InvoiceStatus = "overdue"
+	InvoiceStatusPaid          InvoiceStatus = "paid"
+	InvoiceStatusPartiallyPaid InvoiceStatus = "partially_paid"
+	InvoiceStatusSent          InvoiceStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceStatus enum.
+func (e InvoiceStatus) Valid() bool {
+	switch e {
+	case InvoiceStatusCancelled:
+		return true
+	case InvoiceStatusCredited:
+		return true
+	case InvoiceStatusDraft:
+		return true
+	case InvoiceStatusOverdue:
+		return true
+	case InvoiceStatusPaid:
+		return true
+	case InvoiceStatusPartiallyPaid:
+		return true
+	case InvoiceStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceVatTreatment.
+const (
+	InvoiceVatTreatmentEuGoods        InvoiceVatTreatment = "eu_goods"
+	InvoiceVatTreatmentEuServices     InvoiceVatTreatment = "eu_services"
+	InvoiceVatTreatmentExportGoods    InvoiceVatTreatment = "export_goods"
+	InvoiceVatTreatmentExportServices InvoiceVatTreatment = "export_services"
+	InvoiceVatTreatmentStandard       InvoiceVatTreatment = "standard"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceVatTreatment enum.
+func (e InvoiceVatTreatment) Valid() bool {
+	switch e {
+	case InvoiceVatTreatmentEuGoods:
+		return true
+	case InvoiceVatTreatmentEuServices:
+		return true
+	case InvoiceVatTreatmentExportGoods:
+		return true
+	case InvoiceVatTreatmentExportServices:
+		return true
+	case InvoiceVatTreatmentStandard:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceVatTreatmentAsk.
+const (
+	InvoiceVatTreatmentAskExport        InvoiceVatTreatmentAsk = "export"
+	InvoiceVatTreatmentAskReverseCharge InvoiceVatTreatmentAsk = "reverse_charge"
+	InvoiceVatTreatmentAskStandard      InvoiceVatTreatmentAsk = "standard"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceVatTreatmentAsk enum.
+func (e InvoiceVatTreatmentAsk) Valid() bool {
+	switch e {
+	case InvoiceVatTreatmentAskExport:
+		return true
+	case InvoiceVatTreatmentAskReverseCharge:
+		return true
+	case InvoiceVatTreatmentAskStandard:
 		return true
 	default:
 		return false
@@ -1419,6 +1671,30 @@ func (e PsPeriod) Valid() bool {
 	}
 }
 
+// Defines values for QuoteStatus.
+const (
+	QuoteStatusAccepted QuoteStatus = "accepted"
+	QuoteStatusDeclined QuoteStatus = "declined"
+	QuoteStatusExpired  QuoteStatus = "expired"
+	QuoteStatusOpen     QuoteStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the QuoteStatus enum.
+func (e QuoteStatus) Valid() bool {
+	switch e {
+	case QuoteStatusAccepted:
+		return true
+	case QuoteStatusDeclined:
+		return true
+	case QuoteStatusExpired:
+		return true
+	case QuoteStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for RattelseLogEntryRattelseType.
 const (
 	Lines    RattelseLogEntryRattelseType = "lines"
@@ -1592,31 +1868,31 @@ func (e Scope) Valid() bool {
 
 // Defines values for SupplierCurrency.
 const (
-	CHF SupplierCurrency = "CHF"
-	DKK SupplierCurrency = "DKK"
-	EUR SupplierCurrency = "EUR"
-	GBP SupplierCurrency = "GBP"
-	NOK SupplierCurrency = "NOK"
-	SEK SupplierCurrency = "SEK"
-	USD SupplierCurrency = "USD"
+	SupplierCurrencyCHF SupplierCurrency = "CHF"
+	SupplierCurrencyDKK SupplierCurrency = "DKK"
+	SupplierCurrencyEUR SupplierCurrency = "EUR"
+	SupplierCurrencyGBP SupplierCurrency = "GBP"
+	SupplierCurrencyNOK SupplierCurrency = "NOK"
+	SupplierCurrencySEK SupplierCurrency = "SEK"
+	SupplierCurrencyUSD SupplierCurrency = "USD"
 )
 
 // Valid indicates whether the value is a known member of the SupplierCurrency enum.
 func (e SupplierCurrency) Valid() bool {
 	switch e {
-	case CHF:
+	case SupplierCurrencyCHF:
 		return true
-	case DKK:
+	case SupplierCurrencyDKK:
 		return true
-	case EUR:
+	case SupplierCurrencyEUR:
 		return true
-	case GBP:
+	case SupplierCurrencyGBP:
 		return true
-	case NOK:
+	case SupplierCurrencyNOK:
 		return true
-	case SEK:
+	case SupplierCurrencySEK:
 		return true
-	case USD:
+	case SupplierCurrencyUSD:
 		return true
 	default:
 		return false
@@ -1745,58 +2021,58 @@ func (e VatBox) Valid() bool {
 
 // Defines values for VatTreatment.
 const (
-	Exempt                     VatTreatment = "exempt"
-	ExportGoods                VatTreatment = "export_goods"
-	ExportServices             VatTreatment = "export_services"
-	ImportGoods                VatTreatment = "import_goods"
-	Oss                        VatTreatment = "oss"
-	OwnUse                     VatTreatment = "own_use"
-	Reduced12                  VatTreatment = "reduced_12"
-	Reduced6                   VatTreatment = "reduced_6"
-	RentalVoluntary            VatTreatment = "rental_voluntary"
-	ReverseChargeDomestic      VatTreatment = "reverse_charge_domestic"
-	ReverseChargeEuGoods       VatTreatment = "reverse_charge_eu_goods"
-	ReverseChargeEuServices    VatTreatment = "reverse_charge_eu_services"
-	ReverseChargeNonEuServices VatTreatment = "reverse_charge_non_eu_services"
-	Standard25                 VatTreatment = "standard_25"
-	TriangulationEuGoods       VatTreatment = "triangulation_eu_goods"
-	Vmb                        VatTreatment = "vmb"
+	VatTreatmentExempt                     VatTreatment = "exempt"
+	VatTreatmentExportGoods                VatTreatment = "export_goods"
+	VatTreatmentExportServices             VatTreatment = "export_services"
+	VatTreatmentImportGoods                VatTreatment = "import_goods"
+	VatTreatmentOss                        VatTreatment = "oss"
+	VatTreatmentOwnUse                     VatTreatment = "own_use"
+	VatTreatmentReduced12                  VatTreatment = "reduced_12"
+	VatTreatmentReduced6                   VatTreatment = "reduced_6"
+	VatTreatmentRentalVoluntary            VatTreatment = "rental_voluntary"
+	VatTreatmentReverseChargeDomestic      VatTreatment = "reverse_charge_domestic"
+	VatTreatmentReverseChargeEuGoods       VatTreatment = "reverse_charge_eu_goods"
+	VatTreatmentReverseChargeEuServices    VatTreatment = "reverse_charge_eu_services"
+	VatTreatmentReverseChargeNonEuServices VatTreatment = "reverse_charge_non_eu_services"
+	VatTreatmentStandard25                 VatTreatment = "standard_25"
+	VatTreatmentTriangulationEuGoods       VatTreatment = "triangulation_eu_goods"
+	VatTreatmentVmb                        VatTreatment = "vmb"
 )
 
 // Valid indicates whether the value is a known member of the VatTreatment enum.
 func (e VatTreatment) Valid() bool {
 	switch e {
-	case Exempt:
+	case VatTreatmentExempt:
 		return true
-	case ExportGoods:
+	case VatTreatmentExportGoods:
 		return true
-	case ExportServices:
+	case VatTreatmentExportServices:
 		return true
-	case ImportGoods:
+	case VatTreatmentImportGoods:
 		return true
-	case Oss:
+	case VatTreatmentOss:
 		return true
-	case OwnUse:
+	case VatTreatmentOwnUse:
 		return true
-	case Reduced12:
+	case VatTreatmentReduced12:
 		return true
-	case Reduced6:
+	case VatTreatmentReduced6:
 		return true
-	case RentalVoluntary:
+	case VatTreatmentRentalVoluntary:
 		return true
-	case ReverseChargeDomestic:
+	case VatTreatmentReverseChargeDomestic:
 		return true
-	case ReverseChargeEuGoods:
+	case VatTreatmentReverseChargeEuGoods:
 		return true
-	case ReverseChargeEuServices:
+	case VatTreatmentReverseChargeEuServices:
 		return true
-	case ReverseChargeNonEuServices:
+	case VatTreatmentReverseChargeNonEuServices:
 		return true
-	case Standard25:
+	case VatTreatmentStandard25:
 		return true
-	case TriangulationEuGoods:
+	case VatTreatmentTriangulationEuGoods:
 		return true
-	case Vmb:
+	case VatTreatmentVmb:
 		return true
 	default:
 		return false
@@ -3888,8 +4164,159 @@ type HealthResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
+type Invoice struct {
+	CreatedAt         time.Time                             `json:"created_at"`
+	CreditedInvoiceId nullable.Nullable[openapi_types.UUID] `json:"credited_invoice_id"`
+
+	// Currency The invoice's currency (ISO 4217).
+	Currency InvoiceCurrency `json:"currency"`
+
+	// Customer The customer as the invoice names it.
+	Customer     InvoiceCustomer    `json:"customer"`
+	CustomerId   openapi_types.UUID `json:"customer_id"`
+	CustomerName string             `json:"customer_name"`
+
+	// DeductionTotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	DeductionTotal Amount `json:"deduction_total"`
+
+	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	DefaultDimensions Dimensions                            `json:"default_dimensions"`
+	DeliveryCountry   nullable.Nullable[string]             `json:"delivery_country"`
+	DeliveryDate      nullable.Nullable[openapi_types.Date] `json:"delivery_date"`
+
+	// DocumentType What the document is: an invoice (the default; a credit note is an invoice with credited_invoice_id), a proforma, a delivery note (följesedel) or a quote (offert).
+	DocumentType   InvoiceDocumentType             `json:"document_type"`
+	DueDate        openapi_types.Date              `json:"due_date"`
+	ExchangeRate   nullable.Nullable[ExchangeRate] `json:"exchange_rate"`
+	Id             openapi_types.UUID              `json:"id"`
+	InvoiceDate    openapi_types.Date              `json:"invoice_date"`
+	InvoiceMarking nullable.Nullable[string]       `json:"invoice_marking"`
+
+	// InvoiceNumber Null for an invoice until it is issued; quotes (OF-n), proformas (PF-n) and delivery notes (D-n) are numbered when created.
+	InvoiceNumber nullable.Nullable[string] `json:"invoice_number"`
+
+	// Items Only with expand=items (always on create).
+	Items          *[]InvoiceItem                        `json:"items,omitempty"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	Notes          nullable.Nullable[string]             `json:"notes"`
+	OcrReference   nullable.Nullable[string]             `json:"ocr_reference"`
+	OurReference   nullable.Nullable[string]             `json:"our_reference"`
+
+	// PaidAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	PaidAmount Amount                                `json:"paid_amount"`
+	PaidAt     nullable.Nullable[openapi_types.Date] `json:"paid_at"`
+
+	// Payments Only with expand=payments.
+	Payments       *[]InvoicePayment              `json:"payments,omitempty"`
+	QuoteDecidedAt nullable.Nullable[time.Time]   `json:"quote_decided_at"`
+	QuoteStatus    nullable.Nullable[QuoteStatus] `json:"quote_status"`
+
+	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// RoundingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RoundingAmount Amount `json:"rounding_amount"`
+
+	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	Status InvoiceStatus `json:"status"`
+
+	// Subtotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Subtotal Amount `json:"subtotal"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total      Amount                                `json:"total"`
+	TotalSek   nullable.Nullable[Amount]             `json:"total_sek"`
+	UpdatedAt  time.Time                             `json:"updated_at"`
+	ValidUntil nullable.Nullable[openapi_types.Date] `json:"valid_until"`
+
+	// VatAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VatAmount Amount `json:"vat_amount"`
+
+	// VatTreatment How the invoice's VAT is handled: standard (Swedish VAT, ruta 05), eu_services (reverse charge on services, 3308, ruta 39), eu_goods (goods to another EU state, 3108, ruta 35), export_goods (3105, ruta 36), export_services (3305, ruta 40).
+	VatTreatment  InvoiceVatTreatment       `json:"vat_treatment"`
+	YourReference nullable.Nullable[string] `json:"your_reference"`
+}
+
 // InvoiceCompanyNamePosition defines model for InvoiceCompanyNamePosition.
 type InvoiceCompanyNamePosition string
+
+// InvoiceCoverage What the register answers for: invoices that exist only as journal entries (an opening balance, an import) are not in it.
+type InvoiceCoverage struct {
+	// CoversFrom The date of the first issued invoice; null before any.
+	CoversFrom nullable.Nullable[openapi_types.Date] `json:"covers_from"`
+
+	// HasPreRegisterInvoices True when accounts receivable (151x) were booked before covers_from from other sources: periods before it are not answered by this list.
+	HasPreRegisterInvoices bool `json:"has_pre_register_invoices"`
+}
+
+// InvoiceCreate defines model for InvoiceCreate.
+type InvoiceCreate struct {
+	// Currency ISO 4217; default SEK.
+	Currency   *InvoiceCreateCurrency `json:"currency,omitempty"`
+	CustomerId openapi_types.UUID     `json:"customer_id"`
+
+	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	DefaultDimensions *Dimensions `json:"default_dimensions,omitempty"`
+
+	// DeliveryCountry Where goods are shipped (ISO 3166-1 alpha-2, XI for Northern Ireland); alone it implies the treatment: SE standard, another EU state reverse charge, elsewhere export.
+	DeliveryCountry nullable.Nullable[string]             `json:"delivery_country,omitempty"`
+	DeliveryDate    nullable.Nullable[openapi_types.Date] `json:"delivery_date,omitempty"`
+
+	// DocumentType invoice (the default), proforma, delivery_note (följesedel) or quote (offert, needs valid_until). quotes_enabled or proforma_enabled false in the settings refuses that type.
+	DocumentType *InvoiceCreateDocumentType `json:"document_type,omitempty"`
+
+	// DueDate On or after invoice_date; default invoice_date plus the customer's default_payment_terms. A quote's due date is its valid_until.
+	DueDate *openapi_types.Date `json:"due_date,omitempty"`
+
+	// ExchangeRate Kronor per one unit of the foreign currency, at most six decimals.
+	ExchangeRate   *ExchangeRate             `json:"exchange_rate,omitempty"`
+	InvoiceDate    openapi_types.Date        `json:"invoice_date"`
+	InvoiceMarking nullable.Nullable[string] `json:"invoice_marking,omitempty"`
+
+	// IsSelfBilled Self-billing is not supported: true is 400.
+	IsSelfBilled *bool                     `json:"is_self_billed,omitempty"`
+	Items        []InvoiceItemCreate       `json:"items"`
+	Notes        nullable.Nullable[string] `json:"notes,omitempty"`
+
+	// OreRounding Round the total to whole kronor (SEK only); default the company's ore_rounding.
+	OreRounding *bool `json:"ore_rounding,omitempty"`
+
+	// OurReference Default: the company's contact_person.
+	OurReference nullable.Nullable[string] `json:"our_reference,omitempty"`
+
+	// ValidUntil Quotes: required, on or after invoice_date.
+	ValidUntil    nullable.Nullable[openapi_types.Date]     `json:"valid_until,omitempty"`
+	VatTreatment  nullable.Nullable[InvoiceVatTreatmentAsk] `json:"vat_treatment,omitempty"`
+	YourReference nullable.Nullable[string]                 `json:"your_reference,omitempty"`
+}
+
+// InvoiceCreateCurrency ISO 4217; default SEK.
+type InvoiceCreateCurrency string
+
+// InvoiceCreateDocumentType invoice (the default), proforma, delivery_note (följesedel) or quote (offert, needs valid_until). quotes_enabled or proforma_enabled false in the settings refuses that type.
+type InvoiceCreateDocumentType string
+
+// InvoiceCreateDryRun A dry run's answer: the invoice as it would be stored.
+type InvoiceCreateDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview An invoice as a dry run of create would store it: id, created_at and updated_at are null.
+	Preview InvoicePreview `json:"preview"`
+}
+
+// InvoiceCurrency The invoice's currency (ISO 4217).
+type InvoiceCurrency string
+
+// InvoiceCustomer The customer as the invoice names it.
+type InvoiceCustomer struct {
+	Id   openapi_types.UUID `json:"id"`
+	Name string             `json:"name"`
+}
+
+// InvoiceDocumentType What the document is: an invoice (the default; a credit note is an invoice with credited_invoice_id), a proforma, a delivery note (följesedel) or a quote (offert).
+type InvoiceDocumentType string
 
 // InvoiceEmailTexts defines model for InvoiceEmailTexts.
 type InvoiceEmailTexts struct {
@@ -3900,8 +4327,266 @@ type InvoiceEmailTexts struct {
 // InvoiceFontFamily defines model for InvoiceFontFamily.
 type InvoiceFontFamily string
 
+// InvoiceItem A line: line_total is quantity × unit price less the discount, without VAT, to the öre; vat_amount its share of its rate's VAT.
+type InvoiceItem struct {
+	Description string `json:"description"`
+
+	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	Dimensions Dimensions `json:"dimensions"`
+
+	// DiscountPercent A percentage with at most two decimals (8.5 = 8.5 %).
+	DiscountPercent Percentage         `json:"discount_percent"`
+	Id              openapi_types.UUID `json:"id"`
+
+	// LineTotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	LineTotal Amount              `json:"line_total"`
+	LineType  InvoiceItemLineType `json:"line_type"`
+
+	// Quantity A quantity with at most four decimals (1.5 hours, 0.125 kg); a credit note's lines carry their original's negated.
+	Quantity       Quantity                  `json:"quantity"`
+	RevenueAccount nullable.Nullable[string] `json:"revenue_account"`
+	Unit           string                    `json:"unit"`
+
+	// UnitPrice An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	UnitPrice Amount `json:"unit_price"`
+
+	// VatAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VatAmount Amount `json:"vat_amount"`
+
+	// VatRate A Swedish VAT rate as a fraction: 0, 0.06, 0.12 or 0.25.
+	VatRate VatRate `json:"vat_rate"`
+}
+
+// InvoiceItemLineType defines model for InvoiceItem.LineType.
+type InvoiceItemLineType string
+
+// InvoiceItemCreate A line. A product line (the default) needs quantity (greater than 0), unit and unit_price; a text line carries its description only. discount_percent is 0 to 100. vat_rate left out takes 25 % under Swedish VAT and 0 % under a zero-rated treatment.
+type InvoiceItemCreate struct {
+	Description string `json:"description"`
+
+	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	Dimensions *Dimensions `json:"dimensions,omitempty"`
+
+	// DiscountPercent A percentage with at most two decimals (8.5 = 8.5 %).
+	DiscountPercent *Percentage                `json:"discount_percent,omitempty"`
+	LineType        *InvoiceItemCreateLineType `json:"line_type,omitempty"`
+
+	// Quantity A quantity with at most four decimals (1.5 hours, 0.125 kg); a credit note's lines carry their original's negated.
+	Quantity *Quantity `json:"quantity,omitempty"`
+
+	// RevenueAccount A class 3 revenue account of the chart (or of BAS) instead of the one the rate or treatment gives.
+	RevenueAccount *string `json:"revenue_account,omitempty"`
+
+	// Unit The unit, e.g. st, tim, kg.
+	Unit *string `json:"unit,omitempty"`
+
+	// UnitPrice An amount in kronor, zero or more, with at most two decimals.
+	UnitPrice *NonNegativeAmount `json:"unit_price,omitempty"`
+
+	// VatRate A Swedish VAT rate as a fraction: 0, 0.06, 0.12 or 0.25.
+	VatRate *VatRate `json:"vat_rate,omitempty"`
+}
+
+// InvoiceItemCreateLineType defines model for InvoiceItemCreate.LineType.
+type InvoiceItemCreateLineType string
+
+// InvoiceList defines model for InvoiceList.
+type InvoiceList = []InvoiceListItem
+
+// InvoiceListItem An invoice in the list. remaining_amount is the total less the ROT/RUT deduction and what has been paid; customer and items only with expand.
+type InvoiceListItem struct {
+	CreatedAt time.Time `json:"created_at"`
+
+	// Currency The invoice's currency (ISO 4217).
+	Currency InvoiceCurrency `json:"currency"`
+
+	// Customer The customer as the invoice names it.
+	Customer     *InvoiceCustomer   `json:"customer,omitempty"`
+	CustomerId   openapi_types.UUID `json:"customer_id"`
+	CustomerName string             `json:"customer_name"`
+
+	// DocumentType What the document is: an invoice (the default; a credit note is an invoice with credited_invoice_id), a proforma, a delivery note (följesedel) or a quote (offert).
+	DocumentType InvoiceDocumentType `json:"document_type"`
+	DueDate      openapi_types.Date  `json:"due_date"`
+	Id           openapi_types.UUID  `json:"id"`
+	InvoiceDate  openapi_types.Date  `json:"invoice_date"`
+
+	// InvoiceNumber Null for an invoice until it is issued; quotes (OF-n), proformas (PF-n) and delivery notes (D-n) are numbered when created.
+	InvoiceNumber nullable.Nullable[string] `json:"invoice_number"`
+
+	// Items Only with expand=items.
+	Items       *[]InvoiceItem                        `json:"items,omitempty"`
+	PaidAt      nullable.Nullable[openapi_types.Date] `json:"paid_at"`
+	QuoteStatus nullable.Nullable[QuoteStatus]        `json:"quote_status"`
+
+	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	Status InvoiceStatus `json:"status"`
+
+	// Subtotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Subtotal Amount `json:"subtotal"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total      Amount                                `json:"total"`
+	ValidUntil nullable.Nullable[openapi_types.Date] `json:"valid_until"`
+
+	// VatAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VatAmount Amount `json:"vat_amount"`
+}
+
+// InvoiceListMeta defines model for InvoiceListMeta.
+type InvoiceListMeta struct {
+	// ApiVersion The API version that shaped the response.
+	//
+	// Examples: 2026-05-12
+	ApiVersion string `json:"api_version"`
+
+	// Audit Present on some financial writes: where the change is recorded.
+	Audit *MetaAudit `json:"audit,omitempty"`
+
+	// Coverage What the register answers for: invoices that exist only as journal entries (an opening balance, an import) are not in it.
+	Coverage InvoiceCoverage `json:"coverage"`
+
+	// NextCursor Lists: the cursor of the next page, null on the last page.
+	NextCursor nullable.Nullable[string] `json:"next_cursor,omitempty"`
+
+	// RequestId The request id, also in the X-Request-Id header.
+	RequestId string `json:"request_id"`
+
+	// Warnings Non-fatal notices; absent when empty. Warnings never fail a request.
+	Warnings *[]Warning `json:"warnings,omitempty"`
+}
+
+// InvoiceListResponse defines model for InvoiceListResponse.
+type InvoiceListResponse struct {
+	Data InvoiceList     `json:"data"`
+	Meta InvoiceListMeta `json:"meta"`
+}
+
+// InvoicePayment defines model for InvoicePayment.
+type InvoicePayment struct {
+	Account string `json:"account"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+
+	// AmountSek An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	AmountSek      Amount                                `json:"amount_sek"`
+	Date           openapi_types.Date                    `json:"date"`
+	Id             openapi_types.UUID                    `json:"id"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	Rate           nullable.Nullable[ExchangeRate]       `json:"rate"`
+	Source         InvoicePaymentSource                  `json:"source"`
+}
+
+// InvoicePaymentSource defines model for InvoicePayment.Source.
+type InvoicePaymentSource string
+
+// InvoicePreview An invoice as a dry run of create would store it: id, created_at and updated_at are null.
+type InvoicePreview struct {
+	CreatedAt         nullable.Nullable[time.Time]          `json:"created_at"`
+	CreditedInvoiceId nullable.Nullable[openapi_types.UUID] `json:"credited_invoice_id"`
+
+	// Currency The invoice's currency (ISO 4217).
+	Currency InvoiceCurrency `json:"currency"`
+
+	// Customer The customer as the invoice names it.
+	Customer     InvoiceCustomer    `json:"customer"`
+	CustomerId   openapi_types.UUID `json:"customer_id"`
+	CustomerName string             `json:"customer_name"`
+
+	// DeductionTotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	DeductionTotal Amount `json:"deduction_total"`
+
+	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	DefaultDimensions Dimensions                            `json:"default_dimensions"`
+	DeliveryCountry   nullable.Nullable[string]             `json:"delivery_country"`
+	DeliveryDate      nullable.Nullable[openapi_types.Date] `json:"delivery_date"`
+
+	// DocumentType What the document is: an invoice (the default; a credit note is an invoice with credited_invoice_id), a proforma, a delivery note (följesedel) or a quote (offert).
+	DocumentType   InvoiceDocumentType                   `json:"document_type"`
+	DueDate        openapi_types.Date                    `json:"due_date"`
+	ExchangeRate   nullable.Nullable[ExchangeRate]       `json:"exchange_rate"`
+	Id             nullable.Nullable[openapi_types.UUID] `json:"id"`
+	InvoiceDate    openapi_types.Date                    `json:"invoice_date"`
+	InvoiceMarking nullable.Nullable[string]             `json:"invoice_marking"`
+
+	// InvoiceNumber Null for an invoice until it is issued; quotes (OF-n), proformas (PF-n) and delivery notes (D-n) are numbered when created.
+	InvoiceNumber nullable.Nullable[string] `json:"invoice_number"`
+
+	// Items Only with expand=items (always on create).
+	Items          *[]InvoiceItem                        `json:"items,omitempty"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	Notes          nullable.Nullable[string]             `json:"notes"`
+	OcrReference   nullable.Nullable[string]             `json:"ocr_reference"`
+	OurReference   nullable.Nullable[string]             `json:"our_reference"`
+
+	// PaidAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	PaidAmount Amount                                `json:"paid_amount"`
+	PaidAt     nullable.Nullable[openapi_types.Date] `json:"paid_at"`
+
+	// Payments Only with expand=payments.
+	Payments       *[]InvoicePayment              `json:"payments,omitempty"`
+	QuoteDecidedAt nullable.Nullable[time.Time]   `json:"quote_decided_at"`
+	QuoteStatus    nullable.Nullable[QuoteStatus] `json:"quote_status"`
+
+	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// RoundingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RoundingAmount Amount `json:"rounding_amount"`
+
+	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	Status InvoiceStatus `json:"status"`
+
+	// Subtotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Subtotal Amount `json:"subtotal"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total      Amount                                `json:"total"`
+	TotalSek   nullable.Nullable[Amount]             `json:"total_sek"`
+	UpdatedAt  nullable.Nullable[time.Time]          `json:"updated_at"`
+	ValidUntil nullable.Nullable[openapi_types.Date] `json:"valid_until"`
+
+	// VatAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VatAmount Amount `json:"vat_amount"`
+
+	// VatTreatment How the invoice's VAT is handled: standard (Swedish VAT, ruta 05), eu_services (reverse charge on services, 3308, ruta 39), eu_goods (goods to another EU state, 3108, ruta 35), export_goods (3105, ruta 36), export_services (3305, ruta 40).
+	VatTreatment  InvoiceVatTreatment       `json:"vat_treatment"`
+	YourReference nullable.Nullable[string] `json:"your_reference"`
+}
+
+// InvoicePreviewResponse defines model for InvoicePreviewResponse.
+type InvoicePreviewResponse struct {
+	// Data A dry run's answer: the invoice as it would be stored.
+	Data InvoiceCreateDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // InvoiceQrMode defines model for InvoiceQrMode.
 type InvoiceQrMode string
+
+// InvoiceResponse defines model for InvoiceResponse.
+type InvoiceResponse struct {
+	// Data An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
+	Data Invoice `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// InvoiceStatus overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+type InvoiceStatus string
+
+// InvoiceVatTreatment How the invoice's VAT is handled: standard (Swedish VAT, ruta 05), eu_services (reverse charge on services, 3308, ruta 39), eu_goods (goods to another EU state, 3108, ruta 35), export_goods (3105, ruta 36), export_services (3305, ruta 40).
+type InvoiceVatTreatment string
+
+// InvoiceVatTreatmentAsk A per-invoice VAT treatment: standard (Swedish VAT, always allowed), reverse_charge (an EU business with a VIES-validated VAT number) or export (outside the EU).
+type InvoiceVatTreatmentAsk string
 
 // JournalBatch defines model for JournalBatch.
 type JournalBatch struct {
@@ -4972,6 +5657,12 @@ type PostedBy struct {
 // PsPeriod Period of the EU sales list (periodisk sammanställning).
 type PsPeriod string
 
+// Quantity A quantity with at most four decimals (1.5 hours, 0.125 kg); a credit note's lines carry their original's negated.
+type Quantity = money.Quantity
+
+// QuoteStatus A quote's state; expired is derived: open with valid_until before today (Europe/Stockholm).
+type QuoteStatus string
+
 // RattelseLog defines model for RattelseLog.
 type RattelseLog struct {
 	Entries        []RattelseLogEntry `json:"entries"`
@@ -5895,6 +6586,9 @@ type IdempotencyKey = openapi_types.UUID
 // IdempotencyKeyRequired defines model for IdempotencyKeyRequired.
 type IdempotencyKeyRequired = openapi_types.UUID
 
+// InvoiceId defines model for InvoiceId.
+type InvoiceId = openapi_types.UUID
+
 // JournalEntryId defines model for JournalEntryId.
 type JournalEntryId = openapi_types.UUID
 
@@ -6334,6 +7028,57 @@ type UnlockFiscalPeriodParams struct {
 type RunFiscalYearEndParams struct {
 	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
 	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+}
+
+// ListInvoicesParams defines parameters for ListInvoices.
+type ListInvoicesParams struct {
+	// Status Only this state; overdue is derived.
+	Status *InvoiceStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// CustomerId Only this customer's.
+	CustomerId *openapi_types.UUID `form:"customer_id,omitempty" json:"customer_id,omitempty"`
+
+	// DocumentType Only this type; default all.
+	DocumentType *InvoiceDocumentType `form:"document_type,omitempty" json:"document_type,omitempty"`
+
+	// QuoteStatus Only quotes in this state (implies document_type quote).
+	QuoteStatus *QuoteStatus `form:"quote_status,omitempty" json:"quote_status,omitempty"`
+
+	// Currency Only this currency.
+	Currency *InvoiceCurrency `form:"currency,omitempty" json:"currency,omitempty"`
+
+	// DateFrom invoice_date on or after.
+	DateFrom *openapi_types.Date `form:"date_from,omitempty" json:"date_from,omitempty"`
+
+	// DateTo invoice_date on or before.
+	DateTo *openapi_types.Date `form:"date_to,omitempty" json:"date_to,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+
+	// Expand Comma-separated: customer, items. An unknown key is 400 VALIDATION_ERROR.
+	Expand *string `form:"expand,omitempty" json:"expand,omitempty"`
+}
+
+// CreateInvoiceParams defines parameters for CreateInvoice.
+type CreateInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// GetInvoiceParams defines parameters for GetInvoice.
+type GetInvoiceParams struct {
+	// Expand Comma-separated: items, payments. An unknown key is 400 VALIDATION_ERROR.
+	Expand *string `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
 // ListJournalEntriesParams defines parameters for ListJournalEntries.
@@ -6788,6 +7533,9 @@ type UpdateFiscalPeriodJSONRequestBody = FiscalPeriodPatch
 
 // SetManualOpeningBalancesJSONRequestBody defines body for SetManualOpeningBalances for application/json ContentType.
 type SetManualOpeningBalancesJSONRequestBody = OpeningBalancesManual
+
+// CreateInvoiceJSONRequestBody defines body for CreateInvoice for application/json ContentType.
+type CreateInvoiceJSONRequestBody = InvoiceCreate
 
 // CreateJournalEntryJSONRequestBody defines body for CreateJournalEntry for application/json ContentType.
 type CreateJournalEntryJSONRequestBody = JournalEntryCreate
@@ -8619,6 +9367,15 @@ type ServerInterface interface {
 	// RunFiscalYearEnd Run the year-end (bokslut) of a fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/year-end)
 	RunFiscalYearEnd(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params RunFiscalYearEndParams) error
+	// ListInvoices List invoices
+	// (GET /api/v1/companies/{companyId}/invoices)
+	ListInvoices(ctx echo.Context, companyId CompanyId, params ListInvoicesParams) error
+	// CreateInvoice Create a draft invoice, quote, proforma or delivery note
+	// (POST /api/v1/companies/{companyId}/invoices)
+	CreateInvoice(ctx echo.Context, companyId CompanyId, params CreateInvoiceParams) error
+	// GetInvoice Get an invoice
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
+	GetInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params GetInvoiceParams) error
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx echo.Context, companyId CompanyId, params ListJournalEntriesParams) error
@@ -10771,6 +11528,186 @@ func (w *ServerInterfaceWrapper) RunFiscalYearEnd(ctx echo.Context) error {
 	return err
 }
 
+// ListInvoices converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInvoices(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListInvoicesParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "customer_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "customer_id", ctx.QueryParams(), &params.CustomerId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter customer_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "document_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "document_type", ctx.QueryParams(), &params.DocumentType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter document_type: %s", err))
+	}
+
+	// ------------- Optional query parameter "quote_status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "quote_status", ctx.QueryParams(), &params.QuoteStatus, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter quote_status: %s", err))
+	}
+
+	// ------------- Optional query parameter "currency" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "currency", ctx.QueryParams(), &params.Currency, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter currency: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_from", ctx.QueryParams(), &params.DateFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_to", ctx.QueryParams(), &params.DateTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// ------------- Optional query parameter "expand" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "expand", ctx.QueryParams(), &params.Expand, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInvoices(ctx, companyId, params)
+	return err
+}
+
+// CreateInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateInvoice(ctx, companyId, params)
+	return err
+}
+
+// GetInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetInvoiceParams
+	// ------------- Optional query parameter "expand" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "expand", ctx.QueryParams(), &params.Expand, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInvoice(ctx, companyId, invoiceId, params)
+	return err
+}
+
 // ListJournalEntries converts echo context to params.
 func (w *ServerInterfaceWrapper) ListJournalEntries(ctx echo.Context) error {
 	var err error
@@ -12864,6 +13801,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/reopen-external", wrapper.ReopenFiscalPeriodExternally, options.OperationMiddlewares["reopenFiscalPeriodExternally"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/unlock", wrapper.UnlockFiscalPeriod, options.OperationMiddlewares["unlockFiscalPeriod"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/year-end", wrapper.RunFiscalYearEnd, options.OperationMiddlewares["runFiscalYearEnd"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.ListInvoices, options.OperationMiddlewares["listInvoices"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.CreateInvoice, options.OperationMiddlewares["createInvoice"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.GetInvoice, options.OperationMiddlewares["getInvoice"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.ListJournalEntries, options.OperationMiddlewares["listJournalEntries"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.CreateJournalEntry, options.OperationMiddlewares["createJournalEntry"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId", wrapper.CancelJournalEntry, options.OperationMiddlewares["cancelJournalEntry"]...)
@@ -20629,6 +21569,546 @@ func (response RunFiscalYearEnd503JSONResponse) VisitRunFiscalYearEndResponse(w 
 	return err
 }
 
+type ListInvoicesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListInvoicesParams
+}
+
+type ListInvoicesResponseObject interface {
+	VisitListInvoicesResponse(w http.ResponseWriter) error
+}
+
+type ListInvoices200JSONResponse InvoiceListResponse
+
+func (response ListInvoices200JSONResponse) VisitListInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoices400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInvoices400JSONResponse) VisitListInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoices401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInvoices401JSONResponse) VisitListInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoices403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInvoices403JSONResponse) VisitListInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoices404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInvoices404JSONResponse) VisitListInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoices429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListInvoices429JSONResponse) VisitListInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoices500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListInvoices500JSONResponse) VisitListInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInvoices503JSONResponse) VisitListInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoiceRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateInvoiceParams
+	Body      *CreateInvoiceJSONRequestBody
+}
+
+type CreateInvoiceResponseObject interface {
+	VisitCreateInvoiceResponse(w http.ResponseWriter) error
+}
+
+type CreateInvoice200JSONResponse InvoicePreviewResponse
+
+func (response CreateInvoice200JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoice201JSONResponse InvoiceResponse
+
+func (response CreateInvoice201JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateInvoice400JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateInvoice401JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateInvoice403JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateInvoice404JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateInvoice409JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateInvoice413JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateInvoice415JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateInvoice429JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateInvoice500JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateInvoice503JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoiceRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+	Params    GetInvoiceParams
+}
+
+type GetInvoiceResponseObject interface {
+	VisitGetInvoiceResponse(w http.ResponseWriter) error
+}
+
+type GetInvoice200JSONResponse InvoiceResponse
+
+func (response GetInvoice200JSONResponse) VisitGetInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInvoice400JSONResponse) VisitGetInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInvoice401JSONResponse) VisitGetInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInvoice403JSONResponse) VisitGetInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInvoice404JSONResponse) VisitGetInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetInvoice429JSONResponse) VisitGetInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetInvoice500JSONResponse) VisitGetInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInvoice503JSONResponse) VisitGetInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListJournalEntriesRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListJournalEntriesParams
@@ -27942,6 +29422,15 @@ type StrictServerInterface interface {
 	// RunFiscalYearEnd Run the year-end (bokslut) of a fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/year-end)
 	RunFiscalYearEnd(ctx context.Context, request RunFiscalYearEndRequestObject) (RunFiscalYearEndResponseObject, error)
+	// ListInvoices List invoices
+	// (GET /api/v1/companies/{companyId}/invoices)
+	ListInvoices(ctx context.Context, request ListInvoicesRequestObject) (ListInvoicesResponseObject, error)
+	// CreateInvoice Create a draft invoice, quote, proforma or delivery note
+	// (POST /api/v1/companies/{companyId}/invoices)
+	CreateInvoice(ctx context.Context, request CreateInvoiceRequestObject) (CreateInvoiceResponseObject, error)
+	// GetInvoice Get an invoice
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
+	GetInvoice(ctx context.Context, request GetInvoiceRequestObject) (GetInvoiceResponseObject, error)
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx context.Context, request ListJournalEntriesRequestObject) (ListJournalEntriesResponseObject, error)
@@ -29500,6 +30989,108 @@ func (sh *strictHandler) RunFiscalYearEnd(ctx echo.Context, companyId CompanyId,
 		return err
 	} else if validResponse, ok := response.(RunFiscalYearEndResponseObject); ok {
 		return validResponse.VisitRunFiscalYearEndResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInvoices operation middleware
+func (sh *strictHandler) ListInvoices(ctx echo.Context, companyId CompanyId, params ListInvoicesParams) error {
+	var request ListInvoicesRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInvoices(ctx.Request().Context(), request.(ListInvoicesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInvoices")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInvoicesResponseObject); ok {
+		return validResponse.VisitListInvoicesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateInvoice operation middleware
+func (sh *strictHandler) CreateInvoice(ctx echo.Context, companyId CompanyId, params CreateInvoiceParams) error {
+	var request CreateInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateInvoice(ctx.Request().Context(), request.(CreateInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateInvoiceResponseObject); ok {
+		return validResponse.VisitCreateInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInvoice operation middleware
+func (sh *strictHandler) GetInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params GetInvoiceParams) error {
+	var request GetInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInvoice(ctx.Request().Context(), request.(GetInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInvoiceResponseObject); ok {
+		return validResponse.VisitGetInvoiceResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -24,6 +24,7 @@ var budgets = map[string]int64{
 	"commitJournalEntry":  7,
 	"reverseJournalEntry": 12,
 	"createCustomer":      9,
+	"createInvoice":       8,
 	"getTrialBalance":     4,
 	"getGeneralLedger":    5,
 	"listJournalEntries":  2,
@@ -67,9 +68,15 @@ func TestStatementBudgets(t *testing.T) {
 	measure("reverseJournalEntry", func() {
 		b.action(id, "reverse", map[string]any{"reversal_date": b.day("03-20")}).status(t, 200)
 	})
+	var customer string
 	measure("createCustomer", func() {
-		b.post(b.base+"/customers", b.token, map[string]any{"name": "Byggbolaget i Norrland AB",
-			"customer_type": "swedish_business", "org_number": "556334-3689"}, "Idempotency-Key", ik()).status(t, 201)
+		customer = b.post(b.base+"/customers", b.token, map[string]any{"name": "Byggbolaget i Norrland AB",
+			"customer_type": "swedish_business", "org_number": "556334-3689"}, "Idempotency-Key", ik()).status(t, 201).str("data.id")
+	})
+	measure("createInvoice", func() {
+		b.post(b.base+"/invoices", b.token, map[string]any{"customer_id": customer, "invoice_date": b.day("03-01"),
+			"items": []any{map[string]any{"description": "Konsulttimmar", "quantity": 10, "unit": "tim", "unit_price": 1000}}},
+			"Idempotency-Key", ik()).status(t, 201)
 	})
 	q := url.Values{"period_id": {b.period}}.Encode()
 	measure("getTrialBalance", func() { b.get(b.base+"/reports/trial-balance?"+q, b.token).status(t, 200) })

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/capability"
@@ -121,6 +122,7 @@ type (
 	partiesAPI    = parties.Handler
 	dimensionsAPI = dimensions.Handler
 	documentsAPI  = documents.Handler
+	invoicingAPI  = invoicing.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -140,6 +142,7 @@ type handlers struct {
 	*partiesAPI
 	*dimensionsAPI
 	*documentsAPI
+	*invoicingAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -248,7 +251,23 @@ func New(cfg Config) (*Server, error) {
 		docsAPI.PutUpload(ctx, uuid.MustParse(param("companyId")))
 		return ctx
 	}
+	salesAPI := invoicing.NewHandler(invoicing.NewSales(sales, invoicing.Books{
+		Customer: func(ctx context.Context, company, id uuid.UUID) (invoicing.Customer, error) {
+			c, err := people.Customer(ctx, company, id, false)
+			if err == nil && c.ArchivedAt != nil || apierr.Is(err, apierr.CustomerNotFound) {
+				return invoicing.Customer{}, apierr.New(apierr.CustomerNotFound, map[string]any{"customer_id": id, "field": "customer_id"})
+			}
+			return invoicing.Customer{ID: c.ID, Name: c.Name, PaymentTerms: c.PaymentTerms, Buyer: invoicing.Buyer{
+				Type: string(c.Type), Country: c.Country, VATNumber: c.VATNumber != nil, VATValidated: c.VATValidated}}, err
+		},
+		Settings: func(ctx context.Context, company uuid.UUID) (invoicing.Settings, error) {
+			m, err := companies.Settings(ctx, company)
+			return invoicing.SettingsOf(m), err
+		},
+		KnownAccounts: accounts.Known,
+	}, audits, cfg.Now), cursors)
 	h := handlers{
+		invoicingAPI:  salesAPI,
 		partiesAPI:    parties.NewHandler(registry, cursors),
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),

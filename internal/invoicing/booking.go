@@ -183,8 +183,8 @@ func halfUpWide(a, b, c int64) int64 {
 	return q.Int64()
 }
 
-// Payment is money received for a sale.
-type Payment struct {
+// Receipt is money received for a sale, as its verifikat books it.
+type Receipt struct {
 	Account string       // where it arrived: PaymentAccount unless told
 	Amount  money.Amount // in the sale's currency, > 0
 	SEK     money.Amount // the kronor that arrived: Amount for a sale in kronor
@@ -201,7 +201,7 @@ type Payment struct {
 // Kontantmetoden (cash true): nothing was booked at issue, so the money
 // is debited and each part of the sale (revenue, VAT, rounding) credited
 // with its share, which the payments add up to whole.
-func PaymentLines(s Sale, p Payment, cash bool) ([]ledger.Line, error) {
+func PaymentLines(s Sale, p Receipt, cash bool) ([]ledger.Line, error) {
 	if p.Account == "" {
 		p.Account = PaymentAccount
 	}

@@ -57,7 +57,7 @@ func issue(t *testing.T, s Sale) []ledger.Line {
 	return lines
 }
 
-func pay(t *testing.T, s Sale, p Payment, cash bool) []ledger.Line {
+func pay(t *testing.T, s Sale, p Receipt, cash bool) []ledger.Line {
 	t.Helper()
 	lines, err := PaymentLines(s, p, cash)
 	if err != nil {
@@ -71,8 +71,8 @@ func pay(t *testing.T, s Sale, p Payment, cash bool) []ledger.Line {
 func TestBookSaleAndPayments(t *testing.T) {
 	s := sale(t, []Item{item("1", "10000", 25)}, Options{})
 	want(t, "issue", issue(t, s), "D 1510 12500.00", "C 3001 10000.00", "C 2611 2500.00")
-	first := Payment{Amount: money.MustParse("5000")}
-	second := Payment{Amount: money.MustParse("7500"), Before: first.Amount}
+	first := Receipt{Amount: money.MustParse("5000")}
+	second := Receipt{Amount: money.MustParse("7500"), Before: first.Amount}
 	want(t, "first payment", pay(t, s, first, false), "D 1930 5000.00", "C 1510 5000.00")
 	want(t, "second payment", pay(t, s, second, false), "D 1930 7500.00", "C 1510 7500.00")
 	want(t, "first payment, cash", pay(t, s, first, true), "D 1930 5000.00", "C 3001 4000.00", "C 2611 1000.00")
@@ -95,7 +95,7 @@ func TestBookRounding(t *testing.T) {
 	s = sale(t, []Item{item("1", "985.84", 25)}, Options{OreRounding: true})
 	want(t, "down", issue(t, s), "D 1510 1232.00", "C 3001 985.84", "C 2611 246.46", "D 3740 0.30")
 	// Kontantmetoden: one payment of the whole books the parts as issued.
-	want(t, "cash", pay(t, s, Payment{Amount: money.MustParse("1232")}, true),
+	want(t, "cash", pay(t, s, Receipt{Amount: money.MustParse("1232")}, true),
 		"D 1930 1232.00", "C 3001 985.84", "C 2611 246.46", "D 3740 0.30")
 }
 
@@ -114,9 +114,9 @@ func TestBookForeign(t *testing.T) {
 	s.Revenue, s.Currency, s.Rate = EUServicesRevenue, "EUR", rate("11.50")
 	want(t, "issue", issue(t, s), "D 1510 11500.00 (1000.00 EUR @ 11.5)", "C 3308 11500.00")
 	eur := money.MustParse("1000")
-	want(t, "paid at 11.30", pay(t, s, Payment{Amount: eur, SEK: rate("11.30").Convert(eur)}, false),
+	want(t, "paid at 11.30", pay(t, s, Receipt{Amount: eur, SEK: rate("11.30").Convert(eur)}, false),
 		"D 1930 11300.00", "C 1510 11500.00 (-1000.00 EUR @ 11.5)", "D 7960 200.00")
-	want(t, "paid at 11.80", pay(t, s, Payment{Amount: eur, SEK: rate("11.80").Convert(eur)}, false),
+	want(t, "paid at 11.80", pay(t, s, Receipt{Amount: eur, SEK: rate("11.80").Convert(eur)}, false),
 		"D 1930 11800.00", "C 1510 11500.00 (-1000.00 EUR @ 11.5)", "C 3960 300.00")
 	if _, err := IssueLines(Sale{Items: s.Items, Totals: s.Totals, Currency: "EUR"}); err == nil {
 		t.Error("a foreign sale without a rate booked")
@@ -130,7 +130,7 @@ func TestBookROT(t *testing.T) {
 	labour.Deduction = ROT
 	s := sale(t, []Item{labour, item("1", "4000", 25)}, Options{})
 	want(t, "issue", issue(t, s), "D 1510 13750.00", "D 1513 3750.00", "C 3001 14000.00", "C 2611 3500.00")
-	want(t, "the customer pays", pay(t, s, Payment{Amount: money.MustParse("13750")}, false), "D 1930 13750.00", "C 1510 13750.00")
+	want(t, "the customer pays", pay(t, s, Receipt{Amount: money.MustParse("13750")}, false), "D 1930 13750.00", "C 1510 13750.00")
 	want(t, "payout", PayoutLines("", money.MustParse("3750")), "D 1930 3750.00", "C 1513 3750.00")
 	want(t, "credit", CreditLines(issue(t, s)), "C 1510 13750.00", "C 1513 3750.00", "D 3001 14000.00", "D 2611 3500.00")
 }

@@ -7,8 +7,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/cockroachdb/apd/v3"
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
@@ -78,14 +78,14 @@ type Line struct {
 	SortOrder             int               `db:"sort_order"`
 	Type                  string            `db:"line_type"`
 	Description           string            `db:"description"`
-	Quantity              apd.Decimal       `db:"quantity"`
+	Quantity              money.Quantity    `db:"quantity"`
 	Unit                  string            `db:"unit"`
 	UnitPrice             money.Amount      `db:"unit_price"`
-	Discount              apd.Decimal       `db:"discount_percent"`
-	VATRate               apd.Decimal       `db:"vat_rate"`
+	Discount              money.Amount      `db:"discount_percent"`
+	VATRate               money.Amount      `db:"vat_rate"` // a fraction: 0.25
 	RevenueAccount        *string           `db:"revenue_account"`
 	Deduction             *string           `db:"deduction_type"`
-	LaborHours            *apd.Decimal      `db:"labor_hours"`
+	LaborHours            *money.Amount     `db:"labor_hours"`
 	WorkType              *string           `db:"work_type"`
 	AccrualStart          *time.Time        `db:"accrual_period_start"`
 	AccrualEnd            *time.Time        `db:"accrual_period_end"`
@@ -113,8 +113,8 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 	rows := make([]map[string]any, len(inv.Lines))
 	for k, l := range inv.Lines {
 		rows[k] = map[string]any{"id": l.ID, "sort_order": l.SortOrder, "line_type": l.Type,
-			"description": l.Description, "quantity": l.Quantity.String(), "unit": l.Unit, "unit_price": l.UnitPrice,
-			"discount_percent": l.Discount.String(), "vat_rate": l.VATRate.String(), "revenue_account": l.RevenueAccount,
+			"description": l.Description, "quantity": l.Quantity, "unit": l.Unit, "unit_price": l.UnitPrice,
+			"discount_percent": l.Discount, "vat_rate": l.VATRate, "revenue_account": l.RevenueAccount,
 			"deduction_type": l.Deduction, "labor_hours": l.LaborHours, "work_type": l.WorkType,
 			"accrual_period_start": dayOrNil(l.AccrualStart), "accrual_period_end": dayOrNil(l.AccrualEnd),
 			"accrual_balance_account": l.AccrualBalanceAccount, "dimensions": l.Dimensions,
@@ -184,11 +184,29 @@ func (s *Store) Get(ctx context.Context, company, id uuid.UUID, today time.Time,
 
 // Lines answers the lines of invoice id in their order.
 func (s *Store) Lines(ctx context.Context, company, id uuid.UUID) ([]Line, error) {
-	out := []Line{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id, sort_order, line_type, description, quantity, unit,
-			unit_price, discount_percent, vat_rate, revenue_account, deduction_type, labor_hours, work_type,
+	by, err := s.LinesOf(ctx, company, []uuid.UUID{id})
+	return by[id], err
+}
+
+// LinesOf answers the lines of each of the invoices ids, in their order,
+// in one statement; an invoice without lines maps to an empty list.
+func (s *Store) LinesOf(ctx context.Context, company uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]Line, error) {
+	var rows []struct {
+		InvoiceID uuid.UUID `db:"invoice_id"`
+		Line
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT invoice_id, id, sort_order, line_type, description, quantity,
+			unit, unit_price, discount_percent, vat_rate, revenue_account, deduction_type, labor_hours, work_type,
 			accrual_period_start, accrual_period_end, accrual_balance_account, dimensions, net_amount, vat_amount
-		FROM invoice_items WHERE company_id = $1 AND invoice_id = $2 ORDER BY sort_order`, company, id)
+		FROM invoice_items WHERE company_id = $1 AND invoice_id = ANY($2) ORDER BY invoice_id, sort_order`,
+		company, pq.Array(ids))
+	out := make(map[uuid.UUID][]Line, len(ids))
+	for _, id := range ids {
+		out[id] = []Line{}
+	}
+	for _, r := range rows {
+		out[r.InvoiceID] = append(out[r.InvoiceID], r.Line)
+	}
 	return out, err
 }
 
@@ -260,4 +278,64 @@ func (i Invoice) State() string {
 		return "overdue"
 	}
 	return i.Status
+}
+
+// Next takes the next number of the company's series (OF, PF or D): one
+// more than the last, 1 for the first. The row stays locked until the
+// transaction ends, so numbers are gapless; a rollback gives it back.
+func (s *Store) Next(ctx context.Context, company uuid.UUID, series string) (int, error) {
+	var n int
+	err := s.db.Q(ctx).GetContext(ctx, &n, `INSERT INTO invoice_series (company_id, series, last_number) VALUES ($1, $2, 1)
+		ON CONFLICT (company_id, series) DO UPDATE SET last_number = invoice_series.last_number + 1
+		RETURNING last_number`, company, series)
+	return n, err
+}
+
+// Coverage is what the register answers for (meta.coverage of the list).
+type Coverage struct {
+	// From is the date of the first issued invoice; nil before any.
+	From *time.Time `db:"covers_from"`
+	// Before says accounts receivable (151x) were booked before From, or
+	// at all when there is no From, by something other than an invoice:
+	// an opening balance, an import.
+	Before bool `db:"has_pre_register_invoices"`
+}
+
+// Coverage answers the company's coverage.
+func (s *Store) Coverage(ctx context.Context, company uuid.UUID) (Coverage, error) {
+	var c Coverage
+	err := s.db.Q(ctx).GetContext(ctx, &c, `
+		WITH f AS (SELECT min(invoice_date) AS covers_from FROM invoices
+			WHERE company_id = $1 AND document_type = 'invoice' AND status NOT IN ('draft', 'cancelled'))
+		SELECT f.covers_from, EXISTS (SELECT 1 FROM journal_lines l
+			JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.journal_entry_id
+			WHERE l.company_id = $1 AND l.account_number LIKE '151%' AND e.status = 'posted'
+			  AND e.source_type NOT IN ('invoice_created', 'invoice_paid', 'invoice_cash_payment', 'credit_note')
+			  AND (f.covers_from IS NULL OR e.entry_date < f.covers_from)) AS has_pre_register_invoices
+		FROM f`, company)
+	return c, err
+}
+
+// Payment is a row of invoice_payments: money received (or, on a credit
+// note, paid back) and the verifikat that booked it.
+type Payment struct {
+	ID      uuid.UUID    `db:"id"`
+	Date    time.Time    `db:"payment_date"`
+	Amount  money.Amount `db:"amount"`
+	SEK     money.Amount `db:"amount_sek"`
+	Rate    *money.Rate  `db:"exchange_rate"`
+	Account string       `db:"account_number"`
+	Source  string       `db:"source"`
+	Notes   *string      `db:"notes"`
+	EntryID *uuid.UUID   `db:"journal_entry_id"`
+	At      time.Time    `db:"created_at"`
+}
+
+// Payments answers the payments of invoice id, oldest first.
+func (s *Store) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment, error) {
+	out := []Payment{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id, payment_date, amount, amount_sek, exchange_rate,
+			account_number, source, notes, journal_entry_id, created_at
+		FROM invoice_payments WHERE company_id = $1 AND invoice_id = $2 ORDER BY created_at, id`, company, id)
+	return out, err
 }

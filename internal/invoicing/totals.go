@@ -28,11 +28,11 @@ const (
 // carries words only. Amounts are in the invoice's currency, without VAT.
 type Item struct {
 	Text      bool
-	Quantity  apd.Decimal  // > 0
-	UnitPrice money.Amount // ≥ 0
-	Discount  apd.Decimal  // percent, 0 to 100
-	VATRate   int          // one of Rates
-	Deduction Deduction    // labour that counts toward ROT or RUT
+	Quantity  money.Quantity // > 0
+	UnitPrice money.Amount   // ≥ 0
+	Discount  money.Amount   // percent, 0 to 100
+	VATRate   int            // one of Rates
+	Deduction Deduction      // labour that counts toward ROT or RUT
 }
 
 // LineTotal is what one item comes to.
@@ -123,10 +123,14 @@ func Compute(items []Item, o Options) (Totals, error) {
 func lineNet(it Item) (money.Amount, error) {
 	var f, keep apd.Decimal
 	c := apd.BaseContext.WithPrecision(40)
-	if _, err := c.Sub(&keep, hundred, &it.Discount); err != nil {
+	discount, _, err := apd.NewFromString(it.Discount.String())
+	if err != nil {
 		return money.Amount{}, err
 	}
-	if _, err := c.Mul(&f, &it.Quantity, &keep); err != nil {
+	if _, err := c.Sub(&keep, hundred, discount); err != nil {
+		return money.Amount{}, err
+	}
+	if _, err := c.Mul(&f, it.Quantity.Decimal(), &keep); err != nil {
 		return money.Amount{}, err
 	}
 	if _, err := c.Quo(&f, &f, hundred); err != nil {

@@ -4,21 +4,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cockroachdb/apd/v3"
-
 	"github.com/kontera/kontera/internal/money"
 )
 
-func dec(s string) apd.Decimal {
-	d, _, err := apd.NewFromString(s)
+func item(qty, price string, rate int) Item {
+	q, err := money.ParseQuantity(qty)
 	if err != nil {
 		panic(err)
 	}
-	return *d
-}
-
-func item(qty, price string, rate int) Item {
-	return Item{Quantity: dec(qty), UnitPrice: money.MustParse(price), VATRate: rate}
+	return Item{Quantity: q, UnitPrice: money.MustParse(price), VATRate: rate}
 }
 
 var day = time.Date(2026, 3, 15, 0, 0, 0, 0, time.UTC)
@@ -91,13 +85,13 @@ func TestComputeOreRounding(t *testing.T) {
 // 1 859.375, 1 859.38 to the öre.
 func TestComputeLine(t *testing.T) {
 	it := item("2.5", "850", 25)
-	it.Discount = dec("12.5")
+	it.Discount = money.MustParse("12.5")
 	tt := mustCompute(t, []Item{it, {Text: true}}, Options{})
 	eq(t, "net", tt.Lines[0].Net, "1859.38")
 	eq(t, "text line", tt.Lines[1].Net, "0.00")
 	eq(t, "vat", tt.VAT, "464.85") // 464.845 rounded half up
 	free := item("3", "100", 25)
-	free.Discount = dec("100")
+	free.Discount = money.MustParse("100")
 	eq(t, "100 % off", mustCompute(t, []Item{free}, Options{}).Total, "0.00")
 }
 

@@ -1,0 +1,259 @@
+package invoicing
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+)
+
+// Draft is what a client asks a new draft to be, before the rules fill
+// in what it leaves out.
+type Draft struct {
+	CustomerID        uuid.UUID
+	DocumentType      string // "" is invoice
+	InvoiceDate       time.Time
+	DueDate           *time.Time
+	DeliveryDate      *time.Time
+	ValidUntil        *time.Time
+	Currency          string // "" is SEK
+	ExchangeRate      *money.Rate
+	YourReference     *string
+	OurReference      *string
+	Marking           *string
+	Notes             *string
+	OreRounding       *bool
+	DefaultDimensions ledger.Dimensions
+	Treatment         Treatment // "" when not asked
+	DeliveryCountry   string
+	SelfBilled        bool
+	Lines             []DraftLine
+}
+
+// DraftLine is a line as asked.
+type DraftLine struct {
+	Text           bool
+	Description    string
+	Quantity       *money.Quantity
+	Unit           *string
+	UnitPrice      *money.Amount
+	Discount       *money.Amount // percent
+	VATRate        *money.Amount // a fraction: 0.25
+	RevenueAccount *string
+	Dimensions     ledger.Dimensions
+}
+
+// Customer is what an invoice needs of its customer.
+type Customer struct {
+	ID           uuid.UUID
+	Name         string
+	Buyer        Buyer
+	PaymentTerms int // days
+}
+
+// Settings are the company's settings an invoice follows.
+type Settings struct {
+	QuotesEnabled   *bool // false refuses quotes; null does not
+	ProformaEnabled *bool
+	OreRounding     bool
+	ContactPerson   *string
+	VATRegistered   bool
+}
+
+// field is a 400 naming the field of the body that broke a rule.
+func field(name, rule, issue string) error { return apierr.Field(name, rule, issue) }
+
+// Plan settles what a draft will be stored as: the rules of create
+// (peer §4.2, §4.5) over the customer and the settings, with the totals
+// reckoned and the warnings that do not fail it. It writes nothing; the
+// number of a quote, proforma or delivery note is the caller's to take.
+func Plan(d Draft, c Customer, s Settings) (Invoice, []Warning, error) {
+	inv := Invoice{ID: uuid.New(), DocumentType: d.DocumentType, CustomerID: c.ID, CustomerName: c.Name,
+		Status: "draft", InvoiceDate: d.InvoiceDate, DeliveryDate: d.DeliveryDate, ValidUntil: d.ValidUntil,
+		Currency: d.Currency, ExchangeRate: d.ExchangeRate, YourReference: d.YourReference,
+		OurReference: d.OurReference, Marking: d.Marking, Notes: d.Notes, DefaultDimensions: d.DefaultDimensions}
+	if inv.DocumentType == "" {
+		inv.DocumentType = "invoice"
+	}
+	if inv.Currency == "" {
+		inv.Currency = "SEK"
+	}
+	if inv.DefaultDimensions == nil {
+		inv.DefaultDimensions = ledger.Dimensions{}
+	}
+	if d.SelfBilled {
+		return inv, nil, field("is_self_billed", "not_supported", "self-billing (självfaktura) is not supported")
+	}
+	switch {
+	case inv.DocumentType == "quote" && s.QuotesEnabled != nil && !*s.QuotesEnabled:
+		return inv, nil, field("document_type", "quotes_enabled", "quotes are turned off in the company's settings (quotes_enabled)")
+	case inv.DocumentType == "proforma" && s.ProformaEnabled != nil && !*s.ProformaEnabled:
+		return inv, nil, field("document_type", "proforma_enabled", "proformas are turned off in the company's settings (proforma_enabled)")
+	}
+	if err := planDates(&inv, d, c); err != nil {
+		return inv, nil, err
+	}
+	if inv.Currency == "SEK" && inv.ExchangeRate != nil {
+		return inv, nil, field("exchange_rate", "currency", "an invoice in SEK takes no exchange rate")
+	}
+	if inv.OurReference == nil {
+		inv.OurReference = s.ContactPerson
+	}
+	inv.OreRounding = s.OreRounding
+	if d.OreRounding != nil {
+		inv.OreRounding = *d.OreRounding
+	}
+	if inv.Currency != "SEK" {
+		inv.OreRounding = false // öresavrundning is of kronor
+	}
+
+	swedishSet := false
+	for _, l := range d.Lines {
+		if l.VATRate != nil && l.VATRate.Sign() > 0 {
+			swedishSet = true
+		}
+	}
+	var country string
+	if d.DeliveryCountry != "" {
+		country = d.DeliveryCountry
+		inv.DeliveryCountry = &country
+	}
+	decision, err := Decide(c.Buyer, Ask{Treatment: d.Treatment, DeliveryCountry: country, SwedishRateSet: swedishSet}, s.VATRegistered)
+	if err != nil {
+		return inv, nil, err
+	}
+	inv.Treatment, inv.TreatmentOverride = decision.Kind, d.Treatment != "" || country != ""
+
+	items := make([]Item, len(d.Lines))
+	inv.Lines = make([]Line, len(d.Lines))
+	for i, l := range d.Lines {
+		line, it, err := planLine(i, l, decision.Kind)
+		if err != nil {
+			return inv, nil, err
+		}
+		items[i], inv.Lines[i] = it, line
+	}
+	t, err := Compute(items, Options{OreRounding: inv.OreRounding, Date: inv.InvoiceDate})
+	if err != nil {
+		return inv, nil, field("items", "total", "the invoice's total is past 999 999 999 999.99")
+	}
+	for i := range inv.Lines {
+		inv.Lines[i].Net, inv.Lines[i].VAT = t.Lines[i].Net, t.Lines[i].VAT
+	}
+	inv.Subtotal, inv.VAT, inv.Rounding, inv.Total, inv.DeductionTotal = t.Subtotal, t.VAT, t.Rounding, t.Total, t.Deduction
+	if inv.Currency == "SEK" {
+		sek := inv.Total
+		inv.TotalSEK = &sek
+	} else if inv.ExchangeRate != nil {
+		sek := inv.ExchangeRate.Convert(inv.Total)
+		inv.TotalSEK = &sek
+	}
+	return inv, decision.Warnings, nil
+}
+
+// planDates settles the dates: a quote's validity (its due date), an
+// invoice's due date from the customer's terms, never before the invoice
+// date.
+func planDates(inv *Invoice, d Draft, c Customer) error {
+	if inv.DocumentType == "quote" {
+		if d.ValidUntil == nil {
+			return field("valid_until", "required", "a quote needs valid_until")
+		}
+		if d.ValidUntil.Before(d.InvoiceDate) {
+			return field("valid_until", "after_invoice_date", "must be on or after invoice_date")
+		}
+		open := "open"
+		inv.QuoteStatus = &open
+		inv.DueDate = *d.ValidUntil
+		return nil
+	}
+	if d.ValidUntil != nil {
+		return field("valid_until", "quote_only", "only a quote has valid_until")
+	}
+	inv.DueDate = d.InvoiceDate.AddDate(0, 0, c.PaymentTerms)
+	if d.DueDate != nil {
+		inv.DueDate = *d.DueDate
+	}
+	if inv.DueDate.Before(inv.InvoiceDate) {
+		return field("due_date", "after_invoice_date", "must be on or after invoice_date")
+	}
+	return nil
+}
+
+// planLine checks line i and answers it as stored and as its totals see
+// it. A left-out rate is 25 % under Swedish VAT and 0 % under a
+// zero-rated treatment, which takes no other.
+func planLine(i int, l DraftLine, kind Kind) (Line, Item, error) {
+	at := func(name string) string { return "items." + strconv.Itoa(i) + "." + name }
+	line := Line{ID: uuid.New(), SortOrder: i, Type: "product", Description: l.Description,
+		RevenueAccount: l.RevenueAccount, Dimensions: l.Dimensions, VATRate: money.Amount{}}
+	if line.Dimensions == nil {
+		line.Dimensions = ledger.Dimensions{}
+	}
+	if l.Text {
+		line.Type = "text"
+		one, _ := money.ParseQuantity("1")
+		line.Quantity, line.Unit = one, "st"
+		if l.Quantity != nil || l.UnitPrice != nil || l.VATRate != nil || l.Discount != nil || l.RevenueAccount != nil {
+			return line, Item{}, field(at("line_type"), "text", "a text line carries a description only")
+		}
+		return line, Item{Text: true}, nil
+	}
+	switch {
+	case l.Quantity == nil:
+		return line, Item{}, field(at("quantity"), "required", "a product line needs a quantity")
+	case l.Quantity.Sign() <= 0:
+		return line, Item{}, field(at("quantity"), "exclusiveMinimum", "must be greater than 0")
+	case l.Unit == nil:
+		return line, Item{}, field(at("unit"), "required", "a product line needs a unit")
+	case l.UnitPrice == nil:
+		return line, Item{}, field(at("unit_price"), "required", "a product line needs a unit_price")
+	}
+	line.Quantity, line.Unit, line.UnitPrice = *l.Quantity, *l.Unit, *l.UnitPrice
+	if l.Discount != nil {
+		line.Discount = *l.Discount
+	}
+	rate := 25
+	if kind.ZeroRated() {
+		rate = 0
+	}
+	if l.VATRate != nil {
+		rate = int(l.VATRate.InÖre())
+		if kind.ZeroRated() && rate != 0 {
+			return line, Item{}, field(at("vat_rate"), "zero_rated", fmt.Sprintf(
+				"a sale treated as %s carries no Swedish VAT: leave vat_rate out or send 0", kind))
+		}
+	}
+	line.VATRate = money.Öre(int64(rate))
+	if l.RevenueAccount != nil && kind.ZeroRated() {
+		return line, Item{}, field(at("revenue_account"), "zero_rated", "a zero-rated sale books on its treatment's account ("+kind.Revenue()+")")
+	}
+	return line, Item{Quantity: line.Quantity, UnitPrice: line.UnitPrice, Discount: line.Discount, VATRate: rate}, nil
+}
+
+// SettingsOf reads the settings an invoice follows from the company's
+// settings read model (column name to JSON value; null is unset).
+func SettingsOf(m map[string]any) Settings {
+	flag := func(k string) *bool {
+		if b, ok := m[k].(bool); ok {
+			return &b
+		}
+		return nil
+	}
+	s := Settings{QuotesEnabled: flag("quotes_enabled"), ProformaEnabled: flag("proforma_enabled")}
+	if b := flag("ore_rounding"); b != nil {
+		s.OreRounding = *b
+	}
+	if b := flag("vat_registered"); b != nil {
+		s.VATRegistered = *b
+	}
+	if p, ok := m["contact_person"].(string); ok && p != "" {
+		s.ContactPerson = &p
+	}
+	return s
+}

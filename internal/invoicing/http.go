@@ -1,0 +1,276 @@
+package invoicing
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Handler serves the invoicing endpoints.
+type Handler struct {
+	sales   *Sales
+	cursors *cursor.Codec
+}
+
+// NewHandler returns the invoicing handler.
+func NewHandler(s *Sales, c *cursor.Codec) *Handler { return &Handler{sales: s, cursors: c} }
+
+const listName = "invoices"
+
+// ListInvoices reads a page of the company's invoices, newest first.
+func (h *Handler) ListInvoices(ctx context.Context, req gen.ListInvoicesRequestObject) (gen.ListInvoicesResponseObject, error) {
+	p := req.Params
+	expand, err := envelope.Expand(p.Expand, "customer", "items")
+	if err != nil {
+		return nil, err
+	}
+	f := Filter{Status: (*string)(p.Status), DocumentType: (*string)(p.DocumentType), QuoteStatus: (*string)(p.QuoteStatus),
+		Currency: (*string)(p.Currency), CustomerID: p.CustomerId}
+	if p.DateFrom != nil {
+		f.From = &p.DateFrom.Time
+	}
+	if p.DateTo != nil {
+		f.To = &p.DateTo.Time
+	}
+	if f.QuoteStatus != nil && f.DocumentType != nil && *f.DocumentType != "quote" {
+		return nil, field("quote_status", "quote", "quote_status implies document_type quote")
+	}
+	var after *cursor.Position
+	if p.Cursor != nil {
+		var pos cursor.Position
+		if h.cursors.Decode(listName, *p.Cursor, &pos) {
+			after = &pos
+		}
+	}
+	limit := cursor.Limit(p.Limit, cursor.DefaultLimit, cursor.MaxLimit)
+	rows, err := h.sales.List(ctx, req.CompanyId, f, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	rows, next := cursor.Next(h.cursors, listName, rows, limit, func(i Invoice) any {
+		return cursor.Position{At: i.CreatedAt, ID: i.ID}
+	})
+	cov, err := h.sales.store.Coverage(ctx, req.CompanyId)
+	if err != nil {
+		return nil, err
+	}
+	var lines map[uuid.UUID][]Line
+	if expand["items"] {
+		ids := make([]uuid.UUID, len(rows))
+		for i, r := range rows {
+			ids[i] = r.ID
+		}
+		if lines, err = h.sales.store.LinesOf(ctx, req.CompanyId, ids); err != nil {
+			return nil, err
+		}
+	}
+	data := make([]gen.InvoiceListItem, len(rows))
+	for i, r := range rows {
+		data[i] = listItem(r)
+		if expand["customer"] {
+			data[i].Customer = &gen.InvoiceCustomer{Id: r.CustomerID, Name: r.CustomerName}
+		}
+		if lines != nil {
+			items := itemsView(lines[r.ID])
+			data[i].Items = &items
+		}
+	}
+	m := envelope.Page(ctx, next)
+	return gen.ListInvoices200JSONResponse{Data: data, Meta: gen.InvoiceListMeta{ApiVersion: m.ApiVersion, Audit: m.Audit,
+		NextCursor: m.NextCursor, RequestId: m.RequestId, Warnings: m.Warnings,
+		Coverage: gen.InvoiceCoverage{CoversFrom: envelope.NullableDate(cov.From), HasPreRegisterInvoices: cov.Before}}}, nil
+}
+
+// GetInvoice reads one invoice.
+func (h *Handler) GetInvoice(ctx context.Context, req gen.GetInvoiceRequestObject) (gen.GetInvoiceResponseObject, error) {
+	expand, err := envelope.Expand(req.Params.Expand, "items", "payments")
+	if err != nil {
+		return nil, err
+	}
+	inv, err := h.sales.Get(ctx, req.CompanyId, req.InvoiceId, expand["items"])
+	if err != nil {
+		return nil, err
+	}
+	v := Detail(inv)
+	if !expand["items"] {
+		v.Items = nil
+	}
+	if expand["payments"] {
+		payments, err := h.sales.store.Payments(ctx, req.CompanyId, req.InvoiceId)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]gen.InvoicePayment, len(payments))
+		for i, p := range payments {
+			out[i] = gen.InvoicePayment{Id: p.ID, Date: openapi_types.Date{Time: p.Date}, Amount: p.Amount,
+				AmountSek: p.SEK, Rate: envelope.Nullable(p.Rate), Account: p.Account,
+				JournalEntryId: envelope.Nullable(p.EntryID), Source: gen.InvoicePaymentSource(p.Source)}
+		}
+		v.Payments = &out
+	}
+	return gen.GetInvoice200JSONResponse{Data: v, Meta: envelope.Meta(ctx)}, nil
+}
+
+// CreateInvoice stores a new draft.
+func (h *Handler) CreateInvoice(ctx context.Context, req gen.CreateInvoiceRequestObject) (gen.CreateInvoiceResponseObject, error) {
+	inv, warnings, err := h.sales.Create(ctx, req.CompanyId, draftOf(*req.Body))
+	if err != nil {
+		return nil, err
+	}
+	m := envelope.Meta(ctx)
+	for _, w := range warnings {
+		m = envelope.WithAdvice(m, w.Code, w.MessageSV, w.MessageEN, w.Remediation)
+	}
+	if store.IsDryRun(ctx) {
+		return gen.CreateInvoice200JSONResponse{Meta: m, Data: gen.InvoiceCreateDryRun{DryRun: true, Preview: preview(inv)}}, nil
+	}
+	return gen.CreateInvoice201JSONResponse{Meta: m, Data: Detail(inv)}, nil
+}
+
+// draftOf reads a create body.
+func draftOf(b gen.InvoiceCreate) Draft {
+	d := Draft{CustomerID: b.CustomerId, InvoiceDate: b.InvoiceDate.Time, ExchangeRate: b.ExchangeRate,
+		YourReference: envelope.Optional(b.YourReference), OurReference: envelope.Optional(b.OurReference),
+		Marking: envelope.Optional(b.InvoiceMarking), Notes: envelope.Optional(b.Notes), OreRounding: b.OreRounding,
+		SelfBilled: b.IsSelfBilled != nil && *b.IsSelfBilled}
+	if b.DocumentType != nil {
+		d.DocumentType = string(*b.DocumentType)
+	}
+	if b.Currency != nil {
+		d.Currency = string(*b.Currency)
+	}
+	d.DueDate = dateOf(b.DueDate)
+	d.DeliveryDate = dateOf(envelope.Optional(b.DeliveryDate))
+	d.ValidUntil = dateOf(envelope.Optional(b.ValidUntil))
+	if b.DefaultDimensions != nil {
+		d.DefaultDimensions = ledger.Dimensions(*b.DefaultDimensions)
+	}
+	if t := envelope.Optional(b.VatTreatment); t != nil {
+		d.Treatment = Treatment(*t)
+	}
+	if c := envelope.Optional(b.DeliveryCountry); c != nil {
+		d.DeliveryCountry = *c
+	}
+	d.Lines = make([]DraftLine, len(b.Items))
+	for i, it := range b.Items {
+		l := DraftLine{Text: it.LineType != nil && *it.LineType == gen.InvoiceItemCreateLineTypeText,
+			Description: it.Description, Quantity: it.Quantity, Unit: it.Unit, UnitPrice: it.UnitPrice,
+			Discount: it.DiscountPercent, VATRate: it.VatRate, RevenueAccount: it.RevenueAccount}
+		if it.Dimensions != nil {
+			l.Dimensions = ledger.Dimensions(*it.Dimensions)
+		}
+		d.Lines[i] = l
+	}
+	return d
+}
+
+func dateOf(d *openapi_types.Date) *time.Time {
+	if d == nil {
+		return nil
+	}
+	t := d.Time
+	return &t
+}
+
+func date(t time.Time) openapi_types.Date { return openapi_types.Date{Time: t} }
+
+// quoteState is the quote status answered: expired when it is.
+func quoteState(i Invoice) nullable.Nullable[gen.QuoteStatus] {
+	if i.QuoteStatus == nil {
+		return nullable.NewNullNullable[gen.QuoteStatus]()
+	}
+	if i.QuoteExpired {
+		return nullable.NewNullableWithValue(gen.QuoteStatusExpired)
+	}
+	return nullable.NewNullableWithValue(gen.QuoteStatus(*i.QuoteStatus))
+}
+
+func paidAt(i Invoice) nullable.Nullable[openapi_types.Date] { return envelope.NullableDate(i.PaidAt) }
+
+func listItem(i Invoice) gen.InvoiceListItem {
+	return gen.InvoiceListItem{Id: i.ID, InvoiceNumber: envelope.Nullable(i.Number), CustomerId: i.CustomerID,
+		CustomerName: i.CustomerName, InvoiceDate: date(i.InvoiceDate), DueDate: date(i.DueDate),
+		Status: gen.InvoiceStatus(i.State()), DocumentType: gen.InvoiceDocumentType(i.DocumentType),
+		ValidUntil: envelope.NullableDate(i.ValidUntil), QuoteStatus: quoteState(i), Currency: gen.InvoiceCurrency(i.Currency),
+		Subtotal: i.Subtotal, VatAmount: i.VAT, Total: i.Total, RemainingAmount: i.Remaining(), PaidAt: paidAt(i),
+		CreatedAt: i.CreatedAt.UTC()}
+}
+
+// Detail is an invoice as the detail read answers it, with its lines
+// when it carries them (the document.created event and the audit trail
+// say the same).
+func Detail(i Invoice) gen.Invoice {
+	v := gen.Invoice{Id: i.ID, InvoiceNumber: envelope.Nullable(i.Number), CustomerId: i.CustomerID,
+		CustomerName: i.CustomerName, Customer: gen.InvoiceCustomer{Id: i.CustomerID, Name: i.CustomerName},
+		InvoiceDate: date(i.InvoiceDate), DueDate: date(i.DueDate), DeliveryDate: envelope.NullableDate(i.DeliveryDate),
+		Status: gen.InvoiceStatus(i.State()), DocumentType: gen.InvoiceDocumentType(i.DocumentType),
+		ValidUntil: envelope.NullableDate(i.ValidUntil), QuoteStatus: quoteState(i),
+		QuoteDecidedAt: envelope.Nullable(utc(i.QuoteDecidedAt)), Currency: gen.InvoiceCurrency(i.Currency),
+		ExchangeRate: envelope.Nullable(i.ExchangeRate), VatTreatment: gen.InvoiceVatTreatment(i.Treatment),
+		DeliveryCountry: envelope.Nullable(i.DeliveryCountry), Subtotal: i.Subtotal, VatAmount: i.VAT,
+		RoundingAmount: i.Rounding, Total: i.Total, DeductionTotal: i.DeductionTotal, PaidAmount: i.Paid,
+		RemainingAmount: i.Remaining(), TotalSek: envelope.Nullable((*money.Amount)(i.TotalSEK)),
+		OcrReference: envelope.Nullable(i.OCR), YourReference: envelope.Nullable(i.YourReference),
+		OurReference: envelope.Nullable(i.OurReference), InvoiceMarking: envelope.Nullable(i.Marking),
+		Notes: envelope.Nullable(i.Notes), DefaultDimensions: gen.Dimensions(dimensions(i.DefaultDimensions)),
+		CreditedInvoiceId: envelope.Nullable(i.CreditedID), JournalEntryId: envelope.Nullable(i.EntryID),
+		PaidAt: paidAt(i), CreatedAt: i.CreatedAt.UTC(), UpdatedAt: i.UpdatedAt.UTC()}
+	if i.Lines != nil {
+		items := itemsView(i.Lines)
+		v.Items = &items
+	}
+	return v
+}
+
+// preview is the invoice a dry run would store: no id, no timestamps.
+func preview(i Invoice) gen.InvoicePreview {
+	d := Detail(i)
+	return gen.InvoicePreview{Id: nullable.NewNullNullable[openapi_types.UUID](), InvoiceNumber: d.InvoiceNumber,
+		CustomerId: d.CustomerId, CustomerName: d.CustomerName, Customer: d.Customer, InvoiceDate: d.InvoiceDate,
+		DueDate: d.DueDate, DeliveryDate: d.DeliveryDate, Status: d.Status, DocumentType: d.DocumentType,
+		ValidUntil: d.ValidUntil, QuoteStatus: d.QuoteStatus, QuoteDecidedAt: d.QuoteDecidedAt, Currency: d.Currency,
+		ExchangeRate: d.ExchangeRate, VatTreatment: d.VatTreatment, DeliveryCountry: d.DeliveryCountry,
+		Subtotal: d.Subtotal, VatAmount: d.VatAmount, RoundingAmount: d.RoundingAmount, Total: d.Total,
+		DeductionTotal: d.DeductionTotal, PaidAmount: d.PaidAmount, RemainingAmount: d.RemainingAmount,
+		TotalSek: d.TotalSek, OcrReference: d.OcrReference, YourReference: d.YourReference,
+		OurReference: d.OurReference, InvoiceMarking: d.InvoiceMarking, Notes: d.Notes,
+		DefaultDimensions: d.DefaultDimensions, CreditedInvoiceId: d.CreditedInvoiceId,
+		JournalEntryId: d.JournalEntryId, PaidAt: d.PaidAt, Items: d.Items,
+		CreatedAt: nullable.NewNullNullable[time.Time](), UpdatedAt: nullable.NewNullNullable[time.Time]()}
+}
+
+func itemsView(lines []Line) []gen.InvoiceItem {
+	out := make([]gen.InvoiceItem, len(lines))
+	for i, l := range lines {
+		out[i] = gen.InvoiceItem{Id: l.ID, LineType: gen.InvoiceItemLineType(l.Type), Description: l.Description,
+			Quantity: l.Quantity, Unit: l.Unit, UnitPrice: l.UnitPrice, DiscountPercent: l.Discount, VatRate: l.VATRate,
+			RevenueAccount: envelope.Nullable(l.RevenueAccount), Dimensions: gen.Dimensions(dimensions(l.Dimensions)),
+			VatAmount: l.VAT, LineTotal: l.Net}
+	}
+	return out
+}
+
+func dimensions(d ledger.Dimensions) map[string]string {
+	if d == nil {
+		return map[string]string{}
+	}
+	return d
+}
+
+func utc(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}

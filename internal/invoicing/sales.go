@@ -1,0 +1,145 @@
+package invoicing
+
+import (
+	"context"
+	"encoding/json"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/outbox"
+)
+
+// The events invoicing announces.
+const (
+	EventCreated = "invoice.created"
+)
+
+// Books are what invoicing needs of the rest of the books, filled in at
+// composition.
+type Books struct {
+	// Customer answers an active customer of the company, 404
+	// CUSTOMER_NOT_FOUND for one it does not have or has archived.
+	Customer func(ctx context.Context, company, id uuid.UUID) (Customer, error)
+	// Settings answers the company's settings an invoice follows.
+	Settings func(ctx context.Context, company uuid.UUID) (Settings, error)
+	// KnownAccounts refuses (ACCOUNTS_NOT_IN_CHART) accounts neither the
+	// chart nor BAS has, or the chart has deactivated.
+	KnownAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error
+}
+
+// Sales keeps a company's customer invoices: the rules, the store, the
+// audit trail and the events, in the request's unit of work.
+type Sales struct {
+	store *Store
+	books Books
+	audit *audit.Store
+	now   func() time.Time
+}
+
+// NewSales returns the invoicing service.
+func NewSales(s *Store, b Books, a *audit.Store, now func() time.Time) *Sales {
+	return &Sales{store: s, books: b, audit: a, now: now}
+}
+
+// today is the day in Sweden: what overdue and expiry are reckoned on.
+func (s *Sales) today() time.Time { return ledger.Today(s.now()) }
+
+// series are the own gapless series of the documents numbered when
+// created; an invoice is numbered when issued.
+var series = map[string]string{"quote": "OF", "proforma": "PF", "delivery_note": "D"}
+
+// Create stores a new draft (Plan's rules) and answers it with the
+// warnings that did not fail it. A quote, proforma or delivery note takes
+// the next number of its series now; a rollback gives it back.
+func (s *Sales) Create(ctx context.Context, company uuid.UUID, d Draft) (Invoice, []Warning, error) {
+	c, err := s.books.Customer(ctx, company, d.CustomerID)
+	if err != nil {
+		return Invoice{}, nil, err
+	}
+	set, err := s.books.Settings(ctx, company)
+	if err != nil {
+		return Invoice{}, nil, err
+	}
+	inv, warnings, err := Plan(d, c, set)
+	if err != nil {
+		return Invoice{}, nil, err
+	}
+	inv.CompanyID = company
+	if accounts := revenueAccounts(inv.Lines); len(accounts) > 0 {
+		if err := s.books.KnownAccounts(ctx, company, accounts); err != nil {
+			return Invoice{}, nil, err
+		}
+	}
+	if name, ok := series[inv.DocumentType]; ok {
+		n, err := s.store.Next(ctx, company, name)
+		if err != nil {
+			return Invoice{}, nil, err
+		}
+		number := name + "-" + strconv.Itoa(n)
+		inv.Number = &number
+	}
+	stored, err := s.store.Insert(ctx, inv, s.today())
+	if err != nil {
+		return Invoice{}, nil, err
+	}
+	if err := s.record(ctx, audit.Insert, describe(stored)+" skapades", stored, nil, &stored); err != nil {
+		return Invoice{}, nil, err
+	}
+	if _, err := outbox.Emit(ctx, s.store.db, company, EventCreated, map[string]any{"invoice": Detail(stored)}); err != nil {
+		return Invoice{}, nil, err
+	}
+	return stored, warnings, nil
+}
+
+// Get answers one invoice as read today, with its lines when lines.
+func (s *Sales) Get(ctx context.Context, company, id uuid.UUID, lines bool) (Invoice, error) {
+	return s.store.Get(ctx, company, id, s.today(), lines, false)
+}
+
+// List answers a page of invoices as read today (see Store.List).
+func (s *Sales) List(ctx context.Context, company uuid.UUID, f Filter, after *cursor.Position, limit int) ([]Invoice, error) {
+	return s.store.List(ctx, company, f, after, limit, s.today())
+}
+
+func revenueAccounts(lines []Line) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, l := range lines {
+		if l.RevenueAccount != nil && !seen[*l.RevenueAccount] {
+			seen[*l.RevenueAccount] = true
+			out = append(out, *l.RevenueAccount)
+		}
+	}
+	return out
+}
+
+// describe names an invoice in the audit trail, in Swedish.
+func describe(i Invoice) string {
+	kind := map[string]string{"invoice": "Fakturan", "quote": "Offerten", "proforma": "Proformafakturan",
+		"delivery_note": "Följesedeln"}[i.DocumentType]
+	if i.CreditedID != nil {
+		kind = "Kreditfakturan"
+	}
+	if i.Number != nil {
+		return kind + " " + *i.Number
+	}
+	return kind + " (utkast) till " + i.CustomerName
+}
+
+func (s *Sales) record(ctx context.Context, action audit.Action, desc string, i Invoice, old, new *Invoice) error {
+	return s.audit.Record(ctx, audit.Change{CompanyID: i.CompanyID, Action: action, Table: "invoices",
+		RecordID: i.ID.String(), Description: desc, Old: snapshot(old), New: snapshot(new)})
+}
+
+func snapshot(i *Invoice) json.RawMessage {
+	if i == nil {
+		return nil
+	}
+	b, _ := json.Marshal(Detail(*i))
+	return b
+}
