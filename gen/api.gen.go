@@ -658,6 +658,7 @@ const (
 	ErrorCodeINVOICECANCELRACE                          ErrorCode = "INVOICE_CANCEL_RACE"
 	ErrorCodeINVOICECREATEACCRUALINVALID                ErrorCode = "INVOICE_CREATE_ACCRUAL_INVALID"
 	ErrorCodeINVOICEDELETENOTDRAFT                      ErrorCode = "INVOICE_DELETE_NOT_DRAFT"
+	ErrorCodeINVOICEFXRATEMISSING                       ErrorCode = "INVOICE_FX_RATE_MISSING"
 	ErrorCodeINVOICENOTFOUND                            ErrorCode = "INVOICE_NOT_FOUND"
 	ErrorCodeINVOICEUPDATENOTDRAFT                      ErrorCode = "INVOICE_UPDATE_NOT_DRAFT"
 	ErrorCodeINVOICEVATTREATMENTBUYERVATNUMBERREQUIRED  ErrorCode = "INVOICE_VAT_TREATMENT_BUYER_VAT_NUMBER_REQUIRED"
@@ -918,6 +919,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeINVOICECREATEACCRUALINVALID:
 		return true
 	case ErrorCodeINVOICEDELETENOTDRAFT:
+		return true
+	case ErrorCodeINVOICEFXRATEMISSING:
 		return true
 	case ErrorCodeINVOICENOTFOUND:
 		return true
@@ -4579,6 +4582,34 @@ type InvoiceResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// InvoiceSent An issued invoice: its number, OCR reference and the verifikat that booked it (null under kontantmetoden, when booking is deferred, for a proforma, and on a dry run, which shows verifikat_lines all the same).
+type InvoiceSent struct {
+	// BookingDeferred defer_invoice_booking was on: POST …/book books it later.
+	BookingDeferred bool                                  `json:"booking_deferred"`
+	Id              openapi_types.UUID                    `json:"id"`
+	InvoiceNumber   string                                `json:"invoice_number"`
+	JournalEntryId  nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	OcrReference    nullable.Nullable[string]             `json:"ocr_reference"`
+
+	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	Status InvoiceStatus `json:"status"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+
+	// VerifikatLines The lines posted at issue; empty when nothing is booked.
+	VerifikatLines []PostingLine `json:"verifikat_lines"`
+}
+
+// InvoiceSentResponse defines model for InvoiceSentResponse.
+type InvoiceSentResponse struct {
+	// Data An issued invoice: its number, OCR reference and the verifikat that booked it (null under kontantmetoden, when booking is deferred, for a proforma, and on a dry run, which shows verifikat_lines all the same).
+	Data InvoiceSent `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // InvoiceStatus overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
 type InvoiceStatus string
 
@@ -5652,6 +5683,20 @@ type PostedBy struct {
 
 	// UserId The person behind the key.
 	UserId nullable.Nullable[openapi_types.UUID] `json:"user_id"`
+}
+
+// PostingLine A line of the verifikat a write posts (or, on a dry run, would post).
+type PostingLine struct {
+	AccountNumber string `json:"account_number"`
+
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	CreditAmount Amount `json:"credit_amount"`
+
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	DebitAmount Amount `json:"debit_amount"`
+
+	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	Dimensions Dimensions `json:"dimensions"`
 }
 
 // PsPeriod Period of the EU sales list (periodisk sammanställning).
@@ -7079,6 +7124,18 @@ type CreateInvoiceParams struct {
 type GetInvoiceParams struct {
 	// Expand Comma-separated: items, payments. An unknown key is 400 VALIDATION_ERROR.
 	Expand *string `form:"expand,omitempty" json:"expand,omitempty"`
+}
+
+// MarkInvoiceSentParams defines parameters for MarkInvoiceSent.
+type MarkInvoiceSentParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
 // ListJournalEntriesParams defines parameters for ListJournalEntries.
@@ -9376,6 +9433,9 @@ type ServerInterface interface {
 	// GetInvoice Get an invoice
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
 	GetInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params GetInvoiceParams) error
+	// MarkInvoiceSent Issue a draft without e-mailing it
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-sent)
+	MarkInvoiceSent(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params MarkInvoiceSentParams) error
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx echo.Context, companyId CompanyId, params ListJournalEntriesParams) error
@@ -11708,6 +11768,73 @@ func (w *ServerInterfaceWrapper) GetInvoice(ctx echo.Context) error {
 	return err
 }
 
+// MarkInvoiceSent converts echo context to params.
+func (w *ServerInterfaceWrapper) MarkInvoiceSent(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MarkInvoiceSentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MarkInvoiceSent(ctx, companyId, invoiceId, params)
+	return err
+}
+
 // ListJournalEntries converts echo context to params.
 func (w *ServerInterfaceWrapper) ListJournalEntries(ctx echo.Context) error {
 	var err error
@@ -13804,6 +13931,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.ListInvoices, options.OperationMiddlewares["listInvoices"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.CreateInvoice, options.OperationMiddlewares["createInvoice"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.GetInvoice, options.OperationMiddlewares["getInvoice"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-sent", wrapper.MarkInvoiceSent, options.OperationMiddlewares["markInvoiceSent"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.ListJournalEntries, options.OperationMiddlewares["listJournalEntries"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.CreateJournalEntry, options.OperationMiddlewares["createJournalEntry"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId", wrapper.CancelJournalEntry, options.OperationMiddlewares["cancelJournalEntry"]...)
@@ -22109,6 +22237,217 @@ func (response GetInvoice503JSONResponse) VisitGetInvoiceResponse(w http.Respons
 	return err
 }
 
+type MarkInvoiceSentRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+	Params    MarkInvoiceSentParams
+}
+
+type MarkInvoiceSentResponseObject interface {
+	VisitMarkInvoiceSentResponse(w http.ResponseWriter) error
+}
+
+type MarkInvoiceSent200JSONResponse InvoiceSentResponse
+
+func (response MarkInvoiceSent200JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoiceSent400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MarkInvoiceSent400JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoiceSent401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MarkInvoiceSent401JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoiceSent403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MarkInvoiceSent403JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoiceSent404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MarkInvoiceSent404JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoiceSent409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MarkInvoiceSent409JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoiceSent413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MarkInvoiceSent413JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoiceSent415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MarkInvoiceSent415JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoiceSent429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MarkInvoiceSent429JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoiceSent500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MarkInvoiceSent500JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoiceSent503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MarkInvoiceSent503JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListJournalEntriesRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListJournalEntriesParams
@@ -29431,6 +29770,9 @@ type StrictServerInterface interface {
 	// GetInvoice Get an invoice
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
 	GetInvoice(ctx context.Context, request GetInvoiceRequestObject) (GetInvoiceResponseObject, error)
+	// MarkInvoiceSent Issue a draft without e-mailing it
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-sent)
+	MarkInvoiceSent(ctx context.Context, request MarkInvoiceSentRequestObject) (MarkInvoiceSentResponseObject, error)
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx context.Context, request ListJournalEntriesRequestObject) (ListJournalEntriesResponseObject, error)
@@ -31091,6 +31433,33 @@ func (sh *strictHandler) GetInvoice(ctx echo.Context, companyId CompanyId, invoi
 		return err
 	} else if validResponse, ok := response.(GetInvoiceResponseObject); ok {
 		return validResponse.VisitGetInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MarkInvoiceSent operation middleware
+func (sh *strictHandler) MarkInvoiceSent(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params MarkInvoiceSentParams) error {
+	var request MarkInvoiceSentRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MarkInvoiceSent(ctx.Request().Context(), request.(MarkInvoiceSentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MarkInvoiceSent")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MarkInvoiceSentResponseObject); ok {
+		return validResponse.VisitMarkInvoiceSentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

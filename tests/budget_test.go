@@ -25,6 +25,7 @@ var budgets = map[string]int64{
 	"reverseJournalEntry": 12,
 	"createCustomer":      9,
 	"createInvoice":       8,
+	"markInvoiceSent":     14,
 	"getTrialBalance":     4,
 	"getGeneralLedger":    5,
 	"listJournalEntries":  2,
@@ -73,10 +74,14 @@ func TestStatementBudgets(t *testing.T) {
 		customer = b.post(b.base+"/customers", b.token, map[string]any{"name": "Byggbolaget i Norrland AB",
 			"customer_type": "swedish_business", "org_number": "556334-3689"}, "Idempotency-Key", ik()).status(t, 201).str("data.id")
 	})
+	var invoice string
 	measure("createInvoice", func() {
-		b.post(b.base+"/invoices", b.token, map[string]any{"customer_id": customer, "invoice_date": b.day("03-01"),
+		invoice = b.post(b.base+"/invoices", b.token, map[string]any{"customer_id": customer, "invoice_date": b.day("03-01"),
 			"items": []any{map[string]any{"description": "Konsulttimmar", "quantity": 10, "unit": "tim", "unit_price": 1000}}},
-			"Idempotency-Key", ik()).status(t, 201)
+			"Idempotency-Key", ik()).status(t, 201).str("data.id")
+	})
+	measure("markInvoiceSent", func() {
+		b.post(b.base+"/invoices/"+invoice+"/mark-sent", b.token, nil, "Idempotency-Key", ik()).status(t, 200)
 	})
 	q := url.Values{"period_id": {b.period}}.Encode()
 	measure("getTrialBalance", func() { b.get(b.base+"/reports/trial-balance?"+q, b.token).status(t, 200) })

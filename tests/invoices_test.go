@@ -2,7 +2,10 @@ package tests
 
 import (
 	"context"
+	"fmt"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -110,12 +113,26 @@ func (b *partiesBooks) createInvoice(body map[string]any) *response {
 
 // consulting is a create body: ten hours at 1 000 kr for customer.
 func consulting(customer string, more map[string]any) map[string]any {
-	body := map[string]any{"customer_id": customer, "invoice_date": "2026-03-01",
-		"items": []any{map[string]any{"description": "Konsulttimmar, mars", "quantity": 10, "unit": "tim", "unit_price": 1000}}}
-	for k, v := range more {
-		body[k] = v
+	return mergeMaps(map[string]any{"customer_id": customer, "invoice_date": "2026-03-01",
+		"items": []any{map[string]any{"description": "Konsulttimmar, mars", "quantity": 10, "unit": "tim", "unit_price": 1000}}}, more)
+}
+
+// euBuyer makes the company VAT-registered (in SQL: the test company has
+// no organisation number to register with) and adds a German business
+// whose VAT number VIES has validated (in SQL: no VIES here), answering
+// its id.
+func (b *partiesBooks) euBuyer() string {
+	b.t.Helper()
+	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
+		b.company); err != nil {
+		b.t.Fatal(err)
 	}
-	return body
+	eu := b.createCustomer(map[string]any{"name": "Müller GmbH", "customer_type": "eu_business", "country": "DE",
+		"vat_number": "DE123456789"}).status(b.t, 201).str("data.id")
+	if _, err := b.db.Exec(`UPDATE customers SET vat_number_validated = true WHERE company_id = $1 AND id = $2`, b.company, eu); err != nil {
+		b.t.Fatal(err)
+	}
+	return eu
 }
 
 // A draft: 10 000 + 25 % = 12 500, due on the customer's terms, our
@@ -395,4 +412,186 @@ func TestInvoiceList(t *testing.T) {
 	}
 	next := e.str("meta.next_cursor")
 	same("the next page", ids(b.get(b.path("invoices?limit=2&cursor="+next), b.token).status(t, 200)), first)
+}
+
+// markSent issues invoice id without e-mail.
+func (b *partiesBooks) markSent(id string) *response {
+	b.t.Helper()
+	return b.write("POST", "invoices/"+id+"/mark-sent", nil)
+}
+
+// lines writes a verifikat's lines as "D 1510 12500" in order.
+func lines(r *response, path string) string {
+	var out []string
+	for _, l := range r.list(path) {
+		m := l.(map[string]any)
+		side, a := "D", m["debit_amount"]
+		if m["credit_amount"] != 0.0 {
+			side, a = "C", m["credit_amount"]
+		}
+		out = append(out, fmt.Sprintf("%s %s %.2f", side, m["account_number"], a))
+	}
+	return strings.Join(out, ", ")
+}
+
+// Issuing takes the next number and its OCR reference and books the sale
+// dated the invoice date: 10 000 + 25 % is D 1510 12 500 / C 3001 10 000,
+// C 2611 2 500. Issued once; a dry run shows the lines and changes
+// nothing; a failure gives the number back.
+func TestInvoiceMarkSent(t *testing.T) {
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
+	b.write("PATCH", "settings", map[string]any{"invoice_prefix": "2026-00", "next_invoice_number": 42,
+		"invoice_show_ocr": true}).status(t, 200)
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	id := b.createInvoice(consulting(customer, map[string]any{"default_dimensions": map[string]any{"6": "P1"}})).status(t, 201).str("data.id")
+	r := b.markSent(id).status(t, 200)
+	if r.str("data.invoice_number") != "2026-0042" || r.str("data.ocr_reference") != "2026004206" || r.str("data.status") != "sent" ||
+		r.at("data.journal_entry_id") == nil || r.at("data.booking_deferred") != false {
+		t.Fatalf("issued: %s", r.Body)
+	}
+	if got := lines(r, "data.verifikat_lines"); got != "D 1510 12500.00, C 3001 10000.00, C 2611 2500.00" {
+		t.Fatalf("verifikat: %s", got)
+	}
+	je := b.get(b.path("journal-entries/"+r.str("data.journal_entry_id")), b.token).status(t, 200)
+	if je.str("data.status") != "posted" || je.str("data.source_type") != "invoice_created" || je.str("data.entry_date") != "2026-03-01" ||
+		lines(je, "data.lines") != "D 1510 12500.00, C 3001 10000.00, C 2611 2500.00" {
+		t.Fatalf("the verifikat: %s", je.Body)
+	}
+	g := b.get(b.path("invoices/"+id), b.token).status(t, 200)
+	if g.str("data.status") != "sent" || g.str("data.invoice_number") != "2026-0042" || g.str("data.journal_entry_id") != r.str("data.journal_entry_id") {
+		t.Fatalf("read back: %s", g.Body)
+	}
+	if e := b.markSent(id).errorCode(t, 409, "INVOICE_ALREADY_SENT"); e.str("error.details.current_status") != "sent" {
+		t.Fatalf("again: %s", e.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM events WHERE company_id = $1 AND type = 'invoice.sent'`, b.company); n != 1 {
+		t.Errorf("%d invoice.sent events", n)
+	}
+
+	// A dry run shows the lines and changes nothing.
+	next := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
+	dry := b.do(req{Method: "POST", Path: b.path("invoices/" + next + "/mark-sent?dry_run=true"), Token: b.token,
+		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
+	if dry.at("data.journal_entry_id") != nil || lines(dry, "data.verifikat_lines") != "D 1510 12500.00, C 3001 10000.00, C 2611 2500.00" {
+		t.Fatalf("dry run: %s", dry.Body)
+	}
+	if g := b.get(b.path("invoices/"+next), b.token).status(t, 200); g.str("data.status") != "draft" {
+		t.Fatalf("after a dry run: %s", g.Body)
+	}
+	// No fiscal year for the date: refused, and the number is not used.
+	late := b.createInvoice(consulting(customer, map[string]any{"invoice_date": "2031-01-10"})).status(t, 201).str("data.id")
+	b.markSent(late).errorCode(t, 400, "INVOICE_BOOK_NO_FISCAL_PERIOD")
+	if r := b.markSent(next).status(t, 200); r.str("data.invoice_number") != "2026-0043" {
+		t.Fatalf("the next number: %s", r.Body)
+	}
+	// Quotes and delivery notes are never issued.
+	quote := b.createInvoice(consulting(customer, map[string]any{"document_type": "quote", "valid_until": "2026-03-31"})).status(t, 201).str("data.id")
+	b.markSent(quote).errorCode(t, 400, "VALIDATION_ERROR")
+	note := b.createInvoice(consulting(customer, map[string]any{"document_type": "delivery_note"})).status(t, 201).str("data.id")
+	b.markSent(note).errorCode(t, 400, "VALIDATION_ERROR")
+	b.markSent(uuid.NewString()).errorCode(t, 404, "INVOICE_NOT_FOUND")
+}
+
+// 1 000 EUR of services to a VIES-validated German business at 11.50:
+// 11 500 on 1510 (carrying the euros) and on 3308. Without a rate the
+// draft is not issued.
+func TestInvoiceMarkSentForeign(t *testing.T) {
+	b := newPartiesBooks(t)
+	eu := b.euBuyer()
+	eur := func(more map[string]any) map[string]any {
+		return consulting(eu, mergeMaps(map[string]any{"currency": "EUR", "items": []any{map[string]any{"description": "Rådgivning",
+			"quantity": 1, "unit": "st", "unit_price": 1000}}}, more))
+	}
+	bare := b.createInvoice(eur(nil)).status(t, 201).str("data.id")
+	b.markSent(bare).errorCode(t, 400, "INVOICE_FX_RATE_MISSING")
+	id := b.createInvoice(eur(map[string]any{"exchange_rate": 11.5})).status(t, 201).str("data.id")
+	r := b.markSent(id).status(t, 200)
+	if got := lines(r, "data.verifikat_lines"); got != "D 1510 11500.00, C 3308 11500.00" {
+		t.Fatalf("verifikat: %s", got)
+	}
+	je := b.get(b.path("journal-entries/"+r.str("data.journal_entry_id")), b.token).status(t, 200)
+	l := je.list("data.lines")[0].(map[string]any)
+	if l["currency"] != "EUR" || l["amount_in_currency"] != 1000.0 || l["exchange_rate"] != 11.5 {
+		t.Fatalf("1510 in euros: %v", l)
+	}
+}
+
+func mergeMaps(a, b map[string]any) map[string]any {
+	for k, v := range b {
+		a[k] = v
+	}
+	return a
+}
+
+// Kontantmetoden books nothing at issue; the number is taken all the same.
+func TestInvoiceMarkSentCashMethod(t *testing.T) {
+	b := newPartiesBooks(t)
+	b.write("PATCH", "settings/tax-profile", map[string]any{"accounting_method": "cash"}).status(t, 200)
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	id := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
+	r := b.markSent(id).status(t, 200)
+	if r.str("data.invoice_number") != "1" || r.at("data.journal_entry_id") != nil || len(r.list("data.verifikat_lines")) != 0 {
+		t.Fatalf("cash method: %s", r.Body)
+	}
+}
+
+// Issued one at a time: fifty drafts issued at once take the numbers 1 to
+// 50, each once; eight requests on one draft issue it once, with one
+// verifikat.
+func TestInvoiceMarkSentConcurrent(t *testing.T) {
+	b := newPartiesBooks(t)
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	ids := make([]string, 50)
+	for i := range ids {
+		ids[i] = b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
+	}
+	numbers := make([]string, len(ids))
+	var wg sync.WaitGroup
+	for i, id := range ids {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := b.do(req{Method: "POST", Path: b.path("invoices/" + id + "/mark-sent"), Token: b.token,
+				Header: map[string]string{"Idempotency-Key": newKey()}})
+			if r.Status == 200 {
+				numbers[i] = r.str("data.invoice_number")
+			}
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for _, n := range numbers {
+		seen[n] = true
+	}
+	for n := 1; n <= 50; n++ {
+		if !seen[strconv.Itoa(n)] {
+			t.Errorf("number %d not taken: %v", n, numbers)
+		}
+	}
+	one := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
+	statuses := make([]int, 8)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = b.do(req{Method: "POST", Path: b.path("invoices/" + one + "/mark-sent"), Token: b.token,
+				Header: map[string]string{"Idempotency-Key": newKey()}}).Status
+		}()
+	}
+	wg.Wait()
+	ok := 0
+	for _, s := range statuses {
+		if s == 200 {
+			ok++
+		} else if s != 409 {
+			t.Errorf("status %d", s)
+		}
+	}
+	if ok != 1 {
+		t.Fatalf("%d requests issued one draft", ok)
+	}
+	if n := b.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1 AND source_type = 'invoice_created' AND source_id = $2`,
+		b.company, one); n != 1 {
+		t.Fatalf("%d verifikat for one invoice", n)
+	}
 }

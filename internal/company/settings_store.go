@@ -194,3 +194,27 @@ func (s *Store) InvoiceDefaultDays(ctx context.Context, company uuid.UUID) (*int
 	}
 	return days, err
 }
+
+// InvoiceNumber is the number an invoice is issued with, taken from the
+// company's settings.
+type InvoiceNumber struct {
+	Prefix  *string `db:"invoice_prefix"`
+	Number  int     `db:"number"`
+	ShowOCR *bool   `db:"invoice_show_ocr"`
+	// How the invoice is booked, read in the same statement.
+	AccountingMethod string `db:"accounting_method"`
+	DeferBooking     *bool  `db:"defer_invoice_booking"`
+}
+
+// TakeInvoiceNumber takes the company's next invoice number (null is 1)
+// and moves next_invoice_number past it, in the transaction of ctx: the
+// settings row stays locked until it ends, so invoices are numbered one
+// at a time and a rollback gives the number back.
+func (s *Store) TakeInvoiceNumber(ctx context.Context, company uuid.UUID) (InvoiceNumber, error) {
+	var n InvoiceNumber
+	err := s.db.Q(ctx).GetContext(ctx, &n, `UPDATE company_settings
+		SET next_invoice_number = coalesce(next_invoice_number, 1) + 1 WHERE company_id = $1
+		RETURNING next_invoice_number - 1 AS number, invoice_prefix, invoice_show_ocr, accounting_method,
+			defer_invoice_booking`, company)
+	return n, err
+}

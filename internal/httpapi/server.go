@@ -265,6 +265,21 @@ func New(cfg Config) (*Server, error) {
 			return invoicing.SettingsOf(m), err
 		},
 		KnownAccounts: accounts.Known,
+	}, invoicing.Ledger{
+		TakeNumber: func(ctx context.Context, company uuid.UUID) (invoicing.Number, error) {
+			n, err := companies.TakeInvoiceNumber(ctx, company)
+			out := invoicing.Number{N: n.Number, ShowOCR: n.ShowOCR != nil && *n.ShowOCR, Cash: n.AccountingMethod == "cash",
+				DeferBooking: n.DeferBooking != nil && *n.DeferBooking}
+			if n.Prefix != nil {
+				out.Prefix = *n.Prefix
+			}
+			return out, err
+		},
+		Period: func(ctx context.Context, company uuid.UUID, day time.Time) (uuid.UUID, bool, error) {
+			p, err := periods.Covering(ctx, company, day)
+			return p.ID, p.ID != uuid.Nil, err
+		},
+		Post: journal.Post,
 	}, audits, cfg.Now), cursors)
 	h := handlers{
 		invoicingAPI:  salesAPI,

@@ -3,6 +3,7 @@ package invoicing
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"math/big"
 
 	"github.com/kontera/kontera/internal/ledger"
@@ -42,6 +43,10 @@ type Sale struct {
 	Revenue  string // the treatment's revenue account, "" for Swedish VAT
 	Currency string // "" or "SEK" for kronor
 	Rate     *money.Rate
+	// Dimensions tag the sale's lines: Default every line, Lines (per
+	// item) a revenue line too, the item's winning per key.
+	Default ledger.Dimensions
+	Lines   []ledger.Dimensions
 }
 
 func (s Sale) foreign() bool { return s.Currency != "" && s.Currency != "SEK" }
@@ -59,17 +64,17 @@ func (s Sale) sek(a money.Amount) money.Amount {
 // currency. A cash-method payment books its share of each.
 func (s Sale) Parts() []Part {
 	var parts []Part
-	add := func(account string, a money.Amount) {
+	add := func(account string, a money.Amount, tags ledger.Dimensions) {
 		if a.IsZero() {
 			return
 		}
 		for i := range parts {
-			if parts[i].Account == account {
+			if parts[i].Account == account && maps.Equal(parts[i].Dimensions, tags) {
 				parts[i].Amount = parts[i].Amount.Add(a)
 				return
 			}
 		}
-		parts = append(parts, Part{Account: account, Amount: a})
+		parts = append(parts, Part{Account: account, Amount: a, Dimensions: tags})
 	}
 	for i, it := range s.Items {
 		if it.Text {
@@ -82,21 +87,31 @@ func (s Sale) Parts() []Part {
 		if i < len(s.Accounts) && s.Accounts[i] != "" {
 			account = s.Accounts[i]
 		}
-		add(account, s.Totals.Lines[i].Net)
+		tags := s.Default
+		if i < len(s.Lines) && len(s.Lines[i]) > 0 {
+			tags = maps.Clone(s.Default)
+			if tags == nil {
+				tags = ledger.Dimensions{}
+			}
+			maps.Copy(tags, s.Lines[i])
+		}
+		add(account, s.Totals.Lines[i].Net, tags)
 	}
 	for _, r := range s.Totals.ByRate {
 		if r.Rate > 0 {
-			add(outputVAT[r.Rate], r.VAT)
+			add(outputVAT[r.Rate], r.VAT, s.Default)
 		}
 	}
-	add(RoundingAccount, s.Totals.Rounding)
+	add(RoundingAccount, s.Totals.Rounding, s.Default)
 	return parts
 }
 
-// Part is one account's share of a sale's credit side.
+// Part is one account's share of a sale's credit side, with the
+// dimensions it is tagged with.
 type Part struct {
-	Account string
-	Amount  money.Amount
+	Account    string
+	Amount     money.Amount
+	Dimensions ledger.Dimensions
 }
 
 // IssueLines are the lines of the verifikat that books a sale when it is
@@ -114,10 +129,13 @@ func IssueLines(s Sale) ([]ledger.Line, error) {
 	for _, p := range s.Parts() {
 		a := s.sek(p.Amount)
 		credits = credits.Add(a)
-		lines = append(lines, entry(p.Account, a.Neg()))
+		l := entry(p.Account, a.Neg())
+		l.Dimensions = p.Dimensions
+		lines = append(lines, l)
 	}
 	claim := s.sek(s.Totals.Deduction)
 	receivable := entry(Receivable, credits.Sub(claim))
+	receivable.Dimensions = s.Default
 	if s.foreign() {
 		cur, amount := s.Currency, s.Totals.Customer
 		receivable.Currency, receivable.AmountInCurrency, receivable.ExchangeRate = &cur, &amount, s.Rate

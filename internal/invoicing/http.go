@@ -274,3 +274,32 @@ func utc(t *time.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
+
+// MarkInvoiceSent issues a draft without e-mailing it.
+func (h *Handler) MarkInvoiceSent(ctx context.Context, req gen.MarkInvoiceSentRequestObject) (gen.MarkInvoiceSentResponseObject, error) {
+	is, err := h.sales.Issue(ctx, req.CompanyId, req.InvoiceId)
+	if err != nil {
+		return nil, err
+	}
+	i := is.Invoice
+	data := gen.InvoiceSent{Id: i.ID, Status: gen.InvoiceStatus(i.State()), Total: i.Total,
+		OcrReference: envelope.Nullable(i.OCR), JournalEntryId: envelope.Nullable(i.EntryID),
+		BookingDeferred: i.BookingDeferred, VerifikatLines: postingLines(is.Lines)}
+	if i.Number != nil {
+		data.InvoiceNumber = *i.Number
+	}
+	if store.IsDryRun(ctx) {
+		data.JournalEntryId = nullable.NewNullNullable[openapi_types.UUID]()
+	}
+	return gen.MarkInvoiceSent200JSONResponse{Data: data, Meta: envelope.Meta(ctx)}, nil
+}
+
+// postingLines are the lines of a verifikat as a write answers them.
+func postingLines(lines []ledger.Line) []gen.PostingLine {
+	out := make([]gen.PostingLine, len(lines))
+	for i, l := range lines {
+		out[i] = gen.PostingLine{AccountNumber: l.Account, DebitAmount: l.Debit, CreditAmount: l.Credit,
+			Dimensions: gen.Dimensions(dimensions(l.Dimensions))}
+	}
+	return out
+}

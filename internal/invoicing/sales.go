@@ -35,15 +35,16 @@ type Books struct {
 // Sales keeps a company's customer invoices: the rules, the store, the
 // audit trail and the events, in the request's unit of work.
 type Sales struct {
-	store *Store
-	books Books
-	audit *audit.Store
-	now   func() time.Time
+	store  *Store
+	books  Books
+	ledger Ledger
+	audit  *audit.Store
+	now    func() time.Time
 }
 
 // NewSales returns the invoicing service.
-func NewSales(s *Store, b Books, a *audit.Store, now func() time.Time) *Sales {
-	return &Sales{store: s, books: b, audit: a, now: now}
+func NewSales(s *Store, b Books, l Ledger, a *audit.Store, now func() time.Time) *Sales {
+	return &Sales{store: s, books: b, ledger: l, audit: a, now: now}
 }
 
 // today is the day in Sweden: what overdue and expiry are reckoned on.

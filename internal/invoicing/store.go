@@ -339,3 +339,14 @@ func (s *Store) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment,
 		FROM invoice_payments WHERE company_id = $1 AND invoice_id = $2 ORDER BY created_at, id`, company, id)
 	return out, err
 }
+
+// MarkSent writes inv issued at at: sent, with its number, OCR reference,
+// verifikat and whether its booking waits, and answers it as read today.
+func (s *Store) MarkSent(ctx context.Context, inv Invoice, at, today time.Time) (Invoice, error) {
+	var out Invoice
+	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET status = 'sent', invoice_number = $3,
+			ocr_reference = $4, journal_entry_id = $5, booking_deferred = $6, sent_at = $7, updated_at = $7
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$8::date"),
+		inv.CompanyID, inv.ID, inv.Number, inv.OCR, inv.EntryID, inv.BookingDeferred, at, isoDate(today))
+	return out, store.Refused(err)
+}

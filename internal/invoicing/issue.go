@@ -1,0 +1,161 @@
+package invoicing
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/identifier"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/outbox"
+)
+
+// EventSent is announced when an invoice is issued.
+const EventSent = "invoice.sent"
+
+// SourceCreated is the source_type of the verifikat that books a sale.
+const SourceCreated = "invoice_created"
+
+// Number is the number an invoice is issued with, and the settings that
+// say how it is booked, read with it.
+type Number struct {
+	Prefix       string
+	N            int
+	ShowOCR      bool
+	Cash         bool // kontantmetoden
+	DeferBooking bool
+}
+
+// Ledger is what issuing needs of the books, filled in at composition.
+type Ledger struct {
+	// TakeNumber takes the company's next invoice number, holding the
+	// settings row until the transaction ends.
+	TakeNumber func(ctx context.Context, company uuid.UUID) (Number, error)
+	// Period answers the fiscal period holding day, false when none does.
+	Period func(ctx context.Context, company uuid.UUID, day time.Time) (uuid.UUID, bool, error)
+	// Post books a verifikat in the transaction of ctx (ledger.Store.Post).
+	Post func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
+}
+
+// Issued is an invoice issued, with the lines its verifikat posted (or,
+// on a dry run, would post); none when nothing is booked at issue.
+type Issued struct {
+	Invoice Invoice
+	Lines   []ledger.Line
+}
+
+// Issue moves a draft to sent (mark-sent; the delivery issue's send and
+// send-peppol take the same step): an invoice takes the company's next
+// number, and its OCR reference when the settings show one, and under
+// faktureringsmetoden, unless booking is deferred, its verifikat is
+// posted through the ledger dated the invoice date. The invoice row is
+// locked first: of requests issuing the same draft one does it, the
+// others find it sent (409 INVOICE_ALREADY_SENT). A failure gives the
+// number back.
+func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error) {
+	inv, err := s.store.Get(ctx, company, id, s.today(), true, true)
+	if err != nil {
+		return Issued{}, err
+	}
+	switch {
+	case inv.DocumentType == "delivery_note" || inv.DocumentType == "quote":
+		return Issued{}, field("document_type", "issuable", "a "+inv.DocumentType+" is never sent as an invoice")
+	case inv.Status != "draft":
+		return Issued{}, apierr.New(apierr.InvoiceAlreadySent, map[string]any{"invoice_id": id, "current_status": inv.State()})
+	case inv.DocumentType == "invoice" && inv.Currency != "SEK" && inv.ExchangeRate == nil:
+		return Issued{}, apierr.New(apierr.InvoiceFXRateMissing, map[string]any{"invoice_id": id, "currency": inv.Currency,
+			"field": "exchange_rate"})
+	}
+	old := inv
+	var lines []ledger.Line
+	if inv.DocumentType == "invoice" {
+		n, err := s.ledger.TakeNumber(ctx, company)
+		if err != nil {
+			return Issued{}, err
+		}
+		number := n.Prefix + strconv.Itoa(n.N)
+		inv.Number = &number
+		if ocr, ok := identifier.OCR(number); ok && n.ShowOCR {
+			inv.OCR = &ocr
+		}
+		inv.BookingDeferred = n.DeferBooking && !n.Cash
+		if !n.Cash && !n.DeferBooking {
+			e, posted, err := s.book(ctx, inv)
+			if err != nil {
+				return Issued{}, err
+			}
+			inv.EntryID, lines = &e.ID, posted
+		}
+	}
+	sent, err := s.store.MarkSent(ctx, inv, s.now().UTC(), s.today())
+	if err != nil {
+		return Issued{}, err
+	}
+	sent.Lines = inv.Lines
+	if err := s.record(ctx, audit.Update, describe(sent)+" skickades", sent, &old, &sent); err != nil {
+		return Issued{}, err
+	}
+	if _, err := outbox.Emit(ctx, s.store.db, company, EventSent, map[string]any{"invoice": Detail(sent)}); err != nil {
+		return Issued{}, err
+	}
+	return Issued{Invoice: sent, Lines: lines}, nil
+}
+
+// book posts the verifikat of an invoice's sale (IssueLines), dated its
+// invoice date, in the period holding it.
+func (s *Sales) book(ctx context.Context, inv Invoice) (ledger.Entry, []ledger.Line, error) {
+	sale, err := saleOf(inv)
+	if err != nil {
+		return ledger.Entry{}, nil, err
+	}
+	lines, err := IssueLines(sale)
+	if err != nil {
+		return ledger.Entry{}, nil, err
+	}
+	period, ok, err := s.ledger.Period(ctx, inv.CompanyID, inv.InvoiceDate)
+	if err != nil {
+		return ledger.Entry{}, nil, err
+	}
+	if !ok {
+		return ledger.Entry{}, nil, apierr.New(apierr.InvoiceBookNoFiscalPeriod, map[string]any{
+			"invoice_date": inv.InvoiceDate.Format(time.DateOnly), "field": "invoice_date"})
+	}
+	source, customer, name := inv.ID.String(), inv.CustomerID, inv.CustomerName
+	e, err := s.ledger.Post(ctx, inv.CompanyID, ledger.Input{PeriodID: period, Date: inv.InvoiceDate,
+		Description: "Faktura " + *inv.Number + ", " + inv.CustomerName, SourceType: SourceCreated, SourceID: &source,
+		Counterparty: ledger.Counterparty{CounterpartyCustomerID: &customer, CounterpartyName: &name}, Lines: lines})
+	return e, lines, err
+}
+
+// saleOf is an invoice as its verifikat books it. Its totals are
+// reckoned again from its lines, and must be what it says.
+func saleOf(inv Invoice) (Sale, error) {
+	items := make([]Item, len(inv.Lines))
+	accounts := make([]string, len(inv.Lines))
+	tags := make([]ledger.Dimensions, len(inv.Lines))
+	for i, l := range inv.Lines {
+		items[i] = Item{Text: l.Type == "text", Quantity: l.Quantity, UnitPrice: l.UnitPrice, Discount: l.Discount,
+			VATRate: int(l.VATRate.InÖre())}
+		if l.Deduction != nil {
+			items[i].Deduction = Deduction(*l.Deduction)
+		}
+		if l.RevenueAccount != nil {
+			accounts[i] = *l.RevenueAccount
+		}
+		tags[i] = l.Dimensions
+	}
+	t, err := Compute(items, Options{OreRounding: inv.OreRounding, Date: inv.InvoiceDate})
+	if err != nil {
+		return Sale{}, err
+	}
+	if t.Total.Cmp(inv.Total) != 0 || t.VAT.Cmp(inv.VAT) != 0 || t.Deduction.Cmp(inv.DeductionTotal) != 0 {
+		return Sale{}, errors.New("invoicing: invoice " + inv.ID.String() + " does not add up to its lines")
+	}
+	return Sale{Items: items, Accounts: accounts, Totals: t, Revenue: inv.Treatment.Revenue(), Currency: inv.Currency,
+		Rate: inv.ExchangeRate, Default: inv.DefaultDimensions, Lines: tags}, nil
+}
