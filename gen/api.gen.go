@@ -660,6 +660,7 @@ const (
 	ErrorCodeINVOICEDELETENOTDRAFT                      ErrorCode = "INVOICE_DELETE_NOT_DRAFT"
 	ErrorCodeINVOICEFXRATEMISSING                       ErrorCode = "INVOICE_FX_RATE_MISSING"
 	ErrorCodeINVOICENOTFOUND                            ErrorCode = "INVOICE_NOT_FOUND"
+	ErrorCodeINVOICEPAIDLIKELYDUPLICATE                 ErrorCode = "INVOICE_PAID_LIKELY_DUPLICATE"
 	ErrorCodeINVOICEUPDATENOTDRAFT                      ErrorCode = "INVOICE_UPDATE_NOT_DRAFT"
 	ErrorCodeINVOICEVATTREATMENTBUYERVATNUMBERREQUIRED  ErrorCode = "INVOICE_VAT_TREATMENT_BUYER_VAT_NUMBER_REQUIRED"
 	ErrorCodeINVOICEVATTREATMENTDELIVERYCOUNTRYMISMATCH ErrorCode = "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_MISMATCH"
@@ -923,6 +924,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeINVOICEFXRATEMISSING:
 		return true
 	case ErrorCodeINVOICENOTFOUND:
+		return true
+	case ErrorCodeINVOICEPAIDLIKELYDUPLICATE:
 		return true
 	case ErrorCodeINVOICEUPDATENOTDRAFT:
 		return true
@@ -4468,6 +4471,37 @@ type InvoiceListResponse struct {
 	Meta InvoiceListMeta `json:"meta"`
 }
 
+// InvoicePaid The invoice with the payment recorded, and the verifikat that booked it (on a dry run payment_id and journal_entry_id are null and verifikat_lines show what would be posted).
+type InvoicePaid struct {
+	Id             openapi_types.UUID                    `json:"id"`
+	InvoiceNumber  string                                `json:"invoice_number"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+
+	// PaidAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	PaidAmount Amount                                `json:"paid_amount"`
+	PaidAt     nullable.Nullable[openapi_types.Date] `json:"paid_at"`
+	PaymentId  nullable.Nullable[openapi_types.UUID] `json:"payment_id"`
+
+	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	Status InvoiceStatus `json:"status"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total          Amount        `json:"total"`
+	VerifikatLines []PostingLine `json:"verifikat_lines"`
+}
+
+// InvoicePaidResponse defines model for InvoicePaidResponse.
+type InvoicePaidResponse struct {
+	// Data The invoice with the payment recorded, and the verifikat that booked it (on a dry run payment_id and journal_entry_id are null and verifikat_lines show what would be posted).
+	Data InvoicePaid `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // InvoicePayment defines model for InvoicePayment.
 type InvoicePayment struct {
 	Account string `json:"account"`
@@ -4486,6 +4520,26 @@ type InvoicePayment struct {
 
 // InvoicePaymentSource defines model for InvoicePayment.Source.
 type InvoicePaymentSource string
+
+// InvoicePaymentCreate A payment received. amount (in the invoice's currency) defaults to what is left to pay; payment_date to today (Europe/Stockholm). In another currency the kronor that arrived are needed: amount_sek, or exchange_rate to reckon them.
+type InvoicePaymentCreate struct {
+	// Amount An amount in kronor, zero or more, with at most two decimals.
+	Amount *NonNegativeAmount `json:"amount,omitempty"`
+
+	// AmountSek An amount in kronor, zero or more, with at most two decimals.
+	AmountSek *NonNegativeAmount `json:"amount_sek,omitempty"`
+
+	// ExchangeRate Kronor per one unit of the foreign currency, at most six decimals.
+	ExchangeRate *ExchangeRate `json:"exchange_rate,omitempty"`
+
+	// Force Record it even though a payment of the same amount on the same day is recorded already.
+	Force *bool                     `json:"force,omitempty"`
+	Notes nullable.Nullable[string] `json:"notes,omitempty"`
+
+	// PaymentAccount The cash or bank account (BAS 19xx) the money arrived on; default 1930.
+	PaymentAccount *string             `json:"payment_account,omitempty"`
+	PaymentDate    *openapi_types.Date `json:"payment_date,omitempty"`
+}
 
 // InvoicePreview An invoice as a dry run of create would store it: id, created_at and updated_at are null.
 type InvoicePreview struct {
@@ -7126,6 +7180,18 @@ type GetInvoiceParams struct {
 	Expand *string `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
+// MarkInvoicePaidParams defines parameters for MarkInvoicePaid.
+type MarkInvoicePaidParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // MarkInvoiceSentParams defines parameters for MarkInvoiceSent.
 type MarkInvoiceSentParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -7593,6 +7659,9 @@ type SetManualOpeningBalancesJSONRequestBody = OpeningBalancesManual
 
 // CreateInvoiceJSONRequestBody defines body for CreateInvoice for application/json ContentType.
 type CreateInvoiceJSONRequestBody = InvoiceCreate
+
+// MarkInvoicePaidJSONRequestBody defines body for MarkInvoicePaid for application/json ContentType.
+type MarkInvoicePaidJSONRequestBody = InvoicePaymentCreate
 
 // CreateJournalEntryJSONRequestBody defines body for CreateJournalEntry for application/json ContentType.
 type CreateJournalEntryJSONRequestBody = JournalEntryCreate
@@ -9433,6 +9502,9 @@ type ServerInterface interface {
 	// GetInvoice Get an invoice
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
 	GetInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params GetInvoiceParams) error
+	// MarkInvoicePaid Record a payment of an invoice
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-paid)
+	MarkInvoicePaid(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params MarkInvoicePaidParams) error
 	// MarkInvoiceSent Issue a draft without e-mailing it
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-sent)
 	MarkInvoiceSent(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params MarkInvoiceSentParams) error
@@ -11768,6 +11840,73 @@ func (w *ServerInterfaceWrapper) GetInvoice(ctx echo.Context) error {
 	return err
 }
 
+// MarkInvoicePaid converts echo context to params.
+func (w *ServerInterfaceWrapper) MarkInvoicePaid(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MarkInvoicePaidParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MarkInvoicePaid(ctx, companyId, invoiceId, params)
+	return err
+}
+
 // MarkInvoiceSent converts echo context to params.
 func (w *ServerInterfaceWrapper) MarkInvoiceSent(ctx echo.Context) error {
 	var err error
@@ -13931,6 +14070,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.ListInvoices, options.OperationMiddlewares["listInvoices"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.CreateInvoice, options.OperationMiddlewares["createInvoice"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.GetInvoice, options.OperationMiddlewares["getInvoice"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-paid", wrapper.MarkInvoicePaid, options.OperationMiddlewares["markInvoicePaid"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-sent", wrapper.MarkInvoiceSent, options.OperationMiddlewares["markInvoiceSent"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.ListJournalEntries, options.OperationMiddlewares["listJournalEntries"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.CreateJournalEntry, options.OperationMiddlewares["createJournalEntry"]...)
@@ -22237,6 +22377,218 @@ func (response GetInvoice503JSONResponse) VisitGetInvoiceResponse(w http.Respons
 	return err
 }
 
+type MarkInvoicePaidRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+	Params    MarkInvoicePaidParams
+	Body      *MarkInvoicePaidJSONRequestBody
+}
+
+type MarkInvoicePaidResponseObject interface {
+	VisitMarkInvoicePaidResponse(w http.ResponseWriter) error
+}
+
+type MarkInvoicePaid200JSONResponse InvoicePaidResponse
+
+func (response MarkInvoicePaid200JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoicePaid400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MarkInvoicePaid400JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoicePaid401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MarkInvoicePaid401JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoicePaid403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MarkInvoicePaid403JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoicePaid404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MarkInvoicePaid404JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoicePaid409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MarkInvoicePaid409JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoicePaid413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MarkInvoicePaid413JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoicePaid415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MarkInvoicePaid415JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoicePaid429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MarkInvoicePaid429JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoicePaid500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MarkInvoicePaid500JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkInvoicePaid503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MarkInvoicePaid503JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MarkInvoiceSentRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	InvoiceId InvoiceId `json:"invoiceId"`
@@ -29770,6 +30122,9 @@ type StrictServerInterface interface {
 	// GetInvoice Get an invoice
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
 	GetInvoice(ctx context.Context, request GetInvoiceRequestObject) (GetInvoiceResponseObject, error)
+	// MarkInvoicePaid Record a payment of an invoice
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-paid)
+	MarkInvoicePaid(ctx context.Context, request MarkInvoicePaidRequestObject) (MarkInvoicePaidResponseObject, error)
 	// MarkInvoiceSent Issue a draft without e-mailing it
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-sent)
 	MarkInvoiceSent(ctx context.Context, request MarkInvoiceSentRequestObject) (MarkInvoiceSentResponseObject, error)
@@ -31433,6 +31788,59 @@ func (sh *strictHandler) GetInvoice(ctx echo.Context, companyId CompanyId, invoi
 		return err
 	} else if validResponse, ok := response.(GetInvoiceResponseObject); ok {
 		return validResponse.VisitGetInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MarkInvoicePaid operation middleware
+func (sh *strictHandler) MarkInvoicePaid(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params MarkInvoicePaidParams) error {
+	var request MarkInvoicePaidRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+	request.Params = params
+
+	var body MarkInvoicePaidJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MarkInvoicePaid(ctx.Request().Context(), request.(MarkInvoicePaidRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MarkInvoicePaid")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MarkInvoicePaidResponseObject); ok {
+		return validResponse.VisitMarkInvoicePaidResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -26,6 +26,7 @@ var budgets = map[string]int64{
 	"createCustomer":      9,
 	"createInvoice":       8,
 	"markInvoiceSent":     14,
+	"markInvoicePaid":     14,
 	"getTrialBalance":     4,
 	"getGeneralLedger":    5,
 	"listJournalEntries":  2,
@@ -82,6 +83,10 @@ func TestStatementBudgets(t *testing.T) {
 	})
 	measure("markInvoiceSent", func() {
 		b.post(b.base+"/invoices/"+invoice+"/mark-sent", b.token, nil, "Idempotency-Key", ik()).status(t, 200)
+	})
+	measure("markInvoicePaid", func() {
+		b.post(b.base+"/invoices/"+invoice+"/mark-paid", b.token, map[string]any{"amount": 5000, "payment_date": b.day("03-20")},
+			"Idempotency-Key", ik()).status(t, 200)
 	})
 	q := url.Values{"period_id": {b.period}}.Encode()
 	measure("getTrialBalance", func() { b.get(b.base+"/reports/trial-balance?"+q, b.token).status(t, 200) })

@@ -595,3 +595,142 @@ func TestInvoiceMarkSentConcurrent(t *testing.T) {
 		t.Fatalf("%d verifikat for one invoice", n)
 	}
 }
+
+// markPaid records a payment of invoice id.
+func (b *partiesBooks) markPaid(id string, body map[string]any) *response {
+	b.t.Helper()
+	return b.write("POST", "invoices/"+id+"/mark-paid", body)
+}
+
+// issued creates and issues an invoice for customer, answering its id.
+func (b *partiesBooks) issued(customer string, more map[string]any) string {
+	b.t.Helper()
+	id := b.createInvoice(consulting(customer, more)).status(b.t, 201).str("data.id")
+	b.markSent(id).status(b.t, 200)
+	return id
+}
+
+// A sale of 10 000 + 25 % paid 5 000 and then the 7 500 left: each
+// payment settles its part of 1510, a row of its own; the second makes
+// it paid and is announced. A likely duplicate waits for force; more than
+// is left, or a payment of a draft or a paid invoice, is refused.
+func TestInvoiceMarkPaid(t *testing.T) {
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 25, 9, 0, 0, 0, time.UTC) }))
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	id := b.issued(customer, nil)
+
+	dry := b.do(req{Method: "POST", Path: b.path("invoices/" + id + "/mark-paid?dry_run=true"), Token: b.token,
+		Body: map[string]any{"amount": 5000}, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
+	if dry.at("data.payment_id") != nil || lines(dry, "data.verifikat_lines") != "D 1930 5000.00, C 1510 5000.00" {
+		t.Fatalf("dry run: %s", dry.Body)
+	}
+	r := b.markPaid(id, map[string]any{"amount": 5000, "payment_date": "2026-03-20"}).status(t, 200)
+	if r.str("data.status") != "partially_paid" || r.at("data.remaining_amount") != 7500.0 || r.at("data.paid_amount") != 5000.0 ||
+		lines(r, "data.verifikat_lines") != "D 1930 5000.00, C 1510 5000.00" || r.at("data.journal_entry_id") == nil {
+		t.Fatalf("first payment: %s", r.Body)
+	}
+	b.markPaid(id, map[string]any{"amount": 7500.01}).errorCode(t, 400, "VALIDATION_ERROR")
+	r = b.markPaid(id, map[string]any{}).status(t, 200) // what is left, today
+	if r.str("data.status") != "paid" || r.at("data.remaining_amount") != 0.0 || r.str("data.paid_at") != "2026-03-25" ||
+		lines(r, "data.verifikat_lines") != "D 1930 7500.00, C 1510 7500.00" {
+		t.Fatalf("second payment: %s", r.Body)
+	}
+	b.markPaid(id, map[string]any{"amount": 1}).errorCode(t, 409, "CONFLICT")
+	g := b.get(b.path("invoices/"+id+"?expand=payments"), b.token).status(t, 200)
+	if ps := g.list("data.payments"); len(ps) != 2 || ps[0].(map[string]any)["amount"] != 5000.0 || ps[1].(map[string]any)["date"] != "2026-03-25" {
+		t.Fatalf("payments: %s", g.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM events WHERE company_id = $1 AND type = 'invoice.paid'
+			AND (payload->>'paymentAmount')::numeric = 7500 AND payload->>'paymentDate' = '2026-03-25'`, b.company); n != 1 {
+		t.Errorf("%d invoice.paid events", n)
+	}
+	if n := b.count(`SELECT coalesce(sum(l.debit_amount - l.credit_amount), 0)::int FROM journal_lines l
+			JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.journal_entry_id
+			WHERE l.company_id = $1 AND l.account_number = '1510' AND e.status = 'posted'`, b.company); n != 0 {
+		t.Errorf("1510 stands at %d after the invoice is paid", n)
+	}
+
+	// The same amount on the same day looks like the same payment.
+	other := b.issued(customer, nil)
+	b.markPaid(other, map[string]any{"amount": 1000, "payment_date": "2026-03-20"}).status(t, 200)
+	e := b.markPaid(other, map[string]any{"amount": 1000, "payment_date": "2026-03-20"}).errorCode(t, 409, "INVOICE_PAID_LIKELY_DUPLICATE")
+	if e.str("error.details.existing_payment_id") == "" {
+		t.Fatalf("duplicate: %s", e.Body)
+	}
+	b.markPaid(other, map[string]any{"amount": 1000, "payment_date": "2026-03-20", "force": true}).status(t, 200)
+
+	draft := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
+	if e := b.markPaid(draft, map[string]any{}).errorCode(t, 409, "CONFLICT"); e.str("error.details.reason") != "not_payable" {
+		t.Fatalf("a draft: %s", e.Body)
+	}
+	b.markPaid(other, map[string]any{"amount_sek": 100}).errorCode(t, 400, "VALIDATION_ERROR")
+}
+
+// Kontantmetoden: nothing at issue; each payment books its share of the
+// sale: 5 000 is 4 000 + 1 000, the 7 500 left 6 000 + 1 500.
+func TestInvoiceMarkPaidCashMethod(t *testing.T) {
+	b := newPartiesBooks(t)
+	b.write("PATCH", "settings/tax-profile", map[string]any{"accounting_method": "cash"}).status(t, 200)
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	id := b.issued(customer, nil)
+	r := b.markPaid(id, map[string]any{"amount": 5000, "payment_date": "2026-03-20"}).status(t, 200)
+	if lines(r, "data.verifikat_lines") != "D 1930 5000.00, C 3001 4000.00, C 2611 1000.00" {
+		t.Fatalf("first payment: %s", r.Body)
+	}
+	je := b.get(b.path("journal-entries/"+r.str("data.journal_entry_id")), b.token).status(t, 200)
+	if je.str("data.source_type") != "invoice_cash_payment" || je.str("data.entry_date") != "2026-03-20" {
+		t.Fatalf("its verifikat: %s", je.Body)
+	}
+	r = b.markPaid(id, map[string]any{"payment_date": "2026-03-28"}).status(t, 200)
+	if lines(r, "data.verifikat_lines") != "D 1930 7500.00, C 3001 6000.00, C 2611 1500.00" || r.str("data.status") != "paid" {
+		t.Fatalf("second payment: %s", r.Body)
+	}
+}
+
+// 1 000 EUR of services booked at 11.50: paid at 11.30 it is 200.00 short,
+// an exchange loss; at 11.80 300.00 over, a gain.
+func TestInvoiceMarkPaidForeign(t *testing.T) {
+	b := newPartiesBooks(t)
+	eu := b.euBuyer()
+	eur := consulting(eu, map[string]any{"currency": "EUR", "exchange_rate": 11.5, "items": []any{map[string]any{
+		"description": "Rådgivning", "quantity": 1, "unit": "st", "unit_price": 1000}}})
+	short := b.createInvoice(eur).status(t, 201).str("data.id")
+	b.markSent(short).status(t, 200)
+	b.markPaid(short, map[string]any{"payment_date": "2026-03-20"}).errorCode(t, 400, "VALIDATION_ERROR")
+	r := b.markPaid(short, map[string]any{"payment_date": "2026-03-20", "exchange_rate": 11.3}).status(t, 200)
+	if got := lines(r, "data.verifikat_lines"); got != "D 1930 11300.00, C 1510 11500.00, D 7960 200.00" {
+		t.Fatalf("paid at 11.30: %s", got)
+	}
+	over := b.createInvoice(eur).status(t, 201).str("data.id")
+	b.markSent(over).status(t, 200)
+	r = b.markPaid(over, map[string]any{"payment_date": "2026-03-20", "amount_sek": 11800}).status(t, 200)
+	if got := lines(r, "data.verifikat_lines"); got != "D 1930 11800.00, C 1510 11500.00, C 3960 300.00" {
+		t.Fatalf("paid at 11.80: %s", got)
+	}
+}
+
+// With defer_invoice_booking, issuing books nothing; the payment books
+// the sale first, then itself.
+func TestInvoiceMarkPaidDeferred(t *testing.T) {
+	b := newPartiesBooks(t)
+	b.write("PATCH", "settings/tax-profile", map[string]any{"defer_invoice_booking": true}).status(t, 200)
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	id := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
+	s := b.markSent(id).status(t, 200)
+	if s.at("data.booking_deferred") != true || s.at("data.journal_entry_id") != nil {
+		t.Fatalf("deferred: %s", s.Body)
+	}
+	r := b.markPaid(id, map[string]any{"payment_date": "2026-03-20"}).status(t, 200)
+	if lines(r, "data.verifikat_lines") != "D 1930 12500.00, C 1510 12500.00" {
+		t.Fatalf("payment: %s", r.Body)
+	}
+	g := b.get(b.path("invoices/"+id), b.token).status(t, 200)
+	sale := g.str("data.journal_entry_id")
+	if sale == "" || sale == r.str("data.journal_entry_id") {
+		t.Fatalf("the sale's verifikat: %s", g.Body)
+	}
+	if je := b.get(b.path("journal-entries/"+sale), b.token).status(t, 200); je.str("data.source_type") != "invoice_created" ||
+		je.str("data.entry_date") != "2026-03-01" {
+		t.Fatalf("booked at payment: %s", je.Body)
+	}
+}

@@ -123,6 +123,7 @@ const (
 	InvoiceCancelRace                          Code = "INVOICE_CANCEL_RACE"
 	InvoiceUpdateNotDraft                      Code = "INVOICE_UPDATE_NOT_DRAFT"
 	InvoiceDeleteNotDraft                      Code = "INVOICE_DELETE_NOT_DRAFT"
+	InvoicePaidLikelyDuplicate                 Code = "INVOICE_PAID_LIKELY_DUPLICATE"
 	CustomerPersonalNumberUnreadable           Code = "CUSTOMER_PERSONAL_NUMBER_UNREADABLE"
 	CustomerCreateFailed                       Code = "CUSTOMER_CREATE_FAILED"
 	CustomerDeleteFailed                       Code = "CUSTOMER_DELETE_FAILED"
@@ -350,6 +351,7 @@ var entries = []Entry{
 	{InvoiceCancelRace, s409, GroupCustomers, "Fakturan ändrades samtidigt av en annan begäran.", "The invoice was changed by another request at the same time.", "Read the invoice again."},
 	{InvoiceUpdateNotDraft, s409, GroupCustomers, "Fakturan är inte längre ett utkast och ändras inte.", "The invoice is no longer a draft and is not changed.", "Credit the invoice and issue a new one."},
 	{InvoiceDeleteNotDraft, s409, GroupCustomers, "Bara utkast kan tas bort.", "Only drafts can be deleted.", "Credit the invoice instead."},
+	{InvoicePaidLikelyDuplicate, s409, GroupCustomers, "En likadan betalning är redan registrerad på fakturan.", "A payment like this one is already recorded on the invoice.", "If it is a second payment, send it again with force: true and a new Idempotency-Key."},
 	{CustomerPersonalNumberUnreadable, s422, GroupCustomers, "Kundens personnummer kunde inte läsas.", "The customer's personal number could not be read.", ""},
 	{CustomerCreateFailed, s500, GroupCustomers, "Kunden kunde inte skapas.", "The customer could not be created.", "Retry later; nothing was changed."},
 	{CustomerDeleteFailed, s500, GroupCustomers, "Kunden kunde inte arkiveras.", "The customer could not be archived.", "Retry later; nothing was changed."},

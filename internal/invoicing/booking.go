@@ -47,6 +47,9 @@ type Sale struct {
 	// item) a revenue line too, the item's winning per key.
 	Default ledger.Dimensions
 	Lines   []ledger.Dimensions
+	// Booked is the kronor 1510 was debited with when the sale was booked;
+	// nil reckons it from the items.
+	Booked *money.Amount
 }
 
 func (s Sale) foreign() bool { return s.Currency != "" && s.Currency != "SEK" }
@@ -228,11 +231,15 @@ func PaymentLines(s Sale, p Receipt, cash bool) ([]ledger.Line, error) {
 	}
 	lines := []ledger.Line{entry(p.Account, p.SEK)}
 	if !cash {
-		issued, err := IssueLines(s)
-		if err != nil {
-			return nil, err
+		booked := s.Booked
+		if booked == nil {
+			issued, err := IssueLines(s)
+			if err != nil {
+				return nil, err
+			}
+			booked = &issued[0].Debit
 		}
-		settled, err := Share(issued[0].Debit, s.Totals.Customer, p.Before, p.Amount)
+		settled, err := Share(*booked, s.Totals.Customer, p.Before, p.Amount)
 		if err != nil {
 			return nil, err
 		}

@@ -303,3 +303,30 @@ func postingLines(lines []ledger.Line) []gen.PostingLine {
 	}
 	return out
 }
+
+// MarkInvoicePaid records a payment of an issued invoice.
+func (h *Handler) MarkInvoicePaid(ctx context.Context, req gen.MarkInvoicePaidRequestObject) (gen.MarkInvoicePaidResponseObject, error) {
+	var p Pay
+	if b := req.Body; b != nil {
+		p = Pay{Amount: b.Amount, Date: dateOf(b.PaymentDate), SEK: b.AmountSek, Rate: b.ExchangeRate,
+			Notes: envelope.Optional(b.Notes), Force: b.Force != nil && *b.Force}
+		if b.PaymentAccount != nil {
+			p.Account = *b.PaymentAccount
+		}
+	}
+	paid, err := h.sales.MarkPaid(ctx, req.CompanyId, req.InvoiceId, p)
+	if err != nil {
+		return nil, err
+	}
+	i := paid.Invoice
+	data := gen.InvoicePaid{Id: i.ID, Status: gen.InvoiceStatus(i.State()), Total: i.Total, PaidAmount: i.Paid,
+		RemainingAmount: i.Remaining(), PaidAt: paidAt(i), PaymentId: nullable.NewNullableWithValue(paid.Payment.ID),
+		JournalEntryId: envelope.Nullable(paid.Payment.EntryID), VerifikatLines: postingLines(paid.Lines)}
+	if i.Number != nil {
+		data.InvoiceNumber = *i.Number
+	}
+	if store.IsDryRun(ctx) {
+		data.PaymentId, data.JournalEntryId = nullable.NewNullNullable[openapi_types.UUID](), nullable.NewNullNullable[openapi_types.UUID]()
+	}
+	return gen.MarkInvoicePaid200JSONResponse{Data: data, Meta: envelope.Meta(ctx)}, nil
+}

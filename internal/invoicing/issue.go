@@ -12,6 +12,7 @@ import (
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/identifier"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/outbox"
 )
 
@@ -90,6 +91,8 @@ func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error
 				return Issued{}, err
 			}
 			inv.EntryID, lines = &e.ID, posted
+			sek := kronorOf(posted)
+			inv.TotalSEK = &sek
 		}
 	}
 	sent, err := s.store.MarkSent(ctx, inv, s.now().UTC(), s.today())
@@ -158,4 +161,14 @@ func saleOf(inv Invoice) (Sale, error) {
 	}
 	return Sale{Items: items, Accounts: accounts, Totals: t, Revenue: inv.Treatment.Revenue(), Currency: inv.Currency,
 		Rate: inv.ExchangeRate, Default: inv.DefaultDimensions, Lines: tags}, nil
+}
+
+// kronorOf is what a sale's verifikat came to in kronor: its debits (1510
+// and 1513).
+func kronorOf(lines []ledger.Line) money.Amount {
+	var sum money.Amount
+	for _, l := range lines {
+		sum = sum.Add(l.Debit)
+	}
+	return sum
 }

@@ -345,8 +345,42 @@ func (s *Store) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment,
 func (s *Store) MarkSent(ctx context.Context, inv Invoice, at, today time.Time) (Invoice, error) {
 	var out Invoice
 	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET status = 'sent', invoice_number = $3,
-			ocr_reference = $4, journal_entry_id = $5, booking_deferred = $6, sent_at = $7, updated_at = $7
+			ocr_reference = $4, journal_entry_id = $5, booking_deferred = $6, sent_at = $7, updated_at = $7, total_sek = $9
 		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$8::date"),
-		inv.CompanyID, inv.ID, inv.Number, inv.OCR, inv.EntryID, inv.BookingDeferred, at, isoDate(today))
+		inv.CompanyID, inv.ID, inv.Number, inv.OCR, inv.EntryID, inv.BookingDeferred, at, isoDate(today), inv.TotalSEK)
+	return out, store.Refused(err)
+}
+
+// SamePayment answers a payment of the invoice of amount on day already
+// recorded, nil when there is none.
+func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, amount money.Amount, day time.Time) (*uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM invoice_payments
+		WHERE company_id = $1 AND invoice_id = $2 AND amount = $3 AND payment_date = $4 LIMIT 1`, company, id, amount, isoDate(day))
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	return &ids[0], nil
+}
+
+// AddPayment writes p as a payment of inv, and inv paid that much more:
+// paid when nothing is left, partially paid else, with the verifikat of
+// its sale when it was booked only now. It answers the invoice as read
+// today.
+func (s *Store) AddPayment(ctx context.Context, inv Invoice, p Payment, today time.Time) (Invoice, error) {
+	q := s.db.Q(ctx)
+	if _, err := q.ExecContext(ctx, `INSERT INTO invoice_payments (company_id, invoice_id, id, payment_date, amount,
+			amount_sek, exchange_rate, account_number, source, notes, journal_entry_id)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`, inv.CompanyID, inv.ID, p.ID, isoDate(p.Date), p.Amount,
+		p.SEK, p.Rate, p.Account, p.Source, p.Notes, p.EntryID); err != nil {
+		return inv, store.Refused(err)
+	}
+	var out Invoice
+	err := q.GetContext(ctx, &out, `UPDATE invoices i SET paid_amount = i.paid_amount + $3,
+			status = CASE WHEN i.paid_amount + $3 = i.total - i.deduction_total THEN 'paid' ELSE 'partially_paid' END,
+			paid_at = CASE WHEN i.paid_amount + $3 = i.total - i.deduction_total THEN $4::date ELSE i.paid_at END,
+			journal_entry_id = coalesce(i.journal_entry_id, $5), updated_at = now()
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$6::date"),
+		inv.CompanyID, inv.ID, p.Amount, isoDate(p.Date), inv.EntryID, isoDate(today))
 	return out, store.Refused(err)
 }

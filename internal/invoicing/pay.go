@@ -1,0 +1,199 @@
+package invoicing
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/outbox"
+)
+
+// EventPaid is announced when an invoice is paid in full.
+const EventPaid = "invoice.paid"
+
+// The source types of a payment's verifikat: against the receivable
+// (faktureringsmetoden), or the sale itself (kontantmetoden).
+const (
+	SourcePaid        = "invoice_paid"
+	SourceCashPayment = "invoice_cash_payment"
+)
+
+// Pay is a payment as asked (mark-paid).
+type Pay struct {
+	Amount  *money.Amount // default: what is left to pay
+	Date    *time.Time    // default: today in Sweden
+	SEK     *money.Amount // the kronor that arrived, for another currency
+	Rate    *money.Rate   // or the rate they arrived at
+	Account string        // default 1930
+	Notes   *string
+	Force   bool // record a payment that looks like one already recorded
+}
+
+// Paid is an invoice with a payment recorded, and the lines the payment's
+// verifikat posted.
+type Paid struct {
+	Invoice Invoice
+	Payment Payment
+	Lines   []ledger.Line
+}
+
+// MarkPaid records a payment of an issued invoice and books it through
+// the ledger, dated the payment date (#2019: a payment is always a row).
+// An invoice booked at issue has its receivable settled (1510, with the
+// exchange difference on 3960/7960); one whose booking was deferred is
+// booked first; one issued under kontantmetoden books its share of the
+// sale now. More than is left is 400 (amount); the same amount on the
+// same day again is 409 INVOICE_PAID_LIKELY_DUPLICATE unless forced.
+func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Paid, error) {
+	inv, err := s.store.Get(ctx, company, id, s.today(), false, true)
+	if err != nil {
+		return Paid{}, err
+	}
+	if inv.DocumentType != "invoice" || inv.Total.Sign() <= 0 || (inv.Status != "sent" && inv.Status != "partially_paid") {
+		return Paid{}, apierr.New(apierr.Conflict, map[string]any{"reason": "not_payable", "invoice_id": id,
+			"current_status": inv.State()})
+	}
+	left := inv.Remaining()
+	amount := left
+	if p.Amount != nil {
+		amount = *p.Amount
+	}
+	switch {
+	case amount.Sign() <= 0:
+		return Paid{}, field("amount", "exclusiveMinimum", "must be greater than 0")
+	case amount.Cmp(left) > 0:
+		return Paid{}, field("amount", "remaining", "is more than the "+left.String()+" left to pay")
+	}
+	day := s.today()
+	if p.Date != nil {
+		day = *p.Date
+	}
+	sek, rate, err := kronor(inv, amount, p)
+	if err != nil {
+		return Paid{}, err
+	}
+	if !p.Force {
+		dup, err := s.store.SamePayment(ctx, company, id, amount, day)
+		if err != nil {
+			return Paid{}, err
+		}
+		if dup != nil {
+			return Paid{}, apierr.New(apierr.InvoicePaidLikelyDuplicate, map[string]any{"invoice_id": id,
+				"existing_payment_id": *dup, "amount": amount, "payment_date": day.Format(time.DateOnly)})
+		}
+	}
+	old := inv
+	cash := inv.EntryID == nil && !inv.BookingDeferred
+	if cash {
+		if inv.Lines, err = s.store.Lines(ctx, company, id); err != nil {
+			return Paid{}, err
+		}
+	} else if inv.EntryID == nil {
+		// Booking was deferred: the sale is booked before its payment.
+		if inv.Lines, err = s.store.Lines(ctx, company, id); err != nil {
+			return Paid{}, err
+		}
+		e, issued, err := s.book(ctx, inv)
+		if err != nil {
+			return Paid{}, err
+		}
+		inv.EntryID, inv.TotalSEK = &e.ID, &issued[0].Debit
+	}
+	sale := Sale{Currency: inv.Currency, Rate: inv.ExchangeRate, Totals: Totals{Customer: inv.Total.Sub(inv.DeductionTotal),
+		Total: inv.Total}, Booked: receivable(inv)}
+	if cash {
+		if sale, err = saleOf(inv); err != nil {
+			return Paid{}, err
+		}
+	}
+	account := p.Account
+	if account == "" {
+		account = PaymentAccount
+	}
+	lines, err := PaymentLines(sale, Receipt{Account: account, Amount: amount, SEK: sek, Before: inv.Paid}, cash)
+	if err != nil {
+		return Paid{}, err
+	}
+	source := SourcePaid
+	if cash {
+		source = SourceCashPayment
+	}
+	e, err := s.post(ctx, inv, day, source, "Betalning av faktura "+*inv.Number+", "+inv.CustomerName, lines)
+	if err != nil {
+		return Paid{}, err
+	}
+	pay := Payment{ID: uuid.New(), Date: day, Amount: amount, SEK: sek, Rate: rate, Account: account, Source: "manual",
+		Notes: p.Notes, EntryID: &e.ID}
+	paid, err := s.store.AddPayment(ctx, inv, pay, s.today())
+	if err != nil {
+		return Paid{}, err
+	}
+	if err := s.record(ctx, audit.Update, describe(paid)+": betalning "+amount.String()+" "+inv.Currency+" registrerades",
+		paid, &old, &paid); err != nil {
+		return Paid{}, err
+	}
+	if paid.Status == "paid" {
+		if _, err := outbox.Emit(ctx, s.store.db, company, EventPaid, map[string]any{"invoice": Detail(paid),
+			"paymentAmount": amount, "paymentDate": day.Format(time.DateOnly), "companyId": company}); err != nil {
+			return Paid{}, err
+		}
+	}
+	return Paid{Invoice: paid, Payment: pay, Lines: lines}, nil
+}
+
+// kronor is what a payment of amount came to in kronor, and the rate it
+// arrived at: the amount itself in SEK; in another currency amount_sek,
+// or exchange_rate applied, one of which is needed.
+func kronor(inv Invoice, amount money.Amount, p Pay) (money.Amount, *money.Rate, error) {
+	if inv.Currency == "SEK" {
+		if p.SEK != nil || p.Rate != nil {
+			return money.Amount{}, nil, field("amount_sek", "currency", "a payment in SEK takes no amount_sek or exchange_rate")
+		}
+		return amount, nil, nil
+	}
+	switch {
+	case p.SEK != nil && p.Rate != nil:
+		return money.Amount{}, nil, field("amount_sek", "one_of", "send amount_sek or exchange_rate, not both")
+	case p.SEK != nil:
+		return *p.SEK, nil, nil
+	case p.Rate != nil:
+		return p.Rate.Convert(amount), p.Rate, nil
+	}
+	return money.Amount{}, nil, field("amount_sek", "required", "a payment in "+inv.Currency+
+		" needs the kronor that arrived (amount_sek) or the rate (exchange_rate)")
+}
+
+// post books lines dated day in the period holding it.
+func (s *Sales) post(ctx context.Context, inv Invoice, day time.Time, source, desc string, lines []ledger.Line) (ledger.Entry, error) {
+	period, ok, err := s.ledger.Period(ctx, inv.CompanyID, day)
+	if err != nil {
+		return ledger.Entry{}, err
+	}
+	if !ok {
+		return ledger.Entry{}, apierr.New(apierr.InvoiceBookNoFiscalPeriod, map[string]any{
+			"date": day.Format(time.DateOnly), "field": "payment_date"})
+	}
+	id, customer, name := inv.ID.String(), inv.CustomerID, inv.CustomerName
+	return s.ledger.Post(ctx, inv.CompanyID, ledger.Input{PeriodID: period, Date: day, Description: desc,
+		SourceType: source, SourceID: &id, Counterparty: ledger.Counterparty{CounterpartyCustomerID: &customer,
+			CounterpartyName: &name}, Lines: lines})
+}
+
+// receivable is the kronor an invoice's sale debited 1510 with: what it
+// came to in kronor less Skatteverket's part (1513).
+func receivable(inv Invoice) *money.Amount {
+	if inv.TotalSEK == nil {
+		return nil
+	}
+	claim := inv.DeductionTotal
+	if inv.Currency != "SEK" && inv.ExchangeRate != nil {
+		claim = inv.ExchangeRate.Convert(claim)
+	}
+	r := inv.TotalSEK.Sub(claim)
+	return &r
+}
