@@ -4321,6 +4321,23 @@ type InvoiceCustomer struct {
 	Name string             `json:"name"`
 }
 
+// InvoiceDeleted What became of a draft: an unnumbered one is deleted (deleted true); a numbered one (a quote, proforma or delivery note) is cancelled, makulerad, and keeps its number (cancelled true), so its series stays gapless.
+type InvoiceDeleted struct {
+	Cancelled     bool                      `json:"cancelled"`
+	Deleted       bool                      `json:"deleted"`
+	Id            openapi_types.UUID        `json:"id"`
+	InvoiceNumber nullable.Nullable[string] `json:"invoice_number"`
+}
+
+// InvoiceDeletedResponse defines model for InvoiceDeletedResponse.
+type InvoiceDeletedResponse struct {
+	// Data What became of a draft: an unnumbered one is deleted (deleted true); a numbered one (a quote, proforma or delivery note) is cancelled, makulerad, and keeps its number (cancelled true), so its series stays gapless.
+	Data InvoiceDeleted `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // InvoiceDocumentType What the document is: an invoice (the default; a credit note is an invoice with credited_invoice_id), a proforma, a delivery note (följesedel) or a quote (offert).
 type InvoiceDocumentType string
 
@@ -7174,6 +7191,18 @@ type CreateInvoiceParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// DeleteInvoiceParams defines parameters for DeleteInvoice.
+type DeleteInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // GetInvoiceParams defines parameters for GetInvoice.
 type GetInvoiceParams struct {
 	// Expand Comma-separated: items, payments. An unknown key is 400 VALIDATION_ERROR.
@@ -9499,6 +9528,9 @@ type ServerInterface interface {
 	// CreateInvoice Create a draft invoice, quote, proforma or delivery note
 	// (POST /api/v1/companies/{companyId}/invoices)
 	CreateInvoice(ctx echo.Context, companyId CompanyId, params CreateInvoiceParams) error
+	// DeleteInvoice Delete a draft, or cancel a numbered one
+	// (DELETE /api/v1/companies/{companyId}/invoices/{invoiceId})
+	DeleteInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DeleteInvoiceParams) error
 	// GetInvoice Get an invoice
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
 	GetInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params GetInvoiceParams) error
@@ -11807,6 +11839,73 @@ func (w *ServerInterfaceWrapper) CreateInvoice(ctx echo.Context) error {
 	return err
 }
 
+// DeleteInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteInvoice(ctx, companyId, invoiceId, params)
+	return err
+}
+
 // GetInvoice converts echo context to params.
 func (w *ServerInterfaceWrapper) GetInvoice(ctx echo.Context) error {
 	var err error
@@ -14069,6 +14168,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/year-end", wrapper.RunFiscalYearEnd, options.OperationMiddlewares["runFiscalYearEnd"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.ListInvoices, options.OperationMiddlewares["listInvoices"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.CreateInvoice, options.OperationMiddlewares["createInvoice"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.DeleteInvoice, options.OperationMiddlewares["deleteInvoice"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.GetInvoice, options.OperationMiddlewares["getInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-paid", wrapper.MarkInvoicePaid, options.OperationMiddlewares["markInvoicePaid"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-sent", wrapper.MarkInvoiceSent, options.OperationMiddlewares["markInvoiceSent"]...)
@@ -22219,6 +22319,181 @@ func (response CreateInvoice503JSONResponse) VisitCreateInvoiceResponse(w http.R
 	return err
 }
 
+type DeleteInvoiceRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+	Params    DeleteInvoiceParams
+}
+
+type DeleteInvoiceResponseObject interface {
+	VisitDeleteInvoiceResponse(w http.ResponseWriter) error
+}
+
+type DeleteInvoice200JSONResponse InvoiceDeletedResponse
+
+func (response DeleteInvoice200JSONResponse) VisitDeleteInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteInvoice400JSONResponse) VisitDeleteInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteInvoice401JSONResponse) VisitDeleteInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteInvoice403JSONResponse) VisitDeleteInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteInvoice404JSONResponse) VisitDeleteInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteInvoice409JSONResponse) VisitDeleteInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteInvoice429JSONResponse) VisitDeleteInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteInvoice500JSONResponse) VisitDeleteInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteInvoice503JSONResponse) VisitDeleteInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetInvoiceRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	InvoiceId InvoiceId `json:"invoiceId"`
@@ -30119,6 +30394,9 @@ type StrictServerInterface interface {
 	// CreateInvoice Create a draft invoice, quote, proforma or delivery note
 	// (POST /api/v1/companies/{companyId}/invoices)
 	CreateInvoice(ctx context.Context, request CreateInvoiceRequestObject) (CreateInvoiceResponseObject, error)
+	// DeleteInvoice Delete a draft, or cancel a numbered one
+	// (DELETE /api/v1/companies/{companyId}/invoices/{invoiceId})
+	DeleteInvoice(ctx context.Context, request DeleteInvoiceRequestObject) (DeleteInvoiceResponseObject, error)
 	// GetInvoice Get an invoice
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
 	GetInvoice(ctx context.Context, request GetInvoiceRequestObject) (GetInvoiceResponseObject, error)
@@ -31761,6 +32039,33 @@ func (sh *strictHandler) CreateInvoice(ctx echo.Context, companyId CompanyId, pa
 		return err
 	} else if validResponse, ok := response.(CreateInvoiceResponseObject); ok {
 		return validResponse.VisitCreateInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteInvoice operation middleware
+func (sh *strictHandler) DeleteInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DeleteInvoiceParams) error {
+	var request DeleteInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteInvoice(ctx.Request().Context(), request.(DeleteInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteInvoiceResponseObject); ok {
+		return validResponse.VisitDeleteInvoiceResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -734,3 +734,49 @@ func TestInvoiceMarkPaidDeferred(t *testing.T) {
 		t.Fatalf("booked at payment: %s", je.Body)
 	}
 }
+
+// An unnumbered draft is deleted with its lines; a numbered one (OF-1) is
+// cancelled and keeps its number, the next quote taking OF-2; an issued
+// invoice is not deleted.
+func TestInvoiceDelete(t *testing.T) {
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	draft := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
+	dry := b.do(req{Method: "DELETE", Path: b.path("invoices/" + draft + "?dry_run=true"), Token: b.token,
+		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
+	if dry.at("data.deleted") != true {
+		t.Fatalf("dry run: %s", dry.Body)
+	}
+	b.get(b.path("invoices/"+draft), b.token).status(t, 200)
+	if r := b.write("DELETE", "invoices/"+draft, nil).status(t, 200); r.at("data.deleted") != true || r.at("data.cancelled") != false {
+		t.Fatalf("deleted: %s", r.Body)
+	}
+	b.get(b.path("invoices/"+draft), b.token).errorCode(t, 404, "INVOICE_NOT_FOUND")
+	b.write("DELETE", "invoices/"+draft, nil).errorCode(t, 404, "INVOICE_NOT_FOUND")
+	if n := b.count(`SELECT count(*) FROM invoice_items WHERE company_id = $1 AND invoice_id = $2`, b.company, draft); n != 0 {
+		t.Fatalf("%d lines left", n)
+	}
+
+	quote := func() map[string]any {
+		return consulting(customer, map[string]any{"document_type": "quote", "valid_until": "2026-03-31"})
+	}
+	first := b.createInvoice(quote()).status(t, 201).str("data.id")
+	r := b.write("DELETE", "invoices/"+first, nil).status(t, 200)
+	if r.at("data.cancelled") != true || r.str("data.invoice_number") != "OF-1" {
+		t.Fatalf("cancelled: %s", r.Body)
+	}
+	if g := b.get(b.path("invoices/"+first), b.token).status(t, 200); g.str("data.status") != "cancelled" || g.str("data.invoice_number") != "OF-1" {
+		t.Fatalf("the cancelled quote: %s", g.Body)
+	}
+	if r := b.createInvoice(quote()).status(t, 201); r.str("data.invoice_number") != "OF-2" {
+		t.Fatalf("the next quote: %s", r.Body)
+	}
+	if e := b.write("DELETE", "invoices/"+first, nil).errorCode(t, 409, "INVOICE_DELETE_NOT_DRAFT"); e.str("error.details.current_status") != "cancelled" {
+		t.Fatalf("again: %s", e.Body)
+	}
+	sent := b.issued(customer, nil)
+	b.write("DELETE", "invoices/"+sent, nil).errorCode(t, 409, "INVOICE_DELETE_NOT_DRAFT")
+	if n := b.count(`SELECT count(*) FROM audit_entries WHERE company_id = $1 AND table_name = 'invoices' AND action = 'DELETE'`, b.company); n != 1 {
+		t.Fatalf("%d deletions audited", n)
+	}
+}

@@ -330,3 +330,13 @@ func (h *Handler) MarkInvoicePaid(ctx context.Context, req gen.MarkInvoicePaidRe
 	}
 	return gen.MarkInvoicePaid200JSONResponse{Data: data, Meta: envelope.Meta(ctx)}, nil
 }
+
+// DeleteInvoice deletes a draft, or cancels a numbered one.
+func (h *Handler) DeleteInvoice(ctx context.Context, req gen.DeleteInvoiceRequestObject) (gen.DeleteInvoiceResponseObject, error) {
+	d, err := h.sales.Delete(ctx, req.CompanyId, req.InvoiceId)
+	if err != nil {
+		return nil, err
+	}
+	return gen.DeleteInvoice200JSONResponse{Meta: envelope.Meta(ctx), Data: gen.InvoiceDeleted{Id: d.Invoice.ID,
+		Deleted: !d.Cancelled, Cancelled: d.Cancelled, InvoiceNumber: envelope.Nullable(d.Invoice.Number)}}, nil
+}

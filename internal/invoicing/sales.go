@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/ledger"
@@ -143,4 +144,36 @@ func snapshot(i *Invoice) json.RawMessage {
 	}
 	b, _ := json.Marshal(Detail(*i))
 	return b
+}
+
+// Deleted is what became of a draft: deleted, or cancelled (makulerad)
+// keeping its number.
+type Deleted struct {
+	Invoice   Invoice
+	Cancelled bool
+}
+
+// Delete removes an unnumbered draft with its lines, or cancels a numbered
+// one, which keeps its number so its series stays gapless. Anything but
+// a draft is 409 INVOICE_DELETE_NOT_DRAFT.
+func (s *Sales) Delete(ctx context.Context, company, id uuid.UUID) (Deleted, error) {
+	inv, err := s.store.Get(ctx, company, id, s.today(), false, true)
+	if err != nil {
+		return Deleted{}, err
+	}
+	if inv.Status != "draft" {
+		return Deleted{}, apierr.New(apierr.InvoiceDeleteNotDraft, map[string]any{"invoice_id": id, "current_status": inv.State()})
+	}
+	if inv.Number == nil {
+		if err := s.store.Delete(ctx, company, id); err != nil {
+			return Deleted{}, err
+		}
+		return Deleted{Invoice: inv}, s.record(ctx, audit.Delete, describe(inv)+" togs bort", inv, &inv, nil)
+	}
+	cancelled, err := s.store.Cancel(ctx, inv, s.now().UTC(), s.today())
+	if err != nil {
+		return Deleted{}, err
+	}
+	return Deleted{Invoice: cancelled, Cancelled: true},
+		s.record(ctx, audit.Update, describe(inv)+" makulerades", cancelled, &inv, &cancelled)
 }

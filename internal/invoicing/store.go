@@ -384,3 +384,18 @@ func (s *Store) AddPayment(ctx context.Context, inv Invoice, p Payment, today ti
 		inv.CompanyID, inv.ID, p.Amount, isoDate(p.Date), inv.EntryID, isoDate(today))
 	return out, store.Refused(err)
 }
+
+// Delete removes an unnumbered draft; its lines go with it.
+func (s *Store) Delete(ctx context.Context, company, id uuid.UUID) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `DELETE FROM invoices WHERE company_id = $1 AND id = $2`, company, id)
+	return store.Refused(err)
+}
+
+// Cancel writes a numbered draft cancelled (makulerad) at at, and answers
+// it as read today.
+func (s *Store) Cancel(ctx context.Context, inv Invoice, at, today time.Time) (Invoice, error) {
+	var out Invoice
+	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET status = 'cancelled', cancelled_at = $3, updated_at = $3
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, at, isoDate(today))
+	return out, store.Refused(err)
+}
