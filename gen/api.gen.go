@@ -659,8 +659,10 @@ const (
 	ErrorCodeINVOICECREATEACCRUALINVALID                ErrorCode = "INVOICE_CREATE_ACCRUAL_INVALID"
 	ErrorCodeINVOICEDELETENOTDRAFT                      ErrorCode = "INVOICE_DELETE_NOT_DRAFT"
 	ErrorCodeINVOICEFXRATEMISSING                       ErrorCode = "INVOICE_FX_RATE_MISSING"
+	ErrorCodeINVOICENOTAQUOTE                           ErrorCode = "INVOICE_NOT_A_QUOTE"
 	ErrorCodeINVOICENOTFOUND                            ErrorCode = "INVOICE_NOT_FOUND"
 	ErrorCodeINVOICEPAIDLIKELYDUPLICATE                 ErrorCode = "INVOICE_PAID_LIKELY_DUPLICATE"
+	ErrorCodeINVOICEQUOTENOTDECIDABLE                   ErrorCode = "INVOICE_QUOTE_NOT_DECIDABLE"
 	ErrorCodeINVOICEUPDATENOTDRAFT                      ErrorCode = "INVOICE_UPDATE_NOT_DRAFT"
 	ErrorCodeINVOICEVATTREATMENTBUYERVATNUMBERREQUIRED  ErrorCode = "INVOICE_VAT_TREATMENT_BUYER_VAT_NUMBER_REQUIRED"
 	ErrorCodeINVOICEVATTREATMENTDELIVERYCOUNTRYMISMATCH ErrorCode = "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_MISMATCH"
@@ -923,9 +925,13 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeINVOICEFXRATEMISSING:
 		return true
+	case ErrorCodeINVOICENOTAQUOTE:
+		return true
 	case ErrorCodeINVOICENOTFOUND:
 		return true
 	case ErrorCodeINVOICEPAIDLIKELYDUPLICATE:
+		return true
+	case ErrorCodeINVOICEQUOTENOTDECIDABLE:
 		return true
 	case ErrorCodeINVOICEUPDATENOTDRAFT:
 		return true
@@ -1671,6 +1677,48 @@ func (e PsPeriod) Valid() bool {
 	case PsPeriodMonthly:
 		return true
 	case PsPeriodQuarterly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteDecidedQuoteStatus.
+const (
+	QuoteDecidedQuoteStatusAccepted QuoteDecidedQuoteStatus = "accepted"
+	QuoteDecidedQuoteStatusDeclined QuoteDecidedQuoteStatus = "declined"
+	QuoteDecidedQuoteStatusOpen     QuoteDecidedQuoteStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the QuoteDecidedQuoteStatus enum.
+func (e QuoteDecidedQuoteStatus) Valid() bool {
+	switch e {
+	case QuoteDecidedQuoteStatusAccepted:
+		return true
+	case QuoteDecidedQuoteStatusDeclined:
+		return true
+	case QuoteDecidedQuoteStatusOpen:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for QuoteDecisionStatus.
+const (
+	QuoteDecisionStatusAccepted QuoteDecisionStatus = "accepted"
+	QuoteDecisionStatusDeclined QuoteDecisionStatus = "declined"
+	QuoteDecisionStatusOpen     QuoteDecisionStatus = "open"
+)
+
+// Valid indicates whether the value is a known member of the QuoteDecisionStatus enum.
+func (e QuoteDecisionStatus) Valid() bool {
+	switch e {
+	case QuoteDecisionStatusAccepted:
+		return true
+	case QuoteDecisionStatusDeclined:
+		return true
+	case QuoteDecisionStatusOpen:
 		return true
 	default:
 		return false
@@ -5776,6 +5824,47 @@ type PsPeriod string
 // Quantity A quantity with at most four decimals (1.5 hours, 0.125 kg); a credit note's lines carry their original's negated.
 type Quantity = money.Quantity
 
+// QuoteDecided A quote with the customer's decision: quote_status as recorded, effective_quote_status adding expired (open, valid_until before today in Europe/Stockholm).
+type QuoteDecided struct {
+	// DocumentType What the document is: an invoice (the default; a credit note is an invoice with credited_invoice_id), a proforma, a delivery note (följesedel) or a quote (offert).
+	DocumentType InvoiceDocumentType `json:"document_type"`
+
+	// EffectiveQuoteStatus A quote's state; expired is derived: open with valid_until before today (Europe/Stockholm).
+	EffectiveQuoteStatus QuoteStatus                  `json:"effective_quote_status"`
+	Id                   openapi_types.UUID           `json:"id"`
+	InvoiceNumber        string                       `json:"invoice_number"`
+	QuoteDecidedAt       nullable.Nullable[time.Time] `json:"quote_decided_at"`
+	QuoteStatus          QuoteDecidedQuoteStatus      `json:"quote_status"`
+
+	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	Status     InvoiceStatus      `json:"status"`
+	ValidUntil openapi_types.Date `json:"valid_until"`
+}
+
+// QuoteDecidedQuoteStatus defines model for QuoteDecided.QuoteStatus.
+type QuoteDecidedQuoteStatus string
+
+// QuoteDecidedResponse defines model for QuoteDecidedResponse.
+type QuoteDecidedResponse struct {
+	// Data A quote with the customer's decision: quote_status as recorded, effective_quote_status adding expired (open, valid_until before today in Europe/Stockholm).
+	Data QuoteDecided `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// QuoteDecision defines model for QuoteDecision.
+type QuoteDecision struct {
+	// Status The customer's decision; open takes it back.
+	Status QuoteDecisionStatus `json:"status"`
+
+	// ValidUntil A new validity, on or after the quote's date; the quote's due date follows it.
+	ValidUntil *openapi_types.Date `json:"valid_until,omitempty"`
+}
+
+// QuoteDecisionStatus The customer's decision; open takes it back.
+type QuoteDecisionStatus string
+
 // QuoteStatus A quote's state; expired is derived: open with valid_until before today (Europe/Stockholm).
 type QuoteStatus string
 
@@ -7233,6 +7322,18 @@ type MarkInvoiceSentParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// DecideQuoteParams defines parameters for DecideQuote.
+type DecideQuoteParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // ListJournalEntriesParams defines parameters for ListJournalEntries.
 type ListJournalEntriesParams struct {
 	// FiscalPeriodId Only entries of this fiscal period.
@@ -7691,6 +7792,9 @@ type CreateInvoiceJSONRequestBody = InvoiceCreate
 
 // MarkInvoicePaidJSONRequestBody defines body for MarkInvoicePaid for application/json ContentType.
 type MarkInvoicePaidJSONRequestBody = InvoicePaymentCreate
+
+// DecideQuoteJSONRequestBody defines body for DecideQuote for application/json ContentType.
+type DecideQuoteJSONRequestBody = QuoteDecision
 
 // CreateJournalEntryJSONRequestBody defines body for CreateJournalEntry for application/json ContentType.
 type CreateJournalEntryJSONRequestBody = JournalEntryCreate
@@ -9540,6 +9644,9 @@ type ServerInterface interface {
 	// MarkInvoiceSent Issue a draft without e-mailing it
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-sent)
 	MarkInvoiceSent(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params MarkInvoiceSentParams) error
+	// DecideQuote Record the customer's decision on a quote
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/quote-status)
+	DecideQuote(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DecideQuoteParams) error
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx echo.Context, companyId CompanyId, params ListJournalEntriesParams) error
@@ -12073,6 +12180,73 @@ func (w *ServerInterfaceWrapper) MarkInvoiceSent(ctx echo.Context) error {
 	return err
 }
 
+// DecideQuote converts echo context to params.
+func (w *ServerInterfaceWrapper) DecideQuote(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DecideQuoteParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DecideQuote(ctx, companyId, invoiceId, params)
+	return err
+}
+
 // ListJournalEntries converts echo context to params.
 func (w *ServerInterfaceWrapper) ListJournalEntries(ctx echo.Context) error {
 	var err error
@@ -14172,6 +14346,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.GetInvoice, options.OperationMiddlewares["getInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-paid", wrapper.MarkInvoicePaid, options.OperationMiddlewares["markInvoicePaid"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-sent", wrapper.MarkInvoiceSent, options.OperationMiddlewares["markInvoiceSent"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/quote-status", wrapper.DecideQuote, options.OperationMiddlewares["decideQuote"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.ListJournalEntries, options.OperationMiddlewares["listJournalEntries"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.CreateJournalEntry, options.OperationMiddlewares["createJournalEntry"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId", wrapper.CancelJournalEntry, options.OperationMiddlewares["cancelJournalEntry"]...)
@@ -23075,6 +23250,218 @@ func (response MarkInvoiceSent503JSONResponse) VisitMarkInvoiceSentResponse(w ht
 	return err
 }
 
+type DecideQuoteRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+	Params    DecideQuoteParams
+	Body      *DecideQuoteJSONRequestBody
+}
+
+type DecideQuoteResponseObject interface {
+	VisitDecideQuoteResponse(w http.ResponseWriter) error
+}
+
+type DecideQuote200JSONResponse QuoteDecidedResponse
+
+func (response DecideQuote200JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideQuote400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DecideQuote400JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideQuote401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DecideQuote401JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideQuote403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DecideQuote403JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideQuote404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DecideQuote404JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideQuote409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DecideQuote409JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideQuote413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DecideQuote413JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideQuote415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DecideQuote415JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideQuote429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DecideQuote429JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideQuote500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DecideQuote500JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DecideQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DecideQuote503JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListJournalEntriesRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListJournalEntriesParams
@@ -30406,6 +30793,9 @@ type StrictServerInterface interface {
 	// MarkInvoiceSent Issue a draft without e-mailing it
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-sent)
 	MarkInvoiceSent(ctx context.Context, request MarkInvoiceSentRequestObject) (MarkInvoiceSentResponseObject, error)
+	// DecideQuote Record the customer's decision on a quote
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/quote-status)
+	DecideQuote(ctx context.Context, request DecideQuoteRequestObject) (DecideQuoteResponseObject, error)
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx context.Context, request ListJournalEntriesRequestObject) (ListJournalEntriesResponseObject, error)
@@ -32173,6 +32563,56 @@ func (sh *strictHandler) MarkInvoiceSent(ctx echo.Context, companyId CompanyId, 
 		return err
 	} else if validResponse, ok := response.(MarkInvoiceSentResponseObject); ok {
 		return validResponse.VisitMarkInvoiceSentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DecideQuote operation middleware
+func (sh *strictHandler) DecideQuote(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DecideQuoteParams) error {
+	var request DecideQuoteRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+	request.Params = params
+
+	var body DecideQuoteJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DecideQuote(ctx.Request().Context(), request.(DecideQuoteRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DecideQuote")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DecideQuoteResponseObject); ok {
+		return validResponse.VisitDecideQuoteResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

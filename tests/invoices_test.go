@@ -484,6 +484,11 @@ func TestInvoiceMarkSent(t *testing.T) {
 	if r := b.markSent(next).status(t, 200); r.str("data.invoice_number") != "2026-0043" {
 		t.Fatalf("the next number: %s", r.Body)
 	}
+	// The settings may move the next number on, never back.
+	if e := b.write("PATCH", "settings", map[string]any{"next_invoice_number": 43}).errorCode(t, 400, "VALIDATION_ERROR"); !strings.Contains(strings.Join(e.issueFields(), " "), "next_invoice_number") {
+		t.Fatalf("lowered: %s", e.Body)
+	}
+	b.write("PATCH", "settings", map[string]any{"next_invoice_number": 100}).status(t, 200)
 	// Quotes and delivery notes are never issued.
 	quote := b.createInvoice(consulting(customer, map[string]any{"document_type": "quote", "valid_until": "2026-03-31"})).status(t, 201).str("data.id")
 	b.markSent(quote).errorCode(t, 400, "VALIDATION_ERROR")
@@ -779,4 +784,44 @@ func TestInvoiceDelete(t *testing.T) {
 	if n := b.count(`SELECT count(*) FROM audit_entries WHERE company_id = $1 AND table_name = 'invoices' AND action = 'DELETE'`, b.company); n != 1 {
 		t.Fatalf("%d deletions audited", n)
 	}
+}
+
+// The customer's decision on a quote: accepted (timed), taken back (open),
+// its validity moved with its due date; expired is derived from the
+// clock; an invoice or a cancelled quote takes no decision.
+func TestQuoteStatus(t *testing.T) {
+	now := time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC)
+	b := newPartiesBooks(t, clock(func() time.Time { return now }))
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	quote := b.createInvoice(consulting(customer, map[string]any{"document_type": "quote", "valid_until": "2026-03-15"})).status(t, 201).str("data.id")
+	decide := func(id string, body map[string]any) *response {
+		t.Helper()
+		return b.write("POST", "invoices/"+id+"/quote-status", body)
+	}
+	r := decide(quote, map[string]any{"status": "accepted"}).status(t, 200)
+	if r.str("data.quote_status") != "accepted" || r.str("data.effective_quote_status") != "accepted" ||
+		r.str("data.quote_decided_at") != "2026-03-05T09:00:00Z" || r.str("data.invoice_number") != "OF-1" {
+		t.Fatalf("accepted: %s", r.Body)
+	}
+	if l := b.get(b.path("invoices?quote_status=accepted"), b.token).status(t, 200); len(l.list("data")) != 1 {
+		t.Fatalf("accepted quotes: %s", l.Body)
+	}
+	r = decide(quote, map[string]any{"status": "open", "valid_until": "2026-03-20"}).status(t, 200)
+	if r.at("data.quote_decided_at") != nil || r.str("data.valid_until") != "2026-03-20" {
+		t.Fatalf("taken back: %s", r.Body)
+	}
+	if g := b.get(b.path("invoices/"+quote), b.token).status(t, 200); g.str("data.due_date") != "2026-03-20" {
+		t.Fatalf("the due date follows: %s", g.Body)
+	}
+	decide(quote, map[string]any{"status": "open", "valid_until": "2026-02-01"}).errorCode(t, 400, "VALIDATION_ERROR")
+	decide(quote, map[string]any{"status": "expired"}).errorCode(t, 400, "VALIDATION_ERROR")
+	now = time.Date(2026, 3, 21, 9, 0, 0, 0, time.UTC)
+	if r := decide(quote, map[string]any{"status": "open"}).status(t, 200); r.str("data.effective_quote_status") != "expired" ||
+		r.str("data.quote_status") != "open" {
+		t.Fatalf("expired: %s", r.Body)
+	}
+	invoice := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
+	decide(invoice, map[string]any{"status": "accepted"}).errorCode(t, 400, "INVOICE_NOT_A_QUOTE")
+	b.write("DELETE", "invoices/"+quote, nil).status(t, 200)
+	decide(quote, map[string]any{"status": "accepted"}).errorCode(t, 400, "INVOICE_QUOTE_NOT_DECIDABLE")
 }

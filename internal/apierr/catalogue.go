@@ -108,6 +108,8 @@ const (
 	InvoiceBookNoFiscalPeriod        Code = "INVOICE_BOOK_NO_FISCAL_PERIOD"
 	InvoiceCreateAccrualInvalid      Code = "INVOICE_CREATE_ACCRUAL_INVALID"
 	InvoiceFXRateMissing             Code = "INVOICE_FX_RATE_MISSING"
+	InvoiceNotAQuote                 Code = "INVOICE_NOT_A_QUOTE"
+	InvoiceQuoteNotDecidable         Code = "INVOICE_QUOTE_NOT_DECIDABLE"
 	// InvoiceVatTreatment… refuse a VAT treatment the sale does not fit (peer §4.5).
 	InvoiceVatTreatmentDeliveryCountryRequired Code = "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_REQUIRED"
 	InvoiceVatTreatmentDeliveryCountryMismatch Code = "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_MISMATCH"
@@ -337,6 +339,8 @@ var entries = []Entry{
 	{InvoiceBookNoFiscalPeriod, s400, GroupCustomers, "Inget räkenskapsår täcker fakturadatumet.", "No fiscal period covers the invoice date.", "Create the fiscal period first."},
 	{InvoiceCreateAccrualInvalid, s400, GroupCustomers, "Periodiseringen på fakturan är ogiltig.", "The accrual on the invoice is invalid.", ""},
 	{InvoiceFXRateMissing, s400, GroupCustomers, "Valutakurs saknas för fakturans datum; fakturan kan inte skickas.", "No exchange rate for the invoice's date; the invoice cannot be issued.", "Set exchange_rate on the draft (PATCH) and send it again."},
+	{InvoiceNotAQuote, s400, GroupCustomers, "Dokumentet är ingen offert.", "The document is not a quote.", ""},
+	{InvoiceQuoteNotDecidable, s400, GroupCustomers, "Offerten är makulerad; kundens beslut kan inte registreras.", "The quote is cancelled; the customer's decision cannot be recorded.", ""},
 	{InvoiceVatTreatmentDeliveryCountryRequired, s400, GroupCustomers, "Exportbehandlingen kräver ett leveransland för en kund inom EU.", "The export treatment needs a delivery country for a customer in the EU.", "Send delivery_country, the country the goods are shipped to."},
 	{InvoiceVatTreatmentDeliveryCountryMismatch, s400, GroupCustomers, "Leveranslandet passar inte momsbehandlingen.", "The delivery country does not fit the VAT treatment.", "reverse_charge needs another EU state, export a country outside the EU."},
 	{InvoiceVatTreatmentBuyerVatNumberRequired, s400, GroupCustomers, "Omvänd skattskyldighet kräver en EU-kund med ett momsnummer som VIES bekräftat.", "Reverse charge needs an EU business customer with a VAT number VIES validated.", "See details.reason; validate the customer's VAT number first."},

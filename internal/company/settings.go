@@ -2,6 +2,7 @@ package company
 
 import (
 	"encoding/json"
+	"fmt"
 	"regexp"
 	"sort"
 	"strings"
@@ -118,6 +119,13 @@ func CheckGeneral(patch, cur Settings) error {
 				bad("default_voucher_series_per_source_type."+k, "source_type",
 					"keys are source types such as manual, invoice or bank_transaction")
 			}
+		}
+	}
+	if v, sent := patch["next_invoice_number"]; sent {
+		// Invoices below the current number are issued, or being issued:
+		// the next is never one of theirs.
+		if want, have := invoiceNumber(v), invoiceNumber(cur["next_invoice_number"]); want < have {
+			bad("next_invoice_number", "not_lower", fmt.Sprintf("may not be lowered: the next invoice number is %d", have))
 		}
 	}
 	next := merged(cur, patch)
@@ -318,4 +326,13 @@ func same(a, b any) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
+}
+
+// invoiceNumber reads next_invoice_number: null counts as 1.
+func invoiceNumber(v any) int64 {
+	if n, ok := v.(json.Number); ok {
+		i, _ := n.Int64()
+		return i
+	}
+	return 1
 }

@@ -40,6 +40,31 @@ func TestCheckGeneral(t *testing.T) {
 	}
 }
 
+// next_invoice_number moves on, never back: invoices below it are
+// numbered. Unset counts as 1.
+func TestCheckGeneralInvoiceNumber(t *testing.T) {
+	at42 := settings(t, `{"next_invoice_number": 42}`)
+	unset := settings(t, `{"next_invoice_number": null}`)
+	for _, c := range []struct {
+		cur  Settings
+		body string
+		ok   bool
+	}{
+		{at42, `{"next_invoice_number": 42}`, true},
+		{at42, `{"next_invoice_number": 1000}`, true},
+		{at42, `{"next_invoice_number": 41}`, false},
+		{at42, `{"next_invoice_number": null}`, false},
+		{unset, `{"next_invoice_number": 1}`, true},
+		{unset, `{"next_invoice_number": 100}`, true},
+		{at42, `{"city": "Lund"}`, true},
+	} {
+		err := CheckGeneral(settings(t, c.body), c.cur)
+		if c.ok != (err == nil) || !c.ok && !hasIssue(err, "next_invoice_number") {
+			t.Errorf("%v then %s: %v", c.cur, c.body, err)
+		}
+	}
+}
+
 func TestLockMove(t *testing.T) {
 	d := func(s string) *time.Time { v := day(s); return &v }
 	filed := []FiledPeriod{

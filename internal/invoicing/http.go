@@ -340,3 +340,19 @@ func (h *Handler) DeleteInvoice(ctx context.Context, req gen.DeleteInvoiceReques
 	return gen.DeleteInvoice200JSONResponse{Meta: envelope.Meta(ctx), Data: gen.InvoiceDeleted{Id: d.Invoice.ID,
 		Deleted: !d.Cancelled, Cancelled: d.Cancelled, InvoiceNumber: envelope.Nullable(d.Invoice.Number)}}, nil
 }
+
+// DecideQuote records the customer's decision on a quote.
+func (h *Handler) DecideQuote(ctx context.Context, req gen.DecideQuoteRequestObject) (gen.DecideQuoteResponseObject, error) {
+	q, err := h.sales.DecideQuote(ctx, req.CompanyId, req.InvoiceId, string(req.Body.Status), dateOf(req.Body.ValidUntil))
+	if err != nil {
+		return nil, err
+	}
+	effective := gen.QuoteStatus(*q.QuoteStatus)
+	if q.QuoteExpired {
+		effective = gen.QuoteStatusExpired
+	}
+	return gen.DecideQuote200JSONResponse{Meta: envelope.Meta(ctx), Data: gen.QuoteDecided{Id: q.ID, InvoiceNumber: *q.Number,
+		DocumentType: gen.InvoiceDocumentType(q.DocumentType), Status: gen.InvoiceStatus(q.State()),
+		QuoteStatus: gen.QuoteDecidedQuoteStatus(*q.QuoteStatus), EffectiveQuoteStatus: effective,
+		QuoteDecidedAt: envelope.Nullable(utc(q.QuoteDecidedAt)), ValidUntil: date(*q.ValidUntil)}}, nil
+}

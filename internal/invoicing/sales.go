@@ -177,3 +177,35 @@ func (s *Sales) Delete(ctx context.Context, company, id uuid.UUID) (Deleted, err
 	return Deleted{Invoice: cancelled, Cancelled: true},
 		s.record(ctx, audit.Update, describe(inv)+" makulerades", cancelled, &inv, &cancelled)
 }
+
+// DecideQuote records the customer's decision on a quote (open takes it
+// back) and, with validUntil, moves its validity and due date.
+func (s *Sales) DecideQuote(ctx context.Context, company, id uuid.UUID, status string, validUntil *time.Time) (Invoice, error) {
+	q, err := s.store.Get(ctx, company, id, s.today(), false, true)
+	if err != nil {
+		return Invoice{}, err
+	}
+	switch {
+	case q.DocumentType != "quote":
+		return Invoice{}, apierr.New(apierr.InvoiceNotAQuote, map[string]any{"invoice_id": id, "document_type": q.DocumentType})
+	case q.Status != "draft":
+		return Invoice{}, apierr.New(apierr.InvoiceQuoteNotDecidable, map[string]any{"invoice_id": id, "current_status": q.State()})
+	case validUntil != nil && validUntil.Before(q.InvoiceDate):
+		return Invoice{}, field("valid_until", "after_invoice_date", "must be on or after the quote's date, "+
+			q.InvoiceDate.Format(time.DateOnly))
+	}
+	until := *q.ValidUntil
+	if validUntil != nil {
+		until = *validUntil
+	}
+	var decided *time.Time
+	if status != "open" {
+		at := s.now().UTC()
+		decided = &at
+	}
+	out, err := s.store.Decide(ctx, q, status, decided, until, s.today())
+	if err != nil {
+		return Invoice{}, err
+	}
+	return out, s.record(ctx, audit.Update, describe(q)+": kundens beslut "+status, out, &q, &out)
+}

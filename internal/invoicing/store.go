@@ -399,3 +399,14 @@ func (s *Store) Cancel(ctx context.Context, inv Invoice, at, today time.Time) (I
 		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, at, isoDate(today))
 	return out, store.Refused(err)
 }
+
+// Decide writes a quote's decision and validity (its due date with it)
+// and answers it as read today.
+func (s *Store) Decide(ctx context.Context, q Invoice, status string, decided *time.Time, until, today time.Time) (Invoice, error) {
+	var out Invoice
+	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET quote_status = $3, quote_decided_at = $4,
+			valid_until = $5, due_date = $5, updated_at = now()
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$6::date"),
+		q.CompanyID, q.ID, status, decided, isoDate(until), isoDate(today))
+	return out, store.Refused(err)
+}
