@@ -168,3 +168,22 @@ func TestShare(t *testing.T) {
 		}
 	}
 }
+
+// The receivable a payment settles is what the sale came to in kronor
+// less Skatteverket's part: 17 500 with ROT of 3 750 leaves 13 750 on 1510.
+func TestReceivable(t *testing.T) {
+	sek := money.MustParse("17500")
+	inv := Invoice{Currency: "SEK", TotalSEK: &sek, DeductionTotal: money.MustParse("3750")}
+	if r := receivable(inv); r == nil || r.String() != "13750.00" {
+		t.Fatalf("receivable: %v", r)
+	}
+	if r := receivable(Invoice{Currency: "SEK"}); r != nil {
+		t.Fatalf("without kronor: %v", r)
+	}
+	labour := item("1", "10000", 25)
+	labour.Deduction = ROT
+	issued := issue(t, sale(t, []Item{labour, item("1", "4000", 25)}, Options{}))
+	if got := kronorOf(issued); got.String() != "17500.00" {
+		t.Fatalf("the sale in kronor: %s", got)
+	}
+}

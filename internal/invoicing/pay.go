@@ -102,7 +102,8 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 		if err != nil {
 			return Paid{}, err
 		}
-		inv.EntryID, inv.TotalSEK = &e.ID, &issued[0].Debit
+		sek := kronorOf(issued)
+		inv.EntryID, inv.TotalSEK = &e.ID, &sek
 	}
 	sale := Sale{Currency: inv.Currency, Rate: inv.ExchangeRate, Totals: Totals{Customer: inv.Total.Sub(inv.DeductionTotal),
 		Total: inv.Total}, Booked: receivable(inv)}
