@@ -150,7 +150,17 @@ func Plan(d Draft, c Customer, s Settings) (Invoice, []Warning, error) {
 		sek := inv.Total
 		inv.TotalSEK = &sek
 	} else if inv.ExchangeRate != nil {
-		sek := inv.ExchangeRate.Convert(inv.Total)
+		// What the sale's verifikat will come to: each line converted, as
+		// IssueLines books it, which a payment's share is reckoned on.
+		sale, err := saleOf(inv)
+		if err != nil {
+			return inv, nil, err
+		}
+		lines, err := IssueLines(sale)
+		if err != nil {
+			return inv, nil, err
+		}
+		sek := kronorOf(lines)
 		inv.TotalSEK = &sek
 	}
 	return inv, decision.Warnings, nil
