@@ -9,6 +9,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/ledger"
@@ -43,7 +44,8 @@ func (h *Handler) ListInvoices(ctx context.Context, req gen.ListInvoicesRequestO
 		f.To = &p.DateTo.Time
 	}
 	if f.QuoteStatus != nil && f.DocumentType != nil && *f.DocumentType != "quote" {
-		return nil, field("quote_status", "quote", "quote_status implies document_type quote")
+		return nil, apierr.Validation(apierr.Issue{Field: "quote_status", In: "query", Rule: "quote",
+			Issue: "quote_status implies document_type quote"})
 	}
 	var after *cursor.Position
 	if p.Cursor != nil {
