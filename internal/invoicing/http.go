@@ -209,7 +209,7 @@ func listItem(i Invoice) gen.InvoiceListItem {
 }
 
 // Detail is an invoice as the detail read answers it, with its lines
-// when it carries them (the document.created event and the audit trail
+// when it carries them (the invoice events and the audit trail
 // say the same).
 func Detail(i Invoice) gen.Invoice {
 	v := gen.Invoice{Id: i.ID, InvoiceNumber: envelope.Nullable(i.Number), CustomerId: i.CustomerID,
