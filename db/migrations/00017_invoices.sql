@@ -90,10 +90,10 @@ CREATE TABLE invoices (
     CHECK (credited_invoice_id IS NOT NULL OR total >= 0),
     CHECK (journal_entry_id IS NULL OR status NOT IN ('draft', 'cancelled'))
 );
--- The list: newest first; by customer; the open invoices of a customer.
+-- The list, newest first; a customer's invoices (the list's filter, and
+-- the open ones that hold the customer).
 CREATE INDEX invoices_created ON invoices (company_id, created_at DESC, id);
 CREATE INDEX invoices_customer ON invoices (company_id, customer_id, created_at DESC);
-CREATE INDEX invoices_open ON invoices (company_id, due_date) WHERE status IN ('sent', 'partially_paid');
 
 CREATE TABLE invoice_items (
     company_id            uuid          NOT NULL,

@@ -18,7 +18,6 @@ const (
 	RoundingAccount       = "3740" // öres- och kronutjämning
 	ExchangeGain          = "3960"
 	ExchangeLoss          = "7960"
-	AccrualBalance        = "2970" // förutbetalda intäkter
 	ExemptRevenue         = "3004"
 	StandardRevenue       = "3001"
 	EUGoodsRevenue        = "3108" // ruta 35

@@ -2,6 +2,7 @@ package invoicing
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -48,11 +49,8 @@ func (h *Handler) ListInvoices(ctx context.Context, req gen.ListInvoicesRequestO
 			Issue: "quote_status implies document_type quote"})
 	}
 	var after *cursor.Position
-	if p.Cursor != nil {
-		var pos cursor.Position
-		if h.cursors.Decode(listName, *p.Cursor, &pos) {
-			after = &pos
-		}
+	if pos := (cursor.Position{}); h.cursors.DecodeParam(listName, p.Cursor, &pos) {
+		after = &pos
 	}
 	limit := cursor.Limit(p.Limit, cursor.DefaultLimit, cursor.MaxLimit)
 	rows, err := h.sales.List(ctx, req.CompanyId, f, after, limit)
@@ -134,7 +132,8 @@ func (h *Handler) CreateInvoice(ctx context.Context, req gen.CreateInvoiceReques
 		m = envelope.WithAdvice(m, w.Code, w.MessageSV, w.MessageEN, w.Remediation)
 	}
 	if store.IsDryRun(ctx) {
-		return gen.CreateInvoice200JSONResponse{Meta: m, Data: gen.InvoiceCreateDryRun{DryRun: true, Preview: preview(inv)}}, nil
+		p, err := preview(inv)
+		return gen.CreateInvoice200JSONResponse{Meta: m, Data: gen.InvoiceCreateDryRun{DryRun: true, Preview: p}}, err
 	}
 	return gen.CreateInvoice201JSONResponse{Meta: m, Data: Detail(inv)}, nil
 }
@@ -217,7 +216,7 @@ func Detail(i Invoice) gen.Invoice {
 		InvoiceDate: date(i.InvoiceDate), DueDate: date(i.DueDate), DeliveryDate: envelope.NullableDate(i.DeliveryDate),
 		Status: gen.InvoiceStatus(i.State()), DocumentType: gen.InvoiceDocumentType(i.DocumentType),
 		ValidUntil: envelope.NullableDate(i.ValidUntil), QuoteStatus: quoteState(i),
-		QuoteDecidedAt: envelope.Nullable(utc(i.QuoteDecidedAt)), Currency: gen.InvoiceCurrency(i.Currency),
+		QuoteDecidedAt: envelope.NullableTime(i.QuoteDecidedAt), Currency: gen.InvoiceCurrency(i.Currency),
 		ExchangeRate: envelope.Nullable(i.ExchangeRate), VatTreatment: gen.InvoiceVatTreatment(i.Treatment),
 		DeliveryCountry: envelope.Nullable(i.DeliveryCountry), Subtotal: i.Subtotal, VatAmount: i.VAT,
 		RoundingAmount: i.Rounding, Total: i.Total, DeductionTotal: i.DeductionTotal, PaidAmount: i.Paid,
@@ -234,21 +233,17 @@ func Detail(i Invoice) gen.Invoice {
 	return v
 }
 
-// preview is the invoice a dry run would store: no id, no timestamps.
-func preview(i Invoice) gen.InvoicePreview {
-	d := Detail(i)
-	return gen.InvoicePreview{Id: nullable.NewNullNullable[openapi_types.UUID](), InvoiceNumber: d.InvoiceNumber,
-		CustomerId: d.CustomerId, CustomerName: d.CustomerName, Customer: d.Customer, InvoiceDate: d.InvoiceDate,
-		DueDate: d.DueDate, DeliveryDate: d.DeliveryDate, Status: d.Status, DocumentType: d.DocumentType,
-		ValidUntil: d.ValidUntil, QuoteStatus: d.QuoteStatus, QuoteDecidedAt: d.QuoteDecidedAt, Currency: d.Currency,
-		ExchangeRate: d.ExchangeRate, VatTreatment: d.VatTreatment, DeliveryCountry: d.DeliveryCountry,
-		Subtotal: d.Subtotal, VatAmount: d.VatAmount, RoundingAmount: d.RoundingAmount, Total: d.Total,
-		DeductionTotal: d.DeductionTotal, PaidAmount: d.PaidAmount, RemainingAmount: d.RemainingAmount,
-		TotalSek: d.TotalSek, OcrReference: d.OcrReference, YourReference: d.YourReference,
-		OurReference: d.OurReference, InvoiceMarking: d.InvoiceMarking, Notes: d.Notes,
-		DefaultDimensions: d.DefaultDimensions, CreditedInvoiceId: d.CreditedInvoiceId,
-		JournalEntryId: d.JournalEntryId, PaidAt: d.PaidAt, Items: d.Items,
-		CreatedAt: nullable.NewNullNullable[time.Time](), UpdatedAt: nullable.NewNullNullable[time.Time]()}
+// preview is the invoice a dry run would store: the detail, without
+// its id and timestamps.
+func preview(i Invoice) (gen.InvoicePreview, error) {
+	var p gen.InvoicePreview
+	b, err := json.Marshal(Detail(i))
+	if err == nil {
+		err = json.Unmarshal(b, &p)
+	}
+	p.Id = nullable.NewNullNullable[openapi_types.UUID]()
+	p.CreatedAt, p.UpdatedAt = nullable.NewNullNullable[time.Time](), nullable.NewNullNullable[time.Time]()
+	return p, err
 }
 
 func itemsView(lines []Line) []gen.InvoiceItem {
@@ -267,14 +262,6 @@ func dimensions(d ledger.Dimensions) map[string]string {
 		return map[string]string{}
 	}
 	return d
-}
-
-func utc(t *time.Time) *time.Time {
-	if t == nil {
-		return nil
-	}
-	u := t.UTC()
-	return &u
 }
 
 // MarkInvoiceSent issues a draft without e-mailing it.
@@ -356,5 +343,5 @@ func (h *Handler) DecideQuote(ctx context.Context, req gen.DecideQuoteRequestObj
 	return gen.DecideQuote200JSONResponse{Meta: envelope.Meta(ctx), Data: gen.QuoteDecided{Id: q.ID, InvoiceNumber: *q.Number,
 		DocumentType: gen.InvoiceDocumentType(q.DocumentType), Status: gen.InvoiceStatus(q.State()),
 		QuoteStatus: gen.QuoteDecidedQuoteStatus(*q.QuoteStatus), EffectiveQuoteStatus: effective,
-		QuoteDecidedAt: envelope.Nullable(utc(q.QuoteDecidedAt)), ValidUntil: date(*q.ValidUntil)}}, nil
+		QuoteDecidedAt: envelope.NullableTime(q.QuoteDecidedAt), ValidUntil: date(*q.ValidUntil)}}, nil
 }

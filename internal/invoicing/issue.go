@@ -120,18 +120,8 @@ func (s *Sales) book(ctx context.Context, inv Invoice) (ledger.Entry, []ledger.L
 	if err != nil {
 		return ledger.Entry{}, nil, err
 	}
-	period, ok, err := s.ledger.Period(ctx, inv.CompanyID, inv.InvoiceDate)
-	if err != nil {
-		return ledger.Entry{}, nil, err
-	}
-	if !ok {
-		return ledger.Entry{}, nil, apierr.New(apierr.InvoiceBookNoFiscalPeriod, map[string]any{
-			"invoice_date": inv.InvoiceDate.Format(time.DateOnly), "field": "invoice_date"})
-	}
-	source, customer, name := inv.ID.String(), inv.CustomerID, inv.CustomerName
-	e, err := s.ledger.Post(ctx, inv.CompanyID, ledger.Input{PeriodID: period, Date: inv.InvoiceDate,
-		Description: "Faktura " + *inv.Number + ", " + inv.CustomerName, SourceType: SourceCreated, SourceID: &source,
-		Counterparty: ledger.Counterparty{CounterpartyCustomerID: &customer, CounterpartyName: &name}, Lines: lines})
+	e, err := s.post(ctx, inv, inv.InvoiceDate, "invoice_date", SourceCreated,
+		"Faktura "+*inv.Number+", "+inv.CustomerName, lines)
 	return e, lines, err
 }
 

@@ -89,15 +89,14 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	}
 	old := inv
 	cash := inv.EntryID == nil && !inv.BookingDeferred
-	if cash {
+	if inv.EntryID == nil {
+		// The sale's lines are booked now: its share (kontantmetoden), or
+		// all of it first when its booking was deferred.
 		if inv.Lines, err = s.store.Lines(ctx, company, id); err != nil {
 			return Paid{}, err
 		}
-	} else if inv.EntryID == nil {
-		// Booking was deferred: the sale is booked before its payment.
-		if inv.Lines, err = s.store.Lines(ctx, company, id); err != nil {
-			return Paid{}, err
-		}
+	}
+	if !cash && inv.EntryID == nil {
 		e, issued, err := s.book(ctx, inv)
 		if err != nil {
 			return Paid{}, err
@@ -124,7 +123,7 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	if cash {
 		source = SourceCashPayment
 	}
-	e, err := s.post(ctx, inv, day, source, "Betalning av faktura "+*inv.Number+", "+inv.CustomerName, lines)
+	e, err := s.post(ctx, inv, day, "payment_date", source, "Betalning av faktura "+*inv.Number+", "+inv.CustomerName, lines)
 	if err != nil {
 		return Paid{}, err
 	}
@@ -169,15 +168,18 @@ func kronor(inv Invoice, amount money.Amount, p Pay) (money.Amount, *money.Rate,
 		" needs the kronor that arrived (amount_sek) or the rate (exchange_rate)")
 }
 
-// post books lines dated day in the period holding it.
-func (s *Sales) post(ctx context.Context, inv Invoice, day time.Time, source, desc string, lines []ledger.Line) (ledger.Entry, error) {
+// post books lines of invoice inv through the ledger, dated day in the
+// period holding it, the customer as counterparty: the one door every
+// verifikat of an invoice goes through. No period for day is
+// INVOICE_BOOK_NO_FISCAL_PERIOD naming field, the body's date.
+func (s *Sales) post(ctx context.Context, inv Invoice, day time.Time, field, source, desc string, lines []ledger.Line) (ledger.Entry, error) {
 	period, ok, err := s.ledger.Period(ctx, inv.CompanyID, day)
 	if err != nil {
 		return ledger.Entry{}, err
 	}
 	if !ok {
 		return ledger.Entry{}, apierr.New(apierr.InvoiceBookNoFiscalPeriod, map[string]any{
-			"date": day.Format(time.DateOnly), "field": "payment_date"})
+			"date": day.Format(time.DateOnly), "field": field})
 	}
 	id, customer, name := inv.ID.String(), inv.CustomerID, inv.CustomerName
 	return s.ledger.Post(ctx, inv.CompanyID, ledger.Input{PeriodID: period, Date: day, Description: desc,

@@ -40,10 +40,6 @@ func (k Kind) Box() string {
 // ZeroRated reports whether the kind carries no Swedish VAT.
 func (k Kind) ZeroRated() bool { return k != SwedishSale }
 
-// Goods reports whether the kind is a sale of goods leaving Sweden: its
-// lines may only be at 0 %.
-func (k Kind) Goods() bool { return k == EUGoods || k == ExportOfGoods }
-
 // Buyer is what the VAT decision needs of the customer.
 type Buyer struct {
 	Type         string // individual, swedish_business, eu_business, non_eu_business
