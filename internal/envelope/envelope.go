@@ -67,6 +67,15 @@ func Nullable[T any](p *T) nullable.Nullable[T] {
 	return nullable.NewNullableWithValue(*p)
 }
 
+// NullableTime is the instant t in UTC as a nullable JSON field: null
+// when t is nil.
+func NullableTime(t *time.Time) nullable.Nullable[time.Time] {
+	if t == nil {
+		return nullable.NewNullNullable[time.Time]()
+	}
+	return nullable.NewNullableWithValue(t.UTC())
+}
+
 // NullableDate is the calendar date d as a nullable JSON field: null when
 // d is nil.
 func NullableDate(d *time.Time) nullable.Nullable[openapi_types.Date] {

@@ -37,7 +37,7 @@ func (h *Handler) ListCustomers(ctx context.Context, req gen.ListCustomersReques
 	for i, c := range rows {
 		data[i] = gen.CustomerListItem{Id: c.ID, Name: c.Name, CustomerType: gen.CustomerType(c.Type),
 			Email: envelope.Nullable(c.Email), OrgNumber: envelope.Nullable(c.OrgNumber), VatNumber: envelope.Nullable(c.VATNumber),
-			DefaultPaymentTerms: c.PaymentTerms, PartyId: nullableID(c.PartyID), ArchivedAt: utc(c.ArchivedAt),
+			DefaultPaymentTerms: c.PaymentTerms, PartyId: nullableID(c.PartyID), ArchivedAt: envelope.NullableTime(c.ArchivedAt),
 			CreatedAt: c.CreatedAt.UTC()}
 		if c.SoleTrader() {
 			// The org number of a sole trader is the owner's personnummer.
@@ -211,7 +211,7 @@ func customerView(c Customer) gen.Customer {
 		OrgNumber: envelope.Nullable(shown(c.OrgNumber)), VatNumber: envelope.Nullable(shown(c.VATNumber)), VatNumberValidated: c.VATValidated,
 		PersonalNumber: envelope.Nullable(c.MaskedPersonalNumber()), Language: gen.Language(c.Language),
 		DefaultPaymentTerms: c.PaymentTerms, Notes: envelope.Nullable(c.Notes), PartyId: nullableID(c.PartyID),
-		ArchivedAt: utc(c.ArchivedAt), CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
+		ArchivedAt: envelope.NullableTime(c.ArchivedAt), CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}
 }
 
 // customerPreview is a dry run's customer: nothing was stored, so it has

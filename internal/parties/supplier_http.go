@@ -36,7 +36,7 @@ func (h *Handler) ListSuppliers(ctx context.Context, req gen.ListSuppliersReques
 		data[i] = gen.SupplierListItem{Id: s.ID, Name: s.Name, SupplierType: gen.SupplierType(s.Type),
 			Email: envelope.Nullable(s.Email), OrgNumber: envelope.Nullable(shown(s.OrgNumber)), VatNumber: envelope.Nullable(shown(s.VATNumber)),
 			DefaultPaymentTerms: s.PaymentTerms, DefaultCurrency: s.Currency, PartyId: nullableID(s.PartyID),
-			ArchivedAt: utc(s.ArchivedAt), CreatedAt: s.CreatedAt.UTC()}
+			ArchivedAt: envelope.NullableTime(s.ArchivedAt), CreatedAt: s.CreatedAt.UTC()}
 	}
 	return gen.ListSuppliers200JSONResponse{Data: data, Meta: envelope.Page(ctx, next)}, nil
 }
@@ -193,7 +193,7 @@ func supplierView(s Supplier) gen.Supplier {
 		ClearingNumber: envelope.Nullable(s.ClearingNumber), AccountNumber: envelope.Nullable(s.AccountNumber),
 		DefaultExpenseAccount: envelope.Nullable(s.ExpenseAccount), DefaultPaymentTerms: s.PaymentTerms,
 		DefaultCurrency: s.Currency, Notes: envelope.Nullable(s.Notes), PartyId: nullableID(s.PartyID),
-		ArchivedAt: utc(s.ArchivedAt), CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
+		ArchivedAt: envelope.NullableTime(s.ArchivedAt), CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
 }
 
 func supplierPreview(s Supplier) gen.SupplierPreview {
@@ -201,12 +201,4 @@ func supplierPreview(s Supplier) gen.SupplierPreview {
 	p.Id, p.CreatedAt, p.UpdatedAt = nullable.NewNullNullable[openapi_types.UUID](), nullable.NewNullNullable[time.Time](), nullable.NewNullNullable[time.Time]()
 	p.PartyId = nullableID(nil)
 	return p
-}
-
-// utc is a nullable timestamp in UTC.
-func utc(t *time.Time) nullable.Nullable[time.Time] {
-	if t == nil {
-		return nullable.NewNullNullable[time.Time]()
-	}
-	return nullable.NewNullableWithValue(t.UTC())
 }
