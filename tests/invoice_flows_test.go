@@ -125,15 +125,47 @@ func mergeMaps(a, b map[string]any) map[string]any {
 	return a
 }
 
-// Kontantmetoden books nothing at issue; the number is taken all the same.
+// Kontantmetoden books nothing at issue; the number is taken all the
+// same, without an OCR reference unless the settings show one.
 func TestInvoiceMarkSentCashMethod(t *testing.T) {
 	b := newPartiesBooks(t)
 	b.write("PATCH", "settings/tax-profile", map[string]any{"accounting_method": "cash"}).status(t, 200)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	id := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
 	r := b.markSent(id).status(t, 200)
-	if r.str("data.invoice_number") != "1" || r.at("data.journal_entry_id") != nil || len(r.list("data.verifikat_lines")) != 0 {
+	if r.str("data.invoice_number") != "1" || r.at("data.journal_entry_id") != nil || len(r.list("data.verifikat_lines")) != 0 ||
+		r.at("data.ocr_reference") != nil {
 		t.Fatalf("cash method: %s", r.Body)
+	}
+}
+
+// meta.coverage: the register answers from the first issued invoice's
+// date; receivables booked before it by other means (an opening balance
+// on 1510) are history it does not hold.
+func TestInvoiceCoverage(t *testing.T) {
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
+	coverage := func() (any, any) {
+		r := b.get(b.path("invoices"), b.token).status(t, 200)
+		return r.at("meta.coverage.covers_from"), r.at("meta.coverage.has_pre_register_invoices")
+	}
+	if from, before := coverage(); from != nil || before != false {
+		t.Fatalf("empty: %v %v", from, before)
+	}
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	b.issued(customer, nil) // dated 2026-03-01
+	if from, before := coverage(); from != "2026-03-01" || before != false {
+		t.Fatalf("after one invoice: %v %v", from, before)
+	}
+	period := b.get(b.path("fiscal-periods"), b.token).status(t, 200).str("data.fiscal_periods.0.id")
+	je := b.write("POST", "journal-entries", map[string]any{"fiscal_period_id": period, "entry_date": "2026-01-02",
+		"description": "Ingående kundfordringar", "lines": []map[string]any{
+			{"account_number": "1510", "debit_amount": 4000}, {"account_number": "2099", "credit_amount": 4000}}}).status(t, 201)
+	if from, before := coverage(); before != false {
+		t.Fatalf("a draft is not booked: %v %v", from, before)
+	}
+	b.write("POST", "journal-entries/"+je.str("data.id")+"/commit", nil).status(t, 200)
+	if from, before := coverage(); from != "2026-03-01" || before != true {
+		t.Fatalf("with receivables booked before: %v %v", from, before)
 	}
 }
 
