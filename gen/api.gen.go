@@ -651,17 +651,21 @@ const (
 	ErrorCodeINVOICEBOOKALREADYBOOKED                   ErrorCode = "INVOICE_BOOK_ALREADY_BOOKED"
 	ErrorCodeINVOICEBOOKCASHMETHOD                      ErrorCode = "INVOICE_BOOK_CASH_METHOD"
 	ErrorCodeINVOICEBOOKCONFLICT                        ErrorCode = "INVOICE_BOOK_CONFLICT"
+	ErrorCodeINVOICEBOOKDEFERREDDRAFT                   ErrorCode = "INVOICE_BOOK_DEFERRED_DRAFT"
 	ErrorCodeINVOICEBOOKFAILED                          ErrorCode = "INVOICE_BOOK_FAILED"
 	ErrorCodeINVOICEBOOKINVALIDSTATUS                   ErrorCode = "INVOICE_BOOK_INVALID_STATUS"
 	ErrorCodeINVOICEBOOKNOFISCALPERIOD                  ErrorCode = "INVOICE_BOOK_NO_FISCAL_PERIOD"
 	ErrorCodeINVOICEBOOKNOTBOOKABLE                     ErrorCode = "INVOICE_BOOK_NOT_BOOKABLE"
 	ErrorCodeINVOICECANCELRACE                          ErrorCode = "INVOICE_CANCEL_RACE"
 	ErrorCodeINVOICECREATEACCRUALINVALID                ErrorCode = "INVOICE_CREATE_ACCRUAL_INVALID"
+	ErrorCodeINVOICECREATEROTRUTVALIDATION              ErrorCode = "INVOICE_CREATE_ROT_RUT_VALIDATION"
+	ErrorCodeINVOICECREDITPERIODLOCKED                  ErrorCode = "INVOICE_CREDIT_PERIOD_LOCKED"
 	ErrorCodeINVOICEDELETENOTDRAFT                      ErrorCode = "INVOICE_DELETE_NOT_DRAFT"
 	ErrorCodeINVOICEFXRATEMISSING                       ErrorCode = "INVOICE_FX_RATE_MISSING"
 	ErrorCodeINVOICENOTAQUOTE                           ErrorCode = "INVOICE_NOT_A_QUOTE"
 	ErrorCodeINVOICENOTFOUND                            ErrorCode = "INVOICE_NOT_FOUND"
 	ErrorCodeINVOICEPAIDLIKELYDUPLICATE                 ErrorCode = "INVOICE_PAID_LIKELY_DUPLICATE"
+	ErrorCodeINVOICEQUOTEALREADYINVOICED                ErrorCode = "INVOICE_QUOTE_ALREADY_INVOICED"
 	ErrorCodeINVOICEQUOTENOTDECIDABLE                   ErrorCode = "INVOICE_QUOTE_NOT_DECIDABLE"
 	ErrorCodeINVOICEUPDATENOTDRAFT                      ErrorCode = "INVOICE_UPDATE_NOT_DRAFT"
 	ErrorCodeINVOICEVATTREATMENTBUYERVATNUMBERREQUIRED  ErrorCode = "INVOICE_VAT_TREATMENT_BUYER_VAT_NUMBER_REQUIRED"
@@ -680,6 +684,7 @@ const (
 	ErrorCodeJOURNALRATTELSELOGFAILED                   ErrorCode = "JOURNAL_RATTELSE_LOG_FAILED"
 	ErrorCodeJOURNALRATTELSEPERIODLOCKED                ErrorCode = "JOURNAL_RATTELSE_PERIOD_LOCKED"
 	ErrorCodeJOURNALRATTELSEREFUSED                     ErrorCode = "JOURNAL_RATTELSE_REFUSED"
+	ErrorCodeMATCHINVOICEBOOKINGRATEMISSING             ErrorCode = "MATCH_INVOICE_BOOKING_RATE_MISSING"
 	ErrorCodeMEANINGLESSCORRECTION                      ErrorCode = "MEANINGLESS_CORRECTION"
 	ErrorCodeMETHODNOTALLOWED                           ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeMFAREQUIRED                                ErrorCode = "MFA_REQUIRED"
@@ -909,6 +914,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeINVOICEBOOKCONFLICT:
 		return true
+	case ErrorCodeINVOICEBOOKDEFERREDDRAFT:
+		return true
 	case ErrorCodeINVOICEBOOKFAILED:
 		return true
 	case ErrorCodeINVOICEBOOKINVALIDSTATUS:
@@ -921,6 +928,10 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeINVOICECREATEACCRUALINVALID:
 		return true
+	case ErrorCodeINVOICECREATEROTRUTVALIDATION:
+		return true
+	case ErrorCodeINVOICECREDITPERIODLOCKED:
+		return true
 	case ErrorCodeINVOICEDELETENOTDRAFT:
 		return true
 	case ErrorCodeINVOICEFXRATEMISSING:
@@ -930,6 +941,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeINVOICENOTFOUND:
 		return true
 	case ErrorCodeINVOICEPAIDLIKELYDUPLICATE:
+		return true
+	case ErrorCodeINVOICEQUOTEALREADYINVOICED:
 		return true
 	case ErrorCodeINVOICEQUOTENOTDECIDABLE:
 		return true
@@ -966,6 +979,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeJOURNALRATTELSEPERIODLOCKED:
 		return true
 	case ErrorCodeJOURNALRATTELSEREFUSED:
+		return true
+	case ErrorCodeMATCHINVOICEBOOKINGRATEMISSING:
 		return true
 	case ErrorCodeMEANINGLESSCORRECTION:
 		return true
@@ -1371,6 +1386,7 @@ func (e InvoiceItemCreateLineType) Valid() bool {
 // Defines values for InvoicePaymentSource.
 const (
 	InvoicePaymentSourceBank         InvoicePaymentSource = "bank"
+	InvoicePaymentSourceCreditNote   InvoicePaymentSource = "credit_note"
 	InvoicePaymentSourceManual       InvoicePaymentSource = "manual"
 	InvoicePaymentSourceRotRutPayout InvoicePaymentSource = "rot_rut_payout"
 )
@@ -1379,6 +1395,8 @@ const (
 func (e InvoicePaymentSource) Valid() bool {
 	switch e {
 	case InvoicePaymentSourceBank:
+		return true
+	case InvoicePaymentSourceCreditNote:
 		return true
 	case InvoicePaymentSourceManual:
 		return true
@@ -4360,6 +4378,46 @@ type InvoiceCreateDryRun struct {
 	Preview InvoicePreview `json:"preview"`
 }
 
+// InvoiceCreditCreate Why the invoice is credited; kept as the credit note's notes (default: "Kreditering av faktura <number>").
+type InvoiceCreditCreate struct {
+	Reason nullable.Nullable[string] `json:"reason,omitempty"`
+}
+
+// InvoiceCredited A credit note written: sent, dated today, every amount its original's negated. remaining_amount is what the customer had paid of the original, now to be paid back (mark-paid on the credit note); what the original still had to be paid is settled at once, so a credit note of an unpaid invoice is paid. On a dry run id and journal_entry_id are null and verifikat_lines show what would be posted.
+type InvoiceCredited struct {
+	CreditedInvoiceId openapi_types.UUID                    `json:"credited_invoice_id"`
+	Id                nullable.Nullable[openapi_types.UUID] `json:"id"`
+
+	// InvoiceNumber KR-<the original's number>.
+	InvoiceNumber  string                                `json:"invoice_number"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+
+	// OcrReference 9, then the original's digits, a length digit and a Luhn check digit: never the original's reference. Null when the original had none.
+	OcrReference nullable.Nullable[string] `json:"ocr_reference"`
+
+	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	Status InvoiceStatus `json:"status"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total          Amount        `json:"total"`
+	VerifikatLines []PostingLine `json:"verifikat_lines"`
+
+	// WouldCreateJournalEntry Whether crediting books a verifikat (false when nothing of the sale reached the ledger).
+	WouldCreateJournalEntry bool `json:"would_create_journal_entry"`
+}
+
+// InvoiceCreditedResponse defines model for InvoiceCreditedResponse.
+type InvoiceCreditedResponse struct {
+	// Data A credit note written: sent, dated today, every amount its original's negated. remaining_amount is what the customer had paid of the original, now to be paid back (mark-paid on the credit note); what the original still had to be paid is settled at once, so a credit note of an unpaid invoice is paid. On a dry run id and journal_entry_id are null and verifikat_lines show what would be posted.
+	Data InvoiceCredited `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // InvoiceCurrency The invoice's currency (ISO 4217).
 type InvoiceCurrency string
 
@@ -4569,9 +4627,10 @@ type InvoicePaidResponse struct {
 
 // InvoicePayment defines model for InvoicePayment.
 type InvoicePayment struct {
-	Account string `json:"account"`
+	// Account The account the money moved on; null for a credit note's settling of what its original still had to be paid (source credit_note).
+	Account nullable.Nullable[string] `json:"account"`
 
-	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	// Amount In the invoice's currency, in the sign of its total: negative on a credit note (money paid back, or what it settled of its original).
 	Amount Amount `json:"amount"`
 
 	// AmountSek An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
@@ -4586,7 +4645,7 @@ type InvoicePayment struct {
 // InvoicePaymentSource defines model for InvoicePayment.Source.
 type InvoicePaymentSource string
 
-// InvoicePaymentCreate A payment received. amount (in the invoice's currency) defaults to what is left to pay; payment_date to today (Europe/Stockholm). In another currency the kronor that arrived are needed: amount_sek, or exchange_rate to reckon them.
+// InvoicePaymentCreate A payment received (or, on a credit note, paid back to the customer). amount (in the invoice's currency, the money moved: never negative) defaults to what is left; payment_date to today (Europe/Stockholm). In another currency the kronor that moved are needed: amount_sek, or exchange_rate to reckon them (else 400 MATCH_INVOICE_BOOKING_RATE_MISSING).
 type InvoicePaymentCreate struct {
 	// Amount An amount in kronor, zero or more, with at most two decimals.
 	Amount *NonNegativeAmount `json:"amount,omitempty"`
@@ -7298,6 +7357,18 @@ type GetInvoiceParams struct {
 	Expand *string `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
+// CreditInvoiceParams defines parameters for CreditInvoice.
+type CreditInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // MarkInvoicePaidParams defines parameters for MarkInvoicePaid.
 type MarkInvoicePaidParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -7789,6 +7860,9 @@ type SetManualOpeningBalancesJSONRequestBody = OpeningBalancesManual
 
 // CreateInvoiceJSONRequestBody defines body for CreateInvoice for application/json ContentType.
 type CreateInvoiceJSONRequestBody = InvoiceCreate
+
+// CreditInvoiceJSONRequestBody defines body for CreditInvoice for application/json ContentType.
+type CreditInvoiceJSONRequestBody = InvoiceCreditCreate
 
 // MarkInvoicePaidJSONRequestBody defines body for MarkInvoicePaid for application/json ContentType.
 type MarkInvoicePaidJSONRequestBody = InvoicePaymentCreate
@@ -9638,6 +9712,9 @@ type ServerInterface interface {
 	// GetInvoice Get an invoice
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
 	GetInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params GetInvoiceParams) error
+	// CreditInvoice Credit an issued invoice (kreditfaktura)
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/credit)
+	CreditInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params CreditInvoiceParams) error
 	// MarkInvoicePaid Record a payment of an invoice
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-paid)
 	MarkInvoicePaid(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params MarkInvoicePaidParams) error
@@ -12046,6 +12123,73 @@ func (w *ServerInterfaceWrapper) GetInvoice(ctx echo.Context) error {
 	return err
 }
 
+// CreditInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) CreditInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreditInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreditInvoice(ctx, companyId, invoiceId, params)
+	return err
+}
+
 // MarkInvoicePaid converts echo context to params.
 func (w *ServerInterfaceWrapper) MarkInvoicePaid(ctx echo.Context) error {
 	var err error
@@ -14344,6 +14488,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.CreateInvoice, options.OperationMiddlewares["createInvoice"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.DeleteInvoice, options.OperationMiddlewares["deleteInvoice"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.GetInvoice, options.OperationMiddlewares["getInvoice"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/credit", wrapper.CreditInvoice, options.OperationMiddlewares["creditInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-paid", wrapper.MarkInvoicePaid, options.OperationMiddlewares["markInvoicePaid"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-sent", wrapper.MarkInvoiceSent, options.OperationMiddlewares["markInvoiceSent"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/quote-status", wrapper.DecideQuote, options.OperationMiddlewares["decideQuote"]...)
@@ -22827,6 +22972,218 @@ func (response GetInvoice503JSONResponse) VisitGetInvoiceResponse(w http.Respons
 	return err
 }
 
+type CreditInvoiceRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+	Params    CreditInvoiceParams
+	Body      *CreditInvoiceJSONRequestBody
+}
+
+type CreditInvoiceResponseObject interface {
+	VisitCreditInvoiceResponse(w http.ResponseWriter) error
+}
+
+type CreditInvoice200JSONResponse InvoiceCreditedResponse
+
+func (response CreditInvoice200JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreditInvoice400JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreditInvoice401JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreditInvoice403JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreditInvoice404JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreditInvoice409JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreditInvoice413JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreditInvoice415JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreditInvoice429JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreditInvoice500JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreditInvoice503JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MarkInvoicePaidRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	InvoiceId InvoiceId `json:"invoiceId"`
@@ -30787,6 +31144,9 @@ type StrictServerInterface interface {
 	// GetInvoice Get an invoice
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
 	GetInvoice(ctx context.Context, request GetInvoiceRequestObject) (GetInvoiceResponseObject, error)
+	// CreditInvoice Credit an issued invoice (kreditfaktura)
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/credit)
+	CreditInvoice(ctx context.Context, request CreditInvoiceRequestObject) (CreditInvoiceResponseObject, error)
 	// MarkInvoicePaid Record a payment of an invoice
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-paid)
 	MarkInvoicePaid(ctx context.Context, request MarkInvoicePaidRequestObject) (MarkInvoicePaidResponseObject, error)
@@ -32483,6 +32843,59 @@ func (sh *strictHandler) GetInvoice(ctx echo.Context, companyId CompanyId, invoi
 		return err
 	} else if validResponse, ok := response.(GetInvoiceResponseObject); ok {
 		return validResponse.VisitGetInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreditInvoice operation middleware
+func (sh *strictHandler) CreditInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params CreditInvoiceParams) error {
+	var request CreditInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+	request.Params = params
+
+	var body CreditInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreditInvoice(ctx.Request().Context(), request.(CreditInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreditInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreditInvoiceResponseObject); ok {
+		return validResponse.VisitCreditInvoiceResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -330,7 +330,7 @@ func TestInvoiceMarkPaidForeign(t *testing.T) {
 		"description": "Rådgivning", "quantity": 1, "unit": "st", "unit_price": 1000}}})
 	short := b.createInvoice(eur).status(t, 201).str("data.id")
 	b.markSent(short).status(t, 200)
-	b.markPaid(short, map[string]any{"payment_date": "2026-03-20"}).errorCode(t, 400, "VALIDATION_ERROR")
+	b.markPaid(short, map[string]any{"payment_date": "2026-03-20"}).errorCode(t, 400, "MATCH_INVOICE_BOOKING_RATE_MISSING")
 	r := b.markPaid(short, map[string]any{"payment_date": "2026-03-20", "exchange_rate": 11.3}).status(t, 200)
 	if got := lines(r, "data.verifikat_lines"); got != "D 1930 11300.00, C 1510 11500.00, D 7960 200.00" {
 		t.Fatalf("paid at 11.30: %s", got)

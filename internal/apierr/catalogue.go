@@ -110,6 +110,10 @@ const (
 	InvoiceFXRateMissing             Code = "INVOICE_FX_RATE_MISSING"
 	InvoiceNotAQuote                 Code = "INVOICE_NOT_A_QUOTE"
 	InvoiceQuoteNotDecidable         Code = "INVOICE_QUOTE_NOT_DECIDABLE"
+	InvoiceBookDeferredDraft         Code = "INVOICE_BOOK_DEFERRED_DRAFT"
+	InvoiceCreateRotRutValidation    Code = "INVOICE_CREATE_ROT_RUT_VALIDATION"
+	InvoiceCreditPeriodLocked        Code = "INVOICE_CREDIT_PERIOD_LOCKED"
+	MatchInvoiceBookingRateMissing   Code = "MATCH_INVOICE_BOOKING_RATE_MISSING"
 	// InvoiceVatTreatment… refuse a VAT treatment the sale does not fit (peer §4.5).
 	InvoiceVatTreatmentDeliveryCountryRequired Code = "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_REQUIRED"
 	InvoiceVatTreatmentDeliveryCountryMismatch Code = "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_MISMATCH"
@@ -126,6 +130,7 @@ const (
 	InvoiceUpdateNotDraft                      Code = "INVOICE_UPDATE_NOT_DRAFT"
 	InvoiceDeleteNotDraft                      Code = "INVOICE_DELETE_NOT_DRAFT"
 	InvoicePaidLikelyDuplicate                 Code = "INVOICE_PAID_LIKELY_DUPLICATE"
+	InvoiceQuoteAlreadyInvoiced                Code = "INVOICE_QUOTE_ALREADY_INVOICED"
 	CustomerPersonalNumberUnreadable           Code = "CUSTOMER_PERSONAL_NUMBER_UNREADABLE"
 	CustomerCreateFailed                       Code = "CUSTOMER_CREATE_FAILED"
 	CustomerDeleteFailed                       Code = "CUSTOMER_DELETE_FAILED"
@@ -341,6 +346,10 @@ var entries = []Entry{
 	{InvoiceFXRateMissing, s400, GroupCustomers, "Valutakurs saknas för fakturans datum; fakturan kan inte skickas.", "No exchange rate for the invoice's date; the invoice cannot be issued.", "Set exchange_rate on the draft (PATCH) and send it again."},
 	{InvoiceNotAQuote, s400, GroupCustomers, "Dokumentet är ingen offert.", "The document is not a quote.", ""},
 	{InvoiceQuoteNotDecidable, s400, GroupCustomers, "Offerten är makulerad; kundens beslut kan inte registreras.", "The quote is cancelled; the customer's decision cannot be recorded.", ""},
+	{InvoiceBookDeferredDraft, s400, GroupCustomers, "Utkastet skickas utan bokföring när bokföringen skjuts upp; skicka det först och bokför det sedan.", "With booking deferred a draft is issued without booking; issue it first, then book it.", "POST …/mark-sent, then include the invoice in bulk-book again."},
+	{InvoiceCreateRotRutValidation, s400, GroupCustomers, "ROT/RUT-uppgifterna på fakturan är ogiltiga.", "The ROT/RUT details on the invoice are invalid.", "See details.field."},
+	{InvoiceCreditPeriodLocked, s400, GroupCustomers, "Perioden för dagens datum är låst; kreditfakturan kan inte bokföras.", "The period holding today's date is locked; the credit note cannot be booked.", "Unlock the period or open the next one."},
+	{MatchInvoiceBookingRateMissing, s400, GroupCustomers, "Betalningen i utländsk valuta saknar kurs eller belopp i kronor.", "The payment in a foreign currency has neither a rate nor an amount in kronor.", "Send amount_sek (what arrived) or exchange_rate."},
 	{InvoiceVatTreatmentDeliveryCountryRequired, s400, GroupCustomers, "Exportbehandlingen kräver ett leveransland för en kund inom EU.", "The export treatment needs a delivery country for a customer in the EU.", "Send delivery_country, the country the goods are shipped to."},
 	{InvoiceVatTreatmentDeliveryCountryMismatch, s400, GroupCustomers, "Leveranslandet passar inte momsbehandlingen.", "The delivery country does not fit the VAT treatment.", "reverse_charge needs another EU state, export a country outside the EU."},
 	{InvoiceVatTreatmentBuyerVatNumberRequired, s400, GroupCustomers, "Omvänd skattskyldighet kräver en EU-kund med ett momsnummer som VIES bekräftat.", "Reverse charge needs an EU business customer with a VAT number VIES validated.", "See details.reason; validate the customer's VAT number first."},
@@ -356,6 +365,7 @@ var entries = []Entry{
 	{InvoiceUpdateNotDraft, s409, GroupCustomers, "Fakturan är inte längre ett utkast och ändras inte.", "The invoice is no longer a draft and is not changed.", "Credit the invoice and issue a new one."},
 	{InvoiceDeleteNotDraft, s409, GroupCustomers, "Bara utkast kan tas bort.", "Only drafts can be deleted.", "Credit the invoice instead."},
 	{InvoicePaidLikelyDuplicate, s409, GroupCustomers, "En likadan betalning är redan registrerad på fakturan.", "A payment like this one is already recorded on the invoice.", "If it is a second payment, send it again with force: true and a new Idempotency-Key."},
+	{InvoiceQuoteAlreadyInvoiced, s409, GroupCustomers, "Offerten har redan fakturerats.", "The quote has already been invoiced.", "details.invoice_id names the invoice made from it."},
 	{CustomerPersonalNumberUnreadable, s422, GroupCustomers, "Kundens personnummer kunde inte läsas.", "The customer's personal number could not be read.", ""},
 	{CustomerCreateFailed, s500, GroupCustomers, "Kunden kunde inte skapas.", "The customer could not be created.", "Retry later; nothing was changed."},
 	{CustomerDeleteFailed, s500, GroupCustomers, "Kunden kunde inte arkiveras.", "The customer could not be archived.", "Retry later; nothing was changed."},

@@ -113,7 +113,7 @@ func (h *Handler) GetInvoice(ctx context.Context, req gen.GetInvoiceRequestObjec
 		out := make([]gen.InvoicePayment, len(payments))
 		for i, p := range payments {
 			out[i] = gen.InvoicePayment{Id: p.ID, Date: openapi_types.Date{Time: p.Date}, Amount: p.Amount,
-				AmountSek: p.SEK, Rate: envelope.Nullable(p.Rate), Account: p.Account,
+				AmountSek: p.SEK, Rate: envelope.Nullable(p.Rate), Account: envelope.Nullable(p.Account),
 				JournalEntryId: envelope.Nullable(p.EntryID), Source: gen.InvoicePaymentSource(p.Source)}
 		}
 		v.Payments = &out
@@ -344,4 +344,25 @@ func (h *Handler) DecideQuote(ctx context.Context, req gen.DecideQuoteRequestObj
 		DocumentType: gen.InvoiceDocumentType(q.DocumentType), Status: gen.InvoiceStatus(q.State()),
 		QuoteStatus: gen.QuoteDecidedQuoteStatus(*q.QuoteStatus), EffectiveQuoteStatus: effective,
 		QuoteDecidedAt: envelope.NullableTime(q.QuoteDecidedAt), ValidUntil: date(*q.ValidUntil)}}, nil
+}
+
+// CreditInvoice credits an issued invoice whole.
+func (h *Handler) CreditInvoice(ctx context.Context, req gen.CreditInvoiceRequestObject) (gen.CreditInvoiceResponseObject, error) {
+	var reason *string
+	if req.Body != nil {
+		reason = envelope.Optional(req.Body.Reason)
+	}
+	c, err := h.sales.Credit(ctx, req.CompanyId, req.InvoiceId, reason)
+	if err != nil {
+		return nil, err
+	}
+	n := c.Note
+	data := gen.InvoiceCredited{Id: nullable.NewNullableWithValue(n.ID), InvoiceNumber: *n.Number,
+		CreditedInvoiceId: *n.CreditedID, Status: gen.InvoiceStatus(n.State()), Total: n.Total,
+		RemainingAmount: n.Remaining(), OcrReference: envelope.Nullable(n.OCR), JournalEntryId: envelope.Nullable(n.EntryID),
+		WouldCreateJournalEntry: len(c.Lines) > 0, VerifikatLines: postingLines(c.Lines)}
+	if store.IsDryRun(ctx) {
+		data.Id, data.JournalEntryId = nullable.NewNullNullable[openapi_types.UUID](), nullable.NewNullNullable[openapi_types.UUID]()
+	}
+	return gen.CreditInvoice200JSONResponse{Data: data, Meta: envelope.Meta(ctx)}, nil
 }

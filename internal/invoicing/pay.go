@@ -54,11 +54,19 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	if err != nil {
 		return Paid{}, err
 	}
-	if inv.DocumentType != "invoice" || inv.Total.Sign() <= 0 || (inv.Status != "sent" && inv.Status != "partially_paid") {
+	if inv.DocumentType != "invoice" || inv.Total.IsZero() || (inv.Status != "sent" && inv.Status != "partially_paid") {
 		return Paid{}, apierr.New(apierr.Conflict, map[string]any{"reason": "not_payable", "invoice_id": id,
 			"current_status": inv.State()})
 	}
-	left := inv.Remaining()
+	// A credit note's amounts are negative: what is paid of it is paid
+	// back, and amount is the money moved either way.
+	signed := func(a money.Amount) money.Amount {
+		if inv.Total.Sign() < 0 {
+			return a.Neg()
+		}
+		return a
+	}
+	left := inv.Remaining().Abs()
 	amount := left
 	if p.Amount != nil {
 		amount = *p.Amount
@@ -78,7 +86,7 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 		return Paid{}, err
 	}
 	if !p.Force {
-		dup, err := s.store.SamePayment(ctx, company, id, amount, day)
+		dup, err := s.store.SamePayment(ctx, company, id, signed(amount), day)
 		if err != nil {
 			return Paid{}, err
 		}
@@ -88,47 +96,29 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 		}
 	}
 	old := inv
-	cash := inv.EntryID == nil && !inv.BookingDeferred
-	if inv.EntryID == nil {
-		// The sale's lines are booked now: its share (kontantmetoden), or
-		// all of it first when its booking was deferred.
-		if inv.Lines, err = s.store.Lines(ctx, company, id); err != nil {
-			return Paid{}, err
-		}
-	}
-	if !cash && inv.EntryID == nil {
-		e, issued, err := s.book(ctx, inv)
-		if err != nil {
-			return Paid{}, err
-		}
-		sek := kronorOf(issued)
-		inv.EntryID, inv.TotalSEK = &e.ID, &sek
-	}
-	sale := Sale{Currency: inv.Currency, Rate: inv.ExchangeRate, Totals: Totals{Customer: inv.Total.Sub(inv.DeductionTotal),
-		Total: inv.Total}, Booked: receivable(inv)}
-	if cash {
-		if sale, err = saleOf(inv); err != nil {
-			return Paid{}, err
-		}
-	}
 	account := p.Account
 	if account == "" {
 		account = PaymentAccount
 	}
-	lines, err := PaymentLines(sale, Receipt{Account: account, Amount: amount, SEK: sek, Before: inv.Paid}, cash)
-	if err != nil {
-		return Paid{}, err
-	}
+	var lines []ledger.Line
 	source := SourcePaid
-	if cash {
-		source = SourceCashPayment
+	if inv.CreditedID != nil {
+		if lines, err = s.refundLines(ctx, inv, account, amount, sek); err != nil {
+			return Paid{}, err
+		}
+	} else if lines, source, err = s.paymentLines(ctx, &inv, account, amount, sek); err != nil {
+		return Paid{}, err
 	}
-	e, err := s.post(ctx, inv, day, "payment_date", source, "Betalning av faktura "+*inv.Number+", "+inv.CustomerName, lines)
+	desc := "Betalning av faktura "
+	if inv.CreditedID != nil {
+		desc = "Återbetalning av kreditfaktura "
+	}
+	e, err := s.post(ctx, inv, day, "payment_date", source, desc+*inv.Number+", "+inv.CustomerName, lines)
 	if err != nil {
 		return Paid{}, err
 	}
-	pay := Payment{ID: uuid.New(), Date: day, Amount: amount, SEK: sek, Rate: rate, Account: account, Source: "manual",
-		Notes: p.Notes, EntryID: &e.ID}
+	pay := Payment{ID: uuid.New(), Date: day, Amount: signed(amount), SEK: signed(sek), Rate: rate, Account: &account,
+		Source: "manual", Notes: p.Notes, EntryID: &e.ID}
 	paid, err := s.store.AddPayment(ctx, inv, pay, s.today())
 	if err != nil {
 		return Paid{}, err
@@ -139,11 +129,47 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	}
 	if paid.Status == "paid" {
 		if _, err := outbox.Emit(ctx, s.store.db, company, EventPaid, map[string]any{"invoice": Detail(paid),
-			"paymentAmount": amount, "paymentDate": day.Format(time.DateOnly), "companyId": company}); err != nil {
+			"paymentAmount": pay.Amount, "paymentDate": day.Format(time.DateOnly), "companyId": company}); err != nil {
 			return Paid{}, err
 		}
 	}
 	return Paid{Invoice: paid, Payment: pay, Lines: lines}, nil
+}
+
+// paymentLines are the lines of a payment of inv and their source type:
+// against the receivable, the sale booked first when its booking waited
+// (inv then names its verifikat), or under kontantmetoden the payment's
+// share of the sale.
+func (s *Sales) paymentLines(ctx context.Context, inv *Invoice, account string, amount, sek money.Amount) ([]ledger.Line, string, error) {
+	var err error
+	cash := inv.EntryID == nil && !inv.BookingDeferred
+	if inv.EntryID == nil {
+		// The sale's lines are booked now: its share (kontantmetoden), or
+		// all of it first when its booking was deferred.
+		if inv.Lines, err = s.store.Lines(ctx, inv.CompanyID, inv.ID); err != nil {
+			return nil, "", err
+		}
+	}
+	if !cash && inv.EntryID == nil {
+		e, issued, err := s.book(ctx, *inv)
+		if err != nil {
+			return nil, "", err
+		}
+		sek := kronorOf(issued)
+		inv.EntryID, inv.TotalSEK = &e.ID, &sek
+	}
+	sale := Sale{Currency: inv.Currency, Rate: inv.ExchangeRate, Totals: Totals{Customer: inv.Total.Sub(inv.DeductionTotal),
+		Total: inv.Total}, Booked: receivable(*inv)}
+	if cash {
+		if sale, err = saleOf(*inv); err != nil {
+			return nil, "", err
+		}
+	}
+	lines, err := PaymentLines(sale, Receipt{Account: account, Amount: amount, SEK: sek, Before: inv.Paid}, cash)
+	if cash {
+		return lines, SourceCashPayment, err
+	}
+	return lines, SourcePaid, err
 }
 
 // kronor is what a payment of amount came to in kronor, and the rate it
@@ -164,8 +190,8 @@ func kronor(inv Invoice, amount money.Amount, p Pay) (money.Amount, *money.Rate,
 	case p.Rate != nil:
 		return p.Rate.Convert(amount), p.Rate, nil
 	}
-	return money.Amount{}, nil, field("amount_sek", "required", "a payment in "+inv.Currency+
-		" needs the kronor that arrived (amount_sek) or the rate (exchange_rate)")
+	return money.Amount{}, nil, apierr.New(apierr.MatchInvoiceBookingRateMissing, map[string]any{"invoice_id": inv.ID,
+		"currency": inv.Currency, "field": "amount_sek"})
 }
 
 // post books lines of invoice inv through the ledger, dated day in the

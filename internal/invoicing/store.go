@@ -69,8 +69,14 @@ type Invoice struct {
 }
 
 // Remaining is what is left to pay: the total less Skatteverket's part
-// and what has been paid.
-func (i Invoice) Remaining() money.Amount { return i.Total.Sub(i.DeductionTotal).Sub(i.Paid) }
+// and what has been paid; on a credit note (negative) what is left to pay
+// back.
+func (i Invoice) Remaining() money.Amount {
+	if i.Status == "credited" {
+		return money.Amount{} // its credit note settled it
+	}
+	return i.Total.Sub(i.DeductionTotal).Sub(i.Paid)
+}
 
 // Line is a row of invoice_items.
 type Line struct {
@@ -324,7 +330,7 @@ type Payment struct {
 	Amount  money.Amount `db:"amount"`
 	SEK     money.Amount `db:"amount_sek"`
 	Rate    *money.Rate  `db:"exchange_rate"`
-	Account string       `db:"account_number"`
+	Account *string      `db:"account_number"` // nil for a credit note's offset
 	Source  string       `db:"source"`
 	Notes   *string      `db:"notes"`
 	EntryID *uuid.UUID   `db:"journal_entry_id"`
@@ -356,7 +362,7 @@ func (s *Store) MarkSent(ctx context.Context, inv Invoice, at, today time.Time) 
 func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, amount money.Amount, day time.Time) (*uuid.UUID, error) {
 	var ids []uuid.UUID
 	err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM invoice_payments
-		WHERE company_id = $1 AND invoice_id = $2 AND amount = $3 AND payment_date = $4 LIMIT 1`, company, id, amount, isoDate(day))
+		WHERE company_id = $1 AND invoice_id = $2 AND amount = $3 AND payment_date = $4 AND source <> 'credit_note' LIMIT 1`, company, id, amount, isoDate(day))
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -382,6 +388,14 @@ func (s *Store) AddPayment(ctx context.Context, inv Invoice, p Payment, today ti
 			journal_entry_id = coalesce(i.journal_entry_id, $5), updated_at = now()
 		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$6::date"),
 		inv.CompanyID, inv.ID, p.Amount, isoDate(p.Date), inv.EntryID, isoDate(today))
+	return out, store.Refused(err)
+}
+
+// Credit writes inv credited at at, and answers it as read today.
+func (s *Store) Credit(ctx context.Context, inv Invoice, at, today time.Time) (Invoice, error) {
+	var out Invoice
+	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET status = 'credited', updated_at = $3
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, at, isoDate(today))
 	return out, store.Refused(err)
 }
 

@@ -1,0 +1,275 @@
+package invoicing
+
+import (
+	"context"
+	"maps"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/identifier"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/outbox"
+)
+
+// EventCreditNote is announced when an invoice is credited.
+const EventCreditNote = "credit_note.created"
+
+// SourceCredit is the source_type of a credit note's verifikat.
+const SourceCredit = "credit_note"
+
+// Credited is a credit note written, the original it credits, and the
+// lines its verifikat posted (none when nothing of the sale was booked).
+type Credited struct {
+	Note     Invoice
+	Original Invoice
+	Lines    []ledger.Line
+}
+
+// Mirror is the credit note of orig dated day: its lines with the
+// quantities negated, every amount negated, numbered KR-<original>. What
+// was paid, and any verifikat, are the caller's to settle.
+func Mirror(orig Invoice, day time.Time) Invoice {
+	n := orig
+	number := "KR-" + *orig.Number
+	id := orig.ID
+	n.ID, n.Number, n.CreditedID, n.Status = uuid.New(), &number, &id, "draft"
+	n.InvoiceDate, n.DueDate, n.DeliveryDate = day, day, nil
+	n.Subtotal, n.VAT, n.Rounding, n.Total = orig.Subtotal.Neg(), orig.VAT.Neg(), orig.Rounding.Neg(), orig.Total.Neg()
+	n.DeductionTotal, n.Paid = orig.DeductionTotal.Neg(), money.Amount{}
+	if orig.TotalSEK != nil {
+		sek := orig.TotalSEK.Neg()
+		n.TotalSEK = &sek
+	}
+	n.OCR, n.EntryID, n.SourceQuoteID, n.BookingDeferred = nil, nil, nil, false
+	n.SentAt, n.PaidAt, n.CancelledAt, n.Overdue = nil, nil, nil, false
+	n.DefaultDimensions = maps.Clone(orig.DefaultDimensions)
+	n.Lines = make([]Line, len(orig.Lines))
+	for i, l := range orig.Lines {
+		l.ID = uuid.New()
+		l.Net, l.VAT = l.Net.Neg(), l.VAT.Neg()
+		if l.Type == "product" {
+			l.Quantity = l.Quantity.Neg()
+		}
+		n.Lines[i] = l
+	}
+	return n
+}
+
+// Credit credits an issued invoice whole (sent, partially paid, paid or
+// overdue): a credit note, KR-<number>, is written sent and dated today,
+// and the original becomes credited. Its verifikat reverses what of the
+// sale reached the ledger: all of it when it was booked at issue
+// (faktureringsmetoden), under kontantmetoden the shares its payments
+// booked (#1430), nothing while its booking waits. What the original
+// still had to be paid is settled by the credit note at once; what the
+// customer had paid is left on it, to be refunded by a payment of the
+// credit note. A locked period for today is INVOICE_CREDIT_PERIOD_LOCKED.
+func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *string) (Credited, error) {
+	today := s.today()
+	orig, err := s.store.Get(ctx, company, id, today, true, true)
+	if err != nil {
+		return Credited{}, err
+	}
+	switch orig.Status {
+	case "sent", "partially_paid", "paid":
+	default:
+		return Credited{}, apierr.New(apierr.Conflict, map[string]any{"reason": "not_creditable", "invoice_id": id,
+			"current_status": orig.State()})
+	}
+	if orig.DocumentType != "invoice" || orig.CreditedID != nil {
+		return Credited{}, apierr.New(apierr.Conflict, map[string]any{"reason": "not_creditable", "invoice_id": id,
+			"document_type": orig.DocumentType, "credited_invoice_id": orig.CreditedID})
+	}
+	note := Mirror(orig, today)
+	note.Notes = reason
+	if note.Notes == nil {
+		text := "Kreditering av faktura " + *orig.Number
+		note.Notes = &text
+	}
+	if orig.OCR != nil {
+		// A 9 before the digits: the credit note never shares the
+		// original's reference (peer §12.1).
+		if ocr, ok := identifier.OCR("9" + *orig.Number); ok {
+			note.OCR = &ocr
+		}
+	}
+	lines, err := s.creditLines(ctx, orig)
+	if err != nil {
+		return Credited{}, err
+	}
+	if note, err = s.store.Insert(ctx, note, today); err != nil {
+		return Credited{}, err
+	}
+	if len(lines) > 0 {
+		e, err := s.post(ctx, note, today, "invoice_date", SourceCredit,
+			"Kreditfaktura "+*note.Number+", "+note.CustomerName, lines)
+		if e, ok := apierr.As(err); ok && e.Code == apierr.PeriodLocked {
+			return Credited{}, apierr.New(apierr.InvoiceCreditPeriodLocked, e.Details)
+		}
+		if err != nil {
+			return Credited{}, err
+		}
+		note.EntryID = &e.ID
+	}
+	at := s.now().UTC()
+	issued := note
+	if note, err = s.store.MarkSent(ctx, note, at, today); err != nil {
+		return Credited{}, err
+	}
+	if left := orig.Remaining(); left.Sign() > 0 {
+		settled, err := offsetKronor(orig)
+		if err != nil {
+			return Credited{}, err
+		}
+		if note, err = s.store.AddPayment(ctx, note, Payment{ID: uuid.New(), Date: today, Amount: left.Neg(),
+			SEK: settled.Neg(), Source: SourceCredit, EntryID: note.EntryID}, today); err != nil {
+			return Credited{}, err
+		}
+	}
+	note.Lines = issued.Lines
+	credited, err := s.store.Credit(ctx, orig, at, today)
+	if err != nil {
+		return Credited{}, err
+	}
+	if err := s.record(ctx, audit.Insert, describe(note)+" skapades och krediterar "+*orig.Number, note, nil, &note); err != nil {
+		return Credited{}, err
+	}
+	if err := s.record(ctx, audit.Update, describe(orig)+" krediterades av "+*note.Number, credited, &orig, &credited); err != nil {
+		return Credited{}, err
+	}
+	if _, err := outbox.Emit(ctx, s.store.db, company, EventCreditNote, map[string]any{"credit_note": Detail(note),
+		"credited_invoice": Detail(credited)}); err != nil {
+		return Credited{}, err
+	}
+	return Credited{Note: note, Original: credited, Lines: lines}, nil
+}
+
+// creditLines are the lines of the verifikat crediting orig: the sale's
+// lines swapped when it was booked; under kontantmetoden its payments'
+// shares of revenue, VAT and rounding debited and their kronor credited to
+// 1510, where the refund finds them; nothing while its booking waits.
+func (s *Sales) creditLines(ctx context.Context, orig Invoice) ([]ledger.Line, error) {
+	if orig.EntryID != nil {
+		sale, err := saleOf(orig)
+		if err != nil {
+			return nil, err
+		}
+		issued, err := IssueLines(sale)
+		return CreditLines(issued), err
+	}
+	if orig.BookingDeferred {
+		return nil, nil
+	}
+	payments, err := s.store.Payments(ctx, orig.CompanyID, orig.ID)
+	if err != nil {
+		return nil, err
+	}
+	sale, err := saleOf(orig)
+	if err != nil {
+		return nil, err
+	}
+	var before, kronor money.Amount
+	var parts []ledger.Line
+	for _, p := range payments {
+		if p.Account == nil {
+			continue
+		}
+		paid, err := PaymentLines(sale, Receipt{Account: *p.Account, Amount: p.Amount, SEK: p.SEK, Before: before}, true)
+		if err != nil {
+			return nil, err
+		}
+		before, kronor = before.Add(p.Amount), kronor.Add(p.SEK)
+		parts = merge(parts, paid[1:])
+	}
+	if len(parts) == 0 {
+		return nil, nil
+	}
+	return append(CreditLines(parts), entry(Receivable, kronor.Neg())), nil
+}
+
+// merge adds lines into sum, account by account.
+func merge(sum, lines []ledger.Line) []ledger.Line {
+next:
+	for _, l := range lines {
+		for i := range sum {
+			if sum[i].Account == l.Account {
+				net := sum[i].Debit.Sub(sum[i].Credit).Add(l.Debit).Sub(l.Credit)
+				sum[i] = entry(l.Account, net)
+				continue next
+			}
+		}
+		sum = append(sum, l)
+	}
+	return sum
+}
+
+// offsetKronor is the kronor of orig's receivable that its credit note
+// settles: what its sale put on 1510 less what its payments took off; none
+// when the sale was not booked.
+func offsetKronor(orig Invoice) (money.Amount, error) {
+	booked := receivable(orig)
+	if orig.EntryID == nil || booked == nil {
+		return money.Amount{}, nil
+	}
+	paid, err := paidShare(orig, *booked)
+	return booked.Sub(paid), err
+}
+
+// paidShare is the kronor of the receivable booked that orig's payments
+// settled.
+func paidShare(orig Invoice, booked money.Amount) (money.Amount, error) {
+	if orig.Paid.IsZero() {
+		return money.Amount{}, nil
+	}
+	return Share(booked, orig.Total.Sub(orig.DeductionTotal), money.Amount{}, orig.Paid)
+}
+
+// refundLines are the lines of the verifikat of a refund of credit note
+// cn: the money credited, 1510 debited with the share of what the
+// customer had paid that the refund settles, and in another currency the
+// difference on exchange loss (more kronor paid back than were taken in)
+// or gain.
+func (s *Sales) refundLines(ctx context.Context, cn Invoice, account string, amount, sek money.Amount) ([]ledger.Line, error) {
+	orig, err := s.store.Get(ctx, cn.CompanyID, *cn.CreditedID, s.today(), false, false)
+	if err != nil {
+		return nil, err
+	}
+	var refundable money.Amount
+	if booked := receivable(orig); orig.EntryID != nil && booked != nil {
+		if refundable, err = paidShare(orig, *booked); err != nil {
+			return nil, err
+		}
+	} else {
+		payments, err := s.store.Payments(ctx, orig.CompanyID, orig.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range payments {
+			if p.Account != nil {
+				refundable = refundable.Add(p.SEK)
+			}
+		}
+	}
+	offset := cn.Total.Sub(cn.DeductionTotal).Abs().Sub(orig.Paid)
+	sale := Sale{Currency: cn.Currency, Rate: cn.ExchangeRate, Totals: Totals{Customer: orig.Paid, Total: orig.Paid},
+		Booked: &refundable}
+	lines, err := PaymentLines(sale, Receipt{Account: account, Amount: amount, SEK: sek,
+		Before: cn.Paid.Abs().Sub(offset)}, false)
+	if err != nil {
+		return nil, err
+	}
+	out := CreditLines(lines)
+	for i, l := range out {
+		switch l.Account {
+		case ExchangeGain:
+			out[i].Account = ExchangeLoss
+		case ExchangeLoss:
+			out[i].Account = ExchangeGain
+		}
+	}
+	return out, nil
+}
