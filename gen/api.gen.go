@@ -1185,6 +1185,24 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for InvoiceBulkBookItemStatus.
+const (
+	InvoiceBulkBookItemStatusBooked InvoiceBulkBookItemStatus = "booked"
+	InvoiceBulkBookItemStatusFailed InvoiceBulkBookItemStatus = "failed"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceBulkBookItemStatus enum.
+func (e InvoiceBulkBookItemStatus) Valid() bool {
+	switch e {
+	case InvoiceBulkBookItemStatusBooked:
+		return true
+	case InvoiceBulkBookItemStatusFailed:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InvoiceCompanyNamePosition.
 const (
 	InvoiceCompanyNamePositionFooter InvoiceCompanyNamePosition = "footer"
@@ -1461,6 +1479,63 @@ func (e InvoiceStatus) Valid() bool {
 	case InvoiceStatusPartiallyPaid:
 		return true
 	case InvoiceStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceUpdateCurrency.
+const (
+	InvoiceUpdateCurrencyCHF InvoiceUpdateCurrency = "CHF"
+	InvoiceUpdateCurrencyDKK InvoiceUpdateCurrency = "DKK"
+	InvoiceUpdateCurrencyEUR InvoiceUpdateCurrency = "EUR"
+	InvoiceUpdateCurrencyGBP InvoiceUpdateCurrency = "GBP"
+	InvoiceUpdateCurrencyNOK InvoiceUpdateCurrency = "NOK"
+	InvoiceUpdateCurrencySEK InvoiceUpdateCurrency = "SEK"
+	InvoiceUpdateCurrencyUSD InvoiceUpdateCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceUpdateCurrency enum.
+func (e InvoiceUpdateCurrency) Valid() bool {
+	switch e {
+	case InvoiceUpdateCurrencyCHF:
+		return true
+	case InvoiceUpdateCurrencyDKK:
+		return true
+	case InvoiceUpdateCurrencyEUR:
+		return true
+	case InvoiceUpdateCurrencyGBP:
+		return true
+	case InvoiceUpdateCurrencyNOK:
+		return true
+	case InvoiceUpdateCurrencySEK:
+		return true
+	case InvoiceUpdateCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InvoiceUpdateDocumentType.
+const (
+	InvoiceUpdateDocumentTypeDeliveryNote InvoiceUpdateDocumentType = "delivery_note"
+	InvoiceUpdateDocumentTypeInvoice      InvoiceUpdateDocumentType = "invoice"
+	InvoiceUpdateDocumentTypeProforma     InvoiceUpdateDocumentType = "proforma"
+	InvoiceUpdateDocumentTypeQuote        InvoiceUpdateDocumentType = "quote"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceUpdateDocumentType enum.
+func (e InvoiceUpdateDocumentType) Valid() bool {
+	switch e {
+	case InvoiceUpdateDocumentTypeDeliveryNote:
+		return true
+	case InvoiceUpdateDocumentTypeInvoice:
+		return true
+	case InvoiceUpdateDocumentTypeProforma:
+		return true
+	case InvoiceUpdateDocumentTypeQuote:
 		return true
 	default:
 		return false
@@ -4310,6 +4385,135 @@ type Invoice struct {
 	YourReference nullable.Nullable[string] `json:"your_reference"`
 }
 
+// InvoiceBooked The invoice booked and its verifikat (journal_entry_id null on a dry run, which shows verifikat_lines all the same).
+type InvoiceBooked struct {
+	Invoice        InvoiceBookedInvoice                  `json:"invoice"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	VerifikatLines []PostingLine                         `json:"verifikat_lines"`
+}
+
+// InvoiceBookedInvoice defines model for InvoiceBookedInvoice.
+type InvoiceBookedInvoice struct {
+	// Currency The invoice's currency (ISO 4217).
+	Currency       InvoiceCurrency                       `json:"currency"`
+	DueDate        openapi_types.Date                    `json:"due_date"`
+	Id             openapi_types.UUID                    `json:"id"`
+	InvoiceDate    openapi_types.Date                    `json:"invoice_date"`
+	InvoiceNumber  string                                `json:"invoice_number"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+
+	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	Status InvoiceStatus `json:"status"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+}
+
+// InvoiceBookedResponse defines model for InvoiceBookedResponse.
+type InvoiceBookedResponse struct {
+	// Data The invoice booked and its verifikat (journal_entry_id null on a dry run, which shows verifikat_lines all the same).
+	Data InvoiceBooked `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// InvoiceBulkBook defines model for InvoiceBulkBook.
+type InvoiceBulkBook struct {
+	// InvoiceIds Each booked once, in this order; an id named again is left out.
+	InvoiceIds []openapi_types.UUID `json:"invoice_ids"`
+}
+
+// InvoiceBulkBookItem defines model for InvoiceBulkBookItem.
+type InvoiceBulkBookItem struct {
+	// Error Why it failed, in Swedish.
+	Error *string `json:"error,omitempty"`
+
+	// ErrorCode The stable error codes. Codes never change once shipped; the reference is at /docs/api/errors.
+	ErrorCode    *ErrorCode              `json:"error_code,omitempty"`
+	ErrorDetails *map[string]interface{} `json:"error_details,omitempty"`
+
+	// ErrorEn Why it failed, in English.
+	ErrorEn       *string            `json:"error_en,omitempty"`
+	Id            openapi_types.UUID `json:"id"`
+	InvoiceNumber *string            `json:"invoice_number,omitempty"`
+
+	// JournalEntryId null on a dry run.
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id,omitempty"`
+	Status         InvoiceBulkBookItemStatus             `json:"status"`
+	VerifikatLines *[]PostingLine                        `json:"verifikat_lines,omitempty"`
+}
+
+// InvoiceBulkBookItemStatus defines model for InvoiceBulkBookItem.Status.
+type InvoiceBulkBookItemStatus string
+
+// InvoiceBulkBookResponse defines model for InvoiceBulkBookResponse.
+type InvoiceBulkBookResponse struct {
+	Data InvoiceBulkBookResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// InvoiceBulkBookResult defines model for InvoiceBulkBookResult.
+type InvoiceBulkBookResult struct {
+	Results []InvoiceBulkBookItem  `json:"results"`
+	Summary InvoiceBulkBookSummary `json:"summary"`
+}
+
+// InvoiceBulkBookSummary defines model for InvoiceBulkBookSummary.
+type InvoiceBulkBookSummary struct {
+	Booked int `json:"booked"`
+	Failed int `json:"failed"`
+	Total  int `json:"total"`
+}
+
+// InvoiceBulkCreate defines model for InvoiceBulkCreate.
+type InvoiceBulkCreate struct {
+	// AllOrNothing true is not implemented (501 NOT_IMPLEMENTED): every item stands on its own.
+	AllOrNothing *bool           `json:"all_or_nothing,omitempty"`
+	Invoices     []InvoiceCreate `json:"invoices"`
+}
+
+// InvoiceBulkCreateItem defines model for InvoiceBulkCreateItem.
+type InvoiceBulkCreateItem struct {
+	Data *InvoiceBulkCreated `json:"data,omitempty"`
+
+	// Error Why one item failed: a catalogue code with its messages and details, as an error response would carry them.
+	Error *BulkItemError `json:"error,omitempty"`
+	Ok    bool           `json:"ok"`
+
+	// RequestIndex The item's index in the request's invoices array.
+	RequestIndex int `json:"request_index"`
+}
+
+// InvoiceBulkCreateResponse defines model for InvoiceBulkCreateResponse.
+type InvoiceBulkCreateResponse struct {
+	Data InvoiceBulkCreateResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// InvoiceBulkCreateResult defines model for InvoiceBulkCreateResult.
+type InvoiceBulkCreateResult struct {
+	Results []InvoiceBulkCreateItem `json:"results"`
+	Summary BulkSummary             `json:"summary"`
+}
+
+// InvoiceBulkCreated defines model for InvoiceBulkCreated.
+type InvoiceBulkCreated struct {
+	// Id null on a dry run.
+	Id            nullable.Nullable[openapi_types.UUID] `json:"id"`
+	InvoiceNumber nullable.Nullable[string]             `json:"invoice_number"`
+
+	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	Status InvoiceStatus `json:"status"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+}
+
 // InvoiceCompanyNamePosition defines model for InvoiceCompanyNamePosition.
 type InvoiceCompanyNamePosition string
 
@@ -4790,6 +4994,52 @@ type InvoiceSentResponse struct {
 
 // InvoiceStatus overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
 type InvoiceStatus string
+
+// InvoiceUpdate A change of a draft: only what is sent changes; null clears a nullable field. items replaces every line (at least one); default_dimensions replaces the whole bag ({} clears it); vat_treatment and delivery_country go together. customer_id, currency and document_type stay what they are: sent with another value they are 400 (rule immutable).
+type InvoiceUpdate struct {
+	// Currency Immutable: the draft's own value, or 400.
+	Currency *InvoiceUpdateCurrency `json:"currency,omitempty"`
+
+	// CustomerId Immutable: the draft's own value, or 400.
+	CustomerId *openapi_types.UUID `json:"customer_id,omitempty"`
+
+	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	DefaultDimensions *Dimensions `json:"default_dimensions,omitempty"`
+
+	// DeliveryCountry Where goods are shipped (ISO 3166-1 alpha-2, XI for Northern Ireland); alone it implies the treatment: SE standard, another EU state reverse charge, elsewhere export.
+	DeliveryCountry nullable.Nullable[string]             `json:"delivery_country,omitempty"`
+	DeliveryDate    nullable.Nullable[openapi_types.Date] `json:"delivery_date,omitempty"`
+
+	// DocumentType Immutable: the draft's own value, or 400.
+	DocumentType *InvoiceUpdateDocumentType `json:"document_type,omitempty"`
+
+	// DueDate On or after invoice_date. Left out, it stays what it was.
+	DueDate *openapi_types.Date `json:"due_date,omitempty"`
+
+	// ExchangeRate SEK per unit of the invoice's currency, used when it is issued; null clears it.
+	ExchangeRate   nullable.Nullable[ExchangeRate] `json:"exchange_rate,omitempty"`
+	InvoiceDate    *openapi_types.Date             `json:"invoice_date,omitempty"`
+	InvoiceMarking nullable.Nullable[string]       `json:"invoice_marking,omitempty"`
+	Items          *[]InvoiceItemCreate            `json:"items,omitempty"`
+	Notes          nullable.Nullable[string]       `json:"notes,omitempty"`
+
+	// OreRounding Round the total to whole kronor (SEK only); default the company's ore_rounding.
+	OreRounding *bool `json:"ore_rounding,omitempty"`
+
+	// OurReference Default: the company's contact_person.
+	OurReference nullable.Nullable[string] `json:"our_reference,omitempty"`
+
+	// ValidUntil Quotes: required, on or after invoice_date.
+	ValidUntil    nullable.Nullable[openapi_types.Date]     `json:"valid_until,omitempty"`
+	VatTreatment  nullable.Nullable[InvoiceVatTreatmentAsk] `json:"vat_treatment,omitempty"`
+	YourReference nullable.Nullable[string]                 `json:"your_reference,omitempty"`
+}
+
+// InvoiceUpdateCurrency Immutable: the draft's own value, or 400.
+type InvoiceUpdateCurrency string
+
+// InvoiceUpdateDocumentType Immutable: the draft's own value, or 400.
+type InvoiceUpdateDocumentType string
 
 // InvoiceVatTreatment How the invoice's VAT is handled: standard (Swedish VAT, ruta 05), eu_services (reverse charge on services, 3308, ruta 39), eu_goods (goods to another EU state, 3108, ruta 35), export_goods (3105, ruta 36), export_services (3305, ruta 40).
 type InvoiceVatTreatment string
@@ -7339,6 +7589,30 @@ type CreateInvoiceParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// BulkBookInvoicesParams defines parameters for BulkBookInvoices.
+type BulkBookInvoicesParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// BulkCreateInvoicesParams defines parameters for BulkCreateInvoices.
+type BulkCreateInvoicesParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // DeleteInvoiceParams defines parameters for DeleteInvoice.
 type DeleteInvoiceParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -7355,6 +7629,30 @@ type DeleteInvoiceParams struct {
 type GetInvoiceParams struct {
 	// Expand Comma-separated: items, payments. An unknown key is 400 VALIDATION_ERROR.
 	Expand *string `form:"expand,omitempty" json:"expand,omitempty"`
+}
+
+// UpdateInvoiceParams defines parameters for UpdateInvoice.
+type UpdateInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// BookInvoiceParams defines parameters for BookInvoice.
+type BookInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
 // CreditInvoiceParams defines parameters for CreditInvoice.
@@ -7860,6 +8158,15 @@ type SetManualOpeningBalancesJSONRequestBody = OpeningBalancesManual
 
 // CreateInvoiceJSONRequestBody defines body for CreateInvoice for application/json ContentType.
 type CreateInvoiceJSONRequestBody = InvoiceCreate
+
+// BulkBookInvoicesJSONRequestBody defines body for BulkBookInvoices for application/json ContentType.
+type BulkBookInvoicesJSONRequestBody = InvoiceBulkBook
+
+// BulkCreateInvoicesJSONRequestBody defines body for BulkCreateInvoices for application/json ContentType.
+type BulkCreateInvoicesJSONRequestBody = InvoiceBulkCreate
+
+// UpdateInvoiceJSONRequestBody defines body for UpdateInvoice for application/json ContentType.
+type UpdateInvoiceJSONRequestBody = InvoiceUpdate
 
 // CreditInvoiceJSONRequestBody defines body for CreditInvoice for application/json ContentType.
 type CreditInvoiceJSONRequestBody = InvoiceCreditCreate
@@ -9706,12 +10013,24 @@ type ServerInterface interface {
 	// CreateInvoice Create a draft invoice, quote, proforma or delivery note
 	// (POST /api/v1/companies/{companyId}/invoices)
 	CreateInvoice(ctx echo.Context, companyId CompanyId, params CreateInvoiceParams) error
+	// BulkBookInvoices Book up to 200 invoices, each on its own
+	// (POST /api/v1/companies/{companyId}/invoices/bulk-book)
+	BulkBookInvoices(ctx echo.Context, companyId CompanyId, params BulkBookInvoicesParams) error
+	// BulkCreateInvoices Create up to 50 draft invoices at once
+	// (POST /api/v1/companies/{companyId}/invoices/bulk-create)
+	BulkCreateInvoices(ctx echo.Context, companyId CompanyId, params BulkCreateInvoicesParams) error
 	// DeleteInvoice Delete a draft, or cancel a numbered one
 	// (DELETE /api/v1/companies/{companyId}/invoices/{invoiceId})
 	DeleteInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DeleteInvoiceParams) error
 	// GetInvoice Get an invoice
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
 	GetInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params GetInvoiceParams) error
+	// UpdateInvoice Change a draft
+	// (PATCH /api/v1/companies/{companyId}/invoices/{invoiceId})
+	UpdateInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params UpdateInvoiceParams) error
+	// BookInvoice Book an issued invoice whose booking was deferred
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/book)
+	BookInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params BookInvoiceParams) error
 	// CreditInvoice Credit an issued invoice (kreditfaktura)
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/credit)
 	CreditInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params CreditInvoiceParams) error
@@ -12023,6 +12342,124 @@ func (w *ServerInterfaceWrapper) CreateInvoice(ctx echo.Context) error {
 	return err
 }
 
+// BulkBookInvoices converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkBookInvoices(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkBookInvoicesParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkBookInvoices(ctx, companyId, params)
+	return err
+}
+
+// BulkCreateInvoices converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkCreateInvoices(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkCreateInvoicesParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkCreateInvoices(ctx, companyId, params)
+	return err
+}
+
 // DeleteInvoice converts echo context to params.
 func (w *ServerInterfaceWrapper) DeleteInvoice(ctx echo.Context) error {
 	var err error
@@ -12120,6 +12557,138 @@ func (w *ServerInterfaceWrapper) GetInvoice(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetInvoice(ctx, companyId, invoiceId, params)
+	return err
+}
+
+// UpdateInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateInvoice(ctx, companyId, invoiceId, params)
+	return err
+}
+
+// BookInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) BookInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BookInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BookInvoice(ctx, companyId, invoiceId, params)
 	return err
 }
 
@@ -14488,10 +15057,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.CreateInvoice, options.OperationMiddlewares["createInvoice"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.DeleteInvoice, options.OperationMiddlewares["deleteInvoice"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.GetInvoice, options.OperationMiddlewares["getInvoice"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.UpdateInvoice, options.OperationMiddlewares["updateInvoice"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/book", wrapper.BookInvoice, options.OperationMiddlewares["bookInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/credit", wrapper.CreditInvoice, options.OperationMiddlewares["creditInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-paid", wrapper.MarkInvoicePaid, options.OperationMiddlewares["markInvoicePaid"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-sent", wrapper.MarkInvoiceSent, options.OperationMiddlewares["markInvoiceSent"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/quote-status", wrapper.DecideQuote, options.OperationMiddlewares["decideQuote"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/bulk-book", wrapper.BulkBookInvoices, options.OperationMiddlewares["bulkBookInvoices"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/bulk-create", wrapper.BulkCreateInvoices, options.OperationMiddlewares["bulkCreateInvoices"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.ListJournalEntries, options.OperationMiddlewares["listJournalEntries"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.CreateJournalEntry, options.OperationMiddlewares["createJournalEntry"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/:journalEntryId", wrapper.CancelJournalEntry, options.OperationMiddlewares["cancelJournalEntry"]...)
@@ -22639,6 +23212,445 @@ func (response CreateInvoice503JSONResponse) VisitCreateInvoiceResponse(w http.R
 	return err
 }
 
+type BulkBookInvoicesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    BulkBookInvoicesParams
+	Body      *BulkBookInvoicesJSONRequestBody
+}
+
+type BulkBookInvoicesResponseObject interface {
+	VisitBulkBookInvoicesResponse(w http.ResponseWriter) error
+}
+
+type BulkBookInvoices200JSONResponse InvoiceBulkBookResponse
+
+func (response BulkBookInvoices200JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookInvoices400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkBookInvoices400JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookInvoices401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkBookInvoices401JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookInvoices403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkBookInvoices403JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookInvoices404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkBookInvoices404JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookInvoices409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkBookInvoices409JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookInvoices413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkBookInvoices413JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookInvoices415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkBookInvoices415JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookInvoices429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkBookInvoices429JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookInvoices500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BulkBookInvoices500JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookInvoices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkBookInvoices503JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoicesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    BulkCreateInvoicesParams
+	Body      *BulkCreateInvoicesJSONRequestBody
+}
+
+type BulkCreateInvoicesResponseObject interface {
+	VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error
+}
+
+type BulkCreateInvoices200JSONResponse InvoiceBulkCreateResponse
+
+func (response BulkCreateInvoices200JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoices400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkCreateInvoices400JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoices401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkCreateInvoices401JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoices403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkCreateInvoices403JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoices404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkCreateInvoices404JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoices409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkCreateInvoices409JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoices413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkCreateInvoices413JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoices415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkCreateInvoices415JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoices429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkCreateInvoices429JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoices500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BulkCreateInvoices500JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoices501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response BulkCreateInvoices501JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkCreateInvoices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkCreateInvoices503JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteInvoiceRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	InvoiceId InvoiceId `json:"invoiceId"`
@@ -22955,6 +23967,429 @@ func (response GetInvoice500JSONResponse) VisitGetInvoiceResponse(w http.Respons
 type GetInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetInvoice503JSONResponse) VisitGetInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoiceRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+	Params    UpdateInvoiceParams
+	Body      *UpdateInvoiceJSONRequestBody
+}
+
+type UpdateInvoiceResponseObject interface {
+	VisitUpdateInvoiceResponse(w http.ResponseWriter) error
+}
+
+type UpdateInvoice200JSONResponse InvoiceResponse
+
+func (response UpdateInvoice200JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateInvoice400JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateInvoice401JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateInvoice403JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateInvoice404JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateInvoice409JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateInvoice413JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateInvoice415JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateInvoice429JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateInvoice500JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateInvoice503JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookInvoiceRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+	Params    BookInvoiceParams
+}
+
+type BookInvoiceResponseObject interface {
+	VisitBookInvoiceResponse(w http.ResponseWriter) error
+}
+
+type BookInvoice200JSONResponse InvoiceBookedResponse
+
+func (response BookInvoice200JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BookInvoice400JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BookInvoice401JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BookInvoice403JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BookInvoice404JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BookInvoice409JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BookInvoice413JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BookInvoice415JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BookInvoice429JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BookInvoice500JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BookInvoice503JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -31138,12 +32573,24 @@ type StrictServerInterface interface {
 	// CreateInvoice Create a draft invoice, quote, proforma or delivery note
 	// (POST /api/v1/companies/{companyId}/invoices)
 	CreateInvoice(ctx context.Context, request CreateInvoiceRequestObject) (CreateInvoiceResponseObject, error)
+	// BulkBookInvoices Book up to 200 invoices, each on its own
+	// (POST /api/v1/companies/{companyId}/invoices/bulk-book)
+	BulkBookInvoices(ctx context.Context, request BulkBookInvoicesRequestObject) (BulkBookInvoicesResponseObject, error)
+	// BulkCreateInvoices Create up to 50 draft invoices at once
+	// (POST /api/v1/companies/{companyId}/invoices/bulk-create)
+	BulkCreateInvoices(ctx context.Context, request BulkCreateInvoicesRequestObject) (BulkCreateInvoicesResponseObject, error)
 	// DeleteInvoice Delete a draft, or cancel a numbered one
 	// (DELETE /api/v1/companies/{companyId}/invoices/{invoiceId})
 	DeleteInvoice(ctx context.Context, request DeleteInvoiceRequestObject) (DeleteInvoiceResponseObject, error)
 	// GetInvoice Get an invoice
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId})
 	GetInvoice(ctx context.Context, request GetInvoiceRequestObject) (GetInvoiceResponseObject, error)
+	// UpdateInvoice Change a draft
+	// (PATCH /api/v1/companies/{companyId}/invoices/{invoiceId})
+	UpdateInvoice(ctx context.Context, request UpdateInvoiceRequestObject) (UpdateInvoiceResponseObject, error)
+	// BookInvoice Book an issued invoice whose booking was deferred
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/book)
+	BookInvoice(ctx context.Context, request BookInvoiceRequestObject) (BookInvoiceResponseObject, error)
 	// CreditInvoice Credit an issued invoice (kreditfaktura)
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/credit)
 	CreditInvoice(ctx context.Context, request CreditInvoiceRequestObject) (CreditInvoiceResponseObject, error)
@@ -32795,6 +34242,104 @@ func (sh *strictHandler) CreateInvoice(ctx echo.Context, companyId CompanyId, pa
 	return nil
 }
 
+// BulkBookInvoices operation middleware
+func (sh *strictHandler) BulkBookInvoices(ctx echo.Context, companyId CompanyId, params BulkBookInvoicesParams) error {
+	var request BulkBookInvoicesRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body BulkBookInvoicesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkBookInvoices(ctx.Request().Context(), request.(BulkBookInvoicesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkBookInvoices")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkBookInvoicesResponseObject); ok {
+		return validResponse.VisitBulkBookInvoicesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkCreateInvoices operation middleware
+func (sh *strictHandler) BulkCreateInvoices(ctx echo.Context, companyId CompanyId, params BulkCreateInvoicesParams) error {
+	var request BulkCreateInvoicesRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body BulkCreateInvoicesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkCreateInvoices(ctx.Request().Context(), request.(BulkCreateInvoicesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkCreateInvoices")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkCreateInvoicesResponseObject); ok {
+		return validResponse.VisitBulkCreateInvoicesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DeleteInvoice operation middleware
 func (sh *strictHandler) DeleteInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DeleteInvoiceParams) error {
 	var request DeleteInvoiceRequestObject
@@ -32843,6 +34388,83 @@ func (sh *strictHandler) GetInvoice(ctx echo.Context, companyId CompanyId, invoi
 		return err
 	} else if validResponse, ok := response.(GetInvoiceResponseObject); ok {
 		return validResponse.VisitGetInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateInvoice operation middleware
+func (sh *strictHandler) UpdateInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params UpdateInvoiceParams) error {
+	var request UpdateInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+	request.Params = params
+
+	var body UpdateInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateInvoice(ctx.Request().Context(), request.(UpdateInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateInvoiceResponseObject); ok {
+		return validResponse.VisitUpdateInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BookInvoice operation middleware
+func (sh *strictHandler) BookInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params BookInvoiceParams) error {
+	var request BookInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BookInvoice(ctx.Request().Context(), request.(BookInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BookInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BookInvoiceResponseObject); ok {
+		return validResponse.VisitBookInvoiceResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

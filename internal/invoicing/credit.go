@@ -70,7 +70,7 @@ func Mirror(orig Invoice, day time.Time) Invoice {
 // credit note. A locked period for today is INVOICE_CREDIT_PERIOD_LOCKED.
 func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *string) (Credited, error) {
 	today := s.today()
-	orig, err := s.store.Get(ctx, company, id, today, true, true)
+	orig, err := s.store.Get(ctx, company, id, today, true, Hold)
 	if err != nil {
 		return Credited{}, err
 	}
@@ -234,7 +234,7 @@ func paidShare(orig Invoice, booked money.Amount) (money.Amount, error) {
 // difference on exchange loss (more kronor paid back than were taken in)
 // or gain.
 func (s *Sales) refundLines(ctx context.Context, cn Invoice, account string, amount, sek money.Amount) ([]ledger.Line, error) {
-	orig, err := s.store.Get(ctx, cn.CompanyID, *cn.CreditedID, s.today(), false, false)
+	orig, err := s.store.Get(ctx, cn.CompanyID, *cn.CreditedID, s.today(), false, Read)
 	if err != nil {
 		return nil, err
 	}

@@ -33,6 +33,9 @@ type Draft struct {
 	DeliveryCountry   string
 	SelfBilled        bool
 	Lines             []DraftLine
+	// Keep, when set, is the VAT treatment decided before, kept as it is
+	// (a draft changed without its lines or treatment): not decided again.
+	Keep *Kind
 }
 
 // DraftLine is a line as asked.
@@ -63,6 +66,8 @@ type Settings struct {
 	OreRounding     bool
 	ContactPerson   *string
 	VATRegistered   bool
+	Cash            bool // kontantmetoden
+	DeferBooking    bool // defer_invoice_booking
 }
 
 // field is a 400 naming the field of the body that broke a rule.
@@ -123,9 +128,15 @@ func Plan(d Draft, c Customer, s Settings) (Invoice, []Warning, error) {
 		country = d.DeliveryCountry
 		inv.DeliveryCountry = &country
 	}
-	decision, err := Decide(c.Buyer, Ask{Treatment: d.Treatment, DeliveryCountry: country, SwedishRateSet: swedishSet}, s.VATRegistered)
-	if err != nil {
-		return inv, nil, err
+	decision := Decision{}
+	if d.Keep != nil {
+		decision.Kind = *d.Keep
+	} else {
+		var err error
+		if decision, err = Decide(c.Buyer, Ask{Treatment: d.Treatment, DeliveryCountry: country, SwedishRateSet: swedishSet},
+			s.VATRegistered); err != nil {
+			return inv, nil, err
+		}
 	}
 	inv.Treatment, inv.TreatmentOverride = decision.Kind, d.Treatment != "" || country != ""
 
@@ -262,6 +273,10 @@ func SettingsOf(m map[string]any) Settings {
 	if b := flag("vat_registered"); b != nil {
 		s.VATRegistered = *b
 	}
+	if b := flag("defer_invoice_booking"); b != nil {
+		s.DeferBooking = *b
+	}
+	s.Cash = m["accounting_method"] == "cash"
 	if p, ok := m["contact_person"].(string); ok && p != "" {
 		s.ContactPerson = &p
 	}

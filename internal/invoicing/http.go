@@ -127,10 +127,7 @@ func (h *Handler) CreateInvoice(ctx context.Context, req gen.CreateInvoiceReques
 	if err != nil {
 		return nil, err
 	}
-	m := envelope.Meta(ctx)
-	for _, w := range warnings {
-		m = envelope.WithAdvice(m, w.Code, w.MessageSV, w.MessageEN, w.Remediation)
-	}
+	m := withWarnings(envelope.Meta(ctx), warnings, "")
 	if store.IsDryRun(ctx) {
 		p, err := preview(inv)
 		return gen.CreateInvoice200JSONResponse{Meta: m, Data: gen.InvoiceCreateDryRun{DryRun: true, Preview: p}}, err
@@ -162,17 +159,23 @@ func draftOf(b gen.InvoiceCreate) Draft {
 	if c := envelope.Optional(b.DeliveryCountry); c != nil {
 		d.DeliveryCountry = *c
 	}
-	d.Lines = make([]DraftLine, len(b.Items))
-	for i, it := range b.Items {
+	d.Lines = draftLines(b.Items)
+	return d
+}
+
+// draftLines reads the items of a create or change body.
+func draftLines(items []gen.InvoiceItemCreate) []DraftLine {
+	out := make([]DraftLine, len(items))
+	for i, it := range items {
 		l := DraftLine{Text: it.LineType != nil && *it.LineType == gen.InvoiceItemCreateLineTypeText,
 			Description: it.Description, Quantity: it.Quantity, Unit: it.Unit, UnitPrice: it.UnitPrice,
 			Discount: it.DiscountPercent, VATRate: it.VatRate, RevenueAccount: it.RevenueAccount}
 		if it.Dimensions != nil {
 			l.Dimensions = ledger.Dimensions(*it.Dimensions)
 		}
-		d.Lines[i] = l
+		out[i] = l
 	}
-	return d
+	return out
 }
 
 func dateOf(d *openapi_types.Date) *time.Time {

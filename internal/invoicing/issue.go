@@ -59,7 +59,7 @@ type Issued struct {
 // others find it sent (409 INVOICE_ALREADY_SENT). A failure gives the
 // number back.
 func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error) {
-	inv, err := s.store.Get(ctx, company, id, s.today(), true, true)
+	inv, err := s.store.Get(ctx, company, id, s.today(), true, Hold)
 	if err != nil {
 		return Issued{}, err
 	}

@@ -50,7 +50,7 @@ type Paid struct {
 // sale now. More than is left is 400 (amount); the same amount on the
 // same day again is 409 INVOICE_PAID_LIKELY_DUPLICATE unless forced.
 func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Paid, error) {
-	inv, err := s.store.Get(ctx, company, id, s.today(), false, true)
+	inv, err := s.store.Get(ctx, company, id, s.today(), false, Hold)
 	if err != nil {
 		return Paid{}, err
 	}

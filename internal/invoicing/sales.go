@@ -98,9 +98,49 @@ func (s *Sales) Create(ctx context.Context, company uuid.UUID, d Draft) (Invoice
 	return stored, warnings, nil
 }
 
+// Created is what became of one draft of a bulk-create: stored, with its
+// warnings, or refused.
+type Created struct {
+	Invoice  Invoice
+	Warnings []Warning
+	Err      *apierr.Error
+}
+
+// BulkCreate stores each draft on its own (Create's rules): a refused one
+// is undone alone and the others stand. A quote, and a draft naming its
+// own VAT treatment, are refused here. Only an error outside the
+// catalogue fails the whole batch.
+func (s *Sales) BulkCreate(ctx context.Context, company uuid.UUID, drafts []Draft) ([]Created, error) {
+	out := make([]Created, len(drafts))
+	for i, d := range drafts {
+		at := "invoices." + strconv.Itoa(i) + "."
+		var err error
+		switch {
+		case d.DocumentType == "quote":
+			err = field(at+"document_type", "bulk", "quotes are created one at a time (POST …/invoices)")
+		case d.Treatment != "":
+			err = field(at+"vat_treatment", "bulk", "a batch decides each invoice's VAT treatment from its customer")
+		case d.DeliveryCountry != "":
+			err = field(at+"delivery_country", "bulk", "a batch decides each invoice's VAT treatment from its customer")
+		default:
+			err = s.store.db.Attempt(ctx, func(ctx context.Context) error {
+				var err error
+				out[i].Invoice, out[i].Warnings, err = s.Create(ctx, company, d)
+				return err
+			})
+		}
+		if e, ok := apierr.As(err); ok {
+			out[i] = Created{Err: e}
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
 // Get answers one invoice as read today, with its lines when lines.
 func (s *Sales) Get(ctx context.Context, company, id uuid.UUID, lines bool) (Invoice, error) {
-	return s.store.Get(ctx, company, id, s.today(), lines, false)
+	return s.store.Get(ctx, company, id, s.today(), lines, Read)
 }
 
 // List answers a page of invoices as read today (see Store.List).
@@ -155,9 +195,10 @@ type Deleted struct {
 
 // Delete removes an unnumbered draft with its lines, or cancels a numbered
 // one, which keeps its number so its series stays gapless. Anything but
-// a draft is 409 INVOICE_DELETE_NOT_DRAFT.
+// a draft is 409 INVOICE_DELETE_NOT_DRAFT; a draft another request is
+// changing at that moment 409 INVOICE_CANCEL_RACE.
 func (s *Sales) Delete(ctx context.Context, company, id uuid.UUID) (Deleted, error) {
-	inv, err := s.store.Get(ctx, company, id, s.today(), false, true)
+	inv, err := s.store.Get(ctx, company, id, s.today(), false, Claim, apierr.InvoiceCancelRace)
 	if err != nil {
 		return Deleted{}, err
 	}
@@ -181,7 +222,7 @@ func (s *Sales) Delete(ctx context.Context, company, id uuid.UUID) (Deleted, err
 // DecideQuote records the customer's decision on a quote (open takes it
 // back) and, with validUntil, moves its validity and due date.
 func (s *Sales) DecideQuote(ctx context.Context, company, id uuid.UUID, status string, validUntil *time.Time) (Invoice, error) {
-	q, err := s.store.Get(ctx, company, id, s.today(), false, true)
+	q, err := s.store.Get(ctx, company, id, s.today(), false, Hold)
 	if err != nil {
 		return Invoice{}, err
 	}

@@ -116,17 +116,7 @@ func columns(today string) string {
 // Insert writes a new draft with its lines in one statement and answers
 // it as stored, as read on today.
 func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoice, error) {
-	rows := make([]map[string]any, len(inv.Lines))
-	for k, l := range inv.Lines {
-		rows[k] = map[string]any{"id": l.ID, "sort_order": l.SortOrder, "line_type": l.Type,
-			"description": l.Description, "quantity": l.Quantity, "unit": l.Unit, "unit_price": l.UnitPrice,
-			"discount_percent": l.Discount, "vat_rate": l.VATRate, "revenue_account": l.RevenueAccount,
-			"deduction_type": l.Deduction, "labor_hours": l.LaborHours, "work_type": l.WorkType,
-			"accrual_period_start": dayOrNil(l.AccrualStart), "accrual_period_end": dayOrNil(l.AccrualEnd),
-			"accrual_balance_account": l.AccrualBalanceAccount, "dimensions": l.Dimensions,
-			"net_amount": l.Net, "vat_amount": l.VAT}
-	}
-	lines, err := json.Marshal(rows)
+	lines, err := linesJSON(inv.Lines)
 	if err != nil {
 		return inv, err
 	}
@@ -141,26 +131,92 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
 				$23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
 			RETURNING *),
-		l AS (
-			INSERT INTO invoice_items (company_id, invoice_id, id, sort_order, line_type, description, quantity, unit,
-				unit_price, discount_percent, vat_rate, revenue_account, deduction_type, labor_hours, work_type,
-				accrual_period_start, accrual_period_end, accrual_balance_account, dimensions, net_amount, vat_amount)
-			SELECT i.company_id, i.id, x.id, x.sort_order, x.line_type, x.description, x.quantity, x.unit, x.unit_price,
-				x.discount_percent, x.vat_rate, x.revenue_account, x.deduction_type, x.labor_hours, x.work_type,
-				x.accrual_period_start, x.accrual_period_end, x.accrual_balance_account, coalesce(x.dimensions, '{}'),
-				x.net_amount, x.vat_amount
-			FROM i, jsonb_to_recordset($33::jsonb) AS x(id uuid, sort_order int, line_type text, description text,
-				quantity numeric, unit text, unit_price numeric, discount_percent numeric, vat_rate numeric,
-				revenue_account text, deduction_type text, labor_hours numeric, work_type text,
-				accrual_period_start date, accrual_period_end date, accrual_balance_account text, dimensions jsonb,
-				net_amount numeric, vat_amount numeric)
+		l AS (`+itemsFrom("$33")+`
 			RETURNING 1)
 		SELECT `+columns("$34::date")+` FROM i`, // l runs whether read or not
 		inv.CompanyID, inv.ID, inv.DocumentType, inv.Number, inv.CustomerID, inv.CustomerName, inv.InvoiceDate,
 		inv.DueDate, inv.DeliveryDate, inv.ValidUntil, inv.QuoteStatus, inv.Currency, inv.ExchangeRate, inv.Treatment,
 		inv.TreatmentOverride, inv.DeliveryCountry, inv.OreRounding, inv.Subtotal, inv.VAT, inv.Rounding, inv.Total,
 		inv.DeductionTotal, inv.TotalSEK, inv.OCR, inv.YourReference, inv.OurReference, inv.Marking, inv.Notes,
-		inv.DefaultDimensions, inv.BookingDeferred, inv.CreditedID, inv.SourceQuoteID, string(lines), isoDate(today))
+		inv.DefaultDimensions, inv.BookingDeferred, inv.CreditedID, inv.SourceQuoteID, lines, isoDate(today))
+	if err != nil {
+		return out, store.Refused(err)
+	}
+	out.Lines = inv.Lines
+	return out, nil
+}
+
+// Lock is how a read holds the invoice row: every change of an invoice
+// takes it first, so of requests changing one invoice one has effect.
+type Lock int
+
+// The locks of Get.
+const (
+	Read  Lock = iota // no lock
+	Hold              // FOR UPDATE: wait for the others, then see what they did
+	Claim             // FOR UPDATE NOWAIT: another holding it is conflict
+)
+
+// linesJSON is lines as the JSON the statements read them from.
+func linesJSON(lines []Line) (string, error) {
+	rows := make([]map[string]any, len(lines))
+	for k, l := range lines {
+		rows[k] = map[string]any{"id": l.ID, "sort_order": l.SortOrder, "line_type": l.Type,
+			"description": l.Description, "quantity": l.Quantity, "unit": l.Unit, "unit_price": l.UnitPrice,
+			"discount_percent": l.Discount, "vat_rate": l.VATRate, "revenue_account": l.RevenueAccount,
+			"deduction_type": l.Deduction, "labor_hours": l.LaborHours, "work_type": l.WorkType,
+			"accrual_period_start": dayOrNil(l.AccrualStart), "accrual_period_end": dayOrNil(l.AccrualEnd),
+			"accrual_balance_account": l.AccrualBalanceAccount, "dimensions": l.Dimensions,
+			"net_amount": l.Net, "vat_amount": l.VAT}
+	}
+	b, err := json.Marshal(rows)
+	return string(b), err
+}
+
+// itemsFrom is the SELECT that writes the lines of $lines (linesJSON) to
+// invoice i.
+func itemsFrom(lines string) string {
+	return `INSERT INTO invoice_items (company_id, invoice_id, id, sort_order, line_type, description, quantity, unit,
+				unit_price, discount_percent, vat_rate, revenue_account, deduction_type, labor_hours, work_type,
+				accrual_period_start, accrual_period_end, accrual_balance_account, dimensions, net_amount, vat_amount)
+			SELECT i.company_id, i.id, x.id, x.sort_order, x.line_type, x.description, x.quantity, x.unit, x.unit_price,
+				x.discount_percent, x.vat_rate, x.revenue_account, x.deduction_type, x.labor_hours, x.work_type,
+				x.accrual_period_start, x.accrual_period_end, x.accrual_balance_account, coalesce(x.dimensions, '{}'),
+				x.net_amount, x.vat_amount
+			FROM i, jsonb_to_recordset(` + lines + `::jsonb) AS x(id uuid, sort_order int, line_type text, description text,
+				quantity numeric, unit text, unit_price numeric, discount_percent numeric, vat_rate numeric,
+				revenue_account text, deduction_type text, labor_hours numeric, work_type text,
+				accrual_period_start date, accrual_period_end date, accrual_balance_account text, dimensions jsonb,
+				net_amount numeric, vat_amount numeric)`
+}
+
+// Update writes a changed draft, its lines too when lines (the old ones
+// deleted), in one statement, and answers it as read today.
+func (s *Store) Update(ctx context.Context, inv Invoice, lines bool, at, today time.Time) (Invoice, error) {
+	items := "[]"
+	if lines {
+		var err error
+		if items, err = linesJSON(inv.Lines); err != nil {
+			return inv, err
+		}
+	}
+	var out Invoice
+	err := s.db.Q(ctx).GetContext(ctx, &out, `
+		WITH d AS (DELETE FROM invoice_items WHERE $23 AND company_id = $1 AND invoice_id = $2 RETURNING 1),
+		i AS (
+			UPDATE invoices SET invoice_date = $3, due_date = $4, delivery_date = $5, valid_until = $6, exchange_rate = $7,
+				vat_treatment = $8, vat_treatment_override = $9, delivery_country = $10, ore_rounding = $11, subtotal = $12,
+				vat_amount = $13, rounding_amount = $14, total = $15, deduction_total = $16, total_sek = $17,
+				your_reference = $18, our_reference = $19, invoice_marking = $20, notes = $21, default_dimensions = $22,
+				updated_at = $24
+			WHERE company_id = $1 AND id = $2 AND (SELECT count(*) FROM d) >= 0
+			RETURNING *),
+		l AS (`+itemsFrom("$25")+` WHERE $23 RETURNING 1)
+		SELECT `+columns("$26::date")+` FROM i`,
+		inv.CompanyID, inv.ID, inv.InvoiceDate, inv.DueDate, inv.DeliveryDate, inv.ValidUntil, inv.ExchangeRate,
+		inv.Treatment, inv.TreatmentOverride, inv.DeliveryCountry, inv.OreRounding, inv.Subtotal, inv.VAT, inv.Rounding,
+		inv.Total, inv.DeductionTotal, inv.TotalSEK, inv.YourReference, inv.OurReference, inv.Marking, inv.Notes,
+		inv.DefaultDimensions, lines, at, items, isoDate(today))
 	if err != nil {
 		return out, store.Refused(err)
 	}
@@ -169,17 +225,23 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 }
 
 // Get answers invoice id of company as read on today, with its lines
-// when lines; FOR UPDATE when lock (the row every change of the invoice
-// takes first). Another company's invoice is INVOICE_NOT_FOUND.
-func (s *Store) Get(ctx context.Context, company, id uuid.UUID, today time.Time, lines, lock bool) (Invoice, error) {
+// when lines, locked as lock says; a Claim another request holds is
+// conflict (its 409). Another company's invoice is INVOICE_NOT_FOUND.
+func (s *Store) Get(ctx context.Context, company, id uuid.UUID, today time.Time, lines bool, lock Lock, conflict ...apierr.Code) (Invoice, error) {
 	q := `SELECT ` + columns("$3::date") + ` FROM invoices i WHERE i.company_id = $1 AND i.id = $2`
-	if lock {
+	switch lock {
+	case Hold:
 		q += ` FOR UPDATE`
+	case Claim:
+		q += ` FOR UPDATE NOWAIT`
 	}
 	var out Invoice
 	err := s.db.Q(ctx).GetContext(ctx, &out, q, company, id, isoDate(today))
 	if errors.Is(err, sql.ErrNoRows) {
 		return out, apierr.New(apierr.InvoiceNotFound, map[string]any{"invoice_id": id})
+	}
+	if pe := (*pq.Error)(nil); errors.As(err, &pe) && pe.Code == "55P03" && len(conflict) > 0 {
+		return out, apierr.New(conflict[0], map[string]any{"invoice_id": id})
 	}
 	if err != nil || !lines {
 		return out, err
@@ -388,6 +450,15 @@ func (s *Store) AddPayment(ctx context.Context, inv Invoice, p Payment, today ti
 			journal_entry_id = coalesce(i.journal_entry_id, $5), updated_at = now()
 		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$6::date"),
 		inv.CompanyID, inv.ID, p.Amount, isoDate(p.Date), inv.EntryID, isoDate(today))
+	return out, store.Refused(err)
+}
+
+// Book names the verifikat that booked inv's sale, and answers it as read
+// today.
+func (s *Store) Book(ctx context.Context, inv Invoice, entry uuid.UUID, today time.Time) (Invoice, error) {
+	var out Invoice
+	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET journal_entry_id = $3, updated_at = now()
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, entry, isoDate(today))
 	return out, store.Refused(err)
 }
 

@@ -58,7 +58,7 @@ func TestStoreInsertGet(t *testing.T) {
 	if got.Status != "draft" || got.Total.String() != "12500.00" || got.Number != nil || got.DefaultDimensions["6"] != "P1" {
 		t.Fatalf("stored: %+v", got)
 	}
-	read, err := s.Get(ctx, company, in.ID, today, true, false)
+	read, err := s.Get(ctx, company, in.ID, today, true, Read)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestStoreInsertGet(t *testing.T) {
 		t.Fatalf("lines: %+v", read.Lines)
 	}
 	other, _ := seller(t, d)
-	if _, err := s.Get(ctx, other, in.ID, today, false, false); !apierr.Is(err, apierr.InvoiceNotFound) {
+	if _, err := s.Get(ctx, other, in.ID, today, false, Read); !apierr.Is(err, apierr.InvoiceNotFound) {
 		t.Fatalf("another company's invoice: %v", err)
 	}
 	// The database's refusals come out as catalogue errors.

@@ -90,7 +90,7 @@ func (h *Handler) CreateCustomer(ctx context.Context, req gen.CreateCustomerRequ
 // BulkCreateCustomers registers up to 50 customers, each on its own.
 func (h *Handler) BulkCreateCustomers(ctx context.Context, req gen.BulkCreateCustomersRequestObject) (gen.BulkCreateCustomersResponseObject, error) {
 	if req.Body.AllOrNothing != nil && *req.Body.AllOrNothing {
-		return nil, notImplementedAllOrNothing()
+		return nil, envelope.AllOrNothing("created")
 	}
 	changes := make([]CustomerChange, len(req.Body.Customers))
 	for i, b := range req.Body.Customers {
@@ -110,7 +110,7 @@ func (h *Handler) BulkCreateCustomers(ctx context.Context, req gen.BulkCreateCus
 		for i, it := range items {
 			results[i] = gen.CustomerBulkPreviewItem{Ok: it.Err == nil, RequestIndex: it.Index}
 			if it.Err != nil {
-				results[i].Error = itemError(it.Err)
+				results[i].Error = envelope.ItemError(it.Err)
 			} else {
 				p := customerPreview(it.Record)
 				results[i].Data = &p
@@ -123,7 +123,7 @@ func (h *Handler) BulkCreateCustomers(ctx context.Context, req gen.BulkCreateCus
 		for i, it := range items {
 			results[i] = gen.CustomerBulkItem{Ok: it.Err == nil, RequestIndex: it.Index}
 			if it.Err != nil {
-				results[i].Error = itemError(it.Err)
+				results[i].Error = envelope.ItemError(it.Err)
 			} else {
 				v := customerView(it.Record)
 				results[i].Data = &v

@@ -10,7 +10,6 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
-	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
 )
@@ -115,14 +114,6 @@ func invoicesView(in []OpenInvoice) *[]gen.OpenInvoiceSummary {
 	return &out
 }
 
-func itemError(e *apierr.Error) *gen.BulkItemError {
-	d := e.Details
-	if d == nil {
-		d = map[string]any{}
-	}
-	return &gen.BulkItemError{Code: gen.ErrorCode(e.Code), Message: e.Message, MessageEn: e.MessageEn, Details: d}
-}
-
 // withWarning adds w, if any, to the meta of an answer.
 func withWarning(m gen.Meta, w *Warning, prefix string) gen.Meta {
 	if w == nil {
@@ -140,9 +131,4 @@ func summary[T any](items []BulkItem[T]) gen.BulkSummary {
 	}
 	s.Failed = s.Total - s.Succeeded
 	return s
-}
-
-func notImplementedAllOrNothing() error {
-	return apierr.New(apierr.NotImplemented, map[string]any{"field": "all_or_nothing",
-		"reason": "all_or_nothing is not implemented: each item is created on its own"})
 }

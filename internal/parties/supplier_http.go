@@ -83,7 +83,7 @@ func (h *Handler) CreateSupplier(ctx context.Context, req gen.CreateSupplierRequ
 // BulkCreateSuppliers registers up to 50 suppliers, each on its own.
 func (h *Handler) BulkCreateSuppliers(ctx context.Context, req gen.BulkCreateSuppliersRequestObject) (gen.BulkCreateSuppliersResponseObject, error) {
 	if req.Body.AllOrNothing != nil && *req.Body.AllOrNothing {
-		return nil, notImplementedAllOrNothing()
+		return nil, envelope.AllOrNothing("created")
 	}
 	changes := make([]SupplierChange, len(req.Body.Suppliers))
 	for i, b := range req.Body.Suppliers {
@@ -99,7 +99,7 @@ func (h *Handler) BulkCreateSuppliers(ctx context.Context, req gen.BulkCreateSup
 		for i, it := range items {
 			results[i] = gen.SupplierBulkPreviewItem{Ok: it.Err == nil, RequestIndex: it.Index}
 			if it.Err != nil {
-				results[i].Error = itemError(it.Err)
+				results[i].Error = envelope.ItemError(it.Err)
 			} else {
 				p := supplierPreview(it.Record)
 				results[i].Data = &p
@@ -112,7 +112,7 @@ func (h *Handler) BulkCreateSuppliers(ctx context.Context, req gen.BulkCreateSup
 		for i, it := range items {
 			results[i] = gen.SupplierBulkItem{Ok: it.Err == nil, RequestIndex: it.Index}
 			if it.Err != nil {
-				results[i].Error = itemError(it.Err)
+				results[i].Error = envelope.ItemError(it.Err)
 			} else {
 				v := supplierView(it.Record)
 				results[i].Data = &v
