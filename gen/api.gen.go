@@ -4365,6 +4365,9 @@ type Invoice struct {
 	// RoundingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	RoundingAmount Amount `json:"rounding_amount"`
 
+	// SourceQuoteId The quote it was made from.
+	SourceQuoteId nullable.Nullable[openapi_types.UUID] `json:"source_quote_id"`
+
 	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
 	Status InvoiceStatus `json:"status"`
 
@@ -4560,6 +4563,9 @@ type InvoiceCreate struct {
 
 	// OurReference Default: the company's contact_person.
 	OurReference nullable.Nullable[string] `json:"our_reference,omitempty"`
+
+	// SourceQuoteId The quote this invoice (or proforma, or delivery note) is made from: a quote of the same customer, not cancelled or declined (400), invoiced once (409 INVOICE_QUOTE_ALREADY_INVOICED, details.invoice_id). An open quote becomes accepted.
+	SourceQuoteId nullable.Nullable[openapi_types.UUID] `json:"source_quote_id,omitempty"`
 
 	// ValidUntil Quotes: required, on or after invoice_date.
 	ValidUntil    nullable.Nullable[openapi_types.Date]     `json:"valid_until,omitempty"`
@@ -4922,6 +4928,9 @@ type InvoicePreview struct {
 
 	// RoundingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	RoundingAmount Amount `json:"rounding_amount"`
+
+	// SourceQuoteId The quote it was made from.
+	SourceQuoteId nullable.Nullable[openapi_types.UUID] `json:"source_quote_id"`
 
 	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
 	Status InvoiceStatus `json:"status"`

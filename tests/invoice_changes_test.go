@@ -195,3 +195,36 @@ func TestInvoiceBulkCreate(t *testing.T) {
 	}
 	b.write("POST", "invoices/bulk-create", map[string]any{"invoices": batch["invoices"], "all_or_nothing": true}).errorCode(t, 501, "NOT_IMPLEMENTED")
 }
+
+// An invoice made from a quote accepts it; the quote is invoiced once,
+// and then neither decided again nor cancelled. Only a quote of the same
+// customer, not declined, is made into an invoice.
+func TestInvoiceFromQuote(t *testing.T) {
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	other := b.createCustomer(map[string]any{"name": "Annan AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	quote := b.createInvoice(consulting(customer, map[string]any{"document_type": "quote", "valid_until": "2026-03-31"})).status(t, 201).str("data.id")
+
+	b.createInvoice(consulting(other, map[string]any{"source_quote_id": quote})).errorCode(t, 400, "VALIDATION_ERROR")
+	b.createInvoice(consulting(customer, map[string]any{"source_quote_id": uuid.NewString()})).errorCode(t, 404, "INVOICE_NOT_FOUND")
+	plain := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
+	b.createInvoice(consulting(customer, map[string]any{"source_quote_id": plain})).errorCode(t, 400, "INVOICE_NOT_A_QUOTE")
+
+	r := b.createInvoice(consulting(customer, map[string]any{"source_quote_id": quote})).status(t, 201)
+	if r.str("data.source_quote_id") != quote {
+		t.Fatalf("made from the quote: %s", r.Body)
+	}
+	if q := b.get(b.path("invoices/"+quote), b.token).status(t, 200); q.str("data.quote_status") != "accepted" || q.at("data.quote_decided_at") == nil {
+		t.Fatalf("the quote: %s", q.Body)
+	}
+	e := b.createInvoice(consulting(customer, map[string]any{"source_quote_id": quote})).errorCode(t, 409, "INVOICE_QUOTE_ALREADY_INVOICED")
+	if e.str("error.details.invoice_id") != r.str("data.id") {
+		t.Fatalf("invoiced twice: %s", e.Body)
+	}
+	b.write("POST", "invoices/"+quote+"/quote-status", map[string]any{"status": "declined"}).errorCode(t, 409, "INVOICE_QUOTE_ALREADY_INVOICED")
+	b.write("DELETE", "invoices/"+quote, nil).errorCode(t, 409, "INVOICE_QUOTE_ALREADY_INVOICED")
+
+	declined := b.createInvoice(consulting(customer, map[string]any{"document_type": "quote", "valid_until": "2026-03-31"})).status(t, 201).str("data.id")
+	b.write("POST", "invoices/"+declined+"/quote-status", map[string]any{"status": "declined"}).status(t, 200)
+	b.createInvoice(consulting(customer, map[string]any{"source_quote_id": declined})).errorCode(t, 400, "VALIDATION_ERROR")
+}

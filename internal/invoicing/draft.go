@@ -32,6 +32,7 @@ type Draft struct {
 	Treatment         Treatment // "" when not asked
 	DeliveryCountry   string
 	SelfBilled        bool
+	SourceQuoteID     *uuid.UUID // the quote it is made from
 	Lines             []DraftLine
 	// Keep, when set, is the VAT treatment decided before, kept as it is
 	// (a draft changed without its lines or treatment): not decided again.
@@ -81,7 +82,8 @@ func Plan(d Draft, c Customer, s Settings) (Invoice, []Warning, error) {
 	inv := Invoice{ID: uuid.New(), DocumentType: d.DocumentType, CustomerID: c.ID, CustomerName: c.Name,
 		Status: "draft", InvoiceDate: d.InvoiceDate, DeliveryDate: d.DeliveryDate, ValidUntil: d.ValidUntil,
 		Currency: d.Currency, ExchangeRate: d.ExchangeRate, YourReference: d.YourReference,
-		OurReference: d.OurReference, Marking: d.Marking, Notes: d.Notes, DefaultDimensions: d.DefaultDimensions}
+		OurReference: d.OurReference, Marking: d.Marking, Notes: d.Notes, DefaultDimensions: d.DefaultDimensions,
+		SourceQuoteID: d.SourceQuoteID}
 	if inv.DocumentType == "" {
 		inv.DocumentType = "invoice"
 	}

@@ -140,7 +140,7 @@ func draftOf(b gen.InvoiceCreate) Draft {
 	d := Draft{CustomerID: b.CustomerId, InvoiceDate: b.InvoiceDate.Time, ExchangeRate: b.ExchangeRate,
 		YourReference: envelope.Optional(b.YourReference), OurReference: envelope.Optional(b.OurReference),
 		Marking: envelope.Optional(b.InvoiceMarking), Notes: envelope.Optional(b.Notes), OreRounding: b.OreRounding,
-		SelfBilled: b.IsSelfBilled != nil && *b.IsSelfBilled}
+		SelfBilled: b.IsSelfBilled != nil && *b.IsSelfBilled, SourceQuoteID: envelope.Optional(b.SourceQuoteId)}
 	if b.DocumentType != nil {
 		d.DocumentType = string(*b.DocumentType)
 	}
@@ -228,6 +228,7 @@ func Detail(i Invoice) gen.Invoice {
 		OurReference: envelope.Nullable(i.OurReference), InvoiceMarking: envelope.Nullable(i.Marking),
 		Notes: envelope.Nullable(i.Notes), DefaultDimensions: gen.Dimensions(dimensions(i.DefaultDimensions)),
 		CreditedInvoiceId: envelope.Nullable(i.CreditedID), JournalEntryId: envelope.Nullable(i.EntryID),
+		SourceQuoteId: envelope.Nullable(i.SourceQuoteID),
 		PaidAt: paidAt(i), CreatedAt: i.CreatedAt.UTC(), UpdatedAt: i.UpdatedAt.UTC()}
 	if i.Lines != nil {
 		items := itemsView(i.Lines)

@@ -27,7 +27,7 @@ func DraftOf(inv Invoice) Draft {
 	d := Draft{CustomerID: inv.CustomerID, DocumentType: inv.DocumentType, InvoiceDate: inv.InvoiceDate,
 		DeliveryDate: inv.DeliveryDate, ValidUntil: inv.ValidUntil, Currency: inv.Currency, ExchangeRate: inv.ExchangeRate,
 		YourReference: inv.YourReference, OurReference: inv.OurReference, Marking: inv.Marking, Notes: inv.Notes,
-		DefaultDimensions: maps.Clone(inv.DefaultDimensions)}
+		DefaultDimensions: maps.Clone(inv.DefaultDimensions), SourceQuoteID: inv.SourceQuoteID}
 	due, rounding := inv.DueDate, inv.OreRounding
 	d.DueDate, d.OreRounding = &due, &rounding
 	if inv.TreatmentOverride {

@@ -72,6 +72,14 @@ func (s *Sales) Create(ctx context.Context, company uuid.UUID, d Draft) (Invoice
 		return Invoice{}, nil, err
 	}
 	inv.CompanyID = company
+	var quote *Invoice
+	if d.SourceQuoteID != nil {
+		q, err := s.quoteFor(ctx, inv)
+		if err != nil {
+			return Invoice{}, nil, err
+		}
+		quote = &q
+	}
 	if accounts := revenueAccounts(inv.Lines); len(accounts) > 0 {
 		if err := s.books.KnownAccounts(ctx, company, accounts); err != nil {
 			return Invoice{}, nil, err
@@ -91,6 +99,12 @@ func (s *Sales) Create(ctx context.Context, company uuid.UUID, d Draft) (Invoice
 	}
 	if err := s.record(ctx, audit.Insert, describe(stored)+" skapades", stored, nil, &stored); err != nil {
 		return Invoice{}, nil, err
+	}
+	if quote != nil && *quote.QuoteStatus == "open" {
+		// Invoicing a quote is the customer's yes.
+		if _, err := s.decide(ctx, *quote, "accepted", nil); err != nil {
+			return Invoice{}, nil, err
+		}
 	}
 	if _, err := outbox.Emit(ctx, s.store.db, company, EventCreated, map[string]any{"invoice": Detail(stored)}); err != nil {
 		return Invoice{}, nil, err
@@ -136,6 +150,40 @@ func (s *Sales) BulkCreate(ctx context.Context, company uuid.UUID, drafts []Draf
 		}
 	}
 	return out, nil
+}
+
+// quoteFor answers the quote inv is made from, held until the
+// transaction ends: a quote of the same customer, neither cancelled nor
+// declined, not invoiced before (409 INVOICE_QUOTE_ALREADY_INVOICED).
+func (s *Sales) quoteFor(ctx context.Context, inv Invoice) (Invoice, error) {
+	q, err := s.store.Get(ctx, inv.CompanyID, *inv.SourceQuoteID, s.today(), false, Hold)
+	if apierr.Is(err, apierr.InvoiceNotFound) {
+		return q, apierr.New(apierr.InvoiceNotFound, map[string]any{"invoice_id": *inv.SourceQuoteID, "field": "source_quote_id"})
+	}
+	switch {
+	case err != nil:
+		return q, err
+	case inv.DocumentType == "quote":
+		return q, field("source_quote_id", "quote", "a quote is not made from another quote")
+	case q.DocumentType != "quote":
+		return q, apierr.New(apierr.InvoiceNotAQuote, map[string]any{"invoice_id": q.ID, "document_type": q.DocumentType,
+			"field": "source_quote_id"})
+	case q.CustomerID != inv.CustomerID:
+		return q, field("source_quote_id", "same_customer", "the quote is to another customer")
+	case q.Status == "cancelled" || *q.QuoteStatus == "declined":
+		return q, field("source_quote_id", "quote_open", "the quote is "+map[bool]string{true: "cancelled", false: "declined"}[q.Status == "cancelled"])
+	}
+	return q, s.notInvoiced(ctx, q)
+}
+
+// notInvoiced refuses a quote an invoice was made from: 409
+// INVOICE_QUOTE_ALREADY_INVOICED naming the invoice.
+func (s *Sales) notInvoiced(ctx context.Context, q Invoice) error {
+	made, err := s.store.MadeFrom(ctx, q.CompanyID, q.ID)
+	if err != nil || made == nil {
+		return err
+	}
+	return apierr.New(apierr.InvoiceQuoteAlreadyInvoiced, map[string]any{"quote_id": q.ID, "invoice_id": *made})
 }
 
 // Get answers one invoice as read today, with its lines when lines.
@@ -205,6 +253,11 @@ func (s *Sales) Delete(ctx context.Context, company, id uuid.UUID) (Deleted, err
 	if inv.Status != "draft" {
 		return Deleted{}, apierr.New(apierr.InvoiceDeleteNotDraft, map[string]any{"invoice_id": id, "current_status": inv.State()})
 	}
+	if inv.DocumentType == "quote" {
+		if err := s.notInvoiced(ctx, inv); err != nil {
+			return Deleted{}, err
+		}
+	}
 	if inv.Number == nil {
 		if err := s.store.Delete(ctx, company, id); err != nil {
 			return Deleted{}, err
@@ -235,6 +288,14 @@ func (s *Sales) DecideQuote(ctx context.Context, company, id uuid.UUID, status s
 		return Invoice{}, field("valid_until", "after_invoice_date", "must be on or after the quote's date, "+
 			q.InvoiceDate.Format(time.DateOnly))
 	}
+	if err := s.notInvoiced(ctx, q); err != nil {
+		return Invoice{}, err
+	}
+	return s.decide(ctx, q, status, validUntil)
+}
+
+// decide writes the customer's decision on quote q, audited.
+func (s *Sales) decide(ctx context.Context, q Invoice, status string, validUntil *time.Time) (Invoice, error) {
 	until := *q.ValidUntil
 	if validUntil != nil {
 		until = *validUntil

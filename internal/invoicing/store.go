@@ -359,6 +359,16 @@ func (s *Store) Next(ctx context.Context, company uuid.UUID, series string) (int
 	return n, err
 }
 
+// MadeFrom answers the invoice made from quote q, nil when none is.
+func (s *Store) MadeFrom(ctx context.Context, company, q uuid.UUID) (*uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM invoices WHERE company_id = $1 AND source_quote_id = $2`, company, q)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	return &ids[0], nil
+}
+
 // Coverage is what the register answers for (meta.coverage of the list).
 type Coverage struct {
 	// From is the date of the first issued invoice; nil before any.
