@@ -228,8 +228,8 @@ func Detail(i Invoice) gen.Invoice {
 		OurReference: envelope.Nullable(i.OurReference), InvoiceMarking: envelope.Nullable(i.Marking),
 		Notes: envelope.Nullable(i.Notes), DefaultDimensions: gen.Dimensions(dimensions(i.DefaultDimensions)),
 		CreditedInvoiceId: envelope.Nullable(i.CreditedID), JournalEntryId: envelope.Nullable(i.EntryID),
-		SourceQuoteId: envelope.Nullable(i.SourceQuoteID),
-		PaidAt: paidAt(i), CreatedAt: i.CreatedAt.UTC(), UpdatedAt: i.UpdatedAt.UTC()}
+		SourceQuoteId: envelope.Nullable(i.SourceQuoteID), PaidAt: paidAt(i), CreatedAt: i.CreatedAt.UTC(),
+		UpdatedAt: i.UpdatedAt.UTC()}
 	if i.Lines != nil {
 		items := itemsView(i.Lines)
 		v.Items = &items
