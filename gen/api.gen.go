@@ -1185,6 +1185,24 @@ func (e HealthStatus) Valid() bool {
 	}
 }
 
+// Defines values for HouseholdDeduction.
+const (
+	Rot HouseholdDeduction = "rot"
+	Rut HouseholdDeduction = "rut"
+)
+
+// Valid indicates whether the value is a known member of the HouseholdDeduction enum.
+func (e HouseholdDeduction) Valid() bool {
+	switch e {
+	case Rot:
+		return true
+	case Rut:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InvoiceBulkBookItemStatus.
 const (
 	InvoiceBulkBookItemStatusBooked InvoiceBulkBookItemStatus = "booked"
@@ -4311,6 +4329,12 @@ type HealthResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// Hours Hours of work, with at most two decimals.
+type Hours = money.Amount
+
+// HouseholdDeduction Husavdrag: rot (repairs, conversion, extension) or rut (household services). Grön teknik is not supported.
+type HouseholdDeduction string
+
 // Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
 type Invoice struct {
 	CreatedAt         time.Time                             `json:"created_at"`
@@ -4320,9 +4344,12 @@ type Invoice struct {
 	Currency InvoiceCurrency `json:"currency"`
 
 	// Customer The customer as the invoice names it.
-	Customer     InvoiceCustomer    `json:"customer"`
-	CustomerId   openapi_types.UUID `json:"customer_id"`
-	CustomerName string             `json:"customer_name"`
+	Customer                    InvoiceCustomer           `json:"customer"`
+	CustomerId                  openapi_types.UUID        `json:"customer_id"`
+	CustomerName                string                    `json:"customer_name"`
+	DeductionApartmentNumber    nullable.Nullable[string] `json:"deduction_apartment_number"`
+	DeductionBrfOrgNumber       nullable.Nullable[string] `json:"deduction_brf_org_number"`
+	DeductionHousingDesignation nullable.Nullable[string] `json:"deduction_housing_designation"`
 
 	// DeductionTotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DeductionTotal Amount `json:"deduction_total"`
@@ -4361,6 +4388,9 @@ type Invoice struct {
 
 	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	RemainingAmount Amount `json:"remaining_amount"`
+
+	// RotDeduction The ROT part of deduction_total (the rest is RUT).
+	RotDeduction Amount `json:"rot_deduction"`
 
 	// RoundingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	RoundingAmount Amount `json:"rounding_amount"`
@@ -4535,6 +4565,15 @@ type InvoiceCreate struct {
 	Currency   *InvoiceCreateCurrency `json:"currency,omitempty"`
 	CustomerId openapi_types.UUID     `json:"customer_id"`
 
+	// DeductionApartmentNumber ROT in a bostadsrätt: the apartment number, with deduction_brf_org_number.
+	DeductionApartmentNumber nullable.Nullable[string] `json:"deduction_apartment_number,omitempty"`
+
+	// DeductionBrfOrgNumber ROT in a bostadsrätt: the housing association's organisation number.
+	DeductionBrfOrgNumber nullable.Nullable[string] `json:"deduction_brf_org_number,omitempty"`
+
+	// DeductionHousingDesignation ROT: the home's property designation (fastighetsbeteckning), e.g. STOCKHOLM SÖDERMALM 1:23.
+	DeductionHousingDesignation nullable.Nullable[string] `json:"deduction_housing_designation,omitempty"`
+
 	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 	DefaultDimensions *Dimensions `json:"default_dimensions,omitempty"`
 
@@ -4668,14 +4707,16 @@ type InvoiceFontFamily string
 
 // InvoiceItem A line: line_total is quantity × unit price less the discount, without VAT, to the öre; vat_amount its share of its rate's VAT.
 type InvoiceItem struct {
-	Description string `json:"description"`
+	DeductionType nullable.Nullable[HouseholdDeduction] `json:"deduction_type"`
+	Description   string                                `json:"description"`
 
 	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 	Dimensions Dimensions `json:"dimensions"`
 
 	// DiscountPercent A percentage with at most two decimals (8.5 = 8.5 %).
-	DiscountPercent Percentage         `json:"discount_percent"`
-	Id              openapi_types.UUID `json:"id"`
+	DiscountPercent Percentage               `json:"discount_percent"`
+	Id              openapi_types.UUID       `json:"id"`
+	LaborHours      nullable.Nullable[Hours] `json:"labor_hours"`
 
 	// LineTotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	LineTotal Amount              `json:"line_total"`
@@ -4693,7 +4734,8 @@ type InvoiceItem struct {
 	VatAmount Amount `json:"vat_amount"`
 
 	// VatRate A Swedish VAT rate as a fraction: 0, 0.06, 0.12 or 0.25.
-	VatRate VatRate `json:"vat_rate"`
+	VatRate  VatRate                   `json:"vat_rate"`
+	WorkType nullable.Nullable[string] `json:"work_type"`
 }
 
 // InvoiceItemLineType defines model for InvoiceItem.LineType.
@@ -4701,14 +4743,19 @@ type InvoiceItemLineType string
 
 // InvoiceItemCreate A line. A product line (the default) needs quantity (greater than 0), unit and unit_price; a text line carries its description only. discount_percent is 0 to 100. vat_rate left out takes 25 % under Swedish VAT and 0 % under a zero-rated treatment.
 type InvoiceItemCreate struct {
-	Description string `json:"description"`
+	// DeductionType Labour that counts toward ROT (30 %; 50 % for 2025-05-12 to 2025-12-31) or RUT (50 %) of its price with VAT. Needs rot_rut_enabled, an individual customer with a personnummer, SEK and Swedish VAT; ROT needs the home (deduction_housing_designation, or deduction_brf_org_number with deduction_apartment_number). Grön teknik is not supported.
+	DeductionType nullable.Nullable[HouseholdDeduction] `json:"deduction_type,omitempty"`
+	Description   string                                `json:"description"`
 
 	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 	Dimensions *Dimensions `json:"dimensions,omitempty"`
 
 	// DiscountPercent A percentage with at most two decimals (8.5 = 8.5 %).
-	DiscountPercent *Percentage                `json:"discount_percent,omitempty"`
-	LineType        *InvoiceItemCreateLineType `json:"line_type,omitempty"`
+	DiscountPercent *Percentage `json:"discount_percent,omitempty"`
+
+	// LaborHours The hours of work of a ROT or RUT line: required there, more than 0.
+	LaborHours *Hours                     `json:"labor_hours,omitempty"`
+	LineType   *InvoiceItemCreateLineType `json:"line_type,omitempty"`
 
 	// Quantity A quantity with at most four decimals (1.5 hours, 0.125 kg); a credit note's lines carry their original's negated.
 	Quantity *Quantity `json:"quantity,omitempty"`
@@ -4724,6 +4771,9 @@ type InvoiceItemCreate struct {
 
 	// VatRate A Swedish VAT rate as a fraction: 0, 0.06, 0.12 or 0.25.
 	VatRate *VatRate `json:"vat_rate,omitempty"`
+
+	// WorkType Skatteverket's type of work (arbetstyp), e.g. BYGG, EL, STADNING.
+	WorkType nullable.Nullable[string] `json:"work_type,omitempty"`
 }
 
 // InvoiceItemCreateLineType defines model for InvoiceItemCreate.LineType.
@@ -4870,9 +4920,12 @@ type InvoicePaymentCreate struct {
 	Force *bool                     `json:"force,omitempty"`
 	Notes nullable.Nullable[string] `json:"notes,omitempty"`
 
-	// PaymentAccount The cash or bank account (BAS 19xx) the money arrived on; default 1930.
+	// PaymentAccount The cash or bank account (BAS 19xx) the money arrived on, or 1630 (skattekontot) for Skatteverket's payout; default 1930.
 	PaymentAccount *string             `json:"payment_account,omitempty"`
 	PaymentDate    *openapi_types.Date `json:"payment_date,omitempty"`
+
+	// RotRutPayout The money is Skatteverket's payment of the invoice's ROT/RUT deduction (default what is still to come): D the payment account (1630, skattekontot, or the bank) / C 1513; under kontantmetoden its share of the sale is booked instead. It is not a payment of the customer's part.
+	RotRutPayout *bool `json:"rot_rut_payout,omitempty"`
 }
 
 // InvoicePreview An invoice as a dry run of create would store it: id, created_at and updated_at are null.
@@ -4884,9 +4937,12 @@ type InvoicePreview struct {
 	Currency InvoiceCurrency `json:"currency"`
 
 	// Customer The customer as the invoice names it.
-	Customer     InvoiceCustomer    `json:"customer"`
-	CustomerId   openapi_types.UUID `json:"customer_id"`
-	CustomerName string             `json:"customer_name"`
+	Customer                    InvoiceCustomer           `json:"customer"`
+	CustomerId                  openapi_types.UUID        `json:"customer_id"`
+	CustomerName                string                    `json:"customer_name"`
+	DeductionApartmentNumber    nullable.Nullable[string] `json:"deduction_apartment_number"`
+	DeductionBrfOrgNumber       nullable.Nullable[string] `json:"deduction_brf_org_number"`
+	DeductionHousingDesignation nullable.Nullable[string] `json:"deduction_housing_designation"`
 
 	// DeductionTotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DeductionTotal Amount `json:"deduction_total"`
@@ -4925,6 +4981,9 @@ type InvoicePreview struct {
 
 	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	RemainingAmount Amount `json:"remaining_amount"`
+
+	// RotDeduction The ROT part of deduction_total (the rest is RUT).
+	RotDeduction Amount `json:"rot_deduction"`
 
 	// RoundingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	RoundingAmount Amount `json:"rounding_amount"`
@@ -5011,6 +5070,15 @@ type InvoiceUpdate struct {
 
 	// CustomerId Immutable: the draft's own value, or 400.
 	CustomerId *openapi_types.UUID `json:"customer_id,omitempty"`
+
+	// DeductionApartmentNumber ROT in a bostadsrätt: the apartment number, with deduction_brf_org_number.
+	DeductionApartmentNumber nullable.Nullable[string] `json:"deduction_apartment_number,omitempty"`
+
+	// DeductionBrfOrgNumber ROT in a bostadsrätt: the housing association's organisation number.
+	DeductionBrfOrgNumber nullable.Nullable[string] `json:"deduction_brf_org_number,omitempty"`
+
+	// DeductionHousingDesignation ROT: the home's property designation (fastighetsbeteckning), e.g. STOCKHOLM SÖDERMALM 1:23.
+	DeductionHousingDesignation nullable.Nullable[string] `json:"deduction_housing_designation,omitempty"`
 
 	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 	DefaultDimensions *Dimensions `json:"default_dimensions,omitempty"`

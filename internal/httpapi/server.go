@@ -264,7 +264,8 @@ func New(cfg Config) (*Server, error) {
 			m, err := companies.Settings(ctx, company)
 			return invoicing.SettingsOf(m), err
 		},
-		KnownAccounts: accounts.Known,
+		PersonalNumber: people.PersonalNumber,
+		KnownAccounts:  accounts.Known,
 	}, invoicing.Ledger{
 		TakeNumber: func(ctx context.Context, company uuid.UUID) (invoicing.Number, error) {
 			n, err := companies.TakeInvoiceNumber(ctx, company)

@@ -39,7 +39,7 @@ func Mirror(orig Invoice, day time.Time) Invoice {
 	n.ID, n.Number, n.CreditedID, n.Status = uuid.New(), &number, &id, "draft"
 	n.InvoiceDate, n.DueDate, n.DeliveryDate = day, day, nil
 	n.Subtotal, n.VAT, n.Rounding, n.Total = orig.Subtotal.Neg(), orig.VAT.Neg(), orig.Rounding.Neg(), orig.Total.Neg()
-	n.DeductionTotal, n.Paid = orig.DeductionTotal.Neg(), money.Amount{}
+	n.DeductionTotal, n.ROTDeduction, n.Paid = orig.DeductionTotal.Neg(), orig.ROTDeduction.Neg(), money.Amount{}
 	if orig.TotalSEK != nil {
 		sek := orig.TotalSEK.Neg()
 		n.TotalSEK = &sek
@@ -83,6 +83,18 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *strin
 	if orig.DocumentType != "invoice" || orig.CreditedID != nil {
 		return Credited{}, apierr.New(apierr.Conflict, map[string]any{"reason": "not_creditable", "invoice_id": id,
 			"document_type": orig.DocumentType, "credited_invoice_id": orig.CreditedID})
+	}
+	if orig.DeductionTotal.Sign() > 0 {
+		// Skatteverket's money is repaid to Skatteverket, not credited
+		// to the customer.
+		out, err := s.store.PaidOut(ctx, company, id)
+		if err != nil {
+			return Credited{}, err
+		}
+		if out.Sign() > 0 {
+			return Credited{}, apierr.New(apierr.Conflict, map[string]any{"reason": "rot_rut_paid_out", "invoice_id": id,
+				"paid_out": out})
+		}
 	}
 	note := Mirror(orig, today)
 	note.Notes = reason

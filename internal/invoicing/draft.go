@@ -33,7 +33,10 @@ type Draft struct {
 	DeliveryCountry   string
 	SelfBilled        bool
 	SourceQuoteID     *uuid.UUID // the quote it is made from
-	Lines             []DraftLine
+	// The home of ROT work: a property designation, or a housing
+	// association's organisation number and the apartment.
+	Housing, Apartment, BRFOrgNumber *string
+	Lines                            []DraftLine
 	// Keep, when set, is the VAT treatment decided before, kept as it is
 	// (a draft changed without its lines or treatment): not decided again.
 	Keep *Kind
@@ -50,6 +53,9 @@ type DraftLine struct {
 	VATRate        *money.Amount // a fraction: 0.25
 	RevenueAccount *string
 	Dimensions     ledger.Dimensions
+	Deduction      *string       // "rot" or "rut": labour that counts toward it
+	LaborHours     *money.Amount // the hours of that labour
+	WorkType       *string       // Skatteverket's arbetstyp
 }
 
 // Customer is what an invoice needs of its customer.
@@ -68,6 +74,7 @@ type Settings struct {
 	ContactPerson   *string
 	VATRegistered   bool
 	Cash            bool // kontantmetoden
+	RotRut          bool // rot_rut_enabled
 	DeferBooking    bool // defer_invoice_booking
 }
 
@@ -158,7 +165,11 @@ func Plan(d Draft, c Customer, s Settings) (Invoice, []Warning, error) {
 	for i := range inv.Lines {
 		inv.Lines[i].Net, inv.Lines[i].VAT = t.Lines[i].Net, t.Lines[i].VAT
 	}
+	if err := checkDeduction(&inv, d, c, s); err != nil {
+		return inv, nil, err
+	}
 	inv.Subtotal, inv.VAT, inv.Rounding, inv.Total, inv.DeductionTotal = t.Subtotal, t.VAT, t.Rounding, t.Total, t.Deduction
+	inv.ROTDeduction = t.ROT
 	if inv.Currency == "SEK" {
 		sek := inv.Total
 		inv.TotalSEK = &sek
@@ -222,7 +233,8 @@ func planLine(i int, l DraftLine, kind Kind) (Line, Item, error) {
 		line.Type = "text"
 		one, _ := money.ParseQuantity("1")
 		line.Quantity, line.Unit = one, "st"
-		if l.Quantity != nil || l.UnitPrice != nil || l.VATRate != nil || l.Discount != nil || l.RevenueAccount != nil {
+		if l.Quantity != nil || l.UnitPrice != nil || l.VATRate != nil || l.Discount != nil || l.RevenueAccount != nil ||
+			l.Deduction != nil || l.LaborHours != nil || l.WorkType != nil {
 			return line, Item{}, field(at("line_type"), "text", "a text line carries a description only")
 		}
 		return line, Item{Text: true}, nil
@@ -256,7 +268,14 @@ func planLine(i int, l DraftLine, kind Kind) (Line, Item, error) {
 	if l.RevenueAccount != nil && kind.ZeroRated() {
 		return line, Item{}, field(at("revenue_account"), "zero_rated", "a zero-rated sale books on its treatment's account ("+kind.Revenue()+")")
 	}
-	return line, Item{Quantity: line.Quantity, UnitPrice: line.UnitPrice, Discount: line.Discount, VATRate: rate}, nil
+	line.Deduction, line.LaborHours, line.WorkType = l.Deduction, l.LaborHours, l.WorkType
+	item := Item{Quantity: line.Quantity, UnitPrice: line.UnitPrice, Discount: line.Discount, VATRate: rate}
+	if l.Deduction != nil {
+		item.Deduction = Deduction(*l.Deduction)
+	} else if l.LaborHours != nil || l.WorkType != nil {
+		return line, Item{}, rotRut(at("deduction_type"), "required", "labor_hours and work_type belong to a ROT or RUT line")
+	}
+	return line, item, nil
 }
 
 // SettingsOf reads the settings an invoice follows from the company's
@@ -277,6 +296,9 @@ func SettingsOf(m map[string]any) Settings {
 	}
 	if b := flag("defer_invoice_booking"); b != nil {
 		s.DeferBooking = *b
+	}
+	if b := flag("rot_rut_enabled"); b != nil {
+		s.RotRut = *b
 	}
 	s.Cash = m["accounting_method"] == "cash"
 	if p, ok := m["contact_person"].(string); ok && p != "" {

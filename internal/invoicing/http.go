@@ -140,7 +140,9 @@ func draftOf(b gen.InvoiceCreate) Draft {
 	d := Draft{CustomerID: b.CustomerId, InvoiceDate: b.InvoiceDate.Time, ExchangeRate: b.ExchangeRate,
 		YourReference: envelope.Optional(b.YourReference), OurReference: envelope.Optional(b.OurReference),
 		Marking: envelope.Optional(b.InvoiceMarking), Notes: envelope.Optional(b.Notes), OreRounding: b.OreRounding,
-		SelfBilled: b.IsSelfBilled != nil && *b.IsSelfBilled, SourceQuoteID: envelope.Optional(b.SourceQuoteId)}
+		SelfBilled: b.IsSelfBilled != nil && *b.IsSelfBilled, SourceQuoteID: envelope.Optional(b.SourceQuoteId),
+		Housing: envelope.Optional(b.DeductionHousingDesignation), Apartment: envelope.Optional(b.DeductionApartmentNumber),
+		BRFOrgNumber: envelope.Optional(b.DeductionBrfOrgNumber)}
 	if b.DocumentType != nil {
 		d.DocumentType = string(*b.DocumentType)
 	}
@@ -169,7 +171,12 @@ func draftLines(items []gen.InvoiceItemCreate) []DraftLine {
 	for i, it := range items {
 		l := DraftLine{Text: it.LineType != nil && *it.LineType == gen.InvoiceItemCreateLineTypeText,
 			Description: it.Description, Quantity: it.Quantity, Unit: it.Unit, UnitPrice: it.UnitPrice,
-			Discount: it.DiscountPercent, VATRate: it.VatRate, RevenueAccount: it.RevenueAccount}
+			Discount: it.DiscountPercent, VATRate: it.VatRate, RevenueAccount: it.RevenueAccount,
+			LaborHours: it.LaborHours, WorkType: envelope.Optional(it.WorkType)}
+		if t := envelope.Optional(it.DeductionType); t != nil {
+			kind := string(*t)
+			l.Deduction = &kind
+		}
 		if it.Dimensions != nil {
 			l.Dimensions = ledger.Dimensions(*it.Dimensions)
 		}
@@ -228,7 +235,9 @@ func Detail(i Invoice) gen.Invoice {
 		OurReference: envelope.Nullable(i.OurReference), InvoiceMarking: envelope.Nullable(i.Marking),
 		Notes: envelope.Nullable(i.Notes), DefaultDimensions: gen.Dimensions(dimensions(i.DefaultDimensions)),
 		CreditedInvoiceId: envelope.Nullable(i.CreditedID), JournalEntryId: envelope.Nullable(i.EntryID),
-		SourceQuoteId: envelope.Nullable(i.SourceQuoteID), PaidAt: paidAt(i), CreatedAt: i.CreatedAt.UTC(),
+		SourceQuoteId: envelope.Nullable(i.SourceQuoteID), RotDeduction: i.ROTDeduction,
+		DeductionHousingDesignation: envelope.Nullable(i.Housing), DeductionApartmentNumber: envelope.Nullable(i.Apartment),
+		DeductionBrfOrgNumber: envelope.Nullable(i.BRFOrgNumber), PaidAt: paidAt(i), CreatedAt: i.CreatedAt.UTC(),
 		UpdatedAt: i.UpdatedAt.UTC()}
 	if i.Lines != nil {
 		items := itemsView(i.Lines)
@@ -256,7 +265,8 @@ func itemsView(lines []Line) []gen.InvoiceItem {
 		out[i] = gen.InvoiceItem{Id: l.ID, LineType: gen.InvoiceItemLineType(l.Type), Description: l.Description,
 			Quantity: l.Quantity, Unit: l.Unit, UnitPrice: l.UnitPrice, DiscountPercent: l.Discount, VatRate: l.VATRate,
 			RevenueAccount: envelope.Nullable(l.RevenueAccount), Dimensions: gen.Dimensions(dimensions(l.Dimensions)),
-			VatAmount: l.VAT, LineTotal: l.Net}
+			VatAmount: l.VAT, LineTotal: l.Net, LaborHours: envelope.Nullable(l.LaborHours),
+			WorkType: envelope.Nullable(l.WorkType), DeductionType: envelope.Nullable((*gen.HouseholdDeduction)(l.Deduction))}
 	}
 	return out
 }
@@ -302,7 +312,7 @@ func (h *Handler) MarkInvoicePaid(ctx context.Context, req gen.MarkInvoicePaidRe
 	var p Pay
 	if b := req.Body; b != nil {
 		p = Pay{Amount: b.Amount, Date: dateOf(b.PaymentDate), SEK: b.AmountSek, Rate: b.ExchangeRate,
-			Notes: envelope.Optional(b.Notes), Force: b.Force != nil && *b.Force}
+			Notes: envelope.Optional(b.Notes), Force: b.Force != nil && *b.Force, Payout: b.RotRutPayout != nil && *b.RotRutPayout}
 		if b.PaymentAccount != nil {
 			p.Account = *b.PaymentAccount
 		}

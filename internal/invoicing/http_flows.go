@@ -51,6 +51,15 @@ func (h *Handler) UpdateInvoice(ctx context.Context, req gen.UpdateInvoiceReques
 					*f.to = envelope.Optional(f.from)
 				}
 			}
+			for _, f := range []struct {
+				to   **string
+				from nullable.Nullable[string]
+			}{{&d.Housing, b.DeductionHousingDesignation}, {&d.Apartment, b.DeductionApartmentNumber},
+				{&d.BRFOrgNumber, b.DeductionBrfOrgNumber}} {
+				if f.from.IsSpecified() {
+					*f.to = envelope.Optional(f.from)
+				}
+			}
 			if b.OreRounding != nil {
 				d.OreRounding = b.OreRounding
 			}

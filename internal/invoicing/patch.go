@@ -27,7 +27,8 @@ func DraftOf(inv Invoice) Draft {
 	d := Draft{CustomerID: inv.CustomerID, DocumentType: inv.DocumentType, InvoiceDate: inv.InvoiceDate,
 		DeliveryDate: inv.DeliveryDate, ValidUntil: inv.ValidUntil, Currency: inv.Currency, ExchangeRate: inv.ExchangeRate,
 		YourReference: inv.YourReference, OurReference: inv.OurReference, Marking: inv.Marking, Notes: inv.Notes,
-		DefaultDimensions: maps.Clone(inv.DefaultDimensions), SourceQuoteID: inv.SourceQuoteID}
+		DefaultDimensions: maps.Clone(inv.DefaultDimensions), SourceQuoteID: inv.SourceQuoteID, Housing: inv.Housing,
+		Apartment: inv.Apartment, BRFOrgNumber: inv.BRFOrgNumber}
 	due, rounding := inv.DueDate, inv.OreRounding
 	d.DueDate, d.OreRounding = &due, &rounding
 	if inv.TreatmentOverride {
@@ -39,7 +40,7 @@ func DraftOf(inv Invoice) Draft {
 	d.Lines = make([]DraftLine, len(inv.Lines))
 	for i, l := range inv.Lines {
 		dl := DraftLine{Text: l.Type == "text", Description: l.Description, RevenueAccount: l.RevenueAccount,
-			Dimensions: maps.Clone(l.Dimensions)}
+			Dimensions: maps.Clone(l.Dimensions), Deduction: l.Deduction, LaborHours: l.LaborHours, WorkType: l.WorkType}
 		if !dl.Text {
 			q, u, p, disc, rate := l.Quantity, l.Unit, l.UnitPrice, l.Discount, l.VATRate
 			dl.Quantity, dl.Unit, dl.UnitPrice, dl.Discount, dl.VATRate = &q, &u, &p, &disc, &rate
@@ -104,6 +105,12 @@ func (s *Sales) Update(ctx context.Context, company, id uuid.UUID, p Patch) (Inv
 	if err != nil {
 		return Invoice{}, nil, err
 	}
+	inv.CompanyID, inv.ID = company, old.ID
+	more, err := s.deductionChecks(ctx, inv)
+	if err != nil {
+		return Invoice{}, nil, err
+	}
+	warnings = append(warnings, more...)
 	if d.Keep != nil {
 		inv.TreatmentOverride = old.TreatmentOverride
 	}

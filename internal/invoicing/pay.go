@@ -17,11 +17,17 @@ import (
 const EventPaid = "invoice.paid"
 
 // The source types of a payment's verifikat: against the receivable
-// (faktureringsmetoden), or the sale itself (kontantmetoden).
+// (faktureringsmetoden), or the sale itself (kontantmetoden); and of
+// Skatteverket's payout of a ROT/RUT deduction.
 const (
 	SourcePaid        = "invoice_paid"
 	SourceCashPayment = "invoice_cash_payment"
+	SourcePayout      = "rot_rut_payout"
 )
+
+// TaxAccount is where Skatteverket's payout of a deduction arrives unless
+// told: skattekontot.
+const TaxAccount = "1630"
 
 // Pay is a payment as asked (mark-paid).
 type Pay struct {
@@ -32,6 +38,7 @@ type Pay struct {
 	Account string        // default 1930
 	Notes   *string
 	Force   bool // record a payment that looks like one already recorded
+	Payout  bool // Skatteverket's payment of the ROT/RUT deduction
 }
 
 // Paid is an invoice with a payment recorded, and the lines the payment's
@@ -54,7 +61,21 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	if err != nil {
 		return Paid{}, err
 	}
-	if inv.DocumentType != "invoice" || inv.Total.IsZero() || (inv.Status != "sent" && inv.Status != "partially_paid") {
+	var paidOut money.Amount
+	if inv.DeductionTotal.Sign() > 0 {
+		if paidOut, err = s.store.PaidOut(ctx, company, id); err != nil {
+			return Paid{}, err
+		}
+	}
+	switch {
+	case p.Payout && (inv.DocumentType != "invoice" || inv.DeductionTotal.Sign() <= 0 ||
+		(inv.Status != "sent" && inv.Status != "partially_paid" && inv.Status != "paid")):
+		return Paid{}, apierr.New(apierr.Conflict, map[string]any{"reason": "no_rot_rut_claim", "invoice_id": id,
+			"current_status": inv.State()})
+	case p.Payout && paidOut.Cmp(inv.DeductionTotal) >= 0:
+		return Paid{}, apierr.New(apierr.Conflict, map[string]any{"reason": "rot_rut_paid_out", "invoice_id": id})
+	case p.Payout:
+	case inv.DocumentType != "invoice" || inv.Total.IsZero() || (inv.Status != "sent" && inv.Status != "partially_paid"):
 		return Paid{}, apierr.New(apierr.Conflict, map[string]any{"reason": "not_payable", "invoice_id": id,
 			"current_status": inv.State()})
 	}
@@ -66,7 +87,10 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 		}
 		return a
 	}
-	left := inv.Remaining().Abs()
+	left, what := inv.Remaining().Abs(), "left to pay"
+	if p.Payout {
+		left, what = inv.DeductionTotal.Sub(paidOut), "of the deduction still to come"
+	}
 	amount := left
 	if p.Amount != nil {
 		amount = *p.Amount
@@ -75,7 +99,7 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	case amount.Sign() <= 0:
 		return Paid{}, field("amount", "exclusiveMinimum", "must be greater than 0")
 	case amount.Cmp(left) > 0:
-		return Paid{}, field("amount", "remaining", "is more than the "+left.String()+" left to pay")
+		return Paid{}, field("amount", "remaining", "is more than the "+left.String()+" "+what)
 	}
 	day := s.today()
 	if p.Date != nil {
@@ -86,7 +110,7 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 		return Paid{}, err
 	}
 	if !p.Force {
-		dup, err := s.store.SamePayment(ctx, company, id, signed(amount), day)
+		dup, err := s.store.SamePayment(ctx, company, id, signed(amount), day, p.Payout)
 		if err != nil {
 			return Paid{}, err
 		}
@@ -97,29 +121,44 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	}
 	old := inv
 	account := p.Account
-	if account == "" {
+	switch {
+	case account != "":
+	case p.Payout:
+		account = TaxAccount
+	default:
 		account = PaymentAccount
 	}
 	var lines []ledger.Line
-	source := SourcePaid
-	if inv.CreditedID != nil {
+	source, desc, kind := SourcePaid, "Betalning av faktura ", "manual"
+	switch {
+	case inv.CreditedID != nil:
+		desc = "Återbetalning av kreditfaktura "
 		if lines, err = s.refundLines(ctx, inv, account, amount, sek); err != nil {
 			return Paid{}, err
 		}
-	} else if lines, source, err = s.paymentLines(ctx, &inv, account, amount, sek); err != nil {
-		return Paid{}, err
-	}
-	desc := "Betalning av faktura "
-	if inv.CreditedID != nil {
-		desc = "Återbetalning av kreditfaktura "
+	case p.Payout:
+		desc, kind = "Skatteverkets utbetalning av husavdrag, faktura ", SourcePayout
+		if lines, _, err = s.paymentLines(ctx, &inv, account, amount, sek, paidOut, true); err != nil {
+			return Paid{}, err
+		}
+		source = SourcePayout
+	default:
+		if lines, source, err = s.paymentLines(ctx, &inv, account, amount, sek, paidOut, false); err != nil {
+			return Paid{}, err
+		}
 	}
 	e, err := s.post(ctx, inv, day, "payment_date", source, desc+*inv.Number+", "+inv.CustomerName, lines)
 	if err != nil {
 		return Paid{}, err
 	}
 	pay := Payment{ID: uuid.New(), Date: day, Amount: signed(amount), SEK: signed(sek), Rate: rate, Account: &account,
-		Source: "manual", Notes: p.Notes, EntryID: &e.ID}
-	paid, err := s.store.AddPayment(ctx, inv, pay, s.today())
+		Source: kind, Notes: p.Notes, EntryID: &e.ID}
+	var paid Invoice
+	if p.Payout {
+		paid, err = s.store.AddPayout(ctx, inv, pay, s.today())
+	} else {
+		paid, err = s.store.AddPayment(ctx, inv, pay, s.today())
+	}
 	if err != nil {
 		return Paid{}, err
 	}
@@ -127,7 +166,7 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 		paid, &old, &paid); err != nil {
 		return Paid{}, err
 	}
-	if paid.Status == "paid" {
+	if paid.Status == "paid" && !p.Payout {
 		if _, err := outbox.Emit(ctx, s.store.db, company, EventPaid, map[string]any{"invoice": Detail(paid),
 			"paymentAmount": pay.Amount, "paymentDate": day.Format(time.DateOnly), "companyId": company}); err != nil {
 			return Paid{}, err
@@ -137,10 +176,12 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 }
 
 // paymentLines are the lines of a payment of inv and their source type:
-// against the receivable, the sale booked first when its booking waited
-// (inv then names its verifikat), or under kontantmetoden the payment's
-// share of the sale.
-func (s *Sales) paymentLines(ctx context.Context, inv *Invoice, account string, amount, sek money.Amount) ([]ledger.Line, string, error) {
+// against the receivable (Skatteverket's claim on 1513 for a payout), the
+// sale booked first when its booking waited (inv then names its
+// verifikat), or under kontantmetoden the payment's share of the sale,
+// reckoned after what the customer paid and Skatteverket paid out.
+func (s *Sales) paymentLines(ctx context.Context, inv *Invoice, account string, amount, sek, paidOut money.Amount,
+	payout bool) ([]ledger.Line, string, error) {
 	var err error
 	cash := inv.EntryID == nil && !inv.BookingDeferred
 	if inv.EntryID == nil {
@@ -158,14 +199,19 @@ func (s *Sales) paymentLines(ctx context.Context, inv *Invoice, account string, 
 		sek := kronorOf(issued)
 		inv.EntryID, inv.TotalSEK = &e.ID, &sek
 	}
+	if payout && !cash {
+		return PayoutLines(account, amount), SourcePayout, nil
+	}
 	sale := Sale{Currency: inv.Currency, Rate: inv.ExchangeRate, Totals: Totals{Customer: inv.Total.Sub(inv.DeductionTotal),
 		Total: inv.Total}, Booked: receivable(*inv)}
+	before := inv.Paid
 	if cash {
 		if sale, err = saleOf(*inv); err != nil {
 			return nil, "", err
 		}
+		before = before.Add(paidOut)
 	}
-	lines, err := PaymentLines(sale, Receipt{Account: account, Amount: amount, SEK: sek, Before: inv.Paid}, cash)
+	lines, err := PaymentLines(sale, Receipt{Account: account, Amount: amount, SEK: sek, Before: before}, cash)
 	if cash {
 		return lines, SourceCashPayment, err
 	}

@@ -28,6 +28,9 @@ type Books struct {
 	Customer func(ctx context.Context, company, id uuid.UUID) (Customer, error)
 	// Settings answers the company's settings an invoice follows.
 	Settings func(ctx context.Context, company uuid.UUID) (Settings, error)
+	// PersonalNumber answers the customer's personnummer (404
+	// CUSTOMER_NO_PERSONAL_NUMBER, 422 CUSTOMER_PERSONAL_NUMBER_UNREADABLE).
+	PersonalNumber func(ctx context.Context, company, customer uuid.UUID) (string, error)
 	// KnownAccounts refuses (ACCOUNTS_NOT_IN_CHART) accounts neither the
 	// chart nor BAS has, or the chart has deactivated.
 	KnownAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error
@@ -72,6 +75,11 @@ func (s *Sales) Create(ctx context.Context, company uuid.UUID, d Draft) (Invoice
 		return Invoice{}, nil, err
 	}
 	inv.CompanyID = company
+	more, err := s.deductionChecks(ctx, inv)
+	if err != nil {
+		return Invoice{}, nil, err
+	}
+	warnings = append(warnings, more...)
 	var quote *Invoice
 	if d.SourceQuoteID != nil {
 		q, err := s.quoteFor(ctx, inv)

@@ -44,6 +44,10 @@ type Invoice struct {
 	Rounding          money.Amount      `db:"rounding_amount"`
 	Total             money.Amount      `db:"total"`
 	DeductionTotal    money.Amount      `db:"deduction_total"`
+	ROTDeduction      money.Amount      `db:"rot_deduction"` // the ROT part of DeductionTotal
+	Housing           *string           `db:"deduction_housing_designation"`
+	Apartment         *string           `db:"deduction_apartment_number"`
+	BRFOrgNumber      *string           `db:"deduction_brf_org_number"`
 	Paid              money.Amount      `db:"paid_amount"`
 	TotalSEK          *money.Amount     `db:"total_sek"`
 	OCR               *string           `db:"ocr_reference"`
@@ -127,9 +131,10 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 				due_date, delivery_date, valid_until, quote_status, currency, exchange_rate, vat_treatment,
 				vat_treatment_override, delivery_country, ore_rounding, subtotal, vat_amount, rounding_amount, total,
 				deduction_total, total_sek, ocr_reference, your_reference, our_reference, invoice_marking, notes,
-				default_dimensions, booking_deferred, credited_invoice_id, source_quote_id)
+				default_dimensions, booking_deferred, credited_invoice_id, source_quote_id, rot_deduction,
+				deduction_housing_designation, deduction_apartment_number, deduction_brf_org_number)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-				$23, $24, $25, $26, $27, $28, $29, $30, $31, $32)
+				$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $35, $36, $37, $38)
 			RETURNING *),
 		l AS (`+itemsFrom("$33")+`
 			RETURNING 1)
@@ -138,7 +143,8 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 		inv.DueDate, inv.DeliveryDate, inv.ValidUntil, inv.QuoteStatus, inv.Currency, inv.ExchangeRate, inv.Treatment,
 		inv.TreatmentOverride, inv.DeliveryCountry, inv.OreRounding, inv.Subtotal, inv.VAT, inv.Rounding, inv.Total,
 		inv.DeductionTotal, inv.TotalSEK, inv.OCR, inv.YourReference, inv.OurReference, inv.Marking, inv.Notes,
-		inv.DefaultDimensions, inv.BookingDeferred, inv.CreditedID, inv.SourceQuoteID, lines, isoDate(today))
+		inv.DefaultDimensions, inv.BookingDeferred, inv.CreditedID, inv.SourceQuoteID, lines, isoDate(today),
+		inv.ROTDeduction, inv.Housing, inv.Apartment, inv.BRFOrgNumber)
 	if err != nil {
 		return out, store.Refused(err)
 	}
@@ -208,7 +214,8 @@ func (s *Store) Update(ctx context.Context, inv Invoice, lines bool, at, today t
 				vat_treatment = $8, vat_treatment_override = $9, delivery_country = $10, ore_rounding = $11, subtotal = $12,
 				vat_amount = $13, rounding_amount = $14, total = $15, deduction_total = $16, total_sek = $17,
 				your_reference = $18, our_reference = $19, invoice_marking = $20, notes = $21, default_dimensions = $22,
-				updated_at = $24
+				updated_at = $24, rot_deduction = $27, deduction_housing_designation = $28, deduction_apartment_number = $29,
+				deduction_brf_org_number = $30
 			WHERE company_id = $1 AND id = $2 AND (SELECT count(*) FROM d) >= 0
 			RETURNING *),
 		l AS (`+itemsFrom("$25")+` WHERE $23 RETURNING 1)
@@ -216,7 +223,8 @@ func (s *Store) Update(ctx context.Context, inv Invoice, lines bool, at, today t
 		inv.CompanyID, inv.ID, inv.InvoiceDate, inv.DueDate, inv.DeliveryDate, inv.ValidUntil, inv.ExchangeRate,
 		inv.Treatment, inv.TreatmentOverride, inv.DeliveryCountry, inv.OreRounding, inv.Subtotal, inv.VAT, inv.Rounding,
 		inv.Total, inv.DeductionTotal, inv.TotalSEK, inv.YourReference, inv.OurReference, inv.Marking, inv.Notes,
-		inv.DefaultDimensions, lines, at, items, isoDate(today))
+		inv.DefaultDimensions, lines, at, items, isoDate(today), inv.ROTDeduction, inv.Housing, inv.Apartment,
+		inv.BRFOrgNumber)
 	if err != nil {
 		return out, store.Refused(err)
 	}
@@ -359,6 +367,20 @@ func (s *Store) Next(ctx context.Context, company uuid.UUID, series string) (int
 	return n, err
 }
 
+// YearDeductions answers the husavdrag, and its ROT part, of the
+// customer's invoices of year, issued and not credited (credit notes net
+// out), other than invoice id.
+func (s *Store) YearDeductions(ctx context.Context, company, customer, id uuid.UUID, year int) (money.Amount, money.Amount, error) {
+	var r struct {
+		Total money.Amount `db:"total"`
+		ROT   money.Amount `db:"rot"`
+	}
+	err := s.db.Q(ctx).GetContext(ctx, &r, `SELECT coalesce(sum(deduction_total), 0) AS total, coalesce(sum(rot_deduction), 0) AS rot
+		FROM invoices WHERE company_id = $1 AND customer_id = $2 AND id <> $3 AND document_type = 'invoice'
+		  AND status NOT IN ('draft', 'cancelled') AND extract(year FROM invoice_date) = $4`, company, customer, id, year)
+	return r.Total, r.ROT, err
+}
+
 // MadeFrom answers the invoice made from quote q, nil when none is.
 func (s *Store) MadeFrom(ctx context.Context, company, q uuid.UUID) (*uuid.UUID, error) {
 	var ids []uuid.UUID
@@ -430,11 +452,12 @@ func (s *Store) MarkSent(ctx context.Context, inv Invoice, at, today time.Time) 
 }
 
 // SamePayment answers a payment of the invoice of amount on day already
-// recorded, nil when there is none.
-func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, amount money.Amount, day time.Time) (*uuid.UUID, error) {
+// recorded (a payout, when payout), nil when there is none.
+func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, amount money.Amount, day time.Time, payout bool) (*uuid.UUID, error) {
 	var ids []uuid.UUID
 	err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM invoice_payments
-		WHERE company_id = $1 AND invoice_id = $2 AND amount = $3 AND payment_date = $4 AND source <> 'credit_note' LIMIT 1`, company, id, amount, isoDate(day))
+		WHERE company_id = $1 AND invoice_id = $2 AND amount = $3 AND payment_date = $4 AND source <> 'credit_note'
+		  AND (source = 'rot_rut_payout') = $5 LIMIT 1`, company, id, amount, isoDate(day), payout)
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -477,6 +500,30 @@ func (s *Store) Credit(ctx context.Context, inv Invoice, at, today time.Time) (I
 	var out Invoice
 	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET status = 'credited', updated_at = $3
 		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, at, isoDate(today))
+	return out, store.Refused(err)
+}
+
+// PaidOut answers what Skatteverket has paid out of the invoice's
+// deduction.
+func (s *Store) PaidOut(ctx context.Context, company, id uuid.UUID) (money.Amount, error) {
+	var sum money.Amount
+	err := s.db.Q(ctx).GetContext(ctx, &sum, `SELECT coalesce(sum(amount), 0) FROM invoice_payments
+		WHERE company_id = $1 AND invoice_id = $2 AND source = 'rot_rut_payout'`, company, id)
+	return sum, err
+}
+
+// AddPayout writes p, Skatteverket's payout of inv's deduction, naming the
+// verifikat of its sale when it was booked only now; what the customer
+// has paid stays. It answers the invoice as read today.
+func (s *Store) AddPayout(ctx context.Context, inv Invoice, p Payment, today time.Time) (Invoice, error) {
+	var out Invoice
+	err := s.db.Q(ctx).GetContext(ctx, &out, `
+		WITH p AS (INSERT INTO invoice_payments (company_id, invoice_id, id, payment_date, amount, amount_sek,
+				account_number, source, notes, journal_entry_id)
+			VALUES ($1, $2, $3, $4, $5, $5, $6, 'rot_rut_payout', $7, $8) RETURNING 1)
+		UPDATE invoices i SET journal_entry_id = coalesce(i.journal_entry_id, $9), updated_at = now()
+		WHERE i.company_id = $1 AND i.id = $2 AND (SELECT count(*) FROM p) = 1 RETURNING `+columns("$10::date"),
+		inv.CompanyID, inv.ID, p.ID, isoDate(p.Date), p.Amount, p.Account, p.Notes, p.EntryID, inv.EntryID, isoDate(today))
 	return out, store.Refused(err)
 }
 

@@ -56,6 +56,7 @@ type Totals struct {
 	Rounding  money.Amount // to whole kronor (öresavrundning): + up, − down
 	Total     money.Amount // Subtotal + VAT + Rounding
 	Deduction money.Amount // ROT/RUT, whole kronor, paid by Skatteverket
+	ROT       money.Amount // the ROT part of Deduction (the rest is RUT)
 	Customer  money.Amount // Total − Deduction: what the customer pays
 }
 
@@ -114,7 +115,7 @@ func Compute(items []Item, o Options) (Totals, error) {
 	if t.Total.OverMax() {
 		return Totals{}, errors.New("invoicing: the total is past the largest amount")
 	}
-	t.Deduction = deduction(items, t.Lines, o.Date)
+	t.Deduction, t.ROT = deduction(items, t.Lines, o.Date)
 	t.Customer = t.Total.Sub(t.Deduction)
 	return t, nil
 }
@@ -203,19 +204,23 @@ var (
 	rotLowered = time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 )
 
-// deduction is the husavdrag of the labour lines: their price with VAT
-// times the rate, each kind in whole kronor rounded down (Skatteverket
-// pays whole kronor, and never more than the rules give).
-func deduction(items []Item, lines []LineTotal, day time.Time) money.Amount {
+// deduction is the husavdrag of the labour lines, and its ROT part: their
+// price with VAT times the rate, each kind in whole kronor rounded down
+// (Skatteverket pays whole kronor, and never more than the rules give).
+func deduction(items []Item, lines []LineTotal, day time.Time) (money.Amount, money.Amount) {
 	labour := map[Deduction]int64{}
 	for i, it := range items {
 		if it.Deduction != NoDeduction && !it.Text {
 			labour[it.Deduction] += lines[i].Net.InÖre() + lines[i].VAT.InÖre()
 		}
 	}
-	var sum int64
+	var sum, rot int64
 	for d, öre := range labour {
-		sum += öre * deductionRate(d, day) / 100 / 100 * 100
+		part := öre * deductionRate(d, day) / 100 / 100 * 100
+		sum += part
+		if d == ROT {
+			rot = part
+		}
 	}
-	return money.Öre(sum)
+	return money.Öre(sum), money.Öre(rot)
 }
