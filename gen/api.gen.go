@@ -4707,8 +4707,11 @@ type InvoiceFontFamily string
 
 // InvoiceItem A line: line_total is quantity × unit price less the discount, without VAT, to the öre; vat_amount its share of its rate's VAT.
 type InvoiceItem struct {
-	DeductionType nullable.Nullable[HouseholdDeduction] `json:"deduction_type"`
-	Description   string                                `json:"description"`
+	AccrualBalanceAccount nullable.Nullable[string]             `json:"accrual_balance_account"`
+	AccrualPeriodEnd      nullable.Nullable[openapi_types.Date] `json:"accrual_period_end"`
+	AccrualPeriodStart    nullable.Nullable[openapi_types.Date] `json:"accrual_period_start"`
+	DeductionType         nullable.Nullable[HouseholdDeduction] `json:"deduction_type"`
+	Description           string                                `json:"description"`
 
 	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 	Dimensions Dimensions `json:"dimensions"`
@@ -4743,6 +4746,13 @@ type InvoiceItemLineType string
 
 // InvoiceItemCreate A line. A product line (the default) needs quantity (greater than 0), unit and unit_price; a text line carries its description only. discount_percent is 0 to 100. vat_rate left out takes 25 % under Swedish VAT and 0 % under a zero-rated treatment.
 type InvoiceItemCreate struct {
+	// AccrualBalanceAccount The balance account the accrued revenue waits on; default 2970 (förutbetalda intäkter).
+	AccrualBalanceAccount nullable.Nullable[string]             `json:"accrual_balance_account,omitempty"`
+	AccrualPeriodEnd      nullable.Nullable[openapi_types.Date] `json:"accrual_period_end,omitempty"`
+
+	// AccrualPeriodStart Accrual (periodisering): the line's revenue is booked on accrual_balance_account when the invoice is and moved to revenue month by month over accrual_period_start to accrual_period_end (inclusive, at most 60 months), each month's share by its days, dated the month's last day (a month already past at the invoice date on that date). Not under kontantmetoden, not on a text line or delivery note: 400 INVOICE_CREATE_ACCRUAL_INVALID.
+	AccrualPeriodStart nullable.Nullable[openapi_types.Date] `json:"accrual_period_start,omitempty"`
+
 	// DeductionType Labour that counts toward ROT (30 %; 50 % for 2025-05-12 to 2025-12-31) or RUT (50 %) of its price with VAT. Needs rot_rut_enabled, an individual customer with a personnummer, SEK and Swedish VAT; ROT needs the home (deduction_housing_designation, or deduction_brf_org_number with deduction_apartment_number). Grön teknik is not supported.
 	DeductionType nullable.Nullable[HouseholdDeduction] `json:"deduction_type,omitempty"`
 	Description   string                                `json:"description"`

@@ -134,6 +134,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
 	go janitor(ctx, d, log)
 	go sweeper(ctx, srv, log)
+	go releaser(ctx, srv, log)
 	workers := make(chan struct{})
 	go func() { srv.Work(ctx, 2); close(workers) }()
 	if cfg.AdminAddr != "" && cfg.AdminAddr != "off" {
@@ -202,6 +203,31 @@ func sweeper(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 			log.Warn("sweeping documents' blobs", zap.Error(err))
 		case n > 0:
 			log.Info("swept blobs no document names", zap.Int("blobs", n))
+		}
+	}
+}
+
+// releaser books the months of accrued invoice lines that have come due,
+// a minute after the start and then hourly (httpapi.Server.ReleaseAccruals);
+// a release the ledger refuses is logged and tried again the next time.
+func releaser(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
+	wait := time.Minute
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = time.Hour
+		n, refused, err := srv.ReleaseAccruals(ctx)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("releasing accrued revenue", zap.Error(err))
+		}
+		for _, r := range refused {
+			log.Warn("an accrued month waits: the ledger refused its release", zap.Error(r))
+		}
+		if n > 0 {
+			log.Info("released accrued revenue", zap.Int("verifikat", n))
 		}
 	}
 }

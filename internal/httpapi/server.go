@@ -98,6 +98,7 @@ type Server struct {
 	streamed map[string]streamReader
 	docs     *documents.Store
 	blobs    documents.Blobs
+	sales    *invoicing.Sales
 }
 
 // outsideWork reads a validated write (its raw body and path) before its
@@ -251,7 +252,7 @@ func New(cfg Config) (*Server, error) {
 		docsAPI.PutUpload(ctx, uuid.MustParse(param("companyId")))
 		return ctx
 	}
-	salesAPI := invoicing.NewHandler(invoicing.NewSales(sales, invoicing.Books{
+	s.sales = invoicing.NewSales(sales, invoicing.Books{
 		Customer: func(ctx context.Context, company, id uuid.UUID) (invoicing.Customer, error) {
 			c, err := people.Customer(ctx, company, id, false)
 			if err == nil && c.ArchivedAt != nil || apierr.Is(err, apierr.CustomerNotFound) {
@@ -281,7 +282,8 @@ func New(cfg Config) (*Server, error) {
 			return p.ID, p.ID != uuid.Nil, err
 		},
 		Post: journal.Post,
-	}, audits, cfg.Now), cursors)
+	}, audits, cfg.Now)
+	salesAPI := invoicing.NewHandler(s.sales, cursors)
 	h := handlers{
 		invoicingAPI:  salesAPI,
 		partiesAPI:    parties.NewHandler(registry, cursors),
@@ -333,6 +335,31 @@ func (s *Server) SweepDocuments(ctx context.Context) (int, error) {
 		return 0, nil
 	}
 	return s.docs.Sweep(ctx, s.blobs, s.now())
+}
+
+// ReleaseAccruals books the months of accrued invoice lines that are due,
+// each company in a transaction of its own, as the system. It answers how
+// many verifikat were posted and the releases the ledger refused (a
+// locked period), which wait for a later run.
+func (s *Server) ReleaseAccruals(ctx context.Context) (int, []error, error) {
+	ctx = audit.WithActor(ctx, audit.System)
+	companies, err := s.sales.Due(ctx)
+	if err != nil {
+		return 0, nil, err
+	}
+	posted := 0
+	var refused []error
+	for _, c := range companies {
+		err := s.db.InTx(ctx, func(ctx context.Context) error {
+			n, r, err := s.sales.ReleaseAccruals(ctx, c)
+			posted, refused = posted+n, append(refused, r...)
+			return err
+		})
+		if err != nil {
+			return posted, refused, err
+		}
+	}
+	return posted, refused, nil
 }
 
 // Admin is the admin listener's handler: /metrics and /debug/pprof/.

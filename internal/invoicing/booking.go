@@ -49,6 +49,35 @@ type Sale struct {
 	// Booked is the kronor 1510 was debited with when the sale was booked;
 	// nil reckons it from the items.
 	Booked *money.Amount
+	// Accrued names, per item, the balance account (2970) an accrued
+	// line's revenue waits on; "" for a line booked as revenue at once.
+	Accrued []string
+}
+
+// revenueOf is the account item i's revenue is booked on: its own, else
+// the treatment's, else its rate's.
+func (s Sale) revenueOf(i int) string {
+	if i < len(s.Accounts) && s.Accounts[i] != "" {
+		return s.Accounts[i]
+	}
+	if s.Revenue != "" {
+		return s.Revenue
+	}
+	return revenueAt[s.Items[i].VATRate]
+}
+
+// tagsOf are the dimensions of item i's revenue: the sale's, the item's
+// winning per key.
+func (s Sale) tagsOf(i int) ledger.Dimensions {
+	if i >= len(s.Lines) || len(s.Lines[i]) == 0 {
+		return s.Default
+	}
+	tags := maps.Clone(s.Default)
+	if tags == nil {
+		tags = ledger.Dimensions{}
+	}
+	maps.Copy(tags, s.Lines[i])
+	return tags
 }
 
 func (s Sale) foreign() bool { return s.Currency != "" && s.Currency != "SEK" }
@@ -71,7 +100,7 @@ func (s Sale) Parts() []Part {
 			return
 		}
 		for i := range parts {
-			if parts[i].Account == account && maps.Equal(parts[i].Dimensions, tags) {
+			if !parts[i].Accrued && parts[i].Account == account && maps.Equal(parts[i].Dimensions, tags) {
 				parts[i].Amount = parts[i].Amount.Add(a)
 				return
 			}
@@ -79,25 +108,17 @@ func (s Sale) Parts() []Part {
 		parts = append(parts, Part{Account: account, Amount: a, Dimensions: tags})
 	}
 	for i, it := range s.Items {
-		if it.Text {
-			continue
-		}
-		account := revenueAt[it.VATRate]
-		if s.Revenue != "" {
-			account = s.Revenue
-		}
-		if i < len(s.Accounts) && s.Accounts[i] != "" {
-			account = s.Accounts[i]
-		}
-		tags := s.Default
-		if i < len(s.Lines) && len(s.Lines[i]) > 0 {
-			tags = maps.Clone(s.Default)
-			if tags == nil {
-				tags = ledger.Dimensions{}
+		switch {
+		case it.Text:
+		case i < len(s.Accrued) && s.Accrued[i] != "":
+			// Each accrued line is a part of its own: its schedule
+			// releases exactly what it put on the balance account.
+			if a := s.Totals.Lines[i].Net; !a.IsZero() {
+				parts = append(parts, Part{Account: s.Accrued[i], Amount: a, Dimensions: s.tagsOf(i), Item: i, Accrued: true})
 			}
-			maps.Copy(tags, s.Lines[i])
+		default:
+			add(s.revenueOf(i), s.Totals.Lines[i].Net, s.tagsOf(i))
 		}
-		add(account, s.Totals.Lines[i].Net, tags)
 	}
 	for _, r := range s.Totals.ByRate {
 		if r.Rate > 0 {
@@ -114,6 +135,10 @@ type Part struct {
 	Account    string
 	Amount     money.Amount
 	Dimensions ledger.Dimensions
+	// Accrued says the part is item Item's revenue waiting on a balance
+	// account.
+	Accrued bool
+	Item    int
 }
 
 // IssueLines are the lines of the verifikat that books a sale when it is

@@ -171,7 +171,11 @@ func (s *Sales) creditLines(ctx context.Context, orig Invoice) ([]ledger.Line, e
 			return nil, err
 		}
 		issued, err := IssueLines(sale)
-		return CreditLines(issued), err
+		if err != nil {
+			return nil, err
+		}
+		released, err := s.creditAccruals(ctx, orig)
+		return append(CreditLines(issued), released...), err
 	}
 	if orig.BookingDeferred {
 		return nil, nil

@@ -56,6 +56,10 @@ type DraftLine struct {
 	Deduction      *string       // "rot" or "rut": labour that counts toward it
 	LaborHours     *money.Amount // the hours of that labour
 	WorkType       *string       // Skatteverket's arbetstyp
+	// An accrual period: the line's revenue waits on AccrualAccount
+	// (default 2970) and is released month by month.
+	AccrualStart, AccrualEnd *time.Time
+	AccrualAccount           *string
 }
 
 // Customer is what an invoice needs of its customer.
@@ -154,6 +158,9 @@ func Plan(d Draft, c Customer, s Settings) (Invoice, []Warning, error) {
 	for i, l := range d.Lines {
 		line, it, err := planLine(i, l, decision.Kind)
 		if err != nil {
+			return inv, nil, err
+		}
+		if err := planAccrual(i, l, &line, inv.DocumentType, s.Cash); err != nil {
 			return inv, nil, err
 		}
 		items[i], inv.Lines[i] = it, line

@@ -172,7 +172,9 @@ func draftLines(items []gen.InvoiceItemCreate) []DraftLine {
 		l := DraftLine{Text: it.LineType != nil && *it.LineType == gen.InvoiceItemCreateLineTypeText,
 			Description: it.Description, Quantity: it.Quantity, Unit: it.Unit, UnitPrice: it.UnitPrice,
 			Discount: it.DiscountPercent, VATRate: it.VatRate, RevenueAccount: it.RevenueAccount,
-			LaborHours: it.LaborHours, WorkType: envelope.Optional(it.WorkType)}
+			LaborHours: it.LaborHours, WorkType: envelope.Optional(it.WorkType),
+			AccrualStart: dateOf(envelope.Optional(it.AccrualPeriodStart)), AccrualEnd: dateOf(envelope.Optional(it.AccrualPeriodEnd)),
+			AccrualAccount: envelope.Optional(it.AccrualBalanceAccount)}
 		if t := envelope.Optional(it.DeductionType); t != nil {
 			kind := string(*t)
 			l.Deduction = &kind
@@ -266,7 +268,9 @@ func itemsView(lines []Line) []gen.InvoiceItem {
 			Quantity: l.Quantity, Unit: l.Unit, UnitPrice: l.UnitPrice, DiscountPercent: l.Discount, VatRate: l.VATRate,
 			RevenueAccount: envelope.Nullable(l.RevenueAccount), Dimensions: gen.Dimensions(dimensions(l.Dimensions)),
 			VatAmount: l.VAT, LineTotal: l.Net, LaborHours: envelope.Nullable(l.LaborHours),
-			WorkType: envelope.Nullable(l.WorkType), DeductionType: envelope.Nullable((*gen.HouseholdDeduction)(l.Deduction))}
+			WorkType: envelope.Nullable(l.WorkType), DeductionType: envelope.Nullable((*gen.HouseholdDeduction)(l.Deduction)),
+			AccrualPeriodStart: envelope.NullableDate(l.AccrualStart), AccrualPeriodEnd: envelope.NullableDate(l.AccrualEnd),
+			AccrualBalanceAccount: envelope.Nullable(l.AccrualBalanceAccount)}
 	}
 	return out
 }

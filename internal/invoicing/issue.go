@@ -110,7 +110,8 @@ func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error
 }
 
 // book posts the verifikat of an invoice's sale (IssueLines), dated its
-// invoice date, in the period holding it.
+// invoice date, in the period holding it, and the schedule of its accrued
+// lines.
 func (s *Sales) book(ctx context.Context, inv Invoice) (ledger.Entry, []ledger.Line, error) {
 	sale, err := saleOf(inv)
 	if err != nil {
@@ -122,7 +123,10 @@ func (s *Sales) book(ctx context.Context, inv Invoice) (ledger.Entry, []ledger.L
 	}
 	e, err := s.post(ctx, inv, inv.InvoiceDate, "invoice_date", SourceCreated,
 		"Faktura "+*inv.Number+", "+inv.CustomerName, lines)
-	return e, lines, err
+	if err != nil {
+		return e, nil, err
+	}
+	return e, lines, s.schedule(ctx, inv, sale)
 }
 
 // saleOf is an invoice as its verifikat books it. Its totals are
@@ -130,8 +134,12 @@ func (s *Sales) book(ctx context.Context, inv Invoice) (ledger.Entry, []ledger.L
 func saleOf(inv Invoice) (Sale, error) {
 	items := make([]Item, len(inv.Lines))
 	accounts := make([]string, len(inv.Lines))
+	accrued := make([]string, len(inv.Lines))
 	tags := make([]ledger.Dimensions, len(inv.Lines))
 	for i, l := range inv.Lines {
+		if l.AccrualBalanceAccount != nil {
+			accrued[i] = *l.AccrualBalanceAccount
+		}
 		items[i] = Item{Text: l.Type == "text", Quantity: l.Quantity, UnitPrice: l.UnitPrice, Discount: l.Discount,
 			VATRate: int(l.VATRate.InÖre())}
 		if l.Deduction != nil {
@@ -150,7 +158,7 @@ func saleOf(inv Invoice) (Sale, error) {
 		return Sale{}, errors.New("invoicing: invoice " + inv.ID.String() + " does not add up to its lines")
 	}
 	return Sale{Items: items, Accounts: accounts, Totals: t, Revenue: inv.Treatment.Revenue(), Currency: inv.Currency,
-		Rate: inv.ExchangeRate, Default: inv.DefaultDimensions, Lines: tags}, nil
+		Rate: inv.ExchangeRate, Default: inv.DefaultDimensions, Lines: tags, Accrued: accrued}, nil
 }
 
 // kronorOf is what a sale's verifikat came to in kronor: its debits (1510

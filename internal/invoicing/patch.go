@@ -40,7 +40,8 @@ func DraftOf(inv Invoice) Draft {
 	d.Lines = make([]DraftLine, len(inv.Lines))
 	for i, l := range inv.Lines {
 		dl := DraftLine{Text: l.Type == "text", Description: l.Description, RevenueAccount: l.RevenueAccount,
-			Dimensions: maps.Clone(l.Dimensions), Deduction: l.Deduction, LaborHours: l.LaborHours, WorkType: l.WorkType}
+			Dimensions: maps.Clone(l.Dimensions), Deduction: l.Deduction, LaborHours: l.LaborHours, WorkType: l.WorkType,
+			AccrualStart: l.AccrualStart, AccrualEnd: l.AccrualEnd, AccrualAccount: l.AccrualBalanceAccount}
 		if !dl.Text {
 			q, u, p, disc, rate := l.Quantity, l.Unit, l.UnitPrice, l.Discount, l.VATRate
 			dl.Quantity, dl.Unit, dl.UnitPrice, dl.Discount, dl.VATRate = &q, &u, &p, &disc, &rate
