@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"sync"
 	"testing"
 	"time"
 
@@ -227,4 +228,33 @@ func TestInvoiceFromQuote(t *testing.T) {
 	declined := b.createInvoice(consulting(customer, map[string]any{"document_type": "quote", "valid_until": "2026-03-31"})).status(t, 201).str("data.id")
 	b.write("POST", "invoices/"+declined+"/quote-status", map[string]any{"status": "declined"}).status(t, 200)
 	b.createInvoice(consulting(customer, map[string]any{"source_quote_id": declined})).errorCode(t, 400, "VALIDATION_ERROR")
+}
+
+// A customer archived after its draft was made is not invoiced; issuing
+// and archiving at once, one of them wins and the books agree: an issued
+// invoice keeps its customer active, an archived customer gets no invoice.
+func TestInvoiceIssueArchivedCustomer(t *testing.T) {
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
+	gone := b.createCustomer(map[string]any{"name": "Borta AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	draft := b.createInvoice(consulting(gone, nil)).status(t, 201).str("data.id")
+	b.write("DELETE", "customers/"+gone, nil).status(t, 204)
+	if e := b.markSent(draft).errorCode(t, 404, "CUSTOMER_NOT_FOUND"); e.str("error.details.reason") != "archived" {
+		t.Fatalf("an archived customer: %s", e.Body)
+	}
+	for range 8 {
+		c := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+		id := b.createInvoice(consulting(c, nil)).status(t, 201).str("data.id")
+		var issued, archived *response
+		var wg sync.WaitGroup
+		wg.Add(2)
+		go func() { defer wg.Done(); issued = b.markSent(id) }()
+		go func() { defer wg.Done(); archived = b.write("DELETE", "customers/"+c, nil) }()
+		wg.Wait()
+		switch {
+		case issued.Status == 200 && archived.Status == 409:
+		case issued.Status == 404 && archived.Status == 204:
+		default:
+			t.Fatalf("issue %d, archive %d: %s %s", issued.Status, archived.Status, issued.Body, archived.Body)
+		}
+	}
 }

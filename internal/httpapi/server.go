@@ -265,6 +265,7 @@ func New(cfg Config) (*Server, error) {
 			m, err := companies.Settings(ctx, company)
 			return invoicing.SettingsOf(m), err
 		},
+		HoldCustomer:   people.HoldCustomer,
 		PersonalNumber: people.PersonalNumber,
 		KnownAccounts:  accounts.Known,
 	}, invoicing.Ledger{

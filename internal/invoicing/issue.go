@@ -56,7 +56,8 @@ type Issued struct {
 // faktureringsmetoden, unless booking is deferred, its verifikat is
 // posted through the ledger dated the invoice date. The invoice row is
 // locked first: of requests issuing the same draft one does it, the
-// others find it sent (409 INVOICE_ALREADY_SENT). A failure gives the
+// others find it sent (409 INVOICE_ALREADY_SENT). A customer archived
+// since the draft was made is 404 CUSTOMER_NOT_FOUND. A failure gives the
 // number back.
 func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error) {
 	inv, err := s.store.Get(ctx, company, id, s.today(), true, Hold)
@@ -71,6 +72,11 @@ func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error
 	case inv.DocumentType == "invoice" && inv.Currency != "SEK" && inv.ExchangeRate == nil:
 		return Issued{}, apierr.New(apierr.InvoiceFXRateMissing, map[string]any{"invoice_id": id, "currency": inv.Currency,
 			"field": "exchange_rate"})
+	}
+	// The customer may have been archived since the draft was made; an
+	// open invoice keeps it from being archived from now on.
+	if err := s.books.HoldCustomer(ctx, company, inv.CustomerID); err != nil {
+		return Issued{}, err
 	}
 	old := inv
 	var lines []ledger.Line

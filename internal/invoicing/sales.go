@@ -28,6 +28,10 @@ type Books struct {
 	Customer func(ctx context.Context, company, id uuid.UUID) (Customer, error)
 	// Settings answers the company's settings an invoice follows.
 	Settings func(ctx context.Context, company uuid.UUID) (Settings, error)
+	// HoldCustomer refuses an archived or unknown customer
+	// (CUSTOMER_NOT_FOUND) and keeps an active one from being archived
+	// until the transaction ends.
+	HoldCustomer func(ctx context.Context, company, id uuid.UUID) error
 	// PersonalNumber answers the customer's personnummer (404
 	// CUSTOMER_NO_PERSONAL_NUMBER, 422 CUSTOMER_PERSONAL_NUMBER_UNREADABLE).
 	PersonalNumber func(ctx context.Context, company, customer uuid.UUID) (string, error)

@@ -34,6 +34,25 @@ func (s *Store) Customer(ctx context.Context, company, id uuid.UUID, lock bool) 
 	return c, notFound(err, apierr.CustomerNotFound)
 }
 
+// HoldCustomer refuses a customer the company does not have, or has
+// archived (CUSTOMER_NOT_FOUND), and holds an active one's row (FOR KEY
+// SHARE) until the transaction ends: it is not archived meanwhile, while
+// others holding it the same way go on alongside.
+func (s *Store) HoldCustomer(ctx context.Context, company, id uuid.UUID) error {
+	var archived []bool
+	err := s.db.Q(ctx).SelectContext(ctx, &archived, `SELECT archived_at IS NOT NULL FROM customers
+		WHERE company_id = $1 AND id = $2 FOR KEY SHARE`, company, id)
+	switch {
+	case err != nil:
+		return err
+	case len(archived) == 0:
+		return apierr.New(apierr.CustomerNotFound, map[string]any{"customer_id": id})
+	case archived[0]:
+		return apierr.New(apierr.CustomerNotFound, map[string]any{"customer_id": id, "reason": "archived"})
+	}
+	return nil
+}
+
 // Customers returns up to limit+1 customers after the position after.
 func (s *Store) Customers(ctx context.Context, company uuid.UUID, f Filter, after *cursor.Position, limit int) ([]Customer, error) {
 	return list[Customer](ctx, s, "customers", "customer_type", customerColumns, company, f, after, limit)
