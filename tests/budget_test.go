@@ -25,8 +25,10 @@ var budgets = map[string]int64{
 	"reverseJournalEntry": 12,
 	"createCustomer":      9,
 	"createInvoice":       8,
-	"markInvoiceSent":     14,
-	"markInvoicePaid":     14,
+	"markInvoiceSent":     13,
+	"markInvoicePaid":     11,
+	"creditInvoice":       16,
+	"updateInvoice":       10,
 	"getTrialBalance":     4,
 	"getGeneralLedger":    5,
 	"listJournalEntries":  2,
@@ -87,6 +89,16 @@ func TestStatementBudgets(t *testing.T) {
 	measure("markInvoicePaid", func() {
 		b.post(b.base+"/invoices/"+invoice+"/mark-paid", b.token, map[string]any{"amount": 5000, "payment_date": b.day("03-20")},
 			"Idempotency-Key", ik()).status(t, 200)
+	})
+	measure("creditInvoice", func() {
+		b.post(b.base+"/invoices/"+invoice+"/credit", b.token, map[string]any{}, "Idempotency-Key", ik()).status(t, 200)
+	})
+	draft := b.post(b.base+"/invoices", b.token, map[string]any{"customer_id": customer, "invoice_date": b.day("03-01"),
+		"items": []any{map[string]any{"description": "Konsulttimmar", "quantity": 10, "unit": "tim", "unit_price": 1000}}},
+		"Idempotency-Key", ik()).status(t, 201).str("data.id")
+	measure("updateInvoice", func() {
+		b.do(req{Method: "PATCH", Path: b.base + "/invoices/" + draft, Token: b.token, Body: map[string]any{"notes": "Ändrad"},
+			Header: map[string]string{"Idempotency-Key": ik()}}).status(t, 200)
 	})
 	q := url.Values{"period_id": {b.period}}.Encode()
 	measure("getTrialBalance", func() { b.get(b.base+"/reports/trial-balance?"+q, b.token).status(t, 200) })

@@ -278,10 +278,6 @@ func New(cfg Config) (*Server, error) {
 			}
 			return out, err
 		},
-		Period: func(ctx context.Context, company uuid.UUID, day time.Time) (uuid.UUID, bool, error) {
-			p, err := periods.Covering(ctx, company, day)
-			return p.ID, p.ID != uuid.Nil, err
-		},
 		Post: journal.Post,
 	}, audits, cfg.Now)
 	salesAPI := invoicing.NewHandler(s.sales, cursors)

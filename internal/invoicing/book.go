@@ -50,12 +50,16 @@ func (s *Sales) Book(ctx context.Context, company, id uuid.UUID) (Booked, error)
 	if err := Bookable(inv); err != nil {
 		return Booked{}, err
 	}
-	e, lines, err := s.book(ctx, inv)
+	sale, lines, err := saleLines(inv)
 	if err != nil {
 		return Booked{}, err
 	}
-	booked, err := s.store.Book(ctx, inv, e.ID, s.today())
+	entry := uuid.New()
+	booked, err := s.store.Book(ctx, inv, entry, s.today())
 	if err != nil {
+		return Booked{}, err
+	}
+	if err := s.postSale(ctx, inv, entry, sale, lines); err != nil {
 		return Booked{}, err
 	}
 	if err := s.record(ctx, audit.Update, describe(booked)+" bokfördes", booked, &inv, &booked); err != nil {

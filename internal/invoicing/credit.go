@@ -117,7 +117,7 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *strin
 		return Credited{}, err
 	}
 	if len(lines) > 0 {
-		e, err := s.post(ctx, note, today, "invoice_date", SourceCredit,
+		e, err := s.post(ctx, note, uuid.Nil, today, "invoice_date", SourceCredit,
 			"Kreditfaktura "+*note.Number+", "+note.CustomerName, lines)
 		if e, ok := apierr.As(err); ok && e.Code == apierr.PeriodLocked {
 			return Credited{}, apierr.New(apierr.InvoiceCreditPeriodLocked, e.Details)
@@ -138,7 +138,7 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *strin
 			return Credited{}, err
 		}
 		if note, err = s.store.AddPayment(ctx, note, Payment{ID: uuid.New(), Date: today, Amount: left.Neg(),
-			SEK: settled.Neg(), Source: SourceCredit, EntryID: note.EntryID}, today); err != nil {
+			SEK: settled.Neg(), Source: SourceCredit, EntryID: note.EntryID}, today, false); err != nil {
 			return Credited{}, err
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"strconv"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -37,8 +36,6 @@ type Ledger struct {
 	// TakeNumber takes the company's next invoice number, holding the
 	// settings row until the transaction ends.
 	TakeNumber func(ctx context.Context, company uuid.UUID) (Number, error)
-	// Period answers the fiscal period holding day, false when none does.
-	Period func(ctx context.Context, company uuid.UUID, day time.Time) (uuid.UUID, bool, error)
 	// Post books a verifikat in the transaction of ctx (ledger.Store.Post).
 	Post func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
 }
@@ -80,6 +77,7 @@ func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error
 	}
 	old := inv
 	var lines []ledger.Line
+	var sale Sale
 	if inv.DocumentType == "invoice" {
 		n, err := s.ledger.TakeNumber(ctx, company)
 		if err != nil {
@@ -92,18 +90,23 @@ func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error
 		}
 		inv.BookingDeferred = n.DeferBooking && !n.Cash
 		if !n.Cash && !n.DeferBooking {
-			e, posted, err := s.book(ctx, inv)
-			if err != nil {
+			if sale, lines, err = saleLines(inv); err != nil {
 				return Issued{}, err
 			}
-			inv.EntryID, lines = &e.ID, posted
-			sek := kronorOf(posted)
-			inv.TotalSEK = &sek
+			entry := uuid.New()
+			sek := kronorOf(lines)
+			inv.EntryID, inv.TotalSEK = &entry, &sek
 		}
 	}
 	sent, err := s.store.MarkSent(ctx, inv, s.now().UTC(), s.today())
 	if err != nil {
 		return Issued{}, err
+	}
+	if inv.EntryID != nil {
+		// Posted last: the posting's locks are held only until the commit.
+		if err := s.postSale(ctx, inv, *inv.EntryID, sale, lines); err != nil {
+			return Issued{}, err
+		}
 	}
 	sent.Lines = inv.Lines
 	if err := s.record(ctx, audit.Update, describe(sent)+" skickades", sent, &old, &sent); err != nil {
@@ -118,21 +121,33 @@ func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error
 // book posts the verifikat of an invoice's sale (IssueLines), dated its
 // invoice date, in the period holding it, and the schedule of its accrued
 // lines.
-func (s *Sales) book(ctx context.Context, inv Invoice) (ledger.Entry, []ledger.Line, error) {
+func (s *Sales) book(ctx context.Context, inv Invoice) (uuid.UUID, []ledger.Line, error) {
+	sale, lines, err := saleLines(inv)
+	if err != nil {
+		return uuid.Nil, nil, err
+	}
+	entry := uuid.New()
+	return entry, lines, s.postSale(ctx, inv, entry, sale, lines)
+}
+
+// saleLines are an invoice's sale and the lines its verifikat posts.
+func saleLines(inv Invoice) (Sale, []ledger.Line, error) {
 	sale, err := saleOf(inv)
 	if err != nil {
-		return ledger.Entry{}, nil, err
+		return Sale{}, nil, err
 	}
 	lines, err := IssueLines(sale)
-	if err != nil {
-		return ledger.Entry{}, nil, err
+	return sale, lines, err
+}
+
+// postSale posts the verifikat entry of inv's sale, dated its invoice
+// date, and writes the schedule of its accrued lines.
+func (s *Sales) postSale(ctx context.Context, inv Invoice, entry uuid.UUID, sale Sale, lines []ledger.Line) error {
+	if _, err := s.post(ctx, inv, entry, inv.InvoiceDate, "invoice_date", SourceCreated,
+		"Faktura "+*inv.Number+", "+inv.CustomerName, lines); err != nil {
+		return err
 	}
-	e, err := s.post(ctx, inv, inv.InvoiceDate, "invoice_date", SourceCreated,
-		"Faktura "+*inv.Number+", "+inv.CustomerName, lines)
-	if err != nil {
-		return e, nil, err
-	}
-	return e, lines, s.schedule(ctx, inv, sale)
+	return s.schedule(ctx, inv, sale)
 }
 
 // saleOf is an invoice as its verifikat books it. Its totals are

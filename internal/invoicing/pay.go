@@ -109,8 +109,9 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	if err != nil {
 		return Paid{}, err
 	}
-	if !p.Force {
-		dup, err := s.store.SamePayment(ctx, company, id, signed(amount), day, p.Payout)
+	if !p.Force && p.Payout {
+		// A customer's payment is checked as it is written (AddPayment).
+		dup, err := s.store.SamePayment(ctx, company, id, signed(amount), day, true)
 		if err != nil {
 			return Paid{}, err
 		}
@@ -147,19 +148,21 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 			return Paid{}, err
 		}
 	}
-	e, err := s.post(ctx, inv, day, "payment_date", source, desc+*inv.Number+", "+inv.CustomerName, lines)
-	if err != nil {
-		return Paid{}, err
-	}
+	// The payment is written first and its verifikat posted last: the
+	// posting's locks are then held only until the commit.
+	entry := uuid.New()
 	pay := Payment{ID: uuid.New(), Date: day, Amount: signed(amount), SEK: signed(sek), Rate: rate, Account: &account,
-		Source: kind, Notes: p.Notes, EntryID: &e.ID}
+		Source: kind, Notes: p.Notes, EntryID: &entry}
 	var paid Invoice
 	if p.Payout {
 		paid, err = s.store.AddPayout(ctx, inv, pay, s.today())
 	} else {
-		paid, err = s.store.AddPayment(ctx, inv, pay, s.today())
+		paid, err = s.store.AddPayment(ctx, inv, pay, s.today(), !p.Force)
 	}
 	if err != nil {
+		return Paid{}, err
+	}
+	if _, err := s.post(ctx, inv, entry, day, "payment_date", source, desc+*inv.Number+", "+inv.CustomerName, lines); err != nil {
 		return Paid{}, err
 	}
 	if err := s.record(ctx, audit.Update, describe(paid)+": betalning "+amount.String()+" "+inv.Currency+" registrerades",
@@ -192,12 +195,12 @@ func (s *Sales) paymentLines(ctx context.Context, inv *Invoice, account string, 
 		}
 	}
 	if !cash && inv.EntryID == nil {
-		e, issued, err := s.book(ctx, *inv)
+		entry, issued, err := s.book(ctx, *inv)
 		if err != nil {
 			return nil, "", err
 		}
 		sek := kronorOf(issued)
-		inv.EntryID, inv.TotalSEK = &e.ID, &sek
+		inv.EntryID, inv.TotalSEK = &entry, &sek
 	}
 	if payout && !cash {
 		return PayoutLines(account, amount), SourcePayout, nil
@@ -240,23 +243,21 @@ func kronor(inv Invoice, amount money.Amount, p Pay) (money.Amount, *money.Rate,
 		"currency": inv.Currency, "field": "amount_sek"})
 }
 
-// post books lines of invoice inv through the ledger, dated day in the
-// period holding it, the customer as counterparty: the one door every
+// post books lines of invoice inv through the ledger as verifikat entry
+// (uuid.Nil: the ledger names it), dated day in the period holding it
+// (the ledger finds it), the customer as counterparty: the one door every
 // verifikat of an invoice goes through. No period for day is
 // INVOICE_BOOK_NO_FISCAL_PERIOD naming field, the body's date.
-func (s *Sales) post(ctx context.Context, inv Invoice, day time.Time, field, source, desc string, lines []ledger.Line) (ledger.Entry, error) {
-	period, ok, err := s.ledger.Period(ctx, inv.CompanyID, day)
-	if err != nil {
-		return ledger.Entry{}, err
-	}
-	if !ok {
-		return ledger.Entry{}, apierr.New(apierr.InvoiceBookNoFiscalPeriod, map[string]any{
-			"date": day.Format(time.DateOnly), "field": field})
-	}
+func (s *Sales) post(ctx context.Context, inv Invoice, entry uuid.UUID, day time.Time, field, source, desc string,
+	lines []ledger.Line) (ledger.Entry, error) {
 	id, customer, name := inv.ID.String(), inv.CustomerID, inv.CustomerName
-	return s.ledger.Post(ctx, inv.CompanyID, ledger.Input{PeriodID: period, Date: day, Description: desc,
-		SourceType: source, SourceID: &id, Counterparty: ledger.Counterparty{CounterpartyCustomerID: &customer,
-			CounterpartyName: &name}, Lines: lines})
+	e, err := s.ledger.Post(ctx, inv.CompanyID, ledger.Input{ID: entry, Date: day, Description: desc, SourceType: source,
+		SourceID: &id, Counterparty: ledger.Counterparty{CounterpartyCustomerID: &customer, CounterpartyName: &name},
+		Lines: lines})
+	if apierr.Is(err, apierr.PeriodNotFound) {
+		return e, apierr.New(apierr.InvoiceBookNoFiscalPeriod, map[string]any{"date": day.Format(time.DateOnly), "field": field})
+	}
+	return e, err
 }
 
 // receivable is the kronor an invoice's sale debited 1510 with: what it

@@ -54,8 +54,14 @@ type books struct {
 }
 
 // readBooks reads books for a posting in period naming accounts, in one
-// round trip; PERIOD_NOT_FOUND when the company has no such period.
-func (s *Store) readBooks(ctx context.Context, company, period uuid.UUID, accounts []string) (books, error) {
+// round trip; PERIOD_NOT_FOUND when the company has no such period. With
+// day, the period is the one holding it (period is not read).
+func (s *Store) readBooks(ctx context.Context, company, period uuid.UUID, day *time.Time, accounts []string) (books, error) {
+	var covering *string
+	if day != nil {
+		d := day.Format(time.DateOnly)
+		covering = &d
+	}
 	var row struct {
 		fiscal.Period
 		Settings
@@ -65,12 +71,13 @@ func (s *Store) readBooks(ctx context.Context, company, period uuid.UUID, accoun
 	}
 	err := s.db.Q(ctx).GetContext(ctx, &row, `
 		SELECT p.*, s.*, a.*, now() AS tx_now
-		FROM (SELECT `+fiscal.Columns+` FROM fiscal_periods WHERE company_id = $1 AND id = $2) p
+		FROM (SELECT `+fiscal.Columns+` FROM fiscal_periods WHERE company_id = $1
+			AND CASE WHEN $4::date IS NULL THEN id = $2 ELSE $4::date BETWEEN period_start AND period_end END) p
 		CROSS JOIN (SELECT `+SettingsColumns+` FROM companies c JOIN company_settings s ON s.company_id = c.id
 			WHERE c.id = $1) s
 		CROSS JOIN (SELECT coalesce(array_agg(account_number) FILTER (WHERE is_active), '{}') AS active_accounts,
 				coalesce(array_agg(account_number) FILTER (WHERE NOT is_active), '{}') AS inactive_accounts
-			FROM accounts WHERE company_id = $1 AND account_number = ANY($3)) a`, company, period, pq.Array(accounts))
+			FROM accounts WHERE company_id = $1 AND account_number = ANY($3)) a`, company, period, pq.Array(accounts), covering)
 	if store.NotFound(err) {
 		return books{}, apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": period})
 	}

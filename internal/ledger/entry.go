@@ -229,6 +229,12 @@ func Totals(lines []Line) (debit, credit money.Amount) {
 // Input is a journal entry as a caller describes it, before the ledger
 // has checked it: a draft to create or replace, or an entry to post.
 type Input struct {
+	// ID is the new entry's id; unset, the ledger picks one. An engine
+	// names it beforehand to write its own rows pointing at the entry
+	// first and post last, so the verifikat's locks are held shortest.
+	ID uuid.UUID
+	// PeriodID is the fiscal period; an engine posting (Post) may leave
+	// it out for the one holding Date.
 	PeriodID    uuid.UUID
 	Date        time.Time
 	Description string

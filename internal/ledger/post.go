@@ -20,7 +20,8 @@ const (
 )
 
 // prepare checks in and everything it needs from the books: its period
-// (PERIOD_NOT_FOUND), its date inside it, a period that takes postings,
+// (PERIOD_NOT_FOUND; an engine may leave it out for the one holding the
+// date), its date inside it, a period that takes postings,
 // and its accounts in the chart (missing BAS accounts are added; on a dry
 // run too, so the answer is the live one; a storno's accounts need only
 // exist). It fills in the series and answers the books it read.
@@ -28,15 +29,22 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 	if err := Check(in, engine); err != nil {
 		return books{}, err
 	}
-	b, err := s.readBooks(ctx, company, in.PeriodID, Accounts(in.Lines))
+	var covering *time.Time
+	if engine && in.PeriodID == uuid.Nil {
+		covering = &in.Date
+	}
+	b, err := s.readBooks(ctx, company, in.PeriodID, covering, Accounts(in.Lines))
 	p := b.period
-	if err != nil {
-		if apierr.Is(err, apierr.PeriodNotFound) {
-			err = apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": in.PeriodID,
-				"field": "fiscal_period_id"})
-		}
+	switch {
+	case apierr.Is(err, apierr.PeriodNotFound) && covering != nil:
+		return b, apierr.New(apierr.PeriodNotFound, map[string]any{"date": in.Date.Format(time.DateOnly)})
+	case apierr.Is(err, apierr.PeriodNotFound):
+		return b, apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": in.PeriodID,
+			"field": "fiscal_period_id"})
+	case err != nil:
 		return b, err
 	}
+	in.PeriodID = p.ID
 	if err := InPeriod(p, in.Date); err != nil {
 		return b, err
 	}
@@ -55,8 +63,12 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 	if _, err := s.chart.EnsureKnown(ctx, company, Accounts(in.Lines), b.active, b.inactive); err != nil {
 		return b, err
 	}
-	if err := s.counterparty(ctx, company, &in.Counterparty); err != nil {
-		return b, err
+	// An engine naming its party by name too has read it in this unit of
+	// work; the database holds the reference to the company's parties.
+	if !engine || in.Counterparty.CounterpartyName == nil {
+		if err := s.counterparty(ctx, company, &in.Counterparty); err != nil {
+			return b, err
+		}
 	}
 	if yearEndSources[in.SourceType] {
 		// Balances carried from the books, tags and all: a project archived

@@ -57,7 +57,7 @@ func (s *Store) inline(ctx context.Context, company, id uuid.UUID) (Entry, books
 		return e, books{}, apierr.New(apierr.JournalRattelseRefused, map[string]any{"reason": "reversed",
 			"reversed_by_id": *e.ReversedByID})
 	}
-	b, err := s.readBooks(ctx, company, e.PeriodID, nil)
+	b, err := s.readBooks(ctx, company, e.PeriodID, nil, nil)
 	if err != nil {
 		return e, b, err
 	}

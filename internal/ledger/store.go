@@ -176,12 +176,18 @@ func (s *Store) insertEntry(ctx context.Context, company uuid.UUID, in Input) (E
 	args := append([]any{company, in.PeriodID, in.Series, in.Date, in.Description, in.SourceType, in.SourceID, in.Notes,
 		in.ReversesID, in.CorrectionOfID, in.ChainDepth, in.Counterparty.CounterpartyName,
 		in.Counterparty.CounterpartyCustomerID, in.Counterparty.CounterpartySupplierID}, lineArrays(in.Lines)...)
+	id := uuid.New()
+	if in.ID != uuid.Nil {
+		id = in.ID
+	}
+	args = append(args, id)
 	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
 		WITH e AS (
 			INSERT INTO journal_entries (company_id, fiscal_period_id, voucher_series, entry_date, description,
 				source_type, source_id, notes, reverses_id, correction_of_id, chain_depth, counterparty_name,
-				counterparty_customer_id, counterparty_supplier_id)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING `+entryColumns+`),
+				counterparty_customer_id, counterparty_supplier_id, id)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $`+strconv.Itoa(len(args))+`)
+			RETURNING `+entryColumns+`),
 		l AS (
 			INSERT INTO journal_lines (company_id, journal_entry_id, added_by_rattelse_id, id, sort_order, account_number,
 				debit_amount, credit_amount, line_description, currency, amount_in_currency, exchange_rate, tax_code,

@@ -26,7 +26,7 @@ func (s *Store) ForUnderlag(ctx context.Context, company, id uuid.UUID) (Underla
 	if err != nil {
 		return Underlag{}, err
 	}
-	b, err := s.readBooks(ctx, company, e.PeriodID, nil)
+	b, err := s.readBooks(ctx, company, e.PeriodID, nil, nil)
 	if err != nil {
 		return Underlag{}, err
 	}
