@@ -7238,6 +7238,9 @@ type TooManyRequests = ErrorEnvelope
 // Unauthorized Every error response: a single top-level key `error`, no `meta`.
 type Unauthorized = ErrorEnvelope
 
+// Unprocessable Every error response: a single top-level key `error`, no `meta`.
+type Unprocessable = ErrorEnvelope
+
 // UnsupportedMediaType Every error response: a single top-level key `error`, no `meta`.
 type UnsupportedMediaType = ErrorEnvelope
 
@@ -15318,6 +15321,15 @@ type UnauthorizedJSONResponse struct {
 	Headers UnauthorizedResponseHeaders
 }
 
+type UnprocessableResponseHeaders struct {
+	XRequestId *string
+}
+type UnprocessableJSONResponse struct {
+	Body ErrorEnvelope
+
+	Headers UnprocessableResponseHeaders
+}
+
 type UnsupportedMediaTypeResponseHeaders struct {
 	XRequestId *string
 }
@@ -23233,6 +23245,23 @@ func (response CreateInvoice415JSONResponse) VisitCreateInvoiceResponse(w http.R
 	return err
 }
 
+type CreateInvoice422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response CreateInvoice422JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response CreateInvoice429JSONResponse) VisitCreateInvoiceResponse(w http.ResponseWriter) error {
@@ -24213,6 +24242,23 @@ func (response UpdateInvoice415JSONResponse) VisitUpdateInvoiceResponse(w http.R
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInvoice422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response UpdateInvoice422JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
 	_, err := buf.WriteTo(w)
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
 )
@@ -72,9 +73,14 @@ type Contract struct {
 	byRoute    map[string]*Operation
 }
 
-// Load parses and validates Document. It refuses anything but OpenAPI 3.1
-// and operations without their flags.
-func Load() (*Contract, error) { return Parse(Document) }
+// Load parses and validates Document, once a process: it refuses anything
+// but OpenAPI 3.1 and operations without their flags. The document is
+// embedded and never changes, and validating its examples takes a second,
+// so every server of the process (a replica, every test's) shares the
+// Contract, which nobody changes.
+func Load() (*Contract, error) { return loaded() }
+
+var loaded = sync.OnceValues(func() (*Contract, error) { return Parse(Document) })
 
 // Parse loads a document from data.
 func Parse(data []byte) (*Contract, error) {

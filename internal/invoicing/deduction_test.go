@@ -1,6 +1,7 @@
 package invoicing
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -65,5 +66,21 @@ func TestCeilings(t *testing.T) {
 	w := ceilings(money.MustParse("55000.01"), money.MustParse("30000.01"), inv)
 	if len(w) != 2 || w[0].Code != "ROT_CEILING_EXCEEDED" || w[1].Code != "ROT_RUT_CEILING_EXCEEDED" {
 		t.Fatalf("past both: %v", w)
+	}
+}
+
+// Failed passes catalogue errors on and makes anything else
+// INVOICE_BOOK_FAILED, keeping the cause.
+func TestFailed(t *testing.T) {
+	if e, ok := apierr.As(Failed(apierr.New(apierr.PeriodLocked, nil))); !ok || e.Code != apierr.PeriodLocked {
+		t.Fatalf("a catalogue error: %v", e)
+	}
+	cause := errors.New("connection reset")
+	e, ok := apierr.As(Failed(cause))
+	if !ok || e.Code != apierr.InvoiceBookFailed || e.Status != 500 || !errors.Is(e, cause) {
+		t.Fatalf("the unexpected: %v", e)
+	}
+	if Failed(nil) != nil {
+		t.Fatal("no error")
 	}
 }
