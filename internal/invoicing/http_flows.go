@@ -46,15 +46,7 @@ func (h *Handler) UpdateInvoice(ctx context.Context, req gen.UpdateInvoiceReques
 				to   **string
 				from nullable.Nullable[string]
 			}{{&d.YourReference, b.YourReference}, {&d.OurReference, b.OurReference}, {&d.Marking, b.InvoiceMarking},
-				{&d.Notes, b.Notes}} {
-				if f.from.IsSpecified() {
-					*f.to = envelope.Optional(f.from)
-				}
-			}
-			for _, f := range []struct {
-				to   **string
-				from nullable.Nullable[string]
-			}{{&d.Housing, b.DeductionHousingDesignation}, {&d.Apartment, b.DeductionApartmentNumber},
+				{&d.Notes, b.Notes}, {&d.Housing, b.DeductionHousingDesignation}, {&d.Apartment, b.DeductionApartmentNumber},
 				{&d.BRFOrgNumber, b.DeductionBrfOrgNumber}} {
 				if f.from.IsSpecified() {
 					*f.to = envelope.Optional(f.from)

@@ -381,77 +381,6 @@ func (s *Store) YearDeductions(ctx context.Context, company, customer, id uuid.U
 	return r.Total, r.ROT, err
 }
 
-// AddAccruals writes the schedule of an invoice's accrued lines.
-func (s *Store) AddAccruals(ctx context.Context, company uuid.UUID, rows []Accrual) error {
-	in := make([]map[string]any, len(rows))
-	for i, r := range rows {
-		in[i] = map[string]any{"invoice_id": r.InvoiceID, "item_id": r.ItemID, "month": isoDate(r.Month),
-			"release_date": isoDate(r.Day), "amount": r.Amount, "revenue_account": r.Revenue, "balance_account": r.Balance,
-			"dimensions": r.Dimensions}
-	}
-	b, err := json.Marshal(in)
-	if err != nil {
-		return err
-	}
-	_, err = s.db.Q(ctx).ExecContext(ctx, `INSERT INTO invoice_accruals (company_id, invoice_id, item_id, month,
-			release_date, amount, revenue_account, balance_account, dimensions)
-		SELECT $1, x.invoice_id, x.item_id, x.month, x.release_date, x.amount, x.revenue_account, x.balance_account,
-			coalesce(x.dimensions, '{}')
-		FROM jsonb_to_recordset($2::jsonb) AS x(invoice_id uuid, item_id uuid, month date, release_date date,
-			amount numeric, revenue_account text, balance_account text, dimensions jsonb)`, company, string(b))
-	return store.Refused(err)
-}
-
-const accrualColumns = `invoice_id, item_id, month, release_date, amount, revenue_account, balance_account, dimensions,
-	journal_entry_id`
-
-// DueAccruals answers the company's accruals due on or before today and
-// neither released nor cancelled, locked (SKIP LOCKED: another release
-// running takes the rest), by invoice and day.
-func (s *Store) DueAccruals(ctx context.Context, company uuid.UUID, today time.Time) ([]Accrual, error) {
-	out := []Accrual{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+accrualColumns+` FROM invoice_accruals
-		WHERE company_id = $1 AND release_date <= $2 AND journal_entry_id IS NULL AND NOT cancelled
-		ORDER BY release_date, invoice_id, month, item_id FOR UPDATE SKIP LOCKED`, company, isoDate(today))
-	return out, err
-}
-
-// AccrualsDue answers the companies with accruals due on or before today.
-func (s *Store) AccrualsDue(ctx context.Context, today time.Time) ([]uuid.UUID, error) {
-	out := []uuid.UUID{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT DISTINCT company_id FROM invoice_accruals
-		WHERE release_date <= $1 AND journal_entry_id IS NULL AND NOT cancelled`, isoDate(today))
-	return out, err
-}
-
-// Accruals answers the schedule of invoice id.
-func (s *Store) Accruals(ctx context.Context, company, id uuid.UUID) ([]Accrual, error) {
-	out := []Accrual{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+accrualColumns+` FROM invoice_accruals
-		WHERE company_id = $1 AND invoice_id = $2 ORDER BY month, item_id`, company, id)
-	return out, err
-}
-
-// Released names the verifikat that released rows.
-func (s *Store) Released(ctx context.Context, company uuid.UUID, rows []Accrual, entry uuid.UUID) error {
-	items, months := make([]uuid.UUID, len(rows)), make([]string, len(rows))
-	for i, r := range rows {
-		items[i], months[i] = r.ItemID, isoDate(r.Month)
-	}
-	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE invoice_accruals a SET journal_entry_id = $2
-		FROM unnest($3::uuid[], $4::date[]) AS x(item_id, month)
-		WHERE a.company_id = $1 AND a.item_id = x.item_id AND a.month = x.month`,
-		company, entry, pq.Array(items), pq.Array(months))
-	return store.Refused(err)
-}
-
-// CancelAccruals cancels the months of invoice id not yet released.
-func (s *Store) CancelAccruals(ctx context.Context, company, id uuid.UUID) error {
-	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE invoice_accruals SET cancelled = true
-		WHERE company_id = $1 AND invoice_id = $2 AND journal_entry_id IS NULL AND NOT cancelled`, company, id)
-	return store.Refused(err)
-}
-
 // MadeFrom answers the invoice made from quote q, nil when none is.
 func (s *Store) MadeFrom(ctx context.Context, company, q uuid.UUID) (*uuid.UUID, error) {
 	var ids []uuid.UUID
@@ -487,30 +416,6 @@ func (s *Store) Coverage(ctx context.Context, company uuid.UUID) (Coverage, erro
 	return c, err
 }
 
-// Payment is a row of invoice_payments: money received (or, on a credit
-// note, paid back) and the verifikat that booked it.
-type Payment struct {
-	ID      uuid.UUID    `db:"id"`
-	Date    time.Time    `db:"payment_date"`
-	Amount  money.Amount `db:"amount"`
-	SEK     money.Amount `db:"amount_sek"`
-	Rate    *money.Rate  `db:"exchange_rate"`
-	Account *string      `db:"account_number"` // nil for a credit note's offset
-	Source  string       `db:"source"`
-	Notes   *string      `db:"notes"`
-	EntryID *uuid.UUID   `db:"journal_entry_id"`
-	At      time.Time    `db:"created_at"`
-}
-
-// Payments answers the payments of invoice id, oldest first.
-func (s *Store) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment, error) {
-	out := []Payment{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id, payment_date, amount, amount_sek, exchange_rate,
-			account_number, source, notes, journal_entry_id, created_at
-		FROM invoice_payments WHERE company_id = $1 AND invoice_id = $2 ORDER BY created_at, id`, company, id)
-	return out, err
-}
-
 // MarkSent writes inv issued at at: sent, with its number, OCR reference,
 // verifikat and whether its booking waits, and answers it as read today.
 func (s *Store) MarkSent(ctx context.Context, inv Invoice, at, today time.Time) (Invoice, error) {
@@ -519,57 +424,6 @@ func (s *Store) MarkSent(ctx context.Context, inv Invoice, at, today time.Time) 
 			ocr_reference = $4, journal_entry_id = $5, booking_deferred = $6, sent_at = $7, updated_at = $7, total_sek = $9
 		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$8::date"),
 		inv.CompanyID, inv.ID, inv.Number, inv.OCR, inv.EntryID, inv.BookingDeferred, at, isoDate(today), inv.TotalSEK)
-	return out, store.Refused(err)
-}
-
-// SamePayment answers a payment of the invoice of amount on day already
-// recorded (a payout, when payout), nil when there is none.
-func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, amount money.Amount, day time.Time, payout bool) (*uuid.UUID, error) {
-	var ids []uuid.UUID
-	err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM invoice_payments
-		WHERE company_id = $1 AND invoice_id = $2 AND amount = $3 AND payment_date = $4 AND source <> 'credit_note'
-		  AND (source = 'rot_rut_payout') = $5 LIMIT 1`, company, id, amount, isoDate(day), payout)
-	if err != nil || len(ids) == 0 {
-		return nil, err
-	}
-	return &ids[0], nil
-}
-
-// AddPayment writes p as a payment of inv, and inv paid that much more
-// (unlessSame: unless a payment of the same amount on the same day is
-// there, 409 INVOICE_PAID_LIKELY_DUPLICATE):
-// paid when nothing is left, partially paid else, with the verifikat of
-// its sale when it was booked only now. It answers the invoice as read
-// today.
-func (s *Store) AddPayment(ctx context.Context, inv Invoice, p Payment, today time.Time, unlessSame bool) (Invoice, error) {
-	q := s.db.Q(ctx)
-	res, err := q.ExecContext(ctx, `INSERT INTO invoice_payments (company_id, invoice_id, id, payment_date, amount,
-			amount_sek, exchange_rate, account_number, source, notes, journal_entry_id)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
-		WHERE NOT $12 OR NOT EXISTS (SELECT 1 FROM invoice_payments WHERE company_id = $1 AND invoice_id = $2
-			AND amount = $5 AND payment_date = $4 AND source IN ('manual', 'bank'))`, inv.CompanyID, inv.ID, p.ID,
-		isoDate(p.Date), p.Amount, p.SEK, p.Rate, p.Account, p.Source, p.Notes, p.EntryID, unlessSame)
-	if err != nil {
-		return inv, store.Refused(err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		if err != nil {
-			return inv, err
-		}
-		dup, err := s.SamePayment(ctx, inv.CompanyID, inv.ID, p.Amount, p.Date, false)
-		if err != nil || dup == nil {
-			return inv, errors.Join(err, errors.New("invoicing: a payment was not written"))
-		}
-		return inv, apierr.New(apierr.InvoicePaidLikelyDuplicate, map[string]any{"invoice_id": inv.ID,
-			"existing_payment_id": *dup, "amount": p.Amount.Abs(), "payment_date": isoDate(p.Date)})
-	}
-	var out Invoice
-	err = q.GetContext(ctx, &out, `UPDATE invoices i SET paid_amount = i.paid_amount + $3,
-			status = CASE WHEN i.paid_amount + $3 = i.total - i.deduction_total THEN 'paid' ELSE 'partially_paid' END,
-			paid_at = CASE WHEN i.paid_amount + $3 = i.total - i.deduction_total THEN $4::date ELSE i.paid_at END,
-			journal_entry_id = coalesce(i.journal_entry_id, $5), updated_at = now()
-		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$6::date"),
-		inv.CompanyID, inv.ID, p.Amount, isoDate(p.Date), inv.EntryID, isoDate(today))
 	return out, store.Refused(err)
 }
 
@@ -587,30 +441,6 @@ func (s *Store) Credit(ctx context.Context, inv Invoice, at, today time.Time) (I
 	var out Invoice
 	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET status = 'credited', updated_at = $3
 		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, at, isoDate(today))
-	return out, store.Refused(err)
-}
-
-// PaidOut answers what Skatteverket has paid out of the invoice's
-// deduction.
-func (s *Store) PaidOut(ctx context.Context, company, id uuid.UUID) (money.Amount, error) {
-	var sum money.Amount
-	err := s.db.Q(ctx).GetContext(ctx, &sum, `SELECT coalesce(sum(amount), 0) FROM invoice_payments
-		WHERE company_id = $1 AND invoice_id = $2 AND source = 'rot_rut_payout'`, company, id)
-	return sum, err
-}
-
-// AddPayout writes p, Skatteverket's payout of inv's deduction, naming the
-// verifikat of its sale when it was booked only now; what the customer
-// has paid stays. It answers the invoice as read today.
-func (s *Store) AddPayout(ctx context.Context, inv Invoice, p Payment, today time.Time) (Invoice, error) {
-	var out Invoice
-	err := s.db.Q(ctx).GetContext(ctx, &out, `
-		WITH p AS (INSERT INTO invoice_payments (company_id, invoice_id, id, payment_date, amount, amount_sek,
-				account_number, source, notes, journal_entry_id)
-			VALUES ($1, $2, $3, $4, $5, $5, $6, 'rot_rut_payout', $7, $8) RETURNING 1)
-		UPDATE invoices i SET journal_entry_id = coalesce(i.journal_entry_id, $9), updated_at = now()
-		WHERE i.company_id = $1 AND i.id = $2 AND (SELECT count(*) FROM p) = 1 RETURNING `+columns("$10::date"),
-		inv.CompanyID, inv.ID, p.ID, isoDate(p.Date), p.Amount, p.Account, p.Notes, p.EntryID, inv.EntryID, isoDate(today))
 	return out, store.Refused(err)
 }
 

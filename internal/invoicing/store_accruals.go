@@ -1,0 +1,83 @@
+package invoicing
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Accruals answers the schedule of invoice id.
+func (s *Store) Accruals(ctx context.Context, company, id uuid.UUID) ([]Accrual, error) {
+	out := []Accrual{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+accrualColumns+` FROM invoice_accruals
+		WHERE company_id = $1 AND invoice_id = $2 ORDER BY month, item_id`, company, id)
+	return out, err
+}
+
+// AddAccruals writes the schedule of an invoice's accrued lines.
+func (s *Store) AddAccruals(ctx context.Context, company uuid.UUID, rows []Accrual) error {
+	in := make([]map[string]any, len(rows))
+	for i, r := range rows {
+		in[i] = map[string]any{"invoice_id": r.InvoiceID, "item_id": r.ItemID, "month": isoDate(r.Month),
+			"release_date": isoDate(r.Day), "amount": r.Amount, "revenue_account": r.Revenue, "balance_account": r.Balance,
+			"dimensions": r.Dimensions}
+	}
+	b, err := json.Marshal(in)
+	if err != nil {
+		return err
+	}
+	_, err = s.db.Q(ctx).ExecContext(ctx, `INSERT INTO invoice_accruals (company_id, invoice_id, item_id, month,
+			release_date, amount, revenue_account, balance_account, dimensions)
+		SELECT $1, x.invoice_id, x.item_id, x.month, x.release_date, x.amount, x.revenue_account, x.balance_account,
+			coalesce(x.dimensions, '{}')
+		FROM jsonb_to_recordset($2::jsonb) AS x(invoice_id uuid, item_id uuid, month date, release_date date,
+			amount numeric, revenue_account text, balance_account text, dimensions jsonb)`, company, string(b))
+	return store.Refused(err)
+}
+
+const accrualColumns = `invoice_id, item_id, month, release_date, amount, revenue_account, balance_account, dimensions,
+	journal_entry_id`
+
+// DueAccruals answers the company's accruals due on or before today and
+// neither released nor cancelled, locked (SKIP LOCKED: another release
+// running takes the rest), by invoice and day.
+func (s *Store) DueAccruals(ctx context.Context, company uuid.UUID, today time.Time) ([]Accrual, error) {
+	out := []Accrual{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+accrualColumns+` FROM invoice_accruals
+		WHERE company_id = $1 AND release_date <= $2 AND journal_entry_id IS NULL AND NOT cancelled
+		ORDER BY release_date, invoice_id, month, item_id FOR UPDATE SKIP LOCKED`, company, isoDate(today))
+	return out, err
+}
+
+// AccrualsDue answers the companies with accruals due on or before today.
+func (s *Store) AccrualsDue(ctx context.Context, today time.Time) ([]uuid.UUID, error) {
+	out := []uuid.UUID{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT DISTINCT company_id FROM invoice_accruals
+		WHERE release_date <= $1 AND journal_entry_id IS NULL AND NOT cancelled`, isoDate(today))
+	return out, err
+}
+
+// Released names the verifikat that released rows.
+func (s *Store) Released(ctx context.Context, company uuid.UUID, rows []Accrual, entry uuid.UUID) error {
+	items, months := make([]uuid.UUID, len(rows)), make([]string, len(rows))
+	for i, r := range rows {
+		items[i], months[i] = r.ItemID, isoDate(r.Month)
+	}
+	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE invoice_accruals a SET journal_entry_id = $2
+		FROM unnest($3::uuid[], $4::date[]) AS x(item_id, month)
+		WHERE a.company_id = $1 AND a.item_id = x.item_id AND a.month = x.month`,
+		company, entry, pq.Array(items), pq.Array(months))
+	return store.Refused(err)
+}
+
+// CancelAccruals cancels the months of invoice id not yet released.
+func (s *Store) CancelAccruals(ctx context.Context, company, id uuid.UUID) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE invoice_accruals SET cancelled = true
+		WHERE company_id = $1 AND invoice_id = $2 AND journal_entry_id IS NULL AND NOT cancelled`, company, id)
+	return store.Refused(err)
+}

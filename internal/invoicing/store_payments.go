@@ -1,0 +1,112 @@
+package invoicing
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Payment is a row of invoice_payments: money received (or, on a credit
+// note, paid back) and the verifikat that booked it.
+type Payment struct {
+	ID      uuid.UUID    `db:"id"`
+	Date    time.Time    `db:"payment_date"`
+	Amount  money.Amount `db:"amount"`
+	SEK     money.Amount `db:"amount_sek"`
+	Rate    *money.Rate  `db:"exchange_rate"`
+	Account *string      `db:"account_number"` // nil for a credit note's offset
+	Source  string       `db:"source"`
+	Notes   *string      `db:"notes"`
+	EntryID *uuid.UUID   `db:"journal_entry_id"`
+	At      time.Time    `db:"created_at"`
+}
+
+// Payments answers the payments of invoice id, oldest first.
+func (s *Store) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment, error) {
+	out := []Payment{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id, payment_date, amount, amount_sek, exchange_rate,
+			account_number, source, notes, journal_entry_id, created_at
+		FROM invoice_payments WHERE company_id = $1 AND invoice_id = $2 ORDER BY created_at, id`, company, id)
+	return out, err
+}
+
+// SamePayment answers a payment of the invoice of amount on day already
+// recorded (a payout, when payout), nil when there is none.
+func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, amount money.Amount, day time.Time, payout bool) (*uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM invoice_payments
+		WHERE company_id = $1 AND invoice_id = $2 AND amount = $3 AND payment_date = $4 AND source <> 'credit_note'
+		  AND (source = 'rot_rut_payout') = $5 LIMIT 1`, company, id, amount, isoDate(day), payout)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	return &ids[0], nil
+}
+
+// AddPayment writes p as a payment of inv, and inv paid that much more
+// (unlessSame: unless a payment of the same amount on the same day is
+// there, 409 INVOICE_PAID_LIKELY_DUPLICATE):
+// paid when nothing is left, partially paid else, with the verifikat of
+// its sale when it was booked only now. It answers the invoice as read
+// today.
+func (s *Store) AddPayment(ctx context.Context, inv Invoice, p Payment, today time.Time, unlessSame bool) (Invoice, error) {
+	q := s.db.Q(ctx)
+	res, err := q.ExecContext(ctx, `INSERT INTO invoice_payments (company_id, invoice_id, id, payment_date, amount,
+			amount_sek, exchange_rate, account_number, source, notes, journal_entry_id)
+		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
+		WHERE NOT $12 OR NOT EXISTS (SELECT 1 FROM invoice_payments WHERE company_id = $1 AND invoice_id = $2
+			AND amount = $5 AND payment_date = $4 AND source IN ('manual', 'bank'))`, inv.CompanyID, inv.ID, p.ID,
+		isoDate(p.Date), p.Amount, p.SEK, p.Rate, p.Account, p.Source, p.Notes, p.EntryID, unlessSame)
+	if err != nil {
+		return inv, store.Refused(err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		if err != nil {
+			return inv, err
+		}
+		dup, err := s.SamePayment(ctx, inv.CompanyID, inv.ID, p.Amount, p.Date, false)
+		if err != nil || dup == nil {
+			return inv, errors.Join(err, errors.New("invoicing: a payment was not written"))
+		}
+		return inv, apierr.New(apierr.InvoicePaidLikelyDuplicate, map[string]any{"invoice_id": inv.ID,
+			"existing_payment_id": *dup, "amount": p.Amount.Abs(), "payment_date": isoDate(p.Date)})
+	}
+	var out Invoice
+	err = q.GetContext(ctx, &out, `UPDATE invoices i SET paid_amount = i.paid_amount + $3,
+			status = CASE WHEN i.paid_amount + $3 = i.total - i.deduction_total THEN 'paid' ELSE 'partially_paid' END,
+			paid_at = CASE WHEN i.paid_amount + $3 = i.total - i.deduction_total THEN $4::date ELSE i.paid_at END,
+			journal_entry_id = coalesce(i.journal_entry_id, $5), updated_at = now()
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$6::date"),
+		inv.CompanyID, inv.ID, p.Amount, isoDate(p.Date), inv.EntryID, isoDate(today))
+	return out, store.Refused(err)
+}
+
+// PaidOut answers what Skatteverket has paid out of the invoice's
+// deduction.
+func (s *Store) PaidOut(ctx context.Context, company, id uuid.UUID) (money.Amount, error) {
+	var sum money.Amount
+	err := s.db.Q(ctx).GetContext(ctx, &sum, `SELECT coalesce(sum(amount), 0) FROM invoice_payments
+		WHERE company_id = $1 AND invoice_id = $2 AND source = 'rot_rut_payout'`, company, id)
+	return sum, err
+}
+
+// AddPayout writes p, Skatteverket's payout of inv's deduction, naming the
+// verifikat of its sale when it was booked only now; what the customer
+// has paid stays. It answers the invoice as read today.
+func (s *Store) AddPayout(ctx context.Context, inv Invoice, p Payment, today time.Time) (Invoice, error) {
+	var out Invoice
+	err := s.db.Q(ctx).GetContext(ctx, &out, `
+		WITH p AS (INSERT INTO invoice_payments (company_id, invoice_id, id, payment_date, amount, amount_sek,
+				account_number, source, notes, journal_entry_id)
+			VALUES ($1, $2, $3, $4, $5, $5, $6, 'rot_rut_payout', $7, $8) RETURNING 1)
+		UPDATE invoices i SET journal_entry_id = coalesce(i.journal_entry_id, $9), updated_at = now()
+		WHERE i.company_id = $1 AND i.id = $2 AND (SELECT count(*) FROM p) = 1 RETURNING `+columns("$10::date"),
+		inv.CompanyID, inv.ID, p.ID, isoDate(p.Date), p.Amount, p.Account, p.Notes, p.EntryID, inv.EntryID, isoDate(today))
+	return out, store.Refused(err)
+}
