@@ -186,7 +186,7 @@ func (s *Sales) ReleaseAccruals(ctx context.Context, company uuid.UUID) (int, []
 			if err != nil {
 				return err
 			}
-			e, err := s.post(ctx, inv, uuid.Nil, k.day, "release_date", SourceAccrual, "Periodisering, faktura "+*inv.Number+", "+
+			e, err := s.post(ctx, inv, uuid.Nil, false, k.day, "release_date", SourceAccrual, "Periodisering, faktura "+*inv.Number+", "+
 				k.day.Format("2006-01"), releaseLines(groups[k]))
 			if err != nil {
 				return err

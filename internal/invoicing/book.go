@@ -59,7 +59,7 @@ func (s *Sales) Book(ctx context.Context, company, id uuid.UUID) (Booked, error)
 	if err != nil {
 		return Booked{}, err
 	}
-	if err := s.postSale(ctx, inv, entry, sale, lines); err != nil {
+	if err := s.postSale(ctx, inv, entry, true, sale, lines); err != nil {
 		return Booked{}, err
 	}
 	if err := s.record(ctx, audit.Update, describe(booked)+" bokfördes", booked, &inv, &booked); err != nil {

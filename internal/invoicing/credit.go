@@ -117,7 +117,7 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *strin
 		return Credited{}, err
 	}
 	if len(lines) > 0 {
-		e, err := s.post(ctx, note, uuid.Nil, today, "invoice_date", SourceCredit,
+		e, err := s.post(ctx, note, uuid.Nil, false, today, "invoice_date", SourceCredit,
 			"Kreditfaktura "+*note.Number+", "+note.CustomerName, lines)
 		if e, ok := apierr.As(err); ok && e.Code == apierr.PeriodLocked {
 			return Credited{}, apierr.New(apierr.InvoiceCreditPeriodLocked, e.Details)

@@ -104,7 +104,7 @@ func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error
 	}
 	if inv.EntryID != nil {
 		// Posted last: the posting's locks are held only until the commit.
-		if err := s.postSale(ctx, inv, *inv.EntryID, sale, lines); err != nil {
+		if err := s.postSale(ctx, inv, *inv.EntryID, true, sale, lines); err != nil {
 			return Issued{}, err
 		}
 	}
@@ -127,7 +127,7 @@ func (s *Sales) book(ctx context.Context, inv Invoice) (uuid.UUID, []ledger.Line
 		return uuid.Nil, nil, err
 	}
 	entry := uuid.New()
-	return entry, lines, s.postSale(ctx, inv, entry, sale, lines)
+	return entry, lines, s.postSale(ctx, inv, entry, false, sale, lines)
 }
 
 // saleLines are an invoice's sale and the lines its verifikat posts.
@@ -141,9 +141,9 @@ func saleLines(inv Invoice) (Sale, []ledger.Line, error) {
 }
 
 // postSale posts the verifikat entry of inv's sale, dated its invoice
-// date, and writes the schedule of its accrued lines.
-func (s *Sales) postSale(ctx context.Context, inv Invoice, entry uuid.UUID, sale Sale, lines []ledger.Line) error {
-	if _, err := s.post(ctx, inv, entry, inv.InvoiceDate, "invoice_date", SourceCreated,
+// date (last: see post), and writes the schedule of its accrued lines.
+func (s *Sales) postSale(ctx context.Context, inv Invoice, entry uuid.UUID, last bool, sale Sale, lines []ledger.Line) error {
+	if _, err := s.post(ctx, inv, entry, last, inv.InvoiceDate, "invoice_date", SourceCreated,
 		"Faktura "+*inv.Number+", "+inv.CustomerName, lines); err != nil {
 		return err
 	}

@@ -162,7 +162,7 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	if err != nil {
 		return Paid{}, err
 	}
-	if _, err := s.post(ctx, inv, entry, day, "payment_date", source, desc+*inv.Number+", "+inv.CustomerName, lines); err != nil {
+	if _, err := s.post(ctx, inv, entry, true, day, "payment_date", source, desc+*inv.Number+", "+inv.CustomerName, lines); err != nil {
 		return Paid{}, err
 	}
 	if err := s.record(ctx, audit.Update, describe(paid)+": betalning "+amount.String()+" "+inv.Currency+" registrerades",
@@ -244,14 +244,15 @@ func kronor(inv Invoice, amount money.Amount, p Pay) (money.Amount, *money.Rate,
 }
 
 // post books lines of invoice inv through the ledger as verifikat entry
-// (uuid.Nil: the ledger names it), dated day in the period holding it
+// (uuid.Nil: the ledger names it; last: nothing after reads it, so its
+// posting may close the unit), dated day in the period holding it
 // (the ledger finds it), the customer as counterparty: the one door every
 // verifikat of an invoice goes through. No period for day is
 // INVOICE_BOOK_NO_FISCAL_PERIOD naming field, the body's date.
-func (s *Sales) post(ctx context.Context, inv Invoice, entry uuid.UUID, day time.Time, field, source, desc string,
+func (s *Sales) post(ctx context.Context, inv Invoice, entry uuid.UUID, last bool, day time.Time, field, source, desc string,
 	lines []ledger.Line) (ledger.Entry, error) {
 	id, customer, name := inv.ID.String(), inv.CustomerID, inv.CustomerName
-	e, err := s.ledger.Post(ctx, inv.CompanyID, ledger.Input{ID: entry, Date: day, Description: desc, SourceType: source,
+	e, err := s.ledger.Post(ctx, inv.CompanyID, ledger.Input{ID: entry, Last: last, Date: day, Description: desc, SourceType: source,
 		SourceID: &id, Counterparty: ledger.Counterparty{CounterpartyCustomerID: &customer, CounterpartyName: &name},
 		Lines: lines})
 	if apierr.Is(err, apierr.PeriodNotFound) {

@@ -248,6 +248,10 @@ type Input struct {
 	// name, the party's name is kept.
 	Counterparty Counterparty
 	Lines        []Line
+	// Last says nothing in the unit of work reads the entry after Post:
+	// its posting may then close the unit (store.Closing), holding the
+	// voucher series and the balances for one statement and the COMMIT.
+	Last bool
 	// ReversesID, CorrectionOfID and ChainDepth link an entry the ledger
 	// posts itself to the entry it reverses or corrects.
 	ReversesID     *uuid.UUID

@@ -130,18 +130,23 @@ func (s *Store) CreateDraft(ctx context.Context, company uuid.UUID, in Input) (E
 // Post books in at once, in the unit of work of ctx: the one door through
 // which invoices, payments, payroll and imports write verifikationer. The
 // entry gets the next voucher number of its series and the
-// journal_entry.committed event.
+// journal_entry.committed event. With in.Last its voucher number is known
+// only when the unit commits (e.Number is a token until then).
 func (s *Store) Post(ctx context.Context, company uuid.UUID, in Input) (Entry, error) {
 	var e Entry
 	err := s.db.InTx(ctx, func(ctx context.Context) error {
-		if _, err := s.prepare(ctx, company, &in, true); err != nil {
+		b, err := s.prepare(ctx, company, &in, true)
+		if err != nil {
 			return err
 		}
-		var err error
 		if e, err = s.insertEntry(ctx, company, in); err != nil {
 			return err
 		}
-		return s.commit(ctx, company, &e, nil, nil)
+		closing := &b
+		if !in.Last {
+			closing = nil
+		}
+		return s.commit(ctx, company, &e, nil, closing)
 	})
 	return e, err
 }
