@@ -84,25 +84,25 @@ func (i Invoice) Remaining() money.Amount {
 
 // Line is a row of invoice_items.
 type Line struct {
-	ID                    uuid.UUID         `db:"id"`
-	SortOrder             int               `db:"sort_order"`
-	Type                  string            `db:"line_type"`
-	Description           string            `db:"description"`
-	Quantity              money.Quantity    `db:"quantity"`
-	Unit                  string            `db:"unit"`
-	UnitPrice             money.Amount      `db:"unit_price"`
-	Discount              money.Amount      `db:"discount_percent"`
-	VATRate               money.Amount      `db:"vat_rate"` // a fraction: 0.25
-	RevenueAccount        *string           `db:"revenue_account"`
-	Deduction             *string           `db:"deduction_type"`
-	LaborHours            *money.Amount     `db:"labor_hours"`
-	WorkType              *string           `db:"work_type"`
-	AccrualStart          *time.Time        `db:"accrual_period_start"`
-	AccrualEnd            *time.Time        `db:"accrual_period_end"`
-	AccrualBalanceAccount *string           `db:"accrual_balance_account"`
-	Dimensions            ledger.Dimensions `db:"dimensions"`
-	Net                   money.Amount      `db:"net_amount"`
-	VAT                   money.Amount      `db:"vat_amount"`
+	ID                    uuid.UUID         `db:"id" json:"id"`
+	SortOrder             int               `db:"sort_order" json:"sort_order"`
+	Type                  string            `db:"line_type" json:"line_type"`
+	Description           string            `db:"description" json:"description"`
+	Quantity              money.Quantity    `db:"quantity" json:"quantity"`
+	Unit                  string            `db:"unit" json:"unit"`
+	UnitPrice             money.Amount      `db:"unit_price" json:"unit_price"`
+	Discount              money.Amount      `db:"discount_percent" json:"discount_percent"`
+	VATRate               money.Amount      `db:"vat_rate" json:"vat_rate"` // a fraction: 0.25
+	RevenueAccount        *string           `db:"revenue_account" json:"revenue_account"`
+	Deduction             *string           `db:"deduction_type" json:"deduction_type"`
+	LaborHours            *money.Amount     `db:"labor_hours" json:"labor_hours"`
+	WorkType              *string           `db:"work_type" json:"work_type"`
+	AccrualStart          *time.Time        `db:"accrual_period_start" json:"-"`
+	AccrualEnd            *time.Time        `db:"accrual_period_end" json:"-"`
+	AccrualBalanceAccount *string           `db:"accrual_balance_account" json:"accrual_balance_account"`
+	Dimensions            ledger.Dimensions `db:"dimensions" json:"dimensions"`
+	Net                   money.Amount      `db:"net_amount" json:"net_amount"`
+	VAT                   money.Amount      `db:"vat_amount" json:"vat_amount"`
 }
 
 // Store holds the SQL of invoices.
@@ -236,26 +236,61 @@ func (s *Store) Update(ctx context.Context, inv Invoice, lines bool, at, today t
 // when lines, locked as lock says; a Claim another request holds is
 // conflict (its 409). Another company's invoice is INVOICE_NOT_FOUND.
 func (s *Store) Get(ctx context.Context, company, id uuid.UUID, today time.Time, lines bool, lock Lock, conflict ...apierr.Code) (Invoice, error) {
-	q := `SELECT ` + columns("$3::date") + ` FROM invoices i WHERE i.company_id = $1 AND i.id = $2`
+	q := `SELECT ` + columns("$3::date") + `, CASE WHEN $4 THEN (SELECT coalesce(jsonb_agg(to_jsonb(l) ORDER BY l.sort_order), '[]')
+			FROM invoice_items l WHERE l.company_id = i.company_id AND l.invoice_id = i.id) END AS lines_json
+		FROM invoices i WHERE i.company_id = $1 AND i.id = $2`
 	switch lock {
 	case Hold:
-		q += ` FOR UPDATE`
+		q += ` FOR UPDATE OF i`
 	case Claim:
-		q += ` FOR UPDATE NOWAIT`
+		q += ` FOR UPDATE OF i NOWAIT`
 	}
-	var out Invoice
-	err := s.db.Q(ctx).GetContext(ctx, &out, q, company, id, isoDate(today))
+	var out struct {
+		Invoice
+		Lines []byte `db:"lines_json"`
+	}
+	err := s.db.Q(ctx).GetContext(ctx, &out, q, company, id, isoDate(today), lines)
 	if errors.Is(err, sql.ErrNoRows) {
-		return out, apierr.New(apierr.InvoiceNotFound, map[string]any{"invoice_id": id})
+		return out.Invoice, apierr.New(apierr.InvoiceNotFound, map[string]any{"invoice_id": id})
 	}
 	if pe := (*pq.Error)(nil); errors.As(err, &pe) && pe.Code == "55P03" && len(conflict) > 0 {
-		return out, apierr.New(conflict[0], map[string]any{"invoice_id": id})
+		return out.Invoice, apierr.New(conflict[0], map[string]any{"invoice_id": id})
 	}
 	if err != nil || !lines {
-		return out, err
+		return out.Invoice, err
 	}
-	out.Lines, err = s.Lines(ctx, company, id)
-	return out, err
+	out.Invoice.Lines, err = linesOf(out.Lines)
+	return out.Invoice, err
+}
+
+// linesOf reads the lines of an invoice from the JSON of its rows
+// (to_jsonb of invoice_items), read with the invoice in one statement.
+func linesOf(b []byte) ([]Line, error) {
+	var rows []struct {
+		Line
+		AccrualStart *string `json:"accrual_period_start"`
+		AccrualEnd   *string `json:"accrual_period_end"`
+	}
+	if err := json.Unmarshal(b, &rows); err != nil {
+		return nil, err
+	}
+	out := make([]Line, len(rows))
+	for i, r := range rows {
+		out[i] = r.Line
+		for _, d := range []struct {
+			from *string
+			to   **time.Time
+		}{{r.AccrualStart, &out[i].AccrualStart}, {r.AccrualEnd, &out[i].AccrualEnd}} {
+			if d.from != nil {
+				t, err := time.Parse(time.DateOnly, *d.from)
+				if err != nil {
+					return nil, err
+				}
+				*d.to = &t
+			}
+		}
+	}
+	return out, nil
 }
 
 // Lines answers the lines of invoice id in their order.

@@ -2,6 +2,7 @@ package invoicing
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"time"
 
@@ -56,35 +57,32 @@ func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, amount m
 // its sale when it was booked only now. It answers the invoice as read
 // today.
 func (s *Store) AddPayment(ctx context.Context, inv Invoice, p Payment, today time.Time, unlessSame bool) (Invoice, error) {
-	q := s.db.Q(ctx)
-	res, err := q.ExecContext(ctx, `INSERT INTO invoice_payments (company_id, invoice_id, id, payment_date, amount,
-			amount_sek, exchange_rate, account_number, source, notes, journal_entry_id)
-		SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
-		WHERE NOT $12 OR NOT EXISTS (SELECT 1 FROM invoice_payments WHERE company_id = $1 AND invoice_id = $2
-			AND amount = $5 AND payment_date = $4 AND source IN ('manual', 'bank'))`, inv.CompanyID, inv.ID, p.ID,
-		isoDate(p.Date), p.Amount, p.SEK, p.Rate, p.Account, p.Source, p.Notes, p.EntryID, unlessSame)
-	if err != nil {
-		return inv, store.Refused(err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		if err != nil {
-			return inv, err
-		}
-		dup, err := s.SamePayment(ctx, inv.CompanyID, inv.ID, p.Amount, p.Date, false)
-		if err != nil || dup == nil {
-			return inv, errors.Join(err, errors.New("invoicing: a payment was not written"))
-		}
-		return inv, apierr.New(apierr.InvoicePaidLikelyDuplicate, map[string]any{"invoice_id": inv.ID,
-			"existing_payment_id": *dup, "amount": p.Amount.Abs(), "payment_date": isoDate(p.Date)})
-	}
 	var out Invoice
-	err = q.GetContext(ctx, &out, `UPDATE invoices i SET paid_amount = i.paid_amount + $3,
-			status = CASE WHEN i.paid_amount + $3 = i.total - i.deduction_total THEN 'paid' ELSE 'partially_paid' END,
-			paid_at = CASE WHEN i.paid_amount + $3 = i.total - i.deduction_total THEN $4::date ELSE i.paid_at END,
-			journal_entry_id = coalesce(i.journal_entry_id, $5), updated_at = now()
-		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$6::date"),
-		inv.CompanyID, inv.ID, p.Amount, isoDate(p.Date), inv.EntryID, isoDate(today))
-	return out, store.Refused(err)
+	err := s.db.Q(ctx).GetContext(ctx, &out, `
+		WITH p AS (
+			INSERT INTO invoice_payments (company_id, invoice_id, id, payment_date, amount, amount_sek, exchange_rate,
+				account_number, source, notes, journal_entry_id)
+			SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
+			WHERE NOT $12 OR NOT EXISTS (SELECT 1 FROM invoice_payments WHERE company_id = $1 AND invoice_id = $2
+				AND amount = $5 AND payment_date = $4 AND source IN ('manual', 'bank'))
+			RETURNING amount)
+		UPDATE invoices i SET paid_amount = i.paid_amount + p.amount,
+			status = CASE WHEN i.paid_amount + p.amount = i.total - i.deduction_total THEN 'paid' ELSE 'partially_paid' END,
+			paid_at = CASE WHEN i.paid_amount + p.amount = i.total - i.deduction_total THEN $4::date ELSE i.paid_at END,
+			journal_entry_id = coalesce(i.journal_entry_id, $13), updated_at = now()
+		FROM p WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$14::date"),
+		inv.CompanyID, inv.ID, p.ID, isoDate(p.Date), p.Amount, p.SEK, p.Rate, p.Account, p.Source, p.Notes, p.EntryID,
+		unlessSame, inv.EntryID, isoDate(today))
+	if !errors.Is(err, sql.ErrNoRows) {
+		return out, store.Refused(err)
+	}
+	// Nothing written: a lookalike is there.
+	dup, err := s.SamePayment(ctx, inv.CompanyID, inv.ID, p.Amount, p.Date, false)
+	if err != nil || dup == nil {
+		return inv, errors.Join(err, errors.New("invoicing: a payment was not written"))
+	}
+	return inv, apierr.New(apierr.InvoicePaidLikelyDuplicate, map[string]any{"invoice_id": inv.ID,
+		"existing_payment_id": *dup, "amount": p.Amount.Abs(), "payment_date": isoDate(p.Date)})
 }
 
 // PaidOut answers what Skatteverket has paid out of the invoice's
