@@ -214,7 +214,7 @@ func Share(whole, total, before, now money.Amount) (money.Amount, error) {
 	return money.Öre(upTo(before.Add(now)) - upTo(before)), nil
 }
 
-// halfUpWide is a × b / c rounded half away from zero, for b, c > 0:
+// halfUpWide is a × b / c rounded half away from zero, for b ≥ 0 and c > 0:
 // a and b may each be up to 10^14 öre, and their product is not an int64.
 func halfUpWide(a, b, c int64) int64 {
 	n := new(big.Int).Mul(big.NewInt(abs(a)), big.NewInt(b))

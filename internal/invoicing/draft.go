@@ -82,9 +82,6 @@ type Settings struct {
 	DeferBooking    bool // defer_invoice_booking
 }
 
-// field is a 400 naming the field of the body that broke a rule.
-func field(name, rule, issue string) error { return apierr.Field(name, rule, issue) }
-
 // Plan settles what a draft will be stored as: the rules of create
 // (peer §4.2, §4.5) over the customer and the settings, with the totals
 // reckoned and the warnings that do not fail it. It writes nothing; the
@@ -105,19 +102,19 @@ func Plan(d Draft, c Customer, s Settings) (Invoice, []Warning, error) {
 		inv.DefaultDimensions = ledger.Dimensions{}
 	}
 	if d.SelfBilled {
-		return inv, nil, field("is_self_billed", "not_supported", "self-billing (självfaktura) is not supported")
+		return inv, nil, apierr.Field("is_self_billed", "not_supported", "self-billing (självfaktura) is not supported")
 	}
 	switch {
 	case inv.DocumentType == "quote" && s.QuotesEnabled != nil && !*s.QuotesEnabled:
-		return inv, nil, field("document_type", "quotes_enabled", "quotes are turned off in the company's settings (quotes_enabled)")
+		return inv, nil, apierr.Field("document_type", "quotes_enabled", "quotes are turned off in the company's settings (quotes_enabled)")
 	case inv.DocumentType == "proforma" && s.ProformaEnabled != nil && !*s.ProformaEnabled:
-		return inv, nil, field("document_type", "proforma_enabled", "proformas are turned off in the company's settings (proforma_enabled)")
+		return inv, nil, apierr.Field("document_type", "proforma_enabled", "proformas are turned off in the company's settings (proforma_enabled)")
 	}
 	if err := planDates(&inv, d, c); err != nil {
 		return inv, nil, err
 	}
 	if inv.Currency == "SEK" && inv.ExchangeRate != nil {
-		return inv, nil, field("exchange_rate", "currency", "an invoice in SEK takes no exchange rate")
+		return inv, nil, apierr.Field("exchange_rate", "currency", "an invoice in SEK takes no exchange rate")
 	}
 	if inv.OurReference == nil {
 		inv.OurReference = s.ContactPerson
@@ -167,7 +164,7 @@ func Plan(d Draft, c Customer, s Settings) (Invoice, []Warning, error) {
 	}
 	t, err := Compute(items, Options{OreRounding: inv.OreRounding, Date: inv.InvoiceDate})
 	if err != nil {
-		return inv, nil, field("items", "total", "the invoice's total is past 999 999 999 999.99")
+		return inv, nil, apierr.Field("items", "total", "the invoice's total is past 999 999 999 999.99")
 	}
 	for i := range inv.Lines {
 		inv.Lines[i].Net, inv.Lines[i].VAT = t.Lines[i].Net, t.Lines[i].VAT
@@ -203,10 +200,10 @@ func Plan(d Draft, c Customer, s Settings) (Invoice, []Warning, error) {
 func planDates(inv *Invoice, d Draft, c Customer) error {
 	if inv.DocumentType == "quote" {
 		if d.ValidUntil == nil {
-			return field("valid_until", "required", "a quote needs valid_until")
+			return apierr.Field("valid_until", "required", "a quote needs valid_until")
 		}
 		if d.ValidUntil.Before(d.InvoiceDate) {
-			return field("valid_until", "after_invoice_date", "must be on or after invoice_date")
+			return apierr.Field("valid_until", "after_invoice_date", "must be on or after invoice_date")
 		}
 		open := "open"
 		inv.QuoteStatus = &open
@@ -214,14 +211,14 @@ func planDates(inv *Invoice, d Draft, c Customer) error {
 		return nil
 	}
 	if d.ValidUntil != nil {
-		return field("valid_until", "quote_only", "only a quote has valid_until")
+		return apierr.Field("valid_until", "quote_only", "only a quote has valid_until")
 	}
 	inv.DueDate = d.InvoiceDate.AddDate(0, 0, c.PaymentTerms)
 	if d.DueDate != nil {
 		inv.DueDate = *d.DueDate
 	}
 	if inv.DueDate.Before(inv.InvoiceDate) {
-		return field("due_date", "after_invoice_date", "must be on or after invoice_date")
+		return apierr.Field("due_date", "after_invoice_date", "must be on or after invoice_date")
 	}
 	return nil
 }
@@ -242,19 +239,19 @@ func planLine(i int, l DraftLine, kind Kind) (Line, Item, error) {
 		line.Quantity, line.Unit = one, "st"
 		if l.Quantity != nil || l.UnitPrice != nil || l.VATRate != nil || l.Discount != nil || l.RevenueAccount != nil ||
 			l.Deduction != nil || l.LaborHours != nil || l.WorkType != nil {
-			return line, Item{}, field(at("line_type"), "text", "a text line carries a description only")
+			return line, Item{}, apierr.Field(at("line_type"), "text", "a text line carries a description only")
 		}
 		return line, Item{Text: true}, nil
 	}
 	switch {
 	case l.Quantity == nil:
-		return line, Item{}, field(at("quantity"), "required", "a product line needs a quantity")
+		return line, Item{}, apierr.Field(at("quantity"), "required", "a product line needs a quantity")
 	case l.Quantity.Sign() <= 0:
-		return line, Item{}, field(at("quantity"), "exclusiveMinimum", "must be greater than 0")
+		return line, Item{}, apierr.Field(at("quantity"), "exclusiveMinimum", "must be greater than 0")
 	case l.Unit == nil:
-		return line, Item{}, field(at("unit"), "required", "a product line needs a unit")
+		return line, Item{}, apierr.Field(at("unit"), "required", "a product line needs a unit")
 	case l.UnitPrice == nil:
-		return line, Item{}, field(at("unit_price"), "required", "a product line needs a unit_price")
+		return line, Item{}, apierr.Field(at("unit_price"), "required", "a product line needs a unit_price")
 	}
 	line.Quantity, line.Unit, line.UnitPrice = *l.Quantity, *l.Unit, *l.UnitPrice
 	if l.Discount != nil {
@@ -267,13 +264,13 @@ func planLine(i int, l DraftLine, kind Kind) (Line, Item, error) {
 	if l.VATRate != nil {
 		rate = int(l.VATRate.InÖre())
 		if kind.ZeroRated() && rate != 0 {
-			return line, Item{}, field(at("vat_rate"), "zero_rated", fmt.Sprintf(
+			return line, Item{}, apierr.Field(at("vat_rate"), "zero_rated", fmt.Sprintf(
 				"a sale treated as %s carries no Swedish VAT: leave vat_rate out or send 0", kind))
 		}
 	}
 	line.VATRate = money.Öre(int64(rate))
 	if l.RevenueAccount != nil && kind.ZeroRated() {
-		return line, Item{}, field(at("revenue_account"), "zero_rated", "a zero-rated sale books on its treatment's account ("+kind.Revenue()+")")
+		return line, Item{}, apierr.Field(at("revenue_account"), "zero_rated", "a zero-rated sale books on its treatment's account ("+kind.Revenue()+")")
 	}
 	line.Deduction, line.LaborHours, line.WorkType = l.Deduction, l.LaborHours, l.WorkType
 	item := Item{Quantity: line.Quantity, UnitPrice: line.UnitPrice, Discount: line.Discount, VATRate: rate}

@@ -63,7 +63,7 @@ func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error
 	}
 	switch {
 	case inv.DocumentType == "delivery_note" || inv.DocumentType == "quote":
-		return Issued{}, field("document_type", "issuable", "a "+inv.DocumentType+" is never sent as an invoice")
+		return Issued{}, apierr.Field("document_type", "issuable", "a "+inv.DocumentType+" is never sent as an invoice")
 	case inv.Status != "draft":
 		return Issued{}, apierr.New(apierr.InvoiceAlreadySent, map[string]any{"invoice_id": id, "current_status": inv.State()})
 	case inv.DocumentType == "invoice" && inv.Currency != "SEK" && inv.ExchangeRate == nil:

@@ -79,11 +79,11 @@ func (s *Sales) Update(ctx context.Context, company, id uuid.UUID, p Patch) (Inv
 	p.Apply(&d)
 	switch {
 	case d.CustomerID != old.CustomerID:
-		return Invoice{}, nil, field("customer_id", "immutable", "a draft keeps its customer: delete it and create another")
+		return Invoice{}, nil, apierr.Field("customer_id", "immutable", "a draft keeps its customer: delete it and create another")
 	case d.Currency != old.Currency:
-		return Invoice{}, nil, field("currency", "immutable", "a draft keeps its currency: delete it and create another")
+		return Invoice{}, nil, apierr.Field("currency", "immutable", "a draft keeps its currency: delete it and create another")
 	case d.DocumentType != old.DocumentType:
-		return Invoice{}, nil, field("document_type", "immutable", "a draft keeps its type: delete it and create another")
+		return Invoice{}, nil, apierr.Field("document_type", "immutable", "a draft keeps its type: delete it and create another")
 	}
 	if !p.Items && !p.Treatment {
 		kept := old.Treatment

@@ -97,9 +97,9 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	}
 	switch {
 	case amount.Sign() <= 0:
-		return Paid{}, field("amount", "exclusiveMinimum", "must be greater than 0")
+		return Paid{}, apierr.Field("amount", "exclusiveMinimum", "must be greater than 0")
 	case amount.Cmp(left) > 0:
-		return Paid{}, field("amount", "remaining", "is more than the "+left.String()+" "+what)
+		return Paid{}, apierr.Field("amount", "remaining", "is more than the "+left.String()+" "+what)
 	}
 	day := s.today()
 	if p.Date != nil {
@@ -227,13 +227,13 @@ func (s *Sales) paymentLines(ctx context.Context, inv *Invoice, account string, 
 func kronor(inv Invoice, amount money.Amount, p Pay) (money.Amount, *money.Rate, error) {
 	if inv.Currency == "SEK" {
 		if p.SEK != nil || p.Rate != nil {
-			return money.Amount{}, nil, field("amount_sek", "currency", "a payment in SEK takes no amount_sek or exchange_rate")
+			return money.Amount{}, nil, apierr.Field("amount_sek", "currency", "a payment in SEK takes no amount_sek or exchange_rate")
 		}
 		return amount, nil, nil
 	}
 	switch {
 	case p.SEK != nil && p.Rate != nil:
-		return money.Amount{}, nil, field("amount_sek", "one_of", "send amount_sek or exchange_rate, not both")
+		return money.Amount{}, nil, apierr.Field("amount_sek", "one_of", "send amount_sek or exchange_rate, not both")
 	case p.SEK != nil:
 		return *p.SEK, nil, nil
 	case p.Rate != nil:

@@ -2,7 +2,6 @@ package invoicing
 
 import (
 	"context"
-	"encoding/json"
 	"strconv"
 	"time"
 
@@ -143,11 +142,11 @@ func (s *Sales) BulkCreate(ctx context.Context, company uuid.UUID, drafts []Draf
 		var err error
 		switch {
 		case d.DocumentType == "quote":
-			err = field(at+"document_type", "bulk", "quotes are created one at a time (POST …/invoices)")
+			err = apierr.Field(at+"document_type", "bulk", "quotes are created one at a time (POST …/invoices)")
 		case d.Treatment != "":
-			err = field(at+"vat_treatment", "bulk", "a batch decides each invoice's VAT treatment from its customer")
+			err = apierr.Field(at+"vat_treatment", "bulk", "a batch decides each invoice's VAT treatment from its customer")
 		case d.DeliveryCountry != "":
-			err = field(at+"delivery_country", "bulk", "a batch decides each invoice's VAT treatment from its customer")
+			err = apierr.Field(at+"delivery_country", "bulk", "a batch decides each invoice's VAT treatment from its customer")
 		default:
 			err = s.store.db.Attempt(ctx, func(ctx context.Context) error {
 				var err error
@@ -176,14 +175,14 @@ func (s *Sales) quoteFor(ctx context.Context, inv Invoice) (Invoice, error) {
 	case err != nil:
 		return q, err
 	case inv.DocumentType == "quote":
-		return q, field("source_quote_id", "quote", "a quote is not made from another quote")
+		return q, apierr.Field("source_quote_id", "quote", "a quote is not made from another quote")
 	case q.DocumentType != "quote":
 		return q, apierr.New(apierr.InvoiceNotAQuote, map[string]any{"invoice_id": q.ID, "document_type": q.DocumentType,
 			"field": "source_quote_id"})
 	case q.CustomerID != inv.CustomerID:
-		return q, field("source_quote_id", "same_customer", "the quote is to another customer")
+		return q, apierr.Field("source_quote_id", "same_customer", "the quote is to another customer")
 	case q.Status == "cancelled" || *q.QuoteStatus == "declined":
-		return q, field("source_quote_id", "quote_open", "the quote is "+map[bool]string{true: "cancelled", false: "declined"}[q.Status == "cancelled"])
+		return q, apierr.Field("source_quote_id", "quote_open", "the quote is "+map[bool]string{true: "cancelled", false: "declined"}[q.Status == "cancelled"])
 	}
 	return q, s.notInvoiced(ctx, q)
 }
@@ -233,17 +232,17 @@ func describe(i Invoice) string {
 	return kind + " (utkast) till " + i.CustomerName
 }
 
+// record audits a change of invoice i: its detail as it was (old) and
+// as it is (new), either nil.
 func (s *Sales) record(ctx context.Context, action audit.Action, desc string, i Invoice, old, new *Invoice) error {
-	return s.audit.Record(ctx, audit.Change{CompanyID: i.CompanyID, Action: action, Table: "invoices",
-		RecordID: i.ID.String(), Description: desc, Old: snapshot(old), New: snapshot(new)})
-}
-
-func snapshot(i *Invoice) json.RawMessage {
-	if i == nil {
-		return nil
+	view := func(i *Invoice) any {
+		if i == nil {
+			return nil
+		}
+		return Detail(*i)
 	}
-	b, _ := json.Marshal(Detail(*i))
-	return b
+	return s.audit.Record(ctx, audit.Change{CompanyID: i.CompanyID, Action: action, Table: "invoices",
+		RecordID: i.ID.String(), Description: desc, Old: audit.Of(view(old)), New: audit.Of(view(new))})
 }
 
 // Deleted is what became of a draft: deleted, or cancelled (makulerad)
@@ -297,7 +296,7 @@ func (s *Sales) DecideQuote(ctx context.Context, company, id uuid.UUID, status s
 	case q.Status != "draft":
 		return Invoice{}, apierr.New(apierr.InvoiceQuoteNotDecidable, map[string]any{"invoice_id": id, "current_status": q.State()})
 	case validUntil != nil && validUntil.Before(q.InvoiceDate):
-		return Invoice{}, field("valid_until", "after_invoice_date", "must be on or after the quote's date, "+
+		return Invoice{}, apierr.Field("valid_until", "after_invoice_date", "must be on or after the quote's date, "+
 			q.InvoiceDate.Format(time.DateOnly))
 	}
 	if err := s.notInvoiced(ctx, q); err != nil {

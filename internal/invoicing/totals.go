@@ -101,14 +101,14 @@ func Compute(items []Item, o Options) (Totals, error) {
 		for _, i := range idx {
 			net += t.Lines[i].Net.InÖre()
 		}
-		vat := halfUp(net*int64(rate), 100)
+		vat := halfUpWide(net, int64(rate), 100)
 		share(t.Lines, idx, rate, vat)
 		t.ByRate = append(t.ByRate, RateTotal{Rate: rate, Net: money.Öre(net), VAT: money.Öre(vat)})
 		t.VAT = t.VAT.Add(money.Öre(vat))
 	}
 	t.Total = t.Subtotal.Add(t.VAT)
 	if o.OreRounding {
-		whole := halfUp(t.Total.InÖre(), 100) * 100
+		whole := halfUpWide(t.Total.InÖre(), 1, 100) * 100
 		t.Rounding = money.Öre(whole).Sub(t.Total)
 		t.Total = money.Öre(whole)
 	}
@@ -173,14 +173,6 @@ func share(lines []LineTotal, idx []int, rate int, vat int64) {
 		lines[i].VAT = lines[i].VAT.Add(money.Öre(1))
 		rest--
 	}
-}
-
-// halfUp is n / d rounded half away from zero; d > 0.
-func halfUp(n, d int64) int64 {
-	if n < 0 {
-		return -halfUp(-n, d)
-	}
-	return (n + d/2) / d
 }
 
 // ROT and RUT in percent of the labour's price with VAT. ROT was 50 %
