@@ -9,7 +9,6 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/ledger"
-	"github.com/kontera/kontera/internal/store"
 )
 
 // Booked is an invoice whose sale was booked, with the lines posted.
@@ -47,6 +46,11 @@ func (s *Sales) Book(ctx context.Context, company, id uuid.UUID) (Booked, error)
 	if err != nil {
 		return Booked{}, err
 	}
+	return s.bookDeferred(ctx, inv)
+}
+
+// bookDeferred is Book of inv, read with its lines and claimed.
+func (s *Sales) bookDeferred(ctx context.Context, inv Invoice) (Booked, error) {
 	if err := Bookable(inv); err != nil {
 		return Booked{}, err
 	}
@@ -96,12 +100,12 @@ func (s *Sales) BulkBook(ctx context.Context, company uuid.UUID, ids []uuid.UUID
 		}
 		r := BookResult{ID: id}
 		err := s.store.db.Attempt(ctx, func(ctx context.Context) error {
-			inv, err := s.store.Get(ctx, company, id, s.today(), false, Claim, apierr.InvoiceBookConflict)
+			inv, err := s.store.Get(ctx, company, id, s.today(), true, Claim, apierr.InvoiceBookConflict)
 			if err != nil {
 				return err
 			}
 			if inv.Status != "draft" {
-				r.Booked, err = s.Book(ctx, company, id)
+				r.Booked, err = s.bookDeferred(ctx, inv)
 				return err
 			}
 			if inv.DocumentType != "invoice" {
@@ -110,7 +114,7 @@ func (s *Sales) BulkBook(ctx context.Context, company uuid.UUID, ids []uuid.UUID
 			if set.DeferBooking {
 				return apierr.New(apierr.InvoiceBookDeferredDraft, map[string]any{"invoice_id": id})
 			}
-			is, err := s.Issue(ctx, company, id)
+			is, err := s.issue(ctx, inv)
 			r.Booked = Booked{Invoice: is.Invoice, Lines: is.Lines}
 			return err
 		})
@@ -127,7 +131,7 @@ func (s *Sales) BulkBook(ctx context.Context, company uuid.UUID, ids []uuid.UUID
 // Failed is an unexpected failure of booking: INVOICE_BOOK_FAILED, the
 // cause kept for the logs; a catalogue error passes as it is.
 func Failed(err error) error {
-	if _, ok := apierr.As(err); ok || err == nil || store.NotFound(err) {
+	if _, ok := apierr.As(err); ok || err == nil {
 		return err
 	}
 	return apierr.Wrap(apierr.InvoiceBookFailed, err)

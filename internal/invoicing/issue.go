@@ -61,6 +61,12 @@ func (s *Sales) Issue(ctx context.Context, company, id uuid.UUID) (Issued, error
 	if err != nil {
 		return Issued{}, err
 	}
+	return s.issue(ctx, inv)
+}
+
+// issue is Issue of inv, read with its lines and locked.
+func (s *Sales) issue(ctx context.Context, inv Invoice) (Issued, error) {
+	company, id := inv.CompanyID, inv.ID
 	switch {
 	case inv.DocumentType == "delivery_note" || inv.DocumentType == "quote":
 		return Issued{}, apierr.Field("document_type", "issuable", "a "+inv.DocumentType+" is never sent as an invoice")
