@@ -27,7 +27,7 @@ var budgets = map[string]int64{
 	"createInvoice":       8,
 	"markInvoiceSent":     11,
 	"markInvoicePaid":     9,
-	"creditInvoice":       14,
+	"creditInvoice":       13,
 	"updateInvoice":       9,
 	"getTrialBalance":     4,
 	"getGeneralLedger":    5,

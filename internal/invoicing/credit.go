@@ -117,15 +117,9 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *strin
 		return Credited{}, err
 	}
 	if len(lines) > 0 {
-		e, err := s.post(ctx, note, uuid.Nil, false, today, "invoice_date", SourceCredit,
-			"Kreditfaktura "+*note.Number+", "+note.CustomerName, lines)
-		if e, ok := apierr.As(err); ok && e.Code == apierr.PeriodLocked {
-			return Credited{}, apierr.New(apierr.InvoiceCreditPeriodLocked, e.Details)
-		}
-		if err != nil {
-			return Credited{}, err
-		}
-		note.EntryID = &e.ID
+		// Named now, posted last (see post).
+		entry := uuid.New()
+		note.EntryID = &entry
 	}
 	at := s.now().UTC()
 	issued := note
@@ -156,6 +150,16 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *strin
 	if _, err := outbox.Emit(ctx, s.store.db, company, EventCreditNote, map[string]any{"credit_note": Detail(note),
 		"credited_invoice": Detail(credited)}); err != nil {
 		return Credited{}, err
+	}
+	if note.EntryID != nil {
+		_, err := s.post(ctx, note, *note.EntryID, true, today, "invoice_date", SourceCredit,
+			"Kreditfaktura "+*note.Number+", "+note.CustomerName, lines)
+		if e, ok := apierr.As(err); ok && e.Code == apierr.PeriodLocked {
+			return Credited{}, apierr.New(apierr.InvoiceCreditPeriodLocked, e.Details)
+		}
+		if err != nil {
+			return Credited{}, err
+		}
 	}
 	return Credited{Note: note, Original: credited, Lines: lines}, nil
 }
