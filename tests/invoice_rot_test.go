@@ -171,3 +171,21 @@ func TestInvoiceROTCeiling(t *testing.T) {
 		t.Fatalf("over 75 000: %s", more.Body)
 	}
 }
+
+// Skatteverket's payout in parts: the same part on the same day again
+// looks like the first and waits for force; the customer's payment of the
+// same amount that day is another kind and passes.
+func TestInvoiceROTPayoutLookalike(t *testing.T) {
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
+	id := b.createInvoice(renovation(b.rotCustomer(), nil)).status(t, 201).str("data.id")
+	b.markSent(id).status(t, 200)
+	part := map[string]any{"rot_rut_payout": true, "amount": 1000, "payment_date": "2026-04-10"}
+	b.markPaid(id, part).status(t, 200)
+	if e := b.markPaid(id, part).errorCode(t, 409, "INVOICE_PAID_LIKELY_DUPLICATE"); e.str("error.details.existing_payment_id") == "" {
+		t.Fatalf("a lookalike payout: %s", e.Body)
+	}
+	b.markPaid(id, map[string]any{"amount": 1000, "payment_date": "2026-04-10"}).status(t, 200)
+	if o := b.markPaid(id, mergeMaps(part, map[string]any{"force": true})).status(t, 200); o.at("data.paid_amount") != 1000.0 {
+		t.Fatalf("forced: %s", o.Body)
+	}
+}

@@ -109,17 +109,6 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	if err != nil {
 		return Paid{}, err
 	}
-	if !p.Force && p.Payout {
-		// A customer's payment is checked as it is written (AddPayment).
-		dup, err := s.store.SamePayment(ctx, company, id, signed(amount), day, true)
-		if err != nil {
-			return Paid{}, err
-		}
-		if dup != nil {
-			return Paid{}, apierr.New(apierr.InvoicePaidLikelyDuplicate, map[string]any{"invoice_id": id,
-				"existing_payment_id": *dup, "amount": amount, "payment_date": day.Format(time.DateOnly)})
-		}
-	}
 	old := inv
 	account := p.Account
 	switch {
@@ -155,7 +144,7 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 		Source: kind, Notes: p.Notes, EntryID: &entry}
 	var paid Invoice
 	if p.Payout {
-		paid, err = s.store.AddPayout(ctx, inv, pay, s.today())
+		paid, err = s.store.AddPayout(ctx, inv, pay, s.today(), !p.Force)
 	} else {
 		paid, err = s.store.AddPayment(ctx, inv, pay, s.today(), !p.Force)
 	}

@@ -37,17 +37,38 @@ func (s *Store) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment,
 	return out, err
 }
 
+// sameKind is the SQL condition on a payment row's source that makes it
+// of the kind payout says (Skatteverket's payout, or the customer's
+// money): a lookalike is of the same kind, amount and day.
+func sameKind(payout bool) string {
+	if payout {
+		return `source = 'rot_rut_payout'`
+	}
+	return `source IN ('manual', 'bank')`
+}
+
 // SamePayment answers a payment of the invoice of amount on day already
 // recorded (a payout, when payout), nil when there is none.
 func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, amount money.Amount, day time.Time, payout bool) (*uuid.UUID, error) {
 	var ids []uuid.UUID
 	err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM invoice_payments
-		WHERE company_id = $1 AND invoice_id = $2 AND amount = $3 AND payment_date = $4 AND source <> 'credit_note'
-		  AND (source = 'rot_rut_payout') = $5 LIMIT 1`, company, id, amount, isoDate(day), payout)
+		WHERE company_id = $1 AND invoice_id = $2 AND amount = $3 AND payment_date = $4 AND `+sameKind(payout)+` LIMIT 1`,
+		company, id, amount, isoDate(day))
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
 	return &ids[0], nil
+}
+
+// lookalike is the refusal of a payment written unless a lookalike is
+// there (AddPayment, AddPayout), naming the one there is.
+func (s *Store) lookalike(ctx context.Context, inv Invoice, p Payment, payout bool) error {
+	dup, err := s.SamePayment(ctx, inv.CompanyID, inv.ID, p.Amount, p.Date, payout)
+	if err != nil || dup == nil {
+		return errors.Join(err, errors.New("invoicing: a payment was not written"))
+	}
+	return apierr.New(apierr.InvoicePaidLikelyDuplicate, map[string]any{"invoice_id": inv.ID,
+		"existing_payment_id": *dup, "amount": p.Amount.Abs(), "payment_date": isoDate(p.Date)})
 }
 
 // AddPayment writes p as a payment of inv, and inv paid that much more
@@ -64,7 +85,7 @@ func (s *Store) AddPayment(ctx context.Context, inv Invoice, p Payment, today ti
 				account_number, source, notes, journal_entry_id)
 			SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11
 			WHERE NOT $12 OR NOT EXISTS (SELECT 1 FROM invoice_payments WHERE company_id = $1 AND invoice_id = $2
-				AND amount = $5 AND payment_date = $4 AND source IN ('manual', 'bank'))
+				AND amount = $5 AND payment_date = $4 AND `+sameKind(false)+`)
 			RETURNING amount)
 		UPDATE invoices i SET paid_amount = i.paid_amount + p.amount,
 			status = CASE WHEN i.paid_amount + p.amount = i.total - i.deduction_total THEN 'paid' ELSE 'partially_paid' END,
@@ -77,12 +98,7 @@ func (s *Store) AddPayment(ctx context.Context, inv Invoice, p Payment, today ti
 		return out, store.Refused(err)
 	}
 	// Nothing written: a lookalike is there.
-	dup, err := s.SamePayment(ctx, inv.CompanyID, inv.ID, p.Amount, p.Date, false)
-	if err != nil || dup == nil {
-		return inv, errors.Join(err, errors.New("invoicing: a payment was not written"))
-	}
-	return inv, apierr.New(apierr.InvoicePaidLikelyDuplicate, map[string]any{"invoice_id": inv.ID,
-		"existing_payment_id": *dup, "amount": p.Amount.Abs(), "payment_date": isoDate(p.Date)})
+	return inv, s.lookalike(ctx, inv, p, false)
 }
 
 // PaidOut answers what Skatteverket has paid out of the invoice's
@@ -94,17 +110,24 @@ func (s *Store) PaidOut(ctx context.Context, company, id uuid.UUID) (money.Amoun
 	return sum, err
 }
 
-// AddPayout writes p, Skatteverket's payout of inv's deduction, naming the
-// verifikat of its sale when it was booked only now; what the customer
-// has paid stays. It answers the invoice as read today.
-func (s *Store) AddPayout(ctx context.Context, inv Invoice, p Payment, today time.Time) (Invoice, error) {
+// AddPayout writes p, Skatteverket's payout of inv's deduction (unlessSame:
+// as AddPayment), naming the verifikat of its sale when it was booked only
+// now; what the customer has paid stays. It answers the invoice as read today.
+func (s *Store) AddPayout(ctx context.Context, inv Invoice, p Payment, today time.Time, unlessSame bool) (Invoice, error) {
 	var out Invoice
 	err := s.db.Q(ctx).GetContext(ctx, &out, `
 		WITH p AS (INSERT INTO invoice_payments (company_id, invoice_id, id, payment_date, amount, amount_sek,
 				account_number, source, notes, journal_entry_id)
-			VALUES ($1, $2, $3, $4, $5, $5, $6, 'rot_rut_payout', $7, $8) RETURNING 1)
+			SELECT $1, $2, $3, $4, $5, $5, $6, 'rot_rut_payout', $7, $8
+			WHERE NOT $11 OR NOT EXISTS (SELECT 1 FROM invoice_payments WHERE company_id = $1 AND invoice_id = $2
+				AND amount = $5 AND payment_date = $4 AND `+sameKind(true)+`)
+			RETURNING 1)
 		UPDATE invoices i SET journal_entry_id = coalesce(i.journal_entry_id, $9), updated_at = now()
-		WHERE i.company_id = $1 AND i.id = $2 AND (SELECT count(*) FROM p) = 1 RETURNING `+columns("$10::date"),
-		inv.CompanyID, inv.ID, p.ID, isoDate(p.Date), p.Amount, p.Account, p.Notes, p.EntryID, inv.EntryID, isoDate(today))
-	return out, store.Refused(err)
+		FROM p WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$10::date"),
+		inv.CompanyID, inv.ID, p.ID, isoDate(p.Date), p.Amount, p.Account, p.Notes, p.EntryID, inv.EntryID, isoDate(today),
+		unlessSame)
+	if !errors.Is(err, sql.ErrNoRows) {
+		return out, store.Refused(err)
+	}
+	return inv, s.lookalike(ctx, inv, p, true)
 }
