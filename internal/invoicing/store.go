@@ -82,27 +82,27 @@ func (i Invoice) Remaining() money.Amount {
 	return i.Total.Sub(i.DeductionTotal).Sub(i.Paid)
 }
 
-// Line is a row of invoice_items.
+// Line is a row of invoice_items, as to_jsonb writes it (linesOf).
 type Line struct {
-	ID                    uuid.UUID         `db:"id" json:"id"`
-	SortOrder             int               `db:"sort_order" json:"sort_order"`
-	Type                  string            `db:"line_type" json:"line_type"`
-	Description           string            `db:"description" json:"description"`
-	Quantity              money.Quantity    `db:"quantity" json:"quantity"`
-	Unit                  string            `db:"unit" json:"unit"`
-	UnitPrice             money.Amount      `db:"unit_price" json:"unit_price"`
-	Discount              money.Amount      `db:"discount_percent" json:"discount_percent"`
-	VATRate               money.Amount      `db:"vat_rate" json:"vat_rate"` // a fraction: 0.25
-	RevenueAccount        *string           `db:"revenue_account" json:"revenue_account"`
-	Deduction             *string           `db:"deduction_type" json:"deduction_type"`
-	LaborHours            *money.Amount     `db:"labor_hours" json:"labor_hours"`
-	WorkType              *string           `db:"work_type" json:"work_type"`
-	AccrualStart          *time.Time        `db:"accrual_period_start" json:"-"`
-	AccrualEnd            *time.Time        `db:"accrual_period_end" json:"-"`
-	AccrualBalanceAccount *string           `db:"accrual_balance_account" json:"accrual_balance_account"`
-	Dimensions            ledger.Dimensions `db:"dimensions" json:"dimensions"`
-	Net                   money.Amount      `db:"net_amount" json:"net_amount"`
-	VAT                   money.Amount      `db:"vat_amount" json:"vat_amount"`
+	ID                    uuid.UUID         `json:"id"`
+	SortOrder             int               `json:"sort_order"`
+	Type                  string            `json:"line_type"`
+	Description           string            `json:"description"`
+	Quantity              money.Quantity    `json:"quantity"`
+	Unit                  string            `json:"unit"`
+	UnitPrice             money.Amount      `json:"unit_price"`
+	Discount              money.Amount      `json:"discount_percent"`
+	VATRate               money.Amount      `json:"vat_rate"` // a fraction: 0.25
+	RevenueAccount        *string           `json:"revenue_account"`
+	Deduction             *string           `json:"deduction_type"`
+	LaborHours            *money.Amount     `json:"labor_hours"`
+	WorkType              *string           `json:"work_type"`
+	AccrualStart          *time.Time        `json:"-"`
+	AccrualEnd            *time.Time        `json:"-"`
+	AccrualBalanceAccount *string           `json:"accrual_balance_account"`
+	Dimensions            ledger.Dimensions `json:"dimensions"`
+	Net                   money.Amount      `json:"net_amount"`
+	VAT                   money.Amount      `json:"vat_amount"`
 }
 
 // Store holds the SQL of invoices.
@@ -236,7 +236,7 @@ func (s *Store) Update(ctx context.Context, inv Invoice, lines bool, at, today t
 // when lines, locked as lock says; a Claim another request holds is
 // conflict (its 409). Another company's invoice is INVOICE_NOT_FOUND.
 func (s *Store) Get(ctx context.Context, company, id uuid.UUID, today time.Time, lines bool, lock Lock, conflict ...apierr.Code) (Invoice, error) {
-	q := `SELECT ` + columns("$3::date") + `, CASE WHEN $4 THEN (SELECT coalesce(jsonb_agg(to_jsonb(l) ORDER BY l.sort_order), '[]')
+	q := `SELECT ` + columns("$3::date") + `, CASE WHEN $4 THEN (SELECT ` + linesJSONOf + `
 			FROM invoice_items l WHERE l.company_id = i.company_id AND l.invoice_id = i.id) END AS lines_json
 		FROM invoices i WHERE i.company_id = $1 AND i.id = $2`
 	switch lock {
@@ -304,22 +304,26 @@ func (s *Store) Lines(ctx context.Context, company, id uuid.UUID) ([]Line, error
 func (s *Store) LinesOf(ctx context.Context, company uuid.UUID, ids []uuid.UUID) (map[uuid.UUID][]Line, error) {
 	var rows []struct {
 		InvoiceID uuid.UUID `db:"invoice_id"`
-		Line
+		Lines     []byte    `db:"lines_json"`
 	}
-	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT invoice_id, id, sort_order, line_type, description, quantity,
-			unit, unit_price, discount_percent, vat_rate, revenue_account, deduction_type, labor_hours, work_type,
-			accrual_period_start, accrual_period_end, accrual_balance_account, dimensions, net_amount, vat_amount
-		FROM invoice_items WHERE company_id = $1 AND invoice_id = ANY($2) ORDER BY invoice_id, sort_order`,
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT l.invoice_id, `+linesJSONOf+` AS lines_json
+		FROM invoice_items l WHERE l.company_id = $1 AND l.invoice_id = ANY($2) GROUP BY l.invoice_id`,
 		company, pq.Array(ids))
 	out := make(map[uuid.UUID][]Line, len(ids))
 	for _, id := range ids {
 		out[id] = []Line{}
 	}
 	for _, r := range rows {
-		out[r.InvoiceID] = append(out[r.InvoiceID], r.Line)
+		if out[r.InvoiceID], err = linesOf(r.Lines); err != nil {
+			return nil, err
+		}
 	}
 	return out, err
 }
+
+// linesJSONOf aggregates the rows l of invoice_items into the JSON
+// linesOf reads.
+const linesJSONOf = `coalesce(jsonb_agg(to_jsonb(l) ORDER BY l.sort_order), '[]')`
 
 // Filter narrows the list. Status "overdue" is the derived state, and
 // "sent" and "partially_paid" leave the overdue ones out; QuoteStatus
