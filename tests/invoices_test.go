@@ -83,18 +83,31 @@ func TestOpenInvoicesHoldTheCustomer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	pay("5000")
-	r = b.get(b.path("customers/"+owing+"?expand=invoices"), b.token).status(t, 200)
-	if open := r.list("data.invoices"); len(open) != 1 || open[0].(map[string]any)["balance_due"] != 7500.0 ||
-		open[0].(map[string]any)["status"] != "overdue" {
-		t.Fatalf("partly paid: %s", r.Body)
+	// The list's filter, the detail and the customer's expand read the
+	// same day: overdue in all three, or in none.
+	agree := func(state string) {
+		t.Helper()
+		listed := func(status string) int {
+			return len(b.get(b.path("invoices?status="+status+"&customer_id="+owing), b.token).status(t, 200).list("data"))
+		}
+		other := map[string]string{"overdue": "partially_paid", "partially_paid": "overdue"}[state]
+		if listed(state) != 1 || listed(other) != 0 {
+			t.Errorf("the list filtered by %s: %d, by %s: %d", state, listed(state), other, listed(other))
+		}
+		if g := b.get(b.path("invoices/"+inv.String()), b.token).status(t, 200); g.str("data.status") != state {
+			t.Errorf("the detail: %s", g.Body)
+		}
+		r := b.get(b.path("customers/"+owing+"?expand=invoices"), b.token).status(t, 200)
+		if open := r.list("data.invoices"); len(open) != 1 || open[0].(map[string]any)["balance_due"] != 7500.0 ||
+			open[0].(map[string]any)["status"] != state {
+			t.Errorf("the customer's expand: %s", r.Body)
+		}
 	}
+	pay("5000")
+	agree("overdue")
 	// Not overdue the day it falls due.
 	now = time.Date(2026, 3, 31, 21, 30, 0, 0, time.UTC) // 31 March, 23:30 in Stockholm
-	r = b.get(b.path("customers/"+owing+"?expand=invoices"), b.token).status(t, 200)
-	if open := r.list("data.invoices"); len(open) != 1 || open[0].(map[string]any)["status"] != "partially_paid" {
-		t.Fatalf("on its due day: %s", r.Body)
-	}
+	agree("partially_paid")
 	pay("7500")
 	if r := b.get(b.path("customers/"+owing+"?expand=invoices"), b.token).status(t, 200); len(r.list("data.invoices")) != 0 {
 		t.Fatalf("a paid invoice is open: %s", r.Body)
@@ -398,6 +411,8 @@ func TestInvoiceList(t *testing.T) {
 	same("by date", ids(b.get(b.path("invoices?date_from=2026-03-05&date_to=2026-03-31"), b.token).status(t, 200)), quote)
 	same("drafts", ids(b.get(b.path("invoices?status=draft&document_type=invoice"), b.token).status(t, 200)), last, first)
 	same("sent", ids(b.get(b.path("invoices?status=sent"), b.token).status(t, 200)))
+	same("in kronor", ids(b.get(b.path("invoices?currency=SEK"), b.token).status(t, 200)), last, quote, first)
+	same("in euro", ids(b.get(b.path("invoices?currency=EUR"), b.token).status(t, 200)))
 	b.get(b.path("invoices?quote_status=open&document_type=invoice"), b.token).errorCode(t, 400, "VALIDATION_ERROR")
 	b.get(b.path("invoices?expand=payments"), b.token).errorCode(t, 400, "VALIDATION_ERROR")
 	b.get(b.path("invoices?status=late"), b.token).errorCode(t, 400, "VALIDATION_ERROR")
