@@ -31,6 +31,18 @@ if [ "$what" = test ]; then
 	fi
 fi
 
+if [ "$what" = test ] && ! command -v pdftotext >/dev/null; then
+	# The PDF tests read documents back with pdftotext, pdfinfo and pdftoppm.
+	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "installing poppler-utils (the PDF tests read documents back with it)" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends poppler-utils >/dev/null 2>&1 ||
+			{ apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends poppler-utils >/dev/null 2>&1; } ||
+			echo "note: poppler-utils could not be installed; the PDF tests will skip (and fail under CI=true)" >&2
+	else
+		echo "note: poppler-utils is missing; the PDF tests skip without it (apt-get install poppler-utils)" >&2
+	fi
+fi
+
 if [ "$what" = run ] && ! command -v jq >/dev/null; then
 	# Only the README's walk-through uses jq; Debian has it.
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
