@@ -3,6 +3,8 @@ package money
 import (
 	"strconv"
 	"strings"
+
+	"github.com/cockroachdb/apd/v3"
 )
 
 // Swedish writes a the way a Swedish document prints an amount: spaces
@@ -48,4 +50,15 @@ func pad2(n int64) string {
 		return "0" + strconv.FormatInt(n, 10)
 	}
 	return strconv.FormatInt(n, 10)
+}
+
+// SwedishPercent writes a fraction as a Swedish percentage without
+// trailing zeros: 0.25 is "25", 0.125 is "12,5".
+func (a Amount) SwedishPercent() string {
+	var p, r apd.Decimal
+	p.Set(a.dec())
+	p.Exponent += 2
+	r.Reduce(&p)
+	s := r.Text('f')
+	return strings.Replace(s, ".", ",", 1)
 }

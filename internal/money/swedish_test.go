@@ -20,4 +20,9 @@ func TestSwedish(t *testing.T) {
 			t.Errorf("%s: got %q, want %q", in, got, want)
 		}
 	}
+	for in, want := range map[string]string{"0.25": "25", "0.12": "12", "0.06": "6", "0": "0", "12.5": "1250"} {
+		if got := MustParse(in).SwedishPercent(); got != want {
+			t.Errorf("%s: got %q, want %q", in, got, want)
+		}
+	}
 }

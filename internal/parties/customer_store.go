@@ -182,3 +182,40 @@ func (s *Store) PersonalNumber(ctx context.Context, company, id uuid.UUID) (stri
 	}
 	return string(plain), nil
 }
+
+// Addressee returns the customer as a document addressed to them prints
+// them: a sole trader's organisation and VAT numbers opened from their
+// seals, since an invoice must carry the buyer's VAT number in full
+// (reverse charge). CUSTOMER_NOT_FOUND when the company has no such
+// customer; CUSTOMER_PERSONAL_NUMBER_UNREADABLE when a seal cannot be
+// opened.
+func (s *Store) Addressee(ctx context.Context, company, id uuid.UUID) (Customer, error) {
+	var row struct {
+		Customer
+		OrgSealed []byte `db:"org_number_sealed"`
+		VATSealed []byte `db:"vat_number_sealed"`
+	}
+	err := s.db.Q(ctx).GetContext(ctx, &row, `SELECT `+customerColumns+`, org_number_sealed, vat_number_sealed
+		FROM customers WHERE company_id = $1 AND id = $2`, company, id)
+	if err != nil {
+		return Customer{}, notFound(err, apierr.CustomerNotFound)
+	}
+	c := row.Customer
+	rowCtx := sealContext(company, id)
+	for _, n := range []struct {
+		sealed []byte
+		into   **string
+		field  string
+	}{{row.OrgSealed, &c.OrgNumber, "/org_number"}, {row.VATSealed, &c.VATNumber, "/vat_number"}} {
+		if len(n.sealed) == 0 {
+			continue
+		}
+		plain, err := s.box.Open(n.sealed, rowCtx+n.field)
+		if err != nil {
+			return Customer{}, apierr.Wrap(apierr.CustomerPersonalNumberUnreadable, err)
+		}
+		v := string(plain)
+		*n.into = &v
+	}
+	return c, nil
+}

@@ -1,0 +1,137 @@
+package invoicing
+
+import (
+	"strings"
+
+	"github.com/kontera/kontera/internal/parties"
+)
+
+// Seller is the company as its documents print it: identity, address,
+// the layout settings and where to pay.
+type Seller struct {
+	Name, OrgNumber, VATNumber string
+	// Seat is the registered office (säte) an aktiebolag prints.
+	Seat                string
+	Address             []string
+	Email, Phone, Web   string
+	FSkatt, Aktiebolag  bool
+	Logo                []byte // PNG or JPEG; nil when none is uploaded
+	Layout              Layout
+	Payment             PayTo            // the company's payment details
+	PaymentsByCurrency  map[string]PayTo // invoice_payment_accounts
+	LateFee, CreditTerm string           // invoice_late_fee_text, invoice_credit_terms_text
+}
+
+// Layout is how the company's documents look (the invoice_* settings).
+type Layout struct {
+	ShowLogo, ShowCompanyName, NameInFooter        bool
+	ShowOCR, ShowBankgiro, ShowPlusgiro, ShowSwish bool
+	Primary, Accent, Font                          string
+	Header, Footer                                 string
+}
+
+// PayTo is where a customer pays: any of the fields may be empty.
+type PayTo struct {
+	BankName, Clearing, Account, Bankgiro, Plusgiro, Swish, IBAN, BIC string
+}
+
+// For answers the payment details an invoice in currency prints: the
+// currency's own account when the settings name one, else the company's.
+func (s Seller) For(currency string) PayTo {
+	if p, ok := s.PaymentsByCurrency[currency]; ok && p != (PayTo{}) {
+		return p
+	}
+	return s.Payment
+}
+
+// SellerOf reads the seller from the company's settings read model; org
+// is the organisation number in full (the read model masks a sole
+// trader's), logo the uploaded logo or nil.
+func SellerOf(m map[string]any, org string, logo []byte) Seller {
+	str := func(k string) string {
+		v, _ := m[k].(string)
+		return strings.TrimSpace(v)
+	}
+	// A show_* setting never set prints its part: null is "as usual".
+	show := func(k string) bool {
+		v, ok := m[k].(bool)
+		return !ok || v
+	}
+	on := func(k string) bool {
+		v, _ := m[k].(bool)
+		return v
+	}
+	s := Seller{
+		Name: str("company_name"), OrgNumber: org, VATNumber: str("vat_number"), Seat: str("registered_office"),
+		Email: str("email"), Phone: str("phone"), Web: str("website"),
+		FSkatt: on("f_skatt"), Aktiebolag: m["entity_type"] == "aktiebolag", Logo: logo,
+		Layout: Layout{
+			ShowLogo: show("invoice_show_logo"), ShowCompanyName: show("invoice_show_company_name"),
+			NameInFooter: str("invoice_company_name_position") == "footer",
+			ShowOCR:      show("invoice_show_ocr"), ShowBankgiro: show("invoice_show_bankgiro"),
+			ShowPlusgiro: show("invoice_show_plusgiro"), ShowSwish: show("invoice_show_swish"),
+			Primary: str("invoice_primary_color"), Accent: str("invoice_accent_color"), Font: str("invoice_font_family"),
+			Header: str("invoice_header_text"), Footer: str("invoice_footer_text"),
+		},
+		Payment: paymentOf(m),
+		LateFee: str("invoice_late_fee_text"), CreditTerm: str("invoice_credit_terms_text"),
+	}
+	for _, k := range []string{"address_line1", "address_line2"} {
+		if v := str(k); v != "" {
+			s.Address = append(s.Address, v)
+		}
+	}
+	if pc := strings.TrimSpace(str("postal_code") + " " + str("city")); pc != "" {
+		s.Address = append(s.Address, pc)
+	}
+	if accounts, ok := m["invoice_payment_accounts"].(map[string]any); ok {
+		s.PaymentsByCurrency = map[string]PayTo{}
+		for cur, v := range accounts {
+			if a, ok := v.(map[string]any); ok {
+				s.PaymentsByCurrency[cur] = paymentOf(a)
+			}
+		}
+	}
+	return s
+}
+
+func paymentOf(m map[string]any) PayTo {
+	str := func(k string) string {
+		v, _ := m[k].(string)
+		return strings.TrimSpace(v)
+	}
+	return PayTo{BankName: str("bank_name"), Clearing: str("clearing_number"), Account: str("account_number"),
+		Bankgiro: str("bankgiro"), Plusgiro: str("plusgiro"), Swish: str("swish"), IBAN: str("iban"), BIC: str("bic")}
+}
+
+// Addressee is the customer as a document prints them.
+type Addressee struct {
+	Name, Contact        string
+	Address              []string
+	Country              string
+	OrgNumber, VATNumber string
+	Email                string
+	Language             string
+}
+
+// AddresseeOf reads the addressee from the customer, whose numbers the
+// caller has opened (parties.Store.Addressee).
+func AddresseeOf(c parties.Customer) Addressee {
+	a := Addressee{Name: c.Name, Country: c.Country, Language: c.Language}
+	val := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return strings.TrimSpace(*p)
+	}
+	a.Contact, a.OrgNumber, a.VATNumber, a.Email = val(c.ContactPerson), val(c.OrgNumber), val(c.VATNumber), val(c.Email)
+	for _, l := range []string{val(c.Line1), val(c.Line2)} {
+		if l != "" {
+			a.Address = append(a.Address, l)
+		}
+	}
+	if pc := strings.TrimSpace(val(c.PostalCode) + " " + val(c.City)); pc != "" {
+		a.Address = append(a.Address, pc)
+	}
+	return a
+}
