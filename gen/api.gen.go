@@ -1419,6 +1419,24 @@ func (e InvoiceItemCreateLineType) Valid() bool {
 	}
 }
 
+// Defines values for InvoiceLogoMimeType.
+const (
+	Imagejpeg InvoiceLogoMimeType = "image/jpeg"
+	Imagepng  InvoiceLogoMimeType = "image/png"
+)
+
+// Valid indicates whether the value is a known member of the InvoiceLogoMimeType enum.
+func (e InvoiceLogoMimeType) Valid() bool {
+	switch e {
+	case Imagejpeg:
+		return true
+	case Imagepng:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InvoicePaymentSource.
 const (
 	InvoicePaymentSourceBank         InvoicePaymentSource = "bank"
@@ -4864,6 +4882,47 @@ type InvoiceListResponse struct {
 	Meta InvoiceListMeta `json:"meta"`
 }
 
+// InvoiceLogo The logo the company's invoices carry.
+type InvoiceLogo struct {
+	// Height Pixels.
+	Height int `json:"height"`
+
+	// MimeType Read from the bytes, whatever the request said.
+	MimeType  InvoiceLogoMimeType `json:"mime_type"`
+	Sha256    string              `json:"sha256"`
+	SizeBytes int                 `json:"size_bytes"`
+	UpdatedAt time.Time           `json:"updated_at"`
+
+	// Width Pixels.
+	Width int `json:"width"`
+}
+
+// InvoiceLogoMimeType Read from the bytes, whatever the request said.
+type InvoiceLogoMimeType string
+
+// InvoiceLogoDeleted defines model for InvoiceLogoDeleted.
+type InvoiceLogoDeleted struct {
+	// Deleted false when there was no logo to remove.
+	Deleted bool `json:"deleted"`
+}
+
+// InvoiceLogoDeletedResponse defines model for InvoiceLogoDeletedResponse.
+type InvoiceLogoDeletedResponse struct {
+	Data InvoiceLogoDeleted `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// InvoiceLogoResponse defines model for InvoiceLogoResponse.
+type InvoiceLogoResponse struct {
+	// Data The logo the company's invoices carry.
+	Data InvoiceLogo `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // InvoicePaid The invoice with the payment recorded, and the verifikat that booked it (on a dry run payment_id and journal_entry_id are null and verifikat_lines show what would be posted).
 type InvoicePaid struct {
 	Id             openapi_types.UUID                    `json:"id"`
@@ -8087,6 +8146,18 @@ type UpdateBookkeepingLockParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// DeleteInvoiceLogoParams defines parameters for DeleteInvoiceLogo.
+type DeleteInvoiceLogoParams struct {
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// PutInvoiceLogoParams defines parameters for PutInvoiceLogo.
+type PutInvoiceLogoParams struct {
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // UpdateTaxProfileParams defines parameters for UpdateTaxProfile.
 type UpdateTaxProfileParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -10130,6 +10201,9 @@ type ServerInterface interface {
 	// MarkInvoiceSent Issue a draft without e-mailing it
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-sent)
 	MarkInvoiceSent(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params MarkInvoiceSentParams) error
+	// GetInvoicePdf Get an invoice as a PDF
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/pdf)
+	GetInvoicePdf(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId) error
 	// DecideQuote Record the customer's decision on a quote
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/quote-status)
 	DecideQuote(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DecideQuoteParams) error
@@ -10214,6 +10288,12 @@ type ServerInterface interface {
 	// UpdateBookkeepingLock Set, move or remove the bookkeeping lock date
 	// (PATCH /api/v1/companies/{companyId}/settings/bookkeeping-lock)
 	UpdateBookkeepingLock(ctx echo.Context, companyId CompanyId, params UpdateBookkeepingLockParams) error
+	// DeleteInvoiceLogo Remove the invoice logo
+	// (DELETE /api/v1/companies/{companyId}/settings/invoice-logo)
+	DeleteInvoiceLogo(ctx echo.Context, companyId CompanyId, params DeleteInvoiceLogoParams) error
+	// PutInvoiceLogo Upload the invoice logo
+	// (PUT /api/v1/companies/{companyId}/settings/invoice-logo)
+	PutInvoiceLogo(ctx echo.Context, companyId CompanyId, params PutInvoiceLogoParams) error
 	// UpdateTaxProfile Change the tax profile
 	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
 	UpdateTaxProfile(ctx echo.Context, companyId CompanyId, params UpdateTaxProfileParams) error
@@ -12983,6 +13063,30 @@ func (w *ServerInterfaceWrapper) MarkInvoiceSent(ctx echo.Context) error {
 	return err
 }
 
+// GetInvoicePdf converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInvoicePdf(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInvoicePdf(ctx, companyId, invoiceId)
+	return err
+}
+
 // DecideQuote converts echo context to params.
 func (w *ServerInterfaceWrapper) DecideQuote(ctx echo.Context) error {
 	var err error
@@ -14470,6 +14574,78 @@ func (w *ServerInterfaceWrapper) UpdateBookkeepingLock(ctx echo.Context) error {
 	return err
 }
 
+// DeleteInvoiceLogo converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteInvoiceLogo(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteInvoiceLogoParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteInvoiceLogo(ctx, companyId, params)
+	return err
+}
+
+// PutInvoiceLogo converts echo context to params.
+func (w *ServerInterfaceWrapper) PutInvoiceLogo(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PutInvoiceLogoParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutInvoiceLogo(ctx, companyId, params)
+	return err
+}
+
 // UpdateTaxProfile converts echo context to params.
 func (w *ServerInterfaceWrapper) UpdateTaxProfile(ctx echo.Context) error {
 	var err error
@@ -15152,6 +15328,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/credit", wrapper.CreditInvoice, options.OperationMiddlewares["creditInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-paid", wrapper.MarkInvoicePaid, options.OperationMiddlewares["markInvoicePaid"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-sent", wrapper.MarkInvoiceSent, options.OperationMiddlewares["markInvoiceSent"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/pdf", wrapper.GetInvoicePdf, options.OperationMiddlewares["getInvoicePdf"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/quote-status", wrapper.DecideQuote, options.OperationMiddlewares["decideQuote"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/bulk-book", wrapper.BulkBookInvoices, options.OperationMiddlewares["bulkBookInvoices"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/bulk-create", wrapper.BulkCreateInvoices, options.OperationMiddlewares["bulkCreateInvoices"]...)
@@ -15182,6 +15359,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.GetSettings, options.OperationMiddlewares["getSettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.UpdateSettings, options.OperationMiddlewares["updateSettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/bookkeeping-lock", wrapper.UpdateBookkeepingLock, options.OperationMiddlewares["updateBookkeepingLock"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/settings/invoice-logo", wrapper.DeleteInvoiceLogo, options.OperationMiddlewares["deleteInvoiceLogo"]...)
+	router.PUT(options.BaseURL+"/api/v1/companies/:companyId/settings/invoice-logo", wrapper.PutInvoiceLogo, options.OperationMiddlewares["putInvoiceLogo"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/tax-profile", wrapper.UpdateTaxProfile, options.OperationMiddlewares["updateTaxProfile"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/suppliers", wrapper.ListSuppliers, options.OperationMiddlewares["listSuppliers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/suppliers", wrapper.CreateSupplier, options.OperationMiddlewares["createSupplier"]...)
@@ -25175,6 +25354,185 @@ func (response MarkInvoiceSent503JSONResponse) VisitMarkInvoiceSentResponse(w ht
 	return err
 }
 
+type GetInvoicePdfRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+}
+
+type GetInvoicePdfResponseObject interface {
+	VisitGetInvoicePdfResponse(w http.ResponseWriter) error
+}
+
+type GetInvoicePdf200ResponseHeaders struct {
+	CacheControl        *string
+	ContentDisposition  *string
+	XContentTypeOptions *string
+}
+
+type GetInvoicePdf200ApplicationpdfResponse struct {
+	Body          io.Reader
+	Headers       GetInvoicePdf200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetInvoicePdf200ApplicationpdfResponse) VisitGetInvoicePdfResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.CacheControl != nil {
+		w.Header().Set("Cache-Control", fmt.Sprint(*response.Headers.CacheControl))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetInvoicePdf400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInvoicePdf400JSONResponse) VisitGetInvoicePdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePdf401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInvoicePdf401JSONResponse) VisitGetInvoicePdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePdf403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInvoicePdf403JSONResponse) VisitGetInvoicePdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePdf404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInvoicePdf404JSONResponse) VisitGetInvoicePdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePdf429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetInvoicePdf429JSONResponse) VisitGetInvoicePdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePdf500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetInvoicePdf500JSONResponse) VisitGetInvoicePdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePdf503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInvoicePdf503JSONResponse) VisitGetInvoicePdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DecideQuoteRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	InvoiceId InvoiceId `json:"invoiceId"`
@@ -30596,6 +30954,428 @@ func (response UpdateBookkeepingLock503JSONResponse) VisitUpdateBookkeepingLockR
 	return err
 }
 
+type DeleteInvoiceLogoRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    DeleteInvoiceLogoParams
+}
+
+type DeleteInvoiceLogoResponseObject interface {
+	VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error
+}
+
+type DeleteInvoiceLogo200JSONResponse InvoiceLogoDeletedResponse
+
+func (response DeleteInvoiceLogo200JSONResponse) VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoiceLogo400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteInvoiceLogo400JSONResponse) VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoiceLogo401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteInvoiceLogo401JSONResponse) VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoiceLogo403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteInvoiceLogo403JSONResponse) VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoiceLogo404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteInvoiceLogo404JSONResponse) VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoiceLogo409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteInvoiceLogo409JSONResponse) VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoiceLogo413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response DeleteInvoiceLogo413JSONResponse) VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoiceLogo415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response DeleteInvoiceLogo415JSONResponse) VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoiceLogo429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteInvoiceLogo429JSONResponse) VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoiceLogo500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteInvoiceLogo500JSONResponse) VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInvoiceLogo503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteInvoiceLogo503JSONResponse) VisitDeleteInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutInvoiceLogoRequestObject struct {
+	CompanyId   CompanyId `json:"companyId"`
+	Params      PutInvoiceLogoParams
+	ContentType string
+	Body        io.Reader
+}
+
+type PutInvoiceLogoResponseObject interface {
+	VisitPutInvoiceLogoResponse(w http.ResponseWriter) error
+}
+
+type PutInvoiceLogo200JSONResponse InvoiceLogoResponse
+
+func (response PutInvoiceLogo200JSONResponse) VisitPutInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutInvoiceLogo400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PutInvoiceLogo400JSONResponse) VisitPutInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutInvoiceLogo401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PutInvoiceLogo401JSONResponse) VisitPutInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutInvoiceLogo403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PutInvoiceLogo403JSONResponse) VisitPutInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutInvoiceLogo404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PutInvoiceLogo404JSONResponse) VisitPutInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutInvoiceLogo409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PutInvoiceLogo409JSONResponse) VisitPutInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutInvoiceLogo413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PutInvoiceLogo413JSONResponse) VisitPutInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutInvoiceLogo415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PutInvoiceLogo415JSONResponse) VisitPutInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutInvoiceLogo429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PutInvoiceLogo429JSONResponse) VisitPutInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutInvoiceLogo500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PutInvoiceLogo500JSONResponse) VisitPutInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutInvoiceLogo503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PutInvoiceLogo503JSONResponse) VisitPutInvoiceLogoResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type UpdateTaxProfileRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    UpdateTaxProfileParams
@@ -32733,6 +33513,9 @@ type StrictServerInterface interface {
 	// MarkInvoiceSent Issue a draft without e-mailing it
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-sent)
 	MarkInvoiceSent(ctx context.Context, request MarkInvoiceSentRequestObject) (MarkInvoiceSentResponseObject, error)
+	// GetInvoicePdf Get an invoice as a PDF
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/pdf)
+	GetInvoicePdf(ctx context.Context, request GetInvoicePdfRequestObject) (GetInvoicePdfResponseObject, error)
 	// DecideQuote Record the customer's decision on a quote
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/quote-status)
 	DecideQuote(ctx context.Context, request DecideQuoteRequestObject) (DecideQuoteResponseObject, error)
@@ -32817,6 +33600,12 @@ type StrictServerInterface interface {
 	// UpdateBookkeepingLock Set, move or remove the bookkeeping lock date
 	// (PATCH /api/v1/companies/{companyId}/settings/bookkeeping-lock)
 	UpdateBookkeepingLock(ctx context.Context, request UpdateBookkeepingLockRequestObject) (UpdateBookkeepingLockResponseObject, error)
+	// DeleteInvoiceLogo Remove the invoice logo
+	// (DELETE /api/v1/companies/{companyId}/settings/invoice-logo)
+	DeleteInvoiceLogo(ctx context.Context, request DeleteInvoiceLogoRequestObject) (DeleteInvoiceLogoResponseObject, error)
+	// PutInvoiceLogo Upload the invoice logo
+	// (PUT /api/v1/companies/{companyId}/settings/invoice-logo)
+	PutInvoiceLogo(ctx context.Context, request PutInvoiceLogoRequestObject) (PutInvoiceLogoResponseObject, error)
 	// UpdateTaxProfile Change the tax profile
 	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
 	UpdateTaxProfile(ctx context.Context, request UpdateTaxProfileRequestObject) (UpdateTaxProfileResponseObject, error)
@@ -34737,6 +35526,32 @@ func (sh *strictHandler) MarkInvoiceSent(ctx echo.Context, companyId CompanyId, 
 	return nil
 }
 
+// GetInvoicePdf operation middleware
+func (sh *strictHandler) GetInvoicePdf(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId) error {
+	var request GetInvoicePdfRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInvoicePdf(ctx.Request().Context(), request.(GetInvoicePdfRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInvoicePdf")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInvoicePdfResponseObject); ok {
+		return validResponse.VisitGetInvoicePdfResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DecideQuote operation middleware
 func (sh *strictHandler) DecideQuote(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DecideQuoteParams) error {
 	var request DecideQuoteRequestObject
@@ -35821,6 +36636,61 @@ func (sh *strictHandler) UpdateBookkeepingLock(ctx echo.Context, companyId Compa
 		return err
 	} else if validResponse, ok := response.(UpdateBookkeepingLockResponseObject); ok {
 		return validResponse.VisitUpdateBookkeepingLockResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteInvoiceLogo operation middleware
+func (sh *strictHandler) DeleteInvoiceLogo(ctx echo.Context, companyId CompanyId, params DeleteInvoiceLogoParams) error {
+	var request DeleteInvoiceLogoRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteInvoiceLogo(ctx.Request().Context(), request.(DeleteInvoiceLogoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteInvoiceLogo")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteInvoiceLogoResponseObject); ok {
+		return validResponse.VisitDeleteInvoiceLogoResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutInvoiceLogo operation middleware
+func (sh *strictHandler) PutInvoiceLogo(ctx echo.Context, companyId CompanyId, params PutInvoiceLogoParams) error {
+	var request PutInvoiceLogoRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+	request.ContentType = ctx.Request().Header.Get("Content-Type")
+
+	request.Body = ctx.Request().Body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutInvoiceLogo(ctx.Request().Context(), request.(PutInvoiceLogoRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutInvoiceLogo")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutInvoiceLogoResponseObject); ok {
+		return validResponse.VisitPutInvoiceLogoResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

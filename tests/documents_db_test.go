@@ -80,7 +80,7 @@ func TestDocumentsAreWriteOnceInTheDatabase(t *testing.T) {
 			`UPDATE documents SET journal_entry_id = NULL WHERE company_id = $1`,
 			`UPDATE documents SET journal_entry_id = '` + draft + `' WHERE company_id = $1`,
 			`DELETE FROM documents WHERE company_id = $1`,
-			`TRUNCATE documents`,
+			`TRUNCATE documents CASCADE`, // invoice_archive names documents
 		} {
 			refusedByTheBooks(t, db.db, db.who, q, c)
 		}

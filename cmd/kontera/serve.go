@@ -135,6 +135,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	go janitor(ctx, d, log)
 	go sweeper(ctx, srv, log)
 	go releaser(ctx, srv, log)
+	go archiver(ctx, srv, log)
 	workers := make(chan struct{})
 	go func() { srv.Work(ctx, 2); close(workers) }()
 	if cfg.AdminAddr != "" && cfg.AdminAddr != "off" {
@@ -228,6 +229,30 @@ func releaser(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 		}
 		if n > 0 {
 			log.Info("released accrued revenue", zap.Int("verifikat", n))
+		}
+	}
+}
+
+// archiver archives issued invoices' PDFs shortly after they are issued
+// (httpapi.Server.ArchiveInvoices). The queue's index holds only what
+// waits, so a look every two seconds costs next to nothing; replicas
+// share the work by SKIP LOCKED.
+func archiver(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(2 * time.Second):
+		}
+		n, failed, err := srv.ArchiveInvoices(ctx)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("archiving invoices", zap.Error(err))
+		}
+		for _, f := range failed {
+			log.Warn("an invoice's PDF waits: archiving it failed, and is tried again later", zap.Error(f))
+		}
+		if n > 0 {
+			log.Debug("archived invoice PDFs", zap.Int("invoices", n))
 		}
 	}
 }

@@ -279,7 +279,7 @@ func New(cfg Config) (*Server, error) {
 			return out, err
 		},
 		Post: journal.Post,
-	}, audits, cfg.Now)
+	}, shelf(companies, people, docs, archive, cfg.Blobs), audits, cfg.Now)
 	salesAPI := invoicing.NewHandler(s.sales, cursors)
 	h := handlers{
 		invoicingAPI:  salesAPI,
@@ -357,6 +357,46 @@ func (s *Server) ReleaseAccruals(ctx context.Context) (int, []error, error) {
 		}
 	}
 	return posted, refused, nil
+}
+
+// ArchiveInvoices archives the issued invoices' PDFs waiting in the queue,
+// each in a transaction of its own; a failure is recorded on its job with
+// the time of the next try, and the others go on. It then links the PDFs
+// invoices held to the first verifikat they have had since. It answers
+// how many it archived and the failures.
+func (s *Server) ArchiveInvoices(ctx context.Context) (int, []error, error) {
+	ctx = audit.WithActor(ctx, audit.System)
+	done := 0
+	var failed []error
+	for {
+		var job *invoicing.ArchiveJob
+		err := s.db.InTx(ctx, func(ctx context.Context) error {
+			var err error
+			job, err = s.sales.ArchiveNext(ctx)
+			return err
+		})
+		if job == nil && err == nil {
+			break
+		}
+		if err != nil {
+			if job == nil || ctx.Err() != nil {
+				return done, failed, err
+			}
+			failed = append(failed, err)
+			if err := s.db.InTx(ctx, func(ctx context.Context) error {
+				return s.sales.RecordArchiveFailure(ctx, *job, err)
+			}); err != nil {
+				return done, failed, err
+			}
+			continue
+		}
+		done++
+	}
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		_, err := s.sales.LinkHeld(ctx, 100)
+		return err
+	})
+	return done, failed, err
 }
 
 // Admin is the admin listener's handler: /metrics and /debug/pprof/.

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"encoding/json"
+	"mime"
 	"net/url"
 	"sort"
 	"strconv"
@@ -49,6 +50,13 @@ func checkText(query url.Values, body []byte) error {
 		return apierr.Validation(issues...)
 	}
 	return nil
+}
+
+// binaryBody reports whether a body of contentType is bytes, not text:
+// an image or application/octet-stream.
+func binaryBody(contentType string) bool {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	return strings.HasPrefix(mt, "image/") || mt == "application/octet-stream"
 }
 
 // nulPaths lists the dotted paths of the strings (values and keys) in v

@@ -46,12 +46,13 @@ type Sales struct {
 	books  Books
 	ledger Ledger
 	audit  *audit.Store
+	shelf  Shelf
 	now    func() time.Time
 }
 
 // NewSales returns the invoicing service.
-func NewSales(s *Store, b Books, l Ledger, a *audit.Store, now func() time.Time) *Sales {
-	return &Sales{store: s, books: b, ledger: l, audit: a, now: now}
+func NewSales(s *Store, b Books, l Ledger, sh Shelf, a *audit.Store, now func() time.Time) *Sales {
+	return &Sales{store: s, books: b, ledger: l, shelf: sh, audit: a, now: now}
 }
 
 // today is the day in Sweden: what overdue and expiry are reckoned on.

@@ -459,7 +459,7 @@ func (s *Store) Coverage(ctx context.Context, company uuid.UUID) (Coverage, erro
 // verifikat and whether its booking waits, and answers it as read today.
 func (s *Store) MarkSent(ctx context.Context, inv Invoice, at, today time.Time) (Invoice, error) {
 	var out Invoice
-	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET status = 'sent', invoice_number = $3,
+	err := s.db.Q(ctx).GetContext(ctx, &out, queueArchive+`UPDATE invoices i SET status = 'sent', invoice_number = $3,
 			ocr_reference = $4, journal_entry_id = $5, booking_deferred = $6, sent_at = $7, updated_at = $7, total_sek = $9
 		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$8::date"),
 		inv.CompanyID, inv.ID, inv.Number, inv.OCR, inv.EntryID, inv.BookingDeferred, at, isoDate(today), inv.TotalSEK)

@@ -1,0 +1,70 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/company"
+	"github.com/kontera/kontera/internal/documents"
+	"github.com/kontera/kontera/internal/invoicing"
+	"github.com/kontera/kontera/internal/parties"
+)
+
+// shelf gives invoicing what its documents need of the company, the
+// customers and the documents archive.
+func shelf(companies *company.Store, people *parties.Store, docs *documents.Store, archive *documents.Archive,
+	blobs documents.Blobs) invoicing.Shelf {
+	return invoicing.Shelf{
+		Seller: func(ctx context.Context, c uuid.UUID) (invoicing.Seller, error) {
+			l, err := companies.Letterhead(ctx, c)
+			if err != nil {
+				return invoicing.Seller{}, err
+			}
+			org, _ := l.Settings["org_number"].(string)
+			return invoicing.SellerOf(l.Settings, org, l.Logo), nil
+		},
+		Buyer: func(ctx context.Context, c, customer uuid.UUID) (invoicing.Addressee, error) {
+			p, err := people.Addressee(ctx, c, customer)
+			return invoicing.AddresseeOf(p), err
+		},
+		Keep: func(ctx context.Context, c uuid.UUID, name, mime string, b []byte) (uuid.UUID, error) {
+			if blobs == nil {
+				return uuid.Nil, errors.New("invoicing: no blob store is configured")
+			}
+			sum := sha256.Sum256(b)
+			f := documents.Spooled{Size: int64(len(b)), SHA256: hex.EncodeToString(sum[:])}
+			// The blob first: a row never names bytes the store lacks, and
+			// bytes no row names are swept a day later.
+			if err := blobs.Put(ctx, documents.Key(c, f.SHA256), bytes.NewReader(b), f.Size); err != nil {
+				return uuid.Nil, err
+			}
+			st, err := archive.Upload(ctx, c, documents.New{File: f, Name: name, MimeType: mime, Source: "system"})
+			return st.Doc.ID, err
+		},
+		Open: func(ctx context.Context, c, id uuid.UUID) ([]byte, error) {
+			d, err := docs.Get(ctx, c, id, false)
+			if err != nil {
+				return nil, err
+			}
+			if blobs == nil {
+				return nil, errors.New("invoicing: no blob store is configured")
+			}
+			blob, err := blobs.Open(ctx, d.StorageKey)
+			if err != nil {
+				return nil, err
+			}
+			defer blob.Close()
+			return io.ReadAll(blob)
+		},
+		Link: func(ctx context.Context, c, doc, entry uuid.UUID) error {
+			_, err := archive.Link(ctx, c, doc, documents.LinkTo{EntryID: entry})
+			return err
+		},
+	}
+}
