@@ -661,12 +661,16 @@ const (
 	ErrorCodeINVOICECREATEROTRUTVALIDATION              ErrorCode = "INVOICE_CREATE_ROT_RUT_VALIDATION"
 	ErrorCodeINVOICECREDITPERIODLOCKED                  ErrorCode = "INVOICE_CREDIT_PERIOD_LOCKED"
 	ErrorCodeINVOICEDELETENOTDRAFT                      ErrorCode = "INVOICE_DELETE_NOT_DRAFT"
+	ErrorCodeINVOICEEMAILNOTFAILED                      ErrorCode = "INVOICE_EMAIL_NOT_FAILED"
+	ErrorCodeINVOICEEMAILNOTFOUND                       ErrorCode = "INVOICE_EMAIL_NOT_FOUND"
 	ErrorCodeINVOICEFXRATEMISSING                       ErrorCode = "INVOICE_FX_RATE_MISSING"
 	ErrorCodeINVOICENOTAQUOTE                           ErrorCode = "INVOICE_NOT_A_QUOTE"
 	ErrorCodeINVOICENOTFOUND                            ErrorCode = "INVOICE_NOT_FOUND"
 	ErrorCodeINVOICEPAIDLIKELYDUPLICATE                 ErrorCode = "INVOICE_PAID_LIKELY_DUPLICATE"
 	ErrorCodeINVOICEQUOTEALREADYINVOICED                ErrorCode = "INVOICE_QUOTE_ALREADY_INVOICED"
 	ErrorCodeINVOICEQUOTENOTDECIDABLE                   ErrorCode = "INVOICE_QUOTE_NOT_DECIDABLE"
+	ErrorCodeINVOICESENDEMAILNOTCONFIGURED              ErrorCode = "INVOICE_SEND_EMAIL_NOT_CONFIGURED"
+	ErrorCodeINVOICESENDNOCUSTOMEREMAIL                 ErrorCode = "INVOICE_SEND_NO_CUSTOMER_EMAIL"
 	ErrorCodeINVOICEUPDATENOTDRAFT                      ErrorCode = "INVOICE_UPDATE_NOT_DRAFT"
 	ErrorCodeINVOICEVATTREATMENTBUYERVATNUMBERREQUIRED  ErrorCode = "INVOICE_VAT_TREATMENT_BUYER_VAT_NUMBER_REQUIRED"
 	ErrorCodeINVOICEVATTREATMENTDELIVERYCOUNTRYMISMATCH ErrorCode = "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_MISMATCH"
@@ -934,6 +938,10 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeINVOICEDELETENOTDRAFT:
 		return true
+	case ErrorCodeINVOICEEMAILNOTFAILED:
+		return true
+	case ErrorCodeINVOICEEMAILNOTFOUND:
+		return true
 	case ErrorCodeINVOICEFXRATEMISSING:
 		return true
 	case ErrorCodeINVOICENOTAQUOTE:
@@ -945,6 +953,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeINVOICEQUOTEALREADYINVOICED:
 		return true
 	case ErrorCodeINVOICEQUOTENOTDECIDABLE:
+		return true
+	case ErrorCodeINVOICESENDEMAILNOTCONFIGURED:
+		return true
+	case ErrorCodeINVOICESENDNOCUSTOMEREMAIL:
 		return true
 	case ErrorCodeINVOICEUPDATENOTDRAFT:
 		return true
@@ -1788,6 +1800,51 @@ func (e OperationStatus) Valid() bool {
 	case OperationStatusRunning:
 		return true
 	case OperationStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OutgoingEmailKind.
+const (
+	OutgoingEmailKindInvoice  OutgoingEmailKind = "invoice"
+	OutgoingEmailKindReminder OutgoingEmailKind = "reminder"
+)
+
+// Valid indicates whether the value is a known member of the OutgoingEmailKind enum.
+func (e OutgoingEmailKind) Valid() bool {
+	switch e {
+	case OutgoingEmailKindInvoice:
+		return true
+	case OutgoingEmailKindReminder:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OutgoingEmailStatus.
+const (
+	OutgoingEmailStatusDropped OutgoingEmailStatus = "dropped"
+	OutgoingEmailStatusFailed  OutgoingEmailStatus = "failed"
+	OutgoingEmailStatusQueued  OutgoingEmailStatus = "queued"
+	OutgoingEmailStatusSending OutgoingEmailStatus = "sending"
+	OutgoingEmailStatusSent    OutgoingEmailStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the OutgoingEmailStatus enum.
+func (e OutgoingEmailStatus) Valid() bool {
+	switch e {
+	case OutgoingEmailStatusDropped:
+		return true
+	case OutgoingEmailStatusFailed:
+		return true
+	case OutgoingEmailStatusQueued:
+		return true
+	case OutgoingEmailStatusSending:
+		return true
+	case OutgoingEmailStatusSent:
 		return true
 	default:
 		return false
@@ -4714,10 +4771,31 @@ type InvoiceDeletedResponse struct {
 // InvoiceDocumentType What the document is: an invoice (the default; a credit note is an invoice with credited_invoice_id), a proforma, a delivery note (följesedel) or a quote (offert).
 type InvoiceDocumentType string
 
+// InvoiceEmailRef defines model for InvoiceEmailRef.
+type InvoiceEmailRef struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// Status queued: waiting for a worker (or for its next try); sending: handed to the mail server now; sent: the server took it; failed: the server refused it for good (5xx) or every retry failed; dropped: stored as an .eml in the server's drop folder, not sent (no mail server is configured).
+	Status OutgoingEmailStatus `json:"status"`
+}
+
 // InvoiceEmailTexts defines model for InvoiceEmailTexts.
 type InvoiceEmailTexts struct {
 	En nullable.Nullable[EmailText] `json:"en,omitempty"`
 	Sv nullable.Nullable[EmailText] `json:"sv,omitempty"`
+}
+
+// InvoiceEmails defines model for InvoiceEmails.
+type InvoiceEmails struct {
+	Emails []OutgoingEmail `json:"emails"`
+}
+
+// InvoiceEmailsResponse defines model for InvoiceEmailsResponse.
+type InvoiceEmailsResponse struct {
+	Data InvoiceEmails `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // InvoiceFontFamily defines model for InvoiceFontFamily.
@@ -4923,6 +5001,46 @@ type InvoiceLogoResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// InvoiceMailed An invoice e-mailed: issued as mark-sent issues it (a quote only stamped sent_at), and its e-mail queued; the e-mail leaves after the commit.
+type InvoiceMailed struct {
+	// BookingDeferred defer_invoice_booking was on: POST …/book books it later.
+	BookingDeferred bool `json:"booking_deferred"`
+
+	// Cc The first of cc_addresses (the peer's older field).
+	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
+	Cc             nullable.Nullable[string]             `json:"cc"`
+	CcAddresses    []string                              `json:"cc_addresses"`
+	Email          InvoiceEmailRef                       `json:"email"`
+	Id             openapi_types.UUID                    `json:"id"`
+	InvoiceNumber  string                                `json:"invoice_number"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+
+	// MessageId null until the mail server has taken the e-mail: read GET …/emails.
+	MessageId    nullable.Nullable[string] `json:"message_id"`
+	OcrReference nullable.Nullable[string] `json:"ocr_reference"`
+
+	// SentTo The customer's e-mail address.
+	SentTo string `json:"sent_to"`
+
+	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	Status InvoiceStatus `json:"status"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+
+	// VerifikatLines The lines posted at issue; empty when nothing is booked.
+	VerifikatLines []PostingLine `json:"verifikat_lines"`
+}
+
+// InvoiceMailedResponse defines model for InvoiceMailedResponse.
+type InvoiceMailedResponse struct {
+	// Data An invoice e-mailed: issued as mark-sent issues it (a quote only stamped sent_at), and its e-mail queued; the e-mail leaves after the commit.
+	Data InvoiceMailed `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // InvoicePaid The invoice with the payment recorded, and the verifikat that booked it (on a dry run payment_id and journal_entry_id are null and verifikat_lines show what would be posted).
 type InvoicePaid struct {
 	Id             openapi_types.UUID                    `json:"id"`
@@ -5099,6 +5217,21 @@ type InvoiceResponse struct {
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// InvoiceSendRequest defines model for InvoiceSendRequest.
+type InvoiceSendRequest struct {
+	// AdditionalBcc More Bcc recipients, never echoed; owners and admins only (403 FORBIDDEN).
+	AdditionalBcc *[]openapi_types.Email `json:"additional_bcc,omitempty"`
+
+	// AdditionalCc More Cc recipients; owners and admins only (403 FORBIDDEN).
+	AdditionalCc *[]openapi_types.Email `json:"additional_cc,omitempty"`
+
+	// EmailBody Replaces greeting, body and signoff of invoice_email_texts; placeholders are filled.
+	EmailBody nullable.Nullable[string] `json:"email_body,omitempty"`
+
+	// EmailSubject Replaces the subject of invoice_email_texts; placeholders are filled.
+	EmailSubject nullable.Nullable[string] `json:"email_subject,omitempty"`
 }
 
 // InvoiceSent An issued invoice: its number, OCR reference and the verifikat that booked it (null under kontantmetoden, when booking is deferred, for a proforma, and on a dry run, which shows verifikat_lines all the same).
@@ -6205,6 +6338,50 @@ type OperationResponse struct {
 // OperationStatus queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
 type OperationStatus string
 
+// OutgoingEmail An e-mail of the invoice's, as the outbox keeps it. Bcc recipients are never shown.
+type OutgoingEmail struct {
+	Attempts  int                `json:"attempts"`
+	Cc        []string           `json:"cc"`
+	CreatedAt time.Time          `json:"created_at"`
+	Id        openapi_types.UUID `json:"id"`
+	Kind      OutgoingEmailKind  `json:"kind"`
+
+	// LastError What went wrong the last time: the mail server's reply when it gave one.
+	LastError nullable.Nullable[string] `json:"last_error"`
+
+	// MessageId The Message-ID, once the mail server took the e-mail (or it was dropped); a retry sends the same one.
+	MessageId nullable.Nullable[string] `json:"message_id"`
+
+	// NextAttemptAt When a queued e-mail is tried (again).
+	NextAttemptAt nullable.Nullable[time.Time] `json:"next_attempt_at"`
+	ReminderLevel nullable.Nullable[int]       `json:"reminder_level"`
+	ReplyTo       nullable.Nullable[string]    `json:"reply_to"`
+	SentAt        nullable.Nullable[time.Time] `json:"sent_at"`
+
+	// Status queued: waiting for a worker (or for its next try); sending: handed to the mail server now; sent: the server took it; failed: the server refused it for good (5xx) or every retry failed; dropped: stored as an .eml in the server's drop folder, not sent (no mail server is configured).
+	Status  OutgoingEmailStatus `json:"status"`
+	Subject string              `json:"subject"`
+	To      string              `json:"to"`
+
+	// Transport smtp or drop: how the e-mail last left; null before its first try.
+	Transport nullable.Nullable[string] `json:"transport"`
+}
+
+// OutgoingEmailKind defines model for OutgoingEmail.Kind.
+type OutgoingEmailKind string
+
+// OutgoingEmailResponse defines model for OutgoingEmailResponse.
+type OutgoingEmailResponse struct {
+	// Data An e-mail of the invoice's, as the outbox keeps it. Bcc recipients are never shown.
+	Data OutgoingEmail `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// OutgoingEmailStatus queued: waiting for a worker (or for its next try); sending: handed to the mail server now; sent: the server took it; failed: the server refused it for good (5xx) or every retry failed; dropped: stored as an .eml in the server's drop folder, not sent (no mail server is configured).
+type OutgoingEmailStatus string
+
 // Party The legal entity behind a customer or supplier, shared by both when the company both sells to and buys from it. Found by the Swedish organisation number, else by the VAT number. Private individuals have no party.
 type Party struct {
 	Country   string             `json:"country"`
@@ -7237,6 +7414,9 @@ type DryRun = string
 // DryRunHeader defines model for DryRunHeader.
 type DryRunHeader = string
 
+// EmailId defines model for EmailId.
+type EmailId = openapi_types.UUID
+
 // FiscalPeriodId defines model for FiscalPeriodId.
 type FiscalPeriodId = openapi_types.UUID
 
@@ -7816,6 +7996,18 @@ type CreditInvoiceParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// RetryInvoiceEmailParams defines parameters for RetryInvoiceEmail.
+type RetryInvoiceEmailParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // MarkInvoicePaidParams defines parameters for MarkInvoicePaid.
 type MarkInvoicePaidParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -7842,6 +8034,18 @@ type MarkInvoiceSentParams struct {
 
 // DecideQuoteParams defines parameters for DecideQuote.
 type DecideQuoteParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// SendInvoiceParams defines parameters for SendInvoice.
+type SendInvoiceParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 
@@ -8337,6 +8541,9 @@ type MarkInvoicePaidJSONRequestBody = InvoicePaymentCreate
 
 // DecideQuoteJSONRequestBody defines body for DecideQuote for application/json ContentType.
 type DecideQuoteJSONRequestBody = QuoteDecision
+
+// SendInvoiceJSONRequestBody defines body for SendInvoice for application/json ContentType.
+type SendInvoiceJSONRequestBody = InvoiceSendRequest
 
 // CreateJournalEntryJSONRequestBody defines body for CreateJournalEntry for application/json ContentType.
 type CreateJournalEntryJSONRequestBody = JournalEntryCreate
@@ -10195,6 +10402,12 @@ type ServerInterface interface {
 	// CreditInvoice Credit an issued invoice (kreditfaktura)
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/credit)
 	CreditInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params CreditInvoiceParams) error
+	// ListInvoiceEmails List an invoice's e-mails
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/emails)
+	ListInvoiceEmails(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId) error
+	// RetryInvoiceEmail Send a failed e-mail again
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/emails/{emailId}/retry)
+	RetryInvoiceEmail(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, emailId EmailId, params RetryInvoiceEmailParams) error
 	// MarkInvoicePaid Record a payment of an invoice
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-paid)
 	MarkInvoicePaid(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params MarkInvoicePaidParams) error
@@ -10207,6 +10420,9 @@ type ServerInterface interface {
 	// DecideQuote Record the customer's decision on a quote
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/quote-status)
 	DecideQuote(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DecideQuoteParams) error
+	// SendInvoice E-mail a draft to its customer
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/send)
+	SendInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params SendInvoiceParams) error
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx echo.Context, companyId CompanyId, params ListJournalEntriesParams) error
@@ -12929,6 +13145,105 @@ func (w *ServerInterfaceWrapper) CreditInvoice(ctx echo.Context) error {
 	return err
 }
 
+// ListInvoiceEmails converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInvoiceEmails(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInvoiceEmails(ctx, companyId, invoiceId)
+	return err
+}
+
+// RetryInvoiceEmail converts echo context to params.
+func (w *ServerInterfaceWrapper) RetryInvoiceEmail(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// ------------- Path parameter "emailId" -------------
+	var emailId EmailId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "emailId", ctx.Param("emailId"), &emailId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter emailId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RetryInvoiceEmailParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetryInvoiceEmail(ctx, companyId, invoiceId, emailId, params)
+	return err
+}
+
 // MarkInvoicePaid converts echo context to params.
 func (w *ServerInterfaceWrapper) MarkInvoicePaid(ctx echo.Context) error {
 	var err error
@@ -13151,6 +13466,73 @@ func (w *ServerInterfaceWrapper) DecideQuote(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.DecideQuote(ctx, companyId, invoiceId, params)
+	return err
+}
+
+// SendInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) SendInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SendInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SendInvoice(ctx, companyId, invoiceId, params)
 	return err
 }
 
@@ -15326,10 +15708,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.UpdateInvoice, options.OperationMiddlewares["updateInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/book", wrapper.BookInvoice, options.OperationMiddlewares["bookInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/credit", wrapper.CreditInvoice, options.OperationMiddlewares["creditInvoice"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/emails", wrapper.ListInvoiceEmails, options.OperationMiddlewares["listInvoiceEmails"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/emails/:emailId/retry", wrapper.RetryInvoiceEmail, options.OperationMiddlewares["retryInvoiceEmail"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-paid", wrapper.MarkInvoicePaid, options.OperationMiddlewares["markInvoicePaid"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-sent", wrapper.MarkInvoiceSent, options.OperationMiddlewares["markInvoiceSent"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/pdf", wrapper.GetInvoicePdf, options.OperationMiddlewares["getInvoicePdf"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/quote-status", wrapper.DecideQuote, options.OperationMiddlewares["decideQuote"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/send", wrapper.SendInvoice, options.OperationMiddlewares["sendInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/bulk-book", wrapper.BulkBookInvoices, options.OperationMiddlewares["bulkBookInvoices"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/bulk-create", wrapper.BulkCreateInvoices, options.OperationMiddlewares["bulkCreateInvoices"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.ListJournalEntries, options.OperationMiddlewares["listJournalEntries"]...)
@@ -24931,6 +25316,375 @@ func (response CreditInvoice503JSONResponse) VisitCreditInvoiceResponse(w http.R
 	return err
 }
 
+type ListInvoiceEmailsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+}
+
+type ListInvoiceEmailsResponseObject interface {
+	VisitListInvoiceEmailsResponse(w http.ResponseWriter) error
+}
+
+type ListInvoiceEmails200JSONResponse InvoiceEmailsResponse
+
+func (response ListInvoiceEmails200JSONResponse) VisitListInvoiceEmailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceEmails400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInvoiceEmails400JSONResponse) VisitListInvoiceEmailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceEmails401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInvoiceEmails401JSONResponse) VisitListInvoiceEmailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceEmails403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInvoiceEmails403JSONResponse) VisitListInvoiceEmailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceEmails404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInvoiceEmails404JSONResponse) VisitListInvoiceEmailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceEmails429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListInvoiceEmails429JSONResponse) VisitListInvoiceEmailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceEmails500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListInvoiceEmails500JSONResponse) VisitListInvoiceEmailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceEmails503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInvoiceEmails503JSONResponse) VisitListInvoiceEmailsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryInvoiceEmailRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+	EmailId   EmailId   `json:"emailId"`
+	Params    RetryInvoiceEmailParams
+}
+
+type RetryInvoiceEmailResponseObject interface {
+	VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error
+}
+
+type RetryInvoiceEmail200JSONResponse OutgoingEmailResponse
+
+func (response RetryInvoiceEmail200JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryInvoiceEmail400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RetryInvoiceEmail400JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryInvoiceEmail401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RetryInvoiceEmail401JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryInvoiceEmail403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RetryInvoiceEmail403JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryInvoiceEmail404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RetryInvoiceEmail404JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryInvoiceEmail409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RetryInvoiceEmail409JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryInvoiceEmail413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RetryInvoiceEmail413JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryInvoiceEmail415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RetryInvoiceEmail415JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryInvoiceEmail429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RetryInvoiceEmail429JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryInvoiceEmail500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RetryInvoiceEmail500JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryInvoiceEmail503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RetryInvoiceEmail503JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type MarkInvoicePaidRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	InvoiceId InvoiceId `json:"invoiceId"`
@@ -25728,6 +26482,218 @@ func (response DecideQuote500JSONResponse) VisitDecideQuoteResponse(w http.Respo
 type DecideQuote503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response DecideQuote503JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoiceRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+	Params    SendInvoiceParams
+	Body      *SendInvoiceJSONRequestBody
+}
+
+type SendInvoiceResponseObject interface {
+	VisitSendInvoiceResponse(w http.ResponseWriter) error
+}
+
+type SendInvoice200JSONResponse InvoiceMailedResponse
+
+func (response SendInvoice200JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SendInvoice400JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SendInvoice401JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SendInvoice403JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SendInvoice404JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SendInvoice409JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SendInvoice413JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SendInvoice415JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SendInvoice429JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SendInvoice500JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SendInvoice503JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -33507,6 +34473,12 @@ type StrictServerInterface interface {
 	// CreditInvoice Credit an issued invoice (kreditfaktura)
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/credit)
 	CreditInvoice(ctx context.Context, request CreditInvoiceRequestObject) (CreditInvoiceResponseObject, error)
+	// ListInvoiceEmails List an invoice's e-mails
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/emails)
+	ListInvoiceEmails(ctx context.Context, request ListInvoiceEmailsRequestObject) (ListInvoiceEmailsResponseObject, error)
+	// RetryInvoiceEmail Send a failed e-mail again
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/emails/{emailId}/retry)
+	RetryInvoiceEmail(ctx context.Context, request RetryInvoiceEmailRequestObject) (RetryInvoiceEmailResponseObject, error)
 	// MarkInvoicePaid Record a payment of an invoice
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/mark-paid)
 	MarkInvoicePaid(ctx context.Context, request MarkInvoicePaidRequestObject) (MarkInvoicePaidResponseObject, error)
@@ -33519,6 +34491,9 @@ type StrictServerInterface interface {
 	// DecideQuote Record the customer's decision on a quote
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/quote-status)
 	DecideQuote(ctx context.Context, request DecideQuoteRequestObject) (DecideQuoteResponseObject, error)
+	// SendInvoice E-mail a draft to its customer
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/send)
+	SendInvoice(ctx context.Context, request SendInvoiceRequestObject) (SendInvoiceResponseObject, error)
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx context.Context, request ListJournalEntriesRequestObject) (ListJournalEntriesResponseObject, error)
@@ -35446,6 +36421,60 @@ func (sh *strictHandler) CreditInvoice(ctx echo.Context, companyId CompanyId, in
 	return nil
 }
 
+// ListInvoiceEmails operation middleware
+func (sh *strictHandler) ListInvoiceEmails(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId) error {
+	var request ListInvoiceEmailsRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInvoiceEmails(ctx.Request().Context(), request.(ListInvoiceEmailsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInvoiceEmails")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInvoiceEmailsResponseObject); ok {
+		return validResponse.VisitListInvoiceEmailsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetryInvoiceEmail operation middleware
+func (sh *strictHandler) RetryInvoiceEmail(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, emailId EmailId, params RetryInvoiceEmailParams) error {
+	var request RetryInvoiceEmailRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+	request.EmailId = emailId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetryInvoiceEmail(ctx.Request().Context(), request.(RetryInvoiceEmailRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetryInvoiceEmail")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetryInvoiceEmailResponseObject); ok {
+		return validResponse.VisitRetryInvoiceEmailResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // MarkInvoicePaid operation middleware
 func (sh *strictHandler) MarkInvoicePaid(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params MarkInvoicePaidParams) error {
 	var request MarkInvoicePaidRequestObject
@@ -35596,6 +36625,59 @@ func (sh *strictHandler) DecideQuote(ctx echo.Context, companyId CompanyId, invo
 		return err
 	} else if validResponse, ok := response.(DecideQuoteResponseObject); ok {
 		return validResponse.VisitDecideQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SendInvoice operation middleware
+func (sh *strictHandler) SendInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params SendInvoiceParams) error {
+	var request SendInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+	request.Params = params
+
+	var body SendInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SendInvoice(ctx.Request().Context(), request.(SendInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SendInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SendInvoiceResponseObject); ok {
+		return validResponse.VisitSendInvoiceResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

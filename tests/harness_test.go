@@ -28,6 +28,7 @@ import (
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/httpapi"
+	"github.com/kontera/kontera/internal/mail"
 	"github.com/kontera/kontera/internal/pgtest"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -59,6 +60,12 @@ type env struct {
 
 type option func(*httpapi.Config)
 
+// mailFrom is the address the tests' servers send e-mail from.
+const mailFrom = "faktura@kontera.test"
+
+// mailVia sends the server's e-mail through t; nil turns e-mail off.
+func mailVia(t mail.Transport) option { return func(c *httpapi.Config) { c.Mail = t } }
+
 func rateLimit(n int) option { return func(c *httpapi.Config) { c.RateLimitPerMinute = n } }
 
 // idleWorkers leaves queued operations queued: the workers look once, at
@@ -83,7 +90,7 @@ func blobDir(t *testing.T, db *store.DB) string {
 func envOn(t *testing.T, db *store.DB, opts ...option) *env {
 	t.Helper()
 	cfg := httpapi.Config{DB: db, BaseURL: base, Secret: secret, Log: testLog(), WorkerPoll: 20 * time.Millisecond, PIIKey: piiKey,
-		Blobs: documents.FS{Dir: blobDir(t, db)}}
+		Blobs: documents.FS{Dir: blobDir(t, db)}, Mail: mail.Drop{Dir: t.TempDir()}, MailFrom: mailFrom}
 	for _, o := range opts {
 		o(&cfg)
 	}

@@ -121,7 +121,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	}
 	srv, err := httpapi.New(httpapi.Config{DB: d, Log: log, BaseURL: cfg.BaseURL, Secret: cfg.Secret,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, PIIKey: cfg.PIIKey, VIES: checker, TrustedProxies: cfg.TrustedProxies,
-		Blobs: blobs})
+		Blobs: blobs, Mail: cfg.Mail(), MailFrom: cfg.MailFrom})
 	if err != nil {
 		return err
 	}
@@ -234,7 +234,8 @@ func releaser(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 }
 
 // archiver archives issued invoices' PDFs shortly after they are issued
-// (httpapi.Server.ArchiveInvoices). The queue's index holds only what
+// (httpapi.Server.ArchiveInvoices), then sends the outbox's due e-mails
+// (httpapi.Server.DeliverMail). The queue's index holds only what
 // waits, so a look every two seconds costs next to nothing; replicas
 // share the work by SKIP LOCKED.
 func archiver(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
@@ -253,6 +254,12 @@ func archiver(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 		}
 		if n > 0 {
 			log.Debug("archived invoice PDFs", zap.Int("invoices", n))
+		}
+		// The outbox after the archive: an e-mail attaches the archived PDF.
+		if sent, err := srv.DeliverMail(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("sending e-mail", zap.Error(err))
+		} else if sent > 0 {
+			log.Info("e-mails handed on", zap.Int("emails", sent))
 		}
 	}
 }

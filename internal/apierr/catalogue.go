@@ -241,6 +241,14 @@ const (
 	CustomerPersonalNumberConflict Code = "CUSTOMER_PERSONAL_NUMBER_CONFLICT"
 )
 
+// Codes of invoices out of the door: e-mail.
+const (
+	InvoiceSendNoCustomerEmail    Code = "INVOICE_SEND_NO_CUSTOMER_EMAIL"
+	InvoiceSendEmailNotConfigured Code = "INVOICE_SEND_EMAIL_NOT_CONFIGURED"
+	InvoiceEmailNotFound          Code = "INVOICE_EMAIL_NOT_FOUND"
+	InvoiceEmailNotFailed         Code = "INVOICE_EMAIL_NOT_FAILED"
+)
+
 // Dimension codes of Kontera's own, for the register's states the spec
 // names without a code.
 const (
@@ -458,6 +466,10 @@ var entries = []Entry{
 	{DimensionInUse, s409, GroupEndpoint, "Dimensionen har bokförts på och kan inte tas bort.", "The dimension has been booked on and cannot be deleted.", "Archive it with PATCH is_active: false instead."},
 	{DimensionValueInUse, s409, GroupEndpoint, "Dimensionsvärdet har bokförts på och kan inte tas bort.", "The dimension value has been booked on and cannot be deleted.", "Archive it with PATCH is_active: false instead."},
 	{CustomerPersonalNumberConflict, s400, GroupCustomers, "org_number är ett personnummer som skiljer sig från personal_number.", "org_number is a personal number that differs from personal_number.", "Send the personal number once, in personal_number."},
+	{InvoiceSendNoCustomerEmail, s400, GroupCustomers, "Kunden har ingen e-postadress att skicka fakturan till.", "The customer has no e-mail address to send the invoice to.", "Set the customer's email (PATCH /customers/{id}), or issue it with mark-sent and deliver it yourself."},
+	{InvoiceSendEmailNotConfigured, s503, GroupCustomers, "E-post är avstängt på den här servern; inget skickades och inget ändrades.", "E-mail is turned off on this server; nothing was sent and nothing changed.", "Issue the invoice with mark-sent and deliver the PDF yourself, or ask the operator to configure KONTERA_MAIL_TRANSPORT."},
+	{InvoiceEmailNotFound, s404, GroupCustomers, "Fakturan har inget sådant e-postmeddelande.", "The invoice has no such e-mail.", "List them with GET /invoices/{id}/emails."},
+	{InvoiceEmailNotFailed, s409, GroupCustomers, "Bara ett misslyckat e-postmeddelande skickas igen.", "Only a failed e-mail is sent again.", "details.status says where it is; a queued one is on its way."},
 }
 
 var byCode = func() map[Code]Entry {

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kontera/kontera/internal/documents"
+	"github.com/kontera/kontera/internal/mail"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/seal"
 )
@@ -74,6 +75,18 @@ type Config struct {
 	// S3 is the bucket of KONTERA_S3_ENDPOINT, _BUCKET, _REGION,
 	// _ACCESS_KEY, _SECRET_KEY, _USE_SSL (default true) and _PREFIX.
 	S3 documents.S3Config
+	// MailTransport is KONTERA_MAIL_TRANSPORT: "drop" (default: e-mails
+	// are written as .eml files to MailDropDir, stored and not sent),
+	// "smtp" (sent through KONTERA_SMTP_*) or "off" (sending is refused).
+	MailTransport string
+	// MailFrom is KONTERA_MAIL_FROM, the address every e-mail is sent
+	// from (named as the company); required with smtp.
+	MailFrom string
+	// MailDropDir is KONTERA_MAIL_DROP_DIR (default <KONTERA_DATA_DIR>/mail).
+	MailDropDir string
+	// SMTP is KONTERA_SMTP_HOST, _PORT (default 587), _USERNAME,
+	// _PASSWORD and _TLS: starttls (default, required), tls or none.
+	SMTP mail.SMTP
 }
 
 // FromEnv reads the configuration. The secret may be absent here: Serve
@@ -154,6 +167,9 @@ func FromEnv() (Config, error) {
 	if c.BlobStore != "fs" && c.BlobStore != "s3" {
 		return c, fmt.Errorf("KONTERA_BLOB_STORE must be fs or s3, got %q", c.BlobStore)
 	}
+	if err := c.readMail(); err != nil {
+		return c, err
+	}
 	c.BaseURL = strings.TrimRight(env("KONTERA_BASE_URL", "http://"+c.Addr), "/")
 	if s := os.Getenv("KONTERA_SECRET"); s != "" {
 		if len(s) < 32 {
@@ -172,6 +188,48 @@ func FromEnv() (Config, error) {
 		c.RateLimitPerMinute = n
 	}
 	return c, nil
+}
+
+// readMail reads the KONTERA_MAIL_* and KONTERA_SMTP_* settings.
+func (c *Config) readMail() error {
+	c.MailTransport = env("KONTERA_MAIL_TRANSPORT", "drop")
+	c.MailFrom = env("KONTERA_MAIL_FROM", "kontera@localhost")
+	c.MailDropDir = env("KONTERA_MAIL_DROP_DIR", filepath.Join(c.DataDir, "mail"))
+	c.SMTP = mail.SMTP{Host: os.Getenv("KONTERA_SMTP_HOST"), Port: 587, Username: os.Getenv("KONTERA_SMTP_USERNAME"),
+		Password: os.Getenv("KONTERA_SMTP_PASSWORD"), TLS: env("KONTERA_SMTP_TLS", "starttls")}
+	if s := os.Getenv("KONTERA_SMTP_PORT"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("KONTERA_SMTP_PORT must be a port number, got %q", s)
+		}
+		c.SMTP.Port = n
+	}
+	switch c.SMTP.TLS {
+	case "starttls", "tls", "none":
+	default:
+		return fmt.Errorf("KONTERA_SMTP_TLS must be starttls, tls or none, got %q", c.SMTP.TLS)
+	}
+	switch c.MailTransport {
+	case "drop", "off":
+	case "smtp":
+		if c.SMTP.Host == "" || os.Getenv("KONTERA_MAIL_FROM") == "" {
+			return errors.New("KONTERA_MAIL_TRANSPORT=smtp needs KONTERA_SMTP_HOST and KONTERA_MAIL_FROM")
+		}
+	default:
+		return fmt.Errorf("KONTERA_MAIL_TRANSPORT must be smtp, drop or off, got %q", c.MailTransport)
+	}
+	return nil
+}
+
+// Mail answers the mail transport the configuration names; nil is off.
+func (c Config) Mail() mail.Transport {
+	switch c.MailTransport {
+	case "smtp":
+		return c.SMTP
+	case "off":
+		return nil
+	}
+	return mail.Drop{Dir: c.MailDropDir}
 }
 
 // Blobs opens the blob store the configuration names.

@@ -32,6 +32,7 @@ import (
 	"github.com/kontera/kontera/internal/invoicing"
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/mail"
 	"github.com/kontera/kontera/internal/metrics"
 	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/parties"
@@ -69,6 +70,11 @@ type Config struct {
 	// Blobs keeps documents' bytes (config.Config.Blobs); nil serves no
 	// bytes (a catalogue 500 names the missing store).
 	Blobs documents.Blobs
+	// Mail sends the outbox's e-mails (config.Config.Mail); nil turns
+	// sending off (503 INVOICE_SEND_EMAIL_NOT_CONFIGURED).
+	Mail mail.Transport
+	// MailFrom is the address e-mails are sent from.
+	MailFrom string
 }
 
 // Server is the HTTP API.
@@ -99,6 +105,7 @@ type Server struct {
 	docs     *documents.Store
 	blobs    documents.Blobs
 	sales    *invoicing.Sales
+	postman  *mail.Postman
 }
 
 // outsideWork reads a validated write (its raw body and path) before its
@@ -252,6 +259,7 @@ func New(cfg Config) (*Server, error) {
 		docsAPI.PutUpload(ctx, uuid.MustParse(param("companyId")))
 		return ctx
 	}
+	outbox := mail.NewStore(cfg.DB)
 	s.sales = invoicing.NewSales(sales, invoicing.Books{
 		Customer: func(ctx context.Context, company, id uuid.UUID) (invoicing.Customer, error) {
 			c, err := people.Customer(ctx, company, id, false)
@@ -279,7 +287,10 @@ func New(cfg Config) (*Server, error) {
 			return out, err
 		},
 		Post: journal.Post,
-	}, shelf(companies, people, docs, archive, cfg.Blobs), audits, cfg.Now)
+	}, shelf(companies, people, docs, archive, cfg.Blobs, mailroom(outbox, cfg)), audits, cfg.Now)
+	if cfg.Mail != nil {
+		s.postman = mail.NewPostman(outbox, cfg.DB.InTx, cfg.Mail, cfg.MailFrom, s.attach, cfg.Now)
+	}
 	salesAPI := invoicing.NewHandler(s.sales, cursors)
 	h := handlers{
 		invoicingAPI:  salesAPI,
@@ -397,6 +408,34 @@ func (s *Server) ArchiveInvoices(ctx context.Context) (int, []error, error) {
 		return err
 	})
 	return done, failed, err
+}
+
+// DeliverMail sends the outbox's due e-mails (mail.Postman.Deliver),
+// answering how many left; nothing when e-mail is off.
+func (s *Server) DeliverMail(ctx context.Context) (int, error) {
+	if s.postman == nil {
+		return 0, nil
+	}
+	return s.postman.Deliver(audit.WithActor(ctx, audit.System))
+}
+
+// attach is the PDF an invoice's e-mail carries: the archived one, which
+// is archived first if the archive worker has not reached it yet, so the
+// customer gets the bytes the books keep.
+func (s *Server) attach(ctx context.Context, e mail.Email) ([]mail.Attachment, error) {
+	if e.InvoiceID == nil {
+		return nil, nil
+	}
+	if err := s.db.InTx(ctx, func(ctx context.Context) error {
+		return s.sales.ArchiveOf(ctx, e.CompanyID, *e.InvoiceID)
+	}); err != nil {
+		return nil, err
+	}
+	b, name, err := s.sales.PDF(ctx, e.CompanyID, *e.InvoiceID)
+	if err != nil {
+		return nil, err
+	}
+	return []mail.Attachment{{Name: name, ContentType: "application/pdf", Bytes: b}}, nil
 }
 
 // Admin is the admin listener's handler: /metrics and /debug/pprof/.

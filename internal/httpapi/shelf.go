@@ -13,14 +13,16 @@ import (
 	"github.com/kontera/kontera/internal/company"
 	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/invoicing"
+	"github.com/kontera/kontera/internal/mail"
 	"github.com/kontera/kontera/internal/parties"
 )
 
 // shelf gives invoicing what its documents need of the company, the
 // customers and the documents archive.
 func shelf(companies *company.Store, people *parties.Store, docs *documents.Store, archive *documents.Archive,
-	blobs documents.Blobs) invoicing.Shelf {
+	blobs documents.Blobs, m invoicing.Mailroom) invoicing.Shelf {
 	return invoicing.Shelf{
+		Mail: m,
 		Seller: func(ctx context.Context, c uuid.UUID) (invoicing.Seller, error) {
 			l, err := companies.Letterhead(ctx, c)
 			if err != nil {
@@ -67,4 +69,15 @@ func shelf(companies *company.Store, people *parties.Store, docs *documents.Stor
 			return err
 		},
 	}
+}
+
+// mailroom is how invoicing queues e-mails, and what it tells of the
+// transport.
+func mailroom(outbox *mail.Store, cfg Config) invoicing.Mailroom {
+	mode := "off"
+	if cfg.Mail != nil {
+		mode = cfg.Mail.Name()
+	}
+	return invoicing.Mailroom{Mode: mode, From: cfg.MailFrom, Queue: outbox.Queue, OfInvoice: outbox.OfInvoice,
+		Requeue: outbox.Requeue}
 }

@@ -23,6 +23,8 @@ type Shelf struct {
 	Open func(ctx context.Context, company, document uuid.UUID) ([]byte, error)
 	// Link makes a document underlag of a verifikat (documents.Archive.Link).
 	Link func(ctx context.Context, company, document, entry uuid.UUID) error
+	// Mail hands e-mails to the outbox.
+	Mail Mailroom
 }
 
 // retryArchive is how long a failed archive job waits, by attempt.
@@ -111,28 +113,44 @@ func (s *Sales) ArchiveNext(ctx context.Context) (*ArchiveJob, error) {
 	if err != nil || j == nil {
 		return j, err
 	}
+	return j, s.archive(ctx, j)
+}
+
+// ArchiveOf archives one invoice's PDF now, in the transaction of ctx,
+// unless it is archived already (or not to be): the mail worker does it
+// before it attaches the PDF, so the e-mail carries the archived bytes.
+func (s *Sales) ArchiveOf(ctx context.Context, company, invoice uuid.UUID) error {
+	j, err := s.store.ClaimArchiveOf(ctx, company, invoice)
+	if err != nil || j == nil {
+		return err
+	}
+	return s.archive(ctx, j)
+}
+
+// archive renders, keeps and links the PDF of claimed job j.
+func (s *Sales) archive(ctx context.Context, j *ArchiveJob) error {
 	// The invoice's row first: a payment posting its first verifikat
 	// holds it, so the entry read below is the one that payment posted.
 	inv, err := s.store.Get(ctx, j.CompanyID, j.InvoiceID, s.today(), true, Hold)
 	if err != nil {
-		return j, err
+		return err
 	}
 	b, err := s.Document(ctx, inv)
 	if err != nil {
-		return j, err
+		return err
 	}
 	doc, err := s.shelf.Keep(ctx, j.CompanyID, FileName(inv), "application/pdf", b)
 	if err != nil {
-		return j, err
+		return err
 	}
 	if err := s.store.Archived(ctx, *j, doc); err != nil {
-		return j, err
+		return err
 	}
 	entry, err := s.store.FirstEntry(ctx, j.CompanyID, j.InvoiceID)
 	if err != nil || entry == nil {
-		return j, err
+		return err
 	}
-	return j, s.link(ctx, j.CompanyID, doc, *entry)
+	return s.link(ctx, j.CompanyID, doc, *entry)
 }
 
 // link makes doc underlag of entry. A refusal by the linking rules (the

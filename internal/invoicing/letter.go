@@ -20,7 +20,21 @@ type Seller struct {
 	Payment             PayTo            // the company's payment details
 	PaymentsByCurrency  map[string]PayTo // invoice_payment_accounts
 	LateFee, CreditTerm string           // invoice_late_fee_text, invoice_credit_terms_text
+	// Mail is how the company's e-mails are addressed and worded.
+	Mail MailSettings
 }
+
+// MailSettings are the invoice_email_* settings.
+type MailSettings struct {
+	ReplyTo string // invoice_email_reply_to, else the company's email
+	CC, BCC []string
+	// Texts by language (sv, en): invoice_email_texts.
+	Texts map[string]EmailText
+}
+
+// EmailText is the wording of an invoice e-mail in one language; an empty
+// part takes the built-in text.
+type EmailText struct{ Subject, Greeting, Body, Signoff string }
 
 // Layout is how the company's documents look (the invoice_* settings).
 type Layout struct {
@@ -76,6 +90,7 @@ func SellerOf(m map[string]any, org string, logo []byte) Seller {
 		Payment: paymentOf(m),
 		LateFee: str("invoice_late_fee_text"), CreditTerm: str("invoice_credit_terms_text"),
 	}
+	s.Mail = mailSettingsOf(m, str)
 	for _, k := range []string{"address_line1", "address_line2"} {
 		if v := str(k); v != "" {
 			s.Address = append(s.Address, v)
@@ -95,6 +110,38 @@ func SellerOf(m map[string]any, org string, logo []byte) Seller {
 	return s
 }
 
+func mailSettingsOf(m map[string]any, str func(string) string) MailSettings {
+	ms := MailSettings{ReplyTo: str("invoice_email_reply_to"), CC: strings_(m["invoice_email_cc_addresses"]),
+		BCC: strings_(m["invoice_email_bcc_addresses"])}
+	if ms.ReplyTo == "" {
+		ms.ReplyTo = str("email")
+	}
+	if texts, ok := m["invoice_email_texts"].(map[string]any); ok {
+		ms.Texts = map[string]EmailText{}
+		for lang, v := range texts {
+			t, _ := v.(map[string]any)
+			get := func(k string) string {
+				s, _ := t[k].(string)
+				return strings.TrimSpace(s)
+			}
+			ms.Texts[lang] = EmailText{Subject: get("subject"), Greeting: get("greeting"), Body: get("body"), Signoff: get("signoff")}
+		}
+	}
+	return ms
+}
+
+// strings_ reads a JSON array of strings, skipping anything else.
+func strings_(v any) []string {
+	list, _ := v.([]any)
+	var out []string
+	for _, x := range list {
+		if s, ok := x.(string); ok && strings.TrimSpace(s) != "" {
+			out = append(out, strings.TrimSpace(s))
+		}
+	}
+	return out
+}
+
 func paymentOf(m map[string]any) PayTo {
 	str := func(k string) string {
 		v, _ := m[k].(string)
@@ -111,13 +158,17 @@ type Addressee struct {
 	Country              string
 	OrgNumber, VATNumber string
 	Email                string
+	CC, BCC              []string
 	Language             string
+	// Individual is a private person: the greeting uses the first name.
+	Individual bool
 }
 
 // AddresseeOf reads the addressee from the customer, whose numbers the
 // caller has opened (parties.Store.Addressee).
 func AddresseeOf(c parties.Customer) Addressee {
-	a := Addressee{Name: c.Name, Country: c.Country, Language: c.Language}
+	a := Addressee{Name: c.Name, Country: c.Country, Language: c.Language, CC: c.CC, BCC: c.BCC,
+		Individual: c.Type == parties.Individual}
 	val := func(p *string) string {
 		if p == nil {
 			return ""

@@ -466,6 +466,15 @@ func (s *Store) MarkSent(ctx context.Context, inv Invoice, at, today time.Time) 
 	return out, store.Refused(err)
 }
 
+// QuoteSent stamps a quote sent at at (the first time), and answers it as
+// read today.
+func (s *Store) QuoteSent(ctx context.Context, q Invoice, at, today time.Time) (Invoice, error) {
+	var out Invoice
+	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET sent_at = coalesce(sent_at, $3), updated_at = $3
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), q.CompanyID, q.ID, at, isoDate(today))
+	return out, store.Refused(err)
+}
+
 // Book names the verifikat that booked inv's sale, and answers it as read
 // today.
 func (s *Store) Book(ctx context.Context, inv Invoice, entry uuid.UUID, today time.Time) (Invoice, error) {

@@ -28,9 +28,20 @@ const queueArchive = `WITH queued AS (INSERT INTO invoice_archive (company_id, i
 // ClaimArchive takes the oldest archive job that is due, locked for the
 // transaction of ctx; others' workers skip it. nil when none is due.
 func (s *Store) ClaimArchive(ctx context.Context) (*ArchiveJob, error) {
-	var j ArchiveJob
-	err := s.db.Q(ctx).GetContext(ctx, &j, `SELECT company_id, invoice_id, kind, attempts FROM invoice_archive
+	return s.claimArchive(ctx, `SELECT company_id, invoice_id, kind, attempts FROM invoice_archive
 		WHERE document_id IS NULL AND run_after <= now() ORDER BY run_after LIMIT 1 FOR UPDATE SKIP LOCKED`)
+}
+
+// ClaimArchiveOf takes the archive job of one invoice while it is not
+// archived, waiting for a worker that has it; nil when there is none to do.
+func (s *Store) ClaimArchiveOf(ctx context.Context, company, invoice uuid.UUID) (*ArchiveJob, error) {
+	return s.claimArchive(ctx, `SELECT company_id, invoice_id, kind, attempts FROM invoice_archive
+		WHERE company_id = $1 AND invoice_id = $2 AND kind = 'pdf' AND document_id IS NULL FOR UPDATE`, company, invoice)
+}
+
+func (s *Store) claimArchive(ctx context.Context, q string, args ...any) (*ArchiveJob, error) {
+	var j ArchiveJob
+	err := s.db.Q(ctx).GetContext(ctx, &j, q, args...)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
