@@ -5210,6 +5210,40 @@ type InvoicePreviewResponse struct {
 // InvoiceQrMode defines model for InvoiceQrMode.
 type InvoiceQrMode string
 
+// InvoiceReminder A payment reminder sent for an invoice. Its fee and interest are claims on the customer, booked when paid: a payment above what is left of the invoice pays them (fee on 3990, interest on 8313).
+type InvoiceReminder struct {
+	DaysOverdue int                                    `json:"days_overdue"`
+	EmailId     nullable.Nullable[openapi_types.UUID]  `json:"email_id"`
+	EmailStatus nullable.Nullable[OutgoingEmailStatus] `json:"email_status"`
+
+	// Fee An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Fee Amount `json:"fee"`
+
+	// Interest An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Interest Amount `json:"interest"`
+
+	// InterestRate % a year (reminder_interest_rate_override); null for none.
+	InterestRate nullable.Nullable[Amount] `json:"interest_rate"`
+	Level        int                       `json:"level"`
+
+	// Remaining An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Remaining Amount             `json:"remaining"`
+	SentOn    openapi_types.Date `json:"sent_on"`
+}
+
+// InvoiceReminders defines model for InvoiceReminders.
+type InvoiceReminders struct {
+	Reminders []InvoiceReminder `json:"reminders"`
+}
+
+// InvoiceRemindersResponse defines model for InvoiceRemindersResponse.
+type InvoiceRemindersResponse struct {
+	Data InvoiceReminders `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // InvoiceResponse defines model for InvoiceResponse.
 type InvoiceResponse struct {
 	// Data An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
@@ -10420,6 +10454,9 @@ type ServerInterface interface {
 	// DecideQuote Record the customer's decision on a quote
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/quote-status)
 	DecideQuote(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DecideQuoteParams) error
+	// ListInvoiceReminders List an invoice's payment reminders
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/reminders)
+	ListInvoiceReminders(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId) error
 	// SendInvoice E-mail a draft to its customer
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/send)
 	SendInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params SendInvoiceParams) error
@@ -13469,6 +13506,30 @@ func (w *ServerInterfaceWrapper) DecideQuote(ctx echo.Context) error {
 	return err
 }
 
+// ListInvoiceReminders converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInvoiceReminders(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInvoiceReminders(ctx, companyId, invoiceId)
+	return err
+}
+
 // SendInvoice converts echo context to params.
 func (w *ServerInterfaceWrapper) SendInvoice(ctx echo.Context) error {
 	var err error
@@ -15714,6 +15775,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-sent", wrapper.MarkInvoiceSent, options.OperationMiddlewares["markInvoiceSent"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/pdf", wrapper.GetInvoicePdf, options.OperationMiddlewares["getInvoicePdf"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/quote-status", wrapper.DecideQuote, options.OperationMiddlewares["decideQuote"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/reminders", wrapper.ListInvoiceReminders, options.OperationMiddlewares["listInvoiceReminders"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/send", wrapper.SendInvoice, options.OperationMiddlewares["sendInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/bulk-book", wrapper.BulkBookInvoices, options.OperationMiddlewares["bulkBookInvoices"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/bulk-create", wrapper.BulkCreateInvoices, options.OperationMiddlewares["bulkCreateInvoices"]...)
@@ -26499,6 +26561,163 @@ func (response DecideQuote503JSONResponse) VisitDecideQuoteResponse(w http.Respo
 	return err
 }
 
+type ListInvoiceRemindersRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+}
+
+type ListInvoiceRemindersResponseObject interface {
+	VisitListInvoiceRemindersResponse(w http.ResponseWriter) error
+}
+
+type ListInvoiceReminders200JSONResponse InvoiceRemindersResponse
+
+func (response ListInvoiceReminders200JSONResponse) VisitListInvoiceRemindersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceReminders400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInvoiceReminders400JSONResponse) VisitListInvoiceRemindersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceReminders401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInvoiceReminders401JSONResponse) VisitListInvoiceRemindersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceReminders403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInvoiceReminders403JSONResponse) VisitListInvoiceRemindersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceReminders404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInvoiceReminders404JSONResponse) VisitListInvoiceRemindersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceReminders429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListInvoiceReminders429JSONResponse) VisitListInvoiceRemindersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceReminders500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListInvoiceReminders500JSONResponse) VisitListInvoiceRemindersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoiceReminders503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInvoiceReminders503JSONResponse) VisitListInvoiceRemindersResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SendInvoiceRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	InvoiceId InvoiceId `json:"invoiceId"`
@@ -34491,6 +34710,9 @@ type StrictServerInterface interface {
 	// DecideQuote Record the customer's decision on a quote
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/quote-status)
 	DecideQuote(ctx context.Context, request DecideQuoteRequestObject) (DecideQuoteResponseObject, error)
+	// ListInvoiceReminders List an invoice's payment reminders
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/reminders)
+	ListInvoiceReminders(ctx context.Context, request ListInvoiceRemindersRequestObject) (ListInvoiceRemindersResponseObject, error)
 	// SendInvoice E-mail a draft to its customer
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/send)
 	SendInvoice(ctx context.Context, request SendInvoiceRequestObject) (SendInvoiceResponseObject, error)
@@ -36625,6 +36847,32 @@ func (sh *strictHandler) DecideQuote(ctx echo.Context, companyId CompanyId, invo
 		return err
 	} else if validResponse, ok := response.(DecideQuoteResponseObject); ok {
 		return validResponse.VisitDecideQuoteResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInvoiceReminders operation middleware
+func (sh *strictHandler) ListInvoiceReminders(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId) error {
+	var request ListInvoiceRemindersRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInvoiceReminders(ctx.Request().Context(), request.(ListInvoiceRemindersRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInvoiceReminders")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInvoiceRemindersResponseObject); ok {
+		return validResponse.VisitListInvoiceRemindersResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

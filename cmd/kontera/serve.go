@@ -136,6 +136,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	go sweeper(ctx, srv, log)
 	go releaser(ctx, srv, log)
 	go archiver(ctx, srv, log)
+	go reminder(ctx, srv, log)
 	workers := make(chan struct{})
 	go func() { srv.Work(ctx, 2); close(workers) }()
 	if cfg.AdminAddr != "" && cfg.AdminAddr != "off" {
@@ -187,17 +188,25 @@ func janitor(ctx context.Context, d *store.DB, log *zap.Logger) {
 	}
 }
 
-// sweeper removes the blobs of documents no row names, an hour after the
-// start and then daily (httpapi.Server.SweepDocuments).
-func sweeper(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
-	wait := time.Hour
+// every calls fn after first and then every then until ctx ends; fn
+// logs its own failures, so one bad round never stops the loop.
+func every(ctx context.Context, first, then time.Duration, fn func(context.Context)) {
+	wait := first
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-time.After(wait):
 		}
-		wait = 24 * time.Hour
+		wait = then
+		fn(ctx)
+	}
+}
+
+// sweeper removes the blobs of documents no row names, an hour after the
+// start and then daily (httpapi.Server.SweepDocuments).
+func sweeper(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
+	every(ctx, time.Hour, 24*time.Hour, func(ctx context.Context) {
 		n, err := srv.SweepDocuments(ctx)
 		switch {
 		case err != nil && ctx.Err() == nil:
@@ -205,21 +214,14 @@ func sweeper(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 		case n > 0:
 			log.Info("swept blobs no document names", zap.Int("blobs", n))
 		}
-	}
+	})
 }
 
 // releaser books the months of accrued invoice lines that have come due,
 // a minute after the start and then hourly (httpapi.Server.ReleaseAccruals);
 // a release the ledger refuses is logged and tried again the next time.
 func releaser(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
-	wait := time.Minute
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(wait):
-		}
-		wait = time.Hour
+	every(ctx, time.Minute, time.Hour, func(ctx context.Context) {
 		n, refused, err := srv.ReleaseAccruals(ctx)
 		if err != nil && ctx.Err() == nil {
 			log.Warn("releasing accrued revenue", zap.Error(err))
@@ -230,7 +232,21 @@ func releaser(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 		if n > 0 {
 			log.Info("released accrued revenue", zap.Int("verifikat", n))
 		}
-	}
+	})
+}
+
+// reminder queues the payment reminders that have come due, two minutes
+// after the start and then hourly (httpapi.Server.SendReminders): a level
+// is sent once per invoice, so looking every hour sends each on its day,
+// soon after midnight.
+func reminder(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
+	every(ctx, 2*time.Minute, time.Hour, func(ctx context.Context) {
+		if n, err := srv.SendReminders(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("sending payment reminders", zap.Error(err))
+		} else if n > 0 {
+			log.Info("payment reminders queued", zap.Int("reminders", n))
+		}
+	})
 }
 
 // archiver archives issued invoices' PDFs shortly after they are issued
@@ -239,12 +255,7 @@ func releaser(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 // waits, so a look every two seconds costs next to nothing; replicas
 // share the work by SKIP LOCKED.
 func archiver(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-time.After(2 * time.Second):
-		}
+	every(ctx, 2*time.Second, 2*time.Second, func(ctx context.Context) {
 		n, failed, err := srv.ArchiveInvoices(ctx)
 		if err != nil && ctx.Err() == nil {
 			log.Warn("archiving invoices", zap.Error(err))
@@ -261,7 +272,7 @@ func archiver(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 		} else if sent > 0 {
 			log.Info("e-mails handed on", zap.Int("emails", sent))
 		}
-	}
+	})
 }
 
 func migrate(ctx context.Context, stderr io.Writer) error {

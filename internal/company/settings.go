@@ -10,6 +10,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/identifier"
+	"github.com/kontera/kontera/internal/invoicing"
 	"github.com/kontera/kontera/internal/money"
 )
 
@@ -126,6 +127,13 @@ func CheckGeneral(patch, cur Settings) error {
 		// the next is never one of theirs.
 		if want, have := invoiceNumber(v), invoiceNumber(cur["next_invoice_number"]); want < have {
 			bad("next_invoice_number", "not_lower", fmt.Sprintf("may not be lowered: the next invoice number is %d", have))
+		}
+	}
+	if n, ok := patch["reminder_fee_amount"].(json.Number); ok {
+		// lag om ersättning för inkassokostnader m.m. 2 §: at most 60 kr
+		// for a written reminder, and only when agreed beforehand.
+		if a, err := money.Parse(n.String()); err == nil && a.Cmp(invoicing.MaxReminderFee) > 0 {
+			bad("reminder_fee_amount", "maximum", "a påminnelseavgift is at most 60 kr (lag om ersättning för inkassokostnader m.m. 2 §)")
 		}
 	}
 	next := merged(cur, patch)

@@ -410,6 +410,28 @@ func (s *Server) ArchiveInvoices(ctx context.Context) (int, []error, error) {
 	return done, failed, err
 }
 
+// SendReminders queues the payment reminders due today in every company
+// that sends them, each company in a transaction of its own (one replica
+// at a time: invoicing.Sales.Remind), and answers how many.
+func (s *Server) SendReminders(ctx context.Context) (int, error) {
+	ctx = audit.WithActor(ctx, audit.System)
+	companies, err := s.sales.RemindingCompanies(ctx)
+	if err != nil {
+		return 0, err
+	}
+	today, sent := ledger.Today(s.now()), 0
+	for _, c := range companies {
+		if err := s.db.InTx(ctx, func(ctx context.Context) error {
+			n, err := s.sales.Remind(ctx, c, today)
+			sent += n
+			return err
+		}); err != nil {
+			return sent, err
+		}
+	}
+	return sent, nil
+}
+
 // DeliverMail sends the outbox's due e-mails (mail.Postman.Deliver),
 // answering how many left; nothing when e-mail is off.
 func (s *Server) DeliverMail(ctx context.Context) (int, error) {
@@ -425,6 +447,13 @@ func (s *Server) DeliverMail(ctx context.Context) (int, error) {
 func (s *Server) attach(ctx context.Context, e mail.Email) ([]mail.Attachment, error) {
 	if e.InvoiceID == nil {
 		return nil, nil
+	}
+	if e.Kind == "reminder" && e.ReminderLevel != nil {
+		b, name, err := s.sales.ReminderPDF(ctx, e.CompanyID, *e.InvoiceID, *e.ReminderLevel)
+		if err != nil {
+			return nil, err
+		}
+		return []mail.Attachment{{Name: name, ContentType: "application/pdf", Bytes: b}}, nil
 	}
 	if err := s.db.InTx(ctx, func(ctx context.Context) error {
 		return s.sales.ArchiveOf(ctx, e.CompanyID, *e.InvoiceID)

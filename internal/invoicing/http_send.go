@@ -4,6 +4,8 @@ import (
 	"context"
 	"time"
 
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/envelope"
@@ -108,4 +110,23 @@ func utc(t *time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// ListInvoiceReminders answers an invoice's payment reminders.
+func (h *Handler) ListInvoiceReminders(ctx context.Context, req gen.ListInvoiceRemindersRequestObject) (gen.ListInvoiceRemindersResponseObject, error) {
+	rs, err := h.sales.Reminders(ctx, req.CompanyId, req.InvoiceId)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]gen.InvoiceReminder, len(rs))
+	for i, r := range rs {
+		out[i] = gen.InvoiceReminder{Level: r.Level, SentOn: openapi_types.Date{Time: r.SentOn}, DaysOverdue: r.DaysOverdue,
+			Remaining: r.Remaining, Fee: r.Fee, Interest: r.Interest, InterestRate: envelope.Nullable(r.Rate),
+			EmailId: envelope.Nullable(r.EmailID)}
+		out[i].EmailStatus.SetNull()
+		if r.EmailStatus != nil {
+			out[i].EmailStatus.Set(gen.OutgoingEmailStatus(*r.EmailStatus))
+		}
+	}
+	return gen.ListInvoiceReminders200JSONResponse{Data: gen.InvoiceReminders{Reminders: out}, Meta: envelope.Meta(ctx)}, nil
 }

@@ -22,6 +22,8 @@ type Seller struct {
 	LateFee, CreditTerm string           // invoice_late_fee_text, invoice_credit_terms_text
 	// Mail is how the company's e-mails are addressed and worded.
 	Mail MailSettings
+	// Reminders is the company's reminder policy.
+	Reminders ReminderPolicy
 }
 
 // MailSettings are the invoice_email_* settings.
@@ -90,7 +92,7 @@ func SellerOf(m map[string]any, org string, logo []byte) Seller {
 		Payment: paymentOf(m),
 		LateFee: str("invoice_late_fee_text"), CreditTerm: str("invoice_credit_terms_text"),
 	}
-	s.Mail = mailSettingsOf(m, str)
+	s.Mail, s.Reminders = mailSettingsOf(m, str), ReminderPolicyOf(m)
 	for _, k := range []string{"address_line1", "address_line2"} {
 		if v := str(k); v != "" {
 			s.Address = append(s.Address, v)

@@ -95,9 +95,23 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	if p.Amount != nil {
 		amount = *p.Amount
 	}
+	var fee, interest money.Amount // reminder charges the payment takes
 	switch {
 	case amount.Sign() <= 0:
 		return Paid{}, apierr.Field("amount", "exclusiveMinimum", "must be greater than 0")
+	case amount.Cmp(left) > 0 && !p.Payout && inv.CreditedID == nil && inv.Currency == "SEK":
+		// Above what is left of the invoice, a payment pays the reminders'
+		// fee and interest, up to what they claimed.
+		fees, owed, err := s.store.Outstanding(ctx, company, id)
+		if err != nil {
+			return Paid{}, err
+		}
+		var ok bool
+		if fee, interest, ok = Charges(amount.Sub(left), fees, owed); !ok {
+			return Paid{}, apierr.Field("amount", "remaining", "is more than the "+left.String()+" "+what+
+				" and the "+fees.Add(owed).String()+" of reminder fees and interest")
+		}
+		amount = left
 	case amount.Cmp(left) > 0:
 		return Paid{}, apierr.Field("amount", "remaining", "is more than the "+left.String()+" "+what)
 	}
@@ -137,6 +151,7 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 			return Paid{}, err
 		}
 	}
+	lines = chargeLines(lines, account, fee, interest)
 	// The payment is written first and its verifikat posted last: the
 	// posting's locks are then held only until the commit.
 	entry := uuid.New()
@@ -150,6 +165,11 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	}
 	if err != nil {
 		return Paid{}, err
+	}
+	if fee.Sign() > 0 || interest.Sign() > 0 {
+		if err := s.store.PayCharges(ctx, company, id, pay.ID, fee, interest); err != nil {
+			return Paid{}, err
+		}
 	}
 	if _, err := s.post(ctx, inv, entry, true, day, "payment_date", source, desc+*inv.Number+", "+inv.CustomerName, lines); err != nil {
 		return Paid{}, err
@@ -165,6 +185,34 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 		}
 	}
 	return Paid{Invoice: paid, Payment: pay, Lines: lines}, nil
+}
+
+// chargeLines adds to a payment's lines the reminder charges it paid:
+// the money on account, the fee credited to 3990 and the interest to
+// 8313.
+func chargeLines(lines []ledger.Line, account string, fee, interest money.Amount) []ledger.Line {
+	extra := fee.Add(interest)
+	if extra.IsZero() {
+		return lines
+	}
+	merged := false
+	for i := range lines {
+		if lines[i].Account == account && lines[i].Debit.Sign() > 0 && !merged {
+			lines[i].Debit, merged = lines[i].Debit.Add(extra), true
+		}
+	}
+	if !merged {
+		lines = append(lines, ledger.Line{Account: account, Debit: extra})
+	}
+	if fee.Sign() > 0 {
+		what := "Påminnelseavgift"
+		lines = append(lines, ledger.Line{Account: FeeAccount, Credit: fee, Description: &what})
+	}
+	if interest.Sign() > 0 {
+		what := "Dröjsmålsränta"
+		lines = append(lines, ledger.Line{Account: InterestAccount, Credit: interest, Description: &what})
+	}
+	return lines
 }
 
 // paymentLines are the lines of a payment of inv and their source type:

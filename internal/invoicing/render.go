@@ -57,22 +57,10 @@ func FileName(inv Invoice) string {
 // Render lays out inv as a PDF. It reads no clock: the same invoice and
 // letter give the same bytes.
 func Render(inv Invoice, l Letter) ([]byte, error) {
-	s := l.Seller
-	primary := colour(s.Layout.Primary, pdf.Color{R: 0x1a, G: 0x3c, B: 0x5e})
-	accent := colour(s.Layout.Accent, primary)
-	o := pdf.Options{
-		Family: pdf.FamilyOf(s.Layout.Font), Title: heading(inv), Author: s.Name, Subject: inv.CustomerName,
-		Created: stamp(inv), Band: &primary, Running: heading(inv) + " · " + s.Name,
-		Footer: footer(s), PageLabel: pdf.SwedishPages,
-	}
-	if IsDraft(inv) {
-		o.Watermark = "UTKAST"
-	}
-	d, err := pdf.New(o)
+	r, err := start(inv, l, Title(inv), heading(inv), stamp(inv))
 	if err != nil {
 		return nil, err
 	}
-	r := renderer{d: d, inv: inv, l: l, primary: primary, accent: accent}
 	r.masthead()
 	r.parties()
 	r.lines()
@@ -81,7 +69,28 @@ func Render(inv Invoice, l Letter) ([]byte, error) {
 	r.deduction()
 	r.notes()
 	r.payment()
-	return d.Bytes()
+	return r.d.Bytes()
+}
+
+// start begins a document of inv titled title, with the letterhead's
+// look; heading names it on every page, created dates it.
+func start(inv Invoice, l Letter, title, heading string, created time.Time) (renderer, error) {
+	s := l.Seller
+	primary := colour(s.Layout.Primary, pdf.Color{R: 0x1a, G: 0x3c, B: 0x5e})
+	accent := colour(s.Layout.Accent, primary)
+	o := pdf.Options{
+		Family: pdf.FamilyOf(s.Layout.Font), Title: heading, Author: s.Name, Subject: inv.CustomerName,
+		Created: created, Band: &primary, Running: heading + " · " + s.Name,
+		Footer: footer(s), PageLabel: pdf.SwedishPages,
+	}
+	if IsDraft(inv) {
+		o.Watermark = "UTKAST"
+	}
+	d, err := pdf.New(o)
+	if err != nil {
+		return renderer{}, err
+	}
+	return renderer{d: d, inv: inv, l: l, title: title, primary: primary, accent: accent}, nil
 }
 
 // stamp is the time the document is dated: when it was issued, else when
@@ -151,7 +160,11 @@ type renderer struct {
 	d               *pdf.Document
 	inv             Invoice
 	l               Letter
+	title           string
 	primary, accent pdf.Color
+	// due, when set, is what the payment block asks for instead of the
+	// invoice's total (a reminder's).
+	due *money.Amount
 }
 
 var (
@@ -187,7 +200,7 @@ func (r *renderer) masthead() {
 		left = f.Size * 1.3
 	}
 	title := pdf.Font{Size: 20, Bold: true, Color: r.primary}
-	d.TextAt(d.Left()+d.Width()-240, top, 240, Title(r.inv), title, pdf.AlignRight)
+	d.TextAt(d.Left()+d.Width()-240, top, 240, r.title, title, pdf.AlignRight)
 	right := title.Size * 1.3
 	if IsDraft(r.inv) {
 		d.TextAt(d.Left()+d.Width()-240, top+right, 240, "UTKAST", pdf.Font{Size: 10, Bold: true, Color: r.accent}, pdf.AlignRight)
@@ -490,8 +503,15 @@ func (r *renderer) payment() {
 		fact("OCR-nummer", *inv.OCR)
 	}
 	due := inv.Total.Sub(inv.DeductionTotal)
+	if r.due != nil {
+		due = *r.due
+	}
 	fact("Att betala", r.amount(due))
-	fact("Senast", isoDay(inv.DueDate))
+	if r.due == nil {
+		fact("Senast", isoDay(inv.DueDate))
+	} else {
+		fact("Senast", "snarast")
+	}
 	r.d.Ensure(float64(len(labels))*12 + 30)
 	r.d.Rule(r.accent)
 	r.d.Space(6)
