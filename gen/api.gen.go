@@ -707,6 +707,11 @@ const (
 	ErrorCodeOPENINGBALANCEMISMATCH                     ErrorCode = "OPENING_BALANCE_MISMATCH"
 	ErrorCodeOPERATIONNOTFOUND                          ErrorCode = "OPERATION_NOT_FOUND"
 	ErrorCodePAYLOADTOOLARGE                            ErrorCode = "PAYLOAD_TOO_LARGE"
+	ErrorCodePEPPOLALREADYDELIVERED                     ErrorCode = "PEPPOL_ALREADY_DELIVERED"
+	ErrorCodePEPPOLNOTCONFIGURED                        ErrorCode = "PEPPOL_NOT_CONFIGURED"
+	ErrorCodePEPPOLNOTREADY                             ErrorCode = "PEPPOL_NOT_READY"
+	ErrorCodePEPPOLSUBMISSIONFAILED                     ErrorCode = "PEPPOL_SUBMISSION_FAILED"
+	ErrorCodePEPPOLSUBMISSIONREJECTED                   ErrorCode = "PEPPOL_SUBMISSION_REJECTED"
 	ErrorCodePERIODALREADYCLOSED                        ErrorCode = "PERIOD_ALREADY_CLOSED"
 	ErrorCodePERIODHASUNBOOKEDTRANSACTIONS              ErrorCode = "PERIOD_HAS_UNBOOKED_TRANSACTIONS"
 	ErrorCodePERIODLOCKALREADYLOCKED                    ErrorCode = "PERIOD_LOCK_ALREADY_LOCKED"
@@ -1029,6 +1034,16 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeOPERATIONNOTFOUND:
 		return true
 	case ErrorCodePAYLOADTOOLARGE:
+		return true
+	case ErrorCodePEPPOLALREADYDELIVERED:
+		return true
+	case ErrorCodePEPPOLNOTCONFIGURED:
+		return true
+	case ErrorCodePEPPOLNOTREADY:
+		return true
+	case ErrorCodePEPPOLSUBMISSIONFAILED:
+		return true
+	case ErrorCodePEPPOLSUBMISSIONREJECTED:
 		return true
 	case ErrorCodePERIODALREADYCLOSED:
 		return true
@@ -1845,6 +1860,126 @@ func (e OutgoingEmailStatus) Valid() bool {
 	case OutgoingEmailStatusSending:
 		return true
 	case OutgoingEmailStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PeppolDeliveryDocumentType.
+const (
+	PeppolDeliveryDocumentTypeCreditNote PeppolDeliveryDocumentType = "credit_note"
+	PeppolDeliveryDocumentTypeInvoice    PeppolDeliveryDocumentType = "invoice"
+)
+
+// Valid indicates whether the value is a known member of the PeppolDeliveryDocumentType enum.
+func (e PeppolDeliveryDocumentType) Valid() bool {
+	switch e {
+	case PeppolDeliveryDocumentTypeCreditNote:
+		return true
+	case PeppolDeliveryDocumentTypeInvoice:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PeppolDeliveryErrorCode.
+const (
+	PeppolDeliveryErrorCodePEPPOLSUBMISSIONFAILED   PeppolDeliveryErrorCode = "PEPPOL_SUBMISSION_FAILED"
+	PeppolDeliveryErrorCodePEPPOLSUBMISSIONREJECTED PeppolDeliveryErrorCode = "PEPPOL_SUBMISSION_REJECTED"
+)
+
+// Valid indicates whether the value is a known member of the PeppolDeliveryErrorCode enum.
+func (e PeppolDeliveryErrorCode) Valid() bool {
+	switch e {
+	case PeppolDeliveryErrorCodePEPPOLSUBMISSIONFAILED:
+		return true
+	case PeppolDeliveryErrorCodePEPPOLSUBMISSIONREJECTED:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PeppolDeliveryStatus.
+const (
+	PeppolDeliveryStatusDelivered PeppolDeliveryStatus = "delivered"
+	PeppolDeliveryStatusFailed    PeppolDeliveryStatus = "failed"
+	PeppolDeliveryStatusQueued    PeppolDeliveryStatus = "queued"
+	PeppolDeliveryStatusRejected  PeppolDeliveryStatus = "rejected"
+	PeppolDeliveryStatusSubmitted PeppolDeliveryStatus = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the PeppolDeliveryStatus enum.
+func (e PeppolDeliveryStatus) Valid() bool {
+	switch e {
+	case PeppolDeliveryStatusDelivered:
+		return true
+	case PeppolDeliveryStatusFailed:
+		return true
+	case PeppolDeliveryStatusQueued:
+		return true
+	case PeppolDeliveryStatusRejected:
+		return true
+	case PeppolDeliveryStatusSubmitted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PeppolReadinessAccessStatus.
+const (
+	Active  PeppolReadinessAccessStatus = "active"
+	Blocked PeppolReadinessAccessStatus = "blocked"
+)
+
+// Valid indicates whether the value is a known member of the PeppolReadinessAccessStatus enum.
+func (e PeppolReadinessAccessStatus) Valid() bool {
+	switch e {
+	case Active:
+		return true
+	case Blocked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PeppolRecipientReachability.
+const (
+	Reachable   PeppolRecipientReachability = "reachable"
+	Unknown     PeppolRecipientReachability = "unknown"
+	Unreachable PeppolRecipientReachability = "unreachable"
+)
+
+// Valid indicates whether the value is a known member of the PeppolRecipientReachability enum.
+func (e PeppolRecipientReachability) Valid() bool {
+	switch e {
+	case Reachable:
+		return true
+	case Unknown:
+		return true
+	case Unreachable:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PeppolRecipientSource.
+const (
+	PeppolRecipientSourceCustomer  PeppolRecipientSource = "customer"
+	PeppolRecipientSourceOrgNumber PeppolRecipientSource = "org_number"
+)
+
+// Valid indicates whether the value is a known member of the PeppolRecipientSource enum.
+func (e PeppolRecipientSource) Valid() bool {
+	switch e {
+	case PeppolRecipientSourceCustomer:
+		return true
+	case PeppolRecipientSourceOrgNumber:
 		return true
 	default:
 		return false
@@ -3125,6 +3260,11 @@ type Customer struct {
 	Party   nullable.Nullable[Party]              `json:"party,omitempty"`
 	PartyId nullable.Nullable[openapi_types.UUID] `json:"party_id"`
 
+	// PeppolId The customer's Peppol participant identifier, scheme:value: 0007 and a 10-digit organisationsnummer (Luhn), 0088 and a 13-digit GLN, 9955 and a Swedish VAT number. Null: a swedish_business is sent to 0007:<org_number>.
+	//
+	// Examples: 0007:5561234567
+	PeppolId nullable.Nullable[string] `json:"peppol_id"`
+
 	// PersonalNumber Always masked: eight asterisks, a hyphen and the last four digits. The number itself is stored encrypted and never returned.
 	PersonalNumber nullable.Nullable[string] `json:"personal_number"`
 	Phone          nullable.Nullable[string] `json:"phone"`
@@ -3228,6 +3368,11 @@ type CustomerCreate struct {
 
 	// OrgNumber Swedish organisationsnummer (checked with its Luhn digit) for swedish_business; the foreign registration number otherwise. A personnummer here moves into personal_number on an individual, is kept for a swedish_business sole trader (stored encrypted, answered masked), and is refused (CUSTOMER_ORG_NUMBER_IS_PERSONAL) for eu_business and non_eu_business.
 	OrgNumber nullable.Nullable[string] `json:"org_number,omitempty"`
+
+	// PeppolId The customer's Peppol participant identifier, scheme:value: 0007 and a 10-digit organisationsnummer (Luhn), 0088 and a 13-digit GLN, 9955 and a Swedish VAT number. Null: a swedish_business is sent to 0007:<org_number>.
+	//
+	// Examples: 0007:5561234567
+	PeppolId nullable.Nullable[string] `json:"peppol_id,omitempty"`
 
 	// PersonalNumber Personnummer or samordningsnummer (10 or 12 digits, Luhn-checked), individual only (else CUSTOMER_PERSONAL_NUMBER_NOT_ALLOWED). Stored encrypted; answered masked.
 	PersonalNumber nullable.Nullable[string] `json:"personal_number,omitempty"`
@@ -3340,6 +3485,11 @@ type CustomerPatch struct {
 	// OrgNumber Swedish organisationsnummer (checked with its Luhn digit) for swedish_business; the foreign registration number otherwise. A personnummer here moves into personal_number on an individual, is kept for a swedish_business sole trader, and is refused (CUSTOMER_ORG_NUMBER_IS_PERSONAL) for eu_business and non_eu_business.
 	OrgNumber nullable.Nullable[string] `json:"org_number,omitempty"`
 
+	// PeppolId The customer's Peppol participant identifier, scheme:value: 0007 and a 10-digit organisationsnummer (Luhn), 0088 and a 13-digit GLN, 9955 and a Swedish VAT number. Null: a swedish_business is sent to 0007:<org_number>.
+	//
+	// Examples: 0007:5561234567
+	PeppolId nullable.Nullable[string] `json:"peppol_id,omitempty"`
+
 	// PersonalNumber Personnummer or samordningsnummer (10 or 12 digits, Luhn-checked), individual only (else CUSTOMER_PERSONAL_NUMBER_NOT_ALLOWED). Stored encrypted; answered masked. Sending the masked value back leaves it unchanged; null clears it.
 	PersonalNumber nullable.Nullable[string] `json:"personal_number,omitempty"`
 	Phone          nullable.Nullable[string] `json:"phone,omitempty"`
@@ -3378,6 +3528,11 @@ type CustomerPreview struct {
 	// OrgNumber A sole trader's organisation number is the owner's personnummer: it is stored encrypted and answered masked like personal_number (eight asterisks, a hyphen and the last four digits). Sent back as read, it changes nothing.
 	OrgNumber nullable.Nullable[string]             `json:"org_number"`
 	PartyId   nullable.Nullable[openapi_types.UUID] `json:"party_id"`
+
+	// PeppolId The customer's Peppol participant identifier, scheme:value: 0007 and a 10-digit organisationsnummer (Luhn), 0088 and a 13-digit GLN, 9955 and a Swedish VAT number. Null: a swedish_business is sent to 0007:<org_number>.
+	//
+	// Examples: 0007:5561234567
+	PeppolId nullable.Nullable[string] `json:"peppol_id"`
 
 	// PersonalNumber Always masked: eight asterisks, a hyphen and the last four digits. The number itself is stored encrypted and never returned.
 	PersonalNumber nullable.Nullable[string]    `json:"personal_number"`
@@ -5115,6 +5270,39 @@ type InvoicePaymentCreate struct {
 	RotRutPayout *bool `json:"rot_rut_payout,omitempty"`
 }
 
+// InvoicePeppolSent An invoice handed to the Peppol network: issued first when it was a draft, its UBL document archived and a delivery queued; the access point gets it after the commit.
+type InvoicePeppolSent struct {
+	BookingDeferred bool `json:"booking_deferred"`
+
+	// Delivery One e-invoice handed to the Peppol network.
+	Delivery       PeppolDelivery                        `json:"delivery"`
+	Id             openapi_types.UUID                    `json:"id"`
+	InvoiceNumber  string                                `json:"invoice_number"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	OcrReference   nullable.Nullable[string]             `json:"ocr_reference"`
+
+	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	Status InvoiceStatus `json:"status"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+
+	// VerifikatLines The lines posted when this call issued the invoice; empty otherwise.
+	VerifikatLines []PostingLine `json:"verifikat_lines"`
+
+	// WillIssueInvoice This call issued a draft.
+	WillIssueInvoice bool `json:"will_issue_invoice"`
+}
+
+// InvoicePeppolSentResponse defines model for InvoicePeppolSentResponse.
+type InvoicePeppolSentResponse struct {
+	// Data An invoice handed to the Peppol network: issued first when it was a draft, its UBL document archived and a delivery queued; the access point gets it after the commit.
+	Data InvoicePeppolSent `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // InvoicePreview An invoice as a dry run of create would store it: id, created_at and updated_at are null.
 type InvoicePreview struct {
 	CreatedAt         nullable.Nullable[time.Time]          `json:"created_at"`
@@ -6451,6 +6639,158 @@ type PaymentAccount struct {
 	Plusgiro             nullable.Nullable[string] `json:"plusgiro,omitempty"`
 	Swish                nullable.Nullable[string] `json:"swish,omitempty"`
 }
+
+// PeppolBlocker A reason the invoice cannot go as an e-invoice yet, named by the rule it guards (PEPPOL-EN16931-R003, R010, R020, BR-11, BR-CO-25, BR-S-02, BR-AE-02, BR-IC-02, SE-R-001…004, 006, 009, 013) or by Kontera (PEPPOL_RECIPIENT_ID_MISSING, PEPPOL_ROT_RUT_NOT_SUPPORTED, PEPPOL_TRANSPORT_NOT_CONFIGURED, PEPPOL_DOCUMENT_TYPE_NOT_SUPPORTED, PEPPOL_RECIPIENT_NOT_REACHABLE, PEPPOL_ALREADY_DELIVERED).
+type PeppolBlocker struct {
+	// Code Examples: PEPPOL-EN16931-R003
+	Code string `json:"code"`
+
+	// Field What to fix: a field of the invoice, or customer.*, company.*.
+	//
+	// Examples: your_reference
+	Field     string `json:"field"`
+	MessageEn string `json:"message_en"`
+	MessageSv string `json:"message_sv"`
+}
+
+// PeppolDeliveries defines model for PeppolDeliveries.
+type PeppolDeliveries struct {
+	Deliveries []PeppolDelivery `json:"deliveries"`
+}
+
+// PeppolDeliveriesResponse defines model for PeppolDeliveriesResponse.
+type PeppolDeliveriesResponse struct {
+	Data PeppolDeliveries `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// PeppolDelivery One e-invoice handed to the Peppol network.
+type PeppolDelivery struct {
+	Attempts    int                          `json:"attempts"`
+	CreatedAt   time.Time                    `json:"created_at"`
+	DeliveredAt nullable.Nullable[time.Time] `json:"delivered_at"`
+
+	// DocumentId The archived UBL document (upload_source e_invoice); null on a dry run.
+	DocumentId   nullable.Nullable[openapi_types.UUID] `json:"document_id"`
+	DocumentType PeppolDeliveryDocumentType            `json:"document_type"`
+
+	// ErrorCode Why it was rejected or failed.
+	ErrorCode     nullable.Nullable[PeppolDeliveryErrorCode] `json:"error_code"`
+	ErrorMessage  nullable.Nullable[string]                  `json:"error_message"`
+	Id            openapi_types.UUID                         `json:"id"`
+	NextAttemptAt nullable.Nullable[time.Time]               `json:"next_attempt_at"`
+
+	// Provider Examples: phoss
+	Provider string `json:"provider"`
+
+	// Receiver Examples: 0007:5560000001
+	Receiver string `json:"receiver"`
+
+	// Sender Examples: 0007:5561234567
+	Sender string `json:"sender"`
+
+	// Status queued: waits for the worker; submitted: the access point took it; delivered: the receiver's access point has it; rejected: refused, final (PEPPOL_SUBMISSION_REJECTED); failed: could not be handed over (PEPPOL_SUBMISSION_FAILED), tried again at next_attempt_at, final when that is null.
+	Status      PeppolDeliveryStatus         `json:"status"`
+	SubmittedAt nullable.Nullable[time.Time] `json:"submitted_at"`
+
+	// TransmissionId The access point's id of the transmission (the SBDH instance id).
+	TransmissionId nullable.Nullable[string] `json:"transmission_id"`
+}
+
+// PeppolDeliveryDocumentType defines model for PeppolDelivery.DocumentType.
+type PeppolDeliveryDocumentType string
+
+// PeppolDeliveryErrorCode defines model for PeppolDelivery.ErrorCode.
+type PeppolDeliveryErrorCode string
+
+// PeppolDeliveryStatus queued: waits for the worker; submitted: the access point took it; delivered: the receiver's access point has it; rejected: refused, final (PEPPOL_SUBMISSION_REJECTED); failed: could not be handed over (PEPPOL_SUBMISSION_FAILED), tried again at next_attempt_at, final when that is null.
+type PeppolDeliveryStatus string
+
+// PeppolParticipant A Peppol participant identifier.
+type PeppolParticipant struct {
+	// Identifier Examples: 5561234567
+	Identifier string `json:"identifier"`
+
+	// Scheme The ICD scheme: 0007 organisationsnummer, 0088 GLN, 9955 Swedish VAT number.
+	//
+	// Examples: 0007
+	Scheme string `json:"scheme"`
+}
+
+// PeppolReadiness Whether the invoice can be sent as a Peppol BIS Billing 3.0 e-invoice now, and every gate it fails.
+type PeppolReadiness struct {
+	// Access The company's peppol capability.
+	Access struct {
+		// MaxSends null: no limit.
+		MaxSends nullable.Nullable[int] `json:"max_sends"`
+
+		// ReceiveEnabled Receiving e-invoices is not offered yet: false.
+		ReceiveEnabled bool                        `json:"receive_enabled"`
+		RemainingSends nullable.Nullable[int]      `json:"remaining_sends"`
+		SendEnabled    bool                        `json:"send_enabled"`
+		SentCount      int                         `json:"sent_count"`
+		Status         PeppolReadinessAccessStatus `json:"status"`
+	} `json:"access"`
+	Blockers      []PeppolBlocker           `json:"blockers"`
+	InvoiceId     openapi_types.UUID        `json:"invoice_id"`
+	InvoiceNumber nullable.Nullable[string] `json:"invoice_number"`
+
+	// InvoiceStatus overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
+	InvoiceStatus InvoiceStatus `json:"invoice_status"`
+
+	// Ready true when blockers is empty.
+	Ready bool `json:"ready"`
+
+	// Recipient null when the customer has none (PEPPOL_RECIPIENT_ID_MISSING).
+	Recipient nullable.Nullable[PeppolRecipient] `json:"recipient"`
+
+	// Sender 0007 and the company's organisationsnummer; null without a valid one.
+	Sender    nullable.Nullable[PeppolParticipant] `json:"sender"`
+	Transport struct {
+		Available bool `json:"available"`
+
+		// Provider Examples: phoss
+		Provider nullable.Nullable[string] `json:"provider"`
+
+		// Reason Why none is available.
+		Reason nullable.Nullable[string] `json:"reason"`
+	} `json:"transport"`
+
+	// WillIssueInvoice A draft: send-peppol issues it first (number, OCR, verifikat) as mark-sent does.
+	WillIssueInvoice bool `json:"will_issue_invoice"`
+}
+
+// PeppolReadinessAccessStatus defines model for PeppolReadiness.Access.Status.
+type PeppolReadinessAccessStatus string
+
+// PeppolReadinessResponse defines model for PeppolReadinessResponse.
+type PeppolReadinessResponse struct {
+	// Data Whether the invoice can be sent as a Peppol BIS Billing 3.0 e-invoice now, and every gate it fails.
+	Data PeppolReadiness `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// PeppolRecipient Where the e-invoice goes.
+type PeppolRecipient struct {
+	Identifier string `json:"identifier"`
+
+	// Reachability What the access point knows of the receiver; unknown when it cannot look up (phoss-ap sends and lets the network say).
+	Reachability PeppolRecipientReachability `json:"reachability"`
+	Scheme       string                      `json:"scheme"`
+
+	// Source customer: the customer's peppol_id; org_number: 0007 and a Swedish business's organisationsnummer.
+	Source PeppolRecipientSource `json:"source"`
+}
+
+// PeppolRecipientReachability What the access point knows of the receiver; unknown when it cannot look up (phoss-ap sends and lets the network say).
+type PeppolRecipientReachability string
+
+// PeppolRecipientSource customer: the customer's peppol_id; org_number: 0007 and a Swedish business's organisationsnummer.
+type PeppolRecipientSource string
 
 // Percentage A percentage with at most two decimals (8.5 = 8.5 %).
 type Percentage = money.Amount
@@ -8080,6 +8420,18 @@ type DecideQuoteParams struct {
 
 // SendInvoiceParams defines parameters for SendInvoice.
 type SendInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// SendInvoicePeppolParams defines parameters for SendInvoicePeppol.
+type SendInvoicePeppolParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 
@@ -10451,6 +10803,12 @@ type ServerInterface interface {
 	// GetInvoicePdf Get an invoice as a PDF
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/pdf)
 	GetInvoicePdf(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId) error
+	// GetInvoicePeppol Check an invoice's readiness to go as an e-invoice
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/peppol)
+	GetInvoicePeppol(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId) error
+	// ListInvoicePeppolDeliveries List an invoice's e-invoice deliveries
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/peppol/deliveries)
+	ListInvoicePeppolDeliveries(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId) error
 	// DecideQuote Record the customer's decision on a quote
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/quote-status)
 	DecideQuote(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DecideQuoteParams) error
@@ -10460,6 +10818,9 @@ type ServerInterface interface {
 	// SendInvoice E-mail a draft to its customer
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/send)
 	SendInvoice(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params SendInvoiceParams) error
+	// SendInvoicePeppol Send an invoice as a Peppol e-invoice
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/send-peppol)
+	SendInvoicePeppol(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params SendInvoicePeppolParams) error
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx echo.Context, companyId CompanyId, params ListJournalEntriesParams) error
@@ -13439,6 +13800,54 @@ func (w *ServerInterfaceWrapper) GetInvoicePdf(ctx echo.Context) error {
 	return err
 }
 
+// GetInvoicePeppol converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInvoicePeppol(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInvoicePeppol(ctx, companyId, invoiceId)
+	return err
+}
+
+// ListInvoicePeppolDeliveries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInvoicePeppolDeliveries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInvoicePeppolDeliveries(ctx, companyId, invoiceId)
+	return err
+}
+
 // DecideQuote converts echo context to params.
 func (w *ServerInterfaceWrapper) DecideQuote(ctx echo.Context) error {
 	var err error
@@ -13594,6 +14003,73 @@ func (w *ServerInterfaceWrapper) SendInvoice(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SendInvoice(ctx, companyId, invoiceId, params)
+	return err
+}
+
+// SendInvoicePeppol converts echo context to params.
+func (w *ServerInterfaceWrapper) SendInvoicePeppol(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "invoiceId" -------------
+	var invoiceId InvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "invoiceId", ctx.Param("invoiceId"), &invoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter invoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SendInvoicePeppolParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SendInvoicePeppol(ctx, companyId, invoiceId, params)
 	return err
 }
 
@@ -15774,9 +16250,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-paid", wrapper.MarkInvoicePaid, options.OperationMiddlewares["markInvoicePaid"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/mark-sent", wrapper.MarkInvoiceSent, options.OperationMiddlewares["markInvoiceSent"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/pdf", wrapper.GetInvoicePdf, options.OperationMiddlewares["getInvoicePdf"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/peppol", wrapper.GetInvoicePeppol, options.OperationMiddlewares["getInvoicePeppol"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/peppol/deliveries", wrapper.ListInvoicePeppolDeliveries, options.OperationMiddlewares["listInvoicePeppolDeliveries"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/quote-status", wrapper.DecideQuote, options.OperationMiddlewares["decideQuote"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/reminders", wrapper.ListInvoiceReminders, options.OperationMiddlewares["listInvoiceReminders"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/send", wrapper.SendInvoice, options.OperationMiddlewares["sendInvoice"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId/send-peppol", wrapper.SendInvoicePeppol, options.OperationMiddlewares["sendInvoicePeppol"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/bulk-book", wrapper.BulkBookInvoices, options.OperationMiddlewares["bulkBookInvoices"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices/bulk-create", wrapper.BulkCreateInvoices, options.OperationMiddlewares["bulkCreateInvoices"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/journal-entries", wrapper.ListJournalEntries, options.OperationMiddlewares["listJournalEntries"]...)
@@ -26349,6 +26828,320 @@ func (response GetInvoicePdf503JSONResponse) VisitGetInvoicePdfResponse(w http.R
 	return err
 }
 
+type GetInvoicePeppolRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+}
+
+type GetInvoicePeppolResponseObject interface {
+	VisitGetInvoicePeppolResponse(w http.ResponseWriter) error
+}
+
+type GetInvoicePeppol200JSONResponse PeppolReadinessResponse
+
+func (response GetInvoicePeppol200JSONResponse) VisitGetInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePeppol400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInvoicePeppol400JSONResponse) VisitGetInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePeppol401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInvoicePeppol401JSONResponse) VisitGetInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePeppol403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInvoicePeppol403JSONResponse) VisitGetInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePeppol404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInvoicePeppol404JSONResponse) VisitGetInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePeppol429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetInvoicePeppol429JSONResponse) VisitGetInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePeppol500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetInvoicePeppol500JSONResponse) VisitGetInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInvoicePeppol503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInvoicePeppol503JSONResponse) VisitGetInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoicePeppolDeliveriesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+}
+
+type ListInvoicePeppolDeliveriesResponseObject interface {
+	VisitListInvoicePeppolDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListInvoicePeppolDeliveries200JSONResponse PeppolDeliveriesResponse
+
+func (response ListInvoicePeppolDeliveries200JSONResponse) VisitListInvoicePeppolDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoicePeppolDeliveries400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInvoicePeppolDeliveries400JSONResponse) VisitListInvoicePeppolDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoicePeppolDeliveries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInvoicePeppolDeliveries401JSONResponse) VisitListInvoicePeppolDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoicePeppolDeliveries403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInvoicePeppolDeliveries403JSONResponse) VisitListInvoicePeppolDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoicePeppolDeliveries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInvoicePeppolDeliveries404JSONResponse) VisitListInvoicePeppolDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoicePeppolDeliveries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListInvoicePeppolDeliveries429JSONResponse) VisitListInvoicePeppolDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoicePeppolDeliveries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListInvoicePeppolDeliveries500JSONResponse) VisitListInvoicePeppolDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInvoicePeppolDeliveries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInvoicePeppolDeliveries503JSONResponse) VisitListInvoicePeppolDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DecideQuoteRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	InvoiceId InvoiceId `json:"invoiceId"`
@@ -26913,6 +27706,198 @@ func (response SendInvoice500JSONResponse) VisitSendInvoiceResponse(w http.Respo
 type SendInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response SendInvoice503JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoicePeppolRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	InvoiceId InvoiceId `json:"invoiceId"`
+	Params    SendInvoicePeppolParams
+}
+
+type SendInvoicePeppolResponseObject interface {
+	VisitSendInvoicePeppolResponse(w http.ResponseWriter) error
+}
+
+type SendInvoicePeppol200JSONResponse InvoicePeppolSentResponse
+
+func (response SendInvoicePeppol200JSONResponse) VisitSendInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoicePeppol400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SendInvoicePeppol400JSONResponse) VisitSendInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoicePeppol401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SendInvoicePeppol401JSONResponse) VisitSendInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoicePeppol403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SendInvoicePeppol403JSONResponse) VisitSendInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoicePeppol404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SendInvoicePeppol404JSONResponse) VisitSendInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoicePeppol409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SendInvoicePeppol409JSONResponse) VisitSendInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoicePeppol422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response SendInvoicePeppol422JSONResponse) VisitSendInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoicePeppol429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SendInvoicePeppol429JSONResponse) VisitSendInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoicePeppol500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SendInvoicePeppol500JSONResponse) VisitSendInvoicePeppolResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SendInvoicePeppol503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SendInvoicePeppol503JSONResponse) VisitSendInvoicePeppolResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -34707,6 +35692,12 @@ type StrictServerInterface interface {
 	// GetInvoicePdf Get an invoice as a PDF
 	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/pdf)
 	GetInvoicePdf(ctx context.Context, request GetInvoicePdfRequestObject) (GetInvoicePdfResponseObject, error)
+	// GetInvoicePeppol Check an invoice's readiness to go as an e-invoice
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/peppol)
+	GetInvoicePeppol(ctx context.Context, request GetInvoicePeppolRequestObject) (GetInvoicePeppolResponseObject, error)
+	// ListInvoicePeppolDeliveries List an invoice's e-invoice deliveries
+	// (GET /api/v1/companies/{companyId}/invoices/{invoiceId}/peppol/deliveries)
+	ListInvoicePeppolDeliveries(ctx context.Context, request ListInvoicePeppolDeliveriesRequestObject) (ListInvoicePeppolDeliveriesResponseObject, error)
 	// DecideQuote Record the customer's decision on a quote
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/quote-status)
 	DecideQuote(ctx context.Context, request DecideQuoteRequestObject) (DecideQuoteResponseObject, error)
@@ -34716,6 +35707,9 @@ type StrictServerInterface interface {
 	// SendInvoice E-mail a draft to its customer
 	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/send)
 	SendInvoice(ctx context.Context, request SendInvoiceRequestObject) (SendInvoiceResponseObject, error)
+	// SendInvoicePeppol Send an invoice as a Peppol e-invoice
+	// (POST /api/v1/companies/{companyId}/invoices/{invoiceId}/send-peppol)
+	SendInvoicePeppol(ctx context.Context, request SendInvoicePeppolRequestObject) (SendInvoicePeppolResponseObject, error)
 	// ListJournalEntries List journal entries (verifikationer)
 	// (GET /api/v1/companies/{companyId}/journal-entries)
 	ListJournalEntries(ctx context.Context, request ListJournalEntriesRequestObject) (ListJournalEntriesResponseObject, error)
@@ -36803,6 +37797,58 @@ func (sh *strictHandler) GetInvoicePdf(ctx echo.Context, companyId CompanyId, in
 	return nil
 }
 
+// GetInvoicePeppol operation middleware
+func (sh *strictHandler) GetInvoicePeppol(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId) error {
+	var request GetInvoicePeppolRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInvoicePeppol(ctx.Request().Context(), request.(GetInvoicePeppolRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInvoicePeppol")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInvoicePeppolResponseObject); ok {
+		return validResponse.VisitGetInvoicePeppolResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInvoicePeppolDeliveries operation middleware
+func (sh *strictHandler) ListInvoicePeppolDeliveries(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId) error {
+	var request ListInvoicePeppolDeliveriesRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInvoicePeppolDeliveries(ctx.Request().Context(), request.(ListInvoicePeppolDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInvoicePeppolDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInvoicePeppolDeliveriesResponseObject); ok {
+		return validResponse.VisitListInvoicePeppolDeliveriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DecideQuote operation middleware
 func (sh *strictHandler) DecideQuote(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params DecideQuoteParams) error {
 	var request DecideQuoteRequestObject
@@ -36926,6 +37972,33 @@ func (sh *strictHandler) SendInvoice(ctx echo.Context, companyId CompanyId, invo
 		return err
 	} else if validResponse, ok := response.(SendInvoiceResponseObject); ok {
 		return validResponse.VisitSendInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SendInvoicePeppol operation middleware
+func (sh *strictHandler) SendInvoicePeppol(ctx echo.Context, companyId CompanyId, invoiceId InvoiceId, params SendInvoicePeppolParams) error {
+	var request SendInvoicePeppolRequestObject
+
+	request.CompanyId = companyId
+	request.InvoiceId = invoiceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SendInvoicePeppol(ctx.Request().Context(), request.(SendInvoicePeppolRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SendInvoicePeppol")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SendInvoicePeppolResponseObject); ok {
+		return validResponse.VisitSendInvoicePeppolResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -121,7 +121,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	}
 	srv, err := httpapi.New(httpapi.Config{DB: d, Log: log, BaseURL: cfg.BaseURL, Secret: cfg.Secret,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, PIIKey: cfg.PIIKey, VIES: checker, TrustedProxies: cfg.TrustedProxies,
-		Blobs: blobs, Mail: cfg.Mail(), MailFrom: cfg.MailFrom})
+		Blobs: blobs, Mail: cfg.Mail(), MailFrom: cfg.MailFrom, Peppol: cfg.AccessPoint()})
 	if err != nil {
 		return err
 	}
@@ -137,6 +137,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	go releaser(ctx, srv, log)
 	go archiver(ctx, srv, log)
 	go reminder(ctx, srv, log)
+	go courier(ctx, srv, log)
 	workers := make(chan struct{})
 	go func() { srv.Work(ctx, 2); close(workers) }()
 	if cfg.AdminAddr != "" && cfg.AdminAddr != "off" {
@@ -271,6 +272,19 @@ func archiver(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 			log.Warn("sending e-mail", zap.Error(err))
 		} else if sent > 0 {
 			log.Info("e-mails handed on", zap.Int("emails", sent))
+		}
+	})
+}
+
+// courier hands queued e-invoices to the Peppol access point and follows
+// those submitted (httpapi.Server.DeliverPeppol), every five seconds;
+// replicas share the work by SKIP LOCKED.
+func courier(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
+	every(ctx, 5*time.Second, 5*time.Second, func(ctx context.Context) {
+		if n, err := srv.DeliverPeppol(ctx, 50); err != nil && ctx.Err() == nil {
+			log.Warn("delivering e-invoices", zap.Error(err))
+		} else if n > 0 {
+			log.Info("e-invoice deliveries moved on", zap.Int("deliveries", n))
 		}
 	})
 }

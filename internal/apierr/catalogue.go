@@ -249,6 +249,16 @@ const (
 	InvoiceEmailNotFailed         Code = "INVOICE_EMAIL_NOT_FAILED"
 )
 
+// Peppol codes (peer §4.3): the send's refusals, and the error codes a
+// delivery records.
+const (
+	PeppolNotReady           Code = "PEPPOL_NOT_READY"
+	PeppolNotConfigured      Code = "PEPPOL_NOT_CONFIGURED"
+	PeppolAlreadyDelivered   Code = "PEPPOL_ALREADY_DELIVERED"
+	PeppolSubmissionRejected Code = "PEPPOL_SUBMISSION_REJECTED"
+	PeppolSubmissionFailed   Code = "PEPPOL_SUBMISSION_FAILED"
+)
+
 // Dimension codes of Kontera's own, for the register's states the spec
 // names without a code.
 const (
@@ -470,6 +480,11 @@ var entries = []Entry{
 	{InvoiceSendEmailNotConfigured, s503, GroupCustomers, "E-post är avstängt på den här servern; inget skickades och inget ändrades.", "E-mail is turned off on this server; nothing was sent and nothing changed.", "Issue the invoice with mark-sent and deliver the PDF yourself, or ask the operator to configure KONTERA_MAIL_TRANSPORT."},
 	{InvoiceEmailNotFound, s404, GroupCustomers, "Fakturan har inget sådant e-postmeddelande.", "The invoice has no such e-mail.", "List them with GET /invoices/{id}/emails."},
 	{InvoiceEmailNotFailed, s409, GroupCustomers, "Bara ett misslyckat e-postmeddelande skickas igen.", "Only a failed e-mail is sent again.", "details.status says where it is; a queued one is on its way."},
+	{PeppolNotReady, s422, GroupCustomers, "Fakturan kan inte skickas som e-faktura ännu; inget ändrades.", "The invoice cannot be sent as an e-invoice yet; nothing changed.", "details.blockers names each rule and the field to fix (GET /invoices/{id}/peppol lists them too)."},
+	{PeppolNotConfigured, s503, GroupCustomers, "Ingen Peppol-accesspunkt är konfigurerad på den här servern; inget skickades och inget ändrades.", "No Peppol access point is configured on this server; nothing was sent and nothing changed.", "Send the invoice by e-mail (POST /invoices/{id}/send), or ask the operator to configure KONTERA_PEPPOL_AP."},
+	{PeppolAlreadyDelivered, s409, GroupCustomers, "Fakturan är redan skickad som e-faktura.", "The invoice has been sent as an e-invoice already.", "Follow it with GET /invoices/{id}/peppol/deliveries; only a rejected or abandoned delivery may be followed by another."},
+	{PeppolSubmissionRejected, s422, GroupCustomers, "Accesspunkten eller mottagaren avvisade e-fakturan.", "The access point or the receiver rejected the e-invoice.", "Read the delivery's error_message, fix the cause (often the customer's peppol_id) and send again."},
+	{PeppolSubmissionFailed, s502, GroupCustomers, "E-fakturan kunde inte lämnas till accesspunkten.", "The e-invoice could not be handed to the access point.", "It is tried again by itself; next_attempt_at says when."},
 }
 
 var byCode = func() map[Code]Entry {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/mail"
+	"github.com/kontera/kontera/internal/peppol"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/seal"
 )
@@ -87,6 +88,9 @@ type Config struct {
 	// SMTP is KONTERA_SMTP_HOST, _PORT (default 587), _USERNAME,
 	// _PASSWORD and _TLS: starttls (default, required), tls or none.
 	SMTP mail.SMTP
+	// Peppol is KONTERA_PEPPOL_AP (phoss, or off: the default, nothing
+	// is sent and send-peppol answers 503), _URL and _TOKEN.
+	Peppol peppol.Config
 }
 
 // FromEnv reads the configuration. The secret may be absent here: Serve
@@ -170,6 +174,9 @@ func FromEnv() (Config, error) {
 	if err := c.readMail(); err != nil {
 		return c, err
 	}
+	if err := c.readPeppol(); err != nil {
+		return c, err
+	}
 	c.BaseURL = strings.TrimRight(env("KONTERA_BASE_URL", "http://"+c.Addr), "/")
 	if s := os.Getenv("KONTERA_SECRET"); s != "" {
 		if len(s) < 32 {
@@ -219,6 +226,21 @@ func (c *Config) readMail() error {
 		return fmt.Errorf("KONTERA_MAIL_TRANSPORT must be smtp, drop or off, got %q", c.MailTransport)
 	}
 	return nil
+}
+
+// readPeppol reads the KONTERA_PEPPOL_* settings and checks them.
+func (c *Config) readPeppol() error {
+	c.Peppol = peppol.Config{Kind: env("KONTERA_PEPPOL_AP", "off"), URL: os.Getenv("KONTERA_PEPPOL_URL"),
+		Token: os.Getenv("KONTERA_PEPPOL_TOKEN")}
+	_, err := peppol.New(c.Peppol)
+	return err
+}
+
+// AccessPoint answers the Peppol access point the configuration names;
+// nil when none is.
+func (c Config) AccessPoint() peppol.AccessPoint {
+	ap, _ := peppol.New(c.Peppol) // checked by FromEnv
+	return ap
 }
 
 // Mail answers the mail transport the configuration names; nil is off.

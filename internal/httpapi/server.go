@@ -36,6 +36,7 @@ import (
 	"github.com/kontera/kontera/internal/metrics"
 	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/parties"
+	"github.com/kontera/kontera/internal/peppol"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/reports"
 	"github.com/kontera/kontera/internal/seal"
@@ -75,6 +76,9 @@ type Config struct {
 	Mail mail.Transport
 	// MailFrom is the address e-mails are sent from.
 	MailFrom string
+	// Peppol is the access point e-invoices go through; nil when none is
+	// configured (send-peppol answers 503 PEPPOL_NOT_CONFIGURED).
+	Peppol peppol.AccessPoint
 }
 
 // Server is the HTTP API.
@@ -287,7 +291,7 @@ func New(cfg Config) (*Server, error) {
 			return out, err
 		},
 		Post: journal.Post,
-	}, shelf(companies, people, docs, archive, cfg.Blobs, mailroom(outbox, cfg)), audits, cfg.Now)
+	}, shelf(companies, people, docs, archive, cfg.Blobs, mailroom(outbox, cfg), network(grants, cfg)), audits, cfg.Now)
 	if cfg.Mail != nil {
 		s.postman = mail.NewPostman(outbox, cfg.DB.InTx, cfg.Mail, cfg.MailFrom, s.attach, cfg.Now)
 	}
@@ -430,6 +434,26 @@ func (s *Server) SendReminders(ctx context.Context) (int, error) {
 		}
 	}
 	return sent, nil
+}
+
+// DeliverPeppol moves due e-invoice deliveries a step each (submitted,
+// or followed), each in a transaction of its own, at most limit, and
+// answers how many; nothing without an access point.
+func (s *Server) DeliverPeppol(ctx context.Context, limit int) (int, error) {
+	ctx = audit.WithActor(ctx, audit.System)
+	n := 0
+	for n < limit {
+		var moved bool
+		if err := s.db.InTx(ctx, func(ctx context.Context) error {
+			var err error
+			moved, err = s.sales.DeliverNext(ctx)
+			return err
+		}); err != nil || !moved {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
 
 // DeliverMail sends the outbox's due e-mails (mail.Postman.Deliver),

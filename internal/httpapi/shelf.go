@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/capability"
 	"github.com/kontera/kontera/internal/company"
 	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/invoicing"
@@ -20,9 +22,9 @@ import (
 // shelf gives invoicing what its documents need of the company, the
 // customers and the documents archive.
 func shelf(companies *company.Store, people *parties.Store, docs *documents.Store, archive *documents.Archive,
-	blobs documents.Blobs, m invoicing.Mailroom) invoicing.Shelf {
+	blobs documents.Blobs, m invoicing.Mailroom, n invoicing.Network) invoicing.Shelf {
 	return invoicing.Shelf{
-		Mail: m,
+		Mail: m, Network: n,
 		Seller: func(ctx context.Context, c uuid.UUID) (invoicing.Seller, error) {
 			l, err := companies.Letterhead(ctx, c)
 			if err != nil {
@@ -35,7 +37,7 @@ func shelf(companies *company.Store, people *parties.Store, docs *documents.Stor
 			p, err := people.Addressee(ctx, c, customer)
 			return invoicing.AddresseeOf(p), err
 		},
-		Keep: func(ctx context.Context, c uuid.UUID, name, mime string, b []byte) (uuid.UUID, error) {
+		Keep: func(ctx context.Context, c uuid.UUID, name, mime, source string, b []byte) (uuid.UUID, error) {
 			if blobs == nil {
 				return uuid.Nil, errors.New("invoicing: no blob store is configured")
 			}
@@ -46,7 +48,7 @@ func shelf(companies *company.Store, people *parties.Store, docs *documents.Stor
 			if err := blobs.Put(ctx, documents.Key(c, f.SHA256), bytes.NewReader(b), f.Size); err != nil {
 				return uuid.Nil, err
 			}
-			st, err := archive.Upload(ctx, c, documents.New{File: f, Name: name, MimeType: mime, Source: "system"})
+			st, err := archive.Upload(ctx, c, documents.New{File: f, Name: name, MimeType: mime, Source: source})
 			return st.Doc.ID, err
 		},
 		Open: func(ctx context.Context, c, id uuid.UUID) ([]byte, error) {
@@ -69,6 +71,18 @@ func shelf(companies *company.Store, people *parties.Store, docs *documents.Stor
 			return err
 		},
 	}
+}
+
+// network is how invoicing reaches Peppol: the access point configured,
+// and the company's peppol capability.
+func network(grants *capability.Store, cfg Config) invoicing.Network {
+	return invoicing.Network{AP: cfg.Peppol, Access: func(ctx context.Context, company uuid.UUID) (bool, error) {
+		err := grants.Require(ctx, company, capability.Peppol, cfg.Now())
+		if _, refused := apierr.As(err); refused {
+			return false, nil
+		}
+		return err == nil, err
+	}}
 }
 
 // mailroom is how invoicing queues e-mails, and what it tells of the

@@ -16,15 +16,17 @@ type Shelf struct {
 	Seller func(ctx context.Context, company uuid.UUID) (Seller, error)
 	// Buyer reads a customer as a document addressed to them prints them.
 	Buyer func(ctx context.Context, company, customer uuid.UUID) (Addressee, error)
-	// Keep stores b as a system document named name, audited, in the
-	// transaction of ctx, and answers its id.
-	Keep func(ctx context.Context, company uuid.UUID, name, mime string, b []byte) (uuid.UUID, error)
+	// Keep stores b as a document named name from source (system,
+	// e_invoice), audited, in the transaction of ctx, and answers its id.
+	Keep func(ctx context.Context, company uuid.UUID, name, mime, source string, b []byte) (uuid.UUID, error)
 	// Open answers the bytes of a document.
 	Open func(ctx context.Context, company, document uuid.UUID) ([]byte, error)
 	// Link makes a document underlag of a verifikat (documents.Archive.Link).
 	Link func(ctx context.Context, company, document, entry uuid.UUID) error
 	// Mail hands e-mails to the outbox.
 	Mail Mailroom
+	// Network carries e-invoices.
+	Network Network
 }
 
 // retryArchive is how long a failed archive job waits, by attempt.
@@ -139,7 +141,7 @@ func (s *Sales) archive(ctx context.Context, j *ArchiveJob) error {
 	if err != nil {
 		return err
 	}
-	doc, err := s.shelf.Keep(ctx, j.CompanyID, FileName(inv), "application/pdf", b)
+	doc, err := s.shelf.Keep(ctx, j.CompanyID, FileName(inv), "application/pdf", "system", b)
 	if err != nil {
 		return err
 	}

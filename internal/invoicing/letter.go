@@ -11,10 +11,13 @@ import (
 type Seller struct {
 	Name, OrgNumber, VATNumber string
 	// Seat is the registered office (säte) an aktiebolag prints.
-	Seat                string
-	Address             []string
+	Seat    string
+	Address []string
+	// Postal is the address in its parts, as an e-invoice writes it.
+	Postal              Postal
 	Email, Phone, Web   string
 	FSkatt, Aktiebolag  bool
+	VATRegistered       bool
 	Logo                []byte // PNG or JPEG; nil when none is uploaded
 	Layout              Layout
 	Payment             PayTo            // the company's payment details
@@ -80,7 +83,7 @@ func SellerOf(m map[string]any, org string, logo []byte) Seller {
 	s := Seller{
 		Name: str("company_name"), OrgNumber: org, VATNumber: str("vat_number"), Seat: str("registered_office"),
 		Email: str("email"), Phone: str("phone"), Web: str("website"),
-		FSkatt: on("f_skatt"), Aktiebolag: m["entity_type"] == "aktiebolag", Logo: logo,
+		FSkatt: on("f_skatt"), VATRegistered: on("vat_registered"), Aktiebolag: m["entity_type"] == "aktiebolag", Logo: logo,
 		Layout: Layout{
 			ShowLogo: show("invoice_show_logo"), ShowCompanyName: show("invoice_show_company_name"),
 			NameInFooter: str("invoice_company_name_position") == "footer",
@@ -97,6 +100,10 @@ func SellerOf(m map[string]any, org string, logo []byte) Seller {
 		if v := str(k); v != "" {
 			s.Address = append(s.Address, v)
 		}
+	}
+	s.Postal = Postal{Street: s.Address, PostalCode: str("postal_code"), City: str("city"), Country: str("country")}
+	if s.Postal.Country == "" {
+		s.Postal.Country = "SE"
 	}
 	if pc := strings.TrimSpace(str("postal_code") + " " + str("city")); pc != "" {
 		s.Address = append(s.Address, pc)
@@ -153,11 +160,25 @@ func paymentOf(m map[string]any) PayTo {
 		Bankgiro: str("bankgiro"), Plusgiro: str("plusgiro"), Swish: str("swish"), IBAN: str("iban"), BIC: str("bic")}
 }
 
+// Postal is an address in its parts: the street lines, postal code,
+// city and country (ISO 3166-1 alpha-2).
+type Postal struct {
+	Street                    []string
+	PostalCode, City, Country string
+}
+
 // Addressee is the customer as a document prints them.
 type Addressee struct {
-	Name, Contact        string
-	Address              []string
-	Country              string
+	Name, Contact string
+	Address       []string
+	Postal        Postal
+	Country       string
+	// Type is the customer type; SoleTrader a swedish_business whose
+	// organisation number is the owner's personnummer.
+	Type       string
+	SoleTrader bool
+	// PeppolID is the customer's own Peppol identifier, "" when unset.
+	PeppolID             string
 	OrgNumber, VATNumber string
 	Email                string
 	CC, BCC              []string
@@ -178,11 +199,13 @@ func AddresseeOf(c parties.Customer) Addressee {
 		return strings.TrimSpace(*p)
 	}
 	a.Contact, a.OrgNumber, a.VATNumber, a.Email = val(c.ContactPerson), val(c.OrgNumber), val(c.VATNumber), val(c.Email)
+	a.Type, a.SoleTrader, a.PeppolID = string(c.Type), c.SoleTrader(), val(c.PeppolID)
 	for _, l := range []string{val(c.Line1), val(c.Line2)} {
 		if l != "" {
 			a.Address = append(a.Address, l)
 		}
 	}
+	a.Postal = Postal{Street: a.Address, PostalCode: val(c.PostalCode), City: val(c.City), Country: c.Country}
 	if pc := strings.TrimSpace(val(c.PostalCode) + " " + val(c.City)); pc != "" {
 		a.Address = append(a.Address, pc)
 	}

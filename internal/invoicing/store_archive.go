@@ -92,22 +92,24 @@ func (s *Store) FirstEntry(ctx context.Context, company, invoice uuid.UUID) (*uu
 	return id, err
 }
 
-// Held answers archived invoice PDFs no verifikat holds yet whose invoice
-// has one now: the invoice held its document until its first verifikat
-// (kontantmetoden, deferred booking). At most limit, locked; others'
-// workers skip them.
+// Held answers an invoice's archived documents (its PDF, its e-invoices)
+// no verifikat holds yet whose invoice has one now: the invoice held
+// them until its first verifikat (kontantmetoden, deferred booking). At
+// most limit, locked; others' workers skip them.
 func (s *Store) Held(ctx context.Context, limit int) ([]HeldDocument, error) {
 	var out []HeldDocument
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT a.company_id, a.invoice_id, a.document_id, e.id AS entry_id
-		FROM invoice_archive a
+		FROM (SELECT company_id, invoice_id, document_id, archived_at AS at FROM invoice_archive
+				WHERE document_id IS NOT NULL
+			UNION ALL SELECT company_id, invoice_id, document_id, created_at FROM peppol_deliveries) a
 		JOIN documents d ON d.company_id = a.company_id AND d.id = a.document_id
 		JOIN invoices i ON i.company_id = a.company_id AND i.id = a.invoice_id
 		CROSS JOIN LATERAL (SELECT coalesce(i.journal_entry_id, (SELECT p.journal_entry_id FROM invoice_payments p
 			WHERE p.company_id = i.company_id AND p.invoice_id = i.id AND p.journal_entry_id IS NOT NULL
 			ORDER BY p.created_at, p.id LIMIT 1)) AS id) e
-		WHERE a.kind = 'pdf' AND d.journal_entry_id IS NULL AND d.is_current_version AND e.id IS NOT NULL
+		WHERE d.journal_entry_id IS NULL AND d.is_current_version AND e.id IS NOT NULL
 			AND i.status IN ('sent', 'paid', 'credited')
-		ORDER BY a.archived_at LIMIT $1 FOR UPDATE OF a SKIP LOCKED`, limit)
+		ORDER BY a.at LIMIT $1 FOR UPDATE OF d SKIP LOCKED`, limit)
 	return out, err
 }
 

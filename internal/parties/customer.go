@@ -13,6 +13,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/identifier"
+	"github.com/kontera/kontera/internal/peppol"
 )
 
 // CustomerType says who a customer is.
@@ -40,9 +41,11 @@ type Customer struct {
 	CC            Addresses    `db:"invoice_email_cc_addresses" json:"invoice_email_cc_addresses"`
 	BCC           Addresses    `db:"invoice_email_bcc_addresses" json:"invoice_email_bcc_addresses"`
 	Address
-	OrgNumber     *string `db:"org_number" json:"org_number"`
-	VATNumber     *string `db:"vat_number" json:"vat_number"`
-	VATValidated  bool    `db:"vat_number_validated" json:"vat_number_validated"`
+	OrgNumber    *string `db:"org_number" json:"org_number"`
+	VATNumber    *string `db:"vat_number" json:"vat_number"`
+	VATValidated bool    `db:"vat_number_validated" json:"vat_number_validated"`
+	// PeppolID is the Peppol participant identifier, scheme:value.
+	PeppolID      *string `db:"peppol_id" json:"peppol_id"`
 	PersonalLast4 *string `db:"personal_number_last4" json:"personal_number_last4"`
 	// PersonalToken stands in for the personnummer where it must be
 	// compared (the audit trail's changed_fields) but not seen.
@@ -100,6 +103,7 @@ type CustomerChange struct {
 	Country        *string
 	OrgNumber      Field[string]
 	VATNumber      Field[string]
+	PeppolID       Field[string]
 	PersonalNumber Field[string]
 	Language       *string
 	PaymentTerms   *int
@@ -146,6 +150,17 @@ func ApplyCustomer(old Customer, ch CustomerChange, creating bool) (Customer, Ou
 	setText(&c.ContactPerson, ch.ContactPerson)
 	setText(&c.Phone, ch.Phone)
 	setText(&c.Notes, ch.Notes)
+	if ch.PeppolID.Set {
+		c.PeppolID = nil
+		if v := envelope.Text(ch.PeppolID.Value); v != nil {
+			if id, err := peppol.ParseID(*v); err != nil {
+				r.bad("peppol_id", "peppol_id", err.Error())
+			} else {
+				norm := id.String()
+				c.PeppolID = &norm
+			}
+		}
+	}
 	setEmail(r, "email", &c.Email, ch.Email)
 	setAddresses(r, "invoice_email_cc_addresses", &c.CC, ch.CC)
 	setAddresses(r, "invoice_email_bcc_addresses", &c.BCC, ch.BCC)

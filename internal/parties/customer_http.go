@@ -178,7 +178,7 @@ func createChange(b gen.CustomerCreate) CustomerChange {
 	return patchChange(gen.CustomerPatch{Name: &b.Name, CustomerType: &t, CustomerNumber: b.CustomerNumber,
 		ContactPerson: b.ContactPerson, Email: b.Email, Phone: b.Phone, InvoiceEmailCcAddresses: b.InvoiceEmailCcAddresses,
 		InvoiceEmailBccAddresses: b.InvoiceEmailBccAddresses, AddressLine1: b.AddressLine1, AddressLine2: b.AddressLine2,
-		PostalCode: b.PostalCode, City: b.City, Country: b.Country, OrgNumber: b.OrgNumber, VatNumber: b.VatNumber,
+		PostalCode: b.PostalCode, City: b.City, Country: b.Country, OrgNumber: b.OrgNumber, VatNumber: b.VatNumber, PeppolId: b.PeppolId,
 		PersonalNumber: b.PersonalNumber, Language: b.Language, DefaultPaymentTerms: b.DefaultPaymentTerms, Notes: b.Notes})
 }
 
@@ -186,7 +186,7 @@ func patchChange(b gen.CustomerPatch) CustomerChange {
 	ch := CustomerChange{Name: b.Name, Number: field(b.CustomerNumber), ContactPerson: field(b.ContactPerson),
 		Email: field(b.Email), Phone: field(b.Phone), CC: field(b.InvoiceEmailCcAddresses), BCC: field(b.InvoiceEmailBccAddresses),
 		AddressLine1: field(b.AddressLine1), AddressLine2: field(b.AddressLine2), PostalCode: field(b.PostalCode),
-		City: field(b.City), Country: b.Country, OrgNumber: field(b.OrgNumber), VATNumber: field(b.VatNumber),
+		City: field(b.City), Country: b.Country, OrgNumber: field(b.OrgNumber), VATNumber: field(b.VatNumber), PeppolID: field(b.PeppolId),
 		PersonalNumber: field(b.PersonalNumber), PaymentTerms: b.DefaultPaymentTerms, Notes: field(b.Notes),
 		Unarchive: unarchive(b.ArchivedAt)}
 	if b.CustomerType != nil {
@@ -208,7 +208,7 @@ func customerView(c Customer) gen.Customer {
 		InvoiceEmailCcAddresses: addresses(c.CC), InvoiceEmailBccAddresses: addresses(c.BCC),
 		AddressLine1: envelope.Nullable(c.Line1), AddressLine2: envelope.Nullable(c.Line2),
 		PostalCode: envelope.Nullable(c.PostalCode), City: envelope.Nullable(c.City), Country: c.Country,
-		OrgNumber: envelope.Nullable(shown(c.OrgNumber)), VatNumber: envelope.Nullable(shown(c.VATNumber)), VatNumberValidated: c.VATValidated,
+		OrgNumber: envelope.Nullable(shown(c.OrgNumber)), VatNumber: envelope.Nullable(shown(c.VATNumber)), VatNumberValidated: c.VATValidated, PeppolId: envelope.Nullable(c.PeppolID),
 		PersonalNumber: envelope.Nullable(c.MaskedPersonalNumber()), Language: gen.Language(c.Language),
 		DefaultPaymentTerms: c.PaymentTerms, Notes: envelope.Nullable(c.Notes), PartyId: nullableID(c.PartyID),
 		ArchivedAt: envelope.NullableTime(c.ArchivedAt), CreatedAt: c.CreatedAt.UTC(), UpdatedAt: c.UpdatedAt.UTC()}

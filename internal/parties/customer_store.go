@@ -13,7 +13,7 @@ import (
 
 const customerColumns = `company_id, id, name, customer_type, customer_number, contact_person, email, phone,
 	invoice_email_cc_addresses, invoice_email_bcc_addresses, address_line1, address_line2, postal_code, city,
-	country, org_number, vat_number, vat_number_validated, personal_number_last4, personal_number_token, language,
+	country, org_number, vat_number, vat_number_validated, peppol_id, personal_number_last4, personal_number_token, language,
 	default_payment_terms, notes, party_id, archived_at, created_at, updated_at`
 
 // sealContext binds a sealed personnummer to its row.
@@ -83,14 +83,14 @@ func (s *Store) InsertCustomer(ctx context.Context, c Customer, pn *string) (Cus
 			invoice_email_cc_addresses, invoice_email_bcc_addresses, address_line1, address_line2, postal_code, city,
 			country, org_number, vat_number, vat_number_validated, personal_number_sealed, personal_number_last4,
 			language, default_payment_terms, notes, party_id, search_name, org_key, personal_number_token,
-			org_number_sealed, vat_number_sealed)
+			org_number_sealed, vat_number_sealed, peppol_id)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-			$23, $24, $25, $26, $27, $28, $29)
+			$23, $24, $25, $26, $27, $28, $29, $30)
 		RETURNING `+customerColumns,
 		c.CompanyID, c.ID, c.Name, c.Type, c.Number, c.ContactPerson, c.Email, c.Phone, c.CC, c.BCC,
 		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
 		sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, fold(c.Name), orgKey(c.OrgNumber),
-		token, numbers.org, numbers.vat)
+		token, numbers.org, numbers.vat, c.PeppolID)
 	if store.UniqueViolation(err, "customers_org_number") {
 		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)
 	}
@@ -126,13 +126,14 @@ func (s *Store) UpdateCustomer(ctx context.Context, old, c Customer, out Outcome
 			personal_number_token = CASE WHEN $19 THEN personal_number_token ELSE $29 END,
 			org_number_sealed = CASE WHEN $30 THEN org_number_sealed ELSE $31 END,
 			vat_number_sealed = CASE WHEN $32 THEN vat_number_sealed ELSE $33 END,
-			updated_at = clock_timestamp()
+			peppol_id = $34, updated_at = clock_timestamp()
 		WHERE company_id = $1 AND id = $2
 		RETURNING `+customerColumns,
 		c.CompanyID, c.ID, c.Name, c.Type, c.Number, c.ContactPerson, c.Email, c.Phone, c.CC, c.BCC,
 		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
 		keep, sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, c.ArchivedAt,
-		fold(c.Name), orgKey(c.OrgNumber), token, numbers.keepOrg, numbers.org, numbers.keepVAT, numbers.vat)
+		fold(c.Name), orgKey(c.OrgNumber), token, numbers.keepOrg, numbers.org, numbers.keepVAT, numbers.vat,
+		c.PeppolID)
 	if store.UniqueViolation(err, "customers_org_number") {
 		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)
 	}

@@ -33,6 +33,7 @@ type api struct {
 	url    string
 	token  string
 	client *http.Client
+	server *httpapi.Server
 }
 
 func (a *api) call(method, path string, body any) (int, map[string]any) {
@@ -162,7 +163,8 @@ func benchServer(t *testing.T, d *store.DB, opts ...func(*httpapi.Config)) *api 
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &api{t: t, url: ts.URL, token: token, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+	return &api{t: t, url: ts.URL, token: token, client: &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 64}},
+		server: s}
 }
 
 // gapless does in SQL, in one transaction and five round trips, the
