@@ -203,6 +203,33 @@ func TestInvoicePeppol(t *testing.T) {
 		t.Errorf("a delivered e-invoice moved again: %d", n)
 	}
 
+	// Its credit note goes too: a CreditNote (381) citing the original,
+	// with the credit's amounts positive, valid as the invoice was.
+	note := b.credit(id, map[string]any{"reason": "Fel pris"}).status(t, 200).str("data.id")
+	cn := b.write("POST", "invoices/"+note+"/send-peppol", nil).status(t, 200)
+	if cn.at("data.will_issue_invoice") != false || cn.str("data.delivery.document_type") != "credit_note" {
+		t.Fatalf("credit note: %s", cn.Body)
+	}
+	var key string
+	if err := b.db.QueryRow(`SELECT storage_key FROM documents WHERE id = $1`, cn.str("data.delivery.document_id")).Scan(&key); err != nil {
+		t.Fatal(err)
+	}
+	f, err = documents.FS{Dir: blobDir(t, b.db)}.Open(context.Background(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	credit, _ := io.ReadAll(f)
+	f.Close()
+	for _, want := range []string{"<cbc:CreditNoteTypeCode>381</cbc:CreditNoteTypeCode>", "<cbc:ID>KR-2026-42</cbc:ID>",
+		"<cac:InvoiceDocumentReference>", `<cbc:PayableAmount currencyID="SEK">12500.00</cbc:PayableAmount>`,
+		`<cbc:CreditedQuantity unitCode="HUR">10</cbc:CreditedQuantity>`} {
+		if !strings.Contains(string(credit), want) {
+			t.Errorf("the credit note lacks %s\n%s", want, credit)
+		}
+	}
+	validateBIS(t, map[string][]byte{"credit.xml": credit})
+	b.courier()
+
 	// A second invoice: the access point fails it (503), then rejects it
 	// (422); a rejected one may be sent again, and gets through.
 	second := b.createInvoice(consulting(customer, map[string]any{"your_reference": "Anna Åkesson"})).status(t, 201).str("data.id")
