@@ -148,8 +148,10 @@ func TestInvoicePeppol(t *testing.T) {
 		sent.str("data.delivery.sender") != "0007:5561234567" || len(sent.list("data.verifikat_lines")) != 3 {
 		t.Fatalf("sent: %s", sent.Body)
 	}
-	again := b.write("POST", "invoices/"+id+"/send-peppol", nil).errorCode(t, 409, "PEPPOL_ALREADY_DELIVERED")
-	_ = again
+	b.write("POST", "invoices/"+id+"/send-peppol", nil).errorCode(t, 409, "PEPPOL_ALREADY_DELIVERED")
+	if got := blockerCodes(b.peppolReadiness(id)); strings.Join(got, ",") != "PEPPOL_ALREADY_DELIVERED" {
+		t.Errorf("readiness of a sent invoice: %v", got)
+	}
 
 	// The archived document: an e_invoice underlag of the sales verifikat,
 	// valid UBL with the OCR as PaymentID.

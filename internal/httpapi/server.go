@@ -437,18 +437,25 @@ func (s *Server) SendReminders(ctx context.Context) (int, error) {
 }
 
 // DeliverPeppol moves due e-invoice deliveries a step each (submitted,
-// or followed), each in a transaction of its own, at most limit, and
-// answers how many; nothing without an access point.
+// or followed), at most limit, and answers how many; nothing without an
+// access point. Each is leased in one transaction, taken to the access
+// point outside any, and its outcome written in another.
 func (s *Server) DeliverPeppol(ctx context.Context, limit int) (int, error) {
 	ctx = audit.WithActor(ctx, audit.System)
 	n := 0
 	for n < limit {
-		var moved bool
+		var d *invoicing.Delivery
 		if err := s.db.InTx(ctx, func(ctx context.Context) error {
 			var err error
-			moved, err = s.sales.DeliverNext(ctx)
+			d, err = s.sales.ClaimDelivery(ctx)
 			return err
-		}); err != nil || !moved {
+		}); err != nil || d == nil {
+			return n, err
+		}
+		next := s.sales.Advance(ctx, *d)
+		if err := s.db.InTx(ctx, func(ctx context.Context) error {
+			return s.sales.RecordDelivery(ctx, next)
+		}); err != nil {
 			return n, err
 		}
 		n++

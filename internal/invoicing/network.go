@@ -45,61 +45,68 @@ func documentType(inv Invoice) string {
 	return inv.DocumentType
 }
 
-// readiness checks inv (read with its lines) as an e-invoice: the
-// document it would be, and what blocks it.
-func (s *Sales) readiness(ctx context.Context, inv Invoice) (Readiness, peppol.Document, Letter, error) {
+// gate checks inv (read with its lines) as an e-invoice: the document
+// it would be, who sends and receives it, and what blocks it. With
+// lookup the access point is asked whether it knows the receiver; a send
+// does not ask, since that waits on the network inside its transaction,
+// and the network says so anyway.
+func (s *Sales) gate(ctx context.Context, inv Invoice, lookup bool) (Readiness, Letter, error) {
 	l, err := s.letter(ctx, inv)
 	if err != nil {
-		return Readiness{}, peppol.Document{}, l, err
+		return Readiness{}, l, err
 	}
 	d, err := EInvoice(inv, l)
 	if err != nil {
-		return Readiness{}, d, l, err
+		return Readiness{}, l, err
 	}
-	net := s.shelf.Network
-	r := Readiness{Invoice: inv, WillIssue: inv.Status == "draft", Sender: d.Seller.Endpoint,
-		Reachability: peppol.Unknown}
+	ap := s.shelf.Network.AP
+	r := Readiness{Invoice: inv, WillIssue: inv.Status == "draft", Sender: d.Seller.Endpoint, Reachability: peppol.Unknown}
 	r.Recipient, r.RecipientSource = Recipient(l.Buyer)
 	r.Blockers = peppol.Check(d, peppol.Situation{DocumentType: documentType(inv),
-		Individual: l.Buyer.Type == "individual", Transport: net.AP != nil})
-	if net.AP != nil {
-		r.Provider = net.AP.Provider()
-		if !r.Recipient.IsZero() {
-			// A lookup that fails says nothing: the send finds out.
-			if reach, err := net.AP.Lookup(ctx, r.Recipient); err == nil {
-				r.Reachability = reach
-			}
-			if r.Reachability == peppol.Unreachable {
-				r.Blockers = append(r.Blockers, peppol.Blocker{Code: "PEPPOL_RECIPIENT_NOT_REACHABLE", Field: "customer.peppol_id",
-					MessageSV: "Mottagaren finns inte i Peppol-nätverket för fakturor.",
-					MessageEN: "The receiver is not registered in the Peppol network for invoices."})
-			}
+		Individual: l.Buyer.Type == "individual", Transport: ap != nil})
+	if ap == nil {
+		return r, l, nil
+	}
+	r.Provider = ap.Provider()
+	if lookup && !r.Recipient.IsZero() {
+		// A lookup that fails says nothing: the send finds out.
+		if reach, err := ap.Lookup(ctx, r.Recipient); err == nil {
+			r.Reachability = reach
+		}
+		if r.Reachability == peppol.Unreachable {
+			r.Blockers = append(r.Blockers, peppol.Blocker{Code: "PEPPOL_RECIPIENT_NOT_REACHABLE", Field: "customer.peppol_id",
+				MessageSV: "Mottagaren finns inte i Peppol-nätverket för fakturor.",
+				MessageEN: "The receiver is not registered in the Peppol network for invoices."})
 		}
 	}
-	live, err := s.store.LiveDelivery(ctx, inv.CompanyID, inv.ID)
-	if err != nil {
-		return r, d, l, err
-	}
-	if live != nil {
-		r.Blockers = append(r.Blockers, peppol.Blocker{Code: string(apierr.PeppolAlreadyDelivered), Field: "invoice_id",
-			MessageSV: "Fakturan är redan skickad som e-faktura.", MessageEN: "The invoice has been sent as an e-invoice already."})
-	}
-	if net.Access != nil {
-		if r.Access, err = net.Access(ctx, inv.CompanyID); err != nil {
-			return r, d, l, err
-		}
-	}
-	r.SentCount, err = s.store.SentCount(ctx, inv.CompanyID)
-	return r, d, l, err
+	return r, l, nil
 }
 
-// Readiness answers whether an invoice can be sent as an e-invoice now.
+// Readiness answers whether an invoice can be sent as an e-invoice now,
+// with the company's access and how many it has sent.
 func (s *Sales) Readiness(ctx context.Context, company, id uuid.UUID) (Readiness, error) {
 	inv, err := s.store.Get(ctx, company, id, s.today(), true, Read)
 	if err != nil {
 		return Readiness{}, err
 	}
-	r, _, _, err := s.readiness(ctx, inv)
+	r, _, err := s.gate(ctx, inv, true)
+	if err != nil {
+		return r, err
+	}
+	live, err := s.store.LiveDelivery(ctx, company, id)
+	if err != nil {
+		return r, err
+	}
+	if live != nil {
+		r.Blockers = append(r.Blockers, peppol.Blocker{Code: string(apierr.PeppolAlreadyDelivered), Field: "invoice_id",
+			MessageSV: "Fakturan är redan skickad som e-faktura.", MessageEN: "The invoice has been sent as an e-invoice already."})
+	}
+	if access := s.shelf.Network.Access; access != nil {
+		if r.Access, err = access(ctx, company); err != nil {
+			return r, err
+		}
+	}
+	r.SentCount, err = s.store.SentCount(ctx, company)
 	return r, err
 }
 
@@ -132,7 +139,7 @@ func (s *Sales) SendPeppol(ctx context.Context, company, id uuid.UUID) (SentPepp
 		return SentPeppol{}, apierr.New(apierr.PeppolAlreadyDelivered, map[string]any{"invoice_id": id,
 			"delivery_id": live.ID, "status": live.Status})
 	}
-	r, _, l, err := s.readiness(ctx, inv)
+	r, l, err := s.gate(ctx, inv, false)
 	if err != nil {
 		return SentPeppol{}, err
 	}
@@ -141,10 +148,7 @@ func (s *Sales) SendPeppol(ctx context.Context, company, id uuid.UUID) (SentPepp
 	}
 	out := SentPeppol{WillIssue: r.WillIssue, Issued: Issued{Invoice: inv}}
 	if r.WillIssue {
-		if out.Issued, err = s.issue(ctx, inv); err != nil {
-			return SentPeppol{}, err
-		}
-		if out.Invoice, err = s.store.Get(ctx, company, id, s.today(), true, Read); err != nil {
+		if out.Issued, err = s.issue(ctx, inv); err != nil { // the issued invoice keeps its lines
 			return SentPeppol{}, err
 		}
 	}
@@ -196,27 +200,38 @@ func (s *Sales) Deliveries(ctx context.Context, company, id uuid.UUID) ([]Delive
 }
 
 // maxSubmits is how often a delivery is tried before it is given up;
-// maxFollow how long a submitted one is followed before it is.
+// maxFollow how long a submitted one is followed before it is; lease how
+// long a claimed one is its worker's.
 const (
 	maxSubmits = 6
 	maxFollow  = 7 * 24 * time.Hour
+	lease      = 5 * time.Minute
 )
 
-// DeliverNext moves the most due delivery one step, in the transaction
-// of ctx: a queued or failed one is submitted, a submitted one followed.
-// It answers false when none was due. The access point is called with
-// the row locked, so no two workers submit one delivery; an answer the
-// access point gives is written, a temporary failure tried again later
-// (1 m, 5 m, 30 m, 2 h, 12 h), a rejection final.
-func (s *Sales) DeliverNext(ctx context.Context) (bool, error) {
+// ClaimDelivery leases the most due delivery to the caller, in the
+// transaction of ctx; nil when none is due (or no access point is
+// configured). The caller moves it on with Advance outside any
+// transaction and writes the outcome with RecordDelivery.
+func (s *Sales) ClaimDelivery(ctx context.Context) (*Delivery, error) {
+	if s.shelf.Network.AP == nil {
+		return nil, nil
+	}
+	return s.store.ClaimDelivery(ctx, s.now(), lease)
+}
+
+// RecordDelivery writes where a delivery stands after Advance.
+func (s *Sales) RecordDelivery(ctx context.Context, d Delivery) error {
+	return s.store.UpdateDelivery(ctx, d)
+}
+
+// Advance moves a claimed delivery one step by asking the access point,
+// and answers it as it stands then: a queued or failed one is submitted,
+// a submitted one followed. An answer the access point gives is kept, a
+// temporary failure tried again later (1 m, 5 m, 30 m, 2 h, 12 h), a
+// rejection final. It runs outside any transaction: it waits on the
+// network.
+func (s *Sales) Advance(ctx context.Context, d Delivery) Delivery {
 	ap := s.shelf.Network.AP
-	if ap == nil {
-		return false, nil
-	}
-	d, err := s.store.ClaimDelivery(ctx, s.now())
-	if err != nil || d == nil {
-		return false, err
-	}
 	now := s.now().UTC()
 	fail := func(code, msg string, again *time.Time) {
 		d.ErrorCode, d.ErrorMessage, d.NextAttemptAt = &code, &msg, again
@@ -279,5 +294,5 @@ func (s *Sales) DeliverNext(ctx context.Context) (bool, error) {
 			fail(string(apierr.PeppolSubmissionFailed), "the access point said nothing of it for seven days", nil)
 		}
 	}
-	return true, s.store.UpdateDelivery(ctx, *d)
+	return d
 }

@@ -83,14 +83,18 @@ func (s *Store) SentCount(ctx context.Context, company uuid.UUID) (int, error) {
 	return n, err
 }
 
-// ClaimDelivery takes the delivery most due to be submitted or followed,
-// locked for the transaction of ctx; others' workers skip it. nil when
-// none is due.
-func (s *Store) ClaimDelivery(ctx context.Context, now time.Time) (*Delivery, error) {
+// ClaimDelivery takes the delivery most due to be submitted or followed
+// and leases it until now+lease: its next_attempt_at moves past the
+// lease, so no other worker takes it while this one talks to the access
+// point outside any transaction, and another does if this one dies.
+// nil when none is due.
+func (s *Store) ClaimDelivery(ctx context.Context, now time.Time, lease time.Duration) (*Delivery, error) {
 	var d Delivery
-	err := s.db.Q(ctx).GetContext(ctx, &d, `SELECT `+deliveryColumns+` FROM peppol_deliveries
-		WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $1
-		ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED`, now)
+	err := s.db.Q(ctx).GetContext(ctx, &d, `UPDATE peppol_deliveries SET next_attempt_at = $2
+		WHERE (company_id, id) = (SELECT company_id, id FROM peppol_deliveries
+			WHERE next_attempt_at IS NOT NULL AND next_attempt_at <= $1
+			ORDER BY next_attempt_at LIMIT 1 FOR UPDATE SKIP LOCKED)
+		RETURNING `+deliveryColumns, now, now.Add(lease))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
