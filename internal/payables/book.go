@@ -1,0 +1,279 @@
+package payables
+
+import (
+	"math/big"
+
+	"github.com/cockroachdb/apd/v3"
+
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+)
+
+// The accounts a supplier invoice books on besides its lines.
+const (
+	Payable        = "2440" // leverantörsskulder
+	InputVAT       = "2641" // debiterad ingående moms
+	Rounding       = "3740" // öres- och kronutjämning
+	SLPCost        = "7533" // särskild löneskatt för pensionskostnader
+	SLPDebt        = "2514" // beräknad särskild löneskatt
+	FXGain         = "3960" // valutakursvinster på fordringar och skulder av rörelsekaraktär
+	FXLoss         = "7960" // valutakursförluster på fordringar och skulder av rörelsekaraktär
+	DefaultPayment = "1930"
+)
+
+// SLPRate is särskild löneskatt on pension costs: 24.26 %.
+var SLPRate = apd.New(2426, -4)
+
+// percent is amount × pct %, half up to the öre.
+func percent(amount money.Amount, pct int64) money.Amount {
+	v, err := amount.MulRound(apd.New(pct, -2))
+	if err != nil {
+		panic(err) // a line within Max times at most 25 % is within Max
+	}
+	return v
+}
+
+// toKrona rounds a to whole kronor, half up (öresavrundning).
+func toKrona(a money.Amount) money.Amount {
+	ore := a.InÖre()
+	q, r := ore/100, ore%100
+	switch {
+	case r >= 50:
+		q++
+	case r <= -50:
+		q--
+	}
+	return money.Öre(q * 100)
+}
+
+// sekOf converts an amount of inv's currency to kronor at its rate.
+func sekOf(inv Invoice, a money.Amount) money.Amount {
+	if inv.ExchangeRate == nil {
+		return a
+	}
+	return inv.ExchangeRate.Convert(a)
+}
+
+// booking collects verifikat lines, one per account and side of the
+// same tags, in the order first seen.
+type booking struct{ lines []ledger.Line }
+
+// add books amount on account: a debit, or a credit when credit is set;
+// a negative amount goes on the other side, nothing on none.
+func (b *booking) add(account string, amount money.Amount, credit bool, dims ledger.Dimensions, desc *string) {
+	if amount.IsZero() {
+		return
+	}
+	if amount.Sign() < 0 {
+		amount, credit = amount.Neg(), !credit
+	}
+	if dims == nil {
+		dims = ledger.Dimensions{}
+	}
+	for i, l := range b.lines {
+		if l.Account == account && (l.Credit.Sign() > 0) == credit && sameTags(l.Dimensions, dims) && l.Currency == nil {
+			if credit {
+				b.lines[i].Credit = l.Credit.Add(amount)
+			} else {
+				b.lines[i].Debit = l.Debit.Add(amount)
+			}
+			return
+		}
+	}
+	l := ledger.Line{Account: account, Dimensions: dims, Description: desc}
+	if credit {
+		l.Credit = amount
+	} else {
+		l.Debit = amount
+	}
+	b.lines = append(b.lines, l)
+}
+
+func sameTags(a, b ledger.Dimensions) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// tags are a line's dimensions over the invoice's defaults: the line's
+// win per key.
+func tags(inv Invoice, it Item) ledger.Dimensions {
+	out := ledger.Dimensions{}
+	for k, v := range inv.DefaultDimensions {
+		out[k] = v
+	}
+	for k, v := range it.Dimensions {
+		out[k] = v
+	}
+	return out
+}
+
+// costs are the debits (and a negative line's credits) a supplier
+// invoice books in kronor besides what it owes: each line on its account
+// (or, accrued, on the account its cost waits on), input VAT on 2641, or
+// under reverse charge the buyer's output VAT (2614/2624/2634, import
+// 2615/…) against input VAT (2645, domestic 2647), special payroll tax
+// on 7533 against 2514, and öresavrundning on 3740.
+func costs(inv Invoice) booking {
+	var b booking
+	var vat money.Amount
+	type rc struct{ out, input string }
+	reverse := map[rc]money.Amount{}
+	var order []rc
+	for _, it := range inv.Items {
+		account := it.Account
+		if it.AccrualAccount != nil {
+			account = *it.AccrualAccount
+		}
+		net := sekOf(inv, it.Amount)
+		d := it.Description
+		b.add(account, net, false, tags(inv, it), &d)
+		tax := sekOf(inv, it.VAT)
+		if inv.ReverseCharge {
+			pct := it.VATRate.InÖre()
+			f, _ := family(it.Account, pct)
+			k := rc{out: bump(reverseCharged[f].out, outStep[pct]), input: reverseCharged[f].input}
+			if _, seen := reverse[k]; !seen {
+				order = append(order, k)
+			}
+			reverse[k] = reverse[k].Add(tax)
+		} else {
+			vat = vat.Add(tax)
+		}
+		if it.SLP {
+			slp, err := net.MulRound(SLPRate)
+			if err != nil {
+				panic(err)
+			}
+			b.add(SLPCost, slp, false, tags(inv, it), nil)
+			b.add(SLPDebt, slp, true, nil, nil)
+		}
+	}
+	b.add(InputVAT, vat, false, nil, nil)
+	for _, k := range order {
+		b.add(k.input, reverse[k], false, nil, nil)
+		b.add(k.out, reverse[k], true, nil, nil)
+	}
+	b.add(Rounding, sekOf(inv, inv.Rounding), false, nil, nil)
+	return b
+}
+
+// bump is account n moved by step: "2614" + 10 = "2624".
+func bump(account string, step int) string {
+	n := 0
+	for _, c := range account {
+		n = n*10 + int(c-'0')
+	}
+	n += step
+	return string([]byte{byte('0' + n/1000), byte('0' + n/100%10), byte('0' + n/10%10), byte('0' + n%10)})
+}
+
+// creditorSEK is what a registration credits 2440 with: the kronor of its
+// costs, debits less credits, so the verifikat balances to the öre
+// however its lines were rounded.
+func creditorSEK(inv Invoice) money.Amount {
+	var sum money.Amount
+	for _, l := range costs(inv).lines {
+		sum = sum.Add(l.Debit).Sub(l.Credit)
+	}
+	return sum
+}
+
+// Registration is the verifikat that books a supplier invoice under
+// faktureringsmetoden: its costs against 2440, which carries the
+// invoice's currency and rate.
+func Registration(inv Invoice) []ledger.Line {
+	b := costs(inv)
+	b.lines = append(b.lines, payableLine(inv, inv.TotalSEK, inv.Total, true))
+	return b.lines
+}
+
+// payableLine is 2440 for sek (foreign in the invoice's currency),
+// credited or debited.
+func payableLine(inv Invoice, sek, foreign money.Amount, credit bool) ledger.Line {
+	l := ledger.Line{Account: Payable, Dimensions: ledger.Dimensions{}}
+	if sek.Sign() < 0 {
+		sek, foreign, credit = sek.Neg(), foreign.Neg(), !credit
+	}
+	if credit {
+		l.Credit = sek
+	} else {
+		l.Debit = sek
+	}
+	if inv.Currency != "SEK" {
+		cur, f := inv.Currency, foreign
+		l.Currency, l.AmountInCurrency, l.ExchangeRate = &cur, &f, inv.ExchangeRate
+	}
+	return l
+}
+
+// share is whole × part / of, half away from zero to the öre: the part
+// of a line a payment settles.
+func share(whole, part, of money.Amount) money.Amount {
+	if part.Cmp(of) == 0 {
+		return whole
+	}
+	n := new(big.Int).Mul(big.NewInt(whole.InÖre()), big.NewInt(part.InÖre()))
+	d := big.NewInt(of.InÖre())
+	q, r := new(big.Int).QuoRem(n, d, new(big.Int))
+	// Half away from zero: |2r| >= |d| moves q one away from zero.
+	if new(big.Int).Abs(new(big.Int).Mul(r, big.NewInt(2))).Cmp(new(big.Int).Abs(d)) >= 0 {
+		if n.Sign()*d.Sign() < 0 {
+			q.Sub(q, big.NewInt(1))
+		} else {
+			q.Add(q, big.NewInt(1))
+		}
+	}
+	return money.Öre(q.Int64())
+}
+
+// CashLines are the costs a payment of now, after before was paid,
+// books under kontantmetoden: each cost line's share of what is paid
+// after it less its share of what was paid before. The largest debit
+// takes what the others' rounding leaves, so the lines of each payment
+// come to exactly its share of the invoice in kronor, and the payments
+// of an invoice to its costs. They come without the payment's own line.
+func CashLines(inv Invoice, before, now money.Amount) []ledger.Line {
+	after := before.Add(now)
+	all := costs(inv).lines
+	plug := 0
+	for i, l := range all {
+		if l.Debit.Cmp(all[plug].Debit) > 0 {
+			plug = i
+		}
+	}
+	cumulative := func(paid money.Amount) []money.Amount {
+		out := make([]money.Amount, len(all))
+		rest := share(inv.TotalSEK, paid, inv.Total)
+		for i, l := range all {
+			if i == plug {
+				continue
+			}
+			out[i] = share(l.Debit.Sub(l.Credit), paid, inv.Total)
+			rest = rest.Sub(out[i])
+		}
+		out[plug] = rest
+		return out
+	}
+	was, is := cumulative(before), cumulative(after)
+	var b booking
+	for i, l := range all {
+		b.add(l.Account, is[i].Sub(was[i]), false, l.Dimensions, l.Description)
+	}
+	return b.lines
+}
+
+// net is the debits less the credits of lines.
+func net(lines []ledger.Line) money.Amount {
+	var sum money.Amount
+	for _, l := range lines {
+		sum = sum.Add(l.Debit).Sub(l.Credit)
+	}
+	return sum
+}

@@ -1,0 +1,135 @@
+package payables
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+)
+
+// The stored states of a supplier invoice; overdue is derived (State).
+const (
+	Registered    = "registered"
+	Approved      = "approved"
+	PartiallyPaid = "partially_paid"
+	Paid          = "paid"
+	Disputed      = "disputed"
+	Credited      = "credited"
+	Reversed      = "reversed"
+	Overdue       = "overdue"
+)
+
+// Invoice is a supplier invoice or a supplier's credit note, as stored.
+// Amounts are in its currency; TotalSEK is what 2440 was (or, under
+// kontantmetoden, will be) credited with in kronor.
+type Invoice struct {
+	CompanyID         uuid.UUID         `db:"company_id"`
+	ID                uuid.UUID         `db:"id"`
+	SupplierID        uuid.UUID         `db:"supplier_id"`
+	SupplierName      string            `db:"supplier_name"`
+	ArrivalNumber     int               `db:"arrival_number"`
+	Number            string            `db:"supplier_invoice_number"`
+	CreditNote        bool              `db:"is_credit_note"`
+	CreditedID        *uuid.UUID        `db:"credited_invoice_id"`
+	Status            string            `db:"status"`
+	InvoiceDate       time.Time         `db:"invoice_date"`
+	DueDate           time.Time         `db:"due_date"`
+	ReceivedDate      time.Time         `db:"received_date"`
+	DeliveryDate      *time.Time        `db:"delivery_date"`
+	Currency          string            `db:"currency"`
+	ExchangeRate      *money.Rate       `db:"exchange_rate"`
+	Treatment         string            `db:"vat_treatment"`
+	ReverseCharge     bool              `db:"reverse_charge"`
+	PaymentReference  *string           `db:"payment_reference"`
+	Notes             *string           `db:"notes"`
+	OreRounding       bool              `db:"ore_rounding"`
+	Subtotal          money.Amount      `db:"subtotal"`
+	VAT               money.Amount      `db:"vat_amount"`
+	Rounding          money.Amount      `db:"rounding_amount"`
+	Total             money.Amount      `db:"total"`
+	TotalSEK          money.Amount      `db:"total_sek"`
+	PaidAmount        money.Amount      `db:"paid_amount"`
+	PaidSEK           money.Amount      `db:"paid_booked_sek"`
+	Cash              bool              `db:"cash_method"`
+	BookingDeferred   bool              `db:"booking_deferred"`
+	EntryID           *uuid.UUID        `db:"registration_journal_entry_id"`
+	PaymentEntryID    *uuid.UUID        `db:"payment_journal_entry_id"`
+	DocumentID        *uuid.UUID        `db:"document_id"`
+	InboxItemID       *uuid.UUID        `db:"inbox_item_id"`
+	PrivatelyPaid     bool              `db:"paid_with_private_funds"`
+	EmployeeID        *uuid.UUID        `db:"employee_id"`
+	ClaimantName      *string           `db:"claimant_name"`
+	DefaultDimensions ledger.Dimensions `db:"default_dimensions"`
+	ApprovedAt        *time.Time        `db:"approved_at"`
+	BankEnteredAt     *time.Time        `db:"bank_entered_at"`
+	PaidAt            *time.Time        `db:"paid_at"`
+	CreatedAt         time.Time         `db:"created_at"`
+	UpdatedAt         time.Time         `db:"updated_at"`
+	// Overdue is derived when read: past due (Europe/Stockholm) with
+	// money left, neither disputed, credited nor reversed.
+	Overdue bool `db:"overdue"`
+
+	Items []Item `db:"-"`
+}
+
+// Item is one line of a supplier invoice: an amount excluding VAT booked
+// on a cost (or asset, or reverse-charge) account.
+type Item struct {
+	ID          uuid.UUID         `db:"id"`
+	SortOrder   int               `db:"sort_order"`
+	Description string            `db:"description"`
+	Account     string            `db:"account_number"`
+	Amount      money.Amount      `db:"amount"`
+	VATRate     money.Amount      `db:"vat_rate"`
+	VAT         money.Amount      `db:"vat_amount"`
+	SLP         bool              `db:"apply_slp"`
+	Dimensions  ledger.Dimensions `db:"dimensions"`
+	// AccrualStart and AccrualEnd spread the cost over months; until
+	// each month's part is booked it sits on AccrualAccount (17xx).
+	AccrualStart   *time.Time `db:"accrual_period_start"`
+	AccrualEnd     *time.Time `db:"accrual_period_end"`
+	AccrualAccount *string    `db:"accrual_balance_account"`
+}
+
+// Payment is money paid to (or, on a credit note, back from) a supplier.
+type Payment struct {
+	ID           uuid.UUID    `db:"id"`
+	InvoiceID    uuid.UUID    `db:"supplier_invoice_id"`
+	Date         time.Time    `db:"payment_date"`
+	Amount       money.Amount `db:"amount"`
+	SEK          money.Amount `db:"amount_sek"`
+	BookedSEK    money.Amount `db:"booked_sek"`
+	ExchangeRate *money.Rate  `db:"exchange_rate"`
+	Account      string       `db:"account_number"`
+	Source       string       `db:"source"`
+	Notes        *string      `db:"notes"`
+	EntryID      *uuid.UUID   `db:"journal_entry_id"`
+	CreatedAt    time.Time    `db:"created_at"`
+}
+
+// Remaining is what is left to pay, in the invoice's currency.
+func (i Invoice) Remaining() money.Amount { return i.Total.Sub(i.PaidAmount) }
+
+// State is the status a client sees: overdue when the stored state is
+// open and the invoice is overdue.
+func (i Invoice) State() string {
+	if i.Overdue {
+		return Overdue
+	}
+	return i.Status
+}
+
+// Open says whether money is still owed and the invoice stands: what
+// keeps a supplier from being archived.
+func (i Invoice) Open() bool {
+	switch i.Status {
+	case Registered, Approved, PartiallyPaid, Disputed:
+		return true
+	}
+	return false
+}
+
+// Booked says whether the registration verifikat is posted.
+func (i Invoice) Booked() bool { return i.EntryID != nil }
