@@ -728,14 +728,22 @@ const (
 	ErrorCodeRATELIMITED                                ErrorCode = "RATE_LIMITED"
 	ErrorCodeREPORTGENERATIONFAILED                     ErrorCode = "REPORT_GENERATION_FAILED"
 	ErrorCodeROLEREADONLY                               ErrorCode = "ROLE_READ_ONLY"
+	ErrorCodeSIAPPROVENOTREGISTERED                     ErrorCode = "SI_APPROVE_NOT_REGISTERED"
 	ErrorCodeSICREATEDUPLICATEINVOICENUMBER             ErrorCode = "SI_CREATE_DUPLICATE_INVOICE_NUMBER"
 	ErrorCodeSICREATEINVALIDINPUT                       ErrorCode = "SI_CREATE_INVALID_INPUT"
 	ErrorCodeSICREATENOFISCALPERIOD                     ErrorCode = "SI_CREATE_NO_FISCAL_PERIOD"
 	ErrorCodeSICREATESLPINVALIDACCOUNT                  ErrorCode = "SI_CREATE_SLP_INVALID_ACCOUNT"
+	ErrorCodeSIDELETECREDITNOTE                         ErrorCode = "SI_DELETE_CREDIT_NOTE"
+	ErrorCodeSIDELETEHASBOOKING                         ErrorCode = "SI_DELETE_HAS_BOOKING"
+	ErrorCodeSIDELETEINVALIDSTATUS                      ErrorCode = "SI_DELETE_INVALID_STATUS"
+	ErrorCodeSIEDITVERIFIKATLOCKED                      ErrorCode = "SI_EDIT_VERIFIKAT_LOCKED"
 	ErrorCodeSIEIMPORTLEGACYREVIEWREQUIRED              ErrorCode = "SIE_IMPORT_LEGACY_REVIEW_REQUIRED"
 	ErrorCodeSIFXRATEMISSING                            ErrorCode = "SI_FX_RATE_MISSING"
+	ErrorCodeSIPAIDALREADY                              ErrorCode = "SI_PAID_ALREADY"
+	ErrorCodeSIPAIDLIKELYDUPLICATE                      ErrorCode = "SI_PAID_LIKELY_DUPLICATE"
 	ErrorCodeSUPPLIERDUPLICATEORGNUMBER                 ErrorCode = "SUPPLIER_DUPLICATE_ORG_NUMBER"
 	ErrorCodeSUPPLIERHASINVOICES                        ErrorCode = "SUPPLIER_HAS_INVOICES"
+	ErrorCodeSUPPLIERINVOICENOTFOUND                    ErrorCode = "SUPPLIER_INVOICE_NOT_FOUND"
 	ErrorCodeSUPPLIERNOTFOUND                           ErrorCode = "SUPPLIER_NOT_FOUND"
 	ErrorCodeTARGETPERIODCLOSED                         ErrorCode = "TARGET_PERIOD_CLOSED"
 	ErrorCodeTARGETPERIODLOCKED                         ErrorCode = "TARGET_PERIOD_LOCKED"
@@ -1077,6 +1085,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeROLEREADONLY:
 		return true
+	case ErrorCodeSIAPPROVENOTREGISTERED:
+		return true
 	case ErrorCodeSICREATEDUPLICATEINVOICENUMBER:
 		return true
 	case ErrorCodeSICREATEINVALIDINPUT:
@@ -1085,13 +1095,27 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeSICREATESLPINVALIDACCOUNT:
 		return true
+	case ErrorCodeSIDELETECREDITNOTE:
+		return true
+	case ErrorCodeSIDELETEHASBOOKING:
+		return true
+	case ErrorCodeSIDELETEINVALIDSTATUS:
+		return true
+	case ErrorCodeSIEDITVERIFIKATLOCKED:
+		return true
 	case ErrorCodeSIEIMPORTLEGACYREVIEWREQUIRED:
 		return true
 	case ErrorCodeSIFXRATEMISSING:
 		return true
+	case ErrorCodeSIPAIDALREADY:
+		return true
+	case ErrorCodeSIPAIDLIKELYDUPLICATE:
+		return true
 	case ErrorCodeSUPPLIERDUPLICATEORGNUMBER:
 		return true
 	case ErrorCodeSUPPLIERHASINVOICES:
+		return true
+	case ErrorCodeSUPPLIERINVOICENOTFOUND:
 		return true
 	case ErrorCodeSUPPLIERNOTFOUND:
 		return true
@@ -2268,6 +2292,159 @@ func (e SupplierCurrency) Valid() bool {
 	case SupplierCurrencySEK:
 		return true
 	case SupplierCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SupplierInvoiceApprovedStatus.
+const (
+	SupplierInvoiceApprovedStatusApproved SupplierInvoiceApprovedStatus = "approved"
+	SupplierInvoiceApprovedStatusOverdue  SupplierInvoiceApprovedStatus = "overdue"
+)
+
+// Valid indicates whether the value is a known member of the SupplierInvoiceApprovedStatus enum.
+func (e SupplierInvoiceApprovedStatus) Valid() bool {
+	switch e {
+	case SupplierInvoiceApprovedStatusApproved:
+		return true
+	case SupplierInvoiceApprovedStatusOverdue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SupplierInvoiceCurrency.
+const (
+	SupplierInvoiceCurrencyCHF SupplierInvoiceCurrency = "CHF"
+	SupplierInvoiceCurrencyDKK SupplierInvoiceCurrency = "DKK"
+	SupplierInvoiceCurrencyEUR SupplierInvoiceCurrency = "EUR"
+	SupplierInvoiceCurrencyGBP SupplierInvoiceCurrency = "GBP"
+	SupplierInvoiceCurrencyNOK SupplierInvoiceCurrency = "NOK"
+	SupplierInvoiceCurrencySEK SupplierInvoiceCurrency = "SEK"
+	SupplierInvoiceCurrencyUSD SupplierInvoiceCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the SupplierInvoiceCurrency enum.
+func (e SupplierInvoiceCurrency) Valid() bool {
+	switch e {
+	case SupplierInvoiceCurrencyCHF:
+		return true
+	case SupplierInvoiceCurrencyDKK:
+		return true
+	case SupplierInvoiceCurrencyEUR:
+		return true
+	case SupplierInvoiceCurrencyGBP:
+		return true
+	case SupplierInvoiceCurrencyNOK:
+		return true
+	case SupplierInvoiceCurrencySEK:
+		return true
+	case SupplierInvoiceCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SupplierInvoiceDeletedDeleted.
+const (
+	SupplierInvoiceDeletedDeletedTrue SupplierInvoiceDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the SupplierInvoiceDeletedDeleted enum.
+func (e SupplierInvoiceDeletedDeleted) Valid() bool {
+	switch e {
+	case SupplierInvoiceDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SupplierInvoicePaymentSource.
+const (
+	SupplierInvoicePaymentSourceBank    SupplierInvoicePaymentSource = "bank"
+	SupplierInvoicePaymentSourceManual  SupplierInvoicePaymentSource = "manual"
+	SupplierInvoicePaymentSourcePrivate SupplierInvoicePaymentSource = "private"
+)
+
+// Valid indicates whether the value is a known member of the SupplierInvoicePaymentSource enum.
+func (e SupplierInvoicePaymentSource) Valid() bool {
+	switch e {
+	case SupplierInvoicePaymentSourceBank:
+		return true
+	case SupplierInvoicePaymentSourceManual:
+		return true
+	case SupplierInvoicePaymentSourcePrivate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SupplierInvoiceStatus.
+const (
+	SupplierInvoiceStatusApproved      SupplierInvoiceStatus = "approved"
+	SupplierInvoiceStatusCredited      SupplierInvoiceStatus = "credited"
+	SupplierInvoiceStatusDisputed      SupplierInvoiceStatus = "disputed"
+	SupplierInvoiceStatusOverdue       SupplierInvoiceStatus = "overdue"
+	SupplierInvoiceStatusPaid          SupplierInvoiceStatus = "paid"
+	SupplierInvoiceStatusPartiallyPaid SupplierInvoiceStatus = "partially_paid"
+	SupplierInvoiceStatusRegistered    SupplierInvoiceStatus = "registered"
+	SupplierInvoiceStatusReversed      SupplierInvoiceStatus = "reversed"
+)
+
+// Valid indicates whether the value is a known member of the SupplierInvoiceStatus enum.
+func (e SupplierInvoiceStatus) Valid() bool {
+	switch e {
+	case SupplierInvoiceStatusApproved:
+		return true
+	case SupplierInvoiceStatusCredited:
+		return true
+	case SupplierInvoiceStatusDisputed:
+		return true
+	case SupplierInvoiceStatusOverdue:
+		return true
+	case SupplierInvoiceStatusPaid:
+		return true
+	case SupplierInvoiceStatusPartiallyPaid:
+		return true
+	case SupplierInvoiceStatusRegistered:
+		return true
+	case SupplierInvoiceStatusReversed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SupplierInvoiceVatTreatment.
+const (
+	SupplierInvoiceVatTreatmentExempt        SupplierInvoiceVatTreatment = "exempt"
+	SupplierInvoiceVatTreatmentExport        SupplierInvoiceVatTreatment = "export"
+	SupplierInvoiceVatTreatmentReduced12     SupplierInvoiceVatTreatment = "reduced_12"
+	SupplierInvoiceVatTreatmentReduced6      SupplierInvoiceVatTreatment = "reduced_6"
+	SupplierInvoiceVatTreatmentReverseCharge SupplierInvoiceVatTreatment = "reverse_charge"
+	SupplierInvoiceVatTreatmentStandard25    SupplierInvoiceVatTreatment = "standard_25"
+)
+
+// Valid indicates whether the value is a known member of the SupplierInvoiceVatTreatment enum.
+func (e SupplierInvoiceVatTreatment) Valid() bool {
+	switch e {
+	case SupplierInvoiceVatTreatmentExempt:
+		return true
+	case SupplierInvoiceVatTreatmentExport:
+		return true
+	case SupplierInvoiceVatTreatmentReduced12:
+		return true
+	case SupplierInvoiceVatTreatmentReduced6:
+		return true
+	case SupplierInvoiceVatTreatmentReverseCharge:
+		return true
+	case SupplierInvoiceVatTreatmentStandard25:
 		return true
 	default:
 		return false
@@ -7280,6 +7457,459 @@ type SupplierDryRunResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// SupplierInvoice defines model for SupplierInvoice.
+type SupplierInvoice struct {
+	ApprovedAt nullable.Nullable[time.Time] `json:"approved_at"`
+
+	// ArrivalNumber The ankomstnummer: gapless per company, credit notes included.
+	ArrivalNumber     int                                   `json:"arrival_number"`
+	BankEnteredAt     nullable.Nullable[time.Time]          `json:"bank_entered_at"`
+	BookingDeferred   bool                                  `json:"booking_deferred"`
+	ClaimantName      nullable.Nullable[string]             `json:"claimant_name"`
+	CreatedAt         time.Time                             `json:"created_at"`
+	CreditedInvoiceId nullable.Nullable[openapi_types.UUID] `json:"credited_invoice_id"`
+	Currency          SupplierInvoiceCurrency               `json:"currency"`
+
+	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	DefaultDimensions Dimensions                            `json:"default_dimensions"`
+	DeliveryDate      nullable.Nullable[openapi_types.Date] `json:"delivery_date"`
+	DocumentId        nullable.Nullable[openapi_types.UUID] `json:"document_id"`
+	DueDate           openapi_types.Date                    `json:"due_date"`
+	EmployeeId        nullable.Nullable[openapi_types.UUID] `json:"employee_id"`
+	ExchangeRate      nullable.Nullable[ExchangeRate]       `json:"exchange_rate"`
+	Id                openapi_types.UUID                    `json:"id"`
+	InboxItemId       nullable.Nullable[openapi_types.UUID] `json:"inbox_item_id"`
+	InvoiceDate       openapi_types.Date                    `json:"invoice_date"`
+	IsCreditNote      bool                                  `json:"is_credit_note"`
+
+	// Items With expand=items (always on create).
+	Items       *[]SupplierInvoiceItem    `json:"items,omitempty"`
+	Notes       nullable.Nullable[string] `json:"notes"`
+	OreRounding bool                      `json:"ore_rounding"`
+
+	// PaidAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	PaidAmount           Amount                                `json:"paid_amount"`
+	PaidAt               nullable.Nullable[openapi_types.Date] `json:"paid_at"`
+	PaidWithPrivateFunds bool                                  `json:"paid_with_private_funds"`
+
+	// PaymentJournalEntryId The latest payment's verifikat.
+	PaymentJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"payment_journal_entry_id"`
+	PaymentReference      nullable.Nullable[string]             `json:"payment_reference"`
+
+	// Payments With expand=payments.
+	Payments     *[]SupplierInvoicePayment `json:"payments,omitempty"`
+	ReceivedDate openapi_types.Date        `json:"received_date"`
+
+	// RegistrationJournalEntryId The verifikat of the registration; null under kontantmetoden, while booking is deferred, or before it is booked.
+	RegistrationJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"registration_journal_entry_id"`
+
+	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RemainingAmount Amount `json:"remaining_amount"`
+	ReverseCharge   bool   `json:"reverse_charge"`
+
+	// RoundingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RoundingAmount Amount `json:"rounding_amount"`
+
+	// Status registered, approved, partially_paid, paid, disputed, credited and reversed are stored; overdue is derived: open (registered, approved, partially_paid), due before today in Sweden, with money left.
+	Status SupplierInvoiceStatus `json:"status"`
+
+	// Subtotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Subtotal   Amount                   `json:"subtotal"`
+	Supplier   *SupplierInvoiceSupplier `json:"supplier,omitempty"`
+	SupplierId openapi_types.UUID       `json:"supplier_id"`
+
+	// SupplierInvoiceNumber The supplier's own invoice number.
+	SupplierInvoiceNumber string `json:"supplier_invoice_number"`
+	SupplierName          string `json:"supplier_name"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+
+	// TotalSek What the invoice comes to in kronor: 2440 at its rate.
+	TotalSek  Amount    `json:"total_sek"`
+	UpdatedAt time.Time `json:"updated_at"`
+
+	// VatAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VatAmount Amount `json:"vat_amount"`
+
+	// VatTreatment How the invoice carries VAT. standard_25, reduced_12 and reduced_6 are the rate its lines default to (input VAT on 2641); reverse_charge: the buyer accounts for Swedish VAT (omvänd betalningsskyldighet); export and exempt: no VAT.
+	VatTreatment SupplierInvoiceVatTreatment `json:"vat_treatment"`
+
+	// VerifikatLines On create: the lines the registration posted (on a dry run, would post); empty when nothing is booked.
+	VerifikatLines *[]PostingLine `json:"verifikat_lines,omitempty"`
+}
+
+// SupplierInvoiceApproved defines model for SupplierInvoiceApproved.
+type SupplierInvoiceApproved struct {
+	ApprovedAt            nullable.Nullable[time.Time]  `json:"approved_at"`
+	ArrivalNumber         int                           `json:"arrival_number"`
+	Id                    openapi_types.UUID            `json:"id"`
+	Status                SupplierInvoiceApprovedStatus `json:"status"`
+	SupplierInvoiceNumber string                        `json:"supplier_invoice_number"`
+}
+
+// SupplierInvoiceApprovedStatus defines model for SupplierInvoiceApproved.Status.
+type SupplierInvoiceApprovedStatus string
+
+// SupplierInvoiceApprovedResponse defines model for SupplierInvoiceApprovedResponse.
+type SupplierInvoiceApprovedResponse struct {
+	Data SupplierInvoiceApproved `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoiceCreate defines model for SupplierInvoiceCreate.
+type SupplierInvoiceCreate struct {
+	ClaimantName *string                  `json:"claimant_name,omitempty"`
+	Currency     *SupplierInvoiceCurrency `json:"currency,omitempty"`
+
+	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	DefaultDimensions *Dimensions `json:"default_dimensions,omitempty"`
+
+	// DeliveryDate A date, or "" for none.
+	DeliveryDate *string `json:"delivery_date,omitempty"`
+
+	// DocumentId An uploaded document, not yet underlag of anything: it becomes underlag of the registration verifikat.
+	DocumentId *openapi_types.UUID                   `json:"document_id,omitempty"`
+	DueDate    openapi_types.Date                    `json:"due_date"`
+	EmployeeId nullable.Nullable[openapi_types.UUID] `json:"employee_id,omitempty"`
+
+	// ExchangeRate Kronor per one unit of the foreign currency, at most six decimals.
+	ExchangeRate *ExchangeRate                         `json:"exchange_rate,omitempty"`
+	InboxItemId  nullable.Nullable[openapi_types.UUID] `json:"inbox_item_id,omitempty"`
+	InvoiceDate  openapi_types.Date                    `json:"invoice_date"`
+	Items        []SupplierInvoiceItemCreate           `json:"items"`
+	Notes        *string                               `json:"notes,omitempty"`
+
+	// OreRounding Round the total to whole kronor (SEK only); the rest on 3740.
+	OreRounding           *bool               `json:"ore_rounding,omitempty"`
+	PaidWithPrivateFunds  *bool               `json:"paid_with_private_funds,omitempty"`
+	PaymentDate           *openapi_types.Date `json:"payment_date,omitempty"`
+	PaymentReference      *string             `json:"payment_reference,omitempty"`
+	ReverseCharge         *bool               `json:"reverse_charge,omitempty"`
+	SupplierId            openapi_types.UUID  `json:"supplier_id"`
+	SupplierInvoiceNumber string              `json:"supplier_invoice_number"`
+
+	// VatTreatment How the invoice carries VAT. standard_25, reduced_12 and reduced_6 are the rate its lines default to (input VAT on 2641); reverse_charge: the buyer accounts for Swedish VAT (omvänd betalningsskyldighet); export and exempt: no VAT.
+	VatTreatment *SupplierInvoiceVatTreatment `json:"vat_treatment,omitempty"`
+}
+
+// SupplierInvoiceCreateDryRun defines model for SupplierInvoiceCreateDryRun.
+type SupplierInvoiceCreateDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A dry run: the supplier invoice as it would be registered (id and timestamps null; the arrival number it would take).
+	Preview SupplierInvoicePreview `json:"preview"`
+}
+
+// SupplierInvoiceCreateResponse defines model for SupplierInvoiceCreateResponse.
+type SupplierInvoiceCreateResponse struct {
+	Data SupplierInvoiceCreateResponse_Data `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoiceCreateResponse_Data defines model for SupplierInvoiceCreateResponse.Data.
+type SupplierInvoiceCreateResponse_Data struct {
+	union json.RawMessage
+}
+
+// SupplierInvoiceCurrency defines model for SupplierInvoiceCurrency.
+type SupplierInvoiceCurrency string
+
+// SupplierInvoiceDeleted defines model for SupplierInvoiceDeleted.
+type SupplierInvoiceDeleted struct {
+	// ArrivalNumber The number it had; never given again.
+	ArrivalNumber     int                           `json:"arrival_number"`
+	Deleted           SupplierInvoiceDeletedDeleted `json:"deleted"`
+	SupplierInvoiceId openapi_types.UUID            `json:"supplier_invoice_id"`
+}
+
+// SupplierInvoiceDeletedDeleted defines model for SupplierInvoiceDeleted.Deleted.
+type SupplierInvoiceDeletedDeleted bool
+
+// SupplierInvoiceDeletedResponse defines model for SupplierInvoiceDeletedResponse.
+type SupplierInvoiceDeletedResponse struct {
+	Data SupplierInvoiceDeleted `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoiceItem A line: an amount excluding VAT on an account.
+type SupplierInvoiceItem struct {
+	AccountNumber         string                                `json:"account_number"`
+	AccrualBalanceAccount nullable.Nullable[string]             `json:"accrual_balance_account"`
+	AccrualPeriodEnd      nullable.Nullable[openapi_types.Date] `json:"accrual_period_end"`
+	AccrualPeriodStart    nullable.Nullable[openapi_types.Date] `json:"accrual_period_start"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount      Amount `json:"amount"`
+	ApplySlp    bool   `json:"apply_slp"`
+	Description string `json:"description"`
+
+	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	Dimensions Dimensions         `json:"dimensions"`
+	Id         openapi_types.UUID `json:"id"`
+
+	// VatAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VatAmount Amount `json:"vat_amount"`
+
+	// VatRate A Swedish VAT rate as a fraction: 0, 0.06, 0.12 or 0.25.
+	VatRate VatRate `json:"vat_rate"`
+}
+
+// SupplierInvoiceItemCreate defines model for SupplierInvoiceItemCreate.
+type SupplierInvoiceItemCreate struct {
+	// AccountNumber Default: the supplier's default_expense_account; under reverse charge the base account of the supplier's kind (4535-4537 EU services, 4531-4533 non-EU services, 4425-4427 domestic).
+	AccountNumber *string `json:"account_number,omitempty"`
+
+	// AccrualBalanceAccount Default 1710 for rent (501x), 1730 for insurance (631x), else 1790.
+	AccrualBalanceAccount *string             `json:"accrual_balance_account,omitempty"`
+	AccrualPeriodEnd      *openapi_types.Date `json:"accrual_period_end,omitempty"`
+	AccrualPeriodStart    *openapi_types.Date `json:"accrual_period_start,omitempty"`
+
+	// Amount The line's amount excluding VAT, in the invoice's currency; not 0 (a negative line is a rebate).
+	Amount Amount `json:"amount"`
+
+	// ApplySlp Also book särskild löneskatt, 24.26 % of the line: D 7533 / C 2514. Only on 741x accounts.
+	ApplySlp    *bool  `json:"apply_slp,omitempty"`
+	Description string `json:"description"`
+
+	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	Dimensions *Dimensions `json:"dimensions,omitempty"`
+
+	// VatAmount The VAT printed on the invoice; overrides amount × vat_rate.
+	VatAmount *Amount `json:"vat_amount,omitempty"`
+
+	// VatRate A fraction (0.25, not 25). Default from vat_treatment; 0 for a company not registered for VAT.
+	VatRate *VatRate `json:"vat_rate,omitempty"`
+}
+
+// SupplierInvoiceList defines model for SupplierInvoiceList.
+type SupplierInvoiceList = []SupplierInvoiceListItem
+
+// SupplierInvoiceListItem defines model for SupplierInvoiceListItem.
+type SupplierInvoiceListItem struct {
+	// ArrivalNumber The ankomstnummer: gapless per company, credit notes included.
+	ArrivalNumber int                     `json:"arrival_number"`
+	CreatedAt     time.Time               `json:"created_at"`
+	Currency      SupplierInvoiceCurrency `json:"currency"`
+	DueDate       openapi_types.Date      `json:"due_date"`
+	Id            openapi_types.UUID      `json:"id"`
+	InvoiceDate   openapi_types.Date      `json:"invoice_date"`
+	IsCreditNote  bool                    `json:"is_credit_note"`
+
+	// PaidAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	PaidAmount Amount                                `json:"paid_amount"`
+	PaidAt     nullable.Nullable[openapi_types.Date] `json:"paid_at"`
+
+	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// Status registered, approved, partially_paid, paid, disputed, credited and reversed are stored; overdue is derived: open (registered, approved, partially_paid), due before today in Sweden, with money left.
+	Status SupplierInvoiceStatus `json:"status"`
+
+	// Subtotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Subtotal   Amount             `json:"subtotal"`
+	SupplierId openapi_types.UUID `json:"supplier_id"`
+
+	// SupplierInvoiceNumber The supplier's own invoice number.
+	SupplierInvoiceNumber string `json:"supplier_invoice_number"`
+	SupplierName          string `json:"supplier_name"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+
+	// VatAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VatAmount Amount `json:"vat_amount"`
+}
+
+// SupplierInvoiceListResponse defines model for SupplierInvoiceListResponse.
+type SupplierInvoiceListResponse struct {
+	Data SupplierInvoiceList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoicePaid defines model for SupplierInvoicePaid.
+type SupplierInvoicePaid struct {
+	Id openapi_types.UUID `json:"id"`
+
+	// PaidAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	PaidAmount            Amount                                `json:"paid_amount"`
+	PaidAt                nullable.Nullable[openapi_types.Date] `json:"paid_at"`
+	PaymentId             nullable.Nullable[openapi_types.UUID] `json:"payment_id"`
+	PaymentJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"payment_journal_entry_id"`
+
+	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// Status registered, approved, partially_paid, paid, disputed, credited and reversed are stored; overdue is derived: open (registered, approved, partially_paid), due before today in Sweden, with money left.
+	Status SupplierInvoiceStatus `json:"status"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total          Amount        `json:"total"`
+	VerifikatLines []PostingLine `json:"verifikat_lines"`
+}
+
+// SupplierInvoicePaidResponse defines model for SupplierInvoicePaidResponse.
+type SupplierInvoicePaidResponse struct {
+	Data SupplierInvoicePaid `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoicePayment defines model for SupplierInvoicePayment.
+type SupplierInvoicePayment struct {
+	AccountNumber string `json:"account_number"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+
+	// AmountSek An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	AmountSek      Amount                                `json:"amount_sek"`
+	CreatedAt      time.Time                             `json:"created_at"`
+	ExchangeRate   nullable.Nullable[ExchangeRate]       `json:"exchange_rate"`
+	Id             openapi_types.UUID                    `json:"id"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	Notes          nullable.Nullable[string]             `json:"notes"`
+	PaymentDate    openapi_types.Date                    `json:"payment_date"`
+	Source         SupplierInvoicePaymentSource          `json:"source"`
+}
+
+// SupplierInvoicePaymentSource defines model for SupplierInvoicePayment.Source.
+type SupplierInvoicePaymentSource string
+
+// SupplierInvoicePaymentCreate defines model for SupplierInvoicePaymentCreate.
+type SupplierInvoicePaymentCreate struct {
+	// Amount In the invoice's currency; default what is left. More than is left is 400 (amount).
+	Amount *Amount `json:"amount,omitempty"`
+
+	// AmountSek What left the account in kronor (foreign currency).
+	AmountSek *Amount `json:"amount_sek,omitempty"`
+
+	// ExchangeRateDifference Instead of amount_sek: kronor paid above (positive, a loss on 7960) or below (negative, a gain on 3960) the booked rate.
+	ExchangeRateDifference *Amount `json:"exchange_rate_difference,omitempty"`
+
+	// Force Record it although the same amount was paid on the same day.
+	Force *bool   `json:"force,omitempty"`
+	Notes *string `json:"notes,omitempty"`
+
+	// PaymentAccount Default 1930.
+	PaymentAccount *string `json:"payment_account,omitempty"`
+
+	// PaymentDate Default today (Europe/Stockholm).
+	PaymentDate *openapi_types.Date `json:"payment_date,omitempty"`
+}
+
+// SupplierInvoicePreview A dry run: the supplier invoice as it would be registered (id and timestamps null; the arrival number it would take).
+type SupplierInvoicePreview struct {
+	ApprovedAt nullable.Nullable[time.Time] `json:"approved_at"`
+
+	// ArrivalNumber The ankomstnummer: gapless per company, credit notes included.
+	ArrivalNumber     int                                   `json:"arrival_number"`
+	BankEnteredAt     nullable.Nullable[time.Time]          `json:"bank_entered_at"`
+	BookingDeferred   bool                                  `json:"booking_deferred"`
+	ClaimantName      nullable.Nullable[string]             `json:"claimant_name"`
+	CreatedAt         nullable.Nullable[time.Time]          `json:"created_at"`
+	CreditedInvoiceId nullable.Nullable[openapi_types.UUID] `json:"credited_invoice_id"`
+	Currency          SupplierInvoiceCurrency               `json:"currency"`
+
+	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
+	DefaultDimensions Dimensions                            `json:"default_dimensions"`
+	DeliveryDate      nullable.Nullable[openapi_types.Date] `json:"delivery_date"`
+	DocumentId        nullable.Nullable[openapi_types.UUID] `json:"document_id"`
+	DueDate           openapi_types.Date                    `json:"due_date"`
+	EmployeeId        nullable.Nullable[openapi_types.UUID] `json:"employee_id"`
+	ExchangeRate      nullable.Nullable[ExchangeRate]       `json:"exchange_rate"`
+	Id                nullable.Nullable[openapi_types.UUID] `json:"id"`
+	InboxItemId       nullable.Nullable[openapi_types.UUID] `json:"inbox_item_id"`
+	InvoiceDate       openapi_types.Date                    `json:"invoice_date"`
+	IsCreditNote      bool                                  `json:"is_credit_note"`
+
+	// Items With expand=items (always on create).
+	Items       *[]SupplierInvoiceItem    `json:"items,omitempty"`
+	Notes       nullable.Nullable[string] `json:"notes"`
+	OreRounding bool                      `json:"ore_rounding"`
+
+	// PaidAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	PaidAmount           Amount                                `json:"paid_amount"`
+	PaidAt               nullable.Nullable[openapi_types.Date] `json:"paid_at"`
+	PaidWithPrivateFunds bool                                  `json:"paid_with_private_funds"`
+
+	// PaymentJournalEntryId The latest payment's verifikat.
+	PaymentJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"payment_journal_entry_id"`
+	PaymentReference      nullable.Nullable[string]             `json:"payment_reference"`
+
+	// Payments With expand=payments.
+	Payments     *[]SupplierInvoicePayment `json:"payments,omitempty"`
+	ReceivedDate openapi_types.Date        `json:"received_date"`
+
+	// RegistrationJournalEntryId The verifikat of the registration; null under kontantmetoden, while booking is deferred, or before it is booked.
+	RegistrationJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"registration_journal_entry_id"`
+
+	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RemainingAmount Amount `json:"remaining_amount"`
+	ReverseCharge   bool   `json:"reverse_charge"`
+
+	// RoundingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RoundingAmount Amount `json:"rounding_amount"`
+
+	// Status registered, approved, partially_paid, paid, disputed, credited and reversed are stored; overdue is derived: open (registered, approved, partially_paid), due before today in Sweden, with money left.
+	Status SupplierInvoiceStatus `json:"status"`
+
+	// Subtotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Subtotal   Amount                   `json:"subtotal"`
+	Supplier   *SupplierInvoiceSupplier `json:"supplier,omitempty"`
+	SupplierId openapi_types.UUID       `json:"supplier_id"`
+
+	// SupplierInvoiceNumber The supplier's own invoice number.
+	SupplierInvoiceNumber string `json:"supplier_invoice_number"`
+	SupplierName          string `json:"supplier_name"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+
+	// TotalSek What the invoice comes to in kronor: 2440 at its rate.
+	TotalSek  Amount                       `json:"total_sek"`
+	UpdatedAt nullable.Nullable[time.Time] `json:"updated_at"`
+
+	// VatAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VatAmount Amount `json:"vat_amount"`
+
+	// VatTreatment How the invoice carries VAT. standard_25, reduced_12 and reduced_6 are the rate its lines default to (input VAT on 2641); reverse_charge: the buyer accounts for Swedish VAT (omvänd betalningsskyldighet); export and exempt: no VAT.
+	VatTreatment SupplierInvoiceVatTreatment `json:"vat_treatment"`
+
+	// VerifikatLines On create: the lines the registration posted (on a dry run, would post); empty when nothing is booked.
+	VerifikatLines *[]PostingLine `json:"verifikat_lines,omitempty"`
+}
+
+// SupplierInvoiceResponse defines model for SupplierInvoiceResponse.
+type SupplierInvoiceResponse struct {
+	Data SupplierInvoice `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoiceStatus registered, approved, partially_paid, paid, disputed, credited and reversed are stored; overdue is derived: open (registered, approved, partially_paid), due before today in Sweden, with money left.
+type SupplierInvoiceStatus string
+
+// SupplierInvoiceSupplier defines model for SupplierInvoiceSupplier.
+type SupplierInvoiceSupplier struct {
+	Id   openapi_types.UUID `json:"id"`
+	Name string             `json:"name"`
+}
+
+// SupplierInvoiceVatTreatment How the invoice carries VAT. standard_25, reduced_12 and reduced_6 are the rate its lines default to (input VAT on 2641); reverse_charge: the buyer accounts for Swedish VAT (omvänd betalningsskyldighet); export and exempt: no VAT.
+type SupplierInvoiceVatTreatment string
+
 // SupplierList defines model for SupplierList.
 type SupplierList = []SupplierListItem
 
@@ -7811,6 +8441,9 @@ type Limit = int
 
 // SupplierId defines model for SupplierId.
 type SupplierId = openapi_types.UUID
+
+// SupplierInvoiceId defines model for SupplierInvoiceId.
+type SupplierInvoiceId = openapi_types.UUID
 
 // BadRequest Every error response: a single top-level key `error`, no `meta`.
 type BadRequest = ErrorEnvelope
@@ -8760,6 +9393,84 @@ type UpdateTaxProfileParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// ListSupplierInvoicesParams defines parameters for ListSupplierInvoices.
+type ListSupplierInvoicesParams struct {
+	// Status Only this state; overdue is derived.
+	Status *SupplierInvoiceStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// SupplierId Only this supplier's.
+	SupplierId *openapi_types.UUID `form:"supplier_id,omitempty" json:"supplier_id,omitempty"`
+
+	// Currency Only this currency.
+	Currency *SupplierInvoiceCurrency `form:"currency,omitempty" json:"currency,omitempty"`
+
+	// DateFrom invoice_date on or after.
+	DateFrom *openapi_types.Date `form:"date_from,omitempty" json:"date_from,omitempty"`
+
+	// DateTo invoice_date on or before.
+	DateTo *openapi_types.Date `form:"date_to,omitempty" json:"date_to,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// CreateSupplierInvoiceParams defines parameters for CreateSupplierInvoice.
+type CreateSupplierInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeleteSupplierInvoiceParams defines parameters for DeleteSupplierInvoice.
+type DeleteSupplierInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// GetSupplierInvoiceParams defines parameters for GetSupplierInvoice.
+type GetSupplierInvoiceParams struct {
+	// Expand Comma-separated: supplier, items, payments.
+	Expand *string `form:"expand,omitempty" json:"expand,omitempty"`
+}
+
+// ApproveSupplierInvoiceParams defines parameters for ApproveSupplierInvoice.
+type ApproveSupplierInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// MarkSupplierInvoicePaidParams defines parameters for MarkSupplierInvoicePaid.
+type MarkSupplierInvoicePaidParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // ListSuppliersParams defines parameters for ListSuppliers.
 type ListSuppliersParams struct {
 	// SupplierType Only this type.
@@ -8975,6 +9686,12 @@ type UpdateBookkeepingLockJSONRequestBody = BookkeepingLockPatch
 
 // UpdateTaxProfileJSONRequestBody defines body for UpdateTaxProfile for application/json ContentType.
 type UpdateTaxProfileJSONRequestBody = TaxProfilePatch
+
+// CreateSupplierInvoiceJSONRequestBody defines body for CreateSupplierInvoice for application/json ContentType.
+type CreateSupplierInvoiceJSONRequestBody = SupplierInvoiceCreate
+
+// MarkSupplierInvoicePaidJSONRequestBody defines body for MarkSupplierInvoicePaid for application/json ContentType.
+type MarkSupplierInvoicePaidJSONRequestBody = SupplierInvoicePaymentCreate
 
 // CreateSupplierJSONRequestBody defines body for CreateSupplier for application/json ContentType.
 type CreateSupplierJSONRequestBody = SupplierCreate
@@ -10509,6 +11226,68 @@ func (t *SupplierBulkOutcome) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsSupplierInvoice returns the union data inside the SupplierInvoiceCreateResponse_Data as a SupplierInvoice
+func (t SupplierInvoiceCreateResponse_Data) AsSupplierInvoice() (SupplierInvoice, error) {
+	var body SupplierInvoice
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplierInvoice overwrites any union data inside the SupplierInvoiceCreateResponse_Data as the provided SupplierInvoice
+func (t *SupplierInvoiceCreateResponse_Data) FromSupplierInvoice(v SupplierInvoice) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplierInvoice performs a merge with any union data inside the SupplierInvoiceCreateResponse_Data, using the provided SupplierInvoice
+func (t *SupplierInvoiceCreateResponse_Data) MergeSupplierInvoice(v SupplierInvoice) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSupplierInvoiceCreateDryRun returns the union data inside the SupplierInvoiceCreateResponse_Data as a SupplierInvoiceCreateDryRun
+func (t SupplierInvoiceCreateResponse_Data) AsSupplierInvoiceCreateDryRun() (SupplierInvoiceCreateDryRun, error) {
+	var body SupplierInvoiceCreateDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplierInvoiceCreateDryRun overwrites any union data inside the SupplierInvoiceCreateResponse_Data as the provided SupplierInvoiceCreateDryRun
+func (t *SupplierInvoiceCreateResponse_Data) FromSupplierInvoiceCreateDryRun(v SupplierInvoiceCreateDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplierInvoiceCreateDryRun performs a merge with any union data inside the SupplierInvoiceCreateResponse_Data, using the provided SupplierInvoiceCreateDryRun
+func (t *SupplierInvoiceCreateResponse_Data) MergeSupplierInvoiceCreateDryRun(v SupplierInvoiceCreateDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SupplierInvoiceCreateResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SupplierInvoiceCreateResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsSupplier returns the union data inside the SupplierOutcome as a Supplier
 func (t SupplierOutcome) AsSupplier() (Supplier, error) {
 	var body Supplier
@@ -10911,6 +11690,24 @@ type ServerInterface interface {
 	// UpdateTaxProfile Change the tax profile
 	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
 	UpdateTaxProfile(ctx echo.Context, companyId CompanyId, params UpdateTaxProfileParams) error
+	// ListSupplierInvoices List supplier invoices
+	// (GET /api/v1/companies/{companyId}/supplier-invoices)
+	ListSupplierInvoices(ctx echo.Context, companyId CompanyId, params ListSupplierInvoicesParams) error
+	// CreateSupplierInvoice Register a supplier invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices)
+	CreateSupplierInvoice(ctx echo.Context, companyId CompanyId, params CreateSupplierInvoiceParams) error
+	// DeleteSupplierInvoice Delete an unbooked, unpaid supplier invoice
+	// (DELETE /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId})
+	DeleteSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params DeleteSupplierInvoiceParams) error
+	// GetSupplierInvoice Read a supplier invoice
+	// (GET /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId})
+	GetSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params GetSupplierInvoiceParams) error
+	// ApproveSupplierInvoice Approve (attest) a supplier invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/approve)
+	ApproveSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params ApproveSupplierInvoiceParams) error
+	// MarkSupplierInvoicePaid Record a payment of a supplier invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/mark-paid)
+	MarkSupplierInvoicePaid(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params MarkSupplierInvoicePaidParams) error
 	// ListSuppliers List suppliers
 	// (GET /api/v1/companies/{companyId}/suppliers)
 	ListSuppliers(ctx echo.Context, companyId CompanyId, params ListSuppliersParams) error
@@ -15622,6 +16419,366 @@ func (w *ServerInterfaceWrapper) UpdateTaxProfile(ctx echo.Context) error {
 	return err
 }
 
+// ListSupplierInvoices converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSupplierInvoices(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSupplierInvoicesParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "supplier_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "supplier_id", ctx.QueryParams(), &params.SupplierId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplier_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "currency" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "currency", ctx.QueryParams(), &params.Currency, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter currency: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_from", ctx.QueryParams(), &params.DateFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_to", ctx.QueryParams(), &params.DateTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSupplierInvoices(ctx, companyId, params)
+	return err
+}
+
+// CreateSupplierInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSupplierInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSupplierInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSupplierInvoice(ctx, companyId, params)
+	return err
+}
+
+// DeleteSupplierInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSupplierInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierInvoiceId" -------------
+	var supplierInvoiceId SupplierInvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierInvoiceId", ctx.Param("supplierInvoiceId"), &supplierInvoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierInvoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteSupplierInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSupplierInvoice(ctx, companyId, supplierInvoiceId, params)
+	return err
+}
+
+// GetSupplierInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSupplierInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierInvoiceId" -------------
+	var supplierInvoiceId SupplierInvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierInvoiceId", ctx.Param("supplierInvoiceId"), &supplierInvoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierInvoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSupplierInvoiceParams
+	// ------------- Optional query parameter "expand" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "expand", ctx.QueryParams(), &params.Expand, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter expand: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSupplierInvoice(ctx, companyId, supplierInvoiceId, params)
+	return err
+}
+
+// ApproveSupplierInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) ApproveSupplierInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierInvoiceId" -------------
+	var supplierInvoiceId SupplierInvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierInvoiceId", ctx.Param("supplierInvoiceId"), &supplierInvoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierInvoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ApproveSupplierInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApproveSupplierInvoice(ctx, companyId, supplierInvoiceId, params)
+	return err
+}
+
+// MarkSupplierInvoicePaid converts echo context to params.
+func (w *ServerInterfaceWrapper) MarkSupplierInvoicePaid(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierInvoiceId" -------------
+	var supplierInvoiceId SupplierInvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierInvoiceId", ctx.Param("supplierInvoiceId"), &supplierInvoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierInvoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MarkSupplierInvoicePaidParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MarkSupplierInvoicePaid(ctx, companyId, supplierInvoiceId, params)
+	return err
+}
+
 // ListSuppliers converts echo context to params.
 func (w *ServerInterfaceWrapper) ListSuppliers(ctx echo.Context) error {
 	var err error
@@ -16288,6 +17445,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/settings/invoice-logo", wrapper.DeleteInvoiceLogo, options.OperationMiddlewares["deleteInvoiceLogo"]...)
 	router.PUT(options.BaseURL+"/api/v1/companies/:companyId/settings/invoice-logo", wrapper.PutInvoiceLogo, options.OperationMiddlewares["putInvoiceLogo"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/tax-profile", wrapper.UpdateTaxProfile, options.OperationMiddlewares["updateTaxProfile"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices", wrapper.ListSupplierInvoices, options.OperationMiddlewares["listSupplierInvoices"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices", wrapper.CreateSupplierInvoice, options.OperationMiddlewares["createSupplierInvoice"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId", wrapper.DeleteSupplierInvoice, options.OperationMiddlewares["deleteSupplierInvoice"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId", wrapper.GetSupplierInvoice, options.OperationMiddlewares["getSupplierInvoice"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId/approve", wrapper.ApproveSupplierInvoice, options.OperationMiddlewares["approveSupplierInvoice"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId/mark-paid", wrapper.MarkSupplierInvoicePaid, options.OperationMiddlewares["markSupplierInvoicePaid"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/suppliers", wrapper.ListSuppliers, options.OperationMiddlewares["listSuppliers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/suppliers", wrapper.CreateSupplier, options.OperationMiddlewares["createSupplier"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/suppliers/:supplierId", wrapper.ArchiveSupplier, options.OperationMiddlewares["archiveSupplier"]...)
@@ -33757,6 +34920,1125 @@ func (response UpdateTaxProfile503JSONResponse) VisitUpdateTaxProfileResponse(w 
 	return err
 }
 
+type ListSupplierInvoicesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListSupplierInvoicesParams
+}
+
+type ListSupplierInvoicesResponseObject interface {
+	VisitListSupplierInvoicesResponse(w http.ResponseWriter) error
+}
+
+type ListSupplierInvoices200JSONResponse SupplierInvoiceListResponse
+
+func (response ListSupplierInvoices200JSONResponse) VisitListSupplierInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSupplierInvoices400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSupplierInvoices400JSONResponse) VisitListSupplierInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSupplierInvoices401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSupplierInvoices401JSONResponse) VisitListSupplierInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSupplierInvoices403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSupplierInvoices403JSONResponse) VisitListSupplierInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSupplierInvoices404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSupplierInvoices404JSONResponse) VisitListSupplierInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSupplierInvoices429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListSupplierInvoices429JSONResponse) VisitListSupplierInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSupplierInvoices500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListSupplierInvoices500JSONResponse) VisitListSupplierInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSupplierInvoices503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSupplierInvoices503JSONResponse) VisitListSupplierInvoicesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoiceRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateSupplierInvoiceParams
+	Body      *CreateSupplierInvoiceJSONRequestBody
+}
+
+type CreateSupplierInvoiceResponseObject interface {
+	VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error
+}
+
+type CreateSupplierInvoice200JSONResponse SupplierInvoiceCreateResponse
+
+func (response CreateSupplierInvoice200JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice201JSONResponse SupplierInvoiceCreateResponse
+
+func (response CreateSupplierInvoice201JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSupplierInvoice400JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSupplierInvoice401JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSupplierInvoice403JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSupplierInvoice404JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateSupplierInvoice409JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSupplierInvoice413JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSupplierInvoice415JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateSupplierInvoice429JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateSupplierInvoice500JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response CreateSupplierInvoice501JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSupplierInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSupplierInvoice503JSONResponse) VisitCreateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSupplierInvoiceRequestObject struct {
+	CompanyId         CompanyId         `json:"companyId"`
+	SupplierInvoiceId SupplierInvoiceId `json:"supplierInvoiceId"`
+	Params            DeleteSupplierInvoiceParams
+}
+
+type DeleteSupplierInvoiceResponseObject interface {
+	VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error
+}
+
+type DeleteSupplierInvoice200JSONResponse SupplierInvoiceDeletedResponse
+
+func (response DeleteSupplierInvoice200JSONResponse) VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSupplierInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteSupplierInvoice400JSONResponse) VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSupplierInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSupplierInvoice401JSONResponse) VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSupplierInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSupplierInvoice403JSONResponse) VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSupplierInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSupplierInvoice404JSONResponse) VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSupplierInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteSupplierInvoice409JSONResponse) VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSupplierInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteSupplierInvoice429JSONResponse) VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSupplierInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteSupplierInvoice500JSONResponse) VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSupplierInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteSupplierInvoice503JSONResponse) VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierInvoiceRequestObject struct {
+	CompanyId         CompanyId         `json:"companyId"`
+	SupplierInvoiceId SupplierInvoiceId `json:"supplierInvoiceId"`
+	Params            GetSupplierInvoiceParams
+}
+
+type GetSupplierInvoiceResponseObject interface {
+	VisitGetSupplierInvoiceResponse(w http.ResponseWriter) error
+}
+
+type GetSupplierInvoice200JSONResponse SupplierInvoiceResponse
+
+func (response GetSupplierInvoice200JSONResponse) VisitGetSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSupplierInvoice400JSONResponse) VisitGetSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSupplierInvoice401JSONResponse) VisitGetSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSupplierInvoice403JSONResponse) VisitGetSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSupplierInvoice404JSONResponse) VisitGetSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSupplierInvoice429JSONResponse) VisitGetSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSupplierInvoice500JSONResponse) VisitGetSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSupplierInvoice503JSONResponse) VisitGetSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSupplierInvoiceRequestObject struct {
+	CompanyId         CompanyId         `json:"companyId"`
+	SupplierInvoiceId SupplierInvoiceId `json:"supplierInvoiceId"`
+	Params            ApproveSupplierInvoiceParams
+}
+
+type ApproveSupplierInvoiceResponseObject interface {
+	VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error
+}
+
+type ApproveSupplierInvoice200JSONResponse SupplierInvoiceApprovedResponse
+
+func (response ApproveSupplierInvoice200JSONResponse) VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSupplierInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ApproveSupplierInvoice400JSONResponse) VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSupplierInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ApproveSupplierInvoice401JSONResponse) VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSupplierInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ApproveSupplierInvoice403JSONResponse) VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSupplierInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ApproveSupplierInvoice404JSONResponse) VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSupplierInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ApproveSupplierInvoice409JSONResponse) VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSupplierInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ApproveSupplierInvoice429JSONResponse) VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSupplierInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ApproveSupplierInvoice500JSONResponse) VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSupplierInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ApproveSupplierInvoice503JSONResponse) VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoicePaidRequestObject struct {
+	CompanyId         CompanyId         `json:"companyId"`
+	SupplierInvoiceId SupplierInvoiceId `json:"supplierInvoiceId"`
+	Params            MarkSupplierInvoicePaidParams
+	Body              *MarkSupplierInvoicePaidJSONRequestBody
+}
+
+type MarkSupplierInvoicePaidResponseObject interface {
+	VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error
+}
+
+type MarkSupplierInvoicePaid200JSONResponse SupplierInvoicePaidResponse
+
+func (response MarkSupplierInvoicePaid200JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoicePaid400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MarkSupplierInvoicePaid400JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoicePaid401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MarkSupplierInvoicePaid401JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoicePaid403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MarkSupplierInvoicePaid403JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoicePaid404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MarkSupplierInvoicePaid404JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoicePaid409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MarkSupplierInvoicePaid409JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoicePaid413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MarkSupplierInvoicePaid413JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoicePaid415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MarkSupplierInvoicePaid415JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoicePaid429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MarkSupplierInvoicePaid429JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoicePaid500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MarkSupplierInvoicePaid500JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoicePaid503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MarkSupplierInvoicePaid503JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListSuppliersRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    ListSuppliersParams
@@ -35800,6 +38082,24 @@ type StrictServerInterface interface {
 	// UpdateTaxProfile Change the tax profile
 	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
 	UpdateTaxProfile(ctx context.Context, request UpdateTaxProfileRequestObject) (UpdateTaxProfileResponseObject, error)
+	// ListSupplierInvoices List supplier invoices
+	// (GET /api/v1/companies/{companyId}/supplier-invoices)
+	ListSupplierInvoices(ctx context.Context, request ListSupplierInvoicesRequestObject) (ListSupplierInvoicesResponseObject, error)
+	// CreateSupplierInvoice Register a supplier invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices)
+	CreateSupplierInvoice(ctx context.Context, request CreateSupplierInvoiceRequestObject) (CreateSupplierInvoiceResponseObject, error)
+	// DeleteSupplierInvoice Delete an unbooked, unpaid supplier invoice
+	// (DELETE /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId})
+	DeleteSupplierInvoice(ctx context.Context, request DeleteSupplierInvoiceRequestObject) (DeleteSupplierInvoiceResponseObject, error)
+	// GetSupplierInvoice Read a supplier invoice
+	// (GET /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId})
+	GetSupplierInvoice(ctx context.Context, request GetSupplierInvoiceRequestObject) (GetSupplierInvoiceResponseObject, error)
+	// ApproveSupplierInvoice Approve (attest) a supplier invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/approve)
+	ApproveSupplierInvoice(ctx context.Context, request ApproveSupplierInvoiceRequestObject) (ApproveSupplierInvoiceResponseObject, error)
+	// MarkSupplierInvoicePaid Record a payment of a supplier invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/mark-paid)
+	MarkSupplierInvoicePaid(ctx context.Context, request MarkSupplierInvoicePaidRequestObject) (MarkSupplierInvoicePaidResponseObject, error)
 	// ListSuppliers List suppliers
 	// (GET /api/v1/companies/{companyId}/suppliers)
 	ListSuppliers(ctx context.Context, request ListSuppliersRequestObject) (ListSuppliersResponseObject, error)
@@ -39143,6 +41443,215 @@ func (sh *strictHandler) UpdateTaxProfile(ctx echo.Context, companyId CompanyId,
 		return err
 	} else if validResponse, ok := response.(UpdateTaxProfileResponseObject); ok {
 		return validResponse.VisitUpdateTaxProfileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSupplierInvoices operation middleware
+func (sh *strictHandler) ListSupplierInvoices(ctx echo.Context, companyId CompanyId, params ListSupplierInvoicesParams) error {
+	var request ListSupplierInvoicesRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSupplierInvoices(ctx.Request().Context(), request.(ListSupplierInvoicesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSupplierInvoices")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSupplierInvoicesResponseObject); ok {
+		return validResponse.VisitListSupplierInvoicesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSupplierInvoice operation middleware
+func (sh *strictHandler) CreateSupplierInvoice(ctx echo.Context, companyId CompanyId, params CreateSupplierInvoiceParams) error {
+	var request CreateSupplierInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateSupplierInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSupplierInvoice(ctx.Request().Context(), request.(CreateSupplierInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSupplierInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSupplierInvoiceResponseObject); ok {
+		return validResponse.VisitCreateSupplierInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSupplierInvoice operation middleware
+func (sh *strictHandler) DeleteSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params DeleteSupplierInvoiceParams) error {
+	var request DeleteSupplierInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierInvoiceId = supplierInvoiceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSupplierInvoice(ctx.Request().Context(), request.(DeleteSupplierInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSupplierInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSupplierInvoiceResponseObject); ok {
+		return validResponse.VisitDeleteSupplierInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSupplierInvoice operation middleware
+func (sh *strictHandler) GetSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params GetSupplierInvoiceParams) error {
+	var request GetSupplierInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierInvoiceId = supplierInvoiceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSupplierInvoice(ctx.Request().Context(), request.(GetSupplierInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSupplierInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSupplierInvoiceResponseObject); ok {
+		return validResponse.VisitGetSupplierInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ApproveSupplierInvoice operation middleware
+func (sh *strictHandler) ApproveSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params ApproveSupplierInvoiceParams) error {
+	var request ApproveSupplierInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierInvoiceId = supplierInvoiceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApproveSupplierInvoice(ctx.Request().Context(), request.(ApproveSupplierInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApproveSupplierInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApproveSupplierInvoiceResponseObject); ok {
+		return validResponse.VisitApproveSupplierInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MarkSupplierInvoicePaid operation middleware
+func (sh *strictHandler) MarkSupplierInvoicePaid(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params MarkSupplierInvoicePaidParams) error {
+	var request MarkSupplierInvoicePaidRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierInvoiceId = supplierInvoiceId
+	request.Params = params
+
+	var body MarkSupplierInvoicePaidJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MarkSupplierInvoicePaid(ctx.Request().Context(), request.(MarkSupplierInvoicePaidRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MarkSupplierInvoicePaid")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MarkSupplierInvoicePaidResponseObject); ok {
+		return validResponse.VisitMarkSupplierInvoicePaidResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -148,6 +148,14 @@ const (
 	SICreateSLPInvalidAccount      Code = "SI_CREATE_SLP_INVALID_ACCOUNT"
 	SICreateInvalidInput           Code = "SI_CREATE_INVALID_INPUT"
 	SICreateNoFiscalPeriod         Code = "SI_CREATE_NO_FISCAL_PERIOD"
+	SupplierInvoiceNotFound        Code = "SUPPLIER_INVOICE_NOT_FOUND"
+	SIApproveNotRegistered         Code = "SI_APPROVE_NOT_REGISTERED"
+	SIDeleteHasBooking             Code = "SI_DELETE_HAS_BOOKING"
+	SIDeleteCreditNote             Code = "SI_DELETE_CREDIT_NOTE"
+	SIDeleteInvalidStatus          Code = "SI_DELETE_INVALID_STATUS"
+	SIEditVerifikatLocked          Code = "SI_EDIT_VERIFIKAT_LOCKED"
+	SIPaidAlready                  Code = "SI_PAID_ALREADY"
+	SIPaidLikelyDuplicate          Code = "SI_PAID_LIKELY_DUPLICATE"
 	DimensionValidationFailed      Code = "DIMENSION_VALIDATION_FAILED"
 	DimensionSystemRename          Code = "DIMENSION_SYSTEM_RENAME"
 	DimensionNumberTaken           Code = "DIMENSION_NUMBER_TAKEN"
@@ -399,6 +407,14 @@ var entries = []Entry{
 	{SICreateSLPInvalidAccount, s400, GroupEndpoint, "Särskild löneskatt kan bara bokas på 741x-konton.", "Special payroll tax can only be booked on 741x accounts.", ""},
 	{SICreateInvalidInput, s400, GroupEndpoint, "Leverantörsfakturan innehåller ogiltiga uppgifter.", "The supplier invoice contains invalid input.", ""},
 	{SICreateNoFiscalPeriod, s400, GroupEndpoint, "Inget räkenskapsår täcker fakturadatumet.", "No fiscal period covers the invoice date.", "Create the fiscal period first."},
+	{SupplierInvoiceNotFound, s404, GroupEndpoint, "Leverantörsfakturan hittades inte.", "The supplier invoice was not found.", ""},
+	{SIApproveNotRegistered, s400, GroupEndpoint, "Bara registrerade leverantörsfakturor kan attesteras.", "Only registered supplier invoices can be approved.", "details.current_status says where it is."},
+	{SIDeleteHasBooking, s400, GroupEndpoint, "Leverantörsfakturan är bokförd eller betald och kan inte tas bort.", "The supplier invoice is booked or paid and cannot be deleted.", "Credit it instead."},
+	{SIDeleteCreditNote, s400, GroupEndpoint, "En kreditnota tas inte bort; ångra krediteringen i stället.", "A credit note is not deleted; undo the credit instead.", "POST …/uncredit on the original invoice."},
+	{SIDeleteInvalidStatus, s400, GroupEndpoint, "Leverantörsfakturan kan inte tas bort i sin nuvarande status.", "The supplier invoice cannot be deleted in its current status.", ""},
+	{SIEditVerifikatLocked, s400, GroupEndpoint, "Fakturadatum och fakturanummer hör till en bokförd verifikation och ändras inte.", "The invoice date and number belong to a posted journal entry and are not changed.", "Credit the invoice and register it again."},
+	{SIPaidAlready, s409, GroupEndpoint, "Leverantörsfakturan är redan betald.", "The supplier invoice is already paid.", ""},
+	{SIPaidLikelyDuplicate, s409, GroupEndpoint, "En likadan betalning är redan registrerad på leverantörsfakturan.", "A payment like this one is already recorded on the supplier invoice.", "If it is a second payment, send it again with force: true and a new Idempotency-Key."},
 	{DimensionValidationFailed, s400, GroupEndpoint, "En dimension på raden är okänd, arkiverad eller utanför sin giltighetstid.", "A dimension on the line is unknown, archived or outside its validity.", "Use an active value valid on the entry date."},
 	{DimensionSystemRename, s400, GroupEndpoint, "Systemdimensioner kan inte byta namn.", "System dimensions cannot be renamed.", ""},
 	{DimensionNumberTaken, s409, GroupEndpoint, "Dimensionsnumret används redan.", "The dimension number is already taken.", "Omit sie_dim_no to get the next free number."},

@@ -129,6 +129,13 @@ func CheckGeneral(patch, cur Settings) error {
 			bad("next_invoice_number", "not_lower", fmt.Sprintf("may not be lowered: the next invoice number is %d", have))
 		}
 	}
+	if v, sent := patch["next_arrival_number"]; sent {
+		// Arrival numbers below it are taken: supplier invoices are
+		// numbered gapless, never twice.
+		if want, have := invoiceNumber(v), invoiceNumber(cur["next_arrival_number"]); want < have {
+			bad("next_arrival_number", "not_lower", fmt.Sprintf("may not be lowered: the next arrival number is %d", have))
+		}
+	}
 	if n, ok := patch["reminder_fee_amount"].(json.Number); ok {
 		// lag om ersättning för inkassokostnader m.m. 2 §: at most 60 kr
 		// for a written reminder, and only when agreed beforehand.
@@ -336,7 +343,8 @@ func same(a, b any) bool {
 	return string(ja) == string(jb)
 }
 
-// invoiceNumber reads next_invoice_number: null counts as 1.
+// invoiceNumber reads next_invoice_number or next_arrival_number: null
+// counts as 1.
 func invoiceNumber(v any) int64 {
 	if n, ok := v.(json.Number); ok {
 		i, _ := n.Int64()

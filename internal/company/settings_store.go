@@ -218,3 +218,26 @@ func (s *Store) TakeInvoiceNumber(ctx context.Context, company uuid.UUID) (Invoi
 			defer_invoice_booking`, company)
 	return n, err
 }
+
+// Arrival is the company's next arrival number (ankomstnummer) and the
+// settings a supplier invoice is registered by, read in one statement.
+type Arrival struct {
+	Number           int    `db:"number"`
+	VATRegistered    bool   `db:"vat_registered"`
+	AccountingMethod string `db:"accounting_method"`
+	DeferBooking     *bool  `db:"defer_invoice_booking"`
+	EntityType       string `db:"entity_type"`
+}
+
+// TakeArrivalNumber takes the company's next arrival number (null is 1)
+// and moves next_arrival_number past it, in the transaction of ctx: the
+// settings row stays locked until it ends, so supplier invoices are
+// numbered one at a time, gapless, and a rollback gives the number back.
+func (s *Store) TakeArrivalNumber(ctx context.Context, company uuid.UUID) (Arrival, error) {
+	var a Arrival
+	err := s.db.Q(ctx).GetContext(ctx, &a, `UPDATE company_settings
+		SET next_arrival_number = coalesce(next_arrival_number, 1) + 1 WHERE company_id = $1
+		RETURNING next_arrival_number - 1 AS number, vat_registered, accounting_method, defer_invoice_booking,
+			(SELECT entity_type FROM companies WHERE id = $1)`, company)
+	return a, err
+}

@@ -36,6 +36,7 @@ import (
 	"github.com/kontera/kontera/internal/metrics"
 	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/parties"
+	"github.com/kontera/kontera/internal/payables"
 	"github.com/kontera/kontera/internal/peppol"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/reports"
@@ -135,6 +136,7 @@ type (
 	dimensionsAPI = dimensions.Handler
 	documentsAPI  = documents.Handler
 	invoicingAPI  = invoicing.Handler
+	payablesAPI   = payables.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -155,6 +157,7 @@ type handlers struct {
 	*dimensionsAPI
 	*documentsAPI
 	*invoicingAPI
+	*payablesAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -226,6 +229,7 @@ func New(cfg Config) (*Server, error) {
 	s.people = people
 	journal.PartyName = people.PartyName
 	sales := invoicing.NewStore(cfg.DB)
+	var bought *payables.Payables // set below; the registry asks it only once requests run
 	registry := parties.NewRegistry(people, parties.Books{
 		InvoiceDefaultDays: companies.InvoiceDefaultDays, ActiveAccount: accounts.Active,
 		OpenCustomerInvoices: func(ctx context.Context, company, customer uuid.UUID) ([]parties.OpenInvoice, error) {
@@ -233,6 +237,16 @@ func New(cfg Config) (*Server, error) {
 			out := make([]parties.OpenInvoice, len(rows))
 			for i, r := range rows {
 				out[i] = parties.OpenInvoice{ID: r.ID, Number: r.Number, Status: r.State(), InvoiceDate: r.InvoiceDate,
+					DueDate: r.DueDate, Currency: r.Currency, Total: r.Total, BalanceDue: r.Remaining()}
+			}
+			return out, err
+		},
+		OpenSupplierInvoices: func(ctx context.Context, company, supplier uuid.UUID) ([]parties.OpenInvoice, error) {
+			rows, err := bought.Open(ctx, company, supplier)
+			out := make([]parties.OpenInvoice, len(rows))
+			for i, r := range rows {
+				number := r.Number
+				out[i] = parties.OpenInvoice{ID: r.ID, Number: &number, Status: r.State(), InvoiceDate: r.InvoiceDate,
 					DueDate: r.DueDate, Currency: r.Currency, Total: r.Total, BalanceDue: r.Remaining()}
 			}
 			return out, err
@@ -295,9 +309,34 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Mail != nil {
 		s.postman = mail.NewPostman(outbox, cfg.DB.InTx, cfg.Mail, cfg.MailFrom, s.attach, cfg.Now)
 	}
+	bought = payables.New(cfg.DB, payables.Books{
+		Supplier: func(ctx context.Context, company, id uuid.UUID) (payables.Supplier, error) {
+			sup, err := people.HoldSupplier(ctx, company, id)
+			return payables.Supplier{ID: sup.ID, Name: sup.Name, Type: string(sup.Type), ExpenseAccount: sup.ExpenseAccount,
+				Currency: sup.Currency}, err
+		},
+		TakeArrival: func(ctx context.Context, company uuid.UUID) (payables.Facts, error) {
+			a, err := companies.TakeArrivalNumber(ctx, company)
+			return payables.Facts{ArrivalNumber: a.Number, VATRegistered: a.VATRegistered, Cash: a.AccountingMethod == "cash",
+				DeferBooking: a.DeferBooking != nil && *a.DeferBooking, EntityType: a.EntityType}, err
+		},
+		Linked: func(ctx context.Context, company, doc uuid.UUID) (bool, error) {
+			d, err := docs.Get(ctx, company, doc, true)
+			return d.EntryID != nil, err
+		},
+		Link: func(ctx context.Context, company, doc, entry uuid.UUID) error {
+			_, err := archive.Link(ctx, company, doc, documents.LinkTo{EntryID: entry})
+			return err
+		},
+		Postable:        journal.Postable,
+		KnownAccounts:   accounts.Known,
+		CheckDimensions: dims.Check,
+		Post:            journal.Post,
+	}, audits, cfg.Now)
 	salesAPI := invoicing.NewHandler(s.sales, cursors)
 	h := handlers{
 		invoicingAPI:  salesAPI,
+		payablesAPI:   payables.NewHandler(bought, cursors),
 		partiesAPI:    parties.NewHandler(registry, cursors),
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),

@@ -291,7 +291,7 @@ func (h *Handler) MarkInvoiceSent(ctx context.Context, req gen.MarkInvoiceSentRe
 	i := is.Invoice
 	data := gen.InvoiceSent{Id: i.ID, Status: gen.InvoiceStatus(i.State()), Total: i.Total,
 		OcrReference: envelope.Nullable(i.OCR), JournalEntryId: envelope.Nullable(i.EntryID),
-		BookingDeferred: i.BookingDeferred, VerifikatLines: postingLines(is.Lines)}
+		BookingDeferred: i.BookingDeferred, VerifikatLines: ledger.PostingLines(is.Lines)}
 	if i.Number != nil {
 		data.InvoiceNumber = *i.Number
 	}
@@ -299,16 +299,6 @@ func (h *Handler) MarkInvoiceSent(ctx context.Context, req gen.MarkInvoiceSentRe
 		data.JournalEntryId = nullable.NewNullNullable[openapi_types.UUID]()
 	}
 	return gen.MarkInvoiceSent200JSONResponse{Data: data, Meta: envelope.Meta(ctx)}, nil
-}
-
-// postingLines are the lines of a verifikat as a write answers them.
-func postingLines(lines []ledger.Line) []gen.PostingLine {
-	out := make([]gen.PostingLine, len(lines))
-	for i, l := range lines {
-		out[i] = gen.PostingLine{AccountNumber: l.Account, DebitAmount: l.Debit, CreditAmount: l.Credit,
-			Dimensions: gen.Dimensions(dimensions(l.Dimensions))}
-	}
-	return out
 }
 
 // MarkInvoicePaid records a payment of an issued invoice.
@@ -328,7 +318,7 @@ func (h *Handler) MarkInvoicePaid(ctx context.Context, req gen.MarkInvoicePaidRe
 	i := paid.Invoice
 	data := gen.InvoicePaid{Id: i.ID, Status: gen.InvoiceStatus(i.State()), Total: i.Total, PaidAmount: i.Paid,
 		RemainingAmount: i.Remaining(), PaidAt: paidAt(i), PaymentId: nullable.NewNullableWithValue(paid.Payment.ID),
-		JournalEntryId: envelope.Nullable(paid.Payment.EntryID), VerifikatLines: postingLines(paid.Lines)}
+		JournalEntryId: envelope.Nullable(paid.Payment.EntryID), VerifikatLines: ledger.PostingLines(paid.Lines)}
 	if i.Number != nil {
 		data.InvoiceNumber = *i.Number
 	}
@@ -378,7 +368,7 @@ func (h *Handler) CreditInvoice(ctx context.Context, req gen.CreditInvoiceReques
 	data := gen.InvoiceCredited{Id: nullable.NewNullableWithValue(n.ID), InvoiceNumber: *n.Number,
 		CreditedInvoiceId: *n.CreditedID, Status: gen.InvoiceStatus(n.State()), Total: n.Total,
 		RemainingAmount: n.Remaining(), OcrReference: envelope.Nullable(n.OCR), JournalEntryId: envelope.Nullable(n.EntryID),
-		WouldCreateJournalEntry: len(c.Lines) > 0, VerifikatLines: postingLines(c.Lines)}
+		WouldCreateJournalEntry: len(c.Lines) > 0, VerifikatLines: ledger.PostingLines(c.Lines)}
 	if store.IsDryRun(ctx) {
 		data.Id, data.JournalEntryId = nullable.NewNullNullable[openapi_types.UUID](), nullable.NewNullNullable[openapi_types.UUID]()
 	}

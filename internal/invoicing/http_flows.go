@@ -102,7 +102,7 @@ func (h *Handler) BookInvoice(ctx context.Context, req gen.BookInvoiceRequestObj
 		Invoice: gen.InvoiceBookedInvoice{Id: i.ID, InvoiceNumber: *i.Number, Status: gen.InvoiceStatus(i.State()),
 			InvoiceDate: date(i.InvoiceDate), DueDate: date(i.DueDate), Currency: gen.InvoiceCurrency(i.Currency),
 			Total: i.Total, JournalEntryId: entry},
-		JournalEntryId: entry, VerifikatLines: postingLines(b.Lines)}}, nil
+		JournalEntryId: entry, VerifikatLines: ledger.PostingLines(b.Lines)}}, nil
 }
 
 // BulkBookInvoices books many invoices, each with its own outcome.
@@ -126,7 +126,7 @@ func (h *Handler) BulkBookInvoices(ctx context.Context, req gen.BulkBookInvoices
 			out.Summary.Failed++
 		} else {
 			i := r.Booked.Invoice
-			lines := postingLines(r.Booked.Lines)
+			lines := ledger.PostingLines(r.Booked.Lines)
 			it.InvoiceNumber, it.VerifikatLines = i.Number, &lines
 			it.JournalEntryId = envelope.Nullable(i.EntryID)
 			if store.IsDryRun(ctx) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -70,7 +71,7 @@ func (h *Handler) SendInvoicePeppol(ctx context.Context, req gen.SendInvoicePepp
 	i := sent.Invoice
 	data := gen.InvoicePeppolSent{Id: i.ID, InvoiceNumber: text(i.Number), Status: gen.InvoiceStatus(i.State()),
 		Total: i.Total, OcrReference: envelope.Nullable(i.OCR), JournalEntryId: envelope.Nullable(i.EntryID),
-		BookingDeferred: i.BookingDeferred, VerifikatLines: postingLines(sent.Lines), WillIssueInvoice: sent.WillIssue,
+		BookingDeferred: i.BookingDeferred, VerifikatLines: ledger.PostingLines(sent.Lines), WillIssueInvoice: sent.WillIssue,
 		Delivery: wireDelivery(sent.Delivery)}
 	if store.IsDryRun(ctx) {
 		data.JournalEntryId.SetNull()

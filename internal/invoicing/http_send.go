@@ -9,6 +9,7 @@ import (
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/mail"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -39,7 +40,7 @@ func (h *Handler) SendInvoice(ctx context.Context, req gen.SendInvoiceRequestObj
 	i, e := sent.Invoice, sent.Email
 	data := gen.InvoiceMailed{Id: i.ID, Status: gen.InvoiceStatus(i.State()), Total: i.Total,
 		OcrReference: envelope.Nullable(i.OCR), JournalEntryId: envelope.Nullable(i.EntryID),
-		BookingDeferred: i.BookingDeferred, VerifikatLines: postingLines(sent.Lines), SentTo: e.To,
+		BookingDeferred: i.BookingDeferred, VerifikatLines: ledger.PostingLines(sent.Lines), SentTo: e.To,
 		CcAddresses: append([]string{}, e.Cc...), Email: gen.InvoiceEmailRef{Id: e.ID, Status: gen.OutgoingEmailStatus(e.Status)}}
 	if i.Number != nil {
 		data.InvoiceNumber = *i.Number

@@ -347,3 +347,18 @@ func utc(t *time.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
+
+// PostingLines are the lines of a verifikat as a write that posts one
+// (an invoice, a payment, a supplier invoice) answers them.
+func PostingLines(lines []Line) []gen.PostingLine {
+	out := make([]gen.PostingLine, len(lines))
+	for i, l := range lines {
+		tags := l.Dimensions
+		if tags == nil {
+			tags = Dimensions{}
+		}
+		out[i] = gen.PostingLine{AccountNumber: l.Account, DebitAmount: l.Debit, CreditAmount: l.Credit,
+			Dimensions: gen.Dimensions(tags)}
+	}
+	return out
+}

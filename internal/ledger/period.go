@@ -1,7 +1,10 @@
 package ledger
 
 import (
+	"context"
 	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/fiscal"
@@ -63,4 +66,20 @@ func periodLocked(code apierr.Code, p fiscal.Period, lockedThrough *time.Time, r
 		d["locked_through"] = lockedThrough.Format(time.DateOnly)
 	}
 	return apierr.New(code, d)
+}
+
+// Postable refuses what Post would refuse of an entry of source dated
+// day, by the period alone: no fiscal period holding it
+// (PERIOD_NOT_FOUND), a closed or locked one, or a day on or before the
+// lock date (PERIOD_LOCKED). An engine registering a business document
+// it books later (a supplier invoice under kontantmetoden) asks it first.
+func (s *Store) Postable(ctx context.Context, company uuid.UUID, day time.Time, source string) error {
+	b, err := s.readBooks(ctx, company, uuid.Nil, &day, nil)
+	if apierr.Is(err, apierr.PeriodNotFound) {
+		return apierr.New(apierr.PeriodNotFound, map[string]any{"date": day.Format(time.DateOnly)})
+	}
+	if err != nil {
+		return err
+	}
+	return Postable(b.period, b.company.LockedThrough, day, source)
 }

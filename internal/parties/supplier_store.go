@@ -99,3 +99,21 @@ func (s *Store) writeSupplier(ctx context.Context, old *Supplier, sup Supplier, 
 	}
 	return sup, s.record(ctx, sup.CompanyID, action, "suppliers", sup.ID, desc, before, sup)
 }
+
+// HoldSupplier answers an active supplier of the company and holds its
+// row (FOR KEY SHARE) until the transaction ends: it is not archived
+// while a supplier invoice of it is being registered, and others holding
+// it the same way go on alongside. A supplier the company does not have,
+// or has archived, is SUPPLIER_NOT_FOUND.
+func (s *Store) HoldSupplier(ctx context.Context, company, id uuid.UUID) (Supplier, error) {
+	var sup Supplier
+	err := s.db.Q(ctx).GetContext(ctx, &sup, `SELECT `+supplierColumns+` FROM suppliers
+		WHERE company_id = $1 AND id = $2 FOR KEY SHARE`, company, id)
+	if err = notFound(err, apierr.SupplierNotFound); err != nil {
+		return sup, err
+	}
+	if sup.ArchivedAt != nil {
+		return sup, apierr.New(apierr.SupplierNotFound, map[string]any{"supplier_id": id, "reason": "archived"})
+	}
+	return sup, nil
+}

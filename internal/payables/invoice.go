@@ -77,20 +77,20 @@ type Invoice struct {
 // Item is one line of a supplier invoice: an amount excluding VAT booked
 // on a cost (or asset, or reverse-charge) account.
 type Item struct {
-	ID          uuid.UUID         `db:"id"`
-	SortOrder   int               `db:"sort_order"`
-	Description string            `db:"description"`
-	Account     string            `db:"account_number"`
-	Amount      money.Amount      `db:"amount"`
-	VATRate     money.Amount      `db:"vat_rate"`
-	VAT         money.Amount      `db:"vat_amount"`
-	SLP         bool              `db:"apply_slp"`
-	Dimensions  ledger.Dimensions `db:"dimensions"`
+	ID          uuid.UUID         `json:"id"`
+	SortOrder   int               `json:"sort_order"`
+	Description string            `json:"description"`
+	Account     string            `json:"account_number"`
+	Amount      money.Amount      `json:"amount"`
+	VATRate     money.Amount      `json:"vat_rate"`
+	VAT         money.Amount      `json:"vat_amount"`
+	SLP         bool              `json:"apply_slp"`
+	Dimensions  ledger.Dimensions `json:"dimensions"`
 	// AccrualStart and AccrualEnd spread the cost over months; until
 	// each month's part is booked it sits on AccrualAccount (17xx).
-	AccrualStart   *time.Time `db:"accrual_period_start"`
-	AccrualEnd     *time.Time `db:"accrual_period_end"`
-	AccrualAccount *string    `db:"accrual_balance_account"`
+	AccrualStart   *time.Time `json:"-"`
+	AccrualEnd     *time.Time `json:"-"`
+	AccrualAccount *string    `json:"accrual_balance_account"`
 }
 
 // Payment is money paid to (or, on a credit note, back from) a supplier.

@@ -1,0 +1,471 @@
+package payables
+
+import (
+	"context"
+	"math/big"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/outbox"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// The events payables announces.
+const (
+	EventRegistered = "supplier_invoice.registered"
+	EventApproved   = "supplier_invoice.approved"
+	EventPaid       = "supplier_invoice.paid"
+)
+
+// The source types of the verifikationer payables posts.
+const (
+	SourceRegistered  = "supplier_invoice_registered"
+	SourcePaid        = "supplier_invoice_paid"
+	SourceCashPayment = "supplier_invoice_cash_payment"
+)
+
+// Books are what payables needs of the rest of the books, filled in at
+// composition.
+type Books struct {
+	// Supplier answers an active supplier of the company, held (FOR KEY
+	// SHARE) until the transaction ends; 404 SUPPLIER_NOT_FOUND for one
+	// it does not have or has archived.
+	Supplier func(ctx context.Context, company, id uuid.UUID) (Supplier, error)
+	// TakeArrival takes the company's next arrival number with the
+	// settings that say how it books, holding the settings row.
+	TakeArrival func(ctx context.Context, company uuid.UUID) (Facts, error)
+	// Unlinked refuses a document the company does not have (404
+	// DOC_NOT_FOUND) and answers whether it is underlag of a verifikat.
+	Linked func(ctx context.Context, company, doc uuid.UUID) (bool, error)
+	// Link makes the document underlag of the entry.
+	Link func(ctx context.Context, company, doc, entry uuid.UUID) error
+	// Postable refuses a day no entry of source could be posted on.
+	Postable func(ctx context.Context, company uuid.UUID, day time.Time, source string) error
+	// KnownAccounts refuses accounts neither the chart nor BAS has, or the
+	// chart has deactivated (ACCOUNTS_NOT_IN_CHART).
+	KnownAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error
+	// CheckDimensions holds lines' tags to the dimension register when
+	// the company keeps one (DIMENSION_VALIDATION_FAILED).
+	CheckDimensions func(ctx context.Context, company uuid.UUID, day time.Time, tags []ledger.Dimensions) error
+	// Post books a verifikat in the transaction of ctx (ledger.Store.Post).
+	Post func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
+}
+
+// Payables keeps a company's supplier invoices: the rules, the store, the
+// audit trail and the events, in the request's unit of work.
+type Payables struct {
+	store *Store
+	db    *store.DB
+	books Books
+	audit *audit.Store
+	now   func() time.Time
+}
+
+// New returns the payables service.
+func New(db *store.DB, b Books, a *audit.Store, now func() time.Time) *Payables {
+	return &Payables{store: NewStore(db), db: db, books: b, audit: a, now: now}
+}
+
+// today is the day in Sweden: what overdue is reckoned on.
+func (p *Payables) today() time.Time { return ledger.Today(p.now()) }
+
+// Get answers one supplier invoice, with its lines when items.
+func (p *Payables) Get(ctx context.Context, company, id uuid.UUID, items bool) (Invoice, error) {
+	return p.store.Get(ctx, company, id, p.today(), items, false)
+}
+
+// List answers a page of the company's supplier invoices.
+func (p *Payables) List(ctx context.Context, company uuid.UUID, f Filter, after *cursor.Position, limit int) ([]Invoice, error) {
+	return p.store.List(ctx, company, f, after, limit, p.today())
+}
+
+// Payments answers an invoice's payments.
+func (p *Payables) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment, error) {
+	return p.store.Payments(ctx, company, id)
+}
+
+// Open answers a supplier's open invoices: what keeps it from being
+// archived.
+func (p *Payables) Open(ctx context.Context, company, supplier uuid.UUID) ([]Invoice, error) {
+	return p.store.Open(ctx, company, supplier, p.today())
+}
+
+// Created is an invoice registered, with the lines its verifikat posted
+// (or, on a dry run, would post); none when nothing is booked.
+type Created struct {
+	Invoice Invoice
+	Lines   []ledger.Line
+}
+
+// Create registers a supplier invoice (Plan's rules and the books'):
+// the next arrival number, the invoice and its lines, and under
+// faktureringsmetoden, unless booking is deferred, its verifikat dated the
+// invoice date with the document as underlag, in the request's unit of
+// work.
+func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Created, error) {
+	if d.PrivatelyPaid {
+		return Created{}, apierr.New(apierr.NotImplemented, map[string]any{"field": "paid_with_private_funds",
+			"reason": "private_payment_not_available"})
+	}
+	for _, it := range d.Items {
+		if it.AccrualStart != nil || it.AccrualEnd != nil || it.AccrualAccount != nil {
+			return Created{}, apierr.New(apierr.NotImplemented, map[string]any{"field": "items.accrual_period_start",
+				"reason": "accrual_schedules_not_available"})
+		}
+	}
+	if d.InboxItemID != nil {
+		return Created{}, invalid("inbox_item_id", "private_only")
+	}
+	s, err := p.books.Supplier(ctx, company, d.SupplierID)
+	if err != nil {
+		return Created{}, err
+	}
+	if existing, err := p.store.Existing(ctx, company, d.SupplierID, d.Number); err != nil || existing != nil {
+		if err != nil {
+			return Created{}, err
+		}
+		return Created{}, apierr.New(apierr.SICreateDuplicateInvoiceNumber, map[string]any{"existing": *existing,
+			"supplier_id": d.SupplierID, "supplier_invoice_number": d.Number, "field": "supplier_invoice_number"})
+	}
+	if d.DocumentID != nil {
+		if err := p.document(ctx, company, *d.DocumentID); err != nil {
+			return Created{}, err
+		}
+	}
+	f, err := p.books.TakeArrival(ctx, company)
+	if err != nil {
+		return Created{}, err
+	}
+	inv, err := Plan(d, s, f)
+	if err != nil {
+		return Created{}, err
+	}
+	inv.CompanyID, inv.ID = company, uuid.New()
+	var lines []ledger.Line
+	booked := !inv.Cash && !inv.BookingDeferred
+	if booked {
+		lines = Registration(inv)
+		entry := uuid.New()
+		inv.EntryID = &entry
+	} else if err := p.unbooked(ctx, inv); err != nil {
+		return Created{}, err
+	}
+	stored, err := p.store.Insert(ctx, inv, p.today())
+	if err != nil {
+		return Created{}, err
+	}
+	if booked {
+		// Posted last (unless the document is linked to it after), so
+		// the posting's locks are held only until the commit.
+		last := inv.DocumentID == nil
+		if _, err := p.post(ctx, inv, *inv.EntryID, last, inv.InvoiceDate, SourceRegistered,
+			"Leverantörsfaktura "+inv.Number+", "+inv.SupplierName, lines); err != nil {
+			return Created{}, err
+		}
+		if !last {
+			if err := p.books.Link(ctx, company, *inv.DocumentID, *inv.EntryID); err != nil {
+				return Created{}, err
+			}
+		}
+	}
+	if err := p.record(ctx, audit.Insert, describe(stored)+" registrerades", stored, nil, &stored); err != nil {
+		return Created{}, err
+	}
+	if _, err := outbox.Emit(ctx, p.db, company, EventRegistered, map[string]any{"supplier_invoice": Event(stored)}); err != nil {
+		return Created{}, err
+	}
+	return Created{Invoice: stored, Lines: lines}, nil
+}
+
+// unbooked checks what posting would have checked of an invoice booked
+// later: its day takes postings, its accounts are in the chart, its
+// tags in the register.
+func (p *Payables) unbooked(ctx context.Context, inv Invoice) error {
+	if err := p.books.Postable(ctx, inv.CompanyID, inv.InvoiceDate, SourceRegistered); err != nil {
+		return noPeriod(err, inv.InvoiceDate, "invoice_date")
+	}
+	lines := Registration(inv)
+	if err := p.books.KnownAccounts(ctx, inv.CompanyID, ledger.Accounts(lines)); err != nil {
+		return err
+	}
+	tags := make([]ledger.Dimensions, len(lines))
+	for i, l := range lines {
+		tags[i] = l.Dimensions
+	}
+	return p.books.CheckDimensions(ctx, inv.CompanyID, inv.InvoiceDate, tags)
+}
+
+// noPeriod answers PERIOD_NOT_FOUND as SI_CREATE_NO_FISCAL_PERIOD.
+func noPeriod(err error, day time.Time, field string) error {
+	if apierr.Is(err, apierr.PeriodNotFound) {
+		return apierr.New(apierr.SICreateNoFiscalPeriod, map[string]any{"date": day.Format(time.DateOnly), "field": field})
+	}
+	return err
+}
+
+// document checks rule 7: the company's, underlag of nothing yet, held
+// by no other supplier invoice.
+func (p *Payables) document(ctx context.Context, company, doc uuid.UUID) error {
+	linked, err := p.books.Linked(ctx, company, doc)
+	if ae, ok := apierr.As(err); ok && ae.Status == 404 {
+		return invalid("document_id", "not_found", "document_id", doc)
+	}
+	if err != nil {
+		return err
+	}
+	if linked {
+		return invalid("document_id", "linked", "document_id", doc)
+	}
+	held, err := p.store.DocumentHeld(ctx, company, doc)
+	if err != nil {
+		return err
+	}
+	if held != nil {
+		return invalid("document_id", "document_taken", "document_id", doc, "supplier_invoice_id", *held)
+	}
+	return nil
+}
+
+// post posts a verifikat of inv with the supplier as counterparty.
+func (p *Payables) post(ctx context.Context, inv Invoice, entry uuid.UUID, last bool, day time.Time, source, desc string,
+	lines []ledger.Line) (ledger.Entry, error) {
+	id, supplier, name := inv.ID.String(), inv.SupplierID, inv.SupplierName
+	e, err := p.books.Post(ctx, inv.CompanyID, ledger.Input{ID: entry, Last: last, Date: day, Description: desc,
+		SourceType: source, SourceID: &id, Counterparty: ledger.Counterparty{CounterpartySupplierID: &supplier,
+			CounterpartyName: &name}, Lines: lines})
+	field := "invoice_date"
+	if source != SourceRegistered {
+		field = "payment_date"
+	}
+	return e, noPeriod(err, day, field)
+}
+
+// describe names an invoice in the audit trail.
+func describe(inv Invoice) string {
+	kind := "Leverantörsfaktura"
+	if inv.CreditNote {
+		kind = "Leverantörskreditnota"
+	}
+	return kind + " " + inv.Number + " (ankomstnummer " + strconv.Itoa(inv.ArrivalNumber) + ") från " + inv.SupplierName
+}
+
+// record writes an audit row of a change of inv.
+func (p *Payables) record(ctx context.Context, action audit.Action, desc string, inv Invoice, old, new *Invoice) error {
+	view := func(i *Invoice) any {
+		if i == nil {
+			return nil
+		}
+		return Event(*i)
+	}
+	return p.audit.Record(ctx, audit.Change{CompanyID: inv.CompanyID, Action: action, Table: "supplier_invoices",
+		RecordID: inv.ID.String(), Description: desc, Old: audit.Of(view(old)), New: audit.Of(view(new))})
+}
+
+// Approve attests a registered invoice.
+func (p *Payables) Approve(ctx context.Context, company, id uuid.UUID) (Invoice, error) {
+	inv, err := p.store.Get(ctx, company, id, p.today(), false, true)
+	if err != nil {
+		return inv, err
+	}
+	switch {
+	case inv.Status == Disputed:
+		return inv, apierr.New(apierr.Conflict, map[string]any{"reason": "disputed", "supplier_invoice_id": id})
+	case inv.Status != Registered:
+		return inv, apierr.New(apierr.SIApproveNotRegistered, map[string]any{"supplier_invoice_id": id,
+			"current_status": inv.State()})
+	}
+	approved, err := p.store.Approve(ctx, inv, p.now().UTC(), p.today())
+	if err != nil {
+		return approved, err
+	}
+	if err := p.record(ctx, audit.Update, describe(approved)+" attesterades", approved, &inv, &approved); err != nil {
+		return approved, err
+	}
+	_, err = outbox.Emit(ctx, p.db, company, EventApproved, map[string]any{"supplier_invoice": Event(approved)})
+	return approved, err
+}
+
+// Delete removes an invoice nothing is booked or paid on; its arrival
+// number stays taken, kept by the audit trail.
+func (p *Payables) Delete(ctx context.Context, company, id uuid.UUID) (Invoice, error) {
+	inv, err := p.store.Get(ctx, company, id, p.today(), false, true)
+	if err != nil {
+		return inv, err
+	}
+	d := map[string]any{"supplier_invoice_id": id, "current_status": inv.State()}
+	switch {
+	case inv.CreditNote:
+		return inv, apierr.New(apierr.SIDeleteCreditNote, d)
+	case inv.EntryID != nil:
+		d["reason"] = "registration_journal_entry"
+		return inv, apierr.New(apierr.SIDeleteHasBooking, d)
+	case !inv.PaidAmount.IsZero():
+		d["reason"] = "payments"
+		return inv, apierr.New(apierr.SIDeleteHasBooking, d)
+	case inv.Status != Registered && inv.Status != Approved:
+		return inv, apierr.New(apierr.SIDeleteInvalidStatus, d)
+	}
+	if err := p.store.Delete(ctx, inv); err != nil {
+		return inv, err
+	}
+	return inv, p.record(ctx, audit.Delete, describe(inv)+" togs bort; ankomstnumret används inte igen", inv, &inv, nil)
+}
+
+// PaymentDraft is what a mark-paid body says.
+type PaymentDraft struct {
+	Amount     *money.Amount
+	Date       *time.Time
+	SEK        *money.Amount
+	Difference *money.Amount
+	Account    string
+	Notes      *string
+	Force      bool
+}
+
+// PaidOut is a payment recorded: the invoice after it, the payment and
+// the lines its verifikat posted.
+type PaidOut struct {
+	Invoice Invoice
+	Payment Payment
+	Lines   []ledger.Line
+}
+
+// MarkPaid records a payment of an open invoice and books it (Settle),
+// dated its day, in the request's unit of work.
+func (p *Payables) MarkPaid(ctx context.Context, company, id uuid.UUID, pd PaymentDraft) (PaidOut, error) {
+	inv, err := p.store.Get(ctx, company, id, p.today(), true, true)
+	if err != nil {
+		return PaidOut{}, err
+	}
+	d := map[string]any{"supplier_invoice_id": id, "current_status": inv.State()}
+	switch {
+	case inv.Status == Paid:
+		return PaidOut{}, apierr.New(apierr.SIPaidAlready, d)
+	case inv.Status == Disputed:
+		d["reason"] = "disputed"
+		return PaidOut{}, apierr.New(apierr.Conflict, d)
+	case inv.Status == Credited || inv.Status == Reversed || inv.CreditNote:
+		d["reason"] = "not_payable"
+		return PaidOut{}, apierr.New(apierr.Conflict, d)
+	case inv.BookingDeferred && inv.EntryID == nil:
+		d["reason"] = "not_booked"
+		return PaidOut{}, apierr.New(apierr.Conflict, d)
+	}
+	amount := inv.Remaining()
+	if pd.Amount != nil {
+		amount = *pd.Amount
+	}
+	if amount.Sign() <= 0 || amount.Cmp(inv.Remaining()) > 0 {
+		return PaidOut{}, apierr.Field("amount", "remaining", "more than 0 and at most what is left: "+inv.Remaining().String())
+	}
+	day := p.today()
+	if pd.Date != nil {
+		day = *pd.Date
+	}
+	sek, err := paidSEK(inv, amount, pd)
+	if err != nil {
+		return PaidOut{}, err
+	}
+	if !pd.Force {
+		same, err := p.store.SamePayment(ctx, company, id, day, amount)
+		if err != nil {
+			return PaidOut{}, err
+		}
+		if len(same) > 0 {
+			return PaidOut{}, apierr.New(apierr.SIPaidLikelyDuplicate, map[string]any{"supplier_invoice_id": id,
+				"candidates": same, "match_reason": "same_amount_same_day"})
+		}
+	}
+	account := pd.Account
+	if account == "" {
+		account = DefaultPayment
+	}
+	if err := p.books.KnownAccounts(ctx, company, []string{account}); err != nil {
+		return PaidOut{}, err
+	}
+	s := Settle(inv, amount, sek, account)
+	entry := uuid.New()
+	pay := Payment{ID: uuid.New(), InvoiceID: id, Date: day, Amount: amount, SEK: sek, BookedSEK: s.Booked,
+		Account: account, Source: "manual", Notes: pd.Notes, EntryID: &entry}
+	if inv.Currency != "SEK" {
+		r, err := money.ParseRate(rateOf(amount, sek))
+		if err == nil {
+			pay.ExchangeRate = &r
+		}
+	}
+	status, paidAt := PartiallyPaid, (*time.Time)(nil)
+	if amount.Cmp(inv.Remaining()) == 0 {
+		status, paidAt = Paid, &day
+	}
+	old := inv
+	paid, err := p.store.Pay(ctx, inv, pay, status, paidAt, p.today())
+	if err != nil {
+		return PaidOut{}, err
+	}
+	source := SourcePaid
+	if inv.Cash {
+		source = SourceCashPayment
+	}
+	// Under kontantmetoden the first payment's verifikat is the one the
+	// invoice's document is underlag of.
+	link := inv.Cash && inv.DocumentID != nil && inv.PaidAmount.IsZero()
+	if _, err := p.post(ctx, inv, entry, !link, day, source, "Betalning leverantörsfaktura "+inv.Number+", "+inv.SupplierName,
+		s.Lines); err != nil {
+		return PaidOut{}, err
+	}
+	if link {
+		if err := p.books.Link(ctx, company, *inv.DocumentID, entry); err != nil {
+			return PaidOut{}, err
+		}
+	}
+	if err := p.record(ctx, audit.Update, describe(paid)+": betalning "+amount.String()+" "+inv.Currency, paid, &old, &paid); err != nil {
+		return PaidOut{}, err
+	}
+	if status == Paid {
+		if _, err := outbox.Emit(ctx, p.db, company, EventPaid, map[string]any{"supplier_invoice": Event(paid)}); err != nil {
+			return PaidOut{}, err
+		}
+	}
+	return PaidOut{Invoice: paid, Payment: pay, Lines: s.Lines}, nil
+}
+
+// paidSEK is what a payment of amount cost in kronor: the amount itself
+// in kronor; abroad amount_sek, or the booked kronor and the difference.
+func paidSEK(inv Invoice, amount money.Amount, pd PaymentDraft) (money.Amount, error) {
+	if inv.Currency == "SEK" {
+		if pd.SEK != nil && pd.SEK.Cmp(amount) != 0 || pd.Difference != nil && !pd.Difference.IsZero() {
+			return amount, apierr.Field("amount_sek", "sek", "an invoice in kronor is paid in kronor")
+		}
+		return amount, nil
+	}
+	switch {
+	case pd.SEK != nil && pd.Difference != nil:
+		return amount, apierr.Field("amount_sek", "one_of", "send amount_sek or exchange_rate_difference, not both")
+	case pd.SEK != nil:
+		if pd.SEK.Sign() <= 0 {
+			return amount, apierr.Field("amount_sek", "positive", "what left the account, in kronor")
+		}
+		return *pd.SEK, nil
+	case pd.Difference != nil:
+		booked := Settle(inv, amount, money.Amount{}, DefaultPayment).Booked
+		sek := booked.Add(*pd.Difference)
+		if sek.Sign() <= 0 {
+			return amount, apierr.Field("exchange_rate_difference", "range", "leaves nothing paid in kronor")
+		}
+		return sek, nil
+	}
+	return amount, apierr.New(apierr.SIFXRateMissing, map[string]any{"currency": inv.Currency, "field": "amount_sek",
+		"reason": "send amount_sek or exchange_rate_difference"})
+}
+
+// rateOf is sek / amount to six decimals: the rate a payment was made at.
+func rateOf(amount, sek money.Amount) string {
+	return new(big.Rat).SetFrac(big.NewInt(sek.InÖre()), big.NewInt(amount.InÖre())).FloatString(money.RateDecimals)
+}
