@@ -143,7 +143,7 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 		inv.DueDate, inv.DeliveryDate, inv.ValidUntil, inv.QuoteStatus, inv.Currency, inv.ExchangeRate, inv.Treatment,
 		inv.TreatmentOverride, inv.DeliveryCountry, inv.OreRounding, inv.Subtotal, inv.VAT, inv.Rounding, inv.Total,
 		inv.DeductionTotal, inv.TotalSEK, inv.OCR, inv.YourReference, inv.OurReference, inv.Marking, inv.Notes,
-		inv.DefaultDimensions, inv.BookingDeferred, inv.CreditedID, inv.SourceQuoteID, lines, isoDate(today),
+		inv.DefaultDimensions, inv.BookingDeferred, inv.CreditedID, inv.SourceQuoteID, lines, store.Day(today),
 		inv.ROTDeduction, inv.Housing, inv.Apartment, inv.BRFOrgNumber)
 	if err != nil {
 		return out, store.Refused(err)
@@ -171,7 +171,7 @@ func linesJSON(lines []Line) (string, error) {
 			"description": l.Description, "quantity": l.Quantity, "unit": l.Unit, "unit_price": l.UnitPrice,
 			"discount_percent": l.Discount, "vat_rate": l.VATRate, "revenue_account": l.RevenueAccount,
 			"deduction_type": l.Deduction, "labor_hours": l.LaborHours, "work_type": l.WorkType,
-			"accrual_period_start": dayOrNil(l.AccrualStart), "accrual_period_end": dayOrNil(l.AccrualEnd),
+			"accrual_period_start": store.DayOrNil(l.AccrualStart), "accrual_period_end": store.DayOrNil(l.AccrualEnd),
 			"accrual_balance_account": l.AccrualBalanceAccount, "dimensions": l.Dimensions,
 			"net_amount": l.Net, "vat_amount": l.VAT}
 	}
@@ -223,7 +223,7 @@ func (s *Store) Update(ctx context.Context, inv Invoice, lines bool, at, today t
 		inv.CompanyID, inv.ID, inv.InvoiceDate, inv.DueDate, inv.DeliveryDate, inv.ValidUntil, inv.ExchangeRate,
 		inv.Treatment, inv.TreatmentOverride, inv.DeliveryCountry, inv.OreRounding, inv.Subtotal, inv.VAT, inv.Rounding,
 		inv.Total, inv.DeductionTotal, inv.TotalSEK, inv.YourReference, inv.OurReference, inv.Marking, inv.Notes,
-		inv.DefaultDimensions, lines, at, items, isoDate(today), inv.ROTDeduction, inv.Housing, inv.Apartment,
+		inv.DefaultDimensions, lines, at, items, store.Day(today), inv.ROTDeduction, inv.Housing, inv.Apartment,
 		inv.BRFOrgNumber)
 	if err != nil {
 		return out, store.Refused(err)
@@ -249,7 +249,7 @@ func (s *Store) Get(ctx context.Context, company, id uuid.UUID, today time.Time,
 		Invoice
 		Lines []byte `db:"lines_json"`
 	}
-	err := s.db.Q(ctx).GetContext(ctx, &out, q, company, id, isoDate(today), lines)
+	err := s.db.Q(ctx).GetContext(ctx, &out, q, company, id, store.Day(today), lines)
 	if errors.Is(err, sql.ErrNoRows) {
 		return out.Invoice, apierr.New(apierr.InvoiceNotFound, map[string]any{"invoice_id": id})
 	}
@@ -277,17 +277,12 @@ func linesOf(b []byte) ([]Line, error) {
 	out := make([]Line, len(rows))
 	for i, r := range rows {
 		out[i] = r.Line
-		for _, d := range []struct {
-			from *string
-			to   **time.Time
-		}{{r.AccrualStart, &out[i].AccrualStart}, {r.AccrualEnd, &out[i].AccrualEnd}} {
-			if d.from != nil {
-				t, err := time.Parse(time.DateOnly, *d.from)
-				if err != nil {
-					return nil, err
-				}
-				*d.to = &t
-			}
+		var err error
+		if out[i].AccrualStart, err = store.ParseDay(r.AccrualStart); err != nil {
+			return nil, err
+		}
+		if out[i].AccrualEnd, err = store.ParseDay(r.AccrualEnd); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -361,20 +356,9 @@ func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter, after *cu
 				WHEN 'open' THEN l.quote_status = 'open' AND NOT l.quote_expired
 				ELSE l.quote_status = $11 END)
 		ORDER BY l.created_at DESC, l.id LIMIT $12`,
-		company, isoDate(today), f.CustomerID, f.DocumentType, f.Currency, dayOrNil(f.From), dayOrNil(f.To), at, id,
+		company, store.Day(today), f.CustomerID, f.DocumentType, f.Currency, store.DayOrNil(f.From), store.DayOrNil(f.To), at, id,
 		f.Status, f.QuoteStatus, limit+1)
 	return out, err
-}
-
-// isoDate is d as a date the database reads.
-func isoDate(d time.Time) string { return d.Format(time.DateOnly) }
-
-func dayOrNil(d *time.Time) *string {
-	if d == nil {
-		return nil
-	}
-	s := isoDate(*d)
-	return &s
 }
 
 // Open answers the customer's open invoices (sent or partially paid,
@@ -383,7 +367,7 @@ func (s *Store) Open(ctx context.Context, company, customer uuid.UUID, today tim
 	out := []Invoice{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+columns("$3::date")+` FROM invoices i
 		WHERE i.company_id = $1 AND i.customer_id = $2 AND i.status IN ('sent', 'partially_paid')
-		ORDER BY i.due_date, i.created_at, i.id`, company, customer, isoDate(today))
+		ORDER BY i.due_date, i.created_at, i.id`, company, customer, store.Day(today))
 	return out, err
 }
 
@@ -462,7 +446,7 @@ func (s *Store) MarkSent(ctx context.Context, inv Invoice, at, today time.Time) 
 	err := s.db.Q(ctx).GetContext(ctx, &out, queueArchive+`UPDATE invoices i SET status = 'sent', invoice_number = $3,
 			ocr_reference = $4, journal_entry_id = $5, booking_deferred = $6, sent_at = $7, updated_at = $7, total_sek = $9
 		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$8::date"),
-		inv.CompanyID, inv.ID, inv.Number, inv.OCR, inv.EntryID, inv.BookingDeferred, at, isoDate(today), inv.TotalSEK)
+		inv.CompanyID, inv.ID, inv.Number, inv.OCR, inv.EntryID, inv.BookingDeferred, at, store.Day(today), inv.TotalSEK)
 	return out, store.Refused(err)
 }
 
@@ -471,7 +455,7 @@ func (s *Store) MarkSent(ctx context.Context, inv Invoice, at, today time.Time) 
 func (s *Store) QuoteSent(ctx context.Context, q Invoice, at, today time.Time) (Invoice, error) {
 	var out Invoice
 	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET sent_at = coalesce(sent_at, $3), updated_at = $3
-		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), q.CompanyID, q.ID, at, isoDate(today))
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), q.CompanyID, q.ID, at, store.Day(today))
 	return out, store.Refused(err)
 }
 
@@ -480,7 +464,7 @@ func (s *Store) QuoteSent(ctx context.Context, q Invoice, at, today time.Time) (
 func (s *Store) Book(ctx context.Context, inv Invoice, entry uuid.UUID, today time.Time) (Invoice, error) {
 	var out Invoice
 	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET journal_entry_id = $3, updated_at = now()
-		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, entry, isoDate(today))
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, entry, store.Day(today))
 	return out, store.Refused(err)
 }
 
@@ -488,7 +472,7 @@ func (s *Store) Book(ctx context.Context, inv Invoice, entry uuid.UUID, today ti
 func (s *Store) Credit(ctx context.Context, inv Invoice, at, today time.Time) (Invoice, error) {
 	var out Invoice
 	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET status = 'credited', updated_at = $3
-		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, at, isoDate(today))
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, at, store.Day(today))
 	return out, store.Refused(err)
 }
 
@@ -503,7 +487,7 @@ func (s *Store) Delete(ctx context.Context, company, id uuid.UUID) error {
 func (s *Store) Cancel(ctx context.Context, inv Invoice, at, today time.Time) (Invoice, error) {
 	var out Invoice
 	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET status = 'cancelled', cancelled_at = $3, updated_at = $3
-		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, at, isoDate(today))
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, at, store.Day(today))
 	return out, store.Refused(err)
 }
 
@@ -514,6 +498,6 @@ func (s *Store) Decide(ctx context.Context, q Invoice, status string, decided *t
 	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE invoices i SET quote_status = $3, quote_decided_at = $4,
 			valid_until = $5, due_date = $5, updated_at = now()
 		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$6::date"),
-		q.CompanyID, q.ID, status, decided, isoDate(until), isoDate(today))
+		q.CompanyID, q.ID, status, decided, store.Day(until), store.Day(today))
 	return out, store.Refused(err)
 }

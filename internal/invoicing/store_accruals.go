@@ -23,8 +23,8 @@ func (s *Store) Accruals(ctx context.Context, company, id uuid.UUID) ([]Accrual,
 func (s *Store) AddAccruals(ctx context.Context, company uuid.UUID, rows []Accrual) error {
 	in := make([]map[string]any, len(rows))
 	for i, r := range rows {
-		in[i] = map[string]any{"invoice_id": r.InvoiceID, "item_id": r.ItemID, "month": isoDate(r.Month),
-			"release_date": isoDate(r.Day), "amount": r.Amount, "revenue_account": r.Revenue, "balance_account": r.Balance,
+		in[i] = map[string]any{"invoice_id": r.InvoiceID, "item_id": r.ItemID, "month": store.Day(r.Month),
+			"release_date": store.Day(r.Day), "amount": r.Amount, "revenue_account": r.Revenue, "balance_account": r.Balance,
 			"dimensions": r.Dimensions}
 	}
 	b, err := json.Marshal(in)
@@ -50,7 +50,7 @@ func (s *Store) DueAccruals(ctx context.Context, company uuid.UUID, today time.T
 	out := []Accrual{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+accrualColumns+` FROM invoice_accruals
 		WHERE company_id = $1 AND release_date <= $2 AND journal_entry_id IS NULL AND NOT cancelled
-		ORDER BY release_date, invoice_id, month, item_id FOR UPDATE SKIP LOCKED`, company, isoDate(today))
+		ORDER BY release_date, invoice_id, month, item_id FOR UPDATE SKIP LOCKED`, company, store.Day(today))
 	return out, err
 }
 
@@ -58,7 +58,7 @@ func (s *Store) DueAccruals(ctx context.Context, company uuid.UUID, today time.T
 func (s *Store) AccrualsDue(ctx context.Context, today time.Time) ([]uuid.UUID, error) {
 	out := []uuid.UUID{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT DISTINCT company_id FROM invoice_accruals
-		WHERE release_date <= $1 AND journal_entry_id IS NULL AND NOT cancelled`, isoDate(today))
+		WHERE release_date <= $1 AND journal_entry_id IS NULL AND NOT cancelled`, store.Day(today))
 	return out, err
 }
 
@@ -66,7 +66,7 @@ func (s *Store) AccrualsDue(ctx context.Context, today time.Time) ([]uuid.UUID, 
 func (s *Store) Released(ctx context.Context, company uuid.UUID, rows []Accrual, entry uuid.UUID) error {
 	items, months := make([]uuid.UUID, len(rows)), make([]string, len(rows))
 	for i, r := range rows {
-		items[i], months[i] = r.ItemID, isoDate(r.Month)
+		items[i], months[i] = r.ItemID, store.Day(r.Month)
 	}
 	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE invoice_accruals a SET journal_entry_id = $2
 		FROM unnest($3::uuid[], $4::date[]) AS x(item_id, month)

@@ -53,7 +53,7 @@ func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, amount m
 	var ids []uuid.UUID
 	err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM invoice_payments
 		WHERE company_id = $1 AND invoice_id = $2 AND amount = $3 AND payment_date = $4 AND `+sameKind(payout)+` LIMIT 1`,
-		company, id, amount, isoDate(day))
+		company, id, amount, store.Day(day))
 	if err != nil || len(ids) == 0 {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ func (s *Store) lookalike(ctx context.Context, inv Invoice, p Payment, payout bo
 		return errors.Join(err, errors.New("invoicing: a payment was not written"))
 	}
 	return apierr.New(apierr.InvoicePaidLikelyDuplicate, map[string]any{"invoice_id": inv.ID,
-		"existing_payment_id": *dup, "amount": p.Amount.Abs(), "payment_date": isoDate(p.Date)})
+		"existing_payment_id": *dup, "amount": p.Amount.Abs(), "payment_date": store.Day(p.Date)})
 }
 
 // AddPayment writes p as a payment of inv, and inv paid that much more
@@ -92,8 +92,8 @@ func (s *Store) AddPayment(ctx context.Context, inv Invoice, p Payment, today ti
 			paid_at = CASE WHEN i.paid_amount + p.amount = i.total - i.deduction_total THEN $4::date ELSE i.paid_at END,
 			journal_entry_id = coalesce(i.journal_entry_id, $13), updated_at = now()
 		FROM p WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$14::date"),
-		inv.CompanyID, inv.ID, p.ID, isoDate(p.Date), p.Amount, p.SEK, p.Rate, p.Account, p.Source, p.Notes, p.EntryID,
-		unlessSame, inv.EntryID, isoDate(today))
+		inv.CompanyID, inv.ID, p.ID, store.Day(p.Date), p.Amount, p.SEK, p.Rate, p.Account, p.Source, p.Notes, p.EntryID,
+		unlessSame, inv.EntryID, store.Day(today))
 	if !errors.Is(err, sql.ErrNoRows) {
 		return out, store.Refused(err)
 	}
@@ -124,7 +124,7 @@ func (s *Store) AddPayout(ctx context.Context, inv Invoice, p Payment, today tim
 			RETURNING 1)
 		UPDATE invoices i SET journal_entry_id = coalesce(i.journal_entry_id, $9), updated_at = now()
 		FROM p WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$10::date"),
-		inv.CompanyID, inv.ID, p.ID, isoDate(p.Date), p.Amount, p.Account, p.Notes, p.EntryID, inv.EntryID, isoDate(today),
+		inv.CompanyID, inv.ID, p.ID, store.Day(p.Date), p.Amount, p.Account, p.Notes, p.EntryID, inv.EntryID, store.Day(today),
 		unlessSame)
 	if !errors.Is(err, sql.ErrNoRows) {
 		return out, store.Refused(err)

@@ -53,7 +53,7 @@ func (s *Store) OverdueOn(ctx context.Context, company uuid.UUID, today time.Tim
 		WHERE i.company_id = $1 AND i.document_type = 'invoice' AND i.credited_invoice_id IS NULL
 			AND i.status IN ('sent', 'partially_paid') AND i.due_date < $2::date
 			AND i.total - i.deduction_total - i.paid_amount > 0
-		GROUP BY i.company_id, i.id ORDER BY i.due_date, i.id`, company, isoDate(today))
+		GROUP BY i.company_id, i.id ORDER BY i.due_date, i.id`, company, store.Day(today))
 	return out, err
 }
 
@@ -61,7 +61,7 @@ func (s *Store) OverdueOn(ctx context.Context, company uuid.UUID, today time.Tim
 func (s *Store) InsertReminder(ctx context.Context, r Reminder) error {
 	_, err := s.db.Q(ctx).ExecContext(ctx, `INSERT INTO invoice_reminders (company_id, invoice_id, level, sent_on,
 			days_overdue, remaining, fee, interest, interest_rate, email_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, r.CompanyID, r.InvoiceID, r.Level, isoDate(r.SentOn),
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, r.CompanyID, r.InvoiceID, r.Level, store.Day(r.SentOn),
 		r.DaysOverdue, r.Remaining, r.Fee, r.Interest, r.Rate, r.EmailID)
 	return store.Refused(err)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -26,24 +27,14 @@ func columns(today string) string {
 	return `i.*, supplier_invoices_overdue(i.status, i.due_date, i.total, i.paid_amount, ` + today + `) AS overdue`
 }
 
-func isoDate(d time.Time) string { return d.Format(time.DateOnly) }
-
-func dayOrNil(d *time.Time) *string {
-	if d == nil {
-		return nil
-	}
-	s := isoDate(*d)
-	return &s
-}
-
 // itemsJSON is items as the JSON the insert reads them from.
 func itemsJSON(items []Item) (string, error) {
 	rows := make([]map[string]any, len(items))
 	for k, it := range items {
 		rows[k] = map[string]any{"id": it.ID, "sort_order": it.SortOrder, "description": it.Description,
 			"account_number": it.Account, "amount": it.Amount, "vat_rate": it.VATRate, "vat_amount": it.VAT,
-			"apply_slp": it.SLP, "dimensions": it.Dimensions, "accrual_period_start": dayOrNil(it.AccrualStart),
-			"accrual_period_end": dayOrNil(it.AccrualEnd), "accrual_balance_account": it.AccrualAccount}
+			"apply_slp": it.SLP, "dimensions": it.Dimensions, "accrual_period_start": store.DayOrNil(it.AccrualStart),
+			"accrual_period_end": store.DayOrNil(it.AccrualEnd), "accrual_balance_account": it.AccrualAccount}
 	}
 	b, err := json.Marshal(rows)
 	return string(b), err
@@ -81,7 +72,7 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 			RETURNING 1)
 		SELECT `+columns("$11::date")+` FROM i`, // l runs whether read or not
 		inv.CompanyID, inv.ID, inv.SupplierID, inv.SupplierName, inv.ArrivalNumber, inv.Number, inv.CreditNote,
-		inv.CreditedID, inv.InvoiceDate, inv.DueDate, isoDate(today), inv.DeliveryDate, inv.Currency, inv.ExchangeRate,
+		inv.CreditedID, inv.InvoiceDate, inv.DueDate, store.Day(today), inv.DeliveryDate, inv.Currency, inv.ExchangeRate,
 		inv.Treatment, inv.ReverseCharge, inv.PaymentReference, inv.Notes, inv.OreRounding, inv.Subtotal, inv.VAT,
 		inv.Rounding, inv.Total, inv.TotalSEK, inv.Cash, inv.BookingDeferred, inv.EntryID, inv.DocumentID,
 		inv.InboxItemID, inv.PrivatelyPaid, inv.EmployeeID, inv.ClaimantName, inv.DefaultDimensions, items)
@@ -139,7 +130,7 @@ func (s *Store) Get(ctx context.Context, company, id uuid.UUID, today time.Time,
 		Invoice
 		Items []byte `db:"items_json"`
 	}
-	err := s.db.Q(ctx).GetContext(ctx, &out, q, company, id, isoDate(today), items)
+	err := s.db.Q(ctx).GetContext(ctx, &out, q, company, id, store.Day(today), items)
 	if errors.Is(err, sql.ErrNoRows) {
 		return out.Invoice, apierr.New(apierr.SupplierInvoiceNotFound, map[string]any{"supplier_invoice_id": id})
 	}
@@ -163,17 +154,12 @@ func itemsOf(b []byte) ([]Item, error) {
 	out := make([]Item, len(rows))
 	for i, r := range rows {
 		out[i] = r.Item
-		for _, d := range []struct {
-			from *string
-			to   **time.Time
-		}{{r.AccrualStart, &out[i].AccrualStart}, {r.AccrualEnd, &out[i].AccrualEnd}} {
-			if d.from != nil {
-				t, err := time.Parse(time.DateOnly, *d.from)
-				if err != nil {
-					return nil, err
-				}
-				*d.to = &t
-			}
+		var err error
+		if out[i].AccrualStart, err = store.ParseDay(r.AccrualStart); err != nil {
+			return nil, err
+		}
+		if out[i].AccrualEnd, err = store.ParseDay(r.AccrualEnd); err != nil {
+			return nil, err
 		}
 	}
 	return out, nil
@@ -210,7 +196,7 @@ func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter, after *cu
 				WHEN 'partially_paid' THEN l.status = 'partially_paid' AND NOT l.overdue
 				ELSE l.status = $9 END)
 		ORDER BY l.created_at DESC, l.id LIMIT $10`,
-		company, isoDate(today), f.SupplierID, f.Currency, dayOrNil(f.From), dayOrNil(f.To), at, id, f.Status, limit+1)
+		company, store.Day(today), f.SupplierID, f.Currency, store.DayOrNil(f.From), store.DayOrNil(f.To), at, id, f.Status, limit+1)
 	return out, err
 }
 
@@ -220,7 +206,7 @@ func (s *Store) Open(ctx context.Context, company, supplier uuid.UUID, today tim
 	out := []Invoice{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+columns("$3::date")+` FROM supplier_invoices i
 		WHERE i.company_id = $1 AND i.supplier_id = $2 AND i.status IN ('registered', 'approved', 'partially_paid', 'disputed')
-		ORDER BY i.due_date, i.arrival_number`, company, supplier, isoDate(today))
+		ORDER BY i.due_date, i.arrival_number`, company, supplier, store.Day(today))
 	return out, err
 }
 
@@ -235,10 +221,10 @@ func (s *Store) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment,
 
 // SamePayment answers the payments of the invoice of the same amount on
 // the same day: the likely duplicates of a new one.
-func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, day time.Time, amount any) ([]uuid.UUID, error) {
+func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, day time.Time, amount money.Amount) ([]uuid.UUID, error) {
 	out := []uuid.UUID{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id FROM supplier_invoice_payments
-		WHERE company_id = $1 AND supplier_invoice_id = $2 AND payment_date = $3 AND amount = $4`, company, id, isoDate(day), amount)
+		WHERE company_id = $1 AND supplier_invoice_id = $2 AND payment_date = $3 AND amount = $4`, company, id, store.Day(day), amount)
 	return out, err
 }
 
@@ -256,8 +242,8 @@ func (s *Store) Pay(ctx context.Context, inv Invoice, p Payment, status string, 
 				status = $13, paid_at = $14, payment_journal_entry_id = coalesce($12, i.payment_journal_entry_id)
 			FROM p WHERE i.company_id = $1 AND i.id = $2 RETURNING i.*)
 		SELECT `+columns("$15::date")+` FROM i`,
-		inv.CompanyID, inv.ID, p.ID, isoDate(p.Date), p.Amount, p.SEK, p.BookedSEK, p.ExchangeRate, p.Account, p.Source,
-		p.Notes, p.EntryID, status, dayOrNil(paidAt), isoDate(today))
+		inv.CompanyID, inv.ID, p.ID, store.Day(p.Date), p.Amount, p.SEK, p.BookedSEK, p.ExchangeRate, p.Account, p.Source,
+		p.Notes, p.EntryID, status, store.DayOrNil(paidAt), store.Day(today))
 	if err != nil {
 		return out, store.Refused(err)
 	}
@@ -268,7 +254,7 @@ func (s *Store) Pay(ctx context.Context, inv Invoice, p Payment, status string, 
 func (s *Store) Approve(ctx context.Context, inv Invoice, at, today time.Time) (Invoice, error) {
 	var out Invoice
 	err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE supplier_invoices i SET status = 'approved', approved_at = $3
-		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, at, isoDate(today))
+		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$4::date"), inv.CompanyID, inv.ID, at, store.Day(today))
 	return out, store.Refused(err)
 }
 
