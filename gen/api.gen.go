@@ -7561,8 +7561,10 @@ type SupplierInvoiceApprovedResponse struct {
 
 // SupplierInvoiceCreate defines model for SupplierInvoiceCreate.
 type SupplierInvoiceCreate struct {
-	ClaimantName *string                  `json:"claimant_name,omitempty"`
-	Currency     *SupplierInvoiceCurrency `json:"currency,omitempty"`
+	ClaimantName *string `json:"claimant_name,omitempty"`
+
+	// Currency Default: the supplier's default_currency.
+	Currency *SupplierInvoiceCurrency `json:"currency,omitempty"`
 
 	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 	DefaultDimensions *Dimensions `json:"default_dimensions,omitempty"`

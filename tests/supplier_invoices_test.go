@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/kontera/kontera/internal/documents/samples"
 )
 
 // buyerBooks is a VAT-registered aktiebolag on faktureringsmetoden on
@@ -190,10 +192,18 @@ func TestSupplierInvoicePayments(t *testing.T) {
 	p = b.write("POST", "supplier-invoices/"+loss+"/mark-paid", map[string]any{"exchange_rate_difference": 300, "payment_date": "2026-03-20"}).status(t, 200)
 	wantLines(t, "paid 11 800", p, "data.verifikat_lines", "D 2440 11500.00", "C 1930 11800.00", "D 7960 300.00")
 	b.write("POST", "supplier-invoices/"+loss+"/mark-paid", nil).errorCode(t, 409, "SI_PAID_ALREADY")
+	late := eur("L-3")
+	np := b.write("POST", "supplier-invoices/"+late+"/mark-paid", map[string]any{"amount_sek": 11500, "payment_date": "2031-01-02"})
+	if np.errorCode(t, 400, "SI_CREATE_NO_FISCAL_PERIOD"); np.str("error.details.field") != "payment_date" {
+		t.Fatalf("field: %s", np.Body)
+	}
+	b.write("POST", "supplier-invoices/"+late+"/mark-paid", map[string]any{"amount_sek": 11500, "exchange_rate_difference": 0}).
+		errorCode(t, 400, "VALIDATION_ERROR")
+	b.write("POST", "supplier-invoices/"+late+"/mark-paid", map[string]any{"amount_sek": 11500}).status(t, 200)
 	if b.exact("2440") != "0.00" {
 		t.Fatalf("2440 left at %s", b.exact("2440"))
 	}
-	if n := b.count(`SELECT count(*) FROM events WHERE company_id = $1 AND type = 'supplier_invoice.paid'`, b.company); n != 2 {
+	if n := b.count(`SELECT count(*) FROM events WHERE company_id = $1 AND type = 'supplier_invoice.paid'`, b.company); n != 3 {
 		t.Fatalf("%d paid events", n)
 	}
 
@@ -271,4 +281,56 @@ func TestSupplierInvoiceLifecycle(t *testing.T) {
 			t.Fatalf("gap at %d: %v", i, numbers)
 		}
 	}
+}
+
+// Rule 5: the default tags and a line's own (the line's win per key) tag
+// the cost lines; with the register enabled an unknown code is refused,
+// booked now or later. Rule 7: the document becomes underlag of the
+// registration and is no other invoice's.
+func TestSupplierInvoiceTagsAndDocument(t *testing.T) {
+	b := newBuyerBooks(t)
+	base := "/api/v1/companies/" + b.company.String()
+	b.do(req{Method: "PATCH", Path: base + "/settings", Token: b.token, Body: map[string]any{"dimensions_enabled": true},
+		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
+	var six string
+	for _, x := range b.get(base+"/dimensions", b.token).status(t, 200).list("data.dimensions") {
+		if d := x.(map[string]any); d["sie_dim_no"] == 6.0 {
+			six = d["id"].(string)
+		}
+	}
+	for _, code := range []string{"P100", "P200"} {
+		b.write("POST", "dimensions/"+six+"/values", map[string]any{"code": code, "name": "Projekt " + code}).status(t, 201)
+	}
+	r := b.register(b.se, "T-1", map[string]any{"default_dimensions": map[string]any{"6": "P100"}},
+		map[string]any{"description": "Allmänt", "amount": 100},
+		map[string]any{"description": "Eget", "amount": 200, "account_number": "5460", "dimensions": map[string]any{"6": "P200"}}).status(t, 201)
+	var tags []string
+	if err := b.db.Select(&tags, `SELECT l.account_number || ':' || coalesce(l.dimensions->>'6', '-') FROM journal_lines l
+		WHERE l.company_id = $1 AND l.journal_entry_id = $2 ORDER BY 1`, b.company, r.str("data.registration_journal_entry_id")); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(tags, " ") != "2440:- 2641:- 5410:P100 5460:P200" {
+		t.Fatalf("tags %v", tags)
+	}
+	unknown := map[string]any{"description": "Okänt", "amount": 100, "dimensions": map[string]any{"6": "P999"}}
+	b.register(b.se, "T-2", nil, unknown).errorCode(t, 400, "DIMENSION_VALIDATION_FAILED")
+	b.cash()
+	b.register(b.se, "T-3", nil, unknown).errorCode(t, 400, "DIMENSION_VALIDATION_FAILED")
+
+	d := newBuyerBooks(t)
+	up := (&ledgerBooks{env: d.env, token: d.token, base: "/api/v1/companies/" + d.company.String()}).
+		upload(form{name: "faktura.pdf", partType: "application/pdf", data: samples.PDF()}, "").status(t, 201)
+	doc := up.str("data.id")
+	line := map[string]any{"description": "Kontorsmaterial", "amount": 100}
+	reg := d.register(d.se, "U-1", map[string]any{"document_id": doc}, line).status(t, 201)
+	if reg.str("data.document_id") != doc {
+		t.Fatalf("document: %s", reg.Body)
+	}
+	if n := d.count(`SELECT count(*) FROM documents WHERE company_id = $1 AND id = $2 AND journal_entry_id = $3`, d.company, doc,
+		reg.str("data.registration_journal_entry_id")); n != 1 {
+		t.Fatal("the document is not underlag of the registration")
+	}
+	d.register(d.se, "U-2", map[string]any{"document_id": doc}, line).errorCode(t, 400, "SI_CREATE_INVALID_INPUT")
+	// A document of another company is not found here.
+	b.register(b.se, "U-3", map[string]any{"document_id": doc}, line).errorCode(t, 400, "SI_CREATE_INVALID_INPUT")
 }
