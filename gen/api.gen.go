@@ -729,18 +729,31 @@ const (
 	ErrorCodeREPORTGENERATIONFAILED                     ErrorCode = "REPORT_GENERATION_FAILED"
 	ErrorCodeROLEREADONLY                               ErrorCode = "ROLE_READ_ONLY"
 	ErrorCodeSIAPPROVENOTREGISTERED                     ErrorCode = "SI_APPROVE_NOT_REGISTERED"
+	ErrorCodeSIBANKENTEREDNOTPAYABLE                    ErrorCode = "SI_BANK_ENTERED_NOT_PAYABLE"
+	ErrorCodeSIBOOKALREADYBOOKED                        ErrorCode = "SI_BOOK_ALREADY_BOOKED"
+	ErrorCodeSIBOOKCASHMETHOD                           ErrorCode = "SI_BOOK_CASH_METHOD"
+	ErrorCodeSIBOOKINVALIDSTATUS                        ErrorCode = "SI_BOOK_INVALID_STATUS"
+	ErrorCodeSIBOOKNOFISCALPERIOD                       ErrorCode = "SI_BOOK_NO_FISCAL_PERIOD"
 	ErrorCodeSICREATEDUPLICATEINVOICENUMBER             ErrorCode = "SI_CREATE_DUPLICATE_INVOICE_NUMBER"
 	ErrorCodeSICREATEINVALIDINPUT                       ErrorCode = "SI_CREATE_INVALID_INPUT"
 	ErrorCodeSICREATENOFISCALPERIOD                     ErrorCode = "SI_CREATE_NO_FISCAL_PERIOD"
 	ErrorCodeSICREATESLPINVALIDACCOUNT                  ErrorCode = "SI_CREATE_SLP_INVALID_ACCOUNT"
+	ErrorCodeSICREDITALREADYCREDITED                    ErrorCode = "SI_CREDIT_ALREADY_CREDITED"
+	ErrorCodeSICREDITDOCUMENTMISMATCH                   ErrorCode = "SI_CREDIT_DOCUMENT_MISMATCH"
+	ErrorCodeSICREDITPARTIAL                            ErrorCode = "SI_CREDIT_PARTIAL"
+	ErrorCodeSICREDITPERIODLOCKED                       ErrorCode = "SI_CREDIT_PERIOD_LOCKED"
 	ErrorCodeSIDELETECREDITNOTE                         ErrorCode = "SI_DELETE_CREDIT_NOTE"
 	ErrorCodeSIDELETEHASBOOKING                         ErrorCode = "SI_DELETE_HAS_BOOKING"
 	ErrorCodeSIDELETEINVALIDSTATUS                      ErrorCode = "SI_DELETE_INVALID_STATUS"
 	ErrorCodeSIEDITVERIFIKATLOCKED                      ErrorCode = "SI_EDIT_VERIFIKAT_LOCKED"
 	ErrorCodeSIEIMPORTLEGACYREVIEWREQUIRED              ErrorCode = "SIE_IMPORT_LEGACY_REVIEW_REQUIRED"
 	ErrorCodeSIFXRATEMISSING                            ErrorCode = "SI_FX_RATE_MISSING"
+	ErrorCodeSIITEMACCOUNTNOMATCHINGLINE                ErrorCode = "SI_ITEM_ACCOUNT_NO_MATCHING_LINE"
+	ErrorCodeSIITEMACCOUNTSETTLED                       ErrorCode = "SI_ITEM_ACCOUNT_SETTLED"
+	ErrorCodeSINOTDRAFT                                 ErrorCode = "SI_NOT_DRAFT"
 	ErrorCodeSIPAIDALREADY                              ErrorCode = "SI_PAID_ALREADY"
 	ErrorCodeSIPAIDLIKELYDUPLICATE                      ErrorCode = "SI_PAID_LIKELY_DUPLICATE"
+	ErrorCodeSIUNCREDITFAILED                           ErrorCode = "SI_UNCREDIT_FAILED"
 	ErrorCodeSUPPLIERDUPLICATEORGNUMBER                 ErrorCode = "SUPPLIER_DUPLICATE_ORG_NUMBER"
 	ErrorCodeSUPPLIERHASINVOICES                        ErrorCode = "SUPPLIER_HAS_INVOICES"
 	ErrorCodeSUPPLIERINVOICENOTFOUND                    ErrorCode = "SUPPLIER_INVOICE_NOT_FOUND"
@@ -1087,6 +1100,16 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeSIAPPROVENOTREGISTERED:
 		return true
+	case ErrorCodeSIBANKENTEREDNOTPAYABLE:
+		return true
+	case ErrorCodeSIBOOKALREADYBOOKED:
+		return true
+	case ErrorCodeSIBOOKCASHMETHOD:
+		return true
+	case ErrorCodeSIBOOKINVALIDSTATUS:
+		return true
+	case ErrorCodeSIBOOKNOFISCALPERIOD:
+		return true
 	case ErrorCodeSICREATEDUPLICATEINVOICENUMBER:
 		return true
 	case ErrorCodeSICREATEINVALIDINPUT:
@@ -1094,6 +1117,14 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeSICREATENOFISCALPERIOD:
 		return true
 	case ErrorCodeSICREATESLPINVALIDACCOUNT:
+		return true
+	case ErrorCodeSICREDITALREADYCREDITED:
+		return true
+	case ErrorCodeSICREDITDOCUMENTMISMATCH:
+		return true
+	case ErrorCodeSICREDITPARTIAL:
+		return true
+	case ErrorCodeSICREDITPERIODLOCKED:
 		return true
 	case ErrorCodeSIDELETECREDITNOTE:
 		return true
@@ -1107,9 +1138,17 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeSIFXRATEMISSING:
 		return true
+	case ErrorCodeSIITEMACCOUNTNOMATCHINGLINE:
+		return true
+	case ErrorCodeSIITEMACCOUNTSETTLED:
+		return true
+	case ErrorCodeSINOTDRAFT:
+		return true
 	case ErrorCodeSIPAIDALREADY:
 		return true
 	case ErrorCodeSIPAIDLIKELYDUPLICATE:
+		return true
+	case ErrorCodeSIUNCREDITFAILED:
 		return true
 	case ErrorCodeSUPPLIERDUPLICATEORGNUMBER:
 		return true
@@ -2298,6 +2337,48 @@ func (e SupplierCurrency) Valid() bool {
 	}
 }
 
+// Defines values for SupplierInvoiceDisputedFrom.
+const (
+	SupplierInvoiceDisputedFromApproved      SupplierInvoiceDisputedFrom = "approved"
+	SupplierInvoiceDisputedFromPartiallyPaid SupplierInvoiceDisputedFrom = "partially_paid"
+	SupplierInvoiceDisputedFromRegistered    SupplierInvoiceDisputedFrom = "registered"
+)
+
+// Valid indicates whether the value is a known member of the SupplierInvoiceDisputedFrom enum.
+func (e SupplierInvoiceDisputedFrom) Valid() bool {
+	switch e {
+	case SupplierInvoiceDisputedFromApproved:
+		return true
+	case SupplierInvoiceDisputedFromPartiallyPaid:
+		return true
+	case SupplierInvoiceDisputedFromRegistered:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SupplierInvoiceAccrualStatus.
+const (
+	SupplierInvoiceAccrualStatusCancelled SupplierInvoiceAccrualStatus = "cancelled"
+	SupplierInvoiceAccrualStatusPending   SupplierInvoiceAccrualStatus = "pending"
+	SupplierInvoiceAccrualStatusReleased  SupplierInvoiceAccrualStatus = "released"
+)
+
+// Valid indicates whether the value is a known member of the SupplierInvoiceAccrualStatus enum.
+func (e SupplierInvoiceAccrualStatus) Valid() bool {
+	switch e {
+	case SupplierInvoiceAccrualStatusCancelled:
+		return true
+	case SupplierInvoiceAccrualStatusPending:
+		return true
+	case SupplierInvoiceAccrualStatusReleased:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SupplierInvoiceApprovedStatus.
 const (
 	SupplierInvoiceApprovedStatusApproved SupplierInvoiceApprovedStatus = "approved"
@@ -2366,9 +2447,10 @@ func (e SupplierInvoiceDeletedDeleted) Valid() bool {
 
 // Defines values for SupplierInvoicePaymentSource.
 const (
-	SupplierInvoicePaymentSourceBank    SupplierInvoicePaymentSource = "bank"
-	SupplierInvoicePaymentSourceManual  SupplierInvoicePaymentSource = "manual"
-	SupplierInvoicePaymentSourcePrivate SupplierInvoicePaymentSource = "private"
+	SupplierInvoicePaymentSourceBank       SupplierInvoicePaymentSource = "bank"
+	SupplierInvoicePaymentSourceCreditNote SupplierInvoicePaymentSource = "credit_note"
+	SupplierInvoicePaymentSourceManual     SupplierInvoicePaymentSource = "manual"
+	SupplierInvoicePaymentSourcePrivate    SupplierInvoicePaymentSource = "private"
 )
 
 // Valid indicates whether the value is a known member of the SupplierInvoicePaymentSource enum.
@@ -2376,9 +2458,32 @@ func (e SupplierInvoicePaymentSource) Valid() bool {
 	switch e {
 	case SupplierInvoicePaymentSourceBank:
 		return true
+	case SupplierInvoicePaymentSourceCreditNote:
+		return true
 	case SupplierInvoicePaymentSourceManual:
 		return true
 	case SupplierInvoicePaymentSourcePrivate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SupplierInvoicePreviewDisputedFrom.
+const (
+	SupplierInvoicePreviewDisputedFromApproved      SupplierInvoicePreviewDisputedFrom = "approved"
+	SupplierInvoicePreviewDisputedFromPartiallyPaid SupplierInvoicePreviewDisputedFrom = "partially_paid"
+	SupplierInvoicePreviewDisputedFromRegistered    SupplierInvoicePreviewDisputedFrom = "registered"
+)
+
+// Valid indicates whether the value is a known member of the SupplierInvoicePreviewDisputedFrom enum.
+func (e SupplierInvoicePreviewDisputedFrom) Valid() bool {
+	switch e {
+	case SupplierInvoicePreviewDisputedFromApproved:
+		return true
+	case SupplierInvoicePreviewDisputedFromPartiallyPaid:
+		return true
+	case SupplierInvoicePreviewDisputedFromRegistered:
 		return true
 	default:
 		return false
@@ -7459,6 +7564,8 @@ type SupplierDryRunResponse struct {
 
 // SupplierInvoice defines model for SupplierInvoice.
 type SupplierInvoice struct {
+	// Accruals The accrual schedule of prepaid lines (detail read only).
+	Accruals   *[]SupplierInvoiceAccrual    `json:"accruals,omitempty"`
 	ApprovedAt nullable.Nullable[time.Time] `json:"approved_at"`
 
 	// ArrivalNumber The ankomstnummer: gapless per company, credit notes included.
@@ -7473,14 +7580,17 @@ type SupplierInvoice struct {
 	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 	DefaultDimensions Dimensions                            `json:"default_dimensions"`
 	DeliveryDate      nullable.Nullable[openapi_types.Date] `json:"delivery_date"`
-	DocumentId        nullable.Nullable[openapi_types.UUID] `json:"document_id"`
-	DueDate           openapi_types.Date                    `json:"due_date"`
-	EmployeeId        nullable.Nullable[openapi_types.UUID] `json:"employee_id"`
-	ExchangeRate      nullable.Nullable[ExchangeRate]       `json:"exchange_rate"`
-	Id                openapi_types.UUID                    `json:"id"`
-	InboxItemId       nullable.Nullable[openapi_types.UUID] `json:"inbox_item_id"`
-	InvoiceDate       openapi_types.Date                    `json:"invoice_date"`
-	IsCreditNote      bool                                  `json:"is_credit_note"`
+
+	// DisputedFrom The state a disputed invoice returns to when its dispute ends; null unless disputed.
+	DisputedFrom nullable.Nullable[SupplierInvoiceDisputedFrom] `json:"disputed_from"`
+	DocumentId   nullable.Nullable[openapi_types.UUID]          `json:"document_id"`
+	DueDate      openapi_types.Date                             `json:"due_date"`
+	EmployeeId   nullable.Nullable[openapi_types.UUID]          `json:"employee_id"`
+	ExchangeRate nullable.Nullable[ExchangeRate]                `json:"exchange_rate"`
+	Id           openapi_types.UUID                             `json:"id"`
+	InboxItemId  nullable.Nullable[openapi_types.UUID]          `json:"inbox_item_id"`
+	InvoiceDate  openapi_types.Date                             `json:"invoice_date"`
+	IsCreditNote bool                                           `json:"is_credit_note"`
 
 	// Items With expand=items (always on create).
 	Items       *[]SupplierInvoiceItem    `json:"items,omitempty"`
@@ -7539,6 +7649,26 @@ type SupplierInvoice struct {
 	VerifikatLines *[]PostingLine `json:"verifikat_lines,omitempty"`
 }
 
+// SupplierInvoiceDisputedFrom defines model for SupplierInvoice.DisputedFrom.
+type SupplierInvoiceDisputedFrom string
+
+// SupplierInvoiceAccrual One month of a prepaid (accrued) line: its part in kronor moved from the 17xx account it waits on to the line's cost account on release_date.
+type SupplierInvoiceAccrual struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount         Amount                                `json:"amount"`
+	BalanceAccount string                                `json:"balance_account"`
+	ItemId         openapi_types.UUID                    `json:"item_id"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+
+	// Month The month's first day.
+	Month       openapi_types.Date           `json:"month"`
+	ReleaseDate openapi_types.Date           `json:"release_date"`
+	Status      SupplierInvoiceAccrualStatus `json:"status"`
+}
+
+// SupplierInvoiceAccrualStatus defines model for SupplierInvoiceAccrual.Status.
+type SupplierInvoiceAccrualStatus string
+
 // SupplierInvoiceApproved defines model for SupplierInvoiceApproved.
 type SupplierInvoiceApproved struct {
 	ApprovedAt            nullable.Nullable[time.Time]  `json:"approved_at"`
@@ -7554,6 +7684,42 @@ type SupplierInvoiceApprovedStatus string
 // SupplierInvoiceApprovedResponse defines model for SupplierInvoiceApprovedResponse.
 type SupplierInvoiceApprovedResponse struct {
 	Data SupplierInvoiceApproved `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoiceBankEntered defines model for SupplierInvoiceBankEntered.
+type SupplierInvoiceBankEntered struct {
+	BankEnteredAt     nullable.Nullable[time.Time] `json:"bank_entered_at"`
+	SupplierInvoiceId openapi_types.UUID           `json:"supplier_invoice_id"`
+}
+
+// SupplierInvoiceBankEnteredCreate defines model for SupplierInvoiceBankEnteredCreate.
+type SupplierInvoiceBankEnteredCreate struct {
+	// Entered true marks the invoice as entered in the internet bank (the first time is kept); false clears it.
+	Entered bool `json:"entered"`
+}
+
+// SupplierInvoiceBankEnteredResponse defines model for SupplierInvoiceBankEnteredResponse.
+type SupplierInvoiceBankEnteredResponse struct {
+	Data SupplierInvoiceBankEntered `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoiceBooked defines model for SupplierInvoiceBooked.
+type SupplierInvoiceBooked struct {
+	// JournalEntryId The registration verifikat; null on a dry run.
+	JournalEntryId  nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	SupplierInvoice SupplierInvoiceSummary                `json:"supplier_invoice"`
+	VerifikatLines  []PostingLine                         `json:"verifikat_lines"`
+}
+
+// SupplierInvoiceBookedResponse defines model for SupplierInvoiceBookedResponse.
+type SupplierInvoiceBookedResponse struct {
+	Data SupplierInvoiceBooked `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -7617,6 +7783,61 @@ type SupplierInvoiceCreateResponse struct {
 // SupplierInvoiceCreateResponse_Data defines model for SupplierInvoiceCreateResponse.Data.
 type SupplierInvoiceCreateResponse_Data struct {
 	union json.RawMessage
+}
+
+// SupplierInvoiceCreditCreate defines model for SupplierInvoiceCreditCreate.
+type SupplierInvoiceCreditCreate struct {
+	// Amount Optional; when sent it must be the invoice's total: a supplier invoice is credited whole.
+	Amount *Amount `json:"amount,omitempty"`
+
+	// CreditDate The credit note's date; default the inbox item's date, else today (Europe/Stockholm). Not before the invoice date.
+	CreditDate *openapi_types.Date `json:"credit_date,omitempty"`
+
+	// DocumentId The credit note's document (underlag of the credit verifikat).
+	DocumentId *openapi_types.UUID `json:"document_id,omitempty"`
+
+	// InboxItemId The inbox item the credit note came in as; its document and date are used.
+	InboxItemId *openapi_types.UUID `json:"inbox_item_id,omitempty"`
+
+	// SupplierCreditNoteNumber The supplier's number of its credit note; default "KREDIT <invoice number>".
+	SupplierCreditNoteNumber *string `json:"supplier_credit_note_number,omitempty"`
+}
+
+// SupplierInvoiceCredited defines model for SupplierInvoiceCredited.
+type SupplierInvoiceCredited struct {
+	// ArrivalNumber The credit note's own arrival number.
+	ArrivalNumber int `json:"arrival_number"`
+
+	// CreditNoteId Null on a dry run.
+	CreditNoteId nullable.Nullable[openapi_types.UUID] `json:"credit_note_id"`
+	DocumentId   nullable.Nullable[openapi_types.UUID] `json:"document_id"`
+	InboxItemId  nullable.Nullable[openapi_types.UUID] `json:"inbox_item_id"`
+
+	// InvoiceDate The credit date.
+	InvoiceDate                openapi_types.Date                    `json:"invoice_date"`
+	OriginalId                 openapi_types.UUID                    `json:"original_id"`
+	RegistrationJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"registration_journal_entry_id"`
+
+	// RemainingAmount What the supplier still owes back (negative), 0 when the original was unpaid.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// Status registered, approved, partially_paid, paid, disputed, credited and reversed are stored; overdue is derived: open (registered, approved, partially_paid), due before today in Sweden, with money left.
+	Status SupplierInvoiceStatus `json:"status"`
+
+	// SupplierInvoiceNumber The credit note's number.
+	SupplierInvoiceNumber string `json:"supplier_invoice_number"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total          Amount        `json:"total"`
+	VerifikatLines []PostingLine `json:"verifikat_lines"`
+}
+
+// SupplierInvoiceCreditedResponse defines model for SupplierInvoiceCreditedResponse.
+type SupplierInvoiceCreditedResponse struct {
+	Data SupplierInvoiceCredited `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // SupplierInvoiceCurrency defines model for SupplierInvoiceCurrency.
@@ -7689,6 +7910,27 @@ type SupplierInvoiceItemCreate struct {
 
 	// VatRate A fraction (0.25, not 25). Default from vat_treatment; 0 for a company not registered for VAT.
 	VatRate *VatRate `json:"vat_rate,omitempty"`
+}
+
+// SupplierInvoiceItemMove defines model for SupplierInvoiceItemMove.
+type SupplierInvoiceItemMove struct {
+	AccountNumber string `json:"account_number"`
+}
+
+// SupplierInvoiceItemMoved defines model for SupplierInvoiceItemMoved.
+type SupplierInvoiceItemMoved struct {
+	Changed bool `json:"changed"`
+
+	// Corrected true when the registration verifikat was corrected inline (rättelse) with the move.
+	Corrected bool `json:"corrected"`
+}
+
+// SupplierInvoiceItemMovedResponse defines model for SupplierInvoiceItemMovedResponse.
+type SupplierInvoiceItemMovedResponse struct {
+	Data SupplierInvoiceItemMoved `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // SupplierInvoiceList defines model for SupplierInvoiceList.
@@ -7767,9 +8009,24 @@ type SupplierInvoicePaidResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// SupplierInvoicePatch defines model for SupplierInvoicePatch.
+type SupplierInvoicePatch struct {
+	// DeliveryDate A date (YYYY-MM-DD), or "" to clear it.
+	DeliveryDate *string `json:"delivery_date,omitempty"`
+
+	// Disputed true disputes an open invoice (registered, approved, partially paid): approve, mark-paid and bank-entered answer 409 CONFLICT meanwhile; false ends the dispute and returns it to where it was.
+	Disputed              *bool                     `json:"disputed,omitempty"`
+	DueDate               *openapi_types.Date       `json:"due_date,omitempty"`
+	InvoiceDate           *openapi_types.Date       `json:"invoice_date,omitempty"`
+	Notes                 nullable.Nullable[string] `json:"notes,omitempty"`
+	PaymentReference      nullable.Nullable[string] `json:"payment_reference,omitempty"`
+	SupplierInvoiceNumber *string                   `json:"supplier_invoice_number,omitempty"`
+}
+
 // SupplierInvoicePayment defines model for SupplierInvoicePayment.
 type SupplierInvoicePayment struct {
-	AccountNumber string `json:"account_number"`
+	// AccountNumber Where the money went; null on a credit note's settlement of what its original still owed (source credit_note).
+	AccountNumber nullable.Nullable[string] `json:"account_number"`
 
 	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	Amount Amount `json:"amount"`
@@ -7812,6 +8069,8 @@ type SupplierInvoicePaymentCreate struct {
 
 // SupplierInvoicePreview A dry run: the supplier invoice as it would be registered (id and timestamps null; the arrival number it would take).
 type SupplierInvoicePreview struct {
+	// Accruals The accrual schedule of prepaid lines (detail read only).
+	Accruals   *[]SupplierInvoiceAccrual    `json:"accruals,omitempty"`
 	ApprovedAt nullable.Nullable[time.Time] `json:"approved_at"`
 
 	// ArrivalNumber The ankomstnummer: gapless per company, credit notes included.
@@ -7826,14 +8085,17 @@ type SupplierInvoicePreview struct {
 	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 	DefaultDimensions Dimensions                            `json:"default_dimensions"`
 	DeliveryDate      nullable.Nullable[openapi_types.Date] `json:"delivery_date"`
-	DocumentId        nullable.Nullable[openapi_types.UUID] `json:"document_id"`
-	DueDate           openapi_types.Date                    `json:"due_date"`
-	EmployeeId        nullable.Nullable[openapi_types.UUID] `json:"employee_id"`
-	ExchangeRate      nullable.Nullable[ExchangeRate]       `json:"exchange_rate"`
-	Id                nullable.Nullable[openapi_types.UUID] `json:"id"`
-	InboxItemId       nullable.Nullable[openapi_types.UUID] `json:"inbox_item_id"`
-	InvoiceDate       openapi_types.Date                    `json:"invoice_date"`
-	IsCreditNote      bool                                  `json:"is_credit_note"`
+
+	// DisputedFrom The state a disputed invoice returns to when its dispute ends; null unless disputed.
+	DisputedFrom nullable.Nullable[SupplierInvoicePreviewDisputedFrom] `json:"disputed_from,omitempty"`
+	DocumentId   nullable.Nullable[openapi_types.UUID]                 `json:"document_id"`
+	DueDate      openapi_types.Date                                    `json:"due_date"`
+	EmployeeId   nullable.Nullable[openapi_types.UUID]                 `json:"employee_id"`
+	ExchangeRate nullable.Nullable[ExchangeRate]                       `json:"exchange_rate"`
+	Id           nullable.Nullable[openapi_types.UUID]                 `json:"id"`
+	InboxItemId  nullable.Nullable[openapi_types.UUID]                 `json:"inbox_item_id"`
+	InvoiceDate  openapi_types.Date                                    `json:"invoice_date"`
+	IsCreditNote bool                                                  `json:"is_credit_note"`
 
 	// Items With expand=items (always on create).
 	Items       *[]SupplierInvoiceItem    `json:"items,omitempty"`
@@ -7892,6 +8154,9 @@ type SupplierInvoicePreview struct {
 	VerifikatLines *[]PostingLine `json:"verifikat_lines,omitempty"`
 }
 
+// SupplierInvoicePreviewDisputedFrom defines model for SupplierInvoicePreview.DisputedFrom.
+type SupplierInvoicePreviewDisputedFrom string
+
 // SupplierInvoiceResponse defines model for SupplierInvoiceResponse.
 type SupplierInvoiceResponse struct {
 	Data SupplierInvoice `json:"data"`
@@ -7903,10 +8168,49 @@ type SupplierInvoiceResponse struct {
 // SupplierInvoiceStatus registered, approved, partially_paid, paid, disputed, credited and reversed are stored; overdue is derived: open (registered, approved, partially_paid), due before today in Sweden, with money left.
 type SupplierInvoiceStatus string
 
+// SupplierInvoiceSummary defines model for SupplierInvoiceSummary.
+type SupplierInvoiceSummary struct {
+	ArrivalNumber              int                                   `json:"arrival_number"`
+	Currency                   SupplierInvoiceCurrency               `json:"currency"`
+	DueDate                    openapi_types.Date                    `json:"due_date"`
+	Id                         openapi_types.UUID                    `json:"id"`
+	InvoiceDate                openapi_types.Date                    `json:"invoice_date"`
+	RegistrationJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"registration_journal_entry_id"`
+
+	// RemainingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// Status registered, approved, partially_paid, paid, disputed, credited and reversed are stored; overdue is derived: open (registered, approved, partially_paid), due before today in Sweden, with money left.
+	Status                SupplierInvoiceStatus `json:"status"`
+	SupplierInvoiceNumber string                `json:"supplier_invoice_number"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+}
+
 // SupplierInvoiceSupplier defines model for SupplierInvoiceSupplier.
 type SupplierInvoiceSupplier struct {
 	Id   openapi_types.UUID `json:"id"`
 	Name string             `json:"name"`
+}
+
+// SupplierInvoiceUncredited defines model for SupplierInvoiceUncredited.
+type SupplierInvoiceUncredited struct {
+	// Changed false when the invoice was not credited: nothing was done.
+	Changed bool `json:"changed"`
+
+	// ReversalEntryId The storno of the credit verifikat; null when it had none, or nothing changed.
+	ReversalEntryId      nullable.Nullable[openapi_types.UUID] `json:"reversal_entry_id"`
+	ReversedCreditNoteId nullable.Nullable[openapi_types.UUID] `json:"reversed_credit_note_id"`
+	SupplierInvoice      SupplierInvoiceSummary                `json:"supplier_invoice"`
+}
+
+// SupplierInvoiceUncreditedResponse defines model for SupplierInvoiceUncreditedResponse.
+type SupplierInvoiceUncreditedResponse struct {
+	Data SupplierInvoiceUncredited `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // SupplierInvoiceVatTreatment How the invoice carries VAT. standard_25, reduced_12 and reduced_6 are the rate its lines default to (input VAT on 2641); reverse_charge: the buyer accounts for Swedish VAT (omvänd betalningsskyldighet); export and exempt: no VAT.
@@ -9449,6 +9753,18 @@ type GetSupplierInvoiceParams struct {
 	Expand *string `form:"expand,omitempty" json:"expand,omitempty"`
 }
 
+// UpdateSupplierInvoiceParams defines parameters for UpdateSupplierInvoice.
+type UpdateSupplierInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // ApproveSupplierInvoiceParams defines parameters for ApproveSupplierInvoice.
 type ApproveSupplierInvoiceParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -9461,6 +9777,54 @@ type ApproveSupplierInvoiceParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// MarkSupplierInvoiceBankEnteredParams defines parameters for MarkSupplierInvoiceBankEntered.
+type MarkSupplierInvoiceBankEnteredParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// BookSupplierInvoiceParams defines parameters for BookSupplierInvoice.
+type BookSupplierInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// CreditSupplierInvoiceParams defines parameters for CreditSupplierInvoice.
+type CreditSupplierInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// MoveSupplierInvoiceItemParams defines parameters for MoveSupplierInvoiceItem.
+type MoveSupplierInvoiceItemParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // MarkSupplierInvoicePaidParams defines parameters for MarkSupplierInvoicePaid.
 type MarkSupplierInvoicePaidParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -9468,6 +9832,18 @@ type MarkSupplierInvoicePaidParams struct {
 
 	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
 	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UncreditSupplierInvoiceParams defines parameters for UncreditSupplierInvoice.
+type UncreditSupplierInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 
 	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
@@ -9691,6 +10067,18 @@ type UpdateTaxProfileJSONRequestBody = TaxProfilePatch
 
 // CreateSupplierInvoiceJSONRequestBody defines body for CreateSupplierInvoice for application/json ContentType.
 type CreateSupplierInvoiceJSONRequestBody = SupplierInvoiceCreate
+
+// UpdateSupplierInvoiceJSONRequestBody defines body for UpdateSupplierInvoice for application/json ContentType.
+type UpdateSupplierInvoiceJSONRequestBody = SupplierInvoicePatch
+
+// MarkSupplierInvoiceBankEnteredJSONRequestBody defines body for MarkSupplierInvoiceBankEntered for application/json ContentType.
+type MarkSupplierInvoiceBankEnteredJSONRequestBody = SupplierInvoiceBankEnteredCreate
+
+// CreditSupplierInvoiceJSONRequestBody defines body for CreditSupplierInvoice for application/json ContentType.
+type CreditSupplierInvoiceJSONRequestBody = SupplierInvoiceCreditCreate
+
+// MoveSupplierInvoiceItemJSONRequestBody defines body for MoveSupplierInvoiceItem for application/json ContentType.
+type MoveSupplierInvoiceItemJSONRequestBody = SupplierInvoiceItemMove
 
 // MarkSupplierInvoicePaidJSONRequestBody defines body for MarkSupplierInvoicePaid for application/json ContentType.
 type MarkSupplierInvoicePaidJSONRequestBody = SupplierInvoicePaymentCreate
@@ -11704,12 +12092,30 @@ type ServerInterface interface {
 	// GetSupplierInvoice Read a supplier invoice
 	// (GET /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId})
 	GetSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params GetSupplierInvoiceParams) error
+	// UpdateSupplierInvoice Change a registered supplier invoice
+	// (PATCH /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId})
+	UpdateSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params UpdateSupplierInvoiceParams) error
 	// ApproveSupplierInvoice Approve (attest) a supplier invoice
 	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/approve)
 	ApproveSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params ApproveSupplierInvoiceParams) error
+	// MarkSupplierInvoiceBankEntered Mark or clear 'entered in the internet bank'
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/bank-entered)
+	MarkSupplierInvoiceBankEntered(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params MarkSupplierInvoiceBankEnteredParams) error
+	// BookSupplierInvoice Book a deferred supplier invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/book)
+	BookSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params BookSupplierInvoiceParams) error
+	// CreditSupplierInvoice Register the supplier's credit note of a whole invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/credit)
+	CreditSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params CreditSupplierInvoiceParams) error
+	// MoveSupplierInvoiceItem Move a supplier invoice line to another account
+	// (PATCH /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/items/{itemId})
+	MoveSupplierInvoiceItem(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, itemId openapi_types.UUID, params MoveSupplierInvoiceItemParams) error
 	// MarkSupplierInvoicePaid Record a payment of a supplier invoice
 	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/mark-paid)
 	MarkSupplierInvoicePaid(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params MarkSupplierInvoicePaidParams) error
+	// UncreditSupplierInvoice Undo the credit of a supplier invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/uncredit)
+	UncreditSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params UncreditSupplierInvoiceParams) error
 	// ListSuppliers List suppliers
 	// (GET /api/v1/companies/{companyId}/suppliers)
 	ListSuppliers(ctx echo.Context, companyId CompanyId, params ListSuppliersParams) error
@@ -16647,6 +17053,73 @@ func (w *ServerInterfaceWrapper) GetSupplierInvoice(ctx echo.Context) error {
 	return err
 }
 
+// UpdateSupplierInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSupplierInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierInvoiceId" -------------
+	var supplierInvoiceId SupplierInvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierInvoiceId", ctx.Param("supplierInvoiceId"), &supplierInvoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierInvoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateSupplierInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSupplierInvoice(ctx, companyId, supplierInvoiceId, params)
+	return err
+}
+
 // ApproveSupplierInvoice converts echo context to params.
 func (w *ServerInterfaceWrapper) ApproveSupplierInvoice(ctx echo.Context) error {
 	var err error
@@ -16714,6 +17187,276 @@ func (w *ServerInterfaceWrapper) ApproveSupplierInvoice(ctx echo.Context) error 
 	return err
 }
 
+// MarkSupplierInvoiceBankEntered converts echo context to params.
+func (w *ServerInterfaceWrapper) MarkSupplierInvoiceBankEntered(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierInvoiceId" -------------
+	var supplierInvoiceId SupplierInvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierInvoiceId", ctx.Param("supplierInvoiceId"), &supplierInvoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierInvoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MarkSupplierInvoiceBankEnteredParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MarkSupplierInvoiceBankEntered(ctx, companyId, supplierInvoiceId, params)
+	return err
+}
+
+// BookSupplierInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) BookSupplierInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierInvoiceId" -------------
+	var supplierInvoiceId SupplierInvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierInvoiceId", ctx.Param("supplierInvoiceId"), &supplierInvoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierInvoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BookSupplierInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BookSupplierInvoice(ctx, companyId, supplierInvoiceId, params)
+	return err
+}
+
+// CreditSupplierInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) CreditSupplierInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierInvoiceId" -------------
+	var supplierInvoiceId SupplierInvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierInvoiceId", ctx.Param("supplierInvoiceId"), &supplierInvoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierInvoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreditSupplierInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreditSupplierInvoice(ctx, companyId, supplierInvoiceId, params)
+	return err
+}
+
+// MoveSupplierInvoiceItem converts echo context to params.
+func (w *ServerInterfaceWrapper) MoveSupplierInvoiceItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierInvoiceId" -------------
+	var supplierInvoiceId SupplierInvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierInvoiceId", ctx.Param("supplierInvoiceId"), &supplierInvoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierInvoiceId: %s", err))
+	}
+
+	// ------------- Path parameter "itemId" -------------
+	var itemId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "itemId", ctx.Param("itemId"), &itemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MoveSupplierInvoiceItemParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MoveSupplierInvoiceItem(ctx, companyId, supplierInvoiceId, itemId, params)
+	return err
+}
+
 // MarkSupplierInvoicePaid converts echo context to params.
 func (w *ServerInterfaceWrapper) MarkSupplierInvoicePaid(ctx echo.Context) error {
 	var err error
@@ -16778,6 +17521,71 @@ func (w *ServerInterfaceWrapper) MarkSupplierInvoicePaid(ctx echo.Context) error
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.MarkSupplierInvoicePaid(ctx, companyId, supplierInvoiceId, params)
+	return err
+}
+
+// UncreditSupplierInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) UncreditSupplierInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "supplierInvoiceId" -------------
+	var supplierInvoiceId SupplierInvoiceId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "supplierInvoiceId", ctx.Param("supplierInvoiceId"), &supplierInvoiceId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter supplierInvoiceId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UncreditSupplierInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UncreditSupplierInvoice(ctx, companyId, supplierInvoiceId, params)
 	return err
 }
 
@@ -17451,8 +18259,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices", wrapper.CreateSupplierInvoice, options.OperationMiddlewares["createSupplierInvoice"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId", wrapper.DeleteSupplierInvoice, options.OperationMiddlewares["deleteSupplierInvoice"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId", wrapper.GetSupplierInvoice, options.OperationMiddlewares["getSupplierInvoice"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId", wrapper.UpdateSupplierInvoice, options.OperationMiddlewares["updateSupplierInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId/approve", wrapper.ApproveSupplierInvoice, options.OperationMiddlewares["approveSupplierInvoice"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId/bank-entered", wrapper.MarkSupplierInvoiceBankEntered, options.OperationMiddlewares["markSupplierInvoiceBankEntered"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId/book", wrapper.BookSupplierInvoice, options.OperationMiddlewares["bookSupplierInvoice"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId/credit", wrapper.CreditSupplierInvoice, options.OperationMiddlewares["creditSupplierInvoice"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId/items/:itemId", wrapper.MoveSupplierInvoiceItem, options.OperationMiddlewares["moveSupplierInvoiceItem"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId/mark-paid", wrapper.MarkSupplierInvoicePaid, options.OperationMiddlewares["markSupplierInvoicePaid"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId/uncredit", wrapper.UncreditSupplierInvoice, options.OperationMiddlewares["uncreditSupplierInvoice"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/suppliers", wrapper.ListSuppliers, options.OperationMiddlewares["listSuppliers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/suppliers", wrapper.CreateSupplier, options.OperationMiddlewares["createSupplier"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/suppliers/:supplierId", wrapper.ArchiveSupplier, options.OperationMiddlewares["archiveSupplier"]...)
@@ -35654,6 +36468,218 @@ func (response GetSupplierInvoice503JSONResponse) VisitGetSupplierInvoiceRespons
 	return err
 }
 
+type UpdateSupplierInvoiceRequestObject struct {
+	CompanyId         CompanyId         `json:"companyId"`
+	SupplierInvoiceId SupplierInvoiceId `json:"supplierInvoiceId"`
+	Params            UpdateSupplierInvoiceParams
+	Body              *UpdateSupplierInvoiceJSONRequestBody
+}
+
+type UpdateSupplierInvoiceResponseObject interface {
+	VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error
+}
+
+type UpdateSupplierInvoice200JSONResponse SupplierInvoiceResponse
+
+func (response UpdateSupplierInvoice200JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplierInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSupplierInvoice400JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplierInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSupplierInvoice401JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplierInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSupplierInvoice403JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplierInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSupplierInvoice404JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplierInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSupplierInvoice409JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplierInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSupplierInvoice413JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplierInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSupplierInvoice415JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplierInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateSupplierInvoice429JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplierInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateSupplierInvoice500JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSupplierInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSupplierInvoice503JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ApproveSupplierInvoiceRequestObject struct {
 	CompanyId         CompanyId         `json:"companyId"`
 	SupplierInvoiceId SupplierInvoiceId `json:"supplierInvoiceId"`
@@ -35812,6 +36838,818 @@ func (response ApproveSupplierInvoice500JSONResponse) VisitApproveSupplierInvoic
 type ApproveSupplierInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ApproveSupplierInvoice503JSONResponse) VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoiceBankEnteredRequestObject struct {
+	CompanyId         CompanyId         `json:"companyId"`
+	SupplierInvoiceId SupplierInvoiceId `json:"supplierInvoiceId"`
+	Params            MarkSupplierInvoiceBankEnteredParams
+	Body              *MarkSupplierInvoiceBankEnteredJSONRequestBody
+}
+
+type MarkSupplierInvoiceBankEnteredResponseObject interface {
+	VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error
+}
+
+type MarkSupplierInvoiceBankEntered200JSONResponse SupplierInvoiceBankEnteredResponse
+
+func (response MarkSupplierInvoiceBankEntered200JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoiceBankEntered400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MarkSupplierInvoiceBankEntered400JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoiceBankEntered401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MarkSupplierInvoiceBankEntered401JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoiceBankEntered403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MarkSupplierInvoiceBankEntered403JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoiceBankEntered404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MarkSupplierInvoiceBankEntered404JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoiceBankEntered409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MarkSupplierInvoiceBankEntered409JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoiceBankEntered413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MarkSupplierInvoiceBankEntered413JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoiceBankEntered415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MarkSupplierInvoiceBankEntered415JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoiceBankEntered429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MarkSupplierInvoiceBankEntered429JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoiceBankEntered500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MarkSupplierInvoiceBankEntered500JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MarkSupplierInvoiceBankEntered503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MarkSupplierInvoiceBankEntered503JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSupplierInvoiceRequestObject struct {
+	CompanyId         CompanyId         `json:"companyId"`
+	SupplierInvoiceId SupplierInvoiceId `json:"supplierInvoiceId"`
+	Params            BookSupplierInvoiceParams
+}
+
+type BookSupplierInvoiceResponseObject interface {
+	VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error
+}
+
+type BookSupplierInvoice200JSONResponse SupplierInvoiceBookedResponse
+
+func (response BookSupplierInvoice200JSONResponse) VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSupplierInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BookSupplierInvoice400JSONResponse) VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSupplierInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BookSupplierInvoice401JSONResponse) VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSupplierInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BookSupplierInvoice403JSONResponse) VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSupplierInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BookSupplierInvoice404JSONResponse) VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSupplierInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BookSupplierInvoice409JSONResponse) VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSupplierInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BookSupplierInvoice429JSONResponse) VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSupplierInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BookSupplierInvoice500JSONResponse) VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSupplierInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BookSupplierInvoice503JSONResponse) VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditSupplierInvoiceRequestObject struct {
+	CompanyId         CompanyId         `json:"companyId"`
+	SupplierInvoiceId SupplierInvoiceId `json:"supplierInvoiceId"`
+	Params            CreditSupplierInvoiceParams
+	Body              *CreditSupplierInvoiceJSONRequestBody
+}
+
+type CreditSupplierInvoiceResponseObject interface {
+	VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error
+}
+
+type CreditSupplierInvoice200JSONResponse SupplierInvoiceCreditedResponse
+
+func (response CreditSupplierInvoice200JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditSupplierInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreditSupplierInvoice400JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditSupplierInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreditSupplierInvoice401JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditSupplierInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreditSupplierInvoice403JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditSupplierInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreditSupplierInvoice404JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditSupplierInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreditSupplierInvoice409JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditSupplierInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreditSupplierInvoice413JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditSupplierInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreditSupplierInvoice415JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditSupplierInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreditSupplierInvoice429JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditSupplierInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreditSupplierInvoice500JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreditSupplierInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreditSupplierInvoice503JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveSupplierInvoiceItemRequestObject struct {
+	CompanyId         CompanyId          `json:"companyId"`
+	SupplierInvoiceId SupplierInvoiceId  `json:"supplierInvoiceId"`
+	ItemId            openapi_types.UUID `json:"itemId"`
+	Params            MoveSupplierInvoiceItemParams
+	Body              *MoveSupplierInvoiceItemJSONRequestBody
+}
+
+type MoveSupplierInvoiceItemResponseObject interface {
+	VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error
+}
+
+type MoveSupplierInvoiceItem200JSONResponse SupplierInvoiceItemMovedResponse
+
+func (response MoveSupplierInvoiceItem200JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveSupplierInvoiceItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MoveSupplierInvoiceItem400JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveSupplierInvoiceItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MoveSupplierInvoiceItem401JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveSupplierInvoiceItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MoveSupplierInvoiceItem403JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveSupplierInvoiceItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MoveSupplierInvoiceItem404JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveSupplierInvoiceItem409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MoveSupplierInvoiceItem409JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveSupplierInvoiceItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MoveSupplierInvoiceItem413JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveSupplierInvoiceItem415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MoveSupplierInvoiceItem415JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveSupplierInvoiceItem429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MoveSupplierInvoiceItem429JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveSupplierInvoiceItem500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MoveSupplierInvoiceItem500JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MoveSupplierInvoiceItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MoveSupplierInvoiceItem503JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -36024,6 +37862,181 @@ func (response MarkSupplierInvoicePaid500JSONResponse) VisitMarkSupplierInvoiceP
 type MarkSupplierInvoicePaid503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response MarkSupplierInvoicePaid503JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncreditSupplierInvoiceRequestObject struct {
+	CompanyId         CompanyId         `json:"companyId"`
+	SupplierInvoiceId SupplierInvoiceId `json:"supplierInvoiceId"`
+	Params            UncreditSupplierInvoiceParams
+}
+
+type UncreditSupplierInvoiceResponseObject interface {
+	VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error
+}
+
+type UncreditSupplierInvoice200JSONResponse SupplierInvoiceUncreditedResponse
+
+func (response UncreditSupplierInvoice200JSONResponse) VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncreditSupplierInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UncreditSupplierInvoice400JSONResponse) VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncreditSupplierInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UncreditSupplierInvoice401JSONResponse) VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncreditSupplierInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UncreditSupplierInvoice403JSONResponse) VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncreditSupplierInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UncreditSupplierInvoice404JSONResponse) VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncreditSupplierInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UncreditSupplierInvoice409JSONResponse) VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncreditSupplierInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UncreditSupplierInvoice429JSONResponse) VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncreditSupplierInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UncreditSupplierInvoice500JSONResponse) VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncreditSupplierInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UncreditSupplierInvoice503JSONResponse) VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -38096,12 +40109,30 @@ type StrictServerInterface interface {
 	// GetSupplierInvoice Read a supplier invoice
 	// (GET /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId})
 	GetSupplierInvoice(ctx context.Context, request GetSupplierInvoiceRequestObject) (GetSupplierInvoiceResponseObject, error)
+	// UpdateSupplierInvoice Change a registered supplier invoice
+	// (PATCH /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId})
+	UpdateSupplierInvoice(ctx context.Context, request UpdateSupplierInvoiceRequestObject) (UpdateSupplierInvoiceResponseObject, error)
 	// ApproveSupplierInvoice Approve (attest) a supplier invoice
 	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/approve)
 	ApproveSupplierInvoice(ctx context.Context, request ApproveSupplierInvoiceRequestObject) (ApproveSupplierInvoiceResponseObject, error)
+	// MarkSupplierInvoiceBankEntered Mark or clear 'entered in the internet bank'
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/bank-entered)
+	MarkSupplierInvoiceBankEntered(ctx context.Context, request MarkSupplierInvoiceBankEnteredRequestObject) (MarkSupplierInvoiceBankEnteredResponseObject, error)
+	// BookSupplierInvoice Book a deferred supplier invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/book)
+	BookSupplierInvoice(ctx context.Context, request BookSupplierInvoiceRequestObject) (BookSupplierInvoiceResponseObject, error)
+	// CreditSupplierInvoice Register the supplier's credit note of a whole invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/credit)
+	CreditSupplierInvoice(ctx context.Context, request CreditSupplierInvoiceRequestObject) (CreditSupplierInvoiceResponseObject, error)
+	// MoveSupplierInvoiceItem Move a supplier invoice line to another account
+	// (PATCH /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/items/{itemId})
+	MoveSupplierInvoiceItem(ctx context.Context, request MoveSupplierInvoiceItemRequestObject) (MoveSupplierInvoiceItemResponseObject, error)
 	// MarkSupplierInvoicePaid Record a payment of a supplier invoice
 	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/mark-paid)
 	MarkSupplierInvoicePaid(ctx context.Context, request MarkSupplierInvoicePaidRequestObject) (MarkSupplierInvoicePaidResponseObject, error)
+	// UncreditSupplierInvoice Undo the credit of a supplier invoice
+	// (POST /api/v1/companies/{companyId}/supplier-invoices/{supplierInvoiceId}/uncredit)
+	UncreditSupplierInvoice(ctx context.Context, request UncreditSupplierInvoiceRequestObject) (UncreditSupplierInvoiceResponseObject, error)
 	// ListSuppliers List suppliers
 	// (GET /api/v1/companies/{companyId}/suppliers)
 	ListSuppliers(ctx context.Context, request ListSuppliersRequestObject) (ListSuppliersResponseObject, error)
@@ -41580,6 +43611,56 @@ func (sh *strictHandler) GetSupplierInvoice(ctx echo.Context, companyId CompanyI
 	return nil
 }
 
+// UpdateSupplierInvoice operation middleware
+func (sh *strictHandler) UpdateSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params UpdateSupplierInvoiceParams) error {
+	var request UpdateSupplierInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierInvoiceId = supplierInvoiceId
+	request.Params = params
+
+	var body UpdateSupplierInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSupplierInvoice(ctx.Request().Context(), request.(UpdateSupplierInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSupplierInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSupplierInvoiceResponseObject); ok {
+		return validResponse.VisitUpdateSupplierInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ApproveSupplierInvoice operation middleware
 func (sh *strictHandler) ApproveSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params ApproveSupplierInvoiceParams) error {
 	var request ApproveSupplierInvoiceRequestObject
@@ -41601,6 +43682,187 @@ func (sh *strictHandler) ApproveSupplierInvoice(ctx echo.Context, companyId Comp
 		return err
 	} else if validResponse, ok := response.(ApproveSupplierInvoiceResponseObject); ok {
 		return validResponse.VisitApproveSupplierInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MarkSupplierInvoiceBankEntered operation middleware
+func (sh *strictHandler) MarkSupplierInvoiceBankEntered(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params MarkSupplierInvoiceBankEnteredParams) error {
+	var request MarkSupplierInvoiceBankEnteredRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierInvoiceId = supplierInvoiceId
+	request.Params = params
+
+	var body MarkSupplierInvoiceBankEnteredJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MarkSupplierInvoiceBankEntered(ctx.Request().Context(), request.(MarkSupplierInvoiceBankEnteredRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MarkSupplierInvoiceBankEntered")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MarkSupplierInvoiceBankEnteredResponseObject); ok {
+		return validResponse.VisitMarkSupplierInvoiceBankEnteredResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BookSupplierInvoice operation middleware
+func (sh *strictHandler) BookSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params BookSupplierInvoiceParams) error {
+	var request BookSupplierInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierInvoiceId = supplierInvoiceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BookSupplierInvoice(ctx.Request().Context(), request.(BookSupplierInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BookSupplierInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BookSupplierInvoiceResponseObject); ok {
+		return validResponse.VisitBookSupplierInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreditSupplierInvoice operation middleware
+func (sh *strictHandler) CreditSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params CreditSupplierInvoiceParams) error {
+	var request CreditSupplierInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierInvoiceId = supplierInvoiceId
+	request.Params = params
+
+	var body CreditSupplierInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreditSupplierInvoice(ctx.Request().Context(), request.(CreditSupplierInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreditSupplierInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreditSupplierInvoiceResponseObject); ok {
+		return validResponse.VisitCreditSupplierInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MoveSupplierInvoiceItem operation middleware
+func (sh *strictHandler) MoveSupplierInvoiceItem(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, itemId openapi_types.UUID, params MoveSupplierInvoiceItemParams) error {
+	var request MoveSupplierInvoiceItemRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierInvoiceId = supplierInvoiceId
+	request.ItemId = itemId
+	request.Params = params
+
+	var body MoveSupplierInvoiceItemJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MoveSupplierInvoiceItem(ctx.Request().Context(), request.(MoveSupplierInvoiceItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MoveSupplierInvoiceItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MoveSupplierInvoiceItemResponseObject); ok {
+		return validResponse.VisitMoveSupplierInvoiceItemResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -41654,6 +43916,33 @@ func (sh *strictHandler) MarkSupplierInvoicePaid(ctx echo.Context, companyId Com
 		return err
 	} else if validResponse, ok := response.(MarkSupplierInvoicePaidResponseObject); ok {
 		return validResponse.VisitMarkSupplierInvoicePaidResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UncreditSupplierInvoice operation middleware
+func (sh *strictHandler) UncreditSupplierInvoice(ctx echo.Context, companyId CompanyId, supplierInvoiceId SupplierInvoiceId, params UncreditSupplierInvoiceParams) error {
+	var request UncreditSupplierInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.SupplierInvoiceId = supplierInvoiceId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UncreditSupplierInvoice(ctx.Request().Context(), request.(UncreditSupplierInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UncreditSupplierInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UncreditSupplierInvoiceResponseObject); ok {
+		return validResponse.VisitUncreditSupplierInvoiceResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -22,7 +22,7 @@ func (b *partiesBooks) balance(account string) int {
 	b.t.Helper()
 	return b.count(`SELECT coalesce(sum(l.debit_amount - l.credit_amount), 0)::int FROM journal_lines l
 		JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.journal_entry_id
-		WHERE l.company_id = $1 AND l.account_number = $2 AND e.status = 'posted'`, b.company, account)
+		WHERE l.company_id = $1 AND l.account_number = $2 AND e.status = 'posted' AND l.struck_by_rattelse_id IS NULL`, b.company, account)
 }
 
 // A service of 9 100 + 25 % for April to June (91 days, 100 a day):

@@ -27,7 +27,7 @@ func (b *partiesBooks) exact(account string) string {
 	var s string
 	if err := b.db.QueryRow(`SELECT coalesce(sum(l.debit_amount - l.credit_amount), 0)::text FROM journal_lines l
 		JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.journal_entry_id
-		WHERE l.company_id = $1 AND l.account_number = $2 AND e.status = 'posted'`, b.company, account).Scan(&s); err != nil {
+		WHERE l.company_id = $1 AND l.account_number = $2 AND e.status = 'posted' AND l.struck_by_rattelse_id IS NULL`, b.company, account).Scan(&s); err != nil {
 		b.t.Fatal(err)
 	}
 	return s

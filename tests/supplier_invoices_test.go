@@ -18,8 +18,13 @@ type buyerBooks struct {
 	se, eu string
 }
 
-func newBuyerBooks(t *testing.T) *buyerBooks {
-	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
+func newBuyerBooks(t *testing.T, opts ...option) *buyerBooks {
+	return newBuyerBooksAt(t, func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }, opts...)
+}
+
+// newBuyerBooksAt is newBuyerBooks on the clock now.
+func newBuyerBooksAt(t *testing.T, now func() time.Time, opts ...option) *buyerBooks {
+	b := newPartiesBooks(t, append([]option{clock(now)}, opts...)...)
 	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
 		b.company); err != nil {
 		t.Fatal(err)
@@ -150,7 +155,10 @@ func TestSupplierInvoiceRefusals(t *testing.T) {
 	b.register(b.eu, "X-4", map[string]any{"exchange_rate": 100000}, line).errorCode(t, 400, "VALIDATION_ERROR")
 	b.register(b.se, "X-5", map[string]any{"document_id": "3f1e2d3c-4b5a-4c6d-8e7f-0a1b2c3d4e5f"}, line).errorCode(t, 400, "SI_CREATE_INVALID_INPUT")
 	b.register("3f1e2d3c-4b5a-4c6d-8e7f-0a1b2c3d4e5f", "X-6", nil, line).errorCode(t, 404, "SUPPLIER_NOT_FOUND")
-	b.register(b.se, "X-7", map[string]any{"paid_with_private_funds": true}, line).errorCode(t, 501, "NOT_IMPLEMENTED")
+	b.register(b.eu, "X-7", map[string]any{"paid_with_private_funds": true, "reverse_charge": true, "currency": "SEK"}, line).
+		errorCode(t, 400, "SI_CREATE_INVALID_INPUT")
+	b.register(b.se, "X-7", map[string]any{"inbox_item_id": "3f1e2d3c-4b5a-4c6d-8e7f-0a1b2c3d4e5f"}, line).
+		errorCode(t, 400, "SI_CREATE_INVALID_INPUT")
 	dry := b.do(req{Method: "POST", Path: b.path("supplier-invoices?dry_run=true"), Token: b.token,
 		Header: map[string]string{"Idempotency-Key": newKey()}, Body: map[string]any{"supplier_id": b.se,
 			"supplier_invoice_number": "D-1", "invoice_date": "2026-03-02", "due_date": "2026-04-01", "items": []any{line}}}).status(t, 200)

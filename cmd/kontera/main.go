@@ -6,6 +6,7 @@
 //	kontera dev                   local PostgreSQL under .data, migrate, demo key, serve
 //	kontera keys create ...       create an API key (and its user)
 //	kontera members add ...       make a user a member of a company
+//	kontera fx import FILE        load exchange rates (currency,date,rate) into fx_rates
 package main
 
 import (
@@ -28,6 +29,7 @@ Usage:
   kontera keys create --email E [--name N] [--scopes all|a,b,...] [--mode live|test]
                       [--company-access all_memberships|allowlist] [--company ID ...] [--read-only]
   kontera members add --company ID --email E --role owner|admin|member|viewer [--read-only]
+  kontera fx import FILE          load exchange rates: lines of currency,date,rate (SEK per unit)
 
 Configuration (environment):
   DATABASE_URL                    PostgreSQL URL; unset: dev and the tools use the cluster under .data
@@ -37,6 +39,7 @@ Configuration (environment):
   KONTERA_LOG_LEVEL               debug, info, warn, error (default info)
   KONTERA_RATE_LIMIT_PER_MINUTE   requests per minute per key (default 100, 0 = off)
   KONTERA_DATA_DIR                where dev keeps its data (default .data)
+  KONTERA_RIKSBANK_URL            the Riksbank's rate API (https://api.riksbank.se/swea/v1); unset: offline
 `
 
 func main() {
@@ -70,6 +73,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "members":
 		if len(args) > 1 && args[1] == "add" {
 			return membersAdd(ctx, args[2:], stdout, stderr)
+		}
+	case "fx":
+		if len(args) > 2 && args[1] == "import" {
+			return fxImport(ctx, args[2], stdout, stderr)
 		}
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

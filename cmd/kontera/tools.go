@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/google/uuid"
@@ -16,6 +17,7 @@ import (
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/config"
+	"github.com/kontera/kontera/internal/fx"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -210,4 +212,26 @@ func parseIDs(ss []string) ([]uuid.UUID, error) {
 		out = append(out, id)
 	}
 	return out, nil
+}
+
+// fxImport loads an operator's file of exchange rates (currency, date,
+// SEK per unit) into fx_rates: how a server without the Riksbank's API
+// knows the rates of foreign invoices.
+func fxImport(ctx context.Context, path string, stdout, stderr io.Writer) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	d, cleanup, err := openDB(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	n, err := fx.New(d, nil).Import(ctx, f)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%d exchange rates read from %s\n", n, path)
+	return nil
 }

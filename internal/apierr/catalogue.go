@@ -156,6 +156,19 @@ const (
 	SIEditVerifikatLocked          Code = "SI_EDIT_VERIFIKAT_LOCKED"
 	SIPaidAlready                  Code = "SI_PAID_ALREADY"
 	SIPaidLikelyDuplicate          Code = "SI_PAID_LIKELY_DUPLICATE"
+	SINotDraft                     Code = "SI_NOT_DRAFT"
+	SIBankEnteredNotPayable        Code = "SI_BANK_ENTERED_NOT_PAYABLE"
+	SIBookAlreadyBooked            Code = "SI_BOOK_ALREADY_BOOKED"
+	SIBookInvalidStatus            Code = "SI_BOOK_INVALID_STATUS"
+	SIBookCashMethod               Code = "SI_BOOK_CASH_METHOD"
+	SIBookNoFiscalPeriod           Code = "SI_BOOK_NO_FISCAL_PERIOD"
+	SICreditPartial                Code = "SI_CREDIT_PARTIAL"
+	SICreditAlreadyCredited        Code = "SI_CREDIT_ALREADY_CREDITED"
+	SICreditPeriodLocked           Code = "SI_CREDIT_PERIOD_LOCKED"
+	SICreditDocumentMismatch       Code = "SI_CREDIT_DOCUMENT_MISMATCH"
+	SIUncreditFailed               Code = "SI_UNCREDIT_FAILED"
+	SIItemAccountSettled           Code = "SI_ITEM_ACCOUNT_SETTLED"
+	SIItemAccountNoMatchingLine    Code = "SI_ITEM_ACCOUNT_NO_MATCHING_LINE"
 	DimensionValidationFailed      Code = "DIMENSION_VALIDATION_FAILED"
 	DimensionSystemRename          Code = "DIMENSION_SYSTEM_RENAME"
 	DimensionNumberTaken           Code = "DIMENSION_NUMBER_TAKEN"
@@ -415,6 +428,19 @@ var entries = []Entry{
 	{SIEditVerifikatLocked, s400, GroupEndpoint, "Fakturadatum och fakturanummer hör till en bokförd verifikation och ändras inte.", "The invoice date and number belong to a posted journal entry and are not changed.", "Credit the invoice and register it again."},
 	{SIPaidAlready, s409, GroupEndpoint, "Leverantörsfakturan är redan betald.", "The supplier invoice is already paid.", ""},
 	{SIPaidLikelyDuplicate, s409, GroupEndpoint, "En likadan betalning är redan registrerad på leverantörsfakturan.", "A payment like this one is already recorded on the supplier invoice.", "If it is a second payment, send it again with force: true and a new Idempotency-Key."},
+	{SINotDraft, s400, GroupEndpoint, "Bara en registrerad leverantörsfaktura kan ändras.", "Only a registered supplier invoice can be changed.", "details.current_status says where it is; credit it to undo it."},
+	{SIBankEnteredNotPayable, s400, GroupEndpoint, "Leverantörsfakturan kan inte läggas in i internetbanken i sin nuvarande status.", "The supplier invoice cannot be marked as entered in the internet bank in its current status.", "Approve it first; details.currentStatus says where it is."},
+	{SIBookAlreadyBooked, s400, GroupEndpoint, "Leverantörsfakturan är redan bokförd.", "The supplier invoice is already booked.", "See registration_journal_entry_id."},
+	{SIBookInvalidStatus, s400, GroupEndpoint, "Leverantörsfakturan kan inte bokföras i sin nuvarande status.", "The supplier invoice cannot be booked in its current status.", ""},
+	{SIBookCashMethod, s400, GroupEndpoint, "Med kontantmetoden bokförs leverantörsfakturan när den betalas.", "Under the cash method a supplier invoice is booked when it is paid.", "Record the payment with POST …/mark-paid."},
+	{SIBookNoFiscalPeriod, s400, GroupEndpoint, "Inget räkenskapsår täcker fakturadatumet.", "No fiscal period covers the invoice date.", "Create the fiscal period first."},
+	{SICreditPartial, s400, GroupEndpoint, "En leverantörsfaktura krediteras i sin helhet.", "A supplier invoice is credited whole.", "Leave out amount, or register the supplier's partial credit note as an invoice of its own."},
+	{SICreditAlreadyCredited, s409, GroupEndpoint, "Leverantörsfakturan är redan krediterad.", "The supplier invoice is already credited.", "Undo the credit first with POST …/uncredit."},
+	{SICreditPeriodLocked, s400, GroupEndpoint, "Perioden för krediteringsdatumet är låst.", "The period of the credit date is locked.", "Credit on a date in an open period."},
+	{SICreditDocumentMismatch, s400, GroupEndpoint, "Underlaget hör inte ihop med inkorgsposten.", "The document does not belong to the inbox item.", "Send the inbox item's own document, or only one of them."},
+	{SIUncreditFailed, s400, GroupEndpoint, "Krediteringen kunde inte ångras.", "The credit could not be undone.", "details.reason says why."},
+	{SIItemAccountSettled, s409, GroupEndpoint, "Radens kostnad är redan bokförd av en betalning eller periodisering och flyttas inte här.", "The line's cost is already booked by a payment or an accrual release and is not moved here.", "Correct those verifikationer with a rättelse or a storno."},
+	{SIItemAccountNoMatchingLine, s409, GroupEndpoint, "Verifikationen har ingen rad som motsvarar fakturaraden.", "The journal entry has no line matching the invoice line.", "The verifikat was corrected by hand; correct it further there."},
 	{DimensionValidationFailed, s400, GroupEndpoint, "En dimension på raden är okänd, arkiverad eller utanför sin giltighetstid.", "A dimension on the line is unknown, archived or outside its validity.", "Use an active value valid on the entry date."},
 	{DimensionSystemRename, s400, GroupEndpoint, "Systemdimensioner kan inte byta namn.", "System dimensions cannot be renamed.", ""},
 	{DimensionNumberTaken, s409, GroupEndpoint, "Dimensionsnumret används redan.", "The dimension number is already taken.", "Omit sie_dim_no to get the next free number."},

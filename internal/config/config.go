@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kontera/kontera/internal/documents"
+	"github.com/kontera/kontera/internal/fx"
 	"github.com/kontera/kontera/internal/mail"
 	"github.com/kontera/kontera/internal/peppol"
 	"github.com/kontera/kontera/internal/ratelimit"
@@ -50,6 +51,12 @@ type Config struct {
 	VIESURL string
 	// VIESTimeout is KONTERA_VIES_TIMEOUT (default 5s).
 	VIESTimeout time.Duration
+	// RiksbankURL is KONTERA_RIKSBANK_URL, the Riksbank's exchange rate
+	// API (fx.RiksbankURL); empty means offline: a foreign amount books at
+	// a rate sent with it, or one loaded with kontera fx import.
+	RiksbankURL string
+	// RiksbankTimeout is KONTERA_RIKSBANK_TIMEOUT (default 5s).
+	RiksbankTimeout time.Duration
 	// ShutdownTimeout is KONTERA_SHUTDOWN_TIMEOUT (default 20s): how long
 	// a stopping server lets requests in flight finish.
 	ShutdownTimeout time.Duration
@@ -105,6 +112,8 @@ func FromEnv() (Config, error) {
 		DataDir:            env("KONTERA_DATA_DIR", ".data"),
 		VIESURL:            os.Getenv("KONTERA_VIES_URL"),
 		VIESTimeout:        5 * time.Second,
+		RiksbankURL:        os.Getenv("KONTERA_RIKSBANK_URL"),
+		RiksbankTimeout:    5 * time.Second,
 		ShutdownTimeout:    20 * time.Second,
 		DBMaxConns:         32,
 		StatementTimeout:   time.Minute,
@@ -123,6 +132,13 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("KONTERA_VIES_TIMEOUT must be a positive duration such as 5s, got %q", s)
 		}
 		c.VIESTimeout = d
+	}
+	if s := os.Getenv("KONTERA_RIKSBANK_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return c, fmt.Errorf("KONTERA_RIKSBANK_TIMEOUT must be a positive duration such as 5s, got %q", s)
+		}
+		c.RiksbankTimeout = d
 	}
 	if s := os.Getenv("KONTERA_SHUTDOWN_TIMEOUT"); s != "" {
 		d, err := time.ParseDuration(s)
@@ -241,6 +257,15 @@ func (c *Config) readPeppol() error {
 func (c Config) AccessPoint() peppol.AccessPoint {
 	ap, _ := peppol.New(c.Peppol) // checked by FromEnv
 	return ap
+}
+
+// Rates is the source of exchange rates: the Riksbank at RiksbankURL, or
+// none (offline).
+func (c Config) Rates() fx.Source {
+	if c.RiksbankURL == "" {
+		return nil
+	}
+	return fx.NewRiksbank(c.RiksbankURL, c.RiksbankTimeout)
 }
 
 // Mail answers the mail transport the configuration names; nil is off.

@@ -29,6 +29,7 @@ import (
 	"github.com/kontera/kontera/internal/discovery"
 	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/fx"
 	"github.com/kontera/kontera/internal/invoicing"
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
@@ -80,6 +81,9 @@ type Config struct {
 	// Peppol is the access point e-invoices go through; nil when none is
 	// configured (send-peppol answers 503 PEPPOL_NOT_CONFIGURED).
 	Peppol peppol.AccessPoint
+	// Rates is where exchange rates missing from fx_rates are fetched
+	// (the Riksbank); nil is offline: only stored rates are known.
+	Rates fx.Source
 }
 
 // Server is the HTTP API.
@@ -105,11 +109,15 @@ type Server struct {
 	// transaction opens: I/O to the outside world, such as a registry
 	// lookup, is never done inside one (ARCHITECTURE rule 3).
 	outside map[string]outsideWork
+	// outsideDry are the operations whose outside work only reads, and
+	// runs for a dry run too (an exchange rate looked up).
+	outsideDry map[string]bool
 	// streamed reads the body of an operation that takes it as a stream.
 	streamed map[string]streamReader
 	docs     *documents.Store
 	blobs    documents.Blobs
 	sales    *invoicing.Sales
+	bought   *payables.Payables
 	postman  *mail.Postman
 }
 
@@ -309,6 +317,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Mail != nil {
 		s.postman = mail.NewPostman(outbox, cfg.DB.InTx, cfg.Mail, cfg.MailFrom, s.attach, cfg.Now)
 	}
+	rates := fx.New(cfg.DB, cfg.Rates)
 	bought = payables.New(cfg.DB, payables.Books{
 		Supplier: func(ctx context.Context, company, id uuid.UUID) (payables.Supplier, error) {
 			sup, err := people.HoldSupplier(ctx, company, id)
@@ -328,11 +337,25 @@ func New(cfg Config) (*Server, error) {
 			_, err := archive.Link(ctx, company, doc, documents.LinkTo{EntryID: entry})
 			return err
 		},
-		Postable:        journal.Postable,
-		KnownAccounts:   accounts.Known,
+		Postable:      journal.Postable,
+		KnownAccounts: accounts.Known,
+		EnsureAccounts: func(ctx context.Context, company uuid.UUID, numbers []string) error {
+			_, err := accounts.Ensure(ctx, company, numbers)
+			return err
+		},
 		CheckDimensions: dims.Check,
 		Post:            journal.Post,
+		Entry:           journal.Get,
+		Reverse:         journal.Reverse,
+		Strike:          journal.StrikeLines,
+		Rate:            rates.Rate,
 	}, audits, cfg.Now)
+	s.outsideDry = map[string]bool{}
+	for op, work := range rateLookups(rates, people, bought, cfg.Now) {
+		s.outside[op], s.outsideDry[op] = work, true
+	}
+	journal.Reversed = bought.Reversed
+	s.bought = bought
 	salesAPI := invoicing.NewHandler(s.sales, cursors)
 	h := handlers{
 		invoicingAPI:  salesAPI,
@@ -388,26 +411,32 @@ func (s *Server) SweepDocuments(ctx context.Context) (int, error) {
 	return s.docs.Sweep(ctx, s.blobs, s.now())
 }
 
-// ReleaseAccruals books the months of accrued invoice lines that are due,
+// ReleaseAccruals books the months of accrued invoice lines and of prepaid
+// supplier invoice lines that are due,
 // each company in a transaction of its own, as the system. It answers how
 // many verifikat were posted and the releases the ledger refused (a
 // locked period), which wait for a later run.
 func (s *Server) ReleaseAccruals(ctx context.Context) (int, []error, error) {
 	ctx = audit.WithActor(ctx, audit.System)
-	companies, err := s.sales.Due(ctx)
-	if err != nil {
-		return 0, nil, err
-	}
 	posted := 0
 	var refused []error
-	for _, c := range companies {
-		err := s.db.InTx(ctx, func(ctx context.Context) error {
-			n, r, err := s.sales.ReleaseAccruals(ctx, c)
-			posted, refused = posted+n, append(refused, r...)
-			return err
-		})
+	for _, side := range []struct {
+		due     func(context.Context) ([]uuid.UUID, error)
+		release func(context.Context, uuid.UUID) (int, []error, error)
+	}{{s.sales.Due, s.sales.ReleaseAccruals}, {s.bought.DueAccruals, s.bought.ReleaseAccruals}} {
+		companies, err := side.due(ctx)
 		if err != nil {
 			return posted, refused, err
+		}
+		for _, c := range companies {
+			err := s.db.InTx(ctx, func(ctx context.Context) error {
+				n, r, err := side.release(ctx, c)
+				posted, refused = posted+n, append(refused, r...)
+				return err
+			})
+			if err != nil {
+				return posted, refused, err
+			}
 		}
 	}
 	return posted, refused, nil

@@ -16,14 +16,15 @@ import (
 )
 
 // beforeWork runs an operation's outside work (see Server.outside)
-// before unitOfWork opens its transaction; a dry run does none.
+// before unitOfWork opens its transaction; a dry run does none, but for
+// the reads a preview needs (Server.outsideDry).
 func (s *Server) beforeWork(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		op := operationOf(c)
 		if op == nil || s.outside[op.ID] == nil {
 			return next(c)
 		}
-		if dry, _ := c.Get(dryRunKey).(bool); dry {
+		if dry, _ := c.Get(dryRunKey).(bool); dry && !s.outsideDry[op.ID] {
 			return next(c)
 		}
 		raw, _ := c.Get(rawBodyKey).([]byte)

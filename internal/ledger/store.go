@@ -65,6 +65,10 @@ type Store struct {
 	// its correction to, in the unit of work that posts it, each line link
 	// to the line given for it (or to none). Nil: no archive.
 	MoveUnderlag func(ctx context.Context, company, from, to uuid.UUID, lines map[uuid.UUID]uuid.UUID) (int, error)
+	// Reversed tells the domain that posted orig that it was stornoed (by
+	// Reverse), in the storno's unit of work; an error refuses the storno.
+	// Nil: no domain listens.
+	Reversed func(ctx context.Context, company uuid.UUID, orig, storno Entry) error
 	// HasDocument is the archive's SQL for whether the entry e (the alias
 	// the ledger's reads give journal_entries) has underlag; "" when
 	// there is no archive.

@@ -117,6 +117,11 @@ func (s *Store) Reverse(ctx context.Context, company, id uuid.UUID, day time.Tim
 		return Reversal{Original: orig}, err
 	}
 	r := Reversal{Original: orig, Storno: st}
+	if s.Reversed != nil {
+		if err := s.Reversed(ctx, company, orig, st); err != nil {
+			return r, err
+		}
+	}
 	_, err = outbox.Emit(ctx, s.db, company, EventReversed, map[string]any{
 		"original": Snapshot(orig), "reversal": Snapshot(st)})
 	return r, err

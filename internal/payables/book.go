@@ -4,6 +4,7 @@ import (
 	"math/big"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
@@ -120,20 +121,28 @@ func tags(inv Invoice, it Item) ledger.Dimensions {
 // under reverse charge the buyer's output VAT (2614/2624/2634, import
 // 2615/…) against input VAT (2645, domestic 2647), special payroll tax
 // on 7533 against 2514, and öresavrundning on 3740.
-func costs(inv Invoice) booking {
+//
+// An accrued line's cost waits on its 17xx account, but for the kronor
+// released says have reached its cost account already (a credit takes
+// each back from where it is). A foreign invoice's lines are converted
+// one by one; what their öre roundings leave against the total at the
+// rate goes on 3740 too, so 2440 carries exactly total × rate.
+func costs(inv Invoice, released map[uuid.UUID]money.Amount) booking {
 	var b booking
 	var vat money.Amount
 	type rc struct{ out, input string }
 	reverse := map[rc]money.Amount{}
 	var order []rc
 	for _, it := range inv.Items {
-		account := it.Account
-		if it.AccrualAccount != nil {
-			account = *it.AccrualAccount
-		}
 		net := sekOf(inv, it.Amount)
 		d := it.Description
-		b.add(account, net, false, tags(inv, it), &d)
+		if it.AccrualAccount != nil {
+			done := released[it.ID]
+			b.add(it.Account, done, false, tags(inv, it), &d)
+			b.add(*it.AccrualAccount, net.Sub(done), false, tags(inv, it), &d)
+		} else {
+			b.add(it.Account, net, false, tags(inv, it), &d)
+		}
 		tax := sekOf(inv, it.VAT)
 		if inv.ReverseCharge {
 			pct := it.VATRate.InÖre()
@@ -161,6 +170,9 @@ func costs(inv Invoice) booking {
 		b.add(k.out, reverse[k], true, nil, nil)
 	}
 	b.add(Rounding, sekOf(inv, inv.Rounding), false, nil, nil)
+	if inv.ExchangeRate != nil {
+		b.add(Rounding, inv.ExchangeRate.Convert(inv.Total).Sub(net(b.lines)), false, nil, nil)
+	}
 	return b
 }
 
@@ -179,7 +191,7 @@ func bump(account string, step int) string {
 // however its lines were rounded.
 func creditorSEK(inv Invoice) money.Amount {
 	var sum money.Amount
-	for _, l := range costs(inv).lines {
+	for _, l := range costs(inv, nil).lines {
 		sum = sum.Add(l.Debit).Sub(l.Credit)
 	}
 	return sum
@@ -189,7 +201,7 @@ func creditorSEK(inv Invoice) money.Amount {
 // faktureringsmetoden: its costs against 2440, which carries the
 // invoice's currency and rate.
 func Registration(inv Invoice) []ledger.Line {
-	b := costs(inv)
+	b := costs(inv, nil)
 	b.lines = append(b.lines, payableLine(inv, inv.TotalSEK, inv.Total, true))
 	return b.lines
 }
@@ -241,7 +253,7 @@ func share(whole, part, of money.Amount) money.Amount {
 // of an invoice to its costs. They come without the payment's own line.
 func CashLines(inv Invoice, before, now money.Amount) []ledger.Line {
 	after := before.Add(now)
-	all := costs(inv).lines
+	all := costs(inv, nil).lines
 	plug := 0
 	for i, l := range all {
 		if l.Debit.Cmp(all[plug].Debit) > 0 {
@@ -276,4 +288,41 @@ func net(lines []ledger.Line) money.Amount {
 		sum = sum.Add(l.Debit).Sub(l.Credit)
 	}
 	return sum
+}
+
+// SourcePrivate is the source type of the one verifikat of an invoice
+// paid with private funds: registered and paid at once.
+const SourcePrivate = "supplier_invoice_privately_paid"
+
+// The accounts an invoice paid with private funds is owed on: the owner
+// of an aktiebolag (2893), of an enskild firma (2018), a member of an
+// ideell förening (2890), or an employee (2820).
+const (
+	OwedToOwnerAB = "2893"
+	OwedToOwnerEF = "2018"
+	OwedToMember  = "2890"
+	OwedEmployee  = "2820"
+)
+
+// PrivateAccount is the account an invoice paid with private funds is
+// owed on.
+func PrivateAccount(inv Invoice, entityType string) string {
+	switch {
+	case inv.EmployeeID != nil:
+		return OwedEmployee
+	case entityType == "enskild_firma":
+		return OwedToOwnerEF
+	case entityType == "ideell_forening":
+		return OwedToMember
+	}
+	return OwedToOwnerAB
+}
+
+// PrivateLines are the one verifikat of an invoice paid with private
+// funds: its costs (and input VAT) against what the company owes the one
+// who paid (account).
+func PrivateLines(inv Invoice, account string) []ledger.Line {
+	b := costs(inv, nil)
+	b.add(account, inv.TotalSEK, true, nil, nil)
+	return b.lines
 }

@@ -55,7 +55,10 @@ func Event(i Invoice) gen.SupplierInvoice {
 		BookingDeferred: i.BookingDeferred, PaidWithPrivateFunds: i.PrivatelyPaid, EmployeeId: envelope.Nullable(i.EmployeeID),
 		ClaimantName: envelope.Nullable(i.ClaimantName), DefaultDimensions: gen.Dimensions(orEmpty(i.DefaultDimensions)),
 		ApprovedAt: envelope.NullableTime(i.ApprovedAt), BankEnteredAt: envelope.NullableTime(i.BankEnteredAt),
-		UpdatedAt: i.UpdatedAt}
+		UpdatedAt: i.UpdatedAt, DisputedFrom: nullable.NewNullNullable[gen.SupplierInvoiceDisputedFrom]()}
+	if i.DisputedFrom != nil {
+		v.DisputedFrom = nullable.NewNullableWithValue(gen.SupplierInvoiceDisputedFrom(*i.DisputedFrom))
+	}
 	if i.Items != nil {
 		items := itemsView(i.Items)
 		v.Items = &items
@@ -121,6 +124,23 @@ func (h *Handler) GetSupplierInvoice(ctx context.Context, req gen.GetSupplierInv
 		return nil, err
 	}
 	v := Event(inv)
+	months, err := h.payables.Months(ctx, req.CompanyId, inv.ID)
+	if err != nil {
+		return nil, err
+	}
+	accruals := make([]gen.SupplierInvoiceAccrual, len(months))
+	for i, m := range months {
+		status := gen.SupplierInvoiceAccrualStatusPending
+		switch {
+		case m.Released():
+			status = gen.SupplierInvoiceAccrualStatusReleased
+		case m.CancelledBy != nil:
+			status = gen.SupplierInvoiceAccrualStatusCancelled
+		}
+		accruals[i] = gen.SupplierInvoiceAccrual{ItemId: m.ItemID, Month: date(m.Month), ReleaseDate: date(m.Day),
+			Amount: m.Amount, BalanceAccount: m.Balance, Status: status, JournalEntryId: envelope.Nullable(m.EntryID)}
+	}
+	v.Accruals = &accruals
 	if expand["supplier"] {
 		v.Supplier = &gen.SupplierInvoiceSupplier{Id: inv.SupplierID, Name: inv.SupplierName}
 	}
@@ -132,7 +152,7 @@ func (h *Handler) GetSupplierInvoice(ctx context.Context, req gen.GetSupplierInv
 		out := make([]gen.SupplierInvoicePayment, len(payments))
 		for i, p := range payments {
 			out[i] = gen.SupplierInvoicePayment{Id: p.ID, PaymentDate: date(p.Date), Amount: p.Amount, AmountSek: p.SEK,
-				ExchangeRate: envelope.Nullable(p.ExchangeRate), AccountNumber: p.Account,
+				ExchangeRate: envelope.Nullable(p.ExchangeRate), AccountNumber: envelope.Nullable(p.Account),
 				Source: gen.SupplierInvoicePaymentSource(p.Source), JournalEntryId: envelope.Nullable(p.EntryID),
 				Notes: envelope.Nullable(p.Notes), CreatedAt: p.CreatedAt}
 		}

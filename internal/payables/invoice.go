@@ -62,11 +62,13 @@ type Invoice struct {
 	EmployeeID        *uuid.UUID        `db:"employee_id"`
 	ClaimantName      *string           `db:"claimant_name"`
 	DefaultDimensions ledger.Dimensions `db:"default_dimensions"`
-	ApprovedAt        *time.Time        `db:"approved_at"`
-	BankEnteredAt     *time.Time        `db:"bank_entered_at"`
-	PaidAt            *time.Time        `db:"paid_at"`
-	CreatedAt         time.Time         `db:"created_at"`
-	UpdatedAt         time.Time         `db:"updated_at"`
+	// DisputedFrom is the state a disputed invoice returns to.
+	DisputedFrom  *string    `db:"disputed_from"`
+	ApprovedAt    *time.Time `db:"approved_at"`
+	BankEnteredAt *time.Time `db:"bank_entered_at"`
+	PaidAt        *time.Time `db:"paid_at"`
+	CreatedAt     time.Time  `db:"created_at"`
+	UpdatedAt     time.Time  `db:"updated_at"`
 	// Overdue is derived when read: past due (Europe/Stockholm) with
 	// money left, neither disputed, credited nor reversed.
 	Overdue bool `db:"overdue"`
@@ -102,15 +104,32 @@ type Payment struct {
 	SEK          money.Amount `db:"amount_sek"`
 	BookedSEK    money.Amount `db:"booked_sek"`
 	ExchangeRate *money.Rate  `db:"exchange_rate"`
-	Account      string       `db:"account_number"`
-	Source       string       `db:"source"`
-	Notes        *string      `db:"notes"`
-	EntryID      *uuid.UUID   `db:"journal_entry_id"`
-	CreatedAt    time.Time    `db:"created_at"`
+	// Account is where the money went; none on a credit note's
+	// settlement of what its original still owed.
+	Account   *string    `db:"account_number"`
+	Source    string     `db:"source"`
+	Notes     *string    `db:"notes"`
+	EntryID   *uuid.UUID `db:"journal_entry_id"`
+	CreatedAt time.Time  `db:"created_at"`
 }
 
-// Remaining is what is left to pay, in the invoice's currency.
-func (i Invoice) Remaining() money.Amount { return i.Total.Sub(i.PaidAmount) }
+// Remaining is what is left to pay, in the invoice's currency: nothing
+// of a credited or reversed invoice.
+func (i Invoice) Remaining() money.Amount {
+	if i.Status == Credited || i.Status == Reversed {
+		return money.Amount{}
+	}
+	return i.Total.Sub(i.PaidAmount)
+}
+
+// The sources of a payment.
+const (
+	PaidManually  = "manual"
+	PaidPrivately = "private"
+	// SettledByCredit is a credit note's settlement of what its original
+	// still owed: no money moved.
+	SettledByCredit = "credit_note"
+)
 
 // State is the status a client sees: overdue when the stored state is
 // open and the invoice is overdue.

@@ -51,11 +51,38 @@ type Books struct {
 	// KnownAccounts refuses accounts neither the chart nor BAS has, or the
 	// chart has deactivated (ACCOUNTS_NOT_IN_CHART).
 	KnownAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error
+	// EnsureAccounts adds to the chart those of numbers BAS has and it
+	// lacks, refusing as KnownAccounts does: a payment names its account
+	// before its verifikat is posted.
+	EnsureAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error
 	// CheckDimensions holds lines' tags to the dimension register when
 	// the company keeps one (DIMENSION_VALIDATION_FAILED).
 	CheckDimensions func(ctx context.Context, company uuid.UUID, day time.Time, tags []ledger.Dimensions) error
 	// Post books a verifikat in the transaction of ctx (ledger.Store.Post).
 	Post func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
+	// Entry reads a verifikat with its current lines (ledger.Store.Get).
+	Entry func(ctx context.Context, company, id uuid.UUID) (ledger.Entry, error)
+	// Reverse stornoes a verifikat on day (ledger.Store.Reverse); the
+	// ledger then tells payables through Reversed.
+	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)
+	// Strike corrects a verifikat inline, logged (ledger.Store.StrikeLines).
+	Strike func(ctx context.Context, company, id uuid.UUID, strike []uuid.UUID, add []ledger.Line) (ledger.Strike, error)
+	// Rate is SEK per unit of currency on day: the stored rate, or the
+	// one looked up before the transaction (fx); SI_FX_RATE_MISSING when
+	// none is known. Nil: none ever is.
+	Rate func(ctx context.Context, currency string, day time.Time) (money.Rate, error)
+	// Inbox is the invoice inbox: an item's document and date, claimed for
+	// the invoice being registered. Nil: there is no inbox
+	// (INBOX_ITEM_NOT_FOUND).
+	Inbox Inbox
+}
+
+// Inbox is what payables needs of the invoice inbox.
+type Inbox interface {
+	// Claim marks item consumed by the supplier invoice inv (held until
+	// the transaction ends) and answers its document and the date it
+	// read off it; INBOX_ITEM_NOT_FOUND, INBOX_ITEM_ALREADY_CONVERTED.
+	Claim(ctx context.Context, company, item, inv uuid.UUID) (doc *uuid.UUID, day *time.Time, err error)
 }
 
 // Payables keeps a company's supplier invoices: the rules, the store, the
@@ -86,6 +113,11 @@ func (p *Payables) List(ctx context.Context, company uuid.UUID, f Filter, after 
 	return p.store.List(ctx, company, f, after, limit, p.today())
 }
 
+// Months answers an invoice's accrual schedule.
+func (p *Payables) Months(ctx context.Context, company, id uuid.UUID) ([]Month, error) {
+	return p.store.Months(ctx, company, id)
+}
+
 // Payments answers an invoice's payments.
 func (p *Payables) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment, error) {
 	return p.store.Payments(ctx, company, id)
@@ -110,17 +142,7 @@ type Created struct {
 // invoice date with the document as underlag, in the request's unit of
 // work.
 func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Created, error) {
-	if d.PrivatelyPaid {
-		return Created{}, apierr.New(apierr.NotImplemented, map[string]any{"field": "paid_with_private_funds",
-			"reason": "private_payment_not_available"})
-	}
-	for _, it := range d.Items {
-		if it.AccrualStart != nil || it.AccrualEnd != nil || it.AccrualAccount != nil {
-			return Created{}, apierr.New(apierr.NotImplemented, map[string]any{"field": "items.accrual_period_start",
-				"reason": "accrual_schedules_not_available"})
-		}
-	}
-	if d.InboxItemID != nil {
+	if d.InboxItemID != nil && !d.PrivatelyPaid && !d.Converted {
 		return Created{}, invalid("inbox_item_id", "private_only")
 	}
 	s, err := p.books.Supplier(ctx, company, d.SupplierID)
@@ -139,6 +161,12 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 			return Created{}, err
 		}
 	}
+	if d.Currency == "" {
+		d.Currency = s.Currency
+	}
+	if err := p.rate(ctx, &d); err != nil {
+		return Created{}, err
+	}
 	f, err := p.books.TakeArrival(ctx, company)
 	if err != nil {
 		return Created{}, err
@@ -148,10 +176,13 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 		return Created{}, err
 	}
 	inv.CompanyID, inv.ID = company, uuid.New()
-	var lines []ledger.Line
-	booked := !inv.Cash && !inv.BookingDeferred
+	if d.InboxItemID != nil && !d.Converted {
+		if err := p.claimInbox(ctx, &inv); err != nil {
+			return Created{}, err
+		}
+	}
+	booked := inv.PrivatelyPaid || !inv.Cash && !inv.BookingDeferred
 	if booked {
-		lines = Registration(inv)
 		entry := uuid.New()
 		inv.EntryID = &entry
 	} else if err := p.unbooked(ctx, inv); err != nil {
@@ -161,18 +192,15 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 	if err != nil {
 		return Created{}, err
 	}
-	if booked {
-		// Posted last (unless the document is linked to it after), so
-		// the posting's locks are held only until the commit.
-		last := inv.DocumentID == nil
-		if _, err := p.post(ctx, inv, *inv.EntryID, last, inv.InvoiceDate, SourceRegistered,
-			"Leverantörsfaktura "+inv.Number+", "+inv.SupplierName, lines); err != nil {
+	var lines []ledger.Line
+	switch {
+	case inv.PrivatelyPaid:
+		if stored, lines, err = p.paidPrivately(ctx, stored, d, f); err != nil {
 			return Created{}, err
 		}
-		if !last {
-			if err := p.books.Link(ctx, company, *inv.DocumentID, *inv.EntryID); err != nil {
-				return Created{}, err
-			}
+	case booked:
+		if lines, err = p.register(ctx, stored, "", inv.InvoiceDate, apierr.SICreateNoFiscalPeriod); err != nil {
+			return Created{}, err
 		}
 	}
 	if err := p.record(ctx, audit.Insert, describe(stored)+" registrerades", stored, nil, &stored); err != nil {
@@ -181,7 +209,76 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 	if _, err := outbox.Emit(ctx, p.db, company, EventRegistered, map[string]any{"supplier_invoice": Event(stored)}); err != nil {
 		return Created{}, err
 	}
+	if stored.Status == Paid {
+		if _, err := outbox.Emit(ctx, p.db, company, EventPaid, map[string]any{"supplier_invoice": Event(stored)}); err != nil {
+			return Created{}, err
+		}
+	}
 	return Created{Invoice: stored, Lines: lines}, nil
+}
+
+// paidPrivately records that the owner, a member or an employee paid inv
+// (rule 8): a payment of the whole on the account the company now owes
+// them on, dated payment_date (default the invoice date), and the one
+// verifikat of costs against that account on that day.
+func (p *Payables) paidPrivately(ctx context.Context, inv Invoice, d Draft, f Facts) (Invoice, []ledger.Line, error) {
+	day := inv.InvoiceDate
+	if d.PaymentDate != nil {
+		day = *d.PaymentDate
+		if day.Before(inv.InvoiceDate) {
+			return inv, nil, apierr.Field("payment_date", "after_invoice_date", "payment_date may not be before invoice_date")
+		}
+		// Rule 1 holds for the invoice date whatever day it was paid.
+		if err := p.books.Postable(ctx, inv.CompanyID, inv.InvoiceDate, SourcePrivate); err != nil {
+			return inv, nil, noPeriod(err, inv.InvoiceDate, "invoice_date")
+		}
+	}
+	account := PrivateAccount(inv, f.EntityType)
+	if err := p.books.EnsureAccounts(ctx, inv.CompanyID, []string{account}); err != nil {
+		return inv, nil, err
+	}
+	pay := Payment{ID: uuid.New(), InvoiceID: inv.ID, Date: day, Amount: inv.Total, SEK: inv.TotalSEK,
+		BookedSEK: inv.TotalSEK, ExchangeRate: inv.ExchangeRate, Account: &account, Source: PaidPrivately, EntryID: inv.EntryID}
+	paid, err := p.store.Pay(ctx, inv, pay, Paid, &day, p.today())
+	if err != nil {
+		return inv, nil, err
+	}
+	paid.Items = inv.Items
+	lines, err := p.register(ctx, paid, account, day, apierr.SICreateNoFiscalPeriod)
+	return paid, lines, err
+}
+
+// rate fills in the exchange rate of a foreign invoice that names none
+// (rule 3): the Riksbank's of its invoice date.
+func (p *Payables) rate(ctx context.Context, d *Draft) error {
+	if d.Currency == "" || d.Currency == "SEK" || d.ExchangeRate != nil || p.books.Rate == nil {
+		return nil
+	}
+	r, err := p.books.Rate(ctx, d.Currency, d.InvoiceDate)
+	if err != nil {
+		return err
+	}
+	d.ExchangeRate = &r
+	return nil
+}
+
+// claimInbox takes the inbox item a privately paid invoice names: its
+// document becomes the invoice's, unless the body named one.
+func (p *Payables) claimInbox(ctx context.Context, inv *Invoice) error {
+	if p.books.Inbox == nil {
+		return apierr.New(apierr.InboxItemNotFound, map[string]any{"inbox_item_id": *inv.InboxItemID, "field": "inbox_item_id"})
+	}
+	doc, _, err := p.books.Inbox.Claim(ctx, inv.CompanyID, *inv.InboxItemID, inv.ID)
+	if err != nil {
+		return err
+	}
+	if inv.DocumentID == nil && doc != nil {
+		if err := p.document(ctx, inv.CompanyID, *doc); err != nil {
+			return err
+		}
+		inv.DocumentID = doc
+	}
+	return nil
 }
 
 // unbooked checks what posting would have checked of an invoice booked
@@ -329,6 +426,24 @@ type PaymentDraft struct {
 	Force      bool
 }
 
+// refund is a payment draft of a credit note: the money comes back, so
+// its amounts are booked negated (what the supplier owes shrinks).
+func (pd PaymentDraft) refund() PaymentDraft {
+	neg := func(a *money.Amount) *money.Amount {
+		if a == nil {
+			return nil
+		}
+		n := a.Abs().Neg()
+		return &n
+	}
+	pd.Amount, pd.SEK = neg(pd.Amount), neg(pd.SEK)
+	if pd.Difference != nil {
+		d := pd.Difference.Neg()
+		pd.Difference = &d
+	}
+	return pd
+}
+
 // PaidOut is a payment recorded: the invoice after it, the payment and
 // the lines its verifikat posted.
 type PaidOut struct {
@@ -351,23 +466,36 @@ func (p *Payables) MarkPaid(ctx context.Context, company, id uuid.UUID, pd Payme
 	case inv.Status == Disputed:
 		d["reason"] = "disputed"
 		return PaidOut{}, apierr.New(apierr.Conflict, d)
-	case inv.Status == Credited || inv.Status == Reversed || inv.CreditNote:
+	case inv.Status == Credited || inv.Status == Reversed:
 		d["reason"] = "not_payable"
 		return PaidOut{}, apierr.New(apierr.Conflict, d)
 	case inv.BookingDeferred && inv.EntryID == nil:
 		d["reason"] = "not_booked"
 		return PaidOut{}, apierr.New(apierr.Conflict, d)
 	}
+	if inv.CreditNote {
+		// What the supplier pays back: sent as the positive sums they are.
+		pd = pd.refund()
+	}
 	amount := inv.Remaining()
 	if pd.Amount != nil {
 		amount = *pd.Amount
 	}
-	if amount.Sign() <= 0 || amount.Cmp(inv.Remaining()) > 0 {
-		return PaidOut{}, apierr.Field("amount", "remaining", "more than 0 and at most what is left: "+inv.Remaining().String())
+	if amount.Sign() != inv.Remaining().Sign() || amount.Abs().Cmp(inv.Remaining().Abs()) > 0 {
+		return PaidOut{}, apierr.Field("amount", "remaining", "more than 0 and at most what is left: "+inv.Remaining().Abs().String())
 	}
 	day := p.today()
 	if pd.Date != nil {
 		day = *pd.Date
+	}
+	if inv.Currency != "SEK" && pd.SEK == nil && pd.Difference == nil && p.books.Rate != nil {
+		// Neither sent: the kronor at the Riksbank's rate of the day.
+		r, err := p.books.Rate(ctx, inv.Currency, day)
+		if err != nil {
+			return PaidOut{}, err
+		}
+		sek := r.Convert(amount)
+		pd.SEK = &sek
 	}
 	sek, err := paidSEK(inv, amount, pd)
 	if err != nil {
@@ -387,13 +515,13 @@ func (p *Payables) MarkPaid(ctx context.Context, company, id uuid.UUID, pd Payme
 	if account == "" {
 		account = DefaultPayment
 	}
-	if err := p.books.KnownAccounts(ctx, company, []string{account}); err != nil {
+	if err := p.books.EnsureAccounts(ctx, company, []string{account}); err != nil {
 		return PaidOut{}, err
 	}
 	s := Settle(inv, amount, sek, account)
 	entry := uuid.New()
 	pay := Payment{ID: uuid.New(), InvoiceID: id, Date: day, Amount: amount, SEK: sek, BookedSEK: s.Booked,
-		Account: account, Source: "manual", Notes: pd.Notes, EntryID: &entry}
+		Account: &account, Source: PaidManually, Notes: pd.Notes, EntryID: &entry}
 	if inv.Currency != "SEK" {
 		r, err := money.ParseRate(rateOf(amount, sek))
 		if err == nil {
@@ -449,14 +577,14 @@ func paidSEK(inv Invoice, amount money.Amount, pd PaymentDraft) (money.Amount, e
 	case pd.SEK != nil && pd.Difference != nil:
 		return amount, apierr.Field("amount_sek", "one_of", "send amount_sek or exchange_rate_difference, not both")
 	case pd.SEK != nil:
-		if pd.SEK.Sign() <= 0 {
+		if pd.SEK.Sign() != amount.Sign() {
 			return amount, apierr.Field("amount_sek", "positive", "what left the account, in kronor")
 		}
 		return *pd.SEK, nil
 	case pd.Difference != nil:
 		booked := Settle(inv, amount, money.Amount{}, DefaultPayment).Booked
 		sek := booked.Add(*pd.Difference)
-		if sek.Sign() <= 0 {
+		if sek.Sign() != amount.Sign() {
 			return amount, apierr.Field("exchange_rate_difference", "range", "leaves nothing paid in kronor")
 		}
 		return sek, nil

@@ -69,6 +69,9 @@ type Draft struct {
 	PaymentDate       *time.Time
 	DefaultDimensions ledger.Dimensions
 	Items             []ItemDraft
+	// Converted says the inbox item was taken by convert, which registers
+	// the invoice of an item whatever paid it.
+	Converted bool
 }
 
 // ItemDraft is one line of a create body.
@@ -102,7 +105,7 @@ func Plan(d Draft, s Supplier, f Facts) (Invoice, error) {
 	inv := Invoice{SupplierID: s.ID, SupplierName: s.Name, ArrivalNumber: f.ArrivalNumber, Number: strings.TrimSpace(d.Number),
 		Status: Registered, InvoiceDate: d.InvoiceDate, DueDate: d.DueDate, DeliveryDate: d.DeliveryDate,
 		Currency: d.Currency, ExchangeRate: d.ExchangeRate, PaymentReference: d.PaymentReference, Notes: d.Notes,
-		Cash: f.Cash, BookingDeferred: f.DeferBooking && !f.Cash, DocumentID: d.DocumentID, InboxItemID: d.InboxItemID,
+		Cash: f.Cash && !d.PrivatelyPaid, BookingDeferred: f.DeferBooking && !f.Cash && !d.PrivatelyPaid, DocumentID: d.DocumentID, InboxItemID: d.InboxItemID,
 		PrivatelyPaid: d.PrivatelyPaid, EmployeeID: d.EmployeeID, ClaimantName: d.ClaimantName,
 		DefaultDimensions: d.DefaultDimensions}
 	if inv.DefaultDimensions == nil {

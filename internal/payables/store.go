@@ -78,9 +78,11 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 		inv.InboxItemID, inv.PrivatelyPaid, inv.EmployeeID, inv.ClaimantName, inv.DefaultDimensions, items)
 	if pe := (*pq.Error)(nil); errors.As(err, &pe) && pe.Code == "23505" {
 		switch pe.Constraint {
-		case "supplier_invoices_company_id_supplier_id_is_credit_note_supplier_invoice_number_key":
+		case "supplier_invoices_number":
 			return out, apierr.New(apierr.SICreateDuplicateInvoiceNumber, map[string]any{"supplier_id": inv.SupplierID,
 				"supplier_invoice_number": inv.Number, "field": "supplier_invoice_number"})
+		case "supplier_invoices_credit_note":
+			return out, apierr.New(apierr.SICreditAlreadyCredited, map[string]any{"supplier_invoice_id": inv.CreditedID})
 		case "supplier_invoices_company_id_document_id_key":
 			return out, invalid("document_id", "document_taken")
 		}
@@ -97,7 +99,8 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 func (s *Store) Existing(ctx context.Context, company, supplier uuid.UUID, number string) (*uuid.UUID, error) {
 	var ids []uuid.UUID
 	err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM supplier_invoices
-		WHERE company_id = $1 AND supplier_id = $2 AND NOT is_credit_note AND supplier_invoice_number = $3`,
+		WHERE company_id = $1 AND supplier_id = $2 AND NOT is_credit_note AND supplier_invoice_number = $3
+			AND status <> 'reversed'`,
 		company, supplier, number)
 	if err != nil || len(ids) == 0 {
 		return nil, err

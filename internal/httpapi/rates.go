@@ -1,0 +1,72 @@
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/fx"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/parties"
+	"github.com/kontera/kontera/internal/payables"
+)
+
+// rateLookups are the outside work of the writes that book a foreign
+// amount at the day's rate when the caller sends none: the rate is
+// fetched before the transaction (fx.Rates.Resolve), so no request holds
+// its rows while the Riksbank answers. They run for dry runs too: a
+// preview books at the rate the write would.
+func rateLookups(rates *fx.Rates, people *parties.Store, bought *payables.Payables, now func() time.Time) map[string]outsideWork {
+	invoice := func(ctx context.Context, _ string, raw []byte, param func(string) string) context.Context {
+		var b struct {
+			SupplierID   uuid.UUID       `json:"supplier_id"`
+			Currency     *string         `json:"currency"`
+			ExchangeRate json.RawMessage `json:"exchange_rate"`
+			InvoiceDate  string          `json:"invoice_date"`
+		}
+		company, err := uuid.Parse(param("companyId"))
+		if err != nil || json.Unmarshal(raw, &b) != nil || len(b.ExchangeRate) > 0 && string(b.ExchangeRate) != "null" {
+			return ctx
+		}
+		day, err := time.Parse(time.DateOnly, b.InvoiceDate)
+		if err != nil {
+			return ctx
+		}
+		currency := ""
+		if b.Currency != nil {
+			currency = *b.Currency
+		} else if sup, err := people.Supplier(ctx, company, b.SupplierID, false); err == nil {
+			currency = sup.Currency
+		}
+		if !fx.Known(currency) {
+			return ctx
+		}
+		return rates.Resolve(ctx, currency, day)
+	}
+	payment := func(ctx context.Context, _ string, raw []byte, param func(string) string) context.Context {
+		var b struct {
+			SEK         json.RawMessage `json:"amount_sek"`
+			Difference  json.RawMessage `json:"exchange_rate_difference"`
+			PaymentDate string          `json:"payment_date"`
+		}
+		company, err1 := uuid.Parse(param("companyId"))
+		id, err2 := uuid.Parse(param("supplierInvoiceId"))
+		if err1 != nil || err2 != nil || len(raw) > 0 && json.Unmarshal(raw, &b) != nil || len(b.SEK) > 0 || len(b.Difference) > 0 {
+			return ctx
+		}
+		day := ledger.Today(now())
+		if b.PaymentDate != "" {
+			if day, err1 = time.Parse(time.DateOnly, b.PaymentDate); err1 != nil {
+				return ctx
+			}
+		}
+		inv, err := bought.Get(ctx, company, id, false)
+		if err != nil || !fx.Known(inv.Currency) {
+			return ctx
+		}
+		return rates.Resolve(ctx, inv.Currency, day)
+	}
+	return map[string]outsideWork{"createSupplierInvoice": invoice, "markSupplierInvoicePaid": payment}
+}

@@ -1,0 +1,201 @@
+package payables
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/ledger"
+)
+
+var accountPattern = regexp.MustCompile(`^[1-8][0-9]{3}$`)
+
+// Moved is a line moved to another account: Changed says the account
+// changed, Corrected that the registration verifikat was corrected inline
+// (rättelse) with it.
+type Moved struct {
+	Changed, Corrected bool
+	Invoice            Invoice
+}
+
+// MoveItem puts line item of invoice id on account. Booked, the
+// registration verifikat is corrected inline (the ledger's strike-lines
+// rättelse: the line struck, what of it belonged to other lines and this
+// line's kronor on the new account added); unbooked only the line moves.
+// A cost already booked by a payment (kontantmetoden) or released from a
+// prepaid account is SI_ITEM_ACCOUNT_SETTLED.
+func (p *Payables) MoveItem(ctx context.Context, company, id, item uuid.UUID, account string) (Moved, error) {
+	inv, err := p.store.Get(ctx, company, id, p.today(), true, true)
+	if err != nil {
+		return Moved{}, err
+	}
+	at := -1
+	for i, it := range inv.Items {
+		if it.ID == item {
+			at = i
+		}
+	}
+	if at < 0 {
+		return Moved{}, apierr.New(apierr.NotFound, map[string]any{"resource": "supplier_invoice_item", "item_id": item})
+	}
+	it := inv.Items[at]
+	if account == it.Account {
+		return Moved{Invoice: inv}, nil
+	}
+	if err := p.movable(ctx, inv, it, account); err != nil {
+		return Moved{}, err
+	}
+	corrected := false
+	if inv.Booked() && it.AccrualAccount == nil {
+		if err := p.correct(ctx, inv, it, account); err != nil {
+			return Moved{}, err
+		}
+		corrected = true
+	}
+	if err := p.store.MoveItem(ctx, inv, item, account); err != nil {
+		return Moved{}, err
+	}
+	old := inv
+	inv.Items = append([]Item(nil), inv.Items...)
+	inv.Items[at].Account = account
+	desc := describe(inv) + ": raden \"" + it.Description + "\" flyttades från " + it.Account + " till " + account
+	return Moved{Changed: true, Corrected: corrected, Invoice: inv}, p.record(ctx, audit.Update, desc, inv, &old, &inv)
+}
+
+// movable checks that line it of inv may go on account.
+func (p *Payables) movable(ctx context.Context, inv Invoice, it Item, account string) error {
+	d := map[string]any{"supplier_invoice_id": inv.ID, "item_id": it.ID, "account_number": it.Account}
+	switch {
+	case !accountPattern.MatchString(account):
+		return apierr.Field("account_number", "pattern", "a BAS account number, four digits 1000–8999")
+	case inv.CreditNote || inv.Status == Credited || inv.Status == Reversed:
+		d["reason"], d["current_status"] = "not_open", inv.State()
+		return apierr.New(apierr.Conflict, d)
+	case it.SLP && !strings.HasPrefix(account, "741"):
+		return apierr.New(apierr.SICreateSLPInvalidAccount, map[string]any{"field": "account_number", "account_number": account})
+	case inv.Cash && !inv.PaidAmount.IsZero():
+		d["reason"] = "paid_under_cash_method"
+		return apierr.New(apierr.SIItemAccountSettled, d)
+	}
+	if inv.ReverseCharge {
+		pct := it.VATRate.InÖre()
+		from, _ := family(it.Account, pct)
+		to, ok := family(account, pct)
+		if !ok || reverseCharged[from].out != reverseCharged[to].out || reverseCharged[from].input != reverseCharged[to].input {
+			return invalid("account_number", "reverse_charge_account", "account_number", account)
+		}
+	}
+	if it.AccrualAccount != nil {
+		months, err := p.store.Months(ctx, inv.CompanyID, inv.ID)
+		if err != nil {
+			return err
+		}
+		for _, m := range months {
+			if m.ItemID == it.ID && m.Released() {
+				d["reason"] = "accrual_released"
+				return apierr.New(apierr.SIItemAccountSettled, d)
+			}
+		}
+	}
+	return p.books.KnownAccounts(ctx, inv.CompanyID, []string{account})
+}
+
+// correct strikes the registration line carrying it and adds it back on
+// account, with what else that line carried left on its old account.
+func (p *Payables) correct(ctx context.Context, inv Invoice, it Item, account string) error {
+	e, err := p.books.Entry(ctx, inv.CompanyID, *inv.EntryID)
+	if err != nil {
+		return err
+	}
+	amount := sekOf(inv, it.Amount)
+	credit := amount.Sign() < 0
+	if credit {
+		amount = amount.Neg()
+	}
+	want := tags(inv, it)
+	var line *ledger.Line
+	for i, l := range e.Lines {
+		side := l.Debit
+		if credit {
+			side = l.Credit
+		}
+		if l.Account == it.Account && l.Currency == nil && sameTags(l.Dimensions, want) && side.Cmp(amount) >= 0 {
+			line = &e.Lines[i]
+			break
+		}
+	}
+	if line == nil {
+		return apierr.New(apierr.SIItemAccountNoMatchingLine, map[string]any{"supplier_invoice_id": inv.ID,
+			"item_id": it.ID, "journal_entry_id": e.ID, "account_number": it.Account})
+	}
+	var b booking
+	side := line.Debit
+	if credit {
+		side = line.Credit
+	}
+	b.add(it.Account, side.Sub(amount), credit, line.Dimensions, line.Description)
+	d := it.Description
+	b.add(account, amount, credit, want, &d)
+	_, err = p.books.Strike(ctx, inv.CompanyID, e.ID, []uuid.UUID{line.ID}, b.lines)
+	return err
+}
+
+// ReleaseAccruals books a company's prepaid months that are due: one
+// verifikat per invoice and day (D cost / C 17xx), each under a savepoint
+// of its own. It answers how many were posted and the ones the ledger
+// refused (a locked period), which wait for a later run.
+func (p *Payables) ReleaseAccruals(ctx context.Context, company uuid.UUID) (int, []error, error) {
+	due, err := p.store.DueMonths(ctx, company, p.today())
+	if err != nil {
+		return 0, nil, err
+	}
+	type key struct {
+		invoice uuid.UUID
+		day     time.Time
+	}
+	var order []key
+	groups := map[key][]Month{}
+	for _, m := range due {
+		k := key{m.InvoiceID, m.Day}
+		if _, ok := groups[k]; !ok {
+			order = append(order, k)
+		}
+		groups[k] = append(groups[k], m)
+	}
+	posted := 0
+	var refused []error
+	for _, k := range order {
+		err := p.db.Attempt(ctx, func(ctx context.Context) error {
+			inv, err := p.store.Get(ctx, company, k.invoice, p.today(), true, false)
+			if err != nil {
+				return err
+			}
+			entry := uuid.New()
+			if err := p.store.MarkReleased(ctx, company, groups[k], entry); err != nil {
+				return err
+			}
+			_, err = p.post(ctx, inv, entry, false, k.day, SourceAccrual, "Periodisering, leverantörsfaktura "+inv.Number+
+				", "+inv.SupplierName+", "+k.day.Format("2006-01"), ReleaseLines(inv, groups[k]))
+			return err
+		})
+		if _, ok := apierr.As(err); ok {
+			refused = append(refused, err)
+			continue
+		}
+		if err != nil {
+			return posted, refused, err
+		}
+		posted++
+	}
+	return posted, refused, nil
+}
+
+// DueAccruals answers the companies with prepaid months due today.
+func (p *Payables) DueAccruals(ctx context.Context) ([]uuid.UUID, error) {
+	return p.store.DueCompanies(ctx, p.today())
+}
