@@ -69,7 +69,9 @@ spec-coverage:
 #     generated company with 1,000,000 lines vs a small one and GET /api-key;
 #   parties: customers registered per second vs single-row INSERT, bulk rate,
 #     list and search latency on 20,000 customers vs GET /api-key;
-#   dimensions: tagged postings checked against 5,000 projects vs untagged.
+#   dimensions: tagged postings checked against 5,000 projects vs untagged;
+#   supplier invoices registered per second (one POST, two lines + VAT)
+#     with 1 and 8 clients vs journal entries created + committed.
 #   statements: SQL round trips per operation for the busiest ones, as the
 #     budget test counts them (tests/budget_test.go).
 # The bench's PostgreSQL runs with fsync on: the disk is measured too.

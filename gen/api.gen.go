@@ -1293,6 +1293,159 @@ func (e HouseholdDeduction) Valid() bool {
 	}
 }
 
+// Defines values for InboxItemSource.
+const (
+	InboxItemSourceApi    InboxItemSource = "api"
+	InboxItemSourceEmail  InboxItemSource = "email"
+	InboxItemSourceUpload InboxItemSource = "upload"
+)
+
+// Valid indicates whether the value is a known member of the InboxItemSource enum.
+func (e InboxItemSource) Valid() bool {
+	switch e {
+	case InboxItemSourceApi:
+		return true
+	case InboxItemSourceEmail:
+		return true
+	case InboxItemSourceUpload:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InboxItemDeletedDeleted.
+const (
+	InboxItemDeletedDeletedTrue InboxItemDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the InboxItemDeletedDeleted enum.
+func (e InboxItemDeletedDeleted) Valid() bool {
+	switch e {
+	case InboxItemDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InboxItemDetailSource.
+const (
+	InboxItemDetailSourceApi    InboxItemDetailSource = "api"
+	InboxItemDetailSourceEmail  InboxItemDetailSource = "email"
+	InboxItemDetailSourceUpload InboxItemDetailSource = "upload"
+)
+
+// Valid indicates whether the value is a known member of the InboxItemDetailSource enum.
+func (e InboxItemDetailSource) Valid() bool {
+	switch e {
+	case InboxItemDetailSourceApi:
+		return true
+	case InboxItemDetailSourceEmail:
+		return true
+	case InboxItemDetailSourceUpload:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InboxItemKind.
+const (
+	InboxItemKindCreditNote InboxItemKind = "credit_note"
+	InboxItemKindInvoice    InboxItemKind = "invoice"
+	InboxItemKindReceipt    InboxItemKind = "receipt"
+	InboxItemKindUnknown    InboxItemKind = "unknown"
+)
+
+// Valid indicates whether the value is a known member of the InboxItemKind enum.
+func (e InboxItemKind) Valid() bool {
+	switch e {
+	case InboxItemKindCreditNote:
+		return true
+	case InboxItemKindInvoice:
+		return true
+	case InboxItemKindReceipt:
+		return true
+	case InboxItemKindUnknown:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InboxItemPatchCurrency.
+const (
+	InboxItemPatchCurrencyCHF InboxItemPatchCurrency = "CHF"
+	InboxItemPatchCurrencyDKK InboxItemPatchCurrency = "DKK"
+	InboxItemPatchCurrencyEUR InboxItemPatchCurrency = "EUR"
+	InboxItemPatchCurrencyGBP InboxItemPatchCurrency = "GBP"
+	InboxItemPatchCurrencyNOK InboxItemPatchCurrency = "NOK"
+	InboxItemPatchCurrencySEK InboxItemPatchCurrency = "SEK"
+	InboxItemPatchCurrencyUSD InboxItemPatchCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the InboxItemPatchCurrency enum.
+func (e InboxItemPatchCurrency) Valid() bool {
+	switch e {
+	case InboxItemPatchCurrencyCHF:
+		return true
+	case InboxItemPatchCurrencyDKK:
+		return true
+	case InboxItemPatchCurrencyEUR:
+		return true
+	case InboxItemPatchCurrencyGBP:
+		return true
+	case InboxItemPatchCurrencyNOK:
+		return true
+	case InboxItemPatchCurrencySEK:
+		return true
+	case InboxItemPatchCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InboxItemStatus.
+const (
+	InboxItemStatusError    InboxItemStatus = "error"
+	InboxItemStatusReceived InboxItemStatus = "received"
+)
+
+// Valid indicates whether the value is a known member of the InboxItemStatus enum.
+func (e InboxItemStatus) Valid() bool {
+	switch e {
+	case InboxItemStatusError:
+		return true
+	case InboxItemStatusReceived:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for InboxReadingFormat.
+const (
+	PdfText    InboxReadingFormat = "pdf_text"
+	PeppolBis3 InboxReadingFormat = "peppol_bis3"
+	Svefaktura InboxReadingFormat = "svefaktura"
+)
+
+// Valid indicates whether the value is a known member of the InboxReadingFormat enum.
+func (e InboxReadingFormat) Valid() bool {
+	switch e {
+	case PdfText:
+		return true
+	case PeppolBis3:
+		return true
+	case Svefaktura:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for InvoiceBulkBookItemStatus.
 const (
 	InvoiceBulkBookItemStatusBooked InvoiceBulkBookItemStatus = "booked"
@@ -2012,19 +2165,19 @@ func (e PeppolReadinessAccessStatus) Valid() bool {
 
 // Defines values for PeppolRecipientReachability.
 const (
-	Reachable   PeppolRecipientReachability = "reachable"
-	Unknown     PeppolRecipientReachability = "unknown"
-	Unreachable PeppolRecipientReachability = "unreachable"
+	PeppolRecipientReachabilityReachable   PeppolRecipientReachability = "reachable"
+	PeppolRecipientReachabilityUnknown     PeppolRecipientReachability = "unknown"
+	PeppolRecipientReachabilityUnreachable PeppolRecipientReachability = "unreachable"
 )
 
 // Valid indicates whether the value is a known member of the PeppolRecipientReachability enum.
 func (e PeppolRecipientReachability) Valid() bool {
 	switch e {
-	case Reachable:
+	case PeppolRecipientReachabilityReachable:
 		return true
-	case Unknown:
+	case PeppolRecipientReachabilityUnknown:
 		return true
-	case Unreachable:
+	case PeppolRecipientReachabilityUnreachable:
 		return true
 	default:
 		return false
@@ -4846,6 +4999,268 @@ type Hours = money.Amount
 
 // HouseholdDeduction Husavdrag: rot (repairs, conversion, extension) or rut (household services). Grön teknik is not supported.
 type HouseholdDeduction string
+
+// InboundEmailReceived defines model for InboundEmailReceived.
+type InboundEmailReceived struct {
+	// Duplicate true when a message with this Message-ID was taken before: nothing was added.
+	Duplicate    bool                 `json:"duplicate"`
+	InboxItemIds []openapi_types.UUID `json:"inbox_item_ids"`
+}
+
+// InboundEmailReceivedResponse defines model for InboundEmailReceivedResponse.
+type InboundEmailReceivedResponse struct {
+	Data InboundEmailReceived `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// InboxItem An inbox item as listed.
+type InboxItem struct {
+	// Amount The amount to pay, VAT included, as read.
+	Amount                   nullable.Nullable[Amount]             `json:"amount"`
+	CreatedAt                time.Time                             `json:"created_at"`
+	CreatedJournalEntryId    nullable.Nullable[openapi_types.UUID] `json:"created_journal_entry_id"`
+	CreatedSupplierInvoiceId nullable.Nullable[openapi_types.UUID] `json:"created_supplier_invoice_id"`
+	Currency                 nullable.Nullable[string]             `json:"currency"`
+	DocumentId               nullable.Nullable[openapi_types.UUID] `json:"document_id"`
+	EmailFrom                nullable.Nullable[string]             `json:"email_from"`
+	EmailReceivedAt          nullable.Nullable[time.Time]          `json:"email_received_at"`
+	EmailSubject             nullable.Nullable[string]             `json:"email_subject"`
+
+	// ErrorMessage Why an error item holds no document (Swedish).
+	ErrorMessage nullable.Nullable[string]             `json:"error_message"`
+	InboxItemId  openapi_types.UUID                    `json:"inbox_item_id"`
+	InvoiceDate  nullable.Nullable[openapi_types.Date] `json:"invoice_date"`
+
+	// KindHint What the document reads as.
+	KindHint                         InboxItemKind                         `json:"kind_hint"`
+	MatchedSupplierId                nullable.Nullable[openapi_types.UUID] `json:"matched_supplier_id"`
+	MatchedTransactionId             nullable.Nullable[openapi_types.UUID] `json:"matched_transaction_id"`
+	MatchedTransactionJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"matched_transaction_journal_entry_id"`
+
+	// Processed true once converted, stamped, or its document is underlag of a verifikat.
+	Processed bool            `json:"processed"`
+	Source    InboxItemSource `json:"source"`
+	Status    InboxItemStatus `json:"status"`
+
+	// UnderlagStatus Where the item's document stands as underlag: anchored (underlag of what the item became), unlinked (underlag of nothing yet), unlinked_locked (nothing yet, and its date is on or before the lock date), anchored_elsewhere (underlag of another verifikat), unknown (its document is gone); null without a document.
+	UnderlagStatus nullable.Nullable[UnderlagStatus] `json:"underlag_status"`
+	VendorName     nullable.Nullable[string]         `json:"vendor_name"`
+}
+
+// InboxItemSource defines model for InboxItem.Source.
+type InboxItemSource string
+
+// InboxItemConvert defines model for InboxItemConvert.
+type InboxItemConvert struct {
+	// Currency Default: the supplier's default_currency.
+	Currency *SupplierInvoiceCurrency `json:"currency,omitempty"`
+
+	// DeliveryDate A date, or "" for none.
+	DeliveryDate *string            `json:"delivery_date,omitempty"`
+	DueDate      openapi_types.Date `json:"due_date"`
+
+	// ExchangeRate Kronor per one unit of the foreign currency, at most six decimals.
+	ExchangeRate *ExchangeRate      `json:"exchange_rate,omitempty"`
+	InvoiceDate  openapi_types.Date `json:"invoice_date"`
+	Items        []struct {
+		AccountNumber string `json:"account_number"`
+
+		// Amount The line's amount excluding VAT, in the invoice's currency; not 0.
+		Amount      Amount `json:"amount"`
+		Description string `json:"description"`
+
+		// VatRate A fraction (0.25, not 25).
+		VatRate VatRate `json:"vat_rate"`
+	} `json:"items"`
+	Notes                 *string            `json:"notes,omitempty"`
+	PaymentReference      *string            `json:"payment_reference,omitempty"`
+	ReverseCharge         *bool              `json:"reverse_charge,omitempty"`
+	SupplierId            openapi_types.UUID `json:"supplier_id"`
+	SupplierInvoiceNumber string             `json:"supplier_invoice_number"`
+
+	// VatTreatment How the invoice carries VAT. standard_25, reduced_12 and reduced_6 are the rate its lines default to (input VAT on 2641); reverse_charge: the buyer accounts for Swedish VAT (omvänd betalningsskyldighet); export and exempt: no VAT.
+	VatTreatment *SupplierInvoiceVatTreatment `json:"vat_treatment,omitempty"`
+}
+
+// InboxItemConverted defines model for InboxItemConverted.
+type InboxItemConverted struct {
+	ArrivalNumber              int                                   `json:"arrival_number"`
+	Currency                   SupplierInvoiceCurrency               `json:"currency"`
+	InboxItemId                openapi_types.UUID                    `json:"inbox_item_id"`
+	RegistrationJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"registration_journal_entry_id"`
+
+	// Status registered, approved, partially_paid, paid, disputed, credited and reversed are stored; overdue is derived: open (registered, approved, partially_paid), due before today in Sweden, with money left.
+	Status            SupplierInvoiceStatus                 `json:"status"`
+	SupplierInvoiceId nullable.Nullable[openapi_types.UUID] `json:"supplier_invoice_id"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+
+	// TotalSek An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	TotalSek       Amount        `json:"total_sek"`
+	VerifikatLines []PostingLine `json:"verifikat_lines"`
+}
+
+// InboxItemConvertedResponse defines model for InboxItemConvertedResponse.
+type InboxItemConvertedResponse struct {
+	Data InboxItemConverted `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// InboxItemDeleted defines model for InboxItemDeleted.
+type InboxItemDeleted struct {
+	Deleted     InboxItemDeletedDeleted `json:"deleted"`
+	InboxItemId openapi_types.UUID      `json:"inbox_item_id"`
+}
+
+// InboxItemDeletedDeleted defines model for InboxItemDeleted.Deleted.
+type InboxItemDeletedDeleted bool
+
+// InboxItemDeletedResponse defines model for InboxItemDeletedResponse.
+type InboxItemDeletedResponse struct {
+	Data InboxItemDeleted `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// InboxItemDetail An inbox item with what its document was read to say.
+type InboxItemDetail struct {
+	// Amount The amount to pay, VAT included, as read.
+	Amount                   nullable.Nullable[Amount]             `json:"amount"`
+	CreatedAt                time.Time                             `json:"created_at"`
+	CreatedJournalEntryId    nullable.Nullable[openapi_types.UUID] `json:"created_journal_entry_id"`
+	CreatedSupplierInvoiceId nullable.Nullable[openapi_types.UUID] `json:"created_supplier_invoice_id"`
+	Currency                 nullable.Nullable[string]             `json:"currency"`
+	DocumentId               nullable.Nullable[openapi_types.UUID] `json:"document_id"`
+	EmailBodyText            nullable.Nullable[string]             `json:"email_body_text"`
+	EmailFrom                nullable.Nullable[string]             `json:"email_from"`
+	EmailReceivedAt          nullable.Nullable[time.Time]          `json:"email_received_at"`
+	EmailSubject             nullable.Nullable[string]             `json:"email_subject"`
+
+	// ErrorMessage Why an error item holds no document (Swedish).
+	ErrorMessage  nullable.Nullable[string]       `json:"error_message"`
+	ExtractedData nullable.Nullable[InboxReading] `json:"extracted_data"`
+
+	// ExtractionSkipped true when nothing could be read (a scan, an image, a PDF without text, more than 10 pages, a broken file).
+	ExtractionSkipped bool                                  `json:"extraction_skipped"`
+	FileName          nullable.Nullable[string]             `json:"file_name"`
+	InboxItemId       openapi_types.UUID                    `json:"inbox_item_id"`
+	InvoiceDate       nullable.Nullable[openapi_types.Date] `json:"invoice_date"`
+
+	// KindHint What the document reads as.
+	KindHint                         InboxItemKind                         `json:"kind_hint"`
+	MatchedSupplierId                nullable.Nullable[openapi_types.UUID] `json:"matched_supplier_id"`
+	MatchedTransactionId             nullable.Nullable[openapi_types.UUID] `json:"matched_transaction_id"`
+	MatchedTransactionJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"matched_transaction_journal_entry_id"`
+
+	// Processed true once converted, stamped, or its document is underlag of a verifikat.
+	Processed bool                  `json:"processed"`
+	Source    InboxItemDetailSource `json:"source"`
+	Status    InboxItemStatus       `json:"status"`
+
+	// UnderlagStatus Where the item's document stands as underlag: anchored (underlag of what the item became), unlinked (underlag of nothing yet), unlinked_locked (nothing yet, and its date is on or before the lock date), anchored_elsewhere (underlag of another verifikat), unknown (its document is gone); null without a document.
+	UnderlagStatus nullable.Nullable[UnderlagStatus] `json:"underlag_status"`
+	UpdatedAt      time.Time                         `json:"updated_at"`
+	VendorName     nullable.Nullable[string]         `json:"vendor_name"`
+}
+
+// InboxItemDetailSource defines model for InboxItemDetail.Source.
+type InboxItemDetailSource string
+
+// InboxItemKind What the document reads as.
+type InboxItemKind string
+
+// InboxItemList defines model for InboxItemList.
+type InboxItemList struct {
+	InboxItems []InboxItem               `json:"inbox_items"`
+	NextCursor nullable.Nullable[string] `json:"next_cursor"`
+}
+
+// InboxItemListResponse defines model for InboxItemListResponse.
+type InboxItemListResponse struct {
+	Data InboxItemList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// InboxItemMatchSupplier defines model for InboxItemMatchSupplier.
+type InboxItemMatchSupplier struct {
+	// SupplierId The supplier; null clears the match.
+	SupplierId nullable.Nullable[openapi_types.UUID] `json:"supplier_id"`
+}
+
+// InboxItemMatchTransaction defines model for InboxItemMatchTransaction.
+type InboxItemMatchTransaction struct {
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+}
+
+// InboxItemPatch defines model for InboxItemPatch.
+type InboxItemPatch struct {
+	Amount      nullable.Nullable[Amount]                 `json:"amount,omitempty"`
+	Currency    nullable.Nullable[InboxItemPatchCurrency] `json:"currency,omitempty"`
+	InvoiceDate nullable.Nullable[openapi_types.Date]     `json:"invoice_date,omitempty"`
+
+	// KindHint What the document reads as.
+	KindHint   *InboxItemKind            `json:"kind_hint,omitempty"`
+	VendorName nullable.Nullable[string] `json:"vendor_name,omitempty"`
+}
+
+// InboxItemPatchCurrency defines model for InboxItemPatch.Currency.
+type InboxItemPatchCurrency string
+
+// InboxItemResponse defines model for InboxItemResponse.
+type InboxItemResponse struct {
+	// Data An inbox item with what its document was read to say.
+	Data InboxItemDetail `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// InboxItemStamp defines model for InboxItemStamp.
+type InboxItemStamp struct {
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+}
+
+// InboxItemStatus defines model for InboxItemStatus.
+type InboxItemStatus string
+
+// InboxReading What the document was read to say: an e-invoice (Peppol BIS 3, Svefaktura) field by field, a PDF by its Swedish labels (Att betala, Moms, Förfallodatum, OCR, Bankgiro, Org.nr). A value whose check digit fails is left out; two places reading differently leave it null.
+type InboxReading struct {
+	Bankgiro      nullable.Nullable[string]             `json:"bankgiro,omitempty"`
+	Currency      nullable.Nullable[string]             `json:"currency,omitempty"`
+	DueDate       nullable.Nullable[openapi_types.Date] `json:"due_date,omitempty"`
+	Format        InboxReadingFormat                    `json:"format"`
+	Iban          nullable.Nullable[string]             `json:"iban,omitempty"`
+	InvoiceDate   nullable.Nullable[openapi_types.Date] `json:"invoice_date,omitempty"`
+	InvoiceNumber nullable.Nullable[string]             `json:"invoice_number,omitempty"`
+
+	// Kind What the document reads as.
+	Kind  InboxItemKind `json:"kind"`
+	Lines nullable.Nullable[[]struct {
+		// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+		Amount      Amount                     `json:"amount"`
+		Description string                     `json:"description"`
+		VatRate     nullable.Nullable[float32] `json:"vat_rate"`
+	}] `json:"lines,omitempty"`
+	NetAmount  nullable.Nullable[Amount] `json:"net_amount,omitempty"`
+	Ocr        nullable.Nullable[string] `json:"ocr,omitempty"`
+	OrgNumber  nullable.Nullable[string] `json:"org_number,omitempty"`
+	Plusgiro   nullable.Nullable[string] `json:"plusgiro,omitempty"`
+	Total      nullable.Nullable[Amount] `json:"total,omitempty"`
+	VatAmount  nullable.Nullable[Amount] `json:"vat_amount,omitempty"`
+	VatNumber  nullable.Nullable[string] `json:"vat_number,omitempty"`
+	VendorName nullable.Nullable[string] `json:"vendor_name,omitempty"`
+}
+
+// InboxReadingFormat defines model for InboxReading.Format.
+type InboxReadingFormat string
 
 // Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
 type Invoice struct {
@@ -8653,6 +9068,9 @@ type TrialBalanceTotals struct {
 	PeriodDebit Sum `json:"period_debit"`
 }
 
+// UnderlagStatus Where the item's document stands as underlag: anchored (underlag of what the item became), unlinked (underlag of nothing yet), unlinked_locked (nothing yet, and its date is on or before the lock date), anchored_elsewhere (underlag of another verifikat), unknown (its document is gone); null without a document.
+type UnderlagStatus string
+
 // UploadSource Where the file came from.
 type UploadSource string
 
@@ -8735,6 +9153,9 @@ type IdempotencyKey = openapi_types.UUID
 
 // IdempotencyKeyRequired defines model for IdempotencyKeyRequired.
 type IdempotencyKeyRequired = openapi_types.UUID
+
+// InboxItemId defines model for InboxItemId.
+type InboxItemId = openapi_types.UUID
 
 // InvoiceId defines model for InvoiceId.
 type InvoiceId = openapi_types.UUID
@@ -9184,6 +9605,105 @@ type UnlockFiscalPeriodParams struct {
 type RunFiscalYearEndParams struct {
 	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
 	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+}
+
+// ListInboxItemsParams defines parameters for ListInboxItems.
+type ListInboxItemsParams struct {
+	// Status received or error.
+	Status *InboxItemStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// UnprocessedOnly Only items not yet processed.
+	UnprocessedOnly *bool `form:"unprocessed_only,omitempty" json:"unprocessed_only,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// DeleteInboxItemParams defines parameters for DeleteInboxItem.
+type DeleteInboxItemParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateInboxItemParams defines parameters for UpdateInboxItem.
+type UpdateInboxItemParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ConvertInboxItemParams defines parameters for ConvertInboxItem.
+type ConvertInboxItemParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// MatchInboxItemSupplierParams defines parameters for MatchInboxItemSupplier.
+type MatchInboxItemSupplierParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// MatchInboxItemTransactionParams defines parameters for MatchInboxItemTransaction.
+type MatchInboxItemTransactionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// StampInboxItemParams defines parameters for StampInboxItem.
+type StampInboxItemParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UnmatchInboxItemTransactionParams defines parameters for UnmatchInboxItemTransaction.
+type UnmatchInboxItemTransactionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
 // ListInvoicesParams defines parameters for ListInvoices.
@@ -9942,6 +10462,15 @@ type GetDocumentFileParams struct {
 	IfNoneMatch *string `json:"If-None-Match,omitempty"`
 }
 
+// ReceiveInboundEmailParams defines parameters for ReceiveInboundEmail.
+type ReceiveInboundEmailParams struct {
+	// CompanyId The company whose inbox receives the message.
+	CompanyId openapi_types.UUID `form:"company_id" json:"company_id"`
+
+	// XKonteraSignature t=<unix seconds>,v1=<hex HMAC-SHA256>.
+	XKonteraSignature string `json:"X-Kontera-Signature"`
+}
+
 // GetOpenAPIDocumentParams defines parameters for GetOpenAPIDocument.
 type GetOpenAPIDocumentParams struct {
 	// IfNoneMatch The ETag of a copy you hold; 304 when the document is still that one.
@@ -9995,6 +10524,21 @@ type UpdateFiscalPeriodJSONRequestBody = FiscalPeriodPatch
 
 // SetManualOpeningBalancesJSONRequestBody defines body for SetManualOpeningBalances for application/json ContentType.
 type SetManualOpeningBalancesJSONRequestBody = OpeningBalancesManual
+
+// UpdateInboxItemJSONRequestBody defines body for UpdateInboxItem for application/json ContentType.
+type UpdateInboxItemJSONRequestBody = InboxItemPatch
+
+// ConvertInboxItemJSONRequestBody defines body for ConvertInboxItem for application/json ContentType.
+type ConvertInboxItemJSONRequestBody = InboxItemConvert
+
+// MatchInboxItemSupplierJSONRequestBody defines body for MatchInboxItemSupplier for application/json ContentType.
+type MatchInboxItemSupplierJSONRequestBody = InboxItemMatchSupplier
+
+// MatchInboxItemTransactionJSONRequestBody defines body for MatchInboxItemTransaction for application/json ContentType.
+type MatchInboxItemTransactionJSONRequestBody = InboxItemMatchTransaction
+
+// StampInboxItemJSONRequestBody defines body for StampInboxItem for application/json ContentType.
+type StampInboxItemJSONRequestBody = InboxItemStamp
 
 // CreateInvoiceJSONRequestBody defines body for CreateInvoice for application/json ContentType.
 type CreateInvoiceJSONRequestBody = InvoiceCreate
@@ -11930,6 +12474,33 @@ type ServerInterface interface {
 	// RunFiscalYearEnd Run the year-end (bokslut) of a fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/year-end)
 	RunFiscalYearEnd(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params RunFiscalYearEndParams) error
+	// ListInboxItems List the inbox
+	// (GET /api/v1/companies/{companyId}/inbox-items)
+	ListInboxItems(ctx echo.Context, companyId CompanyId, params ListInboxItemsParams) error
+	// DeleteInboxItem Discard an inbox item
+	// (DELETE /api/v1/companies/{companyId}/inbox-items/{inboxItemId})
+	DeleteInboxItem(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params DeleteInboxItemParams) error
+	// GetInboxItem Read an inbox item
+	// (GET /api/v1/companies/{companyId}/inbox-items/{inboxItemId})
+	GetInboxItem(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId) error
+	// UpdateInboxItem Correct an inbox item's reading
+	// (PATCH /api/v1/companies/{companyId}/inbox-items/{inboxItemId})
+	UpdateInboxItem(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params UpdateInboxItemParams) error
+	// ConvertInboxItem Register a supplier invoice from an inbox item
+	// (POST /api/v1/companies/{companyId}/inbox-items/{inboxItemId}/convert)
+	ConvertInboxItem(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params ConvertInboxItemParams) error
+	// MatchInboxItemSupplier Set an inbox item's supplier
+	// (POST /api/v1/companies/{companyId}/inbox-items/{inboxItemId}/match-supplier)
+	MatchInboxItemSupplier(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params MatchInboxItemSupplierParams) error
+	// MatchInboxItemTransaction Pair an inbox item with a bank transaction
+	// (POST /api/v1/companies/{companyId}/inbox-items/{inboxItemId}/match-transaction)
+	MatchInboxItemTransaction(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params MatchInboxItemTransactionParams) error
+	// StampInboxItem Mark an inbox item consumed by a verifikat
+	// (POST /api/v1/companies/{companyId}/inbox-items/{inboxItemId}/stamp)
+	StampInboxItem(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params StampInboxItemParams) error
+	// UnmatchInboxItemTransaction Release an inbox item's bank transaction
+	// (POST /api/v1/companies/{companyId}/inbox-items/{inboxItemId}/unmatch-transaction)
+	UnmatchInboxItemTransaction(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params UnmatchInboxItemTransactionParams) error
 	// ListInvoices List invoices
 	// (GET /api/v1/companies/{companyId}/invoices)
 	ListInvoices(ctx echo.Context, companyId CompanyId, params ListInvoicesParams) error
@@ -12140,6 +12711,9 @@ type ServerInterface interface {
 	// GetHealth Check that the service and its database answer
 	// (GET /api/v1/health)
 	GetHealth(ctx echo.Context) error
+	// ReceiveInboundEmail Receive an e-mail into a company's inbox
+	// (POST /api/v1/inbound/email)
+	ReceiveInboundEmail(ctx echo.Context, params ReceiveInboundEmailParams) error
 	// GetOpenAPIDocument Download this OpenAPI 3.1 document
 	// (GET /api/v1/openapi.json)
 	GetOpenAPIDocument(ctx echo.Context, params GetOpenAPIDocumentParams) error
@@ -14181,6 +14755,533 @@ func (w *ServerInterfaceWrapper) RunFiscalYearEnd(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RunFiscalYearEnd(ctx, companyId, fiscalPeriodId, params)
+	return err
+}
+
+// ListInboxItems converts echo context to params.
+func (w *ServerInterfaceWrapper) ListInboxItems(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListInboxItemsParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "unprocessed_only" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "unprocessed_only", ctx.QueryParams(), &params.UnprocessedOnly, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter unprocessed_only: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListInboxItems(ctx, companyId, params)
+	return err
+}
+
+// DeleteInboxItem converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteInboxItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "inboxItemId" -------------
+	var inboxItemId InboxItemId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "inboxItemId", ctx.Param("inboxItemId"), &inboxItemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter inboxItemId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteInboxItemParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteInboxItem(ctx, companyId, inboxItemId, params)
+	return err
+}
+
+// GetInboxItem converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInboxItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "inboxItemId" -------------
+	var inboxItemId InboxItemId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "inboxItemId", ctx.Param("inboxItemId"), &inboxItemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter inboxItemId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInboxItem(ctx, companyId, inboxItemId)
+	return err
+}
+
+// UpdateInboxItem converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateInboxItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "inboxItemId" -------------
+	var inboxItemId InboxItemId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "inboxItemId", ctx.Param("inboxItemId"), &inboxItemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter inboxItemId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateInboxItemParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateInboxItem(ctx, companyId, inboxItemId, params)
+	return err
+}
+
+// ConvertInboxItem converts echo context to params.
+func (w *ServerInterfaceWrapper) ConvertInboxItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "inboxItemId" -------------
+	var inboxItemId InboxItemId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "inboxItemId", ctx.Param("inboxItemId"), &inboxItemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter inboxItemId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ConvertInboxItemParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ConvertInboxItem(ctx, companyId, inboxItemId, params)
+	return err
+}
+
+// MatchInboxItemSupplier converts echo context to params.
+func (w *ServerInterfaceWrapper) MatchInboxItemSupplier(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "inboxItemId" -------------
+	var inboxItemId InboxItemId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "inboxItemId", ctx.Param("inboxItemId"), &inboxItemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter inboxItemId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MatchInboxItemSupplierParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MatchInboxItemSupplier(ctx, companyId, inboxItemId, params)
+	return err
+}
+
+// MatchInboxItemTransaction converts echo context to params.
+func (w *ServerInterfaceWrapper) MatchInboxItemTransaction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "inboxItemId" -------------
+	var inboxItemId InboxItemId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "inboxItemId", ctx.Param("inboxItemId"), &inboxItemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter inboxItemId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MatchInboxItemTransactionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MatchInboxItemTransaction(ctx, companyId, inboxItemId, params)
+	return err
+}
+
+// StampInboxItem converts echo context to params.
+func (w *ServerInterfaceWrapper) StampInboxItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "inboxItemId" -------------
+	var inboxItemId InboxItemId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "inboxItemId", ctx.Param("inboxItemId"), &inboxItemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter inboxItemId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params StampInboxItemParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.StampInboxItem(ctx, companyId, inboxItemId, params)
+	return err
+}
+
+// UnmatchInboxItemTransaction converts echo context to params.
+func (w *ServerInterfaceWrapper) UnmatchInboxItemTransaction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "inboxItemId" -------------
+	var inboxItemId InboxItemId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "inboxItemId", ctx.Param("inboxItemId"), &inboxItemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter inboxItemId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UnmatchInboxItemTransactionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UnmatchInboxItemTransaction(ctx, companyId, inboxItemId, params)
 	return err
 }
 
@@ -18022,6 +19123,43 @@ func (w *ServerInterfaceWrapper) GetHealth(ctx echo.Context) error {
 	return err
 }
 
+// ReceiveInboundEmail converts echo context to params.
+func (w *ServerInterfaceWrapper) ReceiveInboundEmail(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReceiveInboundEmailParams
+	// ------------- Required query parameter "company_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "company_id", ctx.QueryParams(), &params.CompanyId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter company_id: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "X-Kontera-Signature" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Kontera-Signature")]; found {
+		var XKonteraSignature string
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Kontera-Signature, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Kontera-Signature", valueList[0], &XKonteraSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Kontera-Signature: %s", err))
+		}
+
+		params.XKonteraSignature = XKonteraSignature
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Kontera-Signature is required, but not found"))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReceiveInboundEmail(ctx, params)
+	return err
+}
+
 // GetOpenAPIDocument converts echo context to params.
 func (w *ServerInterfaceWrapper) GetOpenAPIDocument(ctx echo.Context) error {
 	var err error
@@ -18205,6 +19343,15 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/reopen-external", wrapper.ReopenFiscalPeriodExternally, options.OperationMiddlewares["reopenFiscalPeriodExternally"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/unlock", wrapper.UnlockFiscalPeriod, options.OperationMiddlewares["unlockFiscalPeriod"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/year-end", wrapper.RunFiscalYearEnd, options.OperationMiddlewares["runFiscalYearEnd"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/inbox-items", wrapper.ListInboxItems, options.OperationMiddlewares["listInboxItems"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId", wrapper.DeleteInboxItem, options.OperationMiddlewares["deleteInboxItem"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId", wrapper.GetInboxItem, options.OperationMiddlewares["getInboxItem"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId", wrapper.UpdateInboxItem, options.OperationMiddlewares["updateInboxItem"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId/convert", wrapper.ConvertInboxItem, options.OperationMiddlewares["convertInboxItem"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId/match-supplier", wrapper.MatchInboxItemSupplier, options.OperationMiddlewares["matchInboxItemSupplier"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId/match-transaction", wrapper.MatchInboxItemTransaction, options.OperationMiddlewares["matchInboxItemTransaction"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId/stamp", wrapper.StampInboxItem, options.OperationMiddlewares["stampInboxItem"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId/unmatch-transaction", wrapper.UnmatchInboxItemTransaction, options.OperationMiddlewares["unmatchInboxItemTransaction"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.ListInvoices, options.OperationMiddlewares["listInvoices"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/invoices", wrapper.CreateInvoice, options.OperationMiddlewares["createInvoice"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/invoices/:invoiceId", wrapper.DeleteInvoice, options.OperationMiddlewares["deleteInvoice"]...)
@@ -18275,6 +19422,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/suppliers/bulk-create", wrapper.BulkCreateSuppliers, options.OperationMiddlewares["bulkCreateSuppliers"]...)
 	router.GET(options.BaseURL+"/api/v1/document-files/:documentId", wrapper.GetDocumentFile, options.OperationMiddlewares["getDocumentFile"]...)
 	router.GET(options.BaseURL+"/api/v1/health", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
+	router.POST(options.BaseURL+"/api/v1/inbound/email", wrapper.ReceiveInboundEmail, options.OperationMiddlewares["receiveInboundEmail"]...)
 	router.GET(options.BaseURL+"/api/v1/openapi.json", wrapper.GetOpenAPIDocument, options.OperationMiddlewares["getOpenAPIDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/operations/:operationId", wrapper.GetOperation, options.OperationMiddlewares["getOperation"]...)
 	router.GET(options.BaseURL+"/docs/api/errors", wrapper.ListErrorCodes, options.OperationMiddlewares["listErrorCodes"]...)
@@ -25996,6 +27144,1764 @@ func (response RunFiscalYearEnd500JSONResponse) VisitRunFiscalYearEndResponse(w 
 type RunFiscalYearEnd503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response RunFiscalYearEnd503JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInboxItemsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListInboxItemsParams
+}
+
+type ListInboxItemsResponseObject interface {
+	VisitListInboxItemsResponse(w http.ResponseWriter) error
+}
+
+type ListInboxItems200JSONResponse InboxItemListResponse
+
+func (response ListInboxItems200JSONResponse) VisitListInboxItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInboxItems400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListInboxItems400JSONResponse) VisitListInboxItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInboxItems401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListInboxItems401JSONResponse) VisitListInboxItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInboxItems403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListInboxItems403JSONResponse) VisitListInboxItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInboxItems404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListInboxItems404JSONResponse) VisitListInboxItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInboxItems429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListInboxItems429JSONResponse) VisitListInboxItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInboxItems500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListInboxItems500JSONResponse) VisitListInboxItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListInboxItems503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListInboxItems503JSONResponse) VisitListInboxItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInboxItemRequestObject struct {
+	CompanyId   CompanyId   `json:"companyId"`
+	InboxItemId InboxItemId `json:"inboxItemId"`
+	Params      DeleteInboxItemParams
+}
+
+type DeleteInboxItemResponseObject interface {
+	VisitDeleteInboxItemResponse(w http.ResponseWriter) error
+}
+
+type DeleteInboxItem200JSONResponse InboxItemDeletedResponse
+
+func (response DeleteInboxItem200JSONResponse) VisitDeleteInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInboxItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteInboxItem400JSONResponse) VisitDeleteInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInboxItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteInboxItem401JSONResponse) VisitDeleteInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInboxItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteInboxItem403JSONResponse) VisitDeleteInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInboxItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteInboxItem404JSONResponse) VisitDeleteInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInboxItem409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteInboxItem409JSONResponse) VisitDeleteInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInboxItem429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteInboxItem429JSONResponse) VisitDeleteInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInboxItem500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteInboxItem500JSONResponse) VisitDeleteInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteInboxItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteInboxItem503JSONResponse) VisitDeleteInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInboxItemRequestObject struct {
+	CompanyId   CompanyId   `json:"companyId"`
+	InboxItemId InboxItemId `json:"inboxItemId"`
+}
+
+type GetInboxItemResponseObject interface {
+	VisitGetInboxItemResponse(w http.ResponseWriter) error
+}
+
+type GetInboxItem200JSONResponse InboxItemResponse
+
+func (response GetInboxItem200JSONResponse) VisitGetInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInboxItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInboxItem400JSONResponse) VisitGetInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInboxItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInboxItem401JSONResponse) VisitGetInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInboxItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInboxItem403JSONResponse) VisitGetInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInboxItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInboxItem404JSONResponse) VisitGetInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInboxItem429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetInboxItem429JSONResponse) VisitGetInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInboxItem500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetInboxItem500JSONResponse) VisitGetInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInboxItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInboxItem503JSONResponse) VisitGetInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInboxItemRequestObject struct {
+	CompanyId   CompanyId   `json:"companyId"`
+	InboxItemId InboxItemId `json:"inboxItemId"`
+	Params      UpdateInboxItemParams
+	Body        *UpdateInboxItemJSONRequestBody
+}
+
+type UpdateInboxItemResponseObject interface {
+	VisitUpdateInboxItemResponse(w http.ResponseWriter) error
+}
+
+type UpdateInboxItem200JSONResponse InboxItemResponse
+
+func (response UpdateInboxItem200JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInboxItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateInboxItem400JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInboxItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateInboxItem401JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInboxItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateInboxItem403JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInboxItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateInboxItem404JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInboxItem409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateInboxItem409JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInboxItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateInboxItem413JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInboxItem415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateInboxItem415JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInboxItem429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateInboxItem429JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInboxItem500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateInboxItem500JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateInboxItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateInboxItem503JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConvertInboxItemRequestObject struct {
+	CompanyId   CompanyId   `json:"companyId"`
+	InboxItemId InboxItemId `json:"inboxItemId"`
+	Params      ConvertInboxItemParams
+	Body        *ConvertInboxItemJSONRequestBody
+}
+
+type ConvertInboxItemResponseObject interface {
+	VisitConvertInboxItemResponse(w http.ResponseWriter) error
+}
+
+type ConvertInboxItem200JSONResponse InboxItemConvertedResponse
+
+func (response ConvertInboxItem200JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConvertInboxItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ConvertInboxItem400JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConvertInboxItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ConvertInboxItem401JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConvertInboxItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ConvertInboxItem403JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConvertInboxItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ConvertInboxItem404JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConvertInboxItem409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ConvertInboxItem409JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConvertInboxItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ConvertInboxItem413JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConvertInboxItem415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ConvertInboxItem415JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConvertInboxItem429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ConvertInboxItem429JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConvertInboxItem500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ConvertInboxItem500JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ConvertInboxItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ConvertInboxItem503JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemSupplierRequestObject struct {
+	CompanyId   CompanyId   `json:"companyId"`
+	InboxItemId InboxItemId `json:"inboxItemId"`
+	Params      MatchInboxItemSupplierParams
+	Body        *MatchInboxItemSupplierJSONRequestBody
+}
+
+type MatchInboxItemSupplierResponseObject interface {
+	VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error
+}
+
+type MatchInboxItemSupplier200JSONResponse InboxItemResponse
+
+func (response MatchInboxItemSupplier200JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemSupplier400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MatchInboxItemSupplier400JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemSupplier401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MatchInboxItemSupplier401JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemSupplier403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MatchInboxItemSupplier403JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemSupplier404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MatchInboxItemSupplier404JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemSupplier409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MatchInboxItemSupplier409JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemSupplier413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MatchInboxItemSupplier413JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemSupplier415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MatchInboxItemSupplier415JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemSupplier429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MatchInboxItemSupplier429JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemSupplier500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MatchInboxItemSupplier500JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemSupplier503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MatchInboxItemSupplier503JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransactionRequestObject struct {
+	CompanyId   CompanyId   `json:"companyId"`
+	InboxItemId InboxItemId `json:"inboxItemId"`
+	Params      MatchInboxItemTransactionParams
+	Body        *MatchInboxItemTransactionJSONRequestBody
+}
+
+type MatchInboxItemTransactionResponseObject interface {
+	VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error
+}
+
+type MatchInboxItemTransaction200JSONResponse InboxItemResponse
+
+func (response MatchInboxItemTransaction200JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransaction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MatchInboxItemTransaction400JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransaction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MatchInboxItemTransaction401JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransaction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MatchInboxItemTransaction403JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransaction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MatchInboxItemTransaction404JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransaction409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MatchInboxItemTransaction409JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransaction413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MatchInboxItemTransaction413JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransaction415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MatchInboxItemTransaction415JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransaction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MatchInboxItemTransaction429JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransaction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MatchInboxItemTransaction500JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransaction501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response MatchInboxItemTransaction501JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchInboxItemTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MatchInboxItemTransaction503JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StampInboxItemRequestObject struct {
+	CompanyId   CompanyId   `json:"companyId"`
+	InboxItemId InboxItemId `json:"inboxItemId"`
+	Params      StampInboxItemParams
+	Body        *StampInboxItemJSONRequestBody
+}
+
+type StampInboxItemResponseObject interface {
+	VisitStampInboxItemResponse(w http.ResponseWriter) error
+}
+
+type StampInboxItem200JSONResponse InboxItemResponse
+
+func (response StampInboxItem200JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StampInboxItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response StampInboxItem400JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StampInboxItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response StampInboxItem401JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StampInboxItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response StampInboxItem403JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StampInboxItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response StampInboxItem404JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StampInboxItem409JSONResponse struct{ ConflictJSONResponse }
+
+func (response StampInboxItem409JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StampInboxItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response StampInboxItem413JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StampInboxItem415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response StampInboxItem415JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StampInboxItem429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response StampInboxItem429JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StampInboxItem500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response StampInboxItem500JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type StampInboxItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response StampInboxItem503JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmatchInboxItemTransactionRequestObject struct {
+	CompanyId   CompanyId   `json:"companyId"`
+	InboxItemId InboxItemId `json:"inboxItemId"`
+	Params      UnmatchInboxItemTransactionParams
+}
+
+type UnmatchInboxItemTransactionResponseObject interface {
+	VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error
+}
+
+type UnmatchInboxItemTransaction200JSONResponse InboxItemResponse
+
+func (response UnmatchInboxItemTransaction200JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmatchInboxItemTransaction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UnmatchInboxItemTransaction400JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmatchInboxItemTransaction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UnmatchInboxItemTransaction401JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmatchInboxItemTransaction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UnmatchInboxItemTransaction403JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmatchInboxItemTransaction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UnmatchInboxItemTransaction404JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmatchInboxItemTransaction409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UnmatchInboxItemTransaction409JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmatchInboxItemTransaction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UnmatchInboxItemTransaction429JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmatchInboxItemTransaction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UnmatchInboxItemTransaction500JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmatchInboxItemTransaction501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response UnmatchInboxItemTransaction501JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmatchInboxItemTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UnmatchInboxItemTransaction503JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -39480,6 +42386,182 @@ func (response GetHealth200JSONResponse) VisitGetHealthResponse(w http.ResponseW
 	return err
 }
 
+type ReceiveInboundEmailRequestObject struct {
+	Params ReceiveInboundEmailParams
+	Body   io.Reader
+}
+
+type ReceiveInboundEmailResponseObject interface {
+	VisitReceiveInboundEmailResponse(w http.ResponseWriter) error
+}
+
+type ReceiveInboundEmail200JSONResponse InboundEmailReceivedResponse
+
+func (response ReceiveInboundEmail200JSONResponse) VisitReceiveInboundEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceiveInboundEmail400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReceiveInboundEmail400JSONResponse) VisitReceiveInboundEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceiveInboundEmail401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReceiveInboundEmail401JSONResponse) VisitReceiveInboundEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceiveInboundEmail404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReceiveInboundEmail404JSONResponse) VisitReceiveInboundEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceiveInboundEmail413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ReceiveInboundEmail413JSONResponse) VisitReceiveInboundEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceiveInboundEmail415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReceiveInboundEmail415JSONResponse) VisitReceiveInboundEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceiveInboundEmail429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ReceiveInboundEmail429JSONResponse) VisitReceiveInboundEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceiveInboundEmail500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ReceiveInboundEmail500JSONResponse) VisitReceiveInboundEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReceiveInboundEmail503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReceiveInboundEmail503JSONResponse) VisitReceiveInboundEmailResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetOpenAPIDocumentRequestObject struct {
 	Params GetOpenAPIDocumentParams
 }
@@ -39947,6 +43029,33 @@ type StrictServerInterface interface {
 	// RunFiscalYearEnd Run the year-end (bokslut) of a fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/year-end)
 	RunFiscalYearEnd(ctx context.Context, request RunFiscalYearEndRequestObject) (RunFiscalYearEndResponseObject, error)
+	// ListInboxItems List the inbox
+	// (GET /api/v1/companies/{companyId}/inbox-items)
+	ListInboxItems(ctx context.Context, request ListInboxItemsRequestObject) (ListInboxItemsResponseObject, error)
+	// DeleteInboxItem Discard an inbox item
+	// (DELETE /api/v1/companies/{companyId}/inbox-items/{inboxItemId})
+	DeleteInboxItem(ctx context.Context, request DeleteInboxItemRequestObject) (DeleteInboxItemResponseObject, error)
+	// GetInboxItem Read an inbox item
+	// (GET /api/v1/companies/{companyId}/inbox-items/{inboxItemId})
+	GetInboxItem(ctx context.Context, request GetInboxItemRequestObject) (GetInboxItemResponseObject, error)
+	// UpdateInboxItem Correct an inbox item's reading
+	// (PATCH /api/v1/companies/{companyId}/inbox-items/{inboxItemId})
+	UpdateInboxItem(ctx context.Context, request UpdateInboxItemRequestObject) (UpdateInboxItemResponseObject, error)
+	// ConvertInboxItem Register a supplier invoice from an inbox item
+	// (POST /api/v1/companies/{companyId}/inbox-items/{inboxItemId}/convert)
+	ConvertInboxItem(ctx context.Context, request ConvertInboxItemRequestObject) (ConvertInboxItemResponseObject, error)
+	// MatchInboxItemSupplier Set an inbox item's supplier
+	// (POST /api/v1/companies/{companyId}/inbox-items/{inboxItemId}/match-supplier)
+	MatchInboxItemSupplier(ctx context.Context, request MatchInboxItemSupplierRequestObject) (MatchInboxItemSupplierResponseObject, error)
+	// MatchInboxItemTransaction Pair an inbox item with a bank transaction
+	// (POST /api/v1/companies/{companyId}/inbox-items/{inboxItemId}/match-transaction)
+	MatchInboxItemTransaction(ctx context.Context, request MatchInboxItemTransactionRequestObject) (MatchInboxItemTransactionResponseObject, error)
+	// StampInboxItem Mark an inbox item consumed by a verifikat
+	// (POST /api/v1/companies/{companyId}/inbox-items/{inboxItemId}/stamp)
+	StampInboxItem(ctx context.Context, request StampInboxItemRequestObject) (StampInboxItemResponseObject, error)
+	// UnmatchInboxItemTransaction Release an inbox item's bank transaction
+	// (POST /api/v1/companies/{companyId}/inbox-items/{inboxItemId}/unmatch-transaction)
+	UnmatchInboxItemTransaction(ctx context.Context, request UnmatchInboxItemTransactionRequestObject) (UnmatchInboxItemTransactionResponseObject, error)
 	// ListInvoices List invoices
 	// (GET /api/v1/companies/{companyId}/invoices)
 	ListInvoices(ctx context.Context, request ListInvoicesRequestObject) (ListInvoicesResponseObject, error)
@@ -40157,6 +43266,9 @@ type StrictServerInterface interface {
 	// GetHealth Check that the service and its database answer
 	// (GET /api/v1/health)
 	GetHealth(ctx context.Context, request GetHealthRequestObject) (GetHealthResponseObject, error)
+	// ReceiveInboundEmail Receive an e-mail into a company's inbox
+	// (POST /api/v1/inbound/email)
+	ReceiveInboundEmail(ctx context.Context, request ReceiveInboundEmailRequestObject) (ReceiveInboundEmailResponseObject, error)
 	// GetOpenAPIDocument Download this OpenAPI 3.1 document
 	// (GET /api/v1/openapi.json)
 	GetOpenAPIDocument(ctx context.Context, request GetOpenAPIDocumentRequestObject) (GetOpenAPIDocumentResponseObject, error)
@@ -41607,6 +44719,362 @@ func (sh *strictHandler) RunFiscalYearEnd(ctx echo.Context, companyId CompanyId,
 		return err
 	} else if validResponse, ok := response.(RunFiscalYearEndResponseObject); ok {
 		return validResponse.VisitRunFiscalYearEndResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListInboxItems operation middleware
+func (sh *strictHandler) ListInboxItems(ctx echo.Context, companyId CompanyId, params ListInboxItemsParams) error {
+	var request ListInboxItemsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListInboxItems(ctx.Request().Context(), request.(ListInboxItemsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListInboxItems")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListInboxItemsResponseObject); ok {
+		return validResponse.VisitListInboxItemsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteInboxItem operation middleware
+func (sh *strictHandler) DeleteInboxItem(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params DeleteInboxItemParams) error {
+	var request DeleteInboxItemRequestObject
+
+	request.CompanyId = companyId
+	request.InboxItemId = inboxItemId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteInboxItem(ctx.Request().Context(), request.(DeleteInboxItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteInboxItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteInboxItemResponseObject); ok {
+		return validResponse.VisitDeleteInboxItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInboxItem operation middleware
+func (sh *strictHandler) GetInboxItem(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId) error {
+	var request GetInboxItemRequestObject
+
+	request.CompanyId = companyId
+	request.InboxItemId = inboxItemId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInboxItem(ctx.Request().Context(), request.(GetInboxItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInboxItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInboxItemResponseObject); ok {
+		return validResponse.VisitGetInboxItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateInboxItem operation middleware
+func (sh *strictHandler) UpdateInboxItem(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params UpdateInboxItemParams) error {
+	var request UpdateInboxItemRequestObject
+
+	request.CompanyId = companyId
+	request.InboxItemId = inboxItemId
+	request.Params = params
+
+	var body UpdateInboxItemJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateInboxItem(ctx.Request().Context(), request.(UpdateInboxItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateInboxItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateInboxItemResponseObject); ok {
+		return validResponse.VisitUpdateInboxItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ConvertInboxItem operation middleware
+func (sh *strictHandler) ConvertInboxItem(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params ConvertInboxItemParams) error {
+	var request ConvertInboxItemRequestObject
+
+	request.CompanyId = companyId
+	request.InboxItemId = inboxItemId
+	request.Params = params
+
+	var body ConvertInboxItemJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ConvertInboxItem(ctx.Request().Context(), request.(ConvertInboxItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ConvertInboxItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ConvertInboxItemResponseObject); ok {
+		return validResponse.VisitConvertInboxItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MatchInboxItemSupplier operation middleware
+func (sh *strictHandler) MatchInboxItemSupplier(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params MatchInboxItemSupplierParams) error {
+	var request MatchInboxItemSupplierRequestObject
+
+	request.CompanyId = companyId
+	request.InboxItemId = inboxItemId
+	request.Params = params
+
+	var body MatchInboxItemSupplierJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MatchInboxItemSupplier(ctx.Request().Context(), request.(MatchInboxItemSupplierRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MatchInboxItemSupplier")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MatchInboxItemSupplierResponseObject); ok {
+		return validResponse.VisitMatchInboxItemSupplierResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MatchInboxItemTransaction operation middleware
+func (sh *strictHandler) MatchInboxItemTransaction(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params MatchInboxItemTransactionParams) error {
+	var request MatchInboxItemTransactionRequestObject
+
+	request.CompanyId = companyId
+	request.InboxItemId = inboxItemId
+	request.Params = params
+
+	var body MatchInboxItemTransactionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MatchInboxItemTransaction(ctx.Request().Context(), request.(MatchInboxItemTransactionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MatchInboxItemTransaction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MatchInboxItemTransactionResponseObject); ok {
+		return validResponse.VisitMatchInboxItemTransactionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// StampInboxItem operation middleware
+func (sh *strictHandler) StampInboxItem(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params StampInboxItemParams) error {
+	var request StampInboxItemRequestObject
+
+	request.CompanyId = companyId
+	request.InboxItemId = inboxItemId
+	request.Params = params
+
+	var body StampInboxItemJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.StampInboxItem(ctx.Request().Context(), request.(StampInboxItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "StampInboxItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(StampInboxItemResponseObject); ok {
+		return validResponse.VisitStampInboxItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UnmatchInboxItemTransaction operation middleware
+func (sh *strictHandler) UnmatchInboxItemTransaction(ctx echo.Context, companyId CompanyId, inboxItemId InboxItemId, params UnmatchInboxItemTransactionParams) error {
+	var request UnmatchInboxItemTransactionRequestObject
+
+	request.CompanyId = companyId
+	request.InboxItemId = inboxItemId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UnmatchInboxItemTransaction(ctx.Request().Context(), request.(UnmatchInboxItemTransactionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UnmatchInboxItemTransaction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UnmatchInboxItemTransactionResponseObject); ok {
+		return validResponse.VisitUnmatchInboxItemTransactionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -44220,6 +47688,33 @@ func (sh *strictHandler) GetHealth(ctx echo.Context) error {
 		return err
 	} else if validResponse, ok := response.(GetHealthResponseObject); ok {
 		return validResponse.VisitGetHealthResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReceiveInboundEmail operation middleware
+func (sh *strictHandler) ReceiveInboundEmail(ctx echo.Context, params ReceiveInboundEmailParams) error {
+	var request ReceiveInboundEmailRequestObject
+
+	request.Params = params
+
+	request.Body = ctx.Request().Body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReceiveInboundEmail(ctx.Request().Context(), request.(ReceiveInboundEmailRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReceiveInboundEmail")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReceiveInboundEmailResponseObject); ok {
+		return validResponse.VisitReceiveInboundEmailResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -40,6 +40,7 @@ Configuration (environment):
   KONTERA_RATE_LIMIT_PER_MINUTE   requests per minute per key (default 100, 0 = off)
   KONTERA_DATA_DIR                where dev keeps its data (default .data)
   KONTERA_RIKSBANK_URL            the Riksbank's rate API (https://api.riksbank.se/swea/v1); unset: offline
+  KONTERA_INBOUND_EMAIL_SECRET    signs e-mails posted to /api/v1/inbound/email; unset: the route is off
 `
 
 func main() {

@@ -121,7 +121,8 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	}
 	srv, err := httpapi.New(httpapi.Config{DB: d, Log: log, BaseURL: cfg.BaseURL, Secret: cfg.Secret,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, PIIKey: cfg.PIIKey, VIES: checker, TrustedProxies: cfg.TrustedProxies,
-		Blobs: blobs, Mail: cfg.Mail(), MailFrom: cfg.MailFrom, Peppol: cfg.AccessPoint(), Rates: cfg.Rates()})
+		Blobs: blobs, Mail: cfg.Mail(), MailFrom: cfg.MailFrom, Peppol: cfg.AccessPoint(), Rates: cfg.Rates(),
+		InboundSecret: cfg.InboundSecret})
 	if err != nil {
 		return err
 	}

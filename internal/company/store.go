@@ -2,6 +2,8 @@ package company
 
 import (
 	"context"
+	"database/sql"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -65,4 +67,19 @@ func (s *Store) List(ctx context.Context, ids []uuid.UUID, after *cursor.Positio
 		WHERE id = ANY($1) AND archived_at IS NULL AND (created_at, id) > ($2, $3)
 		ORDER BY created_at, id LIMIT $4`, pq.Array(ids), at, id, limit+1)
 	return out, err
+}
+
+// Numbers answers whether company id exists and its own identifiers: its
+// organisation number and the VAT number made of it (SE…01), which a
+// document the company receives names besides its sender's.
+func (s *Store) Numbers(ctx context.Context, id uuid.UUID) (bool, []string, error) {
+	var orgs []sql.NullString
+	if err := s.db.Q(ctx).SelectContext(ctx, &orgs, `SELECT org_number FROM companies WHERE id = $1`, id); err != nil || len(orgs) == 0 {
+		return false, nil, err
+	}
+	if !orgs[0].Valid {
+		return true, nil, nil
+	}
+	org := orgs[0].String
+	return true, []string{org, "SE" + strings.ReplaceAll(org, "-", "") + "01"}, nil
 }

@@ -55,6 +55,10 @@ type Config struct {
 	// API (fx.RiksbankURL); empty means offline: a foreign amount books at
 	// a rate sent with it, or one loaded with kontera fx import.
 	RiksbankURL string
+	// InboundSecret is KONTERA_INBOUND_EMAIL_SECRET, the key a mail
+	// provider signs the e-mails it posts to /inbound/email with; empty
+	// turns the route off (404).
+	InboundSecret []byte
 	// RiksbankTimeout is KONTERA_RIKSBANK_TIMEOUT (default 5s).
 	RiksbankTimeout time.Duration
 	// ShutdownTimeout is KONTERA_SHUTDOWN_TIMEOUT (default 20s): how long
@@ -113,6 +117,7 @@ func FromEnv() (Config, error) {
 		VIESURL:            os.Getenv("KONTERA_VIES_URL"),
 		VIESTimeout:        5 * time.Second,
 		RiksbankURL:        os.Getenv("KONTERA_RIKSBANK_URL"),
+		InboundSecret:      []byte(os.Getenv("KONTERA_INBOUND_EMAIL_SECRET")),
 		RiksbankTimeout:    5 * time.Second,
 		ShutdownTimeout:    20 * time.Second,
 		DBMaxConns:         32,

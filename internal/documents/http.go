@@ -28,6 +28,9 @@ type Handler struct {
 	cursors *cursor.Codec
 	urls    URLs
 	checked *checked // blobs found right, by the file they are in
+	// Received is told of an upload that is no verifikat's underlag yet
+	// (from email or api), in its unit of work: the inbox takes it in.
+	Received func(ctx context.Context, company uuid.UUID, d Doc) error
 }
 
 // URLs is what signed download URLs need: the signer, the server's public
@@ -218,9 +221,21 @@ func (h *Handler) UploadDocument(ctx context.Context, req gen.UploadDocumentRequ
 		}
 		n.DigitizationDate = &d
 	}
+	inboxed := h.Received != nil && n.EntryID == nil && n.SupersedesID == nil && (n.Source == "email" || n.Source == "api")
+	if inboxed {
+		// Not yet anyone's underlag: it waits in the inbox, as the item
+		// named now.
+		item := uuid.New()
+		n.InboxItemID = &item
+	}
 	st, err := h.archive.Upload(ctx, req.CompanyId, n)
 	if err != nil {
 		return nil, err
+	}
+	if inboxed {
+		if err := h.Received(ctx, req.CompanyId, st.Doc); err != nil {
+			return nil, err
+		}
 	}
 	d := st.Doc
 	meta := envelope.Meta(ctx)

@@ -167,9 +167,20 @@ func (s *Store) SetLink(ctx context.Context, d Doc, entry uuid.UUID, line *uuid.
 
 // Delete removes d's row; the database refuses it while d is linked or
 // under retention.
+//
+// A record that holds the document (a supplier invoice registered with
+// it, an inbox item converted or stamped) keeps it: 409 CONFLICT, reason
+// held, naming the table. An inbox item nothing came of goes with it.
 func (s *Store) Delete(ctx context.Context, d Doc) error {
 	_, err := s.db.Q(ctx).ExecContext(ctx, `DELETE FROM documents WHERE company_id = $1 AND id = $2`, d.CompanyID, d.ID)
-	return store.Refused(err)
+	if err = store.Refused(err); err == nil {
+		return nil
+	}
+	var pe *pq.Error
+	if _, coded := apierr.As(err); !coded && errors.As(err, &pe) && (pe.Code == "23503" || pe.Code == "23001") {
+		return apierr.New(apierr.Conflict, map[string]any{"reason": "held", "document_id": d.ID, "holder": pe.Table})
+	}
+	return err
 }
 
 // Underlag answers which of ids (journal entries or their lines) current

@@ -260,6 +260,11 @@ func WithUpload(ctx context.Context, u *Upload) context.Context {
 	return context.WithValue(ctx, uploadKey{}, u)
 }
 
+// Uploaded answers the upload read before the transaction of ctx, if
+// any: what outside work of another domain may look at (the inbox reads
+// what an invoice says).
+func Uploaded(ctx context.Context) *Upload { return uploadFrom(ctx) }
+
 func uploadFrom(ctx context.Context) *Upload {
 	u, _ := ctx.Value(uploadKey{}).(*Upload)
 	return u

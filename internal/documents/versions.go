@@ -29,6 +29,8 @@ type New struct {
 	// SupersedesID makes it the next version of that document.
 	SupersedesID     *uuid.UUID
 	DigitizationDate *time.Time
+	// InboxItemID is the inbox item the document came in as.
+	InboxItemID *uuid.UUID
 }
 
 // Stored is what an upload stored: the row, and the company's other
@@ -58,7 +60,7 @@ func (a *Archive) Upload(ctx context.Context, company uuid.UUID, n New) (Stored,
 	mime := n.MimeType
 	d := Doc{CompanyID: company, ID: uuid.New(), FileName: n.Name, MimeType: &mime, Size: n.File.Size,
 		SHA256: n.File.SHA256, Version: 1, Source: n.Source, DigitizationDate: n.DigitizationDate,
-		EntryID: n.EntryID, LineID: n.LineID}
+		EntryID: n.EntryID, LineID: n.LineID, InboxItemID: n.InboxItemID}
 	var old *Doc
 	var entry *ledger.Entry
 	var err error

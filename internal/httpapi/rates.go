@@ -68,5 +68,5 @@ func rateLookups(rates *fx.Rates, people *parties.Store, bought *payables.Payabl
 		}
 		return rates.Resolve(ctx, inv.Currency, day)
 	}
-	return map[string]outsideWork{"createSupplierInvoice": invoice, "markSupplierInvoicePaid": payment}
+	return map[string]outsideWork{"createSupplierInvoice": invoice, "convertInboxItem": invoice, "markSupplierInvoicePaid": payment}
 }

@@ -30,6 +30,7 @@ import (
 	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/fx"
+	"github.com/kontera/kontera/internal/inbox"
 	"github.com/kontera/kontera/internal/invoicing"
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
@@ -81,6 +82,10 @@ type Config struct {
 	// Peppol is the access point e-invoices go through; nil when none is
 	// configured (send-peppol answers 503 PEPPOL_NOT_CONFIGURED).
 	Peppol peppol.AccessPoint
+	// InboundSecret signs the e-mails a mail provider posts to
+	// /inbound/email (KONTERA_INBOUND_EMAIL_SECRET); empty: the route
+	// is 404.
+	InboundSecret []byte
 	// Rates is where exchange rates missing from fx_rates are fetched
 	// (the Riksbank); nil is offline: only stored rates are known.
 	Rates fx.Source
@@ -145,6 +150,7 @@ type (
 	documentsAPI  = documents.Handler
 	invoicingAPI  = invoicing.Handler
 	payablesAPI   = payables.Handler
+	inboxAPI      = inbox.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -166,6 +172,7 @@ type handlers struct {
 	*documentsAPI
 	*invoicingAPI
 	*payablesAPI
+	*inboxAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -281,9 +288,11 @@ func New(cfg Config) (*Server, error) {
 		}
 		return u, documents.WithUpload(ctx, u), nil
 	}}
+	inspect := readUpload(companies)
 	s.outside["uploadDocument"] = func(ctx context.Context, _ string, _ []byte, param func(string) string) context.Context {
-		docsAPI.PutUpload(ctx, uuid.MustParse(param("companyId")))
-		return ctx
+		company := uuid.MustParse(param("companyId"))
+		docsAPI.PutUpload(ctx, company)
+		return inspect(ctx, company)
 	}
 	outbox := mail.NewStore(cfg.DB)
 	s.sales = invoicing.NewSales(sales, invoicing.Books{
@@ -326,8 +335,7 @@ func New(cfg Config) (*Server, error) {
 		},
 		TakeArrival: func(ctx context.Context, company uuid.UUID) (payables.Facts, error) {
 			a, err := companies.TakeArrivalNumber(ctx, company)
-			return payables.Facts{ArrivalNumber: a.Number, VATRegistered: a.VATRegistered, Cash: a.AccountingMethod == "cash",
-				DeferBooking: a.DeferBooking != nil && *a.DeferBooking, EntityType: a.EntityType}, err
+			return arrivalFacts(a), err
 		},
 		Linked: func(ctx context.Context, company, doc uuid.UUID) (bool, error) {
 			d, err := docs.Get(ctx, company, doc, true)
@@ -354,12 +362,40 @@ func New(cfg Config) (*Server, error) {
 	for op, work := range rateLookups(rates, people, bought, cfg.Now) {
 		s.outside[op], s.outsideDry[op] = work, true
 	}
+	mailbox := inbox.New(inbox.NewStore(cfg.DB), inbox.Books{
+		Keep: func(ctx context.Context, c uuid.UUID, f inbox.File, item uuid.UUID) (uuid.UUID, error) {
+			st, err := archive.Upload(ctx, c, documents.New{File: documents.Spooled{Size: f.Size, SHA256: f.SHA256},
+				Name: f.Name, MimeType: f.Mime, Source: f.Source, InboxItemID: &item})
+			return st.Doc.ID, err
+		},
+		Stamp: func(ctx context.Context, c, doc, entry uuid.UUID) error {
+			_, err := archive.Link(ctx, c, doc, documents.LinkTo{EntryID: entry})
+			return err
+		},
+		Supplier: func(ctx context.Context, c, id uuid.UUID) error {
+			_, err := people.HoldSupplier(ctx, c, id)
+			return err
+		},
+		Match:    people.Matching,
+		Register: bought.Create,
+	}, audits, cfg.Now)
+	bought.SetInbox(mailbox)
+	docsAPI.Received = func(ctx context.Context, c uuid.UUID, d documents.Doc) error {
+		mime := ""
+		if d.MimeType != nil {
+			mime = *d.MimeType
+		}
+		return mailbox.FromUpload(ctx, c, d.FileName, mime, d.Source, d.ID, *d.InboxItemID)
+	}
+	s.streamed["receiveInboundEmail"] = inboundEmail(cfg.InboundSecret, companies,
+		inbox.Receiver{Blobs: cfg.Blobs}, cfg.Now)
 	journal.Reversed = bought.Reversed
 	s.bought = bought
 	salesAPI := invoicing.NewHandler(s.sales, cursors)
 	h := handlers{
 		invoicingAPI:  salesAPI,
 		payablesAPI:   payables.NewHandler(bought, cursors),
+		inboxAPI:      inbox.NewHandler(mailbox, cursors),
 		partiesAPI:    parties.NewHandler(registry, cursors),
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),
@@ -390,6 +426,12 @@ func New(cfg Config) (*Server, error) {
 	e.Use(s.guard, s.beforeWork, s.unitOfWork)
 	gen.RegisterHandlers(e, gen.NewStrictHandler(h, nil))
 	return s, nil
+}
+
+// arrivalFacts are the company's settings as payables reads them.
+func arrivalFacts(a company.Arrival) payables.Facts {
+	return payables.Facts{ArrivalNumber: a.Number, VATRegistered: a.VATRegistered, Cash: a.AccountingMethod == "cash",
+		DeferBooking: a.DeferBooking != nil && *a.DeferBooking, EntityType: a.EntityType}
 }
 
 // ServeHTTP serves a request.

@@ -117,3 +117,23 @@ func (s *Store) HoldSupplier(ctx context.Context, company, id uuid.UUID) (Suppli
 	}
 	return sup, nil
 }
+
+// Matching answers the company's active suppliers holding the
+// organisation number, VAT number or bankgiro given (each compared
+// without its separators): how an inbox item finds its supplier. A
+// sealed number (a sole trader's personnummer) is not compared.
+func (s *Store) Matching(ctx context.Context, company uuid.UUID, org, vat, bankgiro *string) ([]uuid.UUID, error) {
+	c := func(p *string) *string {
+		if p == nil {
+			return nil
+		}
+		v := compact(*p)
+		return &v
+	}
+	out := []uuid.UUID{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id FROM suppliers WHERE company_id = $1 AND archived_at IS NULL
+		AND (org_key = $2 OR upper(regexp_replace(vat_number, '[^A-Za-z0-9]', '', 'g')) = $3
+			OR regexp_replace(bankgiro, '[^0-9]', '', 'g') = $4)
+		ORDER BY id`, company, c(org), c(vat), c(bankgiro))
+	return out, err
+}

@@ -44,8 +44,11 @@ func (p *Payables) Book(ctx context.Context, company, id uuid.UUID) (Booked, err
 	if err != nil {
 		return Booked{}, err
 	}
-	lines, err := p.register(ctx, saved, "", inv.InvoiceDate, apierr.SIBookNoFiscalPeriod)
+	lines, err := p.postRegistration(ctx, saved)
 	if err != nil {
+		return Booked{}, periodCode(err, apierr.SIBookNoFiscalPeriod, "", inv.InvoiceDate, "invoice_date")
+	}
+	if err := p.afterRegistration(ctx, saved); err != nil {
 		return Booked{}, err
 	}
 	if err := p.record(ctx, audit.Update, describe(saved)+" bokfördes", saved, &old, &saved); err != nil {
@@ -54,33 +57,31 @@ func (p *Payables) Book(ctx context.Context, company, id uuid.UUID) (Booked, err
 	return Booked{Invoice: saved, EntryID: entry, Lines: lines}, nil
 }
 
-// register posts the registration verifikat inv names (EntryID), dated
-// day, with its accrual schedule and the document as its underlag, and
-// answers its lines; a day no period covers is noPeriodCode. Paid with
-// private funds, the verifikat credits private (the account owed) rather
-// than 2440.
-func (p *Payables) register(ctx context.Context, inv Invoice, private string, day time.Time, noPeriodCode apierr.Code) ([]ledger.Line, error) {
-	if err := p.store.InsertMonths(ctx, inv.CompanyID, Schedules(inv)); err != nil {
+// postRegistration posts the registration verifikat inv names
+// (EntryID), dated its invoice date, and answers its lines: last in the
+// unit of work unless its document is linked to it after
+// (afterRegistration). A day no period covers is
+// SI_CREATE_NO_FISCAL_PERIOD.
+func (p *Payables) postRegistration(ctx context.Context, inv Invoice) ([]ledger.Line, error) {
+	lines := Registration(inv)
+	if _, err := p.post(ctx, inv, *inv.EntryID, inv.DocumentID == nil, inv.InvoiceDate, SourceRegistered,
+		"Leverantörsfaktura "+inv.Number+", "+inv.SupplierName, lines); err != nil {
 		return nil, err
 	}
-	lines, source := Registration(inv), SourceRegistered
-	desc := "Leverantörsfaktura " + inv.Number + ", " + inv.SupplierName
-	if private != "" {
-		lines, source = PrivateLines(inv, private), SourcePrivate
-		desc += ", betald privat"
-	}
-	// Posted last (unless the document is linked to it after), so the
-	// posting's locks are held only until the commit.
-	last := inv.DocumentID == nil
-	if _, err := p.post(ctx, inv, *inv.EntryID, last, day, source, desc, lines); err != nil {
-		return nil, periodCode(err, noPeriodCode, "", day, "invoice_date")
-	}
-	if !last {
-		if err := p.books.Link(ctx, inv.CompanyID, *inv.DocumentID, *inv.EntryID); err != nil {
-			return nil, err
-		}
-	}
 	return lines, nil
+}
+
+// afterRegistration writes what follows a booked invoice once it is
+// written: its accrual schedule, and its document as underlag of its
+// verifikat.
+func (p *Payables) afterRegistration(ctx context.Context, inv Invoice) error {
+	if err := p.store.InsertMonths(ctx, inv.CompanyID, Schedules(inv)); err != nil {
+		return err
+	}
+	if inv.DocumentID != nil {
+		return p.books.Link(ctx, inv.CompanyID, *inv.DocumentID, *inv.EntryID)
+	}
+	return nil
 }
 
 // periodCode answers the ledger's refusal of a day in the codes of the

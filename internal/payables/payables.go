@@ -100,6 +100,10 @@ func New(db *store.DB, b Books, a *audit.Store, now func() time.Time) *Payables 
 	return &Payables{store: NewStore(db), db: db, books: b, audit: a, now: now}
 }
 
+// SetInbox gives payables the inbox, made after it (the inbox registers
+// its invoices through payables).
+func (p *Payables) SetInbox(b Inbox) { p.books.Inbox = b }
+
 // today is the day in Sweden: what overdue is reckoned on.
 func (p *Payables) today() time.Time { return ledger.Today(p.now()) }
 
@@ -167,6 +171,9 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 	if err := p.rate(ctx, &d); err != nil {
 		return Created{}, err
 	}
+	// The arrival number before the posting: a posting holds the
+	// settings row FOR SHARE (ledger_check_postable), so taking the
+	// number after would deadlock two registrations.
 	f, err := p.books.TakeArrival(ctx, company)
 	if err != nil {
 		return Created{}, err
@@ -181,25 +188,36 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 			return Created{}, err
 		}
 	}
-	booked := inv.PrivatelyPaid || !inv.Cash && !inv.BookingDeferred
-	if booked {
+	var lines []ledger.Line
+	var payment *Payment
+	switch {
+	case inv.PrivatelyPaid:
+		if lines, payment, err = p.postPrivately(ctx, &inv, d, f); err != nil {
+			return Created{}, err
+		}
+	case !inv.Cash && !inv.BookingDeferred:
 		entry := uuid.New()
 		inv.EntryID = &entry
-	} else if err := p.unbooked(ctx, inv); err != nil {
-		return Created{}, err
+		if lines, err = p.postRegistration(ctx, inv); err != nil {
+			return Created{}, err
+		}
+	default:
+		if err := p.unbooked(ctx, inv); err != nil {
+			return Created{}, err
+		}
 	}
 	stored, err := p.store.Insert(ctx, inv, p.today())
 	if err != nil {
 		return Created{}, err
 	}
-	var lines []ledger.Line
-	switch {
-	case inv.PrivatelyPaid:
-		if stored, lines, err = p.paidPrivately(ctx, stored, d, f); err != nil {
+	if payment != nil {
+		if stored, err = p.store.Pay(ctx, stored, *payment, Paid, &payment.Date, p.today()); err != nil {
 			return Created{}, err
 		}
-	case booked:
-		if lines, err = p.register(ctx, stored, "", inv.InvoiceDate, apierr.SICreateNoFiscalPeriod); err != nil {
+		stored.Items = inv.Items
+	}
+	if inv.Booked() {
+		if err := p.afterRegistration(ctx, stored); err != nil {
 			return Created{}, err
 		}
 	}
@@ -217,35 +235,37 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 	return Created{Invoice: stored, Lines: lines}, nil
 }
 
-// paidPrivately records that the owner, a member or an employee paid inv
-// (rule 8): a payment of the whole on the account the company now owes
-// them on, dated payment_date (default the invoice date), and the one
-// verifikat of costs against that account on that day.
-func (p *Payables) paidPrivately(ctx context.Context, inv Invoice, d Draft, f Facts) (Invoice, []ledger.Line, error) {
+// postPrivately books an invoice the owner, a member or an employee
+// paid (rule 8): the one verifikat of its costs against the account the
+// company now owes them on, dated payment_date (default the invoice
+// date), and the payment of the whole on that account it answers, to be
+// written once the invoice is.
+func (p *Payables) postPrivately(ctx context.Context, inv *Invoice, d Draft, f Facts) ([]ledger.Line, *Payment, error) {
 	day := inv.InvoiceDate
 	if d.PaymentDate != nil {
 		day = *d.PaymentDate
 		if day.Before(inv.InvoiceDate) {
-			return inv, nil, apierr.Field("payment_date", "after_invoice_date", "payment_date may not be before invoice_date")
+			return nil, nil, apierr.Field("payment_date", "after_invoice_date", "payment_date may not be before invoice_date")
 		}
 		// Rule 1 holds for the invoice date whatever day it was paid.
 		if err := p.books.Postable(ctx, inv.CompanyID, inv.InvoiceDate, SourcePrivate); err != nil {
-			return inv, nil, noPeriod(err, inv.InvoiceDate, "invoice_date")
+			return nil, nil, noPeriod(err, inv.InvoiceDate, "invoice_date")
 		}
 	}
-	account := PrivateAccount(inv, f.EntityType)
+	account := PrivateAccount(*inv, f.EntityType)
 	if err := p.books.EnsureAccounts(ctx, inv.CompanyID, []string{account}); err != nil {
-		return inv, nil, err
+		return nil, nil, err
+	}
+	entry := uuid.New()
+	inv.EntryID = &entry
+	lines := PrivateLines(*inv, account)
+	if _, err := p.post(ctx, *inv, entry, inv.DocumentID == nil, day, SourcePrivate, "Leverantörsfaktura "+inv.Number+", "+
+		inv.SupplierName+", betald privat", lines); err != nil {
+		return nil, nil, periodCode(err, apierr.SICreateNoFiscalPeriod, "", day, "payment_date")
 	}
 	pay := Payment{ID: uuid.New(), InvoiceID: inv.ID, Date: day, Amount: inv.Total, SEK: inv.TotalSEK,
-		BookedSEK: inv.TotalSEK, ExchangeRate: inv.ExchangeRate, Account: &account, Source: PaidPrivately, EntryID: inv.EntryID}
-	paid, err := p.store.Pay(ctx, inv, pay, Paid, &day, p.today())
-	if err != nil {
-		return inv, nil, err
-	}
-	paid.Items = inv.Items
-	lines, err := p.register(ctx, paid, account, day, apierr.SICreateNoFiscalPeriod)
-	return paid, lines, err
+		BookedSEK: inv.TotalSEK, ExchangeRate: inv.ExchangeRate, Account: &account, Source: PaidPrivately, EntryID: &entry}
+	return lines, &pay, nil
 }
 
 // rate fills in the exchange rate of a foreign invoice that names none
