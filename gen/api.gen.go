@@ -4551,7 +4551,7 @@ type DocumentDownloadResponse struct {
 
 // DocumentLinkRequest defines model for DocumentLinkRequest.
 type DocumentLinkRequest struct {
-	// InboxItemId The inbox item the document belongs to (404 INBOX_ITEM_NOT_FOUND until the inbox exists).
+	// InboxItemId The inbox item the document came in as: it is marked stamped by the verifikat (processed). Another document's item is 400 VALIDATION_ERROR; an item converted or stamped by another verifikat 409 INBOX_ITEM_ALREADY_CONVERTED; an unknown one 404 INBOX_ITEM_NOT_FOUND.
 	InboxItemId *openapi_types.UUID `json:"inbox_item_id,omitempty"`
 
 	// JournalEntryId The verifikat the document is to be underlag of, posted or draft (not cancelled).

@@ -330,6 +330,25 @@ func TestInboxFromUploadAndPrivatePayment(t *testing.T) {
 	b.register(b.seller, "K-10", map[string]any{"paid_with_private_funds": true, "inbox_item_id": it["inbox_item_id"]},
 		map[string]any{"description": "Igen", "amount": 1}).errorCode(t, 409, "INBOX_ITEM_ALREADY_CONVERTED")
 
+	// Linked through the documents API naming its item: the item is stamped.
+	second := lb.upload(form{name: "kvitto-2.pdf", partType: "application/pdf", data: invoicePDF(t, "K-12")}, "").status(t, 201).str("data.id")
+	var item string
+	for _, x := range b.get(b.path("inbox-items?unprocessed_only=true"), b.token).status(t, 200).list("data.inbox_items") {
+		if x.(map[string]any)["document_id"] == second {
+			item = x.(map[string]any)["inbox_item_id"].(string)
+		}
+	}
+	period := b.get(b.path("fiscal-periods"), b.token).status(t, 200).str("data.fiscal_periods.0.id")
+	entry := b.write("POST", "journal-entries", map[string]any{"fiscal_period_id": period, "entry_date": "2026-03-02",
+		"description": "Kvitto", "lines": []any{map[string]any{"account_number": "5410", "debit_amount": 100},
+			map[string]any{"account_number": "1930", "credit_amount": 100}}}).status(t, 201).str("data.id")
+	b.write("POST", "documents/"+up.str("data.id")+"/link", map[string]any{"journal_entry_id": entry, "inbox_item_id": item}).
+		errorCode(t, 400, "VALIDATION_ERROR")
+	b.write("POST", "documents/"+second+"/link", map[string]any{"journal_entry_id": entry, "inbox_item_id": item}).status(t, 200)
+	if g := b.get(b.path("inbox-items/"+item), b.token).status(t, 200); g.str("data.created_journal_entry_id") != entry || g.at("data.processed") != true {
+		t.Fatalf("linked: %s", g.Body)
+	}
+
 	id := b.register(b.seller, "K-11", nil, map[string]any{"description": "Papper", "amount": 100}).status(t, 201).str("data.id")
 	note := b.deliver(rawMail("kr@k", "Kreditfaktura", inbox.Attachment{Name: "kredit.pdf", Type: "application/pdf",
 		Data: invoicePDF(t, "KR-1")}), inboundSecret, time.Time{}).status(t, 200).str("data.inbox_item_ids.0")

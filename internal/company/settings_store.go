@@ -229,15 +229,22 @@ type Arrival struct {
 	EntityType       string `db:"entity_type"`
 }
 
-// TakeArrivalNumber takes the company's next arrival number (null is 1)
-// and moves next_arrival_number past it, in the transaction of ctx: the
-// settings row stays locked until it ends, so supplier invoices are
-// numbered one at a time, gapless, and a rollback gives the number back.
-func (s *Store) TakeArrivalNumber(ctx context.Context, company uuid.UUID) (Arrival, error) {
+// ArrivalFacts reads the settings that say how the company books
+// supplier invoices, and its next arrival number as it stands, locking
+// nothing (ArrivalSQL takes the number).
+func (s *Store) ArrivalFacts(ctx context.Context, company uuid.UUID) (Arrival, error) {
 	var a Arrival
-	err := s.db.Q(ctx).GetContext(ctx, &a, `UPDATE company_settings
-		SET next_arrival_number = coalesce(next_arrival_number, 1) + 1 WHERE company_id = $1
-		RETURNING next_arrival_number - 1 AS number, vat_registered, accounting_method, defer_invoice_booking,
-			(SELECT entity_type FROM companies WHERE id = $1)`, company)
+	err := s.db.Q(ctx).GetContext(ctx, &a, `SELECT coalesce(s.next_arrival_number, 1) AS number, s.vat_registered,
+			s.accounting_method, s.defer_invoice_booking, c.entity_type
+		FROM company_settings s JOIN companies c ON c.id = s.company_id WHERE s.company_id = $1`, company)
 	return a, err
 }
+
+// ArrivalSQL takes the company's next arrival number ($1 the company;
+// null is 1) and moves next_arrival_number past it, answering number: the
+// statement payables runs inside the insert of a supplier invoice, so the
+// settings row stays locked from there until the transaction ends, the
+// invoices are numbered one at a time, gapless, and a rollback gives the
+// number back.
+const ArrivalSQL = `UPDATE company_settings SET next_arrival_number = coalesce(next_arrival_number, 1) + 1
+	WHERE company_id = $1 RETURNING next_arrival_number - 1 AS number`

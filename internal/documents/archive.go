@@ -23,6 +23,11 @@ type Archive struct {
 	blobs  Blobs
 	now    func() time.Time
 	log    func(error)
+	// InboxLinked is the inbox told that the document of item is being
+	// linked to entry (LinkTo.InboxItemID): it refuses an item of another
+	// document or one already taken, and marks it stamped. Nil: there is
+	// no inbox (INBOX_ITEM_NOT_FOUND).
+	InboxLinked func(ctx context.Context, company, item, doc, entry uuid.UUID) error
 }
 
 // NewArchive returns the archive on s, attaching underlag to the entries
@@ -86,9 +91,13 @@ type LinkTo struct {
 // the entry now has its underlag.
 func (a *Archive) Link(ctx context.Context, company, id uuid.UUID, to LinkTo) (Doc, error) {
 	if to.InboxItemID != nil {
-		// The inbox is not built yet: no item exists to be found.
-		return Doc{}, apierr.New(apierr.InboxItemNotFound, map[string]any{"inbox_item_id": *to.InboxItemID,
-			"field": "inbox_item_id"})
+		if a.InboxLinked == nil {
+			return Doc{}, apierr.New(apierr.InboxItemNotFound, map[string]any{"inbox_item_id": *to.InboxItemID,
+				"field": "inbox_item_id"})
+		}
+		if err := a.InboxLinked(ctx, company, *to.InboxItemID, id, to.EntryID); err != nil {
+			return Doc{}, err
+		}
 	}
 	// The entry first, then the document: the order a correction locks
 	// them in when it moves underlag.

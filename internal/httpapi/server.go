@@ -333,10 +333,11 @@ func New(cfg Config) (*Server, error) {
 			return payables.Supplier{ID: sup.ID, Name: sup.Name, Type: string(sup.Type), ExpenseAccount: sup.ExpenseAccount,
 				Currency: sup.Currency}, err
 		},
-		TakeArrival: func(ctx context.Context, company uuid.UUID) (payables.Facts, error) {
-			a, err := companies.TakeArrivalNumber(ctx, company)
+		Facts: func(ctx context.Context, company uuid.UUID) (payables.Facts, error) {
+			a, err := companies.ArrivalFacts(ctx, company)
 			return arrivalFacts(a), err
 		},
+		ArrivalSQL: company.ArrivalSQL,
 		Linked: func(ctx context.Context, company, doc uuid.UUID) (bool, error) {
 			d, err := docs.Get(ctx, company, doc, true)
 			return d.EntryID != nil, err
@@ -380,6 +381,7 @@ func New(cfg Config) (*Server, error) {
 		Register: bought.Create,
 	}, audits, cfg.Now)
 	bought.SetInbox(mailbox)
+	archive.InboxLinked = mailbox.Linked
 	docsAPI.Received = func(ctx context.Context, c uuid.UUID, d documents.Doc) error {
 		mime := ""
 		if d.MimeType != nil {

@@ -366,6 +366,30 @@ func (b *Inbox) Stamp(ctx context.Context, company, id, entry uuid.UUID) (Item, 
 	return b.change(ctx, it, "underlag till verifikation", func(it *Item) { it.CreatedEntryID = &entry })
 }
 
+// Linked marks an item stamped by the verifikat its document is being
+// linked to through the documents API (documents.Archive.InboxLinked):
+// the item must hold that document and not be taken already.
+func (b *Inbox) Linked(ctx context.Context, company, id, doc, entry uuid.UUID) error {
+	it, err := b.store.Get(ctx, company, id, true)
+	if ae, ok := apierr.As(err); ok && ae.Code == apierr.InboxItemNotFound {
+		ae.Details["field"] = "inbox_item_id"
+	}
+	if err != nil {
+		return err
+	}
+	if it.DocumentID == nil || *it.DocumentID != doc {
+		return apierr.Field("inbox_item_id", "document", "the inbox item holds another document")
+	}
+	if it.CreatedEntryID != nil && *it.CreatedEntryID == entry {
+		return nil
+	}
+	if it.CreatedSupplierInvoice != nil || it.CreatedEntryID != nil {
+		return taken(it)
+	}
+	_, err = b.change(ctx, it, "underlag till verifikation", func(it *Item) { it.CreatedEntryID = &entry })
+	return err
+}
+
 // Correction is a PATCH body: the reading corrected; nil leaves a field.
 type Correction struct {
 	Kind        *string

@@ -98,15 +98,11 @@ func (p *Payables) Credit(ctx context.Context, company, id uuid.UUID, cd CreditD
 		}
 	}
 	lines := CreditLines(orig, released)
-	f, err := p.books.TakeArrival(ctx, company)
-	if err != nil {
-		return CreditMade{}, err
-	}
 	number := "KREDIT " + orig.Number
 	if cd.Number != nil {
 		number = *cd.Number
 	}
-	note := CreditNote(orig, f.ArrivalNumber, number, day, p.today())
+	note := CreditNote(orig, 0, number, day, p.today()) // its arrival number is taken as it is written
 	note.ID, note.DocumentID, note.InboxItemID, note.Cash = noteID, doc, cd.InboxItemID, orig.Cash && len(lines) == 0
 	if len(lines) > 0 {
 		entry := uuid.New()

@@ -38,9 +38,15 @@ type Books struct {
 	// SHARE) until the transaction ends; 404 SUPPLIER_NOT_FOUND for one
 	// it does not have or has archived.
 	Supplier func(ctx context.Context, company, id uuid.UUID) (Supplier, error)
-	// TakeArrival takes the company's next arrival number with the
-	// settings that say how it books, holding the settings row.
-	TakeArrival func(ctx context.Context, company uuid.UUID) (Facts, error)
+	// Facts reads the settings that say how the company books supplier
+	// invoices, taking no number.
+	Facts func(ctx context.Context, company uuid.UUID) (Facts, error)
+	// ArrivalSQL is the company package's statement that takes the
+	// company's next arrival number ($1 the company; it answers number),
+	// run inside the statement that writes the invoice: the settings row
+	// it locks is held from that write to the COMMIT only, and a rollback
+	// gives the number back.
+	ArrivalSQL string
 	// Unlinked refuses a document the company does not have (404
 	// DOC_NOT_FOUND) and answers whether it is underlag of a verifikat.
 	Linked func(ctx context.Context, company, doc uuid.UUID) (bool, error)
@@ -97,7 +103,9 @@ type Payables struct {
 
 // New returns the payables service.
 func New(db *store.DB, b Books, a *audit.Store, now func() time.Time) *Payables {
-	return &Payables{store: NewStore(db), db: db, books: b, audit: a, now: now}
+	s := NewStore(db)
+	s.arrival = b.ArrivalSQL
+	return &Payables{store: s, db: db, books: b, audit: a, now: now}
 }
 
 // SetInbox gives payables the inbox, made after it (the inbox registers
@@ -171,10 +179,7 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 	if err := p.rate(ctx, &d); err != nil {
 		return Created{}, err
 	}
-	// The arrival number before the posting: a posting holds the
-	// settings row FOR SHARE (ledger_check_postable), so taking the
-	// number after would deadlock two registrations.
-	f, err := p.books.TakeArrival(ctx, company)
+	f, err := p.books.Facts(ctx, company)
 	if err != nil {
 		return Created{}, err
 	}
@@ -206,6 +211,11 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 			return Created{}, err
 		}
 	}
+	// The arrival number is taken by the invoice's own insert, last of
+	// all but the writes: the settings row is held only for them, the
+	// posting's closing and the COMMIT (a posting holds that row FOR KEY
+	// SHARE only, which the number's UPDATE does not wait for), so
+	// registrations of one company overlap.
 	stored, err := p.store.Insert(ctx, inv, p.today())
 	if err != nil {
 		return Created{}, err

@@ -17,7 +17,11 @@ import (
 )
 
 // Store holds the SQL of supplier invoices, their lines and payments.
-type Store struct{ db *store.DB }
+type Store struct {
+	db *store.DB
+	// arrival takes the company's next arrival number (Books.ArrivalSQL).
+	arrival string
+}
 
 // NewStore returns the payables store on db.
 func NewStore(db *store.DB) *Store { return &Store{db: db} }
@@ -40,9 +44,10 @@ func itemsJSON(items []Item) (string, error) {
 	return string(b), err
 }
 
-// Insert writes a registered invoice with its lines in one statement and
-// answers it as read on today. The supplier's number taken meanwhile by
-// another request is 409 SI_CREATE_DUPLICATE_INVOICE_NUMBER.
+// Insert writes a registered invoice with its lines in one statement,
+// taking the company's next arrival number in it, and answers it as read
+// on today. The supplier's number taken meanwhile by another request is
+// 409 SI_CREATE_DUPLICATE_INVOICE_NUMBER.
 func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoice, error) {
 	items, err := itemsJSON(inv.Items)
 	if err != nil {
@@ -50,14 +55,15 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 	}
 	var out Invoice
 	err = s.db.Q(ctx).GetContext(ctx, &out, `
-		WITH i AS (
+		WITH n AS (`+s.arrival+`),
+		i AS (
 			INSERT INTO supplier_invoices (company_id, id, supplier_id, supplier_name, arrival_number, supplier_invoice_number,
 				is_credit_note, credited_invoice_id, invoice_date, due_date, received_date, delivery_date, currency,
 				exchange_rate, vat_treatment, reverse_charge, payment_reference, notes, ore_rounding, subtotal, vat_amount,
 				rounding_amount, total, total_sek, cash_method, booking_deferred, registration_journal_entry_id,
 				document_id, inbox_item_id, paid_with_private_funds, employee_id, claimant_name, default_dimensions)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-				$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $33)
+			SELECT $1, $2, $3, $4, n.number, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
+				$22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32 FROM n
 			RETURNING *),
 		l AS (
 			INSERT INTO supplier_invoice_items (company_id, supplier_invoice_id, id, sort_order, description, account_number,
@@ -66,12 +72,12 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 			SELECT i.company_id, i.id, x.id, x.sort_order, x.description, x.account_number, x.amount, x.vat_rate,
 				x.vat_amount, x.apply_slp, coalesce(x.dimensions, '{}'), x.accrual_period_start, x.accrual_period_end,
 				x.accrual_balance_account
-			FROM i, jsonb_to_recordset($34::jsonb) AS x(id uuid, sort_order int, description text, account_number text,
+			FROM i, jsonb_to_recordset($33::jsonb) AS x(id uuid, sort_order int, description text, account_number text,
 				amount numeric, vat_rate numeric, vat_amount numeric, apply_slp boolean, dimensions jsonb,
 				accrual_period_start date, accrual_period_end date, accrual_balance_account text)
 			RETURNING 1)
-		SELECT `+columns("$11::date")+` FROM i`, // l runs whether read or not
-		inv.CompanyID, inv.ID, inv.SupplierID, inv.SupplierName, inv.ArrivalNumber, inv.Number, inv.CreditNote,
+		SELECT `+columns("$10::date")+` FROM i`, // l runs whether read or not
+		inv.CompanyID, inv.ID, inv.SupplierID, inv.SupplierName, inv.Number, inv.CreditNote,
 		inv.CreditedID, inv.InvoiceDate, inv.DueDate, store.Day(today), inv.DeliveryDate, inv.Currency, inv.ExchangeRate,
 		inv.Treatment, inv.ReverseCharge, inv.PaymentReference, inv.Notes, inv.OreRounding, inv.Subtotal, inv.VAT,
 		inv.Rounding, inv.Total, inv.TotalSEK, inv.Cash, inv.BookingDeferred, inv.EntryID, inv.DocumentID,
