@@ -34,7 +34,7 @@ var budgets = map[string]int64{
 	"listJournalEntries":      2,
 	"getApiKey":               2,
 	"uploadDocument":          8, // +2 since it waits in the inbox: the item and its audit row
-	"createSupplierInvoice":   12,
+	"createSupplierInvoice":   11,
 	"markSupplierInvoicePaid": 12,
 	"getDocumentFile":         1,
 }

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -80,5 +82,40 @@ func TestKeysCreateAndMembersAdd(t *testing.T) {
 		if err := run(ctx, bad, &out, &errOut); err == nil {
 			t.Errorf("%v succeeded", bad)
 		}
+	}
+}
+
+// kontera fx import loads an operator's rates; a bad line loads none.
+func TestFXImport(t *testing.T) {
+	url := pgtest.NewURL(t)
+	t.Setenv("DATABASE_URL", url)
+	ctx := context.Background()
+	var out, errOut bytes.Buffer
+	if err := run(ctx, []string{"migrate"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	good, bad := filepath.Join(dir, "kurser.csv"), filepath.Join(dir, "fel.csv")
+	if err := os.WriteFile(good, []byte("currency,date,rate\nEUR,2026-03-02,11.4725\nUSD,2026-03-02,10.1200\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, []byte("EUR,2026-03-03,11.40\nXYZ,2026-03-03,1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	if err := run(ctx, []string{"fx", "import", good}, &out, &errOut); err != nil || !strings.Contains(out.String(), "2 exchange rates") {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	if err := run(ctx, []string{"fx", "import", bad}, &out, &errOut); err == nil || !strings.Contains(err.Error(), "line 2") {
+		t.Fatalf("a bad file: %v", err)
+	}
+	d, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var n int
+	if err := d.Get(&n, `SELECT count(*) FROM fx_rates`); err != nil || n != 2 {
+		t.Fatalf("%d rates (%v)", n, err)
 	}
 }

@@ -227,6 +227,9 @@ type Arrival struct {
 	AccountingMethod string `db:"accounting_method"`
 	DeferBooking     *bool  `db:"defer_invoice_booking"`
 	EntityType       string `db:"entity_type"`
+	// Now is the transaction's time (now()): what the rows written in it
+	// are stamped with.
+	Now time.Time `db:"tx_now"`
 }
 
 // ArrivalFacts reads the settings that say how the company books
@@ -235,7 +238,7 @@ type Arrival struct {
 func (s *Store) ArrivalFacts(ctx context.Context, company uuid.UUID) (Arrival, error) {
 	var a Arrival
 	err := s.db.Q(ctx).GetContext(ctx, &a, `SELECT coalesce(s.next_arrival_number, 1) AS number, s.vat_registered,
-			s.accounting_method, s.defer_invoice_booking, c.entity_type
+			s.accounting_method, s.defer_invoice_booking, c.entity_type, now() AS tx_now
 		FROM company_settings s JOIN companies c ON c.id = s.company_id WHERE s.company_id = $1`, company)
 	return a, err
 }

@@ -433,7 +433,7 @@ func New(cfg Config) (*Server, error) {
 // arrivalFacts are the company's settings as payables reads them.
 func arrivalFacts(a company.Arrival) payables.Facts {
 	return payables.Facts{ArrivalNumber: a.Number, VATRegistered: a.VATRegistered, Cash: a.AccountingMethod == "cash",
-		DeferBooking: a.DeferBooking != nil && *a.DeferBooking, EntityType: a.EntityType}
+		DeferBooking: a.DeferBooking != nil && *a.DeferBooking, EntityType: a.EntityType, Now: a.Now}
 }
 
 // ServeHTTP serves a request.

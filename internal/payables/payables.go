@@ -211,14 +211,24 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 			return Created{}, err
 		}
 	}
-	// The arrival number is taken by the invoice's own insert, last of
-	// all but the writes: the settings row is held only for them, the
-	// posting's closing and the COMMIT (a posting holds that row FOR KEY
-	// SHARE only, which the number's UPDATE does not wait for), so
-	// registrations of one company overlap.
-	stored, err := p.store.Insert(ctx, inv, p.today())
-	if err != nil {
-		return Created{}, err
+	// The arrival number is taken by the invoice's own insert, after the
+	// posting's draft (which holds the settings row FOR KEY SHARE only,
+	// not in the number's way): where nothing after reads the invoice, in
+	// the posting's closing statement, so the row is held for that one
+	// statement and the COMMIT, as the voucher series is; else last of the
+	// writes. Registrations of one company overlap either way.
+	var stored Invoice
+	joined := false
+	if inv.Booked() && inv.DocumentID == nil && payment == nil && len(Schedules(inv)) == 0 {
+		// Nothing after reads it: written in the posting's closing.
+		if stored, joined, err = p.store.InsertLast(ctx, inv, p.today(), f.Now); err != nil {
+			return Created{}, err
+		}
+	}
+	if !joined {
+		if stored, err = p.store.Insert(ctx, inv, p.today()); err != nil {
+			return Created{}, err
+		}
 	}
 	if payment != nil {
 		if stored, err = p.store.Pay(ctx, stored, *payment, Paid, &payment.Date, p.today()); err != nil {
@@ -226,7 +236,7 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 		}
 		stored.Items = inv.Items
 	}
-	if inv.Booked() {
+	if inv.Booked() && !joined {
 		if err := p.afterRegistration(ctx, stored); err != nil {
 			return Created{}, err
 		}

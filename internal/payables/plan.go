@@ -45,6 +45,8 @@ type Facts struct {
 	Cash          bool // kontantmetoden
 	DeferBooking  bool
 	EntityType    string // aktiebolag, enskild_firma, ideell_forening
+	// Now is the transaction's time, the rows' created_at.
+	Now time.Time
 }
 
 // Draft is what a create body says.

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -44,60 +46,108 @@ func itemsJSON(items []Item) (string, error) {
 	return string(b), err
 }
 
-// Insert writes a registered invoice with its lines in one statement,
-// taking the company's next arrival number in it, and answers it as read
-// on today. The supplier's number taken meanwhile by another request is
-// 409 SI_CREATE_DUPLICATE_INVOICE_NUMBER.
-func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoice, error) {
-	items, err := itemsJSON(inv.Items)
-	if err != nil {
-		return inv, err
-	}
-	var out Invoice
-	err = s.db.Q(ctx).GetContext(ctx, &out, `
-		WITH n AS (`+s.arrival+`),
-		i AS (
+// insertCTEs are the statement that writes a registered invoice with its
+// lines, taking the company's next arrival number, as the common table
+// expressions n (the number), i (the invoice, RETURNING *) and l (the
+// lines), each name prefixed; $33 holds the lines as JSON.
+func (s *Store) insertCTEs(prefix string) []string {
+	n, i, l := prefix+"n", prefix+"i", prefix+"l"
+	return []string{n + ` AS (` + s.arrival + `)`,
+		i + ` AS (
 			INSERT INTO supplier_invoices (company_id, id, supplier_id, supplier_name, arrival_number, supplier_invoice_number,
 				is_credit_note, credited_invoice_id, invoice_date, due_date, received_date, delivery_date, currency,
 				exchange_rate, vat_treatment, reverse_charge, payment_reference, notes, ore_rounding, subtotal, vat_amount,
 				rounding_amount, total, total_sek, cash_method, booking_deferred, registration_journal_entry_id,
 				document_id, inbox_item_id, paid_with_private_funds, employee_id, claimant_name, default_dimensions)
-			SELECT $1, $2, $3, $4, n.number, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21,
-				$22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32 FROM n
-			RETURNING *),
-		l AS (
+			SELECT $1, $2, $3, $4, ` + n + `.number, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20,
+				$21, $22, $23, $24, $25, $26, $27, $28, $29, $30, $31, $32 FROM ` + n + `
+			RETURNING *)`,
+		l + ` AS (
 			INSERT INTO supplier_invoice_items (company_id, supplier_invoice_id, id, sort_order, description, account_number,
 				amount, vat_rate, vat_amount, apply_slp, dimensions, accrual_period_start, accrual_period_end,
 				accrual_balance_account)
 			SELECT i.company_id, i.id, x.id, x.sort_order, x.description, x.account_number, x.amount, x.vat_rate,
 				x.vat_amount, x.apply_slp, coalesce(x.dimensions, '{}'), x.accrual_period_start, x.accrual_period_end,
 				x.accrual_balance_account
-			FROM i, jsonb_to_recordset($33::jsonb) AS x(id uuid, sort_order int, description text, account_number text,
-				amount numeric, vat_rate numeric, vat_amount numeric, apply_slp boolean, dimensions jsonb,
-				accrual_period_start date, accrual_period_end date, accrual_balance_account text)
-			RETURNING 1)
-		SELECT `+columns("$10::date")+` FROM i`, // l runs whether read or not
-		inv.CompanyID, inv.ID, inv.SupplierID, inv.SupplierName, inv.Number, inv.CreditNote,
+			FROM ` + i + ` i, jsonb_to_recordset($33::jsonb) AS x(id uuid, sort_order int, description text,
+				account_number text, amount numeric, vat_rate numeric, vat_amount numeric, apply_slp boolean,
+				dimensions jsonb, accrual_period_start date, accrual_period_end date, accrual_balance_account text)
+			RETURNING 1)`}
+}
+
+// insertArgs are the arguments of insertCTEs for inv received on today.
+func insertArgs(inv Invoice, today time.Time) ([]any, error) {
+	items, err := itemsJSON(inv.Items)
+	return []any{inv.CompanyID, inv.ID, inv.SupplierID, inv.SupplierName, inv.Number, inv.CreditNote,
 		inv.CreditedID, inv.InvoiceDate, inv.DueDate, store.Day(today), inv.DeliveryDate, inv.Currency, inv.ExchangeRate,
 		inv.Treatment, inv.ReverseCharge, inv.PaymentReference, inv.Notes, inv.OreRounding, inv.Subtotal, inv.VAT,
 		inv.Rounding, inv.Total, inv.TotalSEK, inv.Cash, inv.BookingDeferred, inv.EntryID, inv.DocumentID,
-		inv.InboxItemID, inv.PrivatelyPaid, inv.EmployeeID, inv.ClaimantName, inv.DefaultDimensions, items)
-	if pe := (*pq.Error)(nil); errors.As(err, &pe) && pe.Code == "23505" {
-		switch pe.Constraint {
-		case "supplier_invoices_number":
-			return out, apierr.New(apierr.SICreateDuplicateInvoiceNumber, map[string]any{"supplier_id": inv.SupplierID,
-				"supplier_invoice_number": inv.Number, "field": "supplier_invoice_number"})
-		case "supplier_invoices_credit_note":
-			return out, apierr.New(apierr.SICreditAlreadyCredited, map[string]any{"supplier_invoice_id": inv.CreditedID})
-		case "supplier_invoices_company_id_document_id_key":
-			return out, invalid("document_id", "document_taken")
-		}
+		inv.InboxItemID, inv.PrivatelyPaid, inv.EmployeeID, inv.ClaimantName, inv.DefaultDimensions, items}, err
+}
+
+// insertRefused answers a unique violation of writing inv as its
+// catalogue error (the supplier's number or the credited invoice taken
+// meanwhile by another request, the document held); nil for another
+// error.
+func insertRefused(inv Invoice, err error) error {
+	pe := (*pq.Error)(nil)
+	if !errors.As(err, &pe) || pe.Code != "23505" {
+		return nil
+	}
+	switch pe.Constraint {
+	case "supplier_invoices_number":
+		return apierr.New(apierr.SICreateDuplicateInvoiceNumber, map[string]any{"supplier_id": inv.SupplierID,
+			"supplier_invoice_number": inv.Number, "field": "supplier_invoice_number"})
+	case "supplier_invoices_credit_note":
+		return apierr.New(apierr.SICreditAlreadyCredited, map[string]any{"supplier_invoice_id": inv.CreditedID})
+	case "supplier_invoices_company_id_document_id_key":
+		return invalid("document_id", "document_taken")
+	}
+	return nil
+}
+
+// Insert writes a registered invoice with its lines in one statement,
+// taking the company's next arrival number in it, and answers it as read
+// on today.
+func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoice, error) {
+	args, err := insertArgs(inv, today)
+	if err != nil {
+		return inv, err
+	}
+	var out Invoice
+	err = s.db.Q(ctx).GetContext(ctx, &out, `WITH `+strings.Join(s.insertCTEs(""), ", ")+`
+		SELECT `+columns("$10::date")+` FROM i`, args...) // l runs whether read or not
+	if refused := insertRefused(inv, err); refused != nil {
+		return out, refused
 	}
 	if err != nil {
 		return out, store.Refused(err)
 	}
 	out.Items = inv.Items
 	return out, nil
+}
+
+// InsertLast writes inv as Insert does, in the closing statement of the
+// unit of work (store.Join) when it has one: the arrival number's lock is
+// then held for that statement and the COMMIT only, as the voucher
+// series' is. The invoice answered carries a token for its arrival number
+// (filled in the unit's rows and response) and the transaction's time
+// now; false when there is no closing to join (the caller inserts).
+func (s *Store) InsertLast(ctx context.Context, inv Invoice, today, now time.Time) (Invoice, bool, error) {
+	args, err := insertArgs(inv, today)
+	if err != nil {
+		return inv, false, err
+	}
+	token := store.Token()
+	if !store.Join(ctx, store.Lead{CTEs: s.insertCTEs("si_"), Args: args,
+		Returning: []string{"(SELECT arrival_number::text FROM si_i)"}, Tokens: []string{strconv.Itoa(token)},
+		Refused: func(err error) error { return insertRefused(inv, err) }}) {
+		return inv, false, nil
+	}
+	out := inv
+	out.ArrivalNumber, out.ReceivedDate, out.CreatedAt, out.UpdatedAt = token, today, now, now
+	out.Overdue = out.Status == Registered && out.DueDate.Before(today) && out.Total.Sign() != 0
+	return out, true, nil
 }
 
 // Existing answers the invoice of supplier registered under number, if

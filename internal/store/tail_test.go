@@ -31,7 +31,7 @@ func TestAppendSQL(t *testing.T) {
 // An argument carrying a closing's token reads the closing's value in its
 // place, as text or as UTF-8 bytes; one without keeps its placeholder.
 func TestClosingFill(t *testing.T) {
-	c := &Closing{Tokens: []string{"-1000000000000001", "-1000000000000002"}}
+	exprs := map[string]string{"-1000000000000001": "(SELECT v0 FROM closing)", "-1000000000000002": "(SELECT v1 FROM closing)"}
 	for _, tc := range []struct {
 		arg  any
 		want string
@@ -41,7 +41,7 @@ func TestClosingFill(t *testing.T) {
 		{"nothing to fill", "$4"},
 		{42, "$4"},
 	} {
-		if got := c.fill("$4", tc.arg); got != tc.want {
+		if got := fill(exprs, "$4", tc.arg); got != tc.want {
 			t.Errorf("fill(%v)\n got %s\nwant %s", tc.arg, got, tc.want)
 		}
 	}

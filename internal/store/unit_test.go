@@ -123,6 +123,41 @@ func TestClosingLeadsTheWaitingRows(t *testing.T) {
 		t.Fatalf("filled response %s", got)
 	}
 
+	// A lead joins the closing: its write in the same statement, its value
+	// in the waiting rows and the response.
+	lead := strconv.Itoa(store.Token())
+	tx, err = d.Beginx()
+	if err != nil {
+		t.Fatal(err)
+	}
+	u = &store.Unit{Tx: tx}
+	uctx = store.WithUnit(ctx, u)
+	if store.Join(uctx, store.Lead{CTEs: []string{"ev AS (SELECT 1)"}}) {
+		t.Fatal("joined a unit without a closing")
+	}
+	store.Close(uctx, store.Closing{SQL: "UPDATE companies SET updated_at = now() WHERE id = $1 RETURNING name",
+		Args: []any{company}, Tokens: []string{tok}})
+	if !store.Join(uctx, store.Lead{CTEs: []string{"ev AS (INSERT INTO events (company_id, type, payload, api_version) " +
+		"VALUES ($1, $2, '{}', 'v') RETURNING type)"}, Args: []any{company, "ledd"},
+		Returning: []string{"(SELECT type FROM ev)"}, Tokens: []string{lead}}) {
+		t.Fatal("the lead did not join")
+	}
+	if err := d.Append(uctx, store.Append{Into: "events (company_id, type, payload, api_version)",
+		Values: "($1, $2, $3::jsonb, 'v')", Args: []any{company, "efter", `{"lead": "` + lead + `", "name": "` + tok + `"}`}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := u.Commit(uctx); err != nil {
+		t.Fatal(err)
+	}
+	var got string
+	if err := d.Get(&got, `SELECT payload::text FROM events WHERE company_id = $1 AND type = 'efter'`, company); err != nil ||
+		got != `{"lead": "ledd", "name": "X AB"}` {
+		t.Fatalf("lead row %s (%v)", got, err)
+	}
+	if f := string(u.Fill([]byte(lead + " " + tok))); f != "ledd X AB" {
+		t.Fatalf("filled %s", f)
+	}
+
 	refused := errors.New("mapped refusal")
 	tx, err = d.Beginx()
 	if err != nil {
