@@ -10467,8 +10467,8 @@ type ReceiveInboundEmailParams struct {
 	// CompanyId The company whose inbox receives the message.
 	CompanyId openapi_types.UUID `form:"company_id" json:"company_id"`
 
-	// XKonteraSignature t=<unix seconds>,v1=<hex HMAC-SHA256>.
-	XKonteraSignature string `json:"X-Kontera-Signature"`
+	// XKonteraSignature t=<unix seconds>,v1=<hex HMAC-SHA256>; missing or wrong: 401 UNAUTHORIZED.
+	XKonteraSignature *string `json:"X-Kontera-Signature,omitempty"`
 }
 
 // GetOpenAPIDocumentParams defines parameters for GetOpenAPIDocument.
@@ -19137,7 +19137,7 @@ func (w *ServerInterfaceWrapper) ReceiveInboundEmail(ctx echo.Context) error {
 	}
 
 	headers := ctx.Request().Header
-	// ------------- Required header parameter "X-Kontera-Signature" -------------
+	// ------------- Optional header parameter "X-Kontera-Signature" -------------
 	if valueList, found := headers[http.CanonicalHeaderKey("X-Kontera-Signature")]; found {
 		var XKonteraSignature string
 		n := len(valueList)
@@ -19145,14 +19145,12 @@ func (w *ServerInterfaceWrapper) ReceiveInboundEmail(ctx echo.Context) error {
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Kontera-Signature, got %d", n))
 		}
 
-		err = runtime.BindStyledParameterWithOptions("simple", "X-Kontera-Signature", valueList[0], &XKonteraSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: ""})
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Kontera-Signature", valueList[0], &XKonteraSignature, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
 		if err != nil {
 			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Kontera-Signature: %s", err))
 		}
 
-		params.XKonteraSignature = XKonteraSignature
-	} else {
-		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter X-Kontera-Signature is required, but not found"))
+		params.XKonteraSignature = &XKonteraSignature
 	}
 
 	// Invoke the callback with all the unmarshaled arguments

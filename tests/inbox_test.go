@@ -166,6 +166,8 @@ func TestInboundEmail(t *testing.T) {
 		inbox.Attachment{Name: "trasig.pdf", Type: "application/pdf", Data: []byte("%PDF-1.4\n1 0 obj <</Length 99>> stream\nxx")},
 		inbox.Attachment{Name: "virus.exe", Type: "application/octet-stream", Data: []byte("MZ\x90\x00\x03\x00binary")})
 	b.deliver(raw, "fel nyckel", time.Time{}).errorCode(t, 401, "UNAUTHORIZED")
+	b.do(req{Method: "POST", Path: "/api/v1/inbound/email?company_id=" + b.company.String(), Body: raw,
+		Header: map[string]string{"Content-Type": "message/rfc822"}}).errorCode(t, 401, "UNAUTHORIZED")
 	b.deliver(raw, inboundSecret, b.now.Add(-6*time.Minute)).errorCode(t, 401, "UNAUTHORIZED")
 	r := b.deliver(raw, inboundSecret, time.Time{}).status(t, 200)
 	if ids := r.list("data.inbox_item_ids"); len(ids) != 5 || r.at("data.duplicate") != false {
@@ -228,6 +230,8 @@ func TestInboundEmail(t *testing.T) {
 	off := newBuyerBooks(t)
 	off.do(req{Method: "POST", Path: "/api/v1/inbound/email?company_id=" + off.company.String(), Body: raw,
 		Header: map[string]string{"Content-Type": "message/rfc822", "X-Kontera-Signature": "t=1,v1=00"}}).errorCode(t, 404, "NOT_FOUND")
+	off.do(req{Method: "POST", Path: "/api/v1/inbound/email?company_id=" + off.company.String(), Body: raw,
+		Header: map[string]string{"Content-Type": "message/rfc822"}}).errorCode(t, 404, "NOT_FOUND")
 }
 
 // Convert registers what a direct create registers, with the item's
