@@ -753,6 +753,7 @@ const (
 	ErrorCodeSINOTDRAFT                                 ErrorCode = "SI_NOT_DRAFT"
 	ErrorCodeSIPAIDALREADY                              ErrorCode = "SI_PAID_ALREADY"
 	ErrorCodeSIPAIDLIKELYDUPLICATE                      ErrorCode = "SI_PAID_LIKELY_DUPLICATE"
+	ErrorCodeSIPAIDSEKUNRESOLVED                        ErrorCode = "SI_PAID_SEK_UNRESOLVED"
 	ErrorCodeSIUNCREDITFAILED                           ErrorCode = "SI_UNCREDIT_FAILED"
 	ErrorCodeSUPPLIERDUPLICATEORGNUMBER                 ErrorCode = "SUPPLIER_DUPLICATE_ORG_NUMBER"
 	ErrorCodeSUPPLIERHASINVOICES                        ErrorCode = "SUPPLIER_HAS_INVOICES"
@@ -1147,6 +1148,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeSIPAIDALREADY:
 		return true
 	case ErrorCodeSIPAIDLIKELYDUPLICATE:
+		return true
+	case ErrorCodeSIPAIDSEKUNRESOLVED:
 		return true
 	case ErrorCodeSIUNCREDITFAILED:
 		return true

@@ -207,6 +207,9 @@ func TestSupplierInvoicePayments(t *testing.T) {
 	}
 	b.write("POST", "supplier-invoices/"+late+"/mark-paid", map[string]any{"amount_sek": 11500, "exchange_rate_difference": 0}).
 		errorCode(t, 400, "VALIDATION_ERROR")
+	// 15 000 kronor for 1 000 EUR booked at 11.50 is a typo until forced.
+	b.write("POST", "supplier-invoices/"+late+"/mark-paid", map[string]any{"amount_sek": 15000}).
+		errorCode(t, 409, "SI_PAID_SEK_UNRESOLVED")
 	b.write("POST", "supplier-invoices/"+late+"/mark-paid", map[string]any{"amount_sek": 11500}).status(t, 200)
 	if b.exact("2440") != "0.00" {
 		t.Fatalf("2440 left at %s", b.exact("2440"))

@@ -169,6 +169,7 @@ const (
 	SIUncreditFailed               Code = "SI_UNCREDIT_FAILED"
 	SIItemAccountSettled           Code = "SI_ITEM_ACCOUNT_SETTLED"
 	SIItemAccountNoMatchingLine    Code = "SI_ITEM_ACCOUNT_NO_MATCHING_LINE"
+	SIPaidSEKUnresolved            Code = "SI_PAID_SEK_UNRESOLVED"
 	DimensionValidationFailed      Code = "DIMENSION_VALIDATION_FAILED"
 	DimensionSystemRename          Code = "DIMENSION_SYSTEM_RENAME"
 	DimensionNumberTaken           Code = "DIMENSION_NUMBER_TAKEN"
@@ -441,6 +442,7 @@ var entries = []Entry{
 	{SIUncreditFailed, s400, GroupEndpoint, "Krediteringen kunde inte ångras.", "The credit could not be undone.", "details.reason says why."},
 	{SIItemAccountSettled, s409, GroupEndpoint, "Radens kostnad är redan bokförd av en betalning eller periodisering och flyttas inte här.", "The line's cost is already booked by a payment or an accrual release and is not moved here.", "Correct those verifikationer with a rättelse or a storno."},
 	{SIItemAccountNoMatchingLine, s409, GroupEndpoint, "Verifikationen har ingen rad som motsvarar fakturaraden.", "The journal entry has no line matching the invoice line.", "The verifikat was corrected by hand; correct it further there."},
+	{SIPaidSEKUnresolved, s409, GroupEndpoint, "Beloppet i kronor avviker mer än 10 % från fakturans bokförda kurs.", "The amount in kronor differs by more than 10 % from the invoice's booked rate.", "Check amount_sek; if it is right, send it again with force: true and a new Idempotency-Key."},
 	{DimensionValidationFailed, s400, GroupEndpoint, "En dimension på raden är okänd, arkiverad eller utanför sin giltighetstid.", "A dimension on the line is unknown, archived or outside its validity.", "Use an active value valid on the entry date."},
 	{DimensionSystemRename, s400, GroupEndpoint, "Systemdimensioner kan inte byta namn.", "System dimensions cannot be renamed.", ""},
 	{DimensionNumberTaken, s409, GroupEndpoint, "Dimensionsnumret används redan.", "The dimension number is already taken.", "Omit sie_dim_no to get the next free number."},

@@ -101,6 +101,9 @@ func (p *Payables) MarkPaid(ctx context.Context, company, id uuid.UUID, pd Payme
 		return PaidOut{}, err
 	}
 	if !pd.Force {
+		if err := plausible(inv, amount, sek); err != nil {
+			return PaidOut{}, err
+		}
 		same, err := p.store.SamePayment(ctx, company, id, day, amount)
 		if err != nil {
 			return PaidOut{}, err
@@ -190,6 +193,22 @@ func paidSEK(inv Invoice, amount money.Amount, pd PaymentDraft) (money.Amount, e
 	}
 	return amount, apierr.New(apierr.SIFXRateMissing, map[string]any{"currency": inv.Currency, "field": "amount_sek",
 		"reason": "send amount_sek or exchange_rate_difference"})
+}
+
+// plausible refuses kronor of a foreign payment more than 10 % off what
+// the invoice booked them at: most likely a mistyped amount_sek
+// (SI_PAID_SEK_UNRESOLVED, reason ledger_rate_mismatch).
+func plausible(inv Invoice, amount, sek money.Amount) error {
+	if inv.Currency == "SEK" {
+		return nil
+	}
+	booked := Settle(inv, amount, sek, DefaultPayment).Booked
+	off := new(big.Int).Abs(big.NewInt(sek.Sub(booked).InÖre()))
+	if off.Mul(off, big.NewInt(10)).Cmp(new(big.Int).Abs(big.NewInt(booked.InÖre()))) <= 0 {
+		return nil
+	}
+	return apierr.New(apierr.SIPaidSEKUnresolved, map[string]any{"reason": "ledger_rate_mismatch",
+		"supplier_invoice_id": inv.ID, "booked_sek": booked, "amount_sek": sek, "field": "amount_sek"})
 }
 
 // rateOf is sek / amount to six decimals: the rate a payment was made at.
