@@ -194,10 +194,85 @@ CREATE TRIGGER fx_rates_no_truncate BEFORE TRUNCATE ON fx_rates
 
 -- +goose Down
 DROP TABLE fx_rates;
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION supplier_invoices_guard() RETURNS trigger
+LANGUAGE plpgsql AS $$
+DECLARE
+    paid numeric(18, 2);
+    booked numeric(18, 2);
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        IF OLD.registration_journal_entry_id IS NOT NULL OR OLD.paid_amount <> 0 OR OLD.is_credit_note
+           OR OLD.status NOT IN ('registered', 'approved') THEN
+            RAISE EXCEPTION 'SI_DELETE_HAS_BOOKING: a booked, paid or credited supplier invoice stays'
+                USING ERRCODE = 'restrict_violation',
+                      DETAIL = json_build_object('supplier_invoice_id', OLD.id, 'status', OLD.status)::text;
+        END IF;
+        RETURN OLD;
+    END IF;
+    IF TG_OP = 'INSERT' THEN
+        IF NEW.status <> 'registered' OR NEW.paid_amount <> 0 OR NEW.paid_booked_sek <> 0 THEN
+            RAISE EXCEPTION 'a supplier invoice is registered unpaid; its payments pay it' USING ERRCODE = 'check_violation';
+        END IF;
+        RETURN NEW;
+    END IF;
+    IF (NEW.company_id, NEW.id, NEW.supplier_id, NEW.supplier_name, NEW.arrival_number, NEW.is_credit_note,
+            NEW.credited_invoice_id, NEW.currency, NEW.exchange_rate, NEW.vat_treatment, NEW.reverse_charge,
+            NEW.ore_rounding, NEW.subtotal, NEW.vat_amount, NEW.rounding_amount, NEW.total, NEW.total_sek,
+            NEW.cash_method, NEW.booking_deferred, NEW.paid_with_private_funds, NEW.employee_id, NEW.claimant_name,
+            NEW.default_dimensions, NEW.document_id, NEW.received_date, NEW.created_at)
+       IS DISTINCT FROM (OLD.company_id, OLD.id, OLD.supplier_id, OLD.supplier_name, OLD.arrival_number, OLD.is_credit_note,
+            OLD.credited_invoice_id, OLD.currency, OLD.exchange_rate, OLD.vat_treatment, OLD.reverse_charge,
+            OLD.ore_rounding, OLD.subtotal, OLD.vat_amount, OLD.rounding_amount, OLD.total, OLD.total_sek,
+            OLD.cash_method, OLD.booking_deferred, OLD.paid_with_private_funds, OLD.employee_id, OLD.claimant_name,
+            OLD.default_dimensions, OLD.document_id, OLD.received_date, OLD.created_at)
+       OR (OLD.registration_journal_entry_id IS NOT NULL
+           AND NEW.registration_journal_entry_id IS DISTINCT FROM OLD.registration_journal_entry_id) THEN
+        RAISE EXCEPTION 'a supplier invoice''s identity, amounts and verifikat never change' USING ERRCODE = 'check_violation';
+    END IF;
+    IF OLD.registration_journal_entry_id IS NOT NULL
+       AND (NEW.invoice_date, NEW.supplier_invoice_number) IS DISTINCT FROM (OLD.invoice_date, OLD.supplier_invoice_number) THEN
+        RAISE EXCEPTION 'SI_EDIT_VERIFIKAT_LOCKED: the date and number of a booked supplier invoice are its verifikat''s'
+            USING ERRCODE = 'restrict_violation', DETAIL = json_build_object('supplier_invoice_id', OLD.id)::text;
+    END IF;
+    IF NEW.status IS DISTINCT FROM OLD.status AND NOT (OLD.status, NEW.status) IN (
+            ('registered', 'approved'), ('registered', 'partially_paid'), ('registered', 'paid'),
+            ('approved', 'partially_paid'), ('approved', 'paid'), ('partially_paid', 'paid'),
+            ('registered', 'disputed'), ('approved', 'disputed'), ('partially_paid', 'disputed'),
+            ('disputed', 'registered'), ('disputed', 'approved'), ('disputed', 'partially_paid'),
+            ('registered', 'credited'), ('approved', 'credited'), ('partially_paid', 'credited'), ('paid', 'credited'),
+            ('disputed', 'credited'), ('credited', 'registered'), ('credited', 'approved'),
+            ('credited', 'partially_paid'), ('credited', 'paid'), ('registered', 'reversed'), ('approved', 'reversed'),
+            ('paid', 'reversed')) THEN
+        RAISE EXCEPTION 'a supplier invoice does not move from % to %', OLD.status, NEW.status USING ERRCODE = 'check_violation';
+    END IF;
+    IF (NEW.paid_amount, NEW.paid_booked_sek) IS DISTINCT FROM (OLD.paid_amount, OLD.paid_booked_sek)
+       OR NEW.status IS DISTINCT FROM OLD.status THEN
+        SELECT coalesce(sum(amount), 0), coalesce(sum(booked_sek), 0) INTO paid, booked FROM supplier_invoice_payments
+        WHERE company_id = NEW.company_id AND supplier_invoice_id = NEW.id;
+        IF (NEW.paid_amount, NEW.paid_booked_sek) IS DISTINCT FROM (paid, booked) THEN
+            RAISE EXCEPTION 'what is paid follows the payments (%, not %)', paid, NEW.paid_amount
+                USING ERRCODE = 'check_violation';
+        END IF;
+        IF NEW.status IN ('registered', 'approved', 'partially_paid', 'paid') AND (NEW.status = 'paid') <> (paid = NEW.total) THEN
+            RAISE EXCEPTION 'a supplier invoice with % of % paid is not %', paid, NEW.total, NEW.status
+                USING ERRCODE = 'check_violation';
+        END IF;
+        IF NEW.status = 'partially_paid' AND paid = 0 THEN
+            RAISE EXCEPTION 'nothing is paid of it' USING ERRCODE = 'check_violation';
+        END IF;
+    END IF;
+    NEW.updated_at := now();
+    RETURN NEW;
+END $$;
+-- +goose StatementEnd
 DROP TABLE supplier_invoice_accruals;
 DROP FUNCTION supplier_invoice_accruals_guard();
 ALTER TABLE supplier_invoices DROP COLUMN disputed_from;
 DROP FUNCTION supplier_invoices_moves(text, text);
+DROP INDEX supplier_invoices_number, supplier_invoices_credit_note;
+ALTER TABLE supplier_invoices ADD UNIQUE (company_id, supplier_id, is_credit_note, supplier_invoice_number),
+    ADD UNIQUE (company_id, credited_invoice_id);
 ALTER TABLE supplier_invoice_payments DROP CONSTRAINT supplier_invoice_payments_source_check;
 ALTER TABLE supplier_invoice_payments ADD CONSTRAINT supplier_invoice_payments_source_check
     CHECK (source IN ('manual', 'bank', 'private'));
