@@ -1,0 +1,161 @@
+// Package webhooks delivers the books' events to the URLs companies
+// register: signed, retried on a fixed schedule, and never to an address
+// inside the network the server runs in.
+package webhooks
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/netip"
+	"net/url"
+	"regexp"
+	"strings"
+	"syscall"
+)
+
+// MaxURL is the longest webhook URL taken.
+const MaxURL = 2048
+
+// blocked are the ranges no webhook is delivered to (IPv4-mapped and
+// NAT64 addresses are unwrapped first): unspecified, private, CGNAT,
+// loopback, link-local (the cloud metadata address among them),
+// benchmarking, multicast and reserved; ::, ::1, unique-local (AWS's
+// fd00:ec2::254 among them), link-local and multicast IPv6.
+var blocked = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range []string{"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
+		"172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
+		"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8"} {
+		out = append(out, netip.MustParsePrefix(s))
+	}
+	return out
+}()
+
+// nat64 is the well-known NAT64 prefix: its last 32 bits are an IPv4
+// address.
+var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+
+// Unwrap is the address ip stands for: the IPv4 address inside an
+// IPv4-mapped or NAT64 IPv6 address, else ip.
+func Unwrap(ip netip.Addr) netip.Addr {
+	ip = ip.Unmap()
+	if ip.Is6() && nat64.Contains(ip) {
+		b := ip.As16()
+		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	}
+	return ip
+}
+
+// Guard decides which addresses webhooks may reach.
+type Guard struct {
+	// AllowLoopback admits 127.0.0.1 and ::1, and nothing else: for tests
+	// only (KONTERA_WEBHOOK_ALLOW_LOOPBACK), logged at start.
+	AllowLoopback bool
+	// Resolver looks hosts up at registration; nil is net.DefaultResolver.
+	Resolver interface {
+		LookupNetIP(ctx context.Context, network, host string) ([]netip.Addr, error)
+	}
+}
+
+// ErrBlocked says an address is one webhooks are never delivered to.
+var ErrBlocked = errors.New("webhooks: the address is private, loopback, link-local or otherwise not public")
+
+// Allowed says whether ip may be dialled.
+func (g Guard) Allowed(ip netip.Addr) bool {
+	if !ip.IsValid() {
+		return false
+	}
+	ip = Unwrap(ip)
+	if g.AllowLoopback && (ip == netip.MustParseAddr("127.0.0.1") || ip == netip.IPv6Loopback()) {
+		return true
+	}
+	for _, p := range blocked {
+		if p.Contains(ip) {
+			return false
+		}
+	}
+	return true
+}
+
+// Control is a net.Dialer Control function: it refuses the connection
+// when the address actually dialled is not Allowed, whatever the name it
+// was reached by resolved to before (DNS rebinding) or how it was
+// written.
+func (g Guard) Control(_, address string, _ syscall.RawConn) error {
+	ap, err := netip.ParseAddrPort(address)
+	if err != nil {
+		return fmt.Errorf("%w: %s", ErrBlocked, address)
+	}
+	if !g.Allowed(ap.Addr()) {
+		return fmt.Errorf("%w: %s", ErrBlocked, ap.Addr())
+	}
+	return nil
+}
+
+// metadataHosts are names of cloud metadata services, refused whatever
+// they resolve to.
+var metadataHosts = map[string]bool{"metadata.google.internal": true, "metadata.goog": true, "metadata": true,
+	"instance-data": true, "instance-data.ec2.internal": true, "metadata.azure.com": true, "localhost": true}
+
+// numericLabel is a label of a host written as a number in another base
+// or shortened (0x7f000001, 2130706433, 0177.0.0.1, 127.1): what resolvers
+// read as an address, but no canonical address is.
+var numericLabel = regexp.MustCompile(`(?i)^(0x[0-9a-f]*|[0-9]+)$`)
+
+// URLProblem is why a webhook URL is refused: the rule and what to tell.
+type URLProblem struct{ Rule, Issue string }
+
+func (p *URLProblem) Error() string { return p.Issue }
+
+// CheckURL holds a webhook URL to the rules: https, no userinfo, at most
+// MaxURL characters, not a metadata name nor a number written oddly, and a
+// host that resolves, to addresses that are all Allowed.
+func (g Guard) CheckURL(ctx context.Context, raw string) error {
+	bad := func(rule, issue string) error { return &URLProblem{Rule: rule, Issue: issue} }
+	if len(raw) > MaxURL {
+		return bad("max_length", fmt.Sprintf("at most %d characters", MaxURL))
+	}
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || u.Host == "":
+		return bad("url", "an absolute https URL")
+	case u.Scheme != "https":
+		return bad("https", "only https URLs are taken")
+	case u.User != nil:
+		return bad("userinfo", "no user or password in the URL")
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if metadataHosts[host] || strings.HasSuffix(host, ".localhost") {
+		return bad("host", "the host "+host+" is not a public address")
+	}
+	if ip, err := netip.ParseAddr(host); err == nil {
+		if !g.Allowed(ip) {
+			return bad("private_address", "the address "+host+" is not public")
+		}
+		return nil
+	}
+	labels := strings.Split(host, ".")
+	odd := true
+	for _, l := range labels {
+		odd = odd && numericLabel.MatchString(l)
+	}
+	if odd {
+		return bad("numeric_host", "write an address in its canonical form, or use a name")
+	}
+	r := g.Resolver
+	if r == nil {
+		r = net.DefaultResolver
+	}
+	addrs, err := r.LookupNetIP(ctx, "ip", host)
+	if err != nil || len(addrs) == 0 {
+		return bad("resolve", "the host "+host+" does not resolve")
+	}
+	for _, a := range addrs {
+		if !g.Allowed(a) {
+			return bad("private_address", "the host "+host+" resolves to "+Unwrap(a).String()+", which is not public")
+		}
+	}
+	return nil
+}

@@ -1,0 +1,172 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"net"
+	"net/netip"
+	"strings"
+	"testing"
+	"time"
+)
+
+// resolver answers every host with addrs.
+type resolver []string
+
+func (r resolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	var out []netip.Addr
+	for _, a := range r {
+		out = append(out, netip.MustParseAddr(a))
+	}
+	return out, nil
+}
+
+func TestAllowed(t *testing.T) {
+	g := Guard{}
+	for _, a := range []string{"127.0.0.1", "10.0.0.1", "172.16.5.4", "192.168.1.1", "169.254.169.254", "100.64.0.1",
+		"0.0.0.0", "198.18.0.1", "224.0.0.1", "255.255.255.255", "::", "::1", "fd00:ec2::254", "fe80::1", "ff02::1",
+		"::ffff:127.0.0.1", "::ffff:10.0.0.1", "64:ff9b::a9fe:a9fe", "64:ff9b::7f00:1"} {
+		if g.Allowed(netip.MustParseAddr(a)) {
+			t.Errorf("%s allowed", a)
+		}
+	}
+	for _, a := range []string{"93.184.216.34", "2606:2800:220:1:248:1893:25c8:1946", "64:ff9b::5db8:d822", "8.8.8.8"} {
+		if !g.Allowed(netip.MustParseAddr(a)) {
+			t.Errorf("%s refused", a)
+		}
+	}
+	loop := Guard{AllowLoopback: true}
+	if !loop.Allowed(netip.MustParseAddr("127.0.0.1")) || !loop.Allowed(netip.MustParseAddr("::1")) ||
+		loop.Allowed(netip.MustParseAddr("127.0.0.2")) || loop.Allowed(netip.MustParseAddr("10.0.0.1")) {
+		t.Fatal("the loopback flag admits 127.0.0.1 and ::1 and nothing else")
+	}
+	if u := Unwrap(netip.MustParseAddr("64:ff9b::a9fe:a9fe")); u.String() != "169.254.169.254" {
+		t.Fatalf("NAT64 unwrapped to %s", u)
+	}
+}
+
+// Registration refuses what the spec names, and a public host passes.
+func TestCheckURL(t *testing.T) {
+	public := Guard{Resolver: resolver{"93.184.216.34"}}
+	ctx := context.Background()
+	if err := public.CheckURL(ctx, "https://hooks.example.se/kontera"); err != nil {
+		t.Fatal(err)
+	}
+	refused := map[string]string{
+		"http://hooks.example.se/kontera":                      "https",
+		"https://user:pw@hooks.example.se/":                    "userinfo",
+		"https://127.0.0.1/":                                   "private_address",
+		"https://10.0.0.1/":                                    "private_address",
+		"https://169.254.169.254/latest/meta-data":             "private_address",
+		"https://[::1]/":                                       "private_address",
+		"https://[::ffff:127.0.0.1]/":                          "private_address",
+		"https://0x7f000001/":                                  "numeric_host",
+		"https://2130706433/":                                  "numeric_host",
+		"https://0177.0.0.1/":                                  "numeric_host",
+		"https://127.1/":                                       "numeric_host",
+		"https://metadata.google.internal/computeMetadata/v1/": "host",
+		"https://localhost:8443/":                              "host",
+		"https://" + strings.Repeat("a", MaxURL) + ".se/":      "max_length",
+		"not a url":                                            "url",
+	}
+	for u, rule := range refused {
+		err := public.CheckURL(ctx, u)
+		var p *URLProblem
+		if !errors.As(err, &p) || p.Rule != rule {
+			t.Errorf("%s: %v, want %s", u, err, rule)
+		}
+	}
+	private := Guard{Resolver: resolver{"93.184.216.34", "10.1.2.3"}}
+	if err := private.CheckURL(ctx, "https://hooks.example.se/"); err == nil {
+		t.Fatal("a host with one private address was taken")
+	}
+	if err := (Guard{Resolver: resolver{}}).CheckURL(ctx, "https://nowhere.example.se/"); err == nil {
+		t.Fatal("a host that does not resolve was taken")
+	}
+}
+
+// The dial itself is refused for a blocked address, whatever a name
+// resolved to before: a rebinding resolver gains nothing.
+func TestControlRefusesTheDial(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	d := net.Dialer{Timeout: time.Second, Control: Guard{}.Control}
+	if _, err := d.Dial("tcp", ln.Addr().String()); !errors.Is(err, ErrBlocked) {
+		t.Fatalf("dialled loopback: %v", err)
+	}
+	d.Control = Guard{AllowLoopback: true}.Control
+	c, err := d.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatalf("the flag did not admit loopback: %v", err)
+	}
+	c.Close()
+}
+
+// Our signature is Stripe's scheme keyed by the secret string; the
+// Standard Webhooks one is keyed by its decoded bytes (vectors computed
+// with Python's hmac).
+func TestSignatures(t *testing.T) {
+	secret := "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	body := []byte(`{"id":"d1","type":"webhook.test"}`)
+	at := time.Date(2026, 3, 31, 8, 0, 0, 0, time.UTC)
+	if got := Signature(secret, at, body); got != "t=1774944000,v1=cb756fa649bd02b1748e3e6506ef6bc40511186c616271db59d04cbff56d2e26" {
+		t.Fatalf("signature %s", got)
+	}
+	got, err := StandardSignature(secret, "msg_1", at, body)
+	if err != nil || got != "v1,7L2sg4jusXbNp/2/B03IAyhciFs7msoagxsLvAna+K4=" {
+		t.Fatalf("standard signature %s %v", got, err)
+	}
+	s, err := NewSecret()
+	if err != nil || !strings.HasPrefix(s, SecretPrefix) {
+		t.Fatal(s, err)
+	}
+	if b, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(s, SecretPrefix)); err != nil || len(b) != 32 {
+		t.Fatalf("secret %s: %d bytes %v", s, len(b), err)
+	}
+}
+
+// The schedule: 1 m, 5 m, 30 m, 2 h, 12 h, 24 h, 48 h, then dead; the
+// answers' meaning.
+func TestSchedule(t *testing.T) {
+	now := time.Date(2026, 3, 31, 8, 0, 0, 0, time.UTC)
+	want := []time.Duration{time.Minute, 5 * time.Minute, 30 * time.Minute, 2 * time.Hour, 12 * time.Hour, 24 * time.Hour, 48 * time.Hour}
+	var total time.Duration
+	for i, w := range want {
+		next, ok := Next(i+1, now)
+		if !ok || next.Sub(now) != w {
+			t.Fatalf("after attempt %d: %v %v", i+1, next.Sub(now), ok)
+		}
+		total += w
+	}
+	if _, ok := Next(8, now); ok || total != 5196*time.Minute {
+		t.Fatalf("the eighth attempt is the last; total %v", total)
+	}
+	for _, c := range []struct {
+		status  int
+		blocked bool
+		attempt int
+		want    Outcome
+	}{
+		{200, false, 1, Outcome{State: Delivered}}, {204, false, 3, Outcome{State: Delivered}},
+		{500, false, 1, Outcome{State: Failed}}, {0, false, 7, Outcome{State: Failed}}, {503, false, 8, Outcome{State: Dead}},
+		{410, false, 1, Outcome{State: Dead, Disable: "gone"}}, {302, false, 1, Outcome{State: Dead, Disable: "redirect"}},
+		{0, true, 1, Outcome{State: Dead, Disable: "blocked_address"}}, {404, false, 2, Outcome{State: Failed}},
+	} {
+		if got := Judge(c.status, c.blocked, c.attempt); got != c.want {
+			t.Errorf("%+v: %+v", c, got)
+		}
+	}
+}
