@@ -16,10 +16,13 @@ import (
 	"github.com/kontera/kontera/internal/store"
 )
 
-// Emit records an event of type typ for company with payload (marshalled
-// to JSON) in the transaction of ctx, at the unit of work's end with its
-// other append-only rows (store.Append).
+// Emit records an event of type typ (one of the catalogue's: Lookup) for
+// company with payload (marshalled to JSON) in the transaction of ctx, at
+// the unit of work's end with its other append-only rows (store.Append).
 func Emit(ctx context.Context, db *store.DB, company uuid.UUID, typ string, payload any) (uuid.UUID, error) {
+	if err := check(typ); err != nil {
+		return uuid.Nil, err
+	}
 	body, err := json.Marshal(payload)
 	if err != nil {
 		return uuid.Nil, fmt.Errorf("outbox: %s payload: %w", typ, err)

@@ -60,3 +60,22 @@ func TestEmitJoinsTheTransaction(t *testing.T) {
 		t.Fatalf("api_version %q", version)
 	}
 }
+
+// The catalogue holds spec 002's 28 subscribable types, and every type an
+// emitter names; Emit refuses one it does not hold.
+func TestCatalogue(t *testing.T) {
+	if n := len(outbox.Subscribable()); n != 28 {
+		t.Fatalf("%d subscribable types: %v", n, outbox.Subscribable())
+	}
+	for _, typ := range []string{"operation.completed", "transaction.synced", "webhook.test"} {
+		if k, ok := outbox.Lookup(typ); !ok || k.Subscribable {
+			t.Fatalf("%s: %+v %v", typ, k, ok)
+		}
+	}
+	if k, _ := outbox.Lookup("salary_run.booked"); k.Scope != "payroll:read" {
+		t.Fatalf("payroll scope %q", k.Scope)
+	}
+	if _, err := outbox.Emit(context.Background(), nil, uuid.New(), "invoice.deleted", nil); err == nil {
+		t.Fatal("an uncatalogued type was taken")
+	}
+}

@@ -1,0 +1,94 @@
+package outbox
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Kind is one event type of the catalogue: the group it belongs to, the
+// scope that reads it, and whether a webhook may subscribe to it (spec
+// 002 "Subscribable event types").
+type Kind struct {
+	Type  string
+	Group string
+	// Scope reads the type's events in the feed; payroll subscriptions
+	// also need it to register.
+	Scope string
+	// Subscribable says a webhook may be registered for it;
+	// transaction.synced and operation.completed are the feed's only.
+	Subscribable bool
+}
+
+// The groups of the catalogue.
+const (
+	GroupInvoicing      = "invoicing"
+	GroupSuppliers      = "suppliers"
+	GroupCustomers      = "customers"
+	GroupBookkeeping    = "bookkeeping"
+	GroupTransactions   = "transactions"
+	GroupReconciliation = "reconciliation"
+	GroupPeriods        = "periods"
+	GroupPayroll        = "payroll"
+	GroupDocuments      = "documents"
+	GroupOperations     = "operations"
+	GroupWebhooks       = "webhooks"
+)
+
+// groupScope is the scope each group's events are read with.
+var groupScope = map[string]string{GroupInvoicing: "invoices:read", GroupSuppliers: "suppliers:read",
+	GroupCustomers: "customers:read", GroupBookkeeping: "reports:read", GroupPeriods: "reports:read",
+	GroupTransactions: "transactions:read", GroupReconciliation: "reconciliation:read", GroupPayroll: "payroll:read",
+	GroupDocuments: "documents:read", GroupOperations: "operations:read", GroupWebhooks: "webhooks:manage"}
+
+// catalogue holds every type an event may have.
+var catalogue = func() map[string]Kind {
+	out := map[string]Kind{}
+	add := func(group string, subscribable bool, types ...string) {
+		for _, t := range types {
+			out[t] = Kind{Type: t, Group: group, Scope: groupScope[group], Subscribable: subscribable}
+		}
+	}
+	add(GroupInvoicing, true, "invoice.created", "invoice.sent", "invoice.paid", "credit_note.created")
+	add(GroupSuppliers, true, "supplier.created", "supplier_invoice.registered", "supplier_invoice.approved",
+		"supplier_invoice.paid", "supplier_invoice.credited", "supplier_invoice.uncredited")
+	add(GroupCustomers, true, "customer.created")
+	add(GroupBookkeeping, true, "journal_entry.committed", "journal_entry.reversed", "journal_entry.corrected")
+	add(GroupTransactions, true, "transaction.categorized", "transaction.reconciled")
+	add(GroupTransactions, false, "transaction.synced")
+	add(GroupReconciliation, true, "reconciliation.matched", "reconciliation.unmatched", "reconciliation.signed_off",
+		"reconciliation.reopened")
+	add(GroupPeriods, true, "period.locked", "period.unlocked", "period.year_closed")
+	add(GroupPayroll, true, "salary_run.created", "salary_run.approved", "salary_run.booked", "agi.generated")
+	add(GroupDocuments, true, "document.uploaded")
+	add(GroupOperations, false, "operation.completed")
+	add(GroupWebhooks, false, "webhook.test")
+	return out
+}()
+
+// Lookup answers the kind of event type typ.
+func Lookup(typ string) (Kind, bool) {
+	k, ok := catalogue[typ]
+	return k, ok
+}
+
+// Subscribable lists the types a webhook may be registered for, sorted:
+// the 28 of spec 002.
+func Subscribable() []string {
+	var out []string
+	for t, k := range catalogue {
+		if k.Subscribable {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// check refuses a type the catalogue does not hold: an event no webhook,
+// feed or document knows of is a programming error.
+func check(typ string) error {
+	if _, ok := catalogue[typ]; !ok {
+		return fmt.Errorf("outbox: event type %q is not in the catalogue", typ)
+	}
+	return nil
+}
