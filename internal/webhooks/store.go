@@ -1,0 +1,170 @@
+package webhooks
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Webhook is a registered URL for one event type of a company.
+type Webhook struct {
+	CompanyID       uuid.UUID  `db:"company_id"`
+	ID              uuid.UUID  `db:"id"`
+	Name            string     `db:"name"`
+	Description     *string    `db:"description"`
+	EventType       string     `db:"event_type"`
+	URL             string     `db:"webhook_url"`
+	SecretSealed    []byte     `db:"secret_sealed"`
+	SecretRotatedAt *time.Time `db:"secret_rotated_at"`
+	Active          bool       `db:"active"`
+	APIVersion      string     `db:"api_version_pinned"`
+	DisabledAt      *time.Time `db:"disabled_at"`
+	DisabledReason  *string    `db:"disabled_reason"`
+	CreatedAt       time.Time  `db:"created_at"`
+	UpdatedAt       time.Time  `db:"updated_at"`
+}
+
+// Delivery is one event's delivery to one webhook, with its attempts.
+type Delivery struct {
+	CompanyID      uuid.UUID       `db:"company_id"`
+	ID             uuid.UUID       `db:"id"`
+	WebhookID      *uuid.UUID      `db:"webhook_id"`
+	EventID        *uuid.UUID      `db:"event_id"`
+	EventType      string          `db:"event_type"`
+	Payload        json.RawMessage `db:"payload"`
+	EventCreatedAt time.Time       `db:"event_created_at"`
+	APIVersion     string          `db:"api_version"`
+	Status         string          `db:"status"`
+	Attempts       int             `db:"attempts"`
+	NextAttemptAt  time.Time       `db:"next_attempt_at"`
+	LeaseToken     *uuid.UUID      `db:"lease_token"`
+	LeaseUntil     *time.Time      `db:"lease_until"`
+	ResponseStatus *int            `db:"response_status"`
+	ResponseBody   *string         `db:"response_body"`
+	Error          *string         `db:"error"`
+	RetryOf        *uuid.UUID      `db:"retry_of"`
+	CreatedAt      time.Time       `db:"created_at"`
+	DeliveredAt    *time.Time      `db:"delivered_at"`
+}
+
+// Store holds the SQL of webhooks, their deliveries and the event feed.
+type Store struct{ db *store.DB }
+
+// NewStore returns the webhooks store on db.
+func NewStore(db *store.DB) *Store { return &Store{db: db} }
+
+// Dispatch fans out up to limit undispatched events, oldest first, in the
+// transaction of ctx: one pending delivery per active webhook of the
+// event's company subscribed to its type, each event stamped dispatched
+// with its company's next feed number (the counter row held to the
+// commit, so feed order is the order the dispatches commit in). Events
+// another dispatcher holds are skipped. It answers how many events and
+// deliveries it wrote.
+func (s *Store) Dispatch(ctx context.Context, limit int) (int, int, error) {
+	q := s.db.Q(ctx)
+	var events []struct {
+		CompanyID uuid.UUID `db:"company_id"`
+		ID        uuid.UUID `db:"id"`
+	}
+	if err := q.SelectContext(ctx, &events, `SELECT company_id, id FROM events WHERE dispatched_at IS NULL
+		ORDER BY created_at, id LIMIT $1 FOR UPDATE SKIP LOCKED`, limit); err != nil || len(events) == 0 {
+		return 0, 0, err
+	}
+	companies, ids := make([]uuid.UUID, len(events)), make([]uuid.UUID, len(events))
+	for i, e := range events {
+		companies[i], ids[i] = e.CompanyID, e.ID
+	}
+	var made int
+	err := q.GetContext(ctx, &made, `
+		WITH picked AS (SELECT * FROM unnest($1::uuid[], $2::uuid[]) WITH ORDINALITY AS x(company_id, id, n)),
+		counts AS (SELECT company_id, count(*) AS n FROM picked GROUP BY company_id),
+		feeds AS (
+			INSERT INTO event_feeds AS f (company_id, last_seq) SELECT company_id, n FROM counts
+			ON CONFLICT (company_id) DO UPDATE SET last_seq = f.last_seq + EXCLUDED.last_seq
+			RETURNING company_id, last_seq),
+		numbered AS (
+			SELECT p.company_id, p.id, f.last_seq - c.n + row_number() OVER (PARTITION BY p.company_id ORDER BY p.n) AS seq
+			FROM picked p JOIN counts c USING (company_id) JOIN feeds f USING (company_id)),
+		stamped AS (
+			UPDATE events e SET dispatched_at = clock_timestamp(), feed_seq = n.seq FROM numbered n
+			WHERE e.company_id = n.company_id AND e.id = n.id RETURNING e.*),
+		made AS (
+			INSERT INTO webhook_deliveries (company_id, id, webhook_id, event_id, event_type, payload, event_created_at,
+				api_version)
+			SELECT e.company_id, gen_random_uuid(), w.id, e.id, e.type, e.payload, e.created_at, w.api_version_pinned
+			FROM stamped e JOIN webhooks w ON w.company_id = e.company_id AND w.event_type = e.type AND w.active
+			RETURNING 1)
+		SELECT count(*) FROM made`, pq.Array(companies), pq.Array(ids))
+	return len(events), made, err
+}
+
+// Claimed is a delivery leased for an attempt, with where it goes.
+type Claimed struct {
+	Delivery
+	URL          string `db:"webhook_url"`
+	SecretSealed []byte `db:"secret_sealed"`
+}
+
+// Claim leases the next due delivery (pending, or failed and due, or in
+// flight with its lease run out) of an active webhook that has fewer than
+// perWebhook attempts in flight: in_flight, attempts + 1, a fresh lease
+// token good for lease. It commits on its own; nil when none is due.
+func (s *Store) Claim(ctx context.Context, lease time.Duration, perWebhook int) (*Claimed, error) {
+	var out []Claimed
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		WITH next AS (
+			SELECT d.company_id, d.id FROM webhook_deliveries d
+			JOIN webhooks w ON w.company_id = d.company_id AND w.id = d.webhook_id AND w.active
+			WHERE (d.status IN ('pending', 'failed') AND d.next_attempt_at <= now()
+				OR d.status = 'in_flight' AND d.lease_until <= now())
+			  AND (SELECT count(*) FROM webhook_deliveries f WHERE f.company_id = d.company_id
+					AND f.webhook_id = d.webhook_id AND f.status = 'in_flight' AND f.lease_until > now()) < $3
+			ORDER BY d.next_attempt_at LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
+		UPDATE webhook_deliveries d SET status = 'in_flight', attempts = d.attempts + 1, lease_token = $1,
+			lease_until = now() + $2::interval
+		FROM next, webhooks w
+		WHERE d.company_id = next.company_id AND d.id = next.id AND w.company_id = d.company_id AND w.id = d.webhook_id
+		RETURNING d.*, w.webhook_url, w.secret_sealed`, uuid.New(), fmt.Sprintf("%d milliseconds", lease.Milliseconds()), perWebhook)
+	if err != nil || len(out) == 0 {
+		return nil, err
+	}
+	return &out[0], nil
+}
+
+// Record writes an attempt's outcome on delivery d, only while its lease
+// is still d's (a lease run out was taken over: the later attempt
+// records), and disables its webhook when the outcome says so. It
+// answers whether the attempt was still d's.
+func (s *Store) Record(ctx context.Context, d Claimed, o Outcome, a Attempt, next time.Time) (bool, error) {
+	var errText *string
+	if a.Error != "" {
+		errText = &a.Error
+	}
+	var status *int
+	if a.Status != 0 {
+		status = &a.Status
+	}
+	res, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE webhook_deliveries SET status = $4, next_attempt_at = $5,
+			response_status = $6, response_body = $7, error = $8, lease_token = NULL, lease_until = NULL,
+			delivered_at = CASE WHEN $4 = 'delivered' THEN now() END
+		WHERE company_id = $1 AND id = $2 AND lease_token = $3`,
+		d.CompanyID, d.ID, d.LeaseToken, o.State, next, status, a.Body, errText)
+	if err != nil {
+		return false, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return false, err
+	}
+	if o.Disable != "" && d.WebhookID != nil {
+		_, err = s.db.Q(ctx).ExecContext(ctx, `UPDATE webhooks SET active = false, disabled_at = now(),
+			disabled_reason = $3, updated_at = now() WHERE company_id = $1 AND id = $2 AND active`,
+			d.CompanyID, *d.WebhookID, o.Disable)
+	}
+	return true, err
+}

@@ -1,0 +1,71 @@
+package webhooks
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/seal"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Lease is how long an attempt holds its delivery: past it, another
+// worker takes the delivery over and tries again, with the same id.
+const Lease = 60 * time.Second
+
+// PerWebhook is how many attempts one webhook may have in flight at once:
+// one hanging receiver never holds the workers the others need.
+const PerWebhook = 2
+
+// SecretContext binds a webhook's sealed secret to its row.
+func SecretContext(company, id uuid.UUID) string {
+	return "webhooks/" + company.String() + "/" + id.String()
+}
+
+// Worker makes the deliveries' attempts.
+type Worker struct {
+	Store  *Store
+	DB     *store.DB
+	Box    *seal.Box
+	Client *http.Client
+	Audit  *audit.Store
+	Now    func() time.Time
+}
+
+// Step leases one due delivery (its own short transaction), makes the
+// attempt outside any transaction, and records the outcome in another,
+// only if the lease is still its own; false when nothing was due.
+func (w *Worker) Step(ctx context.Context) (bool, error) {
+	d, err := w.Store.Claim(ctx, Lease, PerWebhook)
+	if err != nil || d == nil {
+		return false, err
+	}
+	secret, err := w.Box.Open(d.SecretSealed, SecretContext(d.CompanyID, *d.WebhookID))
+	if err != nil {
+		return true, fmt.Errorf("webhooks: the secret of %s: %w", *d.WebhookID, err)
+	}
+	body, err := Render(d.APIVersion, d.ID.String(), d.EventType, d.EventCreatedAt, d.Payload)
+	if err != nil {
+		return true, err
+	}
+	a := Send(ctx, w.Client, Request{URL: d.URL, Secret: string(secret), ID: d.ID.String(), Type: d.EventType,
+		APIVersion: d.APIVersion, Body: body}, w.Now())
+	o := Judge(a.Status, a.Blocked, d.Attempts)
+	next := w.Now()
+	if o.State == Failed {
+		next, _ = Next(d.Attempts, next)
+	}
+	return true, w.DB.InTx(audit.WithActor(ctx, audit.System), func(ctx context.Context) error {
+		ours, err := w.Store.Record(ctx, *d, o, a, next)
+		if err != nil || !ours || o.Disable == "" {
+			return err
+		}
+		return w.Audit.Record(ctx, audit.Change{CompanyID: d.CompanyID, Action: audit.Update, Table: "webhooks",
+			RecordID: d.WebhookID.String(), Description: "Webhooken stängdes av efter leverans " + d.ID.String() +
+				": " + o.Disable})
+	})
+}

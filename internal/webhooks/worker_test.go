@@ -1,0 +1,174 @@
+package webhooks
+
+import (
+	"context"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/seal"
+	"github.com/kontera/kontera/internal/store"
+)
+
+func TestMain(m *testing.M) { pgtest.Main(m) }
+
+// books are a company with a webhook for invoice.paid (to url) and one for
+// customer.created, in a fresh database.
+type books struct {
+	db      *store.DB
+	box     *seal.Box
+	company uuid.UUID
+	hook    uuid.UUID
+}
+
+func newBooks(t *testing.T, url string) books {
+	t.Helper()
+	d := pgtest.New(t)
+	box, err := seal.New([]byte("webhook-test-key-webhook-test-k!"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := books{db: d, box: box, hook: uuid.New()}
+	var user uuid.UUID
+	if err := d.Get(&user, `INSERT INTO users (email) VALUES ('agare@example.se') RETURNING id`); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.Get(&b.company, `INSERT INTO companies (name, entity_type, first_fiscal_year_start, first_fiscal_year_end,
+		created_by) VALUES ('Mottagaren AB', 'aktiebolag', '2026-01-01', '2026-12-31', $1) RETURNING id`, user); err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range []struct {
+		id  uuid.UUID
+		typ string
+	}{{b.hook, "invoice.paid"}, {uuid.New(), "customer.created"}} {
+		sealed := box.Seal([]byte("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"), SecretContext(b.company, h.id))
+		if _, err := d.Exec(`INSERT INTO webhooks (company_id, id, name, event_type, webhook_url, secret_sealed,
+			api_version_pinned) VALUES ($1, $2, 'Ekonomisystemet', $3, $4, $5, '2026-05-12')`,
+			b.company, h.id, h.typ, url, sealed); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return b
+}
+
+func (b books) emit(t *testing.T, typ string) {
+	t.Helper()
+	if _, err := b.db.Exec(`INSERT INTO events (company_id, type, payload, api_version) VALUES ($1, $2, $3, '2026-05-12')`,
+		b.company, typ, `{"invoice":{"id":"x"},"paymentAmount":12500}`); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (b books) dispatch(t *testing.T) (int, int) {
+	t.Helper()
+	var events, made int
+	if err := b.db.InTx(context.Background(), func(ctx context.Context) error {
+		var err error
+		events, made, err = NewStore(b.db).Dispatch(ctx, 100)
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return events, made
+}
+
+// An event reaches the webhook subscribed to its type once: a 500 is
+// retried after the schedule's minute (moved in the database, never
+// slept) with the same delivery id, then delivered; a 410 kills the
+// delivery and disables the webhook, audited.
+func TestWorkerDelivers(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	answers := []int{500, 200, 410}
+	srv, client := receiver(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		seen = append(seen, r.Header.Get("X-Kontera-Delivery"))
+		w.WriteHeader(answers[0])
+		answers = answers[1:]
+	}, ClientOptions{Guard: Guard{AllowLoopback: true}})
+	b := newBooks(t, srv.URL+"/hook")
+	b.emit(t, "invoice.paid")
+	b.emit(t, "journal_entry.committed")
+	if events, made := b.dispatch(t); events != 2 || made != 1 {
+		t.Fatalf("dispatched %d events into %d deliveries", events, made)
+	}
+	if events, _ := b.dispatch(t); events != 0 {
+		t.Fatal("an event was dispatched twice")
+	}
+	var seqs []int
+	if err := b.db.Select(&seqs, `SELECT feed_seq FROM events WHERE company_id = $1 ORDER BY feed_seq`, b.company); err != nil ||
+		len(seqs) != 2 || seqs[0] != 1 || seqs[1] != 2 {
+		t.Fatalf("feed numbers %v %v", seqs, err)
+	}
+	w := &Worker{Store: NewStore(b.db), DB: b.db, Box: b.box, Client: client, Audit: audit.NewStore(b.db), Now: time.Now}
+	ctx := context.Background()
+	step := func() bool {
+		t.Helper()
+		did, err := w.Step(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return did
+	}
+	if !step() || step() {
+		t.Fatal("one attempt, then nothing due")
+	}
+	var d Delivery
+	if err := b.db.Get(&d, `SELECT * FROM webhook_deliveries WHERE company_id = $1`, b.company); err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != Failed || d.Attempts != 1 || *d.ResponseStatus != 500 || d.NextAttemptAt.Sub(time.Now()) < 50*time.Second {
+		t.Fatalf("after a 500: %+v", d)
+	}
+	if _, err := b.db.Exec(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1`, d.ID); err != nil {
+		t.Fatal(err)
+	}
+	if !step() {
+		t.Fatal("the retry was not due")
+	}
+	if err := b.db.Get(&d, `SELECT * FROM webhook_deliveries WHERE company_id = $1`, b.company); err != nil {
+		t.Fatal(err)
+	}
+	if d.Status != Delivered || d.Attempts != 2 || d.DeliveredAt == nil || len(seen) != 2 || seen[0] != d.ID.String() ||
+		seen[1] != seen[0] {
+		t.Fatalf("delivered: %+v, seen %v", d, seen)
+	}
+
+	b.emit(t, "invoice.paid")
+	b.dispatch(t)
+	step()
+	var active bool
+	var reason *string
+	if err := b.db.QueryRow(`SELECT active, disabled_reason FROM webhooks WHERE id = $1`, b.hook).Scan(&active, &reason); err != nil ||
+		active || reason == nil || *reason != "gone" {
+		t.Fatalf("after a 410: active %v reason %v (%v)", active, reason, err)
+	}
+	var dead, audited int
+	_ = b.db.Get(&dead, `SELECT count(*) FROM webhook_deliveries WHERE status = 'dead'`)
+	_ = b.db.Get(&audited, `SELECT count(*) FROM audit_entries WHERE table_name = 'webhooks'`)
+	if dead != 1 || audited != 1 {
+		t.Fatalf("%d dead, %d audit rows", dead, audited)
+	}
+	// A disabled webhook gets no new deliveries.
+	b.emit(t, "invoice.paid")
+	if _, made := b.dispatch(t); made != 0 {
+		t.Fatal("a disabled webhook was given a delivery")
+	}
+	// Deleted, its history stays, the webhook named by nothing.
+	if _, err := b.db.Exec(`DELETE FROM webhooks WHERE id = $1`, b.hook); err != nil {
+		t.Fatal(err)
+	}
+	var kept int
+	if err := b.db.Get(&kept, `SELECT count(*) FROM webhook_deliveries WHERE webhook_id IS NULL`); err != nil || kept != 2 {
+		t.Fatalf("%d deliveries kept (%v)", kept, err)
+	}
+	if _, err := b.db.Exec(`UPDATE webhook_deliveries SET payload = '{}'`); err == nil {
+		t.Fatal("a delivery's payload was changed")
+	}
+}
