@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kontera/kontera/internal/fx"
 	"github.com/kontera/kontera/internal/identifier"
 	"github.com/kontera/kontera/internal/money"
 )
@@ -331,11 +332,10 @@ func fraction(pct string) *money.Amount {
 // currency is a currency code the books take, or nil.
 func currency(s string) *string {
 	s = strings.ToUpper(strings.TrimSpace(s))
-	switch s {
-	case "SEK", "EUR", "USD", "GBP", "NOK", "DKK", "CHF":
-		return &s
+	if s != "SEK" && !fx.Known(s) {
+		return nil
 	}
-	return nil
+	return &s
 }
 
 // orgNumber is a Swedish organisation number whose check digit holds

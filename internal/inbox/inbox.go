@@ -259,13 +259,9 @@ func usable(it Item) error {
 	return nil
 }
 
-// Conversion is a convert body: the supplier invoice to register from
-// the item's document.
-type Conversion = payables.Draft
-
 // Convert registers a supplier invoice from an item, its document the
 // invoice's (rule 7 holds), along the create's whole path.
-func (b *Inbox) Convert(ctx context.Context, company, id uuid.UUID, d Conversion) (payables.Created, Item, error) {
+func (b *Inbox) Convert(ctx context.Context, company, id uuid.UUID, d payables.Draft) (payables.Created, Item, error) {
 	it, err := b.store.Get(ctx, company, id, true)
 	if err != nil {
 		return payables.Created{}, it, err

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -77,15 +76,6 @@ func (e *Extracted) Scan(src any) error {
 		return fmt.Errorf("inbox: cannot read %T as extracted data", src)
 	}
 	return nil
-}
-
-// Reading answers what the item's document was read to say.
-func (i Item) Reading() (Reading, bool) {
-	var r Reading
-	if len(i.Extracted) == 0 || json.Unmarshal(i.Extracted, &r) != nil {
-		return r, false
-	}
-	return r, true
 }
 
 // Store holds the SQL of the inbox.

@@ -10,6 +10,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/store"
 )
 
 // Accrual periods: the balance account an accrued line waits on unless
@@ -169,40 +170,20 @@ func (s *Sales) ReleaseAccruals(ctx context.Context, company uuid.UUID) (int, []
 		invoice uuid.UUID
 		day     time.Time
 	}
-	var order []key
-	groups := map[key][]Accrual{}
-	for _, r := range due {
-		k := key{r.InvoiceID, r.Day}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], r)
-	}
-	posted := 0
-	var refused []error
-	for _, k := range order {
-		err := s.store.db.Attempt(ctx, func(ctx context.Context) error {
-			inv, err := s.store.Get(ctx, company, k.invoice, s.today(), false, Read)
+	return store.EachGroup(ctx, s.store.db, due, func(r Accrual) key { return key{r.InvoiceID, r.Day} },
+		func(ctx context.Context, group []Accrual) error {
+			inv, err := s.store.Get(ctx, company, group[0].InvoiceID, s.today(), false, Read)
 			if err != nil {
 				return err
 			}
-			e, err := s.post(ctx, inv, uuid.Nil, false, k.day, "release_date", SourceAccrual, "Periodisering, faktura "+*inv.Number+", "+
-				k.day.Format("2006-01"), releaseLines(groups[k]))
+			day := group[0].Day
+			e, err := s.post(ctx, inv, uuid.Nil, false, day, "release_date", SourceAccrual, "Periodisering, faktura "+*inv.Number+", "+
+				day.Format("2006-01"), releaseLines(group))
 			if err != nil {
 				return err
 			}
-			return s.store.Released(ctx, company, groups[k], e.ID)
+			return s.store.Released(ctx, company, group, e.ID)
 		})
-		if _, ok := apierr.As(err); ok {
-			refused = append(refused, err)
-			continue
-		}
-		if err != nil {
-			return posted, refused, err
-		}
-		posted++
-	}
-	return posted, refused, nil
 }
 
 // creditAccruals are the lines a credit note adds for inv's accrued lines:

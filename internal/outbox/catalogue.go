@@ -12,7 +12,8 @@ type Kind struct {
 	Type  string
 	Group string
 	// Scope reads the type's events in the feed; payroll subscriptions
-	// also need it to register.
+	// also need it to register. Empty: any key of the company reads them
+	// (an operation's outcome, as GET /operations/{id} needs no scope).
 	Scope string
 	// Subscribable says a webhook may be registered for it;
 	// transaction.synced and operation.completed are the feed's only.
@@ -38,7 +39,7 @@ const (
 var groupScope = map[string]string{GroupInvoicing: "invoices:read", GroupSuppliers: "suppliers:read",
 	GroupCustomers: "customers:read", GroupBookkeeping: "reports:read", GroupPeriods: "reports:read",
 	GroupTransactions: "transactions:read", GroupReconciliation: "reconciliation:read", GroupPayroll: "payroll:read",
-	GroupDocuments: "documents:read", GroupOperations: "operations:read", GroupWebhooks: "webhooks:manage"}
+	GroupDocuments: "documents:read", GroupOperations: "", GroupWebhooks: "webhooks:manage"}
 
 // catalogue holds every type an event may have.
 var catalogue = func() map[string]Kind {

@@ -2,7 +2,6 @@ package payables
 
 import (
 	"context"
-	"regexp"
 	"strings"
 	"time"
 
@@ -11,9 +10,8 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/store"
 )
-
-var accountPattern = regexp.MustCompile(`^[1-8][0-9]{3}$`)
 
 // Moved is a line moved to another account: Changed says the account
 // changed, Corrected that the registration verifikat was corrected inline
@@ -71,8 +69,6 @@ func (p *Payables) MoveItem(ctx context.Context, company, id, item uuid.UUID, ac
 func (p *Payables) movable(ctx context.Context, inv Invoice, it Item, account string) error {
 	d := map[string]any{"supplier_invoice_id": inv.ID, "item_id": it.ID, "account_number": it.Account}
 	switch {
-	case !accountPattern.MatchString(account):
-		return apierr.Field("account_number", "pattern", "a BAS account number, four digits 1000–8999")
 	case inv.CreditNote || inv.Status == Credited || inv.Status == Reversed:
 		d["reason"], d["current_status"] = "not_open", inv.State()
 		return apierr.New(apierr.Conflict, d)
@@ -147,8 +143,8 @@ func (p *Payables) correct(ctx context.Context, inv Invoice, it Item, account st
 
 // ReleaseAccruals books a company's prepaid months that are due: one
 // verifikat per invoice and day (D cost / C 17xx), each under a savepoint
-// of its own. It answers how many were posted and the ones the ledger
-// refused (a locked period), which wait for a later run.
+// of its own (store.EachGroup). It answers how many were posted and the
+// ones the ledger refused (a locked period), which wait for a later run.
 func (p *Payables) ReleaseAccruals(ctx context.Context, company uuid.UUID) (int, []error, error) {
 	due, err := p.store.DueMonths(ctx, company, p.today())
 	if err != nil {
@@ -158,41 +154,20 @@ func (p *Payables) ReleaseAccruals(ctx context.Context, company uuid.UUID) (int,
 		invoice uuid.UUID
 		day     time.Time
 	}
-	var order []key
-	groups := map[key][]Month{}
-	for _, m := range due {
-		k := key{m.InvoiceID, m.Day}
-		if _, ok := groups[k]; !ok {
-			order = append(order, k)
-		}
-		groups[k] = append(groups[k], m)
-	}
-	posted := 0
-	var refused []error
-	for _, k := range order {
-		err := p.db.Attempt(ctx, func(ctx context.Context) error {
-			inv, err := p.store.Get(ctx, company, k.invoice, p.today(), true, false)
+	return store.EachGroup(ctx, p.db, due, func(m Month) key { return key{m.InvoiceID, m.Day} },
+		func(ctx context.Context, group []Month) error {
+			inv, err := p.store.Get(ctx, company, group[0].InvoiceID, p.today(), true, false)
 			if err != nil {
 				return err
 			}
-			entry := uuid.New()
-			if err := p.store.MarkReleased(ctx, company, groups[k], entry); err != nil {
+			entry, day := uuid.New(), group[0].Day
+			if err := p.store.MarkReleased(ctx, company, group, entry); err != nil {
 				return err
 			}
-			_, err = p.post(ctx, inv, entry, false, k.day, SourceAccrual, "Periodisering, leverantörsfaktura "+inv.Number+
-				", "+inv.SupplierName+", "+k.day.Format("2006-01"), ReleaseLines(inv, groups[k]))
+			_, err = p.post(ctx, inv, entry, false, day, SourceAccrual, "Periodisering, leverantörsfaktura "+inv.Number+
+				", "+inv.SupplierName+", "+day.Format("2006-01"), ReleaseLines(inv, group))
 			return err
 		})
-		if _, ok := apierr.As(err); ok {
-			refused = append(refused, err)
-			continue
-		}
-		if err != nil {
-			return posted, refused, err
-		}
-		posted++
-	}
-	return posted, refused, nil
 }
 
 // DueAccruals answers the companies with prepaid months due today.
