@@ -356,6 +356,8 @@ func TestInboxFromUploadAndPrivatePayment(t *testing.T) {
 	id := b.register(b.seller, "K-11", nil, map[string]any{"description": "Papper", "amount": 100}).status(t, 201).str("data.id")
 	note := b.deliver(rawMail("kr@k", "Kreditfaktura", inbox.Attachment{Name: "kredit.pdf", Type: "application/pdf",
 		Data: invoicePDF(t, "KR-1")}), inboundSecret, time.Time{}).status(t, 200).str("data.inbox_item_ids.0")
+	b.write("POST", si(id, "credit"), map[string]any{"inbox_item_id": note, "document_id": second}).
+		errorCode(t, 400, "SI_CREDIT_DOCUMENT_MISMATCH")
 	c := b.write("POST", si(id, "credit"), map[string]any{"inbox_item_id": note}).status(t, 200)
 	if c.str("data.inbox_item_id") != note || c.str("data.document_id") == "" || c.str("data.invoice_date") != "2026-03-02" {
 		t.Fatalf("credit with item: %s", c.Body)

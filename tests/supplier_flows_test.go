@@ -369,3 +369,56 @@ func (b *buyerBooks) deferBooking() {
 		b.t.Fatal(err)
 	}
 }
+
+// The refusals of the later life: book of a credited invoice, a credit
+// dated in a locked period, a line moved after its verifikat was changed
+// by hand, a prepaid line whose months have been released.
+func TestSupplierInvoiceFlowRefusals(t *testing.T) {
+	b := newBuyerBooks(t)
+	b.deferBooking()
+	deferred := b.register(b.se, "R-1", nil, map[string]any{"description": "Papper", "amount": 100}).status(t, 201).str("data.id")
+	b.write("POST", si(deferred, "credit"), nil).status(t, 200)
+	b.write("POST", si(deferred, "book"), nil).errorCode(t, 400, "SI_BOOK_INVALID_STATUS")
+	if _, err := b.db.Exec(`UPDATE company_settings SET defer_invoice_booking = false WHERE company_id = $1`, b.company); err != nil {
+		t.Fatal(err)
+	}
+
+	booked := b.register(b.se, "R-2", nil, map[string]any{"description": "Papper", "amount": 100}).status(t, 201)
+	id := booked.str("data.id")
+	if _, err := b.db.Exec(`UPDATE company_settings SET bookkeeping_locked_through = '2026-03-03' WHERE company_id = $1`, b.company); err != nil {
+		t.Fatal(err)
+	}
+	c := b.write("POST", si(id, "credit"), map[string]any{"credit_date": "2026-03-03"})
+	if c.errorCode(t, 400, "SI_CREDIT_PERIOD_LOCKED"); c.str("error.details.field") != "credit_date" {
+		t.Fatalf("field: %s", c.Body)
+	}
+	if g := b.get(b.path(si(id)), b.token).status(t, 200); g.str("data.status") != "registered" {
+		t.Fatalf("a refused credit changed the invoice: %s", g.Body)
+	}
+	if _, err := b.db.Exec(`UPDATE company_settings SET bookkeeping_locked_through = NULL WHERE company_id = $1`, b.company); err != nil {
+		t.Fatal(err)
+	}
+
+	// The registration's 5410 line moved to 5460 by hand: the invoice's
+	// line no longer matches a line of its verifikat.
+	entry := booked.str("data.registration_journal_entry_id")
+	e := b.get(b.path("journal-entries/"+entry), b.token).status(t, 200)
+	var line string
+	for _, x := range e.list("data.lines") {
+		if l := x.(map[string]any); l["account_number"] == "5410" {
+			line = l["id"].(string)
+		}
+	}
+	b.write("POST", "journal-entries/"+entry+"/strike-lines", map[string]any{"strike_line_ids": []string{line},
+		"lines": []any{map[string]any{"account_number": "5460", "debit_amount": 100}}}).status(t, 200)
+	item := b.get(b.path(si(id)+"?expand=items"), b.token).str("data.items.0.id")
+	b.write("PATCH", si(id, "items", item), map[string]any{"account_number": "6110"}).errorCode(t, 409, "SI_ITEM_ACCOUNT_NO_MATCHING_LINE")
+
+	prepaid := b.register(b.se, "R-3", nil, map[string]any{"description": "Försäkring", "amount": 1200, "account_number": "6310",
+		"accrual_period_start": "2026-01-01", "accrual_period_end": "2026-12-31"}).status(t, 201).str("data.id")
+	pitem := b.get(b.path(si(prepaid)+"?expand=items"), b.token).str("data.items.0.id")
+	if n := b.release(); n != 1 {
+		t.Fatalf("%d releases", n)
+	}
+	b.write("PATCH", si(prepaid, "items", pitem), map[string]any{"account_number": "6320"}).errorCode(t, 409, "SI_ITEM_ACCOUNT_SETTLED")
+}
