@@ -767,6 +767,10 @@ const (
 	ErrorCodeUNSUPPORTEDMEDIATYPE                       ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
 	ErrorCodeVACATIONBALANCENOTFOUND                    ErrorCode = "VACATION_BALANCE_NOT_FOUND"
 	ErrorCodeVALIDATIONERROR                            ErrorCode = "VALIDATION_ERROR"
+	ErrorCodeWEBHOOKDELIVERYNOTFOUND                    ErrorCode = "WEBHOOK_DELIVERY_NOT_FOUND"
+	ErrorCodeWEBHOOKDELIVERYNOTRETRYABLE                ErrorCode = "WEBHOOK_DELIVERY_NOT_RETRYABLE"
+	ErrorCodeWEBHOOKINACTIVE                            ErrorCode = "WEBHOOK_INACTIVE"
+	ErrorCodeWEBHOOKNOTFOUND                            ErrorCode = "WEBHOOK_NOT_FOUND"
 	ErrorCodeYEARENDALREADYRUN                          ErrorCode = "YEAR_END_ALREADY_RUN"
 	ErrorCodeYEARENDDISPOSITIONSWRONGLEGALFORM          ErrorCode = "YEAR_END_DISPOSITIONS_WRONG_LEGAL_FORM"
 	ErrorCodeYEARENDFAILED                              ErrorCode = "YEAR_END_FAILED"
@@ -1177,6 +1181,14 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeVALIDATIONERROR:
 		return true
+	case ErrorCodeWEBHOOKDELIVERYNOTFOUND:
+		return true
+	case ErrorCodeWEBHOOKDELIVERYNOTRETRYABLE:
+		return true
+	case ErrorCodeWEBHOOKINACTIVE:
+		return true
+	case ErrorCodeWEBHOOKNOTFOUND:
+		return true
 	case ErrorCodeYEARENDALREADYRUN:
 		return true
 	case ErrorCodeYEARENDDISPOSITIONSWRONGLEGALFORM:
@@ -1194,6 +1206,108 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeYEARENDPRIORPERIODOPEN:
 		return true
 	case ErrorCodeYEARENDUNBALANCEDTRIAL:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FeedEventType.
+const (
+	FeedEventTypeAgiGenerated              FeedEventType = "agi.generated"
+	FeedEventTypeCreditNoteCreated         FeedEventType = "credit_note.created"
+	FeedEventTypeCustomerCreated           FeedEventType = "customer.created"
+	FeedEventTypeDocumentUploaded          FeedEventType = "document.uploaded"
+	FeedEventTypeInvoiceCreated            FeedEventType = "invoice.created"
+	FeedEventTypeInvoicePaid               FeedEventType = "invoice.paid"
+	FeedEventTypeInvoiceSent               FeedEventType = "invoice.sent"
+	FeedEventTypeJournalEntryCommitted     FeedEventType = "journal_entry.committed"
+	FeedEventTypeJournalEntryCorrected     FeedEventType = "journal_entry.corrected"
+	FeedEventTypeJournalEntryReversed      FeedEventType = "journal_entry.reversed"
+	FeedEventTypeOperationCompleted        FeedEventType = "operation.completed"
+	FeedEventTypePeriodLocked              FeedEventType = "period.locked"
+	FeedEventTypePeriodUnlocked            FeedEventType = "period.unlocked"
+	FeedEventTypePeriodYearClosed          FeedEventType = "period.year_closed"
+	FeedEventTypeReconciliationMatched     FeedEventType = "reconciliation.matched"
+	FeedEventTypeReconciliationReopened    FeedEventType = "reconciliation.reopened"
+	FeedEventTypeReconciliationSignedOff   FeedEventType = "reconciliation.signed_off"
+	FeedEventTypeReconciliationUnmatched   FeedEventType = "reconciliation.unmatched"
+	FeedEventTypeSalaryRunApproved         FeedEventType = "salary_run.approved"
+	FeedEventTypeSalaryRunBooked           FeedEventType = "salary_run.booked"
+	FeedEventTypeSalaryRunCreated          FeedEventType = "salary_run.created"
+	FeedEventTypeSupplierCreated           FeedEventType = "supplier.created"
+	FeedEventTypeSupplierInvoiceApproved   FeedEventType = "supplier_invoice.approved"
+	FeedEventTypeSupplierInvoiceCredited   FeedEventType = "supplier_invoice.credited"
+	FeedEventTypeSupplierInvoicePaid       FeedEventType = "supplier_invoice.paid"
+	FeedEventTypeSupplierInvoiceRegistered FeedEventType = "supplier_invoice.registered"
+	FeedEventTypeSupplierInvoiceUncredited FeedEventType = "supplier_invoice.uncredited"
+	FeedEventTypeTransactionCategorized    FeedEventType = "transaction.categorized"
+	FeedEventTypeTransactionReconciled     FeedEventType = "transaction.reconciled"
+	FeedEventTypeTransactionSynced         FeedEventType = "transaction.synced"
+)
+
+// Valid indicates whether the value is a known member of the FeedEventType enum.
+func (e FeedEventType) Valid() bool {
+	switch e {
+	case FeedEventTypeAgiGenerated:
+		return true
+	case FeedEventTypeCreditNoteCreated:
+		return true
+	case FeedEventTypeCustomerCreated:
+		return true
+	case FeedEventTypeDocumentUploaded:
+		return true
+	case FeedEventTypeInvoiceCreated:
+		return true
+	case FeedEventTypeInvoicePaid:
+		return true
+	case FeedEventTypeInvoiceSent:
+		return true
+	case FeedEventTypeJournalEntryCommitted:
+		return true
+	case FeedEventTypeJournalEntryCorrected:
+		return true
+	case FeedEventTypeJournalEntryReversed:
+		return true
+	case FeedEventTypeOperationCompleted:
+		return true
+	case FeedEventTypePeriodLocked:
+		return true
+	case FeedEventTypePeriodUnlocked:
+		return true
+	case FeedEventTypePeriodYearClosed:
+		return true
+	case FeedEventTypeReconciliationMatched:
+		return true
+	case FeedEventTypeReconciliationReopened:
+		return true
+	case FeedEventTypeReconciliationSignedOff:
+		return true
+	case FeedEventTypeReconciliationUnmatched:
+		return true
+	case FeedEventTypeSalaryRunApproved:
+		return true
+	case FeedEventTypeSalaryRunBooked:
+		return true
+	case FeedEventTypeSalaryRunCreated:
+		return true
+	case FeedEventTypeSupplierCreated:
+		return true
+	case FeedEventTypeSupplierInvoiceApproved:
+		return true
+	case FeedEventTypeSupplierInvoiceCredited:
+		return true
+	case FeedEventTypeSupplierInvoicePaid:
+		return true
+	case FeedEventTypeSupplierInvoiceRegistered:
+		return true
+	case FeedEventTypeSupplierInvoiceUncredited:
+		return true
+	case FeedEventTypeTransactionCategorized:
+		return true
+	case FeedEventTypeTransactionReconciled:
+		return true
+	case FeedEventTypeTransactionSynced:
 		return true
 	default:
 		return false
@@ -2000,13 +2114,13 @@ func (e NormalBalance) Valid() bool {
 
 // Defines values for OperationWebhookEvent.
 const (
-	OperationCompleted OperationWebhookEvent = "operation.completed"
+	OperationWebhookEventOperationCompleted OperationWebhookEvent = "operation.completed"
 )
 
 // Valid indicates whether the value is a known member of the OperationWebhookEvent enum.
 func (e OperationWebhookEvent) Valid() bool {
 	switch e {
-	case OperationCompleted:
+	case OperationWebhookEventOperationCompleted:
 		return true
 	default:
 		return false
@@ -2886,6 +3000,144 @@ func (e VatTreatment) Valid() bool {
 	case VatTreatmentTriangulationEuGoods:
 		return true
 	case VatTreatmentVmb:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookDeliveryQueuedStatus.
+const (
+	WebhookDeliveryQueuedStatusPending WebhookDeliveryQueuedStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryQueuedStatus enum.
+func (e WebhookDeliveryQueuedStatus) Valid() bool {
+	switch e {
+	case WebhookDeliveryQueuedStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookDeliveryStatus.
+const (
+	WebhookDeliveryStatusDead      WebhookDeliveryStatus = "dead"
+	WebhookDeliveryStatusDelivered WebhookDeliveryStatus = "delivered"
+	WebhookDeliveryStatusFailed    WebhookDeliveryStatus = "failed"
+	WebhookDeliveryStatusInFlight  WebhookDeliveryStatus = "in_flight"
+	WebhookDeliveryStatusPending   WebhookDeliveryStatus = "pending"
+)
+
+// Valid indicates whether the value is a known member of the WebhookDeliveryStatus enum.
+func (e WebhookDeliveryStatus) Valid() bool {
+	switch e {
+	case WebhookDeliveryStatusDead:
+		return true
+	case WebhookDeliveryStatusDelivered:
+		return true
+	case WebhookDeliveryStatusFailed:
+		return true
+	case WebhookDeliveryStatusInFlight:
+		return true
+	case WebhookDeliveryStatusPending:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for WebhookEventType.
+const (
+	WebhookEventTypeAgiGenerated              WebhookEventType = "agi.generated"
+	WebhookEventTypeCreditNoteCreated         WebhookEventType = "credit_note.created"
+	WebhookEventTypeCustomerCreated           WebhookEventType = "customer.created"
+	WebhookEventTypeDocumentUploaded          WebhookEventType = "document.uploaded"
+	WebhookEventTypeInvoiceCreated            WebhookEventType = "invoice.created"
+	WebhookEventTypeInvoicePaid               WebhookEventType = "invoice.paid"
+	WebhookEventTypeInvoiceSent               WebhookEventType = "invoice.sent"
+	WebhookEventTypeJournalEntryCommitted     WebhookEventType = "journal_entry.committed"
+	WebhookEventTypeJournalEntryCorrected     WebhookEventType = "journal_entry.corrected"
+	WebhookEventTypeJournalEntryReversed      WebhookEventType = "journal_entry.reversed"
+	WebhookEventTypePeriodLocked              WebhookEventType = "period.locked"
+	WebhookEventTypePeriodUnlocked            WebhookEventType = "period.unlocked"
+	WebhookEventTypePeriodYearClosed          WebhookEventType = "period.year_closed"
+	WebhookEventTypeReconciliationMatched     WebhookEventType = "reconciliation.matched"
+	WebhookEventTypeReconciliationReopened    WebhookEventType = "reconciliation.reopened"
+	WebhookEventTypeReconciliationSignedOff   WebhookEventType = "reconciliation.signed_off"
+	WebhookEventTypeReconciliationUnmatched   WebhookEventType = "reconciliation.unmatched"
+	WebhookEventTypeSalaryRunApproved         WebhookEventType = "salary_run.approved"
+	WebhookEventTypeSalaryRunBooked           WebhookEventType = "salary_run.booked"
+	WebhookEventTypeSalaryRunCreated          WebhookEventType = "salary_run.created"
+	WebhookEventTypeSupplierCreated           WebhookEventType = "supplier.created"
+	WebhookEventTypeSupplierInvoiceApproved   WebhookEventType = "supplier_invoice.approved"
+	WebhookEventTypeSupplierInvoiceCredited   WebhookEventType = "supplier_invoice.credited"
+	WebhookEventTypeSupplierInvoicePaid       WebhookEventType = "supplier_invoice.paid"
+	WebhookEventTypeSupplierInvoiceRegistered WebhookEventType = "supplier_invoice.registered"
+	WebhookEventTypeSupplierInvoiceUncredited WebhookEventType = "supplier_invoice.uncredited"
+	WebhookEventTypeTransactionCategorized    WebhookEventType = "transaction.categorized"
+	WebhookEventTypeTransactionReconciled     WebhookEventType = "transaction.reconciled"
+)
+
+// Valid indicates whether the value is a known member of the WebhookEventType enum.
+func (e WebhookEventType) Valid() bool {
+	switch e {
+	case WebhookEventTypeAgiGenerated:
+		return true
+	case WebhookEventTypeCreditNoteCreated:
+		return true
+	case WebhookEventTypeCustomerCreated:
+		return true
+	case WebhookEventTypeDocumentUploaded:
+		return true
+	case WebhookEventTypeInvoiceCreated:
+		return true
+	case WebhookEventTypeInvoicePaid:
+		return true
+	case WebhookEventTypeInvoiceSent:
+		return true
+	case WebhookEventTypeJournalEntryCommitted:
+		return true
+	case WebhookEventTypeJournalEntryCorrected:
+		return true
+	case WebhookEventTypeJournalEntryReversed:
+		return true
+	case WebhookEventTypePeriodLocked:
+		return true
+	case WebhookEventTypePeriodUnlocked:
+		return true
+	case WebhookEventTypePeriodYearClosed:
+		return true
+	case WebhookEventTypeReconciliationMatched:
+		return true
+	case WebhookEventTypeReconciliationReopened:
+		return true
+	case WebhookEventTypeReconciliationSignedOff:
+		return true
+	case WebhookEventTypeReconciliationUnmatched:
+		return true
+	case WebhookEventTypeSalaryRunApproved:
+		return true
+	case WebhookEventTypeSalaryRunBooked:
+		return true
+	case WebhookEventTypeSalaryRunCreated:
+		return true
+	case WebhookEventTypeSupplierCreated:
+		return true
+	case WebhookEventTypeSupplierInvoiceApproved:
+		return true
+	case WebhookEventTypeSupplierInvoiceCredited:
+		return true
+	case WebhookEventTypeSupplierInvoicePaid:
+		return true
+	case WebhookEventTypeSupplierInvoiceRegistered:
+		return true
+	case WebhookEventTypeSupplierInvoiceUncredited:
+		return true
+	case WebhookEventTypeTransactionCategorized:
+		return true
+	case WebhookEventTypeTransactionReconciled:
 		return true
 	default:
 		return false
@@ -4751,8 +5003,49 @@ type ErrorEnvelope struct {
 	Error Error `json:"error"`
 }
 
+// EventFeed defines model for EventFeed.
+type EventFeed struct {
+	Events []FeedEvent `json:"events"`
+
+	// HasMore More events follow: ask again with after the last id at once.
+	HasMore bool `json:"has_more"`
+}
+
+// EventFeedResponse defines model for EventFeedResponse.
+type EventFeedResponse struct {
+	Data EventFeed `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // ExchangeRate Kronor per one unit of the foreign currency, at most six decimals.
 type ExchangeRate = money.Rate
+
+// FeedEvent defines model for FeedEvent.
+type FeedEvent struct {
+	// ApiVersion Examples: 2026-05-12
+	ApiVersion string `json:"api_version"`
+
+	// Created When the event happened, Unix seconds.
+	Created int           `json:"created"`
+	Data    FeedEventData `json:"data"`
+
+	// Id The event id: pass the last one processed as after.
+	Id openapi_types.UUID `json:"id"`
+
+	// Type An event type of the pull feed: the subscribable ones, and transaction.synced and operation.completed, which are only in the feed. webhook.test is never in it.
+	Type FeedEventType `json:"type"`
+}
+
+// FeedEventData defines model for FeedEventData.
+type FeedEventData struct {
+	// Object The event's payload, as in the webhook delivery of its type (see the document's webhooks).
+	Object map[string]interface{} `json:"object"`
+}
+
+// FeedEventType An event type of the pull feed: the subscribable ones, and transaction.synced and operation.completed, which are only in the feed. webhook.test is never in it.
+type FeedEventType string
 
 // FilingMethod defines model for FilingMethod.
 type FilingMethod string
@@ -9115,6 +9408,274 @@ type Warning struct {
 	} `json:"remediation,omitempty"`
 }
 
+// Webhook A registered webhook. The signing secret is never in it: it is shown once, when created or rotated.
+type Webhook struct {
+	// Active false: paused or disabled; no deliveries are made for it.
+	Active bool `json:"active"`
+
+	// ApiVersionPinned The API version the deliveries' bodies are shaped by: the current one when it was registered.
+	//
+	// Examples: 2026-05-12
+	ApiVersionPinned string                       `json:"api_version_pinned"`
+	CreatedAt        time.Time                    `json:"created_at"`
+	Description      nullable.Nullable[string]    `json:"description"`
+	DisabledAt       nullable.Nullable[time.Time] `json:"disabled_at"`
+
+	// DisabledReason Why the webhook is not active: paused (PATCH active false), gone (the receiver answered 410), redirect (it answered 3xx; redirects are never followed), blocked_address (its host resolved to a private, loopback, link-local or metadata address at dispatch). null while active.
+	//
+	// Examples: gone
+	DisabledReason nullable.Nullable[WebhookDisabledReason] `json:"disabled_reason"`
+
+	// EventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
+	EventType WebhookEventType   `json:"event_type"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      string             `json:"name"`
+
+	// SecretRotatedAt When the signing secret was last rotated; null if never.
+	SecretRotatedAt nullable.Nullable[time.Time] `json:"secret_rotated_at"`
+	UpdatedAt       time.Time                    `json:"updated_at"`
+
+	// WebhookUrl The https URL deliveries are POSTed to.
+	WebhookUrl string `json:"webhook_url"`
+}
+
+// WebhookCreate defines model for WebhookCreate.
+type WebhookCreate struct {
+	Description nullable.Nullable[string] `json:"description,omitempty"`
+
+	// EventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
+	EventType WebhookEventType `json:"event_type"`
+	Name      string           `json:"name"`
+
+	// WebhookUrl https only, no user or password, at most 2 048 characters. Its host must resolve, and only to public addresses; private, loopback, link-local and metadata addresses and oddly written numeric hosts (0x7f000001) are refused (400 VALIDATION_ERROR on webhook_url).
+	WebhookUrl string `json:"webhook_url"`
+}
+
+// WebhookCreateDryRun A dry run's answer: the webhook as it would be registered; nothing was stored.
+type WebhookCreateDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag           `json:"dry_run"`
+	Preview WebhookPreviewResult `json:"preview"`
+}
+
+// WebhookCreated The webhook just registered, with its signing secret: store the secret now, it is never shown again.
+type WebhookCreated struct {
+	// Active false: paused or disabled; no deliveries are made for it.
+	Active bool `json:"active"`
+
+	// ApiVersionPinned The API version the deliveries' bodies are shaped by: the current one when it was registered.
+	//
+	// Examples: 2026-05-12
+	ApiVersionPinned string                       `json:"api_version_pinned"`
+	CreatedAt        time.Time                    `json:"created_at"`
+	Description      nullable.Nullable[string]    `json:"description"`
+	DisabledAt       nullable.Nullable[time.Time] `json:"disabled_at"`
+
+	// DisabledReason Why the webhook is not active: paused (PATCH active false), gone (the receiver answered 410), redirect (it answered 3xx; redirects are never followed), blocked_address (its host resolved to a private, loopback, link-local or metadata address at dispatch). null while active.
+	//
+	// Examples: gone
+	DisabledReason nullable.Nullable[WebhookDisabledReason] `json:"disabled_reason"`
+
+	// EventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
+	EventType WebhookEventType   `json:"event_type"`
+	Id        openapi_types.UUID `json:"id"`
+	Name      string             `json:"name"`
+
+	// Secret The signing secret: shown now and never again. X-Kontera-Signature is keyed by this string exactly as given; the Standard Webhooks signature by the base64 after whsec_, decoded.
+	Secret string `json:"secret"`
+
+	// SecretRotatedAt When the signing secret was last rotated; null if never.
+	SecretRotatedAt nullable.Nullable[time.Time] `json:"secret_rotated_at"`
+	UpdatedAt       time.Time                    `json:"updated_at"`
+
+	// WebhookUrl The https URL deliveries are POSTed to.
+	WebhookUrl string `json:"webhook_url"`
+}
+
+// WebhookCreatedResponse defines model for WebhookCreatedResponse.
+type WebhookCreatedResponse struct {
+	// Data The webhook just registered, with its signing secret: store the secret now, it is never shown again.
+	Data WebhookCreated `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// WebhookDelivery defines model for WebhookDelivery.
+type WebhookDelivery struct {
+	Attempts    int                          `json:"attempts"`
+	CreatedAt   time.Time                    `json:"created_at"`
+	DeliveredAt nullable.Nullable[time.Time] `json:"delivered_at"`
+
+	// Error Why the last attempt failed without an answer (timeout, connection, refused address), or why the delivery ended unsent (webhook_inactive, webhook_deleted).
+	Error nullable.Nullable[string] `json:"error"`
+
+	// EventType The event type, or webhook.test.
+	EventType string `json:"event_type"`
+
+	// Id The delivery id: the envelope's id and X-Kontera-Delivery; the same on every attempt.
+	Id openapi_types.UUID `json:"id"`
+
+	// NextAttemptAt When the next attempt is due; null once it has ended.
+	NextAttemptAt nullable.Nullable[time.Time] `json:"next_attempt_at"`
+
+	// RequestId whdel_ and the delivery id: X-Request-Id of every attempt.
+	RequestId string `json:"request_id"`
+
+	// ResponseBody The first 4 KB of the last answer's body, kept only for text/plain and application/json.
+	ResponseBody nullable.Nullable[string] `json:"response_body"`
+
+	// ResponseStatus The HTTP status of the last answer; null when none came.
+	ResponseStatus nullable.Nullable[int] `json:"response_status"`
+
+	// RetryOf The delivery this one retries (POST /webhook-deliveries/{id}/retry).
+	RetryOf nullable.Nullable[openapi_types.UUID] `json:"retry_of"`
+
+	// Status pending: waits for its first attempt; in_flight: an attempt is being made; delivered: a 2xx came back; failed: will be tried again at next_attempt_at; dead: given up (410, a redirect, a refused address, the eighth failure, or its webhook paused or deleted).
+	Status WebhookDeliveryStatus `json:"status"`
+
+	// WebhookId null once the webhook is deleted.
+	WebhookId nullable.Nullable[openapi_types.UUID] `json:"webhook_id"`
+}
+
+// WebhookDeliveryList defines model for WebhookDeliveryList.
+type WebhookDeliveryList = []WebhookDelivery
+
+// WebhookDeliveryListResponse defines model for WebhookDeliveryListResponse.
+type WebhookDeliveryListResponse struct {
+	Data WebhookDeliveryList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// WebhookDeliveryQueued defines model for WebhookDeliveryQueued.
+type WebhookDeliveryQueued struct {
+	Status            WebhookDeliveryQueuedStatus `json:"status"`
+	WebhookDeliveryId openapi_types.UUID          `json:"webhook_delivery_id"`
+}
+
+// WebhookDeliveryQueuedStatus defines model for WebhookDeliveryQueued.Status.
+type WebhookDeliveryQueuedStatus string
+
+// WebhookDeliveryQueuedResponse defines model for WebhookDeliveryQueuedResponse.
+type WebhookDeliveryQueuedResponse struct {
+	Data WebhookDeliveryQueued `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// WebhookDeliveryStatus pending: waits for its first attempt; in_flight: an attempt is being made; delivered: a 2xx came back; failed: will be tried again at next_attempt_at; dead: given up (410, a redirect, a refused address, the eighth failure, or its webhook paused or deleted).
+type WebhookDeliveryStatus string
+
+// WebhookDisabledReason Why the webhook is not active: paused (PATCH active false), gone (the receiver answered 410), redirect (it answered 3xx; redirects are never followed), blocked_address (its host resolved to a private, loopback, link-local or metadata address at dispatch). null while active.
+//
+// Examples: gone
+type WebhookDisabledReason = string
+
+// WebhookEventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
+type WebhookEventType string
+
+// WebhookList defines model for WebhookList.
+type WebhookList struct {
+	Webhooks []Webhook `json:"webhooks"`
+}
+
+// WebhookListResponse defines model for WebhookListResponse.
+type WebhookListResponse struct {
+	Data WebhookList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// WebhookPatch What to change; what is left out stays. event_type cannot be changed (register another webhook).
+type WebhookPatch struct {
+	// Active false pauses the webhook: no new deliveries are made, and those waiting end dead with error webhook_inactive. true re-enables it (clears disabled_at and disabled_reason, whatever disabled it) and replays nothing.
+	Active *bool `json:"active,omitempty"`
+
+	// Description null clears it.
+	Description nullable.Nullable[string] `json:"description,omitempty"`
+	Name        *string                   `json:"name,omitempty"`
+
+	// WebhookUrl Checked by the same rules as at registration.
+	WebhookUrl *string `json:"webhook_url,omitempty"`
+}
+
+// WebhookPreview The webhook as it would be registered: no id, no secret, nothing stored.
+type WebhookPreview struct {
+	// Active false: paused or disabled; no deliveries are made for it.
+	Active bool `json:"active"`
+
+	// ApiVersionPinned The API version the deliveries' bodies are shaped by: the current one when it was registered.
+	//
+	// Examples: 2026-05-12
+	ApiVersionPinned string                       `json:"api_version_pinned"`
+	CreatedAt        nullable.Nullable[time.Time] `json:"created_at"`
+	Description      nullable.Nullable[string]    `json:"description"`
+	DisabledAt       nullable.Nullable[time.Time] `json:"disabled_at"`
+
+	// DisabledReason Why the webhook is not active: paused (PATCH active false), gone (the receiver answered 410), redirect (it answered 3xx; redirects are never followed), blocked_address (its host resolved to a private, loopback, link-local or metadata address at dispatch). null while active.
+	//
+	// Examples: gone
+	DisabledReason nullable.Nullable[WebhookDisabledReason] `json:"disabled_reason"`
+
+	// EventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
+	EventType WebhookEventType                      `json:"event_type"`
+	Id        nullable.Nullable[openapi_types.UUID] `json:"id"`
+	Name      string                                `json:"name"`
+
+	// SecretRotatedAt When the signing secret was last rotated; null if never.
+	SecretRotatedAt nullable.Nullable[time.Time] `json:"secret_rotated_at"`
+	UpdatedAt       nullable.Nullable[time.Time] `json:"updated_at"`
+
+	// WebhookUrl The https URL deliveries are POSTed to.
+	WebhookUrl string `json:"webhook_url"`
+}
+
+// WebhookPreviewResponse defines model for WebhookPreviewResponse.
+type WebhookPreviewResponse struct {
+	// Data A dry run's answer: the webhook as it would be registered; nothing was stored.
+	Data WebhookCreateDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// WebhookPreviewResult defines model for WebhookPreviewResult.
+type WebhookPreviewResult struct {
+	// Webhook The webhook as it would be registered: no id, no secret, nothing stored.
+	Webhook WebhookPreview `json:"webhook"`
+}
+
+// WebhookResponse defines model for WebhookResponse.
+type WebhookResponse struct {
+	// Data A registered webhook. The signing secret is never in it: it is shown once, when created or rotated.
+	Data Webhook `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// WebhookSecret The new signing secret, shown once. The old one signs nothing more, not even a retry already due.
+type WebhookSecret struct {
+	Id        openapi_types.UUID `json:"id"`
+	RotatedAt time.Time          `json:"rotated_at"`
+
+	// Secret The signing secret: shown now and never again. X-Kontera-Signature is keyed by this string exactly as given; the Standard Webhooks signature by the base64 after whsec_, decoded.
+	Secret string `json:"secret"`
+}
+
+// WebhookSecretResponse defines model for WebhookSecretResponse.
+type WebhookSecretResponse struct {
+	// Data The new signing secret, shown once. The old one signs nothing more, not even a retry already due.
+	Data WebhookSecret `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // AccountNumber defines model for AccountNumber.
 type AccountNumber = string
 
@@ -9174,6 +9735,12 @@ type SupplierId = openapi_types.UUID
 
 // SupplierInvoiceId defines model for SupplierInvoiceId.
 type SupplierInvoiceId = openapi_types.UUID
+
+// WebhookDeliveryId defines model for WebhookDeliveryId.
+type WebhookDeliveryId = openapi_types.UUID
+
+// WebhookId defines model for WebhookId.
+type WebhookId = openapi_types.UUID
 
 // BadRequest Every error response: a single top-level key `error`, no `meta`.
 type BadRequest = ErrorEnvelope
@@ -9518,6 +10085,18 @@ type LinkDocumentParams struct {
 
 	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ListEventsParams defines parameters for ListEvents.
+type ListEventsParams struct {
+	// After The id of the last event processed.
+	After *openapi_types.UUID `form:"after,omitempty" json:"after,omitempty"`
+
+	// Types Comma-separated event types to read (FeedEventType); absent: every type the key may read.
+	Types *string `form:"types,omitempty" json:"types,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
 // CreateFiscalPeriodParams defines parameters for CreateFiscalPeriod.
@@ -10444,6 +11023,48 @@ type UpdateSupplierParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// CreateWebhookParams defines parameters for CreateWebhook.
+type CreateWebhookParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeleteWebhookParams defines parameters for DeleteWebhook.
+type DeleteWebhookParams struct {
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateWebhookParams defines parameters for UpdateWebhook.
+type UpdateWebhookParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ListWebhookDeliveriesParams defines parameters for ListWebhookDeliveries.
+type ListWebhookDeliveriesParams struct {
+	// DeliveryId Only this delivery.
+	DeliveryId *openapi_types.UUID `form:"delivery_id,omitempty" json:"delivery_id,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
 // GetDocumentFileParams defines parameters for GetDocumentFile.
 type GetDocumentFileParams struct {
 	// CompanyId As the signed URL has it.
@@ -10638,6 +11259,12 @@ type BulkCreateSuppliersJSONRequestBody = SupplierBulkCreate
 
 // UpdateSupplierJSONRequestBody defines body for UpdateSupplier for application/json ContentType.
 type UpdateSupplierJSONRequestBody = SupplierPatch
+
+// CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
+type CreateWebhookJSONRequestBody = WebhookCreate
+
+// UpdateWebhookJSONRequestBody defines body for UpdateWebhook for application/json ContentType.
+type UpdateWebhookJSONRequestBody = WebhookPatch
 
 // Getter for additional properties for ErrorDetails. Returns the specified
 // element and whether it was found
@@ -12447,6 +13074,9 @@ type ServerInterface interface {
 	// LinkDocument Link a document to a verifikat
 	// (POST /api/v1/companies/{companyId}/documents/{documentId}/link)
 	LinkDocument(ctx echo.Context, companyId CompanyId, documentId DocumentId, params LinkDocumentParams) error
+	// ListEvents Read the company's events (pull feed)
+	// (GET /api/v1/companies/{companyId}/events)
+	ListEvents(ctx echo.Context, companyId CompanyId, params ListEventsParams) error
 	// ListFiscalPeriods List the fiscal periods
 	// (GET /api/v1/companies/{companyId}/fiscal-periods)
 	ListFiscalPeriods(ctx echo.Context, companyId CompanyId) error
@@ -12708,6 +13338,30 @@ type ServerInterface interface {
 	// UpdateSupplier Update a supplier
 	// (PATCH /api/v1/companies/{companyId}/suppliers/{supplierId})
 	UpdateSupplier(ctx echo.Context, companyId CompanyId, supplierId SupplierId, params UpdateSupplierParams) error
+	// ListWebhooks List the company's webhooks
+	// (GET /api/v1/companies/{companyId}/webhooks)
+	ListWebhooks(ctx echo.Context, companyId CompanyId) error
+	// CreateWebhook Register a webhook for one event type
+	// (POST /api/v1/companies/{companyId}/webhooks)
+	CreateWebhook(ctx echo.Context, companyId CompanyId, params CreateWebhookParams) error
+	// DeleteWebhook Delete a webhook
+	// (DELETE /api/v1/companies/{companyId}/webhooks/{webhookId})
+	DeleteWebhook(ctx echo.Context, companyId CompanyId, webhookId WebhookId, params DeleteWebhookParams) error
+	// GetWebhook Read a webhook
+	// (GET /api/v1/companies/{companyId}/webhooks/{webhookId})
+	GetWebhook(ctx echo.Context, companyId CompanyId, webhookId WebhookId) error
+	// UpdateWebhook Rename, re-point, pause or re-enable a webhook
+	// (PATCH /api/v1/companies/{companyId}/webhooks/{webhookId})
+	UpdateWebhook(ctx echo.Context, companyId CompanyId, webhookId WebhookId, params UpdateWebhookParams) error
+	// ListWebhookDeliveries List a webhook's deliveries
+	// (GET /api/v1/companies/{companyId}/webhooks/{webhookId}/deliveries)
+	ListWebhookDeliveries(ctx echo.Context, companyId CompanyId, webhookId WebhookId, params ListWebhookDeliveriesParams) error
+	// RotateWebhookSecret Give a webhook a new signing secret
+	// (POST /api/v1/companies/{companyId}/webhooks/{webhookId}/rotate-secret)
+	RotateWebhookSecret(ctx echo.Context, companyId CompanyId, webhookId WebhookId) error
+	// TestWebhook Send a test delivery
+	// (POST /api/v1/companies/{companyId}/webhooks/{webhookId}/test)
+	TestWebhook(ctx echo.Context, companyId CompanyId, webhookId WebhookId) error
 	// GetDocumentFile Download a document's bytes by signed URL
 	// (GET /api/v1/document-files/{documentId})
 	GetDocumentFile(ctx echo.Context, documentId DocumentId, params GetDocumentFileParams) error
@@ -12723,6 +13377,9 @@ type ServerInterface interface {
 	// GetOperation Poll an asynchronous operation
 	// (GET /api/v1/operations/{operationId})
 	GetOperation(ctx echo.Context, operationId openapi_types.UUID) error
+	// RetryWebhookDelivery Send a delivery again
+	// (POST /api/v1/webhook-deliveries/{deliveryId}/retry)
+	RetryWebhookDelivery(ctx echo.Context, deliveryId WebhookDeliveryId) error
 	// ListErrorCodes List the error catalogue
 	// (GET /docs/api/errors)
 	ListErrorCodes(ctx echo.Context) error
@@ -14214,6 +14871,45 @@ func (w *ServerInterfaceWrapper) LinkDocument(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.LinkDocument(ctx, companyId, documentId, params)
+	return err
+}
+
+// ListEvents converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEvents(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEventsParams
+	// ------------- Optional query parameter "after" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "after", ctx.QueryParams(), &params.After, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter after: %s", err))
+	}
+
+	// ------------- Optional query parameter "types" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "types", ctx.QueryParams(), &params.Types, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter types: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEvents(ctx, companyId, params)
 	return err
 }
 
@@ -19031,6 +19727,307 @@ func (w *ServerInterfaceWrapper) UpdateSupplier(ctx echo.Context) error {
 	return err
 }
 
+// ListWebhooks converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhooks(ctx, companyId)
+	return err
+}
+
+// CreateWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateWebhookParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateWebhook(ctx, companyId, params)
+	return err
+}
+
+// DeleteWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteWebhookParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteWebhook(ctx, companyId, webhookId, params)
+	return err
+}
+
+// GetWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) GetWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetWebhook(ctx, companyId, webhookId)
+	return err
+}
+
+// UpdateWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateWebhookParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateWebhook(ctx, companyId, webhookId, params)
+	return err
+}
+
+// ListWebhookDeliveries converts echo context to params.
+func (w *ServerInterfaceWrapper) ListWebhookDeliveries(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListWebhookDeliveriesParams
+	// ------------- Optional query parameter "delivery_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "delivery_id", ctx.QueryParams(), &params.DeliveryId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter delivery_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListWebhookDeliveries(ctx, companyId, webhookId, params)
+	return err
+}
+
+// RotateWebhookSecret converts echo context to params.
+func (w *ServerInterfaceWrapper) RotateWebhookSecret(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RotateWebhookSecret(ctx, companyId, webhookId)
+	return err
+}
+
+// TestWebhook converts echo context to params.
+func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "webhookId" -------------
+	var webhookId WebhookId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "webhookId", ctx.Param("webhookId"), &webhookId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.TestWebhook(ctx, companyId, webhookId)
+	return err
+}
+
 // GetDocumentFile converts echo context to params.
 func (w *ServerInterfaceWrapper) GetDocumentFile(ctx echo.Context) error {
 	var err error
@@ -19221,6 +20218,22 @@ func (w *ServerInterfaceWrapper) GetOperation(ctx echo.Context) error {
 	return err
 }
 
+// RetryWebhookDelivery converts echo context to params.
+func (w *ServerInterfaceWrapper) RetryWebhookDelivery(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "deliveryId" -------------
+	var deliveryId WebhookDeliveryId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "deliveryId", ctx.Param("deliveryId"), &deliveryId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter deliveryId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RetryWebhookDelivery(ctx, deliveryId)
+	return err
+}
+
 // ListErrorCodes converts echo context to params.
 func (w *ServerInterfaceWrapper) ListErrorCodes(ctx echo.Context) error {
 	var err error
@@ -19334,6 +20347,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId", wrapper.GetDocument, options.OperationMiddlewares["getDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId/download", wrapper.GetDocumentDownload, options.OperationMiddlewares["getDocumentDownload"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId/link", wrapper.LinkDocument, options.OperationMiddlewares["linkDocument"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.ListFiscalPeriods, options.OperationMiddlewares["listFiscalPeriods"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.CreateFiscalPeriod, options.OperationMiddlewares["createFiscalPeriod"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId", wrapper.UpdateFiscalPeriod, options.OperationMiddlewares["updateFiscalPeriod"]...)
@@ -19421,11 +20435,20 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/suppliers/:supplierId", wrapper.GetSupplier, options.OperationMiddlewares["getSupplier"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/suppliers/:supplierId", wrapper.UpdateSupplier, options.OperationMiddlewares["updateSupplier"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/suppliers/bulk-create", wrapper.BulkCreateSuppliers, options.OperationMiddlewares["bulkCreateSuppliers"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/webhooks/:webhookId", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/webhooks/:webhookId", wrapper.GetWebhook, options.OperationMiddlewares["getWebhook"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/webhooks/:webhookId", wrapper.UpdateWebhook, options.OperationMiddlewares["updateWebhook"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/webhooks/:webhookId/deliveries", wrapper.ListWebhookDeliveries, options.OperationMiddlewares["listWebhookDeliveries"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/webhooks/:webhookId/rotate-secret", wrapper.RotateWebhookSecret, options.OperationMiddlewares["rotateWebhookSecret"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/webhooks/:webhookId/test", wrapper.TestWebhook, options.OperationMiddlewares["testWebhook"]...)
 	router.GET(options.BaseURL+"/api/v1/document-files/:documentId", wrapper.GetDocumentFile, options.OperationMiddlewares["getDocumentFile"]...)
 	router.GET(options.BaseURL+"/api/v1/health", wrapper.GetHealth, options.OperationMiddlewares["getHealth"]...)
 	router.POST(options.BaseURL+"/api/v1/inbound/email", wrapper.ReceiveInboundEmail, options.OperationMiddlewares["receiveInboundEmail"]...)
 	router.GET(options.BaseURL+"/api/v1/openapi.json", wrapper.GetOpenAPIDocument, options.OperationMiddlewares["getOpenAPIDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/operations/:operationId", wrapper.GetOperation, options.OperationMiddlewares["getOperation"]...)
+	router.POST(options.BaseURL+"/api/v1/webhook-deliveries/:deliveryId/retry", wrapper.RetryWebhookDelivery, options.OperationMiddlewares["retryWebhookDelivery"]...)
 	router.GET(options.BaseURL+"/docs/api/errors", wrapper.ListErrorCodes, options.OperationMiddlewares["listErrorCodes"]...)
 	router.GET(options.BaseURL+"/docs/api/errors/:code", wrapper.GetErrorCode, options.OperationMiddlewares["getErrorCode"]...)
 	router.GET(options.BaseURL+"/llms.txt", wrapper.GetLlmsTxt, options.OperationMiddlewares["getLlmsTxt"]...)
@@ -25060,6 +26083,163 @@ func (response LinkDocument500JSONResponse) VisitLinkDocumentResponse(w http.Res
 type LinkDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response LinkDocument503JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEventsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListEventsParams
+}
+
+type ListEventsResponseObject interface {
+	VisitListEventsResponse(w http.ResponseWriter) error
+}
+
+type ListEvents200JSONResponse EventFeedResponse
+
+func (response ListEvents200JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEvents400JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEvents401JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEvents403JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEvents404JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListEvents429JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListEvents500JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEvents503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEvents503JSONResponse) VisitListEventsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -42160,6 +43340,1414 @@ func (response UpdateSupplier503JSONResponse) VisitUpdateSupplierResponse(w http
 	return err
 }
 
+type ListWebhooksRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+}
+
+type ListWebhooksResponseObject interface {
+	VisitListWebhooksResponse(w http.ResponseWriter) error
+}
+
+type ListWebhooks200JSONResponse WebhookListResponse
+
+func (response ListWebhooks200JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWebhooks400JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWebhooks401JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWebhooks403JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWebhooks404JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListWebhooks429JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListWebhooks500JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhooks503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhooks503JSONResponse) VisitListWebhooksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhookRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateWebhookParams
+	Body      *CreateWebhookJSONRequestBody
+}
+
+type CreateWebhookResponseObject interface {
+	VisitCreateWebhookResponse(w http.ResponseWriter) error
+}
+
+type CreateWebhook200JSONResponse WebhookPreviewResponse
+
+func (response CreateWebhook200JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook201JSONResponse WebhookCreatedResponse
+
+func (response CreateWebhook201JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateWebhook400JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateWebhook401JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateWebhook403JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateWebhook404JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateWebhook409JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateWebhook413JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateWebhook415JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateWebhook429JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateWebhook500JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateWebhook503JSONResponse) VisitCreateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhookRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	WebhookId WebhookId `json:"webhookId"`
+	Params    DeleteWebhookParams
+}
+
+type DeleteWebhookResponseObject interface {
+	VisitDeleteWebhookResponse(w http.ResponseWriter) error
+}
+
+type DeleteWebhook204Response struct {
+}
+
+func (response DeleteWebhook204Response) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteWebhook400JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteWebhook401JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteWebhook403JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteWebhook404JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteWebhook409JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteWebhook429JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteWebhook500JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteWebhook503JSONResponse) VisitDeleteWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhookRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	WebhookId WebhookId `json:"webhookId"`
+}
+
+type GetWebhookResponseObject interface {
+	VisitGetWebhookResponse(w http.ResponseWriter) error
+}
+
+type GetWebhook200JSONResponse WebhookResponse
+
+func (response GetWebhook200JSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetWebhook400JSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetWebhook401JSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetWebhook403JSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetWebhook404JSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhook429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetWebhook429JSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhook500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetWebhook500JSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetWebhook503JSONResponse) VisitGetWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhookRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	WebhookId WebhookId `json:"webhookId"`
+	Params    UpdateWebhookParams
+	Body      *UpdateWebhookJSONRequestBody
+}
+
+type UpdateWebhookResponseObject interface {
+	VisitUpdateWebhookResponse(w http.ResponseWriter) error
+}
+
+type UpdateWebhook200JSONResponse WebhookResponse
+
+func (response UpdateWebhook200JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateWebhook400JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateWebhook401JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateWebhook403JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateWebhook404JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateWebhook409JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateWebhook413JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateWebhook415JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateWebhook429JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateWebhook500JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateWebhook503JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveriesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	WebhookId WebhookId `json:"webhookId"`
+	Params    ListWebhookDeliveriesParams
+}
+
+type ListWebhookDeliveriesResponseObject interface {
+	VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error
+}
+
+type ListWebhookDeliveries200JSONResponse WebhookDeliveryListResponse
+
+func (response ListWebhookDeliveries200JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListWebhookDeliveries400JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListWebhookDeliveries401JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListWebhookDeliveries403JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListWebhookDeliveries404JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListWebhookDeliveries429JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListWebhookDeliveries500JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListWebhookDeliveries503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListWebhookDeliveries503JSONResponse) VisitListWebhookDeliveriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecretRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	WebhookId WebhookId `json:"webhookId"`
+}
+
+type RotateWebhookSecretResponseObject interface {
+	VisitRotateWebhookSecretResponse(w http.ResponseWriter) error
+}
+
+type RotateWebhookSecret200JSONResponse WebhookSecretResponse
+
+func (response RotateWebhookSecret200JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RotateWebhookSecret400JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RotateWebhookSecret401JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RotateWebhookSecret403JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RotateWebhookSecret404JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RotateWebhookSecret429JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RotateWebhookSecret500JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RotateWebhookSecret503JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhookRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	WebhookId WebhookId `json:"webhookId"`
+}
+
+type TestWebhookResponseObject interface {
+	VisitTestWebhookResponse(w http.ResponseWriter) error
+}
+
+type TestWebhook202JSONResponse WebhookDeliveryQueuedResponse
+
+func (response TestWebhook202JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response TestWebhook400JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response TestWebhook401JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response TestWebhook403JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response TestWebhook404JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook409JSONResponse struct{ ConflictJSONResponse }
+
+func (response TestWebhook409JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response TestWebhook429JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response TestWebhook500JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type TestWebhook503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetDocumentFileRequestObject struct {
 	DocumentId DocumentId `json:"documentId"`
 	Params     GetDocumentFileParams
@@ -42775,6 +45363,179 @@ func (response GetOperation503JSONResponse) VisitGetOperationResponse(w http.Res
 	return err
 }
 
+type RetryWebhookDeliveryRequestObject struct {
+	DeliveryId WebhookDeliveryId `json:"deliveryId"`
+}
+
+type RetryWebhookDeliveryResponseObject interface {
+	VisitRetryWebhookDeliveryResponse(w http.ResponseWriter) error
+}
+
+type RetryWebhookDelivery202JSONResponse WebhookDeliveryQueuedResponse
+
+func (response RetryWebhookDelivery202JSONResponse) VisitRetryWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryWebhookDelivery400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RetryWebhookDelivery400JSONResponse) VisitRetryWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryWebhookDelivery401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RetryWebhookDelivery401JSONResponse) VisitRetryWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryWebhookDelivery403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RetryWebhookDelivery403JSONResponse) VisitRetryWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryWebhookDelivery404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RetryWebhookDelivery404JSONResponse) VisitRetryWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryWebhookDelivery409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RetryWebhookDelivery409JSONResponse) VisitRetryWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryWebhookDelivery429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RetryWebhookDelivery429JSONResponse) VisitRetryWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryWebhookDelivery500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RetryWebhookDelivery500JSONResponse) VisitRetryWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RetryWebhookDelivery503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RetryWebhookDelivery503JSONResponse) VisitRetryWebhookDeliveryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListErrorCodesRequestObject struct {
 }
 
@@ -43000,6 +45761,9 @@ type StrictServerInterface interface {
 	// LinkDocument Link a document to a verifikat
 	// (POST /api/v1/companies/{companyId}/documents/{documentId}/link)
 	LinkDocument(ctx context.Context, request LinkDocumentRequestObject) (LinkDocumentResponseObject, error)
+	// ListEvents Read the company's events (pull feed)
+	// (GET /api/v1/companies/{companyId}/events)
+	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
 	// ListFiscalPeriods List the fiscal periods
 	// (GET /api/v1/companies/{companyId}/fiscal-periods)
 	ListFiscalPeriods(ctx context.Context, request ListFiscalPeriodsRequestObject) (ListFiscalPeriodsResponseObject, error)
@@ -43261,6 +46025,30 @@ type StrictServerInterface interface {
 	// UpdateSupplier Update a supplier
 	// (PATCH /api/v1/companies/{companyId}/suppliers/{supplierId})
 	UpdateSupplier(ctx context.Context, request UpdateSupplierRequestObject) (UpdateSupplierResponseObject, error)
+	// ListWebhooks List the company's webhooks
+	// (GET /api/v1/companies/{companyId}/webhooks)
+	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
+	// CreateWebhook Register a webhook for one event type
+	// (POST /api/v1/companies/{companyId}/webhooks)
+	CreateWebhook(ctx context.Context, request CreateWebhookRequestObject) (CreateWebhookResponseObject, error)
+	// DeleteWebhook Delete a webhook
+	// (DELETE /api/v1/companies/{companyId}/webhooks/{webhookId})
+	DeleteWebhook(ctx context.Context, request DeleteWebhookRequestObject) (DeleteWebhookResponseObject, error)
+	// GetWebhook Read a webhook
+	// (GET /api/v1/companies/{companyId}/webhooks/{webhookId})
+	GetWebhook(ctx context.Context, request GetWebhookRequestObject) (GetWebhookResponseObject, error)
+	// UpdateWebhook Rename, re-point, pause or re-enable a webhook
+	// (PATCH /api/v1/companies/{companyId}/webhooks/{webhookId})
+	UpdateWebhook(ctx context.Context, request UpdateWebhookRequestObject) (UpdateWebhookResponseObject, error)
+	// ListWebhookDeliveries List a webhook's deliveries
+	// (GET /api/v1/companies/{companyId}/webhooks/{webhookId}/deliveries)
+	ListWebhookDeliveries(ctx context.Context, request ListWebhookDeliveriesRequestObject) (ListWebhookDeliveriesResponseObject, error)
+	// RotateWebhookSecret Give a webhook a new signing secret
+	// (POST /api/v1/companies/{companyId}/webhooks/{webhookId}/rotate-secret)
+	RotateWebhookSecret(ctx context.Context, request RotateWebhookSecretRequestObject) (RotateWebhookSecretResponseObject, error)
+	// TestWebhook Send a test delivery
+	// (POST /api/v1/companies/{companyId}/webhooks/{webhookId}/test)
+	TestWebhook(ctx context.Context, request TestWebhookRequestObject) (TestWebhookResponseObject, error)
 	// GetDocumentFile Download a document's bytes by signed URL
 	// (GET /api/v1/document-files/{documentId})
 	GetDocumentFile(ctx context.Context, request GetDocumentFileRequestObject) (GetDocumentFileResponseObject, error)
@@ -43276,6 +46064,9 @@ type StrictServerInterface interface {
 	// GetOperation Poll an asynchronous operation
 	// (GET /api/v1/operations/{operationId})
 	GetOperation(ctx context.Context, request GetOperationRequestObject) (GetOperationResponseObject, error)
+	// RetryWebhookDelivery Send a delivery again
+	// (POST /api/v1/webhook-deliveries/{deliveryId}/retry)
+	RetryWebhookDelivery(ctx context.Context, request RetryWebhookDeliveryRequestObject) (RetryWebhookDeliveryResponseObject, error)
 	// ListErrorCodes List the error catalogue
 	// (GET /docs/api/errors)
 	ListErrorCodes(ctx context.Context, request ListErrorCodesRequestObject) (ListErrorCodesResponseObject, error)
@@ -44384,6 +47175,32 @@ func (sh *strictHandler) LinkDocument(ctx echo.Context, companyId CompanyId, doc
 		return err
 	} else if validResponse, ok := response.(LinkDocumentResponseObject); ok {
 		return validResponse.VisitLinkDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListEvents operation middleware
+func (sh *strictHandler) ListEvents(ctx echo.Context, companyId CompanyId, params ListEventsParams) error {
+	var request ListEventsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEvents(ctx.Request().Context(), request.(ListEventsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEvents")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEventsResponseObject); ok {
+		return validResponse.VisitListEventsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -47646,6 +50463,262 @@ func (sh *strictHandler) UpdateSupplier(ctx echo.Context, companyId CompanyId, s
 	return nil
 }
 
+// ListWebhooks operation middleware
+func (sh *strictHandler) ListWebhooks(ctx echo.Context, companyId CompanyId) error {
+	var request ListWebhooksRequestObject
+
+	request.CompanyId = companyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhooks(ctx.Request().Context(), request.(ListWebhooksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhooks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWebhooksResponseObject); ok {
+		return validResponse.VisitListWebhooksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateWebhook operation middleware
+func (sh *strictHandler) CreateWebhook(ctx echo.Context, companyId CompanyId, params CreateWebhookParams) error {
+	var request CreateWebhookRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateWebhookJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateWebhook(ctx.Request().Context(), request.(CreateWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateWebhookResponseObject); ok {
+		return validResponse.VisitCreateWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteWebhook operation middleware
+func (sh *strictHandler) DeleteWebhook(ctx echo.Context, companyId CompanyId, webhookId WebhookId, params DeleteWebhookParams) error {
+	var request DeleteWebhookRequestObject
+
+	request.CompanyId = companyId
+	request.WebhookId = webhookId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteWebhook(ctx.Request().Context(), request.(DeleteWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteWebhookResponseObject); ok {
+		return validResponse.VisitDeleteWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetWebhook operation middleware
+func (sh *strictHandler) GetWebhook(ctx echo.Context, companyId CompanyId, webhookId WebhookId) error {
+	var request GetWebhookRequestObject
+
+	request.CompanyId = companyId
+	request.WebhookId = webhookId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetWebhook(ctx.Request().Context(), request.(GetWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetWebhookResponseObject); ok {
+		return validResponse.VisitGetWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateWebhook operation middleware
+func (sh *strictHandler) UpdateWebhook(ctx echo.Context, companyId CompanyId, webhookId WebhookId, params UpdateWebhookParams) error {
+	var request UpdateWebhookRequestObject
+
+	request.CompanyId = companyId
+	request.WebhookId = webhookId
+	request.Params = params
+
+	var body UpdateWebhookJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateWebhook(ctx.Request().Context(), request.(UpdateWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateWebhookResponseObject); ok {
+		return validResponse.VisitUpdateWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListWebhookDeliveries operation middleware
+func (sh *strictHandler) ListWebhookDeliveries(ctx echo.Context, companyId CompanyId, webhookId WebhookId, params ListWebhookDeliveriesParams) error {
+	var request ListWebhookDeliveriesRequestObject
+
+	request.CompanyId = companyId
+	request.WebhookId = webhookId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListWebhookDeliveries(ctx.Request().Context(), request.(ListWebhookDeliveriesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListWebhookDeliveries")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListWebhookDeliveriesResponseObject); ok {
+		return validResponse.VisitListWebhookDeliveriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RotateWebhookSecret operation middleware
+func (sh *strictHandler) RotateWebhookSecret(ctx echo.Context, companyId CompanyId, webhookId WebhookId) error {
+	var request RotateWebhookSecretRequestObject
+
+	request.CompanyId = companyId
+	request.WebhookId = webhookId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RotateWebhookSecret(ctx.Request().Context(), request.(RotateWebhookSecretRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RotateWebhookSecret")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RotateWebhookSecretResponseObject); ok {
+		return validResponse.VisitRotateWebhookSecretResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// TestWebhook operation middleware
+func (sh *strictHandler) TestWebhook(ctx echo.Context, companyId CompanyId, webhookId WebhookId) error {
+	var request TestWebhookRequestObject
+
+	request.CompanyId = companyId
+	request.WebhookId = webhookId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.TestWebhook(ctx.Request().Context(), request.(TestWebhookRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "TestWebhook")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(TestWebhookResponseObject); ok {
+		return validResponse.VisitTestWebhookResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetDocumentFile operation middleware
 func (sh *strictHandler) GetDocumentFile(ctx echo.Context, documentId DocumentId, params GetDocumentFileParams) error {
 	var request GetDocumentFileRequestObject
@@ -47766,6 +50839,31 @@ func (sh *strictHandler) GetOperation(ctx echo.Context, operationId openapi_type
 		return err
 	} else if validResponse, ok := response.(GetOperationResponseObject); ok {
 		return validResponse.VisitGetOperationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RetryWebhookDelivery operation middleware
+func (sh *strictHandler) RetryWebhookDelivery(ctx echo.Context, deliveryId WebhookDeliveryId) error {
+	var request RetryWebhookDeliveryRequestObject
+
+	request.DeliveryId = deliveryId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RetryWebhookDelivery(ctx.Request().Context(), request.(RetryWebhookDeliveryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RetryWebhookDelivery")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RetryWebhookDeliveryResponseObject); ok {
+		return validResponse.VisitRetryWebhookDeliveryResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

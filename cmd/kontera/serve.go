@@ -22,6 +22,7 @@ import (
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/internal/vies"
+	"github.com/kontera/kontera/internal/webhooks"
 )
 
 func newLogger(level zapcore.Level) *zap.Logger {
@@ -122,7 +123,10 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	srv, err := httpapi.New(httpapi.Config{DB: d, Log: log, BaseURL: cfg.BaseURL, Secret: cfg.Secret,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, PIIKey: cfg.PIIKey, VIES: checker, TrustedProxies: cfg.TrustedProxies,
 		Blobs: blobs, Mail: cfg.Mail(), MailFrom: cfg.MailFrom, Peppol: cfg.AccessPoint(), Rates: cfg.Rates(),
-		InboundSecret: cfg.InboundSecret})
+		InboundSecret: cfg.InboundSecret, Webhooks: httpapi.WebhookConfig{
+			Client: webhooks.ClientOptions{Guard: webhooks.Guard{AllowLoopback: cfg.WebhookAllowLoopback},
+				CAFile: cfg.WebhookCAFile},
+			Workers: cfg.WebhookWorkers, ListenURL: cfg.DatabaseURL, Kept: cfg.EventsKept}})
 	if err != nil {
 		return err
 	}
@@ -139,8 +143,14 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	go archiver(ctx, srv, log)
 	go reminder(ctx, srv, log)
 	go courier(ctx, srv, log)
+	go pruner(ctx, srv, log)
+	if cfg.WebhookAllowLoopback {
+		log.Warn("KONTERA_WEBHOOK_ALLOW_LOOPBACK is on: webhooks may be delivered to 127.0.0.1 and ::1; never in production")
+	}
 	workers := make(chan struct{})
 	go func() { srv.Work(ctx, 2); close(workers) }()
+	hooks := make(chan struct{})
+	go func() { srv.DeliverWebhooks(ctx); close(hooks) }()
 	if cfg.AdminAddr != "" && cfg.AdminAddr != "off" {
 		admin := &http.Server{Addr: cfg.AdminAddr, Handler: srv.Admin(), ReadHeaderTimeout: 10 * time.Second}
 		go func() {
@@ -164,6 +174,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	defer cancel()
 	err = hs.Shutdown(sctx)
 	<-workers
+	<-hooks
 	return err
 }
 
@@ -188,6 +199,20 @@ func janitor(ctx context.Context, d *store.DB, log *zap.Logger) {
 			log.Warn("purging failed-authentication buckets", zap.Error(err))
 		}
 	}
+}
+
+// pruner removes the events and ended webhook deliveries older than
+// KONTERA_EVENTS_KEPT, ten minutes after the start and then hourly.
+func pruner(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
+	every(ctx, 10*time.Minute, time.Hour, func(ctx context.Context) {
+		deliveries, events, err := srv.PruneEvents(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("pruning events and webhook deliveries", zap.Error(err))
+		case deliveries+events > 0:
+			log.Info("pruned events and webhook deliveries", zap.Int64("events", events), zap.Int64("deliveries", deliveries))
+		}
+	})
 }
 
 // every calls fn after first and then every then until ctx ends; fn

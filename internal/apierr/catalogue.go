@@ -170,6 +170,10 @@ const (
 	SIItemAccountSettled           Code = "SI_ITEM_ACCOUNT_SETTLED"
 	SIItemAccountNoMatchingLine    Code = "SI_ITEM_ACCOUNT_NO_MATCHING_LINE"
 	SIPaidSEKUnresolved            Code = "SI_PAID_SEK_UNRESOLVED"
+	WebhookNotFound                Code = "WEBHOOK_NOT_FOUND"
+	WebhookDeliveryNotFound        Code = "WEBHOOK_DELIVERY_NOT_FOUND"
+	WebhookDeliveryNotRetryable    Code = "WEBHOOK_DELIVERY_NOT_RETRYABLE"
+	WebhookInactive                Code = "WEBHOOK_INACTIVE"
 	DimensionValidationFailed      Code = "DIMENSION_VALIDATION_FAILED"
 	DimensionSystemRename          Code = "DIMENSION_SYSTEM_RENAME"
 	DimensionNumberTaken           Code = "DIMENSION_NUMBER_TAKEN"
@@ -443,6 +447,10 @@ var entries = []Entry{
 	{SIItemAccountSettled, s409, GroupEndpoint, "Radens kostnad är redan bokförd av en betalning eller periodisering och flyttas inte här.", "The line's cost is already booked by a payment or an accrual release and is not moved here.", "Correct those verifikationer with a rättelse or a storno."},
 	{SIItemAccountNoMatchingLine, s409, GroupEndpoint, "Verifikationen har ingen rad som motsvarar fakturaraden.", "The journal entry has no line matching the invoice line.", "The verifikat was corrected by hand; correct it further there."},
 	{SIPaidSEKUnresolved, s409, GroupEndpoint, "Beloppet i kronor avviker mer än 10 % från fakturans bokförda kurs.", "The amount in kronor differs by more than 10 % from the invoice's booked rate.", "Check amount_sek; if it is right, send it again with force: true and a new Idempotency-Key."},
+	{WebhookNotFound, s404, GroupEndpoint, "Webhooken finns inte i företaget.", "The webhook does not exist in the company.", "List the company's webhooks and use an id from there."},
+	{WebhookDeliveryNotFound, s404, GroupEndpoint, "Leveransen finns inte.", "The webhook delivery does not exist.", "Use a delivery id from the webhook's delivery list."},
+	{WebhookDeliveryNotRetryable, s409, GroupEndpoint, "Leveransen kan inte skickas om: bara en levererad eller död leverans till en aktiv webhook kan det.", "The delivery cannot be retried: only a delivered or dead delivery to an active webhook can.", "Wait until a pending or failed delivery ends (details.status), or re-enable its webhook (details.reason)."},
+	{WebhookInactive, s409, GroupEndpoint, "Webhooken är pausad eller avstängd.", "The webhook is paused or disabled.", "Re-enable it with PATCH active: true, then try again."},
 	{DimensionValidationFailed, s400, GroupEndpoint, "En dimension på raden är okänd, arkiverad eller utanför sin giltighetstid.", "A dimension on the line is unknown, archived or outside its validity.", "Use an active value valid on the entry date."},
 	{DimensionSystemRename, s400, GroupEndpoint, "Systemdimensioner kan inte byta namn.", "System dimensions cannot be renamed.", ""},
 	{DimensionNumberTaken, s409, GroupEndpoint, "Dimensionsnumret används redan.", "The dimension number is already taken.", "Omit sie_dim_no to get the next free number."},

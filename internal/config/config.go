@@ -59,6 +59,19 @@ type Config struct {
 	// provider signs the e-mails it posts to /inbound/email with; empty
 	// turns the route off (404).
 	InboundSecret []byte
+	// WebhookWorkers is KONTERA_WEBHOOK_WORKERS, how many webhook
+	// attempts a replica makes at once (default 4).
+	WebhookWorkers int
+	// WebhookAllowLoopback is KONTERA_WEBHOOK_ALLOW_LOOPBACK=true: webhooks
+	// may be delivered to 127.0.0.1 and ::1. For tests only; logged as a
+	// warning at start.
+	WebhookAllowLoopback bool
+	// WebhookCAFile is KONTERA_WEBHOOK_CA_FILE, a PEM bundle the webhook
+	// client trusts besides the system's (a test receiver's certificate).
+	WebhookCAFile string
+	// EventsKept is KONTERA_EVENTS_KEPT, how long events and ended webhook
+	// deliveries are kept (default 720h, 30 days).
+	EventsKept time.Duration
 	// RiksbankTimeout is KONTERA_RIKSBANK_TIMEOUT (default 5s).
 	RiksbankTimeout time.Duration
 	// ShutdownTimeout is KONTERA_SHUTDOWN_TIMEOUT (default 20s): how long
@@ -123,6 +136,12 @@ func FromEnv() (Config, error) {
 		DBMaxConns:         32,
 		StatementTimeout:   time.Minute,
 		DBPrepared:         true,
+		WebhookWorkers:     4,
+		WebhookCAFile:      os.Getenv("KONTERA_WEBHOOK_CA_FILE"),
+		EventsKept:         30 * 24 * time.Hour,
+	}
+	if err := c.readWebhooks(); err != nil {
+		return c, err
 	}
 	if s := os.Getenv("KONTERA_PII_KEY"); s != "" {
 		key, err := seal.ParseKey(s)
@@ -335,4 +354,30 @@ func env(name, def string) string {
 		return v
 	}
 	return def
+}
+
+// readWebhooks reads the KONTERA_WEBHOOK_* settings and KONTERA_EVENTS_KEPT.
+func (c *Config) readWebhooks() error {
+	if s := os.Getenv("KONTERA_WEBHOOK_WORKERS"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 256 {
+			return fmt.Errorf("KONTERA_WEBHOOK_WORKERS must be a whole number from 1 to 256, got %q", s)
+		}
+		c.WebhookWorkers = n
+	}
+	switch s := os.Getenv("KONTERA_WEBHOOK_ALLOW_LOOPBACK"); s {
+	case "", "false", "0", "off":
+	case "true", "1", "on":
+		c.WebhookAllowLoopback = true
+	default:
+		return fmt.Errorf("KONTERA_WEBHOOK_ALLOW_LOOPBACK must be true or false, got %q", s)
+	}
+	if s := os.Getenv("KONTERA_EVENTS_KEPT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < time.Hour {
+			return fmt.Errorf("KONTERA_EVENTS_KEPT must be a duration of an hour or more such as 720h, got %q", s)
+		}
+		c.EventsKept = d
+	}
+	return nil
 }

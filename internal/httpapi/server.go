@@ -45,6 +45,7 @@ import (
 	"github.com/kontera/kontera/internal/seal"
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/internal/vies"
+	"github.com/kontera/kontera/internal/webhooks"
 	"github.com/kontera/kontera/openapi"
 )
 
@@ -89,6 +90,8 @@ type Config struct {
 	// Rates is where exchange rates missing from fx_rates are fetched
 	// (the Riksbank); nil is offline: only stored rates are known.
 	Rates fx.Source
+	// Webhooks is how webhooks are delivered (DeliverWebhooks).
+	Webhooks WebhookConfig
 }
 
 // Server is the HTTP API.
@@ -124,6 +127,14 @@ type Server struct {
 	sales    *invoicing.Sales
 	bought   *payables.Payables
 	postman  *mail.Postman
+	// hooks, hookWorker and hookCfg deliver webhooks (DeliverWebhooks).
+	hooks      *webhooks.Store
+	hookWorker *webhooks.Worker
+	hookCfg    WebhookConfig
+	// sealedReplies are the operations whose answers carry a secret
+	// (a webhook's signing secret): their stored replays are sealed.
+	sealedReplies map[string]bool
+	box           *seal.Box
 }
 
 // outsideWork reads a validated write (its raw body and path) before its
@@ -151,6 +162,7 @@ type (
 	invoicingAPI  = invoicing.Handler
 	payablesAPI   = payables.Handler
 	inboxAPI      = inbox.Handler
+	webhooksAPI   = webhooks.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -173,6 +185,7 @@ type handlers struct {
 	*invoicingAPI
 	*payablesAPI
 	*inboxAPI
+	*webhooksAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -240,6 +253,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("PII key: %w", err)
 	}
+	s.box, s.sealedReplies = box, map[string]bool{"createWebhook": true}
 	people := parties.NewStore(cfg.DB, audits, box)
 	s.people = people
 	journal.PartyName = people.PartyName
@@ -394,10 +408,15 @@ func New(cfg Config) (*Server, error) {
 	journal.Reversed = bought.Reversed
 	s.bought = bought
 	salesAPI := invoicing.NewHandler(s.sales, cursors)
+	hooksAPI, err := s.webhooks(cfg, box, audits, keys, cursors)
+	if err != nil {
+		return nil, err
+	}
 	h := handlers{
 		invoicingAPI:  salesAPI,
 		payablesAPI:   payables.NewHandler(bought, cursors),
 		inboxAPI:      inbox.NewHandler(mailbox, cursors),
+		webhooksAPI:   hooksAPI,
 		partiesAPI:    parties.NewHandler(registry, cursors),
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),

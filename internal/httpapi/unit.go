@@ -95,6 +95,11 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 			hash = idempotency.Hash(req.Method, req.URL.Path, req.URL.Query(), raw, dry)
 			switch idempotency.Decide(rec, hash) {
 			case idempotency.Replay:
+				if s.sealedReplies[op.ID] {
+					if rec.Body, err = s.box.Open(rec.Body, replyContext(key.ID, *idemKey)); err != nil {
+						return err
+					}
+				}
 				h := c.Response().Header()
 				h.Set(echo.HeaderContentType, rec.ContentType)
 				h.Set("Idempotent-Replayed", "true")
@@ -123,6 +128,9 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 			status = http.StatusNoContent // the handler wrote nothing
 		}
 		record := idempotency.Record{Hash: hash, Status: status, ContentType: rec.header.Get(echo.HeaderContentType), Body: rec.body.Bytes()}
+		if idemKey != nil && s.sealedReplies[op.ID] {
+			record.Body = s.box.Seal(record.Body, replyContext(key.ID, *idemKey))
+		}
 		switch {
 		case dry && status < 400:
 			// A dry run writes its waiting rows too, so it fails where
@@ -194,4 +202,9 @@ func (r *recorder) Write(b []byte) (int, error) {
 		r.status = http.StatusOK
 	}
 	return r.body.Write(b)
+}
+
+// replyContext binds a sealed stored answer to its key and Idempotency-Key.
+func replyContext(apiKey, key uuid.UUID) string {
+	return "idempotency/" + apiKey.String() + "/" + key.String()
 }

@@ -35,6 +35,10 @@ const (
 	GroupWebhooks       = "webhooks"
 )
 
+// WebhookTest is the type of a test delivery (POST …/webhooks/{id}/test):
+// never an event, only a delivery.
+const WebhookTest = "webhook.test"
+
 // groupScope is the scope each group's events are read with.
 var groupScope = map[string]string{GroupInvoicing: "invoices:read", GroupSuppliers: "suppliers:read",
 	GroupCustomers: "customers:read", GroupBookkeeping: "reports:read", GroupPeriods: "reports:read",
@@ -62,7 +66,7 @@ var catalogue = func() map[string]Kind {
 	add(GroupPayroll, true, "salary_run.created", "salary_run.approved", "salary_run.booked", "agi.generated")
 	add(GroupDocuments, true, "document.uploaded")
 	add(GroupOperations, false, "operation.completed")
-	add(GroupWebhooks, false, "webhook.test")
+	add(GroupWebhooks, false, WebhookTest)
 	return out
 }()
 
@@ -92,4 +96,35 @@ func check(typ string) error {
 		return fmt.Errorf("outbox: event type %q is not in the catalogue", typ)
 	}
 	return nil
+}
+
+// InFeed says whether events of type typ are read in the pull feed: every
+// type but webhook.test, which is only ever a delivery.
+func InFeed(typ string) bool {
+	k, ok := catalogue[typ]
+	return ok && k.Group != GroupWebhooks
+}
+
+// Groups are the feed's groups, each with the scope that reads it (""
+// for any key of the company).
+func Groups() map[string]string {
+	out := map[string]string{}
+	for g, s := range groupScope {
+		if g != GroupWebhooks {
+			out[g] = s
+		}
+	}
+	return out
+}
+
+// Feedable lists the types of the pull feed, sorted.
+func Feedable() []string {
+	var out []string
+	for t := range catalogue {
+		if InFeed(t) {
+			out = append(out, t)
+		}
+	}
+	sort.Strings(out)
+	return out
 }

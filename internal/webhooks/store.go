@@ -12,22 +12,23 @@ import (
 	"github.com/kontera/kontera/internal/store"
 )
 
-// Webhook is a registered URL for one event type of a company.
+// Webhook is a registered URL for one event type of a company. Its JSON
+// (the audit trail's snapshot) never holds the secret.
 type Webhook struct {
-	CompanyID       uuid.UUID  `db:"company_id"`
-	ID              uuid.UUID  `db:"id"`
-	Name            string     `db:"name"`
-	Description     *string    `db:"description"`
-	EventType       string     `db:"event_type"`
-	URL             string     `db:"webhook_url"`
-	SecretSealed    []byte     `db:"secret_sealed"`
-	SecretRotatedAt *time.Time `db:"secret_rotated_at"`
-	Active          bool       `db:"active"`
-	APIVersion      string     `db:"api_version_pinned"`
-	DisabledAt      *time.Time `db:"disabled_at"`
-	DisabledReason  *string    `db:"disabled_reason"`
-	CreatedAt       time.Time  `db:"created_at"`
-	UpdatedAt       time.Time  `db:"updated_at"`
+	CompanyID       uuid.UUID  `db:"company_id" json:"company_id"`
+	ID              uuid.UUID  `db:"id" json:"id"`
+	Name            string     `db:"name" json:"name"`
+	Description     *string    `db:"description" json:"description"`
+	EventType       string     `db:"event_type" json:"event_type"`
+	URL             string     `db:"webhook_url" json:"webhook_url"`
+	SecretSealed    []byte     `db:"secret_sealed" json:"-"`
+	SecretRotatedAt *time.Time `db:"secret_rotated_at" json:"secret_rotated_at"`
+	Active          bool       `db:"active" json:"active"`
+	APIVersion      string     `db:"api_version_pinned" json:"api_version_pinned"`
+	DisabledAt      *time.Time `db:"disabled_at" json:"disabled_at"`
+	DisabledReason  *string    `db:"disabled_reason" json:"disabled_reason"`
+	CreatedAt       time.Time  `db:"created_at" json:"created_at"`
+	UpdatedAt       time.Time  `db:"updated_at" json:"updated_at"`
 }
 
 // Delivery is one event's delivery to one webhook, with its attempts.
@@ -114,7 +115,9 @@ type Claimed struct {
 // Claim leases the next due delivery (pending, or failed and due, or in
 // flight with its lease run out) of an active webhook that has fewer than
 // perWebhook attempts in flight: in_flight, attempts + 1, a fresh lease
-// token good for lease. It commits on its own; nil when none is due.
+// token good for lease. An attempt whose lease ran out (its process died
+// mid-attempt) is made again and counted once: the last attempt taken
+// over stays the last. It commits on its own; nil when none is due.
 func (s *Store) Claim(ctx context.Context, lease time.Duration, perWebhook int) (*Claimed, error) {
 	var out []Claimed
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
@@ -126,11 +129,12 @@ func (s *Store) Claim(ctx context.Context, lease time.Duration, perWebhook int) 
 			  AND (SELECT count(*) FROM webhook_deliveries f WHERE f.company_id = d.company_id
 					AND f.webhook_id = d.webhook_id AND f.status = 'in_flight' AND f.lease_until > now()) < $3
 			ORDER BY d.next_attempt_at LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
-		UPDATE webhook_deliveries d SET status = 'in_flight', attempts = d.attempts + 1, lease_token = $1,
+		UPDATE webhook_deliveries d SET status = 'in_flight', attempts = least(d.attempts + 1, $4), lease_token = $1,
 			lease_until = now() + $2::interval
 		FROM next, webhooks w
 		WHERE d.company_id = next.company_id AND d.id = next.id AND w.company_id = d.company_id AND w.id = d.webhook_id
-		RETURNING d.*, w.webhook_url, w.secret_sealed`, uuid.New(), fmt.Sprintf("%d milliseconds", lease.Milliseconds()), perWebhook)
+		RETURNING d.*, w.webhook_url, w.secret_sealed`, uuid.New(), fmt.Sprintf("%d milliseconds", lease.Milliseconds()), perWebhook,
+		len(Retries)+1)
 	if err != nil || len(out) == 0 {
 		return nil, err
 	}
@@ -167,4 +171,13 @@ func (s *Store) Record(ctx context.Context, d Claimed, o Outcome, a Attempt, nex
 			d.CompanyID, *d.WebhookID, o.Disable)
 	}
 	return true, err
+}
+
+// Release hands back the lease of delivery d when its attempt was cut
+// short by the server stopping: the attempt does not count, and another
+// worker (another replica) takes it over at once.
+func (s *Store) Release(ctx context.Context, d Claimed) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE webhook_deliveries SET attempts = attempts - 1, lease_until = now()
+		WHERE company_id = $1 AND id = $2 AND lease_token = $3`, d.CompanyID, d.ID, d.LeaseToken)
+	return err
 }

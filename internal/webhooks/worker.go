@@ -34,13 +34,19 @@ type Worker struct {
 	Client *http.Client
 	Audit  *audit.Store
 	Now    func() time.Time
+	// Lease overrides Lease (tests of a replica dying mid-attempt).
+	Lease time.Duration
 }
 
 // Step leases one due delivery (its own short transaction), makes the
 // attempt outside any transaction, and records the outcome in another,
 // only if the lease is still its own; false when nothing was due.
 func (w *Worker) Step(ctx context.Context) (bool, error) {
-	d, err := w.Store.Claim(ctx, Lease, PerWebhook)
+	lease := w.Lease
+	if lease == 0 {
+		lease = Lease
+	}
+	d, err := w.Store.Claim(ctx, lease, PerWebhook)
 	if err != nil || d == nil {
 		return false, err
 	}
@@ -54,6 +60,11 @@ func (w *Worker) Step(ctx context.Context) (bool, error) {
 	}
 	a := Send(ctx, w.Client, Request{URL: d.URL, Secret: string(secret), ID: d.ID.String(), Type: d.EventType,
 		APIVersion: d.APIVersion, Body: body}, w.Now())
+	if ctx.Err() != nil { // stopping: the attempt is handed back, not judged
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		return true, w.Store.Release(rctx, *d)
+	}
 	o := Judge(a.Status, a.Blocked, d.Attempts)
 	next := w.Now()
 	if o.State == Failed {
