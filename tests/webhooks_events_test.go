@@ -1,0 +1,132 @@
+package tests
+
+import (
+	"context"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/kontera/kontera/internal/documents/samples"
+	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// emitted are the event types internal/ emits today: each has a test
+// below that makes one reach a subscribed receiver.
+var emitted = []string{"credit_note.created", "customer.created", "document.uploaded", "invoice.created",
+	"invoice.paid", "invoice.sent", "journal_entry.committed", "journal_entry.corrected", "journal_entry.reversed",
+	"period.locked", "period.unlocked", "period.year_closed", "supplier.created", "supplier_invoice.approved",
+	"supplier_invoice.credited", "supplier_invoice.paid", "supplier_invoice.registered", "supplier_invoice.uncredited"}
+
+// Every event type internal/ emits, each made by the operation that
+// emits it through the API: every event reaches the webhook subscribed to
+// its type exactly once, signed, its body valid against the document's
+// webhooks entry for the type.
+func TestEveryEventTypeIsDelivered(t *testing.T) {
+	url := pgtest.NewURL(t)
+	db, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	b := newLedgerOn(t, db, withHooks(url, testCA(t), 0))
+	b.env.deliver()
+	path := func(p string) string { return b.base + "/" + p }
+	write := func(method, p string, body any) *response {
+		t.Helper()
+		return b.do(req{Method: method, Path: path(p), Token: b.token, Body: body,
+			Header: map[string]string{"Idempotency-Key": ik()}})
+	}
+	rc := newReceiver(t, nil)
+	secrets := map[string]string{}
+	for _, typ := range emitted {
+		r := write("POST", "webhooks", map[string]any{"event_type": typ, "webhook_url": rc.URL + "/" + typ,
+			"name": typ}).status(t, 201)
+		secrets[typ] = r.str("data.secret")
+	}
+
+	// Customers and invoices.
+	customer := write("POST", "customers", map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).
+		status(t, 201).str("data.id")
+	issue := func() (string, float64) {
+		inv := write("POST", "invoices", consulting(customer, nil)).status(t, 201).str("data.id")
+		write("POST", "invoices/"+inv+"/mark-sent", nil).status(t, 200)
+		return inv, b.get(path("invoices/"+inv), b.token).status(t, 200).at("data.total").(float64)
+	}
+	paid, total := issue()
+	write("POST", "invoices/"+paid+"/mark-paid", map[string]any{"amount": total}).status(t, 200)
+	credited, _ := issue()
+	write("POST", "invoices/"+credited+"/credit", nil).status(t, 200)
+
+	// Suppliers and their invoices.
+	supplier := write("POST", "suppliers", map[string]any{"name": "Kontorsgrossisten AB", "supplier_type": "swedish_business",
+		"default_expense_account": "5410"}).status(t, 201).str("data.id")
+	register := func(number string) string {
+		return write("POST", "supplier-invoices", map[string]any{"supplier_id": supplier, "supplier_invoice_number": number,
+			"invoice_date": b.day("03-02"), "due_date": b.day("04-01"), "items": []any{
+				map[string]any{"description": "Papper", "amount": 300}, map[string]any{"description": "Pennor", "amount": 100}}}).
+			status(t, 201).str("data.id")
+	}
+	si1 := register("F-1")
+	write("POST", "supplier-invoices/"+si1+"/approve", nil).status(t, 200)
+	write("POST", "supplier-invoices/"+si1+"/mark-paid", map[string]any{"amount": 400, "payment_date": b.day("03-04")}).
+		status(t, 200)
+	si2 := register("F-2")
+	write("POST", "supplier-invoices/"+si2+"/credit", map[string]any{"credit_date": b.day("03-05")}).status(t, 200)
+	write("POST", "supplier-invoices/"+si2+"/uncredit", nil).status(t, 200)
+	si3 := register("F-3")
+	pens := b.get(path("supplier-invoices/"+si3+"?expand=items"), b.token).status(t, 200).str("data.items.1.id")
+	write("PATCH", "supplier-invoices/"+si3+"/items/"+pens, map[string]any{"account_number": "6110"}).status(t, 200)
+
+	// Periods and documents.
+	b.periodAction(b.period, "lock", nil).status(t, 200)
+	b.periodAction(b.period, "unlock", nil).status(t, 200)
+	y0, _ := b.pastYear(t)
+	b.periodAction(y0, "close-external", nil).status(t, 200)
+	b.upload(form{name: "kvitto.pdf", partType: "application/pdf", data: samples.PDF()}, "").status(t, 201)
+
+	// Every event of every type, each to its webhook once.
+	var events []struct {
+		ID   string `db:"id"`
+		Type string `db:"type"`
+	}
+	if err := db.Select(&events, `SELECT id, type FROM events WHERE company_id = $1`, b.company); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{}
+	for _, e := range events {
+		want[e.Type]++
+	}
+	var types []string
+	for typ := range want {
+		types = append(types, typ)
+	}
+	sort.Strings(types)
+	if strings.Join(types, " ") != strings.Join(emitted, " ") {
+		t.Fatalf("the operations emitted %v, want %v", types, emitted)
+	}
+	hits := rc.wait(t, len(events), 20*time.Second)
+	time.Sleep(time.Second) // a sweep and more: nothing comes twice
+	hits = rc.all()
+	if len(hits) != len(events) {
+		t.Fatalf("%d deliveries for %d events", len(hits), len(events))
+	}
+	seen := map[string]bool{}
+	got := map[string]int{}
+	for _, h := range hits {
+		typ := h.Header.Get("X-Kontera-Event")
+		id := h.Header.Get("X-Kontera-Delivery")
+		if seen[id] {
+			t.Fatalf("delivery %s came twice", id)
+		}
+		seen[id] = true
+		got[typ]++
+		b.verify(h, secrets[typ], typ)
+	}
+	for typ, n := range want {
+		if got[typ] != n {
+			t.Errorf("%s: %d delivered, %d emitted", typ, got[typ], n)
+		}
+	}
+}
