@@ -10,7 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/httpapi"
+	"github.com/kontera/kontera/internal/seal"
+	"github.com/kontera/kontera/internal/webhooks"
 )
 
 // A webhook's registration: the secret shown once and never again, the
@@ -421,5 +426,38 @@ func TestWebhookPauseDeleteRetry(t *testing.T) {
 	}
 	if b.count(`SELECT count(*) FROM audit_entries WHERE table_name = 'webhooks' AND record_id = $1 AND action = 'DELETE'`, hook) != 1 {
 		t.Fatal("the deletion is not audited")
+	}
+}
+
+// Without KONTERA_WEBHOOK_ALLOW_LOOPBACK a loopback receiver is refused at
+// registration, and one that got into the table anyway is never reached:
+// the dial is refused, the delivery dead, the webhook disabled.
+func TestLoopbackNeverReachedWithoutTheFlag(t *testing.T) {
+	rc := newReceiver(t, nil)
+	b := newHookBooks(t, 0, func(c *httpapi.Config) { c.Webhooks.Client.Guard.AllowLoopback = false })
+	b.write("POST", "webhooks", map[string]any{"event_type": "customer.created", "webhook_url": rc.URL, "name": "x"}).
+		errorCode(t, 400, "VALIDATION_ERROR")
+	box, err := seal.New(piiKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.New()
+	if _, err := b.db.Exec(`INSERT INTO webhooks (company_id, id, name, event_type, webhook_url, secret_sealed,
+		api_version_pinned) VALUES ($1, $2, 'Förbi regeln', 'customer.created', $3, $4, '2026-05-12')`,
+		b.company, id, rc.URL+"/x", box.Seal([]byte("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"),
+			webhooks.SecretContext(b.company, id))); err != nil {
+		t.Fatal(err)
+	}
+	b.write("POST", "customers", map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201)
+	deadline := time.Now().Add(5 * time.Second)
+	for b.count(`SELECT count(*) FROM webhook_deliveries WHERE status = 'dead'`) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("the delivery did not end")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	w := b.get(b.path("webhooks/"+id.String()), b.token).status(t, 200)
+	if len(rc.all()) != 0 || w.at("data.active") != false || w.at("data.disabled_reason") != "blocked_address" {
+		t.Fatalf("reached %d times; webhook %s", len(rc.all()), w.Body)
 	}
 }

@@ -3,6 +3,7 @@ package webhooks
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -170,5 +171,44 @@ func TestWorkerDelivers(t *testing.T) {
 	}
 	if _, err := b.db.Exec(`UPDATE webhook_deliveries SET payload = '{}'`); err == nil {
 		t.Fatal("a delivery's payload was changed")
+	}
+}
+
+// DNS rebinding: a host that resolves to a public address when it is
+// registered and to 127.0.0.1 when it is delivered to. The address
+// actually dialled is refused (the loopback flag off), the receiver is
+// never reached, the delivery ends dead and the webhook is disabled.
+func TestRebindingIsRefusedAtDial(t *testing.T) {
+	reached := false
+	srv, _ := receiver(t, func(http.ResponseWriter, *http.Request) { reached = true }, ClientOptions{Guard: Guard{AllowLoopback: true}})
+	port := srv.URL[strings.LastIndex(srv.URL, ":")+1:]
+	url := "https://hooks.example.se:" + port + "/kontera"
+	if err := (Guard{Resolver: resolver{"93.184.216.34"}}).CheckURL(context.Background(), url); err != nil {
+		t.Fatalf("registration: %v", err)
+	}
+	client, err := NewClient(ClientOptions{Guard: Guard{}, Resolve: func(context.Context, string) ([]string, error) {
+		return []string{"127.0.0.1"}, nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newBooks(t, url)
+	b.emit(t, "invoice.paid")
+	b.dispatch(t)
+	w := &Worker{Store: NewStore(b.db), DB: b.db, Box: b.box, Client: client, Audit: audit.NewStore(b.db), Now: time.Now}
+	if did, err := w.Step(context.Background()); !did || err != nil {
+		t.Fatalf("step: %v %v", did, err)
+	}
+	var d Delivery
+	if err := b.db.Get(&d, `SELECT * FROM webhook_deliveries WHERE company_id = $1`, b.company); err != nil {
+		t.Fatal(err)
+	}
+	var reason *string
+	if err := b.db.Get(&reason, `SELECT disabled_reason FROM webhooks WHERE id = $1`, b.hook); err != nil {
+		t.Fatal(err)
+	}
+	if reached || d.Status != Dead || d.Error == nil || !strings.Contains(*d.Error, "127.0.0.1") || reason == nil ||
+		*reason != "blocked_address" {
+		t.Fatalf("reached %v, delivery %s %v, webhook disabled for %v", reached, d.Status, d.Error, reason)
 	}
 }
