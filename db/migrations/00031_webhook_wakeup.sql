@@ -24,8 +24,12 @@ CREATE TRIGGER webhook_deliveries_wake AFTER INSERT ON webhook_deliveries
 -- check and the pruner's look-up both want this index.
 CREATE INDEX webhook_deliveries_event ON webhook_deliveries (company_id, event_id) WHERE event_id IS NOT NULL;
 CREATE INDEX events_created ON events (created_at);
+-- A claim counts the attempts in flight of the candidate's webhook (the
+-- per-webhook cap): only those rows, not the webhook's whole history.
+CREATE INDEX webhook_deliveries_in_flight ON webhook_deliveries (company_id, webhook_id) WHERE status = 'in_flight';
 
 -- +goose Down
+DROP INDEX webhook_deliveries_in_flight;
 DROP INDEX events_created;
 DROP INDEX webhook_deliveries_event;
 DROP TRIGGER webhook_deliveries_wake ON webhook_deliveries;

@@ -70,9 +70,13 @@ func (w *Worker) Step(ctx context.Context) (bool, error) {
 	if o.State == Failed {
 		next, _ = Next(d.Attempts, next)
 	}
+	if o.Disable == "" { // one statement, committed on its own
+		_, err := w.Store.Record(ctx, *d, o, a, next)
+		return true, err
+	}
 	return true, w.DB.InTx(audit.WithActor(ctx, audit.System), func(ctx context.Context) error {
 		ours, err := w.Store.Record(ctx, *d, o, a, next)
-		if err != nil || !ours || o.Disable == "" {
+		if err != nil || !ours {
 			return err
 		}
 		return w.Audit.Record(ctx, audit.Change{CompanyID: d.CompanyID, Action: audit.Update, Table: "webhooks",
