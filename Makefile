@@ -72,6 +72,11 @@ spec-coverage:
 #   dimensions: tagged postings checked against 5,000 projects vs untagged;
 #   supplier invoices registered per second (one POST, two lines + VAT)
 #     with 1 and 8 clients vs journal entries created + committed.
+#   webhooks: event commit → first attempt at a loopback TLS receiver
+#     (p50, p99; goal p99 ≤ 1 s) and deliveries per second with 16 workers,
+#     beside a bare POST loop and a POST between two row commits (what an
+#     attempt's lease and record cost at the least), same body, same
+#     concurrency.
 #   statements: SQL round trips per operation for the busiest ones, as the
 #     budget test counts them (tests/budget_test.go).
 # The bench's PostgreSQL runs with fsync on: the disk is measured too.

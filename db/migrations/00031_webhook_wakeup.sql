@@ -24,12 +24,25 @@ CREATE TRIGGER webhook_deliveries_wake AFTER INSERT ON webhook_deliveries
 -- check and the pruner's look-up both want this index.
 CREATE INDEX webhook_deliveries_event ON webhook_deliveries (company_id, event_id) WHERE event_id IS NOT NULL;
 CREATE INDEX events_created ON events (created_at);
--- A claim counts the attempts in flight of the candidate's webhook (the
--- per-webhook cap): only those rows, not the webhook's whole history.
-CREATE INDEX webhook_deliveries_in_flight ON webhook_deliveries (company_id, webhook_id) WHERE status = 'in_flight';
+-- A claim walks the due deliveries in the order they fall due and stops
+-- at the first it can take: one index per way a delivery is due, each in
+-- its own order (the OR of both could only be sorted after reading all).
+DROP INDEX webhook_deliveries_due;
+CREATE INDEX webhook_deliveries_waiting ON webhook_deliveries (next_attempt_at) WHERE status IN ('pending', 'failed');
+CREATE INDEX webhook_deliveries_leased ON webhook_deliveries (lease_until) WHERE status = 'in_flight';
+-- The deliveries are a queue: rows change state within seconds, by the
+-- thousand in a burst. Vacuumed and analysed early, its partial indexes
+-- stay short and the planner knows how many rows wait.
+ALTER TABLE webhook_deliveries SET (autovacuum_vacuum_scale_factor = 0.02, autovacuum_vacuum_threshold = 200,
+    autovacuum_analyze_scale_factor = 0.02, autovacuum_analyze_threshold = 200);
 
 -- +goose Down
-DROP INDEX webhook_deliveries_in_flight;
+DROP INDEX webhook_deliveries_leased;
+DROP INDEX webhook_deliveries_waiting;
+CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_attempt_at)
+    WHERE status IN ('pending', 'failed', 'in_flight');
+ALTER TABLE webhook_deliveries RESET (autovacuum_vacuum_scale_factor, autovacuum_vacuum_threshold,
+    autovacuum_analyze_scale_factor, autovacuum_analyze_threshold);
 DROP INDEX events_created;
 DROP INDEX webhook_deliveries_event;
 DROP TRIGGER webhook_deliveries_wake ON webhook_deliveries;

@@ -79,7 +79,7 @@ func NewClient(o ClientOptions) (*http.Client, error) {
 		Timeout: timeout,
 		Transport: &http.Transport{Proxy: nil, DialContext: dial, TLSClientConfig: &tls.Config{RootCAs: roots,
 			MinVersion: tls.VersionTLS12}, MaxResponseHeaderBytes: 16 << 10, TLSHandshakeTimeout: 5 * time.Second,
-			ResponseHeaderTimeout: timeout, MaxIdleConnsPerHost: 4, IdleConnTimeout: 90 * time.Second},
+			ResponseHeaderTimeout: timeout, MaxIdleConnsPerHost: 16, MaxIdleConns: 256, IdleConnTimeout: 90 * time.Second},
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}, nil
 }

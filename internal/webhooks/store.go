@@ -121,19 +121,28 @@ type Claimed struct {
 func (s *Store) Claim(ctx context.Context, lease time.Duration, perWebhook int) (*Claimed, error) {
 	var out []Claimed
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		WITH next AS (
+		WITH expired AS (
 			SELECT d.company_id, d.id FROM webhook_deliveries d
-			JOIN webhooks w ON w.company_id = d.company_id AND w.id = d.webhook_id AND w.active
-			WHERE (d.status IN ('pending', 'failed') AND d.next_attempt_at <= now()
-				OR d.status = 'in_flight' AND d.lease_until <= now())
-			  AND (SELECT count(*) FROM webhook_deliveries f WHERE f.company_id = d.company_id
-					AND f.webhook_id = d.webhook_id AND f.status = 'in_flight' AND f.lease_until > now()) < $3
-			ORDER BY d.next_attempt_at LIMIT 1 FOR UPDATE OF d SKIP LOCKED)
-		UPDATE webhook_deliveries d SET status = 'in_flight', attempts = least(d.attempts + 1, $4), lease_token = $1,
-			lease_until = now() + $2::interval
-		FROM next, webhooks w
-		WHERE d.company_id = next.company_id AND d.id = next.id AND w.company_id = d.company_id AND w.id = d.webhook_id
-		RETURNING d.*, w.webhook_url, w.secret_sealed`, uuid.New(), fmt.Sprintf("%d milliseconds", lease.Milliseconds()), perWebhook,
+			WHERE d.status = 'in_flight' AND d.lease_until <= now()
+			  AND EXISTS (SELECT FROM webhooks w WHERE w.company_id = d.company_id AND w.id = d.webhook_id AND w.active)
+			ORDER BY d.lease_until LIMIT 1 FOR UPDATE OF d SKIP LOCKED),
+		due AS (
+			SELECT d.company_id, d.id FROM webhook_deliveries d
+			WHERE NOT EXISTS (SELECT FROM expired)
+			  AND d.status IN ('pending', 'failed') AND d.next_attempt_at <= now()
+			  AND EXISTS (SELECT FROM webhooks w WHERE w.company_id = d.company_id AND w.id = d.webhook_id AND w.active)
+			  AND d.webhook_id <> ALL (ARRAY(SELECT f.webhook_id FROM webhook_deliveries f
+					WHERE f.status = 'in_flight' AND f.lease_until > now()
+					GROUP BY f.webhook_id HAVING count(*) >= $3))
+			ORDER BY d.next_attempt_at LIMIT 1 FOR UPDATE OF d SKIP LOCKED),
+		next AS (SELECT * FROM expired UNION ALL SELECT * FROM due),
+		claimed AS (
+			UPDATE webhook_deliveries d SET status = 'in_flight', attempts = least(d.attempts + 1, $4), lease_token = $1,
+				lease_until = now() + $2::interval
+			FROM next WHERE d.company_id = next.company_id AND d.id = next.id
+			RETURNING d.*)
+		SELECT c.*, w.webhook_url, w.secret_sealed FROM claimed c
+		JOIN webhooks w ON w.company_id = c.company_id AND w.id = c.webhook_id AND w.active`, uuid.New(), fmt.Sprintf("%d milliseconds", lease.Milliseconds()), perWebhook,
 		len(Retries)+1)
 	if err != nil || len(out) == 0 {
 		return nil, err
@@ -166,9 +175,13 @@ func (s *Store) Record(ctx context.Context, d Claimed, o Outcome, a Attempt, nex
 		return false, err
 	}
 	if o.Disable != "" && d.WebhookID != nil {
-		_, err = s.db.Q(ctx).ExecContext(ctx, `UPDATE webhooks SET active = false, disabled_at = now(),
-			disabled_reason = $3, updated_at = now() WHERE company_id = $1 AND id = $2 AND active`,
-			d.CompanyID, *d.WebhookID, o.Disable)
+		// Disabled, it takes no attempts: what waits, and what another
+		// worker is attempting, ends as a pause ends it.
+		_, err = s.db.Q(ctx).ExecContext(ctx, `WITH off AS (UPDATE webhooks SET active = false, disabled_at = now(),
+				disabled_reason = $3, updated_at = now() WHERE company_id = $1 AND id = $2 AND active RETURNING id)
+			UPDATE webhook_deliveries SET status = 'dead', error = $4, lease_token = NULL, lease_until = NULL
+			WHERE company_id = $1 AND webhook_id IN (SELECT id FROM off) AND status IN ('pending', 'failed', 'in_flight')`,
+			d.CompanyID, *d.WebhookID, o.Disable, EndInactive)
 	}
 	return true, err
 }
