@@ -1353,6 +1353,27 @@ func (e FiscalPeriodState) Valid() bool {
 	}
 }
 
+// Defines values for FiscalPeriodEventState.
+const (
+	FiscalPeriodEventStateClosed FiscalPeriodEventState = "closed"
+	FiscalPeriodEventStateLocked FiscalPeriodEventState = "locked"
+	FiscalPeriodEventStateOpen   FiscalPeriodEventState = "open"
+)
+
+// Valid indicates whether the value is a known member of the FiscalPeriodEventState enum.
+func (e FiscalPeriodEventState) Valid() bool {
+	switch e {
+	case FiscalPeriodEventStateClosed:
+		return true
+	case FiscalPeriodEventStateLocked:
+		return true
+	case FiscalPeriodEventStateOpen:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FiscalPeriodPreviewState.
 const (
 	FiscalPeriodPreviewStateClosed FiscalPeriodPreviewState = "closed"
@@ -3363,6 +3384,9 @@ type AccountUpdateResult struct {
 // AccountingMethod accrual = faktureringsmetoden, cash = kontantmetoden.
 type AccountingMethod string
 
+// AgiGeneratedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
+type AgiGeneratedPayload map[string]interface{}
+
 // Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 type Amount = money.Amount
 
@@ -3914,6 +3938,15 @@ type CounterpartyInput struct {
 	SupplierId *openapi_types.UUID `json:"supplier_id,omitempty"`
 }
 
+// CreditNoteCreatedPayload A credit note was issued against an invoice.
+type CreditNoteCreatedPayload struct {
+	// CreditNote An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
+	CreditNote Invoice `json:"credit_note"`
+
+	// CreditedInvoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
+	CreditedInvoice Invoice `json:"credited_invoice"`
+}
+
 // Customer A customer (kund).
 type Customer struct {
 	AddressLine1   nullable.Nullable[string]    `json:"address_line1"`
@@ -4080,6 +4113,12 @@ type CustomerCreateDryRun struct {
 
 	// Preview A customer as a dry run of create would store it: id, created_at and updated_at are null.
 	Preview CustomerPreview `json:"preview"`
+}
+
+// CustomerCreatedPayload A customer was created.
+type CustomerCreatedPayload struct {
+	// Customer A customer (kund).
+	Customer Customer `json:"customer"`
 }
 
 // CustomerDryRun A dry run's answer: the customer as the change would leave it; nothing was stored.
@@ -4906,6 +4945,12 @@ type DocumentUploaded struct {
 	Version int `json:"version"`
 }
 
+// DocumentUploadedPayload A document (underlag) was uploaded.
+type DocumentUploadedPayload struct {
+	// Document A document with its versions and what holds it.
+	Document DocumentDetail `json:"document"`
+}
+
 // DocumentUploadedResponse defines model for DocumentUploadedResponse.
 type DocumentUploadedResponse struct {
 	// Data The document as stored by an upload. The upload and download responses call its id `id`; the list and detail call it `document_id`.
@@ -5041,7 +5086,12 @@ type FeedEvent struct {
 // FeedEventData defines model for FeedEventData.
 type FeedEventData struct {
 	// Object The event's payload, as in the webhook delivery of its type (see the document's webhooks).
-	Object map[string]interface{} `json:"object"`
+	Object FeedEventData_Object `json:"object"`
+}
+
+// FeedEventData_Object The event's payload, as in the webhook delivery of its type (see the document's webhooks).
+type FeedEventData_Object struct {
+	union json.RawMessage
 }
 
 // FeedEventType An event type of the pull feed: the subscribable ones, and transaction.synced and operation.completed, which are only in the feed. webhook.test is never in it.
@@ -5113,6 +5163,21 @@ type FiscalPeriodDryRun struct {
 type FiscalPeriodEnvelope struct {
 	FiscalPeriod FiscalPeriod `json:"fiscal_period"`
 }
+
+// FiscalPeriodEvent A fiscal period as events carry it.
+type FiscalPeriodEvent struct {
+	ClosedAt       nullable.Nullable[time.Time]          `json:"closed_at"`
+	Id             openapi_types.UUID                    `json:"id"`
+	LockedAt       nullable.Nullable[time.Time]          `json:"locked_at"`
+	Name           string                                `json:"name"`
+	PeriodEnd      openapi_types.Date                    `json:"period_end"`
+	PeriodStart    openapi_types.Date                    `json:"period_start"`
+	State          FiscalPeriodEventState                `json:"state"`
+	YearEndEntryId nullable.Nullable[openapi_types.UUID] `json:"year_end_entry_id"`
+}
+
+// FiscalPeriodEventState defines model for FiscalPeriodEvent.State.
+type FiscalPeriodEventState string
 
 // FiscalPeriodList defines model for FiscalPeriodList.
 type FiscalPeriodList struct {
@@ -5850,6 +5915,12 @@ type InvoiceCreateDryRun struct {
 	Preview InvoicePreview `json:"preview"`
 }
 
+// InvoiceCreatedPayload A draft invoice was created.
+type InvoiceCreatedPayload struct {
+	// Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
+	Invoice Invoice `json:"invoice"`
+}
+
 // InvoiceCreditCreate Why the invoice is credited; kept as the credit note's notes (default: "Kreditering av faktura <number>").
 type InvoiceCreditCreate struct {
 	Reason nullable.Nullable[string] `json:"reason,omitempty"`
@@ -6211,6 +6282,18 @@ type InvoicePaid struct {
 	VerifikatLines []PostingLine `json:"verifikat_lines"`
 }
 
+// InvoicePaidPayload An invoice was paid in full: the payment that settled it.
+type InvoicePaidPayload struct {
+	CompanyId openapi_types.UUID `json:"companyId"`
+
+	// Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
+	Invoice Invoice `json:"invoice"`
+
+	// PaymentAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	PaymentAmount Amount             `json:"paymentAmount"`
+	PaymentDate   openapi_types.Date `json:"paymentDate"`
+}
+
 // InvoicePaidResponse defines model for InvoicePaidResponse.
 type InvoicePaidResponse struct {
 	// Data The invoice with the payment recorded, and the verifikat that booked it (on a dry run payment_id and journal_entry_id are null and verifikat_lines show what would be posted).
@@ -6468,6 +6551,12 @@ type InvoiceSent struct {
 	VerifikatLines []PostingLine `json:"verifikat_lines"`
 }
 
+// InvoiceSentPayload An invoice was sent (issued): it has its number and verifikat.
+type InvoiceSentPayload struct {
+	// Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
+	Invoice Invoice `json:"invoice"`
+}
+
 // InvoiceSentResponse defines model for InvoiceSentResponse.
 type InvoiceSentResponse struct {
 	// Data An issued invoice: its number, OCR reference and the verifikat that booked it (null under kontantmetoden, when booking is deferred, for a proforma, and on a dry run, which shows verifikat_lines all the same).
@@ -6689,6 +6778,22 @@ type JournalEntry struct {
 	VoucherSeries string `json:"voucher_series"`
 }
 
+// JournalEntryCommittedPayload A verifikat was posted: the verifikat.
+type JournalEntryCommittedPayload = JournalEntryEvent
+
+// JournalEntryCorrectedPayload A verifikat was corrected: by storno and a replacement (reversal present), or by a rättelse (rattelse_id present).
+type JournalEntryCorrectedPayload struct {
+	// Corrected A verifikat as events carry it.
+	Corrected JournalEntryEvent `json:"corrected"`
+
+	// Original A verifikat as events carry it.
+	Original   JournalEntryEvent   `json:"original"`
+	RattelseId *openapi_types.UUID `json:"rattelse_id,omitempty"`
+
+	// Reversal A verifikat as events carry it.
+	Reversal *JournalEntryEvent `json:"reversal,omitempty"`
+}
+
 // JournalEntryCreate defines model for JournalEntryCreate.
 type JournalEntryCreate struct {
 	// Counterparty The counterparty (motpart); null or absent for none.
@@ -6716,6 +6821,41 @@ type JournalEntryDryRun struct {
 
 	// Preview The entry a dry run would store: no id or timestamps. A commit preview shows the voucher number the commit would take.
 	Preview JournalEntryPreview `json:"preview"`
+}
+
+// JournalEntryEvent A verifikat as events carry it.
+type JournalEntryEvent struct {
+	CorrectionOfId nullable.Nullable[openapi_types.UUID] `json:"correction_of_id"`
+	Description    string                                `json:"description"`
+	EntryDate      openapi_types.Date                    `json:"entry_date"`
+	FiscalPeriodId openapi_types.UUID                    `json:"fiscal_period_id"`
+	Id             openapi_types.UUID                    `json:"id"`
+	Lines          []JournalEntryEventLine               `json:"lines"`
+	Notes          nullable.Nullable[string]             `json:"notes"`
+	ReversedById   nullable.Nullable[openapi_types.UUID] `json:"reversed_by_id"`
+	ReversesId     nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
+	SourceId       nullable.Nullable[string]             `json:"source_id"`
+	SourceType     string                                `json:"source_type"`
+	Status         string                                `json:"status"`
+	VoucherNumber  nullable.Nullable[int]                `json:"voucher_number"`
+	VoucherSeries  nullable.Nullable[string]             `json:"voucher_series"`
+}
+
+// JournalEntryEventLine defines model for JournalEntryEventLine.
+type JournalEntryEventLine struct {
+	AccountNumber string `json:"account_number"`
+
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	CreditAmount Amount `json:"credit_amount"`
+
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	DebitAmount Amount `json:"debit_amount"`
+
+	// Dimensions SIE dimension number to the value's code.
+	Dimensions      nullable.Nullable[map[string]string] `json:"dimensions"`
+	Id              openapi_types.UUID                   `json:"id"`
+	LineDescription nullable.Nullable[string]            `json:"line_description"`
+	SortOrder       int                                  `json:"sort_order"`
 }
 
 // JournalEntryList defines model for JournalEntryList.
@@ -6826,6 +6966,15 @@ type JournalEntryResultResponse struct {
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// JournalEntryReversedPayload A verifikat was reversed (storno): the original and the reversal.
+type JournalEntryReversedPayload struct {
+	// Original A verifikat as events carry it.
+	Original JournalEntryEvent `json:"original"`
+
+	// Reversal A verifikat as events carry it.
+	Reversal JournalEntryEvent `json:"reversal"`
 }
 
 // JournalEntryStatus draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
@@ -7788,6 +7937,15 @@ type PeppolRecipientSource string
 // Percentage A percentage with at most two decimals (8.5 = 8.5 %).
 type Percentage = money.Amount
 
+// PeriodLockedPayload A fiscal period was locked.
+type PeriodLockedPayload = FiscalPeriodEvent
+
+// PeriodUnlockedPayload A fiscal period was unlocked.
+type PeriodUnlockedPayload = FiscalPeriodEvent
+
+// PeriodYearClosedPayload A fiscal year was closed (its year-end verifikat posted).
+type PeriodYearClosedPayload = FiscalPeriodEvent
+
 // PostedBy Who posted the verifikat (committed it, or ran the storno, correction or year-end that posted it): the person behind the key and the key's label, as they were then. Null on entries posted before Kontera kept it.
 type PostedBy struct {
 	// Email Their e-mail, as it was then.
@@ -7914,6 +8072,18 @@ type RattelseLogResponse struct {
 // ReadOnlyCode defines model for ReadOnlyCode.
 type ReadOnlyCode string
 
+// ReconciliationMatchedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
+type ReconciliationMatchedPayload map[string]interface{}
+
+// ReconciliationReopenedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
+type ReconciliationReopenedPayload map[string]interface{}
+
+// ReconciliationSignedOffPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
+type ReconciliationSignedOffPayload map[string]interface{}
+
+// ReconciliationUnmatchedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
+type ReconciliationUnmatchedPayload map[string]interface{}
+
 // ReminderText defines model for ReminderText.
 type ReminderText struct {
 	Body    nullable.Nullable[string] `json:"body,omitempty"`
@@ -7937,6 +8107,15 @@ type ReportPeriod struct {
 
 // Role The user's role in a company. Viewers are read-only; some operations are for owners and admins only.
 type Role string
+
+// SalaryRunApprovedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
+type SalaryRunApprovedPayload map[string]interface{}
+
+// SalaryRunBookedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
+type SalaryRunBookedPayload map[string]interface{}
+
+// SalaryRunCreatedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
+type SalaryRunCreatedPayload map[string]interface{}
 
 // SalaryVacationYearBasis defines model for SalaryVacationYearBasis.
 type SalaryVacationYearBasis string
@@ -8252,6 +8431,12 @@ type SupplierCreateDryRun struct {
 	Preview SupplierPreview `json:"preview"`
 }
 
+// SupplierCreatedPayload A supplier was created.
+type SupplierCreatedPayload struct {
+	// Supplier A supplier (leverantör).
+	Supplier Supplier `json:"supplier"`
+}
+
 // SupplierCurrency The currency the supplier usually invoices in.
 type SupplierCurrency string
 
@@ -8391,6 +8576,11 @@ type SupplierInvoiceApproved struct {
 
 // SupplierInvoiceApprovedStatus defines model for SupplierInvoiceApproved.Status.
 type SupplierInvoiceApprovedStatus string
+
+// SupplierInvoiceApprovedPayload A supplier invoice was approved for payment.
+type SupplierInvoiceApprovedPayload struct {
+	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
+}
 
 // SupplierInvoiceApprovedResponse defines model for SupplierInvoiceApprovedResponse.
 type SupplierInvoiceApprovedResponse struct {
@@ -8541,6 +8731,12 @@ type SupplierInvoiceCredited struct {
 	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	Total          Amount        `json:"total"`
 	VerifikatLines []PostingLine `json:"verifikat_lines"`
+}
+
+// SupplierInvoiceCreditedPayload A supplier invoice was credited: the invoice and its credit note.
+type SupplierInvoiceCreditedPayload struct {
+	CreditNote      SupplierInvoice `json:"credit_note"`
+	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
 }
 
 // SupplierInvoiceCreditedResponse defines model for SupplierInvoiceCreditedResponse.
@@ -8712,6 +8908,11 @@ type SupplierInvoicePaid struct {
 	VerifikatLines []PostingLine `json:"verifikat_lines"`
 }
 
+// SupplierInvoicePaidPayload A supplier invoice was paid in full.
+type SupplierInvoicePaidPayload struct {
+	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
+}
+
 // SupplierInvoicePaidResponse defines model for SupplierInvoicePaidResponse.
 type SupplierInvoicePaidResponse struct {
 	Data SupplierInvoicePaid `json:"data"`
@@ -8868,6 +9069,11 @@ type SupplierInvoicePreview struct {
 // SupplierInvoicePreviewDisputedFrom defines model for SupplierInvoicePreview.DisputedFrom.
 type SupplierInvoicePreviewDisputedFrom string
 
+// SupplierInvoiceRegisteredPayload A supplier invoice was registered (its arrival number taken).
+type SupplierInvoiceRegisteredPayload struct {
+	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
+}
+
 // SupplierInvoiceResponse defines model for SupplierInvoiceResponse.
 type SupplierInvoiceResponse struct {
 	Data SupplierInvoice `json:"data"`
@@ -8914,6 +9120,12 @@ type SupplierInvoiceUncredited struct {
 	ReversalEntryId      nullable.Nullable[openapi_types.UUID] `json:"reversal_entry_id"`
 	ReversedCreditNoteId nullable.Nullable[openapi_types.UUID] `json:"reversed_credit_note_id"`
 	SupplierInvoice      SupplierInvoiceSummary                `json:"supplier_invoice"`
+}
+
+// SupplierInvoiceUncreditedPayload A supplier invoice's credit was undone (its verifikat reversed).
+type SupplierInvoiceUncreditedPayload struct {
+	CreditNote      SupplierInvoice `json:"credit_note"`
+	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
 }
 
 // SupplierInvoiceUncreditedResponse defines model for SupplierInvoiceUncreditedResponse.
@@ -9305,6 +9517,12 @@ type TaxProfileSettings struct {
 	VoucherSeriesLabels nullable.Nullable[map[string]string] `json:"voucher_series_labels"`
 	Website             nullable.Nullable[string]            `json:"website"`
 }
+
+// TransactionCategorizedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
+type TransactionCategorizedPayload map[string]interface{}
+
+// TransactionReconciledPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
+type TransactionReconciledPayload map[string]interface{}
 
 // TrialBalance defines model for TrialBalance.
 type TrialBalance struct {
@@ -11856,6 +12074,744 @@ func (t DimensionValueOutcome) MarshalJSON() ([]byte, error) {
 }
 
 func (t *DimensionValueOutcome) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAgiGeneratedPayload returns the union data inside the FeedEventData_Object as a AgiGeneratedPayload
+func (t FeedEventData_Object) AsAgiGeneratedPayload() (AgiGeneratedPayload, error) {
+	var body AgiGeneratedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAgiGeneratedPayload overwrites any union data inside the FeedEventData_Object as the provided AgiGeneratedPayload
+func (t *FeedEventData_Object) FromAgiGeneratedPayload(v AgiGeneratedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAgiGeneratedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided AgiGeneratedPayload
+func (t *FeedEventData_Object) MergeAgiGeneratedPayload(v AgiGeneratedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCreditNoteCreatedPayload returns the union data inside the FeedEventData_Object as a CreditNoteCreatedPayload
+func (t FeedEventData_Object) AsCreditNoteCreatedPayload() (CreditNoteCreatedPayload, error) {
+	var body CreditNoteCreatedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCreditNoteCreatedPayload overwrites any union data inside the FeedEventData_Object as the provided CreditNoteCreatedPayload
+func (t *FeedEventData_Object) FromCreditNoteCreatedPayload(v CreditNoteCreatedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCreditNoteCreatedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided CreditNoteCreatedPayload
+func (t *FeedEventData_Object) MergeCreditNoteCreatedPayload(v CreditNoteCreatedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCustomerCreatedPayload returns the union data inside the FeedEventData_Object as a CustomerCreatedPayload
+func (t FeedEventData_Object) AsCustomerCreatedPayload() (CustomerCreatedPayload, error) {
+	var body CustomerCreatedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCustomerCreatedPayload overwrites any union data inside the FeedEventData_Object as the provided CustomerCreatedPayload
+func (t *FeedEventData_Object) FromCustomerCreatedPayload(v CustomerCreatedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCustomerCreatedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided CustomerCreatedPayload
+func (t *FeedEventData_Object) MergeCustomerCreatedPayload(v CustomerCreatedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsDocumentUploadedPayload returns the union data inside the FeedEventData_Object as a DocumentUploadedPayload
+func (t FeedEventData_Object) AsDocumentUploadedPayload() (DocumentUploadedPayload, error) {
+	var body DocumentUploadedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromDocumentUploadedPayload overwrites any union data inside the FeedEventData_Object as the provided DocumentUploadedPayload
+func (t *FeedEventData_Object) FromDocumentUploadedPayload(v DocumentUploadedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeDocumentUploadedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided DocumentUploadedPayload
+func (t *FeedEventData_Object) MergeDocumentUploadedPayload(v DocumentUploadedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsInvoiceCreatedPayload returns the union data inside the FeedEventData_Object as a InvoiceCreatedPayload
+func (t FeedEventData_Object) AsInvoiceCreatedPayload() (InvoiceCreatedPayload, error) {
+	var body InvoiceCreatedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInvoiceCreatedPayload overwrites any union data inside the FeedEventData_Object as the provided InvoiceCreatedPayload
+func (t *FeedEventData_Object) FromInvoiceCreatedPayload(v InvoiceCreatedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeInvoiceCreatedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided InvoiceCreatedPayload
+func (t *FeedEventData_Object) MergeInvoiceCreatedPayload(v InvoiceCreatedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsInvoicePaidPayload returns the union data inside the FeedEventData_Object as a InvoicePaidPayload
+func (t FeedEventData_Object) AsInvoicePaidPayload() (InvoicePaidPayload, error) {
+	var body InvoicePaidPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInvoicePaidPayload overwrites any union data inside the FeedEventData_Object as the provided InvoicePaidPayload
+func (t *FeedEventData_Object) FromInvoicePaidPayload(v InvoicePaidPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeInvoicePaidPayload performs a merge with any union data inside the FeedEventData_Object, using the provided InvoicePaidPayload
+func (t *FeedEventData_Object) MergeInvoicePaidPayload(v InvoicePaidPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsInvoiceSentPayload returns the union data inside the FeedEventData_Object as a InvoiceSentPayload
+func (t FeedEventData_Object) AsInvoiceSentPayload() (InvoiceSentPayload, error) {
+	var body InvoiceSentPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInvoiceSentPayload overwrites any union data inside the FeedEventData_Object as the provided InvoiceSentPayload
+func (t *FeedEventData_Object) FromInvoiceSentPayload(v InvoiceSentPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeInvoiceSentPayload performs a merge with any union data inside the FeedEventData_Object, using the provided InvoiceSentPayload
+func (t *FeedEventData_Object) MergeInvoiceSentPayload(v InvoiceSentPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJournalEntryCommittedPayload returns the union data inside the FeedEventData_Object as a JournalEntryCommittedPayload
+func (t FeedEventData_Object) AsJournalEntryCommittedPayload() (JournalEntryCommittedPayload, error) {
+	var body JournalEntryCommittedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalEntryCommittedPayload overwrites any union data inside the FeedEventData_Object as the provided JournalEntryCommittedPayload
+func (t *FeedEventData_Object) FromJournalEntryCommittedPayload(v JournalEntryCommittedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalEntryCommittedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided JournalEntryCommittedPayload
+func (t *FeedEventData_Object) MergeJournalEntryCommittedPayload(v JournalEntryCommittedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJournalEntryCorrectedPayload returns the union data inside the FeedEventData_Object as a JournalEntryCorrectedPayload
+func (t FeedEventData_Object) AsJournalEntryCorrectedPayload() (JournalEntryCorrectedPayload, error) {
+	var body JournalEntryCorrectedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalEntryCorrectedPayload overwrites any union data inside the FeedEventData_Object as the provided JournalEntryCorrectedPayload
+func (t *FeedEventData_Object) FromJournalEntryCorrectedPayload(v JournalEntryCorrectedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalEntryCorrectedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided JournalEntryCorrectedPayload
+func (t *FeedEventData_Object) MergeJournalEntryCorrectedPayload(v JournalEntryCorrectedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsJournalEntryReversedPayload returns the union data inside the FeedEventData_Object as a JournalEntryReversedPayload
+func (t FeedEventData_Object) AsJournalEntryReversedPayload() (JournalEntryReversedPayload, error) {
+	var body JournalEntryReversedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromJournalEntryReversedPayload overwrites any union data inside the FeedEventData_Object as the provided JournalEntryReversedPayload
+func (t *FeedEventData_Object) FromJournalEntryReversedPayload(v JournalEntryReversedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeJournalEntryReversedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided JournalEntryReversedPayload
+func (t *FeedEventData_Object) MergeJournalEntryReversedPayload(v JournalEntryReversedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPeriodLockedPayload returns the union data inside the FeedEventData_Object as a PeriodLockedPayload
+func (t FeedEventData_Object) AsPeriodLockedPayload() (PeriodLockedPayload, error) {
+	var body PeriodLockedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPeriodLockedPayload overwrites any union data inside the FeedEventData_Object as the provided PeriodLockedPayload
+func (t *FeedEventData_Object) FromPeriodLockedPayload(v PeriodLockedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePeriodLockedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided PeriodLockedPayload
+func (t *FeedEventData_Object) MergePeriodLockedPayload(v PeriodLockedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPeriodUnlockedPayload returns the union data inside the FeedEventData_Object as a PeriodUnlockedPayload
+func (t FeedEventData_Object) AsPeriodUnlockedPayload() (PeriodUnlockedPayload, error) {
+	var body PeriodUnlockedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPeriodUnlockedPayload overwrites any union data inside the FeedEventData_Object as the provided PeriodUnlockedPayload
+func (t *FeedEventData_Object) FromPeriodUnlockedPayload(v PeriodUnlockedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePeriodUnlockedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided PeriodUnlockedPayload
+func (t *FeedEventData_Object) MergePeriodUnlockedPayload(v PeriodUnlockedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsPeriodYearClosedPayload returns the union data inside the FeedEventData_Object as a PeriodYearClosedPayload
+func (t FeedEventData_Object) AsPeriodYearClosedPayload() (PeriodYearClosedPayload, error) {
+	var body PeriodYearClosedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromPeriodYearClosedPayload overwrites any union data inside the FeedEventData_Object as the provided PeriodYearClosedPayload
+func (t *FeedEventData_Object) FromPeriodYearClosedPayload(v PeriodYearClosedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergePeriodYearClosedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided PeriodYearClosedPayload
+func (t *FeedEventData_Object) MergePeriodYearClosedPayload(v PeriodYearClosedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReconciliationMatchedPayload returns the union data inside the FeedEventData_Object as a ReconciliationMatchedPayload
+func (t FeedEventData_Object) AsReconciliationMatchedPayload() (ReconciliationMatchedPayload, error) {
+	var body ReconciliationMatchedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReconciliationMatchedPayload overwrites any union data inside the FeedEventData_Object as the provided ReconciliationMatchedPayload
+func (t *FeedEventData_Object) FromReconciliationMatchedPayload(v ReconciliationMatchedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReconciliationMatchedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided ReconciliationMatchedPayload
+func (t *FeedEventData_Object) MergeReconciliationMatchedPayload(v ReconciliationMatchedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReconciliationReopenedPayload returns the union data inside the FeedEventData_Object as a ReconciliationReopenedPayload
+func (t FeedEventData_Object) AsReconciliationReopenedPayload() (ReconciliationReopenedPayload, error) {
+	var body ReconciliationReopenedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReconciliationReopenedPayload overwrites any union data inside the FeedEventData_Object as the provided ReconciliationReopenedPayload
+func (t *FeedEventData_Object) FromReconciliationReopenedPayload(v ReconciliationReopenedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReconciliationReopenedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided ReconciliationReopenedPayload
+func (t *FeedEventData_Object) MergeReconciliationReopenedPayload(v ReconciliationReopenedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReconciliationSignedOffPayload returns the union data inside the FeedEventData_Object as a ReconciliationSignedOffPayload
+func (t FeedEventData_Object) AsReconciliationSignedOffPayload() (ReconciliationSignedOffPayload, error) {
+	var body ReconciliationSignedOffPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReconciliationSignedOffPayload overwrites any union data inside the FeedEventData_Object as the provided ReconciliationSignedOffPayload
+func (t *FeedEventData_Object) FromReconciliationSignedOffPayload(v ReconciliationSignedOffPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReconciliationSignedOffPayload performs a merge with any union data inside the FeedEventData_Object, using the provided ReconciliationSignedOffPayload
+func (t *FeedEventData_Object) MergeReconciliationSignedOffPayload(v ReconciliationSignedOffPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReconciliationUnmatchedPayload returns the union data inside the FeedEventData_Object as a ReconciliationUnmatchedPayload
+func (t FeedEventData_Object) AsReconciliationUnmatchedPayload() (ReconciliationUnmatchedPayload, error) {
+	var body ReconciliationUnmatchedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReconciliationUnmatchedPayload overwrites any union data inside the FeedEventData_Object as the provided ReconciliationUnmatchedPayload
+func (t *FeedEventData_Object) FromReconciliationUnmatchedPayload(v ReconciliationUnmatchedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReconciliationUnmatchedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided ReconciliationUnmatchedPayload
+func (t *FeedEventData_Object) MergeReconciliationUnmatchedPayload(v ReconciliationUnmatchedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSalaryRunApprovedPayload returns the union data inside the FeedEventData_Object as a SalaryRunApprovedPayload
+func (t FeedEventData_Object) AsSalaryRunApprovedPayload() (SalaryRunApprovedPayload, error) {
+	var body SalaryRunApprovedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryRunApprovedPayload overwrites any union data inside the FeedEventData_Object as the provided SalaryRunApprovedPayload
+func (t *FeedEventData_Object) FromSalaryRunApprovedPayload(v SalaryRunApprovedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryRunApprovedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided SalaryRunApprovedPayload
+func (t *FeedEventData_Object) MergeSalaryRunApprovedPayload(v SalaryRunApprovedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSalaryRunBookedPayload returns the union data inside the FeedEventData_Object as a SalaryRunBookedPayload
+func (t FeedEventData_Object) AsSalaryRunBookedPayload() (SalaryRunBookedPayload, error) {
+	var body SalaryRunBookedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryRunBookedPayload overwrites any union data inside the FeedEventData_Object as the provided SalaryRunBookedPayload
+func (t *FeedEventData_Object) FromSalaryRunBookedPayload(v SalaryRunBookedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryRunBookedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided SalaryRunBookedPayload
+func (t *FeedEventData_Object) MergeSalaryRunBookedPayload(v SalaryRunBookedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSalaryRunCreatedPayload returns the union data inside the FeedEventData_Object as a SalaryRunCreatedPayload
+func (t FeedEventData_Object) AsSalaryRunCreatedPayload() (SalaryRunCreatedPayload, error) {
+	var body SalaryRunCreatedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryRunCreatedPayload overwrites any union data inside the FeedEventData_Object as the provided SalaryRunCreatedPayload
+func (t *FeedEventData_Object) FromSalaryRunCreatedPayload(v SalaryRunCreatedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryRunCreatedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided SalaryRunCreatedPayload
+func (t *FeedEventData_Object) MergeSalaryRunCreatedPayload(v SalaryRunCreatedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSupplierCreatedPayload returns the union data inside the FeedEventData_Object as a SupplierCreatedPayload
+func (t FeedEventData_Object) AsSupplierCreatedPayload() (SupplierCreatedPayload, error) {
+	var body SupplierCreatedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplierCreatedPayload overwrites any union data inside the FeedEventData_Object as the provided SupplierCreatedPayload
+func (t *FeedEventData_Object) FromSupplierCreatedPayload(v SupplierCreatedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplierCreatedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided SupplierCreatedPayload
+func (t *FeedEventData_Object) MergeSupplierCreatedPayload(v SupplierCreatedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSupplierInvoiceApprovedPayload returns the union data inside the FeedEventData_Object as a SupplierInvoiceApprovedPayload
+func (t FeedEventData_Object) AsSupplierInvoiceApprovedPayload() (SupplierInvoiceApprovedPayload, error) {
+	var body SupplierInvoiceApprovedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplierInvoiceApprovedPayload overwrites any union data inside the FeedEventData_Object as the provided SupplierInvoiceApprovedPayload
+func (t *FeedEventData_Object) FromSupplierInvoiceApprovedPayload(v SupplierInvoiceApprovedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplierInvoiceApprovedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided SupplierInvoiceApprovedPayload
+func (t *FeedEventData_Object) MergeSupplierInvoiceApprovedPayload(v SupplierInvoiceApprovedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSupplierInvoiceCreditedPayload returns the union data inside the FeedEventData_Object as a SupplierInvoiceCreditedPayload
+func (t FeedEventData_Object) AsSupplierInvoiceCreditedPayload() (SupplierInvoiceCreditedPayload, error) {
+	var body SupplierInvoiceCreditedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplierInvoiceCreditedPayload overwrites any union data inside the FeedEventData_Object as the provided SupplierInvoiceCreditedPayload
+func (t *FeedEventData_Object) FromSupplierInvoiceCreditedPayload(v SupplierInvoiceCreditedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplierInvoiceCreditedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided SupplierInvoiceCreditedPayload
+func (t *FeedEventData_Object) MergeSupplierInvoiceCreditedPayload(v SupplierInvoiceCreditedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSupplierInvoicePaidPayload returns the union data inside the FeedEventData_Object as a SupplierInvoicePaidPayload
+func (t FeedEventData_Object) AsSupplierInvoicePaidPayload() (SupplierInvoicePaidPayload, error) {
+	var body SupplierInvoicePaidPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplierInvoicePaidPayload overwrites any union data inside the FeedEventData_Object as the provided SupplierInvoicePaidPayload
+func (t *FeedEventData_Object) FromSupplierInvoicePaidPayload(v SupplierInvoicePaidPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplierInvoicePaidPayload performs a merge with any union data inside the FeedEventData_Object, using the provided SupplierInvoicePaidPayload
+func (t *FeedEventData_Object) MergeSupplierInvoicePaidPayload(v SupplierInvoicePaidPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSupplierInvoiceRegisteredPayload returns the union data inside the FeedEventData_Object as a SupplierInvoiceRegisteredPayload
+func (t FeedEventData_Object) AsSupplierInvoiceRegisteredPayload() (SupplierInvoiceRegisteredPayload, error) {
+	var body SupplierInvoiceRegisteredPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplierInvoiceRegisteredPayload overwrites any union data inside the FeedEventData_Object as the provided SupplierInvoiceRegisteredPayload
+func (t *FeedEventData_Object) FromSupplierInvoiceRegisteredPayload(v SupplierInvoiceRegisteredPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplierInvoiceRegisteredPayload performs a merge with any union data inside the FeedEventData_Object, using the provided SupplierInvoiceRegisteredPayload
+func (t *FeedEventData_Object) MergeSupplierInvoiceRegisteredPayload(v SupplierInvoiceRegisteredPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSupplierInvoiceUncreditedPayload returns the union data inside the FeedEventData_Object as a SupplierInvoiceUncreditedPayload
+func (t FeedEventData_Object) AsSupplierInvoiceUncreditedPayload() (SupplierInvoiceUncreditedPayload, error) {
+	var body SupplierInvoiceUncreditedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSupplierInvoiceUncreditedPayload overwrites any union data inside the FeedEventData_Object as the provided SupplierInvoiceUncreditedPayload
+func (t *FeedEventData_Object) FromSupplierInvoiceUncreditedPayload(v SupplierInvoiceUncreditedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSupplierInvoiceUncreditedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided SupplierInvoiceUncreditedPayload
+func (t *FeedEventData_Object) MergeSupplierInvoiceUncreditedPayload(v SupplierInvoiceUncreditedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTransactionCategorizedPayload returns the union data inside the FeedEventData_Object as a TransactionCategorizedPayload
+func (t FeedEventData_Object) AsTransactionCategorizedPayload() (TransactionCategorizedPayload, error) {
+	var body TransactionCategorizedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransactionCategorizedPayload overwrites any union data inside the FeedEventData_Object as the provided TransactionCategorizedPayload
+func (t *FeedEventData_Object) FromTransactionCategorizedPayload(v TransactionCategorizedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTransactionCategorizedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided TransactionCategorizedPayload
+func (t *FeedEventData_Object) MergeTransactionCategorizedPayload(v TransactionCategorizedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTransactionReconciledPayload returns the union data inside the FeedEventData_Object as a TransactionReconciledPayload
+func (t FeedEventData_Object) AsTransactionReconciledPayload() (TransactionReconciledPayload, error) {
+	var body TransactionReconciledPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransactionReconciledPayload overwrites any union data inside the FeedEventData_Object as the provided TransactionReconciledPayload
+func (t *FeedEventData_Object) FromTransactionReconciledPayload(v TransactionReconciledPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTransactionReconciledPayload performs a merge with any union data inside the FeedEventData_Object, using the provided TransactionReconciledPayload
+func (t *FeedEventData_Object) MergeTransactionReconciledPayload(v TransactionReconciledPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t FeedEventData_Object) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *FeedEventData_Object) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

@@ -7,10 +7,13 @@ import (
 	"encoding/hex"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/httpapi"
@@ -21,7 +24,11 @@ import (
 // A webhook's registration: the secret shown once and never again, the
 // URL rules, the payroll scope, dry run and idempotent replay.
 func TestWebhookRegistration(t *testing.T) {
-	b := newHookBooks(t, 0)
+	logs := &lockedBuffer{}
+	b := newHookBooks(t, 0, func(c *httpapi.Config) {
+		c.Log = zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(logs),
+			zap.DebugLevel))
+	})
 	rc := newReceiver(t, nil)
 	body := map[string]any{"event_type": "customer.created", "webhook_url": rc.URL + "/kunder", "name": "Kundregister",
 		"description": "Nya kunder till CRM"}
@@ -67,6 +74,11 @@ func TestWebhookRegistration(t *testing.T) {
 		if bytes.Contains(r.Body, []byte(secret)) || bytes.Contains(r.Body, []byte("whsec_")) {
 			t.Fatalf("a read shows the secret: %s", r.Body)
 		}
+	}
+	b.test(id) // a delivery signed with it, logged as any other
+	rc.wait(t, 1, 5*time.Second)
+	if logs.Len() == 0 || strings.Contains(logs.String(), secret) || strings.Contains(logs.String(), "whsec_") {
+		t.Fatalf("the logs (%d bytes) hold the secret, or nothing was logged", logs.Len())
 	}
 	if got := b.get(b.path("webhooks"), b.token).list("data.webhooks"); len(got) != 1 {
 		t.Fatalf("list: %v", got)
@@ -461,3 +473,23 @@ func TestLoopbackNeverReachedWithoutTheFlag(t *testing.T) {
 		t.Fatalf("reached %d times; webhook %s", len(rc.all()), w.Body)
 	}
 }
+
+// lockedBuffer is a log sink the server writes from many goroutines.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
+}
+
+func (l *lockedBuffer) Len() int { return len(l.String()) }

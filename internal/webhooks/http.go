@@ -251,8 +251,8 @@ func (h *Handler) ListEvents(ctx context.Context, req gen.ListEventsRequestObjec
 	}
 	out := gen.EventFeed{Events: make([]gen.FeedEvent, len(rows)), HasMore: more}
 	for i, e := range rows {
-		var object map[string]any
-		if err := json.Unmarshal(e.Payload, &object); err != nil {
+		var object gen.FeedEventData_Object
+		if err := object.UnmarshalJSON(e.Payload); err != nil {
 			return nil, err
 		}
 		out.Events[i] = gen.FeedEvent{Id: e.ID, Type: gen.FeedEventType(e.Type), ApiVersion: e.APIVersion,
