@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/kontera/kontera/internal/documents/samples"
+	"github.com/kontera/kontera/internal/httpapi"
 	"github.com/kontera/kontera/internal/pgtest"
 )
 
@@ -37,12 +38,15 @@ var budgets = map[string]int64{
 	"createSupplierInvoice":   11,
 	"markSupplierInvoicePaid": 12,
 	"getDocumentFile":         1,
+	"createWebhook":           6,
+	"testWebhook":             5,
+	"listEvents":              2,
 }
 
 func TestStatementBudgets(t *testing.T) {
 	d, counter := pgtest.NewCounted(t)
 	// The workers look for work once, at start, and not while we count.
-	b := newLedgerOn(t, d, idleWorkers())
+	b := newLedgerOn(t, d, idleWorkers(), func(c *httpapi.Config) { c.Webhooks.Client.Guard.AllowLoopback = true })
 	b.get("/api/v1/api-key", b.token).status(t, 200)
 	time.Sleep(50 * time.Millisecond)
 	measure := func(name string, do func()) int64 {
@@ -126,4 +130,11 @@ func TestStatementBudgets(t *testing.T) {
 	})
 	link := b.get(b.base+"/documents/"+doc+"/download", b.token).status(t, 200).str("data.download_url")
 	measure("getDocumentFile", func() { b.get(strings.TrimPrefix(link, base), "").status(t, 200) })
+	var hook string
+	measure("createWebhook", func() {
+		hook = b.post(b.base+"/webhooks", b.token, map[string]any{"event_type": "invoice.paid",
+			"webhook_url": "https://127.0.0.1:9/kontera", "name": "Betalningar"}, "Idempotency-Key", ik()).status(t, 201).str("data.id")
+	})
+	measure("testWebhook", func() { b.post(b.base+"/webhooks/"+hook+"/test", b.token, nil).status(t, 202) })
+	measure("listEvents", func() { b.get(b.base+"/events?limit=20", b.token).status(t, 200) })
 }
