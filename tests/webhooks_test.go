@@ -189,6 +189,17 @@ func TestWebhookDeliveryAndRotation(t *testing.T) {
 	if b.count(`SELECT count(*) FROM audit_entries WHERE table_name = 'webhooks' AND record_id = $1`, hook) != 2 {
 		t.Fatal("the rotation is not audited")
 	}
+
+	// The delivery list: newest first, in pages.
+	page := b.get(b.path("webhooks/"+hook+"/deliveries?limit=2"), b.token).status(t, 200)
+	rows := page.list("data")
+	if len(rows) != 2 || rows[0].(map[string]any)["event_type"] != "webhook.test" || page.at("meta.next_cursor") == nil {
+		t.Fatalf("first page: %s", page.Body)
+	}
+	rest := b.get(b.path("webhooks/"+hook+"/deliveries?limit=2&cursor="+page.str("meta.next_cursor")), b.token).status(t, 200)
+	if r := rest.list("data"); len(r) != 1 || r[0].(map[string]any)["id"] != id || rest.at("meta.next_cursor") != nil {
+		t.Fatalf("second page: %s", rest.Body)
+	}
 }
 
 // verifies says whether h's X-Kontera-Signature verifies with secret.
@@ -447,8 +458,11 @@ func TestWebhookPauseDeleteRetry(t *testing.T) {
 func TestLoopbackNeverReachedWithoutTheFlag(t *testing.T) {
 	rc := newReceiver(t, nil)
 	b := newHookBooks(t, 0, func(c *httpapi.Config) { c.Webhooks.Client.Guard.AllowLoopback = false })
-	b.write("POST", "webhooks", map[string]any{"event_type": "customer.created", "webhook_url": rc.URL, "name": "x"}).
-		errorCode(t, 400, "VALIDATION_ERROR")
+	for _, u := range []string{rc.URL, "https://127.0.0.1/x", "https://[::1]/x", "https://[::ffff:127.0.0.1]/x",
+		"https://0x7f000001/x", "https://localhost/x"} {
+		b.write("POST", "webhooks", map[string]any{"event_type": "customer.created", "webhook_url": u, "name": "x"}).
+			errorCode(t, 400, "VALIDATION_ERROR")
+	}
 	box, err := seal.New(piiKey)
 	if err != nil {
 		t.Fatal(err)
