@@ -2,7 +2,6 @@ package webhooks
 
 import (
 	"context"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -50,16 +49,25 @@ func (w *Worker) Step(ctx context.Context) (bool, error) {
 	if err != nil || d == nil {
 		return false, err
 	}
+	// A secret that cannot be opened (the key changed) or a payload that
+	// cannot be rendered fails the attempt like a receiver that does not
+	// answer: the schedule runs its course and the delivery ends dead,
+	// never looping on a lease.
+	var a Attempt
 	secret, err := w.Box.Open(d.SecretSealed, SecretContext(d.CompanyID, *d.WebhookID))
 	if err != nil {
-		return true, fmt.Errorf("webhooks: the secret of %s: %w", *d.WebhookID, err)
+		a.Error = text("the webhook's secret cannot be read: "+err.Error(), 1000)
 	}
-	body, err := Render(d.APIVersion, d.ID.String(), d.EventType, d.EventCreatedAt, d.Payload)
-	if err != nil {
-		return true, err
+	var body []byte
+	if a.Error == "" {
+		if body, err = Render(d.APIVersion, d.ID.String(), d.EventType, d.EventCreatedAt, d.Payload); err != nil {
+			a.Error = text("the payload cannot be rendered: "+err.Error(), 1000)
+		}
 	}
-	a := Send(ctx, w.Client, Request{URL: d.URL, Secret: string(secret), ID: d.ID.String(), Type: d.EventType,
-		APIVersion: d.APIVersion, Body: body}, w.Now())
+	if a.Error == "" {
+		a = Send(ctx, w.Client, Request{URL: d.URL, Secret: string(secret), ID: d.ID.String(), Type: d.EventType,
+			APIVersion: d.APIVersion, Body: body}, w.Now())
+	}
 	if ctx.Err() != nil { // stopping: the attempt is handed back, not judged
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()

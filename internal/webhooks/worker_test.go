@@ -212,3 +212,28 @@ func TestRebindingIsRefusedAtDial(t *testing.T) {
 		t.Fatalf("reached %v, delivery %s %v, webhook disabled for %v", reached, d.Status, d.Error, reason)
 	}
 }
+
+// A secret sealed under another key (the key was changed) fails the
+// attempt without a request: the schedule runs on, nothing loops.
+func TestUnreadableSecretFailsTheAttempt(t *testing.T) {
+	reached := false
+	srv, client := receiver(t, func(http.ResponseWriter, *http.Request) { reached = true }, ClientOptions{Guard: Guard{AllowLoopback: true}})
+	b := newBooks(t, srv.URL+"/hook")
+	other, err := seal.New([]byte("another-key-another-key-another!"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.emit(t, "invoice.paid")
+	b.dispatch(t)
+	w := &Worker{Store: NewStore(b.db), DB: b.db, Box: other, Client: client, Audit: audit.NewStore(b.db), Now: time.Now}
+	if did, err := w.Step(context.Background()); !did || err != nil {
+		t.Fatalf("step: %v %v", did, err)
+	}
+	var d Delivery
+	if err := b.db.Get(&d, `SELECT * FROM webhook_deliveries WHERE company_id = $1`, b.company); err != nil {
+		t.Fatal(err)
+	}
+	if reached || d.Status != Failed || d.Attempts != 1 || d.Error == nil || !strings.Contains(*d.Error, "secret") {
+		t.Fatalf("reached %v; delivery %s, %d attempts, %v", reached, d.Status, d.Attempts, d.Error)
+	}
+}
