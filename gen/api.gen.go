@@ -231,6 +231,81 @@ func (e CapabilityGrantSource) Valid() bool {
 	}
 }
 
+// Defines values for CashAccountSource.
+const (
+	CashAccountSourceBankFeed  CashAccountSource = "bank_feed"
+	CashAccountSourceManual    CashAccountSource = "manual"
+	CashAccountSourceSieImport CashAccountSource = "sie_import"
+)
+
+// Valid indicates whether the value is a known member of the CashAccountSource enum.
+func (e CashAccountSource) Valid() bool {
+	switch e {
+	case CashAccountSourceBankFeed:
+		return true
+	case CashAccountSourceManual:
+		return true
+	case CashAccountSourceSieImport:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CashAccountCurrency.
+const (
+	CashAccountCurrencyCHF CashAccountCurrency = "CHF"
+	CashAccountCurrencyDKK CashAccountCurrency = "DKK"
+	CashAccountCurrencyEUR CashAccountCurrency = "EUR"
+	CashAccountCurrencyGBP CashAccountCurrency = "GBP"
+	CashAccountCurrencyNOK CashAccountCurrency = "NOK"
+	CashAccountCurrencySEK CashAccountCurrency = "SEK"
+	CashAccountCurrencyUSD CashAccountCurrency = "USD"
+)
+
+// Valid indicates whether the value is a known member of the CashAccountCurrency enum.
+func (e CashAccountCurrency) Valid() bool {
+	switch e {
+	case CashAccountCurrencyCHF:
+		return true
+	case CashAccountCurrencyDKK:
+		return true
+	case CashAccountCurrencyEUR:
+		return true
+	case CashAccountCurrencyGBP:
+		return true
+	case CashAccountCurrencyNOK:
+		return true
+	case CashAccountCurrencySEK:
+		return true
+	case CashAccountCurrencyUSD:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for CashAccountPreviewSource.
+const (
+	CashAccountPreviewSourceBankFeed  CashAccountPreviewSource = "bank_feed"
+	CashAccountPreviewSourceManual    CashAccountPreviewSource = "manual"
+	CashAccountPreviewSourceSieImport CashAccountPreviewSource = "sie_import"
+)
+
+// Valid indicates whether the value is a known member of the CashAccountPreviewSource enum.
+func (e CashAccountPreviewSource) Valid() bool {
+	switch e {
+	case CashAccountPreviewSourceBankFeed:
+		return true
+	case CashAccountPreviewSourceManual:
+		return true
+	case CashAccountPreviewSourceSieImport:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ClientSourceType.
 const (
 	ClientSourceTypeBankTransaction              ClientSourceType = "bank_transaction"
@@ -594,6 +669,7 @@ const (
 	ErrorCodeCAPABILITYBLOCKED                          ErrorCode = "CAPABILITY_BLOCKED"
 	ErrorCodeCASHACCOUNTIBANDUPLICATE                   ErrorCode = "CASH_ACCOUNT_IBAN_DUPLICATE"
 	ErrorCodeCASHACCOUNTLEDGERTAKEN                     ErrorCode = "CASH_ACCOUNT_LEDGER_TAKEN"
+	ErrorCodeCASHACCOUNTNOTFOUND                        ErrorCode = "CASH_ACCOUNT_NOT_FOUND"
 	ErrorCodeCOMPANYCONTEXTMISSING                      ErrorCode = "COMPANY_CONTEXT_MISSING"
 	ErrorCodeCONFLICT                                   ErrorCode = "CONFLICT"
 	ErrorCodeCONNECTIONREADONLY                         ErrorCode = "CONNECTION_READ_ONLY"
@@ -834,6 +910,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeCASHACCOUNTIBANDUPLICATE:
 		return true
 	case ErrorCodeCASHACCOUNTLEDGERTAKEN:
+		return true
+	case ErrorCodeCASHACCOUNTNOTFOUND:
 		return true
 	case ErrorCodeCOMPANYCONTEXTMISSING:
 		return true
@@ -3549,6 +3627,171 @@ type CapabilityList struct {
 // CapabilityListResponse defines model for CapabilityListResponse.
 type CapabilityListResponse struct {
 	Data CapabilityList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CashAccount A bank account of the company, booked on its own 19xx account.
+type CashAccount struct {
+	// AvailableBalance As the bank reports it; null for manual and SIE accounts.
+	AvailableBalance nullable.Nullable[Amount] `json:"available_balance"`
+
+	// Balance As the bank reports it; null for manual and SIE accounts.
+	Balance          nullable.Nullable[Amount]    `json:"balance"`
+	BalanceUpdatedAt nullable.Nullable[time.Time] `json:"balance_updated_at"`
+
+	// BankConnected A bank connection feeds it.
+	BankConnected bool               `json:"bank_connected"`
+	CashAccountId openapi_types.UUID `json:"cash_account_id"`
+	CreatedAt     time.Time          `json:"created_at"`
+
+	// Currency The currency a cash account holds.
+	Currency CashAccountCurrency       `json:"currency"`
+	Enabled  bool                      `json:"enabled"`
+	Iban     nullable.Nullable[string] `json:"iban"`
+
+	// InvoicePayee It may be printed on invoices as where to pay.
+	InvoicePayee bool `json:"invoice_payee"`
+
+	// IsPrimary The company's primary cash account: the default where none is named. Exactly one once any exists.
+	IsPrimary bool `json:"is_primary"`
+
+	// LedgerAccount The BAS 19xx account its transactions book on; fixed for the account's life.
+	LedgerAccount string `json:"ledger_account"`
+	Name          string `json:"name"`
+
+	// Payee Payment details shown on invoices in one currency.
+	Payee PaymentAccount `json:"payee"`
+
+	// Source manual: made here; bank_feed: brought by a bank connection; sie_import: from an SIE file.
+	Source    CashAccountSource `json:"source"`
+	UpdatedAt time.Time         `json:"updated_at"`
+
+	// VoucherSeries The series its verifikat are numbered in; null: the per-source default.
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series"`
+}
+
+// CashAccountSource manual: made here; bank_feed: brought by a bank connection; sie_import: from an SIE file.
+type CashAccountSource string
+
+// CashAccountCreate defines model for CashAccountCreate.
+type CashAccountCreate struct {
+	// Currency The currency a cash account holds.
+	Currency CashAccountCurrency `json:"currency"`
+
+	// Iban Kontera's extension: the account's IBAN (check digits verified). One cash account per IBAN and currency: 409 CASH_ACCOUNT_IBAN_DUPLICATE; a bank connection bringing the same IBAN takes the row over.
+	Iban *string `json:"iban,omitempty"`
+
+	// InvoicePayee It may be printed on invoices as where to pay. Creating never makes it a currency's payee default (PUT payee-defaults).
+	InvoicePayee *bool `json:"invoice_payee,omitempty"`
+
+	// LedgerAccount 1920-1999. Left out: the currency's default (SEK 1930, EUR 1932, USD 1933, GBP 1934) unless another cash account has it, else the first free account of 1931-1959 that is no currency's default and not in the chart. Never 1910-1919 (cash). Added to the chart when missing. Another cash account's: 409 CASH_ACCOUNT_LEDGER_TAKEN.
+	LedgerAccount *string `json:"ledger_account,omitempty"`
+	Name          string  `json:"name"`
+
+	// Payee Payment details shown on invoices in one currency.
+	Payee *PaymentAccount `json:"payee,omitempty"`
+}
+
+// CashAccountCreateDryRun A dry run's answer: the cash account as it would be opened; nothing was stored.
+type CashAccountCreateDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview The cash account as it would be opened: no id, nothing stored.
+	Preview CashAccountPreview `json:"preview"`
+}
+
+// CashAccountCurrency The currency a cash account holds.
+type CashAccountCurrency string
+
+// CashAccountList defines model for CashAccountList.
+type CashAccountList struct {
+	CashAccounts []CashAccount `json:"cash_accounts"`
+
+	// PayeeDefaults Kontera's extension: per currency, the cash account invoices in it print as payee.
+	PayeeDefaults map[string]openapi_types.UUID `json:"payee_defaults"`
+}
+
+// CashAccountListResponse defines model for CashAccountListResponse.
+type CashAccountListResponse struct {
+	Data CashAccountList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CashAccountPatch What to change; what is left out stays. ledger_account and currency never change.
+type CashAccountPatch struct {
+	// Enabled false hides it from enabled_only lists and payee choice; the primary cannot be disabled (409 CONFLICT): make another primary first.
+	Enabled      *bool   `json:"enabled,omitempty"`
+	InvoicePayee *bool   `json:"invoice_payee,omitempty"`
+	Name         *string `json:"name,omitempty"`
+
+	// Payee The payment details invoices print for it; replaced whole, null clears.
+	Payee nullable.Nullable[PaymentAccount] `json:"payee,omitempty"`
+
+	// VoucherSeries One letter A-Z; null: the per-source default.
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series,omitempty"`
+}
+
+// CashAccountPreview The cash account as it would be opened: no id, nothing stored.
+type CashAccountPreview struct {
+	// AvailableBalance As the bank reports it; null for manual and SIE accounts.
+	AvailableBalance nullable.Nullable[Amount] `json:"available_balance"`
+
+	// Balance As the bank reports it; null for manual and SIE accounts.
+	Balance          nullable.Nullable[Amount]    `json:"balance"`
+	BalanceUpdatedAt nullable.Nullable[time.Time] `json:"balance_updated_at"`
+
+	// BankConnected A bank connection feeds it.
+	BankConnected bool                                  `json:"bank_connected"`
+	CashAccountId nullable.Nullable[openapi_types.UUID] `json:"cash_account_id"`
+	CreatedAt     nullable.Nullable[time.Time]          `json:"created_at"`
+
+	// Currency The currency a cash account holds.
+	Currency CashAccountCurrency       `json:"currency"`
+	Enabled  bool                      `json:"enabled"`
+	Iban     nullable.Nullable[string] `json:"iban"`
+
+	// InvoicePayee It may be printed on invoices as where to pay.
+	InvoicePayee bool `json:"invoice_payee"`
+
+	// IsPrimary The company's primary cash account: the default where none is named. Exactly one once any exists.
+	IsPrimary bool `json:"is_primary"`
+
+	// LedgerAccount The BAS 19xx account its transactions book on; fixed for the account's life.
+	LedgerAccount string `json:"ledger_account"`
+	Name          string `json:"name"`
+
+	// Payee Payment details shown on invoices in one currency.
+	Payee PaymentAccount `json:"payee"`
+
+	// Source manual: made here; bank_feed: brought by a bank connection; sie_import: from an SIE file.
+	Source    CashAccountPreviewSource     `json:"source"`
+	UpdatedAt nullable.Nullable[time.Time] `json:"updated_at"`
+
+	// VoucherSeries The series its verifikat are numbered in; null: the per-source default.
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series"`
+}
+
+// CashAccountPreviewSource manual: made here; bank_feed: brought by a bank connection; sie_import: from an SIE file.
+type CashAccountPreviewSource string
+
+// CashAccountPreviewResponse defines model for CashAccountPreviewResponse.
+type CashAccountPreviewResponse struct {
+	// Data A dry run's answer: the cash account as it would be opened; nothing was stored.
+	Data CashAccountCreateDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CashAccountResponse defines model for CashAccountResponse.
+type CashAccountResponse struct {
+	// Data A bank account of the company, booked on its own 19xx account.
+	Data CashAccount `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -7768,6 +8011,23 @@ type PartyRoles struct {
 	SupplierId nullable.Nullable[openapi_types.UUID] `json:"supplier_id"`
 }
 
+// PayeeDefault defines model for PayeeDefault.
+type PayeeDefault struct {
+	// CashAccountId An enabled cash account of that currency; null: none (invoices print the company's own payment details).
+	CashAccountId nullable.Nullable[openapi_types.UUID] `json:"cash_account_id"`
+
+	// Currency The currency a cash account holds.
+	Currency CashAccountCurrency `json:"currency"`
+}
+
+// PayeeDefaultResponse defines model for PayeeDefaultResponse.
+type PayeeDefaultResponse struct {
+	Data PayeeDefault `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // PaymentAccount Payment details shown on invoices in one currency.
 type PaymentAccount struct {
 	AccountNumber        nullable.Nullable[string] `json:"account_number,omitempty"`
@@ -9900,6 +10160,9 @@ type AccountNumber = string
 // AuditLimit defines model for AuditLimit.
 type AuditLimit = int
 
+// CashAccountId defines model for CashAccountId.
+type CashAccountId = openapi_types.UUID
+
 // CompanyId defines model for CompanyId.
 type CompanyId = openapi_types.UUID
 
@@ -10093,6 +10356,60 @@ type ListAuditEntriesParams struct {
 
 	// Limit Page size 1-200, default 50; larger values are clamped to 200.
 	Limit *AuditLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListCashAccountsParams defines parameters for ListCashAccounts.
+type ListCashAccountsParams struct {
+	// EnabledOnly true: only enabled accounts.
+	EnabledOnly *bool `form:"enabled_only,omitempty" json:"enabled_only,omitempty"`
+}
+
+// CreateCashAccountParams defines parameters for CreateCashAccount.
+type CreateCashAccountParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// SetCashAccountPayeeDefaultParams defines parameters for SetCashAccountPayeeDefault.
+type SetCashAccountPayeeDefaultParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateCashAccountParams defines parameters for UpdateCashAccount.
+type UpdateCashAccountParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// SetPrimaryCashAccountParams defines parameters for SetPrimaryCashAccount.
+type SetPrimaryCashAccountParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
 // ListCustomersParams defines parameters for ListCustomers.
@@ -11330,6 +11647,15 @@ type CreateAccountJSONRequestBody = AccountCreate
 
 // UpdateAccountJSONRequestBody defines body for UpdateAccount for application/json ContentType.
 type UpdateAccountJSONRequestBody = AccountPatch
+
+// CreateCashAccountJSONRequestBody defines body for CreateCashAccount for application/json ContentType.
+type CreateCashAccountJSONRequestBody = CashAccountCreate
+
+// SetCashAccountPayeeDefaultJSONRequestBody defines body for SetCashAccountPayeeDefault for application/json ContentType.
+type SetCashAccountPayeeDefaultJSONRequestBody = PayeeDefault
+
+// UpdateCashAccountJSONRequestBody defines body for UpdateCashAccount for application/json ContentType.
+type UpdateCashAccountJSONRequestBody = CashAccountPatch
 
 // CreateCustomerJSONRequestBody defines body for CreateCustomer for application/json ContentType.
 type CreateCustomerJSONRequestBody = CustomerCreate
@@ -13970,6 +14296,21 @@ type ServerInterface interface {
 	// ListCapabilities List the company's paid capabilities
 	// (GET /api/v1/companies/{companyId}/capabilities)
 	ListCapabilities(ctx echo.Context, companyId CompanyId) error
+	// ListCashAccounts List the company's cash accounts
+	// (GET /api/v1/companies/{companyId}/cash-accounts)
+	ListCashAccounts(ctx echo.Context, companyId CompanyId, params ListCashAccountsParams) error
+	// CreateCashAccount Open a manual cash account
+	// (POST /api/v1/companies/{companyId}/cash-accounts)
+	CreateCashAccount(ctx echo.Context, companyId CompanyId, params CreateCashAccountParams) error
+	// SetCashAccountPayeeDefault Choose the cash account invoices in a currency print as payee
+	// (PUT /api/v1/companies/{companyId}/cash-accounts/payee-defaults)
+	SetCashAccountPayeeDefault(ctx echo.Context, companyId CompanyId, params SetCashAccountPayeeDefaultParams) error
+	// UpdateCashAccount Rename, enable, disable or re-route a cash account
+	// (PATCH /api/v1/companies/{companyId}/cash-accounts/{cashAccountId})
+	UpdateCashAccount(ctx echo.Context, companyId CompanyId, cashAccountId CashAccountId, params UpdateCashAccountParams) error
+	// SetPrimaryCashAccount Make a cash account the primary
+	// (POST /api/v1/companies/{companyId}/cash-accounts/{cashAccountId}/set-primary)
+	SetPrimaryCashAccount(ctx echo.Context, companyId CompanyId, cashAccountId CashAccountId, params SetPrimaryCashAccountParams) error
 	// ListCustomers List customers
 	// (GET /api/v1/companies/{companyId}/customers)
 	ListCustomers(ctx echo.Context, companyId CompanyId, params ListCustomersParams) error
@@ -14754,6 +15095,275 @@ func (w *ServerInterfaceWrapper) ListCapabilities(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListCapabilities(ctx, companyId)
+	return err
+}
+
+// ListCashAccounts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCashAccounts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListCashAccountsParams
+	// ------------- Optional query parameter "enabled_only" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "enabled_only", ctx.QueryParams(), &params.EnabledOnly, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter enabled_only: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCashAccounts(ctx, companyId, params)
+	return err
+}
+
+// CreateCashAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateCashAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateCashAccountParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateCashAccount(ctx, companyId, params)
+	return err
+}
+
+// SetCashAccountPayeeDefault converts echo context to params.
+func (w *ServerInterfaceWrapper) SetCashAccountPayeeDefault(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SetCashAccountPayeeDefaultParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetCashAccountPayeeDefault(ctx, companyId, params)
+	return err
+}
+
+// UpdateCashAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateCashAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "cashAccountId" -------------
+	var cashAccountId CashAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "cashAccountId", ctx.Param("cashAccountId"), &cashAccountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cashAccountId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateCashAccountParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateCashAccount(ctx, companyId, cashAccountId, params)
+	return err
+}
+
+// SetPrimaryCashAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) SetPrimaryCashAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "cashAccountId" -------------
+	var cashAccountId CashAccountId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "cashAccountId", ctx.Param("cashAccountId"), &cashAccountId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cashAccountId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SetPrimaryCashAccountParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SetPrimaryCashAccount(ctx, companyId, cashAccountId, params)
 	return err
 }
 
@@ -21283,6 +21893,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/accounts/:accountNumber", wrapper.UpdateAccount, options.OperationMiddlewares["updateAccount"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/audit-trail", wrapper.ListAuditEntries, options.OperationMiddlewares["listAuditEntries"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/capabilities", wrapper.ListCapabilities, options.OperationMiddlewares["listCapabilities"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/cash-accounts", wrapper.ListCashAccounts, options.OperationMiddlewares["listCashAccounts"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/cash-accounts", wrapper.CreateCashAccount, options.OperationMiddlewares["createCashAccount"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/cash-accounts/:cashAccountId", wrapper.UpdateCashAccount, options.OperationMiddlewares["updateCashAccount"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/cash-accounts/:cashAccountId/set-primary", wrapper.SetPrimaryCashAccount, options.OperationMiddlewares["setPrimaryCashAccount"]...)
+	router.PUT(options.BaseURL+"/api/v1/companies/:companyId/cash-accounts/payee-defaults", wrapper.SetCashAccountPayeeDefault, options.OperationMiddlewares["setCashAccountPayeeDefault"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/customers", wrapper.ListCustomers, options.OperationMiddlewares["listCustomers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/customers", wrapper.CreateCustomer, options.OperationMiddlewares["createCustomer"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId", wrapper.ArchiveCustomer, options.OperationMiddlewares["archiveCustomer"]...)
@@ -23159,6 +23774,986 @@ func (response ListCapabilities500JSONResponse) VisitListCapabilitiesResponse(w 
 type ListCapabilities503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ListCapabilities503JSONResponse) VisitListCapabilitiesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCashAccountsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListCashAccountsParams
+}
+
+type ListCashAccountsResponseObject interface {
+	VisitListCashAccountsResponse(w http.ResponseWriter) error
+}
+
+type ListCashAccounts200JSONResponse CashAccountListResponse
+
+func (response ListCashAccounts200JSONResponse) VisitListCashAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCashAccounts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCashAccounts400JSONResponse) VisitListCashAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCashAccounts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCashAccounts401JSONResponse) VisitListCashAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCashAccounts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCashAccounts403JSONResponse) VisitListCashAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCashAccounts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCashAccounts404JSONResponse) VisitListCashAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCashAccounts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListCashAccounts429JSONResponse) VisitListCashAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCashAccounts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListCashAccounts500JSONResponse) VisitListCashAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCashAccounts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCashAccounts503JSONResponse) VisitListCashAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccountRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateCashAccountParams
+	Body      *CreateCashAccountJSONRequestBody
+}
+
+type CreateCashAccountResponseObject interface {
+	VisitCreateCashAccountResponse(w http.ResponseWriter) error
+}
+
+type CreateCashAccount200JSONResponse CashAccountPreviewResponse
+
+func (response CreateCashAccount200JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccount201JSONResponse CashAccountResponse
+
+func (response CreateCashAccount201JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateCashAccount400JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateCashAccount401JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateCashAccount403JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateCashAccount404JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateCashAccount409JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateCashAccount413JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccount415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateCashAccount415JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateCashAccount429JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateCashAccount500JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateCashAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateCashAccount503JSONResponse) VisitCreateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCashAccountPayeeDefaultRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    SetCashAccountPayeeDefaultParams
+	Body      *SetCashAccountPayeeDefaultJSONRequestBody
+}
+
+type SetCashAccountPayeeDefaultResponseObject interface {
+	VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error
+}
+
+type SetCashAccountPayeeDefault200JSONResponse PayeeDefaultResponse
+
+func (response SetCashAccountPayeeDefault200JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCashAccountPayeeDefault400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetCashAccountPayeeDefault400JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCashAccountPayeeDefault401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetCashAccountPayeeDefault401JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCashAccountPayeeDefault403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetCashAccountPayeeDefault403JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCashAccountPayeeDefault404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetCashAccountPayeeDefault404JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCashAccountPayeeDefault409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetCashAccountPayeeDefault409JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCashAccountPayeeDefault413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SetCashAccountPayeeDefault413JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCashAccountPayeeDefault415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SetCashAccountPayeeDefault415JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCashAccountPayeeDefault429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetCashAccountPayeeDefault429JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCashAccountPayeeDefault500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SetCashAccountPayeeDefault500JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetCashAccountPayeeDefault503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetCashAccountPayeeDefault503JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCashAccountRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	CashAccountId CashAccountId `json:"cashAccountId"`
+	Params        UpdateCashAccountParams
+	Body          *UpdateCashAccountJSONRequestBody
+}
+
+type UpdateCashAccountResponseObject interface {
+	VisitUpdateCashAccountResponse(w http.ResponseWriter) error
+}
+
+type UpdateCashAccount200JSONResponse CashAccountResponse
+
+func (response UpdateCashAccount200JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCashAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateCashAccount400JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCashAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateCashAccount401JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCashAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateCashAccount403JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCashAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateCashAccount404JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCashAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateCashAccount409JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCashAccount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateCashAccount413JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCashAccount415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateCashAccount415JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCashAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateCashAccount429JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCashAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateCashAccount500JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateCashAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateCashAccount503JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPrimaryCashAccountRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	CashAccountId CashAccountId `json:"cashAccountId"`
+	Params        SetPrimaryCashAccountParams
+}
+
+type SetPrimaryCashAccountResponseObject interface {
+	VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error
+}
+
+type SetPrimaryCashAccount200JSONResponse CashAccountResponse
+
+func (response SetPrimaryCashAccount200JSONResponse) VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPrimaryCashAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SetPrimaryCashAccount400JSONResponse) VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPrimaryCashAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SetPrimaryCashAccount401JSONResponse) VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPrimaryCashAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SetPrimaryCashAccount403JSONResponse) VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPrimaryCashAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SetPrimaryCashAccount404JSONResponse) VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPrimaryCashAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SetPrimaryCashAccount409JSONResponse) VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPrimaryCashAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SetPrimaryCashAccount429JSONResponse) VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPrimaryCashAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SetPrimaryCashAccount500JSONResponse) VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SetPrimaryCashAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SetPrimaryCashAccount503JSONResponse) VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -46657,6 +48252,21 @@ type StrictServerInterface interface {
 	// ListCapabilities List the company's paid capabilities
 	// (GET /api/v1/companies/{companyId}/capabilities)
 	ListCapabilities(ctx context.Context, request ListCapabilitiesRequestObject) (ListCapabilitiesResponseObject, error)
+	// ListCashAccounts List the company's cash accounts
+	// (GET /api/v1/companies/{companyId}/cash-accounts)
+	ListCashAccounts(ctx context.Context, request ListCashAccountsRequestObject) (ListCashAccountsResponseObject, error)
+	// CreateCashAccount Open a manual cash account
+	// (POST /api/v1/companies/{companyId}/cash-accounts)
+	CreateCashAccount(ctx context.Context, request CreateCashAccountRequestObject) (CreateCashAccountResponseObject, error)
+	// SetCashAccountPayeeDefault Choose the cash account invoices in a currency print as payee
+	// (PUT /api/v1/companies/{companyId}/cash-accounts/payee-defaults)
+	SetCashAccountPayeeDefault(ctx context.Context, request SetCashAccountPayeeDefaultRequestObject) (SetCashAccountPayeeDefaultResponseObject, error)
+	// UpdateCashAccount Rename, enable, disable or re-route a cash account
+	// (PATCH /api/v1/companies/{companyId}/cash-accounts/{cashAccountId})
+	UpdateCashAccount(ctx context.Context, request UpdateCashAccountRequestObject) (UpdateCashAccountResponseObject, error)
+	// SetPrimaryCashAccount Make a cash account the primary
+	// (POST /api/v1/companies/{companyId}/cash-accounts/{cashAccountId}/set-primary)
+	SetPrimaryCashAccount(ctx context.Context, request SetPrimaryCashAccountRequestObject) (SetPrimaryCashAccountResponseObject, error)
 	// ListCustomers List customers
 	// (GET /api/v1/companies/{companyId}/customers)
 	ListCustomers(ctx context.Context, request ListCustomersRequestObject) (ListCustomersResponseObject, error)
@@ -47410,6 +49020,207 @@ func (sh *strictHandler) ListCapabilities(ctx echo.Context, companyId CompanyId)
 		return err
 	} else if validResponse, ok := response.(ListCapabilitiesResponseObject); ok {
 		return validResponse.VisitListCapabilitiesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCashAccounts operation middleware
+func (sh *strictHandler) ListCashAccounts(ctx echo.Context, companyId CompanyId, params ListCashAccountsParams) error {
+	var request ListCashAccountsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCashAccounts(ctx.Request().Context(), request.(ListCashAccountsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCashAccounts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCashAccountsResponseObject); ok {
+		return validResponse.VisitListCashAccountsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateCashAccount operation middleware
+func (sh *strictHandler) CreateCashAccount(ctx echo.Context, companyId CompanyId, params CreateCashAccountParams) error {
+	var request CreateCashAccountRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateCashAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateCashAccount(ctx.Request().Context(), request.(CreateCashAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateCashAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateCashAccountResponseObject); ok {
+		return validResponse.VisitCreateCashAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetCashAccountPayeeDefault operation middleware
+func (sh *strictHandler) SetCashAccountPayeeDefault(ctx echo.Context, companyId CompanyId, params SetCashAccountPayeeDefaultParams) error {
+	var request SetCashAccountPayeeDefaultRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body SetCashAccountPayeeDefaultJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetCashAccountPayeeDefault(ctx.Request().Context(), request.(SetCashAccountPayeeDefaultRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetCashAccountPayeeDefault")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetCashAccountPayeeDefaultResponseObject); ok {
+		return validResponse.VisitSetCashAccountPayeeDefaultResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateCashAccount operation middleware
+func (sh *strictHandler) UpdateCashAccount(ctx echo.Context, companyId CompanyId, cashAccountId CashAccountId, params UpdateCashAccountParams) error {
+	var request UpdateCashAccountRequestObject
+
+	request.CompanyId = companyId
+	request.CashAccountId = cashAccountId
+	request.Params = params
+
+	var body UpdateCashAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateCashAccount(ctx.Request().Context(), request.(UpdateCashAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateCashAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateCashAccountResponseObject); ok {
+		return validResponse.VisitUpdateCashAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SetPrimaryCashAccount operation middleware
+func (sh *strictHandler) SetPrimaryCashAccount(ctx echo.Context, companyId CompanyId, cashAccountId CashAccountId, params SetPrimaryCashAccountParams) error {
+	var request SetPrimaryCashAccountRequestObject
+
+	request.CompanyId = companyId
+	request.CashAccountId = cashAccountId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SetPrimaryCashAccount(ctx.Request().Context(), request.(SetPrimaryCashAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SetPrimaryCashAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SetPrimaryCashAccountResponseObject); ok {
+		return validResponse.VisitSetPrimaryCashAccountResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

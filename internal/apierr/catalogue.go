@@ -170,6 +170,7 @@ const (
 	SIItemAccountSettled           Code = "SI_ITEM_ACCOUNT_SETTLED"
 	SIItemAccountNoMatchingLine    Code = "SI_ITEM_ACCOUNT_NO_MATCHING_LINE"
 	SIPaidSEKUnresolved            Code = "SI_PAID_SEK_UNRESOLVED"
+	CashAccountNotFound            Code = "CASH_ACCOUNT_NOT_FOUND"
 	WebhookNotFound                Code = "WEBHOOK_NOT_FOUND"
 	WebhookDeliveryNotFound        Code = "WEBHOOK_DELIVERY_NOT_FOUND"
 	WebhookDeliveryNotRetryable    Code = "WEBHOOK_DELIVERY_NOT_RETRYABLE"
@@ -447,6 +448,7 @@ var entries = []Entry{
 	{SIItemAccountSettled, s409, GroupEndpoint, "Radens kostnad är redan bokförd av en betalning eller periodisering och flyttas inte här.", "The line's cost is already booked by a payment or an accrual release and is not moved here.", "Correct those verifikationer with a rättelse or a storno."},
 	{SIItemAccountNoMatchingLine, s409, GroupEndpoint, "Verifikationen har ingen rad som motsvarar fakturaraden.", "The journal entry has no line matching the invoice line.", "The verifikat was corrected by hand; correct it further there."},
 	{SIPaidSEKUnresolved, s409, GroupEndpoint, "Beloppet i kronor avviker mer än 10 % från fakturans bokförda kurs.", "The amount in kronor differs by more than 10 % from the invoice's booked rate.", "Check amount_sek; if it is right, send it again with force: true and a new Idempotency-Key."},
+	{CashAccountNotFound, s404, GroupEndpoint, "Kassakontot finns inte i företaget.", "The cash account does not exist in the company.", "List the company's cash accounts and use an id from there."},
 	{WebhookNotFound, s404, GroupEndpoint, "Webhooken finns inte i företaget.", "The webhook does not exist in the company.", "List the company's webhooks and use an id from there."},
 	{WebhookDeliveryNotFound, s404, GroupEndpoint, "Leveransen finns inte.", "The webhook delivery does not exist.", "Use a delivery id from the webhook's delivery list."},
 	{WebhookDeliveryNotRetryable, s409, GroupEndpoint, "Leveransen kan inte skickas om: bara en levererad eller död leverans till en aktiv webhook kan det.", "The delivery cannot be retried: only a delivered or dead delivery to an active webhook can.", "Wait until a pending or failed delivery ends (details.status), or re-enable its webhook (details.reason)."},
@@ -455,8 +457,8 @@ var entries = []Entry{
 	{DimensionSystemRename, s400, GroupEndpoint, "Systemdimensioner kan inte byta namn.", "System dimensions cannot be renamed.", ""},
 	{DimensionNumberTaken, s409, GroupEndpoint, "Dimensionsnumret används redan.", "The dimension number is already taken.", "Omit sie_dim_no to get the next free number."},
 	{DimensionValueDuplicateCode, s409, GroupEndpoint, "Koden finns redan i dimensionen.", "The code already exists in the dimension.", ""},
-	{CashAccountIBANDuplicate, s409, GroupEndpoint, "Ett konto med samma IBAN finns redan.", "An account with the same IBAN already exists.", ""},
-	{CashAccountLedgerTaken, s409, GroupEndpoint, "Bokföringskontot används redan av ett annat likvidkonto.", "The ledger account is already used by another cash account.", ""},
+	{CashAccountIBANDuplicate, s409, GroupEndpoint, "Ett konto med samma IBAN finns redan.", "An account with the same IBAN already exists.", "Use the existing cash account (details.cash_account_id)."},
+	{CashAccountLedgerTaken, s409, GroupEndpoint, "Bokföringskontot används redan av ett annat likvidkonto.", "The ledger account is already used by another cash account.", "Leave ledger_account out to get the next free one, or name another 19xx account."},
 	{BankSyncCooldown, s429, GroupEndpoint, "Kopplingen synkades nyss. Vänta innan nästa synk.", "The connection was synced recently. Wait before syncing again.", "Retry after details.next_allowed_at."},
 	{BankRateLimited, s429, GroupEndpoint, "Banken begränsar antalet anrop för samtycket.", "The bank limits the calls for this consent.", "Retry after details.next_allowed_at."},
 	{BankSessionExpired, s409, GroupEndpoint, "Bankens samtycke har gått ut.", "The bank consent has expired.", "Renew the consent with BankID."},

@@ -162,6 +162,20 @@ func CheckGeneral(patch, cur Settings) error {
 	return nil
 }
 
+// PaymentIssues holds payment details p (a PaymentAccount: bankgiro,
+// plusgiro, IBAN by their check digits) to their rules, fields named
+// under prefix; nil when they hold. Cash accounts' payees share them.
+func PaymentIssues(p map[string]any, prefix string) error {
+	var issues []apierr.Issue
+	checkPayment(p, prefix, func(field, rule, issue string) {
+		issues = append(issues, apierr.Issue{Field: field, In: "body", Rule: rule, Issue: issue})
+	})
+	if len(issues) > 0 {
+		return apierr.Validation(issues...)
+	}
+	return nil
+}
+
 func checkPayment(p map[string]any, prefix string, bad func(field, rule, issue string)) {
 	if s, ok := p["bankgiro"].(string); ok {
 		if err := identifier.Bankgiro(s); err != nil {

@@ -22,7 +22,8 @@ import (
 // shelf gives invoicing what its documents need of the company, the
 // customers and the documents archive.
 func shelf(companies *company.Store, people *parties.Store, docs *documents.Store, archive *documents.Archive,
-	blobs documents.Blobs, m invoicing.Mailroom, n invoicing.Network) invoicing.Shelf {
+	blobs documents.Blobs, m invoicing.Mailroom, n invoicing.Network,
+	payees func(ctx context.Context, company uuid.UUID) (map[string]map[string]any, error)) invoicing.Shelf {
 	return invoicing.Shelf{
 		Mail: m, Network: n,
 		Seller: func(ctx context.Context, c uuid.UUID) (invoicing.Seller, error) {
@@ -31,7 +32,20 @@ func shelf(companies *company.Store, people *parties.Store, docs *documents.Stor
 				return invoicing.Seller{}, err
 			}
 			org, _ := l.Settings["org_number"].(string)
-			return invoicing.SellerOf(l.Settings, org, l.Logo), nil
+			seller := invoicing.SellerOf(l.Settings, org, l.Logo)
+			// A currency's payee default (PUT cash-accounts/payee-defaults)
+			// is the company's explicit choice: it wins over the settings.
+			chosen, err := payees(ctx, c)
+			if err != nil || len(chosen) == 0 {
+				return seller, err
+			}
+			if seller.PaymentsByCurrency == nil {
+				seller.PaymentsByCurrency = map[string]invoicing.PayTo{}
+			}
+			for currency, p := range chosen {
+				seller.PaymentsByCurrency[currency] = invoicing.PayToOf(p)
+			}
+			return seller, nil
 		},
 		Buyer: func(ctx context.Context, c, customer uuid.UUID) (invoicing.Addressee, error) {
 			p, err := people.Addressee(ctx, c, customer)

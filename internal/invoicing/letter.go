@@ -92,7 +92,7 @@ func SellerOf(m map[string]any, org string, logo []byte) Seller {
 			Primary: str("invoice_primary_color"), Accent: str("invoice_accent_color"), Font: str("invoice_font_family"),
 			Header: str("invoice_header_text"), Footer: str("invoice_footer_text"),
 		},
-		Payment: paymentOf(m),
+		Payment: PayToOf(m),
 		LateFee: str("invoice_late_fee_text"), CreditTerm: str("invoice_credit_terms_text"),
 	}
 	s.Mail, s.Reminders = mailSettingsOf(m, str), ReminderPolicyOf(m)
@@ -112,7 +112,7 @@ func SellerOf(m map[string]any, org string, logo []byte) Seller {
 		s.PaymentsByCurrency = map[string]PayTo{}
 		for cur, v := range accounts {
 			if a, ok := v.(map[string]any); ok {
-				s.PaymentsByCurrency[cur] = paymentOf(a)
+				s.PaymentsByCurrency[cur] = PayToOf(a)
 			}
 		}
 	}
@@ -151,7 +151,8 @@ func strings_(v any) []string {
 	return out
 }
 
-func paymentOf(m map[string]any) PayTo {
+// PayToOf reads payment details (a PaymentAccount) from their JSON form.
+func PayToOf(m map[string]any) PayTo {
 	str := func(k string) string {
 		v, _ := m[k].(string)
 		return strings.TrimSpace(v)

@@ -304,24 +304,14 @@ func (g *Registry) Retry(ctx context.Context, d Delivery) (Delivery, error) {
 // record audits a change of a webhook: its snapshots never hold the
 // secret (Webhook's JSON leaves it out).
 func (g *Registry) record(ctx context.Context, action audit.Action, old, new *Webhook, description string) error {
-	var c audit.Change
-	for _, s := range []struct {
-		w   *Webhook
-		out *json.RawMessage
-	}{{old, &c.Old}, {new, &c.New}} {
-		if s.w == nil {
-			continue
-		}
-		b, err := json.Marshal(s.w)
-		if err != nil {
-			return err
-		}
-		*s.out = b
-	}
+	c := audit.Change{Action: action, Table: "webhooks", Description: description}
 	w := old
-	if w == nil {
-		w = new
+	if old != nil {
+		c.Old = audit.Of(old)
 	}
-	c.CompanyID, c.Action, c.Table, c.RecordID, c.Description = w.CompanyID, action, "webhooks", w.ID.String(), description
+	if new != nil {
+		c.New, w = audit.Of(new), new
+	}
+	c.CompanyID, c.RecordID = w.CompanyID, w.ID.String()
 	return g.audit.Record(ctx, c)
 }

@@ -1,0 +1,170 @@
+package httpapi
+
+// The work the server does besides answering requests, which serve runs
+// on a clock: accruals, the invoice archive, reminders, e-invoices, mail.
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/invoicing"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/mail"
+)
+
+// ReleaseAccruals books the months of accrued invoice lines and of prepaid
+// supplier invoice lines that are due,
+// each company in a transaction of its own, as the system. It answers how
+// many verifikat were posted and the releases the ledger refused (a
+// locked period), which wait for a later run.
+func (s *Server) ReleaseAccruals(ctx context.Context) (int, []error, error) {
+	ctx = audit.WithActor(ctx, audit.System)
+	posted := 0
+	var refused []error
+	for _, side := range []struct {
+		due     func(context.Context) ([]uuid.UUID, error)
+		release func(context.Context, uuid.UUID) (int, []error, error)
+	}{{s.sales.Due, s.sales.ReleaseAccruals}, {s.bought.DueAccruals, s.bought.ReleaseAccruals}} {
+		companies, err := side.due(ctx)
+		if err != nil {
+			return posted, refused, err
+		}
+		for _, c := range companies {
+			err := s.db.InTx(ctx, func(ctx context.Context) error {
+				n, r, err := side.release(ctx, c)
+				posted, refused = posted+n, append(refused, r...)
+				return err
+			})
+			if err != nil {
+				return posted, refused, err
+			}
+		}
+	}
+	return posted, refused, nil
+}
+
+// ArchiveInvoices archives the issued invoices' PDFs waiting in the queue,
+// each in a transaction of its own; a failure is recorded on its job with
+// the time of the next try, and the others go on. It then links the PDFs
+// invoices held to the first verifikat they have had since. It answers
+// how many it archived and the failures.
+func (s *Server) ArchiveInvoices(ctx context.Context) (int, []error, error) {
+	ctx = audit.WithActor(ctx, audit.System)
+	done := 0
+	var failed []error
+	for {
+		var job *invoicing.ArchiveJob
+		err := s.db.InTx(ctx, func(ctx context.Context) error {
+			var err error
+			job, err = s.sales.ArchiveNext(ctx)
+			return err
+		})
+		if job == nil && err == nil {
+			break
+		}
+		if err != nil {
+			if job == nil || ctx.Err() != nil {
+				return done, failed, err
+			}
+			failed = append(failed, err)
+			if err := s.db.InTx(ctx, func(ctx context.Context) error {
+				return s.sales.RecordArchiveFailure(ctx, *job, err)
+			}); err != nil {
+				return done, failed, err
+			}
+			continue
+		}
+		done++
+	}
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		_, err := s.sales.LinkHeld(ctx, 100)
+		return err
+	})
+	return done, failed, err
+}
+
+// SendReminders queues the payment reminders due today in every company
+// that sends them, each company in a transaction of its own (one replica
+// at a time: invoicing.Sales.Remind), and answers how many.
+func (s *Server) SendReminders(ctx context.Context) (int, error) {
+	ctx = audit.WithActor(ctx, audit.System)
+	companies, err := s.sales.RemindingCompanies(ctx)
+	if err != nil {
+		return 0, err
+	}
+	today, sent := ledger.Today(s.now()), 0
+	for _, c := range companies {
+		if err := s.db.InTx(ctx, func(ctx context.Context) error {
+			n, err := s.sales.Remind(ctx, c, today)
+			sent += n
+			return err
+		}); err != nil {
+			return sent, err
+		}
+	}
+	return sent, nil
+}
+
+// DeliverPeppol moves due e-invoice deliveries a step each (submitted,
+// or followed), at most limit, and answers how many; nothing without an
+// access point. Each is leased in one transaction, taken to the access
+// point outside any, and its outcome written in another.
+func (s *Server) DeliverPeppol(ctx context.Context, limit int) (int, error) {
+	ctx = audit.WithActor(ctx, audit.System)
+	n := 0
+	for n < limit {
+		var d *invoicing.Delivery
+		if err := s.db.InTx(ctx, func(ctx context.Context) error {
+			var err error
+			d, err = s.sales.ClaimDelivery(ctx)
+			return err
+		}); err != nil || d == nil {
+			return n, err
+		}
+		next := s.sales.Advance(ctx, *d)
+		if err := s.db.InTx(ctx, func(ctx context.Context) error {
+			return s.sales.RecordDelivery(ctx, next)
+		}); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
+// DeliverMail sends the outbox's due e-mails (mail.Postman.Deliver),
+// answering how many left; nothing when e-mail is off.
+func (s *Server) DeliverMail(ctx context.Context) (int, error) {
+	if s.postman == nil {
+		return 0, nil
+	}
+	return s.postman.Deliver(audit.WithActor(ctx, audit.System))
+}
+
+// attach is the PDF an invoice's e-mail carries: the archived one, which
+// is archived first if the archive worker has not reached it yet, so the
+// customer gets the bytes the books keep.
+func (s *Server) attach(ctx context.Context, e mail.Email) ([]mail.Attachment, error) {
+	if e.InvoiceID == nil {
+		return nil, nil
+	}
+	if e.Kind == "reminder" && e.ReminderLevel != nil {
+		b, name, err := s.sales.ReminderPDF(ctx, e.CompanyID, *e.InvoiceID, *e.ReminderLevel)
+		if err != nil {
+			return nil, err
+		}
+		return []mail.Attachment{{Name: name, ContentType: "application/pdf", Bytes: b}}, nil
+	}
+	if err := s.db.InTx(ctx, func(ctx context.Context) error {
+		return s.sales.ArchiveOf(ctx, e.CompanyID, *e.InvoiceID)
+	}); err != nil {
+		return nil, err
+	}
+	b, name, err := s.sales.PDF(ctx, e.CompanyID, *e.InvoiceID)
+	if err != nil {
+		return nil, err
+	}
+	return []mail.Attachment{{Name: name, ContentType: "application/pdf", Bytes: b}}, nil
+}

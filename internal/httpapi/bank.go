@@ -1,0 +1,33 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/banking"
+	"github.com/kontera/kontera/internal/bas"
+	"github.com/kontera/kontera/internal/chart"
+	"github.com/kontera/kontera/internal/company"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// newBank is the bank on the company's chart: a cash account's ledger
+// account is added from BAS when it is there, else as an asset account of
+// the company's own; payees are checked as the settings' payment details.
+func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store) *banking.Bank {
+	return banking.New(banking.NewStore(db, audits), banking.Books{
+		EnsureAccount: func(ctx context.Context, c uuid.UUID, number, name string) error {
+			_, err := accounts.Ensure(ctx, c, []string{number})
+			if !apierr.Is(err, apierr.AccountsNotInChart) {
+				return err
+			}
+			asset, debit := bas.Asset, bas.Debit
+			_, err = accounts.Create(ctx, c, chart.Input{Number: number, Name: &name, Type: &asset, NormalBalance: &debit})
+			return err
+		},
+		CheckPayee: company.PaymentIssues,
+	}, audits)
+}
