@@ -838,6 +838,17 @@ const (
 	ErrorCodeTARGETPERIODCLOSED                         ErrorCode = "TARGET_PERIOD_CLOSED"
 	ErrorCodeTARGETPERIODLOCKED                         ErrorCode = "TARGET_PERIOD_LOCKED"
 	ErrorCodeTESTKEYWRITEBLOCKED                        ErrorCode = "TEST_KEY_WRITE_BLOCKED"
+	ErrorCodeTRANSACTIONDELETEBOOKED                    ErrorCode = "TRANSACTION_DELETE_BOOKED"
+	ErrorCodeTRANSACTIONDELETEHASAUDITTRAIL             ErrorCode = "TRANSACTION_DELETE_HAS_AUDIT_TRAIL"
+	ErrorCodeTRANSACTIONDELETEIMPORTED                  ErrorCode = "TRANSACTION_DELETE_IMPORTED"
+	ErrorCodeTRANSACTIONMOVEBOOKED                      ErrorCode = "TRANSACTION_MOVE_BOOKED"
+	ErrorCodeTRANSACTIONMOVECURRENCYMISMATCH            ErrorCode = "TRANSACTION_MOVE_CURRENCY_MISMATCH"
+	ErrorCodeTRANSACTIONMOVEUNKNOWNACCOUNT              ErrorCode = "TRANSACTION_MOVE_UNKNOWN_ACCOUNT"
+	ErrorCodeTRANSACTIONTITLELOCKED                     ErrorCode = "TRANSACTION_TITLE_LOCKED"
+	ErrorCodeTXCATEGORIZEINVALIDACCOUNT                 ErrorCode = "TX_CATEGORIZE_INVALID_ACCOUNT"
+	ErrorCodeTXCATEGORIZETXNOTFOUND                     ErrorCode = "TX_CATEGORIZE_TX_NOT_FOUND"
+	ErrorCodeTXIGNOREALREADYBOOKED                      ErrorCode = "TX_IGNORE_ALREADY_BOOKED"
+	ErrorCodeTXUNCATEGORIZENOTBOOKED                    ErrorCode = "TX_UNCATEGORIZE_NOT_BOOKED"
 	ErrorCodeUNAUTHORIZED                               ErrorCode = "UNAUTHORIZED"
 	ErrorCodeUNKNOWNERROR                               ErrorCode = "UNKNOWN_ERROR"
 	ErrorCodeUNSUPPORTEDMEDIATYPE                       ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
@@ -1248,6 +1259,28 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeTARGETPERIODLOCKED:
 		return true
 	case ErrorCodeTESTKEYWRITEBLOCKED:
+		return true
+	case ErrorCodeTRANSACTIONDELETEBOOKED:
+		return true
+	case ErrorCodeTRANSACTIONDELETEHASAUDITTRAIL:
+		return true
+	case ErrorCodeTRANSACTIONDELETEIMPORTED:
+		return true
+	case ErrorCodeTRANSACTIONMOVEBOOKED:
+		return true
+	case ErrorCodeTRANSACTIONMOVECURRENCYMISMATCH:
+		return true
+	case ErrorCodeTRANSACTIONMOVEUNKNOWNACCOUNT:
+		return true
+	case ErrorCodeTRANSACTIONTITLELOCKED:
+		return true
+	case ErrorCodeTXCATEGORIZEINVALIDACCOUNT:
+		return true
+	case ErrorCodeTXCATEGORIZETXNOTFOUND:
+		return true
+	case ErrorCodeTXIGNOREALREADYBOOKED:
+		return true
+	case ErrorCodeTXUNCATEGORIZENOTBOOKED:
 		return true
 	case ErrorCodeUNAUTHORIZED:
 		return true
@@ -2946,6 +2979,249 @@ func (e SupplierType) Valid() bool {
 	}
 }
 
+// Defines values for TransactionImportSource.
+const (
+	TransactionImportSourceApi      TransactionImportSource = "api"
+	TransactionImportSourceBankFeed TransactionImportSource = "bank_feed"
+	TransactionImportSourceBankFile TransactionImportSource = "bank_file"
+	TransactionImportSourceManual   TransactionImportSource = "manual"
+)
+
+// Valid indicates whether the value is a known member of the TransactionImportSource enum.
+func (e TransactionImportSource) Valid() bool {
+	switch e {
+	case TransactionImportSourceApi:
+		return true
+	case TransactionImportSourceBankFeed:
+		return true
+	case TransactionImportSourceBankFile:
+		return true
+	case TransactionImportSourceManual:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionCategorizeTemplateId.
+const (
+	BankFee                  TransactionCategorizeTemplateId = "bank_fee"
+	BankInterest             TransactionCategorizeTemplateId = "bank_interest"
+	CardFee                  TransactionCategorizeTemplateId = "card_fee"
+	EuServiceReverseCharge   TransactionCategorizeTemplateId = "eu_service_reverse_charge"
+	LoanInterest             TransactionCategorizeTemplateId = "loan_interest"
+	OwnTransfer              TransactionCategorizeTemplateId = "own_transfer"
+	OwnerDeposit             TransactionCategorizeTemplateId = "owner_deposit"
+	OwnerWithdrawal          TransactionCategorizeTemplateId = "owner_withdrawal"
+	TaxAccount               TransactionCategorizeTemplateId = "tax_account"
+	TaxAccountInterestCost   TransactionCategorizeTemplateId = "tax_account_interest_cost"
+	TaxAccountInterestIncome TransactionCategorizeTemplateId = "tax_account_interest_income"
+)
+
+// Valid indicates whether the value is a known member of the TransactionCategorizeTemplateId enum.
+func (e TransactionCategorizeTemplateId) Valid() bool {
+	switch e {
+	case BankFee:
+		return true
+	case BankInterest:
+		return true
+	case CardFee:
+		return true
+	case EuServiceReverseCharge:
+		return true
+	case LoanInterest:
+		return true
+	case OwnTransfer:
+		return true
+	case OwnerDeposit:
+		return true
+	case OwnerWithdrawal:
+		return true
+	case TaxAccount:
+		return true
+	case TaxAccountInterestCost:
+		return true
+	case TaxAccountInterestIncome:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionCategory.
+const (
+	TransactionCategoryExpenseBankFees             TransactionCategory = "expense_bank_fees"
+	TransactionCategoryExpenseCardFees             TransactionCategory = "expense_card_fees"
+	TransactionCategoryExpenseConsumables          TransactionCategory = "expense_consumables"
+	TransactionCategoryExpenseCurrencyExchange     TransactionCategory = "expense_currency_exchange"
+	TransactionCategoryExpenseEducation            TransactionCategory = "expense_education"
+	TransactionCategoryExpenseEquipment            TransactionCategory = "expense_equipment"
+	TransactionCategoryExpenseMarketing            TransactionCategory = "expense_marketing"
+	TransactionCategoryExpenseOffice               TransactionCategory = "expense_office"
+	TransactionCategoryExpenseOther                TransactionCategory = "expense_other"
+	TransactionCategoryExpenseProfessionalServices TransactionCategory = "expense_professional_services"
+	TransactionCategoryExpenseRepresentation       TransactionCategory = "expense_representation"
+	TransactionCategoryExpenseSoftware             TransactionCategory = "expense_software"
+	TransactionCategoryExpenseTelecom              TransactionCategory = "expense_telecom"
+	TransactionCategoryExpenseTravel               TransactionCategory = "expense_travel"
+	TransactionCategoryExpenseVehicle              TransactionCategory = "expense_vehicle"
+	TransactionCategoryIncomeOther                 TransactionCategory = "income_other"
+	TransactionCategoryIncomeProducts              TransactionCategory = "income_products"
+	TransactionCategoryIncomeServices              TransactionCategory = "income_services"
+	TransactionCategoryPrivate                     TransactionCategory = "private"
+)
+
+// Valid indicates whether the value is a known member of the TransactionCategory enum.
+func (e TransactionCategory) Valid() bool {
+	switch e {
+	case TransactionCategoryExpenseBankFees:
+		return true
+	case TransactionCategoryExpenseCardFees:
+		return true
+	case TransactionCategoryExpenseConsumables:
+		return true
+	case TransactionCategoryExpenseCurrencyExchange:
+		return true
+	case TransactionCategoryExpenseEducation:
+		return true
+	case TransactionCategoryExpenseEquipment:
+		return true
+	case TransactionCategoryExpenseMarketing:
+		return true
+	case TransactionCategoryExpenseOffice:
+		return true
+	case TransactionCategoryExpenseOther:
+		return true
+	case TransactionCategoryExpenseProfessionalServices:
+		return true
+	case TransactionCategoryExpenseRepresentation:
+		return true
+	case TransactionCategoryExpenseSoftware:
+		return true
+	case TransactionCategoryExpenseTelecom:
+		return true
+	case TransactionCategoryExpenseTravel:
+		return true
+	case TransactionCategoryExpenseVehicle:
+		return true
+	case TransactionCategoryIncomeOther:
+		return true
+	case TransactionCategoryIncomeProducts:
+		return true
+	case TransactionCategoryIncomeServices:
+		return true
+	case TransactionCategoryPrivate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionDeletedDeleted.
+const (
+	TransactionDeletedDeletedTrue TransactionDeletedDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the TransactionDeletedDeleted enum.
+func (e TransactionDeletedDeleted) Valid() bool {
+	switch e {
+	case TransactionDeletedDeletedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionIgnoredIsIgnored.
+const (
+	TransactionIgnoredIsIgnoredTrue TransactionIgnoredIsIgnored = true
+)
+
+// Valid indicates whether the value is a known member of the TransactionIgnoredIsIgnored enum.
+func (e TransactionIgnoredIsIgnored) Valid() bool {
+	switch e {
+	case TransactionIgnoredIsIgnoredTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionIngestItemImportSource.
+const (
+	TransactionIngestItemImportSourceApi    TransactionIngestItemImportSource = "api"
+	TransactionIngestItemImportSourceManual TransactionIngestItemImportSource = "manual"
+)
+
+// Valid indicates whether the value is a known member of the TransactionIngestItemImportSource enum.
+func (e TransactionIngestItemImportSource) Valid() bool {
+	switch e {
+	case TransactionIngestItemImportSourceApi:
+		return true
+	case TransactionIngestItemImportSourceManual:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionListItemImportSource.
+const (
+	TransactionListItemImportSourceApi      TransactionListItemImportSource = "api"
+	TransactionListItemImportSourceBankFeed TransactionListItemImportSource = "bank_feed"
+	TransactionListItemImportSourceBankFile TransactionListItemImportSource = "bank_file"
+	TransactionListItemImportSourceManual   TransactionListItemImportSource = "manual"
+)
+
+// Valid indicates whether the value is a known member of the TransactionListItemImportSource enum.
+func (e TransactionListItemImportSource) Valid() bool {
+	switch e {
+	case TransactionListItemImportSourceApi:
+		return true
+	case TransactionListItemImportSourceBankFeed:
+		return true
+	case TransactionListItemImportSourceBankFile:
+		return true
+	case TransactionListItemImportSourceManual:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionTemplateKind.
+const (
+	Category TransactionTemplateKind = "category"
+	Template TransactionTemplateKind = "template"
+)
+
+// Valid indicates whether the value is a known member of the TransactionTemplateKind enum.
+func (e TransactionTemplateKind) Valid() bool {
+	switch e {
+	case Category:
+		return true
+	case Template:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionUnignoredIsIgnored.
+const (
+	TransactionUnignoredIsIgnoredFalse TransactionUnignoredIsIgnored = false
+)
+
+// Valid indicates whether the value is a known member of the TransactionUnignoredIsIgnored enum.
+func (e TransactionUnignoredIsIgnored) Valid() bool {
+	switch e {
+	case TransactionUnignoredIsIgnoredFalse:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for UploadSource.
 const (
 	UploadSourceApi        UploadSource = "api"
@@ -3099,6 +3375,36 @@ func (e VatTreatment) Valid() bool {
 	case VatTreatmentTriangulationEuGoods:
 		return true
 	case VatTreatmentVmb:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VatTreatmentBank.
+const (
+	VatTreatmentBankExempt        VatTreatmentBank = "exempt"
+	VatTreatmentBankExport        VatTreatmentBank = "export"
+	VatTreatmentBankReduced12     VatTreatmentBank = "reduced_12"
+	VatTreatmentBankReduced6      VatTreatmentBank = "reduced_6"
+	VatTreatmentBankReverseCharge VatTreatmentBank = "reverse_charge"
+	VatTreatmentBankStandard25    VatTreatmentBank = "standard_25"
+)
+
+// Valid indicates whether the value is a known member of the VatTreatmentBank enum.
+func (e VatTreatmentBank) Valid() bool {
+	switch e {
+	case VatTreatmentBankExempt:
+		return true
+	case VatTreatmentBankExport:
+		return true
+	case VatTreatmentBankReduced12:
+		return true
+	case VatTreatmentBankReduced6:
+		return true
+	case VatTreatmentBankReverseCharge:
+		return true
+	case VatTreatmentBankStandard25:
 		return true
 	default:
 		return false
@@ -3294,6 +3600,27 @@ func (e ListDeadlinesParamsStatus) Valid() bool {
 	case ListDeadlinesParamsStatusOverdue:
 		return true
 	case ListDeadlinesParamsStatusUpcoming:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListTransactionsParamsStatus.
+const (
+	ListTransactionsParamsStatusBooked   ListTransactionsParamsStatus = "booked"
+	ListTransactionsParamsStatusIgnored  ListTransactionsParamsStatus = "ignored"
+	ListTransactionsParamsStatusUnbooked ListTransactionsParamsStatus = "unbooked"
+)
+
+// Valid indicates whether the value is a known member of the ListTransactionsParamsStatus enum.
+func (e ListTransactionsParamsStatus) Valid() bool {
+	switch e {
+	case ListTransactionsParamsStatusBooked:
+		return true
+	case ListTransactionsParamsStatusIgnored:
+		return true
+	case ListTransactionsParamsStatusUnbooked:
 		return true
 	default:
 		return false
@@ -9778,11 +10105,330 @@ type TaxProfileSettings struct {
 	Website             nullable.Nullable[string]            `json:"website"`
 }
 
+// Transaction defines model for Transaction.
+type Transaction struct {
+	// Amount Negative: money out; positive: money in; in currency.
+	Amount Amount `json:"amount"`
+
+	// AmountSek In kronor: the amount for SEK, else at the rate once known.
+	AmountSek           nullable.Nullable[Amount]             `json:"amount_sek"`
+	CashAccountId       nullable.Nullable[openapi_types.UUID] `json:"cash_account_id"`
+	Category            nullable.Nullable[string]             `json:"category"`
+	CounterpartyAccount nullable.Nullable[string]             `json:"counterparty_account"`
+	CreatedAt           time.Time                             `json:"created_at"`
+	Currency            string                                `json:"currency"`
+	Date                openapi_types.Date                    `json:"date"`
+	Description         nullable.Nullable[string]             `json:"description"`
+	DocumentId          nullable.Nullable[openapi_types.UUID] `json:"document_id"`
+	ExchangeRate        nullable.Nullable[ExchangeRate]       `json:"exchange_rate"`
+	ExternalId          string                                `json:"external_id"`
+	Id                  openapi_types.UUID                    `json:"id"`
+	ImportSource        TransactionImportSource               `json:"import_source"`
+	InvoiceId           nullable.Nullable[openapi_types.UUID] `json:"invoice_id"`
+	IsBusiness          nullable.Nullable[bool]               `json:"is_business"`
+
+	// IsIgnored Kontera's extension in lists: ignored, needs no verifikat.
+	IsIgnored bool `json:"is_ignored"`
+
+	// JournalEntryId Set: booked.
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+
+	// LedgerAccount The 19xx account it books on: its cash account's.
+	LedgerAccount string                    `json:"ledger_account"`
+	MerchantName  nullable.Nullable[string] `json:"merchant_name"`
+
+	// OriginalDescription The text the bank gave, kept when the working title is edited.
+	OriginalDescription nullable.Nullable[string]             `json:"original_description"`
+	PotentialInvoiceId  nullable.Nullable[openapi_types.UUID] `json:"potential_invoice_id"`
+	ReceiptId           nullable.Nullable[openapi_types.UUID] `json:"receipt_id"`
+
+	// ReconciliationMethod How it was booked: categorized, invoice, supplier_invoice, batch, linked, bulk.
+	ReconciliationMethod nullable.Nullable[string]             `json:"reconciliation_method"`
+	Reference            nullable.Nullable[string]             `json:"reference"`
+	SupplierInvoiceId    nullable.Nullable[openapi_types.UUID] `json:"supplier_invoice_id"`
+	TitleEditedAt        nullable.Nullable[time.Time]          `json:"title_edited_at"`
+	UpdatedAt            time.Time                             `json:"updated_at"`
+}
+
+// TransactionImportSource defines model for Transaction.ImportSource.
+type TransactionImportSource string
+
+// TransactionCategorize defines model for TransactionCategorize.
+type TransactionCategorize struct {
+	// AccountOverride Book on this account instead. Never 1510 or 2440: invoices are settled by the match endpoints (400 TX_CATEGORIZE_INVALID_ACCOUNT).
+	AccountOverride *string `json:"account_override,omitempty"`
+
+	// Category What the transaction was; each books on a BAS account with a default VAT treatment (GET transaction-templates lists them).
+	Category *TransactionCategory `json:"category,omitempty"`
+
+	// Dimensions SIE dimension number to value code, on the cost or income line.
+	Dimensions *map[string]string `json:"dimensions,omitempty"`
+
+	// IsBusiness false: private money, booked on 2013 (owner's withdrawal) or 2018 (deposit) for an enskild firma, 2893 for any other form; no VAT.
+	IsBusiness bool `json:"is_business"`
+
+	// TemplateId A built-in template (GET transaction-templates): its account and VAT.
+	TemplateId *TransactionCategorizeTemplateId `json:"template_id,omitempty"`
+
+	// UserDescription The verifikat's text; left out, the transaction's.
+	UserDescription *string `json:"user_description,omitempty"`
+
+	// VatAmount The VAT as the receipt says, instead of the split at the rate.
+	VatAmount *Amount `json:"vat_amount,omitempty"`
+
+	// VatTreatment How VAT is booked: split out of the gross at 25, 12 or 6 % (2641 on purchases, 2611/2621/2631 on sales), reverse charge on a purchase (2645 and 2614 at 25 %), or none.
+	VatTreatment *VatTreatmentBank `json:"vat_treatment,omitempty"`
+}
+
+// TransactionCategorizeTemplateId A built-in template (GET transaction-templates): its account and VAT.
+type TransactionCategorizeTemplateId string
+
+// TransactionCategorized defines model for TransactionCategorized.
+type TransactionCategorized struct {
+	// AlreadyHadJournalEntry It was booked already: nothing was done.
+	AlreadyHadJournalEntry bool                      `json:"already_had_journal_entry"`
+	Category               nullable.Nullable[string] `json:"category"`
+	JournalEntryCreated    bool                      `json:"journal_entry_created"`
+
+	// JournalEntryId null in a dry run.
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	Success        bool                                  `json:"success"`
+	VerifikatLines []PostingLine                         `json:"verifikat_lines"`
+}
+
 // TransactionCategorizedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
 type TransactionCategorizedPayload map[string]interface{}
 
+// TransactionCategorizedResponse defines model for TransactionCategorizedResponse.
+type TransactionCategorizedResponse struct {
+	Data TransactionCategorized `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TransactionCategory What the transaction was; each books on a BAS account with a default VAT treatment (GET transaction-templates lists them).
+type TransactionCategory string
+
+// TransactionDeleted defines model for TransactionDeleted.
+type TransactionDeleted struct {
+	Deleted       TransactionDeletedDeleted `json:"deleted"`
+	TransactionId openapi_types.UUID        `json:"transaction_id"`
+}
+
+// TransactionDeletedDeleted defines model for TransactionDeleted.Deleted.
+type TransactionDeletedDeleted bool
+
+// TransactionDeletedResponse defines model for TransactionDeletedResponse.
+type TransactionDeletedResponse struct {
+	Data TransactionDeleted `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TransactionIgnored defines model for TransactionIgnored.
+type TransactionIgnored struct {
+	AlreadyIgnored bool                        `json:"already_ignored"`
+	IsIgnored      TransactionIgnoredIsIgnored `json:"is_ignored"`
+	Success        bool                        `json:"success"`
+	TransactionId  openapi_types.UUID          `json:"transaction_id"`
+}
+
+// TransactionIgnoredIsIgnored defines model for TransactionIgnored.IsIgnored.
+type TransactionIgnoredIsIgnored bool
+
+// TransactionIgnoredResponse defines model for TransactionIgnoredResponse.
+type TransactionIgnoredResponse struct {
+	Data TransactionIgnored `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TransactionIngest defines model for TransactionIngest.
+type TransactionIngest struct {
+	// SettlementAccount The 19xx account they are on: a cash account's (whose currency they must have), or a bare account. Left out: the primary cash account, else 1930.
+	SettlementAccount *string                 `json:"settlement_account,omitempty"`
+	Transactions      []TransactionIngestItem `json:"transactions"`
+}
+
+// TransactionIngestItem defines model for TransactionIngestItem.
+type TransactionIngestItem struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount              Amount             `json:"amount"`
+	CounterpartyAccount *string            `json:"counterparty_account,omitempty"`
+	Currency            string             `json:"currency"`
+	Date                openapi_types.Date `json:"date"`
+	Description         *string            `json:"description,omitempty"`
+
+	// ExternalId The bank's id of the transaction: a second ingest with the same id on the same account is a duplicate.
+	ExternalId string `json:"external_id"`
+
+	// ImportSource manual: typed in by a person (may be deleted while unbooked); default api.
+	ImportSource *TransactionIngestItemImportSource `json:"import_source,omitempty"`
+	MccCode      *string                            `json:"mcc_code,omitempty"`
+	MerchantName *string                            `json:"merchant_name,omitempty"`
+	Reference    *string                            `json:"reference,omitempty"`
+}
+
+// TransactionIngestItemImportSource manual: typed in by a person (may be deleted while unbooked); default api.
+type TransactionIngestItemImportSource string
+
+// TransactionIngested defines model for TransactionIngested.
+type TransactionIngested struct {
+	Duplicates     int                  `json:"duplicates"`
+	Imported       int                  `json:"imported"`
+	TransactionIds []openapi_types.UUID `json:"transaction_ids"`
+}
+
+// TransactionIngestedResponse defines model for TransactionIngestedResponse.
+type TransactionIngestedResponse struct {
+	Data TransactionIngested `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TransactionList defines model for TransactionList.
+type TransactionList struct {
+	Transactions []TransactionListItem `json:"transactions"`
+}
+
+// TransactionListItem defines model for TransactionListItem.
+type TransactionListItem struct {
+	// Amount Negative: money out; positive: money in; in currency.
+	Amount        Amount                                `json:"amount"`
+	CashAccountId nullable.Nullable[openapi_types.UUID] `json:"cash_account_id"`
+	Category      nullable.Nullable[string]             `json:"category"`
+	CreatedAt     time.Time                             `json:"created_at"`
+	Currency      string                                `json:"currency"`
+	Date          openapi_types.Date                    `json:"date"`
+	Description   nullable.Nullable[string]             `json:"description"`
+	Id            openapi_types.UUID                    `json:"id"`
+	ImportSource  TransactionListItemImportSource       `json:"import_source"`
+	InvoiceId     nullable.Nullable[openapi_types.UUID] `json:"invoice_id"`
+	IsBusiness    nullable.Nullable[bool]               `json:"is_business"`
+
+	// IsIgnored Kontera's extension in lists: ignored, needs no verifikat.
+	IsIgnored bool `json:"is_ignored"`
+
+	// JournalEntryId Set: booked.
+	JournalEntryId    nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	MerchantName      nullable.Nullable[string]             `json:"merchant_name"`
+	Reference         nullable.Nullable[string]             `json:"reference"`
+	SupplierInvoiceId nullable.Nullable[openapi_types.UUID] `json:"supplier_invoice_id"`
+}
+
+// TransactionListItemImportSource defines model for TransactionListItem.ImportSource.
+type TransactionListItemImportSource string
+
+// TransactionListResponse defines model for TransactionListResponse.
+type TransactionListResponse struct {
+	Data TransactionList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TransactionPatch defines model for TransactionPatch.
+type TransactionPatch struct {
+	// AccountNumber Move it to the cash account on this ledger account (same currency).
+	AccountNumber *string `json:"account_number,omitempty"`
+
+	// Description The working title; the bank's text stays in original_description.
+	Description *string `json:"description,omitempty"`
+}
+
+// TransactionPatched defines model for TransactionPatched.
+type TransactionPatched struct {
+	CashAccountId nullable.Nullable[openapi_types.UUID] `json:"cash_account_id"`
+	Description   nullable.Nullable[string]             `json:"description"`
+	Id            openapi_types.UUID                    `json:"id"`
+	TitleEditedAt nullable.Nullable[time.Time]          `json:"title_edited_at"`
+}
+
+// TransactionPatchedResponse defines model for TransactionPatchedResponse.
+type TransactionPatchedResponse struct {
+	Data TransactionPatched `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // TransactionReconciledPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
 type TransactionReconciledPayload map[string]interface{}
+
+// TransactionResponse defines model for TransactionResponse.
+type TransactionResponse struct {
+	Data Transaction `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TransactionTemplate defines model for TransactionTemplate.
+type TransactionTemplate struct {
+	// AccountNumber null: named by the categorization (a transfer between own accounts).
+	AccountNumber nullable.Nullable[string] `json:"account_number"`
+	Id            string                    `json:"id"`
+	Kind          TransactionTemplateKind   `json:"kind"`
+	Name          string                    `json:"name"`
+
+	// VatTreatment How VAT is booked: split out of the gross at 25, 12 or 6 % (2641 on purchases, 2611/2621/2631 on sales), reverse charge on a purchase (2645 and 2614 at 25 %), or none.
+	VatTreatment VatTreatmentBank `json:"vat_treatment"`
+}
+
+// TransactionTemplateKind defines model for TransactionTemplate.Kind.
+type TransactionTemplateKind string
+
+// TransactionTemplateList defines model for TransactionTemplateList.
+type TransactionTemplateList struct {
+	Templates []TransactionTemplate `json:"templates"`
+}
+
+// TransactionTemplateListResponse defines model for TransactionTemplateListResponse.
+type TransactionTemplateListResponse struct {
+	Data TransactionTemplateList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TransactionUncategorized defines model for TransactionUncategorized.
+type TransactionUncategorized struct {
+	// ReversalJournalEntryId The storno; null in a dry run.
+	ReversalJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"reversal_journal_entry_id"`
+	ReversedJournalEntryId openapi_types.UUID                    `json:"reversed_journal_entry_id"`
+	Success                bool                                  `json:"success"`
+}
+
+// TransactionUncategorizedResponse defines model for TransactionUncategorizedResponse.
+type TransactionUncategorizedResponse struct {
+	Data TransactionUncategorized `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TransactionUnignored defines model for TransactionUnignored.
+type TransactionUnignored struct {
+	IsIgnored     TransactionUnignoredIsIgnored `json:"is_ignored"`
+	Success       bool                          `json:"success"`
+	TransactionId openapi_types.UUID            `json:"transaction_id"`
+	WasIgnored    bool                          `json:"was_ignored"`
+}
+
+// TransactionUnignoredIsIgnored defines model for TransactionUnignored.IsIgnored.
+type TransactionUnignoredIsIgnored bool
+
+// TransactionUnignoredResponse defines model for TransactionUnignoredResponse.
+type TransactionUnignoredResponse struct {
+	Data TransactionUnignored `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
 
 // TrialBalance defines model for TrialBalance.
 type TrialBalance struct {
@@ -9872,6 +10518,9 @@ type VatRate = money.Amount
 
 // VatTreatment defines model for VatTreatment.
 type VatTreatment string
+
+// VatTreatmentBank How VAT is booked: split out of the gross at 25, 12 or 6 % (2641 on purchases, 2611/2621/2631 on sales), reverse charge on a purchase (2645 and 2614 at 25 %), or none.
+type VatTreatmentBank string
 
 // Warning defines model for Warning.
 type Warning struct {
@@ -10216,6 +10865,9 @@ type SupplierId = openapi_types.UUID
 
 // SupplierInvoiceId defines model for SupplierInvoiceId.
 type SupplierInvoiceId = openapi_types.UUID
+
+// TransactionId defines model for TransactionId.
+type TransactionId = openapi_types.UUID
 
 // WebhookDeliveryId defines model for WebhookDeliveryId.
 type WebhookDeliveryId = openapi_types.UUID
@@ -11558,6 +12210,120 @@ type UpdateSupplierParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// ListTransactionsParams defines parameters for ListTransactions.
+type ListTransactionsParams struct {
+	// Status booked, unbooked, or ignored.
+	Status *ListTransactionsParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Currency Only this currency.
+	Currency *string `form:"currency,omitempty" json:"currency,omitempty"`
+
+	// DateFrom From this date.
+	DateFrom *openapi_types.Date `form:"date_from,omitempty" json:"date_from,omitempty"`
+
+	// DateTo Through this date.
+	DateTo *openapi_types.Date `form:"date_to,omitempty" json:"date_to,omitempty"`
+
+	// Search 1-200 characters in the text or the merchant's name.
+	Search *string `form:"search,omitempty" json:"search,omitempty"`
+
+	// CashAccountId Only this cash account's.
+	CashAccountId *openapi_types.UUID `form:"cash_account_id,omitempty" json:"cash_account_id,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListTransactionsParamsStatus defines parameters for ListTransactions.
+type ListTransactionsParamsStatus string
+
+// IngestTransactionsParams defines parameters for IngestTransactions.
+type IngestTransactionsParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeleteTransactionParams defines parameters for DeleteTransaction.
+type DeleteTransactionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateTransactionParams defines parameters for UpdateTransaction.
+type UpdateTransactionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// CategorizeTransactionParams defines parameters for CategorizeTransaction.
+type CategorizeTransactionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UnignoreTransactionParams defines parameters for UnignoreTransaction.
+type UnignoreTransactionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// IgnoreTransactionParams defines parameters for IgnoreTransaction.
+type IgnoreTransactionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UncategorizeTransactionParams defines parameters for UncategorizeTransaction.
+type UncategorizeTransactionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -11803,6 +12569,15 @@ type BulkCreateSuppliersJSONRequestBody = SupplierBulkCreate
 
 // UpdateSupplierJSONRequestBody defines body for UpdateSupplier for application/json ContentType.
 type UpdateSupplierJSONRequestBody = SupplierPatch
+
+// IngestTransactionsJSONRequestBody defines body for IngestTransactions for application/json ContentType.
+type IngestTransactionsJSONRequestBody = TransactionIngest
+
+// UpdateTransactionJSONRequestBody defines body for UpdateTransaction for application/json ContentType.
+type UpdateTransactionJSONRequestBody = TransactionPatch
+
+// CategorizeTransactionJSONRequestBody defines body for CategorizeTransaction for application/json ContentType.
+type CategorizeTransactionJSONRequestBody = TransactionCategorize
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookCreate
@@ -14635,6 +15410,36 @@ type ServerInterface interface {
 	// UpdateSupplier Update a supplier
 	// (PATCH /api/v1/companies/{companyId}/suppliers/{supplierId})
 	UpdateSupplier(ctx echo.Context, companyId CompanyId, supplierId SupplierId, params UpdateSupplierParams) error
+	// ListTransactionTemplates List the ways to categorize a transaction
+	// (GET /api/v1/companies/{companyId}/transaction-templates)
+	ListTransactionTemplates(ctx echo.Context, companyId CompanyId) error
+	// ListTransactions List bank transactions
+	// (GET /api/v1/companies/{companyId}/transactions)
+	ListTransactions(ctx echo.Context, companyId CompanyId, params ListTransactionsParams) error
+	// IngestTransactions Add bank transactions
+	// (POST /api/v1/companies/{companyId}/transactions/ingest)
+	IngestTransactions(ctx echo.Context, companyId CompanyId, params IngestTransactionsParams) error
+	// DeleteTransaction Delete an unbooked transaction added by hand
+	// (DELETE /api/v1/companies/{companyId}/transactions/{transactionId})
+	DeleteTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params DeleteTransactionParams) error
+	// GetTransaction Read a bank transaction
+	// (GET /api/v1/companies/{companyId}/transactions/{transactionId})
+	GetTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId) error
+	// UpdateTransaction Edit an unbooked transaction's title or cash account
+	// (PATCH /api/v1/companies/{companyId}/transactions/{transactionId})
+	UpdateTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params UpdateTransactionParams) error
+	// CategorizeTransaction Categorize a transaction and book it
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/categorize)
+	CategorizeTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params CategorizeTransactionParams) error
+	// UnignoreTransaction Restore an ignored transaction
+	// (DELETE /api/v1/companies/{companyId}/transactions/{transactionId}/ignore)
+	UnignoreTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params UnignoreTransactionParams) error
+	// IgnoreTransaction Ignore a transaction: it needs no verifikat
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/ignore)
+	IgnoreTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params IgnoreTransactionParams) error
+	// UncategorizeTransaction Undo a categorization: storno and reset
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/uncategorize)
+	UncategorizeTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params UncategorizeTransactionParams) error
 	// ListWebhooks List the company's webhooks
 	// (GET /api/v1/companies/{companyId}/webhooks)
 	ListWebhooks(ctx echo.Context, companyId CompanyId) error
@@ -21293,6 +22098,573 @@ func (w *ServerInterfaceWrapper) UpdateSupplier(ctx echo.Context) error {
 	return err
 }
 
+// ListTransactionTemplates converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTransactionTemplates(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTransactionTemplates(ctx, companyId)
+	return err
+}
+
+// ListTransactions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListTransactions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListTransactionsParams
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "currency" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "currency", ctx.QueryParams(), &params.Currency, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter currency: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_from", ctx.QueryParams(), &params.DateFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_to", ctx.QueryParams(), &params.DateTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "search" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search", ctx.QueryParams(), &params.Search, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search: %s", err))
+	}
+
+	// ------------- Optional query parameter "cash_account_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cash_account_id", ctx.QueryParams(), &params.CashAccountId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cash_account_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListTransactions(ctx, companyId, params)
+	return err
+}
+
+// IngestTransactions converts echo context to params.
+func (w *ServerInterfaceWrapper) IngestTransactions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IngestTransactionsParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IngestTransactions(ctx, companyId, params)
+	return err
+}
+
+// DeleteTransaction converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteTransaction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteTransactionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteTransaction(ctx, companyId, transactionId, params)
+	return err
+}
+
+// GetTransaction converts echo context to params.
+func (w *ServerInterfaceWrapper) GetTransaction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetTransaction(ctx, companyId, transactionId)
+	return err
+}
+
+// UpdateTransaction converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateTransaction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateTransactionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateTransaction(ctx, companyId, transactionId, params)
+	return err
+}
+
+// CategorizeTransaction converts echo context to params.
+func (w *ServerInterfaceWrapper) CategorizeTransaction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CategorizeTransactionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CategorizeTransaction(ctx, companyId, transactionId, params)
+	return err
+}
+
+// UnignoreTransaction converts echo context to params.
+func (w *ServerInterfaceWrapper) UnignoreTransaction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UnignoreTransactionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UnignoreTransaction(ctx, companyId, transactionId, params)
+	return err
+}
+
+// IgnoreTransaction converts echo context to params.
+func (w *ServerInterfaceWrapper) IgnoreTransaction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IgnoreTransactionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IgnoreTransaction(ctx, companyId, transactionId, params)
+	return err
+}
+
+// UncategorizeTransaction converts echo context to params.
+func (w *ServerInterfaceWrapper) UncategorizeTransaction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UncategorizeTransactionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UncategorizeTransaction(ctx, companyId, transactionId, params)
+	return err
+}
+
 // ListWebhooks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
 	var err error
@@ -22006,6 +23378,16 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/suppliers/:supplierId", wrapper.GetSupplier, options.OperationMiddlewares["getSupplier"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/suppliers/:supplierId", wrapper.UpdateSupplier, options.OperationMiddlewares["updateSupplier"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/suppliers/bulk-create", wrapper.BulkCreateSuppliers, options.OperationMiddlewares["bulkCreateSuppliers"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/transaction-templates", wrapper.ListTransactionTemplates, options.OperationMiddlewares["listTransactionTemplates"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/transactions", wrapper.ListTransactions, options.OperationMiddlewares["listTransactions"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId", wrapper.DeleteTransaction, options.OperationMiddlewares["deleteTransaction"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId", wrapper.GetTransaction, options.OperationMiddlewares["getTransaction"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId", wrapper.UpdateTransaction, options.OperationMiddlewares["updateTransaction"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/categorize", wrapper.CategorizeTransaction, options.OperationMiddlewares["categorizeTransaction"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/ignore", wrapper.UnignoreTransaction, options.OperationMiddlewares["unignoreTransaction"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/ignore", wrapper.IgnoreTransaction, options.OperationMiddlewares["ignoreTransaction"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/uncategorize", wrapper.UncategorizeTransaction, options.OperationMiddlewares["uncategorizeTransaction"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/ingest", wrapper.IngestTransactions, options.OperationMiddlewares["ingestTransactions"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/webhooks/:webhookId", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
@@ -45891,6 +47273,1811 @@ func (response UpdateSupplier503JSONResponse) VisitUpdateSupplierResponse(w http
 	return err
 }
 
+type ListTransactionTemplatesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+}
+
+type ListTransactionTemplatesResponseObject interface {
+	VisitListTransactionTemplatesResponse(w http.ResponseWriter) error
+}
+
+type ListTransactionTemplates200JSONResponse TransactionTemplateListResponse
+
+func (response ListTransactionTemplates200JSONResponse) VisitListTransactionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactionTemplates400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTransactionTemplates400JSONResponse) VisitListTransactionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactionTemplates401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTransactionTemplates401JSONResponse) VisitListTransactionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactionTemplates403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListTransactionTemplates403JSONResponse) VisitListTransactionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactionTemplates404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListTransactionTemplates404JSONResponse) VisitListTransactionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactionTemplates429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListTransactionTemplates429JSONResponse) VisitListTransactionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactionTemplates500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListTransactionTemplates500JSONResponse) VisitListTransactionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactionTemplates503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTransactionTemplates503JSONResponse) VisitListTransactionTemplatesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactionsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListTransactionsParams
+}
+
+type ListTransactionsResponseObject interface {
+	VisitListTransactionsResponse(w http.ResponseWriter) error
+}
+
+type ListTransactions200JSONResponse TransactionListResponse
+
+func (response ListTransactions200JSONResponse) VisitListTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListTransactions400JSONResponse) VisitListTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListTransactions401JSONResponse) VisitListTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListTransactions403JSONResponse) VisitListTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListTransactions404JSONResponse) VisitListTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListTransactions429JSONResponse) VisitListTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactions500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListTransactions500JSONResponse) VisitListTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListTransactions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListTransactions503JSONResponse) VisitListTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestTransactionsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    IngestTransactionsParams
+	Body      *IngestTransactionsJSONRequestBody
+}
+
+type IngestTransactionsResponseObject interface {
+	VisitIngestTransactionsResponse(w http.ResponseWriter) error
+}
+
+type IngestTransactions200JSONResponse TransactionIngestedResponse
+
+func (response IngestTransactions200JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestTransactions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response IngestTransactions400JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestTransactions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response IngestTransactions401JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestTransactions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response IngestTransactions403JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestTransactions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response IngestTransactions404JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestTransactions409JSONResponse struct{ ConflictJSONResponse }
+
+func (response IngestTransactions409JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestTransactions413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response IngestTransactions413JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestTransactions415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response IngestTransactions415JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestTransactions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response IngestTransactions429JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestTransactions500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response IngestTransactions500JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IngestTransactions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response IngestTransactions503JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTransactionRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        DeleteTransactionParams
+}
+
+type DeleteTransactionResponseObject interface {
+	VisitDeleteTransactionResponse(w http.ResponseWriter) error
+}
+
+type DeleteTransaction200JSONResponse TransactionDeletedResponse
+
+func (response DeleteTransaction200JSONResponse) VisitDeleteTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTransaction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteTransaction400JSONResponse) VisitDeleteTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTransaction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteTransaction401JSONResponse) VisitDeleteTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTransaction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteTransaction403JSONResponse) VisitDeleteTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTransaction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteTransaction404JSONResponse) VisitDeleteTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTransaction409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteTransaction409JSONResponse) VisitDeleteTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTransaction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteTransaction429JSONResponse) VisitDeleteTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTransaction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteTransaction500JSONResponse) VisitDeleteTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteTransaction503JSONResponse) VisitDeleteTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTransactionRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+}
+
+type GetTransactionResponseObject interface {
+	VisitGetTransactionResponse(w http.ResponseWriter) error
+}
+
+type GetTransaction200JSONResponse TransactionResponse
+
+func (response GetTransaction200JSONResponse) VisitGetTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTransaction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetTransaction400JSONResponse) VisitGetTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTransaction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetTransaction401JSONResponse) VisitGetTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTransaction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetTransaction403JSONResponse) VisitGetTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTransaction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetTransaction404JSONResponse) VisitGetTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTransaction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetTransaction429JSONResponse) VisitGetTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTransaction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetTransaction500JSONResponse) VisitGetTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetTransaction503JSONResponse) VisitGetTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTransactionRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        UpdateTransactionParams
+	Body          *UpdateTransactionJSONRequestBody
+}
+
+type UpdateTransactionResponseObject interface {
+	VisitUpdateTransactionResponse(w http.ResponseWriter) error
+}
+
+type UpdateTransaction200JSONResponse TransactionPatchedResponse
+
+func (response UpdateTransaction200JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTransaction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateTransaction400JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTransaction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateTransaction401JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTransaction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateTransaction403JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTransaction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateTransaction404JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTransaction409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateTransaction409JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTransaction413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateTransaction413JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTransaction415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateTransaction415JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTransaction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateTransaction429JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTransaction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateTransaction500JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateTransaction503JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CategorizeTransactionRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        CategorizeTransactionParams
+	Body          *CategorizeTransactionJSONRequestBody
+}
+
+type CategorizeTransactionResponseObject interface {
+	VisitCategorizeTransactionResponse(w http.ResponseWriter) error
+}
+
+type CategorizeTransaction200JSONResponse TransactionCategorizedResponse
+
+func (response CategorizeTransaction200JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CategorizeTransaction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CategorizeTransaction400JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CategorizeTransaction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CategorizeTransaction401JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CategorizeTransaction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CategorizeTransaction403JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CategorizeTransaction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CategorizeTransaction404JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CategorizeTransaction409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CategorizeTransaction409JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CategorizeTransaction413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CategorizeTransaction413JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CategorizeTransaction415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CategorizeTransaction415JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CategorizeTransaction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CategorizeTransaction429JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CategorizeTransaction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CategorizeTransaction500JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CategorizeTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CategorizeTransaction503JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnignoreTransactionRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        UnignoreTransactionParams
+}
+
+type UnignoreTransactionResponseObject interface {
+	VisitUnignoreTransactionResponse(w http.ResponseWriter) error
+}
+
+type UnignoreTransaction200JSONResponse TransactionUnignoredResponse
+
+func (response UnignoreTransaction200JSONResponse) VisitUnignoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnignoreTransaction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UnignoreTransaction400JSONResponse) VisitUnignoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnignoreTransaction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UnignoreTransaction401JSONResponse) VisitUnignoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnignoreTransaction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UnignoreTransaction403JSONResponse) VisitUnignoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnignoreTransaction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UnignoreTransaction404JSONResponse) VisitUnignoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnignoreTransaction409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UnignoreTransaction409JSONResponse) VisitUnignoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnignoreTransaction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UnignoreTransaction429JSONResponse) VisitUnignoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnignoreTransaction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UnignoreTransaction500JSONResponse) VisitUnignoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnignoreTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UnignoreTransaction503JSONResponse) VisitUnignoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreTransactionRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        IgnoreTransactionParams
+}
+
+type IgnoreTransactionResponseObject interface {
+	VisitIgnoreTransactionResponse(w http.ResponseWriter) error
+}
+
+type IgnoreTransaction200JSONResponse TransactionIgnoredResponse
+
+func (response IgnoreTransaction200JSONResponse) VisitIgnoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreTransaction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response IgnoreTransaction400JSONResponse) VisitIgnoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreTransaction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response IgnoreTransaction401JSONResponse) VisitIgnoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreTransaction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response IgnoreTransaction403JSONResponse) VisitIgnoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreTransaction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response IgnoreTransaction404JSONResponse) VisitIgnoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreTransaction409JSONResponse struct{ ConflictJSONResponse }
+
+func (response IgnoreTransaction409JSONResponse) VisitIgnoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreTransaction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response IgnoreTransaction429JSONResponse) VisitIgnoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreTransaction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response IgnoreTransaction500JSONResponse) VisitIgnoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response IgnoreTransaction503JSONResponse) VisitIgnoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncategorizeTransactionRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        UncategorizeTransactionParams
+}
+
+type UncategorizeTransactionResponseObject interface {
+	VisitUncategorizeTransactionResponse(w http.ResponseWriter) error
+}
+
+type UncategorizeTransaction200JSONResponse TransactionUncategorizedResponse
+
+func (response UncategorizeTransaction200JSONResponse) VisitUncategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncategorizeTransaction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UncategorizeTransaction400JSONResponse) VisitUncategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncategorizeTransaction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UncategorizeTransaction401JSONResponse) VisitUncategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncategorizeTransaction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UncategorizeTransaction403JSONResponse) VisitUncategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncategorizeTransaction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UncategorizeTransaction404JSONResponse) VisitUncategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncategorizeTransaction409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UncategorizeTransaction409JSONResponse) VisitUncategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncategorizeTransaction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UncategorizeTransaction429JSONResponse) VisitUncategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncategorizeTransaction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UncategorizeTransaction500JSONResponse) VisitUncategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UncategorizeTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UncategorizeTransaction503JSONResponse) VisitUncategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhooksRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 }
@@ -48591,6 +51778,36 @@ type StrictServerInterface interface {
 	// UpdateSupplier Update a supplier
 	// (PATCH /api/v1/companies/{companyId}/suppliers/{supplierId})
 	UpdateSupplier(ctx context.Context, request UpdateSupplierRequestObject) (UpdateSupplierResponseObject, error)
+	// ListTransactionTemplates List the ways to categorize a transaction
+	// (GET /api/v1/companies/{companyId}/transaction-templates)
+	ListTransactionTemplates(ctx context.Context, request ListTransactionTemplatesRequestObject) (ListTransactionTemplatesResponseObject, error)
+	// ListTransactions List bank transactions
+	// (GET /api/v1/companies/{companyId}/transactions)
+	ListTransactions(ctx context.Context, request ListTransactionsRequestObject) (ListTransactionsResponseObject, error)
+	// IngestTransactions Add bank transactions
+	// (POST /api/v1/companies/{companyId}/transactions/ingest)
+	IngestTransactions(ctx context.Context, request IngestTransactionsRequestObject) (IngestTransactionsResponseObject, error)
+	// DeleteTransaction Delete an unbooked transaction added by hand
+	// (DELETE /api/v1/companies/{companyId}/transactions/{transactionId})
+	DeleteTransaction(ctx context.Context, request DeleteTransactionRequestObject) (DeleteTransactionResponseObject, error)
+	// GetTransaction Read a bank transaction
+	// (GET /api/v1/companies/{companyId}/transactions/{transactionId})
+	GetTransaction(ctx context.Context, request GetTransactionRequestObject) (GetTransactionResponseObject, error)
+	// UpdateTransaction Edit an unbooked transaction's title or cash account
+	// (PATCH /api/v1/companies/{companyId}/transactions/{transactionId})
+	UpdateTransaction(ctx context.Context, request UpdateTransactionRequestObject) (UpdateTransactionResponseObject, error)
+	// CategorizeTransaction Categorize a transaction and book it
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/categorize)
+	CategorizeTransaction(ctx context.Context, request CategorizeTransactionRequestObject) (CategorizeTransactionResponseObject, error)
+	// UnignoreTransaction Restore an ignored transaction
+	// (DELETE /api/v1/companies/{companyId}/transactions/{transactionId}/ignore)
+	UnignoreTransaction(ctx context.Context, request UnignoreTransactionRequestObject) (UnignoreTransactionResponseObject, error)
+	// IgnoreTransaction Ignore a transaction: it needs no verifikat
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/ignore)
+	IgnoreTransaction(ctx context.Context, request IgnoreTransactionRequestObject) (IgnoreTransactionResponseObject, error)
+	// UncategorizeTransaction Undo a categorization: storno and reset
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/uncategorize)
+	UncategorizeTransaction(ctx context.Context, request UncategorizeTransactionRequestObject) (UncategorizeTransactionResponseObject, error)
 	// ListWebhooks List the company's webhooks
 	// (GET /api/v1/companies/{companyId}/webhooks)
 	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
@@ -53224,6 +56441,340 @@ func (sh *strictHandler) UpdateSupplier(ctx echo.Context, companyId CompanyId, s
 		return err
 	} else if validResponse, ok := response.(UpdateSupplierResponseObject); ok {
 		return validResponse.VisitUpdateSupplierResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListTransactionTemplates operation middleware
+func (sh *strictHandler) ListTransactionTemplates(ctx echo.Context, companyId CompanyId) error {
+	var request ListTransactionTemplatesRequestObject
+
+	request.CompanyId = companyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTransactionTemplates(ctx.Request().Context(), request.(ListTransactionTemplatesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTransactionTemplates")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTransactionTemplatesResponseObject); ok {
+		return validResponse.VisitListTransactionTemplatesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListTransactions operation middleware
+func (sh *strictHandler) ListTransactions(ctx echo.Context, companyId CompanyId, params ListTransactionsParams) error {
+	var request ListTransactionsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListTransactions(ctx.Request().Context(), request.(ListTransactionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListTransactions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListTransactionsResponseObject); ok {
+		return validResponse.VisitListTransactionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// IngestTransactions operation middleware
+func (sh *strictHandler) IngestTransactions(ctx echo.Context, companyId CompanyId, params IngestTransactionsParams) error {
+	var request IngestTransactionsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body IngestTransactionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.IngestTransactions(ctx.Request().Context(), request.(IngestTransactionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "IngestTransactions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(IngestTransactionsResponseObject); ok {
+		return validResponse.VisitIngestTransactionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteTransaction operation middleware
+func (sh *strictHandler) DeleteTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params DeleteTransactionParams) error {
+	var request DeleteTransactionRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteTransaction(ctx.Request().Context(), request.(DeleteTransactionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteTransaction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteTransactionResponseObject); ok {
+		return validResponse.VisitDeleteTransactionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetTransaction operation middleware
+func (sh *strictHandler) GetTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId) error {
+	var request GetTransactionRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetTransaction(ctx.Request().Context(), request.(GetTransactionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetTransaction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetTransactionResponseObject); ok {
+		return validResponse.VisitGetTransactionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateTransaction operation middleware
+func (sh *strictHandler) UpdateTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params UpdateTransactionParams) error {
+	var request UpdateTransactionRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	var body UpdateTransactionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateTransaction(ctx.Request().Context(), request.(UpdateTransactionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateTransaction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateTransactionResponseObject); ok {
+		return validResponse.VisitUpdateTransactionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CategorizeTransaction operation middleware
+func (sh *strictHandler) CategorizeTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params CategorizeTransactionParams) error {
+	var request CategorizeTransactionRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	var body CategorizeTransactionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CategorizeTransaction(ctx.Request().Context(), request.(CategorizeTransactionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CategorizeTransaction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CategorizeTransactionResponseObject); ok {
+		return validResponse.VisitCategorizeTransactionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UnignoreTransaction operation middleware
+func (sh *strictHandler) UnignoreTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params UnignoreTransactionParams) error {
+	var request UnignoreTransactionRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UnignoreTransaction(ctx.Request().Context(), request.(UnignoreTransactionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UnignoreTransaction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UnignoreTransactionResponseObject); ok {
+		return validResponse.VisitUnignoreTransactionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// IgnoreTransaction operation middleware
+func (sh *strictHandler) IgnoreTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params IgnoreTransactionParams) error {
+	var request IgnoreTransactionRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.IgnoreTransaction(ctx.Request().Context(), request.(IgnoreTransactionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "IgnoreTransaction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(IgnoreTransactionResponseObject); ok {
+		return validResponse.VisitIgnoreTransactionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UncategorizeTransaction operation middleware
+func (sh *strictHandler) UncategorizeTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params UncategorizeTransactionParams) error {
+	var request UncategorizeTransactionRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UncategorizeTransaction(ctx.Request().Context(), request.(UncategorizeTransactionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UncategorizeTransaction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UncategorizeTransactionResponseObject); ok {
+		return validResponse.VisitUncategorizeTransactionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -171,6 +171,17 @@ const (
 	SIItemAccountNoMatchingLine    Code = "SI_ITEM_ACCOUNT_NO_MATCHING_LINE"
 	SIPaidSEKUnresolved            Code = "SI_PAID_SEK_UNRESOLVED"
 	CashAccountNotFound            Code = "CASH_ACCOUNT_NOT_FOUND"
+	TxNotFound                     Code = "TX_CATEGORIZE_TX_NOT_FOUND"
+	TxCategorizeInvalidAccount     Code = "TX_CATEGORIZE_INVALID_ACCOUNT"
+	TxUncategorizeNotBooked        Code = "TX_UNCATEGORIZE_NOT_BOOKED"
+	TxIgnoreAlreadyBooked          Code = "TX_IGNORE_ALREADY_BOOKED"
+	TransactionTitleLocked         Code = "TRANSACTION_TITLE_LOCKED"
+	TransactionMoveBooked          Code = "TRANSACTION_MOVE_BOOKED"
+	TransactionMoveUnknownAccount  Code = "TRANSACTION_MOVE_UNKNOWN_ACCOUNT"
+	TransactionMoveCurrency        Code = "TRANSACTION_MOVE_CURRENCY_MISMATCH"
+	TransactionDeleteBooked        Code = "TRANSACTION_DELETE_BOOKED"
+	TransactionDeleteImported      Code = "TRANSACTION_DELETE_IMPORTED"
+	TransactionDeleteHasAudit      Code = "TRANSACTION_DELETE_HAS_AUDIT_TRAIL"
 	WebhookNotFound                Code = "WEBHOOK_NOT_FOUND"
 	WebhookDeliveryNotFound        Code = "WEBHOOK_DELIVERY_NOT_FOUND"
 	WebhookDeliveryNotRetryable    Code = "WEBHOOK_DELIVERY_NOT_RETRYABLE"
@@ -448,6 +459,17 @@ var entries = []Entry{
 	{SIItemAccountSettled, s409, GroupEndpoint, "Radens kostnad är redan bokförd av en betalning eller periodisering och flyttas inte här.", "The line's cost is already booked by a payment or an accrual release and is not moved here.", "Correct those verifikationer with a rättelse or a storno."},
 	{SIItemAccountNoMatchingLine, s409, GroupEndpoint, "Verifikationen har ingen rad som motsvarar fakturaraden.", "The journal entry has no line matching the invoice line.", "The verifikat was corrected by hand; correct it further there."},
 	{SIPaidSEKUnresolved, s409, GroupEndpoint, "Beloppet i kronor avviker mer än 10 % från fakturans bokförda kurs.", "The amount in kronor differs by more than 10 % from the invoice's booked rate.", "Check amount_sek; if it is right, send it again with force: true and a new Idempotency-Key."},
+	{TxNotFound, s404, GroupEndpoint, "Banktransaktionen finns inte i företaget.", "The bank transaction does not exist in the company.", "List the company's transactions and use an id from there."},
+	{TxCategorizeInvalidAccount, s400, GroupEndpoint, "Kontot kan inte användas för att kategorisera en banktransaktion.", "The account cannot be used to categorize a bank transaction.", "Settle customer and supplier invoices (1510, 2440) with match-invoice or match-supplier-invoice."},
+	{TxUncategorizeNotBooked, s400, GroupEndpoint, "Banktransaktionen är inte bokförd.", "The bank transaction is not booked.", "Only a booked transaction can be uncategorized."},
+	{TxIgnoreAlreadyBooked, s409, GroupEndpoint, "En bokförd banktransaktion kan inte ignoreras.", "A booked bank transaction cannot be ignored.", "Uncategorize it first."},
+	{TransactionTitleLocked, s409, GroupEndpoint, "Texten på en bokförd banktransaktion kan inte ändras.", "The text of a booked bank transaction cannot be changed.", "Uncategorize it first."},
+	{TransactionMoveBooked, s409, GroupEndpoint, "En bokförd banktransaktion kan inte flyttas till ett annat konto.", "A booked bank transaction cannot move to another account.", "Uncategorize it first."},
+	{TransactionMoveUnknownAccount, s404, GroupEndpoint, "Företaget har inget kassakonto på det bokföringskontot.", "The company has no cash account on that ledger account.", "Name the ledger account of one of the company's cash accounts."},
+	{TransactionMoveCurrency, s400, GroupEndpoint, "Kassakontot har en annan valuta än transaktionen.", "The cash account holds another currency than the transaction.", "Move it to a cash account in the transaction's currency."},
+	{TransactionDeleteBooked, s409, GroupEndpoint, "En bokförd banktransaktion kan inte tas bort.", "A booked bank transaction cannot be deleted.", "Uncategorize it first."},
+	{TransactionDeleteImported, s409, GroupEndpoint, "En transaktion från banken eller en bankfil kan inte tas bort.", "A transaction from the bank or a bank file cannot be deleted.", "Ignore it instead."},
+	{TransactionDeleteHasAudit, s409, GroupEndpoint, "Banktransaktionen har varit bokförd och har en historik som ska sparas.", "The bank transaction has been booked and has a history to keep.", "Ignore it instead."},
 	{CashAccountNotFound, s404, GroupEndpoint, "Kassakontot finns inte i företaget.", "The cash account does not exist in the company.", "List the company's cash accounts and use an id from there."},
 	{WebhookNotFound, s404, GroupEndpoint, "Webhooken finns inte i företaget.", "The webhook does not exist in the company.", "List the company's webhooks and use an id from there."},
 	{WebhookDeliveryNotFound, s404, GroupEndpoint, "Leveransen finns inte.", "The webhook delivery does not exist.", "Use a delivery id from the webhook's delivery list."},

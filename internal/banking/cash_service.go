@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/ledger"
 )
 
 // Books is what banking asks of the rest of the books.
@@ -20,6 +22,14 @@ type Books struct {
 	// CheckPayee holds payment details to the rules of the company's own
 	// (bankgiro, plusgiro and IBAN check digits), fields under prefix.
 	CheckPayee func(p map[string]any, prefix string) error
+	// Policy reads what of the company a booking depends on.
+	Policy func(ctx context.Context, company uuid.UUID) (Policy, error)
+	// EnsureAccounts adds BAS accounts a verifikat books on to the chart
+	// (ACCOUNTS_NOT_IN_CHART for others).
+	EnsureAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error
+	// Post and Reverse are the ledger's.
+	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
+	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)
 }
 
 // Bank keeps the company's cash accounts.

@@ -11,13 +11,15 @@ import (
 	"github.com/kontera/kontera/internal/bas"
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/company"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/store"
 )
 
 // newBank is the bank on the company's chart: a cash account's ledger
 // account is added from BAS when it is there, else as an asset account of
 // the company's own; payees are checked as the settings' payment details.
-func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store) *banking.Bank {
+func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store, companies *company.Store,
+	journal *ledger.Store) *banking.Bank {
 	return banking.New(banking.NewStore(db, audits), banking.Books{
 		EnsureAccount: func(ctx context.Context, c uuid.UUID, number, name string) error {
 			_, err := accounts.Ensure(ctx, c, []string{number})
@@ -29,5 +31,15 @@ func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store) *banking.
 			return err
 		},
 		CheckPayee: company.PaymentIssues,
+		Policy: func(ctx context.Context, c uuid.UUID) (banking.Policy, error) {
+			a, err := companies.ArrivalFacts(ctx, c)
+			return banking.Policy{VATRegistered: a.VATRegistered, EntityType: a.EntityType}, err
+		},
+		EnsureAccounts: func(ctx context.Context, c uuid.UUID, numbers []string) error {
+			_, err := accounts.Ensure(ctx, c, numbers)
+			return err
+		},
+		Post:    journal.Post,
+		Reverse: journal.Reverse,
 	}, audits)
 }

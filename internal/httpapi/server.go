@@ -165,6 +165,7 @@ type (
 	inboxAPI      = inbox.Handler
 	webhooksAPI   = webhooks.Handler
 	bankingAPI    = banking.Handler
+	bankTxAPI     = banking.TxHandler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -189,6 +190,7 @@ type handlers struct {
 	*inboxAPI
 	*webhooksAPI
 	*bankingAPI
+	*bankTxAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -311,7 +313,8 @@ func New(cfg Config) (*Server, error) {
 		docsAPI.PutUpload(ctx, company)
 		return inspect(ctx, company)
 	}
-	bank := newBank(cfg.DB, audits, accounts)
+	bank := newBank(cfg.DB, audits, accounts, companies, journal)
+	journal.LockBlocked = bank.LockBlocked
 	outbox := mail.NewStore(cfg.DB)
 	s.sales = invoicing.NewSales(sales, invoicing.Books{
 		Customer: func(ctx context.Context, company, id uuid.UUID) (invoicing.Customer, error) {
@@ -410,7 +413,12 @@ func New(cfg Config) (*Server, error) {
 	}
 	s.streamed["receiveInboundEmail"] = inboundEmail(cfg.InboundSecret, companies,
 		inbox.Receiver{Blobs: cfg.Blobs}, cfg.Now)
-	journal.Reversed = bought.Reversed
+	journal.Reversed = func(ctx context.Context, company uuid.UUID, orig, st ledger.Entry) error {
+		if err := bought.Reversed(ctx, company, orig, st); err != nil {
+			return err
+		}
+		return bank.Reversed(ctx, company, orig, st)
+	}
 	s.bought = bought
 	salesAPI := invoicing.NewHandler(s.sales, cursors)
 	hooksAPI, err := s.webhooks(cfg, box, audits, keys, cursors)
@@ -423,6 +431,7 @@ func New(cfg Config) (*Server, error) {
 		inboxAPI:      inbox.NewHandler(mailbox, cursors),
 		webhooksAPI:   hooksAPI,
 		bankingAPI:    banking.NewHandler(bank),
+		bankTxAPI:     banking.NewTxHandler(bank, cursors, cfg.Now),
 		partiesAPI:    parties.NewHandler(registry, cursors),
 		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
 		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),

@@ -27,8 +27,11 @@ func (s *Store) LockPeriod(ctx context.Context, company, id uuid.UUID) (fiscal.P
 	if err := s.noDrafts(ctx, company, id); err != nil {
 		return p, err
 	}
-	// Bank transactions not yet booked will refuse the lock too
-	// (PERIOD_HAS_UNBOOKED_TRANSACTIONS) once the bank domain exists.
+	if s.LockBlocked != nil {
+		if err := s.LockBlocked(ctx, company, p.Start, p.End); err != nil {
+			return p, err
+		}
+	}
 	out, err := s.periods.Lock(ctx, company, p)
 	return out, dbError(err)
 }

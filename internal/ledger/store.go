@@ -52,6 +52,10 @@ type Store struct {
 	// fiscal year itself (at year-end): the company's tax deadlines follow
 	// its years.
 	PeriodsChanged func(ctx context.Context, company uuid.UUID) error
+	// LockBlocked is the bank's word on a period lock: an error while
+	// transactions dated from..to wait to be booked or ignored
+	// (PERIOD_HAS_UNBOOKED_TRANSACTIONS). Nil: no bank listens.
+	LockBlocked func(ctx context.Context, company uuid.UUID, from, to time.Time) error
 	// CheckDimensions is the dimension register's check, run on the lines
 	// of every posting when the company has dimensions enabled.
 	CheckDimensions DimensionCheck

@@ -45,7 +45,7 @@ func searchClause(f Filter, args *[]any, sealed string) string {
 	if f.Search == "" {
 		return ""
 	}
-	*args = append(*args, "%"+escapeLike(fold(f.Search))+"%")
+	*args = append(*args, "%"+store.EscapeLike(fold(f.Search))+"%")
 	clause := ` AND (search_name LIKE $` + strconv.Itoa(len(*args))
 	if c := compact(f.Search); strings.ContainsAny(c, "0123456789") {
 		*args = append(*args, c+"%")
@@ -66,11 +66,6 @@ func (s *Store) sealedSearch(text string) string {
 		return ""
 	}
 	return s.box.Token(kindOrg, compact(pn))
-}
-
-// escapeLike makes s match itself in a LIKE pattern.
-func escapeLike(s string) string {
-	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
 
 // fold is a name as searches compare it.

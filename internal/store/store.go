@@ -213,3 +213,8 @@ func (db *DB) Attempt(ctx context.Context, fn func(ctx context.Context) error) e
 	_, err := q.ExecContext(ctx, "RELEASE SAVEPOINT attempt")
 	return err
 }
+
+// EscapeLike makes s match itself in a LIKE pattern.
+func EscapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}

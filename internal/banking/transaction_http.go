@@ -1,0 +1,241 @@
+package banking
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/store"
+)
+
+const transactionsList = "bank_transactions"
+
+// TxItem is a transaction as lists show it.
+func TxItem(t Transaction) gen.TransactionListItem {
+	return gen.TransactionListItem{Id: t.ID, Date: openapi_types.Date{Time: t.Date}, Description: envelope.Nullable(t.Description),
+		Amount: t.Amount, Currency: t.Currency, Reference: envelope.Nullable(t.Reference),
+		MerchantName: envelope.Nullable(t.MerchantName), JournalEntryId: envelope.Nullable(t.JournalEntryID),
+		InvoiceId: envelope.Nullable(t.InvoiceID), SupplierInvoiceId: envelope.Nullable(t.SupplierInvoiceID),
+		IsBusiness: envelope.Nullable(t.IsBusiness), Category: envelope.Nullable(t.Category),
+		ImportSource: gen.TransactionListItemImportSource(t.ImportSource), CashAccountId: envelope.Nullable(t.CashAccountID),
+		IsIgnored: t.Ignored, CreatedAt: t.CreatedAt}
+}
+
+// TxDetail is a transaction with all it holds.
+func TxDetail(t Transaction) gen.Transaction {
+	return gen.Transaction{Id: t.ID, Date: openapi_types.Date{Time: t.Date}, Description: envelope.Nullable(t.Description),
+		Amount: t.Amount, Currency: t.Currency, Reference: envelope.Nullable(t.Reference),
+		MerchantName: envelope.Nullable(t.MerchantName), JournalEntryId: envelope.Nullable(t.JournalEntryID),
+		InvoiceId: envelope.Nullable(t.InvoiceID), SupplierInvoiceId: envelope.Nullable(t.SupplierInvoiceID),
+		IsBusiness: envelope.Nullable(t.IsBusiness), Category: envelope.Nullable(t.Category),
+		ImportSource: gen.TransactionImportSource(t.ImportSource), CashAccountId: envelope.Nullable(t.CashAccountID),
+		IsIgnored: t.Ignored, CreatedAt: t.CreatedAt, AmountSek: envelope.Nullable(t.AmountSEK),
+		ExchangeRate: envelope.Nullable(t.ExchangeRate), CounterpartyAccount: envelope.Nullable(t.CounterpartyAccount),
+		PotentialInvoiceId: envelope.Nullable(t.PotentialInvoiceID), ReceiptId: nullable.NewNullNullable[uuid.UUID](),
+		DocumentId: envelope.Nullable(t.DocumentID), ExternalId: t.ExternalID, LedgerAccount: t.LedgerAccount,
+		ReconciliationMethod: envelope.Nullable(t.ReconciliationMethod),
+		OriginalDescription:  envelope.Nullable(t.OriginalDescription), TitleEditedAt: envelope.NullableTime(t.TitleEditedAt),
+		UpdatedAt: t.UpdatedAt}
+}
+
+// TxHandler serves the transaction endpoints.
+type TxHandler struct {
+	bank    *Bank
+	cursors *cursor.Codec
+	now     func() time.Time
+}
+
+// NewTxHandler returns the transactions handler.
+func NewTxHandler(b *Bank, c *cursor.Codec, now func() time.Time) *TxHandler {
+	return &TxHandler{bank: b, cursors: c, now: now}
+}
+
+func day(d *openapi_types.Date) *time.Time {
+	if d == nil {
+		return nil
+	}
+	return &d.Time
+}
+
+// ListTransactions reads a page of the company's transactions.
+func (h *TxHandler) ListTransactions(ctx context.Context, req gen.ListTransactionsRequestObject) (gen.ListTransactionsResponseObject, error) {
+	p := req.Params
+	f := TxFilter{Currency: p.Currency, From: day(p.DateFrom), To: day(p.DateTo), Search: p.Search,
+		CashAccountID: p.CashAccountId, Limit: cursor.Limit(p.Limit, cursor.DefaultLimit, cursor.MaxLimit)}
+	if p.Status != nil {
+		f.Status = string(*p.Status)
+	}
+	if pos := (cursor.Position{}); h.cursors.DecodeParam(transactionsList, p.Cursor, &pos) {
+		f.After = &pos
+	}
+	rows, err := h.bank.store.Transactions(ctx, req.CompanyId, f)
+	if err != nil {
+		return nil, err
+	}
+	rows, next := cursor.Next(h.cursors, transactionsList, rows, f.Limit, func(t Transaction) any {
+		return cursor.Position{At: t.CreatedAt, ID: t.ID}
+	})
+	out := gen.TransactionList{Transactions: make([]gen.TransactionListItem, len(rows))}
+	for i, t := range rows {
+		out.Transactions[i] = TxItem(t)
+	}
+	return gen.ListTransactions200JSONResponse{Data: out, Meta: envelope.Page(ctx, next)}, nil
+}
+
+// GetTransaction reads one transaction.
+func (h *TxHandler) GetTransaction(ctx context.Context, req gen.GetTransactionRequestObject) (gen.GetTransactionResponseObject, error) {
+	t, err := h.bank.store.Transaction(ctx, req.CompanyId, req.TransactionId, false)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetTransaction200JSONResponse{Data: TxDetail(t), Meta: envelope.Meta(ctx)}, nil
+}
+
+// IngestTransactions adds transactions.
+func (h *TxHandler) IngestTransactions(ctx context.Context, req gen.IngestTransactionsRequestObject) (gen.IngestTransactionsResponseObject, error) {
+	b := req.Body
+	rows := make([]Ingested, len(b.Transactions))
+	for i, r := range b.Transactions {
+		rows[i] = Ingested{Date: r.Date.Time, Description: envelope.Text(r.Description), Amount: r.Amount,
+			Currency: r.Currency, ExternalID: r.ExternalId, MCC: r.MccCode, MerchantName: envelope.Text(r.MerchantName),
+			Reference: envelope.Text(r.Reference), CounterpartyAccount: envelope.Text(r.CounterpartyAccount)}
+		if r.ImportSource != nil {
+			s := string(*r.ImportSource)
+			rows[i].ImportSource = &s
+		}
+	}
+	in, err := h.bank.Ingest(ctx, req.CompanyId, rows, b.SettlementAccount)
+	if err != nil {
+		return nil, err
+	}
+	ids := in.IDs
+	if store.IsDryRun(ctx) {
+		ids = []uuid.UUID{}
+	}
+	return gen.IngestTransactions200JSONResponse{Data: gen.TransactionIngested{Imported: in.Imported,
+		Duplicates: in.Duplicates, TransactionIds: ids}, Meta: envelope.Meta(ctx)}, nil
+}
+
+// UpdateTransaction retitles or moves an unbooked transaction.
+func (h *TxHandler) UpdateTransaction(ctx context.Context, req gen.UpdateTransactionRequestObject) (gen.UpdateTransactionResponseObject, error) {
+	t, err := h.bank.UpdateTransaction(ctx, req.CompanyId, req.TransactionId, TxChange{Description: req.Body.Description,
+		LedgerAccount: req.Body.AccountNumber}, h.now())
+	if err != nil {
+		return nil, err
+	}
+	return gen.UpdateTransaction200JSONResponse{Data: gen.TransactionPatched{Id: t.ID, Description: envelope.Nullable(t.Description),
+		TitleEditedAt: envelope.NullableTime(t.TitleEditedAt), CashAccountId: envelope.Nullable(t.CashAccountID)},
+		Meta: envelope.Meta(ctx)}, nil
+}
+
+// DeleteTransaction removes an unbooked hand-added transaction.
+func (h *TxHandler) DeleteTransaction(ctx context.Context, req gen.DeleteTransactionRequestObject) (gen.DeleteTransactionResponseObject, error) {
+	if err := h.bank.DeleteTransaction(ctx, req.CompanyId, req.TransactionId); err != nil {
+		return nil, err
+	}
+	return gen.DeleteTransaction200JSONResponse{Data: gen.TransactionDeleted{TransactionId: req.TransactionId, Deleted: true},
+		Meta: envelope.Meta(ctx)}, nil
+}
+
+// IgnoreTransaction marks a transaction as needing no verifikat.
+func (h *TxHandler) IgnoreTransaction(ctx context.Context, req gen.IgnoreTransactionRequestObject) (gen.IgnoreTransactionResponseObject, error) {
+	_, was, err := h.bank.Ignore(ctx, req.CompanyId, req.TransactionId, true)
+	if err != nil {
+		return nil, err
+	}
+	return gen.IgnoreTransaction200JSONResponse{Data: gen.TransactionIgnored{Success: true, TransactionId: req.TransactionId,
+		IsIgnored: true, AlreadyIgnored: was}, Meta: envelope.Meta(ctx)}, nil
+}
+
+// UnignoreTransaction puts an ignored transaction back.
+func (h *TxHandler) UnignoreTransaction(ctx context.Context, req gen.UnignoreTransactionRequestObject) (gen.UnignoreTransactionResponseObject, error) {
+	_, was, err := h.bank.Ignore(ctx, req.CompanyId, req.TransactionId, false)
+	if err != nil {
+		return nil, err
+	}
+	return gen.UnignoreTransaction200JSONResponse{Data: gen.TransactionUnignored{Success: true, TransactionId: req.TransactionId,
+		IsIgnored: false, WasIgnored: was}, Meta: envelope.Meta(ctx)}, nil
+}
+
+// CategorizeTransaction books a transaction.
+func (h *TxHandler) CategorizeTransaction(ctx context.Context, req gen.CategorizeTransactionRequestObject) (gen.CategorizeTransactionResponseObject, error) {
+	b := req.Body
+	c := Categorization{IsBusiness: b.IsBusiness, VATAmount: b.VatAmount, AccountOverride: b.AccountOverride,
+		Description: envelope.Text(b.UserDescription)}
+	if b.Category != nil {
+		s := string(*b.Category)
+		c.Category = &s
+	}
+	if b.TemplateId != nil {
+		s := string(*b.TemplateId)
+		c.TemplateID = &s
+	}
+	if b.VatTreatment != nil {
+		s := string(*b.VatTreatment)
+		c.VATTreatment = &s
+	}
+	if b.Dimensions != nil {
+		c.Dimensions = ledger.Dimensions(*b.Dimensions)
+	}
+	r, err := h.bank.Categorize(ctx, req.CompanyId, req.TransactionId, c)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.TransactionCategorized{Success: true, Category: envelope.Nullable(r.Transaction.Category),
+		AlreadyHadJournalEntry: r.Already, JournalEntryId: envelope.Nullable(r.Transaction.JournalEntryID),
+		VerifikatLines: []gen.PostingLine{}}
+	if r.Entry != nil {
+		out.JournalEntryCreated, out.VerifikatLines = true, ledger.PostingLines(r.Entry.Lines)
+	}
+	if store.IsDryRun(ctx) {
+		out.JournalEntryId = nullable.NewNullNullable[uuid.UUID]()
+	}
+	return gen.CategorizeTransaction200JSONResponse{Data: out, Meta: envelope.Meta(ctx)}, nil
+}
+
+// UncategorizeTransaction stornoes a transaction's verifikat.
+func (h *TxHandler) UncategorizeTransaction(ctx context.Context, req gen.UncategorizeTransactionRequestObject) (gen.UncategorizeTransactionResponseObject, error) {
+	_, r, err := h.bank.Uncategorize(ctx, req.CompanyId, req.TransactionId)
+	if err != nil {
+		return nil, err
+	}
+	st := nullable.NewNullableWithValue(r.Storno.ID)
+	if store.IsDryRun(ctx) {
+		st = nullable.NewNullNullable[uuid.UUID]()
+	}
+	return gen.UncategorizeTransaction200JSONResponse{Data: gen.TransactionUncategorized{Success: true,
+		ReversedJournalEntryId: r.Original.ID, ReversalJournalEntryId: st}, Meta: envelope.Meta(ctx)}, nil
+}
+
+// ListTransactionTemplates lists the templates and categories.
+func (h *TxHandler) ListTransactionTemplates(ctx context.Context, req gen.ListTransactionTemplatesRequestObject) (gen.ListTransactionTemplatesResponseObject, error) {
+	out := gen.TransactionTemplateList{Templates: []gen.TransactionTemplate{}}
+	for _, t := range Templates {
+		out.Templates = append(out.Templates, gen.TransactionTemplate{Id: t.ID, Name: t.Name,
+			Kind: gen.Template, AccountNumber: account(t.Account),
+			VatTreatment: gen.VatTreatmentBank(t.VAT)})
+	}
+	for _, name := range CategoryNames() {
+		k, ok := Categories[name]
+		if !ok {
+			continue // private: its account follows the company's form
+		}
+		out.Templates = append(out.Templates, gen.TransactionTemplate{Id: name, Name: name,
+			Kind: gen.Category, AccountNumber: account(k.Account), VatTreatment: gen.VatTreatmentBank(k.VAT)})
+	}
+	return gen.ListTransactionTemplates200JSONResponse{Data: out, Meta: envelope.Meta(ctx)}, nil
+}
+
+func account(a string) nullable.Nullable[string] {
+	if a == "" {
+		return nullable.NewNullNullable[string]()
+	}
+	return nullable.NewNullableWithValue(a)
+}

@@ -1,0 +1,338 @@
+package banking
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/outbox"
+)
+
+// The events the bank emits.
+const (
+	EventCategorized = "transaction.categorized"
+	EventSynced      = "transaction.synced"
+)
+
+// MaxIngest is how many transactions one ingest takes.
+const MaxIngest = 500
+
+// Ingestion is what an ingest did.
+type Ingestion struct {
+	Imported, Duplicates int
+	IDs                  []uuid.UUID
+}
+
+// Ingest adds rows to the company's transactions on the settlement
+// account named (a cash account's ledger account, else a bare 19xx
+// account), else the primary cash account, else 1930; rows whose external
+// id the account has are duplicates. One audit row and one
+// transaction.synced event name what was added.
+func (b *Bank) Ingest(ctx context.Context, company uuid.UUID, rows []Ingested, settlement *string) (Ingestion, error) {
+	var issues []apierr.Issue
+	for i, r := range rows {
+		issues = append(issues, r.Check(i)...)
+	}
+	if len(issues) > 0 {
+		return Ingestion{}, apierr.Validation(issues...)
+	}
+	at, account, err := b.settlement(ctx, company, settlement)
+	if err != nil {
+		return Ingestion{}, err
+	}
+	if account != nil {
+		for i, r := range rows {
+			if r.Currency != account.Currency {
+				issues = append(issues, apierr.Issue{Field: "transactions[" + itoa(i) + "].currency", In: "body",
+					Rule: "cash_account_currency", Issue: "the cash account holds " + account.Currency})
+			}
+		}
+		if len(issues) > 0 {
+			return Ingestion{}, apierr.Validation(issues...)
+		}
+	}
+	ids, err := b.store.InsertTransactions(ctx, company, at, "api", rows)
+	if err != nil {
+		return Ingestion{}, err
+	}
+	out := Ingestion{Imported: len(ids), Duplicates: len(rows) - len(ids), IDs: ids}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	if err := b.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Insert, Table: "bank_transactions",
+		Description: itoa(len(ids)) + " banktransaktioner lades till på konto " + at.LedgerAccount,
+		New:         audit.Of(map[string]any{"transaction_ids": ids, "ledger_account": at.LedgerAccount})}); err != nil {
+		return out, err
+	}
+	_, err = outbox.Emit(ctx, b.store.db, company, EventSynced, map[string]any{"transaction_ids": ids,
+		"cash_account_id": at.CashAccountID, "ledger_account": at.LedgerAccount, "source": "api"})
+	return out, err
+}
+
+// settlement is where ingested rows land.
+func (b *Bank) settlement(ctx context.Context, company uuid.UUID, named *string) (Settlement, *CashAccount, error) {
+	if named != nil {
+		a := strings.TrimSpace(*named)
+		if len(a) != 4 || !strings.HasPrefix(a, "19") || strings.Trim(a, "0123456789") != "" {
+			return Settlement{}, nil, apierr.Field("settlement_account", "pattern", "a 19xx account")
+		}
+		c, err := b.store.ByLedger(ctx, company, a)
+		if err != nil || c == nil {
+			return Settlement{LedgerAccount: a}, nil, err
+		}
+		return Settlement{CashAccountID: &c.ID, LedgerAccount: a}, c, nil
+	}
+	c, err := b.store.Primary(ctx, company)
+	if err != nil || c == nil {
+		return Settlement{LedgerAccount: "1930"}, nil, err
+	}
+	return Settlement{CashAccountID: &c.ID, LedgerAccount: c.LedgerAccount}, c, nil
+}
+
+// TxChange is a PATCH of a transaction: its working title, or the cash
+// account (by ledger account) it is on.
+type TxChange struct {
+	Description   *string
+	LedgerAccount *string
+}
+
+// UpdateTransaction applies c to unbooked transaction id.
+func (b *Bank) UpdateTransaction(ctx context.Context, company, id uuid.UUID, c TxChange, now time.Time) (Transaction, error) {
+	old, err := b.store.Transaction(ctx, company, id, true)
+	if err != nil {
+		return old, err
+	}
+	t := old
+	if c.Description != nil {
+		if old.Booked() {
+			return old, apierr.New(apierr.TransactionTitleLocked, map[string]any{"transaction_id": id,
+				"journal_entry_id": old.JournalEntryID})
+		}
+		d := strings.TrimSpace(*c.Description)
+		if l := len([]rune(d)); l < 1 || l > 500 {
+			return old, apierr.Field("description", "length", "1 to 500 characters")
+		}
+		t.Description, t.TitleEditedAt = &d, &now
+	}
+	if c.LedgerAccount != nil {
+		if old.Booked() {
+			return old, apierr.New(apierr.TransactionMoveBooked, map[string]any{"transaction_id": id,
+				"journal_entry_id": old.JournalEntryID})
+		}
+		to, err := b.store.ByLedger(ctx, company, strings.TrimSpace(*c.LedgerAccount))
+		if err != nil {
+			return old, err
+		}
+		if to == nil {
+			return old, apierr.New(apierr.TransactionMoveUnknownAccount, map[string]any{"field": "account_number",
+				"account_number": *c.LedgerAccount})
+		}
+		if to.Currency != old.Currency {
+			return old, apierr.New(apierr.TransactionMoveCurrency, map[string]any{"field": "account_number",
+				"cash_account_currency": to.Currency, "transaction_currency": old.Currency})
+		}
+		t.CashAccountID, t.LedgerAccount = &to.ID, to.LedgerAccount
+	}
+	if t, err = b.store.Save(ctx, t); err != nil {
+		return t, err
+	}
+	return t, b.recordTx(ctx, audit.Update, &old, &t, "Banktransaktionen ändrades")
+}
+
+// DeleteTransaction removes an unbooked transaction added by hand or
+// through the API that was never booked.
+func (b *Bank) DeleteTransaction(ctx context.Context, company, id uuid.UUID) error {
+	t, err := b.store.Transaction(ctx, company, id, true)
+	if err != nil {
+		return err
+	}
+	switch {
+	case t.Booked():
+		return apierr.New(apierr.TransactionDeleteBooked, map[string]any{"transaction_id": id, "journal_entry_id": t.JournalEntryID})
+	case t.ImportSource == "bank_feed" || t.ImportSource == "bank_file":
+		return apierr.New(apierr.TransactionDeleteImported, map[string]any{"transaction_id": id, "import_source": t.ImportSource})
+	case t.WasBooked:
+		return apierr.New(apierr.TransactionDeleteHasAudit, map[string]any{"transaction_id": id})
+	}
+	if err := b.store.DeleteTransaction(ctx, company, id); err != nil {
+		return err
+	}
+	return b.recordTx(ctx, audit.Delete, &t, nil, "Banktransaktionen togs bort")
+}
+
+// Ignore marks unbooked transaction id as needing no verifikat (allowed
+// in a locked period: nothing is booked); back reports whether it was.
+func (b *Bank) Ignore(ctx context.Context, company, id uuid.UUID, ignore bool) (Transaction, bool, error) {
+	old, err := b.store.Transaction(ctx, company, id, true)
+	if err != nil {
+		return old, false, err
+	}
+	if ignore && old.Booked() {
+		return old, false, apierr.New(apierr.TxIgnoreAlreadyBooked, map[string]any{"transaction_id": id,
+			"journal_entry_id": old.JournalEntryID})
+	}
+	if old.Ignored == ignore {
+		return old, old.Ignored, nil
+	}
+	t := old
+	t.Ignored = ignore
+	if t, err = b.store.Save(ctx, t); err != nil {
+		return t, old.Ignored, err
+	}
+	what := "Banktransaktionen ignoreras"
+	if !ignore {
+		what = "Banktransaktionen ignoreras inte längre"
+	}
+	return t, old.Ignored, b.recordTx(ctx, audit.Update, &old, &t, what)
+}
+
+// Categorized is what a categorization did.
+type Categorized struct {
+	Transaction Transaction
+	Entry       *ledger.Entry
+	// Already says the transaction was booked before: nothing was done.
+	Already bool
+}
+
+// Categorize books transaction id as c says, in one verifikat through
+// the ledger, dated the transaction's day, in the cash account's series.
+// Calls at once for one transaction book it once: the row is held.
+func (b *Bank) Categorize(ctx context.Context, company, id uuid.UUID, c Categorization) (Categorized, error) {
+	t, err := b.store.Transaction(ctx, company, id, true)
+	if err != nil {
+		return Categorized{}, err
+	}
+	if t.Booked() {
+		return Categorized{Transaction: t, Already: true}, nil
+	}
+	if t.Ignored {
+		return Categorized{}, apierr.New(apierr.Conflict, map[string]any{"reason": "transaction_ignored",
+			"transaction_id": id, "hint": "DELETE …/ignore first"})
+	}
+	p, err := b.books.Policy(ctx, company)
+	if err != nil {
+		return Categorized{}, err
+	}
+	bk, err := Book(t, c, p)
+	if err != nil {
+		return Categorized{}, err
+	}
+	accounts := make([]string, len(bk.Lines))
+	for i, l := range bk.Lines {
+		accounts[i] = l.Account
+	}
+	if err := b.books.EnsureAccounts(ctx, company, accounts); err != nil {
+		return Categorized{}, err
+	}
+	in := ledger.Input{Date: t.Date, Description: entryText(t, c), SourceType: "bank_transaction",
+		SourceID: ptr(t.ID.String()), Lines: bk.Lines}
+	if t.CashAccountID != nil {
+		if a, err := b.store.CashAccount(ctx, company, *t.CashAccountID, false); err == nil && a.VoucherSeries != nil {
+			in.Series = *a.VoucherSeries
+		}
+	}
+	if t.MerchantName != nil {
+		in.Counterparty.CounterpartyName = t.MerchantName
+	}
+	e, err := b.books.Post(ctx, company, in)
+	if err != nil {
+		return Categorized{}, err
+	}
+	old := t
+	business, category, method := c.IsBusiness, bk.Category, "categorized"
+	t.JournalEntryID, t.IsBusiness, t.Category, t.ReconciliationMethod = &e.ID, &business, &category, &method
+	if t, err = b.store.Save(ctx, t); err != nil {
+		return Categorized{}, err
+	}
+	if err := b.recordTx(ctx, audit.Update, &old, &t, "Banktransaktionen bokfördes i verifikation "+e.Voucher()); err != nil {
+		return Categorized{}, err
+	}
+	_, err = outbox.Emit(ctx, b.store.db, company, EventCategorized, map[string]any{"transaction": t,
+		"journal_entry_id": e.ID})
+	return Categorized{Transaction: t, Entry: &e}, err
+}
+
+// Uncategorize stornoes the verifikat that books transaction id, dated
+// as it is; Reversed then returns every transaction it booked to the
+// to-book list.
+func (b *Bank) Uncategorize(ctx context.Context, company, id uuid.UUID) (Transaction, ledger.Reversal, error) {
+	t, err := b.store.Transaction(ctx, company, id, true)
+	if err != nil {
+		return t, ledger.Reversal{}, err
+	}
+	if !t.Booked() {
+		return t, ledger.Reversal{}, apierr.New(apierr.TxUncategorizeNotBooked, map[string]any{"transaction_id": id})
+	}
+	r, err := b.books.Reverse(ctx, company, *t.JournalEntryID, t.Date, false)
+	if err != nil {
+		return t, r, err
+	}
+	t, err = b.store.Transaction(ctx, company, id, false)
+	return t, r, err
+}
+
+// Reversed is the ledger's word that verifikat orig was stornoed (st):
+// the transactions it booked are unbooked again, their history kept.
+func (b *Bank) Reversed(ctx context.Context, company uuid.UUID, orig, st ledger.Entry) error {
+	rows, err := b.store.BookedBy(ctx, company, orig.ID)
+	if err != nil {
+		return err
+	}
+	for _, old := range rows {
+		t := old
+		t.JournalEntryID, t.IsBusiness, t.Category, t.ReconciliationMethod = nil, nil, nil, nil
+		t.InvoiceID, t.SupplierInvoiceID, t.WasBooked = nil, nil, true
+		if t, err = b.store.Save(ctx, t); err != nil {
+			return err
+		}
+		if err := b.recordTx(ctx, audit.Update, &old, &t, "Banktransaktionen avbokades (verifikation "+
+			orig.Voucher()+" makulerad genom "+st.Voucher()+")"); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LockBlocked is PERIOD_HAS_UNBOOKED_TRANSACTIONS when transactions dated
+// from..to wait to be booked or ignored, nil otherwise.
+func (b *Bank) LockBlocked(ctx context.Context, company uuid.UUID, from, to time.Time) error {
+	n, ids, err := b.store.Unbooked(ctx, company, from, to)
+	if err != nil || n == 0 {
+		return err
+	}
+	return apierr.New(apierr.PeriodHasUnbookedTransactions, map[string]any{"count": n, "transaction_ids": ids})
+}
+
+func entryText(t Transaction, c Categorization) string {
+	for _, s := range []*string{c.Description, t.Description, t.MerchantName} {
+		if s != nil && strings.TrimSpace(*s) != "" {
+			d := strings.TrimSpace(*s)
+			if len([]rune(d)) > 500 {
+				d = string([]rune(d)[:500])
+			}
+			return d
+		}
+	}
+	return "Banktransaktion " + t.Date.Format(time.DateOnly)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// recordTx audits a change of a transaction.
+func (b *Bank) recordTx(ctx context.Context, action audit.Action, old, new *Transaction, description string) error {
+	c := audit.Change{Action: action, Table: "bank_transactions", Description: description}
+	t := old
+	if old != nil {
+		c.Old = audit.Of(old)
+	}
+	if new != nil {
+		c.New, t = audit.Of(new), new
+	}
+	c.CompanyID, c.RecordID = t.CompanyID, t.ID.String()
+	return b.audit.Record(ctx, c)
+}

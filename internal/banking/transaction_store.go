@@ -1,0 +1,210 @@
+package banking
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/store"
+)
+
+const txColumns = `company_id, id, cash_account_id, ledger_account, date, description, original_description,
+	title_edited_at, amount, currency, amount_sek, exchange_rate, exchange_rate_date, reference, merchant_name,
+	counterparty_account, mcc_code, external_id, import_source, bank_file_import_id, journal_entry_id, invoice_id,
+	supplier_invoice_id, is_business, category, is_ignored, was_booked, potential_invoice_id, document_id,
+	reconciliation_method, created_at, updated_at`
+
+// Settlement is where ingested transactions land: a cash account, or a
+// bare ledger account when the company has none.
+type Settlement struct {
+	CashAccountID *uuid.UUID
+	LedgerAccount string
+}
+
+// InsertTransactions stores rows on at as new transactions from source, leaving out
+// those whose external id the account already has, and answers the ids
+// of those it stored.
+func (s *Store) InsertTransactions(ctx context.Context, company uuid.UUID, at Settlement, source string, rows []Ingested) ([]uuid.UUID, error) {
+	type row struct {
+		Date                string  `json:"date"`
+		Description         *string `json:"description"`
+		Amount              string  `json:"amount"`
+		Currency            string  `json:"currency"`
+		ExternalID          string  `json:"external_id"`
+		MCC                 *string `json:"mcc_code"`
+		Merchant            *string `json:"merchant_name"`
+		Reference           *string `json:"reference"`
+		CounterpartyAccount *string `json:"counterparty_account"`
+		ImportSource        string  `json:"import_source"`
+		Search              string  `json:"search_text"`
+	}
+	in := make([]row, len(rows))
+	for i, r := range rows {
+		src := source
+		if r.ImportSource != nil {
+			src = *r.ImportSource
+		}
+		in[i] = row{Date: store.Day(r.Date), Description: r.Description, Amount: r.Amount.String(), Currency: r.Currency,
+			ExternalID: r.ExternalID, MCC: r.MCC, Merchant: r.MerchantName, Reference: r.Reference,
+			CounterpartyAccount: r.CounterpartyAccount, ImportSource: src,
+			Search: searchText(r.Description, r.MerchantName, r.Description)}
+	}
+	raw, err := json.Marshal(in)
+	if err != nil {
+		return nil, err
+	}
+	ids := []uuid.UUID{}
+	err = s.db.Q(ctx).SelectContext(ctx, &ids, `INSERT INTO bank_transactions (company_id, cash_account_id,
+			ledger_account, date, description, original_description, amount, currency, amount_sek, external_id,
+			mcc_code, merchant_name, reference, counterparty_account, import_source, search_text)
+		SELECT $1, $2, $3, r.date, r.description, r.description, r.amount, r.currency,
+			CASE WHEN r.currency = 'SEK' THEN r.amount END, r.external_id, r.mcc_code, r.merchant_name, r.reference,
+			r.counterparty_account, r.import_source, r.search_text
+		FROM jsonb_to_recordset($4::jsonb) AS r(date date, description text, amount numeric, currency text,
+			external_id text, mcc_code text, merchant_name text, reference text, counterparty_account text,
+			import_source text, search_text text)
+		ON CONFLICT (company_id, ledger_account, external_id) DO NOTHING
+		RETURNING id`, company, at.CashAccountID, at.LedgerAccount, string(raw))
+	return ids, err
+}
+
+// Transaction reads transaction id, locked for a change when lock.
+func (s *Store) Transaction(ctx context.Context, company, id uuid.UUID, lock bool) (Transaction, error) {
+	q := `SELECT ` + txColumns + ` FROM bank_transactions WHERE company_id = $1 AND id = $2`
+	if lock {
+		q += ` FOR UPDATE`
+	}
+	var t Transaction
+	err := s.db.Q(ctx).GetContext(ctx, &t, q, company, id)
+	if store.NotFound(err) {
+		return t, apierr.New(apierr.TxNotFound, map[string]any{"transaction_id": id})
+	}
+	return t, err
+}
+
+// TxFilter narrows the transaction list.
+type TxFilter struct {
+	Status        string // booked, unbooked, ignored; "" both booked and unbooked
+	Currency      *string
+	From, To      *time.Time
+	Search        *string
+	CashAccountID *uuid.UUID
+	After         *cursor.Position
+	Limit         int
+}
+
+// Transactions reads a page of the company's transactions, newest first.
+func (s *Store) Transactions(ctx context.Context, company uuid.UUID, f TxFilter) ([]Transaction, error) {
+	var at *time.Time
+	var last *uuid.UUID
+	if f.After != nil {
+		at, last = &f.After.At, &f.After.ID
+	}
+	var search *string
+	if f.Search != nil {
+		v := store.EscapeLike(fold(*f.Search))
+		search = &v
+	}
+	out := []Transaction{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+txColumns+` FROM bank_transactions
+		WHERE company_id = $1
+		  AND CASE $2 WHEN 'booked' THEN journal_entry_id IS NOT NULL
+			WHEN 'unbooked' THEN journal_entry_id IS NULL AND NOT is_ignored
+			WHEN 'ignored' THEN is_ignored
+			ELSE NOT is_ignored END
+		  AND ($3::text IS NULL OR currency = $3)
+		  AND ($4::date IS NULL OR date >= $4) AND ($5::date IS NULL OR date <= $5)
+		  AND ($6::text IS NULL OR search_text LIKE '%' || $6 || '%')
+		  AND ($7::uuid IS NULL OR cash_account_id = $7)
+		  AND ($8::timestamptz IS NULL OR (created_at, id) < ($8, $9::uuid))
+		ORDER BY created_at DESC, id DESC LIMIT $10`,
+		company, f.Status, f.Currency, store.DayOrNil(f.From), store.DayOrNil(f.To), search, f.CashAccountID,
+		at, last, f.Limit+1)
+	return out, err
+}
+
+// Save stores what may change of t: its title, account, booking and flags.
+func (s *Store) Save(ctx context.Context, t Transaction) (Transaction, error) {
+	err := s.db.Q(ctx).GetContext(ctx, &t, `UPDATE bank_transactions SET cash_account_id = $3, ledger_account = $4,
+			description = $5, title_edited_at = $6, journal_entry_id = $7, is_business = $8, category = $9,
+			is_ignored = $10, was_booked = $11, reconciliation_method = $12, invoice_id = $13, supplier_invoice_id = $14,
+			document_id = $15, search_text = $16, updated_at = now()
+		WHERE company_id = $1 AND id = $2 RETURNING `+txColumns,
+		t.CompanyID, t.ID, t.CashAccountID, t.LedgerAccount, t.Description, t.TitleEditedAt, t.JournalEntryID,
+		t.IsBusiness, t.Category, t.Ignored, t.WasBooked, t.ReconciliationMethod, t.InvoiceID, t.SupplierInvoiceID,
+		t.DocumentID, searchText(t.Description, t.MerchantName, t.OriginalDescription))
+	return t, err
+}
+
+// searchText is what a search looks in: the texts, folded.
+func searchText(texts ...*string) string {
+	var parts []string
+	for _, t := range texts {
+		if t != nil && strings.TrimSpace(*t) != "" {
+			parts = append(parts, fold(*t))
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// fold is a text as searches compare it.
+func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
+
+// DeleteTransaction removes transaction id.
+func (s *Store) DeleteTransaction(ctx context.Context, company, id uuid.UUID) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `DELETE FROM bank_transactions WHERE company_id = $1 AND id = $2`, company, id)
+	return err
+}
+
+// BookedBy reads the transactions verifikat entry books, locked.
+func (s *Store) BookedBy(ctx context.Context, company, entry uuid.UUID) ([]Transaction, error) {
+	out := []Transaction{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+txColumns+` FROM bank_transactions
+		WHERE company_id = $1 AND journal_entry_id = $2 ORDER BY id FOR UPDATE`, company, entry)
+	return out, err
+}
+
+// Unbooked answers how many transactions dated from..to wait to be booked
+// or ignored, and the ids of a few of them.
+func (s *Store) Unbooked(ctx context.Context, company uuid.UUID, from, to time.Time) (int, []uuid.UUID, error) {
+	var rows []struct {
+		ID    uuid.UUID `db:"id"`
+		Count int       `db:"n"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT id, count(*) OVER () AS n FROM bank_transactions
+		WHERE company_id = $1 AND journal_entry_id IS NULL AND NOT is_ignored AND date BETWEEN $2 AND $3
+		ORDER BY date, id LIMIT 5`, company, store.Day(from), store.Day(to))
+	if err != nil || len(rows) == 0 {
+		return 0, nil, err
+	}
+	ids := make([]uuid.UUID, len(rows))
+	for i, r := range rows {
+		ids[i] = r.ID
+	}
+	return rows[0].Count, ids, nil
+}
+
+// ByLedger answers the company's cash account on ledger account a.
+func (s *Store) ByLedger(ctx context.Context, company uuid.UUID, a string) (*CashAccount, error) {
+	var rows []CashAccount
+	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT `+cashColumns+` FROM cash_accounts
+		WHERE company_id = $1 AND ledger_account = $2`, company, a); err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], read(&rows[0])
+}
+
+// Primary answers the company's primary cash account, nil when it has none.
+func (s *Store) Primary(ctx context.Context, company uuid.UUID) (*CashAccount, error) {
+	var rows []CashAccount
+	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT `+cashColumns+` FROM cash_accounts
+		WHERE company_id = $1 AND is_primary`, company); err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], read(&rows[0])
+}

@@ -1,0 +1,194 @@
+package tests
+
+import (
+	"sync"
+	"testing"
+)
+
+// newBankBooks is a VAT-registered aktiebolag with a SEK cash account on
+// 1930, answering the cash account's id.
+func newBankBooks(t *testing.T) (*partiesBooks, string) {
+	b := newPartiesBooks(t)
+	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
+		b.company); err != nil {
+		t.Fatal(err)
+	}
+	id := b.write("POST", "cash-accounts", map[string]any{"name": "Företagskonto", "currency": "SEK"}).status(t, 201).
+		str("data.cash_account_id")
+	return b, id
+}
+
+func bankRow(id, day string, amount float64, text string) map[string]any {
+	return map[string]any{"external_id": id, "date": day, "amount": amount, "currency": "SEK", "description": text}
+}
+
+// Ingest, list and book by hand: −1 250.00 office at 25 %, −45.00 bank
+// fee, +0.37 interest take 1930 to −1 294.63 and 2641 to 250.00; −10.00
+// at 12 % splits 8.93 + 1.07. A re-ingest adds nothing; eight categorize
+// calls at once make one verifikat; uncategorize restores the books.
+func TestBankTransactionsBooked(t *testing.T) {
+	b, cash := newBankBooks(t)
+	rows := []any{bankRow("T1", "2026-03-02", -1250, "KONTORSGROSSISTEN"), bankRow("T2", "2026-03-03", -45, "AVGIFT"),
+		bankRow("T3", "2026-03-31", 0.37, "RÄNTA"), bankRow("T4", "2026-03-04", -10, "LIVSMEDEL")}
+	in := b.write("POST", "transactions/ingest", map[string]any{"transactions": rows}).status(t, 200)
+	if in.at("data.imported") != 4.0 || in.at("data.duplicates") != 0.0 || len(in.list("data.transaction_ids")) != 4 {
+		t.Fatalf("ingest: %s", in.Body)
+	}
+	again := b.write("POST", "transactions/ingest", map[string]any{"transactions": rows[:2]}).status(t, 200)
+	if again.at("data.imported") != 0.0 || again.at("data.duplicates") != 2.0 {
+		t.Fatalf("re-ingest: %s", again.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM events WHERE company_id = $1 AND type = 'transaction.synced'`, b.company); n != 1 {
+		t.Fatalf("%d transaction.synced events, want 1", n)
+	}
+	ids := map[string]string{}
+	list := b.get(b.path("transactions?status=unbooked"), b.token).status(t, 200)
+	for _, r := range list.list("data.transactions") {
+		m := r.(map[string]any)
+		ids[m["description"].(string)] = m["id"].(string)
+		if m["cash_account_id"] != cash {
+			t.Fatalf("not on the primary cash account: %v", m)
+		}
+	}
+	if len(ids) != 4 {
+		t.Fatalf("unbooked: %s", list.Body)
+	}
+	if got := b.get(b.path("transactions?search=ränta"), b.token).list("data.transactions"); len(got) != 1 {
+		t.Fatalf("search: %v", got)
+	}
+
+	// A dry run books nothing.
+	dry := b.do(req{Method: "POST", Path: b.path("transactions/" + ids["KONTORSGROSSISTEN"] + "/categorize?dry_run=true"),
+		Token: b.token, Body: map[string]any{"is_business": true, "category": "expense_office"}}).status(t, 200)
+	if dry.at("data.journal_entry_id") != nil || lines(dry, "data.verifikat_lines") != "C 1930 1250.00, D 6110 1000.00, D 2641 250.00" {
+		t.Fatalf("dry run: %s", dry.Body)
+	}
+
+	// Eight at once: one verifikat.
+	var wg sync.WaitGroup
+	statuses := make([]int, 8)
+	for i := range statuses {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			statuses[i] = b.write("POST", "transactions/"+ids["KONTORSGROSSISTEN"]+"/categorize",
+				map[string]any{"is_business": true, "category": "expense_office"}).Status
+		}()
+	}
+	wg.Wait()
+	for _, s := range statuses {
+		if s != 200 {
+			t.Fatalf("concurrent categorize: %v", statuses)
+		}
+	}
+	if n := b.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1 AND source_type = 'bank_transaction'`, b.company); n != 1 {
+		t.Fatalf("%d verifikat for one transaction", n)
+	}
+	b.write("POST", "transactions/"+ids["AVGIFT"]+"/categorize", map[string]any{"is_business": true, "template_id": "bank_fee"}).status(t, 200)
+	b.write("POST", "transactions/"+ids["RÄNTA"]+"/categorize", map[string]any{"is_business": true, "template_id": "bank_interest"}).status(t, 200)
+	food := b.write("POST", "transactions/"+ids["LIVSMEDEL"]+"/categorize", map[string]any{"is_business": true,
+		"category": "expense_other", "vat_treatment": "reduced_12"}).status(t, 200)
+	if lines(food, "data.verifikat_lines") != "C 1930 10.00, D 6990 8.93, D 2641 1.07" {
+		t.Fatalf("12 %%: %s", food.Body)
+	}
+	// 1930: −1 250.00 − 45.00 + 0.37 − 10.00; 2641: 250.00 + 1.07.
+	if b.exact("1930") != "-1304.63" || b.exact("2641") != "251.07" || b.exact("6570") != "45.00" || b.exact("8311") != "-0.37" {
+		t.Fatalf("1930 %s 2641 %s 6570 %s 8311 %s", b.exact("1930"), b.exact("2641"), b.exact("6570"), b.exact("8311"))
+	}
+	detail := b.get(b.path("transactions/"+ids["KONTORSGROSSISTEN"]), b.token).status(t, 200)
+	if detail.at("data.journal_entry_id") == nil || detail.at("data.category") != "expense_office" ||
+		detail.at("data.reconciliation_method") != "categorized" || detail.at("data.is_business") != true {
+		t.Fatalf("booked: %s", detail.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM events WHERE company_id = $1 AND type = 'transaction.categorized'`, b.company); n != 4 {
+		t.Fatalf("%d transaction.categorized events, want 4", n)
+	}
+	// Booked: not retitled, moved, ignored or deleted; categorized again,
+	// nothing happens.
+	office := ids["KONTORSGROSSISTEN"]
+	b.write("PATCH", "transactions/"+office, map[string]any{"description": "Nytt"}).errorCode(t, 409, "TRANSACTION_TITLE_LOCKED")
+	b.write("POST", "transactions/"+office+"/ignore", nil).errorCode(t, 409, "TX_IGNORE_ALREADY_BOOKED")
+	b.write("DELETE", "transactions/"+office, nil).errorCode(t, 409, "TRANSACTION_DELETE_BOOKED")
+	if r := b.write("POST", "transactions/"+office+"/categorize", map[string]any{"is_business": true, "category": "expense_software"}).
+		status(t, 200); r.at("data.already_had_journal_entry") != true || r.at("data.journal_entry_created") != false {
+		t.Fatalf("categorized again: %s", r.Body)
+	}
+
+	// Uncategorize: storno, back in the to-book list, its history kept.
+	u := b.write("POST", "transactions/"+office+"/uncategorize", nil).status(t, 200)
+	if u.at("data.reversal_journal_entry_id") == nil {
+		t.Fatalf("uncategorize: %s", u.Body)
+	}
+	if b.exact("6110") != "0.00" || b.exact("2641") != "1.07" || b.exact("1930") != "-54.63" {
+		t.Fatalf("after uncategorize: 6110 %s 2641 %s 1930 %s", b.exact("6110"), b.exact("2641"), b.exact("1930"))
+	}
+	if d := b.get(b.path("transactions/"+office), b.token); d.at("data.journal_entry_id") != nil || d.at("data.category") != nil {
+		t.Fatalf("unbooked again: %s", d.Body)
+	}
+	b.write("POST", "transactions/"+office+"/uncategorize", nil).errorCode(t, 400, "TX_UNCATEGORIZE_NOT_BOOKED")
+	b.write("DELETE", "transactions/"+office, nil).errorCode(t, 409, "TRANSACTION_DELETE_HAS_AUDIT_TRAIL")
+	b.write("POST", "transactions/"+office+"/categorize", map[string]any{"is_business": true, "account_override": "1510"}).
+		errorCode(t, 400, "TX_CATEGORIZE_INVALID_ACCOUNT")
+	b.get(b.path("transactions/00000000-0000-4000-8000-000000000000"), b.token).errorCode(t, 404, "TX_CATEGORIZE_TX_NOT_FOUND")
+}
+
+// The period lock waits for unbooked transactions and passes once they
+// are ignored; ignoring is allowed in a locked period. A hand-added row is
+// retitled, moved and deleted while unbooked.
+func TestBankTransactionsLockAndEdits(t *testing.T) {
+	b, _ := newBankBooks(t)
+	eur := b.write("POST", "cash-accounts", map[string]any{"name": "Valuta", "currency": "EUR"}).status(t, 201).str("data.cash_account_id")
+	spare := b.write("POST", "cash-accounts", map[string]any{"name": "Spar", "currency": "SEK"}).status(t, 201)
+	manual := bankRow("M1", "2026-04-01", -99, "KAFFE")
+	manual["import_source"] = "manual"
+	ids := b.write("POST", "transactions/ingest", map[string]any{"transactions": []any{bankRow("L1", "2026-04-02", -300, "HYRA"), manual}}).
+		status(t, 200).list("data.transaction_ids")
+	rent, coffee := ids[0].(string), ids[1].(string)
+	b.write("POST", "transactions/ingest", map[string]any{"settlement_account": "1932", "transactions": []any{bankRow("E1", "2026-04-02", -5, "X")}}).
+		errorCode(t, 400, "VALIDATION_ERROR")
+
+	period := b.get(b.path("fiscal-periods"), b.token).status(t, 200).str("data.fiscal_periods.0.id")
+	lock := b.write("POST", "fiscal-periods/"+period+"/lock", nil)
+	lock.errorCode(t, 400, "PERIOD_HAS_UNBOOKED_TRANSACTIONS")
+	if lock.at("error.details.count") != 2.0 {
+		t.Fatalf("lock: %s", lock.Body)
+	}
+
+	// Edits while unbooked.
+	p := b.write("PATCH", "transactions/"+rent, map[string]any{"description": "Lokalhyra april"}).status(t, 200)
+	if p.at("data.description") != "Lokalhyra april" || p.at("data.title_edited_at") == nil {
+		t.Fatalf("retitled: %s", p.Body)
+	}
+	if d := b.get(b.path("transactions/"+rent), b.token); d.at("data.original_description") != "HYRA" {
+		t.Fatalf("the bank's text: %s", d.Body)
+	}
+	b.write("PATCH", "transactions/"+rent, map[string]any{"account_number": "1932"}).errorCode(t, 400, "TRANSACTION_MOVE_CURRENCY_MISMATCH")
+	b.write("PATCH", "transactions/"+rent, map[string]any{"account_number": "1940"}).errorCode(t, 404, "TRANSACTION_MOVE_UNKNOWN_ACCOUNT")
+	if m := b.write("PATCH", "transactions/"+rent, map[string]any{"account_number": spare.str("data.ledger_account")}).status(t, 200); m.at("data.cash_account_id") != spare.str("data.cash_account_id") {
+		t.Fatalf("moved: %s", m.Body)
+	}
+	_ = eur
+	b.write("DELETE", "transactions/"+rent, nil).status(t, 200) // api-added, never booked
+	// Ignored: out of the to-book list, the lock passes, and ignoring
+	// still works in the locked period.
+	ig := b.write("POST", "transactions/"+coffee+"/ignore", nil).status(t, 200)
+	if ig.at("data.already_ignored") != false {
+		t.Fatalf("ignore: %s", ig.Body)
+	}
+	if r := b.write("POST", "transactions/"+coffee+"/ignore", nil).status(t, 200); r.at("data.already_ignored") != true {
+		t.Fatalf("ignored again: %s", r.Body)
+	}
+	if got := b.get(b.path("transactions?status=unbooked"), b.token).list("data.transactions"); len(got) != 0 {
+		t.Fatalf("unbooked after ignore: %v", got)
+	}
+	if got := b.get(b.path("transactions?status=ignored"), b.token).list("data.transactions"); len(got) != 1 {
+		t.Fatalf("ignored: %v", got)
+	}
+	b.write("POST", "fiscal-periods/"+period+"/lock", nil).status(t, 200)
+	if r := b.write("DELETE", "transactions/"+coffee+"/ignore", nil).status(t, 200); r.at("data.was_ignored") != true {
+		t.Fatalf("unignore: %s", r.Body)
+	}
+	b.write("POST", "transactions/"+coffee+"/ignore", nil).status(t, 200)
+	b.write("POST", "transactions/"+coffee+"/categorize", map[string]any{"is_business": true, "category": "expense_office"}).
+		errorCode(t, 409, "CONFLICT")
+}
