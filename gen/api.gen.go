@@ -33592,23 +33592,6 @@ func (response MatchInboxItemTransaction500JSONResponse) VisitMatchInboxItemTran
 	return err
 }
 
-type MatchInboxItemTransaction501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response MatchInboxItemTransaction501JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRequestId != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
-	}
-	w.WriteHeader(501)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
 type MatchInboxItemTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response MatchInboxItemTransaction503JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
@@ -33992,23 +33975,6 @@ func (response UnmatchInboxItemTransaction500JSONResponse) VisitUnmatchInboxItem
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
-	_, err := buf.WriteTo(w)
-	return err
-}
-
-type UnmatchInboxItemTransaction501JSONResponse struct{ NotImplementedJSONResponse }
-
-func (response UnmatchInboxItemTransaction501JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
-
-	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
-		return err
-	}
-	w.Header().Set("Content-Type", "application/json")
-	if response.Headers.XRequestId != nil {
-		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
-	}
-	w.WriteHeader(501)
 	_, err := buf.WriteTo(w)
 	return err
 }

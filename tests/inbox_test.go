@@ -296,9 +296,24 @@ func TestInboxItemFlows(t *testing.T) {
 	if p.at("data.amount") != 2600.0 || p.at("data.invoice_date") != nil || p.str("data.extracted_data.format") != "peppol_bis3" {
 		t.Fatalf("corrected: %s", p.Body)
 	}
+	// Paired with the bank transaction that paid it: the verifikat that
+	// books the transaction shows once there is one; released again.
 	b.write("POST", "inbox-items/"+c+"/match-transaction", map[string]any{"transaction_id": "3f1e2d3c-4b5a-4c6d-8e7f-0a1b2c3d4e5f"}).
-		errorCode(t, 501, "NOT_IMPLEMENTED")
-	b.write("POST", "inbox-items/"+c+"/unmatch-transaction", nil).errorCode(t, 501, "NOT_IMPLEMENTED")
+		errorCode(t, 404, "TX_CATEGORIZE_TX_NOT_FOUND")
+	tx := b.write("POST", "transactions/ingest", map[string]any{"transactions": []any{map[string]any{"external_id": "P1",
+		"date": "2026-03-10", "amount": -2600, "currency": "SEK", "description": "KONTORSGROSSISTEN"}}}).status(t, 200).
+		str("data.transaction_ids.0")
+	if m := b.write("POST", "inbox-items/"+c+"/match-transaction", map[string]any{"transaction_id": tx}).status(t, 200); m.at("data.matched_transaction_id") != tx || m.at("data.matched_transaction_journal_entry_id") != nil {
+		t.Fatalf("matched: %s", m.Body)
+	}
+	booked := b.write("POST", "transactions/"+tx+"/categorize", map[string]any{"is_business": true, "category": "expense_office"}).
+		status(t, 200).str("data.journal_entry_id")
+	if g := b.get(b.path("inbox-items/"+c), b.token).status(t, 200); g.at("data.matched_transaction_journal_entry_id") != booked {
+		t.Fatalf("the transaction's verifikat: %s", g.Body)
+	}
+	if u := b.write("POST", "inbox-items/"+c+"/unmatch-transaction", nil).status(t, 200); u.at("data.matched_transaction_id") != nil {
+		t.Fatalf("released: %s", u.Body)
+	}
 	if d := b.write("DELETE", "inbox-items/"+c, nil).status(t, 200); d.at("data.deleted") != true {
 		t.Fatalf("deleted: %s", d.Body)
 	}

@@ -401,6 +401,10 @@ func New(cfg Config) (*Server, error) {
 		},
 		Match:    people.Matching,
 		Register: bought.Create,
+		Transaction: func(ctx context.Context, c, id uuid.UUID) error {
+			_, err := bank.Store().Transaction(ctx, c, id, false)
+			return err
+		},
 	}, audits, cfg.Now)
 	bought.SetInbox(mailbox)
 	archive.InboxLinked = mailbox.Linked

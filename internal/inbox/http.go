@@ -52,7 +52,7 @@ func Summary(i Item) gen.InboxItem {
 		VendorName: envelope.Nullable(i.VendorName), Amount: envelope.Nullable(i.Amount), Currency: envelope.Nullable(i.Currency),
 		InvoiceDate: date(i.InvoiceDate), Processed: i.Processed, MatchedSupplierId: envelope.Nullable(i.MatchedSupplierID),
 		MatchedTransactionId:             envelope.Nullable(i.MatchedTransactionID),
-		MatchedTransactionJournalEntryId: nullable.NewNullNullable[openapi_types.UUID](),
+		MatchedTransactionJournalEntryId: envelope.Nullable(i.MatchedTransactionEntryID),
 		CreatedSupplierInvoiceId:         envelope.Nullable(i.CreatedSupplierInvoice), CreatedJournalEntryId: envelope.Nullable(i.CreatedEntryID),
 		UnderlagStatus: underlag(i.UnderlagStatus), EmailFrom: envelope.Nullable(i.EmailFrom),
 		EmailSubject: envelope.Nullable(i.EmailSubject), EmailReceivedAt: envelope.NullableTime(i.EmailReceivedAt),
@@ -163,23 +163,23 @@ func (h *Handler) MatchInboxItemSupplier(ctx context.Context, req gen.MatchInbox
 	return gen.MatchInboxItemSupplier200JSONResponse{Data: Detail(it), Meta: envelope.Meta(ctx)}, nil
 }
 
-// noBank is the answer of the transaction matches until the bank issue
-// fills their seam.
-func (h *Handler) noBank(ctx context.Context, company, id uuid.UUID) error {
-	if _, err := h.inbox.Get(ctx, company, id); err != nil {
-		return err
-	}
-	return apierr.New(apierr.NotImplemented, map[string]any{"reason": "bank_transactions_not_available", "inbox_item_id": id})
-}
-
-// MatchInboxItemTransaction pairs an item with a bank transaction: not yet.
+// MatchInboxItemTransaction pairs an item with a bank transaction.
 func (h *Handler) MatchInboxItemTransaction(ctx context.Context, req gen.MatchInboxItemTransactionRequestObject) (gen.MatchInboxItemTransactionResponseObject, error) {
-	return nil, h.noBank(ctx, req.CompanyId, req.InboxItemId)
+	tx := req.Body.TransactionId
+	it, err := h.inbox.MatchTransaction(ctx, req.CompanyId, req.InboxItemId, &tx)
+	if err != nil {
+		return nil, err
+	}
+	return gen.MatchInboxItemTransaction200JSONResponse{Data: Detail(it), Meta: envelope.Meta(ctx)}, nil
 }
 
-// UnmatchInboxItemTransaction releases an item's bank transaction: not yet.
+// UnmatchInboxItemTransaction releases an item's bank transaction.
 func (h *Handler) UnmatchInboxItemTransaction(ctx context.Context, req gen.UnmatchInboxItemTransactionRequestObject) (gen.UnmatchInboxItemTransactionResponseObject, error) {
-	return nil, h.noBank(ctx, req.CompanyId, req.InboxItemId)
+	it, err := h.inbox.MatchTransaction(ctx, req.CompanyId, req.InboxItemId, nil)
+	if err != nil {
+		return nil, err
+	}
+	return gen.UnmatchInboxItemTransaction200JSONResponse{Data: Detail(it), Meta: envelope.Meta(ctx)}, nil
 }
 
 // StampInboxItem marks an item consumed by a verifikat.

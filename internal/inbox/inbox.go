@@ -33,6 +33,9 @@ type Books struct {
 	Match func(ctx context.Context, company uuid.UUID, org, vat, bankgiro *string) ([]uuid.UUID, error)
 	// Register registers a supplier invoice (payables.Payables.Create).
 	Register func(ctx context.Context, company uuid.UUID, d payables.Draft) (payables.Created, error)
+	// Transaction refuses a bank transaction the company does not have
+	// (404 TX_CATEGORIZE_TX_NOT_FOUND).
+	Transaction func(ctx context.Context, company, id uuid.UUID) error
 }
 
 // Inbox keeps a company's inbox items.
@@ -327,6 +330,26 @@ func (b *Inbox) MatchSupplier(ctx context.Context, company, id uuid.UUID, suppli
 		}
 	}
 	return b.change(ctx, it, "leverantör", func(it *Item) { it.MatchedSupplierID = supplier })
+}
+
+// MatchTransaction pairs item id with bank transaction tx (nil: releases
+// the pairing): the receipt and the payment it shows. Pairing changes
+// nothing in the books; the item shows the verifikat that books the
+// transaction, when one does.
+func (b *Inbox) MatchTransaction(ctx context.Context, company, id uuid.UUID, tx *uuid.UUID) (Item, error) {
+	it, err := b.store.Get(ctx, company, id, true)
+	if err != nil {
+		return it, err
+	}
+	if tx != nil {
+		if err := b.books.Transaction(ctx, company, *tx); err != nil {
+			return it, err
+		}
+	}
+	if (tx == nil) == (it.MatchedTransactionID == nil) && (tx == nil || *tx == *it.MatchedTransactionID) {
+		return it, nil
+	}
+	return b.change(ctx, it, "banktransaktion", func(it *Item) { it.MatchedTransactionID = tx })
 }
 
 // change saves a change of it, audited, and answers it as read again.

@@ -49,6 +49,9 @@ type Item struct {
 	LinkedEntryID  *uuid.UUID `db:"linked_entry_id"`
 	Processed      bool       `db:"processed"`
 	UnderlagStatus *string    `db:"underlag_status"`
+	// MatchedTransactionEntryID is the verifikat that books the matched
+	// bank transaction, when one does.
+	MatchedTransactionEntryID *uuid.UUID `db:"matched_transaction_entry_id"`
 }
 
 // Extracted is a reading as the database keeps it: JSON, passed as text
@@ -85,7 +88,7 @@ type Store struct{ db *store.DB }
 func NewStore(db *store.DB) *Store { return &Store{db: db} }
 
 // read selects items i with what is derived of them.
-const read = `SELECT i.*, d.journal_entry_id AS linked_entry_id,
+const read = `SELECT i.*, d.journal_entry_id AS linked_entry_id, bt.journal_entry_id AS matched_transaction_entry_id,
 		(i.created_supplier_invoice_id IS NOT NULL OR i.created_journal_entry_id IS NOT NULL
 			OR d.journal_entry_id IS NOT NULL) AS processed,
 		CASE WHEN i.document_id IS NULL THEN NULL
@@ -100,7 +103,8 @@ const read = `SELECT i.*, d.journal_entry_id AS linked_entry_id,
 	FROM inbox_items i
 	LEFT JOIN documents d ON d.company_id = i.company_id AND d.id = i.document_id
 	LEFT JOIN supplier_invoices si ON si.company_id = i.company_id AND si.id = i.created_supplier_invoice_id
-	LEFT JOIN company_settings s ON s.company_id = i.company_id`
+	LEFT JOIN company_settings s ON s.company_id = i.company_id
+	LEFT JOIN bank_transactions bt ON bt.company_id = i.company_id AND bt.id = i.matched_transaction_id`
 
 // Insert writes new items.
 func (s *Store) Insert(ctx context.Context, items []Item) error {
@@ -169,6 +173,7 @@ func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter, after *cu
 func (s *Store) Save(ctx context.Context, it Item) error {
 	_, err := sqlx.NamedExecContext(ctx, s.db.Q(ctx), `UPDATE inbox_items SET kind_hint = :kind_hint, vendor_name = :vendor_name,
 			amount = :amount, currency = :currency, invoice_date = :invoice_date, matched_supplier_id = :matched_supplier_id,
+			matched_transaction_id = :matched_transaction_id,
 			created_supplier_invoice_id = :created_supplier_invoice_id, created_journal_entry_id = :created_journal_entry_id
 		WHERE company_id = :company_id AND id = :id`, it)
 	return store.Refused(err)
