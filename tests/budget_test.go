@@ -23,7 +23,7 @@ var budgets = map[string]int64{
 	"createJournalEntry":      7,
 	"replay":                  4,
 	"commitJournalEntry":      7,
-	"reverseJournalEntry":     12,
+	"reverseJournalEntry":     13, // +1: the bank unbooks what the verifikat booked (one UPDATE … RETURNING)
 	"createCustomer":          9,
 	"createInvoice":           8,
 	"markInvoiceSent":         11,

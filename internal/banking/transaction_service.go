@@ -279,19 +279,14 @@ func (b *Bank) Uncategorize(ctx context.Context, company, id uuid.UUID) (Transac
 // Reversed is the ledger's word that verifikat orig was stornoed (st):
 // the transactions it booked are unbooked again, their history kept.
 func (b *Bank) Reversed(ctx context.Context, company uuid.UUID, orig, st ledger.Entry) error {
-	rows, err := b.store.BookedBy(ctx, company, orig.ID)
+	rows, err := b.store.Unbook(ctx, company, orig.ID)
 	if err != nil {
 		return err
 	}
-	for _, old := range rows {
-		t := old
-		t.JournalEntryID, t.IsBusiness, t.Category, t.ReconciliationMethod = nil, nil, nil, nil
-		t.InvoiceID, t.SupplierInvoiceID, t.WasBooked = nil, nil, true
-		if t, err = b.store.Save(ctx, t); err != nil {
-			return err
-		}
-		if err := b.recordTx(ctx, audit.Update, &old, &t, "Banktransaktionen avbokades (verifikation "+
-			orig.Voucher()+" makulerad genom "+st.Voucher()+")"); err != nil {
+	for _, r := range rows {
+		if err := b.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Update, Table: "bank_transactions",
+			RecordID: r.ID.String(), Description: "Banktransaktionen avbokades (verifikation " + orig.Voucher() +
+				" makulerad genom " + st.Voucher() + ")", Old: r.Before, New: audit.Of(r.Transaction)}); err != nil {
 			return err
 		}
 	}

@@ -161,12 +161,34 @@ func (s *Store) DeleteTransaction(ctx context.Context, company, id uuid.UUID) er
 	return err
 }
 
-// BookedBy reads the transactions verifikat entry books, locked.
-func (s *Store) BookedBy(ctx context.Context, company, entry uuid.UUID) ([]Transaction, error) {
-	out := []Transaction{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+txColumns+` FROM bank_transactions
-		WHERE company_id = $1 AND journal_entry_id = $2 ORDER BY id FOR UPDATE`, company, entry)
+// Unbooked is a transaction as unbooking left it, and as it was before.
+type Unbooked struct {
+	Transaction
+	Before json.RawMessage `db:"before"`
+}
+
+// Unbook returns every transaction verifikat entry booked to the to-book
+// list, its history kept (was_booked), in one statement: a storno of any
+// verifikat asks, and most book none.
+func (s *Store) Unbook(ctx context.Context, company, entry uuid.UUID) ([]Unbooked, error) {
+	out := []Unbooked{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `UPDATE bank_transactions t SET journal_entry_id = NULL, is_business = NULL,
+			category = NULL, reconciliation_method = NULL, invoice_id = NULL, supplier_invoice_id = NULL, was_booked = true,
+			updated_at = now()
+		FROM (SELECT id, to_jsonb(b) - 'search_text' AS before FROM bank_transactions b
+			WHERE company_id = $1 AND journal_entry_id = $2 FOR UPDATE) o
+		WHERE t.company_id = $1 AND t.id = o.id
+		RETURNING `+prefixed("t.", txColumns)+`, o.before`, company, entry)
 	return out, err
+}
+
+// prefixed is columns, a comma-separated list, each under alias p.
+func prefixed(p, columns string) string {
+	parts := strings.Split(columns, ",")
+	for i, c := range parts {
+		parts[i] = p + strings.TrimSpace(c)
+	}
+	return strings.Join(parts, ", ")
 }
 
 // Unbooked answers how many transactions dated from..to wait to be booked
