@@ -189,24 +189,51 @@ func (e AuditAction) Valid() bool {
 	}
 }
 
+// Defines values for BankConnectionStatus.
+const (
+	BankConnectionStatusActive           BankConnectionStatus = "active"
+	BankConnectionStatusError            BankConnectionStatus = "error"
+	BankConnectionStatusExpired          BankConnectionStatus = "expired"
+	BankConnectionStatusPending          BankConnectionStatus = "pending"
+	BankConnectionStatusPendingSelection BankConnectionStatus = "pending_selection"
+)
+
+// Valid indicates whether the value is a known member of the BankConnectionStatus enum.
+func (e BankConnectionStatus) Valid() bool {
+	switch e {
+	case BankConnectionStatusActive:
+		return true
+	case BankConnectionStatusError:
+		return true
+	case BankConnectionStatusExpired:
+		return true
+	case BankConnectionStatusPending:
+		return true
+	case BankConnectionStatusPendingSelection:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Capability.
 const (
-	BankSync Capability = "bank_sync"
-	Inbox    Capability = "inbox"
-	Payroll  Capability = "payroll"
-	Peppol   Capability = "peppol"
+	CapabilityBankSync Capability = "bank_sync"
+	CapabilityInbox    Capability = "inbox"
+	CapabilityPayroll  Capability = "payroll"
+	CapabilityPeppol   Capability = "peppol"
 )
 
 // Valid indicates whether the value is a known member of the Capability enum.
 func (e Capability) Valid() bool {
 	switch e {
-	case BankSync:
+	case CapabilityBankSync:
 		return true
-	case Inbox:
+	case CapabilityInbox:
 		return true
-	case Payroll:
+	case CapabilityPayroll:
 		return true
-	case Peppol:
+	case CapabilityPeppol:
 		return true
 	default:
 		return false
@@ -657,6 +684,8 @@ const (
 	ErrorCodeACCOUNTSYSTEMDELETE                        ErrorCode = "ACCOUNT_SYSTEM_DELETE"
 	ErrorCodeACCOUNTTYPECLASSCONFLICT                   ErrorCode = "ACCOUNT_TYPE_CLASS_CONFLICT"
 	ErrorCodeACCOUNTVATTREATMENTCLASS                   ErrorCode = "ACCOUNT_VAT_TREATMENT_CLASS"
+	ErrorCodeBANKAGGREGATORNOTCONFIGURED                ErrorCode = "BANK_AGGREGATOR_NOT_CONFIGURED"
+	ErrorCodeBANKCONNECTIONNOTFOUND                     ErrorCode = "BANK_CONNECTION_NOT_FOUND"
 	ErrorCodeBANKFILEUNDOFORBIDDEN                      ErrorCode = "BANK_FILE_UNDO_FORBIDDEN"
 	ErrorCodeBANKFILEUNDONOTCOMPLETED                   ErrorCode = "BANK_FILE_UNDO_NOT_COMPLETED"
 	ErrorCodeBANKRATELIMITED                            ErrorCode = "BANK_RATE_LIMITED"
@@ -764,6 +793,10 @@ const (
 	ErrorCodeJOURNALRATTELSELOGFAILED                   ErrorCode = "JOURNAL_RATTELSE_LOG_FAILED"
 	ErrorCodeJOURNALRATTELSEPERIODLOCKED                ErrorCode = "JOURNAL_RATTELSE_PERIOD_LOCKED"
 	ErrorCodeJOURNALRATTELSEREFUSED                     ErrorCode = "JOURNAL_RATTELSE_REFUSED"
+	ErrorCodeLINKTXJENOTFOUND                           ErrorCode = "LINK_TX_JE_NOT_FOUND"
+	ErrorCodeLINKTXJENOTPOSTED                          ErrorCode = "LINK_TX_JE_NOT_POSTED"
+	ErrorCodeLINKTXNOMATCHINGLINE                       ErrorCode = "LINK_TX_NO_MATCHING_LINE"
+	ErrorCodeLINKTXTXALREADYLINKED                      ErrorCode = "LINK_TX_TX_ALREADY_LINKED"
 	ErrorCodeMATCHINVOICEBOOKINGRATEMISSING             ErrorCode = "MATCH_INVOICE_BOOKING_RATE_MISSING"
 	ErrorCodeMEANINGLESSCORRECTION                      ErrorCode = "MEANINGLESS_CORRECTION"
 	ErrorCodeMETHODNOTALLOWED                           ErrorCode = "METHOD_NOT_ALLOWED"
@@ -847,6 +880,8 @@ const (
 	ErrorCodeTRANSACTIONTITLELOCKED                     ErrorCode = "TRANSACTION_TITLE_LOCKED"
 	ErrorCodeTXCATEGORIZEINVALIDACCOUNT                 ErrorCode = "TX_CATEGORIZE_INVALID_ACCOUNT"
 	ErrorCodeTXCATEGORIZETXNOTFOUND                     ErrorCode = "TX_CATEGORIZE_TX_NOT_FOUND"
+	ErrorCodeTXEXCHANGERATEBOOKED                       ErrorCode = "TX_EXCHANGE_RATE_BOOKED"
+	ErrorCodeTXEXCHANGERATEUNAVAILABLE                  ErrorCode = "TX_EXCHANGE_RATE_UNAVAILABLE"
 	ErrorCodeTXIGNOREALREADYBOOKED                      ErrorCode = "TX_IGNORE_ALREADY_BOOKED"
 	ErrorCodeTXUNCATEGORIZENOTBOOKED                    ErrorCode = "TX_UNCATEGORIZE_NOT_BOOKED"
 	ErrorCodeUNAUTHORIZED                               ErrorCode = "UNAUTHORIZED"
@@ -897,6 +932,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeACCOUNTTYPECLASSCONFLICT:
 		return true
 	case ErrorCodeACCOUNTVATTREATMENTCLASS:
+		return true
+	case ErrorCodeBANKAGGREGATORNOTCONFIGURED:
+		return true
+	case ErrorCodeBANKCONNECTIONNOTFOUND:
 		return true
 	case ErrorCodeBANKFILEUNDOFORBIDDEN:
 		return true
@@ -1112,6 +1151,14 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeJOURNALRATTELSEREFUSED:
 		return true
+	case ErrorCodeLINKTXJENOTFOUND:
+		return true
+	case ErrorCodeLINKTXJENOTPOSTED:
+		return true
+	case ErrorCodeLINKTXNOMATCHINGLINE:
+		return true
+	case ErrorCodeLINKTXTXALREADYLINKED:
+		return true
 	case ErrorCodeMATCHINVOICEBOOKINGRATEMISSING:
 		return true
 	case ErrorCodeMEANINGLESSCORRECTION:
@@ -1277,6 +1324,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeTXCATEGORIZEINVALIDACCOUNT:
 		return true
 	case ErrorCodeTXCATEGORIZETXNOTFOUND:
+		return true
+	case ErrorCodeTXEXCHANGERATEBOOKED:
+		return true
+	case ErrorCodeTXEXCHANGERATEUNAVAILABLE:
 		return true
 	case ErrorCodeTXIGNOREALREADYBOOKED:
 		return true
@@ -2396,16 +2447,16 @@ func (e PeppolDeliveryStatus) Valid() bool {
 
 // Defines values for PeppolReadinessAccessStatus.
 const (
-	Active  PeppolReadinessAccessStatus = "active"
-	Blocked PeppolReadinessAccessStatus = "blocked"
+	PeppolReadinessAccessStatusActive  PeppolReadinessAccessStatus = "active"
+	PeppolReadinessAccessStatusBlocked PeppolReadinessAccessStatus = "blocked"
 )
 
 // Valid indicates whether the value is a known member of the PeppolReadinessAccessStatus enum.
 func (e PeppolReadinessAccessStatus) Valid() bool {
 	switch e {
-	case Active:
+	case PeppolReadinessAccessStatusActive:
 		return true
-	case Blocked:
+	case PeppolReadinessAccessStatusBlocked:
 		return true
 	default:
 		return false
@@ -3878,6 +3929,56 @@ type AuditTrail struct {
 // AuditTrailResponse One page of the audit trail.
 type AuditTrailResponse struct {
 	Data AuditTrail `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// BankConnection defines model for BankConnection.
+type BankConnection struct {
+	Bank           nullable.Nullable[string]    `json:"bank"`
+	ConnectionId   openapi_types.UUID           `json:"connection_id"`
+	ConsentExpires nullable.Nullable[time.Time] `json:"consent_expires"`
+
+	// ErrorMessage In Swedish, for the user.
+	ErrorMessage nullable.Nullable[string] `json:"error_message"`
+
+	// LastSyncedAt null until the first sync completes.
+	LastSyncedAt nullable.Nullable[time.Time] `json:"last_synced_at"`
+	Since        time.Time                    `json:"since"`
+	Status       BankConnectionStatus         `json:"status"`
+}
+
+// BankConnectionStatus defines model for BankConnection.Status.
+type BankConnectionStatus string
+
+// BankConnectionList defines model for BankConnectionList.
+type BankConnectionList struct {
+	BankConnections []BankConnection `json:"bank_connections"`
+}
+
+// BankConnectionListResponse defines model for BankConnectionListResponse.
+type BankConnectionListResponse struct {
+	Data BankConnectionList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// BankSync defines model for BankSync.
+type BankSync struct {
+	Bank         nullable.Nullable[string] `json:"bank"`
+	ConnectionId openapi_types.UUID        `json:"connection_id"`
+	Duplicates   int                       `json:"duplicates"`
+	FromDate     openapi_types.Date        `json:"from_date"`
+	Imported     int                       `json:"imported"`
+	LastSyncedAt time.Time                 `json:"last_synced_at"`
+	ToDate       openapi_types.Date        `json:"to_date"`
+}
+
+// BankSyncResponse defines model for BankSyncResponse.
+type BankSyncResponse struct {
+	Data BankSync `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -10153,6 +10254,51 @@ type Transaction struct {
 // TransactionImportSource defines model for Transaction.ImportSource.
 type TransactionImportSource string
 
+// TransactionBatchCategorize defines model for TransactionBatchCategorize.
+type TransactionBatchCategorize struct {
+	// AllOrNothing true is not supported: 501 NOT_IMPLEMENTED. Items succeed or fail one by one.
+	AllOrNothing *bool                  `json:"all_or_nothing,omitempty"`
+	Items        []TransactionBatchItem `json:"items"`
+}
+
+// TransactionBatchCategorized defines model for TransactionBatchCategorized.
+type TransactionBatchCategorized struct {
+	Results []TransactionBatchResult `json:"results"`
+	Summary struct {
+		Failed    int `json:"failed"`
+		Succeeded int `json:"succeeded"`
+		Total     int `json:"total"`
+	} `json:"summary"`
+}
+
+// TransactionBatchCategorizedResponse defines model for TransactionBatchCategorizedResponse.
+type TransactionBatchCategorizedResponse struct {
+	Data TransactionBatchCategorized `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TransactionBatchItem defines model for TransactionBatchItem.
+type TransactionBatchItem struct {
+	Categorization TransactionCategorize `json:"categorization"`
+	TransactionId  openapi_types.UUID    `json:"transaction_id"`
+}
+
+// TransactionBatchResult defines model for TransactionBatchResult.
+type TransactionBatchResult struct {
+	Data *struct {
+		AlreadyHadJournalEntry bool                                  `json:"already_had_journal_entry"`
+		JournalEntryId         nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	} `json:"data,omitempty"`
+
+	// Error Why one item failed: a catalogue code with its messages and details, as an error response would carry them.
+	Error         *BulkItemError     `json:"error,omitempty"`
+	Ok            bool               `json:"ok"`
+	RequestIndex  int                `json:"request_index"`
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+}
+
 // TransactionCategorize defines model for TransactionCategorize.
 type TransactionCategorize struct {
 	// AccountOverride Book on this account instead. Never 1510 or 2440: invoices are settled by the match endpoints (400 TX_CATEGORIZE_INVALID_ACCOUNT).
@@ -10290,6 +10436,28 @@ type TransactionIngestedResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// TransactionLink defines model for TransactionLink.
+type TransactionLink struct {
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+}
+
+// TransactionLinked defines model for TransactionLinked.
+type TransactionLinked struct {
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+	TransactionId  openapi_types.UUID `json:"transaction_id"`
+
+	// VoucherLabel Series and number, e.g. A-12.
+	VoucherLabel string `json:"voucher_label"`
+}
+
+// TransactionLinkedResponse defines model for TransactionLinkedResponse.
+type TransactionLinkedResponse struct {
+	Data TransactionLinked `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // TransactionList defines model for TransactionList.
 type TransactionList struct {
 	Transactions []TransactionListItem `json:"transactions"`
@@ -10356,6 +10524,28 @@ type TransactionPatchedResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// TransactionRate defines model for TransactionRate.
+type TransactionRate struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount           Amount                                `json:"amount"`
+	AmountSek        nullable.Nullable[Amount]             `json:"amount_sek"`
+	Currency         string                                `json:"currency"`
+	ExchangeRate     nullable.Nullable[ExchangeRate]       `json:"exchange_rate"`
+	ExchangeRateDate nullable.Nullable[openapi_types.Date] `json:"exchange_rate_date"`
+
+	// Refreshed false: a SEK transaction, nothing to refresh.
+	Refreshed     bool               `json:"refreshed"`
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+}
+
+// TransactionRateResponse defines model for TransactionRateResponse.
+type TransactionRateResponse struct {
+	Data TransactionRate `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // TransactionReconciledPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
 type TransactionReconciledPayload map[string]interface{}
 
@@ -10397,10 +10587,12 @@ type TransactionTemplateListResponse struct {
 
 // TransactionUncategorized defines model for TransactionUncategorized.
 type TransactionUncategorized struct {
-	// ReversalJournalEntryId The storno; null in a dry run.
+	// ReversalJournalEntryId The storno; null when a link was only released, and in a dry run.
 	ReversalJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"reversal_journal_entry_id"`
-	ReversedJournalEntryId openapi_types.UUID                    `json:"reversed_journal_entry_id"`
-	Success                bool                                  `json:"success"`
+
+	// ReversedJournalEntryId The verifikat that booked (or was linked to) the transaction.
+	ReversedJournalEntryId openapi_types.UUID `json:"reversed_journal_entry_id"`
+	Success                bool               `json:"success"`
 }
 
 // TransactionUncategorizedResponse defines model for TransactionUncategorizedResponse.
@@ -10809,6 +11001,9 @@ type AccountNumber = string
 // AuditLimit defines model for AuditLimit.
 type AuditLimit = int
 
+// BankConnectionId defines model for BankConnectionId.
+type BankConnectionId = openapi_types.UUID
+
 // CashAccountId defines model for CashAccountId.
 type CashAccountId = openapi_types.UUID
 
@@ -10874,6 +11069,9 @@ type WebhookDeliveryId = openapi_types.UUID
 
 // WebhookId defines model for WebhookId.
 type WebhookId = openapi_types.UUID
+
+// BadGateway Every error response: a single top-level key `error`, no `meta`.
+type BadGateway = ErrorEnvelope
 
 // BadRequest Every error response: a single top-level key `error`, no `meta`.
 type BadRequest = ErrorEnvelope
@@ -11008,6 +11206,12 @@ type ListAuditEntriesParams struct {
 
 	// Limit Page size 1-200, default 50; larger values are clamped to 200.
 	Limit *AuditLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// SyncBankConnectionParams defines parameters for SyncBankConnection.
+type SyncBankConnectionParams struct {
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // ListCashAccountsParams defines parameters for ListCashAccounts.
@@ -12240,6 +12444,18 @@ type ListTransactionsParams struct {
 // ListTransactionsParamsStatus defines parameters for ListTransactions.
 type ListTransactionsParamsStatus string
 
+// BatchCategorizeTransactionsParams defines parameters for BatchCategorizeTransactions.
+type BatchCategorizeTransactionsParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // IngestTransactionsParams defines parameters for IngestTransactions.
 type IngestTransactionsParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -12307,6 +12523,30 @@ type IgnoreTransactionParams struct {
 
 	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
 	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// LinkTransactionJournalEntryParams defines parameters for LinkTransactionJournalEntry.
+type LinkTransactionJournalEntryParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// RefreshTransactionExchangeRateParams defines parameters for RefreshTransactionExchangeRate.
+type RefreshTransactionExchangeRateParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 
 	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
@@ -12570,6 +12810,9 @@ type BulkCreateSuppliersJSONRequestBody = SupplierBulkCreate
 // UpdateSupplierJSONRequestBody defines body for UpdateSupplier for application/json ContentType.
 type UpdateSupplierJSONRequestBody = SupplierPatch
 
+// BatchCategorizeTransactionsJSONRequestBody defines body for BatchCategorizeTransactions for application/json ContentType.
+type BatchCategorizeTransactionsJSONRequestBody = TransactionBatchCategorize
+
 // IngestTransactionsJSONRequestBody defines body for IngestTransactions for application/json ContentType.
 type IngestTransactionsJSONRequestBody = TransactionIngest
 
@@ -12578,6 +12821,9 @@ type UpdateTransactionJSONRequestBody = TransactionPatch
 
 // CategorizeTransactionJSONRequestBody defines body for CategorizeTransaction for application/json ContentType.
 type CategorizeTransactionJSONRequestBody = TransactionCategorize
+
+// LinkTransactionJournalEntryJSONRequestBody defines body for LinkTransactionJournalEntry for application/json ContentType.
+type LinkTransactionJournalEntryJSONRequestBody = TransactionLink
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookCreate
@@ -15068,6 +15314,12 @@ type ServerInterface interface {
 	// ListAuditEntries Read the audit trail of a company
 	// (GET /api/v1/companies/{companyId}/audit-trail)
 	ListAuditEntries(ctx echo.Context, companyId CompanyId, params ListAuditEntriesParams) error
+	// ListBankConnections List the company's bank connections
+	// (GET /api/v1/companies/{companyId}/bank-connections)
+	ListBankConnections(ctx echo.Context, companyId CompanyId) error
+	// SyncBankConnection Sync a bank connection now
+	// (POST /api/v1/companies/{companyId}/bank-connections/{connectionId}/sync)
+	SyncBankConnection(ctx echo.Context, companyId CompanyId, connectionId BankConnectionId, params SyncBankConnectionParams) error
 	// ListCapabilities List the company's paid capabilities
 	// (GET /api/v1/companies/{companyId}/capabilities)
 	ListCapabilities(ctx echo.Context, companyId CompanyId) error
@@ -15416,6 +15668,9 @@ type ServerInterface interface {
 	// ListTransactions List bank transactions
 	// (GET /api/v1/companies/{companyId}/transactions)
 	ListTransactions(ctx echo.Context, companyId CompanyId, params ListTransactionsParams) error
+	// BatchCategorizeTransactions Categorize up to 100 transactions
+	// (POST /api/v1/companies/{companyId}/transactions/batch-categorize)
+	BatchCategorizeTransactions(ctx echo.Context, companyId CompanyId, params BatchCategorizeTransactionsParams) error
 	// IngestTransactions Add bank transactions
 	// (POST /api/v1/companies/{companyId}/transactions/ingest)
 	IngestTransactions(ctx echo.Context, companyId CompanyId, params IngestTransactionsParams) error
@@ -15437,6 +15692,12 @@ type ServerInterface interface {
 	// IgnoreTransaction Ignore a transaction: it needs no verifikat
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/ignore)
 	IgnoreTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params IgnoreTransactionParams) error
+	// LinkTransactionJournalEntry Link a transaction to the verifikat that already books it
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/link-journal-entry)
+	LinkTransactionJournalEntry(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params LinkTransactionJournalEntryParams) error
+	// RefreshTransactionExchangeRate Fill in a foreign transaction's kronor
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/refresh-exchange-rate)
+	RefreshTransactionExchangeRate(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params RefreshTransactionExchangeRateParams) error
 	// UncategorizeTransaction Undo a categorization: storno and reset
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/uncategorize)
 	UncategorizeTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params UncategorizeTransactionParams) error
@@ -15884,6 +16145,66 @@ func (w *ServerInterfaceWrapper) ListAuditEntries(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListAuditEntries(ctx, companyId, params)
+	return err
+}
+
+// ListBankConnections converts echo context to params.
+func (w *ServerInterfaceWrapper) ListBankConnections(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListBankConnections(ctx, companyId)
+	return err
+}
+
+// SyncBankConnection converts echo context to params.
+func (w *ServerInterfaceWrapper) SyncBankConnection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "connectionId" -------------
+	var connectionId BankConnectionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "connectionId", ctx.Param("connectionId"), &connectionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter connectionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SyncBankConnectionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SyncBankConnection(ctx, companyId, connectionId, params)
 	return err
 }
 
@@ -22188,6 +22509,63 @@ func (w *ServerInterfaceWrapper) ListTransactions(ctx echo.Context) error {
 	return err
 }
 
+// BatchCategorizeTransactions converts echo context to params.
+func (w *ServerInterfaceWrapper) BatchCategorizeTransactions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BatchCategorizeTransactionsParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BatchCategorizeTransactions(ctx, companyId, params)
+	return err
+}
+
 // IngestTransactions converts echo context to params.
 func (w *ServerInterfaceWrapper) IngestTransactions(ctx echo.Context) error {
 	var err error
@@ -22595,6 +22973,136 @@ func (w *ServerInterfaceWrapper) IgnoreTransaction(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.IgnoreTransaction(ctx, companyId, transactionId, params)
+	return err
+}
+
+// LinkTransactionJournalEntry converts echo context to params.
+func (w *ServerInterfaceWrapper) LinkTransactionJournalEntry(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params LinkTransactionJournalEntryParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.LinkTransactionJournalEntry(ctx, companyId, transactionId, params)
+	return err
+}
+
+// RefreshTransactionExchangeRate converts echo context to params.
+func (w *ServerInterfaceWrapper) RefreshTransactionExchangeRate(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RefreshTransactionExchangeRateParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RefreshTransactionExchangeRate(ctx, companyId, transactionId, params)
 	return err
 }
 
@@ -23264,6 +23772,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/accounts/:accountNumber", wrapper.DeleteAccount, options.OperationMiddlewares["deleteAccount"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/accounts/:accountNumber", wrapper.UpdateAccount, options.OperationMiddlewares["updateAccount"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/audit-trail", wrapper.ListAuditEntries, options.OperationMiddlewares["listAuditEntries"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/bank-connections", wrapper.ListBankConnections, options.OperationMiddlewares["listBankConnections"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/bank-connections/:connectionId/sync", wrapper.SyncBankConnection, options.OperationMiddlewares["syncBankConnection"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/capabilities", wrapper.ListCapabilities, options.OperationMiddlewares["listCapabilities"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/cash-accounts", wrapper.ListCashAccounts, options.OperationMiddlewares["listCashAccounts"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/cash-accounts", wrapper.CreateCashAccount, options.OperationMiddlewares["createCashAccount"]...)
@@ -23386,7 +23896,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/categorize", wrapper.CategorizeTransaction, options.OperationMiddlewares["categorizeTransaction"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/ignore", wrapper.UnignoreTransaction, options.OperationMiddlewares["unignoreTransaction"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/ignore", wrapper.IgnoreTransaction, options.OperationMiddlewares["ignoreTransaction"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/link-journal-entry", wrapper.LinkTransactionJournalEntry, options.OperationMiddlewares["linkTransactionJournalEntry"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/refresh-exchange-rate", wrapper.RefreshTransactionExchangeRate, options.OperationMiddlewares["refreshTransactionExchangeRate"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/uncategorize", wrapper.UncategorizeTransaction, options.OperationMiddlewares["uncategorizeTransaction"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/batch-categorize", wrapper.BatchCategorizeTransactions, options.OperationMiddlewares["batchCategorizeTransactions"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/ingest", wrapper.IngestTransactions, options.OperationMiddlewares["ingestTransactions"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
@@ -23406,6 +23919,15 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/docs/api/errors/:code", wrapper.GetErrorCode, options.OperationMiddlewares["getErrorCode"]...)
 	router.GET(options.BaseURL+"/llms.txt", wrapper.GetLlmsTxt, options.OperationMiddlewares["getLlmsTxt"]...)
 
+}
+
+type BadGatewayResponseHeaders struct {
+	XRequestId *string
+}
+type BadGatewayJSONResponse struct {
+	Body ErrorEnvelope
+
+	Headers BadGatewayResponseHeaders
 }
 
 type BadRequestResponseHeaders struct {
@@ -25000,6 +25522,354 @@ func (response ListAuditEntries500JSONResponse) VisitListAuditEntriesResponse(w 
 type ListAuditEntries503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ListAuditEntries503JSONResponse) VisitListAuditEntriesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBankConnectionsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+}
+
+type ListBankConnectionsResponseObject interface {
+	VisitListBankConnectionsResponse(w http.ResponseWriter) error
+}
+
+type ListBankConnections200JSONResponse BankConnectionListResponse
+
+func (response ListBankConnections200JSONResponse) VisitListBankConnectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBankConnections400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListBankConnections400JSONResponse) VisitListBankConnectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBankConnections401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListBankConnections401JSONResponse) VisitListBankConnectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBankConnections403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListBankConnections403JSONResponse) VisitListBankConnectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBankConnections404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListBankConnections404JSONResponse) VisitListBankConnectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBankConnections429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListBankConnections429JSONResponse) VisitListBankConnectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBankConnections500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListBankConnections500JSONResponse) VisitListBankConnectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListBankConnections503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListBankConnections503JSONResponse) VisitListBankConnectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SyncBankConnectionRequestObject struct {
+	CompanyId    CompanyId        `json:"companyId"`
+	ConnectionId BankConnectionId `json:"connectionId"`
+	Params       SyncBankConnectionParams
+}
+
+type SyncBankConnectionResponseObject interface {
+	VisitSyncBankConnectionResponse(w http.ResponseWriter) error
+}
+
+type SyncBankConnection200JSONResponse BankSyncResponse
+
+func (response SyncBankConnection200JSONResponse) VisitSyncBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SyncBankConnection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SyncBankConnection400JSONResponse) VisitSyncBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SyncBankConnection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SyncBankConnection401JSONResponse) VisitSyncBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SyncBankConnection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SyncBankConnection403JSONResponse) VisitSyncBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SyncBankConnection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SyncBankConnection404JSONResponse) VisitSyncBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SyncBankConnection409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SyncBankConnection409JSONResponse) VisitSyncBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SyncBankConnection429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SyncBankConnection429JSONResponse) VisitSyncBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SyncBankConnection500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SyncBankConnection500JSONResponse) VisitSyncBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SyncBankConnection502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response SyncBankConnection502JSONResponse) VisitSyncBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SyncBankConnection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SyncBankConnection503JSONResponse) VisitSyncBankConnectionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -47552,6 +48422,234 @@ func (response ListTransactions503JSONResponse) VisitListTransactionsResponse(w 
 	return err
 }
 
+type BatchCategorizeTransactionsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    BatchCategorizeTransactionsParams
+	Body      *BatchCategorizeTransactionsJSONRequestBody
+}
+
+type BatchCategorizeTransactionsResponseObject interface {
+	VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error
+}
+
+type BatchCategorizeTransactions200JSONResponse TransactionBatchCategorizedResponse
+
+func (response BatchCategorizeTransactions200JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCategorizeTransactions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BatchCategorizeTransactions400JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCategorizeTransactions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BatchCategorizeTransactions401JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCategorizeTransactions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BatchCategorizeTransactions403JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCategorizeTransactions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BatchCategorizeTransactions404JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCategorizeTransactions409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BatchCategorizeTransactions409JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCategorizeTransactions413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BatchCategorizeTransactions413JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCategorizeTransactions415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BatchCategorizeTransactions415JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCategorizeTransactions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BatchCategorizeTransactions429JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCategorizeTransactions500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BatchCategorizeTransactions500JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCategorizeTransactions501JSONResponse struct{ NotImplementedJSONResponse }
+
+func (response BatchCategorizeTransactions501JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(501)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BatchCategorizeTransactions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BatchCategorizeTransactions503JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type IngestTransactionsRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    IngestTransactionsParams
@@ -48852,6 +49950,410 @@ func (response IgnoreTransaction500JSONResponse) VisitIgnoreTransactionResponse(
 type IgnoreTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response IgnoreTransaction503JSONResponse) VisitIgnoreTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkTransactionJournalEntryRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        LinkTransactionJournalEntryParams
+	Body          *LinkTransactionJournalEntryJSONRequestBody
+}
+
+type LinkTransactionJournalEntryResponseObject interface {
+	VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error
+}
+
+type LinkTransactionJournalEntry200JSONResponse TransactionLinkedResponse
+
+func (response LinkTransactionJournalEntry200JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkTransactionJournalEntry400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response LinkTransactionJournalEntry400JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkTransactionJournalEntry401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response LinkTransactionJournalEntry401JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkTransactionJournalEntry403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response LinkTransactionJournalEntry403JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkTransactionJournalEntry404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response LinkTransactionJournalEntry404JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkTransactionJournalEntry409JSONResponse struct{ ConflictJSONResponse }
+
+func (response LinkTransactionJournalEntry409JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkTransactionJournalEntry413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response LinkTransactionJournalEntry413JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkTransactionJournalEntry415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response LinkTransactionJournalEntry415JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkTransactionJournalEntry429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response LinkTransactionJournalEntry429JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkTransactionJournalEntry500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response LinkTransactionJournalEntry500JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type LinkTransactionJournalEntry503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response LinkTransactionJournalEntry503JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshTransactionExchangeRateRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        RefreshTransactionExchangeRateParams
+}
+
+type RefreshTransactionExchangeRateResponseObject interface {
+	VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error
+}
+
+type RefreshTransactionExchangeRate200JSONResponse TransactionRateResponse
+
+func (response RefreshTransactionExchangeRate200JSONResponse) VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshTransactionExchangeRate400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RefreshTransactionExchangeRate400JSONResponse) VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshTransactionExchangeRate401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RefreshTransactionExchangeRate401JSONResponse) VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshTransactionExchangeRate403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RefreshTransactionExchangeRate403JSONResponse) VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshTransactionExchangeRate404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RefreshTransactionExchangeRate404JSONResponse) VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshTransactionExchangeRate409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RefreshTransactionExchangeRate409JSONResponse) VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshTransactionExchangeRate429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RefreshTransactionExchangeRate429JSONResponse) VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshTransactionExchangeRate500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RefreshTransactionExchangeRate500JSONResponse) VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshTransactionExchangeRate502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response RefreshTransactionExchangeRate502JSONResponse) VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefreshTransactionExchangeRate503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RefreshTransactionExchangeRate503JSONResponse) VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -51402,6 +52904,12 @@ type StrictServerInterface interface {
 	// ListAuditEntries Read the audit trail of a company
 	// (GET /api/v1/companies/{companyId}/audit-trail)
 	ListAuditEntries(ctx context.Context, request ListAuditEntriesRequestObject) (ListAuditEntriesResponseObject, error)
+	// ListBankConnections List the company's bank connections
+	// (GET /api/v1/companies/{companyId}/bank-connections)
+	ListBankConnections(ctx context.Context, request ListBankConnectionsRequestObject) (ListBankConnectionsResponseObject, error)
+	// SyncBankConnection Sync a bank connection now
+	// (POST /api/v1/companies/{companyId}/bank-connections/{connectionId}/sync)
+	SyncBankConnection(ctx context.Context, request SyncBankConnectionRequestObject) (SyncBankConnectionResponseObject, error)
 	// ListCapabilities List the company's paid capabilities
 	// (GET /api/v1/companies/{companyId}/capabilities)
 	ListCapabilities(ctx context.Context, request ListCapabilitiesRequestObject) (ListCapabilitiesResponseObject, error)
@@ -51750,6 +53258,9 @@ type StrictServerInterface interface {
 	// ListTransactions List bank transactions
 	// (GET /api/v1/companies/{companyId}/transactions)
 	ListTransactions(ctx context.Context, request ListTransactionsRequestObject) (ListTransactionsResponseObject, error)
+	// BatchCategorizeTransactions Categorize up to 100 transactions
+	// (POST /api/v1/companies/{companyId}/transactions/batch-categorize)
+	BatchCategorizeTransactions(ctx context.Context, request BatchCategorizeTransactionsRequestObject) (BatchCategorizeTransactionsResponseObject, error)
 	// IngestTransactions Add bank transactions
 	// (POST /api/v1/companies/{companyId}/transactions/ingest)
 	IngestTransactions(ctx context.Context, request IngestTransactionsRequestObject) (IngestTransactionsResponseObject, error)
@@ -51771,6 +53282,12 @@ type StrictServerInterface interface {
 	// IgnoreTransaction Ignore a transaction: it needs no verifikat
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/ignore)
 	IgnoreTransaction(ctx context.Context, request IgnoreTransactionRequestObject) (IgnoreTransactionResponseObject, error)
+	// LinkTransactionJournalEntry Link a transaction to the verifikat that already books it
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/link-journal-entry)
+	LinkTransactionJournalEntry(ctx context.Context, request LinkTransactionJournalEntryRequestObject) (LinkTransactionJournalEntryResponseObject, error)
+	// RefreshTransactionExchangeRate Fill in a foreign transaction's kronor
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/refresh-exchange-rate)
+	RefreshTransactionExchangeRate(ctx context.Context, request RefreshTransactionExchangeRateRequestObject) (RefreshTransactionExchangeRateResponseObject, error)
 	// UncategorizeTransaction Undo a categorization: storno and reset
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/uncategorize)
 	UncategorizeTransaction(ctx context.Context, request UncategorizeTransactionRequestObject) (UncategorizeTransactionResponseObject, error)
@@ -52178,6 +53695,58 @@ func (sh *strictHandler) ListAuditEntries(ctx echo.Context, companyId CompanyId,
 		return err
 	} else if validResponse, ok := response.(ListAuditEntriesResponseObject); ok {
 		return validResponse.VisitListAuditEntriesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListBankConnections operation middleware
+func (sh *strictHandler) ListBankConnections(ctx echo.Context, companyId CompanyId) error {
+	var request ListBankConnectionsRequestObject
+
+	request.CompanyId = companyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListBankConnections(ctx.Request().Context(), request.(ListBankConnectionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListBankConnections")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListBankConnectionsResponseObject); ok {
+		return validResponse.VisitListBankConnectionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SyncBankConnection operation middleware
+func (sh *strictHandler) SyncBankConnection(ctx echo.Context, companyId CompanyId, connectionId BankConnectionId, params SyncBankConnectionParams) error {
+	var request SyncBankConnectionRequestObject
+
+	request.CompanyId = companyId
+	request.ConnectionId = connectionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SyncBankConnection(ctx.Request().Context(), request.(SyncBankConnectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SyncBankConnection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SyncBankConnectionResponseObject); ok {
+		return validResponse.VisitSyncBankConnectionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -56464,6 +58033,55 @@ func (sh *strictHandler) ListTransactions(ctx echo.Context, companyId CompanyId,
 	return nil
 }
 
+// BatchCategorizeTransactions operation middleware
+func (sh *strictHandler) BatchCategorizeTransactions(ctx echo.Context, companyId CompanyId, params BatchCategorizeTransactionsParams) error {
+	var request BatchCategorizeTransactionsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body BatchCategorizeTransactionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BatchCategorizeTransactions(ctx.Request().Context(), request.(BatchCategorizeTransactionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BatchCategorizeTransactions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BatchCategorizeTransactionsResponseObject); ok {
+		return validResponse.VisitBatchCategorizeTransactionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // IngestTransactions operation middleware
 func (sh *strictHandler) IngestTransactions(ctx echo.Context, companyId CompanyId, params IngestTransactionsParams) error {
 	var request IngestTransactionsRequestObject
@@ -56714,6 +58332,83 @@ func (sh *strictHandler) IgnoreTransaction(ctx echo.Context, companyId CompanyId
 		return err
 	} else if validResponse, ok := response.(IgnoreTransactionResponseObject); ok {
 		return validResponse.VisitIgnoreTransactionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// LinkTransactionJournalEntry operation middleware
+func (sh *strictHandler) LinkTransactionJournalEntry(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params LinkTransactionJournalEntryParams) error {
+	var request LinkTransactionJournalEntryRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	var body LinkTransactionJournalEntryJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.LinkTransactionJournalEntry(ctx.Request().Context(), request.(LinkTransactionJournalEntryRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "LinkTransactionJournalEntry")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(LinkTransactionJournalEntryResponseObject); ok {
+		return validResponse.VisitLinkTransactionJournalEntryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RefreshTransactionExchangeRate operation middleware
+func (sh *strictHandler) RefreshTransactionExchangeRate(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params RefreshTransactionExchangeRateParams) error {
+	var request RefreshTransactionExchangeRateRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RefreshTransactionExchangeRate(ctx.Request().Context(), request.(RefreshTransactionExchangeRateRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RefreshTransactionExchangeRate")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RefreshTransactionExchangeRateResponseObject); ok {
+		return validResponse.VisitRefreshTransactionExchangeRateResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -192,3 +192,82 @@ func TestBankTransactionsLockAndEdits(t *testing.T) {
 	b.write("POST", "transactions/"+coffee+"/categorize", map[string]any{"is_business": true, "category": "expense_office"}).
 		errorCode(t, 409, "CONFLICT")
 }
+
+// A foreign transaction gets its kronor at the day's rate and is booked;
+// one booked by hand is linked to its verifikat and unlinked again; a
+// batch books what it can; without an aggregator there are no bank
+// connections to sync.
+func TestBankTransactionsRateLinkBatch(t *testing.T) {
+	b, _ := newBankBooks(t)
+	b.write("POST", "cash-accounts", map[string]any{"name": "Valuta", "currency": "EUR"}).status(t, 201)
+	if _, err := b.db.Exec(`INSERT INTO fx_rates (currency, day, rate, source) VALUES ('EUR', '2026-03-05', 11.4512, 'file')`); err != nil {
+		t.Fatal(err)
+	}
+	eur := b.write("POST", "transactions/ingest", map[string]any{"settlement_account": "1932", "transactions": []any{
+		map[string]any{"external_id": "E1", "date": "2026-03-05", "amount": -100, "currency": "EUR", "description": "SAAS GMBH"},
+		map[string]any{"external_id": "E2", "date": "2026-01-02", "amount": -10, "currency": "EUR", "description": "GAMMAL"}}}).
+		status(t, 200).list("data.transaction_ids")
+	fee := map[string]any{"is_business": true, "template_id": "bank_fee"}
+	b.write("POST", "transactions/"+eur[0].(string)+"/categorize", fee).errorCode(t, 409, "CONFLICT")
+	r := b.write("POST", "transactions/"+eur[0].(string)+"/refresh-exchange-rate", nil).status(t, 200)
+	if r.at("data.amount_sek") != -1145.12 || r.at("data.exchange_rate") != 11.4512 || r.at("data.refreshed") != true {
+		t.Fatalf("refresh: %s", r.Body)
+	}
+	b.write("POST", "transactions/"+eur[1].(string)+"/refresh-exchange-rate", nil).errorCode(t, 502, "TX_EXCHANGE_RATE_UNAVAILABLE")
+	c := b.write("POST", "transactions/"+eur[0].(string)+"/categorize", fee).status(t, 200)
+	if lines(c, "data.verifikat_lines") != "C 1932 1145.12, D 6570 1145.12" {
+		t.Fatalf("booked in kronor: %s", c.Body)
+	}
+	b.write("POST", "transactions/"+eur[0].(string)+"/refresh-exchange-rate", nil).errorCode(t, 409, "TX_EXCHANGE_RATE_BOOKED")
+
+	// Booked by hand, then linked: nothing new is booked.
+	period := b.get(b.path("fiscal-periods"), b.token).status(t, 200).str("data.fiscal_periods.0.id")
+	je := b.write("POST", "journal-entries", map[string]any{"fiscal_period_id": period, "entry_date": "2026-03-06",
+		"description": "Hyra mars", "lines": []any{map[string]any{"account_number": "5010", "debit_amount": 8000},
+			map[string]any{"account_number": "1930", "credit_amount": 8000}}}).status(t, 201).str("data.id")
+	ids := b.write("POST", "transactions/ingest", map[string]any{"transactions": []any{bankRow("H1", "2026-03-06", -8000, "HYRA"),
+		bankRow("H2", "2026-03-06", -7000, "ANNAN")}}).status(t, 200).list("data.transaction_ids")
+	rent, other := ids[0].(string), ids[1].(string)
+	b.write("POST", "transactions/"+rent+"/link-journal-entry", map[string]any{"journal_entry_id": je}).errorCode(t, 409, "LINK_TX_JE_NOT_POSTED")
+	b.write("POST", "journal-entries/"+je+"/commit", nil).status(t, 200)
+	before := b.exact("1930")
+	b.write("POST", "transactions/"+other+"/link-journal-entry", map[string]any{"journal_entry_id": je}).errorCode(t, 400, "LINK_TX_NO_MATCHING_LINE")
+	b.write("POST", "transactions/"+rent+"/link-journal-entry", map[string]any{"journal_entry_id": "00000000-0000-4000-8000-000000000000"}).
+		errorCode(t, 404, "LINK_TX_JE_NOT_FOUND")
+	l := b.write("POST", "transactions/"+rent+"/link-journal-entry", map[string]any{"journal_entry_id": je}).status(t, 200)
+	if l.str("data.voucher_label") == "" || b.exact("1930") != before {
+		t.Fatalf("linked: %s, 1930 %s → %s", l.Body, before, b.exact("1930"))
+	}
+	b.write("POST", "transactions/"+rent+"/link-journal-entry", map[string]any{"journal_entry_id": je}).errorCode(t, 409, "LINK_TX_TX_ALREADY_LINKED")
+	if n := b.count(`SELECT count(*) FROM events WHERE company_id = $1 AND type = 'transaction.reconciled'`, b.company); n != 1 {
+		t.Fatalf("%d transaction.reconciled events", n)
+	}
+	u := b.write("POST", "transactions/"+rent+"/uncategorize", nil).status(t, 200)
+	if u.at("data.reversal_journal_entry_id") != nil || b.exact("1930") != before {
+		t.Fatalf("unlinked, nothing stornoed: %s", u.Body)
+	}
+	if g := b.get(b.path("journal-entries/"+je), b.token); g.at("data.reversed_by_id") != nil {
+		t.Fatalf("the verifikat was stornoed: %s", g.Body)
+	}
+
+	// A batch: one books, one fails on its own.
+	batch := b.write("POST", "transactions/batch-categorize", map[string]any{"items": []any{
+		map[string]any{"transaction_id": rent, "categorization": map[string]any{"is_business": true, "category": "expense_other"}},
+		map[string]any{"transaction_id": other, "categorization": map[string]any{"is_business": true, "account_override": "2440"}}}}).
+		status(t, 200)
+	if batch.at("data.summary.succeeded") != 1.0 || batch.at("data.summary.failed") != 1.0 ||
+		batch.at("data.results.1.error.code") != "TX_CATEGORIZE_INVALID_ACCOUNT" || batch.at("data.results.0.data.journal_entry_id") == nil {
+		t.Fatalf("batch: %s", batch.Body)
+	}
+	b.write("POST", "transactions/batch-categorize", map[string]any{"all_or_nothing": true, "items": []any{
+		map[string]any{"transaction_id": other, "categorization": fee}}}).errorCode(t, 501, "NOT_IMPLEMENTED")
+
+	// No aggregator: no connections, nothing to sync.
+	if got := b.get(b.path("bank-connections"), b.token).status(t, 200).list("data.bank_connections"); len(got) != 0 {
+		t.Fatalf("connections: %v", got)
+	}
+	b.write("POST", "bank-connections/00000000-0000-4000-8000-000000000000/sync", nil).errorCode(t, 503, "BANK_AGGREGATOR_NOT_CONFIGURED")
+	if tl := b.get(b.path("transaction-templates"), b.token).status(t, 200); len(tl.list("data.templates")) < 20 {
+		t.Fatalf("templates: %s", tl.Body)
+	}
+}

@@ -182,6 +182,14 @@ const (
 	TransactionDeleteBooked        Code = "TRANSACTION_DELETE_BOOKED"
 	TransactionDeleteImported      Code = "TRANSACTION_DELETE_IMPORTED"
 	TransactionDeleteHasAudit      Code = "TRANSACTION_DELETE_HAS_AUDIT_TRAIL"
+	BankAggregatorNotConfigured    Code = "BANK_AGGREGATOR_NOT_CONFIGURED"
+	BankConnectionNotFound         Code = "BANK_CONNECTION_NOT_FOUND"
+	TxExchangeRateBooked           Code = "TX_EXCHANGE_RATE_BOOKED"
+	TxExchangeRateUnavailable      Code = "TX_EXCHANGE_RATE_UNAVAILABLE"
+	LinkTxAlreadyLinked            Code = "LINK_TX_TX_ALREADY_LINKED"
+	LinkTxEntryNotFound            Code = "LINK_TX_JE_NOT_FOUND"
+	LinkTxEntryNotPosted           Code = "LINK_TX_JE_NOT_POSTED"
+	LinkTxNoMatchingLine           Code = "LINK_TX_NO_MATCHING_LINE"
 	WebhookNotFound                Code = "WEBHOOK_NOT_FOUND"
 	WebhookDeliveryNotFound        Code = "WEBHOOK_DELIVERY_NOT_FOUND"
 	WebhookDeliveryNotRetryable    Code = "WEBHOOK_DELIVERY_NOT_RETRYABLE"
@@ -470,6 +478,14 @@ var entries = []Entry{
 	{TransactionDeleteBooked, s409, GroupEndpoint, "En bokförd banktransaktion kan inte tas bort.", "A booked bank transaction cannot be deleted.", "Uncategorize it first."},
 	{TransactionDeleteImported, s409, GroupEndpoint, "En transaktion från banken eller en bankfil kan inte tas bort.", "A transaction from the bank or a bank file cannot be deleted.", "Ignore it instead."},
 	{TransactionDeleteHasAudit, s409, GroupEndpoint, "Banktransaktionen har varit bokförd och har en historik som ska sparas.", "The bank transaction has been booked and has a history to keep.", "Ignore it instead."},
+	{BankAggregatorNotConfigured, s503, GroupEndpoint, "Ingen bankkopplingstjänst är konfigurerad på servern.", "No bank aggregator is configured on the server.", "Import bank files (POST imports/bank) or ingest transactions instead; the operator sets KONTERA_BANK_AGGREGATOR."},
+	{BankConnectionNotFound, s404, GroupEndpoint, "Bankkopplingen finns inte i företaget.", "The bank connection does not exist in the company.", "List the company's bank connections and use an id from there."},
+	{TxExchangeRateBooked, s409, GroupEndpoint, "Kursen på en bokförd banktransaktion kan inte ändras.", "The rate of a booked bank transaction cannot change.", "Uncategorize it first."},
+	{TxExchangeRateUnavailable, s502, GroupEndpoint, "Ingen växelkurs finns för transaktionens dag.", "No exchange rate is known for the transaction's day.", "Retry later, or load rates with kontera fx import; details.reason says why."},
+	{LinkTxAlreadyLinked, s409, GroupEndpoint, "Banktransaktionen är redan bokförd.", "The bank transaction is already booked.", "Uncategorize it first."},
+	{LinkTxEntryNotFound, s404, GroupEndpoint, "Verifikationen finns inte i företaget.", "The verifikat does not exist in the company.", "Use a posted verifikat's id."},
+	{LinkTxEntryNotPosted, s409, GroupEndpoint, "Verifikationen är inte bokförd.", "The verifikat is not posted.", "Commit it first."},
+	{LinkTxNoMatchingLine, s400, GroupEndpoint, "Verifikationen har ingen rad på transaktionens bankkonto med dess belopp.", "The verifikat has no line on the transaction's bank account with its amount.", "Link the verifikat that books this very movement (details.ledger_account, details.amount)."},
 	{CashAccountNotFound, s404, GroupEndpoint, "Kassakontot finns inte i företaget.", "The cash account does not exist in the company.", "List the company's cash accounts and use an id from there."},
 	{WebhookNotFound, s404, GroupEndpoint, "Webhooken finns inte i företaget.", "The webhook does not exist in the company.", "List the company's webhooks and use an id from there."},
 	{WebhookDeliveryNotFound, s404, GroupEndpoint, "Leveransen finns inte.", "The webhook delivery does not exist.", "Use a delivery id from the webhook's delivery list."},

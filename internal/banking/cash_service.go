@@ -12,6 +12,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
 )
 
 // Books is what banking asks of the rest of the books.
@@ -27,6 +28,11 @@ type Books struct {
 	// EnsureAccounts adds BAS accounts a verifikat books on to the chart
 	// (ACCOUNTS_NOT_IN_CHART for others).
 	EnsureAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error
+	// Entry reads a verifikat (JOURNAL_ENTRY_NOT_FOUND).
+	Entry func(ctx context.Context, company, id uuid.UUID) (ledger.Entry, error)
+	// Rate is the rate of currency on day, resolved before the
+	// transaction (fx.Rates.Rate).
+	Rate func(ctx context.Context, currency string, day time.Time) (money.Rate, error)
 	// Post and Reverse are the ledger's.
 	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
 	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)

@@ -9,6 +9,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/ledger"
@@ -164,9 +165,8 @@ func (h *TxHandler) UnignoreTransaction(ctx context.Context, req gen.UnignoreTra
 		IsIgnored: false, WasIgnored: was}, Meta: envelope.Meta(ctx)}, nil
 }
 
-// CategorizeTransaction books a transaction.
-func (h *TxHandler) CategorizeTransaction(ctx context.Context, req gen.CategorizeTransactionRequestObject) (gen.CategorizeTransactionResponseObject, error) {
-	b := req.Body
+// categorization reads a categorize body.
+func categorization(b gen.TransactionCategorize) Categorization {
 	c := Categorization{IsBusiness: b.IsBusiness, VATAmount: b.VatAmount, AccountOverride: b.AccountOverride,
 		Description: envelope.Text(b.UserDescription)}
 	if b.Category != nil {
@@ -184,6 +184,12 @@ func (h *TxHandler) CategorizeTransaction(ctx context.Context, req gen.Categoriz
 	if b.Dimensions != nil {
 		c.Dimensions = ledger.Dimensions(*b.Dimensions)
 	}
+	return c
+}
+
+// CategorizeTransaction books a transaction.
+func (h *TxHandler) CategorizeTransaction(ctx context.Context, req gen.CategorizeTransactionRequestObject) (gen.CategorizeTransactionResponseObject, error) {
+	c := categorization(*req.Body)
 	r, err := h.bank.Categorize(ctx, req.CompanyId, req.TransactionId, c)
 	if err != nil {
 		return nil, err
@@ -202,16 +208,16 @@ func (h *TxHandler) CategorizeTransaction(ctx context.Context, req gen.Categoriz
 
 // UncategorizeTransaction stornoes a transaction's verifikat.
 func (h *TxHandler) UncategorizeTransaction(ctx context.Context, req gen.UncategorizeTransactionRequestObject) (gen.UncategorizeTransactionResponseObject, error) {
-	_, r, err := h.bank.Uncategorize(ctx, req.CompanyId, req.TransactionId)
+	u, err := h.bank.Uncategorize(ctx, req.CompanyId, req.TransactionId)
 	if err != nil {
 		return nil, err
 	}
-	st := nullable.NewNullableWithValue(r.Storno.ID)
+	st := envelope.Nullable(u.Storno)
 	if store.IsDryRun(ctx) {
 		st = nullable.NewNullNullable[uuid.UUID]()
 	}
 	return gen.UncategorizeTransaction200JSONResponse{Data: gen.TransactionUncategorized{Success: true,
-		ReversedJournalEntryId: r.Original.ID, ReversalJournalEntryId: st}, Meta: envelope.Meta(ctx)}, nil
+		ReversedJournalEntryId: u.Entry, ReversalJournalEntryId: st}, Meta: envelope.Meta(ctx)}, nil
 }
 
 // ListTransactionTemplates lists the templates and categories.
@@ -238,4 +244,87 @@ func account(a string) nullable.Nullable[string] {
 		return nullable.NewNullNullable[string]()
 	}
 	return nullable.NewNullableWithValue(a)
+}
+
+// LinkTransactionJournalEntry links a transaction to the verifikat that
+// books it already.
+func (h *TxHandler) LinkTransactionJournalEntry(ctx context.Context, req gen.LinkTransactionJournalEntryRequestObject) (gen.LinkTransactionJournalEntryResponseObject, error) {
+	l, err := h.bank.Link(ctx, req.CompanyId, req.TransactionId, req.Body.JournalEntryId)
+	if err != nil {
+		return nil, err
+	}
+	return gen.LinkTransactionJournalEntry200JSONResponse{Data: gen.TransactionLinked{TransactionId: l.Transaction.ID,
+		JournalEntryId: l.Entry.ID, VoucherLabel: l.Entry.Voucher()}, Meta: envelope.Meta(ctx)}, nil
+}
+
+// RefreshTransactionExchangeRate sets a foreign transaction's kronor.
+func (h *TxHandler) RefreshTransactionExchangeRate(ctx context.Context, req gen.RefreshTransactionExchangeRateRequestObject) (gen.RefreshTransactionExchangeRateResponseObject, error) {
+	r, err := h.bank.RefreshRate(ctx, req.CompanyId, req.TransactionId)
+	if err != nil {
+		return nil, err
+	}
+	t := r.Transaction
+	return gen.RefreshTransactionExchangeRate200JSONResponse{Data: gen.TransactionRate{TransactionId: t.ID, Currency: t.Currency,
+		Amount: t.Amount, AmountSek: envelope.Nullable(t.AmountSEK), ExchangeRate: envelope.Nullable(t.ExchangeRate),
+		ExchangeRateDate: envelope.NullableDate(t.ExchangeRateDate), Refreshed: r.Refreshed}, Meta: envelope.Meta(ctx)}, nil
+}
+
+// BatchCategorizeTransactions categorizes up to 100 transactions, each
+// on its own.
+func (h *TxHandler) BatchCategorizeTransactions(ctx context.Context, req gen.BatchCategorizeTransactionsRequestObject) (gen.BatchCategorizeTransactionsResponseObject, error) {
+	b := req.Body
+	if b.AllOrNothing != nil && *b.AllOrNothing {
+		return nil, envelope.AllOrNothing("categorized")
+	}
+	items := make([]BatchItem, len(b.Items))
+	for i, it := range b.Items {
+		items[i] = BatchItem{TransactionID: it.TransactionId, Categorization: categorization(it.Categorization)}
+	}
+	results, err := h.bank.BatchCategorize(ctx, req.CompanyId, items)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.TransactionBatchCategorized{Results: make([]gen.TransactionBatchResult, len(results))}
+	out.Summary.Total = len(results)
+	for i, r := range results {
+		res := gen.TransactionBatchResult{RequestIndex: i, TransactionId: items[i].TransactionID, Ok: r.Err == nil}
+		if e, ok := apierr.As(r.Err); ok {
+			res.Error = envelope.ItemError(e)
+			out.Summary.Failed++
+		} else {
+			entry := envelope.Nullable(r.Categorized.Transaction.JournalEntryID)
+			if store.IsDryRun(ctx) {
+				entry = nullable.NewNullNullable[uuid.UUID]()
+			}
+			res.Data = &struct {
+				AlreadyHadJournalEntry bool                         `json:"already_had_journal_entry"`
+				JournalEntryId         nullable.Nullable[uuid.UUID] `json:"journal_entry_id"`
+			}{AlreadyHadJournalEntry: r.Categorized.Already, JournalEntryId: entry}
+			out.Summary.Succeeded++
+		}
+		out.Results[i] = res
+	}
+	return gen.BatchCategorizeTransactions200JSONResponse{Data: out, Meta: envelope.Meta(ctx)}, nil
+}
+
+// ListBankConnections lists the company's bank connections.
+func (h *TxHandler) ListBankConnections(ctx context.Context, req gen.ListBankConnectionsRequestObject) (gen.ListBankConnectionsResponseObject, error) {
+	rows, err := h.bank.store.Connections(ctx, req.CompanyId)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.BankConnectionList{BankConnections: make([]gen.BankConnection, len(rows))}
+	for i, c := range rows {
+		out.BankConnections[i] = gen.BankConnection{ConnectionId: c.ID, Bank: envelope.Nullable(c.Bank),
+			Status: gen.BankConnectionStatus(c.Status), Since: c.Since, LastSyncedAt: envelope.NullableTime(c.LastSyncedAt),
+			ConsentExpires: envelope.NullableTime(c.ConsentExpires), ErrorMessage: envelope.Nullable(c.ErrorMessage)}
+	}
+	return gen.ListBankConnections200JSONResponse{Data: out, Meta: envelope.Meta(ctx)}, nil
+}
+
+// SyncBankConnection syncs a connection through the aggregator: none is
+// configured on this server yet (KONTERA_BANK_AGGREGATOR has no adapter
+// to name), so there is nothing to sync through.
+func (h *TxHandler) SyncBankConnection(ctx context.Context, req gen.SyncBankConnectionRequestObject) (gen.SyncBankConnectionResponseObject, error) {
+	return nil, apierr.New(apierr.BankAggregatorNotConfigured, map[string]any{"connection_id": req.ConnectionId})
 }

@@ -259,21 +259,36 @@ func (b *Bank) Categorize(ctx context.Context, company, id uuid.UUID, c Categori
 
 // Uncategorize stornoes the verifikat that books transaction id, dated
 // as it is; Reversed then returns every transaction it booked to the
-// to-book list.
-func (b *Bank) Uncategorize(ctx context.Context, company, id uuid.UUID) (Transaction, ledger.Reversal, error) {
+// to-book list. A transaction linked to a verifikat it did not book is
+// only unlinked (no storno: the Reversal is empty).
+func (b *Bank) Uncategorize(ctx context.Context, company, id uuid.UUID) (Uncategorized, error) {
 	t, err := b.store.Transaction(ctx, company, id, true)
 	if err != nil {
-		return t, ledger.Reversal{}, err
+		return Uncategorized{}, err
 	}
 	if !t.Booked() {
-		return t, ledger.Reversal{}, apierr.New(apierr.TxUncategorizeNotBooked, map[string]any{"transaction_id": id})
+		return Uncategorized{}, apierr.New(apierr.TxUncategorizeNotBooked, map[string]any{"transaction_id": id})
+	}
+	out := Uncategorized{Entry: *t.JournalEntryID}
+	if t.ReconciliationMethod != nil && *t.ReconciliationMethod == "linked" {
+		out.Transaction, err = b.unlink(ctx, t)
+		return out, err
 	}
 	r, err := b.books.Reverse(ctx, company, *t.JournalEntryID, t.Date, false)
 	if err != nil {
-		return t, r, err
+		return out, err
 	}
-	t, err = b.store.Transaction(ctx, company, id, false)
-	return t, r, err
+	out.Storno = &r.Storno.ID
+	out.Transaction, err = b.store.Transaction(ctx, company, id, false)
+	return out, err
+}
+
+// Uncategorized is what an uncategorize did: the verifikat that booked the
+// transaction, and its storno (nil when a link was only released).
+type Uncategorized struct {
+	Transaction Transaction
+	Entry       uuid.UUID
+	Storno      *uuid.UUID
 }
 
 // Reversed is the ledger's word that verifikat orig was stornoed (st):
@@ -330,4 +345,38 @@ func (b *Bank) recordTx(ctx context.Context, action audit.Action, old, new *Tran
 	}
 	c.CompanyID, c.RecordID = t.CompanyID, t.ID.String()
 	return b.audit.Record(ctx, c)
+}
+
+// MaxBatch is how many transactions one batch-categorize takes.
+const MaxBatch = 100
+
+// BatchItem is one categorization of a batch.
+type BatchItem struct {
+	TransactionID uuid.UUID
+	Categorization
+}
+
+// BatchResult is what became of one item: its verifikat, or why not.
+type BatchResult struct {
+	Categorized Categorized
+	Err         error
+}
+
+// BatchCategorize categorizes items one after the other, each under a
+// savepoint of the request's transaction: an item that fails leaves the
+// books as they were and the others go on (partial success).
+func (b *Bank) BatchCategorize(ctx context.Context, company uuid.UUID, items []BatchItem) ([]BatchResult, error) {
+	out := make([]BatchResult, len(items))
+	for i, it := range items {
+		err := b.store.db.Attempt(ctx, func(ctx context.Context) error {
+			var err error
+			out[i].Categorized, err = b.Categorize(ctx, company, it.TransactionID, it.Categorization)
+			return err
+		})
+		if _, ok := apierr.As(err); err != nil && !ok {
+			return out, err // the database itself failed: nothing is kept
+		}
+		out[i].Err = err
+	}
+	return out, nil
 }

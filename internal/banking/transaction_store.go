@@ -155,6 +155,15 @@ func searchText(texts ...*string) string {
 // fold is a text as searches compare it.
 func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
+// SaveRate stores t's kronor and the rate they were reckoned at.
+func (s *Store) SaveRate(ctx context.Context, t Transaction) (Transaction, error) {
+	err := s.db.Q(ctx).GetContext(ctx, &t, `UPDATE bank_transactions SET amount_sek = $3, exchange_rate = $4,
+			exchange_rate_date = $5, updated_at = now()
+		WHERE company_id = $1 AND id = $2 RETURNING `+txColumns,
+		t.CompanyID, t.ID, t.AmountSEK, t.ExchangeRate, store.DayOrNil(t.ExchangeRateDate))
+	return t, err
+}
+
 // DeleteTransaction removes transaction id.
 func (s *Store) DeleteTransaction(ctx context.Context, company, id uuid.UUID) error {
 	_, err := s.db.Q(ctx).ExecContext(ctx, `DELETE FROM bank_transactions WHERE company_id = $1 AND id = $2`, company, id)

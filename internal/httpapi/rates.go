@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/internal/banking"
 	"github.com/kontera/kontera/internal/fx"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/parties"
@@ -18,7 +19,8 @@ import (
 // fetched before the transaction (fx.Rates.Resolve), so no request holds
 // its rows while the Riksbank answers. They run for dry runs too: a
 // preview books at the rate the write would.
-func rateLookups(rates *fx.Rates, people *parties.Store, bought *payables.Payables, now func() time.Time) map[string]outsideWork {
+func rateLookups(rates *fx.Rates, people *parties.Store, bought *payables.Payables, bank *banking.Store,
+	now func() time.Time) map[string]outsideWork {
 	invoice := func(ctx context.Context, _ string, raw []byte, param func(string) string) context.Context {
 		var b struct {
 			SupplierID   uuid.UUID       `json:"supplier_id"`
@@ -68,5 +70,18 @@ func rateLookups(rates *fx.Rates, people *parties.Store, bought *payables.Payabl
 		}
 		return rates.Resolve(ctx, inv.Currency, day)
 	}
-	return map[string]outsideWork{"createSupplierInvoice": invoice, "convertInboxItem": invoice, "markSupplierInvoicePaid": payment}
+	transaction := func(ctx context.Context, _ string, _ []byte, param func(string) string) context.Context {
+		company, err1 := uuid.Parse(param("companyId"))
+		id, err2 := uuid.Parse(param("transactionId"))
+		if err1 != nil || err2 != nil {
+			return ctx
+		}
+		t, err := bank.Transaction(ctx, company, id, false)
+		if err != nil || !fx.Known(t.Currency) || t.Booked() {
+			return ctx
+		}
+		return rates.Resolve(ctx, t.Currency, t.Date)
+	}
+	return map[string]outsideWork{"createSupplierInvoice": invoice, "convertInboxItem": invoice, "markSupplierInvoicePaid": payment,
+		"refreshTransactionExchangeRate": transaction}
 }

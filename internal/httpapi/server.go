@@ -313,7 +313,8 @@ func New(cfg Config) (*Server, error) {
 		docsAPI.PutUpload(ctx, company)
 		return inspect(ctx, company)
 	}
-	bank := newBank(cfg.DB, audits, accounts, companies, journal)
+	rates := fx.New(cfg.DB, cfg.Rates)
+	bank := newBank(cfg.DB, audits, accounts, companies, journal, rates)
 	journal.LockBlocked = bank.LockBlocked
 	outbox := mail.NewStore(cfg.DB)
 	s.sales = invoicing.NewSales(sales, invoicing.Books{
@@ -348,7 +349,6 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Mail != nil {
 		s.postman = mail.NewPostman(outbox, cfg.DB.InTx, cfg.Mail, cfg.MailFrom, s.attach, cfg.Now)
 	}
-	rates := fx.New(cfg.DB, cfg.Rates)
 	bought = payables.New(cfg.DB, payables.Books{
 		Supplier: func(ctx context.Context, company, id uuid.UUID) (payables.Supplier, error) {
 			sup, err := people.HoldSupplier(ctx, company, id)
@@ -382,7 +382,7 @@ func New(cfg Config) (*Server, error) {
 		Rate:            rates.Rate,
 	}, audits, cfg.Now)
 	s.outsideDry = map[string]bool{}
-	for op, work := range rateLookups(rates, people, bought, cfg.Now) {
+	for op, work := range rateLookups(rates, people, bought, bank.Store(), cfg.Now) {
 		s.outside[op], s.outsideDry[op] = work, true
 	}
 	mailbox := inbox.New(inbox.NewStore(cfg.DB), inbox.Books{
