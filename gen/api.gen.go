@@ -693,6 +693,19 @@ const (
 	ErrorCodeBANKSYNCCOOLDOWN                           ErrorCode = "BANK_SYNC_COOLDOWN"
 	ErrorCodeBOOKKEEPINGDATABASEERROR                   ErrorCode = "BOOKKEEPING_DATABASE_ERROR"
 	ErrorCodeBOOKKEEPINGLOCKREOPENSFILEDVAT             ErrorCode = "BOOKKEEPING_LOCK_REOPENS_FILED_VAT"
+	ErrorCodeBULKBOOKACCOUNTMISMATCH                    ErrorCode = "BULK_BOOK_ACCOUNT_MISMATCH"
+	ErrorCodeBULKBOOKAMOUNTMISMATCH                     ErrorCode = "BULK_BOOK_AMOUNT_MISMATCH"
+	ErrorCodeBULKBOOKDATEMISMATCH                       ErrorCode = "BULK_BOOK_DATE_MISMATCH"
+	ErrorCodeBULKBOOKDIRECTIONMISMATCH                  ErrorCode = "BULK_BOOK_DIRECTION_MISMATCH"
+	ErrorCodeBULKBOOKFOREIGNCURRENCY                    ErrorCode = "BULK_BOOK_FOREIGN_CURRENCY"
+	ErrorCodeBULKBOOKINVALIDACCOUNT                     ErrorCode = "BULK_BOOK_INVALID_ACCOUNT"
+	ErrorCodeBULKBOOKMIXEDCURRENCY                      ErrorCode = "BULK_BOOK_MIXED_CURRENCY"
+	ErrorCodeBULKBOOKTEMPLATENOTFOUND                   ErrorCode = "BULK_BOOK_TEMPLATE_NOT_FOUND"
+	ErrorCodeBULKBOOKTXALREADYBOOKED                    ErrorCode = "BULK_BOOK_TX_ALREADY_BOOKED"
+	ErrorCodeBULKBOOKTXSNOTFOUND                        ErrorCode = "BULK_BOOK_TXS_NOT_FOUND"
+	ErrorCodeBULKBOOKUNBALANCED                         ErrorCode = "BULK_BOOK_UNBALANCED"
+	ErrorCodeBULKBOOKVOUCHERNOTFOUND                    ErrorCode = "BULK_BOOK_VOUCHER_NOT_FOUND"
+	ErrorCodeBULKBOOKVOUCHERNOTPOSTED                   ErrorCode = "BULK_BOOK_VOUCHER_NOT_POSTED"
 	ErrorCodeCANNOTCANCELNONDRAFT                       ErrorCode = "CANNOT_CANCEL_NON_DRAFT"
 	ErrorCodeCANNOTEDITNONDRAFT                         ErrorCode = "CANNOT_EDIT_NON_DRAFT"
 	ErrorCodeCAPABILITYBLOCKED                          ErrorCode = "CAPABILITY_BLOCKED"
@@ -950,6 +963,32 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeBOOKKEEPINGDATABASEERROR:
 		return true
 	case ErrorCodeBOOKKEEPINGLOCKREOPENSFILEDVAT:
+		return true
+	case ErrorCodeBULKBOOKACCOUNTMISMATCH:
+		return true
+	case ErrorCodeBULKBOOKAMOUNTMISMATCH:
+		return true
+	case ErrorCodeBULKBOOKDATEMISMATCH:
+		return true
+	case ErrorCodeBULKBOOKDIRECTIONMISMATCH:
+		return true
+	case ErrorCodeBULKBOOKFOREIGNCURRENCY:
+		return true
+	case ErrorCodeBULKBOOKINVALIDACCOUNT:
+		return true
+	case ErrorCodeBULKBOOKMIXEDCURRENCY:
+		return true
+	case ErrorCodeBULKBOOKTEMPLATENOTFOUND:
+		return true
+	case ErrorCodeBULKBOOKTXALREADYBOOKED:
+		return true
+	case ErrorCodeBULKBOOKTXSNOTFOUND:
+		return true
+	case ErrorCodeBULKBOOKUNBALANCED:
+		return true
+	case ErrorCodeBULKBOOKVOUCHERNOTFOUND:
+		return true
+	case ErrorCodeBULKBOOKVOUCHERNOTPOSTED:
 		return true
 	case ErrorCodeCANNOTCANCELNONDRAFT:
 		return true
@@ -3054,6 +3093,42 @@ func (e TransactionImportSource) Valid() bool {
 	}
 }
 
+// Defines values for TransactionBulkBookMode.
+const (
+	OneLinePerTx  TransactionBulkBookMode = "one_line_per_tx"
+	SumPerAccount TransactionBulkBookMode = "sum_per_account"
+)
+
+// Valid indicates whether the value is a known member of the TransactionBulkBookMode enum.
+func (e TransactionBulkBookMode) Valid() bool {
+	switch e {
+	case OneLinePerTx:
+		return true
+	case SumPerAccount:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionBulkBookedMode.
+const (
+	CreateNew    TransactionBulkBookedMode = "create_new"
+	LinkExisting TransactionBulkBookedMode = "link_existing"
+)
+
+// Valid indicates whether the value is a known member of the TransactionBulkBookedMode enum.
+func (e TransactionBulkBookedMode) Valid() bool {
+	switch e {
+	case CreateNew:
+		return true
+	case LinkExisting:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransactionCategorizeTemplateId.
 const (
 	BankFee                  TransactionCategorizeTemplateId = "bank_fee"
@@ -4011,6 +4086,15 @@ type BookkeepingLockPatch struct {
 
 	// BookkeepingLockedThrough Lock everything dated on or before this day; null removes the lock. Not after today.
 	BookkeepingLockedThrough nullable.Nullable[openapi_types.Date] `json:"bookkeeping_locked_through,omitempty"`
+}
+
+// BulkBookLine defines model for BulkBookLine.
+type BulkBookLine struct {
+	AccountNumber   string             `json:"account_number"`
+	CreditAmount    *Amount            `json:"credit_amount,omitempty"`
+	DebitAmount     *Amount            `json:"debit_amount,omitempty"`
+	Dimensions      *map[string]string `json:"dimensions,omitempty"`
+	LineDescription *string            `json:"line_description,omitempty"`
 }
 
 // BulkItemError Why one item failed: a catalogue code with its messages and details, as an error response would carry them.
@@ -10299,6 +10383,55 @@ type TransactionBatchResult struct {
 	TransactionId openapi_types.UUID `json:"transaction_id"`
 }
 
+// TransactionBulkBook Exactly one of: existing_journal_entry_id; template_id with mode and entry_description; manual_lines with entry_description.
+type TransactionBulkBook struct {
+	// DefaultDimensions With a template: on the cost or income lines.
+	DefaultDimensions *map[string]string `json:"default_dimensions,omitempty"`
+	EntryDescription  *string            `json:"entry_description,omitempty"`
+
+	// ExistingJournalEntryId Link them to this posted verifikat: its net on their cash account must be their sum (400 BULK_BOOK_AMOUNT_MISMATCH).
+	ExistingJournalEntryId *openapi_types.UUID `json:"existing_journal_entry_id,omitempty"`
+
+	// ManualLines The whole verifikat: balanced (BULK_BOOK_UNBALANCED), its net on the cash account their sum.
+	ManualLines *[]BulkBookLine `json:"manual_lines,omitempty"`
+
+	// Mode one_line_per_tx: each transaction's own lines; sum_per_account: their sum booked once (one bank line, one per account).
+	Mode *TransactionBulkBookMode `json:"mode,omitempty"`
+
+	// TemplateId A template or category of GET transaction-templates: its account and VAT.
+	TemplateId *string `json:"template_id,omitempty"`
+
+	// TxIds Same day, same direction, SEK, one cash account, none booked or ignored.
+	TxIds []openapi_types.UUID `json:"tx_ids"`
+}
+
+// TransactionBulkBookMode one_line_per_tx: each transaction's own lines; sum_per_account: their sum booked once (one bank line, one per account).
+type TransactionBulkBookMode string
+
+// TransactionBulkBooked defines model for TransactionBulkBooked.
+type TransactionBulkBooked struct {
+	// JournalEntryId null in a dry run that would create one.
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	LinkedTxCount  int                                   `json:"linked_tx_count"`
+	Mode           TransactionBulkBookedMode             `json:"mode"`
+
+	// TxSum Their sum, signed, in kronor.
+	TxSum         Amount                    `json:"tx_sum"`
+	VoucherNumber nullable.Nullable[int]    `json:"voucher_number"`
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series"`
+}
+
+// TransactionBulkBookedMode defines model for TransactionBulkBooked.Mode.
+type TransactionBulkBookedMode string
+
+// TransactionBulkBookedResponse defines model for TransactionBulkBookedResponse.
+type TransactionBulkBookedResponse struct {
+	Data TransactionBulkBooked `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // TransactionCategorize defines model for TransactionCategorize.
 type TransactionCategorize struct {
 	// AccountOverride Book on this account instead. Never 1510 or 2440: invoices are settled by the match endpoints (400 TX_CATEGORIZE_INVALID_ACCOUNT).
@@ -12456,6 +12589,18 @@ type BatchCategorizeTransactionsParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// BulkBookTransactionsParams defines parameters for BulkBookTransactions.
+type BulkBookTransactionsParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // IngestTransactionsParams defines parameters for IngestTransactions.
 type IngestTransactionsParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -12812,6 +12957,9 @@ type UpdateSupplierJSONRequestBody = SupplierPatch
 
 // BatchCategorizeTransactionsJSONRequestBody defines body for BatchCategorizeTransactions for application/json ContentType.
 type BatchCategorizeTransactionsJSONRequestBody = TransactionBatchCategorize
+
+// BulkBookTransactionsJSONRequestBody defines body for BulkBookTransactions for application/json ContentType.
+type BulkBookTransactionsJSONRequestBody = TransactionBulkBook
 
 // IngestTransactionsJSONRequestBody defines body for IngestTransactions for application/json ContentType.
 type IngestTransactionsJSONRequestBody = TransactionIngest
@@ -15671,6 +15819,9 @@ type ServerInterface interface {
 	// BatchCategorizeTransactions Categorize up to 100 transactions
 	// (POST /api/v1/companies/{companyId}/transactions/batch-categorize)
 	BatchCategorizeTransactions(ctx echo.Context, companyId CompanyId, params BatchCategorizeTransactionsParams) error
+	// BulkBookTransactions Book several transactions in one collective verifikat
+	// (POST /api/v1/companies/{companyId}/transactions/bulk-book)
+	BulkBookTransactions(ctx echo.Context, companyId CompanyId, params BulkBookTransactionsParams) error
 	// IngestTransactions Add bank transactions
 	// (POST /api/v1/companies/{companyId}/transactions/ingest)
 	IngestTransactions(ctx echo.Context, companyId CompanyId, params IngestTransactionsParams) error
@@ -22566,6 +22717,63 @@ func (w *ServerInterfaceWrapper) BatchCategorizeTransactions(ctx echo.Context) e
 	return err
 }
 
+// BulkBookTransactions converts echo context to params.
+func (w *ServerInterfaceWrapper) BulkBookTransactions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BulkBookTransactionsParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BulkBookTransactions(ctx, companyId, params)
+	return err
+}
+
 // IngestTransactions converts echo context to params.
 func (w *ServerInterfaceWrapper) IngestTransactions(ctx echo.Context) error {
 	var err error
@@ -23900,6 +24108,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/refresh-exchange-rate", wrapper.RefreshTransactionExchangeRate, options.OperationMiddlewares["refreshTransactionExchangeRate"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/uncategorize", wrapper.UncategorizeTransaction, options.OperationMiddlewares["uncategorizeTransaction"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/batch-categorize", wrapper.BatchCategorizeTransactions, options.OperationMiddlewares["batchCategorizeTransactions"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/bulk-book", wrapper.BulkBookTransactions, options.OperationMiddlewares["bulkBookTransactions"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/ingest", wrapper.IngestTransactions, options.OperationMiddlewares["ingestTransactions"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
@@ -48650,6 +48859,217 @@ func (response BatchCategorizeTransactions503JSONResponse) VisitBatchCategorizeT
 	return err
 }
 
+type BulkBookTransactionsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    BulkBookTransactionsParams
+	Body      *BulkBookTransactionsJSONRequestBody
+}
+
+type BulkBookTransactionsResponseObject interface {
+	VisitBulkBookTransactionsResponse(w http.ResponseWriter) error
+}
+
+type BulkBookTransactions200JSONResponse TransactionBulkBookedResponse
+
+func (response BulkBookTransactions200JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookTransactions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BulkBookTransactions400JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookTransactions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BulkBookTransactions401JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookTransactions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BulkBookTransactions403JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookTransactions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BulkBookTransactions404JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookTransactions409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BulkBookTransactions409JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookTransactions413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BulkBookTransactions413JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookTransactions415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BulkBookTransactions415JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookTransactions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BulkBookTransactions429JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookTransactions500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BulkBookTransactions500JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BulkBookTransactions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BulkBookTransactions503JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type IngestTransactionsRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    IngestTransactionsParams
@@ -53261,6 +53681,9 @@ type StrictServerInterface interface {
 	// BatchCategorizeTransactions Categorize up to 100 transactions
 	// (POST /api/v1/companies/{companyId}/transactions/batch-categorize)
 	BatchCategorizeTransactions(ctx context.Context, request BatchCategorizeTransactionsRequestObject) (BatchCategorizeTransactionsResponseObject, error)
+	// BulkBookTransactions Book several transactions in one collective verifikat
+	// (POST /api/v1/companies/{companyId}/transactions/bulk-book)
+	BulkBookTransactions(ctx context.Context, request BulkBookTransactionsRequestObject) (BulkBookTransactionsResponseObject, error)
 	// IngestTransactions Add bank transactions
 	// (POST /api/v1/companies/{companyId}/transactions/ingest)
 	IngestTransactions(ctx context.Context, request IngestTransactionsRequestObject) (IngestTransactionsResponseObject, error)
@@ -58076,6 +58499,55 @@ func (sh *strictHandler) BatchCategorizeTransactions(ctx echo.Context, companyId
 		return err
 	} else if validResponse, ok := response.(BatchCategorizeTransactionsResponseObject); ok {
 		return validResponse.VisitBatchCategorizeTransactionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BulkBookTransactions operation middleware
+func (sh *strictHandler) BulkBookTransactions(ctx echo.Context, companyId CompanyId, params BulkBookTransactionsParams) error {
+	var request BulkBookTransactionsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body BulkBookTransactionsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BulkBookTransactions(ctx.Request().Context(), request.(BulkBookTransactionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BulkBookTransactions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BulkBookTransactionsResponseObject); ok {
+		return validResponse.VisitBulkBookTransactionsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -271,3 +271,71 @@ func TestBankTransactionsRateLinkBatch(t *testing.T) {
 		t.Fatalf("templates: %s", tl.Body)
 	}
 }
+
+// Bulk-book: +100 +150 +250 on one day, sum_per_account at 25 %, books
+// D 1930 500.00 / C 3001 400.00 / C 2611 100.00 once; the rules of the
+// set; linking to a posted verifikat; manual lines; uncategorizing one
+// returns them all.
+func TestBankBulkBook(t *testing.T) {
+	b, _ := newBankBooks(t)
+	ids := b.write("POST", "transactions/ingest", map[string]any{"transactions": []any{
+		bankRow("K1", "2026-03-05", 100, "KORT"), bankRow("K2", "2026-03-05", 150, "KORT"), bankRow("K3", "2026-03-05", 250, "KORT"),
+		bankRow("K4", "2026-03-06", 40, "KORT"), bankRow("U1", "2026-03-05", -20, "UT"),
+		bankRow("M1", "2026-03-07", -300, "A"), bankRow("M2", "2026-03-07", -200, "B"),
+		bankRow("L1", "2026-03-08", -60, "C"), bankRow("L2", "2026-03-08", -40, "D")}}).status(t, 200).list("data.transaction_ids")
+	id := func(i int) string { return ids[i].(string) }
+	sale := map[string]any{"tx_ids": []any{id(0), id(1), id(2)}, "template_id": "income_products", "mode": "sum_per_account",
+		"entry_description": "Kortförsäljning 5 mars"}
+	bad := func(body map[string]any, status int, code string) {
+		t.Helper()
+		b.write("POST", "transactions/bulk-book", body).errorCode(t, status, code)
+	}
+	bad(map[string]any{"tx_ids": []any{id(0), id(3)}, "template_id": "income_products", "mode": "sum_per_account", "entry_description": "x"}, 400, "BULK_BOOK_DATE_MISMATCH")
+	bad(map[string]any{"tx_ids": []any{id(0), id(4)}, "template_id": "income_products", "mode": "sum_per_account", "entry_description": "x"}, 400, "BULK_BOOK_DIRECTION_MISMATCH")
+	bad(map[string]any{"tx_ids": []any{id(0), "00000000-0000-4000-8000-000000000000"}, "template_id": "income_products", "mode": "sum_per_account", "entry_description": "x"}, 404, "BULK_BOOK_TXS_NOT_FOUND")
+	bad(map[string]any{"tx_ids": []any{id(0)}, "template_id": "no_such", "mode": "sum_per_account", "entry_description": "x"}, 404, "BULK_BOOK_TEMPLATE_NOT_FOUND")
+	bad(map[string]any{"tx_ids": []any{id(0)}, "mode": "sum_per_account", "entry_description": "x"}, 400, "VALIDATION_ERROR")
+
+	r := b.write("POST", "transactions/bulk-book", sale).status(t, 200)
+	if r.at("data.mode") != "create_new" || r.at("data.linked_tx_count") != 3.0 || r.at("data.tx_sum") != 500.0 {
+		t.Fatalf("bulk-book: %s", r.Body)
+	}
+	je := b.get(b.path("journal-entries/"+r.str("data.journal_entry_id")), b.token).status(t, 200)
+	if got := lines(je, "data.lines"); got != "D 1930 500.00, C 3001 400.00, C 2611 100.00" {
+		t.Fatalf("the collective verifikat: %s", got)
+	}
+	bad(sale, 409, "BULK_BOOK_TX_ALREADY_BOOKED")
+
+	// Manual lines: balanced, and moving their sum on 1930.
+	manual := func(lines ...map[string]any) map[string]any {
+		ls := make([]any, len(lines))
+		for i, l := range lines {
+			ls[i] = l
+		}
+		return map[string]any{"tx_ids": []any{id(5), id(6)}, "manual_lines": ls, "entry_description": "Inköp 7 mars"}
+	}
+	bad(manual(map[string]any{"account_number": "1930", "credit_amount": 500}, map[string]any{"account_number": "5460", "debit_amount": 400}), 400, "BULK_BOOK_UNBALANCED")
+	bad(manual(map[string]any{"account_number": "1930", "credit_amount": 400}, map[string]any{"account_number": "5460", "debit_amount": 400}), 400, "BULK_BOOK_AMOUNT_MISMATCH")
+	b.write("POST", "transactions/bulk-book", manual(map[string]any{"account_number": "1930", "credit_amount": 500},
+		map[string]any{"account_number": "5460", "debit_amount": 400}, map[string]any{"account_number": "2641", "debit_amount": 100})).status(t, 200)
+
+	// Linked to the verifikat that booked them by hand.
+	period := b.get(b.path("fiscal-periods"), b.token).status(t, 200).str("data.fiscal_periods.0.id")
+	hand := b.write("POST", "journal-entries", map[string]any{"fiscal_period_id": period, "entry_date": "2026-03-08",
+		"description": "Två avgifter", "lines": []any{map[string]any{"account_number": "6570", "debit_amount": 100},
+			map[string]any{"account_number": "1930", "credit_amount": 100}}}).status(t, 201).str("data.id")
+	b.write("POST", "journal-entries/"+hand+"/commit", nil).status(t, 200)
+	l := b.write("POST", "transactions/bulk-book", map[string]any{"tx_ids": []any{id(7), id(8)}, "existing_journal_entry_id": hand}).status(t, 200)
+	if l.at("data.mode") != "link_existing" || l.str("data.journal_entry_id") != hand {
+		t.Fatalf("linked: %s", l.Body)
+	}
+
+	// Uncategorizing one of a collective verifikat returns them all.
+	b.write("POST", "transactions/"+id(1)+"/uncategorize", nil).status(t, 200)
+	if got := b.get(b.path("transactions?status=unbooked"), b.token).list("data.transactions"); len(got) != 5 {
+		t.Fatalf("%d unbooked after uncategorizing a collective verifikat, want 5 (K1-K4, U1)", len(got))
+	}
+	if b.exact("3001") != "0.00" || b.exact("2611") != "0.00" {
+		t.Fatalf("3001 %s 2611 %s after the storno", b.exact("3001"), b.exact("2611"))
+	}
+}

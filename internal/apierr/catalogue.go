@@ -182,6 +182,19 @@ const (
 	TransactionDeleteBooked        Code = "TRANSACTION_DELETE_BOOKED"
 	TransactionDeleteImported      Code = "TRANSACTION_DELETE_IMPORTED"
 	TransactionDeleteHasAudit      Code = "TRANSACTION_DELETE_HAS_AUDIT_TRAIL"
+	BulkBookTxsNotFound            Code = "BULK_BOOK_TXS_NOT_FOUND"
+	BulkBookTxAlreadyBooked        Code = "BULK_BOOK_TX_ALREADY_BOOKED"
+	BulkBookMixedCurrency          Code = "BULK_BOOK_MIXED_CURRENCY"
+	BulkBookForeignCurrency        Code = "BULK_BOOK_FOREIGN_CURRENCY"
+	BulkBookDateMismatch           Code = "BULK_BOOK_DATE_MISMATCH"
+	BulkBookDirectionMismatch      Code = "BULK_BOOK_DIRECTION_MISMATCH"
+	BulkBookAccountMismatch        Code = "BULK_BOOK_ACCOUNT_MISMATCH"
+	BulkBookInvalidAccount         Code = "BULK_BOOK_INVALID_ACCOUNT"
+	BulkBookTemplateNotFound       Code = "BULK_BOOK_TEMPLATE_NOT_FOUND"
+	BulkBookVoucherNotFound        Code = "BULK_BOOK_VOUCHER_NOT_FOUND"
+	BulkBookVoucherNotPosted       Code = "BULK_BOOK_VOUCHER_NOT_POSTED"
+	BulkBookAmountMismatch         Code = "BULK_BOOK_AMOUNT_MISMATCH"
+	BulkBookUnbalanced             Code = "BULK_BOOK_UNBALANCED"
 	BankAggregatorNotConfigured    Code = "BANK_AGGREGATOR_NOT_CONFIGURED"
 	BankConnectionNotFound         Code = "BANK_CONNECTION_NOT_FOUND"
 	TxExchangeRateBooked           Code = "TX_EXCHANGE_RATE_BOOKED"
@@ -478,6 +491,19 @@ var entries = []Entry{
 	{TransactionDeleteBooked, s409, GroupEndpoint, "En bokförd banktransaktion kan inte tas bort.", "A booked bank transaction cannot be deleted.", "Uncategorize it first."},
 	{TransactionDeleteImported, s409, GroupEndpoint, "En transaktion från banken eller en bankfil kan inte tas bort.", "A transaction from the bank or a bank file cannot be deleted.", "Ignore it instead."},
 	{TransactionDeleteHasAudit, s409, GroupEndpoint, "Banktransaktionen har varit bokförd och har en historik som ska sparas.", "The bank transaction has been booked and has a history to keep.", "Ignore it instead."},
+	{BulkBookTxsNotFound, s404, GroupEndpoint, "Någon av banktransaktionerna finns inte i företaget.", "Some of the bank transactions do not exist in the company.", "details.missing lists them."},
+	{BulkBookTxAlreadyBooked, s409, GroupEndpoint, "Någon av banktransaktionerna är redan bokförd eller ignorerad.", "Some of the bank transactions are already booked or ignored.", "Leave them out (details.transaction_ids)."},
+	{BulkBookMixedCurrency, s400, GroupEndpoint, "Banktransaktionerna har olika valutor.", "The bank transactions have different currencies.", "Book transactions of one currency together."},
+	{BulkBookForeignCurrency, s400, GroupEndpoint, "Bara transaktioner i kronor kan bokföras tillsammans.", "Only transactions in kronor can be booked together.", "Categorize foreign transactions one by one."},
+	{BulkBookDateMismatch, s400, GroupEndpoint, "Banktransaktionerna har olika datum.", "The bank transactions have different dates.", "Book one day's transactions together."},
+	{BulkBookDirectionMismatch, s400, GroupEndpoint, "Banktransaktionerna går åt olika håll.", "The bank transactions go different ways.", "Book money in and money out apart."},
+	{BulkBookAccountMismatch, s400, GroupEndpoint, "Banktransaktionerna ligger på olika bankkonton.", "The bank transactions are on different bank accounts.", "Book one cash account's transactions together."},
+	{BulkBookInvalidAccount, s400, GroupEndpoint, "Kontot kan inte användas för en samlingsverifikation.", "The account cannot be used in a collective verifikat.", "Settle invoices (1510, 2440) with the match endpoints."},
+	{BulkBookTemplateNotFound, s404, GroupEndpoint, "Mallen finns inte.", "The template does not exist.", "Use an id from GET transaction-templates."},
+	{BulkBookVoucherNotFound, s404, GroupEndpoint, "Verifikationen finns inte i företaget.", "The verifikat does not exist in the company.", "Use a posted verifikat's id."},
+	{BulkBookVoucherNotPosted, s409, GroupEndpoint, "Verifikationen är inte bokförd.", "The verifikat is not posted.", "Commit it first."},
+	{BulkBookAmountMismatch, s400, GroupEndpoint, "Verifikationens belopp på bankkontot är inte transaktionernas summa.", "The verifikat's amount on the bank account is not the transactions' sum.", "details.expected and details.actual say by how much."},
+	{BulkBookUnbalanced, s400, GroupEndpoint, "Raderna balanserar inte.", "The lines do not balance.", "Debit and credit must be equal."},
 	{BankAggregatorNotConfigured, s503, GroupEndpoint, "Ingen bankkopplingstjänst är konfigurerad på servern.", "No bank aggregator is configured on the server.", "Import bank files (POST imports/bank) or ingest transactions instead; the operator sets KONTERA_BANK_AGGREGATOR."},
 	{BankConnectionNotFound, s404, GroupEndpoint, "Bankkopplingen finns inte i företaget.", "The bank connection does not exist in the company.", "List the company's bank connections and use an id from there."},
 	{TxExchangeRateBooked, s409, GroupEndpoint, "Kursen på en bokförd banktransaktion kan inte ändras.", "The rate of a booked bank transaction cannot change.", "Uncategorize it first."},

@@ -2,6 +2,7 @@ package banking
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -327,4 +328,63 @@ func (h *TxHandler) ListBankConnections(ctx context.Context, req gen.ListBankCon
 // to name), so there is nothing to sync through.
 func (h *TxHandler) SyncBankConnection(ctx context.Context, req gen.SyncBankConnectionRequestObject) (gen.SyncBankConnectionResponseObject, error) {
 	return nil, apierr.New(apierr.BankAggregatorNotConfigured, map[string]any{"connection_id": req.ConnectionId})
+}
+
+// BulkBookTransactions books several transactions in one verifikat.
+func (h *TxHandler) BulkBookTransactions(ctx context.Context, req gen.BulkBookTransactionsRequestObject) (gen.BulkBookTransactionsResponseObject, error) {
+	b := req.Body
+	bk := Bulk{IDs: b.TxIds, Existing: b.ExistingJournalEntryId, Template: b.TemplateId}
+	ways := 0
+	for _, given := range []bool{b.ExistingJournalEntryId != nil, b.TemplateId != nil, b.ManualLines != nil} {
+		if given {
+			ways++
+		}
+	}
+	if ways != 1 {
+		return nil, apierr.Field("existing_journal_entry_id", "one_of",
+			"exactly one of existing_journal_entry_id, template_id or manual_lines")
+	}
+	if b.ExistingJournalEntryId == nil {
+		if b.EntryDescription == nil || strings.TrimSpace(*b.EntryDescription) == "" {
+			return nil, apierr.Field("entry_description", "required", "the verifikat's text")
+		}
+		bk.Description = strings.TrimSpace(*b.EntryDescription)
+	}
+	if b.TemplateId != nil {
+		if b.Mode == nil {
+			return nil, apierr.Field("mode", "required", "one_line_per_tx or sum_per_account")
+		}
+		bk.Mode = string(*b.Mode)
+	}
+	if b.DefaultDimensions != nil {
+		bk.Dimensions = ledger.Dimensions(*b.DefaultDimensions)
+	}
+	if b.ManualLines != nil {
+		for i, l := range *b.ManualLines {
+			line := ledger.Line{SortOrder: i + 1, Account: l.AccountNumber, Description: envelope.Text(l.LineDescription)}
+			if l.DebitAmount != nil {
+				line.Debit = *l.DebitAmount
+			}
+			if l.CreditAmount != nil {
+				line.Credit = *l.CreditAmount
+			}
+			if l.Dimensions != nil {
+				line.Dimensions = ledger.Dimensions(*l.Dimensions)
+			}
+			bk.Manual = append(bk.Manual, line)
+		}
+	}
+	r, err := h.bank.BulkBook(ctx, req.CompanyId, bk)
+	if err != nil {
+		return nil, err
+	}
+	out := gen.TransactionBulkBooked{Mode: gen.CreateNew, JournalEntryId: nullable.NewNullableWithValue(r.Entry.ID),
+		VoucherSeries: nullable.NewNullableWithValue(r.Entry.Series), VoucherNumber: nullable.NewNullableWithValue(r.Entry.Number),
+		LinkedTxCount: len(r.Rows), TxSum: r.Sum}
+	if r.Linked {
+		out.Mode = gen.LinkExisting
+	} else if store.IsDryRun(ctx) {
+		out.JournalEntryId, out.VoucherNumber = nullable.NewNullNullable[uuid.UUID](), nullable.NewNullNullable[int]()
+	}
+	return gen.BulkBookTransactions200JSONResponse{Data: out, Meta: envelope.Meta(ctx)}, nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
@@ -238,4 +239,13 @@ func (s *Store) Primary(ctx context.Context, company uuid.UUID) (*CashAccount, e
 		return nil, err
 	}
 	return &rows[0], read(&rows[0])
+}
+
+// Held reads the company's transactions among ids, locked, in id order
+// (two bulk-books of overlapping rows wait for each other, never deadlock).
+func (s *Store) Held(ctx context.Context, company uuid.UUID, ids []uuid.UUID) ([]Transaction, error) {
+	out := []Transaction{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+txColumns+` FROM bank_transactions
+		WHERE company_id = $1 AND id = ANY($2) ORDER BY id FOR UPDATE`, company, pq.Array(ids))
+	return out, err
 }
