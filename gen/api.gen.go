@@ -10338,6 +10338,11 @@ type Transaction struct {
 // TransactionImportSource defines model for Transaction.ImportSource.
 type TransactionImportSource string
 
+// TransactionAttach defines model for TransactionAttach.
+type TransactionAttach struct {
+	DocumentId openapi_types.UUID `json:"document_id"`
+}
+
 // TransactionBatchCategorize defines model for TransactionBatchCategorize.
 type TransactionBatchCategorize struct {
 	// AllOrNothing true is not supported: 501 NOT_IMPLEMENTED. Items succeed or fail one by one.
@@ -10501,6 +10506,24 @@ type TransactionDeletedDeleted bool
 // TransactionDeletedResponse defines model for TransactionDeletedResponse.
 type TransactionDeletedResponse struct {
 	Data TransactionDeleted `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// TransactionDocument defines model for TransactionDocument.
+type TransactionDocument struct {
+	DocumentId nullable.Nullable[openapi_types.UUID] `json:"document_id"`
+
+	// JournalEntryId The verifikat the document is underlag of; null while the transaction is unbooked.
+	JournalEntryId     nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	PreviousDocumentId nullable.Nullable[openapi_types.UUID] `json:"previous_document_id"`
+	TransactionId      openapi_types.UUID                    `json:"transaction_id"`
+}
+
+// TransactionDocumentResponse defines model for TransactionDocumentResponse.
+type TransactionDocumentResponse struct {
+	Data TransactionDocument `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -12637,8 +12660,32 @@ type UpdateTransactionParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// AttachTransactionDocumentParams defines parameters for AttachTransactionDocument.
+type AttachTransactionDocumentParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // CategorizeTransactionParams defines parameters for CategorizeTransaction.
 type CategorizeTransactionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DetachTransactionDocumentParams defines parameters for DetachTransactionDocument.
+type DetachTransactionDocumentParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 
@@ -12966,6 +13013,9 @@ type IngestTransactionsJSONRequestBody = TransactionIngest
 
 // UpdateTransactionJSONRequestBody defines body for UpdateTransaction for application/json ContentType.
 type UpdateTransactionJSONRequestBody = TransactionPatch
+
+// AttachTransactionDocumentJSONRequestBody defines body for AttachTransactionDocument for application/json ContentType.
+type AttachTransactionDocumentJSONRequestBody = TransactionAttach
 
 // CategorizeTransactionJSONRequestBody defines body for CategorizeTransaction for application/json ContentType.
 type CategorizeTransactionJSONRequestBody = TransactionCategorize
@@ -15834,9 +15884,15 @@ type ServerInterface interface {
 	// UpdateTransaction Edit an unbooked transaction's title or cash account
 	// (PATCH /api/v1/companies/{companyId}/transactions/{transactionId})
 	UpdateTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params UpdateTransactionParams) error
+	// AttachTransactionDocument Pin a document as a transaction's underlag
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/attach-document)
+	AttachTransactionDocument(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params AttachTransactionDocumentParams) error
 	// CategorizeTransaction Categorize a transaction and book it
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/categorize)
 	CategorizeTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params CategorizeTransactionParams) error
+	// DetachTransactionDocument Unpin the document of an unbooked transaction
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/detach-document)
+	DetachTransactionDocument(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params DetachTransactionDocumentParams) error
 	// UnignoreTransaction Restore an ignored transaction
 	// (DELETE /api/v1/companies/{companyId}/transactions/{transactionId}/ignore)
 	UnignoreTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params UnignoreTransactionParams) error
@@ -22985,6 +23041,71 @@ func (w *ServerInterfaceWrapper) UpdateTransaction(ctx echo.Context) error {
 	return err
 }
 
+// AttachTransactionDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) AttachTransactionDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AttachTransactionDocumentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AttachTransactionDocument(ctx, companyId, transactionId, params)
+	return err
+}
+
 // CategorizeTransaction converts echo context to params.
 func (w *ServerInterfaceWrapper) CategorizeTransaction(ctx echo.Context) error {
 	var err error
@@ -23047,6 +23168,71 @@ func (w *ServerInterfaceWrapper) CategorizeTransaction(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CategorizeTransaction(ctx, companyId, transactionId, params)
+	return err
+}
+
+// DetachTransactionDocument converts echo context to params.
+func (w *ServerInterfaceWrapper) DetachTransactionDocument(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DetachTransactionDocumentParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DetachTransactionDocument(ctx, companyId, transactionId, params)
 	return err
 }
 
@@ -24101,7 +24287,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId", wrapper.DeleteTransaction, options.OperationMiddlewares["deleteTransaction"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId", wrapper.GetTransaction, options.OperationMiddlewares["getTransaction"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId", wrapper.UpdateTransaction, options.OperationMiddlewares["updateTransaction"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/attach-document", wrapper.AttachTransactionDocument, options.OperationMiddlewares["attachTransactionDocument"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/categorize", wrapper.CategorizeTransaction, options.OperationMiddlewares["categorizeTransaction"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/detach-document", wrapper.DetachTransactionDocument, options.OperationMiddlewares["detachTransactionDocument"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/ignore", wrapper.UnignoreTransaction, options.OperationMiddlewares["unignoreTransaction"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/ignore", wrapper.IgnoreTransaction, options.OperationMiddlewares["ignoreTransaction"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/link-journal-entry", wrapper.LinkTransactionJournalEntry, options.OperationMiddlewares["linkTransactionJournalEntry"]...)
@@ -49825,6 +50013,218 @@ func (response UpdateTransaction503JSONResponse) VisitUpdateTransactionResponse(
 	return err
 }
 
+type AttachTransactionDocumentRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        AttachTransactionDocumentParams
+	Body          *AttachTransactionDocumentJSONRequestBody
+}
+
+type AttachTransactionDocumentResponseObject interface {
+	VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error
+}
+
+type AttachTransactionDocument200JSONResponse TransactionDocumentResponse
+
+func (response AttachTransactionDocument200JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AttachTransactionDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AttachTransactionDocument400JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AttachTransactionDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AttachTransactionDocument401JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AttachTransactionDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AttachTransactionDocument403JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AttachTransactionDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AttachTransactionDocument404JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AttachTransactionDocument409JSONResponse struct{ ConflictJSONResponse }
+
+func (response AttachTransactionDocument409JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AttachTransactionDocument413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AttachTransactionDocument413JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AttachTransactionDocument415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AttachTransactionDocument415JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AttachTransactionDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response AttachTransactionDocument429JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AttachTransactionDocument500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response AttachTransactionDocument500JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AttachTransactionDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AttachTransactionDocument503JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CategorizeTransactionRequestObject struct {
 	CompanyId     CompanyId     `json:"companyId"`
 	TransactionId TransactionId `json:"transactionId"`
@@ -50020,6 +50420,181 @@ func (response CategorizeTransaction500JSONResponse) VisitCategorizeTransactionR
 type CategorizeTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CategorizeTransaction503JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DetachTransactionDocumentRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        DetachTransactionDocumentParams
+}
+
+type DetachTransactionDocumentResponseObject interface {
+	VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error
+}
+
+type DetachTransactionDocument200JSONResponse TransactionDocumentResponse
+
+func (response DetachTransactionDocument200JSONResponse) VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DetachTransactionDocument400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DetachTransactionDocument400JSONResponse) VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DetachTransactionDocument401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DetachTransactionDocument401JSONResponse) VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DetachTransactionDocument403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DetachTransactionDocument403JSONResponse) VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DetachTransactionDocument404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DetachTransactionDocument404JSONResponse) VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DetachTransactionDocument409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DetachTransactionDocument409JSONResponse) VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DetachTransactionDocument429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DetachTransactionDocument429JSONResponse) VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DetachTransactionDocument500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DetachTransactionDocument500JSONResponse) VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DetachTransactionDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DetachTransactionDocument503JSONResponse) VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -53696,9 +54271,15 @@ type StrictServerInterface interface {
 	// UpdateTransaction Edit an unbooked transaction's title or cash account
 	// (PATCH /api/v1/companies/{companyId}/transactions/{transactionId})
 	UpdateTransaction(ctx context.Context, request UpdateTransactionRequestObject) (UpdateTransactionResponseObject, error)
+	// AttachTransactionDocument Pin a document as a transaction's underlag
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/attach-document)
+	AttachTransactionDocument(ctx context.Context, request AttachTransactionDocumentRequestObject) (AttachTransactionDocumentResponseObject, error)
 	// CategorizeTransaction Categorize a transaction and book it
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/categorize)
 	CategorizeTransaction(ctx context.Context, request CategorizeTransactionRequestObject) (CategorizeTransactionResponseObject, error)
+	// DetachTransactionDocument Unpin the document of an unbooked transaction
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/detach-document)
+	DetachTransactionDocument(ctx context.Context, request DetachTransactionDocumentRequestObject) (DetachTransactionDocumentResponseObject, error)
 	// UnignoreTransaction Restore an ignored transaction
 	// (DELETE /api/v1/companies/{companyId}/transactions/{transactionId}/ignore)
 	UnignoreTransaction(ctx context.Context, request UnignoreTransactionRequestObject) (UnignoreTransactionResponseObject, error)
@@ -58706,6 +59287,56 @@ func (sh *strictHandler) UpdateTransaction(ctx echo.Context, companyId CompanyId
 	return nil
 }
 
+// AttachTransactionDocument operation middleware
+func (sh *strictHandler) AttachTransactionDocument(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params AttachTransactionDocumentParams) error {
+	var request AttachTransactionDocumentRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	var body AttachTransactionDocumentJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AttachTransactionDocument(ctx.Request().Context(), request.(AttachTransactionDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AttachTransactionDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AttachTransactionDocumentResponseObject); ok {
+		return validResponse.VisitAttachTransactionDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // CategorizeTransaction operation middleware
 func (sh *strictHandler) CategorizeTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params CategorizeTransactionParams) error {
 	var request CategorizeTransactionRequestObject
@@ -58750,6 +59381,33 @@ func (sh *strictHandler) CategorizeTransaction(ctx echo.Context, companyId Compa
 		return err
 	} else if validResponse, ok := response.(CategorizeTransactionResponseObject); ok {
 		return validResponse.VisitCategorizeTransactionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DetachTransactionDocument operation middleware
+func (sh *strictHandler) DetachTransactionDocument(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params DetachTransactionDocumentParams) error {
+	var request DetachTransactionDocumentRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DetachTransactionDocument(ctx.Request().Context(), request.(DetachTransactionDocumentRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DetachTransactionDocument")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DetachTransactionDocumentResponseObject); ok {
+		return validResponse.VisitDetachTransactionDocumentResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

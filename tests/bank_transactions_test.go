@@ -3,6 +3,8 @@ package tests
 import (
 	"sync"
 	"testing"
+
+	"github.com/kontera/kontera/internal/documents/samples"
 )
 
 // newBankBooks is a VAT-registered aktiebolag with a SEK cash account on
@@ -337,5 +339,57 @@ func TestBankBulkBook(t *testing.T) {
 	}
 	if b.exact("3001") != "0.00" || b.exact("2611") != "0.00" {
 		t.Fatalf("3001 %s 2611 %s after the storno", b.exact("3001"), b.exact("2611"))
+	}
+}
+
+// A receipt pinned to an unbooked transaction becomes underlag of the
+// verifikat that books it; pinned to a booked one, at once; a posted
+// booking's underlag is never replaced.
+func TestBankTransactionDocuments(t *testing.T) {
+	b, _ := newBankBooks(t)
+	upload := func(name string, salt byte) string {
+		t.Helper()
+		data := append(samples.PDF(), '\n', '%', salt)
+		ct, raw := form{name: name, partType: "application/pdf", data: data}.body()
+		return b.do(req{Method: "POST", Path: b.path("documents"), Token: b.token, Body: raw,
+			Header: map[string]string{"Content-Type": ct, "Idempotency-Key": newKey()}}).status(t, 201).str("data.id")
+	}
+	receipt, other, third := upload("kvitto.pdf", 'a'), upload("annat.pdf", 'b'), upload("tredje.pdf", 'c')
+	ids := b.write("POST", "transactions/ingest", map[string]any{"transactions": []any{bankRow("D1", "2026-03-05", -1250, "KONTOR"),
+		bankRow("D2", "2026-03-06", -45, "AVGIFT")}}).status(t, 200).list("data.transaction_ids")
+	office, fee := ids[0].(string), ids[1].(string)
+
+	b.write("POST", "transactions/"+office+"/attach-document", map[string]any{"document_id": "00000000-0000-4000-8000-000000000000"}).
+		errorCode(t, 404, "DOC_NOT_FOUND")
+	a := b.write("POST", "transactions/"+office+"/attach-document", map[string]any{"document_id": receipt}).status(t, 200)
+	if a.at("data.document_id") != receipt || a.at("data.journal_entry_id") != nil {
+		t.Fatalf("pinned: %s", a.Body)
+	}
+	c := b.write("POST", "transactions/"+office+"/categorize", map[string]any{"is_business": true, "category": "expense_office"}).status(t, 200)
+	entry := c.str("data.journal_entry_id")
+	if d := b.get(b.path("documents/"+receipt), b.token).status(t, 200); d.at("data.journal_entry_id") != entry {
+		t.Fatalf("the receipt is not the verifikat's underlag: %s", d.Body)
+	}
+	b.write("POST", "transactions/"+office+"/attach-document", map[string]any{"document_id": other}).
+		errorCode(t, 409, "DOC_ATTACH_REPLACES_POSTED")
+	b.write("POST", "transactions/"+office+"/detach-document", nil).errorCode(t, 409, "CONFLICT")
+
+	// Booked first, pinned after: linked at once; a document that is
+	// another verifikat's underlag is refused.
+	fe := b.write("POST", "transactions/"+fee+"/categorize", map[string]any{"is_business": true, "template_id": "bank_fee"}).
+		status(t, 200).str("data.journal_entry_id")
+	b.write("POST", "transactions/"+fee+"/attach-document", map[string]any{"document_id": receipt}).
+		errorCode(t, 409, "DOC_ATTACH_OTHER_VERIFIKAT")
+	b.write("POST", "transactions/"+fee+"/attach-document", map[string]any{"document_id": other}).status(t, 200)
+	if d := b.get(b.path("documents/"+other), b.token); d.at("data.journal_entry_id") != fe {
+		t.Fatalf("linked at once: %s", d.Body)
+	}
+
+	// Unbooked: unpinned again.
+	ids = b.write("POST", "transactions/ingest", map[string]any{"transactions": []any{bankRow("D3", "2026-03-07", -10, "X")}}).
+		status(t, 200).list("data.transaction_ids")
+	b.write("POST", "transactions/"+ids[0].(string)+"/attach-document", map[string]any{"document_id": third}).status(t, 200)
+	if d := b.write("POST", "transactions/"+ids[0].(string)+"/detach-document", nil).status(t, 200); d.at("data.document_id") != nil || d.at("data.previous_document_id") != third {
+		t.Fatalf("unpinned: %s", d.Body)
 	}
 }

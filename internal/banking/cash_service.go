@@ -33,6 +33,11 @@ type Books struct {
 	// Rate is the rate of currency on day, resolved before the
 	// transaction (fx.Rates.Rate).
 	Rate func(ctx context.Context, currency string, day time.Time) (money.Rate, error)
+	// Document refuses a document the company does not have
+	// (DOC_NOT_FOUND); Link makes one underlag of a verifikat by the
+	// archive's linking rule (documents.Archive.Link).
+	Document func(ctx context.Context, company, id uuid.UUID) error
+	Link     func(ctx context.Context, company, doc, entry uuid.UUID) error
 	// Post and Reverse are the ledger's.
 	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
 	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)

@@ -204,7 +204,13 @@ func (h *TxHandler) CategorizeTransaction(ctx context.Context, req gen.Categoriz
 	if store.IsDryRun(ctx) {
 		out.JournalEntryId = nullable.NewNullNullable[uuid.UUID]()
 	}
-	return gen.CategorizeTransaction200JSONResponse{Data: out, Meta: envelope.Meta(ctx)}, nil
+	meta := envelope.Meta(ctx)
+	if e := r.DocumentNotLinked; e != nil {
+		meta = envelope.WithWarning(meta, "DOCUMENT_NOT_LINKED",
+			"Transaktionen bokfördes, men dess underlag kunde inte knytas till verifikationen: "+e.Message,
+			"The transaction was booked, but its document could not become the verifikat's underlag: "+e.MessageEn)
+	}
+	return gen.CategorizeTransaction200JSONResponse{Data: out, Meta: meta}, nil
 }
 
 // UncategorizeTransaction stornoes a transaction's verifikat.
@@ -387,4 +393,28 @@ func (h *TxHandler) BulkBookTransactions(ctx context.Context, req gen.BulkBookTr
 		out.JournalEntryId, out.VoucherNumber = nullable.NewNullNullable[uuid.UUID](), nullable.NewNullNullable[int]()
 	}
 	return gen.BulkBookTransactions200JSONResponse{Data: out, Meta: envelope.Meta(ctx)}, nil
+}
+
+func pinned(p Pinned) gen.TransactionDocument {
+	t := p.Transaction
+	return gen.TransactionDocument{TransactionId: t.ID, DocumentId: envelope.Nullable(t.DocumentID),
+		PreviousDocumentId: envelope.Nullable(p.Previous), JournalEntryId: envelope.Nullable(t.JournalEntryID)}
+}
+
+// AttachTransactionDocument pins a document to a transaction.
+func (h *TxHandler) AttachTransactionDocument(ctx context.Context, req gen.AttachTransactionDocumentRequestObject) (gen.AttachTransactionDocumentResponseObject, error) {
+	p, err := h.bank.Attach(ctx, req.CompanyId, req.TransactionId, req.Body.DocumentId)
+	if err != nil {
+		return nil, err
+	}
+	return gen.AttachTransactionDocument200JSONResponse{Data: pinned(p), Meta: envelope.Meta(ctx)}, nil
+}
+
+// DetachTransactionDocument unpins an unbooked transaction's document.
+func (h *TxHandler) DetachTransactionDocument(ctx context.Context, req gen.DetachTransactionDocumentRequestObject) (gen.DetachTransactionDocumentResponseObject, error) {
+	p, err := h.bank.Detach(ctx, req.CompanyId, req.TransactionId)
+	if err != nil {
+		return nil, err
+	}
+	return gen.DetachTransactionDocument200JSONResponse{Data: pinned(p), Meta: envelope.Meta(ctx)}, nil
 }

@@ -197,6 +197,9 @@ type Categorized struct {
 	Entry       *ledger.Entry
 	// Already says the transaction was booked before: nothing was done.
 	Already bool
+	// DocumentNotLinked is why the document pinned to the transaction
+	// could not become the verifikat's underlag (the booking stands).
+	DocumentNotLinked *apierr.Error
 }
 
 // Categorize books transaction id as c says, in one verifikat through
@@ -252,9 +255,13 @@ func (b *Bank) Categorize(ctx context.Context, company, id uuid.UUID, c Categori
 	if err := b.recordTx(ctx, audit.Update, &old, &t, "Banktransaktionen bokfördes i verifikation "+e.Voucher()); err != nil {
 		return Categorized{}, err
 	}
+	unlinked, err := b.linkPinned(ctx, company, t, e.ID)
+	if err != nil {
+		return Categorized{}, err
+	}
 	_, err = outbox.Emit(ctx, b.store.db, company, EventCategorized, map[string]any{"transaction": t,
 		"journal_entry_id": e.ID})
-	return Categorized{Transaction: t, Entry: &e}, err
+	return Categorized{Transaction: t, Entry: &e, DocumentNotLinked: unlinked}, err
 }
 
 // Uncategorize stornoes the verifikat that books transaction id, dated
