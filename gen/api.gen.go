@@ -10323,16 +10323,21 @@ type Transaction struct {
 	MerchantName  nullable.Nullable[string] `json:"merchant_name"`
 
 	// OriginalDescription The text the bank gave, kept when the working title is edited.
-	OriginalDescription nullable.Nullable[string]             `json:"original_description"`
-	PotentialInvoiceId  nullable.Nullable[openapi_types.UUID] `json:"potential_invoice_id"`
-	ReceiptId           nullable.Nullable[openapi_types.UUID] `json:"receipt_id"`
+	OriginalDescription nullable.Nullable[string] `json:"original_description"`
+
+	// PotentialInvoiceId For unbooked money in: the open customer invoice whose OCR reference the transaction's reference is, else the only one with its amount left to pay. A suggestion only: invoice_id is the match.
+	PotentialInvoiceId nullable.Nullable[openapi_types.UUID] `json:"potential_invoice_id"`
+	ReceiptId          nullable.Nullable[openapi_types.UUID] `json:"receipt_id"`
 
 	// ReconciliationMethod How it was booked: categorized, invoice, supplier_invoice, batch, linked, bulk.
-	ReconciliationMethod nullable.Nullable[string]             `json:"reconciliation_method"`
-	Reference            nullable.Nullable[string]             `json:"reference"`
-	SupplierInvoiceId    nullable.Nullable[openapi_types.UUID] `json:"supplier_invoice_id"`
-	TitleEditedAt        nullable.Nullable[time.Time]          `json:"title_edited_at"`
-	UpdatedAt            time.Time                             `json:"updated_at"`
+	ReconciliationMethod nullable.Nullable[string] `json:"reconciliation_method"`
+	Reference            nullable.Nullable[string] `json:"reference"`
+
+	// Suggestion Counterparty memory, for an unbooked transaction; null when there is nothing to go by.
+	Suggestion        nullable.Nullable[TransactionSuggestion] `json:"suggestion"`
+	SupplierInvoiceId nullable.Nullable[openapi_types.UUID]    `json:"supplier_invoice_id"`
+	TitleEditedAt     nullable.Nullable[time.Time]             `json:"title_edited_at"`
+	UpdatedAt         time.Time                                `json:"updated_at"`
 }
 
 // TransactionImportSource defines model for Transaction.ImportSource.
@@ -10711,6 +10716,19 @@ type TransactionResponse struct {
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// TransactionSuggestion How the last transaction of the same merchant or counterparty account was categorized: send it back as the categorize body.
+type TransactionSuggestion struct {
+	// AccountNumber The account its other side booked on (account_override).
+	AccountNumber        string                    `json:"account_number"`
+	BasedOnTransactionId openapi_types.UUID        `json:"based_on_transaction_id"`
+	Category             nullable.Nullable[string] `json:"category"`
+	Dimensions           map[string]string         `json:"dimensions"`
+	IsBusiness           bool                      `json:"is_business"`
+
+	// VatTreatment How VAT is booked: split out of the gross at 25, 12 or 6 % (2641 on purchases, 2611/2621/2631 on sales), reverse charge on a purchase (2645 and 2614 at 25 %), or none.
+	VatTreatment VatTreatmentBank `json:"vat_treatment"`
 }
 
 // TransactionTemplate defines model for TransactionTemplate.

@@ -393,3 +393,51 @@ func TestBankTransactionDocuments(t *testing.T) {
 		t.Fatalf("unpinned: %s", d.Body)
 	}
 }
+
+// Counterparty memory and the invoice a payment likely settles.
+func TestBankTransactionSuggestions(t *testing.T) {
+	b, _ := newBankBooks(t)
+	b.write("PATCH", "settings", map[string]any{"invoice_show_ocr": true}).status(t, 200)
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	first := b.issued(customer, nil)
+	second := b.issued(customer, nil)
+	ocr := b.get(b.path("invoices/"+second), b.token).status(t, 200).str("data.ocr_reference")
+	row := func(id, day string, amount float64, merchant, reference string) map[string]any {
+		r := bankRow(id, day, amount, "BETALNING")
+		if merchant != "" {
+			r["merchant_name"] = merchant
+		}
+		if reference != "" {
+			r["reference"] = reference
+		}
+		return r
+	}
+	ids := b.write("POST", "transactions/ingest", map[string]any{"transactions": []any{
+		row("S1", "2026-03-05", -1250, "Kontorsgrossisten AB", ""), row("S2", "2026-03-20", -625, "Kontorsgrossisten AB", ""),
+		row("S3", "2026-03-21", 12500, "", ocr[:1]+" "+ocr[1:]), row("S4", "2026-03-22", 12500, "", ""),
+		row("S5", "2026-03-23", 99, "", "")}}).status(t, 200).list("data.transaction_ids")
+	id := func(i int) string { return ids[i].(string) }
+	if g := b.get(b.path("transactions/"+id(1)), b.token); g.at("data.suggestion") != nil {
+		t.Fatalf("a suggestion with nothing booked: %s", g.Body)
+	}
+	b.write("POST", "transactions/"+id(0)+"/categorize", map[string]any{"is_business": true, "category": "expense_office"}).status(t, 200)
+	g := b.get(b.path("transactions/"+id(1)), b.token).status(t, 200)
+	if g.at("data.suggestion.account_number") != "6110" || g.at("data.suggestion.vat_treatment") != "standard_25" ||
+		g.at("data.suggestion.category") != "expense_office" || g.at("data.suggestion.based_on_transaction_id") != id(0) {
+		t.Fatalf("suggestion: %s", g.Body)
+	}
+	// By OCR (two invoices have 12 500 left: the amount alone says nothing).
+	if p := b.get(b.path("transactions/"+id(2)), b.token).at("data.potential_invoice_id"); p != second {
+		t.Fatalf("by OCR: %v, want %s", p, second)
+	}
+	if p := b.get(b.path("transactions/"+id(3)), b.token).at("data.potential_invoice_id"); p != nil {
+		t.Fatalf("two invoices fit the amount, yet: %v", p)
+	}
+	b.markPaid(second, map[string]any{}).status(t, 200)
+	if p := b.get(b.path("transactions/"+id(3)), b.token).at("data.potential_invoice_id"); p != first {
+		t.Fatalf("by amount: %v, want %s", p, first)
+	}
+	if p := b.get(b.path("transactions/"+id(4)), b.token).at("data.potential_invoice_id"); p != nil {
+		t.Fatalf("no invoice of 99: %v", p)
+	}
+}

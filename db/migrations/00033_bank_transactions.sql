@@ -41,7 +41,6 @@ CREATE TABLE bank_transactions (
     -- Once booked and then uncategorized, the row has a history in the
     -- books (a verifikat and its storno name it): it is kept.
     was_booked            boolean     NOT NULL DEFAULT false,
-    potential_invoice_id  uuid,
     document_id           uuid,
     reconciliation_method text        CHECK (reconciliation_method IN ('categorized', 'invoice', 'supplier_invoice',
                                                                        'batch', 'linked', 'bulk')),
@@ -92,6 +91,10 @@ END $$;
 -- +goose StatementEnd
 CREATE TRIGGER bank_transactions_guard BEFORE UPDATE OR DELETE ON bank_transactions
     FOR EACH ROW EXECUTE FUNCTION bank_transactions_guard();
+
+-- Counterparty memory: the last booking of the same merchant.
+CREATE INDEX bank_transactions_merchant ON bank_transactions (company_id, merchant_name, updated_at DESC)
+    WHERE journal_entry_id IS NOT NULL AND merchant_name IS NOT NULL;
 
 -- +goose Down
 DROP TABLE bank_transactions;

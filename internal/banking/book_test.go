@@ -98,3 +98,31 @@ func TestBook(t *testing.T) {
 }
 
 func amt(v string) *money.Amount { a := money.MustParse(v); return &a }
+
+func TestSuggest(t *testing.T) {
+	p := Policy{VATRegistered: true, EntityType: "aktiebolag"}
+	for _, c := range []struct {
+		name string
+		tx   Transaction
+		c    Categorization
+		want string
+	}{
+		{"25 %", tx("-1250.00"), Categorization{IsBusiness: true, Category: s("expense_office")}, "6110 standard_25"},
+		{"12 %", tx("-10.00"), Categorization{IsBusiness: true, Category: s("expense_other"), VATTreatment: s(Reduced12)}, "6990 reduced_12"},
+		{"6 % sale", tx("106.00"), Categorization{IsBusiness: true, Category: s("income_other"), VATTreatment: s(Reduced6)}, "3990 reduced_6"},
+		{"fee", tx("-45.00"), Categorization{IsBusiness: true, TemplateID: s("bank_fee")}, "6570 exempt"},
+		{"reverse charge", tx("-1000.00"), Categorization{IsBusiness: true, TemplateID: s("eu_service_reverse_charge")}, "4535 reverse_charge"},
+	} {
+		b, err := Book(c.tx, c.c, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := Suggest(ledger.Entry{Lines: b.Lines}, "1930")
+		if !ok || got.Account+" "+got.VATTreatment != c.want {
+			t.Errorf("%s: %s %s, want %s", c.name, got.Account, got.VATTreatment, c.want)
+		}
+	}
+	if _, ok := Suggest(ledger.Entry{Lines: []ledger.Line{line("1930", money.MustParse("5"), nil, nil)}}, "1930"); ok {
+		t.Error("a suggestion from a bank line alone")
+	}
+}

@@ -38,6 +38,10 @@ type Books struct {
 	// archive's linking rule (documents.Archive.Link).
 	Document func(ctx context.Context, company, id uuid.UUID) error
 	Link     func(ctx context.Context, company, doc, entry uuid.UUID) error
+	// OpenInvoice answers the company's open customer invoice in currency
+	// with OCR reference ocr, else the only one with amount left to pay;
+	// nil when there is none, or more than one.
+	OpenInvoice func(ctx context.Context, company uuid.UUID, ocr *string, currency string, amount money.Amount) (*uuid.UUID, error)
 	// Post and Reverse are the ledger's.
 	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
 	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)

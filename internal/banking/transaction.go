@@ -42,7 +42,6 @@ type Transaction struct {
 	Category             *string       `db:"category" json:"category"`
 	Ignored              bool          `db:"is_ignored" json:"is_ignored"`
 	WasBooked            bool          `db:"was_booked" json:"was_booked"`
-	PotentialInvoiceID   *uuid.UUID    `db:"potential_invoice_id" json:"potential_invoice_id"`
 	DocumentID           *uuid.UUID    `db:"document_id" json:"document_id"`
 	ReconciliationMethod *string       `db:"reconciliation_method" json:"reconciliation_method"`
 	CreatedAt            time.Time     `db:"created_at" json:"created_at"`

@@ -30,8 +30,9 @@ func TxItem(t Transaction) gen.TransactionListItem {
 		IsIgnored: t.Ignored, CreatedAt: t.CreatedAt}
 }
 
-// TxDetail is a transaction with all it holds.
-func TxDetail(t Transaction) gen.Transaction {
+// TxDetail is a transaction with all it holds, the invoice it likely
+// pays and how it might be booked.
+func TxDetail(t Transaction, potential *uuid.UUID, s *Suggestion) gen.Transaction {
 	return gen.Transaction{Id: t.ID, Date: openapi_types.Date{Time: t.Date}, Description: envelope.Nullable(t.Description),
 		Amount: t.Amount, Currency: t.Currency, Reference: envelope.Nullable(t.Reference),
 		MerchantName: envelope.Nullable(t.MerchantName), JournalEntryId: envelope.Nullable(t.JournalEntryID),
@@ -40,11 +41,24 @@ func TxDetail(t Transaction) gen.Transaction {
 		ImportSource: gen.TransactionImportSource(t.ImportSource), CashAccountId: envelope.Nullable(t.CashAccountID),
 		IsIgnored: t.Ignored, CreatedAt: t.CreatedAt, AmountSek: envelope.Nullable(t.AmountSEK),
 		ExchangeRate: envelope.Nullable(t.ExchangeRate), CounterpartyAccount: envelope.Nullable(t.CounterpartyAccount),
-		PotentialInvoiceId: envelope.Nullable(t.PotentialInvoiceID), ReceiptId: nullable.NewNullNullable[uuid.UUID](),
+		PotentialInvoiceId: envelope.Nullable(potential), ReceiptId: nullable.NewNullNullable[uuid.UUID](),
 		DocumentId: envelope.Nullable(t.DocumentID), ExternalId: t.ExternalID, LedgerAccount: t.LedgerAccount,
 		ReconciliationMethod: envelope.Nullable(t.ReconciliationMethod),
 		OriginalDescription:  envelope.Nullable(t.OriginalDescription), TitleEditedAt: envelope.NullableTime(t.TitleEditedAt),
-		UpdatedAt: t.UpdatedAt}
+		UpdatedAt: t.UpdatedAt, Suggestion: suggestion(s)}
+}
+
+func suggestion(s *Suggestion) nullable.Nullable[gen.TransactionSuggestion] {
+	if s == nil {
+		return nullable.NewNullNullable[gen.TransactionSuggestion]()
+	}
+	dims := map[string]string{}
+	for k, v := range s.Dimensions {
+		dims[k] = v
+	}
+	return nullable.NewNullableWithValue(gen.TransactionSuggestion{BasedOnTransactionId: s.BasedOn, IsBusiness: s.IsBusiness,
+		Category: envelope.Nullable(s.Category), AccountNumber: s.Account, VatTreatment: gen.VatTreatmentBank(s.VATTreatment),
+		Dimensions: dims})
 }
 
 // TxHandler serves the transaction endpoints.
@@ -97,7 +111,15 @@ func (h *TxHandler) GetTransaction(ctx context.Context, req gen.GetTransactionRe
 	if err != nil {
 		return nil, err
 	}
-	return gen.GetTransaction200JSONResponse{Data: TxDetail(t), Meta: envelope.Meta(ctx)}, nil
+	potential, err := h.bank.PotentialInvoice(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	s, err := h.bank.Suggestion(ctx, t)
+	if err != nil {
+		return nil, err
+	}
+	return gen.GetTransaction200JSONResponse{Data: TxDetail(t, potential, s), Meta: envelope.Meta(ctx)}, nil
 }
 
 // IngestTransactions adds transactions.

@@ -17,7 +17,7 @@ import (
 const txColumns = `company_id, id, cash_account_id, ledger_account, date, description, original_description,
 	title_edited_at, amount, currency, amount_sek, exchange_rate, exchange_rate_date, reference, merchant_name,
 	counterparty_account, mcc_code, external_id, import_source, bank_file_import_id, journal_entry_id, invoice_id,
-	supplier_invoice_id, is_business, category, is_ignored, was_booked, potential_invoice_id, document_id,
+	supplier_invoice_id, is_business, category, is_ignored, was_booked, document_id,
 	reconciliation_method, created_at, updated_at`
 
 // Settlement is where ingested transactions land: a cash account, or a
@@ -248,4 +248,18 @@ func (s *Store) Held(ctx context.Context, company uuid.UUID, ids []uuid.UUID) ([
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+txColumns+` FROM bank_transactions
 		WHERE company_id = $1 AND id = ANY($2) ORDER BY id FOR UPDATE`, company, pq.Array(ids))
 	return out, err
+}
+
+// LastOf reads the company's last categorized transaction of merchant or
+// counterparty account, other than not; nil when there is none.
+func (s *Store) LastOf(ctx context.Context, company uuid.UUID, merchant, account *string, not uuid.UUID) (*Transaction, error) {
+	var rows []Transaction
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT `+txColumns+` FROM bank_transactions
+		WHERE company_id = $1 AND journal_entry_id IS NOT NULL AND reconciliation_method = 'categorized' AND id <> $4
+		  AND (merchant_name = $2 OR counterparty_account = $3)
+		ORDER BY updated_at DESC, id LIMIT 1`, company, merchant, account, not)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	return &rows[0], nil
 }

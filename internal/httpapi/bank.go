@@ -13,6 +13,7 @@ import (
 	"github.com/kontera/kontera/internal/company"
 	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/fx"
+	"github.com/kontera/kontera/internal/invoicing"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -21,7 +22,8 @@ import (
 // account is added from BAS when it is there, else as an asset account of
 // the company's own; payees are checked as the settings' payment details.
 func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store, companies *company.Store,
-	journal *ledger.Store, rates *fx.Rates, docs *documents.Store, archive *documents.Archive) *banking.Bank {
+	journal *ledger.Store, rates *fx.Rates, docs *documents.Store, archive *documents.Archive,
+	sales *invoicing.Store) *banking.Bank {
 	return banking.New(banking.NewStore(db, audits), banking.Books{
 		EnsureAccount: func(ctx context.Context, c uuid.UUID, number, name string) error {
 			_, err := accounts.Ensure(ctx, c, []string{number})
@@ -41,7 +43,8 @@ func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store, companies
 			_, err := accounts.Ensure(ctx, c, numbers)
 			return err
 		},
-		Entry: journal.Get,
+		Entry:       journal.Get,
+		OpenInvoice: sales.Payable,
 		Document: func(ctx context.Context, c, id uuid.UUID) error {
 			_, err := docs.Get(ctx, c, id, false)
 			return err

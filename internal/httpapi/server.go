@@ -314,7 +314,7 @@ func New(cfg Config) (*Server, error) {
 		return inspect(ctx, company)
 	}
 	rates := fx.New(cfg.DB, cfg.Rates)
-	bank := newBank(cfg.DB, audits, accounts, companies, journal, rates, docs, archive)
+	bank := newBank(cfg.DB, audits, accounts, companies, journal, rates, docs, archive, sales)
 	journal.LockBlocked = bank.LockBlocked
 	outbox := mail.NewStore(cfg.DB)
 	s.sales = invoicing.NewSales(sales, invoicing.Books{

@@ -501,3 +501,20 @@ func (s *Store) Decide(ctx context.Context, q Invoice, status string, decided *t
 		q.CompanyID, q.ID, status, decided, store.Day(until), store.Day(today))
 	return out, store.Refused(err)
 }
+
+// Payable answers the company's open invoice in currency a payment most
+// likely settles: the one with OCR reference ocr, else the only one with
+// amount left to pay; nil when none, or more than one, fits.
+func (s *Store) Payable(ctx context.Context, company uuid.UUID, ocr *string, currency string, amount money.Amount) (*uuid.UUID, error) {
+	var ids []uuid.UUID
+	err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM invoices
+		WHERE company_id = $1 AND document_type = 'invoice' AND status IN ('sent', 'partially_paid') AND currency = $3
+		  AND CASE WHEN $2::text IS NOT NULL AND EXISTS (SELECT FROM invoices o WHERE o.company_id = $1
+				AND o.status IN ('sent', 'partially_paid') AND o.ocr_reference = $2)
+			THEN ocr_reference = $2 ELSE total - deduction_total - paid_amount = $4 END
+		ORDER BY id LIMIT 2`, company, ocr, currency, amount)
+	if err != nil || len(ids) != 1 {
+		return nil, err
+	}
+	return &ids[0], nil
+}
