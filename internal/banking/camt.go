@@ -1,0 +1,243 @@
+package banking
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/kontera/kontera/internal/money"
+)
+
+// camt.053 (ISO 20022 BankToCustomerStatement), read by local element
+// names so that every camt.053.001.NN namespace reads alike.
+type camtDocument struct {
+	Statements []camtStatement `xml:"BkToCstmrStmt>Stmt"`
+}
+
+type camtStatement struct {
+	ID       string        `xml:"Id"`
+	IBAN     string        `xml:"Acct>Id>IBAN"`
+	Other    string        `xml:"Acct>Id>Othr>Id"`
+	Currency string        `xml:"Acct>Ccy"`
+	Balances []camtBalance `xml:"Bal"`
+	Entries  []camtEntry   `xml:"Ntry"`
+}
+
+type camtBalance struct {
+	Code   string     `xml:"Tp>CdOrPrtry>Cd"`
+	Amount camtAmount `xml:"Amt"`
+	Side   string     `xml:"CdtDbtInd"`
+	Date   string     `xml:"Dt>Dt"`
+}
+
+type camtAmount struct {
+	Currency string `xml:"Ccy,attr"`
+	Value    string `xml:",chardata"`
+}
+
+type camtEntry struct {
+	Ref      string        `xml:"NtryRef"`
+	Amount   camtAmount    `xml:"Amt"`
+	Side     string        `xml:"CdtDbtInd"`
+	Reversal bool          `xml:"RvslInd"`
+	Status   camtStatus    `xml:"Sts"`
+	Booked   string        `xml:"BookgDt>Dt"`
+	BookedAt string        `xml:"BookgDt>DtTm"`
+	Servicer string        `xml:"AcctSvcrRef"`
+	Info     string        `xml:"AddtlNtryInf"`
+	Details  []camtDetails `xml:"NtryDtls>TxDtls"`
+}
+
+// camtStatus is Sts: text up to version 07, <Cd> from 08.
+type camtStatus struct {
+	Text string `xml:",chardata"`
+	Code string `xml:"Cd"`
+}
+
+func (s camtStatus) value() string {
+	if c := strings.TrimSpace(s.Code); c != "" {
+		return c
+	}
+	return strings.TrimSpace(s.Text)
+}
+
+type camtDetails struct {
+	EndToEnd string   `xml:"Refs>EndToEndId"`
+	Debtor   string   `xml:"RltdPties>Dbtr>Nm"`
+	DebtorP  string   `xml:"RltdPties>Dbtr>Pty>Nm"`
+	Creditor string   `xml:"RltdPties>Cdtr>Nm"`
+	CredP    string   `xml:"RltdPties>Cdtr>Pty>Nm"`
+	DbtrAcct string   `xml:"RltdPties>DbtrAcct>Id>IBAN"`
+	CdtrAcct string   `xml:"RltdPties>CdtrAcct>Id>IBAN"`
+	Ustrd    []string `xml:"RmtInf>Ustrd"`
+	OCR      []string `xml:"RmtInf>Strd>CdtrRefInf>Ref"`
+}
+
+// Statement is one account's statement from a bank file: its booked
+// entries as transactions, and the balances it states.
+type Statement struct {
+	Account  string // the IBAN, or the bank's other account id
+	Currency string
+	Opening  *money.Amount
+	Closing  *money.Amount
+	Rows     []Ingested
+	// Pending counts the entries not booked (pending, information only):
+	// left out.
+	Pending int
+}
+
+// ReadCamt053 reads a camt.053 statement file: each statement's booked
+// entries (Sts BOOK), signed by CdtDbtInd (a reversal turns it), the text
+// from the entry's information or remittance, the counterparty's name,
+// the OCR reference of structured remittance, and as external id the
+// servicer's reference, else the entry reference, else a hash of what the
+// entry says. A file that is not camt.053 answers an error naming why.
+func ReadCamt053(r io.Reader) ([]Statement, error) {
+	var doc camtDocument
+	dec := xml.NewDecoder(r)
+	dec.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
+		if l := strings.ToLower(label); l == "utf-8" || l == "utf8" {
+			return in, nil
+		}
+		return nil, fmt.Errorf("camt.053: the XML says encoding %q; only UTF-8 is read", label)
+	}
+	if err := dec.Decode(&doc); err != nil {
+		return nil, fmt.Errorf("camt.053: %w", err)
+	}
+	if len(doc.Statements) == 0 {
+		return nil, fmt.Errorf("camt.053: no BkToCstmrStmt/Stmt in the file")
+	}
+	var out []Statement
+	for si, s := range doc.Statements {
+		st := Statement{Account: s.IBAN, Currency: s.Currency}
+		if st.Account == "" {
+			st.Account = s.Other
+		}
+		for _, b := range s.Balances {
+			a, err := camtSigned(b.Amount.Value, b.Side, false)
+			if err != nil {
+				return nil, fmt.Errorf("camt.053: statement %d, balance %s: %w", si+1, b.Code, err)
+			}
+			switch b.Code {
+			case "OPBD":
+				st.Opening = &a
+			case "CLBD":
+				st.Closing = &a
+			}
+		}
+		seen := map[string]int{}
+		for ei, e := range s.Entries {
+			if e.Status.value() != "BOOK" {
+				st.Pending++
+				continue
+			}
+			row, err := camtRow(e, s.Currency)
+			if err != nil {
+				return nil, fmt.Errorf("camt.053: statement %d, entry %d: %w", si+1, ei+1, err)
+			}
+			// Two entries alike in all but position keep apart.
+			if n := seen[row.ExternalID]; n > 0 {
+				row.ExternalID = fmt.Sprintf("%s#%d", row.ExternalID, n+1)
+			}
+			seen[row.ExternalID]++
+			st.Rows = append(st.Rows, row)
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
+
+func camtRow(e camtEntry, currency string) (Ingested, error) {
+	amount, err := camtSigned(e.Amount.Value, e.Side, e.Reversal)
+	if err != nil {
+		return Ingested{}, err
+	}
+	day := strings.TrimSpace(e.Booked)
+	if day == "" && len(strings.TrimSpace(e.BookedAt)) >= 10 {
+		day = strings.TrimSpace(e.BookedAt)[:10]
+	}
+	date, err := time.Parse(time.DateOnly, day)
+	if err != nil {
+		return Ingested{}, fmt.Errorf("the booking date %q", day)
+	}
+	row := Ingested{Date: date, Amount: amount, Currency: strings.TrimSpace(e.Amount.Currency)}
+	if row.Currency == "" {
+		row.Currency = currency
+	}
+	var texts []string
+	if t := strings.TrimSpace(e.Info); t != "" {
+		texts = append(texts, t)
+	}
+	for _, d := range e.Details {
+		for _, u := range d.Ustrd {
+			if u = strings.TrimSpace(u); u != "" {
+				texts = append(texts, u)
+			}
+		}
+		// The other party: who paid us, or whom we paid.
+		name, account := first(d.Creditor, d.CredP), d.CdtrAcct
+		if amount.Sign() > 0 {
+			name, account = first(d.Debtor, d.DebtorP), d.DbtrAcct
+		}
+		if name != "" && row.MerchantName == nil {
+			row.MerchantName = &name
+		}
+		if account != "" && row.CounterpartyAccount == nil {
+			row.CounterpartyAccount = &account
+		}
+		for _, o := range d.OCR {
+			if o = strings.TrimSpace(o); o != "" && row.Reference == nil {
+				row.Reference = &o
+			}
+		}
+		if ref := strings.TrimSpace(d.EndToEnd); ref != "" && ref != "NOTPROVIDED" && row.Reference == nil {
+			row.Reference = &ref
+		}
+	}
+	if len(texts) > 0 {
+		d := strings.Join(texts, " ")
+		row.Description = &d
+	} else if row.MerchantName != nil {
+		row.Description = row.MerchantName
+	}
+	row.ExternalID = first(strings.TrimSpace(e.Servicer), strings.TrimSpace(e.Ref))
+	if row.ExternalID == "" {
+		h := sha256.New()
+		fmt.Fprintf(h, "%s|%s|%s|%s", day, amount, row.Currency, strings.Join(texts, "|"))
+		row.ExternalID = "camt:" + hex.EncodeToString(h.Sum(nil))[:32]
+	}
+	return row, nil
+}
+
+// camtSigned is a camt amount (always positive) signed by its side:
+// DBIT is money out; a reversal turns the sign.
+func camtSigned(value, side string, reversal bool) (money.Amount, error) {
+	a, err := money.Parse(strings.TrimSpace(value))
+	if err != nil {
+		return a, fmt.Errorf("the amount %q", value)
+	}
+	switch strings.TrimSpace(side) {
+	case "DBIT":
+		a = a.Neg()
+	case "CRDT":
+	default:
+		return a, fmt.Errorf("CdtDbtInd %q is neither CRDT nor DBIT", side)
+	}
+	if reversal {
+		a = a.Neg()
+	}
+	return a, nil
+}
+
+func first(ss ...string) string {
+	for _, s := range ss {
+		if s = strings.TrimSpace(s); s != "" {
+			return s
+		}
+	}
+	return ""
+}
