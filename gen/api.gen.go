@@ -2349,6 +2349,24 @@ func (e OperationWebhookEvent) Valid() bool {
 	}
 }
 
+// Defines values for OperationCompletedPayloadStatus.
+const (
+	OperationCompletedPayloadStatusFailed    OperationCompletedPayloadStatus = "failed"
+	OperationCompletedPayloadStatusSucceeded OperationCompletedPayloadStatus = "succeeded"
+)
+
+// Valid indicates whether the value is a known member of the OperationCompletedPayloadStatus enum.
+func (e OperationCompletedPayloadStatus) Valid() bool {
+	switch e {
+	case OperationCompletedPayloadStatusFailed:
+		return true
+	case OperationCompletedPayloadStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OperationStatus.
 const (
 	OperationStatusCancelled OperationStatus = "cancelled"
@@ -8429,6 +8447,18 @@ type Operation struct {
 // OperationWebhookEvent defines model for Operation.WebhookEvent.
 type OperationWebhookEvent string
 
+// OperationCompletedPayload An operation ended (GET /operations/{id} has the rest): feed only.
+type OperationCompletedPayload struct {
+	Error       interface{}                     `json:"error,omitempty"`
+	OperationId openapi_types.UUID              `json:"operation_id"`
+	Result      interface{}                     `json:"result,omitempty"`
+	Status      OperationCompletedPayloadStatus `json:"status"`
+	Type        string                          `json:"type"`
+}
+
+// OperationCompletedPayloadStatus defines model for OperationCompletedPayload.Status.
+type OperationCompletedPayloadStatus string
+
 // OperationError Why the operation failed: a catalogue code with its messages and details, as an error response would carry them.
 type OperationError struct {
 	// Code The stable error codes. Codes never change once shipped; the reference is at /docs/api/errors.
@@ -10485,8 +10515,12 @@ type TransactionCategorized struct {
 	VerifikatLines []PostingLine                         `json:"verifikat_lines"`
 }
 
-// TransactionCategorizedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
-type TransactionCategorizedPayload map[string]interface{}
+// TransactionCategorizedPayload A new verifikat booked a bank transaction (categorize), or several (bulk-book: transactions).
+type TransactionCategorizedPayload struct {
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+	Transaction    *Transaction       `json:"transaction,omitempty"`
+	Transactions   *[]Transaction     `json:"transactions,omitempty"`
+}
 
 // TransactionCategorizedResponse defines model for TransactionCategorizedResponse.
 type TransactionCategorizedResponse struct {
@@ -10707,8 +10741,13 @@ type TransactionRateResponse struct {
 	Meta Meta `json:"meta"`
 }
 
-// TransactionReconciledPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
-type TransactionReconciledPayload map[string]interface{}
+// TransactionReconciledPayload A bank transaction was settled against a verifikat already in the books (link-journal-entry; bulk-book onto a posted verifikat: transactions).
+type TransactionReconciledPayload struct {
+	JournalEntryId       openapi_types.UUID `json:"journal_entry_id"`
+	ReconciliationMethod *string            `json:"reconciliation_method,omitempty"`
+	Transaction          *Transaction       `json:"transaction,omitempty"`
+	Transactions         *[]Transaction     `json:"transactions,omitempty"`
+}
 
 // TransactionResponse defines model for TransactionResponse.
 type TransactionResponse struct {
@@ -10729,6 +10768,14 @@ type TransactionSuggestion struct {
 
 	// VatTreatment How VAT is booked: split out of the gross at 25, 12 or 6 % (2641 on purchases, 2611/2621/2631 on sales), reverse charge on a purchase (2645 and 2614 at 25 %), or none.
 	VatTreatment VatTreatmentBank `json:"vat_treatment"`
+}
+
+// TransactionSyncedPayload Bank transactions were added (ingest, sync, bank file): feed only.
+type TransactionSyncedPayload struct {
+	CashAccountId  nullable.Nullable[openapi_types.UUID] `json:"cash_account_id,omitempty"`
+	LedgerAccount  string                                `json:"ledger_account"`
+	Source         string                                `json:"source"`
+	TransactionIds []openapi_types.UUID                  `json:"transaction_ids"`
 }
 
 // TransactionTemplate defines model for TransactionTemplate.
@@ -14359,6 +14406,58 @@ func (t *FeedEventData_Object) FromTransactionReconciledPayload(v TransactionRec
 
 // MergeTransactionReconciledPayload performs a merge with any union data inside the FeedEventData_Object, using the provided TransactionReconciledPayload
 func (t *FeedEventData_Object) MergeTransactionReconciledPayload(v TransactionReconciledPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsTransactionSyncedPayload returns the union data inside the FeedEventData_Object as a TransactionSyncedPayload
+func (t FeedEventData_Object) AsTransactionSyncedPayload() (TransactionSyncedPayload, error) {
+	var body TransactionSyncedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromTransactionSyncedPayload overwrites any union data inside the FeedEventData_Object as the provided TransactionSyncedPayload
+func (t *FeedEventData_Object) FromTransactionSyncedPayload(v TransactionSyncedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeTransactionSyncedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided TransactionSyncedPayload
+func (t *FeedEventData_Object) MergeTransactionSyncedPayload(v TransactionSyncedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsOperationCompletedPayload returns the union data inside the FeedEventData_Object as a OperationCompletedPayload
+func (t FeedEventData_Object) AsOperationCompletedPayload() (OperationCompletedPayload, error) {
+	var body OperationCompletedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromOperationCompletedPayload overwrites any union data inside the FeedEventData_Object as the provided OperationCompletedPayload
+func (t *FeedEventData_Object) FromOperationCompletedPayload(v OperationCompletedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeOperationCompletedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided OperationCompletedPayload
+func (t *FeedEventData_Object) MergeOperationCompletedPayload(v OperationCompletedPayload) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

@@ -168,6 +168,11 @@ func TestYearEnd(t *testing.T) {
 	if op.str("data.status") != "succeeded" || op.at("data.error") != nil || op.at("data.completed_at") == nil {
 		t.Fatalf("operation: %s", op.Body)
 	}
+	// Its end is announced, in the feed and to webhooks alike.
+	if n := b.count(`SELECT count(*) FROM events WHERE company_id = $1 AND type = 'operation.completed'
+		AND payload->>'operation_id' = $2 AND payload->>'status' = 'succeeded'`, b.company, r.str("data.operation_id")); n != 1 {
+		t.Fatalf("%d operation.completed events", n)
+	}
 	res := "data.result."
 	// Result: 1000 - 400 - 150.50 = 449.50 profit, to 2099.
 	if op.at(res+"net_result") != 449.5 || op.str(res+"result_account") != "2099" || op.at(res+"next_period_created") != true ||

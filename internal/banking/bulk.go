@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/ledger"
@@ -233,7 +234,11 @@ func (b *Bank) BulkBook(ctx context.Context, company uuid.UUID, bk Bulk) (BulkBo
 			return out, err
 		}
 	}
-	_, err = outbox.Emit(ctx, b.store.db, company, event, map[string]any{"transactions": out.Rows,
+	views := make([]gen.Transaction, len(out.Rows))
+	for i, t := range out.Rows {
+		views[i] = TxDetail(t, nil, nil)
+	}
+	_, err = outbox.Emit(ctx, b.store.db, company, event, map[string]any{"transactions": views,
 		"journal_entry_id": out.Entry.ID})
 	return out, err
 }

@@ -67,7 +67,7 @@ func (b *Bank) Link(ctx context.Context, company, id, entry uuid.UUID) (Linked, 
 	if err := b.recordTx(ctx, audit.Update, &old, &t, "Banktransaktionen kopplades till verifikation "+e.Voucher()); err != nil {
 		return Linked{}, err
 	}
-	_, err = outbox.Emit(ctx, b.store.db, t.CompanyID, EventReconciled, map[string]any{"transaction": t,
+	_, err = outbox.Emit(ctx, b.store.db, t.CompanyID, EventReconciled, map[string]any{"transaction": TxDetail(t, nil, nil),
 		"journal_entry_id": e.ID, "reconciliation_method": method})
 	return Linked{Transaction: t, Entry: e}, err
 }

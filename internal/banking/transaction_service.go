@@ -259,7 +259,7 @@ func (b *Bank) Categorize(ctx context.Context, company, id uuid.UUID, c Categori
 	if err != nil {
 		return Categorized{}, err
 	}
-	_, err = outbox.Emit(ctx, b.store.db, company, EventCategorized, map[string]any{"transaction": t,
+	_, err = outbox.Emit(ctx, b.store.db, company, EventCategorized, map[string]any{"transaction": TxDetail(t, nil, nil),
 		"journal_entry_id": e.ID})
 	return Categorized{Transaction: t, Entry: &e, DocumentNotLinked: unlinked}, err
 }

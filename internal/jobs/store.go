@@ -10,6 +10,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -108,11 +109,15 @@ func (s *Store) progress(ctx context.Context, id uuid.UUID, attempt int, p Progr
 	return err
 }
 
-// finish ends attempt of operation id with status and its result or
+// EventCompleted is announced when an operation ends, succeeded or failed.
+const EventCompleted = "operation.completed"
+
+// finish ends attempt of operation op with status and its result or
 // error, in the transaction of ctx (the run's own, for a success, so the
-// work and its record commit together). False when another worker took
-// the operation over meanwhile: the caller must then roll back.
-func (s *Store) finish(ctx context.Context, id uuid.UUID, attempt int, status Status, result any, fail *Failure) (bool, error) {
+// work and its record commit together), and announces it
+// (operation.completed). False when another worker took the operation
+// over meanwhile: the caller must then roll back.
+func (s *Store) finish(ctx context.Context, op Operation, status Status, result any, fail *Failure) (bool, error) {
 	var res, errJSON any
 	if result != nil {
 		b, err := json.Marshal(result)
@@ -127,12 +132,16 @@ func (s *Store) finish(ctx context.Context, id uuid.UUID, attempt int, status St
 	}
 	r, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE operations SET status = $3, result = $4, error = $5,
 			lease_until = NULL, completed_at = now()
-		WHERE id = $1 AND attempts = $2 AND status = 'running'`, id, attempt, status, res, errJSON)
+		WHERE id = $1 AND attempts = $2 AND status = 'running'`, op.ID, op.Attempts, status, res, errJSON)
 	if err != nil {
 		return false, err
 	}
-	n, err := r.RowsAffected()
-	return n == 1, err
+	if n, err := r.RowsAffected(); err != nil || n != 1 {
+		return false, err
+	}
+	_, err = outbox.Emit(ctx, s.db, op.CompanyID, EventCompleted, map[string]any{"operation_id": op.ID, "type": op.Type,
+		"status": status, "result": result, "error": fail})
+	return err == nil, err
 }
 
 // retryLater leaves attempt of operation id to be claimed again after

@@ -116,7 +116,7 @@ func (w *Worker) Once(ctx context.Context) (bool, error) {
 		if result, err = w.funcs[op.Type](ctx, run); err != nil {
 			return err
 		}
-		ok, err := w.store.finish(ctx, op.ID, op.Attempts, Succeeded, result, nil)
+		ok, err := w.store.finish(ctx, *op, Succeeded, result, nil)
 		if err == nil && !ok {
 			err = errLost
 		}
@@ -142,7 +142,11 @@ func (w *Worker) Once(ctx context.Context) (bool, error) {
 	if _, domain := apierr.As(err); domain || op.Attempts >= w.MaxAttempts {
 		f := failure(err, apierr.InternalError)
 		log.Info("operation failed", zap.String("code", f.Code), zap.Error(err))
-		_, ferr := w.store.finish(ctx, op.ID, op.Attempts, Failed, nil, &f)
+		// The failure and its announcement commit together.
+		ferr := w.db.InTx(audit.WithActor(ctx, op.actor()), func(ctx context.Context) error {
+			_, err := w.store.finish(ctx, *op, Failed, nil, &f)
+			return err
+		})
 		return true, ferr
 	}
 	log.Warn("operation attempt failed; retrying", zap.Error(err))
