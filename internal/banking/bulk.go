@@ -139,6 +139,9 @@ func net(lines []ledger.Line, account string) money.Amount {
 // BulkBook books the transactions of bk in one verifikat, or links them to
 // the posted one whose net on their cash account is their sum.
 func (b *Bank) BulkBook(ctx context.Context, company uuid.UUID, bk Bulk) (BulkBooked, error) {
+	if len(bk.IDs) < 1 || len(bk.IDs) > MaxBulk {
+		return BulkBooked{}, apierr.Field("tx_ids", "length", "1 to 200 transactions")
+	}
 	rows, err := b.store.Held(ctx, company, bk.IDs)
 	if err != nil {
 		return BulkBooked{}, err

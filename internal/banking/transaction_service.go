@@ -34,6 +34,9 @@ type Ingestion struct {
 // id the account has are duplicates. One audit row and one
 // transaction.synced event name what was added.
 func (b *Bank) Ingest(ctx context.Context, company uuid.UUID, rows []Ingested, settlement *string) (Ingestion, error) {
+	if len(rows) < 1 || len(rows) > MaxIngest {
+		return Ingestion{}, apierr.Field("transactions", "length", "1 to 500 transactions")
+	}
 	var issues []apierr.Issue
 	for i, r := range rows {
 		issues = append(issues, r.Check(i)...)
@@ -373,6 +376,9 @@ type BatchResult struct {
 // savepoint of the request's transaction: an item that fails leaves the
 // books as they were and the others go on (partial success).
 func (b *Bank) BatchCategorize(ctx context.Context, company uuid.UUID, items []BatchItem) ([]BatchResult, error) {
+	if len(items) < 1 || len(items) > MaxBatch {
+		return nil, apierr.Field("items", "length", "1 to 100 items")
+	}
 	out := make([]BatchResult, len(items))
 	for i, it := range items {
 		err := b.store.db.Attempt(ctx, func(ctx context.Context) error {
