@@ -216,6 +216,36 @@ func (e BankConnectionStatus) Valid() bool {
 	}
 }
 
+// Defines values for BankFilePreviewFormat.
+const (
+	BankFilePreviewFormatCamt053       BankFilePreviewFormat = "camt053"
+	BankFilePreviewFormatGenericCsv    BankFilePreviewFormat = "generic_csv"
+	BankFilePreviewFormatHandelsbanken BankFilePreviewFormat = "handelsbanken"
+	BankFilePreviewFormatNordea        BankFilePreviewFormat = "nordea"
+	BankFilePreviewFormatSeb           BankFilePreviewFormat = "seb"
+	BankFilePreviewFormatSwedbank      BankFilePreviewFormat = "swedbank"
+)
+
+// Valid indicates whether the value is a known member of the BankFilePreviewFormat enum.
+func (e BankFilePreviewFormat) Valid() bool {
+	switch e {
+	case BankFilePreviewFormatCamt053:
+		return true
+	case BankFilePreviewFormatGenericCsv:
+		return true
+	case BankFilePreviewFormatHandelsbanken:
+		return true
+	case BankFilePreviewFormatNordea:
+		return true
+	case BankFilePreviewFormatSeb:
+		return true
+	case BankFilePreviewFormatSwedbank:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Capability.
 const (
 	CapabilityBankSync Capability = "bank_sync"
@@ -686,8 +716,10 @@ const (
 	ErrorCodeACCOUNTVATTREATMENTCLASS                   ErrorCode = "ACCOUNT_VAT_TREATMENT_CLASS"
 	ErrorCodeBANKAGGREGATORNOTCONFIGURED                ErrorCode = "BANK_AGGREGATOR_NOT_CONFIGURED"
 	ErrorCodeBANKCONNECTIONNOTFOUND                     ErrorCode = "BANK_CONNECTION_NOT_FOUND"
+	ErrorCodeBANKFILEIMPORTNOTFOUND                     ErrorCode = "BANK_FILE_IMPORT_NOT_FOUND"
 	ErrorCodeBANKFILEUNDOFORBIDDEN                      ErrorCode = "BANK_FILE_UNDO_FORBIDDEN"
 	ErrorCodeBANKFILEUNDONOTCOMPLETED                   ErrorCode = "BANK_FILE_UNDO_NOT_COMPLETED"
+	ErrorCodeBANKFILEUNREADABLE                         ErrorCode = "BANK_FILE_UNREADABLE"
 	ErrorCodeBANKRATELIMITED                            ErrorCode = "BANK_RATE_LIMITED"
 	ErrorCodeBANKSESSIONEXPIRED                         ErrorCode = "BANK_SESSION_EXPIRED"
 	ErrorCodeBANKSYNCCOOLDOWN                           ErrorCode = "BANK_SYNC_COOLDOWN"
@@ -950,9 +982,13 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeBANKCONNECTIONNOTFOUND:
 		return true
+	case ErrorCodeBANKFILEIMPORTNOTFOUND:
+		return true
 	case ErrorCodeBANKFILEUNDOFORBIDDEN:
 		return true
 	case ErrorCodeBANKFILEUNDONOTCOMPLETED:
+		return true
+	case ErrorCodeBANKFILEUNREADABLE:
 		return true
 	case ErrorCodeBANKRATELIMITED:
 		return true
@@ -3750,6 +3786,36 @@ func (e ListDeadlinesParamsStatus) Valid() bool {
 	}
 }
 
+// Defines values for ImportBankFileParamsFormat.
+const (
+	ImportBankFileParamsFormatCamt053       ImportBankFileParamsFormat = "camt053"
+	ImportBankFileParamsFormatGenericCsv    ImportBankFileParamsFormat = "generic_csv"
+	ImportBankFileParamsFormatHandelsbanken ImportBankFileParamsFormat = "handelsbanken"
+	ImportBankFileParamsFormatNordea        ImportBankFileParamsFormat = "nordea"
+	ImportBankFileParamsFormatSeb           ImportBankFileParamsFormat = "seb"
+	ImportBankFileParamsFormatSwedbank      ImportBankFileParamsFormat = "swedbank"
+)
+
+// Valid indicates whether the value is a known member of the ImportBankFileParamsFormat enum.
+func (e ImportBankFileParamsFormat) Valid() bool {
+	switch e {
+	case ImportBankFileParamsFormatCamt053:
+		return true
+	case ImportBankFileParamsFormatGenericCsv:
+		return true
+	case ImportBankFileParamsFormatHandelsbanken:
+		return true
+	case ImportBankFileParamsFormatNordea:
+		return true
+	case ImportBankFileParamsFormatSeb:
+		return true
+	case ImportBankFileParamsFormatSwedbank:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListTransactionsParamsStatus.
 const (
 	ListTransactionsParamsStatusBooked   ListTransactionsParamsStatus = "booked"
@@ -4056,6 +4122,60 @@ type BankConnectionListResponse struct {
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// BankFilePreview defines model for BankFilePreview.
+type BankFilePreview struct {
+	// BalanceNote A camt.053 statement whose opening balance and entries do not make its closing balance: said, never a refusal.
+	BalanceNote nullable.Nullable[string] `json:"balance_note"`
+	DateFrom    openapi_types.Date        `json:"date_from"`
+	DateTo      openapi_types.Date        `json:"date_to"`
+
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun   DryRunFlag            `json:"dry_run"`
+	Encoding string                `json:"encoding"`
+	Format   BankFilePreviewFormat `json:"format"`
+
+	// Pending Rows the bank has not booked yet: left out.
+	Pending int `json:"pending"`
+
+	// Rows Booked transactions in the file.
+	Rows int `json:"rows"`
+}
+
+// BankFilePreviewFormat defines model for BankFilePreview.Format.
+type BankFilePreviewFormat string
+
+// BankFilePreviewResponse defines model for BankFilePreviewResponse.
+type BankFilePreviewResponse struct {
+	Data BankFilePreview `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// BankFileUndone defines model for BankFileUndone.
+type BankFileUndone struct {
+	BankFileImportId    openapi_types.UUID `json:"bank_file_import_id"`
+	DeletedTransactions int                `json:"deleted_transactions"`
+	SkippedBooked       int                `json:"skipped_booked"`
+
+	// SkippedMatchHistory Booked once and uncategorized since: kept for their history.
+	SkippedMatchHistory int `json:"skipped_match_history"`
+}
+
+// BankFileUndoneResponse defines model for BankFileUndoneResponse.
+type BankFileUndoneResponse struct {
+	Data BankFileUndone `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// BankFileUploadRequest defines model for BankFileUploadRequest.
+type BankFileUploadRequest struct {
+	// File The bank file, at most 10 MB: UTF-8, UTF-16 or Windows-1252.
+	File openapi_types.File `json:"file"`
 }
 
 // BankSync defines model for BankSync.
@@ -11801,6 +11921,39 @@ type RunFiscalYearEndParams struct {
 	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
 }
 
+// ImportBankFileParams defines parameters for ImportBankFile.
+type ImportBankFileParams struct {
+	// Format Read the file as this format instead of detecting it.
+	Format *ImportBankFileParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+
+	// CashAccountId The cash account the rows are on; default the primary.
+	CashAccountId *openapi_types.UUID `form:"cash_account_id,omitempty" json:"cash_account_id,omitempty"`
+
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ImportBankFileParamsFormat defines parameters for ImportBankFile.
+type ImportBankFileParamsFormat string
+
+// UndoBankFileImportParams defines parameters for UndoBankFileImport.
+type UndoBankFileImportParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // ListInboxItemsParams defines parameters for ListInboxItems.
 type ListInboxItemsParams struct {
 	// Status received or error.
@@ -12955,6 +13108,9 @@ type UpdateFiscalPeriodJSONRequestBody = FiscalPeriodPatch
 
 // SetManualOpeningBalancesJSONRequestBody defines body for SetManualOpeningBalances for application/json ContentType.
 type SetManualOpeningBalancesJSONRequestBody = OpeningBalancesManual
+
+// ImportBankFileMultipartRequestBody defines body for ImportBankFile for multipart/form-data ContentType.
+type ImportBankFileMultipartRequestBody = BankFileUploadRequest
 
 // UpdateInboxItemJSONRequestBody defines body for UpdateInboxItem for application/json ContentType.
 type UpdateInboxItemJSONRequestBody = InboxItemPatch
@@ -15746,6 +15902,12 @@ type ServerInterface interface {
 	// RunFiscalYearEnd Run the year-end (bokslut) of a fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/year-end)
 	RunFiscalYearEnd(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params RunFiscalYearEndParams) error
+	// ImportBankFile Import a bank file
+	// (POST /api/v1/companies/{companyId}/imports/bank)
+	ImportBankFile(ctx echo.Context, companyId CompanyId, params ImportBankFileParams) error
+	// UndoBankFileImport Undo a bank-file import
+	// (POST /api/v1/companies/{companyId}/imports/bank/{importId}/undo)
+	UndoBankFileImport(ctx echo.Context, companyId CompanyId, importId openapi_types.UUID, params UndoBankFileImportParams) error
 	// ListInboxItems List the inbox
 	// (GET /api/v1/companies/{companyId}/inbox-items)
 	ListInboxItems(ctx echo.Context, companyId CompanyId, params ListInboxItemsParams) error
@@ -18470,6 +18632,142 @@ func (w *ServerInterfaceWrapper) RunFiscalYearEnd(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.RunFiscalYearEnd(ctx, companyId, fiscalPeriodId, params)
+	return err
+}
+
+// ImportBankFile converts echo context to params.
+func (w *ServerInterfaceWrapper) ImportBankFile(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ImportBankFileParams
+	// ------------- Optional query parameter "format" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "format", ctx.QueryParams(), &params.Format, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter format: %s", err))
+	}
+
+	// ------------- Optional query parameter "cash_account_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cash_account_id", ctx.QueryParams(), &params.CashAccountId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cash_account_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ImportBankFile(ctx, companyId, params)
+	return err
+}
+
+// UndoBankFileImport converts echo context to params.
+func (w *ServerInterfaceWrapper) UndoBankFileImport(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "importId" -------------
+	var importId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "importId", ctx.Param("importId"), &importId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter importId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UndoBankFileImportParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UndoBankFileImport(ctx, companyId, importId, params)
 	return err
 }
 
@@ -24322,6 +24620,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/reopen-external", wrapper.ReopenFiscalPeriodExternally, options.OperationMiddlewares["reopenFiscalPeriodExternally"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/unlock", wrapper.UnlockFiscalPeriod, options.OperationMiddlewares["unlockFiscalPeriod"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/year-end", wrapper.RunFiscalYearEnd, options.OperationMiddlewares["runFiscalYearEnd"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/imports/bank", wrapper.ImportBankFile, options.OperationMiddlewares["importBankFile"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/imports/bank/:importId/undo", wrapper.UndoBankFileImport, options.OperationMiddlewares["undoBankFileImport"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/inbox-items", wrapper.ListInboxItems, options.OperationMiddlewares["listInboxItems"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId", wrapper.DeleteInboxItem, options.OperationMiddlewares["deleteInboxItem"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId", wrapper.GetInboxItem, options.OperationMiddlewares["getInboxItem"]...)
@@ -33642,6 +33942,406 @@ func (response RunFiscalYearEnd500JSONResponse) VisitRunFiscalYearEndResponse(w 
 type RunFiscalYearEnd503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response RunFiscalYearEnd503JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFileRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ImportBankFileParams
+	Body      *multipart.Reader
+}
+
+type ImportBankFileResponseObject interface {
+	VisitImportBankFileResponse(w http.ResponseWriter) error
+}
+
+type ImportBankFile200JSONResponse BankFilePreviewResponse
+
+func (response ImportBankFile200JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFile202JSONResponse OperationResponse
+
+func (response ImportBankFile202JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFile400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ImportBankFile400JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFile401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ImportBankFile401JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFile403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ImportBankFile403JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFile404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ImportBankFile404JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFile409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ImportBankFile409JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFile413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ImportBankFile413JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFile415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ImportBankFile415JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFile429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ImportBankFile429JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFile500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ImportBankFile500JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportBankFile503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ImportBankFile503JSONResponse) VisitImportBankFileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoBankFileImportRequestObject struct {
+	CompanyId CompanyId          `json:"companyId"`
+	ImportId  openapi_types.UUID `json:"importId"`
+	Params    UndoBankFileImportParams
+}
+
+type UndoBankFileImportResponseObject interface {
+	VisitUndoBankFileImportResponse(w http.ResponseWriter) error
+}
+
+type UndoBankFileImport200JSONResponse BankFileUndoneResponse
+
+func (response UndoBankFileImport200JSONResponse) VisitUndoBankFileImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoBankFileImport400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UndoBankFileImport400JSONResponse) VisitUndoBankFileImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoBankFileImport401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UndoBankFileImport401JSONResponse) VisitUndoBankFileImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoBankFileImport403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UndoBankFileImport403JSONResponse) VisitUndoBankFileImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoBankFileImport404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UndoBankFileImport404JSONResponse) VisitUndoBankFileImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoBankFileImport409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UndoBankFileImport409JSONResponse) VisitUndoBankFileImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoBankFileImport429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UndoBankFileImport429JSONResponse) VisitUndoBankFileImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoBankFileImport500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UndoBankFileImport500JSONResponse) VisitUndoBankFileImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoBankFileImport503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UndoBankFileImport503JSONResponse) VisitUndoBankFileImportResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -54133,6 +54833,12 @@ type StrictServerInterface interface {
 	// RunFiscalYearEnd Run the year-end (bokslut) of a fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/year-end)
 	RunFiscalYearEnd(ctx context.Context, request RunFiscalYearEndRequestObject) (RunFiscalYearEndResponseObject, error)
+	// ImportBankFile Import a bank file
+	// (POST /api/v1/companies/{companyId}/imports/bank)
+	ImportBankFile(ctx context.Context, request ImportBankFileRequestObject) (ImportBankFileResponseObject, error)
+	// UndoBankFileImport Undo a bank-file import
+	// (POST /api/v1/companies/{companyId}/imports/bank/{importId}/undo)
+	UndoBankFileImport(ctx context.Context, request UndoBankFileImportRequestObject) (UndoBankFileImportResponseObject, error)
 	// ListInboxItems List the inbox
 	// (GET /api/v1/companies/{companyId}/inbox-items)
 	ListInboxItems(ctx context.Context, request ListInboxItemsRequestObject) (ListInboxItemsResponseObject, error)
@@ -56177,6 +56883,65 @@ func (sh *strictHandler) RunFiscalYearEnd(ctx echo.Context, companyId CompanyId,
 		return err
 	} else if validResponse, ok := response.(RunFiscalYearEndResponseObject); ok {
 		return validResponse.VisitRunFiscalYearEndResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ImportBankFile operation middleware
+func (sh *strictHandler) ImportBankFile(ctx echo.Context, companyId CompanyId, params ImportBankFileParams) error {
+	var request ImportBankFileRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ImportBankFile(ctx.Request().Context(), request.(ImportBankFileRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ImportBankFile")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ImportBankFileResponseObject); ok {
+		return validResponse.VisitImportBankFileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UndoBankFileImport operation middleware
+func (sh *strictHandler) UndoBankFileImport(ctx echo.Context, companyId CompanyId, importId openapi_types.UUID, params UndoBankFileImportParams) error {
+	var request UndoBankFileImportRequestObject
+
+	request.CompanyId = companyId
+	request.ImportId = importId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UndoBankFileImport(ctx.Request().Context(), request.(UndoBankFileImportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UndoBankFileImport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UndoBankFileImportResponseObject); ok {
+		return validResponse.VisitUndoBankFileImportResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -1,9 +1,15 @@
 package tests
 
 import (
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
+	"golang.org/x/text/encoding/charmap"
+
+	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/documents/samples"
 )
 
@@ -440,4 +446,117 @@ func TestBankTransactionSuggestions(t *testing.T) {
 	if p := b.get(b.path("transactions/"+id(4)), b.token).at("data.potential_invoice_id"); p != nil {
 		t.Fatalf("no invoice of 99: %v", p)
 	}
+}
+
+// importFile posts a bank file; query adds format or cash_account_id.
+func importFile(b *partiesBooks, name string, data []byte, query string) *response {
+	ct, raw := form{name: name, partType: "application/octet-stream", data: data}.body()
+	return b.do(req{Method: "POST", Path: b.path("imports/bank" + query), Token: b.token, Body: raw,
+		Header: map[string]string{"Content-Type": ct, "Idempotency-Key": newKey()}})
+}
+
+// waitOperation polls an operation until it ends.
+func waitOperation(b *partiesBooks, id string) *response {
+	b.t.Helper()
+	for range 200 {
+		r := b.get("/api/v1/operations/"+id, b.token).status(b.t, 200)
+		if s := r.str("data.status"); s == "succeeded" || s == "failed" {
+			return r
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	b.t.Fatalf("operation %s did not end", id)
+	return nil
+}
+
+// Every public camt.053 sample imports, a re-import gives only
+// duplicates, a Windows-1252 Nordea export reads, a bad file is refused
+// whole naming its rows, and undo deletes what nothing booked.
+func TestBankFileImport(t *testing.T) {
+	b, cash := newBankBooks(t)
+	dir := "../../shared/data/bank"
+	files, _ := filepath.Glob(filepath.Join(dir, "*.xml"))
+	if len(files) == 0 {
+		t.Skip("the public bank samples are not at ../shared/data/bank")
+	}
+	eur := b.write("POST", "cash-accounts", map[string]any{"name": "Euro", "currency": "EUR"}).status(t, 201).str("data.cash_account_id")
+	for _, path := range files {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dry := b.do(req{Method: "POST", Path: b.path("imports/bank?dry_run=true&cash_account_id=" + eur), Token: b.token,
+			Body: mustForm(filepath.Base(path), data), Header: map[string]string{"Content-Type": formType}}).status(t, 200)
+		if dry.at("data.format") != "camt053" || dry.at("data.rows").(float64) < 1 {
+			t.Fatalf("%s dry run: %s", path, dry.Body)
+		}
+		op := importFile(b, filepath.Base(path), data, "?cash_account_id="+eur).status(t, 202)
+		res := waitOperation(b, op.str("data.operation_id"))
+		if res.str("data.status") != "succeeded" {
+			t.Fatalf("%s: %s", path, res.Body)
+		}
+	}
+	before := b.count(`SELECT count(*) FROM bank_transactions WHERE company_id = $1`, b.company)
+	again := importFile(b, "again.xml", must(os.ReadFile(files[0])), "?cash_account_id="+eur).status(t, 202)
+	if r := waitOperation(b, again.str("data.operation_id")); r.at("data.result.ingested") != 0.0 || r.at("data.result.duplicates").(float64) < 1 {
+		t.Fatalf("re-import: %s", r.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM bank_transactions WHERE company_id = $1`, b.company); n != before {
+		t.Fatalf("a re-import added %d rows", n-before)
+	}
+
+	// A Nordea export in Windows-1252 to the SEK account.
+	nordea := "Bokföringsdag;Belopp;Avsändare;Mottagare;Namn;Rubrik;Saldo;Valuta\n" +
+		"2026/03/06;-1 250,00;;;Kontorsgrossisten AB;Betalning BG 5050-1055;8 750,00;SEK\n" +
+		"2026/03/05;10 000,00;;;Kund AB;Insättning;10 000,00;SEK\n"
+	w1252, _ := charmap.Windows1252.NewEncoder().Bytes([]byte(nordea))
+	op := importFile(b, "nordea.csv", w1252, "?cash_account_id="+cash).status(t, 202)
+	res := waitOperation(b, op.str("data.operation_id"))
+	if res.at("data.result.ingested") != 2.0 || res.at("data.result.format") != "nordea" {
+		t.Fatalf("nordea: %s", res.Body)
+	}
+	imported := res.str("data.result.bank_file_import_id")
+	if got := b.get(b.path("transactions?search=kontorsgrossisten"), b.token).list("data.transactions"); len(got) != 1 {
+		t.Fatalf("the imported row: %v", got)
+	}
+
+	// A file with bad rows: refused whole, each row named; nothing kept.
+	bad := importFile(b, "fel.csv", []byte("Datum;Text;Belopp\n2026-03-06;A;-10,00\nigår;B;5\n2026-03-07;C;tio\n"), "")
+	bad.errorCode(t, 400, "BANK_FILE_UNREADABLE")
+	if bad.at("error.details.row_count") != 2.0 || bad.at("error.details.rows.0.row") != 3.0 {
+		t.Fatalf("bad rows: %s", bad.Body)
+	}
+
+	// Undo: the booked row stays, the other goes; an undone import is done.
+	rows := b.get(b.path("transactions?search=kund%20ab"), b.token).list("data.transactions")
+	b.write("POST", "transactions/"+rows[0].(map[string]any)["id"].(string)+"/categorize",
+		map[string]any{"is_business": true, "category": "income_services"}).status(t, 200)
+	b.member(b.company, "medlem@example.se", auth.Member, false)
+	member := b.key("medlem@example.se", keySpec{})
+	b.do(req{Method: "POST", Path: b.path("imports/bank/" + imported + "/undo"), Token: member}).errorCode(t, 403, "BANK_FILE_UNDO_FORBIDDEN")
+	u := b.write("POST", "imports/bank/"+imported+"/undo", nil).status(t, 200)
+	if u.at("data.deleted_transactions") != 1.0 || u.at("data.skipped_booked") != 1.0 {
+		t.Fatalf("undo: %s", u.Body)
+	}
+	b.write("POST", "imports/bank/"+imported+"/undo", nil).errorCode(t, 409, "BANK_FILE_UNDO_NOT_COMPLETED")
+	if n := b.count(`SELECT count(*) FROM bank_file_imports WHERE company_id = $1 AND sha256 ~ '^[0-9a-f]{64}$'
+		AND octet_length(content) > 0`, b.company); n < 6 {
+		t.Fatalf("%d files kept", n)
+	}
+}
+
+var formType string
+
+// mustForm is a multipart body with file; formType its content type.
+func mustForm(name string, data []byte) []byte {
+	ct, raw := form{name: name, partType: "application/octet-stream", data: data}.body()
+	formType = ct
+	return raw
+}
+
+func must(b []byte, err error) []byte {
+	if err != nil {
+		panic(err)
+	}
+	return b
 }

@@ -19,7 +19,7 @@ type Kind struct {
 // Categories are the categorize body's categories (peer §6.1) and the BAS
 // account and VAT each books with by default.
 var Categories = map[string]Kind{
-	"income_services": {"3041", Standard25}, "income_products": {"3001", Standard25}, "income_other": {"3990", Exempt},
+	"income_services": {"3001", Standard25}, "income_products": {"3001", Standard25}, "income_other": {"3990", Exempt},
 	"expense_equipment": {"5410", Standard25}, "expense_software": {"5420", Standard25},
 	"expense_travel": {"5800", Reduced6}, "expense_office": {"6110", Standard25},
 	"expense_marketing": {"5910", Standard25}, "expense_professional_services": {"6550", Standard25},

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/bas"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
@@ -47,7 +48,7 @@ func TestBook(t *testing.T) {
 		{"12 % splits 8.93 + 1.07", tx("-10.00"), Categorization{IsBusiness: true, Category: s("expense_other"),
 			VATTreatment: s(Reduced12)}, ab, "C 1930 10.00, D 6990 8.93, D 2641 1.07", true},
 		{"a sale", tx("12500.00"), Categorization{IsBusiness: true, Category: s("income_services")}, ab,
-			"D 1930 12500.00, C 3041 10000.00, C 2611 2500.00", true},
+			"D 1930 12500.00, C 3001 10000.00, C 2611 2500.00", true},
 		{"reverse charge", tx("-1000.00"), Categorization{IsBusiness: true, TemplateID: s("eu_service_reverse_charge")}, ab,
 			"C 1930 1000.00, D 4535 1000.00, D 2645 250.00, C 2614 250.00", true},
 		{"vat as the receipt says", tx("-1250.00"), Categorization{IsBusiness: true, Category: s("expense_office"),
@@ -124,5 +125,27 @@ func TestSuggest(t *testing.T) {
 	}
 	if _, ok := Suggest(ledger.Entry{Lines: []ledger.Line{line("1930", money.MustParse("5"), nil, nil)}}, "1930"); ok {
 		t.Error("a suggestion from a bank line alone")
+	}
+}
+
+// Every account a category or template books on is a BAS account, so the
+// chart takes it when it is missing.
+func TestKindsAreBAS(t *testing.T) {
+	var kinds []Kind
+	for _, k := range Categories {
+		kinds = append(kinds, k)
+	}
+	for _, tp := range Templates {
+		kinds = append(kinds, tp.Kind)
+	}
+	for _, k := range kinds {
+		if _, ok := bas.Lookup(k.Account); k.Account != "" && !ok {
+			t.Errorf("%s is not in BAS", k.Account)
+		}
+	}
+	for _, a := range []string{"2013", "2018", "2893", "2641", "2611", "2621", "2631", "2645", "2614"} {
+		if _, ok := bas.Lookup(a); !ok {
+			t.Errorf("%s is not in BAS", a)
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
@@ -42,6 +43,8 @@ type Books struct {
 	// with OCR reference ocr, else the only one with amount left to pay;
 	// nil when there is none, or more than one.
 	OpenInvoice func(ctx context.Context, company uuid.UUID, ocr *string, currency string, amount money.Amount) (*uuid.UUID, error)
+	// Enqueue queues an operation (jobs.Store.Enqueue).
+	Enqueue func(ctx context.Context, company uuid.UUID, typ string, params any) (jobs.Operation, error)
 	// Post and Reverse are the ledger's.
 	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
 	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)

@@ -2,6 +2,7 @@ package banking
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -11,8 +12,10 @@ import (
 
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -439,4 +442,41 @@ func (h *TxHandler) DetachTransactionDocument(ctx context.Context, req gen.Detac
 		return nil, err
 	}
 	return gen.DetachTransactionDocument200JSONResponse{Data: pinned(p), Meta: envelope.Meta(ctx)}, nil
+}
+
+// ImportBankFile reads a bank file and queues its import.
+func (h *TxHandler) ImportBankFile(ctx context.Context, req gen.ImportBankFileRequestObject) (gen.ImportBankFileResponseObject, error) {
+	f, ok := FileFrom(ctx)
+	if !ok {
+		return nil, errors.New("banking: the bank file was not read before the handler")
+	}
+	format := ""
+	if req.Params.Format != nil {
+		format = string(*req.Params.Format)
+	}
+	q, err := h.bank.QueueImport(ctx, req.CompanyId, f, format, req.Params.CashAccountId)
+	if err != nil {
+		return nil, err
+	}
+	if store.IsDryRun(ctx) {
+		p := q.Parsed
+		return gen.ImportBankFile200JSONResponse{Data: gen.BankFilePreview{DryRun: true, Format: gen.BankFilePreviewFormat(p.Format),
+			Encoding: p.Encoding, Rows: len(p.Rows), Pending: p.Pending, DateFrom: openapi_types.Date{Time: *p.From},
+			DateTo: openapi_types.Date{Time: *p.To}, BalanceNote: envelope.Nullable(p.Note)}, Meta: envelope.Meta(ctx)}, nil
+	}
+	return gen.ImportBankFile202JSONResponse{Data: jobs.Wire(q.Operation), Meta: envelope.Meta(ctx)}, nil
+}
+
+// UndoBankFileImport deletes what an import added and nothing booked.
+func (h *TxHandler) UndoBankFileImport(ctx context.Context, req gen.UndoBankFileImportRequestObject) (gen.UndoBankFileImportResponseObject, error) {
+	if a := auth.AccessFrom(ctx); a != nil && a.Role != auth.Owner && a.Role != auth.Admin {
+		return nil, apierr.New(apierr.BankFileUndoForbidden, map[string]any{"role": a.Role})
+	}
+	u, err := h.bank.UndoImport(ctx, req.CompanyId, req.ImportId)
+	if err != nil {
+		return nil, err
+	}
+	return gen.UndoBankFileImport200JSONResponse{Data: gen.BankFileUndone{BankFileImportId: u.ImportID,
+		DeletedTransactions: u.Deleted, SkippedBooked: u.SkippedBooked, SkippedMatchHistory: u.SkippedHistory},
+		Meta: envelope.Meta(ctx)}, nil
 }

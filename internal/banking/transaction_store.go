@@ -25,6 +25,8 @@ const txColumns = `company_id, id, cash_account_id, ledger_account, date, descri
 type Settlement struct {
 	CashAccountID *uuid.UUID
 	LedgerAccount string
+	// ImportID is the bank-file import the rows come from, if any.
+	ImportID *uuid.UUID
 }
 
 // InsertTransactions stores rows on at as new transactions from source, leaving out
@@ -62,15 +64,15 @@ func (s *Store) InsertTransactions(ctx context.Context, company uuid.UUID, at Se
 	ids := []uuid.UUID{}
 	err = s.db.Q(ctx).SelectContext(ctx, &ids, `INSERT INTO bank_transactions (company_id, cash_account_id,
 			ledger_account, date, description, original_description, amount, currency, amount_sek, external_id,
-			mcc_code, merchant_name, reference, counterparty_account, import_source, search_text)
+			mcc_code, merchant_name, reference, counterparty_account, import_source, search_text, bank_file_import_id)
 		SELECT $1, $2, $3, r.date, r.description, r.description, r.amount, r.currency,
 			CASE WHEN r.currency = 'SEK' THEN r.amount END, r.external_id, r.mcc_code, r.merchant_name, r.reference,
-			r.counterparty_account, r.import_source, r.search_text
+			r.counterparty_account, r.import_source, r.search_text, $5
 		FROM jsonb_to_recordset($4::jsonb) AS r(date date, description text, amount numeric, currency text,
 			external_id text, mcc_code text, merchant_name text, reference text, counterparty_account text,
 			import_source text, search_text text)
 		ON CONFLICT (company_id, ledger_account, external_id) DO NOTHING
-		RETURNING id`, company, at.CashAccountID, at.LedgerAccount, string(raw))
+		RETURNING id`, company, at.CashAccountID, at.LedgerAccount, string(raw), at.ImportID)
 	return ids, err
 }
 

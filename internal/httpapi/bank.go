@@ -14,6 +14,7 @@ import (
 	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/fx"
 	"github.com/kontera/kontera/internal/invoicing"
+	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -23,7 +24,7 @@ import (
 // the company's own; payees are checked as the settings' payment details.
 func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store, companies *company.Store,
 	journal *ledger.Store, rates *fx.Rates, docs *documents.Store, archive *documents.Archive,
-	sales *invoicing.Store) *banking.Bank {
+	sales *invoicing.Store, ops *jobs.Store) *banking.Bank {
 	return banking.New(banking.NewStore(db, audits), banking.Books{
 		EnsureAccount: func(ctx context.Context, c uuid.UUID, number, name string) error {
 			_, err := accounts.Ensure(ctx, c, []string{number})
@@ -45,6 +46,7 @@ func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store, companies
 		},
 		Entry:       journal.Get,
 		OpenInvoice: sales.Payable,
+		Enqueue:     ops.Enqueue,
 		Document: func(ctx context.Context, c, id uuid.UUID) error {
 			_, err := docs.Get(ctx, c, id, false)
 			return err

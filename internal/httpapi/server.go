@@ -314,7 +314,8 @@ func New(cfg Config) (*Server, error) {
 		return inspect(ctx, company)
 	}
 	rates := fx.New(cfg.DB, cfg.Rates)
-	bank := newBank(cfg.DB, audits, accounts, companies, journal, rates, docs, archive, sales)
+	bank := newBank(cfg.DB, audits, accounts, companies, journal, rates, docs, archive, sales, ops)
+	s.worker.Handle(banking.ImportOperation, bank.RunImport)
 	journal.LockBlocked = bank.LockBlocked
 	outbox := mail.NewStore(cfg.DB)
 	s.sales = invoicing.NewSales(sales, invoicing.Books{
@@ -415,6 +416,7 @@ func New(cfg Config) (*Server, error) {
 		}
 		return mailbox.FromUpload(ctx, c, d.FileName, mime, d.Source, d.ID, *d.InboxItemID)
 	}
+	s.streamed["importBankFile"] = readBankFile
 	s.streamed["receiveInboundEmail"] = inboundEmail(cfg.InboundSecret, companies,
 		inbox.Receiver{Blobs: cfg.Blobs}, cfg.Now)
 	journal.Reversed = func(ctx context.Context, company uuid.UUID, orig, st ledger.Entry) error {

@@ -1,0 +1,60 @@
+package banking
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/store"
+)
+
+const importColumns = `company_id, id, operation_id, file_name, content, sha256, encoding, format, cash_account_id,
+	ledger_account, status, ingested, duplicates, from_date, to_date, note, created_at, completed_at, undone_at`
+
+// InsertImport keeps the bank file of import im.
+func (s *Store) InsertImport(ctx context.Context, im Import) (Import, error) {
+	err := s.db.Q(ctx).GetContext(ctx, &im, `INSERT INTO bank_file_imports (company_id, id, operation_id, file_name,
+			content, sha256, encoding, format, cash_account_id, ledger_account, from_date, to_date, note)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING `+importColumns,
+		im.CompanyID, im.ID, im.OperationID, im.FileName, im.Content, im.SHA256, im.Encoding, im.Format, im.CashAccountID,
+		im.LedgerAccount, store.DayOrNil(im.From), store.DayOrNil(im.To), im.Note)
+	return im, err
+}
+
+// Import reads import id, locked for a change when lock.
+func (s *Store) Import(ctx context.Context, company, id uuid.UUID, lock bool) (Import, error) {
+	q := `SELECT ` + importColumns + ` FROM bank_file_imports WHERE company_id = $1 AND id = $2`
+	if lock {
+		q += ` FOR UPDATE`
+	}
+	var im Import
+	err := s.db.Q(ctx).GetContext(ctx, &im, q, company, id)
+	if store.NotFound(err) {
+		return im, apierr.New(apierr.BankFileImportNotFound, map[string]any{"bank_file_import_id": id})
+	}
+	return im, err
+}
+
+// FinishImport records what import im added.
+func (s *Store) FinishImport(ctx context.Context, im Import, ingested, duplicates int) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE bank_file_imports SET status = 'succeeded', ingested = $3,
+		duplicates = $4, completed_at = now() WHERE company_id = $1 AND id = $2`, im.CompanyID, im.ID, ingested, duplicates)
+	return err
+}
+
+// UndoImport deletes the transactions import im added that were never
+// booked, marks it undone, and answers how many went and how many stayed
+// booked or with a booking history.
+func (s *Store) UndoImport(ctx context.Context, im Import) (deleted, booked, history int, err error) {
+	err = s.db.Q(ctx).QueryRowxContext(ctx, `WITH gone AS (
+			DELETE FROM bank_transactions WHERE company_id = $1 AND bank_file_import_id = $2
+				AND journal_entry_id IS NULL AND NOT was_booked RETURNING 1),
+		kept AS (SELECT count(*) FILTER (WHERE journal_entry_id IS NOT NULL) AS booked,
+				count(*) FILTER (WHERE journal_entry_id IS NULL AND was_booked) AS history
+			FROM bank_transactions WHERE company_id = $1 AND bank_file_import_id = $2),
+		done AS (UPDATE bank_file_imports SET status = 'undone', undone_at = now() WHERE company_id = $1 AND id = $2)
+		SELECT (SELECT count(*) FROM gone), kept.booked, kept.history FROM kept`, im.CompanyID, im.ID).
+		Scan(&deleted, &booked, &history)
+	return deleted, booked, history, err
+}
