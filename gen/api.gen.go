@@ -924,6 +924,7 @@ const (
 	ErrorCodeTRANSACTIONMOVEUNKNOWNACCOUNT              ErrorCode = "TRANSACTION_MOVE_UNKNOWN_ACCOUNT"
 	ErrorCodeTRANSACTIONTITLELOCKED                     ErrorCode = "TRANSACTION_TITLE_LOCKED"
 	ErrorCodeTXCATEGORIZEINVALIDACCOUNT                 ErrorCode = "TX_CATEGORIZE_INVALID_ACCOUNT"
+	ErrorCodeTXCATEGORIZESUGGESTSIMATCH                 ErrorCode = "TX_CATEGORIZE_SUGGEST_SI_MATCH"
 	ErrorCodeTXCATEGORIZETXNOTFOUND                     ErrorCode = "TX_CATEGORIZE_TX_NOT_FOUND"
 	ErrorCodeTXEXCHANGERATEBOOKED                       ErrorCode = "TX_EXCHANGE_RATE_BOOKED"
 	ErrorCodeTXEXCHANGERATEUNAVAILABLE                  ErrorCode = "TX_EXCHANGE_RATE_UNAVAILABLE"
@@ -1397,6 +1398,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeTRANSACTIONTITLELOCKED:
 		return true
 	case ErrorCodeTXCATEGORIZEINVALIDACCOUNT:
+		return true
+	case ErrorCodeTXCATEGORIZESUGGESTSIMATCH:
 		return true
 	case ErrorCodeTXCATEGORIZETXNOTFOUND:
 		return true
@@ -10599,6 +10602,9 @@ type TransactionCategorize struct {
 
 	// Category What the transaction was; each books on a BAS account with a default VAT treatment (GET transaction-templates lists them).
 	Category *TransactionCategory `json:"category,omitempty"`
+
+	// ConfirmNoMatch Money out with the amount left to pay on an open supplier invoice of its currency is refused (409 TX_CATEGORIZE_SUGGEST_SI_MATCH, details.supplier_invoice_ids): match it instead, or send true to book it as asked.
+	ConfirmNoMatch *bool `json:"confirm_no_match,omitempty"`
 
 	// Dimensions SIE dimension number to value code, on the cost or income line.
 	Dimensions *map[string]string `json:"dimensions,omitempty"`

@@ -560,3 +560,27 @@ func must(b []byte, err error) []byte {
 	}
 	return b
 }
+
+// Money out with an open supplier invoice's amount left to pay is not
+// categorized until confirmed: it is a match's.
+func TestBankCategorizeSuggestsSupplierInvoice(t *testing.T) {
+	b, _ := newBankBooks(t)
+	supplier := b.write("POST", "suppliers", map[string]any{"name": "Kontorsgrossisten AB", "supplier_type": "swedish_business",
+		"default_expense_account": "5410"}).status(t, 201).str("data.id")
+	si := b.write("POST", "supplier-invoices", map[string]any{"supplier_id": supplier, "supplier_invoice_number": "F-1",
+		"invoice_date": "2026-03-02", "due_date": "2026-04-01", "items": []any{map[string]any{"description": "Papper", "amount": 1000}}}).
+		status(t, 201)
+	if si.at("data.total") != 1250.0 {
+		t.Fatalf("supplier invoice: %s", si.Body)
+	}
+	tx := b.write("POST", "transactions/ingest", map[string]any{"transactions": []any{bankRow("P1", "2026-03-20", -1250, "BG 5050-1055")}}).
+		status(t, 200).str("data.transaction_ids.0")
+	office := map[string]any{"is_business": true, "category": "expense_office"}
+	r := b.write("POST", "transactions/"+tx+"/categorize", office)
+	r.errorCode(t, 409, "TX_CATEGORIZE_SUGGEST_SI_MATCH")
+	if ids := r.at("error.details.supplier_invoice_ids").([]any); len(ids) != 1 || ids[0] != si.str("data.id") {
+		t.Fatalf("suggested: %s", r.Body)
+	}
+	office["confirm_no_match"] = true
+	b.write("POST", "transactions/"+tx+"/categorize", office).status(t, 200)
+}

@@ -173,6 +173,7 @@ const (
 	CashAccountNotFound            Code = "CASH_ACCOUNT_NOT_FOUND"
 	TxNotFound                     Code = "TX_CATEGORIZE_TX_NOT_FOUND"
 	TxCategorizeInvalidAccount     Code = "TX_CATEGORIZE_INVALID_ACCOUNT"
+	TxCategorizeSuggestSIMatch     Code = "TX_CATEGORIZE_SUGGEST_SI_MATCH"
 	TxUncategorizeNotBooked        Code = "TX_UNCATEGORIZE_NOT_BOOKED"
 	TxIgnoreAlreadyBooked          Code = "TX_IGNORE_ALREADY_BOOKED"
 	TransactionTitleLocked         Code = "TRANSACTION_TITLE_LOCKED"
@@ -484,6 +485,7 @@ var entries = []Entry{
 	{SIPaidSEKUnresolved, s409, GroupEndpoint, "Beloppet i kronor avviker mer än 10 % från fakturans bokförda kurs.", "The amount in kronor differs by more than 10 % from the invoice's booked rate.", "Check amount_sek; if it is right, send it again with force: true and a new Idempotency-Key."},
 	{TxNotFound, s404, GroupEndpoint, "Banktransaktionen finns inte i företaget.", "The bank transaction does not exist in the company.", "List the company's transactions and use an id from there."},
 	{TxCategorizeInvalidAccount, s400, GroupEndpoint, "Kontot kan inte användas för att kategorisera en banktransaktion.", "The account cannot be used to categorize a bank transaction.", "Settle customer and supplier invoices (1510, 2440) with match-invoice or match-supplier-invoice."},
+	{TxCategorizeSuggestSIMatch, s409, GroupEndpoint, "Betalningen ser ut att betala en leverantörsfaktura.", "The payment looks like it pays a supplier invoice.", "Match it to the supplier invoice (details.supplier_invoice_ids), or categorize again with confirm_no_match: true."},
 	{TxUncategorizeNotBooked, s400, GroupEndpoint, "Banktransaktionen är inte bokförd.", "The bank transaction is not booked.", "Only a booked transaction can be uncategorized."},
 	{TxIgnoreAlreadyBooked, s409, GroupEndpoint, "En bokförd banktransaktion kan inte ignoreras.", "A booked bank transaction cannot be ignored.", "Uncategorize it first."},
 	{TransactionTitleLocked, s409, GroupEndpoint, "Texten på en bokförd banktransaktion kan inte ändras.", "The text of a booked bank transaction cannot be changed.", "Uncategorize it first."},

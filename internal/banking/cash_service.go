@@ -43,6 +43,9 @@ type Books struct {
 	// with OCR reference ocr, else the only one with amount left to pay;
 	// nil when there is none, or more than one.
 	OpenInvoice func(ctx context.Context, company uuid.UUID, ocr *string, currency string, amount money.Amount) (*uuid.UUID, error)
+	// OpenSupplierInvoices answers the company's open supplier invoices in
+	// currency with amount left to pay.
+	OpenSupplierInvoices func(ctx context.Context, company uuid.UUID, currency string, amount money.Amount) ([]uuid.UUID, error)
 	// Enqueue queues an operation (jobs.Store.Enqueue).
 	Enqueue func(ctx context.Context, company uuid.UUID, typ string, params any) (jobs.Operation, error)
 	// Post and Reverse are the ledger's.

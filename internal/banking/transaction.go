@@ -135,6 +135,9 @@ type Categorization struct {
 	AccountOverride *string
 	Dimensions      ledger.Dimensions
 	Description     *string
+	// ConfirmNoMatch books money out as asked even when it looks like the
+	// payment of an open supplier invoice.
+	ConfirmNoMatch bool
 }
 
 // Policy is what of the company a booking depends on.

@@ -194,7 +194,7 @@ func (h *TxHandler) UnignoreTransaction(ctx context.Context, req gen.UnignoreTra
 // categorization reads a categorize body.
 func categorization(b gen.TransactionCategorize) Categorization {
 	c := Categorization{IsBusiness: b.IsBusiness, VATAmount: b.VatAmount, AccountOverride: b.AccountOverride,
-		Description: envelope.Text(b.UserDescription)}
+		Description: envelope.Text(b.UserDescription), ConfirmNoMatch: b.ConfirmNoMatch != nil && *b.ConfirmNoMatch}
 	if b.Category != nil {
 		s := string(*b.Category)
 		c.Category = &s

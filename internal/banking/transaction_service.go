@@ -220,6 +220,16 @@ func (b *Bank) Categorize(ctx context.Context, company, id uuid.UUID, c Categori
 		return Categorized{}, apierr.New(apierr.Conflict, map[string]any{"reason": "transaction_ignored",
 			"transaction_id": id, "hint": "DELETE …/ignore first"})
 	}
+	if t.Amount.Sign() < 0 && c.IsBusiness && !c.ConfirmNoMatch && b.books.OpenSupplierInvoices != nil {
+		ids, err := b.books.OpenSupplierInvoices(ctx, company, t.Currency, t.Amount.Neg())
+		if err != nil {
+			return Categorized{}, err
+		}
+		if len(ids) > 0 {
+			return Categorized{}, apierr.New(apierr.TxCategorizeSuggestSIMatch, map[string]any{"transaction_id": id,
+				"supplier_invoice_ids": ids, "field": "confirm_no_match"})
+		}
+	}
 	p, err := b.books.Policy(ctx, company)
 	if err != nil {
 		return Categorized{}, err

@@ -16,6 +16,8 @@ import (
 	"github.com/kontera/kontera/internal/invoicing"
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/payables"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -24,7 +26,8 @@ import (
 // the company's own; payees are checked as the settings' payment details.
 func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store, companies *company.Store,
 	journal *ledger.Store, rates *fx.Rates, docs *documents.Store, archive *documents.Archive,
-	sales *invoicing.Store, ops *jobs.Store) *banking.Bank {
+	sales *invoicing.Store, ops *jobs.Store,
+	bought func() *payables.Payables) *banking.Bank {
 	return banking.New(banking.NewStore(db, audits), banking.Books{
 		EnsureAccount: func(ctx context.Context, c uuid.UUID, number, name string) error {
 			_, err := accounts.Ensure(ctx, c, []string{number})
@@ -47,6 +50,9 @@ func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store, companies
 		Entry:       journal.Get,
 		OpenInvoice: sales.Payable,
 		Enqueue:     ops.Enqueue,
+		OpenSupplierInvoices: func(ctx context.Context, c uuid.UUID, currency string, amount money.Amount) ([]uuid.UUID, error) {
+			return bought().Payable(ctx, c, currency, amount)
+		},
 		Document: func(ctx context.Context, c, id uuid.UUID) error {
 			_, err := docs.Get(ctx, c, id, false)
 			return err

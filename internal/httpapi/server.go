@@ -314,7 +314,8 @@ func New(cfg Config) (*Server, error) {
 		return inspect(ctx, company)
 	}
 	rates := fx.New(cfg.DB, cfg.Rates)
-	bank := newBank(cfg.DB, audits, accounts, companies, journal, rates, docs, archive, sales, ops)
+	bank := newBank(cfg.DB, audits, accounts, companies, journal, rates, docs, archive, sales, ops,
+		func() *payables.Payables { return bought }) // set below; asked only once requests run
 	s.worker.Handle(banking.ImportOperation, bank.RunImport)
 	journal.LockBlocked = bank.LockBlocked
 	outbox := mail.NewStore(cfg.DB)

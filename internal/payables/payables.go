@@ -453,3 +453,9 @@ func (p *Payables) Delete(ctx context.Context, company, id uuid.UUID) (Invoice, 
 	}
 	return inv, p.record(ctx, audit.Delete, describe(inv)+" togs bort; ankomstnumret används inte igen", inv, &inv, nil)
 }
+
+// Payable answers the company's open supplier invoices in currency with
+// amount left to pay: what a bank payment of amount likely settles.
+func (p *Payables) Payable(ctx context.Context, company uuid.UUID, currency string, amount money.Amount) ([]uuid.UUID, error) {
+	return p.store.Payable(ctx, company, currency, amount)
+}

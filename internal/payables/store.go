@@ -322,3 +322,14 @@ func (s *Store) Delete(ctx context.Context, inv Invoice) error {
 	_, err := s.db.Q(ctx).ExecContext(ctx, `DELETE FROM supplier_invoices WHERE company_id = $1 AND id = $2`, inv.CompanyID, inv.ID)
 	return store.Refused(err)
 }
+
+// Payable answers the company's open supplier invoices in currency with
+// amount left to pay (a payment that looks like theirs), at most five.
+func (s *Store) Payable(ctx context.Context, company uuid.UUID, currency string, amount money.Amount) ([]uuid.UUID, error) {
+	out := []uuid.UUID{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id FROM supplier_invoices
+		WHERE company_id = $1 AND currency = $2 AND status IN ('registered', 'approved', 'partially_paid')
+		  AND total > 0 AND total - paid_amount = $3
+		ORDER BY due_date, arrival_number LIMIT 5`, company, currency, amount)
+	return out, err
+}
