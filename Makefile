@@ -77,6 +77,9 @@ spec-coverage:
 #     beside a bare POST loop and a POST between two row commits (what an
 #     attempt's lease and record cost at the least), same body, same
 #     concurrency.
+#   bank: 100,000 CSV rows and 100,000 camt.053 entries through POST
+#     imports/bank to succeeded beside a raw COPY of the same rows, and
+#     categorize/s at 8 clients beside the ledger's create + commit.
 #   statements: SQL round trips per operation for the busiest ones, as the
 #     budget test counts them (tests/budget_test.go).
 # The bench's PostgreSQL runs with fsync on: the disk is measured too.
