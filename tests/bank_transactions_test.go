@@ -474,31 +474,37 @@ func waitOperation(b *partiesBooks, id string) *response {
 // whole naming its rows, and undo deletes what nothing booked.
 func TestBankFileImport(t *testing.T) {
 	b, cash := newBankBooks(t)
-	dir := "../../shared/data/bank"
-	files, _ := filepath.Glob(filepath.Join(dir, "*.xml"))
-	if len(files) == 0 {
-		t.Skip("the public bank samples are not at ../shared/data/bank")
-	}
 	eur := b.write("POST", "cash-accounts", map[string]any{"name": "Euro", "currency": "EUR"}).status(t, 201).str("data.cash_account_id")
-	for _, path := range files {
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
+	imp := func(name string, data []byte) *response {
+		t.Helper()
 		dry := b.do(req{Method: "POST", Path: b.path("imports/bank?dry_run=true&cash_account_id=" + eur), Token: b.token,
-			Body: mustForm(filepath.Base(path), data), Header: map[string]string{"Content-Type": formType}}).status(t, 200)
+			Body: mustForm(name, data), Header: map[string]string{"Content-Type": formType}}).status(t, 200)
 		if dry.at("data.format") != "camt053" || dry.at("data.rows").(float64) < 1 {
-			t.Fatalf("%s dry run: %s", path, dry.Body)
+			t.Fatalf("%s dry run: %s", name, dry.Body)
 		}
-		op := importFile(b, filepath.Base(path), data, "?cash_account_id="+eur).status(t, 202)
-		res := waitOperation(b, op.str("data.operation_id"))
+		res := waitOperation(b, importFile(b, name, data, "?cash_account_id="+eur).status(t, 202).str("data.operation_id"))
 		if res.str("data.status") != "succeeded" {
-			t.Fatalf("%s: %s", path, res.Body)
+			t.Fatalf("%s: %s", name, res.Body)
 		}
+		return res
+	}
+	// The public samples when they are here; a statement of our own always.
+	files, _ := filepath.Glob("../../shared/data/bank/*.xml")
+	if len(files) == 0 {
+		t.Log("the public camt.053 samples are not at ../shared/data/bank: only the statement written here is imported")
+	}
+	for _, path := range files {
+		imp(filepath.Base(path), must(os.ReadFile(path)))
+	}
+	own := []byte(`<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">` +
+		`<BkToCstmrStmt><Stmt><Id>S1</Id><Acct><Id><IBAN>SE4550000000058398257466</IBAN></Id><Ccy>EUR</Ccy></Acct>` +
+		`<Ntry><NtryRef>N1</NtryRef><Amt Ccy="EUR">100.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>` +
+		`<BookgDt><Dt>2026-03-05</Dt></BookgDt><AddtlNtryInf>SAAS GMBH</AddtlNtryInf></Ntry></Stmt></BkToCstmrStmt></Document>`)
+	if r := imp("egen.xml", own); r.at("data.result.ingested") != 1.0 {
+		t.Fatalf("our statement: %s", r.Body)
 	}
 	before := b.count(`SELECT count(*) FROM bank_transactions WHERE company_id = $1`, b.company)
-	again := importFile(b, "again.xml", must(os.ReadFile(files[0])), "?cash_account_id="+eur).status(t, 202)
-	if r := waitOperation(b, again.str("data.operation_id")); r.at("data.result.ingested") != 0.0 || r.at("data.result.duplicates").(float64) < 1 {
+	if r := imp("igen.xml", own); r.at("data.result.ingested") != 0.0 || r.at("data.result.duplicates") != 1.0 {
 		t.Fatalf("re-import: %s", r.Body)
 	}
 	if n := b.count(`SELECT count(*) FROM bank_transactions WHERE company_id = $1`, b.company); n != before {
@@ -540,7 +546,7 @@ func TestBankFileImport(t *testing.T) {
 	}
 	b.write("POST", "imports/bank/"+imported+"/undo", nil).errorCode(t, 409, "BANK_FILE_UNDO_NOT_COMPLETED")
 	if n := b.count(`SELECT count(*) FROM bank_file_imports WHERE company_id = $1 AND sha256 ~ '^[0-9a-f]{64}$'
-		AND octet_length(content) > 0`, b.company); n < 6 {
+		AND octet_length(content) > 0`, b.company); n < 3+len(files) {
 		t.Fatalf("%d files kept", n)
 	}
 }
