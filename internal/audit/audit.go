@@ -104,9 +104,13 @@ func ChangedFields(old, new json.RawMessage) []string {
 }
 
 // Of is the snapshot of a record for Change.Old or Change.New: its JSON,
-// nil for nil. A record that cannot be encoded is a programming error.
+// nil for nil (a nil pointer too: a record created or deleted has only
+// one side). A record that cannot be encoded is a programming error.
 func Of(v any) json.RawMessage {
 	if v == nil {
+		return nil
+	}
+	if r := reflect.ValueOf(v); r.Kind() == reflect.Pointer && r.IsNil() {
 		return nil
 	}
 	b, err := json.Marshal(v)

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/text/transform"
 
 	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/store"
 )
 
 // The bank-file formats read so far: camt.053, a CSV whose columns are
@@ -116,7 +117,7 @@ func splitHeader(line string) []string {
 	sep := delimiter(line)
 	var out []string
 	for _, c := range strings.Split(strings.TrimRight(line, "\r"), string(sep)) {
-		out = append(out, fold(strings.Trim(c, `" `)))
+		out = append(out, store.Fold(strings.Trim(c, `" `)))
 	}
 	return out
 }
@@ -193,7 +194,7 @@ func ReadCSV(text, format, account, currency string) (CSVFile, error) {
 	}
 	cols := map[string]int{}
 	for i, c := range records[0] {
-		cols[fold(strings.Trim(c, `" `))] = i
+		cols[store.Fold(strings.Trim(c, `" `))] = i
 	}
 	find := func(names string) int {
 		for _, n := range strings.Split(names, "|") {
@@ -223,7 +224,7 @@ func ReadCSV(text, format, account, currency string) (CSVFile, error) {
 			continue
 		}
 		day := cell(rec, dateCol)
-		if l.pending != "" && fold(day) == l.pending {
+		if l.pending != "" && store.Fold(day) == l.pending {
 			out.Pending++
 			continue
 		}

@@ -192,14 +192,10 @@ func (b *Bank) checkPayee(p map[string]any) error {
 
 // record audits a change of a cash account.
 func (b *Bank) record(ctx context.Context, action audit.Action, old, new *CashAccount, description string) error {
-	c := audit.Change{Action: action, Table: "cash_accounts", Description: description}
 	a := old
-	if old != nil {
-		c.Old = audit.Of(old)
+	if a == nil {
+		a = new
 	}
-	if new != nil {
-		c.New, a = audit.Of(new), new
-	}
-	c.CompanyID, c.RecordID = a.CompanyID, a.ID.String()
-	return b.audit.Record(ctx, c)
+	return b.audit.Record(ctx, audit.Change{CompanyID: a.CompanyID, Action: action, Table: "cash_accounts",
+		RecordID: a.ID.String(), Description: description, Old: audit.Of(old), New: audit.Of(new)})
 }

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -97,7 +98,7 @@ func ParseFile(raw []byte, format, account, currency string) (Parsed, error) {
 	}
 	for i, r := range p.Rows {
 		if issues := r.Check(i); len(issues) > 0 {
-			return p, unreadable("row "+itoa(i+1)+": "+issues[0].Issue, nil)
+			return p, unreadable("row "+strconv.Itoa(i+1)+": "+issues[0].Issue, nil)
 		}
 		d := r.Date
 		if p.From == nil || d.Before(*p.From) {
@@ -196,7 +197,7 @@ func (b *Bank) QueueImport(ctx context.Context, company uuid.UUID, f File, forma
 		return Queued{}, err
 	}
 	err = b.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Insert, Table: "bank_file_imports",
-		RecordID: im.ID.String(), Description: "Bankfilen " + im.FileName + " (" + im.Format + ", " + itoa(len(p.Rows)) +
+		RecordID: im.ID.String(), Description: "Bankfilen " + im.FileName + " (" + im.Format + ", " + strconv.Itoa(len(p.Rows)) +
 			" rader) köades för import", New: audit.Of(map[string]any{"file_name": im.FileName, "sha256": im.SHA256,
 			"format": im.Format, "rows": len(p.Rows), "ledger_account": im.LedgerAccount})})
 	return Queued{Import: im, Parsed: p, Operation: op}, err
@@ -290,7 +291,7 @@ func (b *Bank) UndoImport(ctx context.Context, company, id uuid.UUID) (Undone, e
 		return out, err
 	}
 	return out, b.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Update, Table: "bank_file_imports",
-		RecordID: id.String(), Description: "Importen av " + im.FileName + " ångrades: " + itoa(out.Deleted) +
+		RecordID: id.String(), Description: "Importen av " + im.FileName + " ångrades: " + strconv.Itoa(out.Deleted) +
 			" banktransaktioner togs bort", New: audit.Of(map[string]any{"deleted_transactions": out.Deleted,
 			"skipped_booked": out.SkippedBooked, "skipped_match_history": out.SkippedHistory})})
 }

@@ -2,6 +2,7 @@ package banking
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -84,7 +85,7 @@ var (
 func (r Ingested) Check(i int) []apierr.Issue {
 	var out []apierr.Issue
 	bad := func(field, rule, issue string) {
-		out = append(out, apierr.Issue{Field: "transactions[" + itoa(i) + "]." + field, In: "body", Rule: rule, Issue: issue})
+		out = append(out, apierr.Issue{Field: "transactions[" + strconv.Itoa(i) + "]." + field, In: "body", Rule: rule, Issue: issue})
 	}
 	if strings.TrimSpace(r.ExternalID) == "" || len(r.ExternalID) > 200 {
 		bad("external_id", "length", "1 to 200 characters: the bank's id of the transaction, the dedup key")
@@ -102,17 +103,6 @@ func (r Ingested) Check(i int) []apierr.Issue {
 		bad("import_source", "enum", "api or manual")
 	}
 	return out
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	var b []byte
-	for ; i > 0; i /= 10 {
-		b = append([]byte{byte('0' + i%10)}, b...)
-	}
-	return string(b)
 }
 
 // The VAT treatments a categorization may name.

@@ -2,6 +2,7 @@ package banking
 
 import (
 	"context"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,7 +52,7 @@ func (b *Bank) Ingest(ctx context.Context, company uuid.UUID, rows []Ingested, s
 	if account != nil {
 		for i, r := range rows {
 			if r.Currency != account.Currency {
-				issues = append(issues, apierr.Issue{Field: "transactions[" + itoa(i) + "].currency", In: "body",
+				issues = append(issues, apierr.Issue{Field: "transactions[" + strconv.Itoa(i) + "].currency", In: "body",
 					Rule: "cash_account_currency", Issue: "the cash account holds " + account.Currency})
 			}
 		}
@@ -68,7 +69,7 @@ func (b *Bank) Ingest(ctx context.Context, company uuid.UUID, rows []Ingested, s
 		return out, nil
 	}
 	if err := b.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Insert, Table: "bank_transactions",
-		Description: itoa(len(ids)) + " banktransaktioner lades till på konto " + at.LedgerAccount,
+		Description: strconv.Itoa(len(ids)) + " banktransaktioner lades till på konto " + at.LedgerAccount,
 		New:         audit.Of(map[string]any{"transaction_ids": ids, "ledger_account": at.LedgerAccount})}); err != nil {
 		return out, err
 	}
@@ -355,16 +356,12 @@ func ptr[T any](v T) *T { return &v }
 
 // recordTx audits a change of a transaction.
 func (b *Bank) recordTx(ctx context.Context, action audit.Action, old, new *Transaction, description string) error {
-	c := audit.Change{Action: action, Table: "bank_transactions", Description: description}
 	t := old
-	if old != nil {
-		c.Old = audit.Of(old)
+	if t == nil {
+		t = new
 	}
-	if new != nil {
-		c.New, t = audit.Of(new), new
-	}
-	c.CompanyID, c.RecordID = t.CompanyID, t.ID.String()
-	return b.audit.Record(ctx, c)
+	return b.audit.Record(ctx, audit.Change{CompanyID: t.CompanyID, Action: action, Table: "bank_transactions",
+		RecordID: t.ID.String(), Description: description, Old: audit.Of(old), New: audit.Of(new)})
 }
 
 // MaxBatch is how many transactions one batch-categorize takes.

@@ -110,7 +110,7 @@ func (s *Store) Transactions(ctx context.Context, company uuid.UUID, f TxFilter)
 	}
 	var search *string
 	if f.Search != nil {
-		v := store.EscapeLike(fold(*f.Search))
+		v := store.EscapeLike(store.Fold(*f.Search))
 		search = &v
 	}
 	out := []Transaction{}
@@ -149,14 +149,11 @@ func searchText(texts ...*string) string {
 	var parts []string
 	for _, t := range texts {
 		if t != nil && strings.TrimSpace(*t) != "" {
-			parts = append(parts, fold(*t))
+			parts = append(parts, store.Fold(*t))
 		}
 	}
 	return strings.Join(parts, " ")
 }
-
-// fold is a text as searches compare it.
-func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // SaveRate stores t's kronor and the rate they were reckoned at.
 func (s *Store) SaveRate(ctx context.Context, t Transaction) (Transaction, error) {

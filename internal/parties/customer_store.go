@@ -89,7 +89,7 @@ func (s *Store) InsertCustomer(ctx context.Context, c Customer, pn *string) (Cus
 		RETURNING `+customerColumns,
 		c.CompanyID, c.ID, c.Name, c.Type, c.Number, c.ContactPerson, c.Email, c.Phone, c.CC, c.BCC,
 		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
-		sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, fold(c.Name), orgKey(c.OrgNumber),
+		sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, store.Fold(c.Name), orgKey(c.OrgNumber),
 		token, numbers.org, numbers.vat, c.PeppolID)
 	if store.UniqueViolation(err, "customers_org_number") {
 		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)
@@ -132,7 +132,7 @@ func (s *Store) UpdateCustomer(ctx context.Context, old, c Customer, out Outcome
 		c.CompanyID, c.ID, c.Name, c.Type, c.Number, c.ContactPerson, c.Email, c.Phone, c.CC, c.BCC,
 		c.Line1, c.Line2, c.PostalCode, c.City, c.Country, c.OrgNumber, c.VATNumber, c.VATValidated,
 		keep, sealed, c.PersonalLast4, c.Language, c.PaymentTerms, c.Notes, c.PartyID, c.ArchivedAt,
-		fold(c.Name), orgKey(c.OrgNumber), token, numbers.keepOrg, numbers.org, numbers.keepVAT, numbers.vat,
+		store.Fold(c.Name), orgKey(c.OrgNumber), token, numbers.keepOrg, numbers.org, numbers.keepVAT, numbers.vat,
 		c.PeppolID)
 	if store.UniqueViolation(err, "customers_org_number") {
 		return c, duplicate(apierr.CustomerDuplicateOrgNumber, "", uuid.Nil)

@@ -45,7 +45,7 @@ func searchClause(f Filter, args *[]any, sealed string) string {
 	if f.Search == "" {
 		return ""
 	}
-	*args = append(*args, "%"+store.EscapeLike(fold(f.Search))+"%")
+	*args = append(*args, "%"+store.EscapeLike(store.Fold(f.Search))+"%")
 	clause := ` AND (search_name LIKE $` + strconv.Itoa(len(*args))
 	if c := compact(f.Search); strings.ContainsAny(c, "0123456789") {
 		*args = append(*args, c+"%")
@@ -67,9 +67,6 @@ func (s *Store) sealedSearch(text string) string {
 	}
 	return s.box.Token(kindOrg, compact(pn))
 }
-
-// fold is a name as searches compare it.
-func fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }
 
 // orgKey is an organisation number as searches compare it.
 func orgKey(org *string) *string {

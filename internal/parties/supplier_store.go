@@ -64,7 +64,7 @@ func (s *Store) writeSupplier(ctx context.Context, old *Supplier, sup Supplier, 
 	args := []any{sup.CompanyID, sup.ID, sup.Name, sup.Type, sup.Email, sup.Phone, sup.Line1, sup.Line2,
 		sup.PostalCode, sup.City, sup.Country, sup.OrgNumber, sup.VATNumber, sup.Bankgiro, sup.Plusgiro,
 		sup.BankAccount, sup.IBAN, sup.BIC, sup.ClearingNumber, sup.AccountNumber, sup.ExpenseAccount,
-		sup.PaymentTerms, sup.Currency, sup.Notes, sup.PartyID, sup.ArchivedAt, fold(sup.Name), orgKey(sup.OrgNumber),
+		sup.PaymentTerms, sup.Currency, sup.Notes, sup.PartyID, sup.ArchivedAt, store.Fold(sup.Name), orgKey(sup.OrgNumber),
 		numbers.org, numbers.vat, numbers.keepOrg, numbers.keepVAT}
 	q := `INSERT INTO suppliers (company_id, id, name, supplier_type, email, phone, address_line1, address_line2,
 			postal_code, city, country, org_number, vat_number, bankgiro, plusgiro, bank_account, iban, bic,

@@ -218,3 +218,7 @@ func (db *DB) Attempt(ctx context.Context, fn func(ctx context.Context) error) e
 func EscapeLike(s string) string {
 	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
 }
+
+// Fold is a text as searches compare it: trimmed and lower-cased in Go,
+// so Å matches å whatever the database's locale.
+func Fold(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

@@ -304,14 +304,10 @@ func (g *Registry) Retry(ctx context.Context, d Delivery) (Delivery, error) {
 // record audits a change of a webhook: its snapshots never hold the
 // secret (Webhook's JSON leaves it out).
 func (g *Registry) record(ctx context.Context, action audit.Action, old, new *Webhook, description string) error {
-	c := audit.Change{Action: action, Table: "webhooks", Description: description}
 	w := old
-	if old != nil {
-		c.Old = audit.Of(old)
+	if w == nil {
+		w = new
 	}
-	if new != nil {
-		c.New, w = audit.Of(new), new
-	}
-	c.CompanyID, c.RecordID = w.CompanyID, w.ID.String()
-	return g.audit.Record(ctx, c)
+	return g.audit.Record(ctx, audit.Change{CompanyID: w.CompanyID, Action: action, Table: "webhooks",
+		RecordID: w.ID.String(), Description: description, Old: audit.Of(old), New: audit.Of(new)})
 }

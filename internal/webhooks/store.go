@@ -174,15 +174,21 @@ func (s *Store) Record(ctx context.Context, d Claimed, o Outcome, a Attempt, nex
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return false, err
 	}
-	if o.Disable != "" && d.WebhookID != nil {
-		// Disabled, it takes no attempts: what waits, and what another
-		// worker is attempting, ends as a pause ends it.
-		_, err = s.db.Q(ctx).ExecContext(ctx, `WITH off AS (UPDATE webhooks SET active = false, disabled_at = now(),
-				disabled_reason = $3, updated_at = now() WHERE company_id = $1 AND id = $2 AND active RETURNING id)
-			UPDATE webhook_deliveries SET status = 'dead', error = $4, lease_token = NULL, lease_until = NULL
-			WHERE company_id = $1 AND webhook_id IN (SELECT id FROM off) AND status IN ('pending', 'failed', 'in_flight')`,
-			d.CompanyID, *d.WebhookID, o.Disable, EndInactive)
+	if o.Disable == "" || d.WebhookID == nil {
+		return true, nil
 	}
+	// Disabled, it takes no attempts: what waits, and what another worker
+	// is attempting, ends as a pause ends it.
+	res, err = s.db.Q(ctx).ExecContext(ctx, `UPDATE webhooks SET active = false, disabled_at = now(),
+		disabled_reason = $3, updated_at = now() WHERE company_id = $1 AND id = $2 AND active`,
+		d.CompanyID, *d.WebhookID, o.Disable)
+	if err != nil {
+		return true, err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return true, err
+	}
+	_, err = s.End(ctx, d.CompanyID, *d.WebhookID, EndInactive)
 	return true, err
 }
 
