@@ -107,3 +107,20 @@ func TestBankExportRefusals(t *testing.T) {
 		t.Error("camt.053 not detected")
 	}
 }
+
+// A bank's long text is shortened to what a transaction keeps, in
+// characters; it never refuses the file.
+func TestParseFileFitsTexts(t *testing.T) {
+	long := strings.Repeat("å", 600)
+	p, err := ParseFile([]byte("Datum;Text;Belopp;Namn\n2026-03-06;"+long+";-10,00;"+long+"\n"), "", "1930", "SEK")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := p.Rows[0]
+	if n := len([]rune(*r.Description)); n != 500 {
+		t.Errorf("description of %d characters", n)
+	}
+	if n := len([]rune(*r.MerchantName)); n != 200 {
+		t.Errorf("name of %d characters", n)
+	}
+}

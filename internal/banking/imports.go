@@ -77,8 +77,8 @@ func ParseFile(raw []byte, format, account, currency string) (Parsed, error) {
 		}
 		if len(notes) > 0 {
 			n := strings.Join(notes, "; ")
-			if len(n) > 1000 {
-				n = n[:1000]
+			if rs := []rune(n); len(rs) > 1000 {
+				n = string(rs[:1000])
 			}
 			p.Note = &n
 		}
@@ -96,7 +96,9 @@ func ParseFile(raw []byte, format, account, currency string) (Parsed, error) {
 	if len(p.Rows) == 0 {
 		return p, unreadable("the file holds no booked transaction", nil)
 	}
-	for i, r := range p.Rows {
+	for i := range p.Rows {
+		fit(&p.Rows[i])
+		r := p.Rows[i]
 		if issues := r.Check(i); len(issues) > 0 {
 			return p, unreadable("row "+strconv.Itoa(i+1)+": "+issues[0].Issue, nil)
 		}
@@ -109,6 +111,22 @@ func ParseFile(raw []byte, format, account, currency string) (Parsed, error) {
 		}
 	}
 	return p, nil
+}
+
+// fit cuts a file row's texts to what a transaction keeps (the bounds the
+// ingest endpoint holds its rows to): a bank's long text is shortened,
+// never a reason to refuse the file.
+func fit(r *Ingested) {
+	for _, f := range []struct {
+		s *string
+		n int
+	}{{r.Description, 500}, {r.MerchantName, 200}, {r.Reference, 200}, {r.CounterpartyAccount, 100}} {
+		if f.s != nil {
+			if rs := []rune(*f.s); len(rs) > f.n {
+				*f.s = string(rs[:f.n])
+			}
+		}
+	}
 }
 
 func unreadable(reason string, rows []RowError) error {

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -87,7 +88,7 @@ func (r Ingested) Check(i int) []apierr.Issue {
 	bad := func(field, rule, issue string) {
 		out = append(out, apierr.Issue{Field: "transactions[" + strconv.Itoa(i) + "]." + field, In: "body", Rule: rule, Issue: issue})
 	}
-	if strings.TrimSpace(r.ExternalID) == "" || len(r.ExternalID) > 200 {
+	if strings.TrimSpace(r.ExternalID) == "" || utf8.RuneCountInString(r.ExternalID) > 200 {
 		bad("external_id", "length", "1 to 200 characters: the bank's id of the transaction, the dedup key")
 	}
 	if !currencyCode.MatchString(r.Currency) {

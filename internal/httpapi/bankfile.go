@@ -60,6 +60,9 @@ func readBankFile(ctx context.Context, r *http.Request) (streamed, context.Conte
 		if name == "" {
 			name = "bankfil"
 		}
+		if rs := []rune(name); len(rs) > 255 {
+			name = string(rs[:255])
+		}
 		f := banking.File{Name: name, Bytes: b}
 		return bankFile{name: name, sum: sha256.Sum256(b)}, banking.WithFile(ctx, f), nil
 	}
