@@ -246,6 +246,72 @@ func (e BankFilePreviewFormat) Valid() bool {
 	}
 }
 
+// Defines values for BatchAllocationKind.
+const (
+	BatchAllocationKindCustomerInvoice BatchAllocationKind = "customer_invoice"
+	BatchAllocationKindSupplierInvoice BatchAllocationKind = "supplier_invoice"
+)
+
+// Valid indicates whether the value is a known member of the BatchAllocationKind enum.
+func (e BatchAllocationKind) Valid() bool {
+	switch e {
+	case BatchAllocationKindCustomerInvoice:
+		return true
+	case BatchAllocationKindSupplierInvoice:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchAllocationResultKind.
+const (
+	BatchAllocationResultKindCustomerInvoice BatchAllocationResultKind = "customer_invoice"
+	BatchAllocationResultKindSupplierInvoice BatchAllocationResultKind = "supplier_invoice"
+)
+
+// Valid indicates whether the value is a known member of the BatchAllocationResultKind enum.
+func (e BatchAllocationResultKind) Valid() bool {
+	switch e {
+	case BatchAllocationResultKindCustomerInvoice:
+		return true
+	case BatchAllocationResultKindSupplierInvoice:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BatchAllocationResultStatus.
+const (
+	BatchAllocationResultStatusApproved      BatchAllocationResultStatus = "approved"
+	BatchAllocationResultStatusOverdue       BatchAllocationResultStatus = "overdue"
+	BatchAllocationResultStatusPaid          BatchAllocationResultStatus = "paid"
+	BatchAllocationResultStatusPartiallyPaid BatchAllocationResultStatus = "partially_paid"
+	BatchAllocationResultStatusRegistered    BatchAllocationResultStatus = "registered"
+	BatchAllocationResultStatusSent          BatchAllocationResultStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the BatchAllocationResultStatus enum.
+func (e BatchAllocationResultStatus) Valid() bool {
+	switch e {
+	case BatchAllocationResultStatusApproved:
+		return true
+	case BatchAllocationResultStatusOverdue:
+		return true
+	case BatchAllocationResultStatusPaid:
+		return true
+	case BatchAllocationResultStatusPartiallyPaid:
+		return true
+	case BatchAllocationResultStatusRegistered:
+		return true
+	case BatchAllocationResultStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Capability.
 const (
 	CapabilityBankSync Capability = "bank_sync"
@@ -723,6 +789,19 @@ const (
 	ErrorCodeBANKRATELIMITED                            ErrorCode = "BANK_RATE_LIMITED"
 	ErrorCodeBANKSESSIONEXPIRED                         ErrorCode = "BANK_SESSION_EXPIRED"
 	ErrorCodeBANKSYNCCOOLDOWN                           ErrorCode = "BANK_SYNC_COOLDOWN"
+	ErrorCodeBATCHAMOUNTBELOWTX                         ErrorCode = "BATCH_AMOUNT_BELOW_TX"
+	ErrorCodeBATCHAMOUNTEXCEEDSTX                       ErrorCode = "BATCH_AMOUNT_EXCEEDS_TX"
+	ErrorCodeBATCHDIRECTIONMISMATCH                     ErrorCode = "BATCH_DIRECTION_MISMATCH"
+	ErrorCodeBATCHINVOICENOTFOUND                       ErrorCode = "BATCH_INVOICE_NOT_FOUND"
+	ErrorCodeBATCHINVOICENOTOPEN                        ErrorCode = "BATCH_INVOICE_NOT_OPEN"
+	ErrorCodeBATCHMIXEDKINDSUNSUPPORTED                 ErrorCode = "BATCH_MIXED_KINDS_UNSUPPORTED"
+	ErrorCodeBATCHPERIODLOCKED                          ErrorCode = "BATCH_PERIOD_LOCKED"
+	ErrorCodeBATCHSUPPLIERINVOICENOTFOUND               ErrorCode = "BATCH_SUPPLIER_INVOICE_NOT_FOUND"
+	ErrorCodeBATCHSUPPLIERINVOICENOTOPEN                ErrorCode = "BATCH_SUPPLIER_INVOICE_NOT_OPEN"
+	ErrorCodeBATCHTXALREADYBOOKED                       ErrorCode = "BATCH_TX_ALREADY_BOOKED"
+	ErrorCodeBATCHTXNOTFOUND                            ErrorCode = "BATCH_TX_NOT_FOUND"
+	ErrorCodeBATCHTXPOSSIBLEDUPLICATE                   ErrorCode = "BATCH_TX_POSSIBLE_DUPLICATE"
+	ErrorCodeBATCHTXZEROAMOUNT                          ErrorCode = "BATCH_TX_ZERO_AMOUNT"
 	ErrorCodeBOOKKEEPINGDATABASEERROR                   ErrorCode = "BOOKKEEPING_DATABASE_ERROR"
 	ErrorCodeBOOKKEEPINGLOCKREOPENSFILEDVAT             ErrorCode = "BOOKKEEPING_LOCK_REOPENS_FILED_VAT"
 	ErrorCodeBULKBOOKACCOUNTMISMATCH                    ErrorCode = "BULK_BOOK_ACCOUNT_MISMATCH"
@@ -842,7 +921,18 @@ const (
 	ErrorCodeLINKTXJENOTPOSTED                          ErrorCode = "LINK_TX_JE_NOT_POSTED"
 	ErrorCodeLINKTXNOMATCHINGLINE                       ErrorCode = "LINK_TX_NO_MATCHING_LINE"
 	ErrorCodeLINKTXTXALREADYLINKED                      ErrorCode = "LINK_TX_TX_ALREADY_LINKED"
+	ErrorCodeMATCHCURRENCYMISMATCH                      ErrorCode = "MATCH_CURRENCY_MISMATCH"
+	ErrorCodeMATCHINVOICEAMOUNTEXCEEDSREMAINING         ErrorCode = "MATCH_INVOICE_AMOUNT_EXCEEDS_REMAINING"
 	ErrorCodeMATCHINVOICEBOOKINGRATEMISSING             ErrorCode = "MATCH_INVOICE_BOOKING_RATE_MISSING"
+	ErrorCodeMATCHINVOICENOTINCOME                      ErrorCode = "MATCH_INVOICE_NOT_INCOME"
+	ErrorCodeMATCHINVOICENOTINVOICETYPE                 ErrorCode = "MATCH_INVOICE_NOT_INVOICE_TYPE"
+	ErrorCodeMATCHINVOICENOTOPEN                        ErrorCode = "MATCH_INVOICE_NOT_OPEN"
+	ErrorCodeMATCHINVOICETXALREADYBOOKED                ErrorCode = "MATCH_INVOICE_TX_ALREADY_BOOKED"
+	ErrorCodeMATCHSIALREADYPAID                         ErrorCode = "MATCH_SI_ALREADY_PAID"
+	ErrorCodeMATCHSIAMOUNTEXCEEDSREMAINING              ErrorCode = "MATCH_SI_AMOUNT_EXCEEDS_REMAINING"
+	ErrorCodeMATCHSINOTEXPENSE                          ErrorCode = "MATCH_SI_NOT_EXPENSE"
+	ErrorCodeMATCHSINOTFOUND                            ErrorCode = "MATCH_SI_NOT_FOUND"
+	ErrorCodeMATCHSITXALREADYLINKED                     ErrorCode = "MATCH_SI_TX_ALREADY_LINKED"
 	ErrorCodeMEANINGLESSCORRECTION                      ErrorCode = "MEANINGLESS_CORRECTION"
 	ErrorCodeMETHODNOTALLOWED                           ErrorCode = "METHOD_NOT_ALLOWED"
 	ErrorCodeMFAREQUIRED                                ErrorCode = "MFA_REQUIRED"
@@ -996,6 +1086,32 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeBANKSESSIONEXPIRED:
 		return true
 	case ErrorCodeBANKSYNCCOOLDOWN:
+		return true
+	case ErrorCodeBATCHAMOUNTBELOWTX:
+		return true
+	case ErrorCodeBATCHAMOUNTEXCEEDSTX:
+		return true
+	case ErrorCodeBATCHDIRECTIONMISMATCH:
+		return true
+	case ErrorCodeBATCHINVOICENOTFOUND:
+		return true
+	case ErrorCodeBATCHINVOICENOTOPEN:
+		return true
+	case ErrorCodeBATCHMIXEDKINDSUNSUPPORTED:
+		return true
+	case ErrorCodeBATCHPERIODLOCKED:
+		return true
+	case ErrorCodeBATCHSUPPLIERINVOICENOTFOUND:
+		return true
+	case ErrorCodeBATCHSUPPLIERINVOICENOTOPEN:
+		return true
+	case ErrorCodeBATCHTXALREADYBOOKED:
+		return true
+	case ErrorCodeBATCHTXNOTFOUND:
+		return true
+	case ErrorCodeBATCHTXPOSSIBLEDUPLICATE:
+		return true
+	case ErrorCodeBATCHTXZEROAMOUNT:
 		return true
 	case ErrorCodeBOOKKEEPINGDATABASEERROR:
 		return true
@@ -1235,7 +1351,29 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeLINKTXTXALREADYLINKED:
 		return true
+	case ErrorCodeMATCHCURRENCYMISMATCH:
+		return true
+	case ErrorCodeMATCHINVOICEAMOUNTEXCEEDSREMAINING:
+		return true
 	case ErrorCodeMATCHINVOICEBOOKINGRATEMISSING:
+		return true
+	case ErrorCodeMATCHINVOICENOTINCOME:
+		return true
+	case ErrorCodeMATCHINVOICENOTINVOICETYPE:
+		return true
+	case ErrorCodeMATCHINVOICENOTOPEN:
+		return true
+	case ErrorCodeMATCHINVOICETXALREADYBOOKED:
+		return true
+	case ErrorCodeMATCHSIALREADYPAID:
+		return true
+	case ErrorCodeMATCHSIAMOUNTEXCEEDSREMAINING:
+		return true
+	case ErrorCodeMATCHSINOTEXPENSE:
+		return true
+	case ErrorCodeMATCHSINOTFOUND:
+		return true
+	case ErrorCodeMATCHSITXALREADYLINKED:
 		return true
 	case ErrorCodeMEANINGLESSCORRECTION:
 		return true
@@ -3348,6 +3486,30 @@ func (e TransactionIngestItemImportSource) Valid() bool {
 	}
 }
 
+// Defines values for TransactionInvoiceMatchedInvoiceStatus.
+const (
+	TransactionInvoiceMatchedInvoiceStatusOverdue       TransactionInvoiceMatchedInvoiceStatus = "overdue"
+	TransactionInvoiceMatchedInvoiceStatusPaid          TransactionInvoiceMatchedInvoiceStatus = "paid"
+	TransactionInvoiceMatchedInvoiceStatusPartiallyPaid TransactionInvoiceMatchedInvoiceStatus = "partially_paid"
+	TransactionInvoiceMatchedInvoiceStatusSent          TransactionInvoiceMatchedInvoiceStatus = "sent"
+)
+
+// Valid indicates whether the value is a known member of the TransactionInvoiceMatchedInvoiceStatus enum.
+func (e TransactionInvoiceMatchedInvoiceStatus) Valid() bool {
+	switch e {
+	case TransactionInvoiceMatchedInvoiceStatusOverdue:
+		return true
+	case TransactionInvoiceMatchedInvoiceStatusPaid:
+		return true
+	case TransactionInvoiceMatchedInvoiceStatusPartiallyPaid:
+		return true
+	case TransactionInvoiceMatchedInvoiceStatusSent:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for TransactionListItemImportSource.
 const (
 	TransactionListItemImportSourceApi      TransactionListItemImportSource = "api"
@@ -3366,6 +3528,33 @@ func (e TransactionListItemImportSource) Valid() bool {
 	case TransactionListItemImportSourceBankFile:
 		return true
 	case TransactionListItemImportSourceManual:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionSupplierInvoiceMatchedInvoiceStatus.
+const (
+	TransactionSupplierInvoiceMatchedInvoiceStatusApproved      TransactionSupplierInvoiceMatchedInvoiceStatus = "approved"
+	TransactionSupplierInvoiceMatchedInvoiceStatusOverdue       TransactionSupplierInvoiceMatchedInvoiceStatus = "overdue"
+	TransactionSupplierInvoiceMatchedInvoiceStatusPaid          TransactionSupplierInvoiceMatchedInvoiceStatus = "paid"
+	TransactionSupplierInvoiceMatchedInvoiceStatusPartiallyPaid TransactionSupplierInvoiceMatchedInvoiceStatus = "partially_paid"
+	TransactionSupplierInvoiceMatchedInvoiceStatusRegistered    TransactionSupplierInvoiceMatchedInvoiceStatus = "registered"
+)
+
+// Valid indicates whether the value is a known member of the TransactionSupplierInvoiceMatchedInvoiceStatus enum.
+func (e TransactionSupplierInvoiceMatchedInvoiceStatus) Valid() bool {
+	switch e {
+	case TransactionSupplierInvoiceMatchedInvoiceStatusApproved:
+		return true
+	case TransactionSupplierInvoiceMatchedInvoiceStatusOverdue:
+		return true
+	case TransactionSupplierInvoiceMatchedInvoiceStatusPaid:
+		return true
+	case TransactionSupplierInvoiceMatchedInvoiceStatusPartiallyPaid:
+		return true
+	case TransactionSupplierInvoiceMatchedInvoiceStatusRegistered:
 		return true
 	default:
 		return false
@@ -4199,6 +4388,41 @@ type BankSyncResponse struct {
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
 }
+
+// BatchAllocation What of the transaction one invoice takes, in the transaction's currency: kind customer_invoice names invoice_id, supplier_invoice names supplier_invoice_id.
+type BatchAllocation struct {
+	// Amount More than 0 and at most what is left of the invoice; in kronor for an invoice in another currency, which is then settled whole.
+	Amount            Amount              `json:"amount"`
+	InvoiceId         *openapi_types.UUID `json:"invoice_id,omitempty"`
+	Kind              BatchAllocationKind `json:"kind"`
+	SupplierInvoiceId *openapi_types.UUID `json:"supplier_invoice_id,omitempty"`
+}
+
+// BatchAllocationKind defines model for BatchAllocation.Kind.
+type BatchAllocationKind string
+
+// BatchAllocationResult defines model for BatchAllocationResult.
+type BatchAllocationResult struct {
+	// Amount What of the transaction it took, in the transaction's currency.
+	Amount    Amount                                `json:"amount"`
+	InvoiceId nullable.Nullable[openapi_types.UUID] `json:"invoice_id"`
+	Kind      BatchAllocationResultKind             `json:"kind"`
+
+	// PaidAmount What is paid of the invoice now, in its currency.
+	PaidAmount Amount             `json:"paid_amount"`
+	PaymentId  openapi_types.UUID `json:"payment_id"`
+
+	// RemainingAmount What is left of it.
+	RemainingAmount   Amount                                `json:"remaining_amount"`
+	Status            BatchAllocationResultStatus           `json:"status"`
+	SupplierInvoiceId nullable.Nullable[openapi_types.UUID] `json:"supplier_invoice_id"`
+}
+
+// BatchAllocationResultKind defines model for BatchAllocationResult.Kind.
+type BatchAllocationResultKind string
+
+// BatchAllocationResultStatus defines model for BatchAllocationResult.Status.
+type BatchAllocationResultStatus string
 
 // BatchItemCreated defines model for BatchItemCreated.
 type BatchItemCreated struct {
@@ -7213,7 +7437,10 @@ type InvoicePayment struct {
 	Id             openapi_types.UUID                    `json:"id"`
 	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
 	Rate           nullable.Nullable[ExchangeRate]       `json:"rate"`
-	Source         InvoicePaymentSource                  `json:"source"`
+
+	// ReversesPaymentId Set on a row that undoes a payment (its amounts negated): the payment's verifikat was stornoed. The row names the payment it undoes.
+	ReversesPaymentId nullable.Nullable[openapi_types.UUID] `json:"reverses_payment_id"`
+	Source            InvoicePaymentSource                  `json:"source"`
 }
 
 // InvoicePaymentSource defines model for InvoicePayment.Source.
@@ -9876,7 +10103,10 @@ type SupplierInvoicePayment struct {
 	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
 	Notes          nullable.Nullable[string]             `json:"notes"`
 	PaymentDate    openapi_types.Date                    `json:"payment_date"`
-	Source         SupplierInvoicePaymentSource          `json:"source"`
+
+	// ReversesPaymentId Set on a row that undoes a payment (its amounts negated): the payment's verifikat was stornoed. The row names the payment it undoes.
+	ReversesPaymentId nullable.Nullable[openapi_types.UUID] `json:"reverses_payment_id"`
+	Source            SupplierInvoicePaymentSource          `json:"source"`
 }
 
 // SupplierInvoicePaymentSource defines model for SupplierInvoicePayment.Source.
@@ -10532,6 +10762,34 @@ type TransactionBatchItem struct {
 	TransactionId  openapi_types.UUID    `json:"transaction_id"`
 }
 
+// TransactionBatchMatched defines model for TransactionBatchMatched.
+type TransactionBatchMatched struct {
+	Allocations []BatchAllocationResult `json:"allocations"`
+
+	// ExpectedLines The lines of the samlingsverifikat (on a dry run, the lines it would post).
+	ExpectedLines  []PostingLine      `json:"expected_lines"`
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+
+	// Leftover What of the transaction no invoice took: always 0, the allocations add up to it.
+	Leftover Amount `json:"leftover"`
+
+	// TotalAllocated An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	TotalAllocated Amount             `json:"total_allocated"`
+	TransactionId  openapi_types.UUID `json:"transaction_id"`
+
+	// VoucherNumber The number the samlingsverifikat took in its series.
+	VoucherNumber int    `json:"voucher_number"`
+	VoucherSeries string `json:"voucher_series"`
+}
+
+// TransactionBatchMatchedResponse defines model for TransactionBatchMatchedResponse.
+type TransactionBatchMatchedResponse struct {
+	Data TransactionBatchMatched `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // TransactionBatchResult defines model for TransactionBatchResult.
 type TransactionBatchResult struct {
 	Data *struct {
@@ -10757,6 +11015,44 @@ type TransactionIngestedResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// TransactionInvoiceMatched defines model for TransactionInvoiceMatched.
+type TransactionInvoiceMatched struct {
+	InvoiceId openapi_types.UUID `json:"invoice_id"`
+
+	// InvoiceStatus The invoice's status after the payment.
+	InvoiceStatus  TransactionInvoiceMatchedInvoiceStatus `json:"invoice_status"`
+	JournalEntryId openapi_types.UUID                     `json:"journal_entry_id"`
+
+	// Lines The lines of the verifikat the match posted (on a dry run, would post).
+	Lines []PostingLine `json:"lines"`
+
+	// PaidAmount What is paid of the invoice now, in its currency.
+	PaidAmount Amount                                `json:"paid_amount"`
+	PaidAt     nullable.Nullable[openapi_types.Date] `json:"paid_at"`
+
+	// RemainingAmount What is left of it.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// RoundingSek The öre short (under 1 kr) written off on 3740; 0 when none.
+	RoundingSek   Amount             `json:"rounding_sek"`
+	Success       bool               `json:"success"`
+	TransactionId openapi_types.UUID `json:"transaction_id"`
+
+	// VoucherLabel Series and number, e.g. C-7.
+	VoucherLabel string `json:"voucher_label"`
+}
+
+// TransactionInvoiceMatchedInvoiceStatus The invoice's status after the payment.
+type TransactionInvoiceMatchedInvoiceStatus string
+
+// TransactionInvoiceMatchedResponse defines model for TransactionInvoiceMatchedResponse.
+type TransactionInvoiceMatchedResponse struct {
+	Data TransactionInvoiceMatched `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // TransactionLink defines model for TransactionLink.
 type TransactionLink struct {
 	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
@@ -10818,6 +11114,29 @@ type TransactionListResponse struct {
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// TransactionMatchBatch defines model for TransactionMatchBatch.
+type TransactionMatchBatch struct {
+	// Allocations 1 to 100 invoices of one kind, each once, adding up to the transaction's amount exactly (else 400 BATCH_AMOUNT_EXCEEDS_TX or BATCH_AMOUNT_BELOW_TX).
+	Allocations []BatchAllocation `json:"allocations"`
+
+	// Force Record the payments even when one looks like a payment already there (409 BATCH_TX_POSSIBLE_DUPLICATE). Send it with a new Idempotency-Key.
+	Force *bool `json:"force,omitempty"`
+}
+
+// TransactionMatchInvoice The customer invoice money in settles.
+type TransactionMatchInvoice struct {
+	// Force Record the payment even when one of the same amount on the same day is already on the invoice (else 409 INVOICE_PAID_LIKELY_DUPLICATE). Send it with a new Idempotency-Key.
+	Force     *bool              `json:"force,omitempty"`
+	InvoiceId openapi_types.UUID `json:"invoice_id"`
+}
+
+// TransactionMatchSupplierInvoice The supplier invoice money out pays.
+type TransactionMatchSupplierInvoice struct {
+	// Force Record the payment even when it looks like one already there (409 SI_PAID_LIKELY_DUPLICATE), or its kronor are more than 10 % off the invoice's booked rate (409 SI_PAID_SEK_UNRESOLVED). Send it with a new Idempotency-Key.
+	Force             *bool              `json:"force,omitempty"`
+	SupplierInvoiceId openapi_types.UUID `json:"supplier_invoice_id"`
 }
 
 // TransactionPatch defines model for TransactionPatch.
@@ -10894,6 +11213,46 @@ type TransactionSuggestion struct {
 
 	// VatTreatment How VAT is booked: split out of the gross at 25, 12 or 6 % (2641 on purchases, 2611/2621/2631 on sales), reverse charge on a purchase (2645 and 2614 at 25 %), or none.
 	VatTreatment VatTreatmentBank `json:"vat_treatment"`
+}
+
+// TransactionSupplierInvoiceMatched defines model for TransactionSupplierInvoiceMatched.
+type TransactionSupplierInvoiceMatched struct {
+	// BankFeeSek What left the account above what the invoice asked, booked on 6570 (at most 5 000 kr); 0 when none.
+	BankFeeSek Amount `json:"bank_fee_sek"`
+
+	// InvoiceStatus The supplier invoice's status after the payment.
+	InvoiceStatus  TransactionSupplierInvoiceMatchedInvoiceStatus `json:"invoice_status"`
+	JournalEntryId openapi_types.UUID                             `json:"journal_entry_id"`
+
+	// Lines The lines of the verifikat the match posted (on a dry run, would post).
+	Lines []PostingLine `json:"lines"`
+
+	// PaidAmount What is paid of the invoice now, in its currency.
+	PaidAmount Amount                                `json:"paid_amount"`
+	PaidAt     nullable.Nullable[openapi_types.Date] `json:"paid_at"`
+
+	// RemainingAmount What is left of it.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// RoundingSek The öre short (under 1 kr) credited to 3740; 0 when none.
+	RoundingSek       Amount             `json:"rounding_sek"`
+	Success           bool               `json:"success"`
+	SupplierInvoiceId openapi_types.UUID `json:"supplier_invoice_id"`
+	TransactionId     openapi_types.UUID `json:"transaction_id"`
+
+	// VoucherLabel Series and number, e.g. E-3.
+	VoucherLabel string `json:"voucher_label"`
+}
+
+// TransactionSupplierInvoiceMatchedInvoiceStatus The supplier invoice's status after the payment.
+type TransactionSupplierInvoiceMatchedInvoiceStatus string
+
+// TransactionSupplierInvoiceMatchedResponse defines model for TransactionSupplierInvoiceMatchedResponse.
+type TransactionSupplierInvoiceMatchedResponse struct {
+	Data TransactionSupplierInvoiceMatched `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // TransactionSyncedPayload Bank transactions were added (ingest, sync, bank file): feed only.
@@ -12956,6 +13315,42 @@ type LinkTransactionJournalEntryParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// MatchTransactionBatchParams defines parameters for MatchTransactionBatch.
+type MatchTransactionBatchParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// MatchTransactionInvoiceParams defines parameters for MatchTransactionInvoice.
+type MatchTransactionInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// MatchTransactionSupplierInvoiceParams defines parameters for MatchTransactionSupplierInvoice.
+type MatchTransactionSupplierInvoiceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // RefreshTransactionExchangeRateParams defines parameters for RefreshTransactionExchangeRate.
 type RefreshTransactionExchangeRateParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -13249,6 +13644,15 @@ type CategorizeTransactionJSONRequestBody = TransactionCategorize
 
 // LinkTransactionJournalEntryJSONRequestBody defines body for LinkTransactionJournalEntry for application/json ContentType.
 type LinkTransactionJournalEntryJSONRequestBody = TransactionLink
+
+// MatchTransactionBatchJSONRequestBody defines body for MatchTransactionBatch for application/json ContentType.
+type MatchTransactionBatchJSONRequestBody = TransactionMatchBatch
+
+// MatchTransactionInvoiceJSONRequestBody defines body for MatchTransactionInvoice for application/json ContentType.
+type MatchTransactionInvoiceJSONRequestBody = TransactionMatchInvoice
+
+// MatchTransactionSupplierInvoiceJSONRequestBody defines body for MatchTransactionSupplierInvoice for application/json ContentType.
+type MatchTransactionSupplierInvoiceJSONRequestBody = TransactionMatchSupplierInvoice
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookCreate
@@ -16187,6 +16591,15 @@ type ServerInterface interface {
 	// LinkTransactionJournalEntry Link a transaction to the verifikat that already books it
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/link-journal-entry)
 	LinkTransactionJournalEntry(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params LinkTransactionJournalEntryParams) error
+	// MatchTransactionBatch Settle several invoices with one transaction
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/match-batch)
+	MatchTransactionBatch(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params MatchTransactionBatchParams) error
+	// MatchTransactionInvoice Settle a customer invoice with money in
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/match-invoice)
+	MatchTransactionInvoice(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params MatchTransactionInvoiceParams) error
+	// MatchTransactionSupplierInvoice Pay a supplier invoice with money out
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/match-supplier-invoice)
+	MatchTransactionSupplierInvoice(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params MatchTransactionSupplierInvoiceParams) error
 	// RefreshTransactionExchangeRate Fill in a foreign transaction's kronor
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/refresh-exchange-rate)
 	RefreshTransactionExchangeRate(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params RefreshTransactionExchangeRateParams) error
@@ -23856,6 +24269,207 @@ func (w *ServerInterfaceWrapper) LinkTransactionJournalEntry(ctx echo.Context) e
 	return err
 }
 
+// MatchTransactionBatch converts echo context to params.
+func (w *ServerInterfaceWrapper) MatchTransactionBatch(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MatchTransactionBatchParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MatchTransactionBatch(ctx, companyId, transactionId, params)
+	return err
+}
+
+// MatchTransactionInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) MatchTransactionInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MatchTransactionInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MatchTransactionInvoice(ctx, companyId, transactionId, params)
+	return err
+}
+
+// MatchTransactionSupplierInvoice converts echo context to params.
+func (w *ServerInterfaceWrapper) MatchTransactionSupplierInvoice(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId TransactionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params MatchTransactionSupplierInvoiceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.MatchTransactionSupplierInvoice(ctx, companyId, transactionId, params)
+	return err
+}
+
 // RefreshTransactionExchangeRate converts echo context to params.
 func (w *ServerInterfaceWrapper) RefreshTransactionExchangeRate(ctx echo.Context) error {
 	var err error
@@ -24716,6 +25330,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/ignore", wrapper.UnignoreTransaction, options.OperationMiddlewares["unignoreTransaction"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/ignore", wrapper.IgnoreTransaction, options.OperationMiddlewares["ignoreTransaction"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/link-journal-entry", wrapper.LinkTransactionJournalEntry, options.OperationMiddlewares["linkTransactionJournalEntry"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/match-batch", wrapper.MatchTransactionBatch, options.OperationMiddlewares["matchTransactionBatch"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/match-invoice", wrapper.MatchTransactionInvoice, options.OperationMiddlewares["matchTransactionInvoice"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/match-supplier-invoice", wrapper.MatchTransactionSupplierInvoice, options.OperationMiddlewares["matchTransactionSupplierInvoice"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/refresh-exchange-rate", wrapper.RefreshTransactionExchangeRate, options.OperationMiddlewares["refreshTransactionExchangeRate"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/:transactionId/uncategorize", wrapper.UncategorizeTransaction, options.OperationMiddlewares["uncategorizeTransaction"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/batch-categorize", wrapper.BatchCategorizeTransactions, options.OperationMiddlewares["batchCategorizeTransactions"]...)
@@ -51997,6 +52614,642 @@ func (response LinkTransactionJournalEntry503JSONResponse) VisitLinkTransactionJ
 	return err
 }
 
+type MatchTransactionBatchRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        MatchTransactionBatchParams
+	Body          *MatchTransactionBatchJSONRequestBody
+}
+
+type MatchTransactionBatchResponseObject interface {
+	VisitMatchTransactionBatchResponse(w http.ResponseWriter) error
+}
+
+type MatchTransactionBatch200JSONResponse TransactionBatchMatchedResponse
+
+func (response MatchTransactionBatch200JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionBatch400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MatchTransactionBatch400JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionBatch401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MatchTransactionBatch401JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionBatch403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MatchTransactionBatch403JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionBatch404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MatchTransactionBatch404JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionBatch409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MatchTransactionBatch409JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionBatch413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MatchTransactionBatch413JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionBatch415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MatchTransactionBatch415JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionBatch429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MatchTransactionBatch429JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionBatch500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MatchTransactionBatch500JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionBatch503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MatchTransactionBatch503JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionInvoiceRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        MatchTransactionInvoiceParams
+	Body          *MatchTransactionInvoiceJSONRequestBody
+}
+
+type MatchTransactionInvoiceResponseObject interface {
+	VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error
+}
+
+type MatchTransactionInvoice200JSONResponse TransactionInvoiceMatchedResponse
+
+func (response MatchTransactionInvoice200JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MatchTransactionInvoice400JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MatchTransactionInvoice401JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MatchTransactionInvoice403JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MatchTransactionInvoice404JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MatchTransactionInvoice409JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MatchTransactionInvoice413JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MatchTransactionInvoice415JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MatchTransactionInvoice429JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MatchTransactionInvoice500JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MatchTransactionInvoice503JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionSupplierInvoiceRequestObject struct {
+	CompanyId     CompanyId     `json:"companyId"`
+	TransactionId TransactionId `json:"transactionId"`
+	Params        MatchTransactionSupplierInvoiceParams
+	Body          *MatchTransactionSupplierInvoiceJSONRequestBody
+}
+
+type MatchTransactionSupplierInvoiceResponseObject interface {
+	VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error
+}
+
+type MatchTransactionSupplierInvoice200JSONResponse TransactionSupplierInvoiceMatchedResponse
+
+func (response MatchTransactionSupplierInvoice200JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionSupplierInvoice400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response MatchTransactionSupplierInvoice400JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionSupplierInvoice401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response MatchTransactionSupplierInvoice401JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionSupplierInvoice403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response MatchTransactionSupplierInvoice403JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionSupplierInvoice404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response MatchTransactionSupplierInvoice404JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionSupplierInvoice409JSONResponse struct{ ConflictJSONResponse }
+
+func (response MatchTransactionSupplierInvoice409JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionSupplierInvoice413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response MatchTransactionSupplierInvoice413JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionSupplierInvoice415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response MatchTransactionSupplierInvoice415JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionSupplierInvoice429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response MatchTransactionSupplierInvoice429JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionSupplierInvoice500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response MatchTransactionSupplierInvoice500JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type MatchTransactionSupplierInvoice503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response MatchTransactionSupplierInvoice503JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RefreshTransactionExchangeRateRequestObject struct {
 	CompanyId     CompanyId     `json:"companyId"`
 	TransactionId TransactionId `json:"transactionId"`
@@ -55118,6 +56371,15 @@ type StrictServerInterface interface {
 	// LinkTransactionJournalEntry Link a transaction to the verifikat that already books it
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/link-journal-entry)
 	LinkTransactionJournalEntry(ctx context.Context, request LinkTransactionJournalEntryRequestObject) (LinkTransactionJournalEntryResponseObject, error)
+	// MatchTransactionBatch Settle several invoices with one transaction
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/match-batch)
+	MatchTransactionBatch(ctx context.Context, request MatchTransactionBatchRequestObject) (MatchTransactionBatchResponseObject, error)
+	// MatchTransactionInvoice Settle a customer invoice with money in
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/match-invoice)
+	MatchTransactionInvoice(ctx context.Context, request MatchTransactionInvoiceRequestObject) (MatchTransactionInvoiceResponseObject, error)
+	// MatchTransactionSupplierInvoice Pay a supplier invoice with money out
+	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/match-supplier-invoice)
+	MatchTransactionSupplierInvoice(ctx context.Context, request MatchTransactionSupplierInvoiceRequestObject) (MatchTransactionSupplierInvoiceResponseObject, error)
 	// RefreshTransactionExchangeRate Fill in a foreign transaction's kronor
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/refresh-exchange-rate)
 	RefreshTransactionExchangeRate(ctx context.Context, request RefreshTransactionExchangeRateRequestObject) (RefreshTransactionExchangeRateResponseObject, error)
@@ -60400,6 +61662,156 @@ func (sh *strictHandler) LinkTransactionJournalEntry(ctx echo.Context, companyId
 		return err
 	} else if validResponse, ok := response.(LinkTransactionJournalEntryResponseObject); ok {
 		return validResponse.VisitLinkTransactionJournalEntryResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MatchTransactionBatch operation middleware
+func (sh *strictHandler) MatchTransactionBatch(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params MatchTransactionBatchParams) error {
+	var request MatchTransactionBatchRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	var body MatchTransactionBatchJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MatchTransactionBatch(ctx.Request().Context(), request.(MatchTransactionBatchRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MatchTransactionBatch")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MatchTransactionBatchResponseObject); ok {
+		return validResponse.VisitMatchTransactionBatchResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MatchTransactionInvoice operation middleware
+func (sh *strictHandler) MatchTransactionInvoice(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params MatchTransactionInvoiceParams) error {
+	var request MatchTransactionInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	var body MatchTransactionInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MatchTransactionInvoice(ctx.Request().Context(), request.(MatchTransactionInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MatchTransactionInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MatchTransactionInvoiceResponseObject); ok {
+		return validResponse.VisitMatchTransactionInvoiceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// MatchTransactionSupplierInvoice operation middleware
+func (sh *strictHandler) MatchTransactionSupplierInvoice(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params MatchTransactionSupplierInvoiceParams) error {
+	var request MatchTransactionSupplierInvoiceRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	var body MatchTransactionSupplierInvoiceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.MatchTransactionSupplierInvoice(ctx.Request().Context(), request.(MatchTransactionSupplierInvoiceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "MatchTransactionSupplierInvoice")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(MatchTransactionSupplierInvoiceResponseObject); ok {
+		return validResponse.VisitMatchTransactionSupplierInvoiceResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

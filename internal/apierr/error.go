@@ -100,3 +100,19 @@ func Is(err error, code Code) bool {
 	e, ok := As(err)
 	return ok && e.Code == code
 }
+
+// PartError is the refusal of part Index of a request that names several
+// (the invoices one payment settles, the items of a batch): the caller
+// answers it in the code and field of that part.
+type PartError struct {
+	Index int
+	Err   error
+}
+
+func (e *PartError) Error() string { return fmt.Sprintf("part %d: %v", e.Index, e.Err) }
+
+// Unwrap answers the refusal itself.
+func (e *PartError) Unwrap() error { return e.Err }
+
+// Part answers err as the refusal of part i.
+func Part(i int, err error) *PartError { return &PartError{Index: i, Err: err} }

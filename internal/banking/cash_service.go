@@ -48,6 +48,11 @@ type Books struct {
 	OpenSupplierInvoices func(ctx context.Context, company uuid.UUID, currency string, amount money.Amount) ([]uuid.UUID, error)
 	// Enqueue queues an operation (jobs.Store.Enqueue).
 	Enqueue func(ctx context.Context, company uuid.UUID, typ string, params any) (jobs.Operation, error)
+	// Receive settles customer invoices with money in (invoicing), Disburse
+	// supplier invoices with money out (payables): the one payment path of
+	// 1510 and 2440. A refusal of one invoice is a *PartError.
+	Receive  func(ctx context.Context, company uuid.UUID, s Remittance) (Settled, error)
+	Disburse func(ctx context.Context, company uuid.UUID, s Remittance) (Settled, error)
 	// Post and Reverse are the ledger's.
 	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
 	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)

@@ -248,11 +248,7 @@ func (b *Bank) Categorize(ctx context.Context, company, id uuid.UUID, c Categori
 	}
 	in := ledger.Input{Date: t.Date, Description: entryText(t, c), SourceType: "bank_transaction",
 		SourceID: ptr(t.ID.String()), Lines: bk.Lines}
-	if t.CashAccountID != nil {
-		if a, err := b.store.CashAccount(ctx, company, *t.CashAccountID, false); err == nil && a.VoucherSeries != nil {
-			in.Series = *a.VoucherSeries
-		}
-	}
+	in.Series = b.series(ctx, t)
 	if t.MerchantName != nil {
 		in.Counterparty.CounterpartyName = t.MerchantName
 	}

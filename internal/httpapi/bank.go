@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -27,7 +28,7 @@ import (
 func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store, companies *company.Store,
 	journal *ledger.Store, rates *fx.Rates, docs *documents.Store, archive *documents.Archive,
 	sales *invoicing.Store, ops *jobs.Store,
-	bought func() *payables.Payables) *banking.Bank {
+	selling func() *invoicing.Sales, bought func() *payables.Payables) *banking.Bank {
 	return banking.New(banking.NewStore(db, audits), banking.Books{
 		EnsureAccount: func(ctx context.Context, c uuid.UUID, number, name string) error {
 			_, err := accounts.Ensure(ctx, c, []string{number})
@@ -60,6 +61,40 @@ func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store, companies
 		Link: func(ctx context.Context, c, doc, entry uuid.UUID) error {
 			_, err := archive.Link(ctx, c, doc, documents.LinkTo{EntryID: entry})
 			return err
+		},
+		Receive: func(ctx context.Context, c uuid.UUID, r banking.Remittance) (banking.Settled, error) {
+			parts := make([]invoicing.Allocation, len(r.Parts))
+			for i, p := range r.Parts {
+				parts[i] = invoicing.Allocation{InvoiceID: p.InvoiceID, Amount: p.Amount}
+			}
+			got, err := selling().Receive(ctx, c, invoicing.Remittance{Account: r.Account, Series: r.Series, Date: r.Date,
+				Description: r.Description, Currency: r.Currency, Amount: r.Amount, SEK: r.SEK, Parts: parts, Force: r.Force})
+			out := banking.Settled{Entry: got.Entry, Rounding: got.Rounding}
+			for i, inv := range got.Invoices {
+				var at *time.Time
+				if inv.Status == "paid" {
+					at = inv.PaidAt
+				}
+				out.Parts = append(out.Parts, banking.SettledPart{InvoiceID: inv.ID, PaymentID: got.Payments[i].ID,
+					Status: inv.State(), PaidAt: at, Amount: got.Payments[i].Amount, Paid: inv.Paid,
+					Remaining: inv.Remaining(), Allocated: r.Parts[i].Amount})
+			}
+			return out, err
+		},
+		Disburse: func(ctx context.Context, c uuid.UUID, r banking.Remittance) (banking.Settled, error) {
+			parts := make([]payables.Allocation, len(r.Parts))
+			for i, p := range r.Parts {
+				parts[i] = payables.Allocation{InvoiceID: p.InvoiceID, Amount: p.Amount}
+			}
+			got, err := bought().Disburse(ctx, c, payables.Disbursement{Account: r.Account, Series: r.Series, Date: r.Date,
+				Description: r.Description, Currency: r.Currency, Amount: r.Amount, SEK: r.SEK, Parts: parts, Force: r.Force})
+			out := banking.Settled{Entry: got.Entry, Fee: got.Fee, Rounding: got.Rounding}
+			for i, inv := range got.Invoices {
+				out.Parts = append(out.Parts, banking.SettledPart{InvoiceID: inv.ID, PaymentID: got.Payments[i].ID,
+					Status: inv.State(), PaidAt: inv.PaidAt, Amount: got.Payments[i].Amount, Paid: inv.PaidAmount,
+					Remaining: inv.Remaining(), Allocated: r.Parts[i].Amount})
+			}
+			return out, err
 		},
 		Rate:    rates.Rate,
 		Post:    journal.Post,

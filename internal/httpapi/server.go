@@ -315,7 +315,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	rates := fx.New(cfg.DB, cfg.Rates)
 	bank := newBank(cfg.DB, audits, accounts, companies, journal, rates, docs, archive, sales, ops,
-		func() *payables.Payables { return bought }) // set below; asked only once requests run
+		func() *invoicing.Sales { return s.sales }, func() *payables.Payables { return bought }) // set below; asked only once requests run
 	s.worker.Handle(banking.ImportOperation, bank.RunImport)
 	journal.LockBlocked = bank.LockBlocked
 	outbox := mail.NewStore(cfg.DB)
@@ -422,6 +422,9 @@ func New(cfg Config) (*Server, error) {
 		inbox.Receiver{Blobs: cfg.Blobs}, cfg.Now)
 	journal.Reversed = func(ctx context.Context, company uuid.UUID, orig, st ledger.Entry) error {
 		if err := bought.Reversed(ctx, company, orig, st); err != nil {
+			return err
+		}
+		if err := s.sales.Reversed(ctx, company, orig, st); err != nil {
 			return err
 		}
 		return bank.Reversed(ctx, company, orig, st)

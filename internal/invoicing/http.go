@@ -114,7 +114,8 @@ func (h *Handler) GetInvoice(ctx context.Context, req gen.GetInvoiceRequestObjec
 		for i, p := range payments {
 			out[i] = gen.InvoicePayment{Id: p.ID, Date: openapi_types.Date{Time: p.Date}, Amount: p.Amount,
 				AmountSek: p.SEK, Rate: envelope.Nullable(p.Rate), Account: envelope.Nullable(p.Account),
-				JournalEntryId: envelope.Nullable(p.EntryID), Source: gen.InvoicePaymentSource(p.Source)}
+				JournalEntryId: envelope.Nullable(p.EntryID), Source: gen.InvoicePaymentSource(p.Source),
+				ReversesPaymentId: envelope.Nullable(p.ReversesID)}
 		}
 		v.Payments = &out
 	}

@@ -146,30 +146,23 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 			return Paid{}, err
 		}
 		source = SourcePayout
-	default:
-		if lines, source, err = s.paymentLines(ctx, &inv, account, amount, sek, paidOut, false); err != nil {
-			return Paid{}, err
-		}
 	}
-	lines = chargeLines(lines, account, fee, interest)
 	// The payment is written first and its verifikat posted last: the
 	// posting's locks are then held only until the commit.
 	entry := uuid.New()
 	pay := Payment{ID: uuid.New(), Date: day, Amount: signed(amount), SEK: signed(sek), Rate: rate, Account: &account,
 		Source: kind, Notes: p.Notes, EntryID: &entry}
 	var paid Invoice
-	if p.Payout {
+	switch {
+	case p.Payout:
 		paid, err = s.store.AddPayout(ctx, inv, pay, s.today(), !p.Force)
-	} else {
+	case inv.CreditedID != nil:
 		paid, err = s.store.AddPayment(ctx, inv, pay, s.today(), !p.Force)
+	default:
+		paid, lines, source, err = s.settle(ctx, inv, pay, paidOut, fee, interest, !p.Force)
 	}
 	if err != nil {
 		return Paid{}, err
-	}
-	if fee.Sign() > 0 || interest.Sign() > 0 {
-		if err := s.store.PayCharges(ctx, company, id, pay.ID, fee, interest); err != nil {
-			return Paid{}, err
-		}
 	}
 	if _, err := s.post(ctx, inv, entry, true, day, "payment_date", source, desc+*inv.Number+", "+inv.CustomerName, lines); err != nil {
 		return Paid{}, err
@@ -185,6 +178,30 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 		}
 	}
 	return Paid{Invoice: paid, Payment: pay, Lines: lines}, nil
+}
+
+// settle books pay, a payment of inv's customer not yet written (paidOut:
+// what Skatteverket paid out of its deduction), with fee and interest of
+// the reminders it also took: the lines of its verifikat (the sale booked
+// first when its booking waited) and their source type, and the invoice
+// with it written (unlessSame: unless a lookalike is there).
+func (s *Sales) settle(ctx context.Context, inv Invoice, pay Payment, paidOut, fee, interest money.Amount,
+	unlessSame bool) (Invoice, []ledger.Line, string, error) {
+	lines, source, err := s.paymentLines(ctx, &inv, *pay.Account, pay.Amount, pay.SEK, paidOut, false)
+	if err != nil {
+		return inv, nil, "", err
+	}
+	lines = chargeLines(lines, *pay.Account, fee, interest)
+	paid, err := s.store.AddPayment(ctx, inv, pay, s.today(), unlessSame)
+	if err != nil {
+		return inv, nil, "", err
+	}
+	if fee.Sign() > 0 || interest.Sign() > 0 {
+		if err := s.store.PayCharges(ctx, inv.CompanyID, inv.ID, pay.ID, fee, interest); err != nil {
+			return inv, nil, "", err
+		}
+	}
+	return paid, lines, source, nil
 }
 
 // chargeLines adds to a payment's lines the reminder charges it paid:

@@ -25,14 +25,17 @@ type Payment struct {
 	Source  string       `db:"source"`
 	Notes   *string      `db:"notes"`
 	EntryID *uuid.UUID   `db:"journal_entry_id"`
-	At      time.Time    `db:"created_at"`
+	// ReversesID names the payment this row undoes (its amounts negated):
+	// the payment's verifikat was stornoed.
+	ReversesID *uuid.UUID `db:"reverses_id"`
+	At         time.Time  `db:"created_at"`
 }
 
 // Payments answers the payments of invoice id, oldest first.
 func (s *Store) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment, error) {
 	out := []Payment{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id, payment_date, amount, amount_sek, exchange_rate,
-			account_number, source, notes, journal_entry_id, created_at
+			account_number, source, notes, journal_entry_id, reverses_id, created_at
 		FROM invoice_payments WHERE company_id = $1 AND invoice_id = $2 ORDER BY created_at, id`, company, id)
 	return out, err
 }
@@ -41,10 +44,12 @@ func (s *Store) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment,
 // of the kind payout says (Skatteverket's payout, or the customer's
 // money): a lookalike is of the same kind, amount and day.
 func sameKind(payout bool) string {
+	standing := ` AND reverses_id IS NULL AND NOT EXISTS (SELECT 1 FROM invoice_payments u
+		WHERE u.company_id = invoice_payments.company_id AND u.reverses_id = invoice_payments.id)`
 	if payout {
-		return `source = 'rot_rut_payout'`
+		return `source = 'rot_rut_payout'` + standing
 	}
-	return `source IN ('manual', 'bank')`
+	return `source IN ('manual', 'bank')` + standing
 }
 
 // SamePayment answers a payment of the invoice of amount on day already
@@ -130,4 +135,44 @@ func (s *Store) AddPayout(ctx context.Context, inv Invoice, p Payment, today tim
 		return out, store.Refused(err)
 	}
 	return inv, s.lookalike(ctx, inv, p, true)
+}
+
+// PaidBy answers the invoices verifikat entry paid, through payments not
+// undone, held against another change.
+func (s *Store) PaidBy(ctx context.Context, company, entry uuid.UUID, today time.Time) ([]Invoice, error) {
+	out := []Invoice{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+columns("$3::date")+` FROM invoices i
+		WHERE i.company_id = $1 AND i.id IN (SELECT p.invoice_id FROM invoice_payments p
+			WHERE p.company_id = $1 AND p.journal_entry_id = $2 AND p.reverses_id IS NULL
+			  AND NOT EXISTS (SELECT 1 FROM invoice_payments u WHERE u.company_id = $1 AND u.reverses_id = p.id))
+		ORDER BY i.id FOR UPDATE OF i`, company, entry, store.Day(today))
+	return out, err
+}
+
+// UndoPayments undoes every payment verifikat entry booked, with rows of
+// their own dated day and naming storno (the verifikat that undid them),
+// and moves each invoice back to what is then paid of it, in one
+// statement. It answers the invoices as read on today.
+func (s *Store) UndoPayments(ctx context.Context, company, entry, storno uuid.UUID, day, today time.Time) ([]Invoice, error) {
+	out := []Invoice{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		WITH r AS (
+			INSERT INTO invoice_payments (company_id, invoice_id, id, payment_date, amount, amount_sek, exchange_rate,
+				account_number, source, journal_entry_id, reverses_id)
+			SELECT p.company_id, p.invoice_id, gen_random_uuid(), $4, -p.amount, -p.amount_sek, p.exchange_rate,
+				p.account_number, p.source, $3, p.id
+			FROM invoice_payments p WHERE p.company_id = $1 AND p.journal_entry_id = $2 AND p.reverses_id IS NULL
+			  AND p.source <> 'credit_note'
+			  AND NOT EXISTS (SELECT 1 FROM invoice_payments u WHERE u.company_id = $1 AND u.reverses_id = p.id)
+			RETURNING invoice_id, amount, source),
+		d AS (SELECT invoice_id, coalesce(sum(amount) FILTER (WHERE source <> 'rot_rut_payout'), 0) AS amount
+			FROM r GROUP BY invoice_id)
+		UPDATE invoices i SET paid_amount = i.paid_amount + d.amount,
+			status = CASE WHEN i.paid_amount + d.amount = 0 THEN 'sent'
+				WHEN i.paid_amount + d.amount = i.total - i.deduction_total THEN 'paid' ELSE 'partially_paid' END,
+			paid_at = CASE WHEN i.paid_amount + d.amount = i.total - i.deduction_total THEN i.paid_at END,
+			updated_at = now()
+		FROM d WHERE i.company_id = $1 AND i.id = d.invoice_id RETURNING `+columns("$5::date"),
+		company, entry, storno, store.Day(day), store.Day(today))
+	return out, store.Refused(err)
 }

@@ -86,12 +86,17 @@ func (s *Store) Outstanding(ctx context.Context, company, invoice uuid.UUID) (fe
 	}
 	err = s.db.Q(ctx).GetContext(ctx, &row, `SELECT
 			coalesce((SELECT sum(fee) FROM invoice_reminders WHERE company_id = $1 AND invoice_id = $2), 0)
-			- coalesce((SELECT sum(fee) FROM invoice_charge_payments WHERE company_id = $1 AND invoice_id = $2), 0) AS fees,
+			- coalesce((SELECT sum(fee) FROM invoice_charge_payments c WHERE `+chargesStanding+`), 0) AS fees,
 			coalesce((SELECT sum(interest) FROM invoice_reminders WHERE company_id = $1 AND invoice_id = $2), 0)
-			- coalesce((SELECT sum(interest) FROM invoice_charge_payments WHERE company_id = $1 AND invoice_id = $2), 0)
+			- coalesce((SELECT sum(interest) FROM invoice_charge_payments c WHERE `+chargesStanding+`), 0)
 			AS interest`, company, invoice)
 	return row.Fees, row.Interest, err
 }
+
+// chargesStanding picks the charges taken by payments of invoice $2 not
+// undone: an undone payment's charges are owed again.
+const chargesStanding = `c.company_id = $1 AND c.invoice_id = $2 AND NOT EXISTS (SELECT 1 FROM invoice_payments u
+	WHERE u.company_id = $1 AND u.reverses_id = c.payment_id)`
 
 // PayCharges records what of the reminder charges a payment took.
 func (s *Store) PayCharges(ctx context.Context, company, invoice, payment uuid.UUID, fee, interest money.Amount) error {

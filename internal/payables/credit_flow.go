@@ -209,8 +209,14 @@ func (p *Payables) undoCredit(ctx context.Context, note Invoice) error {
 	if err != nil {
 		return err
 	}
+	undone := map[uuid.UUID]bool{}
 	for _, pay := range payments {
-		if pay.Source != SettledByCredit {
+		if pay.ReversesID != nil {
+			undone[pay.ID], undone[*pay.ReversesID] = true, true
+		}
+	}
+	for _, pay := range payments {
+		if pay.Source != SettledByCredit && !undone[pay.ID] {
 			return apierr.New(apierr.SIUncreditFailed, map[string]any{"reason": "refund_recorded",
 				"credit_note_id": note.ID, "payment_id": pay.ID})
 		}
@@ -250,7 +256,10 @@ func (p *Payables) undoCredit(ctx context.Context, note Invoice) error {
 // undoes the credit; an invoice's registration (or private payment)
 // leaves the invoice reversed, its prepaid months cancelled. A credited
 // invoice's registration is not stornoed: its credit is undone first.
-func (p *Payables) Reversed(ctx context.Context, company uuid.UUID, orig, _ ledger.Entry) error {
+func (p *Payables) Reversed(ctx context.Context, company uuid.UUID, orig, st ledger.Entry) error {
+	if paymentSources[orig.SourceType] {
+		return p.undoPayments(ctx, company, orig, st)
+	}
 	if orig.SourceID == nil {
 		return nil
 	}

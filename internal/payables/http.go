@@ -154,7 +154,7 @@ func (h *Handler) GetSupplierInvoice(ctx context.Context, req gen.GetSupplierInv
 			out[i] = gen.SupplierInvoicePayment{Id: p.ID, PaymentDate: date(p.Date), Amount: p.Amount, AmountSek: p.SEK,
 				ExchangeRate: envelope.Nullable(p.ExchangeRate), AccountNumber: envelope.Nullable(p.Account),
 				Source: gen.SupplierInvoicePaymentSource(p.Source), JournalEntryId: envelope.Nullable(p.EntryID),
-				Notes: envelope.Nullable(p.Notes), CreatedAt: p.CreatedAt}
+				Notes: envelope.Nullable(p.Notes), CreatedAt: p.CreatedAt, ReversesPaymentId: envelope.Nullable(p.ReversesID)}
 		}
 		v.Payments = &out
 	}

@@ -106,11 +106,14 @@ type Payment struct {
 	ExchangeRate *money.Rate  `db:"exchange_rate"`
 	// Account is where the money went; none on a credit note's
 	// settlement of what its original still owed.
-	Account   *string    `db:"account_number"`
-	Source    string     `db:"source"`
-	Notes     *string    `db:"notes"`
-	EntryID   *uuid.UUID `db:"journal_entry_id"`
-	CreatedAt time.Time  `db:"created_at"`
+	Account *string    `db:"account_number"`
+	Source  string     `db:"source"`
+	Notes   *string    `db:"notes"`
+	EntryID *uuid.UUID `db:"journal_entry_id"`
+	// ReversesID names the payment this row undoes (its amounts negated):
+	// the payment's verifikat was stornoed.
+	ReversesID *uuid.UUID `db:"reverses_id"`
+	CreatedAt  time.Time  `db:"created_at"`
 }
 
 // Remaining is what is left to pay, in the invoice's currency: nothing

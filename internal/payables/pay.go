@@ -120,22 +120,9 @@ func (p *Payables) MarkPaid(ctx context.Context, company, id uuid.UUID, pd Payme
 	if err := p.books.EnsureAccounts(ctx, company, []string{account}); err != nil {
 		return PaidOut{}, err
 	}
-	s := Settle(inv, amount, sek, account)
 	entry := uuid.New()
-	pay := Payment{ID: uuid.New(), InvoiceID: id, Date: day, Amount: amount, SEK: sek, BookedSEK: s.Booked,
-		Account: &account, Source: PaidManually, Notes: pd.Notes, EntryID: &entry}
-	if inv.Currency != "SEK" {
-		r, err := money.ParseRate(rateOf(amount, sek))
-		if err == nil {
-			pay.ExchangeRate = &r
-		}
-	}
-	status, paidAt := PartiallyPaid, (*time.Time)(nil)
-	if amount.Cmp(inv.Remaining()) == 0 {
-		status, paidAt = Paid, &day
-	}
 	old := inv
-	paid, err := p.store.Pay(ctx, inv, pay, status, paidAt, p.today())
+	paid, pay, lines, err := p.pay(ctx, inv, amount, sek, account, entry, day, PaidManually, pd.Notes)
 	if err != nil {
 		return PaidOut{}, err
 	}
@@ -147,7 +134,7 @@ func (p *Payables) MarkPaid(ctx context.Context, company, id uuid.UUID, pd Payme
 	// invoice's document is underlag of.
 	link := inv.Cash && inv.DocumentID != nil && inv.PaidAmount.IsZero()
 	if _, err := p.post(ctx, inv, entry, !link, day, source, "Betalning leverantörsfaktura "+inv.Number+", "+inv.SupplierName,
-		s.Lines); err != nil {
+		lines); err != nil {
 		return PaidOut{}, err
 	}
 	if link {
@@ -158,12 +145,34 @@ func (p *Payables) MarkPaid(ctx context.Context, company, id uuid.UUID, pd Payme
 	if err := p.record(ctx, audit.Update, describe(paid)+": betalning "+amount.String()+" "+inv.Currency, paid, &old, &paid); err != nil {
 		return PaidOut{}, err
 	}
-	if status == Paid {
+	if paid.Status == Paid {
 		if _, err := outbox.Emit(ctx, p.db, company, EventPaid, map[string]any{"supplier_invoice": Event(paid)}); err != nil {
 			return PaidOut{}, err
 		}
 	}
-	return PaidOut{Invoice: paid, Payment: pay, Lines: s.Lines}, nil
+	return PaidOut{Invoice: paid, Payment: pay, Lines: lines}, nil
+}
+
+// pay writes a payment of amount of inv (sek kronor from account, on day,
+// from source), to be booked by verifikat entry: the invoice it leaves,
+// the payment, and the lines that book it (Settle).
+func (p *Payables) pay(ctx context.Context, inv Invoice, amount, sek money.Amount, account string, entry uuid.UUID,
+	day time.Time, source string, notes *string) (Invoice, Payment, []ledger.Line, error) {
+	s := Settle(inv, amount, sek, account)
+	pay := Payment{ID: uuid.New(), InvoiceID: inv.ID, Date: day, Amount: amount, SEK: sek, BookedSEK: s.Booked,
+		Account: &account, Source: source, Notes: notes, EntryID: &entry}
+	if inv.Currency != "SEK" {
+		r, err := money.ParseRate(rateOf(amount, sek))
+		if err == nil {
+			pay.ExchangeRate = &r
+		}
+	}
+	status, paidAt := PartiallyPaid, (*time.Time)(nil)
+	if amount.Cmp(inv.Remaining()) == 0 {
+		status, paidAt = Paid, &day
+	}
+	paid, err := p.store.Pay(ctx, inv, pay, status, paidAt, p.today())
+	return paid, pay, s.Lines, err
 }
 
 // paidSEK is what a payment of amount cost in kronor: the amount itself

@@ -273,7 +273,7 @@ func (s *Store) Open(ctx context.Context, company, supplier uuid.UUID, today tim
 func (s *Store) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment, error) {
 	out := []Payment{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id, supplier_invoice_id, payment_date, amount, amount_sek, booked_sek,
-		exchange_rate, account_number, source, notes, journal_entry_id, created_at
+		exchange_rate, account_number, source, notes, journal_entry_id, reverses_id, created_at
 		FROM supplier_invoice_payments WHERE company_id = $1 AND supplier_invoice_id = $2 ORDER BY created_at, id`, company, id)
 	return out, err
 }
@@ -283,7 +283,8 @@ func (s *Store) Payments(ctx context.Context, company, id uuid.UUID) ([]Payment,
 func (s *Store) SamePayment(ctx context.Context, company, id uuid.UUID, day time.Time, amount money.Amount) ([]uuid.UUID, error) {
 	out := []uuid.UUID{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id FROM supplier_invoice_payments
-		WHERE company_id = $1 AND supplier_invoice_id = $2 AND payment_date = $3 AND amount = $4`, company, id, store.Day(day), amount)
+		WHERE company_id = $1 AND supplier_invoice_id = $2 AND payment_date = $3 AND amount = $4 AND `+standing("supplier_invoice_payments"),
+		company, id, store.Day(day), amount)
 	return out, err
 }
 
@@ -332,4 +333,53 @@ func (s *Store) Payable(ctx context.Context, company uuid.UUID, currency string,
 		  AND total > 0 AND total - paid_amount = $3
 		ORDER BY due_date, arrival_number LIMIT 5`, company, currency, amount)
 	return out, err
+}
+
+// standing is the SQL condition that payment row p is neither an undoing
+// nor undone.
+func standing(p string) string {
+	return p + `.reverses_id IS NULL AND NOT EXISTS (SELECT 1 FROM supplier_invoice_payments u
+		WHERE u.company_id = ` + p + `.company_id AND u.reverses_id = ` + p + `.id)`
+}
+
+// PaidBy answers the supplier invoices verifikat entry paid, through
+// payments not undone, held against another change.
+func (s *Store) PaidBy(ctx context.Context, company, entry uuid.UUID, today time.Time) ([]Invoice, error) {
+	out := []Invoice{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+columns("$3::date")+` FROM supplier_invoices i
+		WHERE i.company_id = $1 AND i.id IN (SELECT p.supplier_invoice_id FROM supplier_invoice_payments p
+			WHERE p.company_id = $1 AND p.journal_entry_id = $2 AND `+standing("p")+`)
+		ORDER BY i.id FOR UPDATE OF i`, company, entry, store.Day(today))
+	return out, err
+}
+
+// UndoPayments undoes every payment verifikat entry booked, with rows of
+// their own dated day naming storno (the verifikat that undid them), and
+// moves each invoice back to what is then paid of it (approved or
+// registered when nothing is), its payment verifikat the last one
+// standing, in one statement. It answers the invoices as read on today.
+func (s *Store) UndoPayments(ctx context.Context, company, entry, storno uuid.UUID, day, today time.Time) ([]Invoice, error) {
+	out := []Invoice{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		WITH r AS (
+			INSERT INTO supplier_invoice_payments (company_id, supplier_invoice_id, id, payment_date, amount, amount_sek,
+				booked_sek, exchange_rate, account_number, source, journal_entry_id, reverses_id)
+			SELECT p.company_id, p.supplier_invoice_id, gen_random_uuid(), $4, -p.amount, -p.amount_sek, -p.booked_sek,
+				p.exchange_rate, p.account_number, p.source, $3, p.id
+			FROM supplier_invoice_payments p WHERE p.company_id = $1 AND p.journal_entry_id = $2
+			  AND p.source NOT IN ('credit_note', 'private') AND `+standing("p")+`
+			RETURNING supplier_invoice_id, amount, booked_sek),
+		d AS (SELECT supplier_invoice_id, sum(amount) AS amount, sum(booked_sek) AS booked FROM r GROUP BY supplier_invoice_id),
+		i AS (
+			UPDATE supplier_invoices i SET paid_amount = i.paid_amount + d.amount, paid_booked_sek = i.paid_booked_sek + d.booked,
+				status = CASE WHEN i.paid_amount + d.amount = i.total THEN 'paid'
+					WHEN i.paid_amount + d.amount <> 0 THEN 'partially_paid'
+					WHEN i.approved_at IS NOT NULL THEN 'approved' ELSE 'registered' END,
+				paid_at = CASE WHEN i.paid_amount + d.amount = i.total THEN i.paid_at END,
+				payment_journal_entry_id = (SELECT p.journal_entry_id FROM supplier_invoice_payments p
+					WHERE p.company_id = $1 AND p.supplier_invoice_id = i.id AND p.journal_entry_id <> $2
+					  AND p.source <> 'credit_note' AND `+standing("p")+` ORDER BY p.created_at DESC, p.id LIMIT 1)
+			FROM d WHERE i.company_id = $1 AND i.id = d.supplier_invoice_id RETURNING i.*)
+		SELECT `+columns("$5::date")+` FROM i`, company, entry, storno, store.Day(day), store.Day(today))
+	return out, store.Refused(err)
 }
