@@ -216,6 +216,24 @@ func (e BankConnectionStatus) Valid() bool {
 	}
 }
 
+// Defines values for BankConnectionCreatePsuType.
+const (
+	Business BankConnectionCreatePsuType = "business"
+	Personal BankConnectionCreatePsuType = "personal"
+)
+
+// Valid indicates whether the value is a known member of the BankConnectionCreatePsuType enum.
+func (e BankConnectionCreatePsuType) Valid() bool {
+	switch e {
+	case Business:
+		return true
+	case Personal:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BankFilePreviewFormat.
 const (
 	BankFilePreviewFormatCamt053       BankFilePreviewFormat = "camt053"
@@ -789,6 +807,7 @@ const (
 	ErrorCodeBANKRATELIMITED                            ErrorCode = "BANK_RATE_LIMITED"
 	ErrorCodeBANKSESSIONEXPIRED                         ErrorCode = "BANK_SESSION_EXPIRED"
 	ErrorCodeBANKSYNCCOOLDOWN                           ErrorCode = "BANK_SYNC_COOLDOWN"
+	ErrorCodeBANKSYNCFAILED                             ErrorCode = "BANK_SYNC_FAILED"
 	ErrorCodeBATCHAMOUNTBELOWTX                         ErrorCode = "BATCH_AMOUNT_BELOW_TX"
 	ErrorCodeBATCHAMOUNTEXCEEDSTX                       ErrorCode = "BATCH_AMOUNT_EXCEEDS_TX"
 	ErrorCodeBATCHDIRECTIONMISMATCH                     ErrorCode = "BATCH_DIRECTION_MISMATCH"
@@ -1086,6 +1105,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeBANKSESSIONEXPIRED:
 		return true
 	case ErrorCodeBANKSYNCCOOLDOWN:
+		return true
+	case ErrorCodeBANKSYNCFAILED:
 		return true
 	case ErrorCodeBATCHAMOUNTBELOWTX:
 		return true
@@ -4287,21 +4308,59 @@ type AuditTrailResponse struct {
 
 // BankConnection defines model for BankConnection.
 type BankConnection struct {
-	Bank           nullable.Nullable[string]    `json:"bank"`
-	ConnectionId   openapi_types.UUID           `json:"connection_id"`
-	ConsentExpires nullable.Nullable[time.Time] `json:"consent_expires"`
+	// Accounts Kontera's extension: the accounts the consent covers; empty while pending.
+	Accounts []BankConnectionAccount `json:"accounts"`
+
+	// AuthorizationUrl Kontera's extension: while pending, where the user gives consent in the bank (BankID); null after.
+	AuthorizationUrl nullable.Nullable[string]    `json:"authorization_url"`
+	Bank             nullable.Nullable[string]    `json:"bank"`
+	ConnectionId     openapi_types.UUID           `json:"connection_id"`
+	ConsentExpires   nullable.Nullable[time.Time] `json:"consent_expires"`
 
 	// ErrorMessage In Swedish, for the user.
 	ErrorMessage nullable.Nullable[string] `json:"error_message"`
 
 	// LastSyncedAt null until the first sync completes.
 	LastSyncedAt nullable.Nullable[time.Time] `json:"last_synced_at"`
-	Since        time.Time                    `json:"since"`
-	Status       BankConnectionStatus         `json:"status"`
+
+	// NextAllowedAt Kontera's extension: the earliest a sync is taken (the 15-minute cooldown, or the bank's own limit); null when now.
+	NextAllowedAt nullable.Nullable[time.Time] `json:"next_allowed_at"`
+	Since         time.Time                    `json:"since"`
+
+	// Stale Kontera's extension: not synced for over 36 hours (or, never synced, made over 36 hours ago).
+	Stale  bool                 `json:"stale"`
+	Status BankConnectionStatus `json:"status"`
 }
 
 // BankConnectionStatus defines model for BankConnection.Status.
 type BankConnectionStatus string
+
+// BankConnectionAccount An account the consent covers, and the cash account it feeds (null until chosen with select-accounts).
+type BankConnectionAccount struct {
+	// AccountUid The aggregator's id of the account: what select-accounts names.
+	AccountUid    string                                `json:"account_uid"`
+	CashAccountId nullable.Nullable[openapi_types.UUID] `json:"cash_account_id"`
+	Currency      string                                `json:"currency"`
+	Iban          nullable.Nullable[string]             `json:"iban"`
+	Name          nullable.Nullable[string]             `json:"name"`
+}
+
+// BankConnectionCreate defines model for BankConnectionCreate.
+type BankConnectionCreate struct {
+	// Bank The bank's name at the aggregator (ASPSP), e.g. SEB, Swedbank, Handelsbanken, Nordea.
+	Bank    string                       `json:"bank"`
+	Country *string                      `json:"country,omitempty"`
+	PsuType *BankConnectionCreatePsuType `json:"psu_type,omitempty"`
+
+	// ReturnUrl https: where the user is sent, with connection_id and status in the query, once the bank has answered. Without it the callback answers the connection as JSON.
+	ReturnUrl *string `json:"return_url,omitempty"`
+
+	// ValidDays How long the consent is asked for; the bank may shorten it (consent_expires).
+	ValidDays *int `json:"valid_days,omitempty"`
+}
+
+// BankConnectionCreatePsuType defines model for BankConnectionCreate.PsuType.
+type BankConnectionCreatePsuType string
 
 // BankConnectionList defines model for BankConnectionList.
 type BankConnectionList struct {
@@ -4314,6 +4373,24 @@ type BankConnectionListResponse struct {
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// BankConnectionResponse defines model for BankConnectionResponse.
+type BankConnectionResponse struct {
+	Data BankConnection `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// BankConnectionSelect defines model for BankConnectionSelect.
+type BankConnectionSelect struct {
+	Accounts []struct {
+		AccountUid string `json:"account_uid"`
+
+		// CashAccountId A cash account of the account's currency to feed; without it the cash account with the account's IBAN is taken over, else a new one is opened.
+		CashAccountId *openapi_types.UUID `json:"cash_account_id,omitempty"`
+	} `json:"accounts"`
 }
 
 // BankFilePreview defines model for BankFilePreview.
@@ -11824,6 +11901,19 @@ type Unprocessable = ErrorEnvelope
 // UnsupportedMediaType Every error response: a single top-level key `error`, no `meta`.
 type UnsupportedMediaType = ErrorEnvelope
 
+// CompleteBankConnectionParams defines parameters for CompleteBankConnection.
+type CompleteBankConnectionParams struct {
+	// State The state Kontera sent with the consent.
+	State string `form:"state" json:"state"`
+
+	// Code The code that opens the session.
+	Code *string `form:"code,omitempty" json:"code,omitempty"`
+
+	// Error The bank's error, e.g. access_denied when the user said no.
+	Error            *string `form:"error,omitempty" json:"error,omitempty"`
+	ErrorDescription *string `form:"error_description,omitempty" json:"error_description,omitempty"`
+}
+
 // ListCompaniesParams defines parameters for ListCompanies.
 type ListCompaniesParams struct {
 	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
@@ -11912,6 +12002,24 @@ type ListAuditEntriesParams struct {
 
 	// Limit Page size 1-200, default 50; larger values are clamped to 200.
 	Limit *AuditLimit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// CreateBankConnectionParams defines parameters for CreateBankConnection.
+type CreateBankConnectionParams struct {
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// SelectBankConnectionAccountsParams defines parameters for SelectBankConnectionAccounts.
+type SelectBankConnectionAccountsParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
 // SyncBankConnectionParams defines parameters for SyncBankConnection.
@@ -13464,6 +13572,12 @@ type CreateAccountJSONRequestBody = AccountCreate
 
 // UpdateAccountJSONRequestBody defines body for UpdateAccount for application/json ContentType.
 type UpdateAccountJSONRequestBody = AccountPatch
+
+// CreateBankConnectionJSONRequestBody defines body for CreateBankConnection for application/json ContentType.
+type CreateBankConnectionJSONRequestBody = BankConnectionCreate
+
+// SelectBankConnectionAccountsJSONRequestBody defines body for SelectBankConnectionAccounts for application/json ContentType.
+type SelectBankConnectionAccountsJSONRequestBody = BankConnectionSelect
 
 // CreateCashAccountJSONRequestBody defines body for CreateCashAccount for application/json ContentType.
 type CreateCashAccountJSONRequestBody = CashAccountCreate
@@ -16174,6 +16288,9 @@ type ServerInterface interface {
 	// GetApiKey Show the grant of the calling key
 	// (GET /api/v1/api-key)
 	GetApiKey(ctx echo.Context) error
+	// CompleteBankConnection The bank's return after the user's consent (callback)
+	// (GET /api/v1/bank-connections/callback)
+	CompleteBankConnection(ctx echo.Context, params CompleteBankConnectionParams) error
 	// ListCompanies List the companies the key reaches
 	// (GET /api/v1/companies)
 	ListCompanies(ctx echo.Context, params ListCompaniesParams) error
@@ -16198,6 +16315,12 @@ type ServerInterface interface {
 	// ListBankConnections List the company's bank connections
 	// (GET /api/v1/companies/{companyId}/bank-connections)
 	ListBankConnections(ctx echo.Context, companyId CompanyId) error
+	// CreateBankConnection Ask a bank for consent to read the company's accounts
+	// (POST /api/v1/companies/{companyId}/bank-connections)
+	CreateBankConnection(ctx echo.Context, companyId CompanyId, params CreateBankConnectionParams) error
+	// SelectBankConnectionAccounts Choose which of a connection's accounts feed cash accounts
+	// (POST /api/v1/companies/{companyId}/bank-connections/{connectionId}/select-accounts)
+	SelectBankConnectionAccounts(ctx echo.Context, companyId CompanyId, connectionId BankConnectionId, params SelectBankConnectionAccountsParams) error
 	// SyncBankConnection Sync a bank connection now
 	// (POST /api/v1/companies/{companyId}/bank-connections/{connectionId}/sync)
 	SyncBankConnection(ctx echo.Context, companyId CompanyId, connectionId BankConnectionId, params SyncBankConnectionParams) error
@@ -16707,6 +16830,45 @@ func (w *ServerInterfaceWrapper) GetApiKey(ctx echo.Context) error {
 	return err
 }
 
+// CompleteBankConnection converts echo context to params.
+func (w *ServerInterfaceWrapper) CompleteBankConnection(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CompleteBankConnectionParams
+	// ------------- Required query parameter "state" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "state", ctx.QueryParams(), &params.State, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter state: %s", err))
+	}
+
+	// ------------- Optional query parameter "code" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "code", ctx.QueryParams(), &params.Code, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter code: %s", err))
+	}
+
+	// ------------- Optional query parameter "error" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error", ctx.QueryParams(), &params.Error, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error: %s", err))
+	}
+
+	// ------------- Optional query parameter "error_description" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "error_description", ctx.QueryParams(), &params.ErrorDescription, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter error_description: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CompleteBankConnection(ctx, params)
+	return err
+}
+
 // ListCompanies converts echo context to params.
 func (w *ServerInterfaceWrapper) ListCompanies(ctx echo.Context) error {
 	var err error
@@ -17066,6 +17228,107 @@ func (w *ServerInterfaceWrapper) ListBankConnections(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.ListBankConnections(ctx, companyId)
+	return err
+}
+
+// CreateBankConnection converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateBankConnection(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateBankConnectionParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateBankConnection(ctx, companyId, params)
+	return err
+}
+
+// SelectBankConnectionAccounts converts echo context to params.
+func (w *ServerInterfaceWrapper) SelectBankConnectionAccounts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "connectionId" -------------
+	var connectionId BankConnectionId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "connectionId", ctx.Param("connectionId"), &connectionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter connectionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SelectBankConnectionAccountsParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SelectBankConnectionAccounts(ctx, companyId, connectionId, params)
 	return err
 }
 
@@ -25194,6 +25457,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/.well-known/skills/kontera-api/SKILL.md", wrapper.GetSkill, options.OperationMiddlewares["getSkill"]...)
 	router.GET(options.BaseURL+"/.well-known/skills/kontera-api/references/:file", wrapper.GetSkillReference, options.OperationMiddlewares["getSkillReference"]...)
 	router.GET(options.BaseURL+"/api/v1/api-key", wrapper.GetApiKey, options.OperationMiddlewares["getApiKey"]...)
+	router.GET(options.BaseURL+"/api/v1/bank-connections/callback", wrapper.CompleteBankConnection, options.OperationMiddlewares["completeBankConnection"]...)
 	router.GET(options.BaseURL+"/api/v1/companies", wrapper.ListCompanies, options.OperationMiddlewares["listCompanies"]...)
 	router.POST(options.BaseURL+"/api/v1/companies", wrapper.CreateCompany, options.OperationMiddlewares["createCompany"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/accounts", wrapper.ListAccounts, options.OperationMiddlewares["listAccounts"]...)
@@ -25202,6 +25466,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/accounts/:accountNumber", wrapper.UpdateAccount, options.OperationMiddlewares["updateAccount"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/audit-trail", wrapper.ListAuditEntries, options.OperationMiddlewares["listAuditEntries"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/bank-connections", wrapper.ListBankConnections, options.OperationMiddlewares["listBankConnections"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/bank-connections", wrapper.CreateBankConnection, options.OperationMiddlewares["createBankConnection"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/bank-connections/:connectionId/select-accounts", wrapper.SelectBankConnectionAccounts, options.OperationMiddlewares["selectBankConnectionAccounts"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/bank-connections/:connectionId/sync", wrapper.SyncBankConnection, options.OperationMiddlewares["syncBankConnection"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/capabilities", wrapper.ListCapabilities, options.OperationMiddlewares["listCapabilities"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/cash-accounts", wrapper.ListCashAccounts, options.OperationMiddlewares["listCashAccounts"]...)
@@ -25704,6 +25970,144 @@ func (response GetApiKey500JSONResponse) VisitGetApiKeyResponse(w http.ResponseW
 type GetApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetApiKey503JSONResponse) VisitGetApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteBankConnectionRequestObject struct {
+	Params CompleteBankConnectionParams
+}
+
+type CompleteBankConnectionResponseObject interface {
+	VisitCompleteBankConnectionResponse(w http.ResponseWriter) error
+}
+
+type CompleteBankConnection200JSONResponse BankConnectionResponse
+
+func (response CompleteBankConnection200JSONResponse) VisitCompleteBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteBankConnection302ResponseHeaders struct {
+	Location *string
+}
+
+type CompleteBankConnection302Response struct {
+	Headers CompleteBankConnection302ResponseHeaders
+}
+
+func (response CompleteBankConnection302Response) VisitCompleteBankConnectionResponse(w http.ResponseWriter) error {
+	if response.Headers.Location != nil {
+		w.Header().Set("Location", fmt.Sprint(*response.Headers.Location))
+	}
+	w.WriteHeader(302)
+	return nil
+}
+
+type CompleteBankConnection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CompleteBankConnection400JSONResponse) VisitCompleteBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteBankConnection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CompleteBankConnection404JSONResponse) VisitCompleteBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteBankConnection429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CompleteBankConnection429JSONResponse) VisitCompleteBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteBankConnection500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CompleteBankConnection500JSONResponse) VisitCompleteBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CompleteBankConnection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CompleteBankConnection503JSONResponse) VisitCompleteBankConnectionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -27115,6 +27519,446 @@ func (response ListBankConnections500JSONResponse) VisitListBankConnectionsRespo
 type ListBankConnections503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response ListBankConnections503JSONResponse) VisitListBankConnectionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnectionRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateBankConnectionParams
+	Body      *CreateBankConnectionJSONRequestBody
+}
+
+type CreateBankConnectionResponseObject interface {
+	VisitCreateBankConnectionResponse(w http.ResponseWriter) error
+}
+
+type CreateBankConnection201JSONResponse BankConnectionResponse
+
+func (response CreateBankConnection201JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnection400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateBankConnection400JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnection401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateBankConnection401JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnection403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateBankConnection403JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnection404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateBankConnection404JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnection409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateBankConnection409JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnection413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateBankConnection413JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnection415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateBankConnection415JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnection429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateBankConnection429JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnection500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateBankConnection500JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnection502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response CreateBankConnection502JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateBankConnection503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateBankConnection503JSONResponse) VisitCreateBankConnectionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SelectBankConnectionAccountsRequestObject struct {
+	CompanyId    CompanyId        `json:"companyId"`
+	ConnectionId BankConnectionId `json:"connectionId"`
+	Params       SelectBankConnectionAccountsParams
+	Body         *SelectBankConnectionAccountsJSONRequestBody
+}
+
+type SelectBankConnectionAccountsResponseObject interface {
+	VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error
+}
+
+type SelectBankConnectionAccounts200JSONResponse BankConnectionResponse
+
+func (response SelectBankConnectionAccounts200JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SelectBankConnectionAccounts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SelectBankConnectionAccounts400JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SelectBankConnectionAccounts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SelectBankConnectionAccounts401JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SelectBankConnectionAccounts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SelectBankConnectionAccounts403JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SelectBankConnectionAccounts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SelectBankConnectionAccounts404JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SelectBankConnectionAccounts409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SelectBankConnectionAccounts409JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SelectBankConnectionAccounts413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SelectBankConnectionAccounts413JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SelectBankConnectionAccounts415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SelectBankConnectionAccounts415JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SelectBankConnectionAccounts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SelectBankConnectionAccounts429JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SelectBankConnectionAccounts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SelectBankConnectionAccounts500JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SelectBankConnectionAccounts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SelectBankConnectionAccounts503JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -55954,6 +56798,9 @@ type StrictServerInterface interface {
 	// GetApiKey Show the grant of the calling key
 	// (GET /api/v1/api-key)
 	GetApiKey(ctx context.Context, request GetApiKeyRequestObject) (GetApiKeyResponseObject, error)
+	// CompleteBankConnection The bank's return after the user's consent (callback)
+	// (GET /api/v1/bank-connections/callback)
+	CompleteBankConnection(ctx context.Context, request CompleteBankConnectionRequestObject) (CompleteBankConnectionResponseObject, error)
 	// ListCompanies List the companies the key reaches
 	// (GET /api/v1/companies)
 	ListCompanies(ctx context.Context, request ListCompaniesRequestObject) (ListCompaniesResponseObject, error)
@@ -55978,6 +56825,12 @@ type StrictServerInterface interface {
 	// ListBankConnections List the company's bank connections
 	// (GET /api/v1/companies/{companyId}/bank-connections)
 	ListBankConnections(ctx context.Context, request ListBankConnectionsRequestObject) (ListBankConnectionsResponseObject, error)
+	// CreateBankConnection Ask a bank for consent to read the company's accounts
+	// (POST /api/v1/companies/{companyId}/bank-connections)
+	CreateBankConnection(ctx context.Context, request CreateBankConnectionRequestObject) (CreateBankConnectionResponseObject, error)
+	// SelectBankConnectionAccounts Choose which of a connection's accounts feed cash accounts
+	// (POST /api/v1/companies/{companyId}/bank-connections/{connectionId}/select-accounts)
+	SelectBankConnectionAccounts(ctx context.Context, request SelectBankConnectionAccountsRequestObject) (SelectBankConnectionAccountsResponseObject, error)
 	// SyncBankConnection Sync a bank connection now
 	// (POST /api/v1/companies/{companyId}/bank-connections/{connectionId}/sync)
 	SyncBankConnection(ctx context.Context, request SyncBankConnectionRequestObject) (SyncBankConnectionResponseObject, error)
@@ -56545,6 +57398,31 @@ func (sh *strictHandler) GetApiKey(ctx echo.Context) error {
 	return nil
 }
 
+// CompleteBankConnection operation middleware
+func (sh *strictHandler) CompleteBankConnection(ctx echo.Context, params CompleteBankConnectionParams) error {
+	var request CompleteBankConnectionRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CompleteBankConnection(ctx.Request().Context(), request.(CompleteBankConnectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CompleteBankConnection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CompleteBankConnectionResponseObject); ok {
+		return validResponse.VisitCompleteBankConnectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // ListCompanies operation middleware
 func (sh *strictHandler) ListCompanies(ctx echo.Context, params ListCompaniesParams) error {
 	var request ListCompaniesRequestObject
@@ -56815,6 +57693,105 @@ func (sh *strictHandler) ListBankConnections(ctx echo.Context, companyId Company
 		return err
 	} else if validResponse, ok := response.(ListBankConnectionsResponseObject); ok {
 		return validResponse.VisitListBankConnectionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateBankConnection operation middleware
+func (sh *strictHandler) CreateBankConnection(ctx echo.Context, companyId CompanyId, params CreateBankConnectionParams) error {
+	var request CreateBankConnectionRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateBankConnectionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateBankConnection(ctx.Request().Context(), request.(CreateBankConnectionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateBankConnection")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateBankConnectionResponseObject); ok {
+		return validResponse.VisitCreateBankConnectionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SelectBankConnectionAccounts operation middleware
+func (sh *strictHandler) SelectBankConnectionAccounts(ctx echo.Context, companyId CompanyId, connectionId BankConnectionId, params SelectBankConnectionAccountsParams) error {
+	var request SelectBankConnectionAccountsRequestObject
+
+	request.CompanyId = companyId
+	request.ConnectionId = connectionId
+	request.Params = params
+
+	var body SelectBankConnectionAccountsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SelectBankConnectionAccounts(ctx.Request().Context(), request.(SelectBankConnectionAccountsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SelectBankConnectionAccounts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SelectBankConnectionAccountsResponseObject); ok {
+		return validResponse.VisitSelectBankConnectionAccountsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

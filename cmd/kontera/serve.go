@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kontera/kontera/db"
+	"github.com/kontera/kontera/internal/banking"
 	"github.com/kontera/kontera/internal/config"
 	"github.com/kontera/kontera/internal/httpapi"
 	"github.com/kontera/kontera/internal/idempotency"
@@ -126,7 +127,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 		InboundSecret: cfg.InboundSecret, Webhooks: httpapi.WebhookConfig{
 			Client: webhooks.ClientOptions{Guard: webhooks.Guard{AllowLoopback: cfg.WebhookAllowLoopback},
 				CAFile: cfg.WebhookCAFile},
-			Workers: cfg.WebhookWorkers, ListenURL: cfg.DatabaseURL, Kept: cfg.EventsKept}})
+			Workers: cfg.WebhookWorkers, ListenURL: cfg.DatabaseURL, Kept: cfg.EventsKept}, Aggregator: aggregatorOf(cfg)})
 	if err != nil {
 		return err
 	}
@@ -144,6 +145,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	go reminder(ctx, srv, log)
 	go courier(ctx, srv, log)
 	go pruner(ctx, srv, log)
+	go banker(ctx, srv, log)
 	if cfg.WebhookAllowLoopback {
 		log.Warn("KONTERA_WEBHOOK_ALLOW_LOOPBACK is on: webhooks may be delivered to 127.0.0.1 and ::1; never in production")
 	}
@@ -311,6 +313,33 @@ func courier(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 			log.Warn("delivering e-invoices", zap.Error(err))
 		} else if n > 0 {
 			log.Info("e-invoice deliveries moved on", zap.Int("deliveries", n))
+		}
+	})
+}
+
+// aggregatorOf is the bank aggregator cfg names, nil (no interface
+// holding a nil pointer) when none.
+func aggregatorOf(cfg config.Config) banking.Aggregator {
+	if a := cfg.Aggregator(); a != nil {
+		return a
+	}
+	return nil
+}
+
+// banker runs the daily sync of bank connections: every ten minutes it
+// syncs those not tried for a day (httpapi.Server.SyncBankConnections);
+// replicas share the work.
+func banker(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
+	every(ctx, time.Minute, 10*time.Minute, func(ctx context.Context) {
+		n, refused, err := srv.SyncBankConnections(ctx)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("syncing bank connections", zap.Error(err))
+		}
+		for _, r := range refused {
+			log.Info("a bank refused a connection's daily sync", zap.Error(r))
+		}
+		if n > 0 {
+			log.Info("bank connections synced", zap.Int("connections", n))
 		}
 	})
 }

@@ -243,6 +243,7 @@ const (
 	BankSyncCooldown                   Code = "BANK_SYNC_COOLDOWN"
 	BankRateLimited                    Code = "BANK_RATE_LIMITED"
 	BankSessionExpired                 Code = "BANK_SESSION_EXPIRED"
+	BankSyncFailed                     Code = "BANK_SYNC_FAILED"
 	CapabilityBlocked                  Code = "CAPABILITY_BLOCKED"
 	TestKeyWriteBlocked                Code = "TEST_KEY_WRITE_BLOCKED"
 	RoleReadOnly                       Code = "ROLE_READ_ONLY"
@@ -580,6 +581,7 @@ var entries = []Entry{
 	{BankSyncCooldown, s429, GroupEndpoint, "Kopplingen synkades nyss. Vänta innan nästa synk.", "The connection was synced recently. Wait before syncing again.", "Retry after details.next_allowed_at."},
 	{BankRateLimited, s429, GroupEndpoint, "Banken begränsar antalet anrop för samtycket.", "The bank limits the calls for this consent.", "Retry after details.next_allowed_at."},
 	{BankSessionExpired, s409, GroupEndpoint, "Bankens samtycke har gått ut.", "The bank consent has expired.", "Renew the consent with BankID."},
+	{BankSyncFailed, s502, GroupEndpoint, "Banken eller bankkopplingstjänsten svarade inte som väntat.", "The bank or the bank aggregator did not answer as expected.", "Retry later; the connection's error_message says what the user sees. Nothing was imported."},
 	{CapabilityBlocked, s403, GroupEndpoint, "Företagets abonnemang omfattar inte den här funktionen.", "The company's plan does not include this capability.", ""},
 	{TestKeyWriteBlocked, s403, GroupEndpoint, "Testnycklar kan inte utföra den här skrivningen.", "Test keys cannot perform this write.", "Use a live key; this operation has no dry run."},
 	{RoleReadOnly, s403, GroupEndpoint, "Din roll i företaget har bara läsbehörighet.", "Your role in the company is read-only.", "Ask an owner or admin for a role with write access."},

@@ -50,8 +50,10 @@ type CashAccount struct {
 	InvoicePayee     bool           `db:"invoice_payee" json:"invoice_payee"`
 	Payee            map[string]any `db:"-" json:"payee"`
 	PayeeJSON        []byte         `db:"payee" json:"-"`
-	CreatedAt        time.Time      `db:"created_at" json:"created_at"`
-	UpdatedAt        time.Time      `db:"updated_at" json:"updated_at"`
+	// ConnectionID is the bank connection that feeds it, if any.
+	ConnectionID *uuid.UUID `db:"bank_connection_id" json:"bank_connection_id"`
+	CreatedAt    time.Time  `db:"created_at" json:"created_at"`
+	UpdatedAt    time.Time  `db:"updated_at" json:"updated_at"`
 }
 
 // NewCash is what a new manual cash account is asked to be.

@@ -63,6 +63,8 @@ type Bank struct {
 	store *Store
 	books Books
 	audit *audit.Store
+	// consents is the aggregator connections go through; nil: none.
+	consents *Consents
 }
 
 // New returns the bank on s.

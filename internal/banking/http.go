@@ -28,7 +28,7 @@ func View(a CashAccount) gen.CashAccount {
 		Currency: gen.CashAccountCurrency(a.Currency), Iban: envelope.Nullable(a.IBAN), IsPrimary: a.Primary,
 		Enabled: a.Enabled, Source: gen.CashAccountSource(a.Source), Balance: envelope.Nullable(a.Balance),
 		AvailableBalance: envelope.Nullable(a.Available), BalanceUpdatedAt: envelope.NullableTime(a.BalanceUpdatedAt),
-		BankConnected: a.Source == "bank_feed", VoucherSeries: envelope.Nullable(a.VoucherSeries),
+		BankConnected: a.ConnectionID != nil, VoucherSeries: envelope.Nullable(a.VoucherSeries),
 		InvoicePayee: a.InvoicePayee, Payee: payee, CreatedAt: a.CreatedAt, UpdatedAt: a.UpdatedAt}
 }
 

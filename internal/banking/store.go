@@ -3,7 +3,6 @@ package banking
 import (
 	"context"
 	"encoding/json"
-	"time"
 
 	"github.com/google/uuid"
 
@@ -22,7 +21,7 @@ type Store struct {
 func NewStore(db *store.DB, a *audit.Store) *Store { return &Store{db: db, audit: a} }
 
 const cashColumns = `company_id, id, ledger_account, name, currency, iban, is_primary, enabled, source, balance,
-	available_balance, balance_updated_at, voucher_series, invoice_payee, payee, created_at, updated_at`
+	available_balance, balance_updated_at, voucher_series, invoice_payee, payee, bank_connection_id, created_at, updated_at`
 
 // read fills what the row holds as JSON.
 func read(a *CashAccount) error {
@@ -211,29 +210,4 @@ func (s *Store) PayeeDefaults(ctx context.Context, company uuid.UUID) (map[strin
 		out[r.Currency] = r.ID
 	}
 	return out, nil
-}
-
-// Connection is a consent the company gave its bank through an
-// aggregator.
-type Connection struct {
-	CompanyID      uuid.UUID  `db:"company_id"`
-	ID             uuid.UUID  `db:"id"`
-	Aggregator     string     `db:"aggregator"`
-	Bank           *string    `db:"bank"`
-	Status         string     `db:"status"`
-	Since          time.Time  `db:"since"`
-	LastSyncedAt   *time.Time `db:"last_synced_at"`
-	LastAttemptAt  *time.Time `db:"last_attempt_at"`
-	ConsentExpires *time.Time `db:"consent_expires"`
-	ErrorMessage   *string    `db:"error_message"`
-	CreatedAt      time.Time  `db:"created_at"`
-	UpdatedAt      time.Time  `db:"updated_at"`
-}
-
-// Connections reads the company's bank connections, oldest first.
-func (s *Store) Connections(ctx context.Context, company uuid.UUID) ([]Connection, error) {
-	out := []Connection{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT * FROM bank_connections WHERE company_id = $1
-		ORDER BY since, id`, company)
-	return out, err
 }

@@ -339,28 +339,6 @@ func (h *TxHandler) BatchCategorizeTransactions(ctx context.Context, req gen.Bat
 	return gen.BatchCategorizeTransactions200JSONResponse{Data: out, Meta: envelope.Meta(ctx)}, nil
 }
 
-// ListBankConnections lists the company's bank connections.
-func (h *TxHandler) ListBankConnections(ctx context.Context, req gen.ListBankConnectionsRequestObject) (gen.ListBankConnectionsResponseObject, error) {
-	rows, err := h.bank.store.Connections(ctx, req.CompanyId)
-	if err != nil {
-		return nil, err
-	}
-	out := gen.BankConnectionList{BankConnections: make([]gen.BankConnection, len(rows))}
-	for i, c := range rows {
-		out.BankConnections[i] = gen.BankConnection{ConnectionId: c.ID, Bank: envelope.Nullable(c.Bank),
-			Status: gen.BankConnectionStatus(c.Status), Since: c.Since, LastSyncedAt: envelope.NullableTime(c.LastSyncedAt),
-			ConsentExpires: envelope.NullableTime(c.ConsentExpires), ErrorMessage: envelope.Nullable(c.ErrorMessage)}
-	}
-	return gen.ListBankConnections200JSONResponse{Data: out, Meta: envelope.Meta(ctx)}, nil
-}
-
-// SyncBankConnection syncs a connection through the aggregator: none is
-// configured on this server yet (KONTERA_BANK_AGGREGATOR has no adapter
-// to name), so there is nothing to sync through.
-func (h *TxHandler) SyncBankConnection(ctx context.Context, req gen.SyncBankConnectionRequestObject) (gen.SyncBankConnectionResponseObject, error) {
-	return nil, apierr.New(apierr.BankAggregatorNotConfigured, map[string]any{"connection_id": req.ConnectionId})
-}
-
 // BulkBookTransactions books several transactions in one verifikat.
 func (h *TxHandler) BulkBookTransactions(ctx context.Context, req gen.BulkBookTransactionsRequestObject) (gen.BulkBookTransactionsResponseObject, error) {
 	b := req.Body

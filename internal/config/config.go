@@ -16,6 +16,7 @@ import (
 
 	"go.uber.org/zap/zapcore"
 
+	"github.com/kontera/kontera/internal/aggregator"
 	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/fx"
 	"github.com/kontera/kontera/internal/mail"
@@ -115,6 +116,14 @@ type Config struct {
 	// Peppol is KONTERA_PEPPOL_AP (phoss, or off: the default, nothing
 	// is sent and send-peppol answers 503), _URL and _TOKEN.
 	Peppol peppol.Config
+	// BankAggregator is KONTERA_BANK_AGGREGATOR: enable_banking, or none
+	// (the default: no bank connections; transactions come by bank file
+	// or ingest). enable_banking needs KONTERA_ENABLEBANKING_APP_ID and
+	// KONTERA_ENABLEBANKING_KEY_FILE (the application's RSA private key,
+	// PEM); KONTERA_ENABLEBANKING_URL (default the live API) and
+	// KONTERA_BANK_TIMEOUT (default 30s) may be set.
+	BankAggregator string
+	bank           *aggregator.EnableBanking
 }
 
 // FromEnv reads the configuration. The secret may be absent here: Serve
@@ -217,6 +226,9 @@ func FromEnv() (Config, error) {
 	if err := c.readPeppol(); err != nil {
 		return c, err
 	}
+	if err := c.readBank(); err != nil {
+		return c, err
+	}
 	c.BaseURL = strings.TrimRight(env("KONTERA_BASE_URL", "http://"+c.Addr), "/")
 	if s := os.Getenv("KONTERA_SECRET"); s != "" {
 		if len(s) < 32 {
@@ -275,6 +287,41 @@ func (c *Config) readPeppol() error {
 	_, err := peppol.New(c.Peppol)
 	return err
 }
+
+// readBank reads the KONTERA_BANK_* and KONTERA_ENABLEBANKING_* settings
+// and makes the aggregator's client.
+func (c *Config) readBank() error {
+	c.BankAggregator = env("KONTERA_BANK_AGGREGATOR", "none")
+	timeout := 30 * time.Second
+	if s := os.Getenv("KONTERA_BANK_TIMEOUT"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("KONTERA_BANK_TIMEOUT must be a positive duration such as 30s, got %q", s)
+		}
+		timeout = d
+	}
+	switch c.BankAggregator {
+	case "none":
+		return nil
+	case "enable_banking":
+	default:
+		return fmt.Errorf("KONTERA_BANK_AGGREGATOR must be enable_banking or none, got %q", c.BankAggregator)
+	}
+	app, file := os.Getenv("KONTERA_ENABLEBANKING_APP_ID"), os.Getenv("KONTERA_ENABLEBANKING_KEY_FILE")
+	if app == "" || file == "" {
+		return errors.New("KONTERA_BANK_AGGREGATOR=enable_banking needs KONTERA_ENABLEBANKING_APP_ID and KONTERA_ENABLEBANKING_KEY_FILE")
+	}
+	key, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("KONTERA_ENABLEBANKING_KEY_FILE: %w", err)
+	}
+	c.bank, err = aggregator.NewEnableBanking(env("KONTERA_ENABLEBANKING_URL", aggregator.EnableBankingURL), app, key, timeout)
+	return err
+}
+
+// Aggregator answers the bank aggregator the configuration names; nil
+// when none is.
+func (c Config) Aggregator() *aggregator.EnableBanking { return c.bank }
 
 // AccessPoint answers the Peppol access point the configuration names;
 // nil when none is.

@@ -168,3 +168,10 @@ func (s *Server) attach(ctx context.Context, e mail.Email) ([]mail.Attachment, e
 	}
 	return []mail.Attachment{{Name: name, ContentType: "application/pdf", Bytes: b}}, nil
 }
+
+// SyncBankConnections syncs the bank connections the daily run is due
+// for (banking.Bank.SyncDue): each claimed before its bank is read, so
+// replicas share the work and none is synced twice.
+func (s *Server) SyncBankConnections(ctx context.Context) (int, []error, error) {
+	return s.bank.SyncDue(ctx)
+}

@@ -6,6 +6,7 @@ package httpapi
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/netip"
@@ -93,6 +94,10 @@ type Config struct {
 	Rates fx.Source
 	// Webhooks is how webhooks are delivered (DeliverWebhooks).
 	Webhooks WebhookConfig
+	// Aggregator is the bank-data service bank connections go through
+	// (aggregator.EnableBanking); nil: none (503
+	// BANK_AGGREGATOR_NOT_CONFIGURED).
+	Aggregator banking.Aggregator
 }
 
 // Server is the HTTP API.
@@ -136,6 +141,7 @@ type Server struct {
 	// (a webhook's signing secret): their stored replays are sealed.
 	sealedReplies map[string]bool
 	box           *seal.Box
+	bank          *banking.Bank
 }
 
 // outsideWork reads a validated write (its raw body and path) before its
@@ -317,6 +323,27 @@ func New(cfg Config) (*Server, error) {
 	bank := newBank(cfg.DB, audits, accounts, companies, journal, rates, docs, archive, sales, ops,
 		func() *invoicing.Sales { return s.sales }, func() *payables.Payables { return bought }) // set below; asked only once requests run
 	s.worker.Handle(banking.ImportOperation, bank.RunImport)
+	s.bank = bank
+	if cfg.Aggregator != nil {
+		bank.UseAggregator(banking.Consents{Aggregator: cfg.Aggregator, Secret: cfg.Secret, Box: box, Now: cfg.Now,
+			Callback: cfg.BaseURL + "/api/v1/bank-connections/callback"})
+		s.outside["createBankConnection"] = func(ctx context.Context, _ string, raw []byte, param func(string) string) context.Context {
+			var b gen.BankConnectionCreate
+			company, err := uuid.Parse(param("companyId"))
+			if err != nil || json.Unmarshal(raw, &b) != nil {
+				return ctx
+			}
+			return bank.AskConsent(ctx, company, banking.ConnectRequestOf(b))
+		}
+		s.outside["syncBankConnection"] = func(ctx context.Context, _ string, _ []byte, param func(string) string) context.Context {
+			company, err1 := uuid.Parse(param("companyId"))
+			id, err2 := uuid.Parse(param("connectionId"))
+			if err1 != nil || err2 != nil {
+				return ctx
+			}
+			return bank.FetchSync(ctx, company, id)
+		}
+	}
 	journal.LockBlocked = bank.LockBlocked
 	outbox := mail.NewStore(cfg.DB)
 	s.sales = invoicing.NewSales(sales, invoicing.Books{
