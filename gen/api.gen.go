@@ -234,30 +234,54 @@ func (e BankConnectionCreatePsuType) Valid() bool {
 	}
 }
 
-// Defines values for BankFilePreviewFormat.
+// Defines values for BankFileFormat.
 const (
-	BankFilePreviewFormatCamt053       BankFilePreviewFormat = "camt053"
-	BankFilePreviewFormatGenericCsv    BankFilePreviewFormat = "generic_csv"
-	BankFilePreviewFormatHandelsbanken BankFilePreviewFormat = "handelsbanken"
-	BankFilePreviewFormatNordea        BankFilePreviewFormat = "nordea"
-	BankFilePreviewFormatSeb           BankFilePreviewFormat = "seb"
-	BankFilePreviewFormatSwedbank      BankFilePreviewFormat = "swedbank"
+	Camt053          BankFileFormat = "camt053"
+	GenericCsv       BankFileFormat = "generic_csv"
+	Handelsbanken    BankFileFormat = "handelsbanken"
+	IcaBanken        BankFileFormat = "ica_banken"
+	Lansforsakringar BankFileFormat = "lansforsakringar"
+	Lunar            BankFileFormat = "lunar"
+	Nordea           BankFileFormat = "nordea"
+	NordeaBusiness   BankFileFormat = "nordea_business"
+	Northmill        BankFileFormat = "northmill"
+	Seb              BankFileFormat = "seb"
+	Skandia          BankFileFormat = "skandia"
+	Swedbank         BankFileFormat = "swedbank"
+	Wise             BankFileFormat = "wise"
+	WiseStatement    BankFileFormat = "wise_statement"
 )
 
-// Valid indicates whether the value is a known member of the BankFilePreviewFormat enum.
-func (e BankFilePreviewFormat) Valid() bool {
+// Valid indicates whether the value is a known member of the BankFileFormat enum.
+func (e BankFileFormat) Valid() bool {
 	switch e {
-	case BankFilePreviewFormatCamt053:
+	case Camt053:
 		return true
-	case BankFilePreviewFormatGenericCsv:
+	case GenericCsv:
 		return true
-	case BankFilePreviewFormatHandelsbanken:
+	case Handelsbanken:
 		return true
-	case BankFilePreviewFormatNordea:
+	case IcaBanken:
 		return true
-	case BankFilePreviewFormatSeb:
+	case Lansforsakringar:
 		return true
-	case BankFilePreviewFormatSwedbank:
+	case Lunar:
+		return true
+	case Nordea:
+		return true
+	case NordeaBusiness:
+		return true
+	case Northmill:
+		return true
+	case Seb:
+		return true
+	case Skandia:
+		return true
+	case Swedbank:
+		return true
+	case Wise:
+		return true
+	case WiseStatement:
 		return true
 	default:
 		return false
@@ -3999,36 +4023,6 @@ func (e ListDeadlinesParamsStatus) Valid() bool {
 	}
 }
 
-// Defines values for ImportBankFileParamsFormat.
-const (
-	ImportBankFileParamsFormatCamt053       ImportBankFileParamsFormat = "camt053"
-	ImportBankFileParamsFormatGenericCsv    ImportBankFileParamsFormat = "generic_csv"
-	ImportBankFileParamsFormatHandelsbanken ImportBankFileParamsFormat = "handelsbanken"
-	ImportBankFileParamsFormatNordea        ImportBankFileParamsFormat = "nordea"
-	ImportBankFileParamsFormatSeb           ImportBankFileParamsFormat = "seb"
-	ImportBankFileParamsFormatSwedbank      ImportBankFileParamsFormat = "swedbank"
-)
-
-// Valid indicates whether the value is a known member of the ImportBankFileParamsFormat enum.
-func (e ImportBankFileParamsFormat) Valid() bool {
-	switch e {
-	case ImportBankFileParamsFormatCamt053:
-		return true
-	case ImportBankFileParamsFormatGenericCsv:
-		return true
-	case ImportBankFileParamsFormatHandelsbanken:
-		return true
-	case ImportBankFileParamsFormatNordea:
-		return true
-	case ImportBankFileParamsFormatSeb:
-		return true
-	case ImportBankFileParamsFormatSwedbank:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for ListTransactionsParamsStatus.
 const (
 	ListTransactionsParamsStatusBooked   ListTransactionsParamsStatus = "booked"
@@ -4393,6 +4387,9 @@ type BankConnectionSelect struct {
 	} `json:"accounts"`
 }
 
+// BankFileFormat A bank file's format, by the peer's identifiers: camt053 (ISO 20022 camt.053, any 001.NN version); generic_csv (a CSV whose date, amount, text, currency, reference and name columns are found by their header names, Swedish or English); and the exports of SEB, Swedbank, Handelsbanken (private and business), Nordea, Nordea Business, Länsförsäkringar, ICA Banken, Skandia, Lunar, Northmill, and Wise (wise: the transfer history, every balance in one file, read for the cash account's currency: money out with its fee, conversions from the side in that currency, unfinished transfers left out; wise_statement: one balance's statement). A bank's export is told by its header's columns, which may follow a preamble (an account line, a period, sep=;). Rows the bank has not booked (Nordea's Reserverat, a status other than booked) are left out and counted as pending.
+type BankFileFormat string
+
 // BankFilePreview defines model for BankFilePreview.
 type BankFilePreview struct {
 	// BalanceNote A camt.053 statement whose opening balance and entries do not make its closing balance: said, never a refusal.
@@ -4401,9 +4398,14 @@ type BankFilePreview struct {
 	DateTo      openapi_types.Date        `json:"date_to"`
 
 	// DryRun Marks a dry run's answer: always true; nothing was stored.
-	DryRun   DryRunFlag            `json:"dry_run"`
-	Encoding string                `json:"encoding"`
-	Format   BankFilePreviewFormat `json:"format"`
+	DryRun   DryRunFlag `json:"dry_run"`
+	Encoding string     `json:"encoding"`
+
+	// Format A bank file's format, by the peer's identifiers: camt053 (ISO 20022 camt.053, any 001.NN version); generic_csv (a CSV whose date, amount, text, currency, reference and name columns are found by their header names, Swedish or English); and the exports of SEB, Swedbank, Handelsbanken (private and business), Nordea, Nordea Business, Länsförsäkringar, ICA Banken, Skandia, Lunar, Northmill, and Wise (wise: the transfer history, every balance in one file, read for the cash account's currency: money out with its fee, conversions from the side in that currency, unfinished transfers left out; wise_statement: one balance's statement). A bank's export is told by its header's columns, which may follow a preamble (an account line, a period, sep=;). Rows the bank has not booked (Nordea's Reserverat, a status other than booked) are left out and counted as pending.
+	Format BankFileFormat `json:"format"`
+
+	// OtherBalances Rows that move another currency's balance, left out: a file that holds several balances (Wise's transfer history) is read for the cash account's currency.
+	OtherBalances int `json:"other_balances"`
 
 	// Pending Rows the bank has not booked yet: left out.
 	Pending int `json:"pending"`
@@ -4411,9 +4413,6 @@ type BankFilePreview struct {
 	// Rows Booked transactions in the file.
 	Rows int `json:"rows"`
 }
-
-// BankFilePreviewFormat defines model for BankFilePreview.Format.
-type BankFilePreviewFormat string
 
 // BankFilePreviewResponse defines model for BankFilePreviewResponse.
 type BankFilePreviewResponse struct {
@@ -12397,7 +12396,7 @@ type RunFiscalYearEndParams struct {
 // ImportBankFileParams defines parameters for ImportBankFile.
 type ImportBankFileParams struct {
 	// Format Read the file as this format instead of detecting it.
-	Format *ImportBankFileParamsFormat `form:"format,omitempty" json:"format,omitempty"`
+	Format *BankFileFormat `form:"format,omitempty" json:"format,omitempty"`
 
 	// CashAccountId The cash account the rows are on; default the primary.
 	CashAccountId *openapi_types.UUID `form:"cash_account_id,omitempty" json:"cash_account_id,omitempty"`
@@ -12411,9 +12410,6 @@ type ImportBankFileParams struct {
 	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
-
-// ImportBankFileParamsFormat defines parameters for ImportBankFile.
-type ImportBankFileParamsFormat string
 
 // UndoBankFileImportParams defines parameters for UndoBankFileImport.
 type UndoBankFileImportParams struct {

@@ -7,7 +7,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
 	"golang.org/x/text/encoding/charmap"
+	"golang.org/x/text/encoding/unicode"
 
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/documents/samples"
@@ -589,4 +591,103 @@ func TestBankCategorizeSuggestsSupplierInvoice(t *testing.T) {
 	}
 	office["confirm_no_match"] = true
 	b.write("POST", "transactions/"+tx+"/categorize", office).status(t, 200)
+}
+
+// The exports of the banks with a layout of their own import through the
+// endpoint in the encodings they come in; a Wise transfer history is read
+// for the cash account's balance; a re-import gives only duplicates.
+func TestBankFileDialects(t *testing.T) {
+	b, cash := newBankBooks(t)
+	eur := b.write("POST", "cash-accounts", map[string]any{"name": "Wise EUR", "currency": "EUR"}).status(t, 201).str("data.cash_account_id")
+	utf16 := func(s string) []byte {
+		out, err := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().Bytes([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	w1252 := func(s string) []byte {
+		out, err := charmap.Windows1252.NewEncoder().Bytes([]byte(s))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	wise := "ID,Status,Direction,Created on,Finished on,Source fee amount,Source fee currency,Target fee amount,Target fee currency,Source name,Source amount (after fees),Source currency,Target name,Target amount (after fees),Target currency,Exchange rate,Reference,Batch,Created by,Category,Note\n" +
+		"TRANSFER-9,COMPLETED,OUT,2026-03-06 09:12:00,2026-03-06 09:14:31,1.20,EUR,,,Handelsbolaget AB,98.80,EUR,Hotell GmbH,98.80,EUR,1.0,Rum 12,,Handelsbolaget AB,Travel,\n" +
+		"CARD-7,CANCELLED,OUT,2026-03-06 10:00:00,,0.00,EUR,,,Handelsbolaget AB,5.00,EUR,Café,5.00,EUR,1.0,,,Handelsbolaget AB,General,\n" +
+		"BALANCE-3,COMPLETED,NEUTRAL,2026-03-04 08:00:00,2026-03-04 08:00:00,0.00,SEK,,,Handelsbolaget AB,1120.00,SEK,Handelsbolaget AB,100.00,EUR,0.0893,,,Handelsbolaget AB,Money added,\n" +
+		"TRANSFER-8,COMPLETED,IN,2026-03-02 08:00:00,2026-03-02 08:01:00,0.00,GBP,,,Client Ltd,50.00,GBP,Handelsbolaget AB,50.00,GBP,1.0,Inv 7,,,Money added,\n"
+	cases := []struct {
+		name, format, cash string
+		data               []byte
+		rows               int
+		sum                string // the rows' sum, by hand
+	}{
+		// 100.00 converted in, 98.80 + 1.20 fee out: +0.00 in all.
+		{"wise.csv", "wise", eur, []byte(wise), 2, "0.00"},
+		{"ica.csv", "ica_banken", cash, w1252("9274-123 456 7\nDatum;Text;Typ;Budgetgrupp;Belopp;Saldo\n" +
+			"2026-03-06;Kontorsgrossisten AB;E-faktura;Övrigt;-1 250,00 kr;8 750,00 kr\n" +
+			"2026-03-05;Kund AB;Insättning;Inkomst;10 000,00 kr;10 000,00 kr\n"), 2, "8750.00"},
+		{"skandia.csv", "skandia", cash, utf16("Kontonummer;9150-123.456-7\nPeriod;2026-03-01 - 2026-03-31\n\n" +
+			"Bokf. datum;Beskrivning;Belopp;Saldo\n2026-03-09;Ränta;0,37;8 750,37\n2026-03-08;Månadsavgift;-45,00;8 750,00\n"), 2, "-44.63"},
+		{"lf.csv", "lansforsakringar", cash, []byte("Bokföringsdatum;Transaktionsdatum;Transaktionstyp;Meddelande;Belopp;Saldo\n" +
+			"2026-03-10;2026-03-10;Betalning;Elbolaget AB;-812,50;7 937,87\n"), 1, "-812.50"},
+	}
+	for _, c := range cases {
+		dry := b.do(req{Method: "POST", Path: b.path("imports/bank?dry_run=true&cash_account_id=" + c.cash), Token: b.token,
+			Body: mustForm(c.name, c.data), Header: map[string]string{"Content-Type": formType}}).status(t, 200)
+		if dry.at("data.format") != c.format || dry.at("data.rows") != float64(c.rows) {
+			t.Fatalf("%s dry run: %s", c.name, dry.Body)
+		}
+		res := waitOperation(b, importFile(b, c.name, c.data, "?cash_account_id="+c.cash).status(t, 202).str("data.operation_id"))
+		if res.at("data.result.ingested") != float64(c.rows) || res.at("data.result.format") != c.format {
+			t.Fatalf("%s: %s", c.name, res.Body)
+		}
+		id := res.str("data.result.bank_file_import_id")
+		var sum string
+		if err := b.db.Get(&sum, `SELECT coalesce(sum(amount), 0)::numeric(14,2)::text FROM bank_transactions
+			WHERE bank_file_import_id = $1`, id); err != nil || sum != c.sum {
+			t.Fatalf("%s: the rows sum to %s (%v), by hand %s", c.name, sum, err, c.sum)
+		}
+		again := waitOperation(b, importFile(b, c.name, c.data, "?cash_account_id="+c.cash).status(t, 202).str("data.operation_id"))
+		if again.at("data.result.ingested") != 0.0 || again.at("data.result.duplicates") != float64(c.rows) {
+			t.Fatalf("%s again: %s", c.name, again.Body)
+		}
+	}
+	dry := b.do(req{Method: "POST", Path: b.path("imports/bank?dry_run=true&cash_account_id=" + eur), Token: b.token,
+		Body: mustForm("wise.csv", []byte(wise)), Header: map[string]string{"Content-Type": formType}}).status(t, 200)
+	if dry.at("data.pending") != 1.0 || dry.at("data.other_balances") != 1.0 {
+		t.Fatalf("wise: the cancelled card and the GBP transfer: %s", dry.Body)
+	}
+	var ids []string
+	if err := b.db.Select(&ids, `SELECT external_id FROM bank_transactions WHERE cash_account_id = $1 ORDER BY date`, eur); err != nil ||
+		len(ids) != 2 || ids[0] != "wise:BALANCE-3" || ids[1] != "wise:TRANSFER-9" {
+		t.Fatalf("the Wise transfer ids: %v %v", ids, err)
+	}
+	// A format forced on a file of another layout names what it looked for.
+	importFile(b, "fel.csv", []byte(wise), "?format=seb&cash_account_id="+eur).errorCode(t, 400, "BANK_FILE_UNREADABLE")
+	importFile(b, "fel.csv", []byte(wise), "?format=bankgirot").errorCode(t, 400, "VALIDATION_ERROR")
+}
+
+// Undo in each state of an import: queued and failed ones are not done
+// (409, their status said); a succeeded one is undone once.
+func TestBankFileUndoStates(t *testing.T) {
+	b := newPartiesBooks(t, idleWorkers())
+	file := []byte("Datum;Text;Belopp\n2026-03-06;Kaffe;-45,00\n")
+	op := importFile(b, "kaffe.csv", file, "").status(t, 202).str("data.operation_id")
+	var id string
+	if err := b.db.Get(&id, `SELECT id FROM bank_file_imports WHERE operation_id = $1`, op); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.write("POST", "imports/bank/"+id+"/undo", nil).errorCode(t, 409, "BANK_FILE_UNDO_NOT_COMPLETED"); r.at("error.details.status") != "queued" {
+		t.Fatalf("queued: %s", r.Body)
+	}
+	if _, err := b.db.Exec(`UPDATE operations SET status = 'failed', completed_at = now() WHERE id = $1`, op); err != nil {
+		t.Fatal(err)
+	}
+	if r := b.write("POST", "imports/bank/"+id+"/undo", nil).errorCode(t, 409, "BANK_FILE_UNDO_NOT_COMPLETED"); r.at("error.details.status") != "failed" {
+		t.Fatalf("failed: %s", r.Body)
+	}
+	b.write("POST", "imports/bank/"+uuid.NewString()+"/undo", nil).errorCode(t, 404, "BANK_FILE_IMPORT_NOT_FOUND")
 }

@@ -19,18 +19,6 @@ import (
 	"github.com/kontera/kontera/internal/store"
 )
 
-// The bank-file formats read so far: camt.053, a CSV whose columns are
-// sniffed from its header, and the Swedish banks' export layouts whose
-// headers are public (../shared/data/bank/README.md).
-const (
-	FormatCamt053       = "camt053"
-	FormatGenericCSV    = "generic_csv"
-	FormatSwedbank      = "swedbank"
-	FormatNordea        = "nordea"
-	FormatSEB           = "seb"
-	FormatHandelsbanken = "handelsbanken"
-)
-
 // Text decodes a bank file's bytes: a byte-order mark names UTF-8 or
 // UTF-16 (either order); without one, valid UTF-8 is read as it is and
 // anything else as Windows-1252, what Swedish banks' older exports are.
@@ -57,58 +45,50 @@ func Text(raw []byte) (string, string, error) {
 	return string(out), name, nil
 }
 
-// layout is where a CSV dialect keeps what a transaction needs.
-type layout struct {
-	format string
-	// header is the first columns of its header line, as the bank writes
-	// them (compared folded).
-	header                                        []string
-	date, amount, text, currency, reference, name string
-	// pending is a date cell that marks a row not yet booked.
-	pending string
-}
-
-var layouts = []layout{
-	{format: FormatSwedbank, header: []string{"radnummer", "clearingnummer", "kontonummer", "produkt", "valuta"},
-		date: "bokföringsdag", amount: "belopp", text: "beskrivning", currency: "valuta", reference: "referens"},
-	{format: FormatNordea, header: []string{"bokföringsdag", "belopp", "avsändare", "mottagare", "namn"},
-		date: "bokföringsdag", amount: "belopp", text: "rubrik|ytterligare detaljer", currency: "valuta",
-		reference: "meddelande", name: "namn", pending: "reserverat"},
-	{format: FormatSEB, header: []string{"bokföringsdatum", "valutadatum", "verifikationsnummer", "text/mottagare"},
-		date: "bokföringsdatum", amount: "belopp", text: "text/mottagare", reference: "verifikationsnummer"},
-	{format: FormatHandelsbanken, header: []string{"reskontradatum", "transaktionsdatum", "text", "belopp"},
-		date: "reskontradatum", amount: "belopp", text: "text"},
-}
-
-// generic is the columns a generic CSV's header may name.
-var generic = layout{format: FormatGenericCSV,
-	date:   "datum|date|bokföringsdag|bokföringsdatum|transaktionsdag|transaktionsdatum|booking date",
-	amount: "belopp|amount|summa", text: "text|beskrivning|description|rubrik|meddelande|specifikation",
-	currency: "valuta|currency", reference: "referens|reference|ocr", name: "namn|name|mottagare|motpart|counterparty"}
+// headerLines is how far into a file its header line is looked for: past
+// a preamble of an account line, a period or "sep=;".
+const headerLines = 12
 
 // Detect names the format of a bank file's text: camt.053 by its
-// namespace, a bank's export by its header, else a generic CSV.
+// namespace, a bank's export by its header's columns, else a generic CSV.
 func Detect(text string) string {
 	head := text
-	if len(head) > 4096 {
-		head = head[:4096]
+	if len(head) > 8192 {
+		head = head[:8192]
 	}
 	if strings.Contains(head, "camt.053") && strings.Contains(head, "<Document") {
 		return FormatCamt053
 	}
-	lines := strings.SplitN(head, "\n", 3)
-	if len(lines) > 2 {
-		lines = lines[:2] // a preamble may come first
+	if l, _, ok := findHeader(strings.SplitN(head, "\n", headerLines+1), layouts); ok {
+		return l.format
 	}
-	for _, line := range lines {
-		cells := splitHeader(line)
-		for _, l := range layouts {
-			if hasPrefix(cells, l.header) {
-				return l.format
+	return FormatGenericCSV
+}
+
+// findHeader finds the first of lines that holds the signature of one of
+// ls: that layout and the line's index.
+func findHeader(lines []string, ls []layout) (layout, int, bool) {
+	for i, line := range lines[:min(len(lines), headerLines)] {
+		cells := map[string]bool{}
+		for _, c := range splitHeader(line) {
+			cells[c] = true
+		}
+		for _, l := range ls {
+			if holds(cells, l.signature) {
+				return l, i, true
 			}
 		}
 	}
-	return FormatGenericCSV
+	return layout{}, 0, false
+}
+
+func holds(cells map[string]bool, want []string) bool {
+	for _, w := range want {
+		if !cells[w] {
+			return false
+		}
+	}
+	return len(want) > 0
 }
 
 // splitHeader splits a header line at whichever of ; , and tab it holds
@@ -132,18 +112,6 @@ func delimiter(line string) rune {
 	return best
 }
 
-func hasPrefix(cells, want []string) bool {
-	if len(cells) < len(want) {
-		return false
-	}
-	for i, w := range want {
-		if cells[i] != w {
-			return false
-		}
-	}
-	return true
-}
-
 // RowError is a row of a bank file that cannot be read, and why.
 type RowError struct {
 	Row   int // from 1, as a spreadsheet numbers lines
@@ -164,6 +132,9 @@ type CSVFile struct {
 	// Pending counts the rows the bank has not booked yet (reserved):
 	// left out.
 	Pending int
+	// Other counts the rows of another currency's balance in a file that
+	// holds several (Wise's transfer history): left out.
+	Other int
 }
 
 // ReadCSV reads a CSV bank file's text in format (a bank's layout, or
@@ -174,17 +145,9 @@ type CSVFile struct {
 // that cannot be read are all named (ErrRows); then nothing is answered.
 func ReadCSV(text, format, account, currency string) (CSVFile, error) {
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	start := 0
-	// Swedbank's first line is a preamble: "* Transaktioner Period …".
-	for start < len(lines) && (strings.TrimSpace(lines[start]) == "" || strings.HasPrefix(strings.TrimSpace(lines[start]), "*")) {
-		start++
-	}
-	if start >= len(lines) {
-		return CSVFile{}, errors.New("the file has no header line")
-	}
-	l, ok := layoutOf(format)
-	if !ok {
-		return CSVFile{}, fmt.Errorf("format %q is not read here", format)
+	start, l, err := headerOf(lines, format)
+	if err != nil {
+		return CSVFile{}, err
 	}
 	r := csv.NewReader(strings.NewReader(strings.Join(lines[start:], "\n")))
 	r.Comma, r.LazyQuotes, r.FieldsPerRecord, r.TrimLeadingSpace = delimiter(lines[start]), true, -1, true
@@ -194,7 +157,11 @@ func ReadCSV(text, format, account, currency string) (CSVFile, error) {
 	}
 	cols := map[string]int{}
 	for i, c := range records[0] {
-		cols[store.Fold(strings.Trim(c, `" `))] = i
+		if name := store.Fold(strings.Trim(c, `" `)); name != "" {
+			if _, ok := cols[name]; !ok {
+				cols[name] = i
+			}
+		}
 	}
 	find := func(names string) int {
 		for _, n := range strings.Split(names, "|") {
@@ -205,56 +172,79 @@ func ReadCSV(text, format, account, currency string) (CSVFile, error) {
 		return -1
 	}
 	dateCol, amountCol := find(l.date), find(l.amount)
-	if dateCol < 0 || amountCol < 0 {
+	if dateCol < 0 || amountCol < 0 && l.entry == nil {
 		return CSVFile{}, fmt.Errorf("the header names no date or amount column (%s)", strings.Join(records[0], ", "))
 	}
-	textCol, curCol, refCol, nameCol := find(l.text), find(l.currency), find(l.reference), find(l.name)
+	textCol, curCol, refCol, nameCol, idCol := find(l.text), find(l.currency), find(l.reference), find(l.name), find(l.id)
+	statusCol := find(l.status)
 	out := CSVFile{Format: l.format}
 	var bad []RowError
 	seen := map[string]int{}
-	cell := func(rec []string, i int) string {
-		if i < 0 || i >= len(rec) {
-			return ""
-		}
-		return strings.TrimSpace(rec[i])
-	}
 	for n, rec := range records[1:] {
 		row := start + n + 2 // the line in the file, the header being start+1
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+		cell := func(i int) string {
+			if i < 0 || i >= len(rec) {
+				return ""
+			}
+			return strings.TrimSpace(rec[i])
+		}
+		day, amountText := cell(dateCol), cell(amountCol)
+		if strings.TrimSpace(strings.Join(rec, "")) == "" {
 			continue
 		}
-		day := cell(rec, dateCol)
-		if l.pending != "" && store.Fold(day) == l.pending {
+		if l.pending != "" && store.Fold(day) == l.pending ||
+			statusCol >= 0 && store.Fold(cell(statusCol)) != l.done {
 			out.Pending++
 			continue
+		}
+		if day == "" && (amountText == "" || l.entry != nil) {
+			continue // a summary row without a date
 		}
 		date, err := parseDay(day)
 		if err != nil {
 			bad = append(bad, RowError{Row: row, Issue: "the date " + quote(day) + " is not a date"})
 			continue
 		}
-		amount, err := ParseAmount(cell(rec, amountCol))
+		rowCurrency := currency
+		if c := strings.ToUpper(cell(curCol)); c != "" {
+			rowCurrency = c
+		}
+		if l.entry != nil {
+			var ok bool
+			if amountText, rowCurrency, ok = l.entry(func(name string) string { return cell(find(name)) }, currency); !ok {
+				out.Other++
+				continue
+			}
+		}
+		amount, err := ParseAmount(amountText)
 		if err != nil {
-			bad = append(bad, RowError{Row: row, Issue: "the amount " + quote(cell(rec, amountCol)) + " is not an amount"})
+			bad = append(bad, RowError{Row: row, Issue: "the amount " + quote(amountText) + " is not an amount"})
 			continue
 		}
-		in := Ingested{Date: date, Amount: amount, Currency: currency}
-		if c := strings.ToUpper(cell(rec, curCol)); c != "" {
-			in.Currency = c
-		}
-		if t := cell(rec, textCol); t != "" {
+		in := Ingested{Date: date, Amount: amount, Currency: rowCurrency}
+		if t := cell(textCol); t != "" {
 			in.Description = &t
 		}
-		if ref := cell(rec, refCol); ref != "" {
+		if ref := cell(refCol); ref != "" {
 			in.Reference = &ref
 		}
-		if nm := cell(rec, nameCol); nm != "" {
+		if nm := cell(nameCol); nm != "" {
 			in.MerchantName = &nm
 		}
-		key := strings.Join([]string{l.format, account, dayText(date), amount.String(), cell(rec, textCol)}, "|")
+		// The bank's own id where the file has one, else what the row
+		// says; either numbered among its like, so a row repeated that
+		// day is a row of its own and an overlapping export dedupes.
+		key := l.format + "|" + cell(idCol)
+		if cell(idCol) == "" {
+			key = strings.Join([]string{l.format, account, dayText(date), amount.String(), cell(textCol)}, "|")
+		}
 		seen[key]++
-		h := sha256.Sum256([]byte(fmt.Sprintf("%s|%d", key, seen[key])))
-		in.ExternalID = "csv:" + hex.EncodeToString(h[:16])
+		if id := cell(idCol); id != "" && seen[key] == 1 {
+			in.ExternalID = l.format + ":" + id
+		} else {
+			h := sha256.Sum256([]byte(fmt.Sprintf("%s|%d", key, seen[key])))
+			in.ExternalID = "csv:" + hex.EncodeToString(h[:16])
+		}
 		out.Rows = append(out.Rows, in)
 	}
 	if len(bad) > 0 {
@@ -263,26 +253,66 @@ func ReadCSV(text, format, account, currency string) (CSVFile, error) {
 	return out, nil
 }
 
-func layoutOf(format string) (layout, bool) {
+// headerOf finds the header line of a file in format: the line with its
+// signature, or for generic_csv the first with a date and an amount
+// column.
+func headerOf(lines []string, format string) (int, layout, error) {
 	if format == FormatGenericCSV {
-		return generic, true
+		for i, line := range lines[:min(len(lines), headerLines)] {
+			cells := map[string]bool{}
+			for _, c := range splitHeader(line) {
+				cells[c] = true
+			}
+			if anyOf(cells, generic.date) && anyOf(cells, generic.amount) {
+				return i, generic, nil
+			}
+		}
+		for i, line := range lines { // no known names: the first line that is not empty
+			if strings.TrimSpace(line) != "" && !strings.HasPrefix(strings.TrimSpace(line), "*") {
+				return i, generic, nil
+			}
+		}
+		return 0, generic, errors.New("the file has no header line")
 	}
+	var ls []layout
 	for _, l := range layouts {
 		if l.format == format {
-			return l, true
+			ls = append(ls, l)
 		}
 	}
-	return layout{}, false
+	if len(ls) == 0 {
+		return 0, layout{}, fmt.Errorf("format %q is not read here", format)
+	}
+	l, i, ok := findHeader(lines, ls)
+	if !ok {
+		return 0, layout{}, fmt.Errorf("no header line of the %s layout (columns %s) in the first %d lines",
+			format, strings.Join(ls[0].signature, ", "), headerLines)
+	}
+	return i, l, nil
+}
+
+func anyOf(cells map[string]bool, names string) bool {
+	for _, n := range strings.Split(names, "|") {
+		if cells[n] {
+			return true
+		}
+	}
+	return false
 }
 
 func dayText(d time.Time) string { return d.Format(time.DateOnly) }
 
 func quote(s string) string { return `"` + s + `"` }
 
-// parseDay reads the dates Swedish exports write: 2026-03-05, 2026/03/05,
-// 20260305.
+// parseDay reads the dates bank exports write: 2026-03-05, 2026/03/05,
+// 20260305, 2026.03.05, Wise's 05-03-2026, 05.03.2026, and a timestamp's
+// day (Wise's history: 2026-03-05 14:20:05). A day-first date with
+// slashes is left unread: which of day and month comes first is not known.
 func parseDay(s string) (time.Time, error) {
-	for _, f := range []string{time.DateOnly, "2006/01/02", "20060102", "2006.01.02"} {
+	if len(s) > 10 && (s[10] == ' ' || s[10] == 'T') {
+		s = s[:10]
+	}
+	for _, f := range []string{time.DateOnly, "2006/01/02", "20060102", "2006.01.02", "02-01-2006", "02.01.2006"} {
 		if t, err := time.Parse(f, s); err == nil {
 			return t, nil
 		}
@@ -292,9 +322,11 @@ func parseDay(s string) (time.Time, error) {
 
 // ParseAmount reads an amount as banks export it: a decimal comma or
 // point, spaces or points between thousands, a minus in front or a
-// trailing one ("1 234,50-").
+// trailing one ("1 234,50-"), a currency after it ("-192,75 kr").
 func ParseAmount(s string) (money.Amount, error) {
-	s = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "'", "").Replace(strings.TrimSpace(s))
+	s = strings.NewReplacer(" ", "", "\u00a0", "", "\u202f", "", "'", "", "\u2212", "-").Replace(strings.TrimSpace(s))
+	// ICA Banken writes "-192,75 kr"; others name the currency after.
+	s = strings.TrimRightFunc(s, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' })
 	neg := false
 	if strings.HasSuffix(s, "-") {
 		neg, s = true, strings.TrimSuffix(s, "-")

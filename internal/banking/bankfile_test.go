@@ -29,43 +29,126 @@ var exports = map[string]string{
 	FormatHandelsbanken: "Reskontradatum;Transaktionsdatum;Text;Belopp;Saldo\n" +
 		"2026-03-06;2026-03-06;Kontorsgrossisten AB;-1 250,00;8 750,00\n" +
 		"2026-03-05;2026-03-05;Kund AB;10 000,00;10 000,00\n",
+	FormatCamt053:    camt053("UTF-8"),
 	FormatGenericCSV: "Datum,Text,Belopp,Valuta\n2026-03-06,Kontorsgrossisten AB,-1250.00,SEK\n2026-03-05,Kund AB,10000.00,SEK\n",
+	// Handelsbanken's business export: a sep line, the account on every
+	// row and a summary row without a date.
+	FormatHandelsbanken + " business": "sep=;\n" +
+		"Kontohavare;Kontonr;IBAN;BIC;Kontoform;Valuta;Kontoförande kontor;Datum intervall;Kontor;Bokföringsdag;Reskontradag;Valutadag;Referens;Insättning/Uttag;Bokfört saldo;Aktuellt saldo;Valutadagssaldo;Referens Swish;Avsändar-id Swish;\n" +
+		"Exempel AB;123456789;SE7060000000000123456789;HANDSESS;Affärskonto;SEK;6582 Kumla;2026-03-01 - 2026-03-31;;;;;;;8750,00;8750,00;;;\n" +
+		"Exempel AB;123456789;SE7060000000000123456789;HANDSESS;Affärskonto;SEK;6582 Kumla;2026-03-01 - 2026-03-31;6885;2026-03-06;2026-03-06;2026-03-06;Kontorsgrossisten AB;-1250,00;8750,00;;;;;\n" +
+		"Exempel AB;123456789;SE7060000000000123456789;HANDSESS;Affärskonto;SEK;6582 Kumla;2026-03-01 - 2026-03-31;6885;2026-03-05;2026-03-05;2026-03-05;Kund AB;10000,00;10000,00;;;;;\n",
+	// ICA Banken: the account on a line of its own, amounts with "kr".
+	FormatICABanken: "9274-123 456 7\nDatum;Text;Typ;Budgetgrupp;Belopp;Saldo\n" +
+		"2026-03-06;Kontorsgrossisten AB;E-faktura;Övrigt;-1 250,00 kr;8 750,00 kr\n" +
+		"2026-03-05;Kund AB;Insättning;Inkomst;10 000,00 kr;10 000,00 kr\n",
+	// Skandia's Kontoutdrag: the account and the period above the header.
+	FormatSkandia: "Kontonummer;9150-123.456-7\nPeriod;2026-03-01 - 2026-03-31\n\nBokf. datum;Beskrivning;Belopp;Saldo\n" +
+		"2026-03-06;Kontorsgrossisten AB;-1 250,00;8 750,00\n2026-03-05;Kund AB;10 000,00;10 000,00\n",
+	// The four below have no public description at hand: these samples
+	// are their layouts.
+	FormatLansforsakringar: "Bokföringsdatum;Transaktionsdatum;Transaktionstyp;Meddelande;Belopp;Saldo\n" +
+		"2026-03-06;2026-03-06;Betalning;Kontorsgrossisten AB;-1250,00;8750,00\n" +
+		"2026-03-05;2026-03-05;Insättning;Kund AB;10000,00;10000,00\n",
+	FormatNordeaBusiness: "Bokföringsdatum;Transaktionstyp;Text;Motpart;Referens;Belopp;Valuta;Saldo\n" +
+		"2026-03-06;Bankgiro;Kontorsgrossisten AB;Kontorsgrossisten AB;88123;-1 250,00;SEK;8 750,00\n" +
+		"2026-03-05;Insättning;Kund AB;Kund AB;;10 000,00;SEK;10 000,00\n",
+	FormatLunar: "Date,Text,Merchant,Category,Amount,Currency,Balance,Transaction ID\n" +
+		"2026-03-06,Kontorsgrossisten AB,Kontorsgrossisten AB,Office,-1250.00,SEK,8750.00,l-2\n" +
+		"2026-03-05,Kund AB,,Income,10000.00,SEK,10000.00,l-1\n",
+	FormatNorthmill: "Transaktionsdatum;Bokföringsdatum;Beskrivning;Referens;Belopp;Status\n" +
+		"2026-03-06;2026-03-06;Kontorsgrossisten AB;88123;-1250,00;Genomförd\n" +
+		"2026-03-07;;Kaffebaren;;-45,00;Väntande\n" +
+		"2026-03-05;2026-03-05;Kund AB;;10000,00;Genomförd\n",
+	// Wise's two exports: the balance statement (one currency) and the
+	// transfer history (every balance; fees apart).
+	FormatWiseStatement: "\"TransferWise ID\",Date,Amount,Currency,Description,\"Payment Reference\",\"Running Balance\",\"Exchange From\",\"Exchange To\",\"Exchange Rate\",\"Payer Name\",\"Payee Name\",\"Payee Account Number\",Merchant,\"Card Last Four Digits\",\"Card Holder Full Name\",Attachment,Note,\"Total fees\",\"Exchange To Amount\"\n" +
+		"TRANSFER-102,06-03-2026,-1250.00,SEK,\"Sent money to Kontorsgrossisten AB\",88123,8750.00,,,,,\"Kontorsgrossisten AB\",,,,,,,0.00,\n" +
+		"TRANSFER-101,05-03-2026,10000.00,SEK,\"Received money from Kund AB\",26,10000.00,,,,\"Kund AB\",,,,,,,,0.00,\n",
+	FormatWise: "ID,Status,Direction,Created on,Finished on,Source fee amount,Source fee currency,Target fee amount,Target fee currency,Source name,Source amount (after fees),Source currency,Target name,Target amount (after fees),Target currency,Exchange rate,Reference,Batch,Created by,Category,Note\n" +
+		"TRANSFER-202,COMPLETED,OUT,2026-03-06 09:12:00,2026-03-06 09:14:31,2.50,SEK,,,Exempel AB,1247.50,SEK,Kontorsgrossisten AB,1247.50,SEK,1.0,Kontorsgrossisten AB 88123,,Exempel AB,General,\n" +
+		"TRANSFER-203,CANCELLED,OUT,2026-03-06 10:00:00,,0.00,SEK,,,Exempel AB,99.00,SEK,Kaffebaren,99.00,SEK,1.0,,,Exempel AB,General,\n" +
+		"TRANSFER-204,COMPLETED,OUT,2026-03-06 11:00:00,2026-03-06 11:00:00,0.00,EUR,,,Exempel AB,20.00,EUR,Hotell GmbH,20.00,EUR,1.0,,,Exempel AB,General,\n" +
+		"TRANSFER-201,COMPLETED,IN,2026-03-05 08:00:00,2026-03-05 08:01:00,0.00,SEK,,,Kund AB,10000.00,SEK,Exempel AB,10000.00,SEK,1.0,Kund AB faktura 26,,,Money added,\n",
 }
 
+// camt053 is a statement of the two entries every sample holds, with
+// the XML declaration each encoding would carry.
+func camt053(encoding string) string {
+	return `<?xml version="1.0" encoding="` + encoding + `"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt><Stmt><Id>S1</Id>
+<Acct><Id><IBAN>SE4550000000058398257466</IBAN></Id><Ccy>SEK</Ccy></Acct>
+<Ntry><NtryRef>N2</NtryRef><Amt Ccy="SEK">1250.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-03-06</Dt></BookgDt>
+<NtryDtls><TxDtls><RltdPties><Cdtr><Pty><Nm>Kontorsgrossisten AB</Nm></Pty></Cdtr></RltdPties><RmtInf><Ustrd>Faktura 88123 – kontorsmöbler</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>
+<Ntry><NtryRef>N1</NtryRef><Amt Ccy="SEK">10000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-03-05</Dt></BookgDt></Ntry>
+</Stmt></BkToCstmrStmt></Document>`
+}
+
+// Every format, in every encoding a bank writes in (UTF-8, UTF-16 with its
+// mark, Windows-1252), is detected and read the same.
 func TestBankExports(t *testing.T) {
-	for format, text := range exports {
-		// Every encoding a bank writes in: UTF-8, UTF-16 and Windows-1252.
+	seen := map[string]bool{}
+	for name, text := range exports {
+		format := strings.Fields(name)[0]
+		seen[format] = true
+		plain := strings.TrimPrefix(text, "\uFEFF")
 		encodings := map[string][]byte{"utf-8": []byte(text)}
-		if u16, err := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().Bytes([]byte(strings.TrimPrefix(text, "\uFEFF"))); err == nil {
+		if u16, err := unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().Bytes([]byte(plain)); err == nil {
 			encodings["utf-16le"] = u16
 		}
-		if w, err := charmap.Windows1252.NewEncoder().Bytes([]byte(strings.TrimPrefix(text, "\uFEFF"))); err == nil {
+		if w, err := charmap.Windows1252.NewEncoder().Bytes([]byte(plain)); err == nil {
 			encodings["windows-1252"] = w
 		}
+		if format == FormatCamt053 { // the declaration names the encoding
+			encodings["utf-16le"], _ = unicode.UTF16(unicode.LittleEndian, unicode.UseBOM).NewEncoder().Bytes([]byte(camt053("UTF-16")))
+			encodings["windows-1252"], _ = charmap.Windows1252.NewEncoder().Bytes([]byte(camt053("windows-1252")))
+		}
+		if len(encodings) != 3 {
+			t.Fatalf("%s: not written in every encoding", name)
+		}
 		for enc, raw := range encodings {
-			decoded, name, err := Text(raw)
-			if err != nil || name != enc && !(enc == "windows-1252" && utf8.Valid(raw)) { // plain ASCII is UTF-8 too
-				t.Fatalf("%s in %s: read as %s (%v)", format, enc, name, err)
+			decoded, read, err := Text(raw)
+			if err != nil || read != enc && !(enc == "windows-1252" && utf8.Valid(raw)) { // plain ASCII is UTF-8 too
+				t.Fatalf("%s in %s: read as %s (%v)", name, enc, read, err)
 			}
 			if got := Detect(decoded); got != format {
-				t.Fatalf("%s in %s: detected as %s", format, enc, got)
+				t.Fatalf("%s in %s: detected as %s", name, enc, got)
 			}
-			f, err := ReadCSV(decoded, format, "1930", "SEK")
+			p, err := ParseFile(raw, "", "1930", "SEK")
 			if err != nil {
-				t.Fatalf("%s in %s: %v", format, enc, err)
+				t.Fatalf("%s in %s: %v", name, enc, err)
 			}
-			if len(f.Rows) != 2 {
-				t.Fatalf("%s in %s: %d rows", format, enc, len(f.Rows))
+			if p.Format != format || len(p.Rows) != 2 {
+				t.Fatalf("%s in %s: %s, %d rows", name, enc, p.Format, len(p.Rows))
 			}
-			out, in := f.Rows[0], f.Rows[1]
+			out, in := p.Rows[0], p.Rows[1]
 			if out.Amount.String() != "-1250.00" || in.Amount.String() != "10000.00" || out.Currency != "SEK" ||
-				out.Date.Format("2006-01-02") != "2026-03-06" || out.ExternalID == in.ExternalID {
-				t.Errorf("%s in %s: %+v %+v", format, enc, out, in)
+				out.Date.Format("2006-01-02") != "2026-03-06" || in.Date.Format("2006-01-02") != "2026-03-05" ||
+				out.ExternalID == in.ExternalID {
+				t.Errorf("%s in %s: %+v %+v", name, enc, out, in)
 			}
-			if out.Description == nil || !strings.Contains(*out.Description+textOf(out.MerchantName), "Kontorsgrossisten AB") {
-				t.Errorf("%s in %s: text %v", format, enc, out.Description)
+			if !strings.Contains(textOf(out.Description)+textOf(out.MerchantName), "Kontorsgrossisten AB") {
+				t.Errorf("%s in %s: text %v", name, enc, out.Description)
 			}
 		}
+	}
+	for _, f := range Formats {
+		if !seen[f] {
+			t.Errorf("format %s has no sample", f)
+		}
+	}
+	if len(Formats) != 14 {
+		t.Errorf("%d formats, the peer names 14", len(Formats))
+	}
+	wise, _ := ReadCSV(exports[FormatWise], FormatWise, "1930", "SEK")
+	if wise.Pending != 1 || wise.Other != 1 || wise.Rows[0].ExternalID != "wise:TRANSFER-202" {
+		t.Errorf("wise: %d pending, %d of another balance, id %s", wise.Pending, wise.Other, wise.Rows[0].ExternalID)
+	}
+	if eur, _ := ReadCSV(exports[FormatWise], FormatWise, "1930", "EUR"); len(eur.Rows) != 1 || eur.Rows[0].Amount.String() != "-20.00" {
+		t.Errorf("wise, the EUR balance: %+v", eur.Rows)
+	}
+	if north, _ := ReadCSV(exports[FormatNorthmill], FormatNorthmill, "1930", "SEK"); north.Pending != 1 {
+		t.Errorf("northmill: %d pending", north.Pending)
 	}
 	nordea, _ := ReadCSV(strings.TrimPrefix(exports[FormatNordea], "\uFEFF"), FormatNordea, "1930", "SEK")
 	if nordea.Pending != 1 || *nordea.Rows[0].Reference != "88123" {

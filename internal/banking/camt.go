@@ -99,11 +99,16 @@ type Statement struct {
 func ReadCamt053(r io.Reader) ([]Statement, error) {
 	var doc camtDocument
 	dec := xml.NewDecoder(r)
+	// r is text Text has decoded already (from a byte-order mark, UTF-8
+	// or Windows-1252), whatever the declaration says: the encodings it
+	// reads are taken as said, any other is refused.
 	dec.CharsetReader = func(label string, in io.Reader) (io.Reader, error) {
-		if l := strings.ToLower(label); l == "utf-8" || l == "utf8" {
+		switch strings.ToLower(label) {
+		case "utf-8", "utf8", "utf-16", "utf-16le", "utf-16be", "windows-1252", "cp1252", "iso-8859-1", "latin1",
+			"iso-8859-15", "us-ascii":
 			return in, nil
 		}
-		return nil, fmt.Errorf("camt.053: the XML says encoding %q; only UTF-8 is read", label)
+		return nil, fmt.Errorf("camt.053: the XML says encoding %q; UTF-8, UTF-16 and Windows-1252 are read", label)
 	}
 	if err := dec.Decode(&doc); err != nil {
 		return nil, fmt.Errorf("camt.053: %w", err)

@@ -27,7 +27,9 @@ const ImportOperation = "import.bank"
 const MaxFile = 10 << 20
 
 // Formats are the formats a bank file may be read as.
-var Formats = []string{FormatCamt053, FormatGenericCSV, FormatSwedbank, FormatNordea, FormatSEB, FormatHandelsbanken}
+var Formats = []string{FormatCamt053, FormatGenericCSV, FormatSwedbank, FormatNordea, FormatNordeaBusiness, FormatSEB,
+	FormatHandelsbanken, FormatLansforsakringar, FormatICABanken, FormatSkandia, FormatLunar, FormatNorthmill, FormatWise,
+	FormatWiseStatement}
 
 // Parsed is what a bank file holds, as read.
 type Parsed struct {
@@ -35,6 +37,8 @@ type Parsed struct {
 	Rows             []Ingested
 	From, To         *time.Time
 	Pending          int
+	// Other counts rows of another currency's balance, left out.
+	Other int
 	// Note is the statement's balance check (opening + movements =
 	// closing), said, never a refusal.
 	Note *string
@@ -91,7 +95,7 @@ func ParseFile(raw []byte, format, account, currency string) (Parsed, error) {
 		if err != nil {
 			return p, unreadable(err.Error(), nil)
 		}
-		p.Rows, p.Pending = f.Rows, f.Pending
+		p.Rows, p.Pending, p.Other = f.Rows, f.Pending, f.Other
 	}
 	if len(p.Rows) == 0 {
 		return p, unreadable("the file holds no booked transaction", nil)

@@ -22,9 +22,15 @@ func (s *Store) InsertImport(ctx context.Context, im Import) (Import, error) {
 	return im, err
 }
 
-// Import reads import id, locked for a change when lock.
+// Import reads import id, locked for a change when lock. A queued
+// import's status is its operation's: running, or failed (its work
+// rolled back with it, so the row itself stays queued).
 func (s *Store) Import(ctx context.Context, company, id uuid.UUID, lock bool) (Import, error) {
-	q := `SELECT ` + importColumns + ` FROM bank_file_imports WHERE company_id = $1 AND id = $2`
+	q := `SELECT company_id, id, operation_id, file_name, content, sha256, encoding, format, cash_account_id,
+			ledger_account, CASE WHEN status = 'queued' THEN coalesce((SELECT o.status FROM operations o
+				WHERE o.id = operation_id), status) ELSE status END AS status,
+			ingested, duplicates, from_date, to_date, note, created_at, completed_at, undone_at
+		FROM bank_file_imports WHERE company_id = $1 AND id = $2`
 	if lock {
 		q += ` FOR UPDATE`
 	}

@@ -438,8 +438,8 @@ func (h *TxHandler) ImportBankFile(ctx context.Context, req gen.ImportBankFileRe
 	}
 	if store.IsDryRun(ctx) {
 		p := q.Parsed
-		return gen.ImportBankFile200JSONResponse{Data: gen.BankFilePreview{DryRun: true, Format: gen.BankFilePreviewFormat(p.Format),
-			Encoding: p.Encoding, Rows: len(p.Rows), Pending: p.Pending, DateFrom: openapi_types.Date{Time: *p.From},
+		return gen.ImportBankFile200JSONResponse{Data: gen.BankFilePreview{DryRun: true, Format: gen.BankFileFormat(p.Format),
+			Encoding: p.Encoding, Rows: len(p.Rows), Pending: p.Pending, OtherBalances: p.Other, DateFrom: openapi_types.Date{Time: *p.From},
 			DateTo: openapi_types.Date{Time: *p.To}, BalanceNote: envelope.Nullable(p.Note)}, Meta: envelope.Meta(ctx)}, nil
 	}
 	return gen.ImportBankFile202JSONResponse{Data: jobs.Wire(q.Operation), Meta: envelope.Meta(ctx)}, nil
