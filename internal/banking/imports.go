@@ -240,9 +240,9 @@ type ImportResult struct {
 	Note       *string   `json:"balance_note"`
 }
 
-// RunImport is the import operation: the kept file read again and its
-// rows added to the account, those it has already left out, one
-// transaction.synced per 500 rows added; all in the operation's
+// RunImport is the import operation: the kept file read again, its rows
+// COPYed to a stage and added to the account, those it has already left
+// out, one transaction.synced per 500 rows added; all in the operation's
 // transaction, with its outcome.
 func (b *Bank) RunImport(ctx context.Context, run *jobs.Run) (any, error) {
 	var p importParams
@@ -266,22 +266,19 @@ func (b *Bank) RunImport(ctx context.Context, run *jobs.Run) (any, error) {
 		return nil, err
 	}
 	at := Settlement{CashAccountID: im.CashAccountID, LedgerAccount: im.LedgerAccount, ImportID: &im.ID}
-	var ids []uuid.UUID
-	for start := 0; start < len(parsed.Rows); start += MaxIngest {
-		chunk := parsed.Rows[start:min(start+MaxIngest, len(parsed.Rows))]
-		got, err := b.store.InsertTransactions(ctx, run.CompanyID, at, "bank_file", chunk)
-		if err != nil {
+	run.Report(jobs.Progress{Phase: "ingest", Current: 0, Total: len(parsed.Rows)})
+	ids, err := b.store.CopyTransactions(ctx, run.CompanyID, at, "bank_file", parsed.Rows)
+	if err != nil {
+		return nil, err
+	}
+	for start := 0; start < len(ids); start += MaxIngest {
+		chunk := ids[start:min(start+MaxIngest, len(ids))]
+		if _, err := outbox.Emit(ctx, b.store.db, run.CompanyID, EventSynced, map[string]any{"transaction_ids": chunk,
+			"cash_account_id": at.CashAccountID, "ledger_account": at.LedgerAccount, "source": "bank_file"}); err != nil {
 			return nil, err
 		}
-		run.Report(jobs.Progress{Phase: "ingest", Current: min(start+MaxIngest, len(parsed.Rows)), Total: len(parsed.Rows)})
-		if len(got) > 0 {
-			if _, err := outbox.Emit(ctx, b.store.db, run.CompanyID, EventSynced, map[string]any{"transaction_ids": got,
-				"cash_account_id": at.CashAccountID, "ledger_account": at.LedgerAccount, "source": "bank_file"}); err != nil {
-				return nil, err
-			}
-		}
-		ids = append(ids, got...)
 	}
+	run.Report(jobs.Progress{Phase: "ingest", Current: len(parsed.Rows), Total: len(parsed.Rows)})
 	n, dup := len(ids), len(parsed.Rows)-len(ids)
 	if err := b.store.FinishImport(ctx, im, n, dup); err != nil {
 		return nil, err

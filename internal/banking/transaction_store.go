@@ -55,7 +55,7 @@ func (s *Store) InsertTransactions(ctx context.Context, company uuid.UUID, at Se
 		in[i] = row{Date: store.Day(r.Date), Description: r.Description, Amount: r.Amount.String(), Currency: r.Currency,
 			ExternalID: r.ExternalID, MCC: r.MCC, Merchant: r.MerchantName, Reference: r.Reference,
 			CounterpartyAccount: r.CounterpartyAccount, ImportSource: src,
-			Search: searchText(r.Description, r.MerchantName, r.Description)}
+			Search: searchText(r.Description, r.MerchantName)}
 	}
 	raw, err := json.Marshal(in)
 	if err != nil {
