@@ -71,6 +71,14 @@ func TestBadInputNeverAnswers5xx(t *testing.T) {
 				snapshot = now
 			}
 			code := r.str("error.code")
+			// A feature the test server runs without (a bank aggregator)
+			// answers its documented 503 to a request that is well formed
+			// apart from the field tried, as it must: the server, not the
+			// input, lacks it.
+			if e, ok := apierr.Lookup(apierr.Code(code)); ok && r.Status == 503 && e.Status == 503 &&
+				strings.HasSuffix(code, "_NOT_CONFIGURED") {
+				return
+			}
 			if r.Status >= 500 {
 				failures++
 				t.Errorf("%s %s %s: %d %s", op.Method, op.Path, what, r.Status, clip(r.Body))

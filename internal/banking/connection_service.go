@@ -130,7 +130,7 @@ func (b *Bank) Connect(ctx context.Context, company uuid.UUID, r ConnectRequest)
 	}
 	a, _ := ctx.Value(askedKey{}).(*asked)
 	if b.consents == nil || a == nil || a.company != company {
-		return Connection{}, notConfigured(map[string]any{"field": "bank"})
+		return Connection{}, notConfigured(nil)
 	}
 	if a.err != nil {
 		e := apierr.Wrap(apierr.BankSyncFailed, a.err)
