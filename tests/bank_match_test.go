@@ -352,3 +352,83 @@ func TestPaymentStornoUndoesPayment(t *testing.T) {
 		t.Fatalf("status %s, want approved (or overdue)", st)
 	}
 }
+
+// The refusals the other tests do not reach, each through the endpoint
+// that gives it: a booked row does not move, a bank's row is not deleted,
+// bulk-book keeps to one account and kronor and to a posted verifikat,
+// a batch has an amount and open invoices, a match keeps to the currency.
+func TestBankRefusalCodes(t *testing.T) {
+	b, _ := newBankBooks(t)
+	b.write("POST", "cash-accounts", map[string]any{"name": "Sparkonto", "currency": "SEK", "ledger_account": "1940"}).status(t, 201)
+	b.write("POST", "cash-accounts", map[string]any{"name": "Euro", "currency": "EUR"}).status(t, 201)
+	sek := b.ingested(bankRow("R1", "2026-03-05", -45, "AVGIFT"), bankRow("R2", "2026-03-05", -50, "AVGIFT"),
+		bankRow("R3", "2026-03-05", 0, "NOLL"), bankRow("R4", "2026-03-06", -1000, "UTBETALNING"))
+	saving := b.write("POST", "transactions/ingest", map[string]any{"settlement_account": "1940",
+		"transactions": []any{bankRow("S1", "2026-03-05", -30, "AVGIFT")}}).status(t, 200).list("data.transaction_ids")[0].(string)
+	eurRow := bankRow("E1", "2026-03-05", -20, "AVGIFT")
+	eurRow["currency"] = "EUR"
+	eur := b.write("POST", "transactions/ingest", map[string]any{"settlement_account": "1932",
+		"transactions": []any{eurRow}}).status(t, 200).list("data.transaction_ids")[0].(string)
+
+	// A booked row stays on its account; a bank's row is never deleted.
+	b.write("POST", "transactions/"+sek[0]+"/categorize", map[string]any{"is_business": true, "template_id": "bank_fee"}).status(t, 200)
+	b.write("PATCH", "transactions/"+sek[0], map[string]any{"account_number": "1940"}).errorCode(t, 409, "TRANSACTION_MOVE_BOOKED")
+	file := waitOperation(b, importFile(b, "avgift.csv", []byte("Datum;Text;Belopp\n2026-03-07;Avgift;-12,00\n"), "").
+		status(t, 202).str("data.operation_id"))
+	var imported string
+	if err := b.db.Get(&imported, `SELECT id FROM bank_transactions WHERE bank_file_import_id = $1`,
+		file.str("data.result.bank_file_import_id")); err != nil {
+		t.Fatal(err)
+	}
+	b.write("DELETE", "transactions/"+imported, nil).errorCode(t, 409, "TRANSACTION_DELETE_IMPORTED")
+
+	// Bulk-book: one currency, kronor, one account, a usable template, a
+	// verifikat that is there and posted.
+	bulk := func(ids []any, more map[string]any) *response {
+		return b.write("POST", "transactions/bulk-book", mergeMaps(map[string]any{"tx_ids": ids}, more))
+	}
+	fee := map[string]any{"template_id": "bank_fee", "mode": "sum_per_account", "entry_description": "Avgifter"}
+	bulk([]any{sek[1], eur}, fee).errorCode(t, 400, "BULK_BOOK_MIXED_CURRENCY")
+	bulk([]any{eur}, fee).errorCode(t, 400, "BULK_BOOK_FOREIGN_CURRENCY")
+	bulk([]any{sek[1], saving}, fee).errorCode(t, 400, "BULK_BOOK_ACCOUNT_MISMATCH")
+	bulk([]any{sek[1]}, map[string]any{"template_id": "own_transfer", "mode": "sum_per_account", "entry_description": "x"}).
+		errorCode(t, 400, "BULK_BOOK_INVALID_ACCOUNT")
+	bulk([]any{sek[1]}, map[string]any{"manual_lines": []any{map[string]any{"account_number": "1930", "credit_amount": 50},
+		map[string]any{"account_number": "2440", "debit_amount": 50}}, "entry_description": "x"}).errorCode(t, 400, "BULK_BOOK_INVALID_ACCOUNT")
+	bulk([]any{sek[1]}, map[string]any{"existing_journal_entry_id": "00000000-0000-4000-8000-000000000000"}).
+		errorCode(t, 404, "BULK_BOOK_VOUCHER_NOT_FOUND")
+	period := b.get(b.path("fiscal-periods"), b.token).status(t, 200).str("data.fiscal_periods.0.id")
+	draft := b.write("POST", "journal-entries", map[string]any{"fiscal_period_id": period, "entry_date": "2026-03-05",
+		"description": "Avgift", "lines": []any{map[string]any{"account_number": "6570", "debit_amount": 50},
+			map[string]any{"account_number": "1930", "credit_amount": 50}}}).status(t, 201).str("data.id")
+	bulk([]any{sek[1]}, map[string]any{"existing_journal_entry_id": draft}).errorCode(t, 409, "BULK_BOOK_VOUCHER_NOT_POSTED")
+
+	// A batch needs an amount and open invoices; a match keeps to the
+	// transaction's currency (or kronor).
+	supplier := b.supplier("Kontorsgrossisten AB")
+	paid := b.supplierInvoice(supplier, "P-1", 1000, nil)
+	b.write("POST", "supplier-invoices/"+paid+"/mark-paid", map[string]any{"amount": 1250, "payment_date": "2026-03-04"}).status(t, 200)
+	open := b.supplierInvoice(supplier, "P-2", 1000, nil)
+	sup := func(id string, amount float64) map[string]any {
+		return map[string]any{"kind": "supplier_invoice", "supplier_invoice_id": id, "amount": amount}
+	}
+	b.write("POST", "transactions/"+sek[2]+"/match-batch", map[string]any{"allocations": []any{sup(open, 1)}}).
+		errorCode(t, 400, "BATCH_TX_ZERO_AMOUNT")
+	if e := b.write("POST", "transactions/"+sek[3]+"/match-batch", map[string]any{"allocations": []any{sup(open, 500), sup(paid, 500)}}).
+		errorCode(t, 409, "BATCH_SUPPLIER_INVOICE_NOT_OPEN"); e.at("error.details.index") != 1.0 {
+		t.Fatalf("the allocation is not named: %s", e.Body)
+	}
+	if _, err := b.db.Exec(`INSERT INTO fx_rates (currency, day, rate, source) VALUES ('EUR', '2026-03-05', 11.4512, 'file')
+		ON CONFLICT DO NOTHING`); err != nil {
+		t.Fatal(err)
+	}
+	b.write("POST", "transactions/"+eur+"/refresh-exchange-rate", nil).status(t, 200)
+	e := b.write("POST", "transactions/"+eur+"/match-supplier-invoice", map[string]any{"supplier_invoice_id": open}).
+		errorCode(t, 400, "MATCH_CURRENCY_MISMATCH")
+	if e.at("error.details.transaction_currency") != "EUR" || e.at("error.details.invoice_currency") != "SEK" {
+		t.Fatalf("details: %s", e.Body)
+	}
+	if b.exact("2440") != "-1250.00" { // P-2 (1 000.00 and 25 %) still owed whole: nothing moved
+		t.Fatalf("2440 %s", b.exact("2440"))
+	}
+}

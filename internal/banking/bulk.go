@@ -59,10 +59,14 @@ func checkBulk(rows []Transaction) (money.Amount, error) {
 		return sum, apierr.New(apierr.BulkBookTxAlreadyBooked, map[string]any{"transaction_ids": booked})
 	}
 	first := rows[0]
+	// Mixed currencies are named as such whichever row comes first.
+	for _, t := range rows {
+		if t.Currency != first.Currency {
+			return sum, apierr.New(apierr.BulkBookMixedCurrency, map[string]any{"currencies": []string{first.Currency, t.Currency}})
+		}
+	}
 	for _, t := range rows {
 		switch {
-		case t.Currency != first.Currency:
-			return sum, apierr.New(apierr.BulkBookMixedCurrency, map[string]any{"currencies": []string{first.Currency, t.Currency}})
 		case t.Currency != "SEK":
 			return sum, apierr.New(apierr.BulkBookForeignCurrency, map[string]any{"currency": t.Currency})
 		case !t.Date.Equal(first.Date):
