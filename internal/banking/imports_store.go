@@ -78,19 +78,25 @@ func (s *Store) CopyTransactions(ctx context.Context, company uuid.UUID, at Sett
 		return nil, errors.New("banking: a bank file is copied in a unit of work")
 	}
 	if _, err := u.Tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS bank_file_stage (
-			n integer, date date, description text, amount numeric(14, 2), currency text, external_id text,
+			n integer, id uuid, date date, description text, amount numeric(14, 2), currency text, external_id text,
 			merchant_name text, reference text, counterparty_account text, search_text text) ON COMMIT DROP;
 		TRUNCATE bank_file_stage`); err != nil {
 		return nil, err
 	}
-	stmt, err := u.Tx.PrepareContext(ctx, pq.CopyIn("bank_file_stage", "n", "date", "description", "amount",
+	stmt, err := u.Tx.PrepareContext(ctx, pq.CopyIn("bank_file_stage", "n", "id", "date", "description", "amount",
 		"currency", "external_id", "merchant_name", "reference", "counterparty_account", "search_text"))
 	if err != nil {
 		return nil, err
 	}
 	defer stmt.Close()
 	for i, r := range rows {
-		if _, err := stmt.ExecContext(ctx, i, store.Day(r.Date), r.Description, r.Amount.String(), r.Currency,
+		// Time-ordered ids: a file's rows go to the end of the id
+		// indexes, not scattered through them.
+		id, err := uuid.NewV7()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := stmt.ExecContext(ctx, i, id, store.Day(r.Date), r.Description, r.Amount.String(), r.Currency,
 			r.ExternalID, r.MerchantName, r.Reference, r.CounterpartyAccount,
 			searchText(r.Description, r.MerchantName)); err != nil {
 			return nil, err
@@ -102,10 +108,10 @@ func (s *Store) CopyTransactions(ctx context.Context, company uuid.UUID, at Sett
 	ids := []uuid.UUID{}
 	// The order of the file decides which of two rows with one external
 	// id is kept; DISTINCT ON keeps ON CONFLICT from meeting a row twice.
-	err = s.db.Q(ctx).SelectContext(ctx, &ids, `INSERT INTO bank_transactions (company_id, cash_account_id,
+	err = s.db.Q(ctx).SelectContext(ctx, &ids, `INSERT INTO bank_transactions (company_id, id, cash_account_id,
 			ledger_account, date, description, original_description, amount, currency, amount_sek, external_id,
 			merchant_name, reference, counterparty_account, import_source, search_text, bank_file_import_id)
-		SELECT $1, $2, $3, r.date, r.description, r.description, r.amount, r.currency,
+		SELECT $1, r.id, $2, $3, r.date, r.description, r.description, r.amount, r.currency,
 			CASE WHEN r.currency = 'SEK' THEN r.amount END, r.external_id, r.merchant_name, r.reference,
 			r.counterparty_account, $4, r.search_text, $5
 		FROM (SELECT DISTINCT ON (external_id) * FROM bank_file_stage ORDER BY external_id, n) AS r
