@@ -69,9 +69,11 @@ func (s *Store) UndoImport(ctx context.Context, im Import) (deleted, booked, his
 
 // CopyTransactions stores a bank file's rows on at as InsertTransactions
 // does, at the speed of COPY: the rows stream into a staging table of the
-// transaction, then one INSERT … ON CONFLICT DO NOTHING adds those the
-// account does not have yet. It answers the ids added. It runs in the
-// unit of work of ctx (the import's operation), whose end drops the stage.
+// transaction, then the same INSERT … ON CONFLICT DO NOTHING adds those
+// the account does not have yet, in the file's order (the first of two
+// rows with one external id is kept). It answers the ids added. It runs
+// in the unit of work of ctx (the import's operation), whose end drops
+// the stage.
 func (s *Store) CopyTransactions(ctx context.Context, company uuid.UUID, at Settlement, source string, rows []Ingested) ([]uuid.UUID, error) {
 	u := store.UnitFrom(ctx)
 	if u == nil {
@@ -79,26 +81,25 @@ func (s *Store) CopyTransactions(ctx context.Context, company uuid.UUID, at Sett
 	}
 	if _, err := u.Tx.ExecContext(ctx, `CREATE TEMP TABLE IF NOT EXISTS bank_file_stage (
 			n integer, id uuid, date date, description text, amount numeric(14, 2), currency text, external_id text,
-			merchant_name text, reference text, counterparty_account text, search_text text) ON COMMIT DROP;
+			mcc_code text, merchant_name text, reference text, counterparty_account text, import_source text,
+			search_text text) ON COMMIT DROP;
 		TRUNCATE bank_file_stage`); err != nil {
 		return nil, err
 	}
 	stmt, err := u.Tx.PrepareContext(ctx, pq.CopyIn("bank_file_stage", "n", "id", "date", "description", "amount",
-		"currency", "external_id", "merchant_name", "reference", "counterparty_account", "search_text"))
+		"currency", "external_id", "mcc_code", "merchant_name", "reference", "counterparty_account", "import_source",
+		"search_text"))
 	if err != nil {
 		return nil, err
 	}
 	defer stmt.Close()
 	for i, r := range rows {
-		// Time-ordered ids: a file's rows go to the end of the id
-		// indexes, not scattered through them.
-		id, err := uuid.NewV7()
+		v, err := staged(r, source)
 		if err != nil {
 			return nil, err
 		}
-		if _, err := stmt.ExecContext(ctx, i, id, store.Day(r.Date), r.Description, r.Amount.String(), r.Currency,
-			r.ExternalID, r.MerchantName, r.Reference, r.CounterpartyAccount,
-			searchText(r.Description, r.MerchantName)); err != nil {
+		if _, err := stmt.ExecContext(ctx, i, v.ID, v.Date, v.Description, v.Amount, v.Currency, v.ExternalID, v.MCC,
+			v.Merchant, v.Reference, v.CounterpartyAccount, v.ImportSource, v.Search); err != nil {
 			return nil, err
 		}
 	}
@@ -106,17 +107,7 @@ func (s *Store) CopyTransactions(ctx context.Context, company uuid.UUID, at Sett
 		return nil, err
 	}
 	ids := []uuid.UUID{}
-	// The order of the file decides which of two rows with one external
-	// id is kept; DISTINCT ON keeps ON CONFLICT from meeting a row twice.
-	err = s.db.Q(ctx).SelectContext(ctx, &ids, `INSERT INTO bank_transactions (company_id, id, cash_account_id,
-			ledger_account, date, description, original_description, amount, currency, amount_sek, external_id,
-			merchant_name, reference, counterparty_account, import_source, search_text, bank_file_import_id)
-		SELECT $1, r.id, $2, $3, r.date, r.description, r.description, r.amount, r.currency,
-			CASE WHEN r.currency = 'SEK' THEN r.amount END, r.external_id, r.merchant_name, r.reference,
-			r.counterparty_account, $4, r.search_text, $5
-		FROM (SELECT DISTINCT ON (external_id) * FROM bank_file_stage ORDER BY external_id, n) AS r
-		ORDER BY r.n
-		ON CONFLICT (company_id, ledger_account, external_id) DO NOTHING
-		RETURNING id`, company, at.CashAccountID, at.LedgerAccount, source, at.ImportID)
+	err = s.db.Q(ctx).SelectContext(ctx, &ids, insertStaged+`(SELECT * FROM bank_file_stage ORDER BY n) AS r`+insertStagedEnd,
+		company, at.CashAccountID, at.LedgerAccount, at.ImportID)
 	return ids, err
 }

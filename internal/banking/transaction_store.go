@@ -29,50 +29,72 @@ type Settlement struct {
 	ImportID *uuid.UUID
 }
 
-// InsertTransactions stores rows on at as new transactions from source, leaving out
-// those whose external id the account already has, and answers the ids
-// of those it stored.
-func (s *Store) InsertTransactions(ctx context.Context, company uuid.UUID, at Settlement, source string, rows []Ingested) ([]uuid.UUID, error) {
-	type row struct {
-		Date                string  `json:"date"`
-		Description         *string `json:"description"`
-		Amount              string  `json:"amount"`
-		Currency            string  `json:"currency"`
-		ExternalID          string  `json:"external_id"`
-		MCC                 *string `json:"mcc_code"`
-		Merchant            *string `json:"merchant_name"`
-		Reference           *string `json:"reference"`
-		CounterpartyAccount *string `json:"counterparty_account"`
-		ImportSource        string  `json:"import_source"`
-		Search              string  `json:"search_text"`
+// stagedRow is a transaction as InsertTransactions and CopyTransactions
+// hand it to the database: its id time-ordered (new rows go to the end
+// of the id indexes), its source resolved, its search text made.
+type stagedRow struct {
+	ID                  uuid.UUID `json:"id"`
+	Date                string    `json:"date"`
+	Description         *string   `json:"description"`
+	Amount              string    `json:"amount"`
+	Currency            string    `json:"currency"`
+	ExternalID          string    `json:"external_id"`
+	MCC                 *string   `json:"mcc_code"`
+	Merchant            *string   `json:"merchant_name"`
+	Reference           *string   `json:"reference"`
+	CounterpartyAccount *string   `json:"counterparty_account"`
+	ImportSource        string    `json:"import_source"`
+	Search              string    `json:"search_text"`
+}
+
+func staged(r Ingested, source string) (stagedRow, error) {
+	id, err := uuid.NewV7()
+	if r.ImportSource != nil {
+		source = *r.ImportSource
 	}
-	in := make([]row, len(rows))
+	return stagedRow{ID: id, Date: store.Day(r.Date), Description: r.Description, Amount: r.Amount.String(),
+		Currency: r.Currency, ExternalID: r.ExternalID, MCC: r.MCC, Merchant: r.MerchantName, Reference: r.Reference,
+		CounterpartyAccount: r.CounterpartyAccount, ImportSource: source,
+		Search: searchText(r.Description, r.MerchantName)}, err
+}
+
+// insertStaged adds the staged rows r of the row source that follows it
+// to $1's account ($2 cash account, $3 ledger account, $4 the file they
+// came in): those whose external id the account has already (or a row
+// before them in the same source) are left out; it returns the ids added.
+const insertStaged = `INSERT INTO bank_transactions (company_id, id, cash_account_id, ledger_account, date,
+		description, original_description, amount, currency, amount_sek, external_id, mcc_code, merchant_name,
+		reference, counterparty_account, import_source, search_text, bank_file_import_id)
+	SELECT $1, r.id, $2, $3, r.date, r.description, r.description, r.amount, r.currency,
+		CASE WHEN r.currency = 'SEK' THEN r.amount END, r.external_id, r.mcc_code, r.merchant_name, r.reference,
+		r.counterparty_account, r.import_source, r.search_text, $4
+	FROM `
+
+const insertStagedEnd = `
+	ON CONFLICT (company_id, ledger_account, external_id) DO NOTHING
+	RETURNING id`
+
+// InsertTransactions stores rows on at as new transactions from source,
+// leaving out those whose external id the account already has, and
+// answers the ids of those it stored: one statement, for the few rows of
+// a request (a bank file's many go through CopyTransactions).
+func (s *Store) InsertTransactions(ctx context.Context, company uuid.UUID, at Settlement, source string, rows []Ingested) ([]uuid.UUID, error) {
+	in := make([]stagedRow, len(rows))
 	for i, r := range rows {
-		src := source
-		if r.ImportSource != nil {
-			src = *r.ImportSource
+		var err error
+		if in[i], err = staged(r, source); err != nil {
+			return nil, err
 		}
-		in[i] = row{Date: store.Day(r.Date), Description: r.Description, Amount: r.Amount.String(), Currency: r.Currency,
-			ExternalID: r.ExternalID, MCC: r.MCC, Merchant: r.MerchantName, Reference: r.Reference,
-			CounterpartyAccount: r.CounterpartyAccount, ImportSource: src,
-			Search: searchText(r.Description, r.MerchantName)}
 	}
 	raw, err := json.Marshal(in)
 	if err != nil {
 		return nil, err
 	}
 	ids := []uuid.UUID{}
-	err = s.db.Q(ctx).SelectContext(ctx, &ids, `INSERT INTO bank_transactions (company_id, cash_account_id,
-			ledger_account, date, description, original_description, amount, currency, amount_sek, external_id,
-			mcc_code, merchant_name, reference, counterparty_account, import_source, search_text, bank_file_import_id)
-		SELECT $1, $2, $3, r.date, r.description, r.description, r.amount, r.currency,
-			CASE WHEN r.currency = 'SEK' THEN r.amount END, r.external_id, r.mcc_code, r.merchant_name, r.reference,
-			r.counterparty_account, r.import_source, r.search_text, $5
-		FROM jsonb_to_recordset($4::jsonb) AS r(date date, description text, amount numeric, currency text,
-			external_id text, mcc_code text, merchant_name text, reference text, counterparty_account text,
-			import_source text, search_text text)
-		ON CONFLICT (company_id, ledger_account, external_id) DO NOTHING
-		RETURNING id`, company, at.CashAccountID, at.LedgerAccount, string(raw), at.ImportID)
+	err = s.db.Q(ctx).SelectContext(ctx, &ids, insertStaged+`jsonb_to_recordset($5::jsonb) AS r(id uuid, date date,
+			description text, amount numeric, currency text, external_id text, mcc_code text, merchant_name text,
+			reference text, counterparty_account text, import_source text, search_text text)`+insertStagedEnd,
+		company, at.CashAccountID, at.LedgerAccount, at.ImportID, string(raw))
 	return ids, err
 }
 
