@@ -11,6 +11,7 @@ import (
 
 	"github.com/kontera/kontera/internal/aggregator"
 	"github.com/kontera/kontera/internal/aggregator/fakebank"
+	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/httpapi"
 )
 
@@ -83,6 +84,14 @@ func TestBankConnections(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.write("POST", "bank-connections", map[string]any{"bank": ""}).errorCode(t, 400, "VALIDATION_ERROR")
+	// Owner or admin only: a member is refused before the bank is asked.
+	b.member(b.company, "medlem@example.se", auth.Member, false)
+	member := b.key("medlem@example.se", keySpec{})
+	b.do(req{Method: "POST", Path: b.path("bank-connections"), Token: member, Body: map[string]any{"bank": "SEB"},
+		Header: map[string]string{"Idempotency-Key": newKey()}}).errorCode(t, 403, "FORBIDDEN")
+	if n := bank.Calls("auth"); n != 0 {
+		t.Fatalf("a refused request asked the bank %d times", n)
+	}
 	b.write("POST", "bank-connections", map[string]any{"bank": "Nobank"}).errorCode(t, 502, "BANK_SYNC_FAILED")
 	id, state := b.consent(bank, map[string]any{"bank": "SEB"})
 

@@ -242,8 +242,7 @@ func ReadCSV(text, format, account, currency string) (CSVFile, error) {
 		if id := cell(idCol); id != "" && seen[key] == 1 {
 			in.ExternalID = l.format + ":" + id
 		} else {
-			h := sha256.Sum256([]byte(fmt.Sprintf("%s|%d", key, seen[key])))
-			in.ExternalID = "csv:" + hex.EncodeToString(h[:16])
+			in.ExternalID = "csv:" + counted(key, seen[key])
 		}
 		out.Rows = append(out.Rows, in)
 	}
@@ -298,6 +297,13 @@ func anyOf(cells map[string]bool, names string) bool {
 		}
 	}
 	return false
+}
+
+// counted is the id of the n-th row alike in key: a row repeated in one
+// day is a row of its own, and the same rows read again get the same ids.
+func counted(key string, n int) string {
+	h := sha256.Sum256([]byte(fmt.Sprintf("%s|%d", key, n)))
+	return hex.EncodeToString(h[:16])
 }
 
 func dayText(d time.Time) string { return d.Format(time.DateOnly) }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/aggregator"
+	"github.com/kontera/kontera/internal/ledger"
 )
 
 // Aggregator is the bank-data service connections go through (PSD2 AIS):
@@ -63,27 +64,14 @@ func Window(lastSynced *time.Time, today time.Time) (from, to time.Time) {
 	switch {
 	case lastSynced == nil:
 		from = oldest
-	case dayOf(*lastSynced).Before(from):
-		from = dayOf(*lastSynced)
+	case ledger.Today(*lastSynced).Before(from):
+		from = ledger.Today(*lastSynced)
 	}
 	if from.Before(oldest) {
 		from = oldest
 	}
 	return from, to
 }
-
-func dayOf(t time.Time) time.Time {
-	t = t.In(stockholm)
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-}
-
-var stockholm = func() *time.Location {
-	l, err := time.LoadLocation("Europe/Stockholm")
-	if err != nil {
-		return time.UTC
-	}
-	return l
-}()
 
 // NextAllowed is when a connection last tried at attempt (nil: never)
 // and limited by its bank until limited may sync again; the zero time is
@@ -120,11 +108,17 @@ func SignState(secret []byte, company, connection uuid.UUID, expires time.Time) 
 	copy(msg, company[:])
 	copy(msg[16:], connection[:])
 	binary.BigEndian.PutUint64(msg[32:], uint64(expires.Unix()))
+	enc := base64.RawURLEncoding
+	return enc.EncodeToString(msg) + "." + enc.EncodeToString(stateMAC(secret, msg))
+}
+
+// stateMAC signs a state's body under a label of its own, so nothing
+// else the secret signs (a cursor) passes for a state.
+func stateMAC(secret, msg []byte) []byte {
 	m := hmac.New(sha256.New, secret)
 	m.Write([]byte("kontera-bank-consent\x00"))
 	m.Write(msg)
-	enc := base64.RawURLEncoding
-	return enc.EncodeToString(msg) + "." + enc.EncodeToString(m.Sum(nil))
+	return m.Sum(nil)
 }
 
 // ErrBadState is a callback's state this server did not sign, or one
@@ -144,10 +138,7 @@ func ReadState(secret []byte, state string, now time.Time) (company, connection 
 	if err1 != nil || err2 != nil || len(msg) != 40 {
 		return company, connection, ErrBadState
 	}
-	m := hmac.New(sha256.New, secret)
-	m.Write([]byte("kontera-bank-consent\x00"))
-	m.Write(msg)
-	if !hmac.Equal(got, m.Sum(nil)) || now.Unix() > int64(binary.BigEndian.Uint64(msg[32:])) {
+	if !hmac.Equal(got, stateMAC(secret, msg)) || now.Unix() > int64(binary.BigEndian.Uint64(msg[32:])) {
 		return company, connection, ErrBadState
 	}
 	copy(company[:], msg[:16])

@@ -2,8 +2,6 @@ package banking
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -375,8 +373,7 @@ func externalID(t aggregator.Transaction, seen map[string]int) string {
 	key := strings.Join([]string{t.Date.Format(time.DateOnly), t.Amount.String(), t.Currency, t.Description,
 		t.Counterparty, t.Reference}, "|")
 	seen[key]++
-	h := sha256.Sum256([]byte(fmt.Sprintf("%s|%d", key, seen[key])))
-	return "psd2:" + hex.EncodeToString(h[:16])
+	return "psd2:" + counted(key, seen[key])
 }
 
 // classify is what became on now of a connection whose bank call failed

@@ -185,12 +185,3 @@ func (s *Store) SetBalances(ctx context.Context, company, id uuid.UUID, booked, 
 		WHERE company_id = $1 AND id = $2`, company, id, booked, available, at)
 	return err
 }
-
-// truncated is s cut to n characters.
-func truncated(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	return string(r[:n])
-}

@@ -191,8 +191,7 @@ func (b *Bank) Sync(ctx context.Context, company, id uuid.UUID) (Synced, error) 
 		return Synced{}, b.refusal(conn)
 	}
 	if f.err != nil {
-		conn, _ := b.store.Connection(ctx, company, id, false)
-		return Synced{}, b.syncError(conn, f)
+		return Synced{}, b.syncError(f)
 	}
 	return b.write(ctx, f)
 }
@@ -231,10 +230,11 @@ func waitUntil(code apierr.Code, d map[string]any, next, now time.Time) error {
 	return apierr.New(code, d).WithHeader("Retry-After", strconv.Itoa(secs))
 }
 
-// syncError answers a sync the bank refused (f.err).
-func (b *Bank) syncError(conn Connection, f *fetched) error {
+// syncError answers a sync the bank refused (f.err), already recorded
+// on the connection.
+func (b *Bank) syncError(f *fetched) error {
 	err := f.err
-	d := map[string]any{"connection_id": conn.ID}
+	d := map[string]any{"connection_id": f.id}
 	status, until, _ := classify(err, f.at)
 	switch {
 	case status == ConnExpired:

@@ -80,10 +80,7 @@ func ParseFile(raw []byte, format, account, currency string) (Parsed, error) {
 			}
 		}
 		if len(notes) > 0 {
-			n := strings.Join(notes, "; ")
-			if rs := []rune(n); len(rs) > 1000 {
-				n = string(rs[:1000])
-			}
+			n := truncated(strings.Join(notes, "; "), 1000)
 			p.Note = &n
 		}
 	default:
@@ -126,9 +123,7 @@ func fit(r *Ingested) {
 		n int
 	}{{r.Description, 500}, {r.MerchantName, 200}, {r.Reference, 200}, {r.CounterpartyAccount, 100}} {
 		if f.s != nil {
-			if rs := []rune(*f.s); len(rs) > f.n {
-				*f.s = string(rs[:f.n])
-			}
+			*f.s = truncated(*f.s, f.n)
 		}
 	}
 }

@@ -138,3 +138,13 @@ type Policy struct {
 	// 2013 / 2018, any other form 2893.
 	EntityType string
 }
+
+// truncated is s cut to n characters: a bank's long text is shortened
+// to what a column keeps, never a reason to refuse it.
+func truncated(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n])
+}

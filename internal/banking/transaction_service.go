@@ -338,11 +338,7 @@ func (b *Bank) LockBlocked(ctx context.Context, company uuid.UUID, from, to time
 func entryText(t Transaction, c Categorization) string {
 	for _, s := range []*string{c.Description, t.Description, t.MerchantName} {
 		if s != nil && strings.TrimSpace(*s) != "" {
-			d := strings.TrimSpace(*s)
-			if len([]rune(d)) > 500 {
-				d = string([]rune(d)[:500])
-			}
-			return d
+			return truncated(strings.TrimSpace(*s), 500)
 		}
 	}
 	return "Banktransaktion " + t.Date.Format(time.DateOnly)
