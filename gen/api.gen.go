@@ -68,16 +68,16 @@ func (e AccountType) Valid() bool {
 
 // Defines values for AccountingMethod.
 const (
-	Accrual AccountingMethod = "accrual"
-	Cash    AccountingMethod = "cash"
+	AccountingMethodAccrual AccountingMethod = "accrual"
+	AccountingMethodCash    AccountingMethod = "cash"
 )
 
 // Valid indicates whether the value is a known member of the AccountingMethod enum.
 func (e AccountingMethod) Valid() bool {
 	switch e {
-	case Accrual:
+	case AccountingMethodAccrual:
 		return true
-	case Cash:
+	case AccountingMethodCash:
 		return true
 	default:
 		return false
@@ -866,6 +866,7 @@ const (
 	ErrorCodeCASHACCOUNTIBANDUPLICATE                   ErrorCode = "CASH_ACCOUNT_IBAN_DUPLICATE"
 	ErrorCodeCASHACCOUNTLEDGERTAKEN                     ErrorCode = "CASH_ACCOUNT_LEDGER_TAKEN"
 	ErrorCodeCASHACCOUNTNOTFOUND                        ErrorCode = "CASH_ACCOUNT_NOT_FOUND"
+	ErrorCodeCASHFLOWTAXALLOCATIONREQUIRED              ErrorCode = "CASH_FLOW_TAX_ALLOCATION_REQUIRED"
 	ErrorCodeCOMPANYCONTEXTMISSING                      ErrorCode = "COMPANY_CONTEXT_MISSING"
 	ErrorCodeCONFLICT                                   ErrorCode = "CONFLICT"
 	ErrorCodeCONNECTIONREADONLY                         ErrorCode = "CONNECTION_READ_ONLY"
@@ -1011,6 +1012,8 @@ const (
 	ErrorCodePERIODREOPENNOTEXTERNAL                    ErrorCode = "PERIOD_REOPEN_NOT_EXTERNAL"
 	ErrorCodePERIODUNLOCKCLOSED                         ErrorCode = "PERIOD_UNLOCK_CLOSED"
 	ErrorCodePERIODUNLOCKNOTLOCKED                      ErrorCode = "PERIOD_UNLOCK_NOT_LOCKED"
+	ErrorCodePSREPORTCSVBLOCKEDBYERRORS                 ErrorCode = "PS_REPORT_CSV_BLOCKED_BY_ERRORS"
+	ErrorCodePSREPORTMISSINGFILERINFO                   ErrorCode = "PS_REPORT_MISSING_FILER_INFO"
 	ErrorCodeRANGENOTSATISFIABLE                        ErrorCode = "RANGE_NOT_SATISFIABLE"
 	ErrorCodeRATELIMITED                                ErrorCode = "RATE_LIMITED"
 	ErrorCodeREPORTGENERATIONFAILED                     ErrorCode = "REPORT_GENERATION_FAILED"
@@ -1042,12 +1045,15 @@ const (
 	ErrorCodeSIPAIDLIKELYDUPLICATE                      ErrorCode = "SI_PAID_LIKELY_DUPLICATE"
 	ErrorCodeSIPAIDSEKUNRESOLVED                        ErrorCode = "SI_PAID_SEK_UNRESOLVED"
 	ErrorCodeSIUNCREDITFAILED                           ErrorCode = "SI_UNCREDIT_FAILED"
+	ErrorCodeSKATTEVERKETNOTCONNECTED                   ErrorCode = "SKATTEVERKET_NOT_CONNECTED"
 	ErrorCodeSUPPLIERDUPLICATEORGNUMBER                 ErrorCode = "SUPPLIER_DUPLICATE_ORG_NUMBER"
 	ErrorCodeSUPPLIERHASINVOICES                        ErrorCode = "SUPPLIER_HAS_INVOICES"
 	ErrorCodeSUPPLIERINVOICENOTFOUND                    ErrorCode = "SUPPLIER_INVOICE_NOT_FOUND"
 	ErrorCodeSUPPLIERNOTFOUND                           ErrorCode = "SUPPLIER_NOT_FOUND"
 	ErrorCodeTARGETPERIODCLOSED                         ErrorCode = "TARGET_PERIOD_CLOSED"
 	ErrorCodeTARGETPERIODLOCKED                         ErrorCode = "TARGET_PERIOD_LOCKED"
+	ErrorCodeTAXDECLINK2WRONGLEGALFORM                  ErrorCode = "TAX_DECL_INK2_WRONG_LEGAL_FORM"
+	ErrorCodeTAXDECLNEWRONGLEGALFORM                    ErrorCode = "TAX_DECL_NE_WRONG_LEGAL_FORM"
 	ErrorCodeTESTKEYWRITEBLOCKED                        ErrorCode = "TEST_KEY_WRITE_BLOCKED"
 	ErrorCodeTRANSACTIONDELETEBOOKED                    ErrorCode = "TRANSACTION_DELETE_BOOKED"
 	ErrorCodeTRANSACTIONDELETEHASAUDITTRAIL             ErrorCode = "TRANSACTION_DELETE_HAS_AUDIT_TRAIL"
@@ -1068,6 +1074,14 @@ const (
 	ErrorCodeUNSUPPORTEDMEDIATYPE                       ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
 	ErrorCodeVACATIONBALANCENOTFOUND                    ErrorCode = "VACATION_BALANCE_NOT_FOUND"
 	ErrorCodeVALIDATIONERROR                            ErrorCode = "VALIDATION_ERROR"
+	ErrorCodeVATESKDORGNUMBERINVALID                    ErrorCode = "VAT_ESKD_ORG_NUMBER_INVALID"
+	ErrorCodeVATFILINGCONFIRMEDBYSKATTEVERKET           ErrorCode = "VAT_FILING_CONFIRMED_BY_SKATTEVERKET"
+	ErrorCodeVATFILINGDATEBEFOREPERIODEND               ErrorCode = "VAT_FILING_DATE_BEFORE_PERIOD_END"
+	ErrorCodeVATFILINGDATEINFUTURE                      ErrorCode = "VAT_FILING_DATE_IN_FUTURE"
+	ErrorCodeVATFILINGNOTFOUND                          ErrorCode = "VAT_FILING_NOT_FOUND"
+	ErrorCodeVATFILINGPERIODNOTENDED                    ErrorCode = "VAT_FILING_PERIOD_NOT_ENDED"
+	ErrorCodeVATSETTLEMENTALREADYBOOKED                 ErrorCode = "VAT_SETTLEMENT_ALREADY_BOOKED"
+	ErrorCodeVATSETTLEMENTPROPOSALCHANGED               ErrorCode = "VAT_SETTLEMENT_PROPOSAL_CHANGED"
 	ErrorCodeWEBHOOKDELIVERYNOTFOUND                    ErrorCode = "WEBHOOK_DELIVERY_NOT_FOUND"
 	ErrorCodeWEBHOOKDELIVERYNOTRETRYABLE                ErrorCode = "WEBHOOK_DELIVERY_NOT_RETRYABLE"
 	ErrorCodeWEBHOOKINACTIVE                            ErrorCode = "WEBHOOK_INACTIVE"
@@ -1199,6 +1213,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeCASHACCOUNTLEDGERTAKEN:
 		return true
 	case ErrorCodeCASHACCOUNTNOTFOUND:
+		return true
+	case ErrorCodeCASHFLOWTAXALLOCATIONREQUIRED:
 		return true
 	case ErrorCodeCOMPANYCONTEXTMISSING:
 		return true
@@ -1490,6 +1506,10 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodePERIODUNLOCKNOTLOCKED:
 		return true
+	case ErrorCodePSREPORTCSVBLOCKEDBYERRORS:
+		return true
+	case ErrorCodePSREPORTMISSINGFILERINFO:
+		return true
 	case ErrorCodeRANGENOTSATISFIABLE:
 		return true
 	case ErrorCodeRATELIMITED:
@@ -1552,6 +1572,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeSIUNCREDITFAILED:
 		return true
+	case ErrorCodeSKATTEVERKETNOTCONNECTED:
+		return true
 	case ErrorCodeSUPPLIERDUPLICATEORGNUMBER:
 		return true
 	case ErrorCodeSUPPLIERHASINVOICES:
@@ -1563,6 +1585,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeTARGETPERIODCLOSED:
 		return true
 	case ErrorCodeTARGETPERIODLOCKED:
+		return true
+	case ErrorCodeTAXDECLINK2WRONGLEGALFORM:
+		return true
+	case ErrorCodeTAXDECLNEWRONGLEGALFORM:
 		return true
 	case ErrorCodeTESTKEYWRITEBLOCKED:
 		return true
@@ -1603,6 +1629,22 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeVACATIONBALANCENOTFOUND:
 		return true
 	case ErrorCodeVALIDATIONERROR:
+		return true
+	case ErrorCodeVATESKDORGNUMBERINVALID:
+		return true
+	case ErrorCodeVATFILINGCONFIRMEDBYSKATTEVERKET:
+		return true
+	case ErrorCodeVATFILINGDATEBEFOREPERIODEND:
+		return true
+	case ErrorCodeVATFILINGDATEINFUTURE:
+		return true
+	case ErrorCodeVATFILINGNOTFOUND:
+		return true
+	case ErrorCodeVATFILINGPERIODNOTENDED:
+		return true
+	case ErrorCodeVATSETTLEMENTALREADYBOOKED:
+		return true
+	case ErrorCodeVATSETTLEMENTPROPOSALCHANGED:
 		return true
 	case ErrorCodeWEBHOOKDELIVERYNOTFOUND:
 		return true
@@ -2267,25 +2309,25 @@ func (e InvoicePaymentSource) Valid() bool {
 
 // Defines values for InvoiceQrMode.
 const (
-	Auto        InvoiceQrMode = "auto"
-	BankApp     InvoiceQrMode = "bank_app"
-	None        InvoiceQrMode = "none"
-	PaymentLink InvoiceQrMode = "payment_link"
-	Swish       InvoiceQrMode = "swish"
+	InvoiceQrModeAuto        InvoiceQrMode = "auto"
+	InvoiceQrModeBankApp     InvoiceQrMode = "bank_app"
+	InvoiceQrModeNone        InvoiceQrMode = "none"
+	InvoiceQrModePaymentLink InvoiceQrMode = "payment_link"
+	InvoiceQrModeSwish       InvoiceQrMode = "swish"
 )
 
 // Valid indicates whether the value is a known member of the InvoiceQrMode enum.
 func (e InvoiceQrMode) Valid() bool {
 	switch e {
-	case Auto:
+	case InvoiceQrModeAuto:
 		return true
-	case BankApp:
+	case InvoiceQrModeBankApp:
 		return true
-	case None:
+	case InvoiceQrModeNone:
 		return true
-	case PaymentLink:
+	case InvoiceQrModePaymentLink:
 		return true
-	case Swish:
+	case InvoiceQrModeSwish:
 		return true
 	default:
 		return false
@@ -3036,6 +3078,24 @@ func (e Scope) Valid() bool {
 	}
 }
 
+// Defines values for SkatteverketSubmittedSource.
+const (
+	SkatteverketSubmittedSourceManual       SkatteverketSubmittedSource = "manual"
+	SkatteverketSubmittedSourceSkatteverket SkatteverketSubmittedSource = "skatteverket"
+)
+
+// Valid indicates whether the value is a known member of the SkatteverketSubmittedSource enum.
+func (e SkatteverketSubmittedSource) Valid() bool {
+	switch e {
+	case SkatteverketSubmittedSourceManual:
+		return true
+	case SkatteverketSubmittedSourceSkatteverket:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SupplierCurrency.
 const (
 	SupplierCurrencyCHF SupplierCurrency = "CHF"
@@ -3738,6 +3798,117 @@ func (e VatBox) Valid() bool {
 	}
 }
 
+// Defines values for VatDeclarationAccountingMethod.
+const (
+	VatDeclarationAccountingMethodAccrual VatDeclarationAccountingMethod = "accrual"
+	VatDeclarationAccountingMethodCash    VatDeclarationAccountingMethod = "cash"
+)
+
+// Valid indicates whether the value is a known member of the VatDeclarationAccountingMethod enum.
+func (e VatDeclarationAccountingMethod) Valid() bool {
+	switch e {
+	case VatDeclarationAccountingMethodAccrual:
+		return true
+	case VatDeclarationAccountingMethodCash:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VatFilingSource.
+const (
+	VatFilingSourceManual       VatFilingSource = "manual"
+	VatFilingSourceSkatteverket VatFilingSource = "skatteverket"
+)
+
+// Valid indicates whether the value is a known member of the VatFilingSource enum.
+func (e VatFilingSource) Valid() bool {
+	switch e {
+	case VatFilingSourceManual:
+		return true
+	case VatFilingSourceSkatteverket:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VatFilingRecordedSource.
+const (
+	VatFilingRecordedSourceManual       VatFilingRecordedSource = "manual"
+	VatFilingRecordedSourceSkatteverket VatFilingRecordedSource = "skatteverket"
+)
+
+// Valid indicates whether the value is a known member of the VatFilingRecordedSource enum.
+func (e VatFilingRecordedSource) Valid() bool {
+	switch e {
+	case VatFilingRecordedSourceManual:
+		return true
+	case VatFilingRecordedSourceSkatteverket:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VatFilingUnmarkedUnmarked.
+const (
+	VatFilingUnmarkedUnmarkedTrue VatFilingUnmarkedUnmarked = true
+)
+
+// Valid indicates whether the value is a known member of the VatFilingUnmarkedUnmarked enum.
+func (e VatFilingUnmarkedUnmarked) Valid() bool {
+	switch e {
+	case VatFilingUnmarkedUnmarkedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VatPeriodType.
+const (
+	VatPeriodTypeMonthly   VatPeriodType = "monthly"
+	VatPeriodTypeQuarterly VatPeriodType = "quarterly"
+	VatPeriodTypeYearly    VatPeriodType = "yearly"
+)
+
+// Valid indicates whether the value is a known member of the VatPeriodType enum.
+func (e VatPeriodType) Valid() bool {
+	switch e {
+	case VatPeriodTypeMonthly:
+		return true
+	case VatPeriodTypeQuarterly:
+		return true
+	case VatPeriodTypeYearly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for VatSettlementProposalBookingStatus.
+const (
+	VatSettlementProposalBookingStatusBooked VatSettlementProposalBookingStatus = "booked"
+	VatSettlementProposalBookingStatusDraft  VatSettlementProposalBookingStatus = "draft"
+	VatSettlementProposalBookingStatusNone   VatSettlementProposalBookingStatus = "none"
+)
+
+// Valid indicates whether the value is a known member of the VatSettlementProposalBookingStatus enum.
+func (e VatSettlementProposalBookingStatus) Valid() bool {
+	switch e {
+	case VatSettlementProposalBookingStatusBooked:
+		return true
+	case VatSettlementProposalBookingStatusDraft:
+		return true
+	case VatSettlementProposalBookingStatusNone:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for VatTreatment.
 const (
 	VatTreatmentExempt                     VatTreatment = "exempt"
@@ -4017,6 +4188,45 @@ func (e ListDeadlinesParamsStatus) Valid() bool {
 	case ListDeadlinesParamsStatusOverdue:
 		return true
 	case ListDeadlinesParamsStatusUpcoming:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetVatDeclarationParamsAccountingMethod.
+const (
+	GetVatDeclarationParamsAccountingMethodAccrual GetVatDeclarationParamsAccountingMethod = "accrual"
+	GetVatDeclarationParamsAccountingMethodCash    GetVatDeclarationParamsAccountingMethod = "cash"
+)
+
+// Valid indicates whether the value is a known member of the GetVatDeclarationParamsAccountingMethod enum.
+func (e GetVatDeclarationParamsAccountingMethod) Valid() bool {
+	switch e {
+	case GetVatDeclarationParamsAccountingMethodAccrual:
+		return true
+	case GetVatDeclarationParamsAccountingMethodCash:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetSkatteverketVatDeclarationParamsState.
+const (
+	GetSkatteverketVatDeclarationParamsStateBoth      GetSkatteverketVatDeclarationParamsState = "both"
+	GetSkatteverketVatDeclarationParamsStateDecided   GetSkatteverketVatDeclarationParamsState = "decided"
+	GetSkatteverketVatDeclarationParamsStateSubmitted GetSkatteverketVatDeclarationParamsState = "submitted"
+)
+
+// Valid indicates whether the value is a known member of the GetSkatteverketVatDeclarationParamsState enum.
+func (e GetSkatteverketVatDeclarationParamsState) Valid() bool {
+	switch e {
+	case GetSkatteverketVatDeclarationParamsStateBoth:
+		return true
+	case GetSkatteverketVatDeclarationParamsStateDecided:
+		return true
+	case GetSkatteverketVatDeclarationParamsStateSubmitted:
 		return true
 	default:
 		return false
@@ -9490,6 +9700,45 @@ type SettingsUpdateResult struct {
 	union json.RawMessage
 }
 
+// SkatteverketDecided Skatteverket's decision on the return (beslutad deklaration).
+type SkatteverketDecided struct {
+	DecidedOn openapi_types.Date `json:"decided_on"`
+
+	// Rutor Every box in whole kronor as filed: each box truncated toward zero on its own, ruta49 computed from the truncated boxes.
+	Rutor VatRutorFiled `json:"rutor"`
+}
+
+// SkatteverketSubmitted defines model for SkatteverketSubmitted.
+type SkatteverketSubmitted struct {
+	FiledOn    openapi_types.Date               `json:"filed_on"`
+	Reference  nullable.Nullable[string]        `json:"reference"`
+	RutorFiled nullable.Nullable[VatRutorFiled] `json:"rutor_filed"`
+	Source     SkatteverketSubmittedSource      `json:"source"`
+}
+
+// SkatteverketSubmittedSource defines model for SkatteverketSubmitted.Source.
+type SkatteverketSubmittedSource string
+
+// SkatteverketVatDeclaration defines model for SkatteverketVatDeclaration.
+type SkatteverketVatDeclaration struct {
+	Decided nullable.Nullable[SkatteverketDecided] `json:"decided"`
+
+	// Redovisare The declarant's number, NNNNNN-NNNN.
+	Redovisare         string `json:"redovisare"`
+	Redovisningsperiod string `json:"redovisningsperiod"`
+
+	// Submitted The return on record as filed; null when the period is not filed (or not asked for).
+	Submitted nullable.Nullable[SkatteverketSubmitted] `json:"submitted"`
+}
+
+// SkatteverketVatDeclarationResponse defines model for SkatteverketVatDeclarationResponse.
+type SkatteverketVatDeclarationResponse struct {
+	Data SkatteverketVatDeclaration `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // SkillsIndex defines model for SkillsIndex.
 type SkillsIndex struct {
 	Skills []struct {
@@ -11487,8 +11736,422 @@ type ValidationIssueIn string
 // VatBox defines model for VatBox.
 type VatBox string
 
+// VatBoxAccount One account's share of a box, signed as the box counts it.
+type VatBoxAccount struct {
+	AccountName   string `json:"account_name"`
+	AccountNumber string `json:"account_number"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+}
+
+// VatBoxAccounts Per box, the accounts it was read from.
+type VatBoxAccounts struct {
+	Ruta05 []VatBoxAccount `json:"ruta05"`
+	Ruta06 []VatBoxAccount `json:"ruta06"`
+	Ruta07 []VatBoxAccount `json:"ruta07"`
+	Ruta08 []VatBoxAccount `json:"ruta08"`
+	Ruta10 []VatBoxAccount `json:"ruta10"`
+	Ruta11 []VatBoxAccount `json:"ruta11"`
+	Ruta12 []VatBoxAccount `json:"ruta12"`
+	Ruta20 []VatBoxAccount `json:"ruta20"`
+	Ruta21 []VatBoxAccount `json:"ruta21"`
+	Ruta22 []VatBoxAccount `json:"ruta22"`
+	Ruta23 []VatBoxAccount `json:"ruta23"`
+	Ruta24 []VatBoxAccount `json:"ruta24"`
+	Ruta30 []VatBoxAccount `json:"ruta30"`
+	Ruta31 []VatBoxAccount `json:"ruta31"`
+	Ruta32 []VatBoxAccount `json:"ruta32"`
+	Ruta35 []VatBoxAccount `json:"ruta35"`
+	Ruta36 []VatBoxAccount `json:"ruta36"`
+	Ruta37 []VatBoxAccount `json:"ruta37"`
+	Ruta38 []VatBoxAccount `json:"ruta38"`
+	Ruta39 []VatBoxAccount `json:"ruta39"`
+	Ruta40 []VatBoxAccount `json:"ruta40"`
+	Ruta41 []VatBoxAccount `json:"ruta41"`
+	Ruta42 []VatBoxAccount `json:"ruta42"`
+	Ruta48 []VatBoxAccount `json:"ruta48"`
+	Ruta50 []VatBoxAccount `json:"ruta50"`
+	Ruta60 []VatBoxAccount `json:"ruta60"`
+	Ruta61 []VatBoxAccount `json:"ruta61"`
+	Ruta62 []VatBoxAccount `json:"ruta62"`
+}
+
+// VatDeclaration defines model for VatDeclaration.
+type VatDeclaration struct {
+	// AccountingMethod The company's method; the projection is the same, the engines decide when VAT is booked.
+	AccountingMethod VatDeclarationAccountingMethod `json:"accounting_method"`
+
+	// Accounts Per box, the accounts it was read from.
+	Accounts VatBoxAccounts `json:"accounts"`
+
+	// ChangedSinceFiling true when a box as filed now differs from the filing's snapshot.
+	ChangedSinceFiling bool                         `json:"changed_since_filing"`
+	Filing             nullable.Nullable[VatFiling] `json:"filing"`
+
+	// Period A VAT period.
+	Period VatPeriod `json:"period"`
+
+	// Rutor Every box (ruta) of the return to the öre; ruta49 = (10+11+12+30+31+32+60+61+62) - 48, positive to pay.
+	Rutor VatRutor `json:"rutor"`
+
+	// RutorFiled Every box in whole kronor as filed: each box truncated toward zero on its own, ruta49 computed from the truncated boxes.
+	RutorFiled VatRutorFiled `json:"rutor_filed"`
+}
+
+// VatDeclarationAccountingMethod The company's method; the projection is the same, the engines decide when VAT is booked.
+type VatDeclarationAccountingMethod string
+
+// VatDeclarationResponse defines model for VatDeclarationResponse.
+type VatDeclarationResponse struct {
+	Data VatDeclaration `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// VatFiling A VAT period on record as filed.
+type VatFiling struct {
+	// DeadlineId The period's VAT deadline (GET .../deadlines), null when none was generated for it.
+	DeadlineId  nullable.Nullable[openapi_types.UUID] `json:"deadline_id"`
+	FiledOn     openapi_types.Date                    `json:"filed_on"`
+	Period      int                                   `json:"period"`
+	PeriodEnd   openapi_types.Date                    `json:"period_end"`
+	PeriodStart openapi_types.Date                    `json:"period_start"`
+
+	// PeriodType The kind of VAT period (redovisningsperiod).
+	PeriodType VatPeriodType             `json:"period_type"`
+	Reference  nullable.Nullable[string] `json:"reference"`
+
+	// RutorFiled The return as it stood when the period was first marked filed.
+	RutorFiled nullable.Nullable[VatRutorFiled] `json:"rutor_filed"`
+	Source     VatFilingSource                  `json:"source"`
+	TaxPeriod  string                           `json:"tax_period"`
+	Year       int                              `json:"year"`
+}
+
+// VatFilingSource defines model for VatFiling.Source.
+type VatFilingSource string
+
+// VatFilingCreate defines model for VatFilingCreate.
+type VatFilingCreate struct {
+	// FiledOn The day the return was filed: after the period's last day, today at the latest.
+	FiledOn        openapi_types.Date  `json:"filed_on"`
+	FiscalPeriodId *openapi_types.UUID `json:"fiscal_period_id,omitempty"`
+	Period         int                 `json:"period"`
+
+	// PeriodType The kind of VAT period (redovisningsperiod).
+	PeriodType VatPeriodType `json:"period_type"`
+
+	// Reference Skatteverket's receipt or any note of the filing.
+	Reference *string `json:"reference,omitempty"`
+	Year      int     `json:"year"`
+}
+
+// VatFilingListResponse defines model for VatFilingListResponse.
+type VatFilingListResponse struct {
+	Data []VatFiling `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// VatFilingRecorded The filing as recorded; in a dry run what would be recorded.
+type VatFilingRecorded struct {
+	// Changed An existing mark got a new filed_on or reference.
+	Changed bool `json:"changed"`
+	Created bool `json:"created"`
+
+	// DeadlineId The period's VAT deadline (GET .../deadlines), null when none was generated for it.
+	DeadlineId  nullable.Nullable[openapi_types.UUID] `json:"deadline_id"`
+	FiledOn     openapi_types.Date                    `json:"filed_on"`
+	Period      int                                   `json:"period"`
+	PeriodEnd   openapi_types.Date                    `json:"period_end"`
+	PeriodStart openapi_types.Date                    `json:"period_start"`
+
+	// PeriodType The kind of VAT period (redovisningsperiod).
+	PeriodType VatPeriodType             `json:"period_type"`
+	Reference  nullable.Nullable[string] `json:"reference"`
+
+	// RutorFiled The return as it stood when the period was first marked filed.
+	RutorFiled nullable.Nullable[VatRutorFiled] `json:"rutor_filed"`
+	Source     VatFilingRecordedSource          `json:"source"`
+	TaxPeriod  string                           `json:"tax_period"`
+	Year       int                              `json:"year"`
+}
+
+// VatFilingRecordedSource defines model for VatFilingRecorded.Source.
+type VatFilingRecordedSource string
+
+// VatFilingRecordedResponse defines model for VatFilingRecordedResponse.
+type VatFilingRecordedResponse struct {
+	// Data The filing as recorded; in a dry run what would be recorded.
+	Data VatFilingRecorded `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// VatFilingUnmarked defines model for VatFilingUnmarked.
+type VatFilingUnmarked struct {
+	DeadlineId nullable.Nullable[openapi_types.UUID] `json:"deadline_id"`
+	Unmarked   VatFilingUnmarkedUnmarked             `json:"unmarked"`
+}
+
+// VatFilingUnmarkedUnmarked defines model for VatFilingUnmarked.Unmarked.
+type VatFilingUnmarkedUnmarked bool
+
+// VatFilingUnmarkedResponse defines model for VatFilingUnmarkedResponse.
+type VatFilingUnmarkedResponse struct {
+	Data VatFilingUnmarked `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// VatPeriod A VAT period.
+type VatPeriod struct {
+	End openapi_types.Date `json:"end"`
+
+	// Label Januari 2026, Kvartal 1 2026, Helår 2026.
+	Label  string `json:"label"`
+	Period int    `json:"period"`
+
+	// Redovisningsperiod YYYYMM of the period's last month, as Skatteverket numbers it.
+	Redovisningsperiod string             `json:"redovisningsperiod"`
+	Start              openapi_types.Date `json:"start"`
+
+	// TaxPeriod As the deadlines name it: 2026-03, 2026-Q1, 2026 or 2025/2026.
+	TaxPeriod string `json:"tax_period"`
+
+	// Type The kind of VAT period (redovisningsperiod).
+	Type VatPeriodType `json:"type"`
+	Year int           `json:"year"`
+}
+
+// VatPeriodType The kind of VAT period (redovisningsperiod).
+type VatPeriodType string
+
 // VatRate A Swedish VAT rate as a fraction: 0, 0.06, 0.12 or 0.25.
 type VatRate = money.Amount
+
+// VatRutor Every box (ruta) of the return to the öre; ruta49 = (10+11+12+30+31+32+60+61+62) - 48, positive to pay.
+type VatRutor struct {
+	// Ruta05 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta05 Amount `json:"ruta05"`
+
+	// Ruta06 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta06 Amount `json:"ruta06"`
+
+	// Ruta07 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta07 Amount `json:"ruta07"`
+
+	// Ruta08 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta08 Amount `json:"ruta08"`
+
+	// Ruta10 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta10 Amount `json:"ruta10"`
+
+	// Ruta11 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta11 Amount `json:"ruta11"`
+
+	// Ruta12 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta12 Amount `json:"ruta12"`
+
+	// Ruta20 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta20 Amount `json:"ruta20"`
+
+	// Ruta21 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta21 Amount `json:"ruta21"`
+
+	// Ruta22 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta22 Amount `json:"ruta22"`
+
+	// Ruta23 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta23 Amount `json:"ruta23"`
+
+	// Ruta24 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta24 Amount `json:"ruta24"`
+
+	// Ruta30 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta30 Amount `json:"ruta30"`
+
+	// Ruta31 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta31 Amount `json:"ruta31"`
+
+	// Ruta32 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta32 Amount `json:"ruta32"`
+
+	// Ruta35 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta35 Amount `json:"ruta35"`
+
+	// Ruta36 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta36 Amount `json:"ruta36"`
+
+	// Ruta37 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta37 Amount `json:"ruta37"`
+
+	// Ruta38 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta38 Amount `json:"ruta38"`
+
+	// Ruta39 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta39 Amount `json:"ruta39"`
+
+	// Ruta40 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta40 Amount `json:"ruta40"`
+
+	// Ruta41 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta41 Amount `json:"ruta41"`
+
+	// Ruta42 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta42 Amount `json:"ruta42"`
+
+	// Ruta48 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta48 Amount `json:"ruta48"`
+
+	// Ruta49 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta49 Amount `json:"ruta49"`
+
+	// Ruta50 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta50 Amount `json:"ruta50"`
+
+	// Ruta60 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta60 Amount `json:"ruta60"`
+
+	// Ruta61 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta61 Amount `json:"ruta61"`
+
+	// Ruta62 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ruta62 Amount `json:"ruta62"`
+}
+
+// VatRutorFiled Every box in whole kronor as filed: each box truncated toward zero on its own, ruta49 computed from the truncated boxes.
+type VatRutorFiled struct {
+	Ruta05 int `json:"ruta05"`
+	Ruta06 int `json:"ruta06"`
+	Ruta07 int `json:"ruta07"`
+	Ruta08 int `json:"ruta08"`
+	Ruta10 int `json:"ruta10"`
+	Ruta11 int `json:"ruta11"`
+	Ruta12 int `json:"ruta12"`
+	Ruta20 int `json:"ruta20"`
+	Ruta21 int `json:"ruta21"`
+	Ruta22 int `json:"ruta22"`
+	Ruta23 int `json:"ruta23"`
+	Ruta24 int `json:"ruta24"`
+	Ruta30 int `json:"ruta30"`
+	Ruta31 int `json:"ruta31"`
+	Ruta32 int `json:"ruta32"`
+	Ruta35 int `json:"ruta35"`
+	Ruta36 int `json:"ruta36"`
+	Ruta37 int `json:"ruta37"`
+	Ruta38 int `json:"ruta38"`
+	Ruta39 int `json:"ruta39"`
+	Ruta40 int `json:"ruta40"`
+	Ruta41 int `json:"ruta41"`
+	Ruta42 int `json:"ruta42"`
+	Ruta48 int `json:"ruta48"`
+	Ruta49 int `json:"ruta49"`
+	Ruta50 int `json:"ruta50"`
+	Ruta60 int `json:"ruta60"`
+	Ruta61 int `json:"ruta61"`
+	Ruta62 int `json:"ruta62"`
+}
+
+// VatSettlementBooked defines model for VatSettlementBooked.
+type VatSettlementBooked struct {
+	EntryDate openapi_types.Date `json:"entry_date"`
+	FiledNet  int                `json:"filed_net"`
+
+	// JournalEntryId null in a dry run.
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	Lines          []VatSettlementLine                   `json:"lines"`
+	PeriodLabel    string                                `json:"period_label"`
+
+	// RoundingAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RoundingAmount Amount `json:"rounding_amount"`
+
+	// VoucherNumber null in a dry run.
+	VoucherNumber nullable.Nullable[int] `json:"voucher_number"`
+	VoucherSeries string                 `json:"voucher_series"`
+}
+
+// VatSettlementBookedResponse defines model for VatSettlementBookedResponse.
+type VatSettlementBookedResponse struct {
+	Data VatSettlementBooked `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// VatSettlementCreate defines model for VatSettlementCreate.
+type VatSettlementCreate struct {
+	// ExpectedFingerprint The fingerprint of the proposal read (GET .../settlement-proposal).
+	ExpectedFingerprint string              `json:"expected_fingerprint"`
+	FiscalPeriodId      *openapi_types.UUID `json:"fiscal_period_id,omitempty"`
+	Period              int                 `json:"period"`
+
+	// PeriodType The kind of VAT period (redovisningsperiod).
+	PeriodType VatPeriodType `json:"period_type"`
+	Year       int           `json:"year"`
+}
+
+// VatSettlementEntry defines model for VatSettlementEntry.
+type VatSettlementEntry struct {
+	EntryDate      openapi_types.Date `json:"entry_date"`
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+	Reversed       bool               `json:"reversed"`
+	VoucherNumber  int                `json:"voucher_number"`
+	VoucherSeries  string             `json:"voucher_series"`
+}
+
+// VatSettlementLine defines model for VatSettlementLine.
+type VatSettlementLine struct {
+	AccountName   string `json:"account_name"`
+	AccountNumber string `json:"account_number"`
+
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	CreditAmount Amount `json:"credit_amount"`
+
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	DebitAmount     Amount                    `json:"debit_amount"`
+	LineDescription nullable.Nullable[string] `json:"line_description"`
+}
+
+// VatSettlementProposal defines model for VatSettlementProposal.
+type VatSettlementProposal struct {
+	// BookingStatus booked when a settlement verifikat of the period stands (not reversed).
+	BookingStatus   VatSettlementProposalBookingStatus `json:"booking_status"`
+	Description     string                             `json:"description"`
+	EntryDate       openapi_types.Date                 `json:"entry_date"`
+	ExistingEntries []VatSettlementEntry               `json:"existing_entries"`
+
+	// FiledNet Box 49 as filed, whole kronor: credited to 2650 when positive, debited to 1650 when negative.
+	FiledNet int `json:"filed_net"`
+
+	// Fingerprint SHA-256 of the canonical proposal; send it as expected_fingerprint to book it.
+	Fingerprint string              `json:"fingerprint"`
+	IsEmpty     bool                `json:"is_empty"`
+	Lines       []VatSettlementLine `json:"lines"`
+
+	// Period A VAT period.
+	Period      VatPeriod `json:"period"`
+	PeriodLabel string    `json:"period_label"`
+
+	// RoundingAmount What the whole kronor leave over, on 3740: positive a credit.
+	RoundingAmount Amount `json:"rounding_amount"`
+}
+
+// VatSettlementProposalBookingStatus booked when a settlement verifikat of the period stands (not reversed).
+type VatSettlementProposalBookingStatus string
+
+// VatSettlementProposalResponse defines model for VatSettlementProposalResponse.
+type VatSettlementProposalResponse struct {
+	Data VatSettlementProposal `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
 
 // VatTreatment defines model for VatTreatment.
 type VatTreatment string
@@ -11845,6 +12508,15 @@ type SupplierInvoiceId = openapi_types.UUID
 
 // TransactionId defines model for TransactionId.
 type TransactionId = openapi_types.UUID
+
+// VatFiscalPeriodId defines model for VatFiscalPeriodId.
+type VatFiscalPeriodId = openapi_types.UUID
+
+// VatPeriodNumber defines model for VatPeriodNumber.
+type VatPeriodNumber = int
+
+// VatYear defines model for VatYear.
+type VatYear = int
 
 // WebhookDeliveryId defines model for WebhookDeliveryId.
 type WebhookDeliveryId = openapi_types.UUID
@@ -12987,6 +13659,90 @@ type GetTrialBalanceParams struct {
 	IncludeClosingEntry *bool `form:"include_closing_entry,omitempty" json:"include_closing_entry,omitempty"`
 }
 
+// GetVatDeclarationParams defines parameters for GetVatDeclaration.
+type GetVatDeclarationParams struct {
+	// PeriodType monthly (calendar month), quarterly (calendar quarter) or yearly (the fiscal year ending in `year`).
+	PeriodType VatPeriodType `form:"period_type" json:"period_type"`
+
+	// Year The calendar year of the month or quarter; for yearly, the year the fiscal year ends in.
+	Year VatYear `form:"year" json:"year"`
+
+	// Period The month (1-12), quarter (1-4) or 1 for yearly; checked against period_type.
+	Period VatPeriodNumber `form:"period" json:"period"`
+
+	// FiscalPeriodId Optional: the fiscal year. For yearly it picks the year (it must end in `year`); otherwise it must hold the VAT period's last day (400 otherwise).
+	FiscalPeriodId *VatFiscalPeriodId `form:"fiscal_period_id,omitempty" json:"fiscal_period_id,omitempty"`
+
+	// AccountingMethod Accepted and ignored (the peer's parameter): the books decide.
+	AccountingMethod *GetVatDeclarationParamsAccountingMethod `form:"accounting_method,omitempty" json:"accounting_method,omitempty"`
+}
+
+// GetVatDeclarationParamsAccountingMethod defines parameters for GetVatDeclaration.
+type GetVatDeclarationParamsAccountingMethod string
+
+// GetVatDeclarationEskdParams defines parameters for GetVatDeclarationEskd.
+type GetVatDeclarationEskdParams struct {
+	// PeriodType monthly (calendar month), quarterly (calendar quarter) or yearly (the fiscal year ending in `year`).
+	PeriodType VatPeriodType `form:"period_type" json:"period_type"`
+
+	// Year The calendar year of the month or quarter; for yearly, the year the fiscal year ends in.
+	Year VatYear `form:"year" json:"year"`
+
+	// Period The month (1-12), quarter (1-4) or 1 for yearly; checked against period_type.
+	Period VatPeriodNumber `form:"period" json:"period"`
+
+	// FiscalPeriodId Optional: the fiscal year. For yearly it picks the year (it must end in `year`); otherwise it must hold the VAT period's last day (400 otherwise).
+	FiscalPeriodId *VatFiscalPeriodId `form:"fiscal_period_id,omitempty" json:"fiscal_period_id,omitempty"`
+}
+
+// UnmarkVatFilingParams defines parameters for UnmarkVatFiling.
+type UnmarkVatFilingParams struct {
+	// PeriodType monthly (calendar month), quarterly (calendar quarter) or yearly (the fiscal year ending in `year`).
+	PeriodType VatPeriodType `form:"period_type" json:"period_type"`
+
+	// Year The calendar year of the month or quarter; for yearly, the year the fiscal year ends in.
+	Year VatYear `form:"year" json:"year"`
+
+	// Period The month (1-12), quarter (1-4) or 1 for yearly; checked against period_type.
+	Period VatPeriodNumber `form:"period" json:"period"`
+
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// RecordVatFilingParams defines parameters for RecordVatFiling.
+type RecordVatFilingParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// GetVatSettlementProposalParams defines parameters for GetVatSettlementProposal.
+type GetVatSettlementProposalParams struct {
+	// PeriodType monthly (calendar month), quarterly (calendar quarter) or yearly (the fiscal year ending in `year`).
+	PeriodType VatPeriodType `form:"period_type" json:"period_type"`
+
+	// Year The calendar year of the month or quarter; for yearly, the year the fiscal year ends in.
+	Year VatYear `form:"year" json:"year"`
+
+	// Period The month (1-12), quarter (1-4) or 1 for yearly; checked against period_type.
+	Period VatPeriodNumber `form:"period" json:"period"`
+
+	// FiscalPeriodId Optional: the fiscal year. For yearly it picks the year (it must end in `year`); otherwise it must hold the VAT period's last day (400 otherwise).
+	FiscalPeriodId *VatFiscalPeriodId `form:"fiscal_period_id,omitempty" json:"fiscal_period_id,omitempty"`
+}
+
 // UpdateSettingsParams defines parameters for UpdateSettings.
 type UpdateSettingsParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -13034,6 +13790,22 @@ type UpdateTaxProfileParams struct {
 	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
+
+// GetSkatteverketVatDeclarationParams defines parameters for GetSkatteverketVatDeclaration.
+type GetSkatteverketVatDeclarationParams struct {
+	// PeriodType monthly (calendar month), quarterly (calendar quarter) or yearly (the fiscal year ending in `year`).
+	PeriodType VatPeriodType `form:"period_type" json:"period_type"`
+
+	// Year The calendar year of the month or quarter; for yearly, the year the fiscal year ends in.
+	Year VatYear `form:"year" json:"year"`
+
+	// Period The month (1-12), quarter (1-4) or 1 for yearly; checked against period_type.
+	Period VatPeriodNumber                           `form:"period" json:"period"`
+	State  *GetSkatteverketVatDeclarationParamsState `form:"state,omitempty" json:"state,omitempty"`
+}
+
+// GetSkatteverketVatDeclarationParamsState defines parameters for GetSkatteverketVatDeclaration.
+type GetSkatteverketVatDeclarationParamsState string
 
 // ListSupplierInvoicesParams defines parameters for ListSupplierInvoices.
 type ListSupplierInvoicesParams struct {
@@ -13479,6 +14251,18 @@ type UncategorizeTransactionParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// BookVatSettlementParams defines parameters for BookVatSettlement.
+type BookVatSettlementParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // CreateWebhookParams defines parameters for CreateWebhook.
 type CreateWebhookParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -13698,6 +14482,9 @@ type StrikeJournalEntryLinesJSONRequestBody = JournalStrikeRequest
 // AddMemberJSONRequestBody defines body for AddMember for application/json ContentType.
 type AddMemberJSONRequestBody = MemberCreate
 
+// RecordVatFilingJSONRequestBody defines body for RecordVatFiling for application/json ContentType.
+type RecordVatFilingJSONRequestBody = VatFilingCreate
+
 // UpdateSettingsJSONRequestBody defines body for UpdateSettings for application/json ContentType.
 type UpdateSettingsJSONRequestBody = SettingsPatch
 
@@ -13763,6 +14550,9 @@ type MatchTransactionInvoiceJSONRequestBody = TransactionMatchInvoice
 
 // MatchTransactionSupplierInvoiceJSONRequestBody defines body for MatchTransactionSupplierInvoice for application/json ContentType.
 type MatchTransactionSupplierInvoiceJSONRequestBody = TransactionMatchSupplierInvoice
+
+// BookVatSettlementJSONRequestBody defines body for BookVatSettlement for application/json ContentType.
+type BookVatSettlementJSONRequestBody = VatSettlementCreate
 
 // CreateWebhookJSONRequestBody defines body for CreateWebhook for application/json ContentType.
 type CreateWebhookJSONRequestBody = WebhookCreate
@@ -16596,6 +17386,24 @@ type ServerInterface interface {
 	// GetTrialBalance Trial balance (råbalans) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/trial-balance)
 	GetTrialBalance(ctx echo.Context, companyId CompanyId, params GetTrialBalanceParams) error
+	// GetVatDeclaration VAT return (momsdeklaration) of a period
+	// (GET /api/v1/companies/{companyId}/reports/vat-declaration)
+	GetVatDeclaration(ctx echo.Context, companyId CompanyId, params GetVatDeclarationParams) error
+	// GetVatDeclarationEskd VAT return as an eSKD file
+	// (GET /api/v1/companies/{companyId}/reports/vat-declaration/eskd)
+	GetVatDeclarationEskd(ctx echo.Context, companyId CompanyId, params GetVatDeclarationEskdParams) error
+	// UnmarkVatFiling Undo a manual filed mark
+	// (DELETE /api/v1/companies/{companyId}/reports/vat-declaration/filings)
+	UnmarkVatFiling(ctx echo.Context, companyId CompanyId, params UnmarkVatFilingParams) error
+	// ListVatFilings List the filed VAT periods
+	// (GET /api/v1/companies/{companyId}/reports/vat-declaration/filings)
+	ListVatFilings(ctx echo.Context, companyId CompanyId) error
+	// RecordVatFiling Mark a VAT period as filed
+	// (POST /api/v1/companies/{companyId}/reports/vat-declaration/filings)
+	RecordVatFiling(ctx echo.Context, companyId CompanyId, params RecordVatFilingParams) error
+	// GetVatSettlementProposal Proposed VAT settlement verifikat
+	// (GET /api/v1/companies/{companyId}/reports/vat-declaration/settlement-proposal)
+	GetVatSettlementProposal(ctx echo.Context, companyId CompanyId, params GetVatSettlementProposalParams) error
 	// GetSettings Read the company's settings
 	// (GET /api/v1/companies/{companyId}/settings)
 	GetSettings(ctx echo.Context, companyId CompanyId) error
@@ -16614,6 +17422,9 @@ type ServerInterface interface {
 	// UpdateTaxProfile Change the tax profile
 	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
 	UpdateTaxProfile(ctx echo.Context, companyId CompanyId, params UpdateTaxProfileParams) error
+	// GetSkatteverketVatDeclaration Filed VAT return of a period, as Skatteverket holds it
+	// (GET /api/v1/companies/{companyId}/skatteverket/vat-declarations)
+	GetSkatteverketVatDeclaration(ctx echo.Context, companyId CompanyId, params GetSkatteverketVatDeclarationParams) error
 	// ListSupplierInvoices List supplier invoices
 	// (GET /api/v1/companies/{companyId}/supplier-invoices)
 	ListSupplierInvoices(ctx echo.Context, companyId CompanyId, params ListSupplierInvoicesParams) error
@@ -16725,6 +17536,9 @@ type ServerInterface interface {
 	// UncategorizeTransaction Undo a categorization: storno and reset
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/uncategorize)
 	UncategorizeTransaction(ctx echo.Context, companyId CompanyId, transactionId TransactionId, params UncategorizeTransactionParams) error
+	// BookVatSettlement Book the VAT settlement verifikat as proposed
+	// (POST /api/v1/companies/{companyId}/vat/settlement)
+	BookVatSettlement(ctx echo.Context, companyId CompanyId, params BookVatSettlementParams) error
 	// ListWebhooks List the company's webhooks
 	// (GET /api/v1/companies/{companyId}/webhooks)
 	ListWebhooks(ctx echo.Context, companyId CompanyId) error
@@ -22360,6 +23174,302 @@ func (w *ServerInterfaceWrapper) GetTrialBalance(ctx echo.Context) error {
 	return err
 }
 
+// GetVatDeclaration converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVatDeclaration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVatDeclarationParams
+	// ------------- Required query parameter "period_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_type", ctx.QueryParams(), &params.PeriodType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_type: %s", err))
+	}
+
+	// ------------- Required query parameter "year" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "year", ctx.QueryParams(), &params.Year, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter year: %s", err))
+	}
+
+	// ------------- Required query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "fiscal_period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fiscal_period_id", ctx.QueryParams(), &params.FiscalPeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscal_period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "accounting_method" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "accounting_method", ctx.QueryParams(), &params.AccountingMethod, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accounting_method: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVatDeclaration(ctx, companyId, params)
+	return err
+}
+
+// GetVatDeclarationEskd converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVatDeclarationEskd(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVatDeclarationEskdParams
+	// ------------- Required query parameter "period_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_type", ctx.QueryParams(), &params.PeriodType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_type: %s", err))
+	}
+
+	// ------------- Required query parameter "year" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "year", ctx.QueryParams(), &params.Year, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter year: %s", err))
+	}
+
+	// ------------- Required query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "fiscal_period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fiscal_period_id", ctx.QueryParams(), &params.FiscalPeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscal_period_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVatDeclarationEskd(ctx, companyId, params)
+	return err
+}
+
+// UnmarkVatFiling converts echo context to params.
+func (w *ServerInterfaceWrapper) UnmarkVatFiling(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UnmarkVatFilingParams
+	// ------------- Required query parameter "period_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_type", ctx.QueryParams(), &params.PeriodType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_type: %s", err))
+	}
+
+	// ------------- Required query parameter "year" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "year", ctx.QueryParams(), &params.Year, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter year: %s", err))
+	}
+
+	// ------------- Required query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UnmarkVatFiling(ctx, companyId, params)
+	return err
+}
+
+// ListVatFilings converts echo context to params.
+func (w *ServerInterfaceWrapper) ListVatFilings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListVatFilings(ctx, companyId)
+	return err
+}
+
+// RecordVatFiling converts echo context to params.
+func (w *ServerInterfaceWrapper) RecordVatFiling(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RecordVatFilingParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RecordVatFiling(ctx, companyId, params)
+	return err
+}
+
+// GetVatSettlementProposal converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVatSettlementProposal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVatSettlementProposalParams
+	// ------------- Required query parameter "period_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_type", ctx.QueryParams(), &params.PeriodType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_type: %s", err))
+	}
+
+	// ------------- Required query parameter "year" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "year", ctx.QueryParams(), &params.Year, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter year: %s", err))
+	}
+
+	// ------------- Required query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "fiscal_period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "fiscal_period_id", ctx.QueryParams(), &params.FiscalPeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscal_period_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVatSettlementProposal(ctx, companyId, params)
+	return err
+}
+
 // GetSettings converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSettings(ctx echo.Context) error {
 	var err error
@@ -22616,6 +23726,52 @@ func (w *ServerInterfaceWrapper) UpdateTaxProfile(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateTaxProfile(ctx, companyId, params)
+	return err
+}
+
+// GetSkatteverketVatDeclaration converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSkatteverketVatDeclaration(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSkatteverketVatDeclarationParams
+	// ------------- Required query parameter "period_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_type", ctx.QueryParams(), &params.PeriodType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_type: %s", err))
+	}
+
+	// ------------- Required query parameter "year" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "year", ctx.QueryParams(), &params.Year, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter year: %s", err))
+	}
+
+	// ------------- Required query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// ------------- Optional query parameter "state" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "state", ctx.QueryParams(), &params.State, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter state: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSkatteverketVatDeclaration(ctx, companyId, params)
 	return err
 }
 
@@ -24861,6 +26017,65 @@ func (w *ServerInterfaceWrapper) UncategorizeTransaction(ctx echo.Context) error
 	return err
 }
 
+// BookVatSettlement converts echo context to params.
+func (w *ServerInterfaceWrapper) BookVatSettlement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BookVatSettlementParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BookVatSettlement(ctx, companyId, params)
+	return err
+}
+
 // ListWebhooks converts echo context to params.
 func (w *ServerInterfaceWrapper) ListWebhooks(ctx echo.Context) error {
 	var err error
@@ -25557,12 +26772,19 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/general-ledger", wrapper.GetGeneralLedger, options.OperationMiddlewares["getGeneralLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/journal-register", wrapper.GetJournalRegister, options.OperationMiddlewares["getJournalRegister"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/trial-balance", wrapper.GetTrialBalance, options.OperationMiddlewares["getTrialBalance"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration", wrapper.GetVatDeclaration, options.OperationMiddlewares["getVatDeclaration"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/eskd", wrapper.GetVatDeclarationEskd, options.OperationMiddlewares["getVatDeclarationEskd"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/filings", wrapper.UnmarkVatFiling, options.OperationMiddlewares["unmarkVatFiling"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/filings", wrapper.ListVatFilings, options.OperationMiddlewares["listVatFilings"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/filings", wrapper.RecordVatFiling, options.OperationMiddlewares["recordVatFiling"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/settlement-proposal", wrapper.GetVatSettlementProposal, options.OperationMiddlewares["getVatSettlementProposal"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.GetSettings, options.OperationMiddlewares["getSettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.UpdateSettings, options.OperationMiddlewares["updateSettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/bookkeeping-lock", wrapper.UpdateBookkeepingLock, options.OperationMiddlewares["updateBookkeepingLock"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/settings/invoice-logo", wrapper.DeleteInvoiceLogo, options.OperationMiddlewares["deleteInvoiceLogo"]...)
 	router.PUT(options.BaseURL+"/api/v1/companies/:companyId/settings/invoice-logo", wrapper.PutInvoiceLogo, options.OperationMiddlewares["putInvoiceLogo"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/tax-profile", wrapper.UpdateTaxProfile, options.OperationMiddlewares["updateTaxProfile"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/skatteverket/vat-declarations", wrapper.GetSkatteverketVatDeclaration, options.OperationMiddlewares["getSkatteverketVatDeclaration"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices", wrapper.ListSupplierInvoices, options.OperationMiddlewares["listSupplierInvoices"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices", wrapper.CreateSupplierInvoice, options.OperationMiddlewares["createSupplierInvoice"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices/:supplierInvoiceId", wrapper.DeleteSupplierInvoice, options.OperationMiddlewares["deleteSupplierInvoice"]...)
@@ -25600,6 +26822,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/batch-categorize", wrapper.BatchCategorizeTransactions, options.OperationMiddlewares["batchCategorizeTransactions"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/bulk-book", wrapper.BulkBookTransactions, options.OperationMiddlewares["bulkBookTransactions"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/transactions/ingest", wrapper.IngestTransactions, options.OperationMiddlewares["ingestTransactions"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/vat/settlement", wrapper.BookVatSettlement, options.OperationMiddlewares["bookVatSettlement"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/webhooks", wrapper.ListWebhooks, options.OperationMiddlewares["listWebhooks"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/webhooks", wrapper.CreateWebhook, options.OperationMiddlewares["createWebhook"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/webhooks/:webhookId", wrapper.DeleteWebhook, options.OperationMiddlewares["deleteWebhook"]...)
@@ -45282,15 +46505,25 @@ type GetContinuityCheckResponseObject interface {
 	VisitGetContinuityCheckResponse(w http.ResponseWriter) error
 }
 
-type GetContinuityCheck200JSONResponse ContinuityCheckResponse
+type GetContinuityCheck200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetContinuityCheck200JSONResponse struct {
+	Body    ContinuityCheckResponse
+	Headers GetContinuityCheck200ResponseHeaders
+}
 
 func (response GetContinuityCheck200JSONResponse) VisitGetContinuityCheckResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -45439,15 +46672,25 @@ type GetDimensionPnlResponseObject interface {
 	VisitGetDimensionPnlResponse(w http.ResponseWriter) error
 }
 
-type GetDimensionPnl200JSONResponse DimensionPnlResponse
+type GetDimensionPnl200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetDimensionPnl200JSONResponse struct {
+	Body    DimensionPnlResponse
+	Headers GetDimensionPnl200ResponseHeaders
+}
 
 func (response GetDimensionPnl200JSONResponse) VisitGetDimensionPnlResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -45596,15 +46839,25 @@ type GetGeneralLedgerResponseObject interface {
 	VisitGetGeneralLedgerResponse(w http.ResponseWriter) error
 }
 
-type GetGeneralLedger200JSONResponse GeneralLedgerResponse
+type GetGeneralLedger200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetGeneralLedger200JSONResponse struct {
+	Body    GeneralLedgerResponse
+	Headers GetGeneralLedger200ResponseHeaders
+}
 
 func (response GetGeneralLedger200JSONResponse) VisitGetGeneralLedgerResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -45753,15 +47006,25 @@ type GetJournalRegisterResponseObject interface {
 	VisitGetJournalRegisterResponse(w http.ResponseWriter) error
 }
 
-type GetJournalRegister200JSONResponse JournalRegisterResponse
+type GetJournalRegister200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetJournalRegister200JSONResponse struct {
+	Body    JournalRegisterResponse
+	Headers GetJournalRegister200ResponseHeaders
+}
 
 func (response GetJournalRegister200JSONResponse) VisitGetJournalRegisterResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -45910,15 +47173,25 @@ type GetTrialBalanceResponseObject interface {
 	VisitGetTrialBalanceResponse(w http.ResponseWriter) error
 }
 
-type GetTrialBalance200JSONResponse TrialBalanceResponse
+type GetTrialBalance200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetTrialBalance200JSONResponse struct {
+	Body    TrialBalanceResponse
+	Headers GetTrialBalance200ResponseHeaders
+}
 
 func (response GetTrialBalance200JSONResponse) VisitGetTrialBalanceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
-	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
 	w.WriteHeader(200)
 	_, err := buf.WriteTo(w)
 	return err
@@ -46041,6 +47314,1066 @@ func (response GetTrialBalance500JSONResponse) VisitGetTrialBalanceResponse(w ht
 type GetTrialBalance503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetTrialBalance503JSONResponse) VisitGetTrialBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclarationRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetVatDeclarationParams
+}
+
+type GetVatDeclarationResponseObject interface {
+	VisitGetVatDeclarationResponse(w http.ResponseWriter) error
+}
+
+type GetVatDeclaration200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetVatDeclaration200JSONResponse struct {
+	Body    VatDeclarationResponse
+	Headers GetVatDeclaration200ResponseHeaders
+}
+
+func (response GetVatDeclaration200JSONResponse) VisitGetVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclaration400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVatDeclaration400JSONResponse) VisitGetVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclaration401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetVatDeclaration401JSONResponse) VisitGetVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclaration403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetVatDeclaration403JSONResponse) VisitGetVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclaration404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVatDeclaration404JSONResponse) VisitGetVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclaration429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVatDeclaration429JSONResponse) VisitGetVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclaration500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetVatDeclaration500JSONResponse) VisitGetVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclaration503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetVatDeclaration503JSONResponse) VisitGetVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclarationEskdRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetVatDeclarationEskdParams
+}
+
+type GetVatDeclarationEskdResponseObject interface {
+	VisitGetVatDeclarationEskdResponse(w http.ResponseWriter) error
+}
+
+type GetVatDeclarationEskd200ResponseHeaders struct {
+	ContentDisposition  *string
+	XIgnoredQueryParams *string
+}
+
+type GetVatDeclarationEskd200ApplicationxmlResponse struct {
+	Body          io.Reader
+	Headers       GetVatDeclarationEskd200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetVatDeclarationEskd200ApplicationxmlResponse) VisitGetVatDeclarationEskdResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/xml")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetVatDeclarationEskd400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVatDeclarationEskd400JSONResponse) VisitGetVatDeclarationEskdResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclarationEskd401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetVatDeclarationEskd401JSONResponse) VisitGetVatDeclarationEskdResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclarationEskd403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetVatDeclarationEskd403JSONResponse) VisitGetVatDeclarationEskdResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclarationEskd404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVatDeclarationEskd404JSONResponse) VisitGetVatDeclarationEskdResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclarationEskd429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVatDeclarationEskd429JSONResponse) VisitGetVatDeclarationEskdResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclarationEskd500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetVatDeclarationEskd500JSONResponse) VisitGetVatDeclarationEskdResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatDeclarationEskd503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetVatDeclarationEskd503JSONResponse) VisitGetVatDeclarationEskdResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkVatFilingRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    UnmarkVatFilingParams
+}
+
+type UnmarkVatFilingResponseObject interface {
+	VisitUnmarkVatFilingResponse(w http.ResponseWriter) error
+}
+
+type UnmarkVatFiling200JSONResponse VatFilingUnmarkedResponse
+
+func (response UnmarkVatFiling200JSONResponse) VisitUnmarkVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkVatFiling400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UnmarkVatFiling400JSONResponse) VisitUnmarkVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkVatFiling401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UnmarkVatFiling401JSONResponse) VisitUnmarkVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkVatFiling403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UnmarkVatFiling403JSONResponse) VisitUnmarkVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkVatFiling404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UnmarkVatFiling404JSONResponse) VisitUnmarkVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkVatFiling409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UnmarkVatFiling409JSONResponse) VisitUnmarkVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkVatFiling429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UnmarkVatFiling429JSONResponse) VisitUnmarkVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkVatFiling500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UnmarkVatFiling500JSONResponse) VisitUnmarkVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnmarkVatFiling503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UnmarkVatFiling503JSONResponse) VisitUnmarkVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVatFilingsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+}
+
+type ListVatFilingsResponseObject interface {
+	VisitListVatFilingsResponse(w http.ResponseWriter) error
+}
+
+type ListVatFilings200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type ListVatFilings200JSONResponse struct {
+	Body    VatFilingListResponse
+	Headers ListVatFilings200ResponseHeaders
+}
+
+func (response ListVatFilings200JSONResponse) VisitListVatFilingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVatFilings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListVatFilings400JSONResponse) VisitListVatFilingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVatFilings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListVatFilings401JSONResponse) VisitListVatFilingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVatFilings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListVatFilings403JSONResponse) VisitListVatFilingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVatFilings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListVatFilings404JSONResponse) VisitListVatFilingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVatFilings429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListVatFilings429JSONResponse) VisitListVatFilingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVatFilings500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListVatFilings500JSONResponse) VisitListVatFilingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListVatFilings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListVatFilings503JSONResponse) VisitListVatFilingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordVatFilingRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    RecordVatFilingParams
+	Body      *RecordVatFilingJSONRequestBody
+}
+
+type RecordVatFilingResponseObject interface {
+	VisitRecordVatFilingResponse(w http.ResponseWriter) error
+}
+
+type RecordVatFiling200JSONResponse VatFilingRecordedResponse
+
+func (response RecordVatFiling200JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordVatFiling400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RecordVatFiling400JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordVatFiling401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RecordVatFiling401JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordVatFiling403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RecordVatFiling403JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordVatFiling404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RecordVatFiling404JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordVatFiling409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RecordVatFiling409JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordVatFiling413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RecordVatFiling413JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordVatFiling415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RecordVatFiling415JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordVatFiling429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RecordVatFiling429JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordVatFiling500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RecordVatFiling500JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RecordVatFiling503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RecordVatFiling503JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatSettlementProposalRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetVatSettlementProposalParams
+}
+
+type GetVatSettlementProposalResponseObject interface {
+	VisitGetVatSettlementProposalResponse(w http.ResponseWriter) error
+}
+
+type GetVatSettlementProposal200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetVatSettlementProposal200JSONResponse struct {
+	Body    VatSettlementProposalResponse
+	Headers GetVatSettlementProposal200ResponseHeaders
+}
+
+func (response GetVatSettlementProposal200JSONResponse) VisitGetVatSettlementProposalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatSettlementProposal400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVatSettlementProposal400JSONResponse) VisitGetVatSettlementProposalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatSettlementProposal401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetVatSettlementProposal401JSONResponse) VisitGetVatSettlementProposalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatSettlementProposal403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetVatSettlementProposal403JSONResponse) VisitGetVatSettlementProposalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatSettlementProposal404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVatSettlementProposal404JSONResponse) VisitGetVatSettlementProposalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatSettlementProposal429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVatSettlementProposal429JSONResponse) VisitGetVatSettlementProposalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatSettlementProposal500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetVatSettlementProposal500JSONResponse) VisitGetVatSettlementProposalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVatSettlementProposal503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetVatSettlementProposal503JSONResponse) VisitGetVatSettlementProposalResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -47252,6 +49585,163 @@ func (response UpdateTaxProfile500JSONResponse) VisitUpdateTaxProfileResponse(w 
 type UpdateTaxProfile503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpdateTaxProfile503JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkatteverketVatDeclarationRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetSkatteverketVatDeclarationParams
+}
+
+type GetSkatteverketVatDeclarationResponseObject interface {
+	VisitGetSkatteverketVatDeclarationResponse(w http.ResponseWriter) error
+}
+
+type GetSkatteverketVatDeclaration200JSONResponse SkatteverketVatDeclarationResponse
+
+func (response GetSkatteverketVatDeclaration200JSONResponse) VisitGetSkatteverketVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkatteverketVatDeclaration400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSkatteverketVatDeclaration400JSONResponse) VisitGetSkatteverketVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkatteverketVatDeclaration401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSkatteverketVatDeclaration401JSONResponse) VisitGetSkatteverketVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkatteverketVatDeclaration403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSkatteverketVatDeclaration403JSONResponse) VisitGetSkatteverketVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkatteverketVatDeclaration404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSkatteverketVatDeclaration404JSONResponse) VisitGetSkatteverketVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkatteverketVatDeclaration429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSkatteverketVatDeclaration429JSONResponse) VisitGetSkatteverketVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkatteverketVatDeclaration500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSkatteverketVatDeclaration500JSONResponse) VisitGetSkatteverketVatDeclarationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSkatteverketVatDeclaration503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSkatteverketVatDeclaration503JSONResponse) VisitGetSkatteverketVatDeclarationResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -54457,6 +56947,217 @@ func (response UncategorizeTransaction503JSONResponse) VisitUncategorizeTransact
 	return err
 }
 
+type BookVatSettlementRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    BookVatSettlementParams
+	Body      *BookVatSettlementJSONRequestBody
+}
+
+type BookVatSettlementResponseObject interface {
+	VisitBookVatSettlementResponse(w http.ResponseWriter) error
+}
+
+type BookVatSettlement200JSONResponse VatSettlementBookedResponse
+
+func (response BookVatSettlement200JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookVatSettlement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BookVatSettlement400JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookVatSettlement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BookVatSettlement401JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookVatSettlement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BookVatSettlement403JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookVatSettlement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BookVatSettlement404JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookVatSettlement409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BookVatSettlement409JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookVatSettlement413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response BookVatSettlement413JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookVatSettlement415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response BookVatSettlement415JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookVatSettlement429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BookVatSettlement429JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookVatSettlement500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BookVatSettlement500JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookVatSettlement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BookVatSettlement503JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ListWebhooksRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 }
@@ -57106,6 +59807,24 @@ type StrictServerInterface interface {
 	// GetTrialBalance Trial balance (råbalans) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/trial-balance)
 	GetTrialBalance(ctx context.Context, request GetTrialBalanceRequestObject) (GetTrialBalanceResponseObject, error)
+	// GetVatDeclaration VAT return (momsdeklaration) of a period
+	// (GET /api/v1/companies/{companyId}/reports/vat-declaration)
+	GetVatDeclaration(ctx context.Context, request GetVatDeclarationRequestObject) (GetVatDeclarationResponseObject, error)
+	// GetVatDeclarationEskd VAT return as an eSKD file
+	// (GET /api/v1/companies/{companyId}/reports/vat-declaration/eskd)
+	GetVatDeclarationEskd(ctx context.Context, request GetVatDeclarationEskdRequestObject) (GetVatDeclarationEskdResponseObject, error)
+	// UnmarkVatFiling Undo a manual filed mark
+	// (DELETE /api/v1/companies/{companyId}/reports/vat-declaration/filings)
+	UnmarkVatFiling(ctx context.Context, request UnmarkVatFilingRequestObject) (UnmarkVatFilingResponseObject, error)
+	// ListVatFilings List the filed VAT periods
+	// (GET /api/v1/companies/{companyId}/reports/vat-declaration/filings)
+	ListVatFilings(ctx context.Context, request ListVatFilingsRequestObject) (ListVatFilingsResponseObject, error)
+	// RecordVatFiling Mark a VAT period as filed
+	// (POST /api/v1/companies/{companyId}/reports/vat-declaration/filings)
+	RecordVatFiling(ctx context.Context, request RecordVatFilingRequestObject) (RecordVatFilingResponseObject, error)
+	// GetVatSettlementProposal Proposed VAT settlement verifikat
+	// (GET /api/v1/companies/{companyId}/reports/vat-declaration/settlement-proposal)
+	GetVatSettlementProposal(ctx context.Context, request GetVatSettlementProposalRequestObject) (GetVatSettlementProposalResponseObject, error)
 	// GetSettings Read the company's settings
 	// (GET /api/v1/companies/{companyId}/settings)
 	GetSettings(ctx context.Context, request GetSettingsRequestObject) (GetSettingsResponseObject, error)
@@ -57124,6 +59843,9 @@ type StrictServerInterface interface {
 	// UpdateTaxProfile Change the tax profile
 	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
 	UpdateTaxProfile(ctx context.Context, request UpdateTaxProfileRequestObject) (UpdateTaxProfileResponseObject, error)
+	// GetSkatteverketVatDeclaration Filed VAT return of a period, as Skatteverket holds it
+	// (GET /api/v1/companies/{companyId}/skatteverket/vat-declarations)
+	GetSkatteverketVatDeclaration(ctx context.Context, request GetSkatteverketVatDeclarationRequestObject) (GetSkatteverketVatDeclarationResponseObject, error)
 	// ListSupplierInvoices List supplier invoices
 	// (GET /api/v1/companies/{companyId}/supplier-invoices)
 	ListSupplierInvoices(ctx context.Context, request ListSupplierInvoicesRequestObject) (ListSupplierInvoicesResponseObject, error)
@@ -57235,6 +59957,9 @@ type StrictServerInterface interface {
 	// UncategorizeTransaction Undo a categorization: storno and reset
 	// (POST /api/v1/companies/{companyId}/transactions/{transactionId}/uncategorize)
 	UncategorizeTransaction(ctx context.Context, request UncategorizeTransactionRequestObject) (UncategorizeTransactionResponseObject, error)
+	// BookVatSettlement Book the VAT settlement verifikat as proposed
+	// (POST /api/v1/companies/{companyId}/vat/settlement)
+	BookVatSettlement(ctx context.Context, request BookVatSettlementRequestObject) (BookVatSettlementResponseObject, error)
 	// ListWebhooks List the company's webhooks
 	// (GET /api/v1/companies/{companyId}/webhooks)
 	ListWebhooks(ctx context.Context, request ListWebhooksRequestObject) (ListWebhooksResponseObject, error)
@@ -61187,6 +63912,184 @@ func (sh *strictHandler) GetTrialBalance(ctx echo.Context, companyId CompanyId, 
 	return nil
 }
 
+// GetVatDeclaration operation middleware
+func (sh *strictHandler) GetVatDeclaration(ctx echo.Context, companyId CompanyId, params GetVatDeclarationParams) error {
+	var request GetVatDeclarationRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVatDeclaration(ctx.Request().Context(), request.(GetVatDeclarationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVatDeclaration")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVatDeclarationResponseObject); ok {
+		return validResponse.VisitGetVatDeclarationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetVatDeclarationEskd operation middleware
+func (sh *strictHandler) GetVatDeclarationEskd(ctx echo.Context, companyId CompanyId, params GetVatDeclarationEskdParams) error {
+	var request GetVatDeclarationEskdRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVatDeclarationEskd(ctx.Request().Context(), request.(GetVatDeclarationEskdRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVatDeclarationEskd")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVatDeclarationEskdResponseObject); ok {
+		return validResponse.VisitGetVatDeclarationEskdResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UnmarkVatFiling operation middleware
+func (sh *strictHandler) UnmarkVatFiling(ctx echo.Context, companyId CompanyId, params UnmarkVatFilingParams) error {
+	var request UnmarkVatFilingRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UnmarkVatFiling(ctx.Request().Context(), request.(UnmarkVatFilingRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UnmarkVatFiling")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UnmarkVatFilingResponseObject); ok {
+		return validResponse.VisitUnmarkVatFilingResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListVatFilings operation middleware
+func (sh *strictHandler) ListVatFilings(ctx echo.Context, companyId CompanyId) error {
+	var request ListVatFilingsRequestObject
+
+	request.CompanyId = companyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListVatFilings(ctx.Request().Context(), request.(ListVatFilingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListVatFilings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListVatFilingsResponseObject); ok {
+		return validResponse.VisitListVatFilingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RecordVatFiling operation middleware
+func (sh *strictHandler) RecordVatFiling(ctx echo.Context, companyId CompanyId, params RecordVatFilingParams) error {
+	var request RecordVatFilingRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body RecordVatFilingJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RecordVatFiling(ctx.Request().Context(), request.(RecordVatFilingRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RecordVatFiling")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RecordVatFilingResponseObject); ok {
+		return validResponse.VisitRecordVatFilingResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetVatSettlementProposal operation middleware
+func (sh *strictHandler) GetVatSettlementProposal(ctx echo.Context, companyId CompanyId, params GetVatSettlementProposalParams) error {
+	var request GetVatSettlementProposalRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVatSettlementProposal(ctx.Request().Context(), request.(GetVatSettlementProposalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVatSettlementProposal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVatSettlementProposalResponseObject); ok {
+		return validResponse.VisitGetVatSettlementProposalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetSettings operation middleware
 func (sh *strictHandler) GetSettings(ctx echo.Context, companyId CompanyId) error {
 	var request GetSettingsRequestObject
@@ -61408,6 +64311,32 @@ func (sh *strictHandler) UpdateTaxProfile(ctx echo.Context, companyId CompanyId,
 		return err
 	} else if validResponse, ok := response.(UpdateTaxProfileResponseObject); ok {
 		return validResponse.VisitUpdateTaxProfileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSkatteverketVatDeclaration operation middleware
+func (sh *strictHandler) GetSkatteverketVatDeclaration(ctx echo.Context, companyId CompanyId, params GetSkatteverketVatDeclarationParams) error {
+	var request GetSkatteverketVatDeclarationRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSkatteverketVatDeclaration(ctx.Request().Context(), request.(GetSkatteverketVatDeclarationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSkatteverketVatDeclaration")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSkatteverketVatDeclarationResponseObject); ok {
+		return validResponse.VisitGetSkatteverketVatDeclarationResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -62839,6 +65768,55 @@ func (sh *strictHandler) UncategorizeTransaction(ctx echo.Context, companyId Com
 		return err
 	} else if validResponse, ok := response.(UncategorizeTransactionResponseObject); ok {
 		return validResponse.VisitUncategorizeTransactionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BookVatSettlement operation middleware
+func (sh *strictHandler) BookVatSettlement(ctx echo.Context, companyId CompanyId, params BookVatSettlementParams) error {
+	var request BookVatSettlementRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body BookVatSettlementJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BookVatSettlement(ctx.Request().Context(), request.(BookVatSettlementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BookVatSettlement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BookVatSettlementResponseObject); ok {
+		return validResponse.VisitBookVatSettlementResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -50,8 +50,12 @@ type Operation struct {
 	Key         KeyPolicy
 	Roles       []string // x-roles: the company roles allowed; empty = any member
 	Capability  string   // x-capability: the paid capability the company must hold; "" = none
-	Item        *openapi3.PathItem
-	Op          *openapi3.Operation
+	// UnknownQuery is x-unknown-query-params: what a query parameter the
+	// operation does not declare gets. "reject" answers 400, "report"
+	// names it in X-Ignored-Query-Params, "" (absent) ignores it.
+	UnknownQuery string
+	Item         *openapi3.PathItem
+	Op           *openapi3.Operation
 }
 
 // Mutating reports whether the operation changes state (any method but
@@ -151,6 +155,11 @@ func newOperation(doc *openapi3.T, path, method string, item *openapi3.PathItem,
 	if v, ok := op.Extensions["x-capability"]; ok {
 		if o.Capability, _ = v.(string); o.Capability == "" {
 			return nil, fmt.Errorf("openapi: %s: x-capability must name a capability", where)
+		}
+	}
+	if _, ok := op.Extensions["x-unknown-query-params"]; ok {
+		if o.UnknownQuery, err = stringFlag(op.Extensions, "x-unknown-query-params", where, "reject", "report"); err != nil {
+			return nil, err
 		}
 	}
 	risk, err := stringFlag(op.Extensions, "x-risk", where, "low", "medium", "high")

@@ -34,7 +34,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	for _, ct := range []string{"text/markdown", "text/html"} {
+	for _, ct := range []string{"text/markdown", "text/html", "application/xml"} {
 		openapi3filter.RegisterBodyDecoder(ct, openapi3filter.PlainBodyDecoder)
 	}
 	pgtest.Main(m)

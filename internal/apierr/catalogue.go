@@ -265,6 +265,24 @@ const (
 	ReportGenerationFailed             Code = "REPORT_GENERATION_FAILED"
 )
 
+// VAT return, filing and tax-declaration codes (peer §7).
+const (
+	VATESKDOrgNumberInvalid          Code = "VAT_ESKD_ORG_NUMBER_INVALID"
+	VATFilingPeriodNotEnded          Code = "VAT_FILING_PERIOD_NOT_ENDED"
+	VATFilingDateBeforePeriodEnd     Code = "VAT_FILING_DATE_BEFORE_PERIOD_END"
+	VATFilingDateInFuture            Code = "VAT_FILING_DATE_IN_FUTURE"
+	VATFilingNotFound                Code = "VAT_FILING_NOT_FOUND"
+	VATFilingConfirmedBySkatteverket Code = "VAT_FILING_CONFIRMED_BY_SKATTEVERKET"
+	VATSettlementProposalChanged     Code = "VAT_SETTLEMENT_PROPOSAL_CHANGED"
+	VATSettlementAlreadyBooked       Code = "VAT_SETTLEMENT_ALREADY_BOOKED"
+	SkatteverketNotConnected         Code = "SKATTEVERKET_NOT_CONNECTED"
+	PSReportMissingFilerInfo         Code = "PS_REPORT_MISSING_FILER_INFO"
+	PSReportCSVBlockedByErrors       Code = "PS_REPORT_CSV_BLOCKED_BY_ERRORS"
+	TaxDeclINK2WrongLegalForm        Code = "TAX_DECL_INK2_WRONG_LEGAL_FORM"
+	TaxDeclNEWrongLegalForm          Code = "TAX_DECL_NE_WRONG_LEGAL_FORM"
+	CashFlowTaxAllocationRequired    Code = "CASH_FLOW_TAX_ALLOCATION_REQUIRED"
+)
+
 // Chart-of-accounts, fiscal-period and company-settings codes.
 const (
 	AccountTypeClassConflict      Code = "ACCOUNT_TYPE_CLASS_CONFLICT"
@@ -600,7 +618,21 @@ var entries = []Entry{
 	{DocUploadTooLarge, s413, GroupEndpoint, "Filen är större än 10 MB.", "The file is larger than 10 MB.", "Upload a file of at most 10 MB."},
 	{DocUploadUnsupportedType, s415, GroupEndpoint, "Filtypen stöds inte.", "The file type is not supported.", "Upload a PDF, an image or an office document."},
 	{DocStoreUnavailable, s503, GroupEndpoint, "Arkivet för underlagens filer svarar inte; inget sparades.", "The store of documents' files did not answer; nothing was saved.", "Retry in a moment with the same Idempotency-Key."},
-	{ReportGenerationFailed, s500, GroupEndpoint, "Rapporten kunde inte tas fram.", "The report could not be generated.", "Retry later; quote the request_id if it persists."},
+	{ReportGenerationFailed, s409, GroupEndpoint, "Rapporten kan inte tas fram ur bokföringen som den ser ut nu.", "The report cannot be produced from the books as they stand.", "See details: fix the books (for a balance sheet, find why assets and equity plus liabilities differ), then ask again."},
+	{VATESKDOrgNumberInvalid, s400, GroupEndpoint, "Företagets organisationsnummer saknas eller är ogiltigt; eSKD-filen kan inte skrivas.", "The company's organisation number is missing or invalid; the eSKD file cannot be written.", "Set a valid org_number on the company (NNNNNN-NNNN)."},
+	{VATFilingPeriodNotEnded, s400, GroupEndpoint, "Momsperioden har inte tagit slut.", "The VAT period has not ended.", "Record the filing after the period's last day."},
+	{VATFilingDateBeforePeriodEnd, s400, GroupEndpoint, "Deklarationsdagen ligger före periodens slut.", "The filing date is before the period ended.", "Send the day the return was filed, after details.period_end."},
+	{VATFilingDateInFuture, s400, GroupEndpoint, "Deklarationsdagen ligger i framtiden.", "The filing date is in the future.", "Send the day the return was filed, today at the latest."},
+	{VATFilingNotFound, s404, GroupEndpoint, "Momsperioden är inte markerad som deklarerad.", "The VAT period is not marked as filed.", "List the filings with GET /reports/vat-declaration/filings."},
+	{VATFilingConfirmedBySkatteverket, s409, GroupEndpoint, "Deklarationen är bekräftad av Skatteverket och kan inte avmarkeras.", "The return is confirmed by Skatteverket and cannot be unmarked.", "File a corrected return with Skatteverket instead."},
+	{VATSettlementProposalChanged, s409, GroupEndpoint, "Momsavräkningen har ändrats sedan förslaget hämtades.", "The VAT settlement has changed since the proposal was read.", "Read the settlement proposal again and send its fingerprint."},
+	{VATSettlementAlreadyBooked, s409, GroupEndpoint, "Momsavräkningen för perioden är redan bokförd.", "The VAT settlement of the period is already booked.", "See details.journal_entry_id; reverse it first to book it again."},
+	{SkatteverketNotConnected, s401, GroupEndpoint, "Företaget är inte anslutet till Skatteverket.", "The company is not connected to Skatteverket.", "Use state=submitted for what was filed; decided returns need a Skatteverket connection."},
+	{PSReportMissingFilerInfo, s400, GroupEndpoint, "Uppgifter om uppgiftslämnaren saknas för den periodiska sammanställningen.", "Filer details are missing for the EU sales list.", "Set vat_number, tax_contact_name and tax_contact_phone in the company settings (details.missing)."},
+	{PSReportCSVBlockedByErrors, s400, GroupEndpoint, "Den periodiska sammanställningen har fel och kan inte skrivas som fil.", "The EU sales list has errors and cannot be written as a file.", "Fix the rows in details.errors (GET /reports/periodisk-sammanstallning lists them)."},
+	{TaxDeclINK2WrongLegalForm, s400, GroupEndpoint, "INK2 gäller bara aktiebolag.", "INK2 applies to limited companies (aktiebolag) only.", "An enskild firma files NE (GET /reports/ne-bilaga)."},
+	{TaxDeclNEWrongLegalForm, s400, GroupEndpoint, "NE-bilagan gäller bara enskild firma.", "The NE appendix applies to sole traders (enskild firma) only.", "An aktiebolag files INK2 (GET /reports/ink2)."},
+	{CashFlowTaxAllocationRequired, s422, GroupEndpoint, "Inkomstskatten kan inte skiljas från andra skatter i kassaflödesanalysen.", "Income tax cannot be told from other taxes in the cash flow statement.", "Book income tax on 2510-2519 and its cost on 8910-8930 (details.accounts)."},
 	{AccountTypeClassConflict, s400, GroupChart, "Kontotypen passar inte kontoklassen.", "The account type does not fit the account class.", "Use a type from details.allowed_types: class 1 asset, 2 equity/untaxed_reserves/liability, 3 revenue, 4-7 expense, 8 revenue or expense."},
 	{AccountVATTreatmentClass, s400, GroupChart, "Momsbehandling kan bara anges på konton i klass 3-8.", "A VAT treatment can only be set on accounts of classes 3-8.", ""},
 	{AccountNothingToUpdate, s400, GroupChart, "Inget att ändra på kontot.", "Nothing to update on the account.", "Send account_name, description or is_active."},

@@ -251,3 +251,13 @@ func (s *Store) ArrivalFacts(ctx context.Context, company uuid.UUID) (Arrival, e
 // number back.
 const ArrivalSQL = `UPDATE company_settings SET next_arrival_number = coalesce(next_arrival_number, 1) + 1
 	WHERE company_id = $1 RETURNING next_arrival_number - 1 AS number`
+
+// Declarant returns what the tax returns need of the company: its name,
+// form, numbers (unmasked), VAT period and method, lock date and tax
+// contact, into out (the returns' own struct: the columns are its tags).
+func (s *Store) Declarant(ctx context.Context, company uuid.UUID, out any) error {
+	return s.db.Q(ctx).GetContext(ctx, out, `
+		SELECT c.name, c.entity_type, c.org_number, s.vat_number, s.moms_period, s.accounting_method,
+			s.bookkeeping_locked_through, s.tax_contact_name, s.tax_contact_phone, s.tax_contact_email
+		FROM companies c JOIN company_settings s ON s.company_id = c.id WHERE c.id = $1`, company)
+}

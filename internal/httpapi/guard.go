@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -369,6 +370,9 @@ func (v *validator) check(c echo.Context, op *openapi.Operation) error {
 		Request: &bare, PathParams: params, Options: v.opts,
 		Route: &routers.Route{Spec: v.params, Path: op.Path, PathItem: op.Item, Method: op.Method, Operation: op.Op},
 	}
+	if err := unknownQuery(c, op); err != nil {
+		return err
+	}
 	var all []apierr.Issue
 	if err := openapi3filter.ValidateRequest(req.Context(), in); err != nil {
 		all = append(all, validationIssues(err)...)
@@ -382,6 +386,43 @@ func (v *validator) check(c echo.Context, op *openapi.Operation) error {
 	if len(all) > 0 {
 		return apierr.Validation(all...)
 	}
+	return nil
+}
+
+// unknownQuery applies the operation's x-unknown-query-params to the
+// query parameters it does not declare: a 400 naming them and the allowed
+// ones, or their names in X-Ignored-Query-Params.
+func unknownQuery(c echo.Context, op *openapi.Operation) error {
+	if op.UnknownQuery == "" {
+		return nil
+	}
+	var allowed []string
+	for _, p := range op.Op.Parameters {
+		if p.Value != nil && p.Value.In == openapi3.ParameterInQuery {
+			allowed = append(allowed, p.Value.Name)
+		}
+	}
+	var unknown []string
+	for name := range c.QueryParams() {
+		if !slices.Contains(allowed, name) {
+			unknown = append(unknown, name)
+		}
+	}
+	if len(unknown) == 0 {
+		return nil
+	}
+	sort.Strings(unknown)
+	sort.Strings(allowed)
+	if op.UnknownQuery == "reject" {
+		issues := make([]apierr.Issue, len(unknown))
+		for i, n := range unknown {
+			issues[i] = apierr.Issue{Field: n, In: "query", Rule: "unknown", Issue: "is not a parameter of this report"}
+		}
+		e := apierr.Validation(issues...)
+		e.Details["unknown_params"], e.Details["allowed_params"] = unknown, allowed
+		return e
+	}
+	c.Response().Header().Set("X-Ignored-Query-Params", strings.Join(unknown, ","))
 	return nil
 }
 

@@ -46,6 +46,7 @@ import (
 	"github.com/kontera/kontera/internal/reports"
 	"github.com/kontera/kontera/internal/seal"
 	"github.com/kontera/kontera/internal/store"
+	"github.com/kontera/kontera/internal/vat"
 	"github.com/kontera/kontera/internal/vies"
 	"github.com/kontera/kontera/internal/webhooks"
 	"github.com/kontera/kontera/openapi"
@@ -172,6 +173,7 @@ type (
 	webhooksAPI   = webhooks.Handler
 	bankingAPI    = banking.Handler
 	bankTxAPI     = banking.TxHandler
+	vatAPI        = vat.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -197,6 +199,7 @@ type handlers struct {
 	*webhooksAPI
 	*bankingAPI
 	*bankTxAPI
+	*vatAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -463,15 +466,20 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	h := handlers{
-		invoicingAPI:  salesAPI,
-		payablesAPI:   payables.NewHandler(bought, cursors),
-		inboxAPI:      inbox.NewHandler(mailbox, cursors),
-		webhooksAPI:   hooksAPI,
-		bankingAPI:    banking.NewHandler(bank),
-		bankTxAPI:     banking.NewTxHandler(bank, cursors, cfg.Now),
-		partiesAPI:    parties.NewHandler(registry, cursors),
-		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
-		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors),
+		invoicingAPI: salesAPI,
+		payablesAPI:  payables.NewHandler(bought, cursors),
+		inboxAPI:     inbox.NewHandler(mailbox, cursors),
+		webhooksAPI:  hooksAPI,
+		bankingAPI:   banking.NewHandler(bank),
+		bankTxAPI:    banking.NewTxHandler(bank, cursors, cfg.Now),
+		partiesAPI:   parties.NewHandler(registry, cursors),
+		ledgerAPI:    ledger.NewHandler(journal, ops, cursors, cfg.Now),
+		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors),
+		vatAPI: vat.NewHandler(vat.NewReturns(cfg.DB, journal, accounts, periods, vat.NewStore(cfg.DB, audits),
+			func(ctx context.Context, c uuid.UUID) (vat.Declarant, error) {
+				var d vat.Declarant
+				return d, companies.Declarant(ctx, c, &d)
+			}, cfg.Now), nil),
 		dimensionsAPI: dimensions.NewHandler(dims),
 		documentsAPI:  docsAPI,
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {

@@ -37,3 +37,10 @@ func VATOn(net, rate Amount) (Amount, error) {
 	}
 	return net.MulRound(&f)
 }
+
+// Kronor is a in whole kronor as a tax form takes it: the öre are left
+// out, truncating toward zero (-12.99 is -12), each field on its own.
+func (a Amount) Kronor() int64 { return a.InÖre() / 100 }
+
+// Kr is n whole kronor as an amount.
+func Kr(n int64) Amount { return Öre(n * 100) }

@@ -74,7 +74,7 @@ func (h *Handler) GetTrialBalance(ctx context.Context, req gen.GetTrialBalanceRe
 	out.Totals = gen.TrialBalanceTotals{OpeningBalance: t.Opening, PeriodDebit: t.Debit, PeriodCredit: t.Credit,
 		ClosingBalance: t.Closing}
 	out.TotalDebit, out.TotalCredit, out.IsBalanced = t.Debit, t.Credit, t.Balanced()
-	return gen.GetTrialBalance200JSONResponse{Meta: envelope.Meta(ctx), Data: out}, nil
+	return gen.GetTrialBalance200JSONResponse{Body: gen.TrialBalanceResponse{Meta: envelope.Meta(ctx), Data: out}}, nil
 }
 
 // GetGeneralLedger answers a page of the general ledger of a period.
@@ -127,7 +127,7 @@ func (h *Handler) GetGeneralLedger(ctx context.Context, req gen.GetGeneralLedger
 		next.Period, next.Range = made.Period, made.Range
 		cur = h.cursors.Encode(ledgerList, next)
 	}
-	return gen.GetGeneralLedger200JSONResponse{Meta: envelope.Page(ctx, cur), Data: out}, nil
+	return gen.GetGeneralLedger200JSONResponse{Body: gen.GeneralLedgerResponse{Meta: envelope.Page(ctx, cur), Data: out}}, nil
 }
 
 // GetJournalRegister answers a page of the journal register of a period.
@@ -153,7 +153,7 @@ func (h *Handler) GetJournalRegister(ctx context.Context, req gen.GetJournalRegi
 	for i, e := range entries {
 		out.Entries[i] = registerEntry(e, names)
 	}
-	return gen.GetJournalRegister200JSONResponse{Meta: envelope.Page(ctx, next), Data: out}, nil
+	return gen.GetJournalRegister200JSONResponse{Body: gen.JournalRegisterResponse{Meta: envelope.Page(ctx, next), Data: out}}, nil
 }
 
 // registerEntry is e as the journal register shows it: reversed once a
@@ -259,7 +259,7 @@ func (h *Handler) GetDimensionPnl(ctx context.Context, req gen.GetDimensionPnlRe
 		}
 		out.Groups[i] = gg
 	}
-	return gen.GetDimensionPnl200JSONResponse{Meta: envelope.Meta(ctx), Data: out}, nil
+	return gen.GetDimensionPnl200JSONResponse{Body: gen.DimensionPnlResponse{Meta: envelope.Meta(ctx), Data: out}}, nil
 }
 
 func nonNil[T any](s []T) []T {
@@ -345,5 +345,5 @@ func (h *Handler) GetContinuityCheck(ctx context.Context, req gen.GetContinuityC
 	}
 	out.Totals.PreviousClosingBalance = envelope.Nullable(c.Previous)
 	out.Totals.OpeningBalance, out.Totals.Difference = c.Opening, c.Difference
-	return gen.GetContinuityCheck200JSONResponse{Meta: envelope.Meta(ctx), Data: out}, nil
+	return gen.GetContinuityCheck200JSONResponse{Body: gen.ContinuityCheckResponse{Meta: envelope.Meta(ctx), Data: out}}, nil
 }

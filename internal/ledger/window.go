@@ -1,0 +1,123 @@
+package ledger
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/money"
+)
+
+// MonthTotal is what one account turned over in one calendar month: its
+// posted debits and credits, the opening balance and the year-end's
+// closing entry left out.
+type MonthTotal struct {
+	Account string       `db:"account_number"`
+	Month   time.Time    `db:"month"`
+	Debit   money.Amount `db:"debit"`
+	Credit  money.Amount `db:"credit"`
+}
+
+// Window returns the turnover per account lo..hi (four digits, inclusive)
+// and calendar month of the posted lines dated from..to, whatever fiscal
+// years the window spans. A month the window holds whole is read from the
+// month balances kept at posting time; a month it cuts is summed from that
+// month's lines of each account with turnover there, one index range each.
+// Rows come in account, then month order; accounts that turned nothing
+// over are absent.
+func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Time, lo, hi string) ([]MonthTotal, error) {
+	out := []MonthTotal{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		WITH b AS (
+			SELECT b.fiscal_period_id, b.account_number, b.month, b.debit, b.credit,
+				b.month >= $2::date AND (b.month + interval '1 month' - interval '1 day')::date <= $3::date AS whole
+			FROM account_balances b
+			JOIN fiscal_periods f ON f.company_id = b.company_id AND f.id = b.fiscal_period_id
+			WHERE b.company_id = $1 AND f.period_start <= $3 AND f.period_end >= $2
+				AND b.account_number BETWEEN $4 AND $5
+				AND b.month BETWEEN date_trunc('month', $2::date)::date AND $3
+				AND (b.debit <> 0 OR b.credit <> 0))
+		SELECT account_number, month, sum(debit) AS debit, sum(credit) AS credit FROM (
+			SELECT account_number, month, debit, credit FROM b WHERE whole
+			UNION ALL
+			SELECT b.account_number, b.month, x.debit, x.credit FROM b
+			CROSS JOIN LATERAL (
+				SELECT coalesce(sum(p.debit_amount), 0) AS debit, coalesce(sum(p.credit_amount), 0) AS credit
+				FROM ledger_postings p
+				JOIN journal_entries e ON e.company_id = p.company_id AND e.id = p.journal_entry_id
+				WHERE p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
+					AND p.account_number = b.account_number
+					AND p.entry_date BETWEEN greatest(b.month, $2::date)
+						AND least((b.month + interval '1 month' - interval '1 day')::date, $3::date)
+					AND NOT p.is_opening AND e.source_type <> $6) x
+			WHERE NOT b.whole) t
+		GROUP BY account_number, month
+		HAVING sum(debit) <> 0 OR sum(credit) <> 0
+		ORDER BY account_number, month`, company, from, to, lo, hi, SourceYearEnd)
+	return out, err
+}
+
+// SettlementSource is the source type of the entry that settles a VAT
+// period: the 26xx accounts cleared to 2650 (or 1650).
+const SettlementSource = "vat_settlement"
+
+// Settlements returns, per account, the posted lines dated from..to of
+// the entries that settle VAT rather than make it: those of source type
+// vat_settlement and their stornos, and any other entry with a line on one
+// of vatAccounts and a line on 2650 or 1650 (a settlement booked by hand
+// or read from a SIE file). Opening balances and closing entries are not
+// among them; the month balances never counted those as turnover.
+func (s *Store) Settlements(ctx context.Context, company uuid.UUID, from, to time.Time, vatAccounts []string) ([]AccountTotals, error) {
+	out := []AccountTotals{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		WITH f AS (
+			SELECT id FROM fiscal_periods WHERE company_id = $1 AND period_start <= $3 AND period_end >= $2),
+		candidate AS (
+			SELECT p.journal_entry_id AS id FROM ledger_postings p JOIN f ON f.id = p.fiscal_period_id
+			WHERE p.company_id = $1 AND p.account_number IN ('1650', '2650') AND p.entry_date BETWEEN $2 AND $3
+				AND NOT p.is_opening
+			UNION
+			SELECT e.id FROM journal_entries e
+			WHERE e.company_id = $1 AND e.source_type = $5 AND e.status = 'posted' AND e.entry_date BETWEEN $2 AND $3
+			UNION
+			SELECT st.id FROM journal_entries o
+			JOIN journal_entries st ON st.company_id = o.company_id AND st.reverses_id = o.id
+			WHERE o.company_id = $1 AND o.source_type = $5 AND st.status = 'posted' AND st.entry_date BETWEEN $2 AND $3),
+		settling AS (
+			SELECT e.id FROM candidate c JOIN journal_entries e ON e.company_id = $1 AND e.id = c.id
+			WHERE e.source_type NOT IN ($6, $7)
+				AND (e.source_type = $5
+					OR EXISTS (SELECT 1 FROM journal_entries o WHERE o.company_id = $1 AND o.id = e.reverses_id
+						AND o.source_type = $5)
+					OR EXISTS (SELECT 1 FROM journal_lines l WHERE l.company_id = $1 AND l.journal_entry_id = e.id
+						AND l.struck_by_rattelse_id IS NULL AND l.account_number = ANY($4))))
+		SELECT l.account_number, 0 AS opening, sum(l.debit_amount) AS debit, sum(l.credit_amount) AS credit
+		FROM settling x JOIN journal_lines l ON l.company_id = $1 AND l.journal_entry_id = x.id
+		WHERE l.struck_by_rattelse_id IS NULL
+		GROUP BY l.account_number ORDER BY l.account_number`,
+		company, from, to, pq.Array(vatAccounts), SettlementSource, SourceOpeningBalance, SourceYearEnd)
+	return out, err
+}
+
+// Settled is a settlement verifikat of a VAT period.
+type Settled struct {
+	ID       uuid.UUID `db:"id" json:"journal_entry_id"`
+	Series   string    `db:"voucher_series" json:"voucher_series"`
+	Number   int       `db:"voucher_number" json:"voucher_number"`
+	Date     time.Time `db:"entry_date" json:"entry_date"`
+	Reversed bool      `db:"reversed" json:"reversed"`
+}
+
+// SettledOn returns the posted settlement verifikat dated day for the VAT
+// period sourceID names, oldest first, each marked when a storno undid it.
+func (s *Store) SettledOn(ctx context.Context, company uuid.UUID, day time.Time, sourceID string) ([]Settled, error) {
+	out := []Settled{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT id, voucher_series, voucher_number, entry_date, reversed_by_id IS NOT NULL AS reversed
+		FROM journal_entries
+		WHERE company_id = $1 AND source_type = $2 AND entry_date = $3 AND source_id = $4 AND status = 'posted'
+		ORDER BY posted_at, voucher_number`, company, SettlementSource, day, sourceID)
+	return out, err
+}

@@ -1,0 +1,240 @@
+package vat
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/chart"
+	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Declarant is what the returns need of the company.
+type Declarant struct {
+	Name             string     `db:"name"`
+	EntityType       string     `db:"entity_type"`
+	OrgNumber        *string    `db:"org_number"`
+	VATNumber        *string    `db:"vat_number"`
+	MomsPeriod       *string    `db:"moms_period"`
+	AccountingMethod string     `db:"accounting_method"`
+	LockedThrough    *time.Time `db:"bookkeeping_locked_through"`
+	TaxContactName   *string    `db:"tax_contact_name"`
+	TaxContactPhone  *string    `db:"tax_contact_phone"`
+	TaxContactEmail  *string    `db:"tax_contact_email"`
+}
+
+// SoleTrader reports whether the company is an enskild firma.
+func (d Declarant) SoleTrader() bool { return d.EntityType == "enskild_firma" }
+
+// Returns computes VAT returns from the books and keeps their filings.
+type Returns struct {
+	db        *store.DB
+	ledger    *ledger.Store
+	chart     *chart.Store
+	periods   *fiscal.Store
+	filings   *Store
+	declarant func(ctx context.Context, company uuid.UUID) (Declarant, error)
+	now       func() time.Time
+}
+
+// NewReturns returns the VAT returns over the books.
+func NewReturns(db *store.DB, l *ledger.Store, c *chart.Store, p *fiscal.Store, f *Store,
+	declarant func(context.Context, uuid.UUID) (Declarant, error), now func() time.Time) *Returns {
+	return &Returns{db: db, ledger: l, chart: c, periods: p, filings: f, declarant: declarant, now: now}
+}
+
+// Query names a VAT period as the API does.
+type Query struct {
+	Type         string
+	Year, Number int
+	// FiscalPeriodID, when set, must hold the period's last day; for a
+	// yearly period it is the fiscal year.
+	FiscalPeriodID *uuid.UUID
+}
+
+// Declaration is a period's return with what the API shows beside it.
+type Declaration struct {
+	Period    Period
+	Declarant Declarant
+	Return    Return
+	Names     map[string]string
+	Filing    *Filing
+	// Changed is true when the return as filed differs from the books now.
+	Changed bool
+}
+
+// Resolve finds the period q names.
+func (r *Returns) Resolve(ctx context.Context, company uuid.UUID, q Query) (Period, error) {
+	list, err := r.periods.List(ctx, company)
+	if err != nil {
+		return Period{}, err
+	}
+	years := make([]Year, 0, len(list))
+	var chosen *fiscal.Period
+	for i, p := range list {
+		if q.FiscalPeriodID != nil && p.ID == *q.FiscalPeriodID {
+			chosen = &list[i]
+		}
+		if q.FiscalPeriodID == nil || q.Type != Yearly {
+			years = append(years, Year{Start: p.Start, End: p.End})
+		}
+	}
+	if q.FiscalPeriodID != nil && chosen == nil {
+		return Period{}, apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": *q.FiscalPeriodID,
+			"field": "fiscal_period_id"})
+	}
+	if chosen != nil && q.Type == Yearly {
+		years = []Year{{Start: chosen.Start, End: chosen.End}}
+	}
+	p, err := Resolve(q.Type, q.Year, q.Number, years)
+	if err != nil {
+		return p, err
+	}
+	if chosen != nil && (p.End.Before(chosen.Start) || p.End.After(chosen.End)) {
+		return p, apierr.Validation(apierr.Issue{Field: "fiscal_period_id", In: "query", Rule: "covers",
+			Issue: "the fiscal period must hold the VAT period's last day"})
+	}
+	return p, nil
+}
+
+// Declare computes the return of the period q names.
+func (r *Returns) Declare(ctx context.Context, company uuid.UUID, q Query) (Declaration, error) {
+	p, err := r.Resolve(ctx, company, q)
+	if err != nil {
+		return Declaration{}, err
+	}
+	return r.declare(ctx, company, p)
+}
+
+func (r *Returns) declare(ctx context.Context, company uuid.UUID, p Period) (Declaration, error) {
+	d := Declaration{Period: p, Names: map[string]string{}}
+	var err error
+	if d.Declarant, err = r.declarant(ctx, company); err != nil {
+		return d, err
+	}
+	accounts, err := r.chart.List(ctx, company, chart.Filter{Class: -1, Inactive: true})
+	if err != nil {
+		return d, err
+	}
+	boxOf := make(map[string]string, len(accounts))
+	for _, a := range accounts {
+		d.Names[a.Number] = a.Name
+		if b := BoxOf(Account{Number: a.Number, Box: a.VATBox, Treatment: a.VATTreatment, Rate: a.VATRate}); b != "" {
+			boxOf[a.Number] = b
+		}
+	}
+	months, err := r.ledger.Window(ctx, company, p.Start, p.End, "2600", "4999")
+	if err != nil {
+		return d, err
+	}
+	turnover := map[string]Turnover{}
+	for _, m := range months {
+		if boxOf[m.Account] == "" {
+			continue
+		}
+		t := turnover[m.Account]
+		t.Debit, t.Credit = t.Debit.Add(m.Debit), t.Credit.Add(m.Credit)
+		turnover[m.Account] = t
+	}
+	settling, err := r.ledger.Settlements(ctx, company, p.Start, p.End, VATAccounts(boxOf))
+	if err != nil {
+		return d, err
+	}
+	for _, s := range settling {
+		if t, ok := turnover[s.Account]; ok {
+			t.Debit, t.Credit = t.Debit.Sub(s.Debit), t.Credit.Sub(s.Credit)
+			turnover[s.Account] = t
+		}
+	}
+	d.Return = Declare(turnover, boxOf)
+	if d.Filing, err = r.filings.Filed(ctx, company, p, false); err != nil {
+		return d, err
+	}
+	if d.Filing != nil && d.Filing.Snapshot.Filed != nil {
+		for _, b := range Boxes {
+			if d.Filing.Snapshot.Filed[b] != d.Return.Filed[b] {
+				d.Changed = true
+			}
+		}
+	}
+	return d, nil
+}
+
+// ESKD writes the eSKD file of the period q names, which must be of the
+// company's own moms_period.
+func (r *Returns) ESKD(ctx context.Context, company uuid.UUID, q Query) ([]byte, Period, error) {
+	d, err := r.Declare(ctx, company, q)
+	if err != nil {
+		return nil, d.Period, err
+	}
+	if d.Declarant.MomsPeriod == nil || *d.Declarant.MomsPeriod != q.Type {
+		mp := any(nil)
+		if d.Declarant.MomsPeriod != nil {
+			mp = *d.Declarant.MomsPeriod
+		}
+		return nil, d.Period, apierr.New(apierr.ValidationError, map[string]any{"field": "period_type", "moms_period": mp,
+			"issues": []apierr.Issue{{Field: "period_type", In: "query", Rule: "moms_period",
+				Issue: "the eSKD file is written for the company's own VAT period (moms_period) only"}}})
+	}
+	org, err := ESKDOrgNr(d.Declarant.OrgNumber, d.Declarant.SoleTrader())
+	if err != nil {
+		return nil, d.Period, err
+	}
+	b, err := ESKD(org, d.Period, d.Return)
+	return b, d.Period, err
+}
+
+// Filings lists the company's filed VAT periods.
+func (r *Returns) Filings(ctx context.Context, company uuid.UUID) ([]Filing, error) {
+	return r.filings.Filings(ctx, company)
+}
+
+// Filed is the outcome of recording a filing.
+type Filed struct {
+	Filing           Filing
+	Created, Changed bool
+	// Unlocked is true when the bookkeeping lock leaves the period open:
+	// what was filed can still change in the books.
+	Unlocked bool
+}
+
+// File records the period q names as filed on filedOn (outside
+// Kontera's Skatteverket connection), keeping the return as it stands.
+func (r *Returns) File(ctx context.Context, company uuid.UUID, q Query, filedOn time.Time, ref *string) (Filed, error) {
+	p, err := r.Resolve(ctx, company, q)
+	if err != nil {
+		return Filed{}, err
+	}
+	today := ledger.Today(r.now())
+	dates := map[string]any{"period_start": p.Start.Format(time.DateOnly), "period_end": p.End.Format(time.DateOnly),
+		"filed_on": filedOn.Format(time.DateOnly), "today": today.Format(time.DateOnly)}
+	switch {
+	case !p.End.Before(today):
+		return Filed{}, apierr.New(apierr.VATFilingPeriodNotEnded, dates)
+	case !filedOn.After(p.End):
+		return Filed{}, apierr.New(apierr.VATFilingDateBeforePeriodEnd, dates)
+	case filedOn.After(today):
+		return Filed{}, apierr.New(apierr.VATFilingDateInFuture, dates)
+	}
+	d, err := r.declare(ctx, company, p)
+	if err != nil {
+		return Filed{}, err
+	}
+	f, created, changed, err := r.filings.Record(ctx, company, p, filedOn, ref, Snapshot{Filed: d.Return.Filed})
+	out := Filed{Filing: f, Created: created, Changed: changed,
+		Unlocked: d.Declarant.LockedThrough == nil || d.Declarant.LockedThrough.Before(p.End)}
+	return out, err
+}
+
+// Unmark removes the hand-made filing mark of the period q names.
+func (r *Returns) Unmark(ctx context.Context, company uuid.UUID, q Query) (Filing, error) {
+	p, err := r.Resolve(ctx, company, q)
+	if err != nil {
+		return Filing{}, err
+	}
+	return r.filings.Unmark(ctx, company, p)
+}
