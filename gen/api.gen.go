@@ -189,6 +189,57 @@ func (e AuditAction) Valid() bool {
 	}
 }
 
+// Defines values for BalanceSheetGroupKey.
+const (
+	Anlaggningstillgangar BalanceSheetGroupKey = "anlaggningstillgangar"
+	Avsattningar          BalanceSheetGroupKey = "avsattningar"
+	EgetKapital           BalanceSheetGroupKey = "eget_kapital"
+	KortfristigaSkulder   BalanceSheetGroupKey = "kortfristiga_skulder"
+	LangfristigaSkulder   BalanceSheetGroupKey = "langfristiga_skulder"
+	ObeskattadeReserver   BalanceSheetGroupKey = "obeskattade_reserver"
+	Omsattningstillgangar BalanceSheetGroupKey = "omsattningstillgangar"
+)
+
+// Valid indicates whether the value is a known member of the BalanceSheetGroupKey enum.
+func (e BalanceSheetGroupKey) Valid() bool {
+	switch e {
+	case Anlaggningstillgangar:
+		return true
+	case Avsattningar:
+		return true
+	case EgetKapital:
+		return true
+	case KortfristigaSkulder:
+		return true
+	case LangfristigaSkulder:
+		return true
+	case ObeskattadeReserver:
+		return true
+	case Omsattningstillgangar:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BalanceSheetSectionKey.
+const (
+	EgetKapitalOchSkulder BalanceSheetSectionKey = "eget_kapital_och_skulder"
+	Tillgangar            BalanceSheetSectionKey = "tillgangar"
+)
+
+// Valid indicates whether the value is a known member of the BalanceSheetSectionKey enum.
+func (e BalanceSheetSectionKey) Valid() bool {
+	switch e {
+	case EgetKapitalOchSkulder:
+		return true
+	case Tillgangar:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BankConnectionStatus.
 const (
 	BankConnectionStatusActive           BankConnectionStatus = "active"
@@ -2043,6 +2094,36 @@ func (e InboxReadingFormat) Valid() bool {
 	case PeppolBis3:
 		return true
 	case Svefaktura:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for IncomeStatementSectionKey.
+const (
+	Bokslutsdispositioner IncomeStatementSectionKey = "bokslutsdispositioner"
+	FinansiellaPoster     IncomeStatementSectionKey = "finansiella_poster"
+	OvrigaPoster          IncomeStatementSectionKey = "ovriga_poster"
+	Rorelseintakter       IncomeStatementSectionKey = "rorelseintakter"
+	Rorelsekostnader      IncomeStatementSectionKey = "rorelsekostnader"
+	Skatt                 IncomeStatementSectionKey = "skatt"
+)
+
+// Valid indicates whether the value is a known member of the IncomeStatementSectionKey enum.
+func (e IncomeStatementSectionKey) Valid() bool {
+	switch e {
+	case Bokslutsdispositioner:
+		return true
+	case FinansiellaPoster:
+		return true
+	case OvrigaPoster:
+		return true
+	case Rorelseintakter:
+		return true
+	case Rorelsekostnader:
+		return true
+	case Skatt:
 		return true
 	default:
 		return false
@@ -4510,6 +4591,92 @@ type AuditTrailResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// BalanceSheet defines model for BalanceSheet.
+type BalanceSheet struct {
+	// FiscalPeriod The fiscal period a report covers.
+	FiscalPeriod ReportPeriod `json:"fiscal_period"`
+
+	// Period The days a report covers.
+	Period   DateWindow            `json:"period"`
+	Sections []BalanceSheetSection `json:"sections"`
+	Totals   BalanceSheetTotals    `json:"totals"`
+}
+
+// BalanceSheetAccount defines model for BalanceSheetAccount.
+type BalanceSheetAccount struct {
+	AccountName   string `json:"account_name"`
+	AccountNumber string `json:"account_number"`
+
+	// Change An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Change Amount `json:"change"`
+
+	// ClosingBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ClosingBalance Amount `json:"closing_balance"`
+
+	// OpeningBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	OpeningBalance Amount `json:"opening_balance"`
+}
+
+// BalanceSheetGroup defines model for BalanceSheetGroup.
+type BalanceSheetGroup struct {
+	Key   BalanceSheetGroupKey `json:"key"`
+	Rows  []BalanceSheetRow    `json:"rows"`
+	Title string               `json:"title"`
+	Total Movement             `json:"total"`
+}
+
+// BalanceSheetGroupKey defines model for BalanceSheetGroup.Key.
+type BalanceSheetGroupKey string
+
+// BalanceSheetResponse defines model for BalanceSheetResponse.
+type BalanceSheetResponse struct {
+	Data BalanceSheet `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// BalanceSheetRow defines model for BalanceSheetRow.
+type BalanceSheetRow struct {
+	Accounts []BalanceSheetAccount `json:"accounts"`
+
+	// Change An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Change Amount `json:"change"`
+
+	// ClosingBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ClosingBalance Amount `json:"closing_balance"`
+
+	// Key The BAS account group (10 … 29), or bundet_eget_kapital, fritt_eget_kapital, eget_kapital, arets_resultat.
+	Key   string `json:"key"`
+	Label string `json:"label"`
+
+	// OpeningBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	OpeningBalance Amount `json:"opening_balance"`
+}
+
+// BalanceSheetSection defines model for BalanceSheetSection.
+type BalanceSheetSection struct {
+	Groups []BalanceSheetGroup    `json:"groups"`
+	Key    BalanceSheetSectionKey `json:"key"`
+	Title  string                 `json:"title"`
+	Total  Movement               `json:"total"`
+}
+
+// BalanceSheetSectionKey defines model for BalanceSheetSection.Key.
+type BalanceSheetSectionKey string
+
+// BalanceSheetTotals defines model for BalanceSheetTotals.
+type BalanceSheetTotals struct {
+	// Assets An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Assets Amount `json:"assets"`
+
+	// Difference assets - equity_and_liabilities: 0 in balanced books.
+	Difference Amount `json:"difference"`
+
+	// EquityAndLiabilities An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	EquityAndLiabilities Amount `json:"equity_and_liabilities"`
+}
+
 // BankConnection defines model for BankConnection.
 type BankConnection struct {
 	// Accounts Kontera's extension: the accounts the consent covers; empty while pending.
@@ -5703,6 +5870,12 @@ type CustomerResponse struct {
 // CustomerType individual = a private person (privatperson); swedish_business includes sole traders (enskild firma) whose organisation number is the owner's personnummer; eu_business = a business in another EU member state (reverse charge needs a VIES-validated vat_number); non_eu_business = a business outside the EU.
 type CustomerType string
 
+// DateWindow The days a report covers.
+type DateWindow struct {
+	End   openapi_types.Date `json:"end"`
+	Start openapi_types.Date `json:"start"`
+}
+
 // Deadline defines model for Deadline.
 type Deadline struct {
 	DeadlineType DeadlineDeadlineType `json:"deadline_type"`
@@ -5827,6 +6000,12 @@ type DimensionDryRun struct {
 	// DryRun Marks a dry run's answer: always true; nothing was stored.
 	DryRun  DryRunFlag      `json:"dry_run"`
 	Preview DimensionResult `json:"preview"`
+}
+
+// DimensionFilter defines model for DimensionFilter.
+type DimensionFilter struct {
+	DimCode string `json:"dim_code"`
+	DimNo   int    `json:"dim_no"`
 }
 
 // DimensionList defines model for DimensionList.
@@ -7028,6 +7207,89 @@ type InboxReading struct {
 
 // InboxReadingFormat defines model for InboxReading.Format.
 type InboxReadingFormat string
+
+// IncomeStatement defines model for IncomeStatement.
+type IncomeStatement struct {
+	// ComparisonPeriod The same days a year earlier: the previous_amount figures.
+	ComparisonPeriod DateWindow                         `json:"comparison_period"`
+	DimensionFilter  nullable.Nullable[DimensionFilter] `json:"dimension_filter"`
+
+	// FiscalPeriod The fiscal period a report covers.
+	FiscalPeriod ReportPeriod `json:"fiscal_period"`
+
+	// NetResult Årets resultat (the peer's name).
+	NetResult Amount `json:"netResult"`
+
+	// Nettoomsattning 3000-3799.
+	Nettoomsattning Amount `json:"nettoomsattning"`
+
+	// Period The days a report covers.
+	Period         DateWindow               `json:"period"`
+	PreviousTotals IncomeStatementTotals    `json:"previous_totals"`
+	Sections       []IncomeStatementSection `json:"sections"`
+
+	// TotalRevenue Class 3.
+	TotalRevenue Amount                `json:"total_revenue"`
+	Totals       IncomeStatementTotals `json:"totals"`
+}
+
+// IncomeStatementResponse defines model for IncomeStatementResponse.
+type IncomeStatementResponse struct {
+	Data IncomeStatement `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// IncomeStatementRow defines model for IncomeStatementRow.
+type IncomeStatementRow struct {
+	Accounts []StatementAccount `json:"accounts"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+
+	// Field The INK2R field (3.1-3.25); null for accounts outside every field.
+	Field nullable.Nullable[string] `json:"field"`
+	Label string                    `json:"label"`
+
+	// PreviousAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	PreviousAmount Amount                    `json:"previous_amount"`
+	SruCode        nullable.Nullable[string] `json:"sru_code"`
+}
+
+// IncomeStatementSection defines model for IncomeStatementSection.
+type IncomeStatementSection struct {
+	Key  IncomeStatementSectionKey `json:"key"`
+	Rows []IncomeStatementRow      `json:"rows"`
+
+	// Subtotal Rörelseresultat, Resultat efter finansiella poster, Resultat före skatt or Årets resultat after the section; null for none.
+	Subtotal nullable.Nullable[StatementSubtotal] `json:"subtotal"`
+	Title    string                               `json:"title"`
+}
+
+// IncomeStatementSectionKey defines model for IncomeStatementSection.Key.
+type IncomeStatementSectionKey string
+
+// IncomeStatementTotals defines model for IncomeStatementTotals.
+type IncomeStatementTotals struct {
+	// AretsResultat An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	AretsResultat Amount `json:"arets_resultat"`
+
+	// Nettoomsattning An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Nettoomsattning Amount `json:"nettoomsattning"`
+
+	// ResultatEfterFinansiellaPoster An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ResultatEfterFinansiellaPoster Amount `json:"resultat_efter_finansiella_poster"`
+
+	// ResultatForeSkatt An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ResultatForeSkatt Amount `json:"resultat_fore_skatt"`
+
+	// Rorelseresultat An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Rorelseresultat Amount `json:"rorelseresultat"`
+
+	// TotalRevenue An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	TotalRevenue Amount `json:"total_revenue"`
+}
 
 // Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
 type Invoice struct {
@@ -8875,6 +9137,18 @@ type MetaAudit struct {
 // MomsPeriod How often VAT (moms) is reported.
 type MomsPeriod string
 
+// Movement defines model for Movement.
+type Movement struct {
+	// Change An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Change Amount `json:"change"`
+
+	// ClosingBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ClosingBalance Amount `json:"closing_balance"`
+
+	// OpeningBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	OpeningBalance Amount `json:"opening_balance"`
+}
+
 // NoDocumentBulk defines model for NoDocumentBulk.
 type NoDocumentBulk struct {
 	Exempted        int                  `json:"exempted"`
@@ -9746,6 +10020,29 @@ type SkillsIndex struct {
 		Files       []string `json:"files"`
 		Name        string   `json:"name"`
 	} `json:"skills"`
+}
+
+// StatementAccount defines model for StatementAccount.
+type StatementAccount struct {
+	AccountName   string `json:"account_name"`
+	AccountNumber string `json:"account_number"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+
+	// PreviousAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	PreviousAmount Amount `json:"previous_amount"`
+}
+
+// StatementSubtotal defines model for StatementSubtotal.
+type StatementSubtotal struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+	Key    string `json:"key"`
+	Label  string `json:"label"`
+
+	// PreviousAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	PreviousAmount Amount `json:"previous_amount"`
 }
 
 // Sum A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
@@ -12500,6 +12797,21 @@ type JournalEntryId = openapi_types.UUID
 // Limit defines model for Limit.
 type Limit = int
 
+// ReportDimCode defines model for ReportDimCode.
+type ReportDimCode = string
+
+// ReportDimNo defines model for ReportDimNo.
+type ReportDimNo = int
+
+// ReportFromDate defines model for ReportFromDate.
+type ReportFromDate = openapi_types.Date
+
+// ReportPeriodId defines model for ReportPeriodId.
+type ReportPeriodId = openapi_types.UUID
+
+// ReportToDate defines model for ReportToDate.
+type ReportToDate = openapi_types.Date
+
 // SupplierId defines model for SupplierId.
 type SupplierId = openapi_types.UUID
 
@@ -13599,6 +13911,30 @@ type AddMemberParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// GetBalanceSheetParams defines parameters for GetBalanceSheet.
+type GetBalanceSheetParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
+
+	// ToDate The balance date, inside the period (default its end).
+	ToDate *openapi_types.Date `form:"to_date,omitempty" json:"to_date,omitempty"`
+
+	// AsOf Alias of to_date; sending both: 400.
+	AsOf *openapi_types.Date `form:"as_of,omitempty" json:"as_of,omitempty"`
+}
+
+// GetBalanceSheetPdfParams defines parameters for GetBalanceSheetPdf.
+type GetBalanceSheetPdfParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
+
+	// ToDate The balance date, inside the period (default its end).
+	ToDate *openapi_types.Date `form:"to_date,omitempty" json:"to_date,omitempty"`
+
+	// AsOf Alias of to_date; sending both: 400.
+	AsOf *openapi_types.Date `form:"as_of,omitempty" json:"as_of,omitempty"`
+}
+
 // GetContinuityCheckParams defines parameters for GetContinuityCheck.
 type GetContinuityCheckParams struct {
 	// PeriodId The fiscal period whose opening balance is checked (from GET .../fiscal-periods).
@@ -13636,6 +13972,42 @@ type GetGeneralLedgerParams struct {
 
 	// Limit Lines per page 1-1000, default 500; larger values are clamped to 1000.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetIncomeStatementParams defines parameters for GetIncomeStatement.
+type GetIncomeStatementParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
+
+	// FromDate First day of the window, inside the period (default its start).
+	FromDate *ReportFromDate `form:"from_date,omitempty" json:"from_date,omitempty"`
+
+	// ToDate Last day of the window, inside the period and not before from_date (default the period's end).
+	ToDate *ReportToDate `form:"to_date,omitempty" json:"to_date,omitempty"`
+
+	// DimNo With dim_code: only lines tagged with that value of the SIE dimension (1 kostnadsställe, 6 projekt …).
+	DimNo *ReportDimNo `form:"dim_no,omitempty" json:"dim_no,omitempty"`
+
+	// DimCode With dim_no: the dimension value's code.
+	DimCode *ReportDimCode `form:"dim_code,omitempty" json:"dim_code,omitempty"`
+}
+
+// GetIncomeStatementPdfParams defines parameters for GetIncomeStatementPdf.
+type GetIncomeStatementPdfParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
+
+	// FromDate First day of the window, inside the period (default its start).
+	FromDate *ReportFromDate `form:"from_date,omitempty" json:"from_date,omitempty"`
+
+	// ToDate Last day of the window, inside the period and not before from_date (default the period's end).
+	ToDate *ReportToDate `form:"to_date,omitempty" json:"to_date,omitempty"`
+
+	// DimNo With dim_code: only lines tagged with that value of the SIE dimension (1 kostnadsställe, 6 projekt …).
+	DimNo *ReportDimNo `form:"dim_no,omitempty" json:"dim_no,omitempty"`
+
+	// DimCode With dim_no: the dimension value's code.
+	DimCode *ReportDimCode `form:"dim_code,omitempty" json:"dim_code,omitempty"`
 }
 
 // GetJournalRegisterParams defines parameters for GetJournalRegister.
@@ -17371,6 +17743,12 @@ type ServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx echo.Context, companyId CompanyId, params AddMemberParams) error
+	// GetBalanceSheet Balance sheet (balansräkning)
+	// (GET /api/v1/companies/{companyId}/reports/balance-sheet)
+	GetBalanceSheet(ctx echo.Context, companyId CompanyId, params GetBalanceSheetParams) error
+	// GetBalanceSheetPdf Balance sheet as a PDF
+	// (GET /api/v1/companies/{companyId}/reports/balance-sheet/pdf)
+	GetBalanceSheetPdf(ctx echo.Context, companyId CompanyId, params GetBalanceSheetPdfParams) error
 	// GetContinuityCheck Check that a year opens with the closing balances of the year before
 	// (GET /api/v1/companies/{companyId}/reports/continuity-check)
 	GetContinuityCheck(ctx echo.Context, companyId CompanyId, params GetContinuityCheckParams) error
@@ -17380,6 +17758,12 @@ type ServerInterface interface {
 	// GetGeneralLedger General ledger (huvudbok) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/general-ledger)
 	GetGeneralLedger(ctx echo.Context, companyId CompanyId, params GetGeneralLedgerParams) error
+	// GetIncomeStatement Income statement (resultaträkning)
+	// (GET /api/v1/companies/{companyId}/reports/income-statement)
+	GetIncomeStatement(ctx echo.Context, companyId CompanyId, params GetIncomeStatementParams) error
+	// GetIncomeStatementPdf Income statement as a PDF
+	// (GET /api/v1/companies/{companyId}/reports/income-statement/pdf)
+	GetIncomeStatementPdf(ctx echo.Context, companyId CompanyId, params GetIncomeStatementPdfParams) error
 	// GetJournalRegister Journal register (verifikationslista) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/journal-register)
 	GetJournalRegister(ctx echo.Context, companyId CompanyId, params GetJournalRegisterParams) error
@@ -22979,6 +23363,84 @@ func (w *ServerInterfaceWrapper) AddMember(ctx echo.Context) error {
 	return err
 }
 
+// GetBalanceSheet converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBalanceSheet(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBalanceSheetParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "to_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to_date", ctx.QueryParams(), &params.ToDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to_date: %s", err))
+	}
+
+	// ------------- Optional query parameter "as_of" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "as_of", ctx.QueryParams(), &params.AsOf, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_of: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBalanceSheet(ctx, companyId, params)
+	return err
+}
+
+// GetBalanceSheetPdf converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBalanceSheetPdf(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBalanceSheetPdfParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "to_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to_date", ctx.QueryParams(), &params.ToDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to_date: %s", err))
+	}
+
+	// ------------- Optional query parameter "as_of" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "as_of", ctx.QueryParams(), &params.AsOf, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_of: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBalanceSheetPdf(ctx, companyId, params)
+	return err
+}
+
 // GetContinuityCheck converts echo context to params.
 func (w *ServerInterfaceWrapper) GetContinuityCheck(ctx echo.Context) error {
 	var err error
@@ -23100,6 +23562,112 @@ func (w *ServerInterfaceWrapper) GetGeneralLedger(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetGeneralLedger(ctx, companyId, params)
+	return err
+}
+
+// GetIncomeStatement converts echo context to params.
+func (w *ServerInterfaceWrapper) GetIncomeStatement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetIncomeStatementParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "from_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from_date", ctx.QueryParams(), &params.FromDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from_date: %s", err))
+	}
+
+	// ------------- Optional query parameter "to_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to_date", ctx.QueryParams(), &params.ToDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to_date: %s", err))
+	}
+
+	// ------------- Optional query parameter "dim_no" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dim_no", ctx.QueryParams(), &params.DimNo, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dim_no: %s", err))
+	}
+
+	// ------------- Optional query parameter "dim_code" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dim_code", ctx.QueryParams(), &params.DimCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dim_code: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetIncomeStatement(ctx, companyId, params)
+	return err
+}
+
+// GetIncomeStatementPdf converts echo context to params.
+func (w *ServerInterfaceWrapper) GetIncomeStatementPdf(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetIncomeStatementPdfParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "from_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from_date", ctx.QueryParams(), &params.FromDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from_date: %s", err))
+	}
+
+	// ------------- Optional query parameter "to_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to_date", ctx.QueryParams(), &params.ToDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to_date: %s", err))
+	}
+
+	// ------------- Optional query parameter "dim_no" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dim_no", ctx.QueryParams(), &params.DimNo, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dim_no: %s", err))
+	}
+
+	// ------------- Optional query parameter "dim_code" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dim_code", ctx.QueryParams(), &params.DimCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dim_code: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetIncomeStatementPdf(ctx, companyId, params)
 	return err
 }
 
@@ -26767,9 +27335,13 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/no-document-required", wrapper.MarkJournalEntriesNoDocument, options.OperationMiddlewares["markJournalEntriesNoDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.ListMembers, options.OperationMiddlewares["listMembers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.AddMember, options.OperationMiddlewares["addMember"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/balance-sheet", wrapper.GetBalanceSheet, options.OperationMiddlewares["getBalanceSheet"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/balance-sheet/pdf", wrapper.GetBalanceSheetPdf, options.OperationMiddlewares["getBalanceSheetPdf"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/continuity-check", wrapper.GetContinuityCheck, options.OperationMiddlewares["getContinuityCheck"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/dimension-pnl", wrapper.GetDimensionPnl, options.OperationMiddlewares["getDimensionPnl"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/general-ledger", wrapper.GetGeneralLedger, options.OperationMiddlewares["getGeneralLedger"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/income-statement", wrapper.GetIncomeStatement, options.OperationMiddlewares["getIncomeStatement"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/income-statement/pdf", wrapper.GetIncomeStatementPdf, options.OperationMiddlewares["getIncomeStatementPdf"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/journal-register", wrapper.GetJournalRegister, options.OperationMiddlewares["getJournalRegister"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/trial-balance", wrapper.GetTrialBalance, options.OperationMiddlewares["getTrialBalance"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration", wrapper.GetVatDeclaration, options.OperationMiddlewares["getVatDeclaration"]...)
@@ -46496,6 +47068,365 @@ func (response AddMember503JSONResponse) VisitAddMemberResponse(w http.ResponseW
 	return err
 }
 
+type GetBalanceSheetRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetBalanceSheetParams
+}
+
+type GetBalanceSheetResponseObject interface {
+	VisitGetBalanceSheetResponse(w http.ResponseWriter) error
+}
+
+type GetBalanceSheet200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetBalanceSheet200JSONResponse struct {
+	Body    BalanceSheetResponse
+	Headers GetBalanceSheet200ResponseHeaders
+}
+
+func (response GetBalanceSheet200JSONResponse) VisitGetBalanceSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheet400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBalanceSheet400JSONResponse) VisitGetBalanceSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheet401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBalanceSheet401JSONResponse) VisitGetBalanceSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheet403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBalanceSheet403JSONResponse) VisitGetBalanceSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheet404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBalanceSheet404JSONResponse) VisitGetBalanceSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheet429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBalanceSheet429JSONResponse) VisitGetBalanceSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheet500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetBalanceSheet500JSONResponse) VisitGetBalanceSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheet503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBalanceSheet503JSONResponse) VisitGetBalanceSheetResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheetPdfRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetBalanceSheetPdfParams
+}
+
+type GetBalanceSheetPdfResponseObject interface {
+	VisitGetBalanceSheetPdfResponse(w http.ResponseWriter) error
+}
+
+type GetBalanceSheetPdf200ResponseHeaders struct {
+	ContentDisposition  *string
+	XIgnoredQueryParams *string
+}
+
+type GetBalanceSheetPdf200ApplicationpdfResponse struct {
+	Body          io.Reader
+	Headers       GetBalanceSheetPdf200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetBalanceSheetPdf200ApplicationpdfResponse) VisitGetBalanceSheetPdfResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetBalanceSheetPdf400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBalanceSheetPdf400JSONResponse) VisitGetBalanceSheetPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheetPdf401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBalanceSheetPdf401JSONResponse) VisitGetBalanceSheetPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheetPdf403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBalanceSheetPdf403JSONResponse) VisitGetBalanceSheetPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheetPdf404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBalanceSheetPdf404JSONResponse) VisitGetBalanceSheetPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheetPdf409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetBalanceSheetPdf409JSONResponse) VisitGetBalanceSheetPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheetPdf429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBalanceSheetPdf429JSONResponse) VisitGetBalanceSheetPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheetPdf500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetBalanceSheetPdf500JSONResponse) VisitGetBalanceSheetPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBalanceSheetPdf503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBalanceSheetPdf503JSONResponse) VisitGetBalanceSheetPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContinuityCheckRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetContinuityCheckParams
@@ -46980,6 +47911,348 @@ func (response GetGeneralLedger500JSONResponse) VisitGetGeneralLedgerResponse(w 
 type GetGeneralLedger503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetGeneralLedger503JSONResponse) VisitGetGeneralLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatementRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetIncomeStatementParams
+}
+
+type GetIncomeStatementResponseObject interface {
+	VisitGetIncomeStatementResponse(w http.ResponseWriter) error
+}
+
+type GetIncomeStatement200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetIncomeStatement200JSONResponse struct {
+	Body    IncomeStatementResponse
+	Headers GetIncomeStatement200ResponseHeaders
+}
+
+func (response GetIncomeStatement200JSONResponse) VisitGetIncomeStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetIncomeStatement400JSONResponse) VisitGetIncomeStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetIncomeStatement401JSONResponse) VisitGetIncomeStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetIncomeStatement403JSONResponse) VisitGetIncomeStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetIncomeStatement404JSONResponse) VisitGetIncomeStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatement429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetIncomeStatement429JSONResponse) VisitGetIncomeStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatement500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetIncomeStatement500JSONResponse) VisitGetIncomeStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetIncomeStatement503JSONResponse) VisitGetIncomeStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatementPdfRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetIncomeStatementPdfParams
+}
+
+type GetIncomeStatementPdfResponseObject interface {
+	VisitGetIncomeStatementPdfResponse(w http.ResponseWriter) error
+}
+
+type GetIncomeStatementPdf200ResponseHeaders struct {
+	ContentDisposition  *string
+	XIgnoredQueryParams *string
+}
+
+type GetIncomeStatementPdf200ApplicationpdfResponse struct {
+	Body          io.Reader
+	Headers       GetIncomeStatementPdf200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetIncomeStatementPdf200ApplicationpdfResponse) VisitGetIncomeStatementPdfResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetIncomeStatementPdf400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetIncomeStatementPdf400JSONResponse) VisitGetIncomeStatementPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatementPdf401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetIncomeStatementPdf401JSONResponse) VisitGetIncomeStatementPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatementPdf403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetIncomeStatementPdf403JSONResponse) VisitGetIncomeStatementPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatementPdf404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetIncomeStatementPdf404JSONResponse) VisitGetIncomeStatementPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatementPdf429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetIncomeStatementPdf429JSONResponse) VisitGetIncomeStatementPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatementPdf500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetIncomeStatementPdf500JSONResponse) VisitGetIncomeStatementPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetIncomeStatementPdf503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetIncomeStatementPdf503JSONResponse) VisitGetIncomeStatementPdfResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -59792,6 +61065,12 @@ type StrictServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx context.Context, request AddMemberRequestObject) (AddMemberResponseObject, error)
+	// GetBalanceSheet Balance sheet (balansräkning)
+	// (GET /api/v1/companies/{companyId}/reports/balance-sheet)
+	GetBalanceSheet(ctx context.Context, request GetBalanceSheetRequestObject) (GetBalanceSheetResponseObject, error)
+	// GetBalanceSheetPdf Balance sheet as a PDF
+	// (GET /api/v1/companies/{companyId}/reports/balance-sheet/pdf)
+	GetBalanceSheetPdf(ctx context.Context, request GetBalanceSheetPdfRequestObject) (GetBalanceSheetPdfResponseObject, error)
 	// GetContinuityCheck Check that a year opens with the closing balances of the year before
 	// (GET /api/v1/companies/{companyId}/reports/continuity-check)
 	GetContinuityCheck(ctx context.Context, request GetContinuityCheckRequestObject) (GetContinuityCheckResponseObject, error)
@@ -59801,6 +61080,12 @@ type StrictServerInterface interface {
 	// GetGeneralLedger General ledger (huvudbok) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/general-ledger)
 	GetGeneralLedger(ctx context.Context, request GetGeneralLedgerRequestObject) (GetGeneralLedgerResponseObject, error)
+	// GetIncomeStatement Income statement (resultaträkning)
+	// (GET /api/v1/companies/{companyId}/reports/income-statement)
+	GetIncomeStatement(ctx context.Context, request GetIncomeStatementRequestObject) (GetIncomeStatementResponseObject, error)
+	// GetIncomeStatementPdf Income statement as a PDF
+	// (GET /api/v1/companies/{companyId}/reports/income-statement/pdf)
+	GetIncomeStatementPdf(ctx context.Context, request GetIncomeStatementPdfRequestObject) (GetIncomeStatementPdfResponseObject, error)
 	// GetJournalRegister Journal register (verifikationslista) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/journal-register)
 	GetJournalRegister(ctx context.Context, request GetJournalRegisterRequestObject) (GetJournalRegisterResponseObject, error)
@@ -63782,6 +65067,58 @@ func (sh *strictHandler) AddMember(ctx echo.Context, companyId CompanyId, params
 	return nil
 }
 
+// GetBalanceSheet operation middleware
+func (sh *strictHandler) GetBalanceSheet(ctx echo.Context, companyId CompanyId, params GetBalanceSheetParams) error {
+	var request GetBalanceSheetRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBalanceSheet(ctx.Request().Context(), request.(GetBalanceSheetRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBalanceSheet")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBalanceSheetResponseObject); ok {
+		return validResponse.VisitGetBalanceSheetResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBalanceSheetPdf operation middleware
+func (sh *strictHandler) GetBalanceSheetPdf(ctx echo.Context, companyId CompanyId, params GetBalanceSheetPdfParams) error {
+	var request GetBalanceSheetPdfRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBalanceSheetPdf(ctx.Request().Context(), request.(GetBalanceSheetPdfRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBalanceSheetPdf")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBalanceSheetPdfResponseObject); ok {
+		return validResponse.VisitGetBalanceSheetPdfResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetContinuityCheck operation middleware
 func (sh *strictHandler) GetContinuityCheck(ctx echo.Context, companyId CompanyId, params GetContinuityCheckParams) error {
 	var request GetContinuityCheckRequestObject
@@ -63854,6 +65191,58 @@ func (sh *strictHandler) GetGeneralLedger(ctx echo.Context, companyId CompanyId,
 		return err
 	} else if validResponse, ok := response.(GetGeneralLedgerResponseObject); ok {
 		return validResponse.VisitGetGeneralLedgerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetIncomeStatement operation middleware
+func (sh *strictHandler) GetIncomeStatement(ctx echo.Context, companyId CompanyId, params GetIncomeStatementParams) error {
+	var request GetIncomeStatementRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetIncomeStatement(ctx.Request().Context(), request.(GetIncomeStatementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetIncomeStatement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetIncomeStatementResponseObject); ok {
+		return validResponse.VisitGetIncomeStatementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetIncomeStatementPdf operation middleware
+func (sh *strictHandler) GetIncomeStatementPdf(ctx echo.Context, companyId CompanyId, params GetIncomeStatementPdfParams) error {
+	var request GetIncomeStatementPdfRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetIncomeStatementPdf(ctx.Request().Context(), request.(GetIncomeStatementPdfRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetIncomeStatementPdf")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetIncomeStatementPdfResponseObject); ok {
+		return validResponse.VisitGetIncomeStatementPdfResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

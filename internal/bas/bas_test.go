@@ -10,10 +10,12 @@ import (
 
 // sharedBAS is the public BAS list our catalogue is checked against. It
 // lives outside the repository; the test skips when it is absent.
-func sharedBAS(t *testing.T) [][]string {
+func sharedBAS(t *testing.T) [][]string { return sharedCSV(t, "bas-accounts.csv") }
+
+func sharedCSV(t *testing.T, name string) [][]string {
 	t.Helper()
 	_, file, _, _ := runtime.Caller(0)
-	path := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data", "bas", "bas-accounts.csv")
+	path := filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "data", "bas", name)
 	f, err := os.Open(path)
 	if err != nil {
 		t.Skipf("BAS reference data absent (%v): skipping the check against it", err)
@@ -24,6 +26,22 @@ func sharedBAS(t *testing.T) [][]string {
 		t.Fatal(err)
 	}
 	return rows[1:]
+}
+
+// The balance sheet's group names are BAS's.
+func TestGroupNames(t *testing.T) {
+	seen := 0
+	for _, r := range sharedCSV(t, "bas-groups.csv") {
+		if len(r[0]) == 2 && r[0] >= "10" && r[0] <= "29" {
+			seen++
+			if GroupName(r[0]) != r[1] {
+				t.Errorf("group %s: %q, BAS %q", r[0], GroupName(r[0]), r[1])
+			}
+		}
+	}
+	if seen != 20 {
+		t.Errorf("%d groups compared", seen)
+	}
 }
 
 func TestCatalogueMatchesBAS2025(t *testing.T) {

@@ -261,3 +261,15 @@ func (s *Store) Declarant(ctx context.Context, company uuid.UUID, out any) error
 			s.bookkeeping_locked_through, s.tax_contact_name, s.tax_contact_phone, s.tax_contact_email
 		FROM companies c JOIN company_settings s ON s.company_id = c.id WHERE c.id = $1`, company)
 }
+
+// Identity returns the company's name, form and organisation number
+// (unmasked), as a report's heading names the company.
+func (s *Store) Identity(ctx context.Context, company uuid.UUID) (name, form string, org *string, err error) {
+	row := struct {
+		Name string  `db:"name"`
+		Form string  `db:"entity_type"`
+		Org  *string `db:"org_number"`
+	}{}
+	err = s.db.Q(ctx).GetContext(ctx, &row, `SELECT name, entity_type, org_number FROM companies WHERE id = $1`, company)
+	return row.Name, row.Form, row.Org, err
+}

@@ -474,7 +474,11 @@ func New(cfg Config) (*Server, error) {
 		bankTxAPI:    banking.NewTxHandler(bank, cursors, cfg.Now),
 		partiesAPI:   parties.NewHandler(registry, cursors),
 		ledgerAPI:    ledger.NewHandler(journal, ops, cursors, cfg.Now),
-		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors),
+		reportsAPI: reports.NewHandler(journal, periods, accounts, dims, cursors,
+			func(ctx context.Context, c uuid.UUID) (reports.Company, error) {
+				name, form, org, err := companies.Identity(ctx, c)
+				return reports.Company{Name: name, Form: form, OrgNumber: org}, err
+			}),
 		vatAPI: vat.NewHandler(vat.NewReturns(cfg.DB, journal, accounts, periods, vat.NewStore(cfg.DB, audits),
 			func(ctx context.Context, c uuid.UUID) (vat.Declarant, error) {
 				var d vat.Declarant

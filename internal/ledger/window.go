@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
@@ -22,23 +23,26 @@ type MonthTotal struct {
 
 // Window returns the turnover per account lo..hi (four digits, inclusive)
 // and calendar month of the posted lines dated from..to, whatever fiscal
-// years the window spans. A month the window holds whole is read from the
+// years the window spans; the year-end's closing entry counts when
+// withClosing (a balance sheet after the year-end), never otherwise. A month the window holds whole is read from the
 // month balances kept at posting time; a month it cuts is summed from that
 // month's lines of each account with turnover there, one index range each.
 // Rows come in account, then month order; accounts that turned nothing
 // over are absent.
-func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Time, lo, hi string) ([]MonthTotal, error) {
+func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Time, lo, hi string, withClosing bool) ([]MonthTotal, error) {
 	out := []MonthTotal{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
 		WITH b AS (
-			SELECT b.fiscal_period_id, b.account_number, b.month, b.debit, b.credit,
+			SELECT b.fiscal_period_id, b.account_number, b.month,
+				b.debit + CASE WHEN $7 THEN b.closing_debit ELSE 0 END AS debit,
+				b.credit + CASE WHEN $7 THEN b.closing_credit ELSE 0 END AS credit,
 				b.month >= $2::date AND (b.month + interval '1 month' - interval '1 day')::date <= $3::date AS whole
 			FROM account_balances b
 			JOIN fiscal_periods f ON f.company_id = b.company_id AND f.id = b.fiscal_period_id
 			WHERE b.company_id = $1 AND f.period_start <= $3 AND f.period_end >= $2
 				AND b.account_number BETWEEN $4 AND $5
 				AND b.month BETWEEN date_trunc('month', $2::date)::date AND $3
-				AND (b.debit <> 0 OR b.credit <> 0))
+				AND (b.debit <> 0 OR b.credit <> 0 OR $7 AND (b.closing_debit <> 0 OR b.closing_credit <> 0)))
 		SELECT account_number, month, sum(debit) AS debit, sum(credit) AS credit FROM (
 			SELECT account_number, month, debit, credit FROM b WHERE whole
 			UNION ALL
@@ -51,11 +55,11 @@ func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Tim
 					AND p.account_number = b.account_number
 					AND p.entry_date BETWEEN greatest(b.month, $2::date)
 						AND least((b.month + interval '1 month' - interval '1 day')::date, $3::date)
-					AND NOT p.is_opening AND e.source_type <> $6) x
+					AND NOT p.is_opening AND ($7 OR e.source_type <> $6)) x
 			WHERE NOT b.whole) t
 		GROUP BY account_number, month
 		HAVING sum(debit) <> 0 OR sum(credit) <> 0
-		ORDER BY account_number, month`, company, from, to, lo, hi, SourceYearEnd)
+		ORDER BY account_number, month`, company, from, to, lo, hi, SourceYearEnd, withClosing)
 	return out, err
 }
 
@@ -119,5 +123,23 @@ func (s *Store) SettledOn(ctx context.Context, company uuid.UUID, day time.Time,
 		FROM journal_entries
 		WHERE company_id = $1 AND source_type = $2 AND entry_date = $3 AND source_id = $4 AND status = 'posted'
 		ORDER BY posted_at, voucher_number`, company, SettlementSource, day, sourceID)
+	return out, err
+}
+
+// WindowTagged is Window for the lines tagged code in dimension dim: read
+// from the lines themselves, as the month balances keep no dimensions.
+func (s *Store) WindowTagged(ctx context.Context, company uuid.UUID, from, to time.Time, lo, hi string, dim int, code string) ([]MonthTotal, error) {
+	out := []MonthTotal{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT p.account_number, date_trunc('month', p.entry_date)::date AS month,
+			sum(p.debit_amount) AS debit, sum(p.credit_amount) AS credit
+		FROM ledger_postings p
+		JOIN fiscal_periods f ON f.company_id = p.company_id AND f.id = p.fiscal_period_id
+		JOIN journal_lines l ON l.company_id = p.company_id AND l.id = p.line_id
+		JOIN journal_entries e ON e.company_id = p.company_id AND e.id = p.journal_entry_id
+		WHERE p.company_id = $1 AND f.period_start <= $3 AND f.period_end >= $2
+			AND p.account_number BETWEEN $4 AND $5 AND p.entry_date BETWEEN $2 AND $3
+			AND NOT p.is_opening AND e.source_type <> $8 AND l.dimensions ->> $6 = $7
+		GROUP BY 1, 2 ORDER BY 1, 2`, company, from, to, lo, hi, strconv.Itoa(dim), code, SourceYearEnd)
 	return out, err
 }

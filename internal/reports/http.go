@@ -25,11 +25,14 @@ type Handler struct {
 	chart   *chart.Store
 	dims    *dimensions.Store
 	cursors *cursor.Codec
+	company func(ctx context.Context, id uuid.UUID) (Company, error)
 }
 
-// NewHandler returns the reports handler.
-func NewHandler(l *ledger.Store, p *fiscal.Store, c *chart.Store, d *dimensions.Store, cursors *cursor.Codec) *Handler {
-	return &Handler{ledger: l, periods: p, chart: c, dims: d, cursors: cursors}
+// NewHandler returns the reports handler; company reads what a report's
+// heading names.
+func NewHandler(l *ledger.Store, p *fiscal.Store, c *chart.Store, d *dimensions.Store, cursors *cursor.Codec,
+	company func(context.Context, uuid.UUID) (Company, error)) *Handler {
+	return &Handler{ledger: l, periods: p, chart: c, dims: d, cursors: cursors, company: company}
 }
 
 // Page sizes of the paginated reports.
@@ -215,25 +218,9 @@ func (h *Handler) GetDimensionPnl(ctx context.Context, req gen.GetDimensionPnlRe
 		return nil, apierr.Validation(apierr.Issue{Field: "dim_no", In: "query", Rule: "exists",
 			Issue: "the company has no dimension with this number"})
 	}
-	from, to := per.Start.Time, per.End.Time
-	if p.FromDate != nil {
-		from = p.FromDate.Time
-	}
-	if p.ToDate != nil {
-		to = p.ToDate.Time
-	}
-	var issues []apierr.Issue
-	if from.Before(per.Start.Time) || from.After(per.End.Time) {
-		issues = append(issues, apierr.Issue{Field: "from_date", In: "query", Rule: "period", Issue: "must lie within the fiscal period"})
-	}
-	if to.Before(per.Start.Time) || to.After(per.End.Time) {
-		issues = append(issues, apierr.Issue{Field: "to_date", In: "query", Rule: "period", Issue: "must lie within the fiscal period"})
-	}
-	if len(issues) == 0 && to.Before(from) {
-		issues = append(issues, apierr.Issue{Field: "to_date", In: "query", Rule: "order", Issue: "must not be before from_date"})
-	}
-	if len(issues) > 0 {
-		return nil, apierr.Validation(issues...)
+	from, to, err := window(per, p.FromDate, p.ToDate)
+	if err != nil {
+		return nil, err
 	}
 	totals, err := h.ledger.DimensionTotals(ctx, company, p.PeriodId, from, to, dimNo)
 	if err != nil {

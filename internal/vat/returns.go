@@ -127,7 +127,7 @@ func (r *Returns) declare(ctx context.Context, company uuid.UUID, p Period) (Dec
 			boxOf[a.Number] = b
 		}
 	}
-	months, err := r.ledger.Window(ctx, company, p.Start, p.End, "2600", "4999")
+	months, err := r.ledger.Window(ctx, company, p.Start, p.End, "2600", "4999", false)
 	if err != nil {
 		return d, err
 	}

@@ -1,0 +1,122 @@
+package reports
+
+import (
+	"testing"
+	"time"
+
+	"github.com/kontera/kontera/internal/money"
+)
+
+func m(s string) money.Amount { return money.MustParse(s) }
+
+func TestFieldOf(t *testing.T) {
+	for n, want := range map[string]string{
+		"3001": "3.1", "3740": "3.1", "3800": "3.3", "3990": "3.4", "4010": "3.5", "4910": "3.5", "4200": "3.6",
+		"4960": "3.6", "4900": "3.2", "4990": "3.2", "5010": "3.7", "6992": "3.7", "7010": "3.8", "7832": "3.9",
+		"7740": "3.10", "7970": "3.11", "8012": "3.12", "8113": "3.14", "8123": "3.14", "8133": "3.14",
+		"8112": "3.13", "8072": "3.17", "8311": "3.16", "8423": "3.18", "8830": "3.19", "8820": "3.20",
+		"8850": "3.23", "8840": "3.24", "8910": "3.25", "8999": "", "1930": "", "2099": "",
+	} {
+		if got, _ := FieldOf(n, m("1")); got != want {
+			t.Errorf("%s: field %q, want %q", n, got, want)
+		}
+	}
+	// A periodiseringsfond by its sign: reversed (income) or allocated.
+	if f, _ := FieldOf("8819", m("5000")); f != "3.21" {
+		t.Errorf("reversal: %s", f)
+	}
+	if f, _ := FieldOf("8811", m("-5000")); f != "3.22" {
+		t.Errorf("allocation: %s", f)
+	}
+	if _, ok := FieldOf("8600", m("1")); ok {
+		t.Error("8600 lies in no field")
+	}
+}
+
+// A year by hand: 121 000 of sales, 96 800 of external costs, 20 000 of
+// salaries, 3 000 of depreciation, 500 of interest income, 1 200 of
+// interest cost, 10 000 allocated to a periodiseringsfond, 2 000 of tax;
+// last year 98 000 of sales and 90 000 of costs. 8999 and balance
+// accounts are left out.
+func TestLayIncome(t *testing.T) {
+	now := map[string]money.Amount{"3001": m("120000"), "3740": m("1000"), "5010": m("-96000"), "6072": m("-800"),
+		"7010": m("-20000"), "7832": m("-3000"), "8311": m("500"), "8410": m("-1200"), "8811": m("-10000"),
+		"8910": m("-2000"), "8999": m("12345"), "1930": m("9")}
+	prev := map[string]money.Amount{"3001": m("98000"), "5010": m("-90000")}
+	s := LayIncome(now, prev)
+	want := map[string]string{"nettoomsattning": "121000", "total_revenue": "121000", "rorelseresultat": "1200",
+		"resultat_efter_finansiella_poster": "500", "resultat_fore_skatt": "-9500", "arets_resultat": "-11500"}
+	for k, v := range want {
+		if s.Totals[k].Amount.Cmp(m(v)) != 0 {
+			t.Errorf("%s: %s, want %s", k, s.Totals[k].Amount, v)
+		}
+	}
+	if s.Totals["arets_resultat"].Previous.Cmp(m("8000")) != 0 || s.Totals["rorelseresultat"].Previous.Cmp(m("8000")) != 0 {
+		t.Errorf("last year: %+v", s.Totals)
+	}
+	var keys []string
+	fields := 0
+	for _, sec := range s.Sections {
+		keys = append(keys, sec.Key)
+		fields += len(sec.Rows)
+		for _, r := range sec.Rows {
+			if r.Field.Field == "3.7" && (len(r.Accounts) != 2 || r.Amount.Cmp(m("-96800")) != 0 || r.Previous.Cmp(m("-90000")) != 0) {
+				t.Errorf("3.7: %+v", r)
+			}
+			if r.Field.Field == "3.22" && (len(r.Accounts) != 1 || r.Amount.Cmp(m("-10000")) != 0) {
+				t.Errorf("3.22: %+v", r)
+			}
+		}
+	}
+	if fields != 25 || len(keys) != 5 || keys[4] != SectionTax {
+		t.Errorf("%d rows in sections %v", fields, keys)
+	}
+	// An account outside every field has a section of its own before the
+	// result before tax.
+	s = LayIncome(map[string]money.Amount{"3001": m("100"), "8600": m("-40")}, nil)
+	if s.Sections[4].Key != SectionOther || s.Totals["resultat_fore_skatt"].Amount.Cmp(m("60")) != 0 ||
+		s.Sections[3].Subtotal != nil || s.Sections[4].Subtotal == nil {
+		t.Errorf("other items: %+v", s.Sections)
+	}
+}
+
+// An aktiebolag's balance sheet by hand: 50 000 of share capital paid in,
+// a year's result of 19 200 not yet closed, 2 500 of VAT owed.
+func TestLayBalance(t *testing.T) {
+	opening := map[string]money.Amount{"1930": m("50000"), "2081": m("-50000")}
+	change := map[string]money.Amount{"1930": m("21700"), "2611": m("-2500")}
+	b := LayBalance("aktiebolag", opening, change, m("19200"))
+	if b.Assets.Cmp(m("71700")) != 0 || b.EquityAndLiabilities.Cmp(m("71700")) != 0 || !b.Difference.IsZero() || !b.Balanced() {
+		t.Fatalf("totals %s / %s / %s", b.Assets, b.EquityAndLiabilities, b.Difference)
+	}
+	eq := b.Sides[1].Groups[0]
+	if len(eq.Rows) != 3 || eq.Rows[0].Closing.Cmp(m("50000")) != 0 || eq.Rows[2].Key != "arets_resultat" ||
+		eq.Rows[2].Closing.Cmp(m("19200")) != 0 || eq.Total.Closing.Cmp(m("69200")) != 0 {
+		t.Errorf("equity: %+v", eq)
+	}
+	kort := b.Sides[1].Groups[4]
+	if kort.Key != "kortfristiga_skulder" || len(kort.Rows) != 6 || kort.Rows[2].Key != "26" || kort.Rows[2].Closing.Cmp(m("2500")) != 0 {
+		t.Errorf("current liabilities: %+v", kort)
+	}
+	if len(b.Sides[0].Groups[0].Rows) != 4 || b.Sides[0].Groups[1].Rows[5].Label != "Kassa och bank" {
+		t.Errorf("assets: %+v", b.Sides[0].Groups)
+	}
+	// A sole trader has one line of equity; an unbalanced book shows.
+	b = LayBalance("enskild_firma", map[string]money.Amount{"2010": m("-100")}, map[string]money.Amount{"1930": m("150")}, m("0"))
+	if len(b.Sides[1].Groups[0].Rows) != 2 || b.Difference.Cmp(m("50")) != 0 || b.Balanced() {
+		t.Errorf("sole trader: %+v", b)
+	}
+	if LayBalance("aktiebolag", nil, map[string]money.Amount{"1930": m("0.99")}, m("0")).Balanced() != true {
+		t.Error("less than a krona apart is balanced")
+	}
+}
+
+func TestLastYear(t *testing.T) {
+	for in, want := range map[string]string{"2026-03-15": "2025-03-15", "2028-02-29": "2027-02-28",
+		"2027-02-28": "2026-02-28", "2026-12-31": "2025-12-31", "2025-02-28": "2024-02-29", "2026-01-01": "2025-01-01"} {
+		d, _ := time.Parse(time.DateOnly, in)
+		if got := lastYear(d).Format(time.DateOnly); got != want {
+			t.Errorf("%s: %s, want %s", in, got, want)
+		}
+	}
+}
