@@ -84,6 +84,57 @@ func (e AccountingMethod) Valid() bool {
 	}
 }
 
+// Defines values for AgingItemBucket.
+const (
+	N030  AgingItemBucket = "0-30"
+	N3160 AgingItemBucket = "31-60"
+	N6190 AgingItemBucket = "61-90"
+	N90   AgingItemBucket = "90+"
+)
+
+// Valid indicates whether the value is a known member of the AgingItemBucket enum.
+func (e AgingItemBucket) Valid() bool {
+	switch e {
+	case N030:
+		return true
+	case N3160:
+		return true
+	case N6190:
+		return true
+	case N90:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AgingItemStatus.
+const (
+	AgingItemStatusCreditNote    AgingItemStatus = "credit_note"
+	AgingItemStatusOverdue       AgingItemStatus = "overdue"
+	AgingItemStatusPartiallyPaid AgingItemStatus = "partially_paid"
+	AgingItemStatusSent          AgingItemStatus = "sent"
+	AgingItemStatusUnpaid        AgingItemStatus = "unpaid"
+)
+
+// Valid indicates whether the value is a known member of the AgingItemStatus enum.
+func (e AgingItemStatus) Valid() bool {
+	switch e {
+	case AgingItemStatusCreditNote:
+		return true
+	case AgingItemStatusOverdue:
+		return true
+	case AgingItemStatusPartiallyPaid:
+		return true
+	case AgingItemStatusSent:
+		return true
+	case AgingItemStatusUnpaid:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApiKeyCompanyAccess.
 const (
 	ReadOnly  ApiKeyCompanyAccess = "read_only"
@@ -4500,6 +4551,64 @@ type AccountingMethod string
 // AgiGeneratedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
 type AgiGeneratedPayload map[string]interface{}
 
+// AgingItem defines model for AgingItem.
+type AgingItem struct {
+	Bucket        AgingItemBucket           `json:"bucket"`
+	Currency      string                    `json:"currency"`
+	DaysOverdue   int                       `json:"days_overdue"`
+	DueDate       openapi_types.Date        `json:"due_date"`
+	InvoiceDate   openapi_types.Date        `json:"invoice_date"`
+	InvoiceId     openapi_types.UUID        `json:"invoice_id"`
+	InvoiceNumber nullable.Nullable[string] `json:"invoice_number"`
+	IsCreditNote  bool                      `json:"is_credit_note"`
+
+	// PaidAmount Paid (and credited) up to as_of_date, in the invoice's currency.
+	PaidAmount Amount `json:"paid_amount"`
+
+	// RemainingAmount Still owed on as_of_date in the invoice's currency; negative on a credit note that owes money back.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// RemainingAmountSek All that is open, in kronor at the rates it was booked at.
+	RemainingAmountSek Amount `json:"remaining_amount_sek"`
+
+	// RemainingDeduction Customer invoices: the ROT/RUT part Skatteverket has yet to pay (1513). Supplier invoices: 0.
+	RemainingDeduction Amount `json:"remaining_deduction"`
+
+	// Status On as_of_date: overdue past the due date, partially_paid once paid in part, else sent (customer) or unpaid (supplier).
+	Status AgingItemStatus `json:"status"`
+
+	// TotalAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	TotalAmount Amount `json:"total_amount"`
+}
+
+// AgingItemBucket defines model for AgingItem.Bucket.
+type AgingItemBucket string
+
+// AgingItemStatus On as_of_date: overdue past the due date, partially_paid once paid in part, else sent (customer) or unpaid (supplier).
+type AgingItemStatus string
+
+// AgingTotals Open amounts in kronor by days past due; not_due is the part of days_0_30 not yet due.
+type AgingTotals struct {
+	// Days030 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Days030 Amount `json:"days_0_30"`
+
+	// Days3160 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Days3160 Amount `json:"days_31_60"`
+
+	// Days6190 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Days6190 Amount `json:"days_61_90"`
+
+	// Days90Plus An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Days90Plus   Amount `json:"days_90_plus"`
+	InvoiceCount int    `json:"invoice_count"`
+
+	// NotDue An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	NotDue Amount `json:"not_due"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+}
+
 // Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 type Amount = money.Amount
 
@@ -4535,6 +4644,37 @@ type ApiKeyGrantMode string
 // ApiKeyResponse The key's grant.
 type ApiKeyResponse struct {
 	Data ApiKeyGrant `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ArLedger defines model for ArLedger.
+type ArLedger struct {
+	AsOfDate  openapi_types.Date `json:"as_of_date"`
+	Customers []ArLedgerCustomer `json:"customers"`
+
+	// Reconciliation Against 1510 + 1513; null under kontantmetoden, where invoices reach the ledger only when paid.
+	Reconciliation   nullable.Nullable[LedgerReconciliation] `json:"reconciliation"`
+	RegisterCoverage RegisterCoverage                        `json:"register_coverage"`
+
+	// Totals Open amounts in kronor by days past due; not_due is the part of days_0_30 not yet due.
+	Totals AgingTotals `json:"totals"`
+}
+
+// ArLedgerCustomer defines model for ArLedgerCustomer.
+type ArLedgerCustomer struct {
+	CustomerId   openapi_types.UUID `json:"customer_id"`
+	CustomerName string             `json:"customer_name"`
+	Invoices     []AgingItem        `json:"invoices"`
+
+	// Totals Open amounts in kronor by days past due; not_due is the part of days_0_30 not yet due.
+	Totals AgingTotals `json:"totals"`
+}
+
+// ArLedgerResponse defines model for ArLedgerResponse.
+type ArLedgerResponse struct {
+	Data ArLedger `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -9035,6 +9175,20 @@ type JournalStrikeResult struct {
 // Language The language of invoices and e-mails to the customer.
 type Language string
 
+// LedgerReconciliation defines model for LedgerReconciliation.
+type LedgerReconciliation struct {
+	Accounts []string `json:"accounts"`
+
+	// Difference ledger_balance - register_total.
+	Difference Amount `json:"difference"`
+
+	// LedgerBalance The accounts' balance on as_of_date (receivables as a debit, payables as a credit balance, both positive).
+	LedgerBalance Amount `json:"ledger_balance"`
+
+	// RegisterTotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	RegisterTotal Amount `json:"register_total"`
+}
+
 // Member defines model for Member.
 type Member struct {
 	CreatedAt time.Time `json:"created_at"`
@@ -9795,6 +9949,15 @@ type ReconciliationSignedOffPayload map[string]interface{}
 
 // ReconciliationUnmatchedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
 type ReconciliationUnmatchedPayload map[string]interface{}
+
+// RegisterCoverage defines model for RegisterCoverage.
+type RegisterCoverage struct {
+	// CoversFrom The first issued invoice's date: the register holds the receivables from then.
+	CoversFrom nullable.Nullable[openapi_types.Date] `json:"covers_from"`
+
+	// HasPreRegisterInvoices 1510/1513 had postings (an opening balance, a SIE import) before covers_from: receivables the register does not hold.
+	HasPreRegisterInvoices bool `json:"has_pre_register_invoices"`
+}
 
 // ReminderText defines model for ReminderText.
 type ReminderText struct {
@@ -10915,6 +11078,36 @@ type SupplierInvoiceUncreditedResponse struct {
 
 // SupplierInvoiceVatTreatment How the invoice carries VAT. standard_25, reduced_12 and reduced_6 are the rate its lines default to (input VAT on 2641); reverse_charge: the buyer accounts for Swedish VAT (omvänd betalningsskyldighet); export and exempt: no VAT.
 type SupplierInvoiceVatTreatment string
+
+// SupplierLedger defines model for SupplierLedger.
+type SupplierLedger struct {
+	AsOfDate openapi_types.Date `json:"as_of_date"`
+
+	// Reconciliation Against 2440; null under kontantmetoden.
+	Reconciliation nullable.Nullable[LedgerReconciliation] `json:"reconciliation"`
+	Suppliers      []SupplierLedgerSupplier                `json:"suppliers"`
+
+	// Totals Open amounts in kronor by days past due; not_due is the part of days_0_30 not yet due.
+	Totals AgingTotals `json:"totals"`
+}
+
+// SupplierLedgerResponse defines model for SupplierLedgerResponse.
+type SupplierLedgerResponse struct {
+	Data SupplierLedger `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SupplierLedgerSupplier defines model for SupplierLedgerSupplier.
+type SupplierLedgerSupplier struct {
+	Invoices     []AgingItem        `json:"invoices"`
+	SupplierId   openapi_types.UUID `json:"supplier_id"`
+	SupplierName string             `json:"supplier_name"`
+
+	// Totals Open amounts in kronor by days past due; not_due is the part of days_0_30 not yet due.
+	Totals AgingTotals `json:"totals"`
+}
 
 // SupplierList defines model for SupplierList.
 type SupplierList = []SupplierListItem
@@ -13911,6 +14104,12 @@ type AddMemberParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// GetArLedgerParams defines parameters for GetArLedger.
+type GetArLedgerParams struct {
+	// AsOfDate The day (2000-01-01 to the end of next year; default today, UTC).
+	AsOfDate *openapi_types.Date `form:"as_of_date,omitempty" json:"as_of_date,omitempty"`
+}
+
 // GetBalanceSheetParams defines parameters for GetBalanceSheet.
 type GetBalanceSheetParams struct {
 	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
@@ -14020,6 +14219,12 @@ type GetJournalRegisterParams struct {
 
 	// Limit Entries per page 1-500, default 100; larger values are clamped to 500.
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetSupplierLedgerParams defines parameters for GetSupplierLedger.
+type GetSupplierLedgerParams struct {
+	// AsOfDate The day (2000-01-01 to the end of next year; default today, UTC).
+	AsOfDate *openapi_types.Date `form:"as_of_date,omitempty" json:"as_of_date,omitempty"`
 }
 
 // GetTrialBalanceParams defines parameters for GetTrialBalance.
@@ -17743,6 +17948,9 @@ type ServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx echo.Context, companyId CompanyId, params AddMemberParams) error
+	// GetArLedger Accounts receivable ledger (kundreskontra) with aging
+	// (GET /api/v1/companies/{companyId}/reports/ar-ledger)
+	GetArLedger(ctx echo.Context, companyId CompanyId, params GetArLedgerParams) error
 	// GetBalanceSheet Balance sheet (balansräkning)
 	// (GET /api/v1/companies/{companyId}/reports/balance-sheet)
 	GetBalanceSheet(ctx echo.Context, companyId CompanyId, params GetBalanceSheetParams) error
@@ -17767,6 +17975,9 @@ type ServerInterface interface {
 	// GetJournalRegister Journal register (verifikationslista) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/journal-register)
 	GetJournalRegister(ctx echo.Context, companyId CompanyId, params GetJournalRegisterParams) error
+	// GetSupplierLedger Accounts payable ledger (leverantörsreskontra) with aging
+	// (GET /api/v1/companies/{companyId}/reports/supplier-ledger)
+	GetSupplierLedger(ctx echo.Context, companyId CompanyId, params GetSupplierLedgerParams) error
 	// GetTrialBalance Trial balance (råbalans) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/trial-balance)
 	GetTrialBalance(ctx echo.Context, companyId CompanyId, params GetTrialBalanceParams) error
@@ -23363,6 +23574,31 @@ func (w *ServerInterfaceWrapper) AddMember(ctx echo.Context) error {
 	return err
 }
 
+// GetArLedger converts echo context to params.
+func (w *ServerInterfaceWrapper) GetArLedger(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetArLedgerParams
+	// ------------- Optional query parameter "as_of_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "as_of_date", ctx.QueryParams(), &params.AsOfDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_of_date: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetArLedger(ctx, companyId, params)
+	return err
+}
+
 // GetBalanceSheet converts echo context to params.
 func (w *ServerInterfaceWrapper) GetBalanceSheet(ctx echo.Context) error {
 	var err error
@@ -23707,6 +23943,31 @@ func (w *ServerInterfaceWrapper) GetJournalRegister(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetJournalRegister(ctx, companyId, params)
+	return err
+}
+
+// GetSupplierLedger converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSupplierLedger(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSupplierLedgerParams
+	// ------------- Optional query parameter "as_of_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "as_of_date", ctx.QueryParams(), &params.AsOfDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter as_of_date: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSupplierLedger(ctx, companyId, params)
 	return err
 }
 
@@ -27335,6 +27596,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/no-document-required", wrapper.MarkJournalEntriesNoDocument, options.OperationMiddlewares["markJournalEntriesNoDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.ListMembers, options.OperationMiddlewares["listMembers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.AddMember, options.OperationMiddlewares["addMember"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/ar-ledger", wrapper.GetArLedger, options.OperationMiddlewares["getArLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/balance-sheet", wrapper.GetBalanceSheet, options.OperationMiddlewares["getBalanceSheet"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/balance-sheet/pdf", wrapper.GetBalanceSheetPdf, options.OperationMiddlewares["getBalanceSheetPdf"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/continuity-check", wrapper.GetContinuityCheck, options.OperationMiddlewares["getContinuityCheck"]...)
@@ -27343,6 +27605,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/income-statement", wrapper.GetIncomeStatement, options.OperationMiddlewares["getIncomeStatement"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/income-statement/pdf", wrapper.GetIncomeStatementPdf, options.OperationMiddlewares["getIncomeStatementPdf"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/journal-register", wrapper.GetJournalRegister, options.OperationMiddlewares["getJournalRegister"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/supplier-ledger", wrapper.GetSupplierLedger, options.OperationMiddlewares["getSupplierLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/trial-balance", wrapper.GetTrialBalance, options.OperationMiddlewares["getTrialBalance"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration", wrapper.GetVatDeclaration, options.OperationMiddlewares["getVatDeclaration"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/eskd", wrapper.GetVatDeclarationEskd, options.OperationMiddlewares["getVatDeclarationEskd"]...)
@@ -47068,6 +47331,173 @@ func (response AddMember503JSONResponse) VisitAddMemberResponse(w http.ResponseW
 	return err
 }
 
+type GetArLedgerRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetArLedgerParams
+}
+
+type GetArLedgerResponseObject interface {
+	VisitGetArLedgerResponse(w http.ResponseWriter) error
+}
+
+type GetArLedger200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetArLedger200JSONResponse struct {
+	Body    ArLedgerResponse
+	Headers GetArLedger200ResponseHeaders
+}
+
+func (response GetArLedger200JSONResponse) VisitGetArLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetArLedger400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetArLedger400JSONResponse) VisitGetArLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetArLedger401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetArLedger401JSONResponse) VisitGetArLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetArLedger403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetArLedger403JSONResponse) VisitGetArLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetArLedger404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetArLedger404JSONResponse) VisitGetArLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetArLedger429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetArLedger429JSONResponse) VisitGetArLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetArLedger500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetArLedger500JSONResponse) VisitGetArLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetArLedger503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetArLedger503JSONResponse) VisitGetArLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBalanceSheetRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetBalanceSheetParams
@@ -48420,6 +48850,173 @@ func (response GetJournalRegister500JSONResponse) VisitGetJournalRegisterRespons
 type GetJournalRegister503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetJournalRegister503JSONResponse) VisitGetJournalRegisterResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierLedgerRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetSupplierLedgerParams
+}
+
+type GetSupplierLedgerResponseObject interface {
+	VisitGetSupplierLedgerResponse(w http.ResponseWriter) error
+}
+
+type GetSupplierLedger200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetSupplierLedger200JSONResponse struct {
+	Body    SupplierLedgerResponse
+	Headers GetSupplierLedger200ResponseHeaders
+}
+
+func (response GetSupplierLedger200JSONResponse) VisitGetSupplierLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierLedger400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSupplierLedger400JSONResponse) VisitGetSupplierLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierLedger401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSupplierLedger401JSONResponse) VisitGetSupplierLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierLedger403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSupplierLedger403JSONResponse) VisitGetSupplierLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierLedger404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSupplierLedger404JSONResponse) VisitGetSupplierLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierLedger429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSupplierLedger429JSONResponse) VisitGetSupplierLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierLedger500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSupplierLedger500JSONResponse) VisitGetSupplierLedgerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSupplierLedger503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSupplierLedger503JSONResponse) VisitGetSupplierLedgerResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -61065,6 +61662,9 @@ type StrictServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx context.Context, request AddMemberRequestObject) (AddMemberResponseObject, error)
+	// GetArLedger Accounts receivable ledger (kundreskontra) with aging
+	// (GET /api/v1/companies/{companyId}/reports/ar-ledger)
+	GetArLedger(ctx context.Context, request GetArLedgerRequestObject) (GetArLedgerResponseObject, error)
 	// GetBalanceSheet Balance sheet (balansräkning)
 	// (GET /api/v1/companies/{companyId}/reports/balance-sheet)
 	GetBalanceSheet(ctx context.Context, request GetBalanceSheetRequestObject) (GetBalanceSheetResponseObject, error)
@@ -61089,6 +61689,9 @@ type StrictServerInterface interface {
 	// GetJournalRegister Journal register (verifikationslista) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/journal-register)
 	GetJournalRegister(ctx context.Context, request GetJournalRegisterRequestObject) (GetJournalRegisterResponseObject, error)
+	// GetSupplierLedger Accounts payable ledger (leverantörsreskontra) with aging
+	// (GET /api/v1/companies/{companyId}/reports/supplier-ledger)
+	GetSupplierLedger(ctx context.Context, request GetSupplierLedgerRequestObject) (GetSupplierLedgerResponseObject, error)
 	// GetTrialBalance Trial balance (råbalans) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/trial-balance)
 	GetTrialBalance(ctx context.Context, request GetTrialBalanceRequestObject) (GetTrialBalanceResponseObject, error)
@@ -65067,6 +65670,32 @@ func (sh *strictHandler) AddMember(ctx echo.Context, companyId CompanyId, params
 	return nil
 }
 
+// GetArLedger operation middleware
+func (sh *strictHandler) GetArLedger(ctx echo.Context, companyId CompanyId, params GetArLedgerParams) error {
+	var request GetArLedgerRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetArLedger(ctx.Request().Context(), request.(GetArLedgerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetArLedger")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetArLedgerResponseObject); ok {
+		return validResponse.VisitGetArLedgerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetBalanceSheet operation middleware
 func (sh *strictHandler) GetBalanceSheet(ctx echo.Context, companyId CompanyId, params GetBalanceSheetParams) error {
 	var request GetBalanceSheetRequestObject
@@ -65269,6 +65898,32 @@ func (sh *strictHandler) GetJournalRegister(ctx echo.Context, companyId CompanyI
 		return err
 	} else if validResponse, ok := response.(GetJournalRegisterResponseObject); ok {
 		return validResponse.VisitGetJournalRegisterResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSupplierLedger operation middleware
+func (sh *strictHandler) GetSupplierLedger(ctx echo.Context, companyId CompanyId, params GetSupplierLedgerParams) error {
+	var request GetSupplierLedgerRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSupplierLedger(ctx.Request().Context(), request.(GetSupplierLedgerRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSupplierLedger")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSupplierLedgerResponseObject); ok {
+		return validResponse.VisitGetSupplierLedgerResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

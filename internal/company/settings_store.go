@@ -262,14 +262,20 @@ func (s *Store) Declarant(ctx context.Context, company uuid.UUID, out any) error
 		FROM companies c JOIN company_settings s ON s.company_id = c.id WHERE c.id = $1`, company)
 }
 
-// Identity returns the company's name, form and organisation number
-// (unmasked), as a report's heading names the company.
-func (s *Store) Identity(ctx context.Context, company uuid.UUID) (name, form string, org *string, err error) {
-	row := struct {
-		Name string  `db:"name"`
-		Form string  `db:"entity_type"`
-		Org  *string `db:"org_number"`
-	}{}
-	err = s.db.Q(ctx).GetContext(ctx, &row, `SELECT name, entity_type, org_number FROM companies WHERE id = $1`, company)
-	return row.Name, row.Form, row.Org, err
+// Identity is the company as a report's heading names it, with the
+// accounting method that decides what its ledgers reconcile to.
+type Identity struct {
+	Name             string  `db:"name"`
+	Form             string  `db:"entity_type"`
+	OrgNumber        *string `db:"org_number"`
+	AccountingMethod string  `db:"accounting_method"`
+}
+
+// Identity returns the company's name, form, organisation number
+// (unmasked) and accounting method.
+func (s *Store) Identity(ctx context.Context, company uuid.UUID) (Identity, error) {
+	var out Identity
+	err := s.db.Q(ctx).GetContext(ctx, &out, `SELECT c.name, c.entity_type, c.org_number, s.accounting_method
+		FROM companies c JOIN company_settings s ON s.company_id = c.id WHERE c.id = $1`, company)
+	return out, err
 }

@@ -474,11 +474,7 @@ func New(cfg Config) (*Server, error) {
 		bankTxAPI:    banking.NewTxHandler(bank, cursors, cfg.Now),
 		partiesAPI:   parties.NewHandler(registry, cursors),
 		ledgerAPI:    ledger.NewHandler(journal, ops, cursors, cfg.Now),
-		reportsAPI: reports.NewHandler(journal, periods, accounts, dims, cursors,
-			func(ctx context.Context, c uuid.UUID) (reports.Company, error) {
-				name, form, org, err := companies.Identity(ctx, c)
-				return reports.Company{Name: name, Form: form, OrgNumber: org}, err
-			}),
+		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg)),
 		vatAPI: vat.NewHandler(vat.NewReturns(cfg.DB, journal, accounts, periods, vat.NewStore(cfg.DB, audits),
 			func(ctx context.Context, c uuid.UUID) (vat.Declarant, error) {
 				var d vat.Declarant
@@ -511,6 +507,41 @@ func New(cfg Config) (*Server, error) {
 	e.Use(s.guard, s.beforeWork, s.unitOfWork)
 	gen.RegisterHandlers(e, gen.NewStrictHandler(h, nil))
 	return s, nil
+}
+
+// reportSources are what the reports read of the company and the
+// invoice registers.
+func reportSources(companies *company.Store, sales *invoicing.Store, cfg Config) reports.Sources {
+	bought := payables.NewStore(cfg.DB)
+	return reports.Sources{
+		Now: cfg.Now,
+		Company: func(ctx context.Context, c uuid.UUID) (reports.Company, error) {
+			id, err := companies.Identity(ctx, c)
+			return reports.Company{Name: id.Name, Form: id.Form, OrgNumber: id.OrgNumber, AccountingMethod: id.AccountingMethod}, err
+		},
+		Receivables: func(ctx context.Context, c uuid.UUID, day time.Time) ([]reports.Outstanding, error) {
+			rows, err := sales.OutstandingOn(ctx, c, day)
+			out := make([]reports.Outstanding, len(rows))
+			for i, r := range rows {
+				out[i] = reports.Outstanding{ID: r.ID, Number: r.Number, PartyID: r.CustomerID, PartyName: r.CustomerName,
+					InvoiceDate: r.InvoiceDate, DueDate: r.DueDate, Currency: r.Currency, CreditNote: r.CreditNote,
+					Total: r.Total, Paid: r.Paid, Open: r.Open, OpenDeduction: r.OpenDeduction, OpenSEK: r.OpenSEK}
+			}
+			return out, err
+		},
+		Payables: func(ctx context.Context, c uuid.UUID, day time.Time) ([]reports.Outstanding, error) {
+			rows, err := bought.OutstandingOn(ctx, c, day)
+			out := make([]reports.Outstanding, len(rows))
+			for i, r := range rows {
+				number := r.Number
+				out[i] = reports.Outstanding{ID: r.ID, Number: &number, PartyID: r.SupplierID, PartyName: r.SupplierName,
+					InvoiceDate: r.InvoiceDate, DueDate: r.DueDate, Currency: r.Currency, CreditNote: r.CreditNote,
+					Total: r.Total, Paid: r.Paid, Open: r.Open, OpenSEK: r.OpenSEK}
+			}
+			return out, err
+		},
+		FirstInvoice: sales.FirstIssued,
+	}
 }
 
 // arrivalFacts are the company's settings as payables reads them.

@@ -143,3 +143,12 @@ func (s *Store) WindowTagged(ctx context.Context, company uuid.UUID, from, to ti
 		GROUP BY 1, 2 ORDER BY 1, 2`, company, from, to, lo, hi, strconv.Itoa(dim), code, SourceYearEnd)
 	return out, err
 }
+
+// PostedBefore reports whether any of accounts has a posted line, opening
+// balances included, dated before day.
+func (s *Store) PostedBefore(ctx context.Context, company uuid.UUID, accounts []string, day time.Time) (bool, error) {
+	var found bool
+	err := s.db.Q(ctx).GetContext(ctx, &found, `SELECT EXISTS (SELECT 1 FROM ledger_postings
+		WHERE company_id = $1 AND account_number = ANY($2) AND entry_date < $3)`, company, pq.Array(accounts), day)
+	return found, err
+}

@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"sort"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
@@ -25,14 +26,28 @@ type Handler struct {
 	chart   *chart.Store
 	dims    *dimensions.Store
 	cursors *cursor.Codec
-	company func(ctx context.Context, id uuid.UUID) (Company, error)
+	src     Sources
 }
 
-// NewHandler returns the reports handler; company reads what a report's
-// heading names.
-func NewHandler(l *ledger.Store, p *fiscal.Store, c *chart.Store, d *dimensions.Store, cursors *cursor.Codec,
-	company func(context.Context, uuid.UUID) (Company, error)) *Handler {
-	return &Handler{ledger: l, periods: p, chart: c, dims: d, cursors: cursors, company: company}
+// Sources are what the reports read beyond the ledger, the chart and the
+// periods: the company, the clock, and the registers that own the
+// invoices.
+type Sources struct {
+	Company func(ctx context.Context, id uuid.UUID) (Company, error)
+	Now     func() time.Time
+	// Receivables and Payables list the invoices open on a day.
+	Receivables, Payables func(ctx context.Context, company uuid.UUID, day time.Time) ([]Outstanding, error)
+	// FirstInvoice is the date of the first issued customer invoice.
+	FirstInvoice func(ctx context.Context, company uuid.UUID) (*time.Time, error)
+}
+
+// NewHandler returns the reports handler.
+func NewHandler(l *ledger.Store, p *fiscal.Store, c *chart.Store, d *dimensions.Store, cursors *cursor.Codec, src Sources) *Handler {
+	return &Handler{ledger: l, periods: p, chart: c, dims: d, cursors: cursors, src: src}
+}
+
+func (h *Handler) company(ctx context.Context, id uuid.UUID) (Company, error) {
+	return h.src.Company(ctx, id)
 }
 
 // Page sizes of the paginated reports.

@@ -20,8 +20,9 @@ import (
 // Company is what a report's heading names: the company's name, form and
 // organisation number.
 type Company struct {
-	Name, Form string
-	OrgNumber  *string
+	Name, Form       string
+	OrgNumber        *string
+	AccountingMethod string
 }
 
 // window is the days from..to of a report on period per: the period's

@@ -1,0 +1,77 @@
+package invoicing
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Outstanding is an issued invoice or credit note as it stood on a day:
+// what was still open of it after the payments, payouts and credits dated
+// up to that day.
+type Outstanding struct {
+	ID           uuid.UUID    `db:"id"`
+	Number       *string      `db:"invoice_number"`
+	CustomerID   uuid.UUID    `db:"customer_id"`
+	CustomerName string       `db:"customer_name"`
+	InvoiceDate  time.Time    `db:"invoice_date"`
+	DueDate      time.Time    `db:"due_date"`
+	Currency     string       `db:"currency"`
+	CreditNote   bool         `db:"credit_note"`
+	Total        money.Amount `db:"total"`
+	// Open is the customer's part still open, in the invoice's currency;
+	// OpenDeduction the ROT/RUT part Skatteverket has yet to pay.
+	Open          money.Amount `db:"open"`
+	OpenDeduction money.Amount `db:"open_deduction"`
+	// OpenSEK is all of it still on the receivable accounts, in kronor.
+	OpenSEK money.Amount `db:"open_sek"`
+	Paid    money.Amount `db:"paid"`
+}
+
+// OutstandingOn lists the company's invoices and credit notes dated on or
+// before day with anything open on day, by customer name and due date. A
+// credit note's settlement of its original counts on the original from
+// the credit note's day; what the credit note owes the customer back is
+// open on the credit note.
+func (s *Store) OutstandingOn(ctx context.Context, company uuid.UUID, day time.Time) ([]Outstanding, error) {
+	out := []Outstanding{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		WITH pay AS (
+			SELECT p.invoice_id AS id,
+				coalesce(sum(p.amount) FILTER (WHERE p.source <> 'rot_rut_payout'), 0) AS paid,
+				coalesce(sum(p.amount) FILTER (WHERE p.source = 'rot_rut_payout'), 0) AS payout,
+				sum(p.amount_sek) AS paid_sek
+			FROM invoice_payments p WHERE p.company_id = $1 AND p.payment_date <= $2 GROUP BY p.invoice_id
+			UNION ALL
+			SELECT cn.credited_invoice_id, -sum(p.amount), 0, -sum(p.amount_sek)
+			FROM invoice_payments p JOIN invoices cn ON cn.company_id = p.company_id AND cn.id = p.invoice_id
+			WHERE p.company_id = $1 AND p.source = 'credit_note' AND p.payment_date <= $2
+			GROUP BY cn.credited_invoice_id),
+		paid AS (SELECT id, sum(paid) AS paid, sum(payout) AS payout, sum(paid_sek) AS paid_sek FROM pay GROUP BY id)
+		SELECT * FROM (
+			SELECT i.id, i.invoice_number, i.customer_id, i.customer_name, i.invoice_date, i.due_date, i.currency,
+				i.credited_invoice_id IS NOT NULL AS credit_note, i.total,
+				i.total - i.deduction_total - coalesce(x.paid, 0) AS open,
+				i.deduction_total - coalesce(x.payout, 0) AS open_deduction,
+				coalesce(i.total_sek, i.total) - coalesce(x.paid_sek, 0) AS open_sek,
+				coalesce(x.paid, 0) AS paid
+			FROM invoices i LEFT JOIN paid x ON x.id = i.id
+			WHERE i.company_id = $1 AND i.document_type = 'invoice' AND i.status NOT IN ('draft', 'cancelled')
+				AND i.invoice_date <= $2) o
+		WHERE open <> 0 OR open_deduction <> 0
+		ORDER BY customer_name, customer_id, due_date, invoice_date, id`, company, store.Day(day))
+	return out, err
+}
+
+// FirstIssued is the date of the company's first issued invoice, nil when
+// it has none: where the register starts covering the receivables.
+func (s *Store) FirstIssued(ctx context.Context, company uuid.UUID) (*time.Time, error) {
+	var d *time.Time
+	err := s.db.Q(ctx).GetContext(ctx, &d, `SELECT min(invoice_date) FROM invoices
+		WHERE company_id = $1 AND document_type = 'invoice' AND status NOT IN ('draft', 'cancelled')`, company)
+	return d, err
+}

@@ -1,0 +1,183 @@
+package reports
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+)
+
+// The accounts the registers reconcile to.
+var (
+	receivableAccounts = []string{"1510", "1513"}
+	payableAccounts    = []string{"2440"}
+)
+
+// asOf is the day a ledger report is asked for: today (UTC) unless
+// given, from 2000 to the end of next year.
+func (h *Handler) asOf(d *openapi_types.Date) (time.Time, error) {
+	today := ledger.Today(h.src.Now())
+	if d == nil {
+		return today, nil
+	}
+	if d.Year() < 2000 || d.Year() > today.Year()+1 {
+		return d.Time, apierr.Validation(apierr.Issue{Field: "as_of_date", In: "query", Rule: "range",
+			Issue: "must lie between 2000-01-01 and the end of next year"})
+	}
+	return d.Time, nil
+}
+
+// balanceOn is the balance (debit minus credit) of accounts at the end of
+// day: the opening balance of the fiscal year holding day and what moved
+// since; zero outside every fiscal year.
+func (h *Handler) balanceOn(ctx context.Context, company uuid.UUID, day time.Time, accounts []string) (money.Amount, error) {
+	p, err := h.periods.Covering(ctx, company, day)
+	if err != nil || p.ID == uuid.Nil {
+		return money.Amount{}, err
+	}
+	lo, hi := accounts[0], accounts[len(accounts)-1]
+	want := map[string]bool{}
+	for _, a := range accounts {
+		want[a] = true
+	}
+	totals, err := h.ledger.Totals(ctx, company, p.ID, lo, hi, true)
+	if err != nil {
+		return money.Amount{}, err
+	}
+	var out money.Amount
+	for _, t := range totals {
+		if want[t.Account] {
+			out = out.Add(t.Opening)
+		}
+	}
+	rows, err := h.ledger.Window(ctx, company, p.Start, day, lo, hi, true)
+	for _, r := range rows {
+		if want[r.Account] {
+			out = out.Add(r.Debit).Sub(r.Credit)
+		}
+	}
+	return out, err
+}
+
+type agingParty struct {
+	id    uuid.UUID
+	name  string
+	items []gen.AgingItem
+	sum   Aging
+}
+
+// age groups the open items by party, in the order they come (by name).
+func age(items []Outstanding, day time.Time, status func(Outstanding, time.Time) string) ([]agingParty, Aging) {
+	var parties []agingParty
+	var total Aging
+	for _, o := range items {
+		if len(parties) == 0 || parties[len(parties)-1].id != o.PartyID {
+			parties = append(parties, agingParty{id: o.PartyID, name: o.PartyName})
+		}
+		p := &parties[len(parties)-1]
+		days := DaysPastDue(o.DueDate, day)
+		p.items = append(p.items, gen.AgingItem{InvoiceId: o.ID, InvoiceNumber: envelope.Nullable(o.Number),
+			IsCreditNote: o.CreditNote, InvoiceDate: openapi_types.Date{Time: o.InvoiceDate},
+			DueDate: openapi_types.Date{Time: o.DueDate}, Currency: o.Currency, TotalAmount: o.Total, PaidAmount: o.Paid,
+			RemainingAmount: o.Open, RemainingDeduction: o.OpenDeduction, RemainingAmountSek: o.OpenSEK,
+			DaysOverdue: days, Bucket: gen.AgingItemBucket(Bucket(days)), Status: gen.AgingItemStatus(status(o, day))})
+		p.sum.Add(o.DueDate, day, o.OpenSEK)
+		total.Add(o.DueDate, day, o.OpenSEK)
+	}
+	return parties, total
+}
+
+func agingTotals(a Aging) gen.AgingTotals {
+	return gen.AgingTotals{NotDue: a.NotDue, Days030: a.Days0To30, Days3160: a.Days31To60, Days6190: a.Days61To90,
+		Days90Plus: a.Over90, Total: a.Total, InvoiceCount: a.Count}
+}
+
+// reconcile compares the register's total with the ledger accounts on
+// day; nil under kontantmetoden. credit says the accounts hold a credit
+// balance (payables).
+func (h *Handler) reconcile(ctx context.Context, company uuid.UUID, c Company, day time.Time, accounts []string, register money.Amount, credit bool) (nullable.Nullable[gen.LedgerReconciliation], error) {
+	if c.AccountingMethod == "cash" {
+		return nullable.NewNullNullable[gen.LedgerReconciliation](), nil
+	}
+	bal, err := h.balanceOn(ctx, company, day, accounts)
+	if credit {
+		bal = bal.Neg()
+	}
+	return nullable.NewNullableWithValue(gen.LedgerReconciliation{Accounts: accounts, LedgerBalance: bal,
+		RegisterTotal: register, Difference: bal.Sub(register)}), err
+}
+
+// GetArLedger answers the receivables open on a day, aged.
+func (h *Handler) GetArLedger(ctx context.Context, req gen.GetArLedgerRequestObject) (gen.GetArLedgerResponseObject, error) {
+	company := uuid.UUID(req.CompanyId)
+	day, err := h.asOf(req.Params.AsOfDate)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.company(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	items, err := h.src.Receivables(ctx, company, day)
+	if err != nil {
+		return nil, err
+	}
+	parties, total := age(items, day, CustomerStatus)
+	out := gen.ArLedger{AsOfDate: openapi_types.Date{Time: day}, Customers: make([]gen.ArLedgerCustomer, len(parties)),
+		Totals: agingTotals(total)}
+	for i, p := range parties {
+		out.Customers[i] = gen.ArLedgerCustomer{CustomerId: p.id, CustomerName: p.name, Invoices: p.items, Totals: agingTotals(p.sum)}
+	}
+	if out.Reconciliation, err = h.reconcile(ctx, company, c, day, receivableAccounts, total.Total, false); err != nil {
+		return nil, err
+	}
+	first, err := h.src.FirstInvoice(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	out.RegisterCoverage.CoversFrom = nullable.NewNullNullable[openapi_types.Date]()
+	before := time.Date(9999, 12, 31, 0, 0, 0, 0, time.UTC)
+	if first != nil {
+		out.RegisterCoverage.CoversFrom = nullable.NewNullableWithValue(openapi_types.Date{Time: *first})
+		before = *first
+	}
+	if out.RegisterCoverage.HasPreRegisterInvoices, err = h.ledger.PostedBefore(ctx, company, receivableAccounts, before); err != nil {
+		return nil, err
+	}
+	return gen.GetArLedger200JSONResponse{Body: gen.ArLedgerResponse{Meta: envelope.Meta(ctx), Data: out}}, nil
+}
+
+// GetSupplierLedger answers the payables open on a day, aged.
+func (h *Handler) GetSupplierLedger(ctx context.Context, req gen.GetSupplierLedgerRequestObject) (gen.GetSupplierLedgerResponseObject, error) {
+	company := uuid.UUID(req.CompanyId)
+	day, err := h.asOf(req.Params.AsOfDate)
+	if err != nil {
+		return nil, err
+	}
+	c, err := h.company(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	items, err := h.src.Payables(ctx, company, day)
+	if err != nil {
+		return nil, err
+	}
+	parties, total := age(items, day, SupplierStatus)
+	out := gen.SupplierLedger{AsOfDate: openapi_types.Date{Time: day}, Suppliers: make([]gen.SupplierLedgerSupplier, len(parties)),
+		Totals: agingTotals(total)}
+	for i, p := range parties {
+		out.Suppliers[i] = gen.SupplierLedgerSupplier{SupplierId: p.id, SupplierName: p.name, Invoices: p.items, Totals: agingTotals(p.sum)}
+	}
+	if out.Reconciliation, err = h.reconcile(ctx, company, c, day, payableAccounts, total.Total, true); err != nil {
+		return nil, err
+	}
+	return gen.GetSupplierLedger200JSONResponse{Body: gen.SupplierLedgerResponse{Meta: envelope.Meta(ctx), Data: out}}, nil
+}
