@@ -5267,6 +5267,112 @@ type CashAccountResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// CashFlowFinancing defines model for CashFlowFinancing.
+type CashFlowFinancing struct {
+	// EgetKapital An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	EgetKapital Amount `json:"eget_kapital"`
+
+	// LangfristigaSkulder An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	LangfristigaSkulder Amount `json:"langfristiga_skulder"`
+
+	// ObeskattadeReserverOchBokslutsdispositioner An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ObeskattadeReserverOchBokslutsdispositioner Amount `json:"obeskattade_reserver_och_bokslutsdispositioner"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+}
+
+// CashFlowInvesting defines model for CashFlowInvesting.
+type CashFlowInvesting struct {
+	// FinansiellaAnlaggningstillgangar An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	FinansiellaAnlaggningstillgangar Amount `json:"finansiella_anlaggningstillgangar"`
+
+	// KortfristigaPlaceringar An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	KortfristigaPlaceringar Amount `json:"kortfristiga_placeringar"`
+
+	// MateriellaOchImmateriellaAnlaggningstillgangar An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	MateriellaOchImmateriellaAnlaggningstillgangar Amount `json:"materiella_och_immateriella_anlaggningstillgangar"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+}
+
+// CashFlowOperating defines model for CashFlowOperating.
+type CashFlowOperating struct {
+	// Avskrivningar An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Avskrivningar Amount `json:"avskrivningar"`
+
+	// BetaldSkatt An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	BetaldSkatt Amount `json:"betald_skatt"`
+
+	// ForandringAvsattningar An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ForandringAvsattningar Amount `json:"forandring_avsattningar"`
+
+	// ForandringKortfristigaFordringar An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ForandringKortfristigaFordringar Amount `json:"forandring_kortfristiga_fordringar"`
+
+	// ForandringKortfristigaSkulder An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ForandringKortfristigaSkulder Amount `json:"forandring_kortfristiga_skulder"`
+
+	// ForandringVarulager An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ForandringVarulager Amount `json:"forandring_varulager"`
+
+	// OvrigaPoster An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	OvrigaPoster Amount `json:"ovriga_poster"`
+
+	// ResultatEfterFinansiellaPoster An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ResultatEfterFinansiellaPoster Amount `json:"resultat_efter_finansiella_poster"`
+
+	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Total Amount `json:"total"`
+}
+
+// CashFlowReconciliation defines model for CashFlowReconciliation.
+type CashFlowReconciliation struct {
+	// ChangeInCash 19xx: closing - opening.
+	ChangeInCash Amount `json:"change_in_cash"`
+
+	// ClosingCash An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ClosingCash  Amount `json:"closing_cash"`
+	IsReconciled bool   `json:"is_reconciled"`
+
+	// MismatchAmount total_cash_flow - change_in_cash.
+	MismatchAmount Amount `json:"mismatch_amount"`
+
+	// OpeningCash An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	OpeningCash Amount `json:"opening_cash"`
+}
+
+// CashFlowStatement defines model for CashFlowStatement.
+type CashFlowStatement struct {
+	// Finansierings Finansieringsverksamheten.
+	Finansierings  CashFlowFinancing  `json:"finansierings"`
+	FiscalPeriodId openapi_types.UUID `json:"fiscal_period_id"`
+
+	// Investerings Investeringsverksamheten.
+	Investerings CashFlowInvesting `json:"investerings"`
+
+	// Lopande Den löpande verksamheten.
+	Lopande        CashFlowOperating      `json:"lopande"`
+	PeriodEnd      openapi_types.Date     `json:"period_end"`
+	PeriodStart    openapi_types.Date     `json:"period_start"`
+	Reconciliation CashFlowReconciliation `json:"reconciliation"`
+
+	// TotalCashFlow An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	TotalCashFlow Amount `json:"total_cash_flow"`
+
+	// UnclassifiedAccounts Result accounts outside the schema (8500-8799), counted in the operating flow.
+	UnclassifiedAccounts []string `json:"unclassified_accounts"`
+}
+
+// CashFlowStatementResponse defines model for CashFlowStatementResponse.
+type CashFlowStatementResponse struct {
+	Data CashFlowStatement `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // ClientSourceType What created the entry outside the ledger; default manual. The engine's own types (storno, correction, opening_balance, year_end, ...) are refused with 400 VALIDATION_ERROR.
 type ClientSourceType string
 
@@ -9172,6 +9278,104 @@ type JournalStrikeResult struct {
 	union json.RawMessage
 }
 
+// Kpi Key figures of a period, with the peer service's camelCase names.
+type Kpi struct {
+	// AsOfDate The day the balances are read on: the period's end, or today while it runs.
+	AsOfDate openapi_types.Date `json:"as_of_date"`
+
+	// AvgPaymentDays Average days from invoice date to full payment of the invoices paid in the period; null when none was.
+	AvgPaymentDays nullable.Nullable[float64] `json:"avgPaymentDays"`
+
+	// CashPosition 19xx on as_of_date.
+	CashPosition Amount `json:"cashPosition"`
+
+	// DimensionFilter Narrows the result figures only; cash, receivables and VAT are the company's.
+	DimensionFilter    nullable.Nullable[DimensionFilter] `json:"dimension_filter"`
+	ExpenseComposition []KpiExpenseClass                  `json:"expenseComposition"`
+
+	// ExpenseRatio totalExpenses / totalRevenue; null without revenue.
+	ExpenseRatio nullable.Nullable[float64] `json:"expenseRatio"`
+
+	// FiscalPeriod The fiscal period a report covers.
+	FiscalPeriod ReportPeriod `json:"fiscal_period"`
+
+	// GrossMargin (revenue - class 4 costs) / revenue, a fraction to four decimals; null without revenue.
+	GrossMargin nullable.Nullable[float64] `json:"grossMargin"`
+	Months      []MonthFigures             `json:"months"`
+
+	// NetResult The period's result (Årets resultat).
+	NetResult Amount `json:"netResult"`
+
+	// OutstandingReceivables What the AR ledger holds open on as_of_date, in kronor.
+	OutstandingReceivables Amount `json:"outstandingReceivables"`
+
+	// OverdueReceivables The part of it past due.
+	OverdueReceivables Amount `json:"overdueReceivables"`
+
+	// Period The days a report covers.
+	Period DateWindow `json:"period"`
+
+	// PeriodComplete The period has ended.
+	PeriodComplete bool `json:"periodComplete"`
+
+	// TopExpenseAccounts The five costliest accounts of 4000-7999.
+	TopExpenseAccounts []KpiExpenseAccount `json:"topExpenseAccounts"`
+
+	// TopSuppliers The five suppliers bought the most from, by invoices dated in the period.
+	TopSuppliers []KpiSupplier `json:"topSuppliers"`
+
+	// TopSuppliersUnconvertedFxCount Foreign-currency supplier invoices without a rate in kronor: always 0 here, as every one is converted when registered.
+	TopSuppliersUnconvertedFxCount int `json:"topSuppliersUnconvertedFxCount"`
+
+	// TotalExpenses Operating expenses, classes 4-7, positive.
+	TotalExpenses Amount `json:"totalExpenses"`
+
+	// TotalRevenue Class 3.
+	TotalRevenue Amount `json:"totalRevenue"`
+
+	// VatLiability 2600-2699 on as_of_date as a credit balance: VAT owed, negative when to get back.
+	VatLiability Amount `json:"vatLiability"`
+}
+
+// KpiExpenseAccount defines model for KpiExpenseAccount.
+type KpiExpenseAccount struct {
+	AccountName   string `json:"account_name"`
+	AccountNumber string `json:"account_number"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+}
+
+// KpiExpenseClass defines model for KpiExpenseClass.
+type KpiExpenseClass struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+	Class  int    `json:"class"`
+	Label  string `json:"label"`
+
+	// Share Of totalExpenses, a fraction to four decimals.
+	Share nullable.Nullable[float64] `json:"share"`
+}
+
+// KpiResponse defines model for KpiResponse.
+type KpiResponse struct {
+	// Data Key figures of a period, with the peer service's camelCase names.
+	Data Kpi `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// KpiSupplier defines model for KpiSupplier.
+type KpiSupplier struct {
+	InvoiceCount int                `json:"invoice_count"`
+	Name         string             `json:"name"`
+	SupplierId   openapi_types.UUID `json:"supplier_id"`
+
+	// Total In kronor, credit notes netted.
+	Total Amount `json:"total"`
+}
+
 // Language The language of invoices and e-mails to the customer.
 type Language string
 
@@ -9290,6 +9494,63 @@ type MetaAudit struct {
 
 // MomsPeriod How often VAT (moms) is reported.
 type MomsPeriod string
+
+// MonthFigures defines model for MonthFigures.
+type MonthFigures struct {
+	End openapi_types.Date `json:"end"`
+
+	// Expenses revenue - net: every cost of 4000-8989, financial items, appropriations and tax among them.
+	Expenses Amount `json:"expenses"`
+	Month    string `json:"month"`
+
+	// Net The month's result as the income statement counts it.
+	Net Amount `json:"net"`
+
+	// OperatingResult Rörelseresultat: 3000-7999.
+	OperatingResult Amount `json:"operating_result"`
+
+	// Revenue Class 3, credit minus debit.
+	Revenue Amount             `json:"revenue"`
+	Start   openapi_types.Date `json:"start"`
+}
+
+// MonthTotals defines model for MonthTotals.
+type MonthTotals struct {
+	// Expenses An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Expenses Amount `json:"expenses"`
+
+	// Net An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Net Amount `json:"net"`
+
+	// OperatingResult An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	OperatingResult Amount `json:"operating_result"`
+
+	// Revenue An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Revenue Amount `json:"revenue"`
+}
+
+// MonthlyBreakdown defines model for MonthlyBreakdown.
+type MonthlyBreakdown struct {
+	DimensionFilter nullable.Nullable[DimensionFilter] `json:"dimension_filter"`
+
+	// FiscalPeriod The fiscal period a report covers.
+	FiscalPeriod ReportPeriod   `json:"fiscal_period"`
+	Months       []MonthFigures `json:"months"`
+
+	// Period The days a report covers.
+	Period DateWindow `json:"period"`
+
+	// Totals The months summed: the income statement of the period.
+	Totals MonthTotals `json:"totals"`
+}
+
+// MonthlyBreakdownResponse defines model for MonthlyBreakdownResponse.
+type MonthlyBreakdownResponse struct {
+	Data MonthlyBreakdown `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
 
 // Movement defines model for Movement.
 type Movement struct {
@@ -14221,6 +14482,36 @@ type GetJournalRegisterParams struct {
 	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
 }
 
+// GetCashFlowStatementParams defines parameters for GetCashFlowStatement.
+type GetCashFlowStatementParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
+}
+
+// GetKpiParams defines parameters for GetKpi.
+type GetKpiParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
+
+	// DimNo With dim_code: only lines tagged with that value of the SIE dimension (1 kostnadsställe, 6 projekt …).
+	DimNo *ReportDimNo `form:"dim_no,omitempty" json:"dim_no,omitempty"`
+
+	// DimCode With dim_no: the dimension value's code.
+	DimCode *ReportDimCode `form:"dim_code,omitempty" json:"dim_code,omitempty"`
+}
+
+// GetMonthlyBreakdownParams defines parameters for GetMonthlyBreakdown.
+type GetMonthlyBreakdownParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
+
+	// DimNo With dim_code: only lines tagged with that value of the SIE dimension (1 kostnadsställe, 6 projekt …).
+	DimNo *ReportDimNo `form:"dim_no,omitempty" json:"dim_no,omitempty"`
+
+	// DimCode With dim_no: the dimension value's code.
+	DimCode *ReportDimCode `form:"dim_code,omitempty" json:"dim_code,omitempty"`
+}
+
 // GetSupplierLedgerParams defines parameters for GetSupplierLedger.
 type GetSupplierLedgerParams struct {
 	// AsOfDate The day (2000-01-01 to the end of next year; default today, UTC).
@@ -17975,6 +18266,15 @@ type ServerInterface interface {
 	// GetJournalRegister Journal register (verifikationslista) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/journal-register)
 	GetJournalRegister(ctx echo.Context, companyId CompanyId, params GetJournalRegisterParams) error
+	// GetCashFlowStatement Cash flow statement (kassaflödesanalys), indirect method
+	// (GET /api/v1/companies/{companyId}/reports/kassaflodesanalys)
+	GetCashFlowStatement(ctx echo.Context, companyId CompanyId, params GetCashFlowStatementParams) error
+	// GetKpi Business key figures of a period
+	// (GET /api/v1/companies/{companyId}/reports/kpi)
+	GetKpi(ctx echo.Context, companyId CompanyId, params GetKpiParams) error
+	// GetMonthlyBreakdown Income statement month by month
+	// (GET /api/v1/companies/{companyId}/reports/monthly-breakdown)
+	GetMonthlyBreakdown(ctx echo.Context, companyId CompanyId, params GetMonthlyBreakdownParams) error
 	// GetSupplierLedger Accounts payable ledger (leverantörsreskontra) with aging
 	// (GET /api/v1/companies/{companyId}/reports/supplier-ledger)
 	GetSupplierLedger(ctx echo.Context, companyId CompanyId, params GetSupplierLedgerParams) error
@@ -23946,6 +24246,109 @@ func (w *ServerInterfaceWrapper) GetJournalRegister(ctx echo.Context) error {
 	return err
 }
 
+// GetCashFlowStatement converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCashFlowStatement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetCashFlowStatementParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCashFlowStatement(ctx, companyId, params)
+	return err
+}
+
+// GetKpi converts echo context to params.
+func (w *ServerInterfaceWrapper) GetKpi(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetKpiParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "dim_no" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dim_no", ctx.QueryParams(), &params.DimNo, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dim_no: %s", err))
+	}
+
+	// ------------- Optional query parameter "dim_code" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dim_code", ctx.QueryParams(), &params.DimCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dim_code: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetKpi(ctx, companyId, params)
+	return err
+}
+
+// GetMonthlyBreakdown converts echo context to params.
+func (w *ServerInterfaceWrapper) GetMonthlyBreakdown(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetMonthlyBreakdownParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "dim_no" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dim_no", ctx.QueryParams(), &params.DimNo, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dim_no: %s", err))
+	}
+
+	// ------------- Optional query parameter "dim_code" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dim_code", ctx.QueryParams(), &params.DimCode, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dim_code: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetMonthlyBreakdown(ctx, companyId, params)
+	return err
+}
+
 // GetSupplierLedger converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSupplierLedger(ctx echo.Context) error {
 	var err error
@@ -27605,6 +28008,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/income-statement", wrapper.GetIncomeStatement, options.OperationMiddlewares["getIncomeStatement"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/income-statement/pdf", wrapper.GetIncomeStatementPdf, options.OperationMiddlewares["getIncomeStatementPdf"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/journal-register", wrapper.GetJournalRegister, options.OperationMiddlewares["getJournalRegister"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/kassaflodesanalys", wrapper.GetCashFlowStatement, options.OperationMiddlewares["getCashFlowStatement"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/kpi", wrapper.GetKpi, options.OperationMiddlewares["getKpi"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/monthly-breakdown", wrapper.GetMonthlyBreakdown, options.OperationMiddlewares["getMonthlyBreakdown"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/supplier-ledger", wrapper.GetSupplierLedger, options.OperationMiddlewares["getSupplierLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/trial-balance", wrapper.GetTrialBalance, options.OperationMiddlewares["getTrialBalance"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration", wrapper.GetVatDeclaration, options.OperationMiddlewares["getVatDeclaration"]...)
@@ -48867,6 +49273,524 @@ func (response GetJournalRegister503JSONResponse) VisitGetJournalRegisterRespons
 	return err
 }
 
+type GetCashFlowStatementRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetCashFlowStatementParams
+}
+
+type GetCashFlowStatementResponseObject interface {
+	VisitGetCashFlowStatementResponse(w http.ResponseWriter) error
+}
+
+type GetCashFlowStatement200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetCashFlowStatement200JSONResponse struct {
+	Body    CashFlowStatementResponse
+	Headers GetCashFlowStatement200ResponseHeaders
+}
+
+func (response GetCashFlowStatement200JSONResponse) VisitGetCashFlowStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCashFlowStatement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCashFlowStatement400JSONResponse) VisitGetCashFlowStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCashFlowStatement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCashFlowStatement401JSONResponse) VisitGetCashFlowStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCashFlowStatement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCashFlowStatement403JSONResponse) VisitGetCashFlowStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCashFlowStatement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCashFlowStatement404JSONResponse) VisitGetCashFlowStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCashFlowStatement422JSONResponse struct{ UnprocessableJSONResponse }
+
+func (response GetCashFlowStatement422JSONResponse) VisitGetCashFlowStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(422)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCashFlowStatement429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCashFlowStatement429JSONResponse) VisitGetCashFlowStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCashFlowStatement500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetCashFlowStatement500JSONResponse) VisitGetCashFlowStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCashFlowStatement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCashFlowStatement503JSONResponse) VisitGetCashFlowStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetKpiRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetKpiParams
+}
+
+type GetKpiResponseObject interface {
+	VisitGetKpiResponse(w http.ResponseWriter) error
+}
+
+type GetKpi200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetKpi200JSONResponse struct {
+	Body    KpiResponse
+	Headers GetKpi200ResponseHeaders
+}
+
+func (response GetKpi200JSONResponse) VisitGetKpiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetKpi400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetKpi400JSONResponse) VisitGetKpiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetKpi401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetKpi401JSONResponse) VisitGetKpiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetKpi403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetKpi403JSONResponse) VisitGetKpiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetKpi404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetKpi404JSONResponse) VisitGetKpiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetKpi429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetKpi429JSONResponse) VisitGetKpiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetKpi500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetKpi500JSONResponse) VisitGetKpiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetKpi503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetKpi503JSONResponse) VisitGetKpiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMonthlyBreakdownRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetMonthlyBreakdownParams
+}
+
+type GetMonthlyBreakdownResponseObject interface {
+	VisitGetMonthlyBreakdownResponse(w http.ResponseWriter) error
+}
+
+type GetMonthlyBreakdown200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetMonthlyBreakdown200JSONResponse struct {
+	Body    MonthlyBreakdownResponse
+	Headers GetMonthlyBreakdown200ResponseHeaders
+}
+
+func (response GetMonthlyBreakdown200JSONResponse) VisitGetMonthlyBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMonthlyBreakdown400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetMonthlyBreakdown400JSONResponse) VisitGetMonthlyBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMonthlyBreakdown401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetMonthlyBreakdown401JSONResponse) VisitGetMonthlyBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMonthlyBreakdown403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetMonthlyBreakdown403JSONResponse) VisitGetMonthlyBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMonthlyBreakdown404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetMonthlyBreakdown404JSONResponse) VisitGetMonthlyBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMonthlyBreakdown429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetMonthlyBreakdown429JSONResponse) VisitGetMonthlyBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMonthlyBreakdown500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetMonthlyBreakdown500JSONResponse) VisitGetMonthlyBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetMonthlyBreakdown503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetMonthlyBreakdown503JSONResponse) VisitGetMonthlyBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSupplierLedgerRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetSupplierLedgerParams
@@ -61689,6 +62613,15 @@ type StrictServerInterface interface {
 	// GetJournalRegister Journal register (verifikationslista) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/journal-register)
 	GetJournalRegister(ctx context.Context, request GetJournalRegisterRequestObject) (GetJournalRegisterResponseObject, error)
+	// GetCashFlowStatement Cash flow statement (kassaflödesanalys), indirect method
+	// (GET /api/v1/companies/{companyId}/reports/kassaflodesanalys)
+	GetCashFlowStatement(ctx context.Context, request GetCashFlowStatementRequestObject) (GetCashFlowStatementResponseObject, error)
+	// GetKpi Business key figures of a period
+	// (GET /api/v1/companies/{companyId}/reports/kpi)
+	GetKpi(ctx context.Context, request GetKpiRequestObject) (GetKpiResponseObject, error)
+	// GetMonthlyBreakdown Income statement month by month
+	// (GET /api/v1/companies/{companyId}/reports/monthly-breakdown)
+	GetMonthlyBreakdown(ctx context.Context, request GetMonthlyBreakdownRequestObject) (GetMonthlyBreakdownResponseObject, error)
 	// GetSupplierLedger Accounts payable ledger (leverantörsreskontra) with aging
 	// (GET /api/v1/companies/{companyId}/reports/supplier-ledger)
 	GetSupplierLedger(ctx context.Context, request GetSupplierLedgerRequestObject) (GetSupplierLedgerResponseObject, error)
@@ -65898,6 +66831,84 @@ func (sh *strictHandler) GetJournalRegister(ctx echo.Context, companyId CompanyI
 		return err
 	} else if validResponse, ok := response.(GetJournalRegisterResponseObject); ok {
 		return validResponse.VisitGetJournalRegisterResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCashFlowStatement operation middleware
+func (sh *strictHandler) GetCashFlowStatement(ctx echo.Context, companyId CompanyId, params GetCashFlowStatementParams) error {
+	var request GetCashFlowStatementRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCashFlowStatement(ctx.Request().Context(), request.(GetCashFlowStatementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCashFlowStatement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCashFlowStatementResponseObject); ok {
+		return validResponse.VisitGetCashFlowStatementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetKpi operation middleware
+func (sh *strictHandler) GetKpi(ctx echo.Context, companyId CompanyId, params GetKpiParams) error {
+	var request GetKpiRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetKpi(ctx.Request().Context(), request.(GetKpiRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetKpi")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetKpiResponseObject); ok {
+		return validResponse.VisitGetKpiResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetMonthlyBreakdown operation middleware
+func (sh *strictHandler) GetMonthlyBreakdown(ctx echo.Context, companyId CompanyId, params GetMonthlyBreakdownParams) error {
+	var request GetMonthlyBreakdownRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetMonthlyBreakdown(ctx.Request().Context(), request.(GetMonthlyBreakdownRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetMonthlyBreakdown")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetMonthlyBreakdownResponseObject); ok {
+		return validResponse.VisitGetMonthlyBreakdownResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

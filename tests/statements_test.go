@@ -164,6 +164,34 @@ func TestIncomeStatementAndBalanceSheet(t *testing.T) {
 		t.Fatalf("this year's balance sheet: %s", s.Body)
 	}
 
+	// Month by month, summing to the year; the key figures; the cash
+	// flow by hand: 47 800 + 3 000 of depreciation + 30 000 more VAT owed
+	// (the tax of 2 000 still owed on 2512: none paid) = 80 800, the
+	// equipment's depreciation taking nothing out of investing, the
+	// periodiseringsfond none out of financing: 19xx grew 80 800.
+	mb := b.get(b.base+"/reports/monthly-breakdown?period_id="+b.period, b.token).status(t, 200)
+	if len(mb.list("data.months")) != 12 || mb.at("data.totals.net") != 35800.0 || mb.at("data.months.2.revenue") != 100000.0 ||
+		mb.at("data.months.1.expenses") != 48000.0 || mb.at("data.totals.operating_result") != 49000.0 {
+		t.Fatalf("monthly: %s", mb.Body)
+	}
+	k := b.get(b.base+"/reports/kpi?period_id="+b.period, b.token).status(t, 200)
+	if k.at("data.netResult") != 35800.0 || k.at("data.totalRevenue") != 120000.0 || k.at("data.totalExpenses") != 71000.0 ||
+		k.at("data.grossMargin") != 1.0 || k.at("data.expenseRatio") != 0.5917 || k.at("data.topExpenseAccounts.0.account_number") != "5010" ||
+		k.at("data.expenseComposition.0.class") != 5.0 || len(k.list("data.months")) != 12 {
+		t.Fatalf("kpi: %s", k.Body)
+	}
+	cf := b.get(b.base+"/reports/kassaflodesanalys?period_id="+b.period, b.token).status(t, 200)
+	if cf.at("data.lopande.resultat_efter_finansiella_poster") != 47800.0 || cf.at("data.lopande.avskrivningar") != 3000.0 ||
+		cf.at("data.lopande.forandring_kortfristiga_skulder") != 30000.0 || cf.at("data.lopande.betald_skatt") != 0.0 ||
+		cf.at("data.lopande.total") != 80800.0 || cf.at("data.investerings.total") != 0.0 || cf.at("data.finansierings.total") != 0.0 ||
+		cf.at("data.total_cash_flow") != 80800.0 || cf.at("data.reconciliation.opening_cash") != 58500.0 ||
+		cf.at("data.reconciliation.closing_cash") != 139300.0 || cf.at("data.reconciliation.is_reconciled") != true {
+		t.Fatalf("cash flow: %s", cf.Body)
+	}
+	if cf = b.get(b.base+"/reports/kassaflodesanalys?period_id="+b.period+"&dim_no=6", b.token).status(t, 200); cf.Header.Get("X-Ignored-Query-Params") != "dim_no" {
+		t.Fatalf("dimension filter on the cash flow: %v", cf.Header)
+	}
+
 	// The PDFs, read back.
 	pi := b.get(b.base+"/reports/income-statement/pdf?"+q(), b.token).status(t, 200)
 	text := pdfText(t, pi.Body)

@@ -541,6 +541,15 @@ func reportSources(companies *company.Store, sales *invoicing.Store, cfg Config)
 			return out, err
 		},
 		FirstInvoice: sales.FirstIssued,
+		PaymentDays:  sales.PaymentDays,
+		TopSuppliers: func(ctx context.Context, c uuid.UUID, from, to time.Time, n int) ([]reports.SupplierTotal, error) {
+			rows, err := bought.TopSuppliers(ctx, c, from, to, n)
+			out := make([]reports.SupplierTotal, len(rows))
+			for i, r := range rows {
+				out[i] = reports.SupplierTotal{ID: r.SupplierID, Name: r.Name, Total: r.TotalSEK, Count: r.Count}
+			}
+			return out, err
+		},
 	}
 }
 

@@ -75,3 +75,13 @@ func (s *Store) FirstIssued(ctx context.Context, company uuid.UUID) (*time.Time,
 		WHERE company_id = $1 AND document_type = 'invoice' AND status NOT IN ('draft', 'cancelled')`, company)
 	return d, err
 }
+
+// PaymentDays is the average number of days from invoice date to full
+// payment of the invoices paid from..to, nil when none was.
+func (s *Store) PaymentDays(ctx context.Context, company uuid.UUID, from, to time.Time) (*float64, error) {
+	var avg *float64
+	err := s.db.Q(ctx).GetContext(ctx, &avg, `SELECT round(avg(paid_at - invoice_date), 1)::float8 FROM invoices
+		WHERE company_id = $1 AND document_type = 'invoice' AND credited_invoice_id IS NULL AND status = 'paid'
+			AND paid_at BETWEEN $2 AND $3`, company, store.Day(from), store.Day(to))
+	return avg, err
+}

@@ -62,3 +62,26 @@ func (s *Store) OutstandingOn(ctx context.Context, company uuid.UUID, day time.T
 		ORDER BY supplier_name, supplier_id, due_date, invoice_date, id`, company, store.Day(day))
 	return out, err
 }
+
+// SupplierTotal is what the company bought of one supplier.
+type SupplierTotal struct {
+	SupplierID uuid.UUID    `db:"supplier_id"`
+	Name       string       `db:"name"`
+	TotalSEK   money.Amount `db:"total_sek"`
+	Count      int          `db:"invoice_count"`
+}
+
+// TopSuppliers are the n suppliers the company bought the most from in
+// invoices dated from..to, in kronor; credit notes (negative) count
+// against them,
+// reversed registrations not at all.
+func (s *Store) TopSuppliers(ctx context.Context, company uuid.UUID, from, to time.Time, n int) ([]SupplierTotal, error) {
+	out := []SupplierTotal{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT i.supplier_id, s.name, sum(i.total_sek) AS total_sek,
+			count(*) FILTER (WHERE NOT i.is_credit_note) AS invoice_count
+		FROM supplier_invoices i JOIN suppliers s ON s.company_id = i.company_id AND s.id = i.supplier_id
+		WHERE i.company_id = $1 AND i.status <> 'reversed' AND i.invoice_date BETWEEN $2 AND $3
+		GROUP BY i.supplier_id, s.name ORDER BY 3 DESC, s.name LIMIT $4`, company, store.Day(from), store.Day(to), n)
+	return out, err
+}

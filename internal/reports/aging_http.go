@@ -17,9 +17,17 @@ import (
 
 // The accounts the registers reconcile to.
 var (
-	receivableAccounts = []string{"1510", "1513"}
-	payableAccounts    = []string{"2440"}
+	receivableAccounts = []span{{"1510", "1510"}, {"1513", "1513"}}
+	payableAccounts    = []span{{"2440", "2440"}}
 )
+
+func numbers(spans []span) []string {
+	out := make([]string, len(spans))
+	for i, s := range spans {
+		out[i] = s.lo
+	}
+	return out
+}
 
 // asOf is the day a ledger report is asked for: today (UTC) unless
 // given, from 2000 to the end of next year.
@@ -35,32 +43,28 @@ func (h *Handler) asOf(d *openapi_types.Date) (time.Time, error) {
 	return d.Time, nil
 }
 
-// balanceOn is the balance (debit minus credit) of accounts at the end of
-// day: the opening balance of the fiscal year holding day and what moved
-// since; zero outside every fiscal year.
-func (h *Handler) balanceOn(ctx context.Context, company uuid.UUID, day time.Time, accounts []string) (money.Amount, error) {
+// balanceOn is the balance (debit minus credit) of the accounts in spans
+// at the end of day: the opening balance of the fiscal year holding day
+// and what moved since; zero outside every fiscal year.
+func (h *Handler) balanceOn(ctx context.Context, company uuid.UUID, day time.Time, spans ...span) (money.Amount, error) {
 	p, err := h.periods.Covering(ctx, company, day)
 	if err != nil || p.ID == uuid.Nil {
 		return money.Amount{}, err
 	}
-	lo, hi := accounts[0], accounts[len(accounts)-1]
-	want := map[string]bool{}
-	for _, a := range accounts {
-		want[a] = true
-	}
+	lo, hi := spans[0].lo, spans[len(spans)-1].hi
 	totals, err := h.ledger.Totals(ctx, company, p.ID, lo, hi, true)
 	if err != nil {
 		return money.Amount{}, err
 	}
 	var out money.Amount
 	for _, t := range totals {
-		if want[t.Account] {
+		if in(t.Account, spans) {
 			out = out.Add(t.Opening)
 		}
 	}
 	rows, err := h.ledger.Window(ctx, company, p.Start, day, lo, hi, true)
 	for _, r := range rows {
-		if want[r.Account] {
+		if in(r.Account, spans) {
 			out = out.Add(r.Debit).Sub(r.Credit)
 		}
 	}
@@ -103,15 +107,15 @@ func agingTotals(a Aging) gen.AgingTotals {
 // reconcile compares the register's total with the ledger accounts on
 // day; nil under kontantmetoden. credit says the accounts hold a credit
 // balance (payables).
-func (h *Handler) reconcile(ctx context.Context, company uuid.UUID, c Company, day time.Time, accounts []string, register money.Amount, credit bool) (nullable.Nullable[gen.LedgerReconciliation], error) {
+func (h *Handler) reconcile(ctx context.Context, company uuid.UUID, c Company, day time.Time, accounts []span, register money.Amount, credit bool) (nullable.Nullable[gen.LedgerReconciliation], error) {
 	if c.AccountingMethod == "cash" {
 		return nullable.NewNullNullable[gen.LedgerReconciliation](), nil
 	}
-	bal, err := h.balanceOn(ctx, company, day, accounts)
+	bal, err := h.balanceOn(ctx, company, day, accounts...)
 	if credit {
 		bal = bal.Neg()
 	}
-	return nullable.NewNullableWithValue(gen.LedgerReconciliation{Accounts: accounts, LedgerBalance: bal,
+	return nullable.NewNullableWithValue(gen.LedgerReconciliation{Accounts: numbers(accounts), LedgerBalance: bal,
 		RegisterTotal: register, Difference: bal.Sub(register)}), err
 }
 
@@ -149,7 +153,7 @@ func (h *Handler) GetArLedger(ctx context.Context, req gen.GetArLedgerRequestObj
 		out.RegisterCoverage.CoversFrom = nullable.NewNullableWithValue(openapi_types.Date{Time: *first})
 		before = *first
 	}
-	if out.RegisterCoverage.HasPreRegisterInvoices, err = h.ledger.PostedBefore(ctx, company, receivableAccounts, before); err != nil {
+	if out.RegisterCoverage.HasPreRegisterInvoices, err = h.ledger.PostedBefore(ctx, company, numbers(receivableAccounts), before); err != nil {
 		return nil, err
 	}
 	return gen.GetArLedger200JSONResponse{Body: gen.ArLedgerResponse{Meta: envelope.Meta(ctx), Data: out}}, nil

@@ -39,6 +39,10 @@ type Sources struct {
 	Receivables, Payables func(ctx context.Context, company uuid.UUID, day time.Time) ([]Outstanding, error)
 	// FirstInvoice is the date of the first issued customer invoice.
 	FirstInvoice func(ctx context.Context, company uuid.UUID) (*time.Time, error)
+	// PaymentDays is the average days to payment of the invoices paid
+	// from..to; TopSuppliers the n suppliers bought the most from.
+	PaymentDays  func(ctx context.Context, company uuid.UUID, from, to time.Time) (*float64, error)
+	TopSuppliers func(ctx context.Context, company uuid.UUID, from, to time.Time, n int) ([]SupplierTotal, error)
 }
 
 // NewHandler returns the reports handler.

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
 
@@ -118,5 +120,48 @@ func TestLastYear(t *testing.T) {
 		if got := lastYear(d).Format(time.DateOnly); got != want {
 			t.Errorf("%s: %s, want %s", in, got, want)
 		}
+	}
+}
+
+// A year's cash flow by hand: 47 800 after financial items, 3 000 of
+// depreciation, 10 000 to a periodiseringsfond, 2 000 of tax of which
+// 1 500 paid through 2518, 30 000 more VAT owed, equipment of 15 000
+// bought, a loan of 20 000 taken: 19xx grows 47 800 + 3 000 - 1 500 +
+// 30 000 - 15 000 + 20 000 = 84 300.
+func TestCash(t *testing.T) {
+	change := map[string]money.Amount{"3001": m("-120000"), "5010": m("48000"), "7010": m("20000"), "7832": m("3000"),
+		"8410": m("1200"), "8811": m("10000"), "2125": m("-10000"), "8910": m("2000"), "2512": m("-2000"),
+		"2518": m("1500"), "2611": m("-30000"), "1220": m("15000"), "1229": m("-3000"), "2350": m("-20000"),
+		"1930": m("84300"), "2099": m("6000"), "2091": m("-6000")}
+	c, err := Cash(map[string]money.Amount{"1930": m("58500")}, change)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, got := range map[string][2]money.Amount{"result": {c.ResultAfterFinancial, m("47800")},
+		"tax paid": {c.TaxPaid, m("-1500")}, "operating": {c.Operating, m("79300")},
+		"fixed assets": {c.FixedAssets, m("-15000")}, "financing": {c.Financing, m("20000")},
+		"total": {c.Total, m("84300")}, "closing": {c.ClosingCash, m("142800")}} {
+		if got[0].Cmp(got[1]) != 0 {
+			t.Errorf("%s: %s, want %s", name, got[0], got[1])
+		}
+	}
+	if !c.Mismatch.IsZero() {
+		t.Errorf("mismatch %s", c.Mismatch)
+	}
+	// Income tax through 2510, the catch-all: it cannot be told apart.
+	change["2510"], change["2512"] = m("-2000"), m("0")
+	if _, err := Cash(nil, change); !apierr.Is(err, apierr.CashFlowTaxAllocationRequired) {
+		t.Errorf("2510: %v", err)
+	}
+}
+
+func TestMonthsSumToTheYear(t *testing.T) {
+	rows := []ledger.MonthTotal{{Account: "3001", Month: day("2026-01-01"), Credit: m("1000")},
+		{Account: "5010", Month: day("2026-01-01"), Debit: m("400")}, {Account: "8410", Month: day("2026-03-01"), Debit: m("50")},
+		{Account: "8999", Month: day("2026-03-01"), Debit: m("550")}}
+	ms := Months(rows, day("2026-01-01"), day("2026-03-31"))
+	if len(ms) != 3 || ms[0].Net.Cmp(m("600")) != 0 || ms[0].Expenses.Cmp(m("400")) != 0 || ms[1].Net.Sign() != 0 ||
+		ms[2].Net.Cmp(m("-50")) != 0 || ms[2].OperatingResult.Sign() != 0 {
+		t.Errorf("months %+v", ms)
 	}
 }
