@@ -1779,6 +1779,66 @@ func (e ErrorCode) Valid() bool {
 	}
 }
 
+// Defines values for EuSalesCrossCheckBox.
+const (
+	N35 EuSalesCrossCheckBox = "35"
+	N38 EuSalesCrossCheckBox = "38"
+	N39 EuSalesCrossCheckBox = "39"
+)
+
+// Valid indicates whether the value is a known member of the EuSalesCrossCheckBox enum.
+func (e EuSalesCrossCheckBox) Valid() bool {
+	switch e {
+	case N35:
+		return true
+	case N38:
+		return true
+	case N39:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EuSalesErrorCode.
+const (
+	BUYERVATNUMBERMISSING EuSalesErrorCode = "BUYER_VAT_NUMBER_MISSING"
+	BUYERVATNUMBERNOTEU   EuSalesErrorCode = "BUYER_VAT_NUMBER_NOT_EU"
+)
+
+// Valid indicates whether the value is a known member of the EuSalesErrorCode enum.
+func (e EuSalesErrorCode) Valid() bool {
+	switch e {
+	case BUYERVATNUMBERMISSING:
+		return true
+	case BUYERVATNUMBERNOTEU:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for EuSalesFilerMissing.
+const (
+	TaxContactName  EuSalesFilerMissing = "tax_contact_name"
+	TaxContactPhone EuSalesFilerMissing = "tax_contact_phone"
+	VatNumber       EuSalesFilerMissing = "vat_number"
+)
+
+// Valid indicates whether the value is a known member of the EuSalesFilerMissing enum.
+func (e EuSalesFilerMissing) Valid() bool {
+	switch e {
+	case TaxContactName:
+		return true
+	case TaxContactPhone:
+		return true
+	case VatNumber:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for FeedEventType.
 const (
 	FeedEventTypeAgiGenerated              FeedEventType = "agi.generated"
@@ -2967,6 +3027,24 @@ func (e PsPeriod) Valid() bool {
 	case PsPeriodMonthly:
 		return true
 	case PsPeriodQuarterly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PsPeriodType.
+const (
+	PsPeriodTypeMonthly   PsPeriodType = "monthly"
+	PsPeriodTypeQuarterly PsPeriodType = "quarterly"
+)
+
+// Valid indicates whether the value is a known member of the PsPeriodType enum.
+func (e PsPeriodType) Valid() bool {
+	switch e {
+	case PsPeriodTypeMonthly:
+		return true
+	case PsPeriodTypeQuarterly:
 		return true
 	default:
 		return false
@@ -6879,6 +6957,92 @@ type ErrorEnvelope struct {
 	Error Error `json:"error"`
 }
 
+// EuSalesCrossCheck defines model for EuSalesCrossCheck.
+type EuSalesCrossCheck struct {
+	Box EuSalesCrossCheckBox `json:"box"`
+
+	// Difference vat_return - list: the VAT return's box against the list's total of that kind.
+	Difference int `json:"difference"`
+	List       int `json:"list"`
+	VatReturn  int `json:"vat_return"`
+}
+
+// EuSalesCrossCheckBox defines model for EuSalesCrossCheck.Box.
+type EuSalesCrossCheckBox string
+
+// EuSalesError defines model for EuSalesError.
+type EuSalesError struct {
+	Code         EuSalesErrorCode     `json:"code"`
+	CustomerId   openapi_types.UUID   `json:"customer_id"`
+	CustomerName string               `json:"customer_name"`
+	InvoiceIds   []openapi_types.UUID `json:"invoice_ids"`
+	Issue        string               `json:"issue"`
+}
+
+// EuSalesErrorCode defines model for EuSalesError.Code.
+type EuSalesErrorCode string
+
+// EuSalesFiler defines model for EuSalesFiler.
+type EuSalesFiler struct {
+	Email nullable.Nullable[string] `json:"email"`
+
+	// Missing Settings the file needs and lacks.
+	Missing   []EuSalesFilerMissing     `json:"missing"`
+	Name      nullable.Nullable[string] `json:"name"`
+	Phone     nullable.Nullable[string] `json:"phone"`
+	VatNumber nullable.Nullable[string] `json:"vat_number"`
+}
+
+// EuSalesFilerMissing defines model for EuSalesFiler.Missing.
+type EuSalesFilerMissing string
+
+// EuSalesList defines model for EuSalesList.
+type EuSalesList struct {
+	CrossCheck []EuSalesCrossCheck `json:"cross_check"`
+
+	// CsvReady No errors and the filer complete: GET .../csv answers the file.
+	CsvReady bool           `json:"csv_ready"`
+	Errors   []EuSalesError `json:"errors"`
+	Filer    EuSalesFiler   `json:"filer"`
+
+	// Period A VAT period.
+	Period VatPeriod `json:"period"`
+
+	// PeriodCode As the file names it: YYMM or YY-Q.
+	PeriodCode string       `json:"period_code"`
+	Rows       []EuSalesRow `json:"rows"`
+	Totals     struct {
+		Goods         int `json:"goods"`
+		Services      int `json:"services"`
+		Triangulation int `json:"triangulation"`
+	} `json:"totals"`
+}
+
+// EuSalesListResponse defines model for EuSalesListResponse.
+type EuSalesListResponse struct {
+	Data EuSalesList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// EuSalesRow defines model for EuSalesRow.
+type EuSalesRow struct {
+	BuyerVatNumber string               `json:"buyer_vat_number"`
+	CustomerIds    []openapi_types.UUID `json:"customer_ids"`
+	CustomerName   string               `json:"customer_name"`
+
+	// Goods Varor: whole kronor, truncated; null when none were sold.
+	Goods        nullable.Nullable[int] `json:"goods"`
+	InvoiceCount int                    `json:"invoice_count"`
+
+	// Services Tjänster enligt huvudregeln; null when none.
+	Services nullable.Nullable[int] `json:"services"`
+
+	// Triangulation Trepartshandel; null when none.
+	Triangulation nullable.Nullable[int] `json:"triangulation"`
+}
+
 // EventFeed defines model for EventFeed.
 type EventFeed struct {
 	Events []FeedEvent `json:"events"`
@@ -10104,6 +10268,9 @@ type PostingLine struct {
 
 // PsPeriod Period of the EU sales list (periodisk sammanställning).
 type PsPeriod string
+
+// PsPeriodType The EU sales list is filed per month (goods) or quarter (services only).
+type PsPeriodType string
 
 // Quantity A quantity with at most four decimals (1.5 hours, 0.125 kg); a credit note's lines carry their original's negated.
 type Quantity = money.Quantity
@@ -14512,6 +14679,28 @@ type GetMonthlyBreakdownParams struct {
 	DimCode *ReportDimCode `form:"dim_code,omitempty" json:"dim_code,omitempty"`
 }
 
+// GetEuSalesListParams defines parameters for GetEuSalesList.
+type GetEuSalesListParams struct {
+	PeriodType PsPeriodType `form:"period_type" json:"period_type"`
+
+	// Year The calendar year of the month or quarter; for yearly, the year the fiscal year ends in.
+	Year VatYear `form:"year" json:"year"`
+
+	// Period The month (1-12) or quarter (1-4).
+	Period int `form:"period" json:"period"`
+}
+
+// GetEuSalesListCsvParams defines parameters for GetEuSalesListCsv.
+type GetEuSalesListCsvParams struct {
+	PeriodType PsPeriodType `form:"period_type" json:"period_type"`
+
+	// Year The calendar year of the month or quarter; for yearly, the year the fiscal year ends in.
+	Year VatYear `form:"year" json:"year"`
+
+	// Period The month (1-12) or quarter (1-4).
+	Period int `form:"period" json:"period"`
+}
+
 // GetSupplierLedgerParams defines parameters for GetSupplierLedger.
 type GetSupplierLedgerParams struct {
 	// AsOfDate The day (2000-01-01 to the end of next year; default today, UTC).
@@ -18275,6 +18464,12 @@ type ServerInterface interface {
 	// GetMonthlyBreakdown Income statement month by month
 	// (GET /api/v1/companies/{companyId}/reports/monthly-breakdown)
 	GetMonthlyBreakdown(ctx echo.Context, companyId CompanyId, params GetMonthlyBreakdownParams) error
+	// GetEuSalesList EU sales list (periodisk sammanställning)
+	// (GET /api/v1/companies/{companyId}/reports/periodisk-sammanstallning)
+	GetEuSalesList(ctx echo.Context, companyId CompanyId, params GetEuSalesListParams) error
+	// GetEuSalesListCsv EU sales list as Skatteverket's file
+	// (GET /api/v1/companies/{companyId}/reports/periodisk-sammanstallning/csv)
+	GetEuSalesListCsv(ctx echo.Context, companyId CompanyId, params GetEuSalesListCsvParams) error
 	// GetSupplierLedger Accounts payable ledger (leverantörsreskontra) with aging
 	// (GET /api/v1/companies/{companyId}/reports/supplier-ledger)
 	GetSupplierLedger(ctx echo.Context, companyId CompanyId, params GetSupplierLedgerParams) error
@@ -24349,6 +24544,84 @@ func (w *ServerInterfaceWrapper) GetMonthlyBreakdown(ctx echo.Context) error {
 	return err
 }
 
+// GetEuSalesList converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEuSalesList(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetEuSalesListParams
+	// ------------- Required query parameter "period_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_type", ctx.QueryParams(), &params.PeriodType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_type: %s", err))
+	}
+
+	// ------------- Required query parameter "year" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "year", ctx.QueryParams(), &params.Year, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter year: %s", err))
+	}
+
+	// ------------- Required query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEuSalesList(ctx, companyId, params)
+	return err
+}
+
+// GetEuSalesListCsv converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEuSalesListCsv(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetEuSalesListCsvParams
+	// ------------- Required query parameter "period_type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_type", ctx.QueryParams(), &params.PeriodType, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_type: %s", err))
+	}
+
+	// ------------- Required query parameter "year" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "year", ctx.QueryParams(), &params.Year, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter year: %s", err))
+	}
+
+	// ------------- Required query parameter "period" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period", ctx.QueryParams(), &params.Period, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEuSalesListCsv(ctx, companyId, params)
+	return err
+}
+
 // GetSupplierLedger converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSupplierLedger(ctx echo.Context) error {
 	var err error
@@ -28011,6 +28284,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/kassaflodesanalys", wrapper.GetCashFlowStatement, options.OperationMiddlewares["getCashFlowStatement"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/kpi", wrapper.GetKpi, options.OperationMiddlewares["getKpi"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/monthly-breakdown", wrapper.GetMonthlyBreakdown, options.OperationMiddlewares["getMonthlyBreakdown"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/periodisk-sammanstallning", wrapper.GetEuSalesList, options.OperationMiddlewares["getEuSalesList"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/periodisk-sammanstallning/csv", wrapper.GetEuSalesListCsv, options.OperationMiddlewares["getEuSalesListCsv"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/supplier-ledger", wrapper.GetSupplierLedger, options.OperationMiddlewares["getSupplierLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/trial-balance", wrapper.GetTrialBalance, options.OperationMiddlewares["getTrialBalance"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration", wrapper.GetVatDeclaration, options.OperationMiddlewares["getVatDeclaration"]...)
@@ -49791,6 +50066,348 @@ func (response GetMonthlyBreakdown503JSONResponse) VisitGetMonthlyBreakdownRespo
 	return err
 }
 
+type GetEuSalesListRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetEuSalesListParams
+}
+
+type GetEuSalesListResponseObject interface {
+	VisitGetEuSalesListResponse(w http.ResponseWriter) error
+}
+
+type GetEuSalesList200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetEuSalesList200JSONResponse struct {
+	Body    EuSalesListResponse
+	Headers GetEuSalesList200ResponseHeaders
+}
+
+func (response GetEuSalesList200JSONResponse) VisitGetEuSalesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesList400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEuSalesList400JSONResponse) VisitGetEuSalesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesList401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEuSalesList401JSONResponse) VisitGetEuSalesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesList403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEuSalesList403JSONResponse) VisitGetEuSalesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesList404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEuSalesList404JSONResponse) VisitGetEuSalesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesList429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetEuSalesList429JSONResponse) VisitGetEuSalesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesList500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetEuSalesList500JSONResponse) VisitGetEuSalesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesList503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEuSalesList503JSONResponse) VisitGetEuSalesListResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesListCsvRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetEuSalesListCsvParams
+}
+
+type GetEuSalesListCsvResponseObject interface {
+	VisitGetEuSalesListCsvResponse(w http.ResponseWriter) error
+}
+
+type GetEuSalesListCsv200ResponseHeaders struct {
+	ContentDisposition  *string
+	XIgnoredQueryParams *string
+}
+
+type GetEuSalesListCsv200TextcsvCharsetIso88591Response struct {
+	Body          io.Reader
+	Headers       GetEuSalesListCsv200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetEuSalesListCsv200TextcsvCharsetIso88591Response) VisitGetEuSalesListCsvResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/csv; charset=iso-8859-1")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetEuSalesListCsv400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEuSalesListCsv400JSONResponse) VisitGetEuSalesListCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesListCsv401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEuSalesListCsv401JSONResponse) VisitGetEuSalesListCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesListCsv403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEuSalesListCsv403JSONResponse) VisitGetEuSalesListCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesListCsv404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEuSalesListCsv404JSONResponse) VisitGetEuSalesListCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesListCsv429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetEuSalesListCsv429JSONResponse) VisitGetEuSalesListCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesListCsv500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetEuSalesListCsv500JSONResponse) VisitGetEuSalesListCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEuSalesListCsv503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEuSalesListCsv503JSONResponse) VisitGetEuSalesListCsvResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSupplierLedgerRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetSupplierLedgerParams
@@ -62622,6 +63239,12 @@ type StrictServerInterface interface {
 	// GetMonthlyBreakdown Income statement month by month
 	// (GET /api/v1/companies/{companyId}/reports/monthly-breakdown)
 	GetMonthlyBreakdown(ctx context.Context, request GetMonthlyBreakdownRequestObject) (GetMonthlyBreakdownResponseObject, error)
+	// GetEuSalesList EU sales list (periodisk sammanställning)
+	// (GET /api/v1/companies/{companyId}/reports/periodisk-sammanstallning)
+	GetEuSalesList(ctx context.Context, request GetEuSalesListRequestObject) (GetEuSalesListResponseObject, error)
+	// GetEuSalesListCsv EU sales list as Skatteverket's file
+	// (GET /api/v1/companies/{companyId}/reports/periodisk-sammanstallning/csv)
+	GetEuSalesListCsv(ctx context.Context, request GetEuSalesListCsvRequestObject) (GetEuSalesListCsvResponseObject, error)
 	// GetSupplierLedger Accounts payable ledger (leverantörsreskontra) with aging
 	// (GET /api/v1/companies/{companyId}/reports/supplier-ledger)
 	GetSupplierLedger(ctx context.Context, request GetSupplierLedgerRequestObject) (GetSupplierLedgerResponseObject, error)
@@ -66909,6 +67532,58 @@ func (sh *strictHandler) GetMonthlyBreakdown(ctx echo.Context, companyId Company
 		return err
 	} else if validResponse, ok := response.(GetMonthlyBreakdownResponseObject); ok {
 		return validResponse.VisitGetMonthlyBreakdownResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEuSalesList operation middleware
+func (sh *strictHandler) GetEuSalesList(ctx echo.Context, companyId CompanyId, params GetEuSalesListParams) error {
+	var request GetEuSalesListRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEuSalesList(ctx.Request().Context(), request.(GetEuSalesListRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEuSalesList")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEuSalesListResponseObject); ok {
+		return validResponse.VisitGetEuSalesListResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEuSalesListCsv operation middleware
+func (sh *strictHandler) GetEuSalesListCsv(ctx echo.Context, companyId CompanyId, params GetEuSalesListCsvParams) error {
+	var request GetEuSalesListCsvRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEuSalesListCsv(ctx.Request().Context(), request.(GetEuSalesListCsvRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEuSalesListCsv")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEuSalesListCsvResponseObject); ok {
+		return validResponse.VisitGetEuSalesListCsvResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

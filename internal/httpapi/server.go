@@ -466,20 +466,16 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	h := handlers{
-		invoicingAPI: salesAPI,
-		payablesAPI:  payables.NewHandler(bought, cursors),
-		inboxAPI:     inbox.NewHandler(mailbox, cursors),
-		webhooksAPI:  hooksAPI,
-		bankingAPI:   banking.NewHandler(bank),
-		bankTxAPI:    banking.NewTxHandler(bank, cursors, cfg.Now),
-		partiesAPI:   parties.NewHandler(registry, cursors),
-		ledgerAPI:    ledger.NewHandler(journal, ops, cursors, cfg.Now),
-		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg)),
-		vatAPI: vat.NewHandler(vat.NewReturns(cfg.DB, journal, accounts, periods, vat.NewStore(cfg.DB, audits),
-			func(ctx context.Context, c uuid.UUID) (vat.Declarant, error) {
-				var d vat.Declarant
-				return d, companies.Declarant(ctx, c, &d)
-			}, cfg.Now), nil),
+		invoicingAPI:  salesAPI,
+		payablesAPI:   payables.NewHandler(bought, cursors),
+		inboxAPI:      inbox.NewHandler(mailbox, cursors),
+		webhooksAPI:   hooksAPI,
+		bankingAPI:    banking.NewHandler(bank),
+		bankTxAPI:     banking.NewTxHandler(bank, cursors, cfg.Now),
+		partiesAPI:    parties.NewHandler(registry, cursors),
+		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
+		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg)),
+		vatAPI:        vat.NewHandler(vatReturns(cfg, journal, accounts, periods, audits, companies, sales, people), nil),
 		dimensionsAPI: dimensions.NewHandler(dims),
 		documentsAPI:  docsAPI,
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
@@ -507,6 +503,43 @@ func New(cfg Config) (*Server, error) {
 	e.Use(s.guard, s.beforeWork, s.unitOfWork)
 	gen.RegisterHandlers(e, gen.NewStrictHandler(h, nil))
 	return s, nil
+}
+
+// vatReturns are the VAT returns over the books, the EU sales list read
+// from the invoices with each buyer's VAT number.
+func vatReturns(cfg Config, journal *ledger.Store, accounts *chart.Store, periods *fiscal.Store, audits *audit.Store,
+	companies *company.Store, sales *invoicing.Store, people *parties.Store) *vat.Returns {
+	r := vat.NewReturns(cfg.DB, journal, accounts, periods, vat.NewStore(cfg.DB, audits),
+		func(ctx context.Context, c uuid.UUID) (vat.Declarant, error) {
+			var d vat.Declarant
+			return d, companies.Declarant(ctx, c, &d)
+		}, cfg.Now)
+	r.Sales = func(ctx context.Context, c uuid.UUID, from, to time.Time) ([]vat.Sale, error) {
+		rows, err := sales.EUSalesIn(ctx, c, from, to)
+		if err != nil {
+			return nil, err
+		}
+		buyers := map[uuid.UUID]*string{}
+		out := make([]vat.Sale, len(rows))
+		for i, s := range rows {
+			vatNumber, ok := buyers[s.CustomerID]
+			if !ok {
+				cust, err := people.Addressee(ctx, c, s.CustomerID)
+				if err != nil {
+					return nil, err
+				}
+				vatNumber, buyers[s.CustomerID] = cust.VATNumber, cust.VATNumber
+			}
+			kind := vat.Goods
+			if s.Treatment == "eu_services" {
+				kind = vat.Services
+			}
+			out[i] = vat.Sale{InvoiceID: s.ID, CustomerID: s.CustomerID, CustomerName: s.CustomerName,
+				VATNumber: vatNumber, Kind: kind, Amount: s.AmountSEK}
+		}
+		return out, nil
+	}
+	return r
 }
 
 // reportSources are what the reports read of the company and the

@@ -85,3 +85,32 @@ func (s *Store) PaymentDays(ctx context.Context, company uuid.UUID, from, to tim
 			AND paid_at BETWEEN $2 AND $3`, company, store.Day(from), store.Day(to))
 	return avg, err
 }
+
+// EUSale is an invoice or credit note for a sale to another EU state
+// under reverse charge: what the EU sales list reports.
+type EUSale struct {
+	ID           uuid.UUID `db:"id"`
+	Number       *string   `db:"invoice_number"`
+	CustomerID   uuid.UUID `db:"customer_id"`
+	CustomerName string    `db:"customer_name"`
+	// Treatment is eu_goods or eu_services.
+	Treatment   string       `db:"vat_treatment"`
+	InvoiceDate time.Time    `db:"invoice_date"`
+	AmountSEK   money.Amount `db:"amount_sek"`
+}
+
+// EUSalesIn lists the issued invoices and credit notes dated from..to
+// that sold goods or services to another EU state under reverse charge,
+// with their value before VAT in kronor, at the invoice's rate (negative
+// for a credit note).
+func (s *Store) EUSalesIn(ctx context.Context, company uuid.UUID, from, to time.Time) ([]EUSale, error) {
+	out := []EUSale{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT id, invoice_number, customer_id, customer_name, vat_treatment, invoice_date,
+			CASE WHEN currency = 'SEK' THEN subtotal ELSE round(subtotal * exchange_rate, 2) END AS amount_sek
+		FROM invoices
+		WHERE company_id = $1 AND document_type = 'invoice' AND status NOT IN ('draft', 'cancelled')
+			AND vat_treatment IN ('eu_goods', 'eu_services') AND invoice_date BETWEEN $2 AND $3
+		ORDER BY customer_id, invoice_date, invoice_number`, company, store.Day(from), store.Day(to))
+	return out, err
+}

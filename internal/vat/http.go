@@ -271,3 +271,71 @@ func convert[T any](m any) T {
 	_ = json.Unmarshal(b, &out)
 	return out
 }
+
+func euQuery(kind gen.PsPeriodType, year, number int) Query {
+	return Query{Type: string(kind), Year: year, Number: number}
+}
+
+// GetEuSalesList answers the EU sales list of a month or quarter.
+func (h *Handler) GetEuSalesList(ctx context.Context, req gen.GetEuSalesListRequestObject) (gen.GetEuSalesListResponseObject, error) {
+	p := req.Params
+	l, err := h.returns.EUList(ctx, uuid.UUID(req.CompanyId), euQuery(p.PeriodType, p.Year, p.Period))
+	if err != nil {
+		return nil, err
+	}
+	text := func(s string) nullable.Nullable[string] {
+		if s == "" {
+			return nullable.NewNullNullable[string]()
+		}
+		return nullable.NewNullableWithValue(s)
+	}
+	missing := l.Filer.Missing()
+	out := gen.EuSalesList{Period: wirePeriod(l.Period), PeriodCode: PeriodCode(l.Period),
+		Filer: gen.EuSalesFiler{VatNumber: text(l.Filer.VATNumber), Name: text(l.Filer.Name), Phone: text(l.Filer.Phone),
+			Email: text(l.Filer.Email), Missing: make([]gen.EuSalesFilerMissing, len(missing))},
+		Rows: make([]gen.EuSalesRow, len(l.List.Rows)), Errors: make([]gen.EuSalesError, len(l.List.Errors)),
+		CsvReady: len(missing) == 0 && len(l.List.Errors) == 0}
+	for i, m := range missing {
+		out.Filer.Missing[i] = gen.EuSalesFilerMissing(m)
+	}
+	value := func(has bool, v int64) nullable.Nullable[int] {
+		if !has {
+			return nullable.NewNullNullable[int]()
+		}
+		return nullable.NewNullableWithValue(int(v))
+	}
+	for i, r := range l.List.Rows {
+		out.Rows[i] = gen.EuSalesRow{BuyerVatNumber: r.VATNumber, CustomerIds: r.CustomerIDs, CustomerName: r.CustomerName,
+			Goods: value(r.HasGoods, r.Goods), Triangulation: value(r.HasTriang, r.Triangulation),
+			Services: value(r.HasServices, r.Services), InvoiceCount: r.Invoices}
+	}
+	for i, e := range l.List.Errors {
+		out.Errors[i] = gen.EuSalesError{CustomerId: e.CustomerID, CustomerName: e.CustomerName, InvoiceIds: e.InvoiceIDs,
+			Code: gen.EuSalesErrorCode(e.Code), Issue: e.Issue}
+	}
+	out.Totals.Goods, out.Totals.Triangulation, out.Totals.Services = int(l.List.Goods), int(l.List.Triangulation), int(l.List.Services)
+	for _, c := range []struct {
+		box  string
+		list int64
+	}{{"35", l.List.Goods}, {"38", l.List.Triangulation}, {"39", l.List.Services}} {
+		out.CrossCheck = append(out.CrossCheck, gen.EuSalesCrossCheck{Box: gen.EuSalesCrossCheckBox(c.box),
+			VatReturn: int(l.Boxes[c.box]), List: int(c.list), Difference: int(l.Boxes[c.box] - c.list)})
+	}
+	return gen.GetEuSalesList200JSONResponse{Body: gen.EuSalesListResponse{Meta: envelope.Meta(ctx), Data: out}}, nil
+}
+
+// GetEuSalesListCsv answers the EU sales list as Skatteverket's file.
+func (h *Handler) GetEuSalesListCsv(ctx context.Context, req gen.GetEuSalesListCsvRequestObject) (gen.GetEuSalesListCsvResponseObject, error) {
+	p := req.Params
+	l, err := h.returns.EUList(ctx, uuid.UUID(req.CompanyId), euQuery(p.PeriodType, p.Year, p.Period))
+	if err != nil {
+		return nil, err
+	}
+	b, err := CSV(l.Filer, l.Period, l.List)
+	if err != nil {
+		return nil, err
+	}
+	disp := fmt.Sprintf(`attachment; filename="periodisk-sammanstallning-%s.csv"`, PeriodCode(l.Period))
+	return gen.GetEuSalesListCsv200TextcsvCharsetIso88591Response{Body: bytes.NewReader(b), ContentLength: int64(len(b)),
+		Headers: gen.GetEuSalesListCsv200ResponseHeaders{ContentDisposition: &disp}}, nil
+}

@@ -39,6 +39,8 @@ type Returns struct {
 	filings   *Store
 	declarant func(ctx context.Context, company uuid.UUID) (Declarant, error)
 	now       func() time.Time
+	// Sales are the EU sales the list reports, read from the invoices.
+	Sales EUSales
 }
 
 // NewReturns returns the VAT returns over the books.
@@ -237,4 +239,49 @@ func (r *Returns) Unmark(ctx context.Context, company uuid.UUID, q Query) (Filin
 		return Filing{}, err
 	}
 	return r.filings.Unmark(ctx, company, p)
+}
+
+// EUList is the EU sales list of a period with the VAT return's boxes it
+// must agree with.
+type EUList struct {
+	Period Period
+	List   List
+	Filer  Filer
+	// Boxes are the return's 35, 38 and 39 as filed.
+	Boxes map[string]int64
+}
+
+// EUSales lists a company's sales to other EU states under reverse
+// charge dated from..to, with each buyer's VAT number.
+type EUSales func(ctx context.Context, company uuid.UUID, from, to time.Time) ([]Sale, error)
+
+// EUList compiles the EU sales list of the month or quarter q names.
+func (r *Returns) EUList(ctx context.Context, company uuid.UUID, q Query) (EUList, error) {
+	if q.Type == Yearly {
+		return EUList{}, apierr.Validation(apierr.Issue{Field: "period_type", In: "query", Rule: "enum",
+			Issue: "the EU sales list is filed monthly or quarterly"})
+	}
+	p, err := r.Resolve(ctx, company, q)
+	if err != nil {
+		return EUList{}, err
+	}
+	sales, err := r.Sales(ctx, company, p.Start, p.End)
+	if err != nil {
+		return EUList{}, err
+	}
+	d, err := r.declare(ctx, company, p)
+	if err != nil {
+		return EUList{}, err
+	}
+	str := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return *p
+	}
+	out := EUList{Period: p, List: Compile(sales), Boxes: map[string]int64{"35": d.Return.Filed["35"],
+		"38": d.Return.Filed["38"], "39": d.Return.Filed["39"]},
+		Filer: Filer{VATNumber: str(d.Declarant.VATNumber), Name: str(d.Declarant.TaxContactName),
+			Phone: str(d.Declarant.TaxContactPhone), Email: str(d.Declarant.TaxContactEmail)}}
+	return out, nil
 }
