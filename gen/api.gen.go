@@ -3306,6 +3306,21 @@ func (e SkatteverketSubmittedSource) Valid() bool {
 	}
 }
 
+// Defines values for SruFileRefContentType.
+const (
+	Applicationzip SruFileRefContentType = "application/zip"
+)
+
+// Valid indicates whether the value is a known member of the SruFileRefContentType enum.
+func (e SruFileRefContentType) Valid() bool {
+	switch e {
+	case Applicationzip:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SupplierCurrency.
 const (
 	SupplierCurrencyCHF SupplierCurrency = "CHF"
@@ -3573,6 +3588,33 @@ func (e SupplierType) Valid() bool {
 	case SupplierTypeNonEuBusiness:
 		return true
 	case SupplierTypeSwedishBusiness:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TaxWarningCode.
+const (
+	TaxWarningCodeBALANCESHEETUNBALANCED  TaxWarningCode = "BALANCE_SHEET_UNBALANCED"
+	TaxWarningCodeINK2SADJUSTMENTSPARTIAL TaxWarningCode = "INK2S_ADJUSTMENTS_PARTIAL"
+	TaxWarningCodeNER3NOTDERIVED          TaxWarningCode = "NE_R3_NOT_DERIVED"
+	TaxWarningCodeSRUCODEMISSING          TaxWarningCode = "SRU_CODE_MISSING"
+	TaxWarningCodeYEARENDNOTRUN           TaxWarningCode = "YEAR_END_NOT_RUN"
+)
+
+// Valid indicates whether the value is a known member of the TaxWarningCode enum.
+func (e TaxWarningCode) Valid() bool {
+	switch e {
+	case TaxWarningCodeBALANCESHEETUNBALANCED:
+		return true
+	case TaxWarningCodeINK2SADJUSTMENTSPARTIAL:
+		return true
+	case TaxWarningCodeNER3NOTDERIVED:
+		return true
+	case TaxWarningCodeSRUCODEMISSING:
+		return true
+	case TaxWarningCodeYEARENDNOTRUN:
 		return true
 	default:
 		return false
@@ -7701,6 +7743,52 @@ type IncomeStatementTotals struct {
 	TotalRevenue Amount `json:"total_revenue"`
 }
 
+// Ink2 defines model for Ink2.
+type Ink2 struct {
+	// Breakdown The accounts behind each SRU code.
+	Breakdown   map[string][]string `json:"breakdown"`
+	CompanyInfo TaxCompanyInfo      `json:"companyInfo"`
+	FiscalYear  TaxFiscalYear       `json:"fiscalYear"`
+
+	// FormPeriod The forms' period package, e.g. 2026P4 (P1-P4 by the month the year ends).
+	FormPeriod string `json:"form_period"`
+
+	// Ink2 The main form by SRU code: 7011/7012 the fiscal year (YYYYMMDD), 7104 överskott or 7114 underskott.
+	Ink2 map[string]int `json:"ink2"`
+
+	// Ink2r INK2R by SRU code, whole kronor truncated: the balance sheet (72xx assets, 73xx equity and liabilities, the year's result not yet closed in 7302) and the income statement (74xx income, 75xx costs; fields split by sign on their two codes), 7450/7550 the year's result.
+	Ink2r map[string]int `json:"ink2r"`
+
+	// Ink2s INK2S by SRU code: 7650/7750 the result, 7651 the tax on it (8910-8930), 7653 non-deductible costs (6072, 6982, 6992, 7632, 8423), 7670/7770 the surplus or deficit; other adjustments are 0 (see warnings).
+	Ink2s    map[string]int `json:"ink2s"`
+	SruFile  SruFileRef     `json:"sru_file"`
+	Totals   Ink2Totals     `json:"totals"`
+	Warnings []TaxWarning   `json:"warnings"`
+}
+
+// Ink2Response defines model for Ink2Response.
+type Ink2Response struct {
+	Data Ink2 `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// Ink2Totals defines model for Ink2Totals.
+type Ink2Totals struct {
+	// AretsResultat An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	AretsResultat Amount `json:"aretsResultat"`
+
+	// OperatingResult An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	OperatingResult Amount `json:"operatingResult"`
+
+	// TotalAssets An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	TotalAssets Amount `json:"totalAssets"`
+
+	// TotalEquityLiabilities An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	TotalEquityLiabilities Amount `json:"totalEquityLiabilities"`
+}
+
 // Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
 type Invoice struct {
 	CreatedAt         time.Time                             `json:"created_at"`
@@ -9728,6 +9816,69 @@ type Movement struct {
 	OpeningBalance Amount `json:"opening_balance"`
 }
 
+// NeBalans The balance fields at the year's end: B1-B9 assets, B10 equity (with the year's result), B11-B16 reserves and liabilities.
+type NeBalans struct {
+	B1  int `json:"B1"`
+	B10 int `json:"B10"`
+	B11 int `json:"B11"`
+	B12 int `json:"B12"`
+	B13 int `json:"B13"`
+	B14 int `json:"B14"`
+	B15 int `json:"B15"`
+	B16 int `json:"B16"`
+	B2  int `json:"B2"`
+	B3  int `json:"B3"`
+	B4  int `json:"B4"`
+	B5  int `json:"B5"`
+	B6  int `json:"B6"`
+	B7  int `json:"B7"`
+	B8  int `json:"B8"`
+	B9  int `json:"B9"`
+}
+
+// NeBilaga defines model for NeBilaga.
+type NeBilaga struct {
+	// Balans The balance fields at the year's end: B1-B9 assets, B10 equity (with the year's result), B11-B16 reserves and liabilities.
+	Balans NeBalans `json:"balans"`
+
+	// Breakdown The accounts behind each field.
+	Breakdown   map[string][]string `json:"breakdown"`
+	CompanyInfo TaxCompanyInfo      `json:"companyInfo"`
+	FiscalYear  TaxFiscalYear       `json:"fiscalYear"`
+	FormPeriod  string              `json:"form_period"`
+
+	// Rutor The result fields in whole kronor: R1 sales subject to VAT, R2 exempt, R3 benefits (0), R4 interest income, R5 goods, R6 other external costs, R7 staff, R8 interest costs, R9/R10 depreciation, R11 the booked result (R1+…+R4 - R5 - … - R10).
+	Rutor NeRutor `json:"rutor"`
+
+	// Sru The fields by SRU code, zeros left out.
+	Sru      map[string]int `json:"sru"`
+	SruFile  SruFileRef     `json:"sru_file"`
+	Warnings []TaxWarning   `json:"warnings"`
+}
+
+// NeBilagaResponse defines model for NeBilagaResponse.
+type NeBilagaResponse struct {
+	Data NeBilaga `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// NeRutor The result fields in whole kronor: R1 sales subject to VAT, R2 exempt, R3 benefits (0), R4 interest income, R5 goods, R6 other external costs, R7 staff, R8 interest costs, R9/R10 depreciation, R11 the booked result (R1+…+R4 - R5 - … - R10).
+type NeRutor struct {
+	R1  int `json:"R1"`
+	R10 int `json:"R10"`
+	R11 int `json:"R11"`
+	R2  int `json:"R2"`
+	R3  int `json:"R3"`
+	R4  int `json:"R4"`
+	R5  int `json:"R5"`
+	R6  int `json:"R6"`
+	R7  int `json:"R7"`
+	R8  int `json:"R8"`
+	R9  int `json:"R9"`
+}
+
 // NoDocumentBulk defines model for NoDocumentBulk.
 type NoDocumentBulk struct {
 	Exempted        int                  `json:"exempted"`
@@ -10612,6 +10763,18 @@ type SkillsIndex struct {
 		Name        string   `json:"name"`
 	} `json:"skills"`
 }
+
+// SruFileRef defines model for SruFileRef.
+type SruFileRef struct {
+	ContentType SruFileRefContentType `json:"content_type"`
+
+	// Download The path of the zip.
+	Download string   `json:"download"`
+	Files    []string `json:"files"`
+}
+
+// SruFileRefContentType defines model for SruFileRef.ContentType.
+type SruFileRefContentType string
 
 // StatementAccount defines model for StatementAccount.
 type StatementAccount struct {
@@ -11681,6 +11844,24 @@ type SupplierResponse struct {
 // SupplierType Where the supplier is established. There is no individual type: a private seller is not a supplier.
 type SupplierType string
 
+// TaxCompanyInfo defines model for TaxCompanyInfo.
+type TaxCompanyInfo struct {
+	LegalForm string `json:"legalForm"`
+	Name      string `json:"name"`
+
+	// OrgNumber An enskild firma's personnummer is masked (19800101-XXXX).
+	OrgNumber nullable.Nullable[string] `json:"orgNumber"`
+}
+
+// TaxFiscalYear defines model for TaxFiscalYear.
+type TaxFiscalYear struct {
+	End            openapi_types.Date `json:"end"`
+	FiscalPeriodId openapi_types.UUID `json:"fiscal_period_id"`
+	IsClosed       bool               `json:"isClosed"`
+	Name           string             `json:"name"`
+	Start          openapi_types.Date `json:"start"`
+}
+
 // TaxProfileDryRun A dry run's answer: `dry_run` is always true and nothing was stored.
 type TaxProfileDryRun struct {
 	// DryRun Marks a dry run's answer: always true; nothing was stored.
@@ -11915,6 +12096,16 @@ type TaxProfileSettings struct {
 	VoucherSeriesLabels nullable.Nullable[map[string]string] `json:"voucher_series_labels"`
 	Website             nullable.Nullable[string]            `json:"website"`
 }
+
+// TaxWarning defines model for TaxWarning.
+type TaxWarning struct {
+	Accounts []string       `json:"accounts"`
+	Code     TaxWarningCode `json:"code"`
+	Message  string         `json:"message"`
+}
+
+// TaxWarningCode defines model for TaxWarning.Code.
+type TaxWarningCode string
 
 // Transaction defines model for Transaction.
 type Transaction struct {
@@ -14637,6 +14828,18 @@ type GetIncomeStatementPdfParams struct {
 	DimCode *ReportDimCode `form:"dim_code,omitempty" json:"dim_code,omitempty"`
 }
 
+// GetInk2Params defines parameters for GetInk2.
+type GetInk2Params struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
+}
+
+// GetInk2SruParams defines parameters for GetInk2Sru.
+type GetInk2SruParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
+}
+
 // GetJournalRegisterParams defines parameters for GetJournalRegister.
 type GetJournalRegisterParams struct {
 	// PeriodId The fiscal period (from GET .../fiscal-periods).
@@ -14677,6 +14880,18 @@ type GetMonthlyBreakdownParams struct {
 
 	// DimCode With dim_no: the dimension value's code.
 	DimCode *ReportDimCode `form:"dim_code,omitempty" json:"dim_code,omitempty"`
+}
+
+// GetNeBilagaParams defines parameters for GetNeBilaga.
+type GetNeBilagaParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
+}
+
+// GetNeBilagaSruParams defines parameters for GetNeBilagaSru.
+type GetNeBilagaSruParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
 }
 
 // GetEuSalesListParams defines parameters for GetEuSalesList.
@@ -18452,6 +18667,12 @@ type ServerInterface interface {
 	// GetIncomeStatementPdf Income statement as a PDF
 	// (GET /api/v1/companies/{companyId}/reports/income-statement/pdf)
 	GetIncomeStatementPdf(ctx echo.Context, companyId CompanyId, params GetIncomeStatementPdfParams) error
+	// GetInk2 Company income tax return (INK2) fields
+	// (GET /api/v1/companies/{companyId}/reports/ink2)
+	GetInk2(ctx echo.Context, companyId CompanyId, params GetInk2Params) error
+	// GetInk2Sru INK2 as SRU files (zip)
+	// (GET /api/v1/companies/{companyId}/reports/ink2/sru)
+	GetInk2Sru(ctx echo.Context, companyId CompanyId, params GetInk2SruParams) error
 	// GetJournalRegister Journal register (verifikationslista) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/journal-register)
 	GetJournalRegister(ctx echo.Context, companyId CompanyId, params GetJournalRegisterParams) error
@@ -18464,6 +18685,12 @@ type ServerInterface interface {
 	// GetMonthlyBreakdown Income statement month by month
 	// (GET /api/v1/companies/{companyId}/reports/monthly-breakdown)
 	GetMonthlyBreakdown(ctx echo.Context, companyId CompanyId, params GetMonthlyBreakdownParams) error
+	// GetNeBilaga Sole trader's NE appendix fields (R1-R11, B1-B16)
+	// (GET /api/v1/companies/{companyId}/reports/ne-bilaga)
+	GetNeBilaga(ctx echo.Context, companyId CompanyId, params GetNeBilagaParams) error
+	// GetNeBilagaSru NE appendix as SRU files (zip)
+	// (GET /api/v1/companies/{companyId}/reports/ne-bilaga/sru)
+	GetNeBilagaSru(ctx echo.Context, companyId CompanyId, params GetNeBilagaSruParams) error
 	// GetEuSalesList EU sales list (periodisk sammanställning)
 	// (GET /api/v1/companies/{companyId}/reports/periodisk-sammanstallning)
 	GetEuSalesList(ctx echo.Context, companyId CompanyId, params GetEuSalesListParams) error
@@ -24402,6 +24629,56 @@ func (w *ServerInterfaceWrapper) GetIncomeStatementPdf(ctx echo.Context) error {
 	return err
 }
 
+// GetInk2 converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInk2(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetInk2Params
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInk2(ctx, companyId, params)
+	return err
+}
+
+// GetInk2Sru converts echo context to params.
+func (w *ServerInterfaceWrapper) GetInk2Sru(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetInk2SruParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetInk2Sru(ctx, companyId, params)
+	return err
+}
+
 // GetJournalRegister converts echo context to params.
 func (w *ServerInterfaceWrapper) GetJournalRegister(ctx echo.Context) error {
 	var err error
@@ -24541,6 +24818,56 @@ func (w *ServerInterfaceWrapper) GetMonthlyBreakdown(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetMonthlyBreakdown(ctx, companyId, params)
+	return err
+}
+
+// GetNeBilaga converts echo context to params.
+func (w *ServerInterfaceWrapper) GetNeBilaga(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetNeBilagaParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetNeBilaga(ctx, companyId, params)
+	return err
+}
+
+// GetNeBilagaSru converts echo context to params.
+func (w *ServerInterfaceWrapper) GetNeBilagaSru(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetNeBilagaSruParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetNeBilagaSru(ctx, companyId, params)
 	return err
 }
 
@@ -28280,10 +28607,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/general-ledger", wrapper.GetGeneralLedger, options.OperationMiddlewares["getGeneralLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/income-statement", wrapper.GetIncomeStatement, options.OperationMiddlewares["getIncomeStatement"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/income-statement/pdf", wrapper.GetIncomeStatementPdf, options.OperationMiddlewares["getIncomeStatementPdf"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/ink2", wrapper.GetInk2, options.OperationMiddlewares["getInk2"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/ink2/sru", wrapper.GetInk2Sru, options.OperationMiddlewares["getInk2Sru"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/journal-register", wrapper.GetJournalRegister, options.OperationMiddlewares["getJournalRegister"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/kassaflodesanalys", wrapper.GetCashFlowStatement, options.OperationMiddlewares["getCashFlowStatement"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/kpi", wrapper.GetKpi, options.OperationMiddlewares["getKpi"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/monthly-breakdown", wrapper.GetMonthlyBreakdown, options.OperationMiddlewares["getMonthlyBreakdown"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/ne-bilaga", wrapper.GetNeBilaga, options.OperationMiddlewares["getNeBilaga"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/ne-bilaga/sru", wrapper.GetNeBilagaSru, options.OperationMiddlewares["getNeBilagaSru"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/periodisk-sammanstallning", wrapper.GetEuSalesList, options.OperationMiddlewares["getEuSalesList"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/periodisk-sammanstallning/csv", wrapper.GetEuSalesListCsv, options.OperationMiddlewares["getEuSalesListCsv"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/supplier-ledger", wrapper.GetSupplierLedger, options.OperationMiddlewares["getSupplierLedger"]...)
@@ -49381,6 +49712,348 @@ func (response GetIncomeStatementPdf503JSONResponse) VisitGetIncomeStatementPdfR
 	return err
 }
 
+type GetInk2RequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetInk2Params
+}
+
+type GetInk2ResponseObject interface {
+	VisitGetInk2Response(w http.ResponseWriter) error
+}
+
+type GetInk2200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetInk2200JSONResponse struct {
+	Body    Ink2Response
+	Headers GetInk2200ResponseHeaders
+}
+
+func (response GetInk2200JSONResponse) VisitGetInk2Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInk2400JSONResponse) VisitGetInk2Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInk2401JSONResponse) VisitGetInk2Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInk2403JSONResponse) VisitGetInk2Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInk2404JSONResponse) VisitGetInk2Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetInk2429JSONResponse) VisitGetInk2Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetInk2500JSONResponse) VisitGetInk2Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInk2503JSONResponse) VisitGetInk2Response(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2SruRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetInk2SruParams
+}
+
+type GetInk2SruResponseObject interface {
+	VisitGetInk2SruResponse(w http.ResponseWriter) error
+}
+
+type GetInk2Sru200ResponseHeaders struct {
+	ContentDisposition  *string
+	XIgnoredQueryParams *string
+}
+
+type GetInk2Sru200ApplicationzipResponse struct {
+	Body          io.Reader
+	Headers       GetInk2Sru200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetInk2Sru200ApplicationzipResponse) VisitGetInk2SruResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/zip")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetInk2Sru400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetInk2Sru400JSONResponse) VisitGetInk2SruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2Sru401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetInk2Sru401JSONResponse) VisitGetInk2SruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2Sru403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetInk2Sru403JSONResponse) VisitGetInk2SruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2Sru404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetInk2Sru404JSONResponse) VisitGetInk2SruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2Sru429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetInk2Sru429JSONResponse) VisitGetInk2SruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2Sru500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetInk2Sru500JSONResponse) VisitGetInk2SruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetInk2Sru503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetInk2Sru503JSONResponse) VisitGetInk2SruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetJournalRegisterRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetJournalRegisterParams
@@ -50049,6 +50722,348 @@ func (response GetMonthlyBreakdown500JSONResponse) VisitGetMonthlyBreakdownRespo
 type GetMonthlyBreakdown503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetMonthlyBreakdown503JSONResponse) VisitGetMonthlyBreakdownResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilagaRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetNeBilagaParams
+}
+
+type GetNeBilagaResponseObject interface {
+	VisitGetNeBilagaResponse(w http.ResponseWriter) error
+}
+
+type GetNeBilaga200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetNeBilaga200JSONResponse struct {
+	Body    NeBilagaResponse
+	Headers GetNeBilaga200ResponseHeaders
+}
+
+func (response GetNeBilaga200JSONResponse) VisitGetNeBilagaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilaga400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetNeBilaga400JSONResponse) VisitGetNeBilagaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilaga401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetNeBilaga401JSONResponse) VisitGetNeBilagaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilaga403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetNeBilaga403JSONResponse) VisitGetNeBilagaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilaga404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetNeBilaga404JSONResponse) VisitGetNeBilagaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilaga429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetNeBilaga429JSONResponse) VisitGetNeBilagaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilaga500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetNeBilaga500JSONResponse) VisitGetNeBilagaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilaga503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetNeBilaga503JSONResponse) VisitGetNeBilagaResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilagaSruRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetNeBilagaSruParams
+}
+
+type GetNeBilagaSruResponseObject interface {
+	VisitGetNeBilagaSruResponse(w http.ResponseWriter) error
+}
+
+type GetNeBilagaSru200ResponseHeaders struct {
+	ContentDisposition  *string
+	XIgnoredQueryParams *string
+}
+
+type GetNeBilagaSru200ApplicationzipResponse struct {
+	Body          io.Reader
+	Headers       GetNeBilagaSru200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetNeBilagaSru200ApplicationzipResponse) VisitGetNeBilagaSruResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/zip")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetNeBilagaSru400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetNeBilagaSru400JSONResponse) VisitGetNeBilagaSruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilagaSru401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetNeBilagaSru401JSONResponse) VisitGetNeBilagaSruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilagaSru403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetNeBilagaSru403JSONResponse) VisitGetNeBilagaSruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilagaSru404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetNeBilagaSru404JSONResponse) VisitGetNeBilagaSruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilagaSru429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetNeBilagaSru429JSONResponse) VisitGetNeBilagaSruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilagaSru500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetNeBilagaSru500JSONResponse) VisitGetNeBilagaSruResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetNeBilagaSru503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetNeBilagaSru503JSONResponse) VisitGetNeBilagaSruResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -63227,6 +64242,12 @@ type StrictServerInterface interface {
 	// GetIncomeStatementPdf Income statement as a PDF
 	// (GET /api/v1/companies/{companyId}/reports/income-statement/pdf)
 	GetIncomeStatementPdf(ctx context.Context, request GetIncomeStatementPdfRequestObject) (GetIncomeStatementPdfResponseObject, error)
+	// GetInk2 Company income tax return (INK2) fields
+	// (GET /api/v1/companies/{companyId}/reports/ink2)
+	GetInk2(ctx context.Context, request GetInk2RequestObject) (GetInk2ResponseObject, error)
+	// GetInk2Sru INK2 as SRU files (zip)
+	// (GET /api/v1/companies/{companyId}/reports/ink2/sru)
+	GetInk2Sru(ctx context.Context, request GetInk2SruRequestObject) (GetInk2SruResponseObject, error)
 	// GetJournalRegister Journal register (verifikationslista) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/journal-register)
 	GetJournalRegister(ctx context.Context, request GetJournalRegisterRequestObject) (GetJournalRegisterResponseObject, error)
@@ -63239,6 +64260,12 @@ type StrictServerInterface interface {
 	// GetMonthlyBreakdown Income statement month by month
 	// (GET /api/v1/companies/{companyId}/reports/monthly-breakdown)
 	GetMonthlyBreakdown(ctx context.Context, request GetMonthlyBreakdownRequestObject) (GetMonthlyBreakdownResponseObject, error)
+	// GetNeBilaga Sole trader's NE appendix fields (R1-R11, B1-B16)
+	// (GET /api/v1/companies/{companyId}/reports/ne-bilaga)
+	GetNeBilaga(ctx context.Context, request GetNeBilagaRequestObject) (GetNeBilagaResponseObject, error)
+	// GetNeBilagaSru NE appendix as SRU files (zip)
+	// (GET /api/v1/companies/{companyId}/reports/ne-bilaga/sru)
+	GetNeBilagaSru(ctx context.Context, request GetNeBilagaSruRequestObject) (GetNeBilagaSruResponseObject, error)
 	// GetEuSalesList EU sales list (periodisk sammanställning)
 	// (GET /api/v1/companies/{companyId}/reports/periodisk-sammanstallning)
 	GetEuSalesList(ctx context.Context, request GetEuSalesListRequestObject) (GetEuSalesListResponseObject, error)
@@ -67434,6 +68461,58 @@ func (sh *strictHandler) GetIncomeStatementPdf(ctx echo.Context, companyId Compa
 	return nil
 }
 
+// GetInk2 operation middleware
+func (sh *strictHandler) GetInk2(ctx echo.Context, companyId CompanyId, params GetInk2Params) error {
+	var request GetInk2RequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInk2(ctx.Request().Context(), request.(GetInk2RequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInk2")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInk2ResponseObject); ok {
+		return validResponse.VisitGetInk2Response(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetInk2Sru operation middleware
+func (sh *strictHandler) GetInk2Sru(ctx echo.Context, companyId CompanyId, params GetInk2SruParams) error {
+	var request GetInk2SruRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetInk2Sru(ctx.Request().Context(), request.(GetInk2SruRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetInk2Sru")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetInk2SruResponseObject); ok {
+		return validResponse.VisitGetInk2SruResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetJournalRegister operation middleware
 func (sh *strictHandler) GetJournalRegister(ctx echo.Context, companyId CompanyId, params GetJournalRegisterParams) error {
 	var request GetJournalRegisterRequestObject
@@ -67532,6 +68611,58 @@ func (sh *strictHandler) GetMonthlyBreakdown(ctx echo.Context, companyId Company
 		return err
 	} else if validResponse, ok := response.(GetMonthlyBreakdownResponseObject); ok {
 		return validResponse.VisitGetMonthlyBreakdownResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetNeBilaga operation middleware
+func (sh *strictHandler) GetNeBilaga(ctx echo.Context, companyId CompanyId, params GetNeBilagaParams) error {
+	var request GetNeBilagaRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetNeBilaga(ctx.Request().Context(), request.(GetNeBilagaRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetNeBilaga")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetNeBilagaResponseObject); ok {
+		return validResponse.VisitGetNeBilagaResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetNeBilagaSru operation middleware
+func (sh *strictHandler) GetNeBilagaSru(ctx echo.Context, companyId CompanyId, params GetNeBilagaSruParams) error {
+	var request GetNeBilagaSruRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetNeBilagaSru(ctx.Request().Context(), request.(GetNeBilagaSruRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetNeBilagaSru")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetNeBilagaSruResponseObject); ok {
+		return validResponse.VisitGetNeBilagaSruResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -269,13 +269,16 @@ type Identity struct {
 	Form             string  `db:"entity_type"`
 	OrgNumber        *string `db:"org_number"`
 	AccountingMethod string  `db:"accounting_method"`
+	PostalCode       *string `db:"postal_code"`
+	City             *string `db:"city"`
 }
 
 // Identity returns the company's name, form, organisation number
-// (unmasked) and accounting method.
+// (unmasked), accounting method and postal address.
 func (s *Store) Identity(ctx context.Context, company uuid.UUID) (Identity, error) {
 	var out Identity
-	err := s.db.Q(ctx).GetContext(ctx, &out, `SELECT c.name, c.entity_type, c.org_number, s.accounting_method
+	err := s.db.Q(ctx).GetContext(ctx, &out, `SELECT c.name, c.entity_type, c.org_number, s.accounting_method,
+			s.postal_code, s.city
 		FROM companies c JOIN company_settings s ON s.company_id = c.id WHERE c.id = $1`, company)
 	return out, err
 }

@@ -33,6 +33,7 @@ import (
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/fx"
 	"github.com/kontera/kontera/internal/inbox"
+	"github.com/kontera/kontera/internal/incometax"
 	"github.com/kontera/kontera/internal/invoicing"
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
@@ -174,6 +175,7 @@ type (
 	bankingAPI    = banking.Handler
 	bankTxAPI     = banking.TxHandler
 	vatAPI        = vat.Handler
+	incometaxAPI  = incometax.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -200,6 +202,7 @@ type handlers struct {
 	*bankingAPI
 	*bankTxAPI
 	*vatAPI
+	*incometaxAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -466,15 +469,20 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	h := handlers{
-		invoicingAPI:  salesAPI,
-		payablesAPI:   payables.NewHandler(bought, cursors),
-		inboxAPI:      inbox.NewHandler(mailbox, cursors),
-		webhooksAPI:   hooksAPI,
-		bankingAPI:    banking.NewHandler(bank),
-		bankTxAPI:     banking.NewTxHandler(bank, cursors, cfg.Now),
-		partiesAPI:    parties.NewHandler(registry, cursors),
-		ledgerAPI:     ledger.NewHandler(journal, ops, cursors, cfg.Now),
-		reportsAPI:    reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg)),
+		invoicingAPI: salesAPI,
+		payablesAPI:  payables.NewHandler(bought, cursors),
+		inboxAPI:     inbox.NewHandler(mailbox, cursors),
+		webhooksAPI:  hooksAPI,
+		bankingAPI:   banking.NewHandler(bank),
+		bankTxAPI:    banking.NewTxHandler(bank, cursors, cfg.Now),
+		partiesAPI:   parties.NewHandler(registry, cursors),
+		ledgerAPI:    ledger.NewHandler(journal, ops, cursors, cfg.Now),
+		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg)),
+		incometaxAPI: incometax.NewHandler(journal, periods, accounts, func(ctx context.Context, c uuid.UUID) (incometax.Company, error) {
+			id, err := companies.Identity(ctx, c)
+			return incometax.Company{Name: id.Name, Form: id.Form, OrgNumber: id.OrgNumber, PostalCode: id.PostalCode,
+				City: id.City}, err
+		}, cfg.Now),
 		vatAPI:        vat.NewHandler(vatReturns(cfg, journal, accounts, periods, audits, companies, sales, people), nil),
 		dimensionsAPI: dimensions.NewHandler(dims),
 		documentsAPI:  docsAPI,
