@@ -456,6 +456,48 @@ func (e BatchAllocationResultStatus) Valid() bool {
 	}
 }
 
+// Defines values for BehandlingshistorikMode.
+const (
+	DateRange  BehandlingshistorikMode = "date_range"
+	FiscalYear BehandlingshistorikMode = "fiscal_year"
+)
+
+// Valid indicates whether the value is a known member of the BehandlingshistorikMode enum.
+func (e BehandlingshistorikMode) Valid() bool {
+	switch e {
+	case DateRange:
+		return true
+	case FiscalYear:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for BokslutSpecSource.
+const (
+	BokslutSpecSourceArLedger       BokslutSpecSource = "ar_ledger"
+	BokslutSpecSourceCashAccount    BokslutSpecSource = "cash_account"
+	BokslutSpecSourceSupplierLedger BokslutSpecSource = "supplier_ledger"
+	BokslutSpecSourceVatPeriods     BokslutSpecSource = "vat_periods"
+)
+
+// Valid indicates whether the value is a known member of the BokslutSpecSource enum.
+func (e BokslutSpecSource) Valid() bool {
+	switch e {
+	case BokslutSpecSourceArLedger:
+		return true
+	case BokslutSpecSourceCashAccount:
+		return true
+	case BokslutSpecSourceSupplierLedger:
+		return true
+	case BokslutSpecSourceVatPeriods:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Capability.
 const (
 	CapabilityBankSync Capability = "bank_sync"
@@ -624,6 +666,45 @@ func (e ClientSourceType) Valid() bool {
 	case ClientSourceTypeSupplierInvoiceRegistered:
 		return true
 	case ClientSourceTypeWebshopOrder:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ComplianceCheckType.
+const (
+	ComplianceCheckTypeVoucherGaps      ComplianceCheckType = "voucher_gaps"
+	ComplianceCheckTypeYearEndReadiness ComplianceCheckType = "year_end_readiness"
+)
+
+// Valid indicates whether the value is a known member of the ComplianceCheckType enum.
+func (e ComplianceCheckType) Valid() bool {
+	switch e {
+	case ComplianceCheckTypeVoucherGaps:
+		return true
+	case ComplianceCheckTypeYearEndReadiness:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ComplianceFindingSeverity.
+const (
+	ComplianceFindingSeverityBlocker ComplianceFindingSeverity = "blocker"
+	ComplianceFindingSeverityInfo    ComplianceFindingSeverity = "info"
+	ComplianceFindingSeverityWarning ComplianceFindingSeverity = "warning"
+)
+
+// Valid indicates whether the value is a known member of the ComplianceFindingSeverity enum.
+func (e ComplianceFindingSeverity) Valid() bool {
+	switch e {
+	case ComplianceFindingSeverityBlocker:
+		return true
+	case ComplianceFindingSeverityInfo:
+		return true
+	case ComplianceFindingSeverityWarning:
 		return true
 	default:
 		return false
@@ -2034,6 +2115,60 @@ func (e HealthStatus) Valid() bool {
 	case Degraded:
 		return true
 	case Ok:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HistoryEventCategory.
+const (
+	HistoryEventCategoryArkiv         HistoryEventCategory = "arkiv"
+	HistoryEventCategoryAtkomst       HistoryEventCategory = "atkomst"
+	HistoryEventCategoryImport        HistoryEventCategory = "import"
+	HistoryEventCategoryInstallningar HistoryEventCategory = "installningar"
+	HistoryEventCategoryKontoplan     HistoryEventCategory = "kontoplan"
+	HistoryEventCategoryOvrigt        HistoryEventCategory = "ovrigt"
+	HistoryEventCategoryPeriod        HistoryEventCategory = "period"
+	HistoryEventCategoryVerifikation  HistoryEventCategory = "verifikation"
+)
+
+// Valid indicates whether the value is a known member of the HistoryEventCategory enum.
+func (e HistoryEventCategory) Valid() bool {
+	switch e {
+	case HistoryEventCategoryArkiv:
+		return true
+	case HistoryEventCategoryAtkomst:
+		return true
+	case HistoryEventCategoryImport:
+		return true
+	case HistoryEventCategoryInstallningar:
+		return true
+	case HistoryEventCategoryKontoplan:
+		return true
+	case HistoryEventCategoryOvrigt:
+		return true
+	case HistoryEventCategoryPeriod:
+		return true
+	case HistoryEventCategoryVerifikation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for HistoryEventSource.
+const (
+	HistoryEventSourceAudit     HistoryEventSource = "audit"
+	HistoryEventSourceOperation HistoryEventSource = "operation"
+)
+
+// Valid indicates whether the value is a known member of the HistoryEventSource enum.
+func (e HistoryEventSource) Valid() bool {
+	switch e {
+	case HistoryEventSourceAudit:
+		return true
+	case HistoryEventSourceOperation:
 		return true
 	default:
 		return false
@@ -4407,6 +4542,27 @@ func (e ListAccountsParamsActive) Valid() bool {
 	}
 }
 
+// Defines values for GetComplianceCheckParamsType.
+const (
+	GetComplianceCheckParamsTypeVatClose         GetComplianceCheckParamsType = "vat_close"
+	GetComplianceCheckParamsTypeVoucherGaps      GetComplianceCheckParamsType = "voucher_gaps"
+	GetComplianceCheckParamsTypeYearEndReadiness GetComplianceCheckParamsType = "year_end_readiness"
+)
+
+// Valid indicates whether the value is a known member of the GetComplianceCheckParamsType enum.
+func (e GetComplianceCheckParamsType) Valid() bool {
+	switch e {
+	case GetComplianceCheckParamsTypeVatClose:
+		return true
+	case GetComplianceCheckParamsTypeVoucherGaps:
+		return true
+	case GetComplianceCheckParamsTypeYearEndReadiness:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListDeadlinesParamsType.
 const (
 	ListDeadlinesParamsTypeIncomeTaxReturn ListDeadlinesParamsType = "income_tax_return"
@@ -4440,6 +4596,42 @@ func (e ListDeadlinesParamsStatus) Valid() bool {
 	case ListDeadlinesParamsStatusOverdue:
 		return true
 	case ListDeadlinesParamsStatusUpcoming:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetBehandlingshistorikParamsCategory.
+const (
+	GetBehandlingshistorikParamsCategoryArkiv         GetBehandlingshistorikParamsCategory = "arkiv"
+	GetBehandlingshistorikParamsCategoryAtkomst       GetBehandlingshistorikParamsCategory = "atkomst"
+	GetBehandlingshistorikParamsCategoryImport        GetBehandlingshistorikParamsCategory = "import"
+	GetBehandlingshistorikParamsCategoryInstallningar GetBehandlingshistorikParamsCategory = "installningar"
+	GetBehandlingshistorikParamsCategoryKontoplan     GetBehandlingshistorikParamsCategory = "kontoplan"
+	GetBehandlingshistorikParamsCategoryOvrigt        GetBehandlingshistorikParamsCategory = "ovrigt"
+	GetBehandlingshistorikParamsCategoryPeriod        GetBehandlingshistorikParamsCategory = "period"
+	GetBehandlingshistorikParamsCategoryVerifikation  GetBehandlingshistorikParamsCategory = "verifikation"
+)
+
+// Valid indicates whether the value is a known member of the GetBehandlingshistorikParamsCategory enum.
+func (e GetBehandlingshistorikParamsCategory) Valid() bool {
+	switch e {
+	case GetBehandlingshistorikParamsCategoryArkiv:
+		return true
+	case GetBehandlingshistorikParamsCategoryAtkomst:
+		return true
+	case GetBehandlingshistorikParamsCategoryImport:
+		return true
+	case GetBehandlingshistorikParamsCategoryInstallningar:
+		return true
+	case GetBehandlingshistorikParamsCategoryKontoplan:
+		return true
+	case GetBehandlingshistorikParamsCategoryOvrigt:
+		return true
+	case GetBehandlingshistorikParamsCategoryPeriod:
+		return true
+	case GetBehandlingshistorikParamsCategoryVerifikation:
 		return true
 	default:
 		return false
@@ -5154,6 +5346,119 @@ type BatchItemError struct {
 	MessageEn string                 `json:"message_en"`
 }
 
+// Behandlingshistorik defines model for Behandlingshistorik.
+type Behandlingshistorik struct {
+	AppVersion string            `json:"app_version"`
+	ByCategory HistoryByCategory `json:"by_category"`
+	Company    struct {
+		Name      string                    `json:"name"`
+		OrgNumber nullable.Nullable[string] `json:"org_number"`
+	} `json:"company"`
+	Events      []HistoryEvent          `json:"events"`
+	GeneratedAt time.Time               `json:"generated_at"`
+	Mode        BehandlingshistorikMode `json:"mode"`
+	Period      struct {
+		End            openapi_types.Date `json:"end"`
+		FiscalPeriodId openapi_types.UUID `json:"fiscal_period_id"`
+		Name           string             `json:"name"`
+		Start          openapi_types.Date `json:"start"`
+	} `json:"period"`
+	Range struct {
+		From openapi_types.Date `json:"from"`
+		To   openapi_types.Date `json:"to"`
+	} `json:"range"`
+
+	// TotalEvents Events in the range (in the category, when one is asked for).
+	TotalEvents int `json:"total_events"`
+}
+
+// BehandlingshistorikMode defines model for Behandlingshistorik.Mode.
+type BehandlingshistorikMode string
+
+// BehandlingshistorikResponse defines model for BehandlingshistorikResponse.
+type BehandlingshistorikResponse struct {
+	Data Behandlingshistorik `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// BokslutAccount defines model for BokslutAccount.
+type BokslutAccount struct {
+	AccountName   string `json:"account_name"`
+	AccountNumber string `json:"account_number"`
+
+	// ClosingBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ClosingBalance Amount `json:"closing_balance"`
+
+	// Difference closing_balance - external_balance; null without a specification.
+	Difference nullable.Nullable[Amount] `json:"difference"`
+
+	// ExternalBalance The specification's total; null without one.
+	ExternalBalance nullable.Nullable[Amount] `json:"external_balance"`
+
+	// Movement An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Movement Amount `json:"movement"`
+
+	// OpeningBalance Debit minus credit.
+	OpeningBalance Amount `json:"opening_balance"`
+
+	// Signoff The account's reconciliation sign-off: null until reconciliation lands.
+	Signoff nullable.Nullable[any] `json:"signoff"`
+
+	// Specification Where Kontera holds one: 1510/1513 the AR ledger, 2440 the supplier ledger, the VAT accounts the VAT periods not yet settled, 19xx the cash accounts' bank balances.
+	Specification nullable.Nullable[BokslutSpec] `json:"specification"`
+}
+
+// BokslutSpec defines model for BokslutSpec.
+type BokslutSpec struct {
+	Items  []BokslutSpecItem `json:"items"`
+	Source BokslutSpecSource `json:"source"`
+
+	// Total What the specification says the account holds, as debit minus credit.
+	Total Amount `json:"total"`
+}
+
+// BokslutSpecSource defines model for BokslutSpec.Source.
+type BokslutSpecSource string
+
+// BokslutSpecItem defines model for BokslutSpecItem.
+type BokslutSpecItem struct {
+	// Amount As debit minus credit.
+	Amount Amount `json:"amount"`
+	Label  string `json:"label"`
+
+	// Ref The id behind the item: an invoice, a cash account; null for an opening balance.
+	Ref nullable.Nullable[string] `json:"ref"`
+
+	// Settled VAT periods: whether the period's settlement is booked (a settled period is not in the total).
+	Settled nullable.Nullable[bool] `json:"settled"`
+}
+
+// Bokslutsbilagor defines model for Bokslutsbilagor.
+type Bokslutsbilagor struct {
+	Accounts    []BokslutAccount   `json:"accounts"`
+	BalanceDate openapi_types.Date `json:"balance_date"`
+
+	// Period The fiscal period a report covers.
+	Period ReportPeriod `json:"period"`
+	Totals struct {
+		// Specified Accounts with a specification.
+		Specified int `json:"specified"`
+
+		// WithDifference Of them, how many differ from it.
+		WithDifference int `json:"with_difference"`
+	} `json:"totals"`
+}
+
+// BokslutsbilagorResponse defines model for BokslutsbilagorResponse.
+type BokslutsbilagorResponse struct {
+	Data Bokslutsbilagor `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // BookkeepingLockPatch defines model for BookkeepingLockPatch.
 type BookkeepingLockPatch struct {
 	// AcknowledgeFiledVatPeriods Confirm a move that reopens VAT periods already filed.
@@ -5784,6 +6089,47 @@ type CompanySettingsResponse struct {
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
 }
+
+// ComplianceCheck defines model for ComplianceCheck.
+type ComplianceCheck struct {
+	Findings    []ComplianceFinding `json:"findings"`
+	GeneratedAt time.Time           `json:"generated_at"`
+	Params      struct {
+		FiscalPeriodId openapi_types.UUID `json:"fiscal_period_id"`
+		Type           string             `json:"type"`
+	} `json:"params"`
+
+	// Ready No blocker among the findings.
+	Ready   bool `json:"ready"`
+	Summary struct {
+		Blockers int `json:"blockers"`
+		Infos    int `json:"infos"`
+		Warnings int `json:"warnings"`
+	} `json:"summary"`
+	Type ComplianceCheckType `json:"type"`
+}
+
+// ComplianceCheckType defines model for ComplianceCheck.Type.
+type ComplianceCheckType string
+
+// ComplianceCheckResponse defines model for ComplianceCheckResponse.
+type ComplianceCheckResponse struct {
+	Data ComplianceCheck `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ComplianceFinding defines model for ComplianceFinding.
+type ComplianceFinding struct {
+	Code     string                                    `json:"code"`
+	Details  nullable.Nullable[map[string]interface{}] `json:"details"`
+	Message  string                                    `json:"message"`
+	Severity ComplianceFindingSeverity                 `json:"severity"`
+}
+
+// ComplianceFindingSeverity defines model for ComplianceFinding.Severity.
+type ComplianceFindingSeverity string
 
 // ContinuityCheck defines model for ContinuityCheck.
 type ContinuityCheck struct {
@@ -7390,6 +7736,49 @@ type HealthResponse struct {
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// HistoryByCategory defines model for HistoryByCategory.
+type HistoryByCategory struct {
+	Arkiv         int `json:"arkiv"`
+	Atkomst       int `json:"atkomst"`
+	Import        int `json:"import"`
+	Installningar int `json:"installningar"`
+	Kontoplan     int `json:"kontoplan"`
+	Ovrigt        int `json:"ovrigt"`
+	Period        int `json:"period"`
+	Verifikation  int `json:"verifikation"`
+}
+
+// HistoryEvent defines model for HistoryEvent.
+type HistoryEvent struct {
+	// Action The audit action (INSERT, COMMIT, CORRECT …) or, for an operation, its type.
+	Action        string                              `json:"action"`
+	ActorEmail    nullable.Nullable[string]           `json:"actor_email"`
+	ActorLabel    nullable.Nullable[string]           `json:"actor_label"`
+	ActorType     nullable.Nullable[string]           `json:"actor_type"`
+	Category      HistoryEventCategory                `json:"category"`
+	ChangedFields []string                            `json:"changed_fields"`
+	CreatedAt     time.Time                           `json:"created_at"`
+	Description   nullable.Nullable[string]           `json:"description"`
+	Id            openapi_types.UUID                  `json:"id"`
+	Operation     nullable.Nullable[HistoryOperation] `json:"operation"`
+	RecordId      nullable.Nullable[string]           `json:"record_id"`
+	Source        HistoryEventSource                  `json:"source"`
+	TableName     nullable.Nullable[string]           `json:"table_name"`
+}
+
+// HistoryEventCategory defines model for HistoryEvent.Category.
+type HistoryEventCategory string
+
+// HistoryEventSource defines model for HistoryEvent.Source.
+type HistoryEventSource string
+
+// HistoryOperation defines model for HistoryOperation.
+type HistoryOperation struct {
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+	Status      string                       `json:"status"`
+	Type        string                       `json:"type"`
 }
 
 // Hours Hours of work, with at most two decimals.
@@ -13877,6 +14266,16 @@ type SetPrimaryCashAccountParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// GetComplianceCheckParams defines parameters for GetComplianceCheck.
+type GetComplianceCheckParams struct {
+	// Type vat_close is named by the peer service but not supported: 400.
+	Type           GetComplianceCheckParamsType `form:"type" json:"type"`
+	FiscalPeriodId openapi_types.UUID           `form:"fiscal_period_id" json:"fiscal_period_id"`
+}
+
+// GetComplianceCheckParamsType defines parameters for GetComplianceCheck.
+type GetComplianceCheckParamsType string
+
 // ListCustomersParams defines parameters for ListCustomers.
 type ListCustomersParams struct {
 	// CustomerType Only this type.
@@ -14751,6 +15150,30 @@ type GetBalanceSheetPdfParams struct {
 
 	// AsOf Alias of to_date; sending both: 400.
 	AsOf *openapi_types.Date `form:"as_of,omitempty" json:"as_of,omitempty"`
+}
+
+// GetBehandlingshistorikParams defines parameters for GetBehandlingshistorik.
+type GetBehandlingshistorikParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId                        `form:"period_id" json:"period_id"`
+	FromDate *openapi_types.Date                   `form:"from_date,omitempty" json:"from_date,omitempty"`
+	ToDate   *openapi_types.Date                   `form:"to_date,omitempty" json:"to_date,omitempty"`
+	Category *GetBehandlingshistorikParamsCategory `form:"category,omitempty" json:"category,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// GetBehandlingshistorikParamsCategory defines parameters for GetBehandlingshistorik.
+type GetBehandlingshistorikParamsCategory string
+
+// GetBokslutsbilagorParams defines parameters for GetBokslutsbilagor.
+type GetBokslutsbilagorParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
 }
 
 // GetContinuityCheckParams defines parameters for GetContinuityCheck.
@@ -18400,6 +18823,9 @@ type ServerInterface interface {
 	// SetPrimaryCashAccount Make a cash account the primary
 	// (POST /api/v1/companies/{companyId}/cash-accounts/{cashAccountId}/set-primary)
 	SetPrimaryCashAccount(ctx echo.Context, companyId CompanyId, cashAccountId CashAccountId, params SetPrimaryCashAccountParams) error
+	// GetComplianceCheck Compliance check of a fiscal year
+	// (GET /api/v1/companies/{companyId}/compliance/check)
+	GetComplianceCheck(ctx echo.Context, companyId CompanyId, params GetComplianceCheckParams) error
 	// ListCustomers List customers
 	// (GET /api/v1/companies/{companyId}/customers)
 	ListCustomers(ctx echo.Context, companyId CompanyId, params ListCustomersParams) error
@@ -18652,6 +19078,12 @@ type ServerInterface interface {
 	// GetBalanceSheetPdf Balance sheet as a PDF
 	// (GET /api/v1/companies/{companyId}/reports/balance-sheet/pdf)
 	GetBalanceSheetPdf(ctx echo.Context, companyId CompanyId, params GetBalanceSheetPdfParams) error
+	// GetBehandlingshistorik Processing history (behandlingshistorik) of a fiscal year
+	// (GET /api/v1/companies/{companyId}/reports/behandlingshistorik)
+	GetBehandlingshistorik(ctx echo.Context, companyId CompanyId, params GetBehandlingshistorikParams) error
+	// GetBokslutsbilagor Balance accounts at the balance date with their specifications (bokslutsbilagor)
+	// (GET /api/v1/companies/{companyId}/reports/bokslutsbilagor)
+	GetBokslutsbilagor(ctx echo.Context, companyId CompanyId, params GetBokslutsbilagorParams) error
 	// GetContinuityCheck Check that a year opens with the closing balances of the year before
 	// (GET /api/v1/companies/{companyId}/reports/continuity-check)
 	GetContinuityCheck(ctx echo.Context, companyId CompanyId, params GetContinuityCheckParams) error
@@ -19785,6 +20217,38 @@ func (w *ServerInterfaceWrapper) SetPrimaryCashAccount(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.SetPrimaryCashAccount(ctx, companyId, cashAccountId, params)
+	return err
+}
+
+// GetComplianceCheck converts echo context to params.
+func (w *ServerInterfaceWrapper) GetComplianceCheck(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetComplianceCheckParams
+	// ------------- Required query parameter "type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "type", ctx.QueryParams(), &params.Type, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter type: %s", err))
+	}
+
+	// ------------- Required query parameter "fiscal_period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "fiscal_period_id", ctx.QueryParams(), &params.FiscalPeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscal_period_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetComplianceCheck(ctx, companyId, params)
 	return err
 }
 
@@ -24399,6 +24863,91 @@ func (w *ServerInterfaceWrapper) GetBalanceSheetPdf(ctx echo.Context) error {
 	return err
 }
 
+// GetBehandlingshistorik converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBehandlingshistorik(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBehandlingshistorikParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "from_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "from_date", ctx.QueryParams(), &params.FromDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from_date: %s", err))
+	}
+
+	// ------------- Optional query parameter "to_date" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "to_date", ctx.QueryParams(), &params.ToDate, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to_date: %s", err))
+	}
+
+	// ------------- Optional query parameter "category" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "category", ctx.QueryParams(), &params.Category, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter category: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBehandlingshistorik(ctx, companyId, params)
+	return err
+}
+
+// GetBokslutsbilagor converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBokslutsbilagor(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBokslutsbilagorParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBokslutsbilagor(ctx, companyId, params)
+	return err
+}
+
 // GetContinuityCheck converts echo context to params.
 func (w *ServerInterfaceWrapper) GetContinuityCheck(ctx echo.Context) error {
 	var err error
@@ -28518,6 +29067,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/cash-accounts/:cashAccountId", wrapper.UpdateCashAccount, options.OperationMiddlewares["updateCashAccount"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/cash-accounts/:cashAccountId/set-primary", wrapper.SetPrimaryCashAccount, options.OperationMiddlewares["setPrimaryCashAccount"]...)
 	router.PUT(options.BaseURL+"/api/v1/companies/:companyId/cash-accounts/payee-defaults", wrapper.SetCashAccountPayeeDefault, options.OperationMiddlewares["setCashAccountPayeeDefault"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/compliance/check", wrapper.GetComplianceCheck, options.OperationMiddlewares["getComplianceCheck"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/customers", wrapper.ListCustomers, options.OperationMiddlewares["listCustomers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/customers", wrapper.CreateCustomer, options.OperationMiddlewares["createCustomer"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId", wrapper.ArchiveCustomer, options.OperationMiddlewares["archiveCustomer"]...)
@@ -28602,6 +29152,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/ar-ledger", wrapper.GetArLedger, options.OperationMiddlewares["getArLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/balance-sheet", wrapper.GetBalanceSheet, options.OperationMiddlewares["getBalanceSheet"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/balance-sheet/pdf", wrapper.GetBalanceSheetPdf, options.OperationMiddlewares["getBalanceSheetPdf"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/behandlingshistorik", wrapper.GetBehandlingshistorik, options.OperationMiddlewares["getBehandlingshistorik"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/bokslutsbilagor", wrapper.GetBokslutsbilagor, options.OperationMiddlewares["getBokslutsbilagor"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/continuity-check", wrapper.GetContinuityCheck, options.OperationMiddlewares["getContinuityCheck"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/dimension-pnl", wrapper.GetDimensionPnl, options.OperationMiddlewares["getDimensionPnl"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/general-ledger", wrapper.GetGeneralLedger, options.OperationMiddlewares["getGeneralLedger"]...)
@@ -32353,6 +32905,163 @@ func (response SetPrimaryCashAccount500JSONResponse) VisitSetPrimaryCashAccountR
 type SetPrimaryCashAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response SetPrimaryCashAccount503JSONResponse) VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetComplianceCheckRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetComplianceCheckParams
+}
+
+type GetComplianceCheckResponseObject interface {
+	VisitGetComplianceCheckResponse(w http.ResponseWriter) error
+}
+
+type GetComplianceCheck200JSONResponse ComplianceCheckResponse
+
+func (response GetComplianceCheck200JSONResponse) VisitGetComplianceCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetComplianceCheck400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetComplianceCheck400JSONResponse) VisitGetComplianceCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetComplianceCheck401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetComplianceCheck401JSONResponse) VisitGetComplianceCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetComplianceCheck403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetComplianceCheck403JSONResponse) VisitGetComplianceCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetComplianceCheck404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetComplianceCheck404JSONResponse) VisitGetComplianceCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetComplianceCheck429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetComplianceCheck429JSONResponse) VisitGetComplianceCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetComplianceCheck500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetComplianceCheck500JSONResponse) VisitGetComplianceCheckResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetComplianceCheck503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetComplianceCheck503JSONResponse) VisitGetComplianceCheckResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -48869,6 +49578,340 @@ func (response GetBalanceSheetPdf503JSONResponse) VisitGetBalanceSheetPdfRespons
 	return err
 }
 
+type GetBehandlingshistorikRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetBehandlingshistorikParams
+}
+
+type GetBehandlingshistorikResponseObject interface {
+	VisitGetBehandlingshistorikResponse(w http.ResponseWriter) error
+}
+
+type GetBehandlingshistorik200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetBehandlingshistorik200JSONResponse struct {
+	Body    BehandlingshistorikResponse
+	Headers GetBehandlingshistorik200ResponseHeaders
+}
+
+func (response GetBehandlingshistorik200JSONResponse) VisitGetBehandlingshistorikResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBehandlingshistorik400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBehandlingshistorik400JSONResponse) VisitGetBehandlingshistorikResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBehandlingshistorik401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBehandlingshistorik401JSONResponse) VisitGetBehandlingshistorikResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBehandlingshistorik403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBehandlingshistorik403JSONResponse) VisitGetBehandlingshistorikResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBehandlingshistorik404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBehandlingshistorik404JSONResponse) VisitGetBehandlingshistorikResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBehandlingshistorik429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBehandlingshistorik429JSONResponse) VisitGetBehandlingshistorikResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBehandlingshistorik500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetBehandlingshistorik500JSONResponse) VisitGetBehandlingshistorikResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBehandlingshistorik503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBehandlingshistorik503JSONResponse) VisitGetBehandlingshistorikResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBokslutsbilagorRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetBokslutsbilagorParams
+}
+
+type GetBokslutsbilagorResponseObject interface {
+	VisitGetBokslutsbilagorResponse(w http.ResponseWriter) error
+}
+
+type GetBokslutsbilagor200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetBokslutsbilagor200JSONResponse struct {
+	Body    BokslutsbilagorResponse
+	Headers GetBokslutsbilagor200ResponseHeaders
+}
+
+func (response GetBokslutsbilagor200JSONResponse) VisitGetBokslutsbilagorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBokslutsbilagor400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBokslutsbilagor400JSONResponse) VisitGetBokslutsbilagorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBokslutsbilagor401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBokslutsbilagor401JSONResponse) VisitGetBokslutsbilagorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBokslutsbilagor403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBokslutsbilagor403JSONResponse) VisitGetBokslutsbilagorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBokslutsbilagor404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBokslutsbilagor404JSONResponse) VisitGetBokslutsbilagorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBokslutsbilagor429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBokslutsbilagor429JSONResponse) VisitGetBokslutsbilagorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBokslutsbilagor500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetBokslutsbilagor500JSONResponse) VisitGetBokslutsbilagorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBokslutsbilagor503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBokslutsbilagor503JSONResponse) VisitGetBokslutsbilagorResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetContinuityCheckRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetContinuityCheckParams
@@ -63975,6 +65018,9 @@ type StrictServerInterface interface {
 	// SetPrimaryCashAccount Make a cash account the primary
 	// (POST /api/v1/companies/{companyId}/cash-accounts/{cashAccountId}/set-primary)
 	SetPrimaryCashAccount(ctx context.Context, request SetPrimaryCashAccountRequestObject) (SetPrimaryCashAccountResponseObject, error)
+	// GetComplianceCheck Compliance check of a fiscal year
+	// (GET /api/v1/companies/{companyId}/compliance/check)
+	GetComplianceCheck(ctx context.Context, request GetComplianceCheckRequestObject) (GetComplianceCheckResponseObject, error)
 	// ListCustomers List customers
 	// (GET /api/v1/companies/{companyId}/customers)
 	ListCustomers(ctx context.Context, request ListCustomersRequestObject) (ListCustomersResponseObject, error)
@@ -64227,6 +65273,12 @@ type StrictServerInterface interface {
 	// GetBalanceSheetPdf Balance sheet as a PDF
 	// (GET /api/v1/companies/{companyId}/reports/balance-sheet/pdf)
 	GetBalanceSheetPdf(ctx context.Context, request GetBalanceSheetPdfRequestObject) (GetBalanceSheetPdfResponseObject, error)
+	// GetBehandlingshistorik Processing history (behandlingshistorik) of a fiscal year
+	// (GET /api/v1/companies/{companyId}/reports/behandlingshistorik)
+	GetBehandlingshistorik(ctx context.Context, request GetBehandlingshistorikRequestObject) (GetBehandlingshistorikResponseObject, error)
+	// GetBokslutsbilagor Balance accounts at the balance date with their specifications (bokslutsbilagor)
+	// (GET /api/v1/companies/{companyId}/reports/bokslutsbilagor)
+	GetBokslutsbilagor(ctx context.Context, request GetBokslutsbilagorRequestObject) (GetBokslutsbilagorResponseObject, error)
 	// GetContinuityCheck Check that a year opens with the closing balances of the year before
 	// (GET /api/v1/companies/{companyId}/reports/continuity-check)
 	GetContinuityCheck(ctx context.Context, request GetContinuityCheckRequestObject) (GetContinuityCheckResponseObject, error)
@@ -65237,6 +66289,32 @@ func (sh *strictHandler) SetPrimaryCashAccount(ctx echo.Context, companyId Compa
 		return err
 	} else if validResponse, ok := response.(SetPrimaryCashAccountResponseObject); ok {
 		return validResponse.VisitSetPrimaryCashAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetComplianceCheck operation middleware
+func (sh *strictHandler) GetComplianceCheck(ctx echo.Context, companyId CompanyId, params GetComplianceCheckParams) error {
+	var request GetComplianceCheckRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetComplianceCheck(ctx.Request().Context(), request.(GetComplianceCheckRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetComplianceCheck")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetComplianceCheckResponseObject); ok {
+		return validResponse.VisitGetComplianceCheckResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -68325,6 +69403,58 @@ func (sh *strictHandler) GetBalanceSheetPdf(ctx echo.Context, companyId CompanyI
 		return err
 	} else if validResponse, ok := response.(GetBalanceSheetPdfResponseObject); ok {
 		return validResponse.VisitGetBalanceSheetPdfResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBehandlingshistorik operation middleware
+func (sh *strictHandler) GetBehandlingshistorik(ctx echo.Context, companyId CompanyId, params GetBehandlingshistorikParams) error {
+	var request GetBehandlingshistorikRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBehandlingshistorik(ctx.Request().Context(), request.(GetBehandlingshistorikRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBehandlingshistorik")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBehandlingshistorikResponseObject); ok {
+		return validResponse.VisitGetBehandlingshistorikResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBokslutsbilagor operation middleware
+func (sh *strictHandler) GetBokslutsbilagor(ctx echo.Context, companyId CompanyId, params GetBokslutsbilagorParams) error {
+	var request GetBokslutsbilagorRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBokslutsbilagor(ctx.Request().Context(), request.(GetBokslutsbilagorRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBokslutsbilagor")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBokslutsbilagorResponseObject); ok {
+		return validResponse.VisitGetBokslutsbilagorResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

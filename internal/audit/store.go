@@ -125,3 +125,47 @@ func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter) ([]Entry,
 		ORDER BY created_at DESC, id DESC LIMIT $`+strconv.Itoa(len(args)), args...)
 	return out, err
 }
+
+// Chronicle returns up to limit+1 entries of company created from..to (to
+// exclusive), oldest first, after the position after (nil: from the
+// first): of the tables listed, or with except of every other table
+// (nil tables and no except: every entry).
+func (s *Store) Chronicle(ctx context.Context, company uuid.UUID, from, to time.Time, tables []string, except bool,
+	after *cursor.Position, limit int) ([]Entry, error) {
+	at, id := from.Add(-time.Microsecond), uuid.Nil
+	if after != nil {
+		at, id = after.At, after.ID
+	}
+	var out []Entry
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT id, action, table_name, record_id, actor_type, actor_label, user_id, actor_email, description,
+		       NULL::jsonb AS old_state, NULL::jsonb AS new_state, changed_fields, created_at
+		FROM audit_entries
+		WHERE company_id = $1 AND created_at >= $2 AND created_at < $3 AND (created_at, id) > ($4, $5)
+			AND ($6::text[] IS NULL OR (coalesce(table_name, '') = ANY($6)) <> $7)
+		ORDER BY created_at, id LIMIT $8`, company, from, to, at, id, tablesArg(tables), except, limit+1)
+	return out, err
+}
+
+func tablesArg(tables []string) any {
+	if tables == nil {
+		return nil
+	}
+	return pq.StringArray(tables)
+}
+
+// Tally counts the entries of company created from..to (to exclusive)
+// per table ("" for none).
+func (s *Store) Tally(ctx context.Context, company uuid.UUID, from, to time.Time) (map[string]int, error) {
+	var rows []struct {
+		Table string `db:"t"`
+		N     int    `db:"n"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT coalesce(table_name, '') AS t, count(*) AS n FROM audit_entries
+		WHERE company_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY 1`, company, from, to)
+	out := map[string]int{}
+	for _, r := range rows {
+		out[r.Table] = r.N
+	}
+	return out, err
+}

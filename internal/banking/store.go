@@ -3,11 +3,13 @@ package banking
 import (
 	"context"
 	"encoding/json"
+	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -210,4 +212,31 @@ func (s *Store) PayeeDefaults(ctx context.Context, company uuid.UUID) (map[strin
 		out[r.Currency] = r.ID
 	}
 	return out, nil
+}
+
+// BankBalance is what the bank says a cash account held on a day.
+type BankBalance struct {
+	ID       uuid.UUID `db:"id"`
+	Account  string    `db:"ledger_account"`
+	Name     string    `db:"name"`
+	Currency string    `db:"currency"`
+	// Balance is the bank's last balance taken back to the day by the
+	// transactions dated after it; nil when the bank never gave one, or
+	// gave it before the day.
+	Balance *money.Amount `db:"balance_on"`
+}
+
+// BalancesOn lists the company's cash accounts with the bank's balance on
+// day: the last balance the bank reported less the transactions dated
+// after day up to that report.
+func (s *Store) BalancesOn(ctx context.Context, company uuid.UUID, day time.Time) ([]BankBalance, error) {
+	out := []BankBalance{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT a.id, a.ledger_account, a.name, a.currency,
+			CASE WHEN a.balance IS NOT NULL AND a.balance_updated_at::date >= $2 THEN
+				a.balance - coalesce((SELECT sum(t.amount) FROM bank_transactions t
+					WHERE t.company_id = a.company_id AND t.cash_account_id = a.id AND t.date > $2
+						AND t.date <= a.balance_updated_at::date), 0) END AS balance_on
+		FROM cash_accounts a WHERE a.company_id = $1 ORDER BY a.ledger_account`, company, store.Day(day))
+	return out, err
 }

@@ -468,6 +468,7 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	vatR := vatReturns(cfg, journal, accounts, periods, audits, companies, sales, people)
 	h := handlers{
 		invoicingAPI: salesAPI,
 		payablesAPI:  payables.NewHandler(bought, cursors),
@@ -477,7 +478,7 @@ func New(cfg Config) (*Server, error) {
 		bankTxAPI:    banking.NewTxHandler(bank, cursors, cfg.Now),
 		partiesAPI:   parties.NewHandler(registry, cursors),
 		ledgerAPI:    ledger.NewHandler(journal, ops, cursors, cfg.Now),
-		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg)),
+		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg, vatR, bank.Store(), audits, ops)),
 		incometaxAPI: incometax.NewHandler(journal, periods, accounts, func(ctx context.Context, c uuid.UUID) (incometax.Company, error) {
 			id, err := companies.Identity(ctx, c)
 			return incometax.Company{Name: id.Name, Form: id.Form, OrgNumber: id.OrgNumber, PostalCode: id.PostalCode,
@@ -552,10 +553,28 @@ func vatReturns(cfg Config, journal *ledger.Store, accounts *chart.Store, period
 
 // reportSources are what the reports read of the company and the
 // invoice registers.
-func reportSources(companies *company.Store, sales *invoicing.Store, cfg Config) reports.Sources {
+func reportSources(companies *company.Store, sales *invoicing.Store, cfg Config, vatR *vat.Returns, bank *banking.Store,
+	audits *audit.Store, ops *jobs.Store) reports.Sources {
 	bought := payables.NewStore(cfg.DB)
 	return reports.Sources{
-		Now: cfg.Now,
+		Now: cfg.Now, Audit: audits, Operations: ops,
+		VATStatuses: func(ctx context.Context, c uuid.UUID, from, to time.Time) ([]reports.VATStatus, error) {
+			list, err := vatR.Statuses(ctx, c, from, to)
+			out := make([]reports.VATStatus, len(list))
+			for i, s := range list {
+				out[i] = reports.VATStatus{Label: s.Period.Label(), TaxPeriod: s.Period.TaxPeriod(), Start: s.Period.Start,
+					End: s.Period.End, Filed: s.Filed, Settled: s.Settled, Accounts: s.Accounts}
+			}
+			return out, err
+		},
+		CashBalances: func(ctx context.Context, c uuid.UUID, day time.Time) ([]reports.CashBalance, error) {
+			list, err := bank.BalancesOn(ctx, c, day)
+			out := make([]reports.CashBalance, len(list))
+			for i, b := range list {
+				out[i] = reports.CashBalance{ID: b.ID, Account: b.Account, Name: b.Name, Currency: b.Currency, Balance: b.Balance}
+			}
+			return out, err
+		},
 		Company: func(ctx context.Context, c uuid.UUID) (reports.Company, error) {
 			id, err := companies.Identity(ctx, c)
 			return reports.Company{Name: id.Name, Form: id.Form, OrgNumber: id.OrgNumber, AccountingMethod: id.AccountingMethod}, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -166,5 +167,41 @@ func (s *Store) Backlogs(ctx context.Context) ([]Backlog, error) {
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT type, count(*) AS n,
 		extract(epoch FROM clock_timestamp() - min(created_at))::float8 AS oldest_seconds
 		FROM operations WHERE status IN ('queued', 'running') GROUP BY type ORDER BY type`)
+	return out, err
+}
+
+// Chronicle returns up to limit+1 operations of company created from..to
+// (to exclusive), oldest first, after the position after (nil: from the
+// first), of the types listed (nil: every type).
+func (s *Store) Chronicle(ctx context.Context, company uuid.UUID, from, to time.Time, types []string,
+	after *cursor.Position, limit int) ([]Operation, error) {
+	at, id := from.Add(-time.Microsecond), uuid.Nil
+	if after != nil {
+		at, id = after.At, after.ID
+	}
+	var list any
+	if types != nil {
+		list = pq.StringArray(types)
+	}
+	out := []Operation{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+columns+` FROM operations
+		WHERE company_id = $1 AND created_at >= $2 AND created_at < $3 AND (created_at, id) > ($4, $5)
+			AND ($6::text[] IS NULL OR type = ANY($6))
+		ORDER BY created_at, id LIMIT $7`, company, from, to, at, id, list, limit+1)
+	return out, err
+}
+
+// Tally counts the operations of company created from..to per type.
+func (s *Store) Tally(ctx context.Context, company uuid.UUID, from, to time.Time) (map[string]int, error) {
+	var rows []struct {
+		Type string `db:"type"`
+		N    int    `db:"n"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT type, count(*) AS n FROM operations
+		WHERE company_id = $1 AND created_at >= $2 AND created_at < $3 GROUP BY type`, company, from, to)
+	out := map[string]int{}
+	for _, r := range rows {
+		out[r.Type] = r.N
+	}
 	return out, err
 }

@@ -152,3 +152,30 @@ func (s *Store) PostedBefore(ctx context.Context, company uuid.UUID, accounts []
 		WHERE company_id = $1 AND account_number = ANY($2) AND entry_date < $3)`, company, pq.Array(accounts), day)
 	return found, err
 }
+
+// Drafts counts the period's drafts.
+func (s *Store) Drafts(ctx context.Context, company, period uuid.UUID) (int, error) {
+	return s.count(ctx, company, period, `status = 'draft'`)
+}
+
+// Gap is a voucher number missing from a series of a period: below the
+// series' highest number, yet no posted entry holds it.
+type Gap struct {
+	Series string `db:"voucher_series"`
+	Number int    `db:"voucher_number"`
+}
+
+// Gaps lists up to limit missing voucher numbers of the period's series,
+// in series and number order.
+func (s *Store) Gaps(ctx context.Context, company, period uuid.UUID, limit int) ([]Gap, error) {
+	out := []Gap{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		WITH top AS (
+			SELECT voucher_series, max(voucher_number) AS last FROM journal_entries
+			WHERE company_id = $1 AND fiscal_period_id = $2 AND status = 'posted' GROUP BY voucher_series)
+		SELECT t.voucher_series, n AS voucher_number FROM top t CROSS JOIN LATERAL generate_series(1, t.last) n
+		WHERE NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.company_id = $1 AND e.fiscal_period_id = $2
+			AND e.voucher_series = t.voucher_series AND e.voucher_number = n)
+		ORDER BY 1, 2 LIMIT $3`, company, period, limit)
+	return out, err
+}

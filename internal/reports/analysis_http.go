@@ -194,13 +194,9 @@ func (h *Handler) GetCashFlowStatement(ctx context.Context, req gen.GetCashFlowS
 	if err != nil {
 		return nil, err
 	}
-	totals, err := h.ledger.Totals(ctx, company, per.Id, "1000", "2999", false)
+	_, opening, err := h.openings(ctx, company, per.Id)
 	if err != nil {
 		return nil, err
-	}
-	opening := map[string]money.Amount{}
-	for _, t := range totals {
-		opening[t.Account] = t.Opening
 	}
 	rows, err := h.ledger.Window(ctx, company, per.Start.Time, per.End.Time, "1000", "8989", false)
 	if err != nil {

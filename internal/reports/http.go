@@ -11,12 +11,15 @@ import (
 
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/dimensions"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
 )
 
 // Handler serves the ledger reports.
@@ -43,6 +46,14 @@ type Sources struct {
 	// from..to; TopSuppliers the n suppliers bought the most from.
 	PaymentDays  func(ctx context.Context, company uuid.UUID, from, to time.Time) (*float64, error)
 	TopSuppliers func(ctx context.Context, company uuid.UUID, from, to time.Time, n int) ([]SupplierTotal, error)
+	// VATStatuses are the VAT periods ending from..to; CashBalances the
+	// bank's balances on a day.
+	VATStatuses  func(ctx context.Context, company uuid.UUID, from, to time.Time) ([]VATStatus, error)
+	CashBalances func(ctx context.Context, company uuid.UUID, day time.Time) ([]CashBalance, error)
+	// Audit and Operations are the trail and the operations run, read by
+	// the processing history.
+	Audit      *audit.Store
+	Operations *jobs.Store
 }
 
 // NewHandler returns the reports handler.
@@ -266,6 +277,17 @@ func (h *Handler) GetDimensionPnl(ctx context.Context, req gen.GetDimensionPnlRe
 		out.Groups[i] = gg
 	}
 	return gen.GetDimensionPnl200JSONResponse{Body: gen.DimensionPnlResponse{Meta: envelope.Meta(ctx), Data: out}}, nil
+}
+
+// openings are the figures of the period's balance accounts, the closing
+// entry counted, and their opening balances by account.
+func (h *Handler) openings(ctx context.Context, company, period uuid.UUID) ([]ledger.AccountTotals, map[string]money.Amount, error) {
+	totals, err := h.ledger.Totals(ctx, company, period, "1000", "2999", true)
+	opening := make(map[string]money.Amount, len(totals))
+	for _, t := range totals {
+		opening[t.Account] = t.Opening
+	}
+	return totals, opening, err
 }
 
 func nonNil[T any](s []T) []T {

@@ -233,13 +233,9 @@ func (h *Handler) balance(ctx context.Context, company, period uuid.UUID, to, as
 	if err != nil {
 		return gen.BalanceSheet{}, BalanceSheet{}, err
 	}
-	totals, err := h.ledger.Totals(ctx, company, period, "1000", "2999", true)
+	_, opening, err := h.openings(ctx, company, period)
 	if err != nil {
 		return gen.BalanceSheet{}, BalanceSheet{}, err
-	}
-	opening := map[string]money.Amount{}
-	for _, t := range totals {
-		opening[t.Account] = t.Opening
 	}
 	// The change to the day, the closing entry's move of the result to
 	// equity among it once the year-end ran.

@@ -2,6 +2,7 @@ package vat
 
 import (
 	"context"
+	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -10,6 +11,7 @@ import (
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -283,5 +285,86 @@ func (r *Returns) EUList(ctx context.Context, company uuid.UUID, q Query) (EULis
 		"38": d.Return.Filed["38"], "39": d.Return.Filed["39"]},
 		Filer: Filer{VATNumber: str(d.Declarant.VATNumber), Name: str(d.Declarant.TaxContactName),
 			Phone: str(d.Declarant.TaxContactPhone), Email: str(d.Declarant.TaxContactEmail)}}
+	return out, nil
+}
+
+// Status is a VAT period as the books stand: filed or not, settled or
+// not, its net (box 49 to the öre) and the VAT accounts' turnover in it
+// (debit minus credit).
+type Status struct {
+	Period         Period
+	Filed, Settled bool
+	Net            money.Amount
+	Accounts       map[string]money.Amount
+}
+
+// Statuses lists the periods of the company's moms_period that end
+// from..to, oldest first; none when the company files no VAT returns.
+func (r *Returns) Statuses(ctx context.Context, company uuid.UUID, from, to time.Time) ([]Status, error) {
+	d, err := r.declarant(ctx, company)
+	if err != nil || d.MomsPeriod == nil {
+		return nil, err
+	}
+	var periods []Period
+	switch *d.MomsPeriod {
+	case Yearly:
+		list, err := r.periods.List(ctx, company)
+		if err != nil {
+			return nil, err
+		}
+		for _, p := range list {
+			if !p.End.Before(from) && !p.End.After(to) {
+				periods = append(periods, Period{Type: Yearly, Year: p.End.Year(), Number: 1, Start: p.Start, End: p.End})
+			}
+		}
+		sort.Slice(periods, func(i, j int) bool { return periods[i].End.Before(periods[j].End) })
+	default:
+		step := 1
+		if *d.MomsPeriod == Quarterly {
+			step = 3
+		}
+		for m := time.Date(from.Year(), from.Month(), 1, 0, 0, 0, 0, time.UTC); !m.After(to); m = m.AddDate(0, 1, 0) {
+			end := m.AddDate(0, 1, -1)
+			if int(m.Month())%step != 0 || end.Before(from) || end.After(to) {
+				continue
+			}
+			n := int(m.Month())
+			if step == 3 {
+				n /= 3
+			}
+			p, err := Resolve(*d.MomsPeriod, m.Year(), n, nil)
+			if err != nil {
+				return nil, err
+			}
+			periods = append(periods, p)
+		}
+	}
+	out := make([]Status, 0, len(periods))
+	for _, p := range periods {
+		dec, err := r.declare(ctx, company, p)
+		if err != nil {
+			return nil, err
+		}
+		settled, err := r.ledger.SettledOn(ctx, company, p.End, p.SourceID())
+		if err != nil {
+			return nil, err
+		}
+		s := Status{Period: p, Filed: dec.Filing != nil, Net: dec.Return.Exact["49"], Accounts: map[string]money.Amount{}}
+		for _, e := range settled {
+			s.Settled = s.Settled || !e.Reversed
+		}
+		for box, list := range dec.Return.Accounts {
+			for _, a := range list {
+				amt := a.Amount
+				if box != "48" && (a.Account[:2] == "26") {
+					amt = amt.Neg() // output VAT counts credit as positive
+				}
+				if a.Account[:2] == "26" {
+					s.Accounts[a.Account] = s.Accounts[a.Account].Add(amt)
+				}
+			}
+		}
+		out = append(out, s)
+	}
 	return out, nil
 }

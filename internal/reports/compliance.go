@@ -1,0 +1,186 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/ledger"
+)
+
+// Finding is one result of a compliance check.
+type Finding struct {
+	Severity, Code, Message string
+	Details                 map[string]any
+}
+
+// The severities of a finding.
+const (
+	Info    = "info"
+	Warn    = "warning"
+	Blocker = "blocker"
+)
+
+// gapFindings turn the missing voucher numbers into a blocker per series.
+func gapFindings(gaps []ledger.Gap) []Finding {
+	var out []Finding
+	bySeries := map[string][]int{}
+	var order []string
+	for _, g := range gaps {
+		if _, ok := bySeries[g.Series]; !ok {
+			order = append(order, g.Series)
+		}
+		bySeries[g.Series] = append(bySeries[g.Series], g.Number)
+	}
+	for _, s := range order {
+		out = append(out, Finding{Severity: Blocker, Code: "VOUCHER_GAP",
+			Message: fmt.Sprintf("Serie %s saknar %d verifikationsnummer.", s, len(bySeries[s])),
+			Details: map[string]any{"voucher_series": s, "missing_numbers": bySeries[s]}})
+	}
+	return out
+}
+
+// maxGaps is how many missing numbers a check lists.
+const maxGaps = 100
+
+// GetComplianceCheck answers a compliance check of a fiscal year.
+func (h *Handler) GetComplianceCheck(ctx context.Context, req gen.GetComplianceCheckRequestObject) (gen.GetComplianceCheckResponseObject, error) {
+	company, p := uuid.UUID(req.CompanyId), req.Params
+	if p.Type == gen.GetComplianceCheckParamsTypeVatClose {
+		return nil, apierr.Validation(apierr.Issue{Field: "type", In: "query", Rule: "supported",
+			Issue: "vat_close is not supported; use year_end_readiness or voucher_gaps"})
+	}
+	per, _, err := h.period(ctx, company, p.FiscalPeriodId)
+	if err != nil {
+		return nil, err
+	}
+	gaps, err := h.ledger.Gaps(ctx, company, per.Id, maxGaps)
+	if err != nil {
+		return nil, err
+	}
+	findings := gapFindings(gaps)
+	if p.Type == gen.GetComplianceCheckParamsTypeYearEndReadiness {
+		more, err := h.yearEndFindings(ctx, company, per)
+		if err != nil {
+			return nil, err
+		}
+		findings = append(findings, more...)
+	}
+	out := gen.ComplianceCheck{Type: gen.ComplianceCheckType(p.Type), GeneratedAt: h.src.Now().UTC(),
+		Findings: make([]gen.ComplianceFinding, len(findings)), Ready: true}
+	out.Params.Type, out.Params.FiscalPeriodId = string(p.Type), per.Id
+	for i, f := range findings {
+		out.Findings[i] = gen.ComplianceFinding{Severity: gen.ComplianceFindingSeverity(f.Severity), Code: f.Code,
+			Message: f.Message, Details: envelope.Nullable(&f.Details)}
+		switch f.Severity {
+		case Blocker:
+			out.Summary.Blockers++
+			out.Ready = false
+		case Warn:
+			out.Summary.Warnings++
+		default:
+			out.Summary.Infos++
+		}
+	}
+	return gen.GetComplianceCheck200JSONResponse{Meta: envelope.Meta(ctx), Data: out}, nil
+}
+
+// yearEndFindings are what stands between the year and its year-end,
+// beyond the voucher gaps.
+func (h *Handler) yearEndFindings(ctx context.Context, company uuid.UUID, per gen.ReportPeriod) ([]Finding, error) {
+	var out []Finding
+	drafts, err := h.ledger.Drafts(ctx, company, per.Id)
+	if err != nil {
+		return nil, err
+	}
+	if drafts > 0 {
+		out = append(out, Finding{Severity: Blocker, Code: "YEAR_END_DRAFTS_PRESENT",
+			Message: fmt.Sprintf("Det finns %d utkast i räkenskapsåret.", drafts), Details: map[string]any{"draft_count": drafts}})
+	}
+	rows, err := h.ledger.Totals(ctx, company, per.Id, "0000", "9999", false)
+	if err != nil {
+		return nil, err
+	}
+	if t := SumTrial(rows); !t.Balanced() {
+		out = append(out, Finding{Severity: Blocker, Code: "YEAR_END_UNBALANCED_TRIAL", Message: "Råbalansen balanserar inte.",
+			Details: map[string]any{"total_debit": t.Debit, "total_credit": t.Credit, "opening_sum": t.Opening}})
+	}
+	prev, err := h.periods.Covering(ctx, company, per.Start.AddDate(0, 0, -1))
+	if err != nil {
+		return nil, err
+	}
+	if prev.ID != uuid.Nil {
+		if !prev.Closed {
+			out = append(out, Finding{Severity: Warn, Code: "PRIOR_FISCAL_YEAR_STILL_OPEN",
+				Message: "Föregående räkenskapsår är inte stängt.", Details: map[string]any{"fiscal_period_id": prev.ID}})
+		}
+		posted, err := h.ledger.Posted(ctx, company, prev.ID)
+		if err != nil {
+			return nil, err
+		}
+		if posted > 0 {
+			cont, err := h.ledger.Continuity(ctx, company, prev.ID)
+			if err != nil {
+				return nil, err
+			}
+			if c := CheckContinuity(cont, true); !c.OK() {
+				out = append(out, Finding{Severity: Warn, Code: "CONTINUITY_DIFFERENCE",
+					Message: "Ingående balanser skiljer sig från föregående års utgående.", Details: map[string]any{"accounts": c.Differing}})
+			}
+		}
+	}
+	today := ledger.Today(h.src.Now())
+	day := per.End.Time
+	if today.Before(day) {
+		day = today
+	}
+	statuses, err := h.src.VATStatuses(ctx, company, per.Start.Time, day.AddDate(0, 0, -1))
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range statuses {
+		if !s.End.Before(today) {
+			continue
+		}
+		if !s.Filed {
+			out = append(out, Finding{Severity: Warn, Code: "VAT_PERIOD_NOT_FILED",
+				Message: "Momsperioden " + s.TaxPeriod + " är inte deklarerad.", Details: map[string]any{"tax_period": s.TaxPeriod}})
+		}
+		if !s.Settled && len(s.Accounts) > 0 {
+			out = append(out, Finding{Severity: Warn, Code: "VAT_PERIOD_NOT_SETTLED",
+				Message: "Momsperioden " + s.TaxPeriod + " är inte avräknad mot 2650.", Details: map[string]any{"tax_period": s.TaxPeriod}})
+		}
+	}
+	c, err := h.company(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	for _, l := range []struct {
+		code     string
+		accounts []span
+		credit   bool
+		open     func(context.Context, uuid.UUID, time.Time) ([]Outstanding, error)
+	}{{"AR_LEDGER_MISMATCH", receivableAccounts, false, h.src.Receivables}, {"AP_LEDGER_MISMATCH", payableAccounts, true, h.src.Payables}} {
+		items, err := l.open(ctx, company, day)
+		if err != nil {
+			return nil, err
+		}
+		_, total := age(items, day, CustomerStatus)
+		r, err := h.reconcile(ctx, company, c, day, l.accounts, total.Total, l.credit)
+		if err != nil {
+			return nil, err
+		}
+		if rec, err := r.Get(); err == nil && !rec.Difference.IsZero() {
+			out = append(out, Finding{Severity: Warn, Code: l.code,
+				Message: "Reskontran stämmer inte med bokföringen på " + day.Format(time.DateOnly) + ".",
+				Details: map[string]any{"accounts": rec.Accounts, "ledger_balance": rec.LedgerBalance,
+					"register_total": rec.RegisterTotal, "difference": rec.Difference}})
+		}
+	}
+	return out, nil
+}
