@@ -67,14 +67,15 @@ func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Tim
 // period: the 26xx accounts cleared to 2650 (or 1650).
 const SettlementSource = "vat_settlement"
 
-// Settlements returns, per account, the posted lines dated from..to of
-// the entries that settle VAT rather than make it: those of source type
-// vat_settlement and their stornos, and any other entry with a line on one
-// of vatAccounts and a line on 2650 or 1650 (a settlement booked by hand
-// or read from a SIE file). Opening balances and closing entries are not
-// among them; the month balances never counted those as turnover.
-func (s *Store) Settlements(ctx context.Context, company uuid.UUID, from, to time.Time, vatAccounts []string) ([]AccountTotals, error) {
-	out := []AccountTotals{}
+// Settlements returns, per account and month, the posted lines dated
+// from..to of the entries that settle VAT rather than make it: those of
+// source type vat_settlement and their stornos, and any other entry with
+// a line on one of vatAccounts and a line on 2650 or 1650 (a settlement
+// booked by hand or read from a SIE file). Opening balances and closing
+// entries are not among them; the month balances never counted those as
+// turnover.
+func (s *Store) Settlements(ctx context.Context, company uuid.UUID, from, to time.Time, vatAccounts []string) ([]MonthTotal, error) {
+	out := []MonthTotal{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
 		WITH f AS (
 			SELECT id FROM fiscal_periods WHERE company_id = $1 AND period_start <= $3 AND period_end >= $2),
@@ -90,17 +91,18 @@ func (s *Store) Settlements(ctx context.Context, company uuid.UUID, from, to tim
 			JOIN journal_entries st ON st.company_id = o.company_id AND st.reverses_id = o.id
 			WHERE o.company_id = $1 AND o.source_type = $5 AND st.status = 'posted' AND st.entry_date BETWEEN $2 AND $3),
 		settling AS (
-			SELECT e.id FROM candidate c JOIN journal_entries e ON e.company_id = $1 AND e.id = c.id
+			SELECT e.id, date_trunc('month', e.entry_date)::date AS month FROM candidate c
+			JOIN journal_entries e ON e.company_id = $1 AND e.id = c.id
 			WHERE e.source_type NOT IN ($6, $7)
 				AND (e.source_type = $5
 					OR EXISTS (SELECT 1 FROM journal_entries o WHERE o.company_id = $1 AND o.id = e.reverses_id
 						AND o.source_type = $5)
 					OR EXISTS (SELECT 1 FROM journal_lines l WHERE l.company_id = $1 AND l.journal_entry_id = e.id
 						AND l.struck_by_rattelse_id IS NULL AND l.account_number = ANY($4))))
-		SELECT l.account_number, 0 AS opening, sum(l.debit_amount) AS debit, sum(l.credit_amount) AS credit
+		SELECT l.account_number, x.month, sum(l.debit_amount) AS debit, sum(l.credit_amount) AS credit
 		FROM settling x JOIN journal_lines l ON l.company_id = $1 AND l.journal_entry_id = x.id
 		WHERE l.struck_by_rattelse_id IS NULL
-		GROUP BY l.account_number ORDER BY l.account_number`,
+		GROUP BY l.account_number, x.month ORDER BY l.account_number, x.month`,
 		company, from, to, pq.Array(vatAccounts), SettlementSource, SourceOpeningBalance, SourceYearEnd)
 	return out, err
 }
@@ -111,18 +113,21 @@ type Settled struct {
 	Series   string    `db:"voucher_series" json:"voucher_series"`
 	Number   int       `db:"voucher_number" json:"voucher_number"`
 	Date     time.Time `db:"entry_date" json:"entry_date"`
+	SourceID string    `db:"source_id" json:"source_id"`
 	Reversed bool      `db:"reversed" json:"reversed"`
 }
 
-// SettledOn returns the posted settlement verifikat dated day for the VAT
-// period sourceID names, oldest first, each marked when a storno undid it.
-func (s *Store) SettledOn(ctx context.Context, company uuid.UUID, day time.Time, sourceID string) ([]Settled, error) {
+// SettledIn returns the posted settlement verifikat dated from..to, oldest
+// first, each naming its VAT period (source_id) and marked when a storno
+// undid it.
+func (s *Store) SettledIn(ctx context.Context, company uuid.UUID, from, to time.Time) ([]Settled, error) {
 	out := []Settled{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		SELECT id, voucher_series, voucher_number, entry_date, reversed_by_id IS NOT NULL AS reversed
+		SELECT id, voucher_series, voucher_number, entry_date, coalesce(source_id, '') AS source_id,
+			reversed_by_id IS NOT NULL AS reversed
 		FROM journal_entries
-		WHERE company_id = $1 AND source_type = $2 AND entry_date = $3 AND source_id = $4 AND status = 'posted'
-		ORDER BY posted_at, voucher_number`, company, SettlementSource, day, sourceID)
+		WHERE company_id = $1 AND source_type = $2 AND entry_date BETWEEN $3 AND $4 AND status = 'posted'
+		ORDER BY posted_at, voucher_number`, company, SettlementSource, from, to)
 	return out, err
 }
 
@@ -145,11 +150,15 @@ func (s *Store) WindowTagged(ctx context.Context, company uuid.UUID, from, to ti
 }
 
 // PostedBefore reports whether any of accounts has a posted line, opening
-// balances included, dated before day.
+// balances included, dated before day: one index range per fiscal year
+// and account.
 func (s *Store) PostedBefore(ctx context.Context, company uuid.UUID, accounts []string, day time.Time) (bool, error) {
 	var found bool
-	err := s.db.Q(ctx).GetContext(ctx, &found, `SELECT EXISTS (SELECT 1 FROM ledger_postings
-		WHERE company_id = $1 AND account_number = ANY($2) AND entry_date < $3)`, company, pq.Array(accounts), day)
+	err := s.db.Q(ctx).GetContext(ctx, &found, `SELECT EXISTS (
+		SELECT 1 FROM fiscal_periods f CROSS JOIN LATERAL (
+			SELECT 1 FROM ledger_postings p WHERE p.company_id = $1 AND p.fiscal_period_id = f.id
+				AND p.account_number = ANY($2) AND p.entry_date < $3 LIMIT 1) x
+		WHERE f.company_id = $1 AND f.period_start < $3)`, company, pq.Array(accounts), day)
 	return found, err
 }
 

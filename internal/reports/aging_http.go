@@ -51,22 +51,40 @@ func (h *Handler) balanceOn(ctx context.Context, company uuid.UUID, day time.Tim
 	if err != nil || p.ID == uuid.Nil {
 		return money.Amount{}, err
 	}
-	lo, hi := spans[0].lo, spans[len(spans)-1].hi
-	totals, err := h.ledger.Totals(ctx, company, p.ID, lo, hi, true)
+	out, err := h.balancesIn(ctx, company, p.ID, p.Start, day, spans...)
+	var sum money.Amount
+	for _, a := range out {
+		sum = sum.Add(a)
+	}
+	return sum, err
+}
+
+// balancesIn are the balances (debit minus credit) at the end of day of
+// the accounts in each span, day lying in the fiscal year period that
+// starts on start: its opening balance and what moved since.
+func (h *Handler) balancesIn(ctx context.Context, company, period uuid.UUID, start, day time.Time, spans ...span) ([]money.Amount, error) {
+	out := make([]money.Amount, len(spans))
+	lo, hi := spans[0].lo, spans[0].hi
+	for _, s := range spans {
+		lo, hi = min(lo, s.lo), max(hi, s.hi)
+	}
+	add := func(account string, a money.Amount) {
+		for i, s := range spans {
+			if account >= s.lo && account <= s.hi {
+				out[i] = out[i].Add(a)
+			}
+		}
+	}
+	totals, err := h.ledger.Totals(ctx, company, period, lo, hi, true)
 	if err != nil {
-		return money.Amount{}, err
+		return out, err
 	}
-	var out money.Amount
 	for _, t := range totals {
-		if in(t.Account, spans) {
-			out = out.Add(t.Opening)
-		}
+		add(t.Account, t.Opening)
 	}
-	rows, err := h.ledger.Window(ctx, company, p.Start, day, lo, hi, true)
+	rows, err := h.ledger.Window(ctx, company, start, day, lo, hi, true)
 	for _, r := range rows {
-		if in(r.Account, spans) {
-			out = out.Add(r.Debit).Sub(r.Credit)
-		}
+		add(r.Account, r.Debit.Sub(r.Credit))
 	}
 	return out, err
 }

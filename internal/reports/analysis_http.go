@@ -136,14 +136,11 @@ func (h *Handler) GetKpi(ctx context.Context, req gen.GetKpiRequestObject) (gen.
 		}
 	}
 	out.TopExpenseAccounts = top(costs, names, 5)
-	if out.CashPosition, err = h.balanceOn(ctx, company, day, span{"1900", "1999"}); err != nil {
-		return nil, err
-	}
-	vat, err := h.balanceOn(ctx, company, day, span{"2600", "2699"})
+	bal, err := h.balancesIn(ctx, company, per.Id, per.Start.Time, day, span{"1900", "1999"}, span{"2600", "2699"})
 	if err != nil {
 		return nil, err
 	}
-	out.VatLiability = vat.Neg()
+	out.CashPosition, out.VatLiability = bal[0], bal[1].Neg()
 	open, err := h.src.Receivables(ctx, company, day)
 	if err != nil {
 		return nil, err

@@ -115,57 +115,88 @@ func (r *Returns) Declare(ctx context.Context, company uuid.UUID, q Query) (Decl
 }
 
 func (r *Returns) declare(ctx context.Context, company uuid.UUID, p Period) (Declaration, error) {
-	d := Declaration{Period: p, Names: map[string]string{}}
-	var err error
-	if d.Declarant, err = r.declarant(ctx, company); err != nil {
-		return d, err
+	all, err := r.declareAll(ctx, company, []Period{p})
+	if err != nil {
+		return Declaration{}, err
+	}
+	return all[0], nil
+}
+
+// declareAll computes the returns of periods (whole months each, none
+// overlapping) in one pass: the month balances, the settlements and the
+// filings of their whole span are read once, then shared out by month.
+func (r *Returns) declareAll(ctx context.Context, company uuid.UUID, periods []Period) ([]Declaration, error) {
+	declarant, err := r.declarant(ctx, company)
+	if err != nil {
+		return nil, err
 	}
 	accounts, err := r.chart.List(ctx, company, chart.Filter{Class: -1, Inactive: true})
 	if err != nil {
-		return d, err
+		return nil, err
 	}
+	names := make(map[string]string, len(accounts))
 	boxOf := make(map[string]string, len(accounts))
 	for _, a := range accounts {
-		d.Names[a.Number] = a.Name
+		names[a.Number] = a.Name
 		if b := BoxOf(Account{Number: a.Number, Box: a.VATBox, Treatment: a.VATTreatment, Rate: a.VATRate}); b != "" {
 			boxOf[a.Number] = b
 		}
 	}
-	months, err := r.ledger.Window(ctx, company, p.Start, p.End, "2600", "4999", false)
-	if err != nil {
-		return d, err
-	}
-	turnover := map[string]Turnover{}
-	for _, m := range months {
-		if boxOf[m.Account] == "" {
-			continue
+	from, to := periods[0].Start, periods[0].End
+	for _, p := range periods {
+		if p.Start.Before(from) {
+			from = p.Start
 		}
-		t := turnover[m.Account]
-		t.Debit, t.Credit = t.Debit.Add(m.Debit), t.Credit.Add(m.Credit)
-		turnover[m.Account] = t
-	}
-	settling, err := r.ledger.Settlements(ctx, company, p.Start, p.End, VATAccounts(boxOf))
-	if err != nil {
-		return d, err
-	}
-	for _, s := range settling {
-		if t, ok := turnover[s.Account]; ok {
-			t.Debit, t.Credit = t.Debit.Sub(s.Debit), t.Credit.Sub(s.Credit)
-			turnover[s.Account] = t
+		if p.End.After(to) {
+			to = p.End
 		}
 	}
-	d.Return = Declare(turnover, boxOf)
-	if d.Filing, err = r.filings.Filed(ctx, company, p, false); err != nil {
-		return d, err
+	months, err := r.ledger.Window(ctx, company, from, to, "2600", "4999", false)
+	if err != nil {
+		return nil, err
 	}
-	if d.Filing != nil && d.Filing.Snapshot.Filed != nil {
-		for _, b := range Boxes {
-			if d.Filing.Snapshot.Filed[b] != d.Return.Filed[b] {
-				d.Changed = true
+	settling, err := r.ledger.Settlements(ctx, company, from, to, VATAccounts(boxOf))
+	if err != nil {
+		return nil, err
+	}
+	filings, err := r.filings.Filings(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Declaration, len(periods))
+	for i, p := range periods {
+		d := Declaration{Period: p, Declarant: declarant, Names: names}
+		turnover := map[string]Turnover{}
+		for _, m := range months {
+			if boxOf[m.Account] == "" || m.Month.Before(p.Start) || m.Month.After(p.End) {
+				continue
+			}
+			t := turnover[m.Account]
+			t.Debit, t.Credit = t.Debit.Add(m.Debit), t.Credit.Add(m.Credit)
+			turnover[m.Account] = t
+		}
+		for _, m := range settling {
+			if t, ok := turnover[m.Account]; ok && !m.Month.Before(p.Start) && !m.Month.After(p.End) {
+				t.Debit, t.Credit = t.Debit.Sub(m.Debit), t.Credit.Sub(m.Credit)
+				turnover[m.Account] = t
 			}
 		}
+		d.Return = Declare(turnover, boxOf)
+		for j := range filings {
+			if filings[j].Start.Equal(p.Start) && filings[j].End.Equal(p.End) {
+				d.Filing = &filings[j]
+			}
+		}
+		if d.Filing != nil && d.Filing.Snapshot.Filed != nil {
+			for _, b := range Boxes {
+				if d.Filing.Snapshot.Filed[b] != d.Return.Filed[b] {
+					d.Changed = true
+				}
+			}
+		}
+		out[i] = d
 	}
-	return d, nil
+	return out, nil
 }
 
 // ESKD writes the eSKD file of the period q names, which must be of the
@@ -339,29 +370,34 @@ func (r *Returns) Statuses(ctx context.Context, company uuid.UUID, from, to time
 			periods = append(periods, p)
 		}
 	}
+	if len(periods) == 0 {
+		return nil, nil
+	}
+	decs, err := r.declareAll(ctx, company, periods)
+	if err != nil {
+		return nil, err
+	}
+	settled, err := r.ledger.SettledIn(ctx, company, periods[0].End, periods[len(periods)-1].End)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]Status, 0, len(periods))
-	for _, p := range periods {
-		dec, err := r.declare(ctx, company, p)
-		if err != nil {
-			return nil, err
-		}
-		settled, err := r.ledger.SettledOn(ctx, company, p.End, p.SourceID())
-		if err != nil {
-			return nil, err
-		}
+	for i, p := range periods {
+		dec := decs[i]
 		s := Status{Period: p, Filed: dec.Filing != nil, Net: dec.Return.Exact["49"], Accounts: map[string]money.Amount{}}
 		for _, e := range settled {
-			s.Settled = s.Settled || !e.Reversed
+			s.Settled = s.Settled || e.SourceID == p.SourceID() && !e.Reversed
 		}
 		for box, list := range dec.Return.Accounts {
 			for _, a := range list {
+				if a.Account[:2] != "26" {
+					continue
+				}
 				amt := a.Amount
-				if box != "48" && (a.Account[:2] == "26") {
+				if box != "48" {
 					amt = amt.Neg() // output VAT counts credit as positive
 				}
-				if a.Account[:2] == "26" {
-					s.Accounts[a.Account] = s.Accounts[a.Account].Add(amt)
-				}
+				s.Accounts[a.Account] = s.Accounts[a.Account].Add(amt)
 			}
 		}
 		out = append(out, s)

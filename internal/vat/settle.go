@@ -34,7 +34,13 @@ func (r *Returns) Propose(ctx context.Context, company uuid.UUID, q Query) (Prop
 		return Proposed{}, err
 	}
 	out := Proposed{Proposal: Propose(d.Period, d.Return), Declaration: d}
-	out.Existing, err = r.ledger.SettledOn(ctx, company, d.Period.End, d.Period.SourceID())
+	settled, err := r.ledger.SettledIn(ctx, company, d.Period.End, d.Period.End)
+	out.Existing = []ledger.Settled{}
+	for _, e := range settled {
+		if e.SourceID == d.Period.SourceID() {
+			out.Existing = append(out.Existing, e)
+		}
+	}
 	return out, err
 }
 
