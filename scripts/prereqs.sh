@@ -45,7 +45,8 @@ fi
 
 if [ "$what" = test ] && { ! command -v xmllint >/dev/null || ! command -v java >/dev/null || [ ! -f /usr/share/java/Saxon-HE.jar ]; }; then
 	# The e-invoice tests validate UBL with xmllint (the XSDs) and run the
-	# BIS 3 Schematron rules, compiled to XSLT 2.0, with Saxon-HE.
+	# BIS 3 Schematron rules, compiled to XSLT 2.0, with Saxon-HE; the VAT
+	# tests hold every eSKD file to its DTD with xmllint.
 	pkgs="libxml2-utils default-jre-headless libsaxonhe-java"
 	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
 		echo "installing $pkgs (the e-invoice tests validate with them)" >&2
