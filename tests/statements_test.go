@@ -188,8 +188,12 @@ func TestIncomeStatementAndBalanceSheet(t *testing.T) {
 		cf.at("data.reconciliation.closing_cash") != 139300.0 || cf.at("data.reconciliation.is_reconciled") != true {
 		t.Fatalf("cash flow: %s", cf.Body)
 	}
-	if cf = b.get(b.base+"/reports/kassaflodesanalys?period_id="+b.period+"&dim_no=6", b.token).status(t, 200); cf.Header.Get("X-Ignored-Query-Params") != "dim_no" {
-		t.Fatalf("dimension filter on the cash flow: %v", cf.Header)
+	// A dimension filter the report cannot apply is refused, not ignored.
+	if cf = b.get(b.base+"/reports/kassaflodesanalys?period_id="+b.period+"&dim_no=6&dim_code=P1", b.token).errorCode(t, 400, "VALIDATION_ERROR"); cf.str("error.details.issues.0.rule") != "dimension_filter" {
+		t.Fatalf("dimension filter on the cash flow: %s", cf.Body)
+	}
+	if r := b.get(b.base+"/reports/income-statement?period_id=nope", b.token).errorCode(t, 400, "VALIDATION_ERROR"); r.str("error.details.field") != "period_id" {
+		t.Fatalf("malformed period_id: %s", r.Body)
 	}
 
 	// The PDFs, read back.

@@ -72,13 +72,20 @@ type Issue struct {
 }
 
 // Validation returns a VALIDATION_ERROR listing issues under
-// details.issues, sorted by where, field and rule, duplicates dropped.
+// details.issues, sorted by where, field and rule, duplicates dropped;
+// when they are all of one field, details.field names it too (as the
+// peer service answers a malformed period_id).
 func Validation(issues ...Issue) *Error {
 	sorted := slices.Clone(issues)
 	slices.SortStableFunc(sorted, func(a, b Issue) int {
 		return cmp.Or(strings.Compare(a.In, b.In), strings.Compare(a.Field, b.Field), strings.Compare(a.Rule, b.Rule))
 	})
-	return New(ValidationError, map[string]any{"issues": slices.Compact(sorted)})
+	sorted = slices.Compact(sorted)
+	details := map[string]any{"issues": sorted}
+	if len(sorted) > 0 && sorted[0].Field != "" && sorted[0].Field == sorted[len(sorted)-1].Field {
+		details["field"] = sorted[0].Field
+	}
+	return New(ValidationError, details)
 }
 
 // Field returns a VALIDATION_ERROR for one field of the request body.

@@ -413,6 +413,20 @@ func unknownQuery(c echo.Context, op *openapi.Operation) error {
 	}
 	sort.Strings(unknown)
 	sort.Strings(allowed)
+	// A dimension filter a report cannot apply would answer unfiltered
+	// figures as if filtered: refused, whatever the report's rule.
+	var dims []apierr.Issue
+	for _, n := range unknown {
+		if n == "dim_no" || n == "dim_code" {
+			dims = append(dims, apierr.Issue{Field: n, In: "query", Rule: "dimension_filter",
+				Issue: "this report takes no dimension filter"})
+		}
+	}
+	if len(dims) > 0 {
+		e := apierr.Validation(dims...)
+		e.Details["unknown_params"], e.Details["allowed_params"] = unknown, allowed
+		return e
+	}
 	if op.UnknownQuery == "reject" {
 		issues := make([]apierr.Issue, len(unknown))
 		for i, n := range unknown {
