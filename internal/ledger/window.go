@@ -33,16 +33,16 @@ func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Tim
 	out := []MonthTotal{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
 		WITH b AS (
-			SELECT b.fiscal_period_id, b.account_number, b.month,
-				b.debit + CASE WHEN $7 THEN b.closing_debit ELSE 0 END AS debit,
-				b.credit + CASE WHEN $7 THEN b.closing_credit ELSE 0 END AS credit,
+			SELECT b.fiscal_period_id, f.year_end_entry_id, b.account_number, b.month,
+				b.debit + CASE WHEN $6 THEN b.closing_debit ELSE 0 END AS debit,
+				b.credit + CASE WHEN $6 THEN b.closing_credit ELSE 0 END AS credit,
 				b.month >= $2::date AND (b.month + interval '1 month' - interval '1 day')::date <= $3::date AS whole
 			FROM account_balances b
 			JOIN fiscal_periods f ON f.company_id = b.company_id AND f.id = b.fiscal_period_id
 			WHERE b.company_id = $1 AND f.period_start <= $3 AND f.period_end >= $2
 				AND b.account_number BETWEEN $4 AND $5
 				AND b.month BETWEEN date_trunc('month', $2::date)::date AND $3
-				AND (b.debit <> 0 OR b.credit <> 0 OR $7 AND (b.closing_debit <> 0 OR b.closing_credit <> 0)))
+				AND (b.debit <> 0 OR b.credit <> 0 OR $6 AND (b.closing_debit <> 0 OR b.closing_credit <> 0)))
 		SELECT account_number, month, sum(debit) AS debit, sum(credit) AS credit FROM (
 			SELECT account_number, month, debit, credit FROM b WHERE whole
 			UNION ALL
@@ -50,16 +50,15 @@ func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Tim
 			CROSS JOIN LATERAL (
 				SELECT coalesce(sum(p.debit_amount), 0) AS debit, coalesce(sum(p.credit_amount), 0) AS credit
 				FROM ledger_postings p
-				JOIN journal_entries e ON e.company_id = p.company_id AND e.id = p.journal_entry_id
 				WHERE p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
 					AND p.account_number = b.account_number
 					AND p.entry_date BETWEEN greatest(b.month, $2::date)
 						AND least((b.month + interval '1 month' - interval '1 day')::date, $3::date)
-					AND NOT p.is_opening AND ($7 OR e.source_type <> $6)) x
+					AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)) x
 			WHERE NOT b.whole) t
 		GROUP BY account_number, month
 		HAVING sum(debit) <> 0 OR sum(credit) <> 0
-		ORDER BY account_number, month`, company, from, to, lo, hi, SourceYearEnd, withClosing)
+		ORDER BY account_number, month`, company, from, to, lo, hi, withClosing)
 	return out, err
 }
 
@@ -85,11 +84,13 @@ func (s *Store) Settlements(ctx context.Context, company uuid.UUID, from, to tim
 				AND NOT p.is_opening
 			UNION
 			SELECT e.id FROM journal_entries e
-			WHERE e.company_id = $1 AND e.source_type = $5 AND e.status = 'posted' AND e.entry_date BETWEEN $2 AND $3
+			WHERE e.company_id = $1 AND e.source_type = 'vat_settlement' AND e.status = 'posted'
+				AND e.entry_date BETWEEN $2 AND $3
 			UNION
 			SELECT st.id FROM journal_entries o
 			JOIN journal_entries st ON st.company_id = o.company_id AND st.reverses_id = o.id
-			WHERE o.company_id = $1 AND o.source_type = $5 AND st.status = 'posted' AND st.entry_date BETWEEN $2 AND $3),
+			WHERE o.company_id = $1 AND o.source_type = 'vat_settlement' AND st.status = 'posted'
+				AND st.entry_date BETWEEN $2 AND $3),
 		settling AS (
 			SELECT e.id, date_trunc('month', e.entry_date)::date AS month FROM candidate c
 			JOIN journal_entries e ON e.company_id = $1 AND e.id = c.id
@@ -126,8 +127,8 @@ func (s *Store) SettledIn(ctx context.Context, company uuid.UUID, from, to time.
 		SELECT id, voucher_series, voucher_number, entry_date, coalesce(source_id, '') AS source_id,
 			reversed_by_id IS NOT NULL AS reversed
 		FROM journal_entries
-		WHERE company_id = $1 AND source_type = $2 AND entry_date BETWEEN $3 AND $4 AND status = 'posted'
-		ORDER BY posted_at, voucher_number`, company, SettlementSource, from, to)
+		WHERE company_id = $1 AND source_type = 'vat_settlement' AND entry_date BETWEEN $2 AND $3 AND status = 'posted'
+		ORDER BY posted_at, voucher_number`, company, from, to)
 	return out, err
 }
 
@@ -179,12 +180,14 @@ type Gap struct {
 func (s *Store) Gaps(ctx context.Context, company, period uuid.UUID, limit int) ([]Gap, error) {
 	out := []Gap{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		WITH top AS (
-			SELECT voucher_series, max(voucher_number) AS last FROM journal_entries
-			WHERE company_id = $1 AND fiscal_period_id = $2 AND status = 'posted' GROUP BY voucher_series)
-		SELECT t.voucher_series, n AS voucher_number FROM top t CROSS JOIN LATERAL generate_series(1, t.last) n
-		WHERE NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.company_id = $1 AND e.fiscal_period_id = $2
-			AND e.voucher_series = t.voucher_series AND e.voucher_number = n)
+		WITH n AS (
+			SELECT voucher_series, voucher_number,
+				lag(voucher_number, 1, 0) OVER (PARTITION BY voucher_series ORDER BY voucher_number) AS before
+			FROM journal_entries
+			WHERE company_id = $1 AND fiscal_period_id = $2 AND status = 'posted')
+		SELECT n.voucher_series, g AS voucher_number
+		FROM n CROSS JOIN LATERAL generate_series(n.before + 1, n.voucher_number - 1) g
+		WHERE n.voucher_number > n.before + 1
 		ORDER BY 1, 2 LIMIT $3`, company, period, limit)
 	return out, err
 }
