@@ -52,7 +52,8 @@ vet:
 # prism proxy) run rather than skip, and fail when a tool is missing.
 test:
 	@scripts/prereqs.sh test
-	@$(MAKE) --no-print-directory fmt-check lint check-generated vet
+	@# The checks are independent: run side by side, each one's output kept together.
+	@$(MAKE) --no-print-directory -j4 --output-sync=target fmt-check lint check-generated vet
 	KONTERA_CONTRACT=1 $(GO) test -count=1 ./...
 
 # How much of the spec the document covers ("N of M"); never fails.

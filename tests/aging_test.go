@@ -19,6 +19,7 @@ func agingTotals(r *response) [6]float64 {
 // credit note and not-yet-due invoices counted on the day they happened,
 // the totals reconciled to 1510 + 1513 and 2440.
 func TestLedgersAgeOnADay(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC) }))
 	a := b.createCustomer(map[string]any{"name": "Alfa AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	c := b.createCustomer(map[string]any{"name": "Beta AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")

@@ -311,7 +311,7 @@ func TestSettings(t *testing.T) {
 	// The lock date, and filed VAT periods it would reopen.
 	e.patch(base+"/bookkeeping-lock", owner, map[string]any{"bookkeeping_locked_through": "2099-01-01"}).errorCode(t, 400, "VALIDATION_ERROR")
 	e.patch(base+"/bookkeeping-lock", owner, map[string]any{"bookkeeping_locked_through": "2026-06-30"}).status(t, 200)
-	e.exec(`INSERT INTO vat_filings (company_id, period_start, period_end, filed_on, source) VALUES ($1, '2026-04-01', '2026-06-30', '2026-08-12', 'manual')`,
+	e.exec(`INSERT INTO vat_filings (company_id, period_type, period_start, period_end, filed_on, source) VALUES ($1, 'quarterly', '2026-04-01', '2026-06-30', '2026-08-12', 'manual')`,
 		r.str("data.company_id"))
 	c := e.patch(base+"/bookkeeping-lock", owner, map[string]any{"bookkeeping_locked_through": "2026-03-31"}).errorCode(t, 409, "BOOKKEEPING_LOCK_REOPENS_FILED_VAT")
 	if c.str("error.details.filed_periods.0.period_start") != "2026-04-01" {

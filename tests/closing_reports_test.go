@@ -22,6 +22,7 @@ func bokslutAccount(t *testing.T, r *response, n string) map[string]any {
 // it: the balance accounts with what specifies them, the processing
 // history, and the compliance check's findings.
 func TestClosingReports(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC) }))
 	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
 		b.company); err != nil {

@@ -257,7 +257,16 @@ func TestLintersCatchViolations(t *testing.T) {
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		t.Fatal(err)
 	}
-	paths := doc["paths"].(map[string]any)
+	// Only the paths the violations are planted in: the linters' time grows
+	// with the document, and the rest of it is linted clean by make lint.
+	all := doc["paths"].(map[string]any)
+	paths := map[string]any{}
+	for _, p := range []string{"/api/v1/companies", "/api/v1/companies/{companyId}/settings",
+		"/api/v1/companies/{companyId}/customers", "/api/v1/companies/{companyId}/suppliers",
+		"/api/v1/companies/{companyId}/dimensions"} {
+		paths[p] = all[p]
+	}
+	doc["paths"] = paths
 	op := func(path, method string) map[string]any { return paths[path].(map[string]any)[method].(map[string]any) }
 	delete(op("/api/v1/companies", "get"), "summary")
 	delete(op("/api/v1/companies/{companyId}/settings", "get"), "operationId")

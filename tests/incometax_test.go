@@ -28,6 +28,7 @@ func sruFiles(t *testing.T, b []byte) map[string]string {
 
 // A year of an aktiebolag and of a sole trader, their returns by hand.
 func TestIncomeTaxReturns(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	b.periodAction(b.period, "opening-balances/manual", map[string]any{"lines": []map[string]any{
 		{"account_number": "1930", "debit_amount": 50000}, {"account_number": "2081", "credit_amount": 50000}}}).status(t, 201)

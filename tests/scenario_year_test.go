@@ -202,6 +202,7 @@ func allBoxes(want map[string]float64) map[string]float64 {
 // EU sales list and its file, the ledgers at three dates, the statements
 // with the closing entry left out, INK2 and its SRU files.
 func TestScenarioYearAccrual(t *testing.T) {
+	t.Parallel()
 	s := newScenario(t, "accrual")
 	// Q1 by hand. Sales 25 %: 10 000 + 4 000 + 2 000 credited again; 12 %:
 	// 1 000.40 with 120.05 VAT; 6 %: 500 with 30. EU goods 8 000 (35), EU
@@ -361,6 +362,7 @@ func TestScenarioYearAccrual(t *testing.T) {
 // move to Q2, the credited invoice never counts, and the unpaid ones not
 // at all.
 func TestScenarioYearCash(t *testing.T) {
+	t.Parallel()
 	s := newScenario(t, "cash")
 	s.at("2026-04-02")
 	s.journal("2026-03-18", "Import, tull", [3]any{"4545", 5000, 0}, [3]any{"2645", 1250, 0}, [3]any{"2615", 0, 1250},

@@ -52,6 +52,7 @@ func balanceRow(t *testing.T, r *response, key string) [3]float64 {
 // year's figures, the year-end's closing entry left out; the balance
 // sheet before and after the year-end; both as PDFs.
 func TestIncomeStatementAndBalanceSheet(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	y1, py := b.pastYear(t)
 	y := b.year

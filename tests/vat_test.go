@@ -66,6 +66,7 @@ func wantBoxes(t *testing.T, what string, got map[string]float64, want map[strin
 // The first quarter of a company with every kind of VAT line, booked as
 // verifikat, and its return, eSKD file and settlement computed by hand.
 func TestVATReturnOfAQuarter(t *testing.T) {
+	t.Parallel()
 	b := newVATBooks(t, "accrual")
 	if b.year != "2026" {
 		t.Fatalf("the books' year is %s", b.year)
@@ -302,6 +303,7 @@ func TestVATReturnOfAQuarter(t *testing.T) {
 
 // Every parameter of the VAT endpoints sent wrong answers a catalogue 4xx.
 func TestVATReturnRefusesBadParameters(t *testing.T) {
+	t.Parallel()
 	b := newVATBooks(t, "accrual")
 	other := newVATBooks(t, "accrual")
 	decl := b.base + "/reports/vat-declaration?"
