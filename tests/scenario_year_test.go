@@ -352,6 +352,22 @@ func TestScenarioYearAccrual(t *testing.T) {
 	if !strings.Contains(files["BLANKETTER.SRU"], wantR) {
 		t.Fatalf("BLANKETTER.SRU:\n%q\nwant INK2R:\n%q", files["BLANKETTER.SRU"], wantR)
 	}
+	// The year's check: Q2-Q4 ended unfiled (Q4 on the year's last day
+	// too), all settled or empty; the ledgers agree with 1510 and 2440.
+	c := s.get(s.path("compliance/check?type=year_end_readiness&fiscal_period_id="+s.period), s.token).status(t, 200)
+	var unfiled []string
+	for _, f := range c.list("data.findings") {
+		m := f.(map[string]any)
+		switch m["code"] {
+		case "VAT_PERIOD_NOT_FILED":
+			unfiled = append(unfiled, m["details"].(map[string]any)["tax_period"].(string))
+		case "VAT_PERIOD_NOT_SETTLED", "AR_LEDGER_MISMATCH", "AP_LEDGER_MISMATCH", "VOUCHER_GAP", "YEAR_END_DRAFTS_PRESENT":
+			t.Errorf("finding %v", m)
+		}
+	}
+	if strings.Join(unfiled, " ") != "2026-Q2 2026-Q3 2026-Q4" || c.at("data.ready") != true {
+		t.Fatalf("compliance: %s", c.Body)
+	}
 	if n := s.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1 AND status = 'posted'`, s.company); n < 30 {
 		t.Fatalf("only %d verifikationer", n)
 	}

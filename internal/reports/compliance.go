@@ -139,7 +139,7 @@ func (h *Handler) yearEndFindings(ctx context.Context, company uuid.UUID, per ge
 	if today.Before(day) {
 		day = today
 	}
-	statuses, err := h.src.VATStatuses(ctx, company, per.Start.Time, day.AddDate(0, 0, -1))
+	statuses, err := h.src.VATStatuses(ctx, company, per.Start.Time, day)
 	if err != nil {
 		return nil, err
 	}
