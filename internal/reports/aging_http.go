@@ -137,29 +137,49 @@ func (h *Handler) reconcile(ctx context.Context, company uuid.UUID, c Company, d
 		RegisterTotal: register, Difference: bal.Sub(register)}), err
 }
 
-// GetArLedger answers the receivables open on a day, aged.
-func (h *Handler) GetArLedger(ctx context.Context, req gen.GetArLedgerRequestObject) (gen.GetArLedgerResponseObject, error) {
-	company := uuid.UUID(req.CompanyId)
-	day, err := h.asOf(req.Params.AsOfDate)
-	if err != nil {
-		return nil, err
+// aged is a register on a day: its open items by party, their totals,
+// and the register against its ledger accounts.
+type aged struct {
+	day     time.Time
+	parties []agingParty
+	total   Aging
+	rec     nullable.Nullable[gen.LedgerReconciliation]
+}
+
+// ageRegister reads the register open lists as of the day asked, aged
+// with status and reconciled to accounts (credit: a register of debts).
+func (h *Handler) ageRegister(ctx context.Context, company uuid.UUID, asked *openapi_types.Date,
+	open func(context.Context, uuid.UUID, time.Time) ([]Outstanding, error), status func(Outstanding, time.Time) string,
+	accounts []span, credit bool) (aged, error) {
+	var a aged
+	var err error
+	if a.day, err = h.asOf(asked); err != nil {
+		return a, err
 	}
 	c, err := h.company(ctx, company)
 	if err != nil {
-		return nil, err
+		return a, err
 	}
-	items, err := h.src.Receivables(ctx, company, day)
+	items, err := open(ctx, company, a.day)
+	if err != nil {
+		return a, err
+	}
+	a.parties, a.total = age(items, a.day, status)
+	a.rec, err = h.reconcile(ctx, company, c, a.day, accounts, a.total.Total, credit)
+	return a, err
+}
+
+// GetArLedger answers the receivables open on a day, aged.
+func (h *Handler) GetArLedger(ctx context.Context, req gen.GetArLedgerRequestObject) (gen.GetArLedgerResponseObject, error) {
+	company := uuid.UUID(req.CompanyId)
+	a, err := h.ageRegister(ctx, company, req.Params.AsOfDate, h.src.Receivables, CustomerStatus, receivableAccounts, false)
 	if err != nil {
 		return nil, err
 	}
-	parties, total := age(items, day, CustomerStatus)
-	out := gen.ArLedger{AsOfDate: openapi_types.Date{Time: day}, Customers: make([]gen.ArLedgerCustomer, len(parties)),
-		Totals: agingTotals(total)}
-	for i, p := range parties {
+	out := gen.ArLedger{AsOfDate: openapi_types.Date{Time: a.day}, Customers: make([]gen.ArLedgerCustomer, len(a.parties)),
+		Totals: agingTotals(a.total), Reconciliation: a.rec}
+	for i, p := range a.parties {
 		out.Customers[i] = gen.ArLedgerCustomer{CustomerId: p.id, CustomerName: p.name, Invoices: p.items, Totals: agingTotals(p.sum)}
-	}
-	if out.Reconciliation, err = h.reconcile(ctx, company, c, day, receivableAccounts, total.Total, false); err != nil {
-		return nil, err
 	}
 	first, err := h.src.FirstInvoice(ctx, company)
 	if err != nil {
@@ -179,27 +199,14 @@ func (h *Handler) GetArLedger(ctx context.Context, req gen.GetArLedgerRequestObj
 
 // GetSupplierLedger answers the payables open on a day, aged.
 func (h *Handler) GetSupplierLedger(ctx context.Context, req gen.GetSupplierLedgerRequestObject) (gen.GetSupplierLedgerResponseObject, error) {
-	company := uuid.UUID(req.CompanyId)
-	day, err := h.asOf(req.Params.AsOfDate)
+	a, err := h.ageRegister(ctx, uuid.UUID(req.CompanyId), req.Params.AsOfDate, h.src.Payables, SupplierStatus, payableAccounts, true)
 	if err != nil {
 		return nil, err
 	}
-	c, err := h.company(ctx, company)
-	if err != nil {
-		return nil, err
-	}
-	items, err := h.src.Payables(ctx, company, day)
-	if err != nil {
-		return nil, err
-	}
-	parties, total := age(items, day, SupplierStatus)
-	out := gen.SupplierLedger{AsOfDate: openapi_types.Date{Time: day}, Suppliers: make([]gen.SupplierLedgerSupplier, len(parties)),
-		Totals: agingTotals(total)}
-	for i, p := range parties {
+	out := gen.SupplierLedger{AsOfDate: openapi_types.Date{Time: a.day}, Suppliers: make([]gen.SupplierLedgerSupplier, len(a.parties)),
+		Totals: agingTotals(a.total), Reconciliation: a.rec}
+	for i, p := range a.parties {
 		out.Suppliers[i] = gen.SupplierLedgerSupplier{SupplierId: p.id, SupplierName: p.name, Invoices: p.items, Totals: agingTotals(p.sum)}
-	}
-	if out.Reconciliation, err = h.reconcile(ctx, company, c, day, payableAccounts, total.Total, true); err != nil {
-		return nil, err
 	}
 	return gen.GetSupplierLedger200JSONResponse{Body: gen.SupplierLedgerResponse{Meta: envelope.Meta(ctx), Data: out}}, nil
 }
