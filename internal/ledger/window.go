@@ -180,14 +180,12 @@ type Gap struct {
 func (s *Store) Gaps(ctx context.Context, company, period uuid.UUID, limit int) ([]Gap, error) {
 	out := []Gap{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		WITH n AS (
-			SELECT voucher_series, voucher_number,
-				lag(voucher_number, 1, 0) OVER (PARTITION BY voucher_series ORDER BY voucher_number) AS before
-			FROM journal_entries
-			WHERE company_id = $1 AND fiscal_period_id = $2 AND status = 'posted')
-		SELECT n.voucher_series, g AS voucher_number
-		FROM n CROSS JOIN LATERAL generate_series(n.before + 1, n.voucher_number - 1) g
-		WHERE n.voucher_number > n.before + 1
+		WITH top AS (
+			SELECT voucher_series, max(voucher_number) AS last FROM journal_entries
+			WHERE company_id = $1 AND fiscal_period_id = $2 AND status = 'posted' GROUP BY voucher_series)
+		SELECT t.voucher_series, n AS voucher_number FROM top t CROSS JOIN LATERAL generate_series(1, t.last) n
+		WHERE NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.company_id = $1 AND e.fiscal_period_id = $2
+			AND e.voucher_series = t.voucher_series AND e.voucher_number = n)
 		ORDER BY 1, 2 LIMIT $3`, company, period, limit)
 	return out, err
 }
