@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/text/encoding/charmap"
+	"github.com/kontera/kontera/internal/vat"
 )
 
 // Form is one blankett of an SRU file: its id (INK2R-2025P4) and its
@@ -40,17 +40,6 @@ func FormPeriod(end time.Time) string {
 		p = 3
 	}
 	return fmt.Sprintf("%dP%d", end.Year(), p)
-}
-
-// latin1 encodes s as ISO-8859-1, writing what it lacks as '?'.
-func latin1(s string) []byte {
-	b, _ := charmap.ISO8859_1.NewEncoder().Bytes([]byte(strings.Map(func(r rune) rune {
-		if r > 0xff {
-			return '?'
-		}
-		return r
-	}, s)))
-	return b
 }
 
 // SRU writes the zip of INFO.SRU and BLANKETTER.SRU (SKV 269's record
@@ -104,7 +93,7 @@ func SRU(f Filer, forms []Form, at time.Time) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
-		if _, err := w.Write(latin1(file.body)); err != nil {
+		if _, err := w.Write(vat.Latin1(file.body)); err != nil {
 			return nil, err
 		}
 	}

@@ -211,13 +211,18 @@ func CSV(f Filer, p Period, l List) ([]byte, error) {
 		fmt.Fprintf(&b, "%s;%s;%s;%s;\r\n", r.VATNumber, value(r.HasGoods, r.Goods), value(r.HasTriang, r.Triangulation),
 			value(r.HasServices, r.Services))
 	}
-	// A character Latin-1 lacks (a name in another script) becomes a
-	// question mark rather than refusing the file.
-	latin1 := strings.Map(func(r rune) rune {
+	return Latin1(b.String()), nil
+}
+
+// Latin1 encodes s as ISO-8859-1, the encoding Skatteverket's files take:
+// a character Latin-1 lacks (a name in another script) becomes a question
+// mark rather than refusing the file.
+func Latin1(s string) []byte {
+	b, _ := charmap.ISO8859_1.NewEncoder().Bytes([]byte(strings.Map(func(r rune) rune {
 		if r > 0xff {
 			return '?'
 		}
 		return r
-	}, b.String())
-	return charmap.ISO8859_1.NewEncoder().Bytes([]byte(latin1))
+	}, s)))
+	return b
 }
