@@ -279,7 +279,11 @@ var (
 // amounts, one side per line, then the balance. engine is true when the
 // ledger or another domain's engine posts, which may use engine-owned
 // source types.
-func Check(in *Input, engine bool) error {
+func Check(in *Input, engine bool) error { return checkEntry(in, engine, seriesPattern) }
+
+// checkEntry is Check with the voucher series a caller may write: one
+// letter through the API, a file's own in a batch.
+func checkEntry(in *Input, engine bool, series *regexp.Regexp) error {
 	var issues []apierr.Issue
 	field := func(f, rule, msg string) {
 		issues = append(issues, apierr.Issue{Field: f, In: "body", Rule: rule, Issue: msg})
@@ -289,8 +293,12 @@ func Check(in *Input, engine bool) error {
 	if in.Description == "" || len([]rune(in.Description)) > maxDescription {
 		field("description", "length", fmt.Sprintf("must be 1-%d characters", maxDescription))
 	}
-	if in.Series != "" && !seriesPattern.MatchString(in.Series) {
-		field("voucher_series", "pattern", "must be one uppercase letter A-Z")
+	if in.Series != "" && !series.MatchString(in.Series) {
+		msg := "must be one uppercase letter A-Z"
+		if series != seriesPattern {
+			msg = "must be 1-10 characters without blanks"
+		}
+		field("voucher_series", "pattern", msg)
 	}
 	if in.SourceType == "" {
 		in.SourceType = SourceManual
