@@ -193,3 +193,65 @@ func TestStoppingWorkerHandsBackItsLease(t *testing.T) {
 		t.Fatalf("taken over: %+v", got)
 	}
 }
+
+// A stepped run commits each step with its progress; a step that fails
+// for a passing reason is tried again from the last committed step, and a
+// refused one fails the run through the type's own failure record.
+func TestSteps(t *testing.T) {
+	d, s, company := setup(t)
+	o := enqueue(t, d, s, company, "test.steps")
+	w := jobs.NewWorker(s, nil)
+	calls, flaked := 0, false
+	step := func(ctx context.Context, run *jobs.Run) (bool, any, error) {
+		calls++
+		var n int
+		if err := d.Q(ctx).QueryRowxContext(ctx, `UPDATE companies SET name = 'Step ' || (coalesce(nullif(split_part(name, ' ', 2), 'AB'), '0')::int + 1)
+			WHERE id = $1 RETURNING split_part(name, ' ', 2)::int`, run.CompanyID).Scan(&n); err != nil {
+			return false, nil, err
+		}
+		if n == 2 && !flaked {
+			flaked = true
+			return false, nil, errors.New("connection reset")
+		}
+		run.Progress(jobs.Progress{Phase: "steps", Current: n, Total: 3})
+		return n < 3, map[string]any{"steps": n}, nil
+	}
+	w.HandleSteps("test.steps", step, nil)
+	if _, err := w.Once(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	var name string
+	_ = d.Get(&name, `SELECT name FROM companies WHERE id = $1`, company)
+	got, _ := s.Get(context.Background(), o.ID)
+	if name != "Step 1" || got.Status != jobs.Running || !json.Valid(got.Progress) {
+		t.Fatalf("after the passing failure: %q %+v", name, got)
+	}
+	d.MustExec(`UPDATE operations SET lease_until = now() - interval '1 second' WHERE id = $1`, o.ID)
+	if _, err := w.Once(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.Get(context.Background(), o.ID)
+	_ = d.Get(&name, `SELECT name FROM companies WHERE id = $1`, company)
+	if got.Status != jobs.Succeeded || name != "Step 3" || calls != 4 || string(got.Result) != `{"steps": 3}` {
+		t.Fatalf("%q after %d calls: %+v %s", name, calls, got, got.Result)
+	}
+
+	refused := enqueue(t, d, s, company, "test.refused.steps")
+	w.HandleSteps("test.refused.steps", func(ctx context.Context, run *jobs.Run) (bool, any, error) {
+		return false, nil, apierr.New(apierr.YearEndNoActivity, nil)
+	}, func(ctx context.Context, run *jobs.Run, f jobs.Failure) (jobs.Failure, error) {
+		_, err := d.Q(ctx).ExecContext(ctx, `UPDATE companies SET name = 'Failed AB' WHERE id = $1`, run.CompanyID)
+		f.Details = map[string]any{"seen": true}
+		return f, err
+	})
+	if _, err := w.Once(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got, _ = s.Get(context.Background(), refused.ID)
+	_ = d.Get(&name, `SELECT name FROM companies WHERE id = $1`, company)
+	var f map[string]any
+	_ = json.Unmarshal(got.Error, &f)
+	if got.Status != jobs.Failed || name != "Failed AB" || f["details"].(map[string]any)["seen"] != true {
+		t.Fatalf("%q %+v %s", name, got, got.Error)
+	}
+}

@@ -101,6 +101,26 @@ func (s *Store) extend(ctx context.Context, id uuid.UUID, attempt int, lease tim
 	return n == 1, err
 }
 
+// stepped records, in the unit of a step that is not the last, that
+// attempt of operation id still runs: its lease renewed and its
+// progress, if given. False when another worker took the operation over:
+// the step must then roll back.
+func (s *Store) stepped(ctx context.Context, id uuid.UUID, attempt int, lease time.Duration, p *Progress) (bool, error) {
+	var prog any
+	if p != nil {
+		b, _ := json.Marshal(p)
+		prog = string(b)
+	}
+	r, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE operations SET lease_until = now() + $3 * interval '1 millisecond',
+			progress = coalesce($4::jsonb, progress)
+		WHERE id = $1 AND attempts = $2 AND status = 'running'`, id, attempt, lease.Milliseconds(), prog)
+	if err != nil {
+		return false, err
+	}
+	n, err := r.RowsAffected()
+	return n == 1, err
+}
+
 // progress records how far attempt of operation id has come, outside its
 // run's transaction so pollers see it while the run goes on.
 func (s *Store) progress(ctx context.Context, id uuid.UUID, attempt int, p Progress) error {

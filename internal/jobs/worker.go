@@ -20,11 +20,29 @@ import (
 // lost connection) and the operation is tried again.
 type Func func(ctx context.Context, run *Run) (any, error)
 
+// Step carries out the next part of a long operation (an import) in the
+// unit of work of ctx, which commits with what the step wrote: more asks
+// for another step in a new unit; without more, result ends the
+// operation in the same unit. A step finds where the last committed one
+// left off in its own tables, so a run another worker takes over after a
+// crash goes on from there.
+type Step func(ctx context.Context, run *Run) (more bool, result any, err error)
+
+// FailFunc is told, in the unit of work that records a failed run, how it
+// failed; it may write its own state and answers the failure the client
+// reads (its details, say).
+type FailFunc func(ctx context.Context, run *Run, f Failure) (Failure, error)
+
 // Run is one attempt at an operation.
 type Run struct {
 	Operation
-	store *Store
+	store    *Store
+	progress *Progress
 }
+
+// Progress records, with the step that is running, how far a stepped
+// operation has come; pollers see it once the step commits.
+func (r *Run) Progress(p Progress) { r.progress = &p }
 
 // Report records progress; pollers see it while the run goes on. A
 // failure to record it does not stop the run.
@@ -38,6 +56,8 @@ type Worker struct {
 	db    *store.DB
 	log   *zap.Logger
 	funcs map[string]Func
+	steps map[string]Step
+	fails map[string]FailFunc
 	types []string
 	// Lease is how long a claim holds before another worker may take the
 	// operation over; a running worker renews it every third of it.
@@ -54,13 +74,23 @@ func NewWorker(s *Store, log *zap.Logger) *Worker {
 	if log == nil {
 		log = zap.NewNop()
 	}
-	return &Worker{store: s, db: s.db, log: log, funcs: map[string]Func{},
+	return &Worker{store: s, db: s.db, log: log, funcs: map[string]Func{}, steps: map[string]Step{}, fails: map[string]FailFunc{},
 		Lease: time.Minute, Poll: 500 * time.Millisecond, MaxAttempts: 5}
 }
 
 // Handle makes f the runner of operations of typ.
 func (w *Worker) Handle(typ string, f Func) {
 	w.funcs[typ] = f
+	w.types = append(w.types, typ)
+}
+
+// HandleSteps makes f the runner of operations of typ, one step per unit
+// of work, and failed (may be nil) the recorder of their failures.
+func (w *Worker) HandleSteps(typ string, f Step, failed FailFunc) {
+	w.steps[typ] = f
+	if failed != nil {
+		w.fails[typ] = failed
+	}
 	w.types = append(w.types, typ)
 }
 
@@ -107,21 +137,21 @@ func (w *Worker) Once(ctx context.Context) (bool, error) {
 	go w.heartbeat(hctx, run)
 
 	var result any
-	err = w.db.InTx(audit.WithActor(ctx, op.actor()), func(ctx context.Context) (err error) {
-		defer func() {
-			if p := recover(); p != nil {
-				err = fmt.Errorf("jobs: %s panicked: %v", op.Type, p)
+	if step := w.steps[op.Type]; step != nil {
+		err = w.stepped(ctx, run, step)
+	} else {
+		err = w.db.InTx(audit.WithActor(ctx, op.actor()), func(ctx context.Context) (err error) {
+			defer recovered(op.Type, &err)
+			if result, err = w.funcs[op.Type](ctx, run); err != nil {
+				return err
 			}
-		}()
-		if result, err = w.funcs[op.Type](ctx, run); err != nil {
+			ok, err := w.store.finish(ctx, *op, Succeeded, result, nil)
+			if err == nil && !ok {
+				err = errLost
+			}
 			return err
-		}
-		ok, err := w.store.finish(ctx, *op, Succeeded, result, nil)
-		if err == nil && !ok {
-			err = errLost
-		}
-		return err
-	})
+		})
+	}
 	stop()
 	switch {
 	case err == nil:
@@ -142,8 +172,15 @@ func (w *Worker) Once(ctx context.Context) (bool, error) {
 	if _, domain := apierr.As(err); domain || op.Attempts >= w.MaxAttempts {
 		f := failure(err, apierr.InternalError)
 		log.Info("operation failed", zap.String("code", f.Code), zap.Error(err))
-		// The failure and its announcement commit together.
+		// The failure, the runner's own record of it and its
+		// announcement commit together.
 		ferr := w.db.InTx(audit.WithActor(ctx, op.actor()), func(ctx context.Context) error {
+			if failed := w.fails[op.Type]; failed != nil {
+				var err error
+				if f, err = failed(ctx, run, f); err != nil {
+					return err
+				}
+			}
 			_, err := w.store.finish(ctx, *op, Failed, nil, &f)
 			return err
 		})
@@ -152,6 +189,46 @@ func (w *Worker) Once(ctx context.Context) (bool, error) {
 	log.Warn("operation attempt failed; retrying", zap.Error(err))
 	delay := time.Duration(op.Attempts*op.Attempts) * time.Second
 	return true, w.store.retryLater(ctx, op.ID, op.Attempts, delay)
+}
+
+// stepped runs a stepped operation's steps, each in its own unit of work
+// that also renews the lease and records progress, so a step of a run
+// another worker took over commits nothing; the last step's unit ends
+// the operation.
+func (w *Worker) stepped(ctx context.Context, run *Run, step Step) error {
+	for {
+		more := false
+		err := w.db.InTx(audit.WithActor(ctx, run.actor()), func(ctx context.Context) (err error) {
+			defer recovered(run.Type, &err)
+			var result any
+			if more, result, err = step(ctx, run); err != nil {
+				return err
+			}
+			var ok bool
+			if more {
+				ok, err = w.store.stepped(ctx, run.ID, run.Attempts, w.Lease, run.progress)
+			} else {
+				ok, err = w.store.finish(ctx, run.Operation, Succeeded, result, nil)
+			}
+			if err == nil && !ok {
+				err = errLost
+			}
+			return err
+		})
+		if err != nil || !more {
+			return err
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+}
+
+// recovered turns a runner's panic into its error.
+func recovered(typ string, err *error) {
+	if p := recover(); p != nil {
+		*err = fmt.Errorf("jobs: %s panicked: %v", typ, p)
+	}
 }
 
 // heartbeat renews the run's lease until ctx ends.

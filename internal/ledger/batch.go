@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,10 +22,6 @@ import (
 // entry, small enough that a chunk commits in well under a second.
 const BatchSize = 5000
 
-// importSeries is the voucher series a batch may carry: a file's own
-// (SIE allows letters, digits or a short word such as LEV1).
-var importSeries = regexp.MustCompile(`^[^\s\p{Cc}]{1,10}$`)
-
 // BatchEntry is one verifikat for PostBatch.
 type BatchEntry struct {
 	Input
@@ -34,6 +29,9 @@ type BatchEntry struct {
 	// above the series' last, and gaps allowed only for source type
 	// import. 0: the ledger numbers it after the series' last.
 	Number int
+	// Import is the import that writes the entry, if any: its undo finds
+	// what it wrote by it.
+	Import *uuid.UUID
 }
 
 // PostBatch posts entries, born posted, in the unit of work of ctx: the
@@ -53,7 +51,7 @@ func (s *Store) PostBatch(ctx context.Context, company uuid.UUID, entries []Batc
 	periods := map[uuid.UUID]bool{}
 	for i := range entries {
 		in := &entries[i].Input
-		if err := checkEntry(in, true, importSeries); err != nil {
+		if err := Check(in, true); err != nil {
 			return nil, batchError(err, i, entries[i])
 		}
 		if in.PeriodID == uuid.Nil || in.CorrectionOfID != nil {
@@ -95,7 +93,11 @@ func (s *Store) PostBatch(ctx context.Context, company uuid.UUID, entries []Batc
 			out[i].Lines[j] = l
 		}
 	}
-	if err := s.copyEntries(ctx, company, out); err != nil {
+	imports := make([]*uuid.UUID, len(entries))
+	for i, b := range entries {
+		imports[i] = b.Import
+	}
+	if err := s.copyEntries(ctx, company, out, imports); err != nil {
 		return nil, err
 	}
 	return out, s.recordBatch(ctx, company, out)
@@ -167,18 +169,18 @@ func (s *Store) lockSeries(ctx context.Context, company uuid.UUID, periods map[u
 
 // copyEntries writes the entries, their lines and their events with one
 // COPY each.
-func (s *Store) copyEntries(ctx context.Context, company uuid.UUID, entries []Entry) error {
+func (s *Store) copyEntries(ctx context.Context, company uuid.UUID, entries []Entry, imports []*uuid.UUID) error {
 	_, err := s.db.Copy(ctx, "journal_entries", []string{"company_id", "id", "fiscal_period_id", "voucher_series",
 		"voucher_number", "entry_date", "description", "status", "source_type", "source_id", "notes", "reverses_id",
 		"chain_depth", "posted_at", "created_at", "updated_at", "posted_by_type", "posted_by_user_id", "posted_by_email",
-		"posted_by_label", "counterparty_name", "counterparty_customer_id", "counterparty_supplier_id"},
+		"posted_by_label", "counterparty_name", "counterparty_customer_id", "counterparty_supplier_id", "import_id"},
 		func(put func(...any) error) error {
-			for _, e := range entries {
+			for i, e := range entries {
 				if err := put(company, e.ID, e.PeriodID, e.Series, e.Number, e.Date.Format(time.DateOnly), e.Description,
 					string(Posted), e.SourceType, e.SourceID, e.Notes, e.ReversesID, e.ChainDepth, e.PostedAt, e.CreatedAt,
 					e.UpdatedAt, e.PostedByType, e.PostedByUserID, e.PostedByEmail, e.PostedByLabel,
 					e.Counterparty.CounterpartyName, e.Counterparty.CounterpartyCustomerID,
-					e.Counterparty.CounterpartySupplierID); err != nil {
+					e.Counterparty.CounterpartySupplierID, imports[i]); err != nil {
 					return err
 				}
 			}

@@ -261,6 +261,7 @@ type Input struct {
 
 var (
 	seriesPattern    = regexp.MustCompile(`^[A-Z]$`)
+	engineSeries     = regexp.MustCompile(`^[^\s\p{Cc}]{1,10}$`)
 	dimensionNumber  = regexp.MustCompile(`^[1-9][0-9]{0,3}$`)
 	currencyPattern  = regexp.MustCompile(`^[A-Z]{3}$`)
 	maxDescription   = 500
@@ -279,11 +280,7 @@ var (
 // amounts, one side per line, then the balance. engine is true when the
 // ledger or another domain's engine posts, which may use engine-owned
 // source types.
-func Check(in *Input, engine bool) error { return checkEntry(in, engine, seriesPattern) }
-
-// checkEntry is Check with the voucher series a caller may write: one
-// letter through the API, a file's own in a batch.
-func checkEntry(in *Input, engine bool, series *regexp.Regexp) error {
+func Check(in *Input, engine bool) error {
 	var issues []apierr.Issue
 	field := func(f, rule, msg string) {
 		issues = append(issues, apierr.Issue{Field: f, In: "body", Rule: rule, Issue: msg})
@@ -293,12 +290,13 @@ func checkEntry(in *Input, engine bool, series *regexp.Regexp) error {
 	if in.Description == "" || len([]rune(in.Description)) > maxDescription {
 		field("description", "length", fmt.Sprintf("must be 1-%d characters", maxDescription))
 	}
-	if in.Series != "" && !series.MatchString(in.Series) {
-		msg := "must be one uppercase letter A-Z"
-		if series != seriesPattern {
-			msg = "must be 1-10 characters without blanks"
-		}
-		field("voucher_series", "pattern", msg)
+	// A client names one letter; the engines may write a file's own
+	// series (SIE allows letters, digits or a short word such as LEV1).
+	if in.Series != "" && !engine && !seriesPattern.MatchString(in.Series) {
+		field("voucher_series", "pattern", "must be one uppercase letter A-Z")
+	}
+	if in.Series != "" && engine && !engineSeries.MatchString(in.Series) {
+		field("voucher_series", "pattern", "must be 1-10 characters without blanks")
 	}
 	if in.SourceType == "" {
 		in.SourceType = SourceManual
