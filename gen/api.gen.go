@@ -1219,7 +1219,16 @@ const (
 	ErrorCodeSIDELETEHASBOOKING                         ErrorCode = "SI_DELETE_HAS_BOOKING"
 	ErrorCodeSIDELETEINVALIDSTATUS                      ErrorCode = "SI_DELETE_INVALID_STATUS"
 	ErrorCodeSIEDITVERIFIKATLOCKED                      ErrorCode = "SI_EDIT_VERIFIKAT_LOCKED"
+	ErrorCodeSIEIMPORTACTIONCONFLICT                    ErrorCode = "SIE_IMPORT_ACTION_CONFLICT"
+	ErrorCodeSIEIMPORTINVALIDFILE                       ErrorCode = "SIE_IMPORT_INVALID_FILE"
 	ErrorCodeSIEIMPORTLEGACYREVIEWREQUIRED              ErrorCode = "SIE_IMPORT_LEGACY_REVIEW_REQUIRED"
+	ErrorCodeSIEIMPORTNOTFOUND                          ErrorCode = "SIE_IMPORT_NOT_FOUND"
+	ErrorCodeSIEIMPORTPERIODNOTEMPTY                    ErrorCode = "SIE_IMPORT_PERIOD_NOT_EMPTY"
+	ErrorCodeSIEIMPORTUNSUPPORTEDFILE                   ErrorCode = "SIE_IMPORT_UNSUPPORTED_FILE"
+	ErrorCodeSIEUPLOADALREADYRECEIVED                   ErrorCode = "SIE_UPLOAD_ALREADY_RECEIVED"
+	ErrorCodeSIEUPLOADINVALID                           ErrorCode = "SIE_UPLOAD_INVALID"
+	ErrorCodeSIEUPLOADSIZEMISMATCH                      ErrorCode = "SIE_UPLOAD_SIZE_MISMATCH"
+	ErrorCodeSIEUPLOADTOKENINVALID                      ErrorCode = "SIE_UPLOAD_TOKEN_INVALID"
 	ErrorCodeSIFXRATEMISSING                            ErrorCode = "SI_FX_RATE_MISSING"
 	ErrorCodeSIITEMACCOUNTNOMATCHINGLINE                ErrorCode = "SI_ITEM_ACCOUNT_NO_MATCHING_LINE"
 	ErrorCodeSIITEMACCOUNTSETTLED                       ErrorCode = "SI_ITEM_ACCOUNT_SETTLED"
@@ -1737,7 +1746,25 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeSIEDITVERIFIKATLOCKED:
 		return true
+	case ErrorCodeSIEIMPORTACTIONCONFLICT:
+		return true
+	case ErrorCodeSIEIMPORTINVALIDFILE:
+		return true
 	case ErrorCodeSIEIMPORTLEGACYREVIEWREQUIRED:
+		return true
+	case ErrorCodeSIEIMPORTNOTFOUND:
+		return true
+	case ErrorCodeSIEIMPORTPERIODNOTEMPTY:
+		return true
+	case ErrorCodeSIEIMPORTUNSUPPORTEDFILE:
+		return true
+	case ErrorCodeSIEUPLOADALREADYRECEIVED:
+		return true
+	case ErrorCodeSIEUPLOADINVALID:
+		return true
+	case ErrorCodeSIEUPLOADSIZEMISMATCH:
+		return true
+	case ErrorCodeSIEUPLOADTOKENINVALID:
 		return true
 	case ErrorCodeSIFXRATEMISSING:
 		return true
@@ -3417,6 +3444,105 @@ func (e Scope) Valid() bool {
 	case TransactionsWrite:
 		return true
 	case WebhooksManage:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SieImportActionAccepted.
+const (
+	SieImportActionAcceptedTrue SieImportActionAccepted = true
+)
+
+// Valid indicates whether the value is a known member of the SieImportActionAccepted enum.
+func (e SieImportActionAccepted) Valid() bool {
+	switch e {
+	case SieImportActionAcceptedTrue:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SieImportActionAction.
+const (
+	Resume SieImportActionAction = "resume"
+	Undo   SieImportActionAction = "undo"
+)
+
+// Valid indicates whether the value is a known member of the SieImportActionAction enum.
+func (e SieImportActionAction) Valid() bool {
+	switch e {
+	case Resume:
+		return true
+	case Undo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SieImportOptionsOnExistingPeriod.
+const (
+	Block   SieImportOptionsOnExistingPeriod = "block"
+	Replace SieImportOptionsOnExistingPeriod = "replace"
+)
+
+// Valid indicates whether the value is a known member of the SieImportOptionsOnExistingPeriod enum.
+func (e SieImportOptionsOnExistingPeriod) Valid() bool {
+	switch e {
+	case Block:
+		return true
+	case Replace:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SieImportStartedWebhookEvent.
+const (
+	SieImportStartedWebhookEventOperationCompleted SieImportStartedWebhookEvent = "operation.completed"
+)
+
+// Valid indicates whether the value is a known member of the SieImportStartedWebhookEvent enum.
+func (e SieImportStartedWebhookEvent) Valid() bool {
+	switch e {
+	case SieImportStartedWebhookEventOperationCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SieImportState.
+const (
+	SieImportStateCompleted SieImportState = "completed"
+	SieImportStateFailed    SieImportState = "failed"
+	SieImportStatePaused    SieImportState = "paused"
+	SieImportStateQueued    SieImportState = "queued"
+	SieImportStateRunning   SieImportState = "running"
+	SieImportStateUndoing   SieImportState = "undoing"
+	SieImportStateUndone    SieImportState = "undone"
+)
+
+// Valid indicates whether the value is a known member of the SieImportState enum.
+func (e SieImportState) Valid() bool {
+	switch e {
+	case SieImportStateCompleted:
+		return true
+	case SieImportStateFailed:
+		return true
+	case SieImportStatePaused:
+		return true
+	case SieImportStateQueued:
+		return true
+	case SieImportStateRunning:
+		return true
+	case SieImportStateUndoing:
+		return true
+	case SieImportStateUndone:
 		return true
 	default:
 		return false
@@ -11105,6 +11231,239 @@ type SettingsUpdateResult struct {
 	union json.RawMessage
 }
 
+// SieImport defines model for SieImport.
+type SieImport struct {
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+	CreatedAt   time.Time                    `json:"created_at"`
+
+	// Errors Why a failed import was refused (at most 100).
+	Errors   []SieProblem `json:"errors"`
+	Filename string       `json:"filename"`
+
+	// FiscalPeriodId The year the file goes into, once known.
+	FiscalPeriodId nullable.Nullable[openapi_types.UUID] `json:"fiscal_period_id"`
+	ImportId       openapi_types.UUID                    `json:"import_id"`
+	JobVersion     int                                   `json:"job_version"`
+
+	// OperationId The latest run (import.sie or import.sie.undo).
+	OperationId openapi_types.UUID `json:"operation_id"`
+	Options     SieImportOptions   `json:"options"`
+
+	// Phase validating, superseding, preparing, vouchers, checking, reversing; completed or undone at the end.
+	Phase    nullable.Nullable[string] `json:"phase"`
+	Progress SieImportProgress         `json:"progress"`
+
+	// Result Once completed: counts, series, balance_check {checked, mismatches[{check, account, period, file, books}], balanced}.
+	Result nullable.Nullable[map[string]interface{}] `json:"result"`
+	Sha256 string                                    `json:"sha256"`
+
+	// State queued → running → completed | failed (the file refused, nothing written) | paused (stopped after committed chunks; resume or undo); completed or paused → undoing → undone.
+	State SieImportState `json:"state"`
+
+	// Summary What pass 1 read: encoding, program, sie_type, company_name, org_number, years, vouchers, rows, zero_rows, series, first_date, last_date.
+	Summary            nullable.Nullable[map[string]interface{}] `json:"summary"`
+	SupersedesImportId nullable.Nullable[openapi_types.UUID]     `json:"supersedes_import_id"`
+	UndoneAt           nullable.Nullable[time.Time]              `json:"undone_at"`
+	UpdatedAt          time.Time                                 `json:"updated_at"`
+	Warnings           []SieImportWarning                        `json:"warnings"`
+}
+
+// SieImportAction defines model for SieImportAction.
+type SieImportAction struct {
+	Accepted SieImportActionAccepted `json:"accepted"`
+	Action   SieImportActionAction   `json:"action"`
+	ImportId openapi_types.UUID      `json:"import_id"`
+
+	// OperationId The run now queued (or the import's latest, when answered as it was); null on a dry run.
+	OperationId nullable.Nullable[openapi_types.UUID] `json:"operation_id"`
+	Phase       nullable.Nullable[string]             `json:"phase"`
+
+	// State queued → running → completed | failed (the file refused, nothing written) | paused (stopped after committed chunks; resume or undo); completed or paused → undoing → undone.
+	State SieImportState `json:"state"`
+
+	// WouldReverse Dry-run undo: the verifikationer it would reverse.
+	WouldReverse nullable.Nullable[int] `json:"would_reverse,omitempty"`
+}
+
+// SieImportActionAccepted defines model for SieImportAction.Accepted.
+type SieImportActionAccepted bool
+
+// SieImportActionAction defines model for SieImportAction.Action.
+type SieImportActionAction string
+
+// SieImportActionResponse What resume or undo did.
+type SieImportActionResponse struct {
+	Data SieImportAction `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SieImportListResponse One page of imports, newest first; meta.next_cursor leads on.
+type SieImportListResponse struct {
+	Data []SieImport `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SieImportOptions defines model for SieImportOptions.
+type SieImportOptions struct {
+	OnExistingPeriod   SieImportOptionsOnExistingPeriod `json:"onExistingPeriod"`
+	SupersedesImportId *openapi_types.UUID              `json:"supersedesImportId,omitempty"`
+	UpdateAccountNames bool                             `json:"updateAccountNames"`
+}
+
+// SieImportOptionsOnExistingPeriod defines model for SieImportOptions.OnExistingPeriod.
+type SieImportOptionsOnExistingPeriod string
+
+// SieImportProgress defines model for SieImportProgress.
+type SieImportProgress struct {
+	Lines int `json:"lines"`
+
+	// NextVoucher Vouchers read (in file order) by the committed chunks.
+	NextVoucher int `json:"next_voucher"`
+
+	// Posted Verifikationer posted.
+	Posted int `json:"posted"`
+
+	// Reversed Verifikationer an undo (or a replacement's first phase) reversed.
+	Reversed int `json:"reversed"`
+
+	// SeriesOffsets What was added to a series' numbers so they follow what the year held already.
+	SeriesOffsets *map[string]int `json:"series_offsets,omitempty"`
+}
+
+// SieImportRequest defines model for SieImportRequest.
+type SieImportRequest struct {
+	// File The SIE file (.se, .sie, .si), at most 50 MB; or send storagePath and filename instead.
+	File *openapi_types.File `json:"file,omitempty"`
+
+	// Filename The uploaded file's name, with storagePath.
+	Filename *string `json:"filename,omitempty"`
+
+	// Options JSON object: onExistingPeriod block (default) or replace; supersedesImportId, the import replaced (required with replace); updateAccountNames (default true; false keeps the chart's names, BAS's for new BAS accounts).
+	Options *string `json:"options,omitempty"`
+
+	// StoragePath From POST imports/sie/upload, once the file is PUT there.
+	StoragePath *string `json:"storagePath,omitempty"`
+}
+
+// SieImportResponse An SIE import.
+type SieImportResponse struct {
+	Data SieImport `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SieImportStarted defines model for SieImportStarted.
+type SieImportStarted struct {
+	CompanyId   openapi_types.UUID                   `json:"company_id"`
+	CompletedAt nullable.Nullable[time.Time]         `json:"completed_at"`
+	CreatedAt   time.Time                            `json:"created_at"`
+	Error       nullable.Nullable[OperationError]    `json:"error"`
+	ImportId    openapi_types.UUID                   `json:"import_id"`
+	OperationId openapi_types.UUID                   `json:"operation_id"`
+	PollUrl     string                               `json:"poll_url"`
+	Progress    nullable.Nullable[OperationProgress] `json:"progress"`
+
+	// Result On success, what the operation did; its keys depend on type.
+	Result    nullable.Nullable[map[string]interface{}] `json:"result"`
+	StartedAt nullable.Nullable[time.Time]              `json:"started_at"`
+
+	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
+	Status OperationStatus `json:"status"`
+
+	// Type What the operation does, e.g. `fiscal_periods.year_end`.
+	Type         string                       `json:"type"`
+	WebhookEvent SieImportStartedWebhookEvent `json:"webhook_event"`
+}
+
+// SieImportStartedWebhookEvent defines model for SieImportStarted.WebhookEvent.
+type SieImportStartedWebhookEvent string
+
+// SieImportStartedResponse The queued import and its operation.
+type SieImportStartedResponse struct {
+	Data SieImportStarted `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SieImportState queued → running → completed | failed (the file refused, nothing written) | paused (stopped after committed chunks; resume or undo); completed or paused → undoing → undone.
+type SieImportState string
+
+// SieImportWarning defines model for SieImportWarning.
+type SieImportWarning struct {
+	// Code SIE_VOUCHER_GAP, SIE_IMPORT_RENUMBERED, SIE_ORG_NUMBER_MISMATCH, SIE_OPENING_BALANCE_KEPT, SIE_ZERO_ROWS_SKIPPED, SIE_EMPTY_VOUCHERS_SKIPPED, SIE_BALANCE_MISMATCH.
+	Code      string                  `json:"code"`
+	Details   *map[string]interface{} `json:"details,omitempty"`
+	MessageEn string                  `json:"message_en"`
+	MessageSv string                  `json:"message_sv"`
+}
+
+// SieProblem defines model for SieProblem.
+type SieProblem struct {
+	Issue string `json:"issue"`
+
+	// Line The file's line (1 = first); 0 when the problem is the file's as a whole.
+	Line int `json:"line"`
+
+	// Record The record's label, e.g. #VER.
+	Record string `json:"record"`
+}
+
+// SieUpload defines model for SieUpload.
+type SieUpload struct {
+	// ExpiresAt The upload URL and the storage path work until then (two hours).
+	ExpiresAt time.Time `json:"expires_at"`
+	Filename  string    `json:"filename"`
+	Size      int       `json:"size"`
+
+	// StoragePath Names the file in POST imports/sie once it is uploaded.
+	StoragePath string `json:"storagePath"`
+
+	// UploadUrl Where to PUT the file's bytes (application/octet-stream, exactly size bytes, once). The URL is its own credential: send no Authorization header.
+	UploadUrl string `json:"uploadUrl"`
+}
+
+// SieUploadCreate defines model for SieUploadCreate.
+type SieUploadCreate struct {
+	// Filename The file's name; .se, .sie or .si.
+	Filename string `json:"filename"`
+
+	// Size The file's exact size in bytes, at most 50 MB.
+	Size int `json:"size"`
+}
+
+// SieUploadReceived defines model for SieUploadReceived.
+type SieUploadReceived struct {
+	Filename string `json:"filename"`
+
+	// Sha256 SHA-256 of the bytes received.
+	Sha256      string    `json:"sha256"`
+	Size        int       `json:"size"`
+	StoragePath string    `json:"storagePath"`
+	UploadedAt  time.Time `json:"uploaded_at"`
+}
+
+// SieUploadReceivedResponse The uploaded file, kept.
+type SieUploadReceivedResponse struct {
+	Data SieUploadReceived `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SieUploadResponse A signed upload.
+type SieUploadResponse struct {
+	Data SieUpload `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // SkatteverketDecided Skatteverket's decision on the return (beslutad deklaration).
 type SkatteverketDecided struct {
 	DecidedOn openapi_types.Date `json:"decided_on"`
@@ -14618,6 +14977,51 @@ type UndoBankFileImportParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// ListSieImportsParams defines parameters for ListSieImports.
+type ListSieImportsParams struct {
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ImportSieParams defines parameters for ImportSie.
+type ImportSieParams struct {
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// CreateSieUploadParams defines parameters for CreateSieUpload.
+type CreateSieUploadParams struct {
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// ResumeSieImportParams defines parameters for ResumeSieImport.
+type ResumeSieImportParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UndoSieImportParams defines parameters for UndoSieImport.
+type UndoSieImportParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // ListInboxItemsParams defines parameters for ListInboxItems.
 type ListInboxItemsParams struct {
 	// Status received or error.
@@ -16101,6 +16505,12 @@ type SetManualOpeningBalancesJSONRequestBody = OpeningBalancesManual
 
 // ImportBankFileMultipartRequestBody defines body for ImportBankFile for multipart/form-data ContentType.
 type ImportBankFileMultipartRequestBody = BankFileUploadRequest
+
+// ImportSieMultipartRequestBody defines body for ImportSie for multipart/form-data ContentType.
+type ImportSieMultipartRequestBody = SieImportRequest
+
+// CreateSieUploadJSONRequestBody defines body for CreateSieUpload for application/json ContentType.
+type CreateSieUploadJSONRequestBody = SieUploadCreate
 
 // UpdateInboxItemJSONRequestBody defines body for UpdateInboxItem for application/json ContentType.
 type UpdateInboxItemJSONRequestBody = InboxItemPatch
@@ -18925,6 +19335,24 @@ type ServerInterface interface {
 	// UndoBankFileImport Undo a bank-file import
 	// (POST /api/v1/companies/{companyId}/imports/bank/{importId}/undo)
 	UndoBankFileImport(ctx echo.Context, companyId CompanyId, importId openapi_types.UUID, params UndoBankFileImportParams) error
+	// ListSieImports List SIE imports
+	// (GET /api/v1/companies/{companyId}/imports/sie)
+	ListSieImports(ctx echo.Context, companyId CompanyId, params ListSieImportsParams) error
+	// ImportSie Import a SIE 4 file
+	// (POST /api/v1/companies/{companyId}/imports/sie)
+	ImportSie(ctx echo.Context, companyId CompanyId, params ImportSieParams) error
+	// CreateSieUpload Ask for a signed upload of a large SIE file
+	// (POST /api/v1/companies/{companyId}/imports/sie/upload)
+	CreateSieUpload(ctx echo.Context, companyId CompanyId, params CreateSieUploadParams) error
+	// GetSieImport Get a SIE import
+	// (GET /api/v1/companies/{companyId}/imports/sie/{importId})
+	GetSieImport(ctx echo.Context, companyId CompanyId, importId openapi_types.UUID) error
+	// ResumeSieImport Resume a SIE import
+	// (POST /api/v1/companies/{companyId}/imports/sie/{importId}/resume)
+	ResumeSieImport(ctx echo.Context, companyId CompanyId, importId openapi_types.UUID, params ResumeSieImportParams) error
+	// UndoSieImport Undo a SIE import
+	// (POST /api/v1/companies/{companyId}/imports/sie/{importId}/undo)
+	UndoSieImport(ctx echo.Context, companyId CompanyId, importId openapi_types.UUID, params UndoSieImportParams) error
 	// ListInboxItems List the inbox
 	// (GET /api/v1/companies/{companyId}/inbox-items)
 	ListInboxItems(ctx echo.Context, companyId CompanyId, params ListInboxItemsParams) error
@@ -19327,6 +19755,9 @@ type ServerInterface interface {
 	// GetOperation Poll an asynchronous operation
 	// (GET /api/v1/operations/{operationId})
 	GetOperation(ctx echo.Context, operationId openapi_types.UUID) error
+	// PutSieUpload Upload a SIE file's bytes
+	// (PUT /api/v1/uploads/{token})
+	PutSieUpload(ctx echo.Context, token string) error
 	// RetryWebhookDelivery Send a delivery again
 	// (POST /api/v1/webhook-deliveries/{deliveryId}/retry)
 	RetryWebhookDelivery(ctx echo.Context, deliveryId WebhookDeliveryId) error
@@ -22041,6 +22472,264 @@ func (w *ServerInterfaceWrapper) UndoBankFileImport(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UndoBankFileImport(ctx, companyId, importId, params)
+	return err
+}
+
+// ListSieImports converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSieImports(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSieImportsParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSieImports(ctx, companyId, params)
+	return err
+}
+
+// ImportSie converts echo context to params.
+func (w *ServerInterfaceWrapper) ImportSie(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ImportSieParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ImportSie(ctx, companyId, params)
+	return err
+}
+
+// CreateSieUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSieUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSieUploadParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSieUpload(ctx, companyId, params)
+	return err
+}
+
+// GetSieImport converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSieImport(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "importId" -------------
+	var importId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "importId", ctx.Param("importId"), &importId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter importId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSieImport(ctx, companyId, importId)
+	return err
+}
+
+// ResumeSieImport converts echo context to params.
+func (w *ServerInterfaceWrapper) ResumeSieImport(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "importId" -------------
+	var importId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "importId", ctx.Param("importId"), &importId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter importId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ResumeSieImportParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ResumeSieImport(ctx, companyId, importId, params)
+	return err
+}
+
+// UndoSieImport converts echo context to params.
+func (w *ServerInterfaceWrapper) UndoSieImport(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "importId" -------------
+	var importId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "importId", ctx.Param("importId"), &importId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter importId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UndoSieImportParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UndoSieImport(ctx, companyId, importId, params)
 	return err
 }
 
@@ -28948,6 +29637,22 @@ func (w *ServerInterfaceWrapper) GetOperation(ctx echo.Context) error {
 	return err
 }
 
+// PutSieUpload converts echo context to params.
+func (w *ServerInterfaceWrapper) PutSieUpload(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "token" -------------
+	var token string
+
+	err = runtime.BindStyledParameterWithOptions("simple", "token", ctx.Param("token"), &token, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter token: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutSieUpload(ctx, token)
+	return err
+}
+
 // RetryWebhookDelivery converts echo context to params.
 func (w *ServerInterfaceWrapper) RetryWebhookDelivery(ctx echo.Context) error {
 	var err error
@@ -29101,6 +29806,12 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/year-end", wrapper.RunFiscalYearEnd, options.OperationMiddlewares["runFiscalYearEnd"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/imports/bank", wrapper.ImportBankFile, options.OperationMiddlewares["importBankFile"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/imports/bank/:importId/undo", wrapper.UndoBankFileImport, options.OperationMiddlewares["undoBankFileImport"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/imports/sie", wrapper.ListSieImports, options.OperationMiddlewares["listSieImports"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/imports/sie", wrapper.ImportSie, options.OperationMiddlewares["importSie"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/imports/sie/:importId", wrapper.GetSieImport, options.OperationMiddlewares["getSieImport"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/imports/sie/:importId/resume", wrapper.ResumeSieImport, options.OperationMiddlewares["resumeSieImport"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/imports/sie/:importId/undo", wrapper.UndoSieImport, options.OperationMiddlewares["undoSieImport"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/imports/sie/upload", wrapper.CreateSieUpload, options.OperationMiddlewares["createSieUpload"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/inbox-items", wrapper.ListInboxItems, options.OperationMiddlewares["listInboxItems"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId", wrapper.DeleteInboxItem, options.OperationMiddlewares["deleteInboxItem"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/inbox-items/:inboxItemId", wrapper.GetInboxItem, options.OperationMiddlewares["getInboxItem"]...)
@@ -29235,6 +29946,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/inbound/email", wrapper.ReceiveInboundEmail, options.OperationMiddlewares["receiveInboundEmail"]...)
 	router.GET(options.BaseURL+"/api/v1/openapi.json", wrapper.GetOpenAPIDocument, options.OperationMiddlewares["getOpenAPIDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/operations/:operationId", wrapper.GetOperation, options.OperationMiddlewares["getOperation"]...)
+	router.PUT(options.BaseURL+"/api/v1/uploads/:token", wrapper.PutSieUpload, options.OperationMiddlewares["putSieUpload"]...)
 	router.POST(options.BaseURL+"/api/v1/webhook-deliveries/:deliveryId/retry", wrapper.RetryWebhookDelivery, options.OperationMiddlewares["retryWebhookDelivery"]...)
 	router.GET(options.BaseURL+"/docs/api/errors", wrapper.ListErrorCodes, options.OperationMiddlewares["listErrorCodes"]...)
 	router.GET(options.BaseURL+"/docs/api/errors/:code", wrapper.GetErrorCode, options.OperationMiddlewares["getErrorCode"]...)
@@ -39584,6 +40296,1092 @@ func (response UndoBankFileImport500JSONResponse) VisitUndoBankFileImportRespons
 type UndoBankFileImport503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UndoBankFileImport503JSONResponse) VisitUndoBankFileImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSieImportsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListSieImportsParams
+}
+
+type ListSieImportsResponseObject interface {
+	VisitListSieImportsResponse(w http.ResponseWriter) error
+}
+
+type ListSieImports200JSONResponse SieImportListResponse
+
+func (response ListSieImports200JSONResponse) VisitListSieImportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSieImports400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSieImports400JSONResponse) VisitListSieImportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSieImports401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSieImports401JSONResponse) VisitListSieImportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSieImports403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSieImports403JSONResponse) VisitListSieImportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSieImports404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSieImports404JSONResponse) VisitListSieImportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSieImports429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListSieImports429JSONResponse) VisitListSieImportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSieImports500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListSieImports500JSONResponse) VisitListSieImportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSieImports503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSieImports503JSONResponse) VisitListSieImportsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSieRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ImportSieParams
+	Body      *multipart.Reader
+}
+
+type ImportSieResponseObject interface {
+	VisitImportSieResponse(w http.ResponseWriter) error
+}
+
+type ImportSie202JSONResponse SieImportStartedResponse
+
+func (response ImportSie202JSONResponse) VisitImportSieResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSie400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ImportSie400JSONResponse) VisitImportSieResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSie401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ImportSie401JSONResponse) VisitImportSieResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSie403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ImportSie403JSONResponse) VisitImportSieResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSie404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ImportSie404JSONResponse) VisitImportSieResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSie409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ImportSie409JSONResponse) VisitImportSieResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSie413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ImportSie413JSONResponse) VisitImportSieResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSie415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ImportSie415JSONResponse) VisitImportSieResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSie429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ImportSie429JSONResponse) VisitImportSieResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSie500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ImportSie500JSONResponse) VisitImportSieResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSie503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ImportSie503JSONResponse) VisitImportSieResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSieUploadRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateSieUploadParams
+	Body      *CreateSieUploadJSONRequestBody
+}
+
+type CreateSieUploadResponseObject interface {
+	VisitCreateSieUploadResponse(w http.ResponseWriter) error
+}
+
+type CreateSieUpload201JSONResponse SieUploadResponse
+
+func (response CreateSieUpload201JSONResponse) VisitCreateSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSieUpload400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSieUpload400JSONResponse) VisitCreateSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSieUpload401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSieUpload401JSONResponse) VisitCreateSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSieUpload403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSieUpload403JSONResponse) VisitCreateSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSieUpload404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSieUpload404JSONResponse) VisitCreateSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSieUpload409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateSieUpload409JSONResponse) VisitCreateSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSieUpload413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSieUpload413JSONResponse) VisitCreateSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSieUpload415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSieUpload415JSONResponse) VisitCreateSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSieUpload429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateSieUpload429JSONResponse) VisitCreateSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSieUpload500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateSieUpload500JSONResponse) VisitCreateSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSieUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSieUpload503JSONResponse) VisitCreateSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieImportRequestObject struct {
+	CompanyId CompanyId          `json:"companyId"`
+	ImportId  openapi_types.UUID `json:"importId"`
+}
+
+type GetSieImportResponseObject interface {
+	VisitGetSieImportResponse(w http.ResponseWriter) error
+}
+
+type GetSieImport200JSONResponse SieImportResponse
+
+func (response GetSieImport200JSONResponse) VisitGetSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieImport400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSieImport400JSONResponse) VisitGetSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieImport401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSieImport401JSONResponse) VisitGetSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieImport403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSieImport403JSONResponse) VisitGetSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieImport404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSieImport404JSONResponse) VisitGetSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieImport429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSieImport429JSONResponse) VisitGetSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieImport500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSieImport500JSONResponse) VisitGetSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieImport503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSieImport503JSONResponse) VisitGetSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeSieImportRequestObject struct {
+	CompanyId CompanyId          `json:"companyId"`
+	ImportId  openapi_types.UUID `json:"importId"`
+	Params    ResumeSieImportParams
+}
+
+type ResumeSieImportResponseObject interface {
+	VisitResumeSieImportResponse(w http.ResponseWriter) error
+}
+
+type ResumeSieImport200JSONResponse SieImportActionResponse
+
+func (response ResumeSieImport200JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeSieImport400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ResumeSieImport400JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeSieImport401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ResumeSieImport401JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeSieImport403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ResumeSieImport403JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeSieImport404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ResumeSieImport404JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeSieImport409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ResumeSieImport409JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeSieImport429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ResumeSieImport429JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeSieImport500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ResumeSieImport500JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ResumeSieImport503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ResumeSieImport503JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoSieImportRequestObject struct {
+	CompanyId CompanyId          `json:"companyId"`
+	ImportId  openapi_types.UUID `json:"importId"`
+	Params    UndoSieImportParams
+}
+
+type UndoSieImportResponseObject interface {
+	VisitUndoSieImportResponse(w http.ResponseWriter) error
+}
+
+type UndoSieImport200JSONResponse SieImportActionResponse
+
+func (response UndoSieImport200JSONResponse) VisitUndoSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoSieImport400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UndoSieImport400JSONResponse) VisitUndoSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoSieImport401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UndoSieImport401JSONResponse) VisitUndoSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoSieImport403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UndoSieImport403JSONResponse) VisitUndoSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoSieImport404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UndoSieImport404JSONResponse) VisitUndoSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoSieImport409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UndoSieImport409JSONResponse) VisitUndoSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoSieImport429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UndoSieImport429JSONResponse) VisitUndoSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoSieImport500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UndoSieImport500JSONResponse) VisitUndoSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoSieImport503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UndoSieImport503JSONResponse) VisitUndoSieImportResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -64650,6 +66448,182 @@ func (response GetOperation503JSONResponse) VisitGetOperationResponse(w http.Res
 	return err
 }
 
+type PutSieUploadRequestObject struct {
+	Token string `json:"token"`
+	Body  io.Reader
+}
+
+type PutSieUploadResponseObject interface {
+	VisitPutSieUploadResponse(w http.ResponseWriter) error
+}
+
+type PutSieUpload200JSONResponse SieUploadReceivedResponse
+
+func (response PutSieUpload200JSONResponse) VisitPutSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSieUpload400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PutSieUpload400JSONResponse) VisitPutSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSieUpload401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PutSieUpload401JSONResponse) VisitPutSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSieUpload409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PutSieUpload409JSONResponse) VisitPutSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSieUpload413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PutSieUpload413JSONResponse) VisitPutSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSieUpload415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PutSieUpload415JSONResponse) VisitPutSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSieUpload429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PutSieUpload429JSONResponse) VisitPutSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSieUpload500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PutSieUpload500JSONResponse) VisitPutSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutSieUpload503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PutSieUpload503JSONResponse) VisitPutSieUploadResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RetryWebhookDeliveryRequestObject struct {
 	DeliveryId WebhookDeliveryId `json:"deliveryId"`
 }
@@ -65120,6 +67094,24 @@ type StrictServerInterface interface {
 	// UndoBankFileImport Undo a bank-file import
 	// (POST /api/v1/companies/{companyId}/imports/bank/{importId}/undo)
 	UndoBankFileImport(ctx context.Context, request UndoBankFileImportRequestObject) (UndoBankFileImportResponseObject, error)
+	// ListSieImports List SIE imports
+	// (GET /api/v1/companies/{companyId}/imports/sie)
+	ListSieImports(ctx context.Context, request ListSieImportsRequestObject) (ListSieImportsResponseObject, error)
+	// ImportSie Import a SIE 4 file
+	// (POST /api/v1/companies/{companyId}/imports/sie)
+	ImportSie(ctx context.Context, request ImportSieRequestObject) (ImportSieResponseObject, error)
+	// CreateSieUpload Ask for a signed upload of a large SIE file
+	// (POST /api/v1/companies/{companyId}/imports/sie/upload)
+	CreateSieUpload(ctx context.Context, request CreateSieUploadRequestObject) (CreateSieUploadResponseObject, error)
+	// GetSieImport Get a SIE import
+	// (GET /api/v1/companies/{companyId}/imports/sie/{importId})
+	GetSieImport(ctx context.Context, request GetSieImportRequestObject) (GetSieImportResponseObject, error)
+	// ResumeSieImport Resume a SIE import
+	// (POST /api/v1/companies/{companyId}/imports/sie/{importId}/resume)
+	ResumeSieImport(ctx context.Context, request ResumeSieImportRequestObject) (ResumeSieImportResponseObject, error)
+	// UndoSieImport Undo a SIE import
+	// (POST /api/v1/companies/{companyId}/imports/sie/{importId}/undo)
+	UndoSieImport(ctx context.Context, request UndoSieImportRequestObject) (UndoSieImportResponseObject, error)
 	// ListInboxItems List the inbox
 	// (GET /api/v1/companies/{companyId}/inbox-items)
 	ListInboxItems(ctx context.Context, request ListInboxItemsRequestObject) (ListInboxItemsResponseObject, error)
@@ -65522,6 +67514,9 @@ type StrictServerInterface interface {
 	// GetOperation Poll an asynchronous operation
 	// (GET /api/v1/operations/{operationId})
 	GetOperation(ctx context.Context, request GetOperationRequestObject) (GetOperationResponseObject, error)
+	// PutSieUpload Upload a SIE file's bytes
+	// (PUT /api/v1/uploads/{token})
+	PutSieUpload(ctx context.Context, request PutSieUploadRequestObject) (PutSieUploadResponseObject, error)
 	// RetryWebhookDelivery Send a delivery again
 	// (POST /api/v1/webhook-deliveries/{deliveryId}/retry)
 	RetryWebhookDelivery(ctx context.Context, request RetryWebhookDeliveryRequestObject) (RetryWebhookDeliveryResponseObject, error)
@@ -67457,6 +69452,193 @@ func (sh *strictHandler) UndoBankFileImport(ctx echo.Context, companyId CompanyI
 		return err
 	} else if validResponse, ok := response.(UndoBankFileImportResponseObject); ok {
 		return validResponse.VisitUndoBankFileImportResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSieImports operation middleware
+func (sh *strictHandler) ListSieImports(ctx echo.Context, companyId CompanyId, params ListSieImportsParams) error {
+	var request ListSieImportsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSieImports(ctx.Request().Context(), request.(ListSieImportsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSieImports")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSieImportsResponseObject); ok {
+		return validResponse.VisitListSieImportsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ImportSie operation middleware
+func (sh *strictHandler) ImportSie(ctx echo.Context, companyId CompanyId, params ImportSieParams) error {
+	var request ImportSieRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ImportSie(ctx.Request().Context(), request.(ImportSieRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ImportSie")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ImportSieResponseObject); ok {
+		return validResponse.VisitImportSieResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSieUpload operation middleware
+func (sh *strictHandler) CreateSieUpload(ctx echo.Context, companyId CompanyId, params CreateSieUploadParams) error {
+	var request CreateSieUploadRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateSieUploadJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSieUpload(ctx.Request().Context(), request.(CreateSieUploadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSieUpload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSieUploadResponseObject); ok {
+		return validResponse.VisitCreateSieUploadResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSieImport operation middleware
+func (sh *strictHandler) GetSieImport(ctx echo.Context, companyId CompanyId, importId openapi_types.UUID) error {
+	var request GetSieImportRequestObject
+
+	request.CompanyId = companyId
+	request.ImportId = importId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSieImport(ctx.Request().Context(), request.(GetSieImportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSieImport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSieImportResponseObject); ok {
+		return validResponse.VisitGetSieImportResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ResumeSieImport operation middleware
+func (sh *strictHandler) ResumeSieImport(ctx echo.Context, companyId CompanyId, importId openapi_types.UUID, params ResumeSieImportParams) error {
+	var request ResumeSieImportRequestObject
+
+	request.CompanyId = companyId
+	request.ImportId = importId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ResumeSieImport(ctx.Request().Context(), request.(ResumeSieImportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ResumeSieImport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ResumeSieImportResponseObject); ok {
+		return validResponse.VisitResumeSieImportResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UndoSieImport operation middleware
+func (sh *strictHandler) UndoSieImport(ctx echo.Context, companyId CompanyId, importId openapi_types.UUID, params UndoSieImportParams) error {
+	var request UndoSieImportRequestObject
+
+	request.CompanyId = companyId
+	request.ImportId = importId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UndoSieImport(ctx.Request().Context(), request.(UndoSieImportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UndoSieImport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UndoSieImportResponseObject); ok {
+		return validResponse.VisitUndoSieImportResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -72190,6 +74372,33 @@ func (sh *strictHandler) GetOperation(ctx echo.Context, operationId openapi_type
 		return err
 	} else if validResponse, ok := response.(GetOperationResponseObject); ok {
 		return validResponse.VisitGetOperationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutSieUpload operation middleware
+func (sh *strictHandler) PutSieUpload(ctx echo.Context, token string) error {
+	var request PutSieUploadRequestObject
+
+	request.Token = token
+
+	request.Body = ctx.Request().Body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutSieUpload(ctx.Request().Context(), request.(PutSieUploadRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutSieUpload")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutSieUploadResponseObject); ok {
+		return validResponse.VisitPutSieUploadResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -87,6 +87,54 @@ ALTER TABLE journal_entries ADD COLUMN import_id uuid;
 CREATE INDEX journal_entries_import ON journal_entries (company_id, import_id, voucher_series, voucher_number)
     WHERE import_id IS NOT NULL;
 
+-- A rättelse says where it came from: the API, or a file's #BTRANS and
+-- #RTRANS (source sie_import, with the signature the file gives).
+DROP FUNCTION ledger_log_rattelse(uuid, uuid, text, text, date, uuid[], jsonb, text, uuid, text, uuid, text);
+-- +goose StatementBegin
+CREATE FUNCTION ledger_log_rattelse(c uuid, entry uuid, kind text, new_description text, new_entry_date date,
+    struck uuid[], added jsonb, p_actor_type text, p_actor_id uuid, p_actor_label text, p_user_id uuid,
+    p_actor_email text, p_source text, p_signature text)
+RETURNS journal_rattelser
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+    e journal_entries%ROWTYPE;
+    out journal_rattelser%ROWTYPE;
+    struck_json jsonb;
+BEGIN
+    SELECT * INTO e FROM journal_entries WHERE company_id = c AND id = entry FOR UPDATE;
+    IF NOT FOUND OR e.status <> 'posted' THEN
+        RAISE EXCEPTION 'a rättelse corrects a posted entry' USING ERRCODE = 'check_violation';
+    END IF;
+    IF kind = 'lines' THEN
+        SELECT jsonb_agg(jsonb_build_object('id', id, 'account_number', account_number, 'debit_amount', debit_amount,
+                   'credit_amount', credit_amount, 'line_description', line_description, 'dimensions', dimensions)
+                   ORDER BY sort_order, id)
+        INTO struck_json FROM journal_lines
+        WHERE company_id = c AND journal_entry_id = entry AND id = ANY(struck) AND struck_by_rattelse_id IS NULL;
+        IF coalesce(jsonb_array_length(struck_json), 0) <> coalesce(cardinality(struck), 0) THEN
+            RAISE EXCEPTION 'a rättelse strikes current lines of its own entry' USING ERRCODE = 'check_violation';
+        END IF;
+        INSERT INTO journal_rattelser (company_id, journal_entry_id, rattelse_type, struck_lines, added_lines,
+            actor_type, actor_id, actor_label, user_id, actor_email, source, external_signature)
+        VALUES (c, entry, 'lines', struck_json, added, p_actor_type, p_actor_id, p_actor_label, p_user_id, p_actor_email,
+            p_source, p_signature)
+        RETURNING * INTO out;
+    ELSIF kind = 'metadata' THEN
+        INSERT INTO journal_rattelser (company_id, journal_entry_id, rattelse_type, old_description, new_description,
+            old_entry_date, new_entry_date, actor_type, actor_id, actor_label, user_id, actor_email, source,
+            external_signature)
+        VALUES (c, entry, 'metadata',
+            CASE WHEN new_description IS NOT NULL THEN e.description END, new_description,
+            CASE WHEN new_entry_date IS NOT NULL THEN e.entry_date END, new_entry_date,
+            p_actor_type, p_actor_id, p_actor_label, p_user_id, p_actor_email, p_source, p_signature)
+        RETURNING * INTO out;
+    ELSE
+        RAISE EXCEPTION 'unknown rättelse type %', kind USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN out;
+END $$;
+-- +goose StatementEnd
+
 -- +goose Down
 DROP INDEX journal_entries_import;
 ALTER TABLE journal_entries DROP COLUMN import_id;

@@ -255,6 +255,15 @@ const (
 	InboxItemAlreadyConverted          Code = "INBOX_ITEM_ALREADY_CONVERTED"
 	BankFileUndoNotCompleted           Code = "BANK_FILE_UNDO_NOT_COMPLETED"
 	SIEImportLegacyReviewRequired      Code = "SIE_IMPORT_LEGACY_REVIEW_REQUIRED"
+	SIEImportInvalidFile               Code = "SIE_IMPORT_INVALID_FILE"
+	SIEImportPeriodNotEmpty            Code = "SIE_IMPORT_PERIOD_NOT_EMPTY"
+	SIEImportActionConflict            Code = "SIE_IMPORT_ACTION_CONFLICT"
+	SIEImportNotFound                  Code = "SIE_IMPORT_NOT_FOUND"
+	SIEImportUnsupportedFile           Code = "SIE_IMPORT_UNSUPPORTED_FILE"
+	SIEUploadInvalid                   Code = "SIE_UPLOAD_INVALID"
+	SIEUploadTokenInvalid              Code = "SIE_UPLOAD_TOKEN_INVALID"
+	SIEUploadSizeMismatch              Code = "SIE_UPLOAD_SIZE_MISMATCH"
+	SIEUploadAlreadyReceived           Code = "SIE_UPLOAD_ALREADY_RECEIVED"
 	DocNotFound                        Code = "DOC_NOT_FOUND"
 	InboxItemNotFound                  Code = "INBOX_ITEM_NOT_FOUND"
 	VacationBalanceNotFound            Code = "VACATION_BALANCE_NOT_FOUND"
@@ -611,6 +620,15 @@ var entries = []Entry{
 	{InboxItemAlreadyConverted, s409, GroupEndpoint, "Inkorgsposten är redan omvandlad.", "The inbox item is already converted.", ""},
 	{BankFileUndoNotCompleted, s409, GroupEndpoint, "Bara slutförda importer kan ångras.", "Only completed imports can be undone.", ""},
 	{SIEImportLegacyReviewRequired, s409, GroupEndpoint, "Importen måste granskas innan den kan återupptas.", "The import needs review before it can be resumed.", ""},
+	{SIEImportInvalidFile, s400, GroupEndpoint, "SIE-filen kan inte importeras; inget skrevs.", "The SIE file cannot be imported; nothing was written.", "Fix the rows in details.errors (line, record, issue) in the program that wrote the file, and import it again."},
+	{SIEImportPeriodNotEmpty, s409, GroupEndpoint, "Räkenskapsåret har redan bokförda verifikationer.", "The fiscal year already holds posted journal entries.", "Import into an empty year, or replace an earlier import of it with options.onExistingPeriod=replace and options.supersedesImportId."},
+	{SIEImportActionConflict, s409, GroupEndpoint, "Importen kan inte göra det i sitt nuvarande läge.", "The import cannot do that in its current state.", "See details.reason; wait for the run in progress, or reverse the corrections listed first."},
+	{SIEImportNotFound, s404, GroupEndpoint, "SIE-importen hittades inte.", "The SIE import was not found.", ""},
+	{SIEImportUnsupportedFile, s400, GroupEndpoint, "Filen är inte en SIE-fil (.se, .sie eller .si).", "The file is not a SIE file (.se, .sie or .si).", "Send a SIE 4 file with the extension .se, .sie or .si."},
+	{SIEUploadInvalid, s400, GroupEndpoint, "Lagringssökvägen pekar inte på en uppladdad fil som går att använda.", "The storage path does not name an uploaded file that can be used.", "Ask for a new upload (POST imports/sie/upload), PUT the file to its uploadUrl and import within two hours."},
+	{SIEUploadTokenInvalid, s401, GroupEndpoint, "Uppladdningslänken är ogiltig eller har gått ut.", "The upload link is invalid or has expired.", "Ask for a new upload (POST imports/sie/upload)."},
+	{SIEUploadSizeMismatch, s400, GroupEndpoint, "Filen har inte den storlek som uppladdningen angav.", "The file is not the size the upload named.", "Send exactly the size given when the upload was asked for, or ask for a new upload."},
+	{SIEUploadAlreadyReceived, s409, GroupEndpoint, "Filen är redan uppladdad.", "The file was uploaded already.", "Import it with its storagePath, or ask for a new upload."},
 	{DocNotFound, s404, GroupEndpoint, "Underlaget hittades inte.", "The document was not found.", ""},
 	{InboxItemNotFound, s404, GroupEndpoint, "Inkorgsposten hittades inte.", "The inbox item was not found.", ""},
 	{VacationBalanceNotFound, s404, GroupEndpoint, "Semestersaldo saknas ännu.", "No vacation balance exists yet.", ""},

@@ -21,6 +21,9 @@ type Handler struct {
 	auth      *auth.Store
 	cursors   *cursor.Codec
 	now       func() time.Time
+	// ImportHold is the imports' word on locking days from..to: an error
+	// while an import still writes or undoes a year among them.
+	ImportHold func(ctx context.Context, company uuid.UUID, from, to time.Time) error
 }
 
 // NewHandler returns the companies handler.

@@ -75,6 +75,15 @@ func (h *Handler) UpdateBookkeepingLock(ctx context.Context, req gen.UpdateBookk
 	if err := CheckLock(move, filed, dateOf(h.now().UTC())); err != nil {
 		return nil, err
 	}
+	if h.ImportHold != nil && move.To != nil && (move.From == nil || move.To.After(*move.From)) {
+		from := time.Time{}
+		if move.From != nil {
+			from = move.From.AddDate(0, 0, 1)
+		}
+		if err := h.ImportHold(ctx, company, from, *move.To); err != nil {
+			return nil, err
+		}
+	}
 	if err := h.companies.UpdateSettings(ctx, company, patch, "Bokföringens låsdatum ändrades"); err != nil {
 		return nil, err
 	}

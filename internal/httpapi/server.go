@@ -46,6 +46,7 @@ import (
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/reports"
 	"github.com/kontera/kontera/internal/seal"
+	"github.com/kontera/kontera/internal/sieimport"
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/internal/vat"
 	"github.com/kontera/kontera/internal/vies"
@@ -72,6 +73,9 @@ type Config struct {
 	// WorkerPoll is how often an idle operations worker looks for work;
 	// 0 means the worker's default.
 	WorkerPoll time.Duration
+	// ImportBatch is how many vouchers an import posts per step; 0 means
+	// ledger.BatchSize.
+	ImportBatch int
 	// PIIKey seals personnummer at rest (32 bytes).
 	PIIKey []byte
 	// VIES checks EU VAT numbers; nil means offline.
@@ -176,6 +180,7 @@ type (
 	bankTxAPI     = banking.TxHandler
 	vatAPI        = vat.Handler
 	incometaxAPI  = incometax.Handler
+	sieAPI        = sieimport.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -203,6 +208,7 @@ type handlers struct {
 	*bankTxAPI
 	*vatAPI
 	*incometaxAPI
+	*sieAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -469,7 +475,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	vatR := vatReturns(cfg, journal, accounts, periods, audits, companies, sales, people)
+	companyH := company.NewHandler(companies, keys, cursors, cfg.Now)
+	sieH, err := s.sieImports(cfg, journal, accounts, dims, periods, ops, audits, companies, companyH, cursors)
+	if err != nil {
+		return nil, err
+	}
 	h := handlers{
+		sieAPI:       sieH,
 		invoicingAPI: salesAPI,
 		payablesAPI:  payables.NewHandler(bought, cursors),
 		inboxAPI:     inbox.NewHandler(mailbox, cursors),
@@ -493,7 +505,7 @@ func New(cfg Config) (*Server, error) {
 		}),
 		discoveryAPI:  discovery.NewHandler(contract, cfg.DB, cfg.BaseURL, cfg.Now),
 		authAPI:       auth.NewHandler(keys, cursors),
-		companyAPI:    company.NewHandler(companies, keys, cursors, cfg.Now),
+		companyAPI:    companyH,
 		chartAPI:      chart.NewHandler(accounts),
 		fiscalAPI:     fiscal.NewHandler(periods, companies.RegenerateDeadlines),
 		deadlineAPI:   deadline.NewHandler(deadlines, cfg.Now),

@@ -32,8 +32,25 @@ func (s *Store) LockPeriod(ctx context.Context, company, id uuid.UUID) (fiscal.P
 			return p, err
 		}
 	}
+	if err := s.held(ctx, company, p); err != nil {
+		return p, err
+	}
 	out, err := s.periods.Lock(ctx, company, p)
 	return out, dbError(err)
+}
+
+// held is the imports' hold on period p, if any.
+func (s *Store) held(ctx context.Context, company uuid.UUID, p fiscal.Period) error {
+	return s.Held(ctx, company, p.Start, p.End)
+}
+
+// Held is the imports' hold on the days from..to, if any: what would fix
+// them (a VAT filing, an export, a statement) waits for the import.
+func (s *Store) Held(ctx context.Context, company uuid.UUID, from, to time.Time) error {
+	if s.ImportHold == nil {
+		return nil
+	}
+	return s.ImportHold(ctx, company, from, to)
 }
 
 // UnlockPeriod opens a locked period again; a closed one never
@@ -62,6 +79,9 @@ func (s *Store) ClosePeriod(ctx context.Context, company, id uuid.UUID) (fiscal.
 		return p, err
 	}
 	if err := fiscal.CheckClose(p); err != nil {
+		return p, err
+	}
+	if err := s.held(ctx, company, p); err != nil {
 		return p, err
 	}
 	bal, err := s.Balances(ctx, company, id)

@@ -73,7 +73,8 @@ func (b books) openForRattelse(day time.Time) error {
 	return nil
 }
 
-// logRattelse writes a row of the rättelse log with the actor of ctx,
+// logRattelse writes a row of the rättelse log with the actor of ctx
+// (from r.Source, the API when empty),
 // through the database's ledger_log_rattelse (the only way in): it reads
 // the old description and date, and the struck lines, itself. struck are
 // the ids of the lines to strike; r.AddedLines the lines to add.
@@ -89,10 +90,14 @@ func (s *Store) logRattelse(ctx context.Context, company uuid.UUID, r Rattelse, 
 		ids[i] = id.String()
 	}
 	var out Rattelse
+	source := r.Source
+	if source == "" {
+		source = "api"
+	}
 	err := s.db.Q(ctx).GetContext(ctx, &out, `SELECT `+rattelseColumns+` FROM ledger_log_rattelse($1, $2, $3, $4,
-		$5::date, $6::uuid[], $7::jsonb, $8, $9, $10, $11, $12)`,
+		$5::date, $6::uuid[], $7::jsonb, $8, $9, $10, $11, $12, $13, $14)`,
 		company, r.EntryID, r.Type, r.NewDescription, date, pq.Array(ids), jsonText(r.AddedLines),
-		a.Type, a.ID, a.Label, a.UserID, nonEmpty(a.Email))
+		a.Type, a.ID, a.Label, a.UserID, nonEmpty(a.Email), source, r.ExternalSignature)
 	return out, dbError(err)
 }
 

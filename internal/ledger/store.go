@@ -56,6 +56,10 @@ type Store struct {
 	// transactions dated from..to wait to be booked or ignored
 	// (PERIOD_HAS_UNBOOKED_TRANSACTIONS). Nil: no bank listens.
 	LockBlocked func(ctx context.Context, company uuid.UUID, from, to time.Time) error
+	// ImportHold is the imports' word on fixing a year: an error while an
+	// import still writes or undoes a year overlapping from..to (a lock,
+	// close or year-end waits for it). Nil: nothing imports.
+	ImportHold func(ctx context.Context, company uuid.UUID, from, to time.Time) error
 	// CheckDimensions is the dimension register's check, run on the lines
 	// of every posting when the company has dimensions enabled.
 	CheckDimensions DimensionCheck

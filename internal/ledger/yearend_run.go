@@ -75,6 +75,9 @@ func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID, plan bo
 	if err != nil {
 		return y, err
 	}
+	if err := s.held(ctx, company, p); err != nil {
+		return y, err
+	}
 	var prev *fiscal.Period
 	if p.PreviousID != nil {
 		pp, err := s.periods.Get(ctx, company, *p.PreviousID)

@@ -199,6 +199,10 @@ func (h *Handler) GetIncomeStatementPdf(ctx context.Context, req gen.GetIncomeSt
 	if err != nil {
 		return nil, err
 	}
+	// A statement on paper fixes the figures: not while an import writes them.
+	if err := h.ledger.Held(ctx, company, out.Period.Start.Time, out.Period.End.Time); err != nil {
+		return nil, err
+	}
 	c, err := h.company(ctx, company)
 	if err != nil {
 		return nil, err
@@ -304,6 +308,9 @@ func (h *Handler) GetBalanceSheetPdf(ctx context.Context, req gen.GetBalanceShee
 	if !b.Balanced() {
 		return nil, apierr.New(apierr.ReportGenerationFailed, map[string]any{"report": "balance-sheet",
 			"assets": b.Assets, "equity_and_liabilities": b.EquityAndLiabilities, "difference": b.Difference})
+	}
+	if err := h.ledger.Held(ctx, company, out.Period.Start.Time, out.Period.End.Time); err != nil {
+		return nil, err
 	}
 	c, err := h.company(ctx, company)
 	if err != nil {

@@ -109,6 +109,14 @@ func NewReaderAt(r io.Reader, enc Encoding, offset int64, line int) *Reader {
 	return rd
 }
 
+// Line is the number of the next unread line.
+func (r *Reader) Line() int {
+	if r.held != nil {
+		return r.held.line
+	}
+	return r.line + 1
+}
+
 // Encoding is the encoding the reader decodes.
 func (r *Reader) Encoding() Encoding { return r.enc }
 

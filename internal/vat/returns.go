@@ -244,6 +244,9 @@ func (r *Returns) File(ctx context.Context, company uuid.UUID, q Query, filedOn 
 	if err != nil {
 		return Filed{}, err
 	}
+	if err := r.ledger.Held(ctx, company, p.Start, p.End); err != nil {
+		return Filed{}, err
+	}
 	today := ledger.Today(r.now())
 	dates := map[string]any{"period_start": p.Start.Format(time.DateOnly), "period_end": p.End.Format(time.DateOnly),
 		"filed_on": filedOn.Format(time.DateOnly), "today": today.Format(time.DateOnly)}

@@ -1,0 +1,163 @@
+package ledger
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/fiscal"
+)
+
+// Imported returns up to limit of the entries import wrote that still
+// stand (not reversed, not themselves a storno), with their current
+// lines, last voucher first: what its undo reverses next.
+func (s *Store) Imported(ctx context.Context, company, imp uuid.UUID, limit int) ([]Entry, error) {
+	out := []Entry{}
+	if err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+entryColumns+` FROM journal_entries
+		WHERE company_id = $1 AND import_id = $2 AND reverses_id IS NULL AND reversed_by_id IS NULL
+		ORDER BY voucher_series DESC, voucher_number DESC LIMIT $3`, company, imp, limit); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return out, nil
+	}
+	ids := make([]uuid.UUID, len(out))
+	at := make(map[uuid.UUID]int, len(out))
+	for i, e := range out {
+		ids[i], at[e.ID] = e.ID, i
+	}
+	var lines []struct {
+		Entry uuid.UUID `db:"journal_entry_id"`
+		Line
+	}
+	if err := s.db.Q(ctx).SelectContext(ctx, &lines, `SELECT journal_entry_id, `+lineColumns+` FROM journal_lines
+		WHERE company_id = $1 AND journal_entry_id = ANY($2) AND struck_by_rattelse_id IS NULL
+		ORDER BY journal_entry_id, sort_order`, company, pq.Array(ids)); err != nil {
+		return nil, err
+	}
+	for _, l := range lines {
+		e := &out[at[l.Entry]]
+		e.Lines = append(e.Lines, l.Line)
+	}
+	return out, nil
+}
+
+// ImportTally is what an import wrote that still stands, and what others
+// did to it since.
+type ImportTally struct {
+	// Standing entries the import wrote, not reversed.
+	Standing int `db:"standing"`
+	// Reversed by the import's own undo.
+	Undone int `db:"undone"`
+	// Corrected are the import's entries someone reversed or corrected
+	// inline since (a storno not the undo's, or a rättelse from the API).
+	Corrected []uuid.UUID `db:"-"`
+}
+
+// TallyImport counts the entries import wrote and lists the ones
+// corrected since by anything but the import itself.
+func (s *Store) TallyImport(ctx context.Context, company, imp uuid.UUID) (ImportTally, error) {
+	var t ImportTally
+	var corrected pq.StringArray
+	err := s.db.Q(ctx).QueryRowxContext(ctx, `
+		SELECT count(*) FILTER (WHERE e.reversed_by_id IS NULL),
+			count(*) FILTER (WHERE r.import_id = e.import_id),
+			coalesce(array_agg(e.id::text ORDER BY e.voucher_series, e.voucher_number) FILTER (
+				WHERE (e.reversed_by_id IS NOT NULL AND r.import_id IS DISTINCT FROM e.import_id)
+				   OR EXISTS (SELECT 1 FROM journal_rattelser x WHERE x.company_id = e.company_id
+				              AND x.journal_entry_id = e.id AND x.source <> 'sie_import')), '{}')
+		FROM journal_entries e
+		LEFT JOIN journal_entries r ON r.company_id = e.company_id AND r.id = e.reversed_by_id
+		WHERE e.company_id = $1 AND e.import_id = $2 AND e.reverses_id IS NULL`, company, imp).
+		Scan(&t.Standing, &t.Undone, &corrected)
+	for _, id := range corrected {
+		t.Corrected = append(t.Corrected, uuid.MustParse(id))
+	}
+	return t, err
+}
+
+// PostedIn counts the posted entries of period other than its opening
+// balance, and names the imports that wrote any of them.
+func (s *Store) PostedIn(ctx context.Context, company, period uuid.UUID) (int, []uuid.UUID, error) {
+	var n int
+	var imports pq.StringArray
+	err := s.db.Q(ctx).QueryRowxContext(ctx, `SELECT count(*),
+			coalesce(array_agg(DISTINCT import_id::text) FILTER (WHERE import_id IS NOT NULL), '{}')
+		FROM journal_entries WHERE company_id = $1 AND fiscal_period_id = $2 AND status = 'posted'
+		  AND source_type <> 'opening_balance'`, company, period).Scan(&n, &imports)
+	out := make([]uuid.UUID, 0, len(imports))
+	for _, id := range imports {
+		out = append(out, uuid.MustParse(id))
+	}
+	return n, out, err
+}
+
+// Opening returns the opening balance that stands in period, nil when
+// none does.
+func (s *Store) Opening(ctx context.Context, company, period uuid.UUID) (*Entry, error) {
+	ib, err := s.current(ctx, company, period, SourceOpeningBalance, nil)
+	if err != nil || len(ib) == 0 {
+		return nil, err
+	}
+	return &ib[0], nil
+}
+
+// OpeningSettable refuses an opening balance for p where the year before
+// fixes it (OB_PREVIOUS_YEAR_CLOSED, OB_PREVIOUS_YEAR_IN_BOOKS).
+func (s *Store) OpeningSettable(ctx context.Context, company uuid.UUID, p fiscal.Period) error {
+	return s.openingSettable(ctx, company, p)
+}
+
+// StrikeImported records, on the posted entry id an import wrote, the
+// corrections its file carries: lines struck afterwards (SIE #BTRANS) and
+// lines added afterwards (#RTRANS), as a rättelse of source sie_import
+// with the file's signature. The entry was posted as it first stood.
+func (s *Store) StrikeImported(ctx context.Context, company, id uuid.UUID, strike []uuid.UUID, add []Line, signature *string) error {
+	for i := range add {
+		add[i].ID = uuid.New()
+	}
+	var next int
+	if err := s.db.Q(ctx).GetContext(ctx, &next, `SELECT coalesce(max(sort_order) + 1, 0) FROM journal_lines
+		WHERE company_id = $1 AND journal_entry_id = $2`, company, id); err != nil {
+		return err
+	}
+	for i := range add {
+		add[i].SortOrder = next + i
+	}
+	aj, _ := json.Marshal(lineSnapshots(add))
+	log, err := s.logRattelse(ctx, company, Rattelse{EntryID: id, Type: "lines", AddedLines: aj, Source: "sie_import",
+		ExternalSignature: signature}, strike)
+	if err != nil {
+		return err
+	}
+	if len(strike) > 0 {
+		if _, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE journal_lines SET struck_by_rattelse_id = $3
+			WHERE company_id = $1 AND id = ANY($2)`, company, pq.Array(strike), log.ID); err != nil {
+			return dbError(err)
+		}
+	}
+	if len(add) > 0 {
+		if _, err := s.insertLines(ctx, company, id, add, &log.ID); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// LastNumbers returns the last voucher number taken in each series of
+// period.
+func (s *Store) LastNumbers(ctx context.Context, company, period uuid.UUID) (map[string]int, error) {
+	var rows []struct {
+		Series string `db:"voucher_series"`
+		Last   int    `db:"last_number"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT voucher_series, last_number FROM voucher_sequences
+		WHERE company_id = $1 AND fiscal_period_id = $2`, company, period)
+	out := make(map[string]int, len(rows))
+	for _, r := range rows {
+		out[r.Series] = r.Last
+	}
+	return out, err
+}

@@ -1,0 +1,234 @@
+package sieimport
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/sie"
+)
+
+// Suspense is where rows on accounts outside the statements (classes 0
+// and 9, internal accounting) are booked, the file's account named in
+// the row's text, as the peer does.
+const Suspense = "2999"
+
+// bookedAccount is the account a file's account is booked on, and the
+// text that says so when it is not the file's own.
+func bookedAccount(account, text string) (string, *string) {
+	if account[0] != '0' && account[0] != '9' {
+		return account, nonEmpty(text)
+	}
+	t := "Konto " + account
+	if text != "" {
+		t += ": " + text
+	}
+	return Suspense, &t
+}
+
+func nonEmpty(s string) *string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// line is one row of a voucher as a ledger line: debit when positive,
+// credit when negative, objects as dimension tags.
+func line(r sie.Row, order int) ledger.Line {
+	account, text := bookedAccount(r.Account, r.Text)
+	l := ledger.Line{Account: account, Description: text, SortOrder: order}
+	if r.Amount.Sign() > 0 {
+		l.Debit = r.Amount
+	} else {
+		l.Credit = r.Amount.Neg()
+	}
+	if len(r.Objects) > 0 {
+		l.Dimensions = ledger.Dimensions{}
+		for _, o := range r.Objects {
+			l.Dimensions[o.Dim] = o.Code
+		}
+	}
+	return l
+}
+
+// Posting is one voucher of a file as the ledger takes it: the entry as
+// it was first registered (its kept and struck rows), and what the
+// file's corrections did to it afterwards.
+type Posting struct {
+	Entry ledger.BatchEntry
+	// Struck are the indexes of the entry's lines the file struck out
+	// afterwards (#BTRANS); Added the lines it added (#RTRANS).
+	Struck    []int
+	Added     []ledger.Line
+	Signature *string
+	// FileNumber is the voucher's number in the file ("" when it had
+	// none).
+	FileNumber string
+}
+
+// plan turns voucher v into a Posting for the year period: series
+// (defaultSeries when the file's is empty), number (the file's plus its
+// series' offset; 0 for the ledger to number), text, rows of 0.00 left
+// out. ok is false for a voucher with nothing to book.
+func plan(v sie.Voucher, period uuid.UUID, imp uuid.UUID, defaultSeries string, offsets map[string]int) (Posting, bool) {
+	series := v.Series
+	if series == "" {
+		series = defaultSeries
+	}
+	number := 0
+	if n, err := strconv.Atoi(v.Number); err == nil {
+		number = n + offsets[series]
+	}
+	desc := strings.TrimSpace(v.Text)
+	if desc == "" {
+		desc = "Verifikat " + strings.TrimSpace(series+" "+v.Number) + " (SIE-import)"
+	}
+	src := "sie:" + series + ":" + v.Number
+	p := Posting{FileNumber: v.Number}
+	in := ledger.Input{PeriodID: period, Date: v.Date, Description: desc, Series: series, SourceType: "import",
+		SourceID: &src}
+	for _, r := range v.Rows {
+		if r.Amount.IsZero() {
+			continue
+		}
+		switch r.Kind {
+		case sie.Added:
+			p.Added = append(p.Added, line(r, 0))
+			if p.Signature == nil {
+				p.Signature = nonEmpty(r.Sign)
+			}
+			continue
+		case sie.Struck:
+			p.Struck = append(p.Struck, len(in.Lines))
+			if p.Signature == nil {
+				p.Signature = nonEmpty(r.Sign)
+			}
+		}
+		in.Lines = append(in.Lines, line(r, len(in.Lines)))
+	}
+	id := imp
+	p.Entry = ledger.BatchEntry{Input: in, Number: number, Import: &id}
+	return p, len(in.Lines) > 0
+}
+
+// firstRegistered reports whether a corrected voucher balanced as it was
+// first registered: its kept and struck rows sum to 0. Pass 1 refuses one
+// that did not, which cannot be booked as it stood.
+func firstRegistered(v sie.Voucher) bool {
+	var s money.Amount
+	for _, r := range v.Rows {
+		if r.Kind != sie.Added {
+			s = s.Add(r.Amount)
+		}
+	}
+	return s.IsZero()
+}
+
+// Mismatch is one figure the books and the file state differently after
+// an import.
+type Mismatch struct {
+	Check   string       `json:"check"`
+	Account string       `json:"account"`
+	Period  string       `json:"period,omitempty"`
+	File    money.Amount `json:"file"`
+	Books   money.Amount `json:"books"`
+}
+
+// BalanceCheck compares the books after an import with what the file
+// says they should be.
+type BalanceCheck struct {
+	Checked    map[string]int `json:"checked"`
+	Mismatches []Mismatch     `json:"mismatches"`
+	Balanced   bool           `json:"balanced"`
+}
+
+// compare checks the file's closing balances (#UB 0) and results (#RES
+// 0) against each account's balance in the books, its period balances
+// (#PSALDO) against the months' turnover, and its opening balances (#IB
+// 0) against last year's closing ones (#UB -1). Accounts outside the
+// statements (0, 9) and the file's silence (an account the books have
+// and the file does not name) are not compared, except that a balance
+// the books hold on an account the file gives no #UB for is a mismatch
+// when the file gives #UB at all.
+func compare(s *Summary, balances map[string]money.Amount, months map[string]money.Amount) BalanceCheck {
+	out := BalanceCheck{Checked: map[string]int{}, Mismatches: []Mismatch{}}
+	check := func(kind string, file []Amount, books func(a Amount) money.Amount) map[string]bool {
+		seen := map[string]bool{}
+		for _, a := range file {
+			if a.Account[0] == '0' || a.Account[0] == '9' {
+				continue
+			}
+			seen[a.Account+a.Period] = true
+			out.Checked[kind]++
+			if b := books(a); b.Cmp(a.Amount) != 0 {
+				out.Mismatches = append(out.Mismatches, Mismatch{Check: kind, Account: a.Account, Period: a.Period,
+					File: a.Amount, Books: b})
+			}
+		}
+		return seen
+	}
+	balance := func(a Amount) money.Amount { return balances[a.Account] }
+	closing := check("closing_balances", s.Closing, balance)
+	results := check("results", s.Results, balance)
+	for _, acct := range sortedKeys(balances) {
+		class := acct[0]
+		if acct == Suspense && !closing[acct] {
+			// What waits there (an opening balance's difference, rows of
+			// accounts outside the statements) is reported as a warning.
+			continue
+		}
+		switch {
+		case (class == '1' || class == '2') && len(s.Closing) > 0 && !closing[acct] && !balances[acct].IsZero():
+			out.Mismatches = append(out.Mismatches, Mismatch{Check: "closing_balances", Account: acct, Books: balances[acct]})
+		case class >= '3' && class <= '8' && len(s.Results) > 0 && !results[acct] && !balances[acct].IsZero():
+			out.Mismatches = append(out.Mismatches, Mismatch{Check: "results", Account: acct, Books: balances[acct]})
+		}
+	}
+	check("period_balances", s.Months, func(a Amount) money.Amount { return months[a.Account+":"+a.Period] })
+	previous := map[string]money.Amount{}
+	for _, a := range s.Previous {
+		previous[a.Account] = a.Amount
+	}
+	if len(s.Previous) > 0 {
+		check("opening_vs_last_closing", s.Opening, func(a Amount) money.Amount { return previous[a.Account] })
+	}
+	sort.SliceStable(out.Mismatches, func(i, j int) bool {
+		a, b := out.Mismatches[i], out.Mismatches[j]
+		if a.Check != b.Check {
+			return a.Check < b.Check
+		}
+		return a.Account+a.Period < b.Account+b.Period
+	})
+	out.Balanced = len(out.Mismatches) == 0
+	return out
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// monthKey is how compare looks a month's turnover up.
+func monthKey(account string, month time.Time) string {
+	return account + ":" + month.Format("200601")
+}
+
+// renumbered is the warning for a series whose numbers were shifted.
+func renumbered(series string, offset int) Warning {
+	return Warning{Code: WarnRenumbered,
+		MessageSv: fmt.Sprintf("Serie %s fortsätter efter de nummer året redan har: filens nummer + %d. Filens nummer finns i source_id.", series, offset),
+		MessageEn: fmt.Sprintf("Series %s continues after the numbers the year holds already: the file's number + %d. The file's number is in source_id.", series, offset),
+		Details:   map[string]any{"series": series, "offset": offset}}
+}

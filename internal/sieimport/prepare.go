@@ -1,0 +1,234 @@
+package sieimport
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/chart"
+	"github.com/kontera/kontera/internal/dimensions"
+	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/jobs"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+)
+
+// prepare writes what the vouchers need: the year (opened if missing),
+// the accounts, the dimensions and objects, the opening balance, and the
+// series' offsets.
+func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool, any, error) {
+	s := i.Summary()
+	if s == nil {
+		return false, nil, fmt.Errorf("sieimport: import %s prepared before it was checked", i.ID)
+	}
+	p, err := im.year(ctx, i, s)
+	if err != nil {
+		return false, nil, err
+	}
+	warnings := i.Warnings()
+	opts := i.Options()
+	res := map[string]any{}
+
+	accounts := map[string]Account{}
+	var order []string
+	for _, a := range s.Accounts {
+		if a.Number[0] != '0' && a.Number[0] != '9' {
+			accounts[a.Number] = a
+			order = append(order, a.Number)
+		}
+	}
+	for _, n := range append(append([]string{}, s.Used...), amountsAccounts(s.Opening)...) {
+		acct, _ := bookedAccount(n, "")
+		if _, ok := accounts[acct]; !ok {
+			accounts[acct] = Account{Number: acct}
+			order = append(order, acct)
+		}
+	}
+	in := make([]chart.Imported, 0, len(order))
+	for _, n := range order {
+		a := accounts[n]
+		in = append(in, chart.Imported{Number: a.Number, Name: a.Name, Kind: a.Type, SRU: a.SRU})
+	}
+	ch, err := im.chart.Import(ctx, i.CompanyID, in, opts.UpdateAccountNames)
+	if err != nil {
+		return false, nil, err
+	}
+	res["accounts_created"], res["accounts_renamed"], res["sru_codes_filled"] = len(ch.Created), len(ch.Renamed), len(ch.SRU)
+
+	dims := make([]dimensions.Imported, len(s.Dimensions))
+	for k, d := range s.Dimensions {
+		dims[k] = dimensions.Imported{Number: d.No, Name: d.Name, Parent: d.Parent}
+	}
+	values := make([]dimensions.ImportedValue, len(s.Objects))
+	for k, o := range s.Objects {
+		values[k] = dimensions.ImportedValue{Number: o.Dim, Code: o.Code, Name: o.Name}
+	}
+	madeDims, madeValues, err := im.dims.Import(ctx, i.CompanyID, dims, values)
+	if err != nil {
+		return false, nil, err
+	}
+	res["dimensions_created"], res["objects_created"] = madeDims, madeValues
+
+	ib, w, err := im.opening(ctx, i, p, s)
+	if err != nil {
+		return false, nil, err
+	}
+	res["opening_balance"] = ib
+	warnings = append(warnings, w...)
+
+	last, err := im.ledger.LastNumbers(ctx, i.CompanyID, p.ID)
+	if err != nil {
+		return false, nil, err
+	}
+	offsets := map[string]int{}
+	for _, name := range sortedKeys(s.Series) {
+		st := s.Series[name]
+		if name == "" || st.Min == 0 {
+			continue
+		}
+		if l := last[name]; l >= st.Min {
+			offsets[name] = l
+			warnings = append(warnings, renumbered(name, l))
+		}
+	}
+	cp := i.Checkpoint()
+	cp.Next, cp.Offset, cp.Line, cp.Offsets = 0, s.Offset, s.Line, offsets
+	i.CheckpointJSON, _ = json.Marshal(cp)
+	i.ResultJSON, _ = json.Marshal(res)
+	i.WarningsJSON = warningsJSON(warnings)
+	next := phaseVouchers
+	if s.Vouchers == 0 {
+		next = phaseChecking
+	}
+	i.Phase = &next
+	run.Progress(jobs.Progress{Phase: phasePreparing, Current: 0, Total: s.Vouchers})
+	return true, nil, im.Imports.Save(ctx, i)
+}
+
+func amountsAccounts(list []Amount) []string {
+	out := make([]string, len(list))
+	for k, a := range list {
+		out[k] = a.Account
+	}
+	return out
+}
+
+// year is the import's fiscal year, opened now when the file's #RAR 0
+// names one the company lacks.
+func (im *Importer) year(ctx context.Context, i *Import, s *Summary) (fiscal.Period, error) {
+	if i.PeriodID != nil {
+		return im.periods.Get(ctx, i.CompanyID, *i.PeriodID)
+	}
+	p, err := im.target(ctx, i.CompanyID, s)
+	if err != nil {
+		return fiscal.Period{}, err
+	}
+	if p == nil {
+		y := s.Years[0]
+		opened, _, err := im.periods.Open(ctx, i.CompanyID, "", fiscal.Span{Start: y.Start, End: y.End})
+		if err != nil {
+			return opened, err
+		}
+		if im.books.PeriodsChanged != nil {
+			if err := im.books.PeriodsChanged(ctx, i.CompanyID); err != nil {
+				return opened, err
+			}
+		}
+		p = &opened
+	}
+	i.PeriodID = &p.ID
+	return *p, nil
+}
+
+// opening posts the file's opening balance (#IB 0) as one verifikat on
+// the year's first day, series IB, unless the year has one already
+// (kept, and warned about when it differs) or the year before fixes it.
+func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *Summary) (string, []Warning, error) {
+	var lines []ledger.Line
+	var sum money.Amount
+	want := map[string]money.Amount{}
+	for _, a := range s.Opening {
+		if a.Amount.IsZero() || a.Account[0] == '0' || a.Account[0] == '9' {
+			continue
+		}
+		want[a.Account] = want[a.Account].Add(a.Amount)
+		sum = sum.Add(a.Amount)
+	}
+	if len(want) == 0 {
+		return "none", nil, nil
+	}
+	for _, acct := range sortedKeys(want) {
+		l := ledger.Line{Account: acct, SortOrder: len(lines)}
+		if want[acct].Sign() > 0 {
+			l.Debit = want[acct]
+		} else {
+			l.Credit = want[acct].Neg()
+		}
+		lines = append(lines, l)
+	}
+	existing, err := im.ledger.Opening(ctx, i.CompanyID, p.ID)
+	if err != nil {
+		return "", nil, err
+	}
+	if existing != nil {
+		have := map[string]money.Amount{}
+		for _, l := range existing.Lines {
+			have[l.Account] = have[l.Account].Add(l.Debit).Sub(l.Credit)
+		}
+		if same(have, want) {
+			return "kept", nil, nil
+		}
+		return "kept", []Warning{{Code: WarnOpening,
+			MessageSv: "Året har redan en ingående balans som skiljer sig från filens #IB; den behölls.",
+			MessageEn: "The year has an opening balance already that differs from the file's #IB; it was kept.",
+			Details:   map[string]any{"journal_entry_id": existing.ID}}}, nil
+	}
+	var warnings []Warning
+	if !sum.IsZero() {
+		// A verifikat balances; the file's opening balance does not. The
+		// accounts open as the file says, and the difference waits on the
+		// suspense account for the bookkeeper to resolve.
+		l := ledger.Line{Account: Suspense, SortOrder: len(lines), Description: ptr("Differens i SIE-filens ingående balans")}
+		if sum.Sign() > 0 {
+			l.Credit = sum
+		} else {
+			l.Debit = sum.Neg()
+		}
+		lines = append(lines, l)
+		warnings = append(warnings, Warning{Code: WarnOpeningUnbalanced,
+			MessageSv: "Filens ingående balans (#IB 0) går inte jämnt ut; differensen " + sum.String() + " bokfördes på " + Suspense + " (OBS-konto) att utreda.",
+			MessageEn: "The file's opening balance (#IB 0) does not balance; the difference " + sum.String() + " was booked on " + Suspense + " (suspense) to be resolved.",
+			Details:   map[string]any{"difference": sum, "account": Suspense}})
+	}
+	if err := im.ledger.OpeningSettable(ctx, i.CompanyID, p); err != nil {
+		if e, ok := apierr.As(err); ok {
+			return "skipped", []Warning{{Code: WarnOpening,
+				MessageSv: "Året före bestämmer årets ingående balans (" + string(e.Code) + "); filens #IB bokfördes inte.",
+				MessageEn: "The year before fixes this year's opening balance (" + string(e.Code) + "); the file's #IB was not booked.",
+				Details:   e.Details}}, nil
+		}
+		return "", nil, err
+	}
+	id := i.ID
+	_, err = im.ledger.PostBatch(ctx, i.CompanyID, []ledger.BatchEntry{{Import: &id, Input: ledger.Input{
+		PeriodID: p.ID, Date: p.Start, Description: "Ingående balans enligt SIE-fil", Series: OpeningSeries,
+		SourceType: ledger.SourceOpeningBalance, Lines: lines}}})
+	return "posted", warnings, err
+}
+
+func ptr(s string) *string { return &s }
+
+func same(a, b map[string]money.Amount) bool {
+	for k, v := range a {
+		if v.Cmp(b[k]) != 0 {
+			return false
+		}
+	}
+	for k, v := range b {
+		if v.Cmp(a[k]) != 0 {
+			return false
+		}
+	}
+	return true
+}

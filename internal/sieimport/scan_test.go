@@ -1,0 +1,76 @@
+package sieimport
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/kontera/kontera/internal/sie"
+)
+
+const sharedSIE = "../../../shared/data/sie"
+
+func sample(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(sharedSIE, name))
+	if err != nil {
+		t.Skipf("the shared SIE files are not here (%v): skipped", err)
+	}
+	return b
+}
+
+func scan(t *testing.T, b []byte) (*Summary, []sie.Problem) {
+	t.Helper()
+	s, probs, err := Scan(bytes.NewReader(b), sie.Sniff(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s, probs
+}
+
+func TestScanSharedFiles(t *testing.T) {
+	for name, want := range map[string]struct{ vouchers, series int }{
+		"avendo-5.10_sie4.SE":                             {20, 0},
+		"avendo-5.20_transaktioner_ovnbolag.se":           {163, 10},
+		"edison-ekonomi-byra-4.9G_typ4.se":                {81, 7},
+		"es-kassasystem-7_transaktioner_per_z-rapport.se": {10, 1},
+		"fortnox-bokforing-2.0.0_Sie4.si":                 {165, 0},
+		"specter-3.61_SIE_exempelfil.se":                  {26, 0},
+	} {
+		s, probs := scan(t, sample(t, name))
+		if len(probs) > 0 {
+			t.Errorf("%s: %v", name, probs)
+			continue
+		}
+		if s.Vouchers != want.vouchers || (want.series > 0 && len(s.Series) != want.series) {
+			t.Errorf("%s: %d vouchers in %d series", name, s.Vouchers, len(s.Series))
+		}
+	}
+}
+
+func TestScanRefusals(t *testing.T) {
+	head := "#FLAGGA 0\n#SIETYP 4\n#RAR 0 20250101 20251231\n"
+	for name, c := range map[string]struct{ body, want string }{
+		"unbalanced":   {"#VER A 1 20250105\n{\n#TRANS 1930 {} 100\n#TRANS 3001 {} -99\n}\n", "sum to 1.00"},
+		"duplicate":    {"#VER A 1 20250105\n{\n#TRANS 1930 {} 1\n#TRANS 3001 {} -1\n}\n#VER A 1 20250106\n{\n#TRANS 1930 {} 1\n#TRANS 3001 {} -1\n}\n", "twice (first on line 4)"},
+		"not a number": {"#VER A 1b 20250105\n{\n#TRANS 1930 {} 1\n#TRANS 3001 {} -1\n}\n", "not a number"},
+		"outside":      {"#VER A 1 20240105\n{\n#TRANS 1930 {} 1\n#TRANS 3001 {} -1\n}\n", "outside the year"},
+		"ib on 3xxx":   {"#IB 0 3001 100\n", "classes 3-8"},
+		"object":       {"#VER A 1 20250105\n{\n#TRANS 1930 {6 \"P 1\"} 1\n#TRANS 3001 {} -1\n}\n", "object code"},
+		"checksum":     {"", ""},
+	} {
+		if name == "checksum" {
+			continue
+		}
+		_, probs := scan(t, []byte(head+c.body))
+		if len(probs) != 1 || !strings.Contains(probs[0].Issue, c.want) {
+			t.Errorf("%s: %v, want one saying %q", name, probs, c.want)
+		}
+	}
+	s, probs := scan(t, []byte(head+"#VER A 1 20250105\n{\n#TRANS 1930 {} 1\n#TRANS 3001 {} -1\n#TRANS 3001 {} 0\n}\n#VER A 4 20250105\n{\n#TRANS 1930 {} 1\n#TRANS 3001 {} -1\n}\n"))
+	if len(probs) != 0 || s.ZeroRows != 1 || s.Rows != 4 || len(s.Warnings) != 2 || s.Warnings[0].Code != WarnGap {
+		t.Fatalf("%v %+v", probs, s)
+	}
+}
