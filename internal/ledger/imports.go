@@ -78,15 +78,17 @@ func (s *Store) TallyImport(ctx context.Context, company, imp uuid.UUID) (Import
 	return t, err
 }
 
-// PostedIn counts the posted entries of period other than its opening
-// balance, and names the imports that wrote any of them.
+// PostedIn counts the posted entries that stand in period (not reversed,
+// not a storno) other than its opening balance, and names the imports
+// that wrote any of them.
 func (s *Store) PostedIn(ctx context.Context, company, period uuid.UUID) (int, []uuid.UUID, error) {
 	var n int
 	var imports pq.StringArray
 	err := s.db.Q(ctx).QueryRowxContext(ctx, `SELECT count(*),
 			coalesce(array_agg(DISTINCT import_id::text) FILTER (WHERE import_id IS NOT NULL), '{}')
 		FROM journal_entries WHERE company_id = $1 AND fiscal_period_id = $2 AND status = 'posted'
-		  AND source_type <> 'opening_balance'`, company, period).Scan(&n, &imports)
+		  AND source_type <> 'opening_balance' AND reversed_by_id IS NULL AND reverses_id IS NULL`,
+		company, period).Scan(&n, &imports)
 	out := make([]uuid.UUID, 0, len(imports))
 	for _, id := range imports {
 		out = append(out, uuid.MustParse(id))
