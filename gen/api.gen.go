@@ -52487,6 +52487,23 @@ func (response GetIncomeStatementPdf404JSONResponse) VisitGetIncomeStatementPdfR
 	return err
 }
 
+type GetIncomeStatementPdf409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetIncomeStatementPdf409JSONResponse) VisitGetIncomeStatementPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetIncomeStatementPdf429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response GetIncomeStatementPdf429JSONResponse) VisitGetIncomeStatementPdfResponse(w http.ResponseWriter) error {

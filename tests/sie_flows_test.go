@@ -2,6 +2,8 @@ package tests
 
 import (
 	"strconv"
+
+	"github.com/kontera/kontera/internal/httpapi"
 	"strings"
 	"testing"
 
@@ -227,4 +229,71 @@ func TestSieImportUndoAndReplace(t *testing.T) {
 func act2(b *ledgerBooks, id, action string) *response {
 	return b.do(req{Method: "POST", Path: b.base + "/imports/sie/" + id + "/" + action, Token: b.token,
 		Header: map[string]string{"Idempotency-Key": ik()}})
+}
+
+func importBatch(n int) option { return func(c *httpapi.Config) { c.ImportBatch = n } }
+
+// An import stopped after committed chunks is paused: it holds its year
+// against everything that would fix it, until it is resumed (after the
+// books were put right) and completes from its last committed chunk.
+func TestSieImportPausedHoldsAndResumes(t *testing.T) {
+	t.Parallel()
+	b := newSieBooks(t, "2025", importBatch(2))
+	// Each voucher books 375 000 000 000 kr on 1930: the third (in the
+	// second chunk) takes the account past the largest balance the books
+	// hold.
+	file := sietest.Write(sietest.Spec{Year: 2025, Vouchers: 3, Net: 300_000_000_000})
+	started := b.importSie(t, "stor.se", file, "").status(t, 202)
+	op, imp := b.imported(t, started)
+	if op.str("data.status") != "failed" || op.str("data.error.code") != "ACCOUNT_BALANCE_OUT_OF_RANGE" ||
+		op.str("data.error.details.state") != "paused" || op.str("data.error.details.import_id") != started.str("data.import_id") {
+		t.Fatalf("%s", op.Body)
+	}
+	if imp.str("data.state") != "paused" || imp.at("data.progress.posted") != 2.0 || imp.str("data.phase") != "vouchers" {
+		t.Fatalf("paused: %s", imp.Body)
+	}
+	id := imp.str("data.import_id")
+	hold := func(r *response) {
+		t.Helper()
+		r.errorCode(t, 409, "CONFLICT")
+		if r.str("error.details.reason") != "sie_import_hold" || r.str("error.details.import_id") != id {
+			t.Errorf("hold: %s", r.Body)
+		}
+	}
+	hold(b.periodAction(b.period, "lock", nil))
+	hold(b.periodAction(b.period, "year-end", nil))
+	hold(b.patch(b.base+"/settings/bookkeeping-lock", b.token, map[string]any{"bookkeeping_locked_through": "2025-03-31"},
+		"Idempotency-Key", ik()))
+	hold(b.post(b.base+"/reports/vat-declaration/filings", b.token, map[string]any{"period_type": "monthly", "year": 2025,
+		"period": 1, "filed_on": "2025-02-12"}, "Idempotency-Key", ik()))
+	hold(b.get(b.base+"/reports/income-statement/pdf?period_id="+b.period, b.token))
+	// Another import waits for this one to finish.
+	b.importSie(t, "annan.se", sietest.Write(sietest.Spec{Year: 2025, Vouchers: 1, Series: "B"}), "").
+		errorCode(t, 409, "SIE_IMPORT_PERIOD_NOT_EMPTY")
+
+	// The bookkeeper makes room on 1930, then resumes.
+	b.entry(t, b.period, "2025-05-31", [3]any{"2081", 600_000_000_000.0, 0.0}, [3]any{"1930", 0.0, 600_000_000_000.0})
+	r := act2(b, id, "resume").status(t, 200)
+	if r.str("data.action") != "resume" || r.str("data.state") != "queued" || r.str("data.phase") != "vouchers" {
+		t.Fatalf("resume: %s", r.Body)
+	}
+	done := b.operation(t, r.str("data.operation_id"))
+	imp = b.get(b.base+"/imports/sie/"+id, b.token).status(t, 200)
+	if done.str("data.status") != "succeeded" || imp.str("data.state") != "completed" || imp.at("data.progress.posted") != 3.0 {
+		t.Fatalf("resumed: %s\n%s", done.Body, imp.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1 AND import_id = $2`, b.company, id); n != 3 {
+		t.Fatalf("%d entries after the resume", n)
+	}
+	// The verifikat posted by hand took A 3: the file's third voucher
+	// follows it, keeping its own number in source_id.
+	var src string
+	if err := b.db.Get(&src, `SELECT source_id FROM journal_entries WHERE company_id = $1 AND import_id = $2
+		AND voucher_series = 'A' AND voucher_number = 4`, b.company, id); err != nil || src != "sie:A:3" {
+		t.Fatalf("A 4: %q %v", src, err)
+	}
+	if !strings.Contains(string(imp.Body), `"from_file_number":"3"`) {
+		t.Fatalf("no renumbering warning: %s", imp.Body)
+	}
+	b.periodAction(b.period, "lock", nil).status(t, 200)
 }

@@ -356,6 +356,9 @@ func (im *Importer) post(ctx context.Context, run *jobs.Run, i *Import) (bool, a
 		// The next step starts where this chunk ends.
 		cp.Offset, cp.Line = rd.Offset(), rd.Line()
 	}
+	if err := im.follow(ctx, i, batch, &cp); err != nil {
+		return false, nil, err
+	}
 	entries := make([]ledger.BatchEntry, len(batch))
 	for k := range batch {
 		entries[k] = batch[k].Entry
@@ -386,6 +389,50 @@ func (im *Importer) post(ctx context.Context, run *jobs.Run, i *Import) (bool, a
 	}
 	run.Progress(jobs.Progress{Phase: phaseVouchers, Current: cp.Next, Total: s.Vouchers})
 	return true, nil, im.Imports.Save(ctx, i)
+}
+
+// follow moves a chunk's numbers past what its series took meanwhile
+// (a verifikat posted by hand while the import was paused): numbers are
+// never reused, so the series continues after it, and the shift is
+// warned about and kept for the chunks that follow.
+func (im *Importer) follow(ctx context.Context, i *Import, batch []Posting, cp *Checkpoint) error {
+	first := map[string]Posting{}
+	for _, p := range batch {
+		if n := p.Entry.Number; n > 0 {
+			if f, ok := first[p.Entry.Series]; !ok || n < f.Entry.Number {
+				first[p.Entry.Series] = p
+			}
+		}
+	}
+	if len(first) == 0 {
+		return nil
+	}
+	last, err := im.ledger.LastNumbers(ctx, i.CompanyID, *i.PeriodID)
+	if err != nil {
+		return err
+	}
+	warnings := i.Warnings()
+	for _, series := range sortedKeys(first) {
+		f := first[series]
+		if f.Entry.Number > last[series] {
+			continue
+		}
+		shift := last[series] - f.Entry.Number + 1
+		if cp.Offsets == nil {
+			cp.Offsets = map[string]int{}
+		}
+		cp.Offsets[series] += shift
+		for k := range batch {
+			if batch[k].Entry.Series == series && batch[k].Entry.Number > 0 {
+				batch[k].Entry.Number += shift
+			}
+		}
+		w := renumbered(series, cp.Offsets[series])
+		w.Details["from_file_number"] = f.FileNumber
+		warnings = append(warnings, w)
+	}
+	i.WarningsJSON = warningsJSON(warnings)
+	return nil
 }
 
 // check ends an import: the books compared with the file's own figures,
