@@ -2,12 +2,13 @@ package tests
 
 import (
 	"strconv"
-
-	"github.com/kontera/kontera/internal/httpapi"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/internal/httpapi"
 	"github.com/kontera/kontera/internal/sie/sietest"
 )
 
@@ -296,4 +297,67 @@ func TestSieImportPausedHoldsAndResumes(t *testing.T) {
 		t.Fatalf("no renumbering warning: %s", imp.Body)
 	}
 	b.periodAction(b.period, "lock", nil).status(t, 200)
+}
+
+// A large file comes by a signed upload: PUT exactly its size, once,
+// within two hours, then import it by its storage path.
+func TestSieSignedUpload(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 6, 15, 9, 0, 0, 0, time.UTC)
+	var mu sync.Mutex
+	b := newLedger(t, clock(func() time.Time { mu.Lock(); defer mu.Unlock(); return now }))
+	file := sietest.Write(sietest.Spec{Year: 2025, Vouchers: 25, Opening: 1000})
+	ask := func(name string, size int) *response {
+		return b.post(b.base+"/imports/sie/upload", b.token, map[string]any{"filename": name, "size": size}, "Idempotency-Key", ik())
+	}
+	ask("bok.xls", len(file)).errorCode(t, 400, "SIE_IMPORT_UNSUPPORTED_FILE")
+	ask("bok.se", 50<<20+1).errorCode(t, 400, "VALIDATION_ERROR")
+	up := ask("bok.se", len(file)).status(t, 201)
+	url := up.str("data.uploadUrl")
+	if !strings.HasPrefix(url, base+"/api/v1/uploads/") || up.str("data.expires_at") != "2025-06-15T11:00:00Z" {
+		t.Fatalf("upload: %s", up.Body)
+	}
+	put := func(url string, data []byte) *response {
+		return b.do(req{Method: "PUT", Path: strings.TrimPrefix(url, base), Body: data,
+			Header: map[string]string{"Content-Type": "application/octet-stream"}})
+	}
+	put(url, append(append([]byte{}, file...), '\n')).errorCode(t, 413, "PAYLOAD_TOO_LARGE")
+	put(url, file[:len(file)-1]).errorCode(t, 400, "SIE_UPLOAD_SIZE_MISMATCH")
+	put(url+"x", file).errorCode(t, 401, "SIE_UPLOAD_TOKEN_INVALID")
+	got := put(url, file).status(t, 200)
+	if got.at("data.size") != float64(len(file)) || len(got.str("data.sha256")) != 64 {
+		t.Fatalf("put: %s", got.Body)
+	}
+	put(url, file).errorCode(t, 409, "SIE_UPLOAD_ALREADY_RECEIVED")
+
+	// The storage path is the company's own, and expires with the upload.
+	path := up.str("data.storagePath")
+	byPath := func(b *ledgerBooks, path string) *response {
+		f := form{noFile: true, fields: map[string]string{"storagePath": path, "filename": "bok.se"}}
+		ct, raw := f.body()
+		return b.do(req{Method: "POST", Path: b.base + "/imports/sie", Token: b.token, Body: raw,
+			Header: map[string]string{"Content-Type": ct, "Idempotency-Key": ik()}})
+	}
+	other := ledgerOn(t, b.env)
+	byPath(other, path).errorCode(t, 400, "SIE_UPLOAD_INVALID")
+	byPath(b, "uploads/sie/"+ik()).errorCode(t, 400, "SIE_UPLOAD_INVALID")
+	op, imp := b.imported(t, byPath(b, path).status(t, 202))
+	if op.str("data.status") != "succeeded" || imp.at("data.result.vouchers_posted") != 25.0 || imp.str("data.sha256") != got.str("data.sha256") {
+		t.Fatalf("%s\n%s", op.Body, imp.Body)
+	}
+	late := ask("sen.se", len(file)).status(t, 201)
+	mu.Lock()
+	now = now.Add(2*time.Hour + time.Second)
+	mu.Unlock()
+	r := put(late.str("data.uploadUrl"), file).errorCode(t, 401, "SIE_UPLOAD_TOKEN_INVALID")
+	if r.str("error.details.reason") != "expired" {
+		t.Fatalf("expired: %s", r.Body)
+	}
+	r = byPath(b, path).errorCode(t, 400, "SIE_UPLOAD_INVALID")
+	if r.str("error.details.reason") != "expired" {
+		t.Fatalf("expired path: %s", r.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM import_file_chunks WHERE company_id = $1`, b.company); n != 1 {
+		t.Fatalf("%d chunks kept", n)
+	}
 }
