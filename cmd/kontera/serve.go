@@ -127,7 +127,8 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 		InboundSecret: cfg.InboundSecret, Webhooks: httpapi.WebhookConfig{
 			Client: webhooks.ClientOptions{Guard: webhooks.Guard{AllowLoopback: cfg.WebhookAllowLoopback},
 				CAFile: cfg.WebhookCAFile},
-			Workers: cfg.WebhookWorkers, ListenURL: cfg.DatabaseURL, Kept: cfg.EventsKept}, Aggregator: aggregatorOf(cfg)})
+			Workers: cfg.WebhookWorkers, ListenURL: cfg.DatabaseURL, Kept: cfg.EventsKept}, Aggregator: aggregatorOf(cfg),
+		ImportBatch: cfg.ImportBatch})
 	if err != nil {
 		return err
 	}

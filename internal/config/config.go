@@ -60,6 +60,9 @@ type Config struct {
 	// provider signs the e-mails it posts to /inbound/email with; empty
 	// turns the route off (404).
 	InboundSecret []byte
+	// ImportBatch is KONTERA_IMPORT_BATCH (default 5000): how many
+	// vouchers a SIE import posts per committed chunk.
+	ImportBatch int
 	// WebhookWorkers is KONTERA_WEBHOOK_WORKERS, how many webhook
 	// attempts a replica makes at once (default 4).
 	WebhookWorkers int
@@ -403,8 +406,16 @@ func env(name, def string) string {
 	return def
 }
 
-// readWebhooks reads the KONTERA_WEBHOOK_* settings and KONTERA_EVENTS_KEPT.
+// readWebhooks reads the KONTERA_WEBHOOK_* settings, KONTERA_EVENTS_KEPT
+// and KONTERA_IMPORT_BATCH (the workers' settings).
 func (c *Config) readWebhooks() error {
+	if s := os.Getenv("KONTERA_IMPORT_BATCH"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > 50000 {
+			return fmt.Errorf("KONTERA_IMPORT_BATCH must be a whole number from 1 to 50000, got %q", s)
+		}
+		c.ImportBatch = n
+	}
 	if s := os.Getenv("KONTERA_WEBHOOK_WORKERS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 || n > 256 {
