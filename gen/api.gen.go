@@ -4764,6 +4764,42 @@ func (e GetBehandlingshistorikParamsCategory) Valid() bool {
 	}
 }
 
+// Defines values for GetSieExportParamsType.
+const (
+	N4E GetSieExportParamsType = "4E"
+	N4I GetSieExportParamsType = "4I"
+)
+
+// Valid indicates whether the value is a known member of the GetSieExportParamsType enum.
+func (e GetSieExportParamsType) Valid() bool {
+	switch e {
+	case N4E:
+		return true
+	case N4I:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for GetSieExportParamsEncoding.
+const (
+	Cp437 GetSieExportParamsEncoding = "cp437"
+	Utf8  GetSieExportParamsEncoding = "utf8"
+)
+
+// Valid indicates whether the value is a known member of the GetSieExportParamsEncoding enum.
+func (e GetSieExportParamsEncoding) Valid() bool {
+	switch e {
+	case Cp437:
+		return true
+	case Utf8:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetVatDeclarationParamsAccountingMethod.
 const (
 	GetVatDeclarationParamsAccountingMethodAccrual GetVatDeclarationParamsAccountingMethod = "accrual"
@@ -15743,6 +15779,27 @@ type GetEuSalesListCsvParams struct {
 	Period int `form:"period" json:"period"`
 }
 
+// GetSieExportParams defines parameters for GetSieExport.
+type GetSieExportParams struct {
+	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
+	PeriodId ReportPeriodId `form:"period_id" json:"period_id"`
+
+	// Type 4E (default): balances and vouchers; 4I: vouchers only, for another ledger to take in.
+	Type *GetSieExportParamsType `form:"type,omitempty" json:"type,omitempty"`
+
+	// ExcludeClosing true leaves out the year-end's closing verifikat.
+	ExcludeClosing *bool `form:"exclude_closing,omitempty" json:"exclude_closing,omitempty"`
+
+	// Encoding cp437 (default, SIE's own) or utf8.
+	Encoding *GetSieExportParamsEncoding `form:"encoding,omitempty" json:"encoding,omitempty"`
+}
+
+// GetSieExportParamsType defines parameters for GetSieExport.
+type GetSieExportParamsType string
+
+// GetSieExportParamsEncoding defines parameters for GetSieExport.
+type GetSieExportParamsEncoding string
+
 // GetSupplierLedgerParams defines parameters for GetSupplierLedger.
 type GetSupplierLedgerParams struct {
 	// AsOfDate The day (2000-01-01 to the end of next year; default today, UTC).
@@ -19557,6 +19614,9 @@ type ServerInterface interface {
 	// GetEuSalesListCsv EU sales list as Skatteverket's file
 	// (GET /api/v1/companies/{companyId}/reports/periodisk-sammanstallning/csv)
 	GetEuSalesListCsv(ctx echo.Context, companyId CompanyId, params GetEuSalesListCsvParams) error
+	// GetSieExport Export a fiscal year as a SIE 4 file
+	// (GET /api/v1/companies/{companyId}/reports/sie-export)
+	GetSieExport(ctx echo.Context, companyId CompanyId, params GetSieExportParams) error
 	// GetSupplierLedger Accounts payable ledger (leverantörsreskontra) with aging
 	// (GET /api/v1/companies/{companyId}/reports/supplier-ledger)
 	GetSupplierLedger(ctx echo.Context, companyId CompanyId, params GetSupplierLedgerParams) error
@@ -26187,6 +26247,52 @@ func (w *ServerInterfaceWrapper) GetEuSalesListCsv(ctx echo.Context) error {
 	return err
 }
 
+// GetSieExport converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSieExport(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSieExportParams
+	// ------------- Required query parameter "period_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "period_id", ctx.QueryParams(), &params.PeriodId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "type", ctx.QueryParams(), &params.Type, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter type: %s", err))
+	}
+
+	// ------------- Optional query parameter "exclude_closing" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "exclude_closing", ctx.QueryParams(), &params.ExcludeClosing, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter exclude_closing: %s", err))
+	}
+
+	// ------------- Optional query parameter "encoding" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "encoding", ctx.QueryParams(), &params.Encoding, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter encoding: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSieExport(ctx, companyId, params)
+	return err
+}
+
 // GetSupplierLedger converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSupplierLedger(ctx echo.Context) error {
 	var err error
@@ -29880,6 +29986,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/ne-bilaga/sru", wrapper.GetNeBilagaSru, options.OperationMiddlewares["getNeBilagaSru"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/periodisk-sammanstallning", wrapper.GetEuSalesList, options.OperationMiddlewares["getEuSalesList"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/periodisk-sammanstallning/csv", wrapper.GetEuSalesListCsv, options.OperationMiddlewares["getEuSalesListCsv"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/sie-export", wrapper.GetSieExport, options.OperationMiddlewares["getSieExport"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/supplier-ledger", wrapper.GetSupplierLedger, options.OperationMiddlewares["getSupplierLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/trial-balance", wrapper.GetTrialBalance, options.OperationMiddlewares["getTrialBalance"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration", wrapper.GetVatDeclaration, options.OperationMiddlewares["getVatDeclaration"]...)
@@ -54281,6 +54388,191 @@ func (response GetEuSalesListCsv503JSONResponse) VisitGetEuSalesListCsvResponse(
 	return err
 }
 
+type GetSieExportRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetSieExportParams
+}
+
+type GetSieExportResponseObject interface {
+	VisitGetSieExportResponse(w http.ResponseWriter) error
+}
+
+type GetSieExport200ResponseHeaders struct {
+	ContentDisposition  *string
+	XIgnoredQueryParams *string
+}
+
+type GetSieExport200TextResponse struct {
+	Body    openapi_types.File
+	Headers GetSieExport200ResponseHeaders
+}
+
+func (response GetSieExport200TextResponse) VisitGetSieExportResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "text/plain")
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+
+	_, err := w.Write([]byte(fmt.Sprint(response.Body)))
+	return err
+}
+
+type GetSieExport400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSieExport400JSONResponse) VisitGetSieExportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieExport401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSieExport401JSONResponse) VisitGetSieExportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieExport403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSieExport403JSONResponse) VisitGetSieExportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieExport404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSieExport404JSONResponse) VisitGetSieExportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieExport409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetSieExport409JSONResponse) VisitGetSieExportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieExport429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSieExport429JSONResponse) VisitGetSieExportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieExport500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSieExport500JSONResponse) VisitGetSieExportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSieExport503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSieExport503JSONResponse) VisitGetSieExportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSupplierLedgerRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetSupplierLedgerParams
@@ -67333,6 +67625,9 @@ type StrictServerInterface interface {
 	// GetEuSalesListCsv EU sales list as Skatteverket's file
 	// (GET /api/v1/companies/{companyId}/reports/periodisk-sammanstallning/csv)
 	GetEuSalesListCsv(ctx context.Context, request GetEuSalesListCsvRequestObject) (GetEuSalesListCsvResponseObject, error)
+	// GetSieExport Export a fiscal year as a SIE 4 file
+	// (GET /api/v1/companies/{companyId}/reports/sie-export)
+	GetSieExport(ctx context.Context, request GetSieExportRequestObject) (GetSieExportResponseObject, error)
 	// GetSupplierLedger Accounts payable ledger (leverantörsreskontra) with aging
 	// (GET /api/v1/companies/{companyId}/reports/supplier-ledger)
 	GetSupplierLedger(ctx context.Context, request GetSupplierLedgerRequestObject) (GetSupplierLedgerResponseObject, error)
@@ -72044,6 +72339,32 @@ func (sh *strictHandler) GetEuSalesListCsv(ctx echo.Context, companyId CompanyId
 		return err
 	} else if validResponse, ok := response.(GetEuSalesListCsvResponseObject); ok {
 		return validResponse.VisitGetEuSalesListCsvResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSieExport operation middleware
+func (sh *strictHandler) GetSieExport(ctx echo.Context, companyId CompanyId, params GetSieExportParams) error {
+	var request GetSieExportRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSieExport(ctx.Request().Context(), request.(GetSieExportRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSieExport")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSieExportResponseObject); ok {
+		return validResponse.VisitGetSieExportResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -268,6 +268,7 @@ func TestSieImportPausedHoldsAndResumes(t *testing.T) {
 	hold(b.post(b.base+"/reports/vat-declaration/filings", b.token, map[string]any{"period_type": "monthly", "year": 2025,
 		"period": 1, "filed_on": "2025-02-12"}, "Idempotency-Key", ik()))
 	hold(b.get(b.base+"/reports/income-statement/pdf?period_id="+b.period, b.token))
+	hold(b.get(b.base+"/reports/sie-export?period_id="+b.period, b.token))
 	// Another import waits for this one to finish.
 	b.importSie(t, "annan.se", sietest.Write(sietest.Spec{Year: 2025, Vouchers: 1, Series: "B"}), "").
 		errorCode(t, 409, "SIE_IMPORT_PERIOD_NOT_EMPTY")

@@ -46,6 +46,7 @@ import (
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/reports"
 	"github.com/kontera/kontera/internal/seal"
+	"github.com/kontera/kontera/internal/sieexport"
 	"github.com/kontera/kontera/internal/sieimport"
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/internal/vat"
@@ -181,6 +182,7 @@ type (
 	vatAPI        = vat.Handler
 	incometaxAPI  = incometax.Handler
 	sieAPI        = sieimport.Handler
+	sieExportAPI  = sieexport.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -209,6 +211,7 @@ type handlers struct {
 	*vatAPI
 	*incometaxAPI
 	*sieAPI
+	*sieExportAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -481,7 +484,16 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	h := handlers{
-		sieAPI:       sieH,
+		sieAPI: sieH,
+		sieExportAPI: sieexport.NewHandler(cfg.DB, journal, periods, accounts, dims,
+			func(ctx context.Context, c uuid.UUID) (sieexport.Company, error) {
+				id, err := companies.Identity(ctx, c)
+				out := sieexport.Company{Name: id.Name, Form: id.Form}
+				if id.OrgNumber != nil {
+					out.OrgNumber = *id.OrgNumber
+				}
+				return out, err
+			}, openapi.APIVersion, cfg.Now, cfg.Log),
 		invoicingAPI: salesAPI,
 		payablesAPI:  payables.NewHandler(bought, cursors),
 		inboxAPI:     inbox.NewHandler(mailbox, cursors),

@@ -16,7 +16,8 @@ import (
 
 // Suspense is where rows on accounts outside the statements (classes 0
 // and 9, internal accounting) are booked, the file's account named in
-// the row's text, as the peer does.
+// the row's text, as the peer does; an unbalanced #IB's difference waits
+// there too.
 const Suspense = "2999"
 
 // bookedAccount is the account a file's account is booked on, and the

@@ -187,9 +187,10 @@ func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *
 	var warnings []Warning
 	if !sum.IsZero() {
 		// A verifikat balances; the file's opening balance does not. The
-		// accounts open as the file says, and the difference waits on the
-		// suspense account for the bookkeeper to resolve.
-		l := ledger.Line{Account: Suspense, SortOrder: len(lines), Description: ptr("Differens i SIE-filens ingående balans")}
+		// accounts open as the file says, and the difference waits on
+		// 2999, where rows outside the statements go too, for the
+		// bookkeeper to look into.
+		l := ledger.Line{Account: Suspense, SortOrder: len(lines), Description: ptr("Differens i SIE-filens ingående balans, att utreda")}
 		if sum.Sign() > 0 {
 			l.Credit = sum
 		} else {
@@ -197,8 +198,8 @@ func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *
 		}
 		lines = append(lines, l)
 		warnings = append(warnings, Warning{Code: WarnOpeningUnbalanced,
-			MessageSv: "Filens ingående balans (#IB 0) går inte jämnt ut; differensen " + sum.String() + " bokfördes på " + Suspense + " (OBS-konto) att utreda.",
-			MessageEn: "The file's opening balance (#IB 0) does not balance; the difference " + sum.String() + " was booked on " + Suspense + " (suspense) to be resolved.",
+			MessageSv: "Filens ingående balans (#IB 0) går inte jämnt ut; differensen " + sum.String() + " bokfördes på " + Suspense + " att utreda.",
+			MessageEn: "The file's opening balance (#IB 0) does not balance; the difference " + sum.String() + " was booked on " + Suspense + ", to be looked into.",
 			Details:   map[string]any{"difference": sum, "account": Suspense}})
 	}
 	if err := im.ledger.OpeningSettable(ctx, i.CompanyID, p); err != nil {

@@ -1,0 +1,380 @@
+// Package sieexport writes a fiscal year of the books as a SIE 4 file,
+// streamed from one snapshot of the books in keyset pages: memory stays
+// a page's, however large the year.
+package sieexport
+
+import (
+	"context"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/sie"
+)
+
+// Page is how many verifikationer a page reads.
+const Page = 2000
+
+// Year is a fiscal year as the file names it.
+type Year struct {
+	ID         uuid.UUID
+	Start, End time.Time
+}
+
+// Company is who the file is of.
+type Company struct {
+	Name      string
+	OrgNumber string
+	Form      string // aktiebolag, enskild_firma ...
+}
+
+// Account is a chart account as the file declares it.
+type Account struct {
+	Number, Name, SRU string
+}
+
+// Dimension is a dimension of the register with the names of its values.
+type Dimension struct {
+	Number int
+	Name   string
+	Parent int
+	Values map[string]string
+}
+
+// Books is what an export reads, all from one snapshot.
+type Books interface {
+	Company(ctx context.Context) (Company, error)
+	Accounts(ctx context.Context) ([]Account, error)
+	Dimensions(ctx context.Context) ([]Dimension, error)
+	YearBalances(ctx context.Context, year uuid.UUID) ([]ledger.YearBalance, error)
+	MonthBalances(ctx context.Context, year uuid.UUID) ([]ledger.MonthTotal, error)
+	TagsUsed(ctx context.Context, year uuid.UUID) (map[string][]string, error)
+	Entries(ctx context.Context, year uuid.UUID, afterSeries string, afterNumber, limit int, withoutClosing bool) ([]ledger.ExportEntry, error)
+}
+
+// Options are the client's choices.
+type Options struct {
+	Type           string // 4E or 4I
+	Encoding       sie.Encoding
+	WithoutClosing bool
+	// Program names the writing program and its version.
+	Program, Version string
+	Generated        time.Time
+}
+
+// Write writes year (and the year before it, prev, when there is one)
+// of books to w as SIE 4: the identification, the chart and the
+// dimensions used, for 4E the balances (#IB, #UB, #RES for both years,
+// #PSALDO per month), then every verifikat by series and number, the
+// whole wrapped in #KSUMMA. An error after the first byte leaves the
+// file without its closing #KSUMMA: a reader sees it cut short.
+func Write(ctx context.Context, w io.Writer, books Books, year Year, prev *Year, o Options) error {
+	sw := sie.NewWriter(w, o.Encoding)
+	c, err := books.Company(ctx)
+	if err != nil {
+		return err
+	}
+	var errs []error
+	rec := func(label string, fields ...sie.Field) {
+		if err := sw.Record(label, fields...); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	rec("#FLAGGA", sie.Bare("0"))
+	if err := sw.Checksum(); err != nil {
+		return err
+	}
+	rec("#PROGRAM", sie.Quoted(o.Program), sie.Quoted(o.Version))
+	rec("#FORMAT", sie.Bare("PC8"))
+	rec("#GEN", sie.DateField(o.Generated))
+	rec("#SIETYP", sie.Bare("4"))
+	rec("#FNAMN", sie.Quoted(c.Name))
+	if c.OrgNumber != "" {
+		rec("#ORGNR", sie.Bare(orgNumber(c.OrgNumber)))
+	}
+	if t := formType(c.Form); t != "" {
+		rec("#FTYP", sie.Bare(t))
+	}
+	rec("#RAR", sie.Bare("0"), sie.DateField(year.Start), sie.DateField(year.End))
+	if prev != nil {
+		rec("#RAR", sie.Bare("-1"), sie.DateField(prev.Start), sie.DateField(prev.End))
+	}
+	rec("#TAXAR", sie.IntField(year.End.Year()+1))
+	rec("#KPTYP", sie.Bare("BAS2014"))
+	rec("#VALUTA", sie.Bare("SEK"))
+	if len(errs) > 0 {
+		return errs[0]
+	}
+
+	bal, err := books.YearBalances(ctx, year.ID)
+	if err != nil {
+		return err
+	}
+	var prevBal []ledger.YearBalance
+	if prev != nil {
+		if prevBal, err = books.YearBalances(ctx, prev.ID); err != nil {
+			return err
+		}
+	}
+	if err := declare(ctx, sw, books, year, bal, prevBal); err != nil {
+		return err
+	}
+	if o.Type != "4I" {
+		if err := balances(ctx, sw, books, year, bal, prevBal, o.WithoutClosing); err != nil {
+			return err
+		}
+	}
+	if err := vouchers(ctx, sw, books, year, o.WithoutClosing); err != nil {
+		return err
+	}
+	return sw.Close()
+}
+
+// declare writes the accounts the file uses (with their SRU codes) and
+// the dimensions and objects its rows carry.
+func declare(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, prevBal []ledger.YearBalance) error {
+	accounts, err := books.Accounts(ctx)
+	if err != nil {
+		return err
+	}
+	used := map[string]bool{}
+	for _, b := range append(append([]ledger.YearBalance{}, bal...), prevBal...) {
+		used[b.Account] = true
+	}
+	for _, a := range accounts {
+		if !used[a.Number] {
+			continue
+		}
+		if err := sw.Record("#KONTO", sie.Bare(a.Number), sie.Quoted(a.Name)); err != nil {
+			return err
+		}
+		if a.SRU != "" {
+			if err := sw.Record("#SRU", sie.Bare(a.Number), sie.Bare(a.SRU)); err != nil {
+				return err
+			}
+		}
+	}
+	tags, err := books.TagsUsed(ctx, year.ID)
+	if err != nil || len(tags) == 0 {
+		return err
+	}
+	dims, err := books.Dimensions(ctx)
+	if err != nil {
+		return err
+	}
+	for _, d := range dims {
+		codes := tags[strconv.Itoa(d.Number)]
+		if len(codes) == 0 {
+			continue
+		}
+		if d.Parent != 0 {
+			err = sw.Record("#UNDERDIM", sie.IntField(d.Number), sie.Quoted(d.Name), sie.IntField(d.Parent))
+		} else {
+			err = sw.Record("#DIM", sie.IntField(d.Number), sie.Quoted(d.Name))
+		}
+		if err != nil {
+			return err
+		}
+		for _, code := range codes {
+			name := d.Values[code]
+			if name == "" {
+				name = code
+			}
+			if err := sw.Record("#OBJEKT", sie.IntField(d.Number), sie.Quoted(code), sie.Quoted(name)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// balances writes #IB, #UB and #RES for the year and the one before, and
+// #PSALDO for the year's months: balance-sheet accounts (1-2) open with
+// their opening balance and close with everything; result accounts (3-8)
+// give the year's result, before the closing entry.
+func balances(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, prevBal []ledger.YearBalance, withoutClosing bool) error {
+	write := func(n string, list []ledger.YearBalance) error {
+		for _, b := range list {
+			class := b.Account[0]
+			if class == '1' || class == '2' {
+				if !b.Opening.IsZero() {
+					if err := sw.Record("#IB", sie.Bare(n), sie.Bare(b.Account), sie.AmountField(b.Opening)); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		for _, b := range list {
+			class := b.Account[0]
+			closing := b.Opening.Add(b.Period)
+			if !withoutClosing || n != "0" {
+				closing = closing.Add(b.Closing)
+			}
+			switch {
+			case (class == '1' || class == '2') && !closing.IsZero():
+				if err := sw.Record("#UB", sie.Bare(n), sie.Bare(b.Account), sie.AmountField(closing)); err != nil {
+					return err
+				}
+			case class >= '3' && class <= '8' && !b.Opening.Add(b.Period).IsZero():
+				if err := sw.Record("#RES", sie.Bare(n), sie.Bare(b.Account), sie.AmountField(b.Opening.Add(b.Period))); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	}
+	if err := write("0", bal); err != nil {
+		return err
+	}
+	if err := write("-1", prevBal); err != nil {
+		return err
+	}
+	months, err := books.MonthBalances(ctx, year.ID)
+	if err != nil {
+		return err
+	}
+	for _, m := range months {
+		v := m.Debit.Sub(m.Credit)
+		if v.IsZero() {
+			continue
+		}
+		if err := sw.Record("#PSALDO", sie.Bare("0"), sie.Bare(m.Month.Format("200601")), sie.Bare(m.Account),
+			sie.Objects(nil), sie.AmountField(v)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// vouchers writes every verifikat of the year, a page at a time.
+func vouchers(ctx context.Context, sw *sie.Writer, books Books, year Year, withoutClosing bool) error {
+	series, number := "", 0
+	for {
+		page, err := books.Entries(ctx, year.ID, series, number, Page, withoutClosing)
+		if err != nil {
+			return err
+		}
+		for _, e := range page {
+			if err := voucher(sw, e); err != nil {
+				return err
+			}
+		}
+		if len(page) < Page {
+			return nil
+		}
+		last := page[len(page)-1]
+		series, number = last.Series, last.Number
+		if err := sw.Flush(); err != nil {
+			return err
+		}
+	}
+}
+
+// voucher writes one verifikat: its rows in order, a struck row as
+// #BTRANS, an added one as #RTRANS followed by the same #TRANS.
+func voucher(sw *sie.Writer, e ledger.ExportEntry) error {
+	if err := sw.Record("#VER", sie.Bare(e.Series), sie.IntField(e.Number), sie.DateField(e.Date),
+		sie.Quoted(e.Description)); err != nil {
+		return err
+	}
+	if err := sw.Begin(); err != nil {
+		return err
+	}
+	for _, l := range e.Lines {
+		amount := l.Debit.Sub(l.Credit)
+		fields := []sie.Field{sie.Bare(l.Account), sie.Objects(objects(l.Dimensions)), sie.AmountField(amount)}
+		text := ""
+		if l.Description != nil {
+			text = *l.Description
+		}
+		if l.Struck || l.Added || text != "" {
+			fields = append(fields, sie.Bare(""), sie.Quoted(text))
+		}
+		if l.Struck || l.Added {
+			sign := ""
+			if l.Signature != nil {
+				sign = *l.Signature
+			}
+			fields = append(fields, sie.Bare(""), sie.Quoted(sign))
+		}
+		switch {
+		case l.Struck:
+			if err := sw.Record("#BTRANS", fields...); err != nil {
+				return err
+			}
+			continue
+		case l.Added:
+			if err := sw.Record("#RTRANS", fields...); err != nil {
+				return err
+			}
+		}
+		if err := sw.Record("#TRANS", fields...); err != nil {
+			return err
+		}
+	}
+	return sw.End()
+}
+
+// objects are a line's tags in dimension order.
+func objects(d ledger.Dimensions) []sie.Object {
+	if len(d) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		a, _ := strconv.Atoi(keys[i])
+		b, _ := strconv.Atoi(keys[j])
+		return a < b
+	})
+	out := make([]sie.Object, len(keys))
+	for i, k := range keys {
+		out[i] = sie.Object{Dim: k, Code: d[k]}
+	}
+	return out
+}
+
+// orgNumber is an organisation number as SIE writes it: NNNNNN-NNNN.
+func orgNumber(s string) string {
+	d := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
+	if len(d) == 12 {
+		d = d[2:]
+	}
+	if len(d) == 10 {
+		return d[:6] + "-" + d[6:]
+	}
+	return s
+}
+
+// formType is the company form's SIE code (#FTYP).
+func formType(form string) string {
+	switch form {
+	case "aktiebolag":
+		return "AB"
+	case "enskild_firma":
+		return "E"
+	case "handelsbolag":
+		return "HB"
+	case "kommanditbolag":
+		return "KB"
+	case "ekonomisk_forening":
+		return "EK"
+	case "ideell_forening":
+		return "I"
+	case "stiftelse":
+		return "S"
+	}
+	return ""
+}

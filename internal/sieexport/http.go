@@ -1,0 +1,171 @@
+package sieexport
+
+import (
+	"bufio"
+	"context"
+	"database/sql"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"go.uber.org/zap"
+
+	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/chart"
+	"github.com/kontera/kontera/internal/dimensions"
+	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/sie"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Handler serves GET /reports/sie-export.
+type Handler struct {
+	db      *store.DB
+	ledger  *ledger.Store
+	periods *fiscal.Store
+	chart   *chart.Store
+	dims    *dimensions.Store
+	company func(ctx context.Context, company uuid.UUID) (Company, error)
+	version string
+	now     func() time.Time
+	log     *zap.Logger
+}
+
+// NewHandler returns the export handler over the books; company reads
+// who a file is of, version is the program's.
+func NewHandler(db *store.DB, l *ledger.Store, p *fiscal.Store, c *chart.Store, d *dimensions.Store,
+	company func(context.Context, uuid.UUID) (Company, error), version string, now func() time.Time, log *zap.Logger) *Handler {
+	if log == nil {
+		log = zap.NewNop()
+	}
+	return &Handler{db: db, ledger: l, periods: p, chart: c, dims: d, company: company, version: version, now: now, log: log}
+}
+
+// GetSieExport streams a fiscal year as a SIE 4 file: every check is
+// made before the first byte; the file itself is read from one
+// snapshot of the books.
+func (h *Handler) GetSieExport(ctx context.Context, req gen.GetSieExportRequestObject) (gen.GetSieExportResponseObject, error) {
+	company := uuid.UUID(req.CompanyId)
+	p := req.Params
+	year, err := h.periods.Get(ctx, company, uuid.UUID(p.PeriodId))
+	if apierr.Is(err, apierr.PeriodNotFound) {
+		err = apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": p.PeriodId, "field": "period_id"})
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := h.ledger.Held(ctx, company, year.Start, year.End); err != nil {
+		return nil, err
+	}
+	o := Options{Type: "4E", Encoding: sie.CP437, Program: "Kontera", Version: h.version, Generated: h.now()}
+	if p.Type != nil {
+		o.Type = string(*p.Type)
+	}
+	if p.Encoding != nil && *p.Encoding == gen.Utf8 {
+		o.Encoding = sie.UTF8
+	}
+	o.WithoutClosing = p.ExcludeClosing != nil && *p.ExcludeClosing
+	var prev *Year
+	before, err := h.periods.Covering(ctx, company, year.Start.AddDate(0, 0, -1))
+	if err != nil {
+		return nil, err
+	}
+	if before.ID != uuid.Nil {
+		prev = &Year{ID: before.ID, Start: before.Start, End: before.End}
+	}
+	return response{h: h, company: company, year: Year{ID: year.ID, Start: year.Start, End: year.End}, prev: prev, o: o,
+		name: "export_" + year.ID.String() + ".se"}, nil
+}
+
+// response streams the file as the client reads it.
+type response struct {
+	h       *Handler
+	company uuid.UUID
+	year    Year
+	prev    *Year
+	o       Options
+	name    string
+}
+
+// VisitGetSieExportResponse writes the file: a snapshot transaction
+// (repeatable read, read only) holds the books still while pages are
+// read, and a buffered writer takes each page out.
+func (r response) VisitGetSieExportResponse(w http.ResponseWriter) error {
+	ctx := context.Background()
+	tx, err := r.h.db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	if err != nil {
+		return err
+	}
+	defer func() { _ = tx.Rollback() }()
+	ctx = store.WithUnit(ctx, &store.Unit{Tx: tx})
+	charset := "IBM437"
+	if r.o.Encoding == sie.UTF8 {
+		charset = "utf-8"
+	}
+	w.Header().Set("Content-Type", "text/plain; charset="+charset)
+	w.Header().Set("Content-Disposition", `attachment; filename="`+r.name+`"`)
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 256<<10)
+	if err := Write(ctx, bw, books{h: r.h, company: r.company}, r.year, r.prev, r.o); err != nil {
+		// The status is sent: the file ends without its closing #KSUMMA,
+		// which a reader takes for a cut-off file.
+		r.h.log.Error("sie export cut short", zap.Stringer("company_id", r.company), zap.Error(err))
+		_ = bw.Flush()
+		return nil
+	}
+	return bw.Flush()
+}
+
+// books reads the export's books through the stores, in the snapshot
+// of ctx.
+type books struct {
+	h       *Handler
+	company uuid.UUID
+}
+
+func (b books) Company(ctx context.Context) (Company, error) { return b.h.company(ctx, b.company) }
+
+func (b books) Accounts(ctx context.Context) ([]Account, error) {
+	list, err := b.h.chart.List(ctx, b.company, chart.Filter{Class: -1, Inactive: true})
+	out := make([]Account, len(list))
+	for i, a := range list {
+		out[i] = Account{Number: a.Number, Name: a.Name}
+		if a.SRU != nil {
+			out[i].SRU = *a.SRU
+		}
+	}
+	return out, err
+}
+
+func (b books) Dimensions(ctx context.Context) ([]Dimension, error) {
+	list, err := b.h.dims.List(ctx, b.company)
+	out := make([]Dimension, len(list))
+	for i, d := range list {
+		out[i] = Dimension{Number: d.Number, Name: d.Name, Values: map[string]string{}}
+		if d.Parent != nil {
+			out[i].Parent = *d.Parent
+		}
+		for _, v := range d.Values {
+			out[i].Values[v.Code] = v.Name
+		}
+	}
+	return out, err
+}
+
+func (b books) YearBalances(ctx context.Context, year uuid.UUID) ([]ledger.YearBalance, error) {
+	return b.h.ledger.YearBalances(ctx, b.company, year)
+}
+
+func (b books) MonthBalances(ctx context.Context, year uuid.UUID) ([]ledger.MonthTotal, error) {
+	return b.h.ledger.MonthBalances(ctx, b.company, year)
+}
+
+func (b books) TagsUsed(ctx context.Context, year uuid.UUID) (map[string][]string, error) {
+	return b.h.ledger.TagsUsed(ctx, b.company, year)
+}
+
+func (b books) Entries(ctx context.Context, year uuid.UUID, series string, number, limit int, withoutClosing bool) ([]ledger.ExportEntry, error) {
+	return b.h.ledger.ExportEntries(ctx, b.company, year, series, number, limit, withoutClosing)
+}

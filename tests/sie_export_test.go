@@ -1,0 +1,126 @@
+package tests
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/kontera/kontera/internal/sie"
+)
+
+// exportSie answers a year's SIE file.
+func (b *ledgerBooks) exportSie(t *testing.T, period, query string) []byte {
+	t.Helper()
+	r := b.get(b.base+"/reports/sie-export?period_id="+period+query, b.token).status(t, 200)
+	if !strings.HasPrefix(r.Header.Get("Content-Disposition"), `attachment; filename="export_`+period+`.se"`) {
+		t.Fatalf("Content-Disposition %q", r.Header.Get("Content-Disposition"))
+	}
+	return r.Body
+}
+
+// withoutGen is a file without its #GEN line (the day it was written)
+// and its checksum, which covers that line.
+func withoutGen(b []byte) string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\r\n") {
+		if !strings.HasPrefix(l, "#GEN ") && !strings.HasPrefix(l, "#KSUMMA ") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\r\n")
+}
+
+// readAll reads a file with the package's reader: every record, the
+// checksum verified.
+func readAll(t *testing.T, b []byte) []sie.Record {
+	t.Helper()
+	r := sie.NewReader(bytes.NewReader(b), sie.Sniff(b))
+	var out []sie.Record
+	for {
+		rec, err := r.Next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			t.Fatalf("%v\n%.2000s", err, b)
+		}
+		out = append(out, rec)
+	}
+	if !r.Checksummed() {
+		t.Fatal("the export's #KSUMMA was not verified")
+	}
+	return out
+}
+
+// Export → import into a new company → export again: the same file but
+// for the day it was written, and the same trial balance; the rättelse of
+// Avendo 5.10 and Edison's numeric series come back as they went in.
+func TestSieExportRoundTrip(t *testing.T) {
+	t.Parallel()
+	for name, year := range map[string]string{"avendo-5.10_sie4.SE": "2011", "edison-ekonomi-byra-4.9G_typ4.se": "2012"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			a := newSieBooks(t, year)
+			if op, _ := a.imported(t, a.importSie(t, name, sieFile(t, name), "").status(t, 202)); op.str("data.status") != "succeeded" {
+				t.Fatal(op.Body)
+			}
+			first := a.exportSie(t, a.period, "")
+			recs := readAll(t, first)
+			labels := map[string]int{}
+			for _, r := range recs {
+				labels[r.Label]++
+				for _, b := range r.Body {
+					labels[b.Label]++
+				}
+			}
+			if labels["#FLAGGA"] != 1 || labels["#RAR"] != 1 || labels["#VER"] == 0 || labels["#PSALDO"] == 0 {
+				t.Fatalf("records: %v", labels)
+			}
+			if name == "avendo-5.10_sie4.SE" && (labels["#BTRANS"] != 1 || labels["#RTRANS"] != 1) {
+				t.Fatalf("the rättelse is not in the export: %v", labels)
+			}
+			if name == "edison-ekonomi-byra-4.9G_typ4.se" && !bytes.Contains(first, []byte("\r\n#VER 4101 ")) {
+				t.Fatal("Edison's series 4101 is not kept")
+			}
+			if !bytes.HasPrefix(first, []byte("#FLAGGA 0\r\n#KSUMMA\r\n")) || !bytes.Contains(first, []byte("#FORMAT PC8\r\n")) {
+				t.Fatalf("head: %.200s", first)
+			}
+			b := newSieBooks(t, year)
+			op, imp := b.imported(t, b.importSie(t, "export.se", first, "").status(t, 202))
+			if op.str("data.status") != "succeeded" || imp.at("data.result.balance_check.balanced") != true {
+				t.Fatalf("%s\n%s", op.Body, imp.Body)
+			}
+			second := b.exportSie(t, b.period, "")
+			if withoutGen(first) != withoutGen(second) {
+				t.Fatalf("the second export differs:\n%s", diff(withoutGen(first), withoutGen(second)))
+			}
+			ta, tb := a.booksBalances(t, a.period), b.booksBalances(t, b.period)
+			if len(ta) == 0 || len(ta) != len(tb) {
+				t.Fatalf("trial balances %d and %d accounts", len(ta), len(tb))
+			}
+			for k, v := range ta {
+				if tb[k] != v {
+					t.Errorf("%s: %.2f and %.2f", k, v, tb[k])
+				}
+			}
+			utf := a.exportSie(t, a.period, "&encoding=utf8")
+			if sie.Sniff(utf) != sie.UTF8 || len(readAll(t, utf)) != len(recs) {
+				t.Fatal("the UTF-8 export reads differently")
+			}
+		})
+	}
+}
+
+// diff shows the first lines where two files part.
+func diff(a, b string) string {
+	la, lb := strings.Split(a, "\r\n"), strings.Split(b, "\r\n")
+	for i := 0; i < len(la) && i < len(lb); i++ {
+		if la[i] != lb[i] {
+			return "line " + strconv.Itoa(i+1) + ":\n" + la[i] + "\n" + lb[i]
+		}
+	}
+	return "lengths " + strconv.Itoa(len(la)) + " and " + strconv.Itoa(len(lb))
+}
