@@ -2,82 +2,79 @@ package ledger
 
 import (
 	"context"
-	"time"
+	"database/sql"
 
 	"github.com/google/uuid"
-	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/money"
 )
 
-// ExportLine is a line of a verifikat as a file carries it: current,
-// struck by a rättelse, or added by one (with who signed the change).
-type ExportLine struct {
-	EntryID     uuid.UUID    `db:"journal_entry_id"`
-	SortOrder   int          `db:"sort_order"`
-	Account     string       `db:"account_number"`
-	Debit       money.Amount `db:"debit_amount"`
-	Credit      money.Amount `db:"credit_amount"`
-	Description *string      `db:"line_description"`
-	Dimensions  Dimensions   `db:"dimensions"`
-	Struck      bool         `db:"struck"`
-	Added       bool         `db:"added"`
+// ExportRow is one line of a verifikat as a file carries it, with its
+// entry (series and number name it): current, struck by a rättelse, or added by one (with who signed
+// the change). Amount is the line's signed amount (debit positive) as
+// text with its two decimals: a file writes it as it is.
+type ExportRow struct {
+	Series      string
+	Number      int
+	Date        string // YYYYMMDD
+	Description string
+	Account     string
+	Amount      string
+	LineText    sql.NullString
+	Dimensions  []byte // JSON object; nil for none
+	Struck      bool
+	Added       bool
 	// Signature is who made the rättelse that struck or added the line:
 	// the signature a file brought it with, else the actor's label.
-	Signature *string `db:"signature"`
+	Signature sql.NullString
 }
 
-// ExportEntry is a posted verifikat with every line it ever had.
-type ExportEntry struct {
-	ID          uuid.UUID `db:"id"`
-	Series      string    `db:"voucher_series"`
-	Number      int       `db:"voucher_number"`
-	Date        time.Time `db:"entry_date"`
-	Description string    `db:"description"`
-	Lines       []ExportLine
-}
-
-// ExportEntries returns up to limit posted entries of period after
-// (series, number), the opening balance aside (a file gives it as #IB),
-// in series then number order (the database's order
-// of series, which its voucher index keeps), each with all its lines in
-// order; the year-end's closing
-// entry left out when withoutClosing. A keyset page: memory stays the
-// page's, however large the year.
-func (s *Store) ExportEntries(ctx context.Context, company, period uuid.UUID, afterSeries string, afterNumber, limit int,
-	withoutClosing bool) ([]ExportEntry, error) {
-	out := []ExportEntry{}
-	if err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT id, voucher_series, voucher_number, entry_date, description
-		FROM journal_entries
-		WHERE company_id = $1 AND fiscal_period_id = $2 AND status = 'posted'
-		  AND (voucher_series, voucher_number) > ($3, $4)
-		  AND source_type <> 'opening_balance' AND NOT ($5 AND source_type = 'year_end')
-		ORDER BY voucher_series, voucher_number LIMIT $6`,
-		company, period, afterSeries, afterNumber, withoutClosing, limit); err != nil || len(out) == 0 {
-		return out, err
+// ExportPage streams to fn the lines of up to limit posted entries of
+// period after (series, number), the opening balance aside (a file gives
+// it as #IB) and the year-end's closing entry too when withoutClosing, in
+// series, number and line order (the database's order of series, which
+// its voucher index keeps). One statement a page, its rows read as they
+// come: memory stays a row's, however large the year. A line's order
+// within its entry is its sort order, which the ledger keeps unique. It answers the
+// last entry's series and number and how many entries the page held.
+func (s *Store) ExportPage(ctx context.Context, company, period uuid.UUID, afterSeries string, afterNumber, limit int,
+	withoutClosing bool, fn func(r *ExportRow) error) (string, int, int, error) {
+	rows, err := s.db.Q(ctx).QueryContext(ctx, `
+		SELECT e.voucher_series, e.voucher_number, to_char(e.entry_date, 'YYYYMMDD'), e.description, l.account_number,
+			(l.debit_amount - l.credit_amount)::text, l.line_description, nullif(l.dimensions::text, '{}'),
+			l.struck_by_rattelse_id IS NOT NULL, l.added_by_rattelse_id IS NOT NULL,
+			CASE WHEN l.struck_by_rattelse_id IS NOT NULL OR l.added_by_rattelse_id IS NOT NULL THEN
+				(SELECT coalesce(r.external_signature, r.actor_label) FROM journal_rattelser r
+				 WHERE r.company_id = l.company_id AND r.id = coalesce(l.struck_by_rattelse_id, l.added_by_rattelse_id)) END
+		FROM (SELECT id, voucher_series, voucher_number, entry_date, description FROM journal_entries
+			WHERE company_id = $1 AND fiscal_period_id = $2 AND status = 'posted' AND voucher_number > 0
+			  AND (voucher_series, voucher_number) > ($3, $4)
+			  AND source_type <> 'opening_balance' AND NOT ($5 AND source_type = 'year_end')
+			ORDER BY voucher_series, voucher_number LIMIT $6) e
+		CROSS JOIN LATERAL (SELECT * FROM journal_lines l WHERE l.company_id = $1 AND l.journal_entry_id = e.id
+			ORDER BY l.sort_order) l
+		ORDER BY e.voucher_series, e.voucher_number, l.sort_order`,
+		company, period, afterSeries, afterNumber, withoutClosing, limit)
+	if err != nil {
+		return afterSeries, afterNumber, 0, err
 	}
-	ids := make([]uuid.UUID, len(out))
-	at := make(map[uuid.UUID]int, len(out))
-	for i, e := range out {
-		ids[i], at[e.ID] = e.ID, i
+	defer rows.Close()
+	var r ExportRow
+	n := 0
+	for rows.Next() {
+		if err := rows.Scan(&r.Series, &r.Number, &r.Date, &r.Description, &r.Account, &r.Amount,
+			&r.LineText, &r.Dimensions, &r.Struck, &r.Added, &r.Signature); err != nil {
+			return afterSeries, afterNumber, n, err
+		}
+		if n == 0 || r.Number != afterNumber || r.Series != afterSeries {
+			n++
+			afterSeries, afterNumber = r.Series, r.Number
+		}
+		if err := fn(&r); err != nil {
+			return afterSeries, afterNumber, n, err
+		}
 	}
-	var lines []ExportLine
-	if err := s.db.Q(ctx).SelectContext(ctx, &lines, `SELECT l.journal_entry_id, l.sort_order, l.account_number,
-			l.debit_amount, l.credit_amount, l.line_description, l.dimensions,
-			l.struck_by_rattelse_id IS NOT NULL AS struck, l.added_by_rattelse_id IS NOT NULL AS added,
-			coalesce(r.external_signature, r.actor_label) AS signature
-		FROM journal_lines l
-		LEFT JOIN journal_rattelser r ON r.company_id = l.company_id
-			AND r.id = coalesce(l.struck_by_rattelse_id, l.added_by_rattelse_id)
-		WHERE l.company_id = $1 AND l.journal_entry_id = ANY($2)
-		ORDER BY l.journal_entry_id, l.sort_order, l.id`, company, pq.Array(ids)); err != nil {
-		return nil, err
-	}
-	for _, l := range lines {
-		e := &out[at[l.EntryID]]
-		e.Lines = append(e.Lines, l)
-	}
-	return out, nil
+	return afterSeries, afterNumber, n, rows.Err()
 }
 
 // YearBalance is an account's figures for a year: what it opened with,

@@ -5,6 +5,7 @@ package sieexport
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"sort"
 	"strconv"
@@ -18,7 +19,7 @@ import (
 )
 
 // Page is how many verifikationer a page reads.
-const Page = 2000
+const Page = 5000
 
 // Year is a fiscal year as the file names it.
 type Year struct {
@@ -54,7 +55,10 @@ type Books interface {
 	YearBalances(ctx context.Context, year uuid.UUID) ([]ledger.YearBalance, error)
 	MonthBalances(ctx context.Context, year uuid.UUID) ([]ledger.MonthTotal, error)
 	TagsUsed(ctx context.Context, year uuid.UUID) (map[string][]string, error)
-	Entries(ctx context.Context, year uuid.UUID, afterSeries string, afterNumber, limit int, withoutClosing bool) ([]ledger.ExportEntry, error)
+	// Page streams the lines of up to limit verifikationer after (series,
+	// number) to fn, as ledger.Store.ExportPage does.
+	Page(ctx context.Context, year uuid.UUID, afterSeries string, afterNumber, limit int, withoutClosing bool,
+		fn func(*ledger.ExportRow) error) (string, int, int, error)
 }
 
 // Options are the client's choices.
@@ -251,79 +255,84 @@ func balances(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, 
 	return nil
 }
 
-// vouchers writes every verifikat of the year, a page at a time.
+// vouchers writes every verifikat of the year, a page at a time, each
+// line as it is read.
 func vouchers(ctx context.Context, sw *sie.Writer, books Books, year Year, withoutClosing bool) error {
 	series, number := "", 0
+	open := false
+	var curSeries string
+	var curNumber int
+	row := func(r *ledger.ExportRow) error {
+		if !open || r.Number != curNumber || r.Series != curSeries {
+			if open {
+				if err := sw.End(); err != nil {
+					return err
+				}
+			}
+			if err := sw.Record("#VER", sie.Bare(r.Series), sie.IntField(r.Number), sie.Bare(r.Date),
+				sie.Quoted(r.Description)); err != nil {
+				return err
+			}
+			if err := sw.Begin(); err != nil {
+				return err
+			}
+			open, curSeries, curNumber = true, r.Series, r.Number
+		}
+		return line(sw, r)
+	}
 	for {
-		page, err := books.Entries(ctx, year.ID, series, number, Page, withoutClosing)
+		var n int
+		var err error
+		series, number, n, err = books.Page(ctx, year.ID, series, number, Page, withoutClosing, row)
 		if err != nil {
 			return err
 		}
-		for _, e := range page {
-			if err := voucher(sw, e); err != nil {
-				return err
-			}
+		if n < Page {
+			break
 		}
-		if len(page) < Page {
-			return nil
-		}
-		last := page[len(page)-1]
-		series, number = last.Series, last.Number
 		if err := sw.Flush(); err != nil {
 			return err
 		}
 	}
+	if open {
+		return sw.End()
+	}
+	return nil
 }
 
-// voucher writes one verifikat: its rows in order, a struck row as
-// #BTRANS, an added one as #RTRANS followed by the same #TRANS.
-func voucher(sw *sie.Writer, e ledger.ExportEntry) error {
-	if err := sw.Record("#VER", sie.Bare(e.Series), sie.IntField(e.Number), sie.DateField(e.Date),
-		sie.Quoted(e.Description)); err != nil {
+// line writes one row of a verifikat: a struck row as #BTRANS, an added
+// one as #RTRANS followed by the same #TRANS.
+func line(sw *sie.Writer, r *ledger.ExportRow) error {
+	objs, err := objects(r.Dimensions)
+	if err != nil {
 		return err
 	}
-	if err := sw.Begin(); err != nil {
-		return err
+	fields := []sie.Field{sie.Bare(r.Account), sie.Objects(objs), sie.Bare(r.Amount)}
+	if r.Struck || r.Added || r.LineText.Valid {
+		fields = append(fields, sie.Bare(""), sie.Quoted(r.LineText.String))
 	}
-	for _, l := range e.Lines {
-		amount := l.Debit.Sub(l.Credit)
-		fields := []sie.Field{sie.Bare(l.Account), sie.Objects(objects(l.Dimensions)), sie.AmountField(amount)}
-		text := ""
-		if l.Description != nil {
-			text = *l.Description
-		}
-		if l.Struck || l.Added || text != "" {
-			fields = append(fields, sie.Bare(""), sie.Quoted(text))
-		}
-		if l.Struck || l.Added {
-			sign := ""
-			if l.Signature != nil {
-				sign = *l.Signature
-			}
-			fields = append(fields, sie.Bare(""), sie.Quoted(sign))
-		}
-		switch {
-		case l.Struck:
-			if err := sw.Record("#BTRANS", fields...); err != nil {
-				return err
-			}
-			continue
-		case l.Added:
-			if err := sw.Record("#RTRANS", fields...); err != nil {
-				return err
-			}
-		}
-		if err := sw.Record("#TRANS", fields...); err != nil {
+	if r.Struck || r.Added {
+		fields = append(fields, sie.Bare(""), sie.Quoted(r.Signature.String))
+	}
+	switch {
+	case r.Struck:
+		return sw.Record("#BTRANS", fields...)
+	case r.Added:
+		if err := sw.Record("#RTRANS", fields...); err != nil {
 			return err
 		}
 	}
-	return sw.End()
+	return sw.Record("#TRANS", fields...)
 }
 
-// objects are a line's tags in dimension order.
-func objects(d ledger.Dimensions) []sie.Object {
-	if len(d) == 0 {
-		return nil
+// objects are a line's tags (a JSON object) in dimension order.
+func objects(raw []byte) ([]sie.Object, error) {
+	if len(raw) <= 2 {
+		return nil, nil
+	}
+	var d map[string]string
+	if err := json.Unmarshal(raw, &d); err != nil {
+		return nil, err
 	}
 	keys := make([]string, 0, len(d))
 	for k := range d {
@@ -338,7 +347,7 @@ func objects(d ledger.Dimensions) []sie.Object {
 	for i, k := range keys {
 		out[i] = sie.Object{Dim: k, Code: d[k]}
 	}
-	return out
+	return out, nil
 }
 
 // orgNumber is an organisation number as SIE writes it: NNNNNN-NNNN.

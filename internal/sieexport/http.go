@@ -99,6 +99,11 @@ func (r response) VisitGetSieExportResponse(w http.ResponseWriter) error {
 		return err
 	}
 	defer func() { _ = tx.Rollback() }()
+	// Each page is one plain index walk: compiling it costs more than it
+	// saves.
+	if _, err := tx.ExecContext(ctx, `SET LOCAL jit = off`); err != nil {
+		return err
+	}
 	ctx = store.WithUnit(ctx, &store.Unit{Tx: tx})
 	charset := "IBM437"
 	if r.o.Encoding == sie.UTF8 {
@@ -166,6 +171,7 @@ func (b books) TagsUsed(ctx context.Context, year uuid.UUID) (map[string][]strin
 	return b.h.ledger.TagsUsed(ctx, b.company, year)
 }
 
-func (b books) Entries(ctx context.Context, year uuid.UUID, series string, number, limit int, withoutClosing bool) ([]ledger.ExportEntry, error) {
-	return b.h.ledger.ExportEntries(ctx, b.company, year, series, number, limit, withoutClosing)
+func (b books) Page(ctx context.Context, year uuid.UUID, series string, number, limit int, withoutClosing bool,
+	fn func(*ledger.ExportRow) error) (string, int, int, error) {
+	return b.h.ledger.ExportPage(ctx, b.company, year, series, number, limit, withoutClosing, fn)
 }

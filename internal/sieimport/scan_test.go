@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kontera/kontera/internal/sie"
+	"github.com/kontera/kontera/internal/sie/sietest"
 )
 
 const sharedSIE = "../../../shared/data/sie"
@@ -72,5 +73,14 @@ func TestScanRefusals(t *testing.T) {
 	s, probs := scan(t, []byte(head+"#VER A 1 20250105\n{\n#TRANS 1930 {} 1\n#TRANS 3001 {} -1\n#TRANS 3001 {} 0\n}\n#VER A 4 20250105\n{\n#TRANS 1930 {} 1\n#TRANS 3001 {} -1\n}\n"))
 	if len(probs) != 0 || s.ZeroRows != 1 || s.Rows != 4 || len(s.Warnings) != 2 || s.Warnings[0].Code != WarnGap {
 		t.Fatalf("%v %+v", probs, s)
+	}
+}
+
+func TestGeneratedFilesScanClean(t *testing.T) {
+	for _, spec := range []sietest.Spec{{Year: 2025, Vouchers: 50, Opening: 100}, {Year: 2024, Vouchers: 7, Split: true, Checksum: true}} {
+		s, probs := scan(t, sietest.Write(spec))
+		if len(probs) > 0 || s.Vouchers != spec.Vouchers || !s.Checksum && spec.Checksum {
+			t.Fatalf("%+v: %v %+v", spec, probs, s)
+		}
 	}
 }

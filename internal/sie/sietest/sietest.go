@@ -25,6 +25,9 @@ type Spec struct {
 	Net int64
 	// Checksum wraps the file in #KSUMMA.
 	Checksum bool
+	// Split books each sale on two revenue accounts (3001 tagged to the
+	// project, 3041 not): four booked rows a voucher rather than three.
+	Split bool
 }
 
 // Write answers the file: vouchers of four rows each (a sale of 100-999
@@ -59,7 +62,7 @@ func Write(s Spec) []byte {
 	must(w.Record("#FNAMN", sie.Quoted("Provbolaget AB")))
 	must(w.Record("#RAR", sie.Bare("0"), sie.DateField(start), sie.DateField(end)))
 	for _, a := range [][2]string{{"1930", "Företagskonto"}, {"2081", "Aktiekapital"}, {"2611", "Utgående moms 25 %"},
-		{"3001", "Försäljning inom Sverige, 25 % moms"}} {
+		{"3001", "Försäljning inom Sverige, 25 % moms"}, {"3041", "Försäljning tjänster inom Sverige, 25 % moms"}} {
 		must(w.Record("#KONTO", sie.Bare(a[0]), sie.Quoted(a[1])))
 	}
 	must(w.Record("#DIM", sie.Bare("6"), sie.Quoted("Projekt")))
@@ -69,10 +72,10 @@ func Write(s Spec) []byte {
 	must(w.Record("#IB", sie.Bare("0"), sie.Bare("2081"), sie.AmountField(bank.Neg())))
 	var sales, vat money.Amount
 	type voucher struct {
-		date     time.Time
-		net, tax money.Amount
-		tagged   bool
-		n        int
+		date          time.Time
+		net, tax, svc money.Amount // svc: the part of net Split books on services
+		tagged        bool
+		n             int
 	}
 	vs := make([]voucher, s.Vouchers)
 	days := int(end.Sub(start).Hours()/24) + 1
@@ -83,14 +86,24 @@ func Write(s Spec) []byte {
 		}
 		// 25 % VAT of whole kronor is exact to the öre.
 		net, tax := money.Öre(kronor*100), money.Öre(kronor*25)
-		vs[i] = voucher{date: start.AddDate(0, 0, i*days/max(s.Vouchers, 1)), net: net, tax: tax, tagged: i%2 == 0, n: first + i}
+		vs[i] = voucher{date: start.AddDate(0, 0, i*days/max(s.Vouchers, 1)), net: net, tax: tax, svc: money.Öre(kronor * 40),
+			tagged: i%2 == 0, n: first + i}
 		sales, vat = sales.Add(net), vat.Add(tax)
 		bank = bank.Add(net).Add(tax)
 	}
 	must(w.Record("#UB", sie.Bare("0"), sie.Bare("1930"), sie.AmountField(bank)))
 	must(w.Record("#UB", sie.Bare("0"), sie.Bare("2081"), sie.AmountField(money.Öre(s.Opening*100).Neg())))
 	must(w.Record("#UB", sie.Bare("0"), sie.Bare("2611"), sie.AmountField(vat.Neg())))
-	must(w.Record("#RES", sie.Bare("0"), sie.Bare("3001"), sie.AmountField(sales.Neg())))
+	var half money.Amount
+	if s.Split {
+		for _, v := range vs {
+			half = half.Add(v.svc)
+		}
+		must(w.Record("#RES", sie.Bare("0"), sie.Bare("3001"), sie.AmountField(sales.Sub(half).Neg())))
+		must(w.Record("#RES", sie.Bare("0"), sie.Bare("3041"), sie.AmountField(half.Neg())))
+	} else {
+		must(w.Record("#RES", sie.Bare("0"), sie.Bare("3001"), sie.AmountField(sales.Neg())))
+	}
 	for _, v := range vs {
 		must(w.Record("#VER", sie.Bare(series), sie.IntField(v.n), sie.DateField(v.date), sie.Quoted(fmt.Sprintf("Försäljning %d", v.n))))
 		must(w.Begin())
@@ -99,7 +112,12 @@ func Write(s Spec) []byte {
 			objs = []sie.Object{{Dim: "6", Code: "P1"}}
 		}
 		must(w.Record("#TRANS", sie.Bare("1930"), sie.Objects(nil), sie.AmountField(v.net.Add(v.tax))))
-		must(w.Record("#TRANS", sie.Bare("3001"), sie.Objects(objs), sie.AmountField(v.net.Neg()), sie.Bare(""), sie.Quoted("Varor")))
+		if s.Split {
+			must(w.Record("#TRANS", sie.Bare("3001"), sie.Objects(objs), sie.AmountField(v.net.Sub(v.svc).Neg()), sie.Bare(""), sie.Quoted("Varor")))
+			must(w.Record("#TRANS", sie.Bare("3041"), sie.Objects(nil), sie.AmountField(v.svc.Neg()), sie.Bare(""), sie.Quoted("Tjänster")))
+		} else {
+			must(w.Record("#TRANS", sie.Bare("3001"), sie.Objects(objs), sie.AmountField(v.net.Neg()), sie.Bare(""), sie.Quoted("Varor")))
+		}
 		must(w.Record("#TRANS", sie.Bare("2611"), sie.Objects(nil), sie.AmountField(v.tax.Neg())))
 		must(w.Record("#TRANS", sie.Bare("3001"), sie.Objects(nil), sie.AmountField(money.Öre(0))))
 		must(w.End())
