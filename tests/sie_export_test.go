@@ -106,6 +106,11 @@ func TestSieExportRoundTrip(t *testing.T) {
 					t.Errorf("%s: %.2f and %.2f", k, v, tb[k])
 				}
 			}
+			four := a.exportSie(t, a.period, "&type=4I")
+			if bytes.Contains(four, []byte("\r\n#IB ")) || bytes.Contains(four, []byte("\r\n#PSALDO ")) ||
+				bytes.Count(four, []byte("\r\n#VER ")) != labels["#VER"] {
+				t.Fatalf("4I: %.500s", four)
+			}
 			utf := a.exportSie(t, a.period, "&encoding=utf8")
 			if sie.Sniff(utf) != sie.UTF8 || len(readAll(t, utf)) != len(recs) {
 				t.Fatal("the UTF-8 export reads differently")

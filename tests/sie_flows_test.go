@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/text/encoding/charmap"
+
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/httpapi"
 	"github.com/kontera/kontera/internal/sie/sietest"
@@ -360,5 +362,72 @@ func TestSieSignedUpload(t *testing.T) {
 	}
 	if n := b.count(`SELECT count(*) FROM import_file_chunks WHERE company_id = $1`, b.company); n != 1 {
 		t.Fatalf("%d chunks kept", n)
+	}
+}
+
+// The same file in CP437, Windows-1252 and UTF-8 imports alike: the same
+// books, the same names; updateAccountNames=false keeps the chart's.
+func TestSieImportEncodingsAndNames(t *testing.T) {
+	t.Parallel()
+	cp := sieFile(t, "avendo-5.20_transaktioner_ovnbolag.se")
+	text, err := charmap.CodePage437.NewDecoder().Bytes(cp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	win, err := charmap.Windows1252.NewEncoder().Bytes(text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first map[string]float64
+	for name, data := range map[string][]byte{"cp437.se": cp, "win.se": win, "utf8.se": text} {
+		b := newSieBooks(t, "2011")
+		op, imp := b.imported(t, b.importSie(t, name, data, ""))
+		if op.str("data.status") != "succeeded" || imp.at("data.result.balance_check.balanced") != true {
+			t.Fatalf("%s: %s", name, imp.Body)
+		}
+		got := b.booksBalances(t, b.period)
+		if first == nil {
+			first = got
+		} else if len(got) != len(first) {
+			t.Fatalf("%s: %d accounts, %d in the first", name, len(got), len(first))
+		}
+		for k, v := range first {
+			if got[k] != v {
+				t.Errorf("%s: %s %.2f, %.2f in the first", name, k, got[k], v)
+			}
+		}
+		if got := accountName(t, b, "1930"); got != "Bank, checkräkningskonto" {
+			t.Errorf("%s: 1930 named %q", name, got)
+		}
+	}
+	b := newSieBooks(t, "2011")
+	bas := accountName(t, b, "1930")
+	op, _ := b.imported(t, b.importSie(t, "namn.se", cp, `{"updateAccountNames": false}`))
+	if op.str("data.status") != "succeeded" {
+		t.Fatal(op.Body)
+	}
+	if got := accountName(t, b, "1930"); got != bas {
+		t.Errorf("1930 renamed to %q with updateAccountNames false", got)
+	}
+}
+
+func accountName(t *testing.T, b *ledgerBooks, n string) string {
+	t.Helper()
+	var name string
+	if err := b.db.Get(&name, `SELECT account_name FROM accounts WHERE company_id = $1 AND account_number = $2`, b.company, n); err != nil {
+		t.Fatal(err)
+	}
+	return name
+}
+
+// One import runs at a time in a company: a second one waits for it.
+func TestSieImportOneRunAtATime(t *testing.T) {
+	t.Parallel()
+	b := newSieBooks(t, "2025", idleWorkers())
+	b.importSie(t, "a.se", sietest.Write(sietest.Spec{Year: 2025, Vouchers: 2}), "").status(t, 202)
+	r := b.importSie(t, "b.se", sietest.Write(sietest.Spec{Year: 2025, Vouchers: 3, Series: "B"}), "").
+		errorCode(t, 409, "SIE_IMPORT_ACTION_CONFLICT")
+	if r.str("error.details.reason") != "another_run_active" || r.str("error.details.state") != "queued" {
+		t.Fatalf("%s", r.Body)
 	}
 }
