@@ -12,12 +12,20 @@ import (
 
 // Imported returns up to limit of the entries import wrote that still
 // stand (not reversed, not themselves a storno), with their current
-// lines, last voucher first: what its undo reverses next.
-func (s *Store) Imported(ctx context.Context, company, imp uuid.UUID, limit int) ([]Entry, error) {
+// lines, last voucher first, before (series, number) when before is set:
+// what its undo reverses next. The walk goes down the import's index
+// from where the last page ended, not over what it reversed already.
+func (s *Store) Imported(ctx context.Context, company, imp uuid.UUID, before *Position, limit int) ([]Entry, error) {
 	out := []Entry{}
+	var series *string
+	var number *int
+	if before != nil {
+		series, number = &before.Series, &before.Number
+	}
 	if err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+entryColumns+` FROM journal_entries
 		WHERE company_id = $1 AND import_id = $2 AND reverses_id IS NULL AND reversed_by_id IS NULL
-		ORDER BY voucher_series DESC, voucher_number DESC LIMIT $3`, company, imp, limit); err != nil {
+		  AND ($3::text IS NULL OR (voucher_series, voucher_number) < ($3, $4))
+		ORDER BY voucher_series DESC, voucher_number DESC LIMIT $5`, company, imp, series, number, limit); err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {
@@ -42,6 +50,12 @@ func (s *Store) Imported(ctx context.Context, company, imp uuid.UUID, limit int)
 		e.Lines = append(e.Lines, l.Line)
 	}
 	return out, nil
+}
+
+// Position is a voucher's place in its year: series and number.
+type Position struct {
+	Series string `json:"series"`
+	Number int    `json:"number"`
 }
 
 // ImportTally is what an import wrote that still stands, and what others

@@ -291,11 +291,11 @@ func (im *Importer) supersede(ctx context.Context, run *jobs.Run, i *Import) (bo
 	if err != nil {
 		return false, nil, err
 	}
-	n, err := im.reverse(ctx, &prev)
+	cp := i.Checkpoint()
+	n, err := im.reverse(ctx, &prev, &cp.SupersededTo)
 	if err != nil {
 		return false, nil, err
 	}
-	cp := i.Checkpoint()
 	cp.Reversed += n
 	i.CheckpointJSON, _ = json.Marshal(cp)
 	if n == 0 {

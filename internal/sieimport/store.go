@@ -9,6 +9,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -56,8 +57,15 @@ type Checkpoint struct {
 	Offsets map[string]int `json:"series_offsets,omitempty"`
 	Posted  int            `json:"posted"`
 	Lines   int            `json:"lines"`
-	// Reversed counts what an undo or a replacement reversed so far.
+	// Reversed counts what an undo or a replacement reversed so far,
+	// Undone what the import's own undo did of it.
 	Reversed int `json:"reversed,omitempty"`
+	Undone   int `json:"undone,omitempty"`
+	// UndoneTo is where the import's own undo stands in its walk down the
+	// vouchers; SupersededTo where the reversal of the import it replaces
+	// stands in that one's.
+	UndoneTo     *ledger.Position `json:"undone_to,omitempty"`
+	SupersededTo *ledger.Position `json:"superseded_to,omitempty"`
 }
 
 // Import is an SIE import as stored.

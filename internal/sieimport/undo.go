@@ -16,14 +16,16 @@ import (
 )
 
 // reverse posts, through ledger.PostBatch, the stornos of the next chunk
-// of what imp wrote that still stands: each dated as its original, in
-// its series, numbered after the series' last. It answers how many; 0
-// when nothing stands any more.
-func (im *Importer) reverse(ctx context.Context, imp *Import) (int, error) {
-	entries, err := im.ledger.Imported(ctx, imp.CompanyID, imp.ID, im.Batch)
+// of what imp wrote that still stands, down from *at: each dated as its
+// original, in its series, numbered after the series' last. It answers
+// how many, and moves *at on; 0 when nothing stands any more.
+func (im *Importer) reverse(ctx context.Context, imp *Import, at **ledger.Position) (int, error) {
+	entries, err := im.ledger.Imported(ctx, imp.CompanyID, imp.ID, *at, im.Batch)
 	if err != nil || len(entries) == 0 {
 		return 0, err
 	}
+	last := entries[len(entries)-1]
+	*at = &ledger.Position{Series: last.Series, Number: last.Number}
 	id := imp.ID
 	batch := make([]ledger.BatchEntry, len(entries))
 	for k, e := range entries {
@@ -48,15 +50,16 @@ func (im *Importer) reverse(ctx context.Context, imp *Import) (int, error) {
 // undoStep reverses the next chunk of an import being undone; the last
 // step marks it undone.
 func (im *Importer) undoStep(ctx context.Context, run *jobs.Run, i *Import) (bool, any, error) {
-	n, err := im.reverse(ctx, i)
+	cp := i.Checkpoint()
+	n, err := im.reverse(ctx, i, &cp.UndoneTo)
 	if err != nil {
 		return false, nil, err
 	}
-	cp := i.Checkpoint()
 	cp.Reversed += n
+	cp.Undone += n
 	i.CheckpointJSON, _ = json.Marshal(cp)
 	if n > 0 {
-		run.Progress(jobs.Progress{Phase: phaseReversing, Current: cp.Reversed})
+		run.Progress(jobs.Progress{Phase: phaseReversing, Current: cp.Undone})
 		return true, nil, im.Imports.Save(ctx, i)
 	}
 	now := time.Now()
@@ -69,7 +72,7 @@ func (im *Importer) undoStep(ctx context.Context, run *jobs.Run, i *Import) (boo
 	if err := im.record(ctx, i, "SIE-import "+i.Filename+" ångrad"); err != nil {
 		return false, nil, err
 	}
-	return false, map[string]any{"import_id": i.ID, "state": i.State, "reversed": cp.Reversed}, nil
+	return false, map[string]any{"import_id": i.ID, "state": i.State, "reversed": cp.Undone}, nil
 }
 
 // Action is what resume and undo answer.
