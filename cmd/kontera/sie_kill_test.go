@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,21 +23,6 @@ import (
 	"github.com/kontera/kontera/internal/sieimport"
 	"github.com/kontera/kontera/internal/store"
 )
-
-// sieChildEnv marks this test binary run as a server process of
-// TestSieImportSurvivesSIGKILL.
-const sieChildEnv = "KONTERA_SIE_CHILD"
-
-// TestSieChildServer is not a test: it is `kontera serve` in a process of
-// its own, for TestSieImportSurvivesSIGKILL to kill.
-func TestSieChildServer(t *testing.T) {
-	if os.Getenv(sieChildEnv) == "" {
-		t.Skip("the server process of TestSieImportSurvivesSIGKILL, run only by it")
-	}
-	if err := run(context.Background(), []string{"serve"}, os.Stdout, os.Stderr); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // A server process killed with SIGKILL in the middle of a SIE import
 // loses nothing and doubles nothing: once the lease has run out (moved in
@@ -97,19 +81,7 @@ func TestSieImportSurvivesSIGKILL(t *testing.T) {
 	}
 	killed, calm := company("Kraschen AB"), company("Lugnet AB")
 
-	key := make([]byte, 32)
-	child := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestSieChildServer$", "-test.count=1")
-		cmd.Env = append(os.Environ(), sieChildEnv+"=1", "TEST_DATABASE_URL="+pgtest.URL(), "DATABASE_URL="+url,
-			"KONTERA_MIGRATE_DATABASE_URL=", "KONTERA_ADDR=127.0.0.1:0", "KONTERA_ADMIN_ADDR=off",
-			"KONTERA_SECRET=a-test-secret-of-at-least-32-bytes!", "KONTERA_PII_KEY="+hex.EncodeToString(key),
-			"KONTERA_DATA_DIR="+t.TempDir(), "KONTERA_IMPORT_BATCH=100", "KONTERA_LOG_LEVEL=error")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return cmd
-	}
+	child := func() *exec.Cmd { return serveChild(t, url, "KONTERA_IMPORT_BATCH=100") }
 	imp := start(killed)
 	first := child()
 	defer func() { _ = first.Process.Kill(); _ = first.Wait() }()

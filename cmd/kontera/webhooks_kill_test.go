@@ -22,21 +22,6 @@ import (
 	"github.com/kontera/kontera/internal/webhooks"
 )
 
-// childEnv marks this test binary run as a server process of
-// TestWebhookSurvivesSIGKILL.
-const childEnv = "KONTERA_WEBHOOK_CHILD"
-
-// TestWebhookChildServer is not a test: it is `kontera serve` in a
-// process of its own, for TestWebhookSurvivesSIGKILL to kill.
-func TestWebhookChildServer(t *testing.T) {
-	if os.Getenv(childEnv) == "" {
-		t.Skip("the server process of TestWebhookSurvivesSIGKILL, run only by it")
-	}
-	if err := run(context.Background(), []string{"serve"}, os.Stdout, os.Stderr); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // A server process killed with SIGKILL while a receiver holds its attempt
 // open loses nothing: once the lease has run out (moved in the database,
 // never slept) another process makes the attempt again with the same
@@ -99,17 +84,8 @@ func TestWebhookSurvivesSIGKILL(t *testing.T) {
 	}
 
 	start := func() *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestWebhookChildServer$", "-test.count=1")
-		cmd.Env = append(os.Environ(), childEnv+"=1", "TEST_DATABASE_URL="+pgtest.URL(), "DATABASE_URL="+url,
-			"KONTERA_MIGRATE_DATABASE_URL=", "KONTERA_ADDR=127.0.0.1:0", "KONTERA_ADMIN_ADDR=off",
-			"KONTERA_SECRET=a-test-secret-of-at-least-32-bytes!", "KONTERA_PII_KEY="+hex.EncodeToString(key),
-			"KONTERA_DATA_DIR="+dir, "KONTERA_WEBHOOK_ALLOW_LOOPBACK=true", "KONTERA_WEBHOOK_CA_FILE="+ca,
-			"KONTERA_LOG_LEVEL=error")
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		return cmd
+		return serveChild(t, url, "KONTERA_WEBHOOK_ALLOW_LOOPBACK=true", "KONTERA_WEBHOOK_CA_FILE="+ca,
+			"KONTERA_PII_KEY="+hex.EncodeToString(key))
 	}
 	first := start()
 	defer func() { _ = first.Process.Kill(); _ = first.Wait() }()

@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/kontera/kontera/internal/pgtest"
+)
+
+// childEnv marks this test binary run as a server process of a test that
+// kills it (TestWebhookSurvivesSIGKILL, TestSieImportSurvivesSIGKILL).
+const childEnv = "KONTERA_SERVE_CHILD"
+
+// TestServeChild is not a test: it is `kontera serve` in a process of its
+// own, for a test to kill with SIGKILL.
+func TestServeChild(t *testing.T) {
+	if os.Getenv(childEnv) == "" {
+		t.Skip("the server process of the SIGKILL tests, run only by them")
+	}
+	if err := run(context.Background(), []string{"serve"}, os.Stdout, os.Stderr); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// serveChild starts `kontera serve` on the database url in a process of
+// its own (this test binary, running TestServeChild), with env added;
+// the caller kills it.
+func serveChild(t *testing.T, url string, env ...string) *exec.Cmd {
+	t.Helper()
+	key := make([]byte, 32)
+	for i := range key {
+		key[i] = byte(i + 1)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestServeChild$", "-test.count=1")
+	cmd.Env = append(append(os.Environ(), childEnv+"=1", "TEST_DATABASE_URL="+pgtest.URL(), "DATABASE_URL="+url,
+		"KONTERA_MIGRATE_DATABASE_URL=", "KONTERA_ADDR=127.0.0.1:0", "KONTERA_ADMIN_ADDR=off",
+		"KONTERA_SECRET=a-test-secret-of-at-least-32-bytes!", "KONTERA_PII_KEY="+hex.EncodeToString(key),
+		"KONTERA_DATA_DIR="+t.TempDir(), "KONTERA_LOG_LEVEL=error"), env...)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
