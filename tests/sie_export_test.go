@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/kontera/kontera/internal/sie"
+	"github.com/kontera/kontera/internal/sie/sietest"
 )
 
 // exportSie answers a year's SIE file.
@@ -128,4 +129,40 @@ func diff(a, b string) string {
 		}
 	}
 	return "lengths " + strconv.Itoa(len(la)) + " and " + strconv.Itoa(len(lb))
+}
+
+// exclude_closing leaves the year-end's closing verifikat out of the
+// file, and the #UB it moved back where it stood.
+func TestSieExportExcludeClosing(t *testing.T) {
+	t.Parallel()
+	b := newSieBooks(t, "2025")
+	if op, _ := b.imported(t, b.importSie(t, "bok.se", sietest.Write(sietest.Spec{Year: 2025, Vouchers: 12, Opening: 5000}), "").
+		status(t, 202)); op.str("data.status") != "succeeded" {
+		t.Fatal(op.Body)
+	}
+	b.periodAction(b.period, "lock", nil).status(t, 200)
+	if op := b.operation(t, b.periodAction(b.period, "year-end", nil).status(t, 202).str("data.operation_id")); op.str("data.status") != "succeeded" {
+		t.Fatal(op.Body)
+	}
+	with := b.exportSie(t, b.period, "")
+	without := b.exportSie(t, b.period, "&exclude_closing=true")
+	readAll(t, with)
+	readAll(t, without)
+	n, m := bytes.Count(with, []byte("\r\n#VER ")), bytes.Count(without, []byte("\r\n#VER "))
+	if n != 13 || m != 12 {
+		t.Fatalf("vouchers %d with the closing entry, %d without", n, m)
+	}
+	if !bytes.Contains(with, []byte("\r\n#UB 0 2099 ")) || bytes.Contains(without, []byte("\r\n#UB 0 2099 ")) {
+		t.Fatalf("2099's #UB:\n%s\n---\n%s", grep(with, "#UB"), grep(without, "#UB"))
+	}
+}
+
+func grep(b []byte, label string) string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\r\n") {
+		if strings.HasPrefix(l, label) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
