@@ -93,7 +93,7 @@ DROP FUNCTION ledger_log_rattelse(uuid, uuid, text, text, date, uuid[], jsonb, t
 -- +goose StatementBegin
 CREATE FUNCTION ledger_log_rattelse(c uuid, entry uuid, kind text, new_description text, new_entry_date date,
     struck uuid[], added jsonb, p_actor_type text, p_actor_id uuid, p_actor_label text, p_user_id uuid,
-    p_actor_email text, p_source text, p_signature text)
+    p_actor_email text, p_source text DEFAULT 'api', p_signature text DEFAULT NULL)
 RETURNS journal_rattelser
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
 DECLARE
