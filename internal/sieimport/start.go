@@ -98,6 +98,9 @@ func fingerprint(f File, o Options) string {
 // entries already, when the file names it (SIE_IMPORT_PERIOD_NOT_EMPTY).
 func (im *Importer) Start(ctx context.Context, company uuid.UUID, req Request) (Import, jobs.Operation, bool, error) {
 	var none Import
+	if err := im.Imports.Lock(ctx, company); err != nil {
+		return none, jobs.Operation{}, false, err
+	}
 	fp := fingerprint(req.File, req.Options)
 	if prev, err := im.Imports.Retried(ctx, company, fp); err != nil || prev != nil {
 		if err != nil {

@@ -139,6 +139,14 @@ const importColumns = `company_id, id, state, phase, file_sha256, filename, opti
 	operation_id, job_version, supersedes_import_id, started_by_user_id, started_by_key_id, checkpoint, summary,
 	result, errors, warnings, created_at, updated_at, completed_at, undone_at`
 
+// Lock holds the company's imports for the unit of work: two requests
+// to import at once are answered one after the other, the second seeing
+// what the first did (the same import again, or another run active).
+func (s *Imports) Lock(ctx context.Context, company uuid.UUID) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtext('sie_imports:' || $1::text))`, company)
+	return err
+}
+
 // Insert stores a new queued import.
 func (s *Imports) Insert(ctx context.Context, i Import) (Import, error) {
 	var out Import

@@ -132,6 +132,9 @@ func (im *Importer) otherRun(ctx context.Context, i Import) error {
 // reversal is in progress, while an imported voucher has a live
 // correction, or when the year is closed or locked.
 func (im *Importer) Undo(ctx context.Context, company, id uuid.UUID, dry bool) (Action, error) {
+	if err := im.Imports.Lock(ctx, company); err != nil {
+		return Action{}, err
+	}
 	i, err := im.Imports.Get(ctx, company, id, true)
 	if err != nil {
 		return Action{}, err
@@ -189,6 +192,9 @@ func (im *Importer) Undo(ctx context.Context, company, id uuid.UUID, dry bool) (
 // owner or admin (else FORBIDDEN); a finished or running one is answered
 // as it is.
 func (im *Importer) Resume(ctx context.Context, company, id uuid.UUID, dry bool) (Action, error) {
+	if err := im.Imports.Lock(ctx, company); err != nil {
+		return Action{}, err
+	}
 	i, err := im.Imports.Get(ctx, company, id, true)
 	if err != nil {
 		return Action{}, err
