@@ -11432,7 +11432,7 @@ type SieImportState string
 
 // SieImportWarning defines model for SieImportWarning.
 type SieImportWarning struct {
-	// Code SIE_VOUCHER_GAP, SIE_IMPORT_RENUMBERED, SIE_ORG_NUMBER_MISMATCH, SIE_OPENING_BALANCE_KEPT, SIE_ZERO_ROWS_SKIPPED, SIE_EMPTY_VOUCHERS_SKIPPED, SIE_BALANCE_MISMATCH.
+	// Code SIE_VOUCHER_GAP, SIE_IMPORT_RENUMBERED (details: series, offset; from_file_number when a series was taken while the import paused), SIE_ORG_NUMBER_MISMATCH, SIE_OPENING_BALANCE_KEPT, SIE_OPENING_BALANCE_UNBALANCED (the difference booked on 2999), SIE_ZERO_ROWS_SKIPPED, SIE_EMPTY_VOUCHERS_SKIPPED, SIE_BALANCE_MISMATCH.
 	Code      string                  `json:"code"`
 	Details   *map[string]interface{} `json:"details,omitempty"`
 	MessageEn string                  `json:"message_en"`

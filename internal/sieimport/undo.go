@@ -132,15 +132,9 @@ func (im *Importer) otherRun(ctx context.Context, i Import) error {
 // reversal is in progress, while an imported voucher has a live
 // correction, or when the year is closed or locked.
 func (im *Importer) Undo(ctx context.Context, company, id uuid.UUID, dry bool) (Action, error) {
-	if err := im.Imports.Lock(ctx, company); err != nil {
-		return Action{}, err
-	}
-	i, err := im.Imports.Get(ctx, company, id, true)
+	i, err := im.acted(ctx, company, id)
 	if err != nil {
 		return Action{}, err
-	}
-	if i.JobVersion < JobVersion {
-		return Action{}, legacy(i)
 	}
 	switch i.State {
 	case Undone:
@@ -192,15 +186,9 @@ func (im *Importer) Undo(ctx context.Context, company, id uuid.UUID, dry bool) (
 // owner or admin (else FORBIDDEN); a finished or running one is answered
 // as it is.
 func (im *Importer) Resume(ctx context.Context, company, id uuid.UUID, dry bool) (Action, error) {
-	if err := im.Imports.Lock(ctx, company); err != nil {
-		return Action{}, err
-	}
-	i, err := im.Imports.Get(ctx, company, id, true)
+	i, err := im.acted(ctx, company, id)
 	if err != nil {
 		return Action{}, err
-	}
-	if i.JobVersion < JobVersion {
-		return Action{}, legacy(i)
 	}
 	a := audit.ActorFrom(ctx)
 	mine := a.UserID != nil && i.StartedByUser != nil && *a.UserID == *i.StartedByUser ||
@@ -257,6 +245,19 @@ func (im *Importer) requeue(ctx context.Context, i *Import, typ string, state St
 		kind = "undo"
 	}
 	return i.action(kind), im.record(ctx, i, desc)
+}
+
+// acted is the import id an action (resume, undo) is asked of, with the
+// company's imports held for the request: the legacy version refused.
+func (im *Importer) acted(ctx context.Context, company, id uuid.UUID) (Import, error) {
+	if err := im.Imports.Lock(ctx, company); err != nil {
+		return Import{}, err
+	}
+	i, err := im.Imports.Get(ctx, company, id, true)
+	if err == nil && i.JobVersion < JobVersion {
+		err = legacy(i)
+	}
+	return i, err
 }
 
 func legacy(i Import) error {
