@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jmoiron/sqlx"
+
 	"github.com/kontera/kontera/internal/pgtest"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -12,6 +14,7 @@ import (
 // Inputs that the database refused with a 500 now get a 400 naming the
 // field, and change nothing (issue 15, hardening).
 func TestSettingsBoundsAnswer400(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	dim := b.get(b.base+"/dimensions", b.token).status(t, 200).str("data.dimensions.0.id")
 	before := b.get(b.base+"/settings", b.token).status(t, 200)
@@ -57,6 +60,7 @@ func TestSettingsBoundsAnswer400(t *testing.T) {
 // the database and the request answers 503 DATABASE_TIMEOUT, rolled back,
 // instead of hanging.
 func TestStatementTimeoutAnswers503(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewURL(t)
 	d, err := store.Open(context.Background(), store.WithStatementTimeout(url, 300*time.Millisecond))
 	if err != nil {
@@ -82,4 +86,40 @@ func TestStatementTimeoutAnswers503(t *testing.T) {
 		t.Fatalf("the timed-out lock changed the period: %s", s)
 	}
 	b.periodAction(b.period, "lock", nil).status(t, 200)
+}
+
+// When the database refuses a new connection (every slot taken) the
+// request answers 503 DATABASE_TIMEOUT with Retry-After, not a 500, and
+// the next one after the load passes is served.
+func TestRefusedConnectionAnswers503(t *testing.T) {
+	t.Parallel()
+	url := pgtest.NewURL(t)
+	d, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	b := ledgerOn(t, envOn(t, d))
+	admin, err := sqlx.Open("postgres", pgtest.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	var name string
+	if err := d.Get(&name, `SELECT current_database()`); err != nil {
+		t.Fatal(err)
+	}
+	// Every request opens its connection anew, and the database takes none.
+	d.SetMaxIdleConns(0)
+	if _, err := admin.Exec(`ALTER DATABASE ` + name + ` CONNECTION LIMIT 0`); err != nil {
+		t.Fatal(err)
+	}
+	r := b.get(b.base+"/fiscal-periods", b.token).errorCode(t, 503, "DATABASE_TIMEOUT")
+	if r.Header.Get("Retry-After") == "" || r.str("error.details.reason") != "database_busy" {
+		t.Fatalf("refused connection: %v %s", r.Header, r.Body)
+	}
+	if _, err := admin.Exec(`ALTER DATABASE ` + name + ` CONNECTION LIMIT -1`); err != nil {
+		t.Fatal(err)
+	}
+	b.get(b.base+"/fiscal-periods", b.token).status(t, 200)
 }

@@ -109,6 +109,10 @@ func Start(dir string, o Options) (*Cluster, error) {
 	for _, kv := range o.Settings {
 		opts += " -c " + kv
 	}
+	if o.Throwaway {
+		// Test suites run servers side by side, each with its own pool.
+		opts += " -c max_connections=300"
+	}
 	if o.Throwaway && !o.Durable {
 		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
 	}
