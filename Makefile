@@ -54,7 +54,9 @@ test:
 	@scripts/prereqs.sh test
 	@# The checks are independent: run side by side, each one's output kept together.
 	@$(MAKE) --no-print-directory -j4 --output-sync=target fmt-check lint check-generated vet
-	KONTERA_CONTRACT=1 $(GO) test -count=1 ./...
+	@# Each black-box test has its own server and database and mostly waits
+	@# on PostgreSQL: four at a time keep two cores busy.
+	KONTERA_CONTRACT=1 $(GO) test -count=1 -parallel 4 ./...
 
 # How much of the spec the document covers ("N of M"); never fails.
 spec-coverage:

@@ -11,6 +11,7 @@ import (
 )
 
 func TestUnauthorized(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	good := e.key("owner@example.se", keySpec{})
 	revoked := e.key("owner@example.se", keySpec{})
@@ -40,6 +41,7 @@ func TestUnauthorized(t *testing.T) {
 }
 
 func TestInsufficientScope(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Scope AB")
@@ -66,6 +68,7 @@ func TestInsufficientScope(t *testing.T) {
 }
 
 func TestApiKeyGrant(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{name: "Bokföringsagent"})
 	a := e.company(owner, "Alfa AB")
@@ -117,6 +120,7 @@ func TestApiKeyGrant(t *testing.T) {
 }
 
 func TestAllowlist(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	a := e.company(owner, "Alfa AB")
@@ -149,6 +153,7 @@ func TestAllowlist(t *testing.T) {
 }
 
 func TestViewerAndReadOnlyWrites(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Roll AB")
@@ -181,6 +186,7 @@ func TestViewerAndReadOnlyWrites(t *testing.T) {
 }
 
 func TestOwnerAdminOnly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Roll AB")
@@ -212,6 +218,7 @@ func TestOwnerAdminOnly(t *testing.T) {
 }
 
 func TestKeysStoredHashed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	token := e.key("owner@example.se", keySpec{})
 	if n := e.count(`SELECT count(*) FROM api_keys WHERE position($1 in prefix) > 0 OR encode(key_hash, 'escape') LIKE '%' || $1 || '%'`, token); n != 0 {

@@ -21,6 +21,7 @@ import (
 // and its query; each answer must be a 4xx in the error envelope with a
 // catalogue code, and the books' tables keep their row counts.
 func TestBadInputNeverAnswers5xx(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t, rateLimit(0))
 	contract := b.server.Contract()
 	company := b.company.String()

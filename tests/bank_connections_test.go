@@ -60,6 +60,7 @@ func (b *partiesBooks) sync(id string) *response {
 // adds only what is new, the 7-day / gap / 90-day window, the cooldown,
 // the bank's limit, a failing bank and an expired consent.
 func TestBankConnections(t *testing.T) {
+	t.Parallel()
 	wall := &movable{}
 	wall.set(time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC))
 	bank := fakebank.New(
@@ -214,6 +215,7 @@ func TestBankConnections(t *testing.T) {
 // error; a return URL takes the user on; the daily run, in two workers at
 // once, syncs each connection once.
 func TestBankConnectionsDaily(t *testing.T) {
+	t.Parallel()
 	wall := &movable{}
 	wall.set(time.Date(2026, 3, 31, 10, 0, 0, 0, time.UTC))
 	bank := fakebank.New(fakebank.Account{UID: "only", IBAN: "SE4550000000058398257466", Currency: "SEK", Name: "Konto",
@@ -278,6 +280,7 @@ func TestBankConnectionsDaily(t *testing.T) {
 
 // Without an aggregator there are no connections, and each write says so.
 func TestBankConnectionsNone(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	if got := b.get(b.path("bank-connections"), b.token).status(t, 200).list("data.bank_connections"); len(got) != 0 {
 		t.Fatalf("connections: %v", got)

@@ -44,6 +44,7 @@ func (b *partiesBooks) events(typ string) int {
 // and undoes the payment, a row of its own; the invoice can be matched
 // again.
 func TestBankMatchesByHand(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	b.write("PATCH", "settings", map[string]any{"invoice_show_ocr": true}).status(t, 200)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
@@ -133,6 +134,7 @@ func TestBankMatchesByHand(t *testing.T) {
 // −1 145.12 SEK: 25.12 more kronor left than the debt was booked at, a
 // loss on 7960.
 func TestBankMatchForeignSupplierInvoice(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	si := b.supplierInvoice(b.supplier("Lieferant GmbH"), "R-100", 100, map[string]any{"currency": "EUR", "exchange_rate": 11.20,
 		"items": []any{map[string]any{"description": "Ersatzteile", "amount": 100, "account_number": "4000", "vat_rate": 0}}})
@@ -157,6 +159,7 @@ func TestBankMatchForeignSupplierInvoice(t *testing.T) {
 // match reckons: an öre short written off on 3740 (either way), up to
 // 5 000 kr above a supplier invoice the bank's fee on 6570.
 func TestBankMatchRules(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	inv, paid := b.issued(customer, nil), b.issued(customer, nil)
@@ -223,6 +226,7 @@ func TestBankMatchRules(t *testing.T) {
 // samlingsverifikat; the allocations add up to it exactly; refusals name
 // the allocation; uncategorize undoes every payment.
 func TestBankMatchBatch(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	one := b.issued(customer, nil)
@@ -315,6 +319,7 @@ func TestBankMatchBatch(t *testing.T) {
 // payment: the invoice is open again and a new payment of the same amount
 // and day is no lookalike. A credited invoice keeps its payments.
 func TestPaymentStornoUndoesPayment(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	inv := b.issued(customer, nil)
@@ -358,6 +363,7 @@ func TestPaymentStornoUndoesPayment(t *testing.T) {
 // bulk-book keeps to one account and kronor and to a posted verifikat,
 // a batch has an amount and open invoices, a match keeps to the currency.
 func TestBankRefusalCodes(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	b.write("POST", "cash-accounts", map[string]any{"name": "Sparkonto", "currency": "SEK", "ledger_account": "1940"}).status(t, 201)
 	b.write("POST", "cash-accounts", map[string]any{"name": "Euro", "currency": "EUR"}).status(t, 201)

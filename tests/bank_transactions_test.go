@@ -37,6 +37,7 @@ func bankRow(id, day string, amount float64, text string) map[string]any {
 // at 12 % splits 8.93 + 1.07. A re-ingest adds nothing; eight categorize
 // calls at once make one verifikat; uncategorize restores the books.
 func TestBankTransactionsBooked(t *testing.T) {
+	t.Parallel()
 	b, cash := newBankBooks(t)
 	rows := []any{bankRow("T1", "2026-03-02", -1250, "KONTORSGROSSISTEN"), bankRow("T2", "2026-03-03", -45, "AVGIFT"),
 		bankRow("T3", "2026-03-31", 0.37, "RÄNTA"), bankRow("T4", "2026-03-04", -10, "LIVSMEDEL")}
@@ -146,6 +147,7 @@ func TestBankTransactionsBooked(t *testing.T) {
 // are ignored; ignoring is allowed in a locked period. A hand-added row is
 // retitled, moved and deleted while unbooked.
 func TestBankTransactionsLockAndEdits(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	eur := b.write("POST", "cash-accounts", map[string]any{"name": "Valuta", "currency": "EUR"}).status(t, 201).str("data.cash_account_id")
 	spare := b.write("POST", "cash-accounts", map[string]any{"name": "Spar", "currency": "SEK"}).status(t, 201)
@@ -208,6 +210,7 @@ func TestBankTransactionsLockAndEdits(t *testing.T) {
 // batch books what it can; without an aggregator there are no bank
 // connections to sync.
 func TestBankTransactionsRateLinkBatch(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	b.write("POST", "cash-accounts", map[string]any{"name": "Valuta", "currency": "EUR"}).status(t, 201)
 	if _, err := b.db.Exec(`INSERT INTO fx_rates (currency, day, rate, source) VALUES ('EUR', '2026-03-05', 11.4512, 'file')`); err != nil {
@@ -287,6 +290,7 @@ func TestBankTransactionsRateLinkBatch(t *testing.T) {
 // set; linking to a posted verifikat; manual lines; uncategorizing one
 // returns them all.
 func TestBankBulkBook(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	ids := b.write("POST", "transactions/ingest", map[string]any{"transactions": []any{
 		bankRow("K1", "2026-03-05", 100, "KORT"), bankRow("K2", "2026-03-05", 150, "KORT"), bankRow("K3", "2026-03-05", 250, "KORT"),
@@ -354,6 +358,7 @@ func TestBankBulkBook(t *testing.T) {
 // verifikat that books it; pinned to a booked one, at once; a posted
 // booking's underlag is never replaced.
 func TestBankTransactionDocuments(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	upload := func(name string, salt byte) string {
 		t.Helper()
@@ -404,6 +409,7 @@ func TestBankTransactionDocuments(t *testing.T) {
 
 // Counterparty memory and the invoice a payment likely settles.
 func TestBankTransactionSuggestions(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	b.write("PATCH", "settings", map[string]any{"invoice_show_ocr": true}).status(t, 200)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
@@ -475,6 +481,7 @@ func waitOperation(b *partiesBooks, id string) *response {
 // duplicates, a Windows-1252 Nordea export reads, a bad file is refused
 // whole naming its rows, and undo deletes what nothing booked.
 func TestBankFileImport(t *testing.T) {
+	t.Parallel()
 	b, cash := newBankBooks(t)
 	eur := b.write("POST", "cash-accounts", map[string]any{"name": "Euro", "currency": "EUR"}).status(t, 201).str("data.cash_account_id")
 	imp := func(name string, data []byte) *response {
@@ -572,6 +579,7 @@ func must(b []byte, err error) []byte {
 // Money out with an open supplier invoice's amount left to pay is not
 // categorized until confirmed: it is a match's.
 func TestBankCategorizeSuggestsSupplierInvoice(t *testing.T) {
+	t.Parallel()
 	b, _ := newBankBooks(t)
 	supplier := b.write("POST", "suppliers", map[string]any{"name": "Kontorsgrossisten AB", "supplier_type": "swedish_business",
 		"default_expense_account": "5410"}).status(t, 201).str("data.id")
@@ -597,6 +605,7 @@ func TestBankCategorizeSuggestsSupplierInvoice(t *testing.T) {
 // endpoint in the encodings they come in; a Wise transfer history is read
 // for the cash account's balance; a re-import gives only duplicates.
 func TestBankFileDialects(t *testing.T) {
+	t.Parallel()
 	b, cash := newBankBooks(t)
 	eur := b.write("POST", "cash-accounts", map[string]any{"name": "Wise EUR", "currency": "EUR"}).status(t, 201).str("data.cash_account_id")
 	utf16 := func(s string) []byte {
@@ -673,6 +682,7 @@ func TestBankFileDialects(t *testing.T) {
 // Undo in each state of an import: queued and failed ones are not done
 // (409, their status said); a succeeded one is undone once.
 func TestBankFileUndoStates(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, idleWorkers())
 	file := []byte("Datum;Text;Belopp\n2026-03-06;Kaffe;-45,00\n")
 	op := importFile(b, "kaffe.csv", file, "").status(t, 202).str("data.operation_id")

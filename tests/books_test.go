@@ -67,6 +67,7 @@ func basRows(t *testing.T) map[string][]string {
 // Each company form gets the BAS grundkonton and the equity accounts of its
 // form, every account as BAS names it, with its SRU code.
 func TestSeededChartPerForm(t *testing.T) {
+	t.Parallel()
 	bas := basRows(t)
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
@@ -123,6 +124,7 @@ func TestSeededChartPerForm(t *testing.T) {
 }
 
 func TestFirstFiscalPeriod(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	now := time.Now().UTC()
@@ -172,6 +174,7 @@ func TestFirstFiscalPeriod(t *testing.T) {
 }
 
 func TestAccountsLifecycle(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Konto AB")
@@ -241,6 +244,7 @@ func TestAccountsLifecycle(t *testing.T) {
 }
 
 func TestFiscalPeriods(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "År AB")
@@ -283,6 +287,7 @@ func TestFiscalPeriods(t *testing.T) {
 }
 
 func TestSettings(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	r := e.post("/api/v1/companies", owner, map[string]any{"name": "Inställning AB", "entity_type": "aktiebolag",
@@ -352,6 +357,7 @@ func TestSettings(t *testing.T) {
 }
 
 func TestCapabilitiesTrial(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Prov AB")
@@ -382,6 +388,7 @@ func TestCapabilitiesTrial(t *testing.T) {
 
 // Another company's books answer 404, as if they did not exist.
 func TestBooksOfAnotherCompany(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Eget AB")
@@ -407,6 +414,7 @@ func TestBooksOfAnotherCompany(t *testing.T) {
 
 // An enskild firma's personnummer never shows whole in settings.
 func TestSettingsMaskPersonnummer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	r := e.post("/api/v1/companies", owner, map[string]any{"name": "Firma Berg", "entity_type": "enskild_firma",
@@ -426,6 +434,7 @@ func TestSettingsMaskPersonnummer(t *testing.T) {
 // Dry runs of the settings changes store nothing, and a VAT-only setting
 // sent while deregistering is refused rather than silently dropped.
 func TestSettingsDryRunsAndContradictions(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	r := e.post("/api/v1/companies", owner, map[string]any{"name": "Prov AB", "entity_type": "aktiebolag",

@@ -44,6 +44,7 @@ var budgets = map[string]int64{
 }
 
 func TestStatementBudgets(t *testing.T) {
+	t.Parallel()
 	d, counter := pgtest.NewCounted(t)
 	// The workers look for work once, at start, and not while we count.
 	b := newLedgerOn(t, d, idleWorkers(), func(c *httpapi.Config) { c.Webhooks.Client.Guard.AllowLoopback = true })

@@ -11,6 +11,7 @@ import (
 // then the next free slot, added to the chart), the primary, the rules
 // and codes, owners and admins only, and the payee invoices print.
 func TestCashAccounts(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	if got := b.get(b.path("cash-accounts"), b.token).status(t, 200).list("data.cash_accounts"); len(got) != 0 {
 		t.Fatalf("a new company has cash accounts: %v", got)
@@ -118,6 +119,7 @@ func TestCashAccounts(t *testing.T) {
 // An invoice in a currency whose payee default is a cash account prints
 // that account's payment details.
 func TestInvoicePrintsThePayeeDefault(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	b.write("PATCH", "settings", map[string]any{"bankgiro": "5050-1055"}).status(t, 200)
 	eur := b.write("POST", "cash-accounts", map[string]any{"name": "Valutakonto", "currency": "EUR",

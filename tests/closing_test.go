@@ -16,6 +16,7 @@ var token = regexp.MustCompile(`-[1-9][0-9]{15}`)
 // replay is the answer byte for byte, and posted_at is what the database
 // stored.
 func TestCommitFillsInItsNumberEverywhere(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	b.posted(t, "01-10")
 	b.posted(t, "01-11")

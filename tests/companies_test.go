@@ -7,6 +7,7 @@ import (
 )
 
 func TestCreateCompany(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	y := today.Year()
@@ -53,6 +54,7 @@ func TestCreateCompany(t *testing.T) {
 }
 
 func TestCreateCompanyRefusals(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	base := func(over map[string]any) map[string]any {

@@ -114,6 +114,7 @@ func (c *consumer) scenario(t *testing.T, url, key string) string {
 // and runs its scenario against the live server, then the same compiled
 // scenario through Prism (built once: the compile is most of the time).
 func TestTypeScriptConsumer(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c := newConsumer(t, e)
 	out := c.scenario(t, e.srv.URL, e.key("ts@example.se", keySpec{}))
@@ -211,6 +212,7 @@ func freePort(t *testing.T) int {
 // document (with consumer/consumer-codegen.yaml) compiles and runs its
 // scenario against the live server.
 func TestGoConsumer(t *testing.T) {
+	t.Parallel()
 	contractTools(t) // same gate as the other consumers: make test runs it
 	e := newEnv(t)
 	res, err := http.Get(e.srv.URL + "/api/v1/openapi.json")
@@ -248,6 +250,7 @@ func TestGoConsumer(t *testing.T) {
 // document that breaks them, so their passing in make lint means
 // something.
 func TestLintersCatchViolations(t *testing.T) {
+	t.Parallel()
 	tools := contractTools(t)
 	raw, err := os.ReadFile("../openapi/openapi.json")
 	if err != nil {

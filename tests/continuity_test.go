@@ -72,6 +72,7 @@ func balanceSheet(m map[string]float64) map[string]float64 {
 // Now the close names the accounts that differ, and a second year-end
 // brings the opening balance in line.
 func TestCloseRefusesAStaleOpeningBalance(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	y1, py := b.pastYear(t)
 	b.entry(t, y1, py+"-03-15", [3]any{"1930", 1250, 0}, [3]any{"3001", 0, 1000}, [3]any{"2611", 0, 250})
@@ -112,6 +113,7 @@ func TestCloseRefusesAStaleOpeningBalance(t *testing.T) {
 // Defect 2: re-running the year-end double-counted the opening balance,
 // because the storno of an opening balance counted as turnover.
 func TestRerunYearEndReplacesTheOpeningBalance(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	y1, py := b.pastYear(t)
 	b.entry(t, y1, py+"-01-01", [3]any{"1930", 25000, 0}, [3]any{"2081", 0, 25000})
@@ -143,6 +145,7 @@ func TestRerunYearEndReplacesTheOpeningBalance(t *testing.T) {
 // next year, and the next year's opening balance replaced with invented
 // figures. Now nothing reaches a closed year or its continuation.
 func TestClosedYearStaysClosed(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	y1, py := b.pastYear(t)
 	sale := b.entry(t, y1, py+"-03-15", [3]any{"1930", 1250, 0}, [3]any{"3001", 0, 1000}, [3]any{"2611", 0, 250})
@@ -199,6 +202,7 @@ func (b *ledgerBooks) draftIn(t *testing.T, period, date string) *response {
 // Defect 5: the year-end and its opening balance were posted on or
 // before the company's lock date.
 func TestYearEndRespectsTheLockDate(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	y1, py := b.pastYear(t)
 	b.entry(t, y1, py+"-03-15", [3]any{"1930", 1250, 0}, [3]any{"3001", 0, 1000}, [3]any{"2611", 0, 250})
@@ -214,6 +218,7 @@ func TestYearEndRespectsTheLockDate(t *testing.T) {
 
 // Defect 6: a storno dated before the entry it reverses.
 func TestStornoIsNotDatedBeforeItsOriginal(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	id := b.posted(t, "06-15")
 	r := b.action(id, "reverse", map[string]any{"reversal_date": b.day("06-14")}).errorCode(t, 400, "VALIDATION_ERROR")
@@ -226,6 +231,7 @@ func TestStornoIsNotDatedBeforeItsOriginal(t *testing.T) {
 // Defect 7: a draft behind the lock date could be neither committed nor
 // cancelled, and blocked the period lock for good.
 func TestDraftBehindTheLockDateCanBeCancelled(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	draft := b.create(b.sale("02-10")).status(t, 201).str("data.id")
 	b.patch(b.base+"/settings/bookkeeping-lock", b.token, map[string]any{"bookkeeping_locked_through": b.day("02-28")}).status(t, 200)
@@ -240,6 +246,7 @@ func TestDraftBehindTheLockDateCanBeCancelled(t *testing.T) {
 
 // Defect 8: amounts written with trailing zeros were refused.
 func TestAmountsWithTrailingZeros(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	body := func(debit string) string {
 		return `{"fiscal_period_id":"` + b.period + `","entry_date":"` + b.day("04-01") + `","description":"Nollor",
@@ -260,6 +267,7 @@ func TestAmountsWithTrailingZeros(t *testing.T) {
 // bound, 999 999 999 999.99, holds for a line, an entry's total and an
 // account's balance, and the reports stay readable.
 func TestAmountBounds(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	entry := func(amounts ...float64) map[string]any {
 		ls := []map[string]any{}
@@ -298,6 +306,7 @@ func TestAmountBounds(t *testing.T) {
 // Defect 10: a foreign-currency line's kronor amount was never compared
 // with amount × rate.
 func TestForeignCurrencyLinesAreChecked(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	entry := func(sek float64) map[string]any {
 		return map[string]any{"fiscal_period_id": b.period, "entry_date": b.day("05-02"), "description": "EUR-faktura",
@@ -323,6 +332,7 @@ func TestForeignCurrencyLinesAreChecked(t *testing.T) {
 // person behind the key as well as the key. A verifikat names its
 // counterparty.
 func TestRattelseAndPosterInTheRegister(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	agent := b.key("owner@example.se", keySpec{name: "Bokföringsagent"})
 	var userID string
@@ -426,6 +436,7 @@ func TestRattelseAndPosterInTheRegister(t *testing.T) {
 // hand, fixed once the year is marked closed, and set again only after an
 // owner re-opens it.
 func TestYearClosedOutsideKontera(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	y0, py := b.pastYear(t)
 	manual := func(amount float64) *response {
@@ -488,6 +499,7 @@ func TestYearClosedOutsideKontera(t *testing.T) {
 // account's total but moves it between projects makes the close refuse
 // until the year-end has run again.
 func TestOpeningBalancePerProject(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	y1, py := b.pastYear(t)
 	tagged := func(md string, lines ...map[string]any) {

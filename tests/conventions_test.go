@@ -39,6 +39,7 @@ func seedCompanies(e *env, email string, n int) {
 }
 
 func TestCursorPagination(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	seedCompanies(e, "owner@example.se", 5)
@@ -86,6 +87,7 @@ func TestCursorPagination(t *testing.T) {
 }
 
 func TestLimitClamping(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	seedCompanies(e, "owner@example.se", 105)
@@ -111,6 +113,7 @@ func TestLimitClamping(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, rateLimit(100))
 	key := e.key("owner@example.se", keySpec{})
 	var last *response
@@ -168,6 +171,7 @@ func refilled(start time.Time, limit int) int {
 }
 
 func TestRateLimitHeldAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	a := newEnv(t, rateLimit(10))
 	b := envOn(t, a.db, rateLimit(10))
 	key := a.key("owner@example.se", keySpec{})
@@ -191,6 +195,7 @@ func TestRateLimitHeldAcrossReplicas(t *testing.T) {
 // replicas together still never admit more than the bucket holds, and
 // admit no fewer than it holds less what each may forfeit.
 func TestRateLimitLeasesAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	const limit = 1000
 	a := newEnv(t, rateLimit(limit))
 	b := envOn(t, a.db, rateLimit(limit))
@@ -234,6 +239,7 @@ func TestRateLimitLeasesAcrossReplicas(t *testing.T) {
 }
 
 func TestRateLimitOff(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, rateLimit(0))
 	key := e.key("owner@example.se", keySpec{})
 	for range 120 {
@@ -244,6 +250,7 @@ func TestRateLimitOff(t *testing.T) {
 }
 
 func TestRequestID(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	key := e.key("owner@example.se", keySpec{})
 	r := e.do(req{Method: "GET", Path: "/api/v1/api-key", Token: key, Header: map[string]string{"X-Request-Id": "abc-123"}})
@@ -272,6 +279,7 @@ func TestRequestID(t *testing.T) {
 }
 
 func TestValidationDetails(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	key := e.key("owner@example.se", keySpec{})
 	r := e.post("/api/v1/companies", key, map[string]any{
@@ -309,6 +317,7 @@ func TestValidationDetails(t *testing.T) {
 }
 
 func TestNotFoundAndMethodNotAllowed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	key := e.key("owner@example.se", keySpec{})
 	r := e.get("/api/v1/no-such-thing", key).errorCode(t, 404, "NOT_FOUND")
@@ -324,6 +333,7 @@ func TestNotFoundAndMethodNotAllowed(t *testing.T) {
 }
 
 func TestSpecServedByteIdentical(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.get("/api/v1/openapi.json", "").status(t, 200)
 	onDisk, err := os.ReadFile("../openapi/openapi.json")
@@ -339,6 +349,7 @@ func TestSpecServedByteIdentical(t *testing.T) {
 }
 
 func TestHealth(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.get("/api/v1/health", "").status(t, 200)
 	if r.str("data.status") != "ok" || r.str("data.service") != "kontera" || r.str("data.api_version") != "2026-05-12" ||
@@ -351,6 +362,7 @@ func TestHealth(t *testing.T) {
 }
 
 func TestHealthDegradedWithoutDatabase(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	d, err := store.Open(t.Context(), pgtest.NewURL(t))
 	if err != nil {
@@ -370,6 +382,7 @@ func TestHealthDegradedWithoutDatabase(t *testing.T) {
 // Text PostgreSQL cannot store, or would store altered, is a client
 // mistake: 400 naming the field, never a 500, nothing stored.
 func TestTextThatCannotBeStored(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	key := e.key("owner@example.se", keySpec{})
 	c := e.company(key, "Text AB")
@@ -399,6 +412,7 @@ func TestTextThatCannotBeStored(t *testing.T) {
 // The document is cacheable and compressible, and still the same bytes
 // once decoded.
 func TestSpecETagAndGzip(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	get := func(h map[string]string) *http.Response {
 		req, _ := http.NewRequest("GET", e.srv.URL+"/api/v1/openapi.json", nil)
@@ -449,6 +463,7 @@ func TestSpecETagAndGzip(t *testing.T) {
 // in a minute is refused with 429 — and then so is a valid key from it —
 // while another address is heard as before.
 func TestFailedAuthenticationsAreLimited(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	valid := e.key("owner@example.se", keySpec{})
 	statuses := map[int]int{}

@@ -9,6 +9,7 @@ import (
 // Bulk create: each item on its own, one key for the batch, a retry
 // replays the first answer.
 func TestCustomerBulkPartialSuccessAndReplay(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	body := map[string]any{"customers": []any{
 		map[string]any{"name": "Ett AB", "customer_type": "swedish_business", "org_number": orgNumber(1)},
@@ -74,6 +75,7 @@ func TestCustomerBulkPartialSuccessAndReplay(t *testing.T) {
 // 250 customers: every page in created order, search by name and by the
 // start of the organisation number, type and archive filters.
 func TestCustomerSearchAndPagination(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	for batch := 0; batch < 5; batch++ {
 		items := make([]any, 50)
@@ -156,6 +158,7 @@ func TestCustomerSearchAndPagination(t *testing.T) {
 // DELETE archives: 204, idempotent, readable by id, out of lists unless
 // asked for, back with archived_at: null.
 func TestCustomerArchive(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	id := b.createCustomer(map[string]any{"name": "Arkiv AB", "customer_type": "swedish_business", "org_number": orgNumber(9)}).status(t, 201).str("data.id")
 	b.do(req{Method: "DELETE", Path: b.path("customers/" + id), Token: b.token}).errorCode(t, 400, "VALIDATION_ERROR")

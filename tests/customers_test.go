@@ -15,6 +15,7 @@ import (
 )
 
 func TestCustomerCreateReadAndDefaults(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	r := b.createCustomer(map[string]any{"name": "Byggbolaget i Norrland AB", "customer_type": "swedish_business",
 		"org_number": "5563343689", "vat_number": "se556334368901", "email": "faktura@byggbolaget.se",
@@ -64,6 +65,7 @@ func TestCustomerCreateReadAndDefaults(t *testing.T) {
 }
 
 func TestCustomerCreateNeedsKeyAndDryRunStoresNothing(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	body := map[string]any{"name": "Kund AB", "customer_type": "swedish_business", "org_number": orgNumber(1)}
 	b.post(b.path("customers"), b.token, body).errorCode(t, 400, "VALIDATION_ERROR")
@@ -89,6 +91,7 @@ func TestCustomerCreateNeedsKeyAndDryRunStoresNothing(t *testing.T) {
 
 // Rule 1: org_number is unique in the company.
 func TestCustomerRule1DuplicateOrgNumber(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	first := b.createCustomer(map[string]any{"name": "Först AB", "customer_type": "swedish_business", "org_number": "556334-3689"}).status(t, 201)
 	r := b.createCustomer(map[string]any{"name": "Andra AB", "customer_type": "swedish_business", "org_number": "556334 3689"})
@@ -114,6 +117,7 @@ func TestCustomerRule1DuplicateOrgNumber(t *testing.T) {
 // Rule 2: a personnummer sent as org_number on an individual moves into
 // personal_number; a different personal_number in the same body is 400.
 func TestCustomerRule2PersonnummerMovesToPersonalNumber(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	r := b.createCustomer(map[string]any{"name": "Anna Svensson", "customer_type": "individual", "org_number": "19811218-9876"}).status(t, 201)
 	if r.at("data.org_number") != nil || r.str("data.personal_number") != "********-9876" {
@@ -133,6 +137,7 @@ func TestCustomerRule2PersonnummerMovesToPersonalNumber(t *testing.T) {
 // Rule 3: a personnummer as org_number is a sole trader's on
 // swedish_business and refused on eu_business and non_eu_business.
 func TestCustomerRule3SoleTrader(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	r := b.createCustomer(map[string]any{"name": "Eks Snickeri", "customer_type": "swedish_business",
 		"org_number": "811218-9876", "vat_number": "SE811218987601"}).status(t, 201)
@@ -155,6 +160,7 @@ func TestCustomerRule3SoleTrader(t *testing.T) {
 
 // Rule 4: personal_number only on an individual.
 func TestCustomerRule4PersonalNumberOnlyForIndividuals(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	for _, typ := range []string{"swedish_business", "eu_business", "non_eu_business"} {
 		b.createCustomer(map[string]any{"name": "Bolaget", "customer_type": typ, "personal_number": "811218-9876"}).
@@ -189,6 +195,7 @@ func TestCustomerRule4PersonalNumberOnlyForIndividuals(t *testing.T) {
 
 // Rule 5: an eu_business VAT number is checked in VIES on commit only.
 func TestCustomerRule5VIESOnCommitOnly(t *testing.T) {
+	t.Parallel()
 	fake := newFakeVIES(t)
 	b := newPartiesBooks(t, withVIES(fake.client()))
 	body := map[string]any{"name": "Muster GmbH", "customer_type": "eu_business", "country": "DE", "vat_number": "DE 123 456 789"}
@@ -256,6 +263,7 @@ func TestCustomerRule5VIESOnCommitOnly(t *testing.T) {
 
 // Offline (no VIES URL), the number is stored unvalidated with a warning.
 func TestCustomerVIESOffline(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	r := b.createCustomer(map[string]any{"name": "Muster GmbH", "customer_type": "eu_business", "vat_number": "DE123456789"}).status(t, 201)
 	if r.at("data.vat_number_validated") != false || r.str("meta.warnings.0.code") != "VIES_UNAVAILABLE" ||
@@ -267,6 +275,7 @@ func TestCustomerVIESOffline(t *testing.T) {
 // The personnummer is sealed at rest and never appears in clear in an
 // answer, the audit trail, an event, a stored idempotent answer or a log.
 func TestCustomerPersonnummerNeverInClear(t *testing.T) {
+	t.Parallel()
 	var logs bytes.Buffer
 	core := zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(&logs), zap.DebugLevel)
 	b := newPartiesBooks(t, func(c *httpapi.Config) { c.Log = zap.New(core) })

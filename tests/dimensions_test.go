@@ -41,6 +41,7 @@ func (b *dims) enable(t *testing.T) {
 }
 
 func TestDimensionsSystemAndCustom(t *testing.T) {
+	t.Parallel()
 	b := newDims(t)
 	l := b.get(b.base+"/dimensions", b.token).status(t, 200)
 	ds := l.list("data.dimensions")
@@ -101,6 +102,7 @@ func TestDimensionsSystemAndCustom(t *testing.T) {
 }
 
 func TestDimensionValues(t *testing.T) {
+	t.Parallel()
 	b := newDims(t)
 	one, six := b.dimension(t, 1), b.dimension(t, 6)
 	v := b.send("POST", "/"+six+"/values", map[string]any{"code": "P100", "name": "Ombyggnad", "start_date": b.day("03-01"), "end_date": b.day("06-30")}).status(t, 201)
@@ -165,6 +167,7 @@ func TestDimensionValues(t *testing.T) {
 // With the register enabled every posting's tags are checked; archiving a
 // value refuses new postings and keeps the old ones tagged.
 func TestDimensionsEnforcedOnPostings(t *testing.T) {
+	t.Parallel()
 	b := newDims(t)
 	six := b.dimension(t, 6)
 	id := b.send("POST", "/"+six+"/values", map[string]any{"code": "P100", "name": "Ombyggnad", "start_date": b.day("03-01"), "end_date": b.day("06-30")}).status(t, 201).str("data.id")
@@ -236,6 +239,7 @@ func TestDimensionsEnforcedOnPostings(t *testing.T) {
 
 // The income statement per project, checked by hand.
 func TestDimensionPnl(t *testing.T) {
+	t.Parallel()
 	b := newDims(t)
 	six, one := b.dimension(t, 6), b.dimension(t, 1)
 	b.send("POST", "/"+six+"/values", map[string]any{"code": "P1", "name": "Alfa"}).status(t, 201)
@@ -346,6 +350,7 @@ func TestDimensionPnl(t *testing.T) {
 
 // Dimensions created at once each get a number of their own.
 func TestDimensionsCreatedConcurrently(t *testing.T) {
+	t.Parallel()
 	b := newDims(t)
 	const n = 6
 	done := make(chan int, n)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestLlmsTxtAndSkillsFromTheDocument(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	c, err := openapi.Load()
 	if err != nil {
@@ -57,6 +58,7 @@ func TestLlmsTxtAndSkillsFromTheDocument(t *testing.T) {
 }
 
 func TestErrorReference(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.do(req{Method: "GET", Path: "/docs/api/errors", Header: map[string]string{"Accept": "application/json"}}).status(t, 200)
 	codes := r.list("data.errors")

@@ -35,6 +35,7 @@ func docRow(t *testing.T, app *store.DB, company uuid.UUID, sha, entry string) s
 // never shortened, a superseded version stays superseded, and nobody
 // truncates the table.
 func TestDocumentsAreWriteOnceInTheDatabase(t *testing.T) {
+	t.Parallel()
 	app, owner, b := guardedBooks(t)
 	ctx := context.Background()
 	sha := func(c string) string { return strings.Repeat(c, 64) }
@@ -168,6 +169,7 @@ func TestDocumentsAreWriteOnceInTheDatabase(t *testing.T) {
 // waits for it and then sees the document linked: a posted verifikat never
 // loses its underlag to a race.
 func TestDocumentDeleteWaitsForThePosting(t *testing.T) {
+	t.Parallel()
 	app, _, b := guardedBooks(t)
 	draft := b.create(b.sale("03-16")).status(t, 201).str("data.id")
 	doc := docRow(t, app, b.company, strings.Repeat("a", 64), draft)

@@ -22,6 +22,7 @@ import (
 // DOC_NOT_FOUND. (Rows with made-up hashes are written in SQL: no bytes
 // are needed to list them.)
 func TestDocumentsAreListedAndShown(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	posted := b.posted(t, "03-15")
 	draft := b.create(b.sale("03-16")).status(t, 201).str("data.id")
@@ -87,6 +88,7 @@ func TestDocumentsAreListedAndShown(t *testing.T) {
 // A download answers a URL signed for the document's company, id and
 // bytes, good for 900 seconds, and each call leaves an audit row.
 func TestDocumentDownloadURL(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	sha := strings.Repeat("7", 64)
 	doc := docRow(t, b.db, b.company, sha, "")
@@ -125,6 +127,7 @@ func clock(at func() time.Time) option { return func(c *httpapi.Config) { c.Now 
 // part is not found, a late one is refused, and bytes that are not those
 // uploaded are never served.
 func TestDocumentFileBySignedURL(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	pdf := samples.All()[0]
 	doc := b.upload(form{name: pdf.Name, data: pdf.Data}, "").status(t, 201).str("data.id")
@@ -197,6 +200,7 @@ func TestDocumentFileBySignedURL(t *testing.T) {
 // takes nothing, and the no-document-required mark goes when underlag
 // comes. A dry run links nothing.
 func TestDocumentLink(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	doc := docRow(t, b.db, b.company, strings.Repeat("1", 64), "")
 	link := func(body map[string]any) *response {
@@ -260,6 +264,7 @@ func TestDocumentLink(t *testing.T) {
 // a version superseded while it was underlag, are refused, and each
 // refusal leaves its audit row though nothing else changes.
 func TestDocumentDelete(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	del := func(id string) *response {
 		return b.do(req{Method: "DELETE", Path: b.base + "/documents/" + id, Token: b.token,
@@ -313,6 +318,7 @@ func TestDocumentDelete(t *testing.T) {
 // as needing none (the bulk mark skips it), and a line with underlag is
 // not struck.
 func TestLedgerRespectsUnderlag(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	posted := b.posted(t, "03-15")
 	bare := b.posted(t, "03-16")
@@ -338,6 +344,7 @@ func TestLedgerRespectsUnderlag(t *testing.T) {
 // Correct and redate take the underlag to the replacement, line links by
 // sort order; a storno leaves it on the original.
 func TestUnderlagFollowsTheCorrection(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	posted := b.posted(t, "03-15")
 	line := b.get(b.base+"/journal-entries/"+posted, b.token).status(t, 200).str("data.lines.2.id")

@@ -10,6 +10,7 @@ import (
 // hand: the year-end, a late change in the locked year, the year-end run
 // again, the close, and the next year opening with the closing balances.
 func TestAYearOfBooksStaysContinuous(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	y1, py := b.pastYear(t)
 	d := func(md string) string { return py + "-" + md }

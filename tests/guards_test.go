@@ -18,6 +18,7 @@ import (
 // here as that role (and, where the guard is a trigger, as the owner too),
 // and every one is refused.
 func TestDatabaseGuardsHoldAgainstTheApplicationRole(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	app, owner, b := guardedBooks(t)
 	company := b.company

@@ -157,6 +157,7 @@ func (b *inboxBooks) deliver(raw []byte, secret string, at time.Time) *response 
 // scan kept unread; an .exe alone is an error item; the same Message-ID
 // twice adds nothing; a bad or stale signature is 401.
 func TestInboundEmail(t *testing.T) {
+	t.Parallel()
 	b := newInboxBooks(t)
 	raw := rawMail("88123@kontorsgrossisten.se", "=?ISO-8859-1?Q?Faktura_f=F6r_mars?=",
 		inbox.Attachment{Name: "faktura-88123.pdf", Type: "application/pdf", Data: invoicePDF(t, "88123")},
@@ -238,6 +239,7 @@ func TestInboundEmail(t *testing.T) {
 // document as underlag; once. Stamp, match, correct and delete keep
 // their rules; the bank matches wait for the bank.
 func TestInboxItemFlows(t *testing.T) {
+	t.Parallel()
 	b := newInboxBooks(t)
 	r := b.deliver(rawMail("1@k", "Fakturor", inbox.Attachment{Name: "a.pdf", Type: "application/pdf", Data: invoicePDF(t, "A-1")},
 		inbox.Attachment{Name: "b.pdf", Type: "application/pdf", Data: invoicePDF(t, "B-1")},
@@ -326,6 +328,7 @@ func TestInboxItemFlows(t *testing.T) {
 // An upload from api that is nobody's underlag waits in the inbox, read;
 // an invoice paid privately and a credit note take an item with them.
 func TestInboxFromUploadAndPrivatePayment(t *testing.T) {
+	t.Parallel()
 	b := newInboxBooks(t)
 	lb := &ledgerBooks{env: b.env, token: b.token, base: "/api/v1/companies/" + b.company.String()}
 	up := lb.upload(form{name: "kvitto.pdf", partType: "application/pdf", data: invoicePDF(t, "K-9")}, "").status(t, 201)

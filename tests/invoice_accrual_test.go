@@ -31,6 +31,7 @@ func (b *partiesBooks) balance(account string) int {
 // moved to 3001 once the month has ended, dated its last day. Credited
 // in May, April's release is taken back and May and June are cancelled.
 func TestInvoiceAccrual(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC)
 	b := newPartiesBooks(t, clock(func() time.Time { return now }))
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
@@ -81,6 +82,7 @@ func TestInvoiceAccrual(t *testing.T) {
 // A bad period, a balance account without one, a text line or
 // kontantmetoden: 400 INVOICE_CREATE_ACCRUAL_INVALID naming the field.
 func TestInvoiceAccrualRefuses(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	line := func(more map[string]any) map[string]any {

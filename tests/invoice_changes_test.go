@@ -20,6 +20,7 @@ func (b *partiesBooks) patch(id string, body map[string]any) *response {
 // treatment decided. Customer, currency and type stay; an issued invoice
 // is not changed.
 func TestInvoiceUpdate(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
 		b.company); err != nil {
@@ -75,6 +76,7 @@ func TestInvoiceUpdate(t *testing.T) {
 // A draft in euro without a rate cannot be issued; setting the rate by
 // PATCH, as the refusal advises, lets it.
 func TestInvoiceUpdateRate(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	eu := b.euBuyer()
 	id := b.createInvoice(consulting(eu, map[string]any{"currency": "EUR"})).status(t, 201).str("data.id")
@@ -91,6 +93,7 @@ func TestInvoiceUpdateRate(t *testing.T) {
 // With defer_invoice_booking the sale is booked by book, dated its
 // invoice date, once; the refusals name why.
 func TestInvoiceBook(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	booked := b.issued(customer, nil)
@@ -132,6 +135,7 @@ func TestInvoiceBook(t *testing.T) {
 // issued here. (Under kontantmetoden the whole request is refused: see
 // TestInvoiceBook.)
 func TestInvoiceBulkBook(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	draft := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
@@ -164,6 +168,7 @@ func TestInvoiceBulkBook(t *testing.T) {
 // bulk-create stores each draft on its own; a quote, a treatment of its
 // own or an unknown customer fails that item alone.
 func TestInvoiceBulkCreate(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	batch := map[string]any{"invoices": []any{
@@ -201,6 +206,7 @@ func TestInvoiceBulkCreate(t *testing.T) {
 // and then neither decided again nor cancelled. Only a quote of the same
 // customer, not declined, is made into an invoice.
 func TestInvoiceFromQuote(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	other := b.createCustomer(map[string]any{"name": "Annan AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
@@ -234,6 +240,7 @@ func TestInvoiceFromQuote(t *testing.T) {
 // and archiving at once, one of them wins and the books agree: an issued
 // invoice keeps its customer active, an archived customer gets no invoice.
 func TestInvoiceIssueArchivedCustomer(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	gone := b.createCustomer(map[string]any{"name": "Borta AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	draft := b.createInvoice(consulting(gone, nil)).status(t, 201).str("data.id")

@@ -24,6 +24,7 @@ func (b *partiesBooks) receivables() int {
 // settles the 7 500 that was never paid and leaves the 5 000 paid to be
 // paid back, which books D 1510 / C 1930. 1510 ends at 0.
 func TestInvoiceCredit(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 25, 9, 0, 0, 0, time.UTC) }))
 	b.write("PATCH", "settings", map[string]any{"invoice_prefix": "2026-00", "next_invoice_number": 42,
 		"invoice_show_ocr": true}).status(t, 200)
@@ -115,6 +116,7 @@ func TestInvoiceCredit(t *testing.T) {
 // 5 000 paid was 4 000 + 1 000, so D 3001 4 000, D 2611 1 000 / C 1510
 // 5 000, paid back from 1930. Nothing paid: nothing booked.
 func TestInvoiceCreditCashMethod(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 25, 9, 0, 0, 0, time.UTC) }))
 	b.write("PATCH", "settings/tax-profile", map[string]any{"accounting_method": "cash"}).status(t, 200)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
@@ -140,6 +142,7 @@ func TestInvoiceCreditCashMethod(t *testing.T) {
 // as 11 500 on 1510; paid back at 11.80, 300 more kronor leave than were
 // booked, a loss on 7960.
 func TestInvoiceCreditForeign(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 25, 9, 0, 0, 0, time.UTC) }))
 	eu := b.euBuyer()
 	id := b.createInvoice(consulting(eu, map[string]any{"currency": "EUR", "exchange_rate": 11.5, "items": []any{map[string]any{

@@ -36,6 +36,7 @@ func lines(r *response, path string) string {
 // C 2611 2 500. Issued once; a dry run shows the lines and changes
 // nothing; a failure gives the number back.
 func TestInvoiceMarkSent(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	b.write("PATCH", "settings", map[string]any{"invoice_prefix": "2026-00", "next_invoice_number": 42,
 		"invoice_show_ocr": true}).status(t, 200)
@@ -98,6 +99,7 @@ func TestInvoiceMarkSent(t *testing.T) {
 // 11 500 on 1510 (carrying the euros) and on 3308. Without a rate the
 // draft is not issued.
 func TestInvoiceMarkSentForeign(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	eu := b.euBuyer()
 	eur := func(more map[string]any) map[string]any {
@@ -128,6 +130,7 @@ func mergeMaps(a, b map[string]any) map[string]any {
 // Kontantmetoden books nothing at issue; the number is taken all the
 // same, without an OCR reference unless the settings show one.
 func TestInvoiceMarkSentCashMethod(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	b.write("PATCH", "settings/tax-profile", map[string]any{"accounting_method": "cash"}).status(t, 200)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
@@ -143,6 +146,7 @@ func TestInvoiceMarkSentCashMethod(t *testing.T) {
 // date; receivables booked before it by other means (an opening balance
 // on 1510) are history it does not hold.
 func TestInvoiceCoverage(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	coverage := func() (any, any) {
 		r := b.get(b.path("invoices"), b.token).status(t, 200)
@@ -173,6 +177,7 @@ func TestInvoiceCoverage(t *testing.T) {
 // 50, each once; eight requests on one draft issue it once, with one
 // verifikat.
 func TestInvoiceMarkSentConcurrent(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	ids := make([]string, 50)
@@ -249,6 +254,7 @@ func (b *partiesBooks) issued(customer string, more map[string]any) string {
 // it paid and is announced. A likely duplicate waits for force; more than
 // is left, or a payment of a draft or a paid invoice, is refused.
 func TestInvoiceMarkPaid(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 25, 9, 0, 0, 0, time.UTC) }))
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	id := b.issued(customer, nil)
@@ -303,6 +309,7 @@ func TestInvoiceMarkPaid(t *testing.T) {
 // Kontantmetoden: nothing at issue; each payment books its share of the
 // sale: 5 000 is 4 000 + 1 000, the 7 500 left 6 000 + 1 500.
 func TestInvoiceMarkPaidCashMethod(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	b.write("PATCH", "settings/tax-profile", map[string]any{"accounting_method": "cash"}).status(t, 200)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
@@ -324,6 +331,7 @@ func TestInvoiceMarkPaidCashMethod(t *testing.T) {
 // 1 000 EUR of services booked at 11.50: paid at 11.30 it is 200.00 short,
 // an exchange loss; at 11.80 300.00 over, a gain.
 func TestInvoiceMarkPaidForeign(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	eu := b.euBuyer()
 	eur := consulting(eu, map[string]any{"currency": "EUR", "exchange_rate": 11.5, "items": []any{map[string]any{
@@ -346,6 +354,7 @@ func TestInvoiceMarkPaidForeign(t *testing.T) {
 // With defer_invoice_booking, issuing books nothing; the payment books
 // the sale first, then itself.
 func TestInvoiceMarkPaidDeferred(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	b.write("PATCH", "settings/tax-profile", map[string]any{"defer_invoice_booking": true}).status(t, 200)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
@@ -373,6 +382,7 @@ func TestInvoiceMarkPaidDeferred(t *testing.T) {
 // cancelled and keeps its number, the next quote taking OF-2; an issued
 // invoice is not deleted.
 func TestInvoiceDelete(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	draft := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
@@ -419,6 +429,7 @@ func TestInvoiceDelete(t *testing.T) {
 // its validity moved with its due date; expired is derived from the
 // clock; an invoice or a cancelled quote takes no decision.
 func TestQuoteStatus(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC)
 	b := newPartiesBooks(t, clock(func() time.Time { return now }))
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")

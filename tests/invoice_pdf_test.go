@@ -75,6 +75,7 @@ func (b *partiesBooks) pdf(id, filename string) []byte {
 // what the customer needs: number, amount, OCR, address, due date, and
 // the company's identity at the foot.
 func TestInvoicePDF(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	b := newPartiesBooks(t, clock(func() time.Time { return now }))
 	b.write("PATCH", "settings", map[string]any{"invoice_prefix": "2026-", "next_invoice_number": 42, "invoice_show_ocr": true,
@@ -165,6 +166,7 @@ func (b *partiesBooks) heldBy(id string) string {
 // verifikat, its first. A credit note is archived as a Kreditfaktura
 // citing the invoice it credits.
 func TestInvoicePDFHeldUntilFirstVerifikat(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	b.write("PATCH", "settings/tax-profile", map[string]any{"accounting_method": "cash"}).status(t, 200)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
@@ -194,6 +196,7 @@ func TestInvoicePDFHeldUntilFirstVerifikat(t *testing.T) {
 // the property; Att betala is 17 500 − 3 750 = 13 750. Colours are
 // #RRGGBB or refused, naming the field.
 func TestInvoicePDFROTAndSettings(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	b.write("PATCH", "settings", map[string]any{"invoice_primary_color": "red"}).errorCode(t, 400, "VALIDATION_ERROR")
 	b.write("PATCH", "settings", map[string]any{"invoice_accent_color": "#12345"}).errorCode(t, 400, "VALIDATION_ERROR")
@@ -228,6 +231,7 @@ func logoPNG(t *testing.T, w, h int, c color.RGBA) []byte {
 // top left of page 1, under the band of invoice_primary_color, which
 // page 1 rendered at 50 dpi shows.
 func TestInvoiceLogo(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	put := func(body []byte, contentType string) *response {
 		return b.do(req{Method: "PUT", Path: b.path("settings/invoice-logo"), Token: b.token, Body: body,

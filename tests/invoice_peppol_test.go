@@ -110,6 +110,7 @@ func blockerCodes(r *response) []string {
 // queued, submitted by the worker and followed to delivered. Sending
 // again is 409; a rejected delivery may be followed by another.
 func TestInvoicePeppol(t *testing.T) {
+	t.Parallel()
 	ap, url := newPhoss(t)
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	b, customer := peppolBooks(t, clock(func() time.Time { return now }), peppolVia(peppol.NewPhoss(url, "phoss-token")))
@@ -277,6 +278,7 @@ func TestInvoicePeppol(t *testing.T) {
 // a server without an access point are blocked; send-peppol without one
 // is 503 and changes nothing.
 func TestInvoicePeppolRecipients(t *testing.T) {
+	t.Parallel()
 	b, customer := peppolBooks(t)
 	b.write("PATCH", "customers/"+customer, map[string]any{"peppol_id": "0007:5561234568"}).status(t, 400)
 	c := b.write("PATCH", "customers/"+customer, map[string]any{"peppol_id": "0088:7300010000001"}).status(t, 200)

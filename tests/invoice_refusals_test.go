@@ -9,6 +9,7 @@ import (
 // INVOICE_CANCEL_RACE for DELETE, INVOICE_BOOK_CONFLICT for book, and
 // nothing changes.
 func TestInvoiceRaces(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	b.write("PATCH", "settings/tax-profile", map[string]any{"defer_invoice_booking": true}).status(t, 200)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
@@ -35,6 +36,7 @@ func TestInvoiceRaces(t *testing.T) {
 // it (PERIOD_LOCKED) and nothing changes; a date no fiscal year holds is
 // INVOICE_BOOK_NO_FISCAL_PERIOD naming the field.
 func TestInvoicePeriods(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 25, 9, 0, 0, 0, time.UTC) }))
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	sent := b.issued(customer, nil)
@@ -55,6 +57,7 @@ func TestInvoicePeriods(t *testing.T) {
 // Dimensions tag the sale's lines, a line's winning per key; with the
 // register on, a code the company does not have refuses the issue.
 func TestInvoiceDimensions(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	id := b.createInvoice(consulting(customer, map[string]any{"default_dimensions": map[string]any{"1": "K1", "6": "P1"},
@@ -73,6 +76,7 @@ func TestInvoiceDimensions(t *testing.T) {
 
 // A personnummer that cannot be opened is 422, not a deduction.
 func TestInvoiceROTUnreadable(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	customer := b.rotCustomer()
 	if _, err := b.db.Exec(`UPDATE customers SET personal_number_sealed = '\x00ff'::bytea WHERE company_id = $1 AND id = $2`,

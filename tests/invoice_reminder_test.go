@@ -41,6 +41,7 @@ func (b *partiesBooks) exact(account string) string {
 // 10 183,29 books D 1930 10 183,29 / C 1510 10 000, C 3990 60,
 // C 8313 123,29.
 func TestInvoiceReminders(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	dir := t.TempDir()
 	b := newPartiesBooks(t, clock(func() time.Time { return now }), mailVia(mail.Drop{Dir: dir}))

@@ -31,6 +31,7 @@ func renovation(customer string, more map[string]any) map[string]any {
 // 14 000, C 2611 3 500. The customer's payment settles 1510, Skatteverket's
 // payout 1513 (on skattekontot, 1630).
 func TestInvoiceROT(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	customer := b.rotCustomer()
 	c := b.createInvoice(renovation(customer, nil)).status(t, 201)
@@ -80,6 +81,7 @@ func TestInvoiceROT(t *testing.T) {
 // Kontantmetoden: the customer's 13 750 books its share of the sale, the
 // payout the rest; together the whole sale.
 func TestInvoiceROTCashMethod(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	b.write("PATCH", "settings/tax-profile", map[string]any{"accounting_method": "cash"}).status(t, 200)
 	customer := b.rotCustomer()
@@ -98,6 +100,7 @@ func TestInvoiceROTCashMethod(t *testing.T) {
 
 // The rules of ROT and RUT, each refused naming its field, nothing stored.
 func TestInvoiceROTRefuses(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	business := b.createCustomer(map[string]any{"name": "Bolaget AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	b.createInvoice(renovation(business, nil)).errorCode(t, 400, "INVOICE_CREATE_ROT_RUT_VALIDATION") // turned off
@@ -149,6 +152,7 @@ func TestInvoiceROTRefuses(t *testing.T) {
 
 // The yearly ceilings warn, never fail: 50 000 of ROT per person.
 func TestInvoiceROTCeiling(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	customer := b.rotCustomer()
 	big := renovation(customer, map[string]any{"items": []any{map[string]any{"description": "Tak", "quantity": 400,
@@ -176,6 +180,7 @@ func TestInvoiceROTCeiling(t *testing.T) {
 // looks like the first and waits for force; the customer's payment of the
 // same amount that day is another kind and passes.
 func TestInvoiceROTPayoutLookalike(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
 	id := b.createInvoice(renovation(b.rotCustomer(), nil)).status(t, 201).str("data.id")
 	b.markSent(id).status(t, 200)

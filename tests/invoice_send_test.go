@@ -116,6 +116,7 @@ func parseMessage(t *testing.T, data string) parsed {
 // encoded, the archived PDF attached. It is issued once: sending again
 // is 409.
 func TestInvoiceSendSMTP(t *testing.T) {
+	t.Parallel()
 	smtp := newSMTPServer(t)
 	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
 	b := newPartiesBooks(t, clock(func() time.Time { return now }), mailVia(mail.SMTP{Host: "127.0.0.1", Port: smtp.port(),
@@ -199,6 +200,7 @@ func TestInvoiceSendSMTP(t *testing.T) {
 // A 450 and a 421 wait and are tried again with the same Message-ID; a
 // 550 fails the e-mail, keeping the reply, until it is retried by hand.
 func TestInvoiceSendRetries(t *testing.T) {
+	t.Parallel()
 	smtp := newSMTPServer(t)
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) }),
 		mailVia(mail.SMTP{Host: "127.0.0.1", Port: smtp.port(), RootCAs: smtp.roots, Timeout: 5 * time.Second}))
@@ -252,6 +254,7 @@ func TestInvoiceSendRetries(t *testing.T) {
 // 503 and nothing changes. A dry run, a customer without an address and
 // a member's own recipients change nothing either.
 func TestInvoiceSendDropOffAndRefusals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) }),
 		mailVia(mail.Drop{Dir: dir}))

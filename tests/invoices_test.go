@@ -41,6 +41,7 @@ func (b *partiesBooks) invoiceRow(customer, number, due string) uuid.UUID {
 // reads the day in Stockholm) and keeps the customer from being archived
 // (409 CUSTOMER_HAS_INVOICES); a draft or a paid invoice does not.
 func TestOpenInvoicesHoldTheCustomer(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 31, 22, 30, 0, 0, time.UTC) // 1 April, 00:30 in Stockholm
 	b := newPartiesBooks(t, clock(func() time.Time { return now }))
 	drafted := b.createCustomer(map[string]any{"name": "Utkast AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
@@ -149,6 +150,7 @@ func (b *partiesBooks) euBuyer() string {
 // reference the company's contact person; audited and announced once.
 // The detail embeds its lines only when asked; a dry run stores nothing.
 func TestInvoiceCreate(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	b.write("PATCH", "settings", map[string]any{"contact_person": "Lars Berg"}).status(t, 200)
 	customer := b.createCustomer(map[string]any{"name": "Byggbolaget i Norrland AB", "customer_type": "swedish_business",
@@ -201,6 +203,7 @@ func TestInvoiceCreate(t *testing.T) {
 // Three rates, a discount, a text line, öresavrundning and a line's own
 // revenue account, reckoned by hand.
 func TestInvoiceCreateReckons(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	r := b.createInvoice(consulting(customer, map[string]any{"items": []any{
@@ -231,6 +234,7 @@ func TestInvoiceCreateReckons(t *testing.T) {
 // its own gapless series; a quote needs valid_until, its due date; the
 // settings may turn quotes off.
 func TestInvoiceCreateSeries(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) }))
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	quote := func() map[string]any {
@@ -265,6 +269,7 @@ func TestInvoiceCreateSeries(t *testing.T) {
 
 // Bad input is a catalogue error naming the field, and stores nothing.
 func TestInvoiceCreateRefuses(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	line := func(k string, v any) map[string]any {
@@ -315,6 +320,7 @@ func TestInvoiceCreateRefuses(t *testing.T) {
 // Swedish VAT and a warning that says why; a delivery country makes it
 // goods, which take only 0 % lines.
 func TestInvoiceCreateVAT(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	// A company registered for VAT (set in SQL: the test company has no
 	// organisation number to register with).
@@ -377,6 +383,7 @@ func hasWarning(r *response, code string) bool {
 // The list: newest first, by type, state, customer and invoice date,
 // with the customer and lines on asking; quote_status implies quotes.
 func TestInvoiceList(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 20, 9, 0, 0, 0, time.UTC) }))
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	other := b.createCustomer(map[string]any{"name": "Annan AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")

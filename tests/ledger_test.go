@@ -67,6 +67,7 @@ func (b *ledgerBooks) posted(t *testing.T, md string) string {
 }
 
 func TestJournalEntryLifecycle(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	je := b.base + "/journal-entries"
 
@@ -161,6 +162,7 @@ func TestJournalEntryLifecycle(t *testing.T) {
 }
 
 func TestJournalEntryRules(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	je := b.base + "/journal-entries"
 	bad := func(mutate func(map[string]any), status int, code string) *response {
@@ -236,6 +238,7 @@ func atoi(s string) int {
 }
 
 func TestStornoCorrectionAndRedate(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	je := b.base + "/journal-entries"
 	id := b.posted(t, "03-15")
@@ -324,6 +327,7 @@ func TestStornoCorrectionAndRedate(t *testing.T) {
 }
 
 func TestInlineRattelse(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	je := b.base + "/journal-entries"
 	id := b.posted(t, "03-15")
@@ -395,6 +399,7 @@ func TestInlineRattelse(t *testing.T) {
 }
 
 func TestNotesNoDocumentAndBatch(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	je := b.base + "/journal-entries"
 	id := b.posted(t, "03-15")
@@ -448,6 +453,7 @@ func TestNotesNoDocumentAndBatch(t *testing.T) {
 // Fifty clients commit drafts of one company at once: the numbers are
 // 1..50, each once.
 func TestConcurrentCommitsOverHTTP(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	const n = 50
 	ids := make([]string, n)

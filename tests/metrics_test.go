@@ -11,6 +11,7 @@ import (
 // series an operator watches: requests and latency by operation, the
 // database pool, the queues, refusals, replays and dry runs.
 func TestMetricsScrape(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t, rateLimit(1000), idleWorkers())
 	b.get("/api/v1/health", "").status(t, 200)
 	b.get("/api/v1/nowhere", b.token).errorCode(t, 404, "NOT_FOUND")

@@ -78,6 +78,7 @@ func sameLines(t *testing.T, what string, got, want map[string]float64) {
 }
 
 func TestPeriodLockAndUnlock(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	draft := b.create(b.sale("03-15")).status(t, 201).str("data.id")
 
@@ -139,6 +140,7 @@ func TestPeriodLockAndUnlock(t *testing.T) {
 }
 
 func TestYearEnd(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	y1 := b.period
 	end := b.day("12-31")
@@ -250,6 +252,7 @@ func TestYearEnd(t *testing.T) {
 }
 
 func TestYearEndRefusals(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	y1 := b.period
 	// Nothing posted: no year-end.
@@ -288,6 +291,7 @@ func TestYearEndRefusals(t *testing.T) {
 // A second year-end of a period is refused while the first is queued; the
 // queued one answers queued, with nothing started.
 func TestYearEndInProgress(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t, idleWorkers())
 	b.posted(t, "02-01")
 	b.periodAction(b.period, "lock", nil).status(t, 200)
@@ -313,6 +317,7 @@ func nextYear(y string) string {
 }
 
 func TestManualOpeningBalances(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	ob := func(lines ...map[string]any) *response {
 		return b.periodAction(b.period, "opening-balances/manual", map[string]any{"lines": lines})

@@ -9,6 +9,7 @@ import (
 // voucher numbers stay gapless, an Idempotency-Key has one effect, and a
 // year-end runs once (the rate limit is TestRateLimitHeldAcrossReplicas).
 func TestTwoReplicasOneDatabase(t *testing.T) {
+	t.Parallel()
 	a := newLedger(t)
 	b := &ledgerBooks{env: envOn(t, a.db), token: a.token, base: a.base, period: a.period, year: a.year, company: a.company}
 	replicas := []*ledgerBooks{a, b}

@@ -32,6 +32,7 @@ func (b *ledgerBooks) report(t *testing.T, name string, q url.Values) *response 
 }
 
 func TestTrialBalance(t *testing.T) {
+	t.Parallel()
 	b, _ := reportBooks(t)
 	r := b.report(t, "trial-balance", nil)
 	// Figures by hand: 1930 opens 25000, takes 1250 + 99 and pays 500 +
@@ -104,6 +105,7 @@ func (b *ledgerBooks) ledgerLines(t *testing.T, q url.Values) ([]glLine, []strin
 }
 
 func TestGeneralLedger(t *testing.T) {
+	t.Parallel()
 	b, _ := reportBooks(t)
 	r := b.report(t, "general-ledger", url.Values{"account_from": {"1930"}, "account_to": {"1930"}})
 	acc := r.list("data.accounts")
@@ -151,6 +153,7 @@ func TestGeneralLedger(t *testing.T) {
 }
 
 func TestJournalRegister(t *testing.T) {
+	t.Parallel()
 	b, wrong := reportBooks(t)
 	r := b.report(t, "journal-register", nil)
 	entries := r.list("data.entries")

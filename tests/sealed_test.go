@@ -20,6 +20,7 @@ import (
 // nothing; the number still keeps customers unique and names the party
 // its supplier record shares.
 func TestSoleTraderNumbersSealed(t *testing.T) {
+	t.Parallel()
 	core, logs := observer.New(zap.DebugLevel)
 	b := newPartiesBooks(t, func(c *httpapi.Config) { c.Log = zap.New(core) })
 	clear := []string{"8112189876", "811218-9876", "19811218", "SE811218987601"}
@@ -125,6 +126,7 @@ func TestSoleTraderNumbersSealed(t *testing.T) {
 // Numbers stored in clear before they were sealed are sealed when the
 // server starts, their party with them.
 func TestSealLegacyNumbers(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	id := b.createCustomer(map[string]any{"name": "Gamla Firman", "customer_type": "swedish_business",
 		"org_number": "556334-3689"}).status(t, 201).str("data.id")

@@ -18,6 +18,7 @@ func si(id string, action ...string) string {
 // by book, dated its invoice date; once. Under kontantmetoden there is
 // nothing to book.
 func TestSupplierInvoiceBook(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	b.deferBooking()
 	r := b.register(b.se, "B-1", nil, map[string]any{"description": "Kontorsmaterial", "amount": 10000}).status(t, 201)
@@ -52,6 +53,7 @@ func TestSupplierInvoiceBook(t *testing.T) {
 // and clears; a dispute holds approve, payment and the bank mark until it
 // ends, and the invoice returns to where it was.
 func TestSupplierInvoiceBankAndDispute(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	id := b.register(b.se, "D-1", nil, map[string]any{"description": "Kontorsmaterial", "amount": 100}).status(t, 201).str("data.id")
 	b.write("POST", si(id, "bank-entered"), map[string]any{"entered": true}).errorCode(t, 400, "SI_BANK_ENTERED_NOT_PAYABLE")
@@ -91,6 +93,7 @@ func TestSupplierInvoiceBankAndDispute(t *testing.T) {
 // held to rules 1 and 2; booked, they are its verifikat's; nothing is
 // posted again. An approved invoice is no longer changed.
 func TestSupplierInvoicePatch(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	line := map[string]any{"description": "Kontorsmaterial", "amount": 100}
 	booked := b.register(b.se, "P-1", nil, line).status(t, 201).str("data.id")
@@ -136,6 +139,7 @@ func TestSupplierInvoicePatch(t *testing.T) {
 // stays on the credit note as owed back, the credit is undone by a storno
 // on the credit date, and the invoice can be credited again.
 func TestSupplierInvoiceCreditAndUncredit(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	id := b.register(b.se, "K-1", nil, map[string]any{"description": "Kontorsmaterial", "amount": 10000}).status(t, 201).str("data.id")
 	b.write("POST", si(id, "mark-paid"), map[string]any{"amount": 5000, "payment_date": "2026-03-04"}).status(t, 200)
@@ -215,6 +219,7 @@ func TestSupplierInvoiceCreditAndUncredit(t *testing.T) {
 // A storno of the registration through the journal-entry API leaves the
 // invoice reversed; one of the credit verifikat undoes the credit.
 func TestSupplierInvoiceStornoed(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	r := b.register(b.se, "S-1", nil, map[string]any{"description": "Kontorsmaterial", "amount": 100}).status(t, 201)
 	b.write("POST", "journal-entries/"+r.str("data.registration_journal_entry_id")+"/reverse", nil).status(t, 200)
@@ -239,6 +244,7 @@ func TestSupplierInvoiceStornoed(t *testing.T) {
 // registration (what else its verifikat line carried stays); unbooked,
 // only the line.
 func TestSupplierInvoiceMoveItem(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	r := b.register(b.se, "M-1", nil, map[string]any{"description": "Papper", "amount": 300},
 		map[string]any{"description": "Pennor", "amount": 100}).status(t, 201)
@@ -281,6 +287,7 @@ func TestSupplierInvoiceMoveItem(t *testing.T) {
 // Paid with private funds: registered paid at once in one verifikat,
 // owed to the owner of the aktiebolag on 2893 (800 + 200 → C 2893 1 000).
 func TestSupplierInvoicePrivatelyPaid(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	r := b.register(b.se, "U-1", map[string]any{"paid_with_private_funds": true, "claimant_name": "Anna Ägare"},
 		map[string]any{"description": "Böcker", "amount": 800}).status(t, 201)
@@ -310,6 +317,7 @@ func TestSupplierInvoicePrivatelyPaid(t *testing.T) {
 // past, on the invoice date); by 2026-03-31 three months are released.
 // Under kontantmetoden or reverse charge accrual periods are refused.
 func TestSupplierInvoiceAccruals(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC)
 	b := newBuyerBooksAt(t, func() time.Time { return now })
 	r := b.register(b.se, "F-1", nil, map[string]any{"description": "Företagsförsäkring 2026", "amount": 12000, "account_number": "6310",
@@ -374,6 +382,7 @@ func (b *buyerBooks) deferBooking() {
 // dated in a locked period, a line moved after its verifikat was changed
 // by hand, a prepaid line whose months have been released.
 func TestSupplierInvoiceFlowRefusals(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	b.deferBooking()
 	deferred := b.register(b.se, "R-1", nil, map[string]any{"description": "Papper", "amount": 100}).status(t, 201).str("data.id")

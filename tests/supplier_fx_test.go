@@ -16,6 +16,7 @@ import (
 // sent without kronor at the rate of its payment date; a dry run shows
 // the same. A day the Riksbank has no rate for is SI_FX_RATE_MISSING.
 func TestSupplierInvoiceRiksbankRate(t *testing.T) {
+	t.Parallel()
 	bank := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rates := map[string]string{"2026-02-27": "11.40", "2026-03-20": "11.30"}
 		var out []string

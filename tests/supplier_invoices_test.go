@@ -83,6 +83,7 @@ func wantLines(t *testing.T, what string, r *response, path string, want ...stri
 // reverse charge, SLP on a pension premium, öresavrundning; each posted
 // with the invoice and numbered in arrival order.
 func TestSupplierInvoiceRegistration(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	r := b.register(b.se, "F-1001", nil, map[string]any{"description": "Kontorsmaterial", "amount": 10000}).status(t, 201)
 	if r.at("data.arrival_number") != 1.0 || r.at("data.total") != 12500.0 || r.str("data.status") != "registered" ||
@@ -143,6 +144,7 @@ func TestSupplierInvoiceRegistration(t *testing.T) {
 // Rules 1, 3 and 10 and the document rule refuse and change nothing: no
 // arrival number is used, no row written.
 func TestSupplierInvoiceRefusals(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	line := map[string]any{"description": "Kontorsmaterial", "amount": 100}
 	b.register(b.se, "X-1", map[string]any{"invoice_date": "2019-01-02", "due_date": "2019-02-01"}, line).
@@ -186,6 +188,7 @@ func TestSupplierInvoiceRefusals(t *testing.T) {
 // A foreign invoice is booked at its rate and its payment's difference
 // goes to 3960 or 7960; under kontantmetoden each payment books its share.
 func TestSupplierInvoicePayments(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	eur := func(n string) string {
 		return b.register(b.eu, n, map[string]any{"exchange_rate": 11.50, "vat_treatment": "exempt"},
@@ -247,6 +250,7 @@ func TestSupplierInvoicePayments(t *testing.T) {
 // invoice keeps its supplier; arrival numbers are gapless under load and
 // never given again; the database refuses changes to what is registered.
 func TestSupplierInvoiceLifecycle(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	line := map[string]any{"description": "Kontorsmaterial", "amount": 100}
 	id := b.register(b.se, "A-1", nil, line).status(t, 201).str("data.id")
@@ -299,6 +303,7 @@ func TestSupplierInvoiceLifecycle(t *testing.T) {
 // booked now or later. Rule 7: the document becomes underlag of the
 // registration and is no other invoice's.
 func TestSupplierInvoiceTagsAndDocument(t *testing.T) {
+	t.Parallel()
 	b := newBuyerBooks(t)
 	base := "/api/v1/companies/" + b.company.String()
 	b.do(req{Method: "PATCH", Path: base + "/settings", Token: b.token, Body: map[string]any{"dimensions_enabled": true},

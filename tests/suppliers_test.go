@@ -5,6 +5,7 @@ import (
 )
 
 func TestSupplierCreateAndRules(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	body := map[string]any{"name": "Kontorsvaruhuset Sverige AB", "supplier_type": "swedish_business", "org_number": "5560000167",
 		"vat_number": "se 5560000167 01", "bankgiro": "5050 1055", "plusgiro": "123-4", "iban": "SE45 5000 0000 0583 9825 7466",
@@ -79,6 +80,7 @@ func TestSupplierCreateAndRules(t *testing.T) {
 
 // A company that both buys from and sells to a business meets one party.
 func TestPartySharedByCustomerAndSupplier(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	s := b.write("POST", "suppliers", map[string]any{"name": "Byggbolaget i Norrland AB", "supplier_type": "swedish_business", "org_number": "556334-3689"}).status(t, 201)
 	c := b.createCustomer(map[string]any{"name": "Byggbolaget i Norrland AB", "customer_type": "swedish_business", "org_number": "5563343689"}).status(t, 201)
@@ -98,6 +100,7 @@ func TestPartySharedByCustomerAndSupplier(t *testing.T) {
 }
 
 func TestSupplierArchiveAndBulk(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t)
 	r := b.write("POST", "suppliers/bulk-create", map[string]any{"suppliers": []any{
 		map[string]any{"name": "Ett AB", "supplier_type": "swedish_business", "org_number": orgNumber(1)},

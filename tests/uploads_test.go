@@ -72,6 +72,7 @@ func sha(b []byte) string {
 // Every type 001 lists is taken and stored with the type its bytes are,
 // whatever the part claims; the bytes are kept read-only under their hash.
 func TestUploadEveryType(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	dir := blobDir(t, b.db)
 	for _, f := range samples.All() {
@@ -131,6 +132,7 @@ func padded(n int) []byte {
 // or missing file, an unknown field or a bad one is VALIDATION_ERROR, and
 // none of them leaves a row.
 func TestUploadLimits(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	big := padded(documents.MaxBytes)
 	if r := b.upload(form{name: "stor.pdf", data: big}, "").status(t, 201); r.at("data.file_size_bytes") != float64(10485760) ||
@@ -180,6 +182,7 @@ func TestUploadLimits(t *testing.T) {
 // read, and a live key asking for one is refused; a key without
 // documents:write is refused too.
 func TestUploadNeedsALiveKey(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	test := b.env.key("owner@example.se", keySpec{mode: auth.Test})
 	b.uploadAs(test, form{name: "k.pdf", data: samples.PDF()}, "").errorCode(t, 403, "TEST_KEY_WRITE_BLOCKED")
@@ -201,6 +204,7 @@ func TestUploadNeedsALiveKey(t *testing.T) {
 // answer; the same key with other bytes is IDEMPOTENCY_KEY_REUSE. The same
 // bytes under a new key are a second row on the same blob, with a warning.
 func TestUploadRetryAndDuplicates(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	key := ik()
 	f := form{name: "kvitto.pdf", data: samples.PDF(), fields: map[string]string{"upload_source": "email"}}
@@ -240,6 +244,7 @@ func TestUploadRetryAndDuplicates(t *testing.T) {
 // An upload may make its document underlag at once, under the linking
 // rule; the verifikat then has its document and loses its mark.
 func TestUploadLinks(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	posted := b.posted(t, "03-15")
 	other := b.posted(t, "03-16")
@@ -287,6 +292,7 @@ func yearPlus(year string, n int) string {
 // A camera's upload is digitized today unless it says when; no
 // digitization is in the future.
 func TestUploadDigitizationDate(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	today := time.Now().In(stockholm(t)).Format(time.DateOnly)
 	r := b.upload(form{name: "foto.jpg", data: samples.JPEG(), fields: map[string]string{"upload_source": "camera"}}, "").status(t, 201)
@@ -320,6 +326,7 @@ func stockholm(t *testing.T) *time.Location {
 // link; only the current version is superseded, and only by other bytes;
 // the list shows current versions unless asked for all.
 func TestUploadVersions(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	posted := b.posted(t, "03-15")
 	v1 := b.upload(form{name: "kvitto.pdf", data: samples.PDF(), fields: map[string]string{"journal_entry_id": posted}}, "").status(t, 201)
@@ -396,6 +403,7 @@ func TestUploadVersions(t *testing.T) {
 // its blob goes in the sweep once a day old, and a deleted document's blob
 // goes at once unless another row names the same bytes.
 func TestUploadLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	dir := blobDir(t, b.db)
 	data := padded(5000)

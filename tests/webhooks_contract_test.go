@@ -20,6 +20,7 @@ import (
 // (KONTERA_CONTRACT=1), which installs the libraries, pinned in
 // scripts/contract.
 func TestWebhookSignaturesVerifyWithReceiversLibraries(t *testing.T) {
+	t.Parallel()
 	tools := contractTools(t)
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatalf("node is needed for the contract tools: %v", err)

@@ -25,6 +25,7 @@ var emitted = []string{"credit_note.created", "customer.created", "document.uplo
 // its type exactly once, signed, its body valid against the document's
 // webhooks entry for the type.
 func TestEveryEventTypeIsDelivered(t *testing.T) {
+	t.Parallel()
 	url := pgtest.NewURL(t)
 	db, err := store.Open(context.Background(), url)
 	if err != nil {

@@ -47,6 +47,7 @@ func (b *hookBooks) fed(n int) []string {
 // late comes after the ones that committed before it), after an event
 // exactly the missed ones, per-group scopes, pages, and pruning.
 func TestEventFeed(t *testing.T) {
+	t.Parallel()
 	var ahead atomic.Int64 // how far the server's clock runs ahead
 	b := newHookBooks(t, 0, clock(func() time.Time { return time.Now().Add(time.Duration(ahead.Load())) }))
 	customer := func(name string) {

@@ -10,6 +10,7 @@ import (
 // deliver 1,000 events to 10 webhooks: every delivery reaches its
 // receiver exactly once, and ends delivered.
 func TestWebhooksTwoReplicas(t *testing.T) {
+	t.Parallel()
 	a := newHookBooks(t, 0)
 	b := envOn(t, a.db, withHooks(a.url, testCA(t), 0))
 	b.deliver()

@@ -24,6 +24,7 @@ import (
 // A webhook's registration: the secret shown once and never again, the
 // URL rules, the payroll scope, dry run and idempotent replay.
 func TestWebhookRegistration(t *testing.T) {
+	t.Parallel()
 	logs := &lockedBuffer{}
 	b := newHookBooks(t, 0, func(c *httpapi.Config) {
 		c.Log = zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(logs),
@@ -143,6 +144,7 @@ func TestWebhookRegistration(t *testing.T) {
 // The signed delivery of a real event, a test delivery, and a rotation:
 // the old secret fails on the very next delivery.
 func TestWebhookDeliveryAndRotation(t *testing.T) {
+	t.Parallel()
 	b := newHookBooks(t, 0)
 	rc := newReceiver(t, nil)
 	hook, secret := b.register("customer.created", rc)
@@ -230,6 +232,7 @@ func (b *hookBooks) test(hook string) string {
 // (the retry's wait moved in the database, never slept), 410 and 3xx
 // disabling, which answers' bodies are kept.
 func TestWebhookStateMachine(t *testing.T) {
+	t.Parallel()
 	b := newHookBooks(t, 0)
 
 	// 500, then 200: the same delivery id twice, attempts 2.
@@ -326,6 +329,7 @@ func TestWebhookStateMachine(t *testing.T) {
 // A receiver that hangs past the 10 s timeout fails its attempt, and
 // meanwhile holds no other webhook's delivery up.
 func TestWebhookHangingReceiver(t *testing.T) {
+	t.Parallel()
 	b := newHookBooks(t, 0)
 	release := make(chan struct{})
 	hang := newReceiver(t, func(_ int, _ http.ResponseWriter, r *http.Request) {
@@ -363,6 +367,7 @@ func TestWebhookHangingReceiver(t *testing.T) {
 // PATCH active both ways, DELETE keeping history, and retry only of an
 // ended delivery, of the key's own companies.
 func TestWebhookPauseDeleteRetry(t *testing.T) {
+	t.Parallel()
 	b := newHookBooks(t, 0)
 	failing := newReceiver(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(503) })
 	hook, _ := b.register("customer.created", failing)
@@ -456,6 +461,7 @@ func TestWebhookPauseDeleteRetry(t *testing.T) {
 // registration, and one that got into the table anyway is never reached:
 // the dial is refused, the delivery dead, the webhook disabled.
 func TestLoopbackNeverReachedWithoutTheFlag(t *testing.T) {
+	t.Parallel()
 	rc := newReceiver(t, nil)
 	b := newHookBooks(t, 0, func(c *httpapi.Config) { c.Webhooks.Client.Guard.AllowLoopback = false })
 	for _, u := range []string{rc.URL, "https://127.0.0.1/x", "https://[::1]/x", "https://[::ffff:127.0.0.1]/x",

@@ -27,6 +27,7 @@ func rows(e *env) [3]int {
 }
 
 func TestDryRunLeavesNoRow(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	before := rows(e)
@@ -64,6 +65,7 @@ func TestDryRunLeavesNoRow(t *testing.T) {
 }
 
 func TestTestKeyForcesDryRun(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Test AB")
@@ -93,6 +95,7 @@ func TestTestKeyForcesDryRun(t *testing.T) {
 }
 
 func TestIdempotentReplayAndReuse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Idem AB")
@@ -140,6 +143,7 @@ func TestIdempotentReplayAndReuse(t *testing.T) {
 }
 
 func TestIdempotencyKeyRequiredAndFormat(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Idem AB")
@@ -164,6 +168,7 @@ func TestIdempotencyKeyRequiredAndFormat(t *testing.T) {
 }
 
 func TestConcurrentSameKeyActsOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Race AB")
@@ -225,6 +230,7 @@ func TestConcurrentSameKeyActsOnce(t *testing.T) {
 }
 
 func TestInFlightKeyAnswersConflict(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Lock AB")
@@ -249,6 +255,7 @@ func TestInFlightKeyAnswersConflict(t *testing.T) {
 }
 
 func TestAuditRowsWithTheChange(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{name: "Bokföringsagent"})
 	company := e.company(owner, "Spår AB")
@@ -327,6 +334,7 @@ func TestAuditRowsWithTheChange(t *testing.T) {
 }
 
 func TestAuditTrailPagination(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Sida AB")
@@ -364,6 +372,7 @@ func TestAuditTrailPagination(t *testing.T) {
 }
 
 func TestAuditTrailLimitClampedAt200(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	owner := e.key("owner@example.se", keySpec{})
 	company := e.company(owner, "Många AB")
@@ -389,6 +398,7 @@ func TestAuditTrailLimitClampedAt200(t *testing.T) {
 // pass whatever their binary float form (0.07 is no exact double), a
 // fraction of an öre does not, and a date must be on the calendar.
 func TestBodyValidationIsExact(t *testing.T) {
+	t.Parallel()
 	b := newLedger(t)
 	entry := func(amount any, date string) *response {
 		return b.create(map[string]any{"fiscal_period_id": b.period, "entry_date": date, "description": "Öresavrundning",
