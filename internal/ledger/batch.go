@@ -77,7 +77,7 @@ func (s *Store) PostBatch(ctx context.Context, company uuid.UUID, entries []Batc
 		}
 		id := b.ID
 		if id == uuid.Nil {
-			id = uuid.New()
+			id = newID()
 		}
 		out[i] = Entry{ID: id, CompanyID: company, PeriodID: b.PeriodID, Series: b.Series, Number: n, Date: b.Date,
 			Description: b.Description, Status: Posted, SourceType: b.SourceType, SourceID: b.SourceID, Notes: b.Notes,
@@ -88,7 +88,7 @@ func (s *Store) PostBatch(ctx context.Context, company uuid.UUID, entries []Batc
 		out[i].Lines = make([]Line, len(b.Lines))
 		for j, l := range b.Lines {
 			if l.ID == uuid.Nil {
-				l.ID = uuid.New()
+				l.ID = newID()
 			}
 			out[i].Lines[j] = l
 		}
@@ -214,7 +214,7 @@ func (s *Store) copyEntries(ctx context.Context, company uuid.UUID, entries []En
 				if err != nil {
 					return err
 				}
-				if err := put(company, uuid.New(), EventCommitted, string(body), openapi.APIVersion); err != nil {
+				if err := put(company, newID(), EventCommitted, string(body), openapi.APIVersion); err != nil {
 					return err
 				}
 			}

@@ -132,7 +132,7 @@ func (s *Store) OpeningSettable(ctx context.Context, company uuid.UUID, p fiscal
 // with the file's signature. The entry was posted as it first stood.
 func (s *Store) StrikeImported(ctx context.Context, company, id uuid.UUID, strike []uuid.UUID, add []Line, signature *string) error {
 	for i := range add {
-		add[i].ID = uuid.New()
+		add[i].ID = newID()
 	}
 	var next int
 	if err := s.db.Q(ctx).GetContext(ctx, &next, `SELECT coalesce(max(sort_order) + 1, 0) FROM journal_lines

@@ -9,6 +9,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/outbox"
 )
 
@@ -272,18 +273,45 @@ func (s *Store) record(ctx context.Context, company uuid.UUID, action audit.Acti
 }
 
 // Snapshot is the entry as the audit trail and the events carry it, in
-// the API's field names.
-func Snapshot(e Entry) map[string]any {
-	lines := make([]map[string]any, len(e.Lines))
+// the API's field names. A struct, not a map: a batch marshals one per
+// voucher, and maps cost the import a fifth of its time.
+func Snapshot(e Entry) EntrySnapshot {
+	lines := make([]LineSnapshot, len(e.Lines))
 	for i, l := range e.Lines {
-		lines[i] = map[string]any{"id": l.ID, "account_number": l.Account, "debit_amount": l.Debit,
-			"credit_amount": l.Credit, "line_description": l.Description, "dimensions": l.Dimensions,
-			"sort_order": l.SortOrder}
+		lines[i] = LineSnapshot{ID: l.ID, Account: l.Account, Debit: l.Debit, Credit: l.Credit,
+			Description: l.Description, Dimensions: l.Dimensions, SortOrder: l.SortOrder}
 	}
-	return map[string]any{
-		"id": e.ID, "fiscal_period_id": e.PeriodID, "voucher_series": e.Series, "voucher_number": e.Number,
-		"entry_date": e.Date.Format(time.DateOnly), "description": e.Description, "status": e.Status,
-		"source_type": e.SourceType, "source_id": e.SourceID, "notes": e.Notes, "reverses_id": e.ReversesID,
-		"reversed_by_id": e.ReversedByID, "correction_of_id": e.CorrectionOfID, "lines": lines,
-	}
+	return EntrySnapshot{ID: e.ID, PeriodID: e.PeriodID, Series: e.Series, Number: e.Number,
+		Date: e.Date.Format(time.DateOnly), Description: e.Description, Status: e.Status, SourceType: e.SourceType,
+		SourceID: e.SourceID, Notes: e.Notes, ReversesID: e.ReversesID, ReversedByID: e.ReversedByID,
+		CorrectionOfID: e.CorrectionOfID, Lines: lines}
+}
+
+// EntrySnapshot is Snapshot's shape.
+type EntrySnapshot struct {
+	ID             uuid.UUID      `json:"id"`
+	PeriodID       uuid.UUID      `json:"fiscal_period_id"`
+	Series         string         `json:"voucher_series"`
+	Number         int            `json:"voucher_number"`
+	Date           string         `json:"entry_date"`
+	Description    string         `json:"description"`
+	Status         Status         `json:"status"`
+	SourceType     string         `json:"source_type"`
+	SourceID       *string        `json:"source_id"`
+	Notes          *string        `json:"notes"`
+	ReversesID     *uuid.UUID     `json:"reverses_id"`
+	ReversedByID   *uuid.UUID     `json:"reversed_by_id"`
+	CorrectionOfID *uuid.UUID     `json:"correction_of_id"`
+	Lines          []LineSnapshot `json:"lines"`
+}
+
+// LineSnapshot is a line in an EntrySnapshot.
+type LineSnapshot struct {
+	ID          uuid.UUID    `json:"id"`
+	Account     string       `json:"account_number"`
+	Debit       money.Amount `json:"debit_amount"`
+	Credit      money.Amount `json:"credit_amount"`
+	Description *string      `json:"line_description"`
+	Dimensions  Dimensions   `json:"dimensions"`
+	SortOrder   int          `json:"sort_order"`
 }

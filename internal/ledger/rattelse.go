@@ -265,7 +265,7 @@ func (s *Store) StrikeLines(ctx context.Context, company, id uuid.UUID, strike [
 		}
 	}
 	for i := range add {
-		add[i].ID, add[i].SortOrder = uuid.New(), next+i
+		add[i].ID, add[i].SortOrder = newID(), next+i
 	}
 	remaining = append(remaining, add...)
 	if len(remaining) < 2 {

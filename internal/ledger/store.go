@@ -188,7 +188,7 @@ func (s *Store) insertEntry(ctx context.Context, company uuid.UUID, in Input) (E
 	args := append([]any{company, in.PeriodID, in.Series, in.Date, in.Description, in.SourceType, in.SourceID, in.Notes,
 		in.ReversesID, in.CorrectionOfID, in.ChainDepth, in.Counterparty.CounterpartyName,
 		in.Counterparty.CounterpartyCustomerID, in.Counterparty.CounterpartySupplierID}, lineArrays(in.Lines)...)
-	id := uuid.New()
+	id := newID()
 	if in.ID != uuid.Nil {
 		id = in.ID
 	}
@@ -252,7 +252,7 @@ func lineArrays(lines []Line) []any {
 	sort, debit, credit, ids := make([]int64, n), make([]string, n), make([]string, n), make([]string, n)
 	for i, l := range lines {
 		if l.ID == uuid.Nil {
-			l.ID = uuid.New()
+			l.ID = newID()
 		}
 		ids[i] = l.ID.String()
 		acct[i], desc[i], cur[i], tax[i], sort[i] = l.Account, l.Description, l.Currency, l.TaxCode, int64(l.SortOrder)
