@@ -290,7 +290,7 @@ func TestBenchPosting(t *testing.T) {
 			record(sql2, s, r, p50, p99)
 			var profile func()
 			if s == (setup{8, 1}) && api[s] == nil {
-				profile = statementProfile(t)
+				profile = statementProfile(t, "API, one series, 8 clients")
 			}
 			r, p50, p99 = rate(s.clients, func(client, i int) bool { return a.post(pick(companies, client, i), i) })
 			if profile != nil {
@@ -454,7 +454,7 @@ func atoi(s string) int {
 // statement, triggers' statements included; the func it returns prints
 // the 25 costliest. Lock waits count as time: a statement that queues for
 // the voucher series shows it. Without the variable it returns nil.
-func statementProfile(t *testing.T) func() {
+func statementProfile(t *testing.T, what string) func() {
 	if os.Getenv("KONTERA_BENCH_STATEMENTS") == "" {
 		return nil
 	}
@@ -481,7 +481,7 @@ func statementProfile(t *testing.T) func() {
 			FROM pg_stat_statements ORDER BY total_exec_time DESC LIMIT 25`); err != nil {
 			t.Fatal(err)
 		}
-		fmt.Println("\nDatabase time per statement, API, one series, 8 clients (pg_stat_statements, lock waits included):")
+		fmt.Println("\nDatabase time per statement, " + what + " (pg_stat_statements, lock waits included):")
 		for _, r := range rows {
 			fmt.Printf("%8.0f ms %7d calls %7.3f ms  %s\n", r.Total, r.Calls, r.Mean, r.Query)
 		}

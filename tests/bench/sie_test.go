@@ -8,7 +8,9 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -45,6 +47,8 @@ func TestBenchSieImport(t *testing.T) {
 	base := "/api/v1/companies/" + co.id
 	settle(t, owner)
 
+	profile := statementProfile(t, "SIE import")
+	stopCPU := cpuProfile(t, "sie-import")
 	start := time.Now()
 	up := a.must("POST", base+"/imports/sie/upload", map[string]any{"filename": "stor.se", "size": len(file)}, 201)
 	put, err := http.NewRequest("PUT", strings.Replace(str(up, "data", "uploadUrl"), "http://bench", a.url, 1), bytes.NewReader(file))
@@ -71,6 +75,10 @@ func TestBenchSieImport(t *testing.T) {
 	if err := d.QueryRow(`SELECT count(*) FROM journal_entries WHERE company_id = $1`, co.id).Scan(&entries); err != nil {
 		t.Fatal(err)
 	}
+	stopCPU()
+	if profile != nil {
+		profile()
+	}
 	raw := rawCopy(t, owner, co.id)
 	ratio := raw.Seconds() / took.Seconds()
 	t.Logf("SIE import of %d vouchers (%d entries, %d lines, %.1f MB): upload %v, upload to completed %v = %.0f lines/s; raw COPY of the same rows %v: ratio %.2f (goal ≥ 0.25, ≤ 10 s)",
@@ -82,6 +90,8 @@ func TestBenchSieImport(t *testing.T) {
 	t.Logf("SIE export of %d lines: %v = %.0f lines/s, peak heap +%.1f MB", lines, small.Round(time.Millisecond),
 		float64(lines)/small.Seconds(), float64(smallPeak)/1e6)
 
+	profile = statementProfile(t, "SIE undo")
+	stopCPU = cpuProfile(t, "sie-undo")
 	undoStart := time.Now()
 	var imp string
 	if err := d.QueryRow(`SELECT id FROM sie_imports WHERE company_id = $1`, co.id).Scan(&imp); err != nil {
@@ -92,6 +102,10 @@ func TestBenchSieImport(t *testing.T) {
 		t.Fatalf("undo: %s", s)
 	}
 	undo := time.Since(undoStart)
+	stopCPU()
+	if profile != nil {
+		profile()
+	}
 	t.Logf("SIE undo of %d entries: %v = %.0f lines/s (ratio to the import's time %.2f)", entries, undo.Round(time.Millisecond),
 		float64(lines)/undo.Seconds(), took.Seconds()/undo.Seconds())
 
@@ -99,7 +113,9 @@ func TestBenchSieImport(t *testing.T) {
 	n := envInt("KONTERA_BENCH_LINES", 1_000_000)
 	generate(t, d, big, n)
 	settle(t, owner)
+	stopCPU = cpuProfile(t, "sie-export")
 	large, largePeak := a.export(t, "/api/v1/companies/"+big.id, big.period)
+	stopCPU()
 	read := orderedRead(t, d, big.id)
 	t.Logf("SIE export of %d lines: %v = %.0f lines/s (goal ≥ 300k); the same lines read in voucher order to the client %v: ratio %.2f (goal ≤ 3); peak heap +%.1f MB (at %d lines +%.1f MB: constant memory)",
 		n, large.Round(time.Millisecond), float64(n)/large.Seconds(), read.Round(time.Millisecond), large.Seconds()/read.Seconds(),
@@ -274,4 +290,25 @@ func copyRows(ctx context.Context, d *sqlx.DB, table string, cols []string, data
 		return err
 	}
 	return tx.Commit()
+}
+
+// cpuProfile, with KONTERA_BENCH_CPUPROFILE naming a directory, writes
+// this process's CPU profile (the bench's server runs in it) to
+// <dir>/<name>.pprof until the func it returns is called.
+func cpuProfile(t *testing.T, name string) func() {
+	dir := os.Getenv("KONTERA_BENCH_CPUPROFILE")
+	if dir == "" {
+		return func() {}
+	}
+	f, err := os.Create(filepath.Join(dir, name+".pprof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}
 }

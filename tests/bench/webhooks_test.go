@@ -142,7 +142,7 @@ func TestBenchWebhooks(t *testing.T) {
 		hook("invoice.paid")
 	}
 	const burst = 250 // events a round: 4 000 deliveries
-	profile := statementProfile(t)
+	profile := statementProfile(t, "webhook deliveries")
 	// The durable baseline: each POST between two single-row commits, as
 	// an attempt is leased and then recorded.
 	ownerURL, err := localpg.WithUser(url, localpg.OwnerRole)
