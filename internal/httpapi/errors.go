@@ -85,15 +85,17 @@ func (s *Server) toAPIError(err error, c echo.Context) *apierr.Error {
 		}
 	}
 	var pe *pq.Error
-	if errors.As(err, &pe) && pe.Code == "57014" && c.Request().Context().Err() == nil {
-		// statement_timeout (KONTERA_STATEMENT_TIMEOUT) cancelled a statement
-		// the request was waiting on; the transaction rolled back.
-		return apierr.New(apierr.DatabaseTimeout, map[string]any{"reason": "statement_timeout"}).WithHeader("Retry-After", "1")
-	}
-	if errors.As(err, &pe) && (pe.Code == "53300" || pe.Code == "57P03") {
-		// The database refused a new connection (all its slots taken, or it
-		// is starting): a moment's load, not a fault; nothing was written.
-		return apierr.New(apierr.DatabaseTimeout, map[string]any{"reason": "database_busy"}).WithHeader("Retry-After", "1")
+	if errors.As(err, &pe) {
+		switch {
+		case pe.Code == "57014" && c.Request().Context().Err() == nil:
+			// statement_timeout (KONTERA_STATEMENT_TIMEOUT) cancelled a
+			// statement the request was waiting on; the transaction rolled back.
+			return apierr.New(apierr.DatabaseTimeout, map[string]any{"reason": "statement_timeout"}).WithHeader("Retry-After", "1")
+		case pe.Code == "53300" || pe.Code == "57P03":
+			// The database refused a new connection (all its slots taken, or
+			// it is starting): a moment's load, not a fault; nothing was written.
+			return apierr.New(apierr.DatabaseTimeout, map[string]any{"reason": "database_busy"}).WithHeader("Retry-After", "1")
+		}
 	}
 	return apierr.Wrap(apierr.InternalError, err)
 }

@@ -274,7 +274,7 @@ func (s *Store) record(ctx context.Context, company uuid.UUID, action audit.Acti
 
 // Snapshot is the entry as the audit trail and the events carry it, in
 // the API's field names. A struct, not a map: a batch marshals one per
-// voucher, and maps cost the import a fifth of its time.
+// voucher, and maps cost the import a fifth of its Go time.
 func Snapshot(e Entry) EntrySnapshot {
 	lines := make([]LineSnapshot, len(e.Lines))
 	for i, l := range e.Lines {
