@@ -249,7 +249,7 @@ func (m *matcher) assign(cands []pair, why func(pair) (string, []string)) {
 		}
 		m.out = append(m.out, Proposal{ExternalIDs: []uuid.UUID{c.row.ID}, EntryIDs: []uuid.UUID{c.item.EntryID},
 			Allocations: []Allocation{{ExternalID: c.row.ID, EntryID: c.item.EntryID, Amount: c.row.Amount}},
-			Confidence: conf, Method: method, Reasons: reasons})
+			Confidence:  conf, Method: method, Reasons: reasons})
 	}
 }
 

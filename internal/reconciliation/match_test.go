@@ -161,7 +161,9 @@ func Generate(n int, seed uint64) Synthetic {
 		}
 		return u
 	}
-	randAmount := func() int64 { return (rng.Int64N(2_000_000) + 100) * map[bool]int64{true: 1, false: -1}[rng.IntN(3) == 0] }
+	randAmount := func() int64 {
+		return (rng.Int64N(2_000_000) + 100) * map[bool]int64{true: 1, false: -1}[rng.IntN(3) == 0]
+	}
 	for len(s.Rows) < n {
 		d := rng.IntN(330)
 		switch k := rng.IntN(100); {
