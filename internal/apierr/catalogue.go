@@ -285,6 +285,8 @@ const (
 	VATSettlementProposalChanged     Code = "VAT_SETTLEMENT_PROPOSAL_CHANGED"
 	VATSettlementAlreadyBooked       Code = "VAT_SETTLEMENT_ALREADY_BOOKED"
 	SkatteverketNotConnected         Code = "SKATTEVERKET_NOT_CONNECTED"
+	SkattekontoFileInvalid           Code = "SKATTEKONTO_FILE_INVALID"
+	SkattekontoSaldoConflict         Code = "SKATTEKONTO_SALDO_CONFLICT"
 	PSReportMissingFilerInfo         Code = "PS_REPORT_MISSING_FILER_INFO"
 	PSReportCSVBlockedByErrors       Code = "PS_REPORT_CSV_BLOCKED_BY_ERRORS"
 	TaxDeclINK2WrongLegalForm        Code = "TAX_DECL_INK2_WRONG_LEGAL_FORM"
@@ -645,6 +647,8 @@ var entries = []Entry{
 	{VATFilingConfirmedBySkatteverket, s409, GroupEndpoint, "Deklarationen är bekräftad av Skatteverket och kan inte avmarkeras.", "The return is confirmed by Skatteverket and cannot be unmarked.", "File a corrected return with Skatteverket instead."},
 	{VATSettlementProposalChanged, s409, GroupEndpoint, "Momsavräkningen har ändrats sedan förslaget hämtades.", "The VAT settlement has changed since the proposal was read.", "Read the settlement proposal again and send its fingerprint."},
 	{VATSettlementAlreadyBooked, s409, GroupEndpoint, "Momsavräkningen för perioden är redan bokförd.", "The VAT settlement of the period is already booked.", "See details.journal_entry_id; reverse it first to book it again."},
+	{SkattekontoFileInvalid, s400, GroupEndpoint, "Skattekontofilen kan inte läsas.", "The skattekonto file cannot be read.", "details.line and details.column name where; details.reason says what is wrong. Nothing was imported."},
+	{SkattekontoSaldoConflict, s409, GroupEndpoint, "Saldot i filen stämmer inte med skattekontots sparade rader.", "The file's saldo disagrees with the skattekonto rows already stored.", "details names the day and both saldos; check the rows stored for that period (GET /skattekonto/transactions) before importing again."},
 	{SkatteverketNotConnected, s401, GroupEndpoint, "Företaget är inte anslutet till Skatteverket.", "The company is not connected to Skatteverket.", "Use state=submitted for what was filed; decided returns need a Skatteverket connection."},
 	{PSReportMissingFilerInfo, s400, GroupEndpoint, "Uppgifter om uppgiftslämnaren saknas för den periodiska sammanställningen.", "Filer details are missing for the EU sales list.", "Set vat_number, tax_contact_name and tax_contact_phone in the company settings (details.missing)."},
 	{PSReportCSVBlockedByErrors, s400, GroupEndpoint, "Den periodiska sammanställningen har fel och kan inte skrivas som fil.", "The EU sales list has errors and cannot be written as a file.", "Fix the rows in details.errors (GET /reports/periodisk-sammanstallning lists them)."},
