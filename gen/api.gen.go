@@ -1237,6 +1237,8 @@ const (
 	ErrorCodeSIPAIDLIKELYDUPLICATE                      ErrorCode = "SI_PAID_LIKELY_DUPLICATE"
 	ErrorCodeSIPAIDSEKUNRESOLVED                        ErrorCode = "SI_PAID_SEK_UNRESOLVED"
 	ErrorCodeSIUNCREDITFAILED                           ErrorCode = "SI_UNCREDIT_FAILED"
+	ErrorCodeSKATTEKONTOFILEINVALID                     ErrorCode = "SKATTEKONTO_FILE_INVALID"
+	ErrorCodeSKATTEKONTOSALDOCONFLICT                   ErrorCode = "SKATTEKONTO_SALDO_CONFLICT"
 	ErrorCodeSKATTEVERKETNOTCONNECTED                   ErrorCode = "SKATTEVERKET_NOT_CONNECTED"
 	ErrorCodeSUPPLIERDUPLICATEORGNUMBER                 ErrorCode = "SUPPLIER_DUPLICATE_ORG_NUMBER"
 	ErrorCodeSUPPLIERHASINVOICES                        ErrorCode = "SUPPLIER_HAS_INVOICES"
@@ -1781,6 +1783,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeSIPAIDSEKUNRESOLVED:
 		return true
 	case ErrorCodeSIUNCREDITFAILED:
+		return true
+	case ErrorCodeSKATTEKONTOFILEINVALID:
+		return true
+	case ErrorCodeSKATTEKONTOSALDOCONFLICT:
 		return true
 	case ErrorCodeSKATTEVERKETNOTCONNECTED:
 		return true
@@ -3333,6 +3339,339 @@ func (e ReadOnlyCode) Valid() bool {
 	}
 }
 
+// Defines values for ReconciliationAccountDetailExternalBalanceSource.
+const (
+	Movements ReconciliationAccountDetailExternalBalanceSource = "movements"
+	Saldo     ReconciliationAccountDetailExternalBalanceSource = "saldo"
+	Statement ReconciliationAccountDetailExternalBalanceSource = "statement"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationAccountDetailExternalBalanceSource enum.
+func (e ReconciliationAccountDetailExternalBalanceSource) Valid() bool {
+	switch e {
+	case Movements:
+		return true
+	case Saldo:
+		return true
+	case Statement:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationAccountDetailKind.
+const (
+	ReconciliationAccountDetailKindBank        ReconciliationAccountDetailKind = "bank"
+	ReconciliationAccountDetailKindManual      ReconciliationAccountDetailKind = "manual"
+	ReconciliationAccountDetailKindSkattekonto ReconciliationAccountDetailKind = "skattekonto"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationAccountDetailKind enum.
+func (e ReconciliationAccountDetailKind) Valid() bool {
+	switch e {
+	case ReconciliationAccountDetailKindBank:
+		return true
+	case ReconciliationAccountDetailKindManual:
+		return true
+	case ReconciliationAccountDetailKindSkattekonto:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationAccountRowKind.
+const (
+	ReconciliationAccountRowKindBank        ReconciliationAccountRowKind = "bank"
+	ReconciliationAccountRowKindManual      ReconciliationAccountRowKind = "manual"
+	ReconciliationAccountRowKindSkattekonto ReconciliationAccountRowKind = "skattekonto"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationAccountRowKind enum.
+func (e ReconciliationAccountRowKind) Valid() bool {
+	switch e {
+	case ReconciliationAccountRowKindBank:
+		return true
+	case ReconciliationAccountRowKindManual:
+		return true
+	case ReconciliationAccountRowKindSkattekonto:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationBridgeLineKey.
+const (
+	ReconciliationBridgeLineKeyIgnored           ReconciliationBridgeLineKey = "ignored"
+	ReconciliationBridgeLineKeyMatchedStraddling ReconciliationBridgeLineKey = "matched_straddling"
+	ReconciliationBridgeLineKeyOpeningDifference ReconciliationBridgeLineKey = "opening_difference"
+	ReconciliationBridgeLineKeyProposedExternal  ReconciliationBridgeLineKey = "proposed_external"
+	ReconciliationBridgeLineKeyProposedLedger    ReconciliationBridgeLineKey = "proposed_ledger"
+	ReconciliationBridgeLineKeyReversedPairs     ReconciliationBridgeLineKey = "reversed_pairs"
+	ReconciliationBridgeLineKeyUnmatchedExternal ReconciliationBridgeLineKey = "unmatched_external"
+	ReconciliationBridgeLineKeyUnmatchedLedger   ReconciliationBridgeLineKey = "unmatched_ledger"
+	ReconciliationBridgeLineKeyUpcomingLedger    ReconciliationBridgeLineKey = "upcoming_ledger"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationBridgeLineKey enum.
+func (e ReconciliationBridgeLineKey) Valid() bool {
+	switch e {
+	case ReconciliationBridgeLineKeyIgnored:
+		return true
+	case ReconciliationBridgeLineKeyMatchedStraddling:
+		return true
+	case ReconciliationBridgeLineKeyOpeningDifference:
+		return true
+	case ReconciliationBridgeLineKeyProposedExternal:
+		return true
+	case ReconciliationBridgeLineKeyProposedLedger:
+		return true
+	case ReconciliationBridgeLineKeyReversedPairs:
+		return true
+	case ReconciliationBridgeLineKeyUnmatchedExternal:
+		return true
+	case ReconciliationBridgeLineKeyUnmatchedLedger:
+		return true
+	case ReconciliationBridgeLineKeyUpcomingLedger:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationBucket.
+const (
+	ReconciliationBucketIgnored           ReconciliationBucket = "ignored"
+	ReconciliationBucketMatched           ReconciliationBucket = "matched"
+	ReconciliationBucketProposed          ReconciliationBucket = "proposed"
+	ReconciliationBucketUnmatchedExternal ReconciliationBucket = "unmatched_external"
+	ReconciliationBucketUnmatchedLedger   ReconciliationBucket = "unmatched_ledger"
+	ReconciliationBucketUpcoming          ReconciliationBucket = "upcoming"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationBucket enum.
+func (e ReconciliationBucket) Valid() bool {
+	switch e {
+	case ReconciliationBucketIgnored:
+		return true
+	case ReconciliationBucketMatched:
+		return true
+	case ReconciliationBucketProposed:
+		return true
+	case ReconciliationBucketUnmatchedExternal:
+		return true
+	case ReconciliationBucketUnmatchedLedger:
+		return true
+	case ReconciliationBucketUpcoming:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationItemActions.
+const (
+	AcceptProposal ReconciliationItemActions = "accept_proposal"
+	Ignore         ReconciliationItemActions = "ignore"
+	Link           ReconciliationItemActions = "link"
+	Unignore       ReconciliationItemActions = "unignore"
+	Unlink         ReconciliationItemActions = "unlink"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationItemActions enum.
+func (e ReconciliationItemActions) Valid() bool {
+	switch e {
+	case AcceptProposal:
+		return true
+	case Ignore:
+		return true
+	case Link:
+		return true
+	case Unignore:
+		return true
+	case Unlink:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationItemItemType.
+const (
+	ReconciliationItemItemTypeBankTransaction        ReconciliationItemItemType = "bank_transaction"
+	ReconciliationItemItemTypeJournalEntry           ReconciliationItemItemType = "journal_entry"
+	ReconciliationItemItemTypeSkattekontoTransaction ReconciliationItemItemType = "skattekonto_transaction"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationItemItemType enum.
+func (e ReconciliationItemItemType) Valid() bool {
+	switch e {
+	case ReconciliationItemItemTypeBankTransaction:
+		return true
+	case ReconciliationItemItemTypeJournalEntry:
+		return true
+	case ReconciliationItemItemTypeSkattekontoTransaction:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationItemSide.
+const (
+	External ReconciliationItemSide = "external"
+	Ledger   ReconciliationItemSide = "ledger"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationItemSide enum.
+func (e ReconciliationItemSide) Valid() bool {
+	switch e {
+	case External:
+		return true
+	case Ledger:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationLinkProblem.
+const (
+	EntryDraft    ReconciliationLinkProblem = "entry_draft"
+	EntryReversed ReconciliationLinkProblem = "entry_reversed"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationLinkProblem enum.
+func (e ReconciliationLinkProblem) Valid() bool {
+	switch e {
+	case EntryDraft:
+		return true
+	case EntryReversed:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationMethod.
+const (
+	ReconciliationMethodDateWindow ReconciliationMethod = "date_window"
+	ReconciliationMethodExact      ReconciliationMethod = "exact"
+	ReconciliationMethodManual     ReconciliationMethod = "manual"
+	ReconciliationMethodManyToOne  ReconciliationMethod = "many_to_one"
+	ReconciliationMethodOneToMany  ReconciliationMethod = "one_to_many"
+	ReconciliationMethodReference  ReconciliationMethod = "reference"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationMethod enum.
+func (e ReconciliationMethod) Valid() bool {
+	switch e {
+	case ReconciliationMethodDateWindow:
+		return true
+	case ReconciliationMethodExact:
+		return true
+	case ReconciliationMethodManual:
+		return true
+	case ReconciliationMethodManyToOne:
+		return true
+	case ReconciliationMethodOneToMany:
+		return true
+	case ReconciliationMethodReference:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationSkippedPairCode.
+const (
+	ReconciliationSkippedPairCodeALREADYLINKED        ReconciliationSkippedPairCode = "ALREADY_LINKED"
+	ReconciliationSkippedPairCodeENTRYNOTFOUND        ReconciliationSkippedPairCode = "ENTRY_NOT_FOUND"
+	ReconciliationSkippedPairCodeLINKRACE             ReconciliationSkippedPairCode = "LINK_RACE"
+	ReconciliationSkippedPairCodeNOTFOUND             ReconciliationSkippedPairCode = "NOT_FOUND"
+	ReconciliationSkippedPairCodePAIRNOTCLOSED        ReconciliationSkippedPairCode = "PAIR_NOT_CLOSED"
+	ReconciliationSkippedPairCodeROWIGNORED           ReconciliationSkippedPairCode = "ROW_IGNORED"
+	ReconciliationSkippedPairCodeSIGNEDOFF            ReconciliationSkippedPairCode = "SIGNED_OFF"
+	ReconciliationSkippedPairCodeUNSUPPORTEDPAIRSHAPE ReconciliationSkippedPairCode = "UNSUPPORTED_PAIR_SHAPE"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationSkippedPairCode enum.
+func (e ReconciliationSkippedPairCode) Valid() bool {
+	switch e {
+	case ReconciliationSkippedPairCodeALREADYLINKED:
+		return true
+	case ReconciliationSkippedPairCodeENTRYNOTFOUND:
+		return true
+	case ReconciliationSkippedPairCodeLINKRACE:
+		return true
+	case ReconciliationSkippedPairCodeNOTFOUND:
+		return true
+	case ReconciliationSkippedPairCodePAIRNOTCLOSED:
+		return true
+	case ReconciliationSkippedPairCodeROWIGNORED:
+		return true
+	case ReconciliationSkippedPairCodeSIGNEDOFF:
+		return true
+	case ReconciliationSkippedPairCodeUNSUPPORTEDPAIRSHAPE:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationSourceType.
+const (
+	ReconciliationSourceTypeBankFile         ReconciliationSourceType = "bank_file"
+	ReconciliationSourceTypeManual           ReconciliationSourceType = "manual"
+	ReconciliationSourceTypePsd2             ReconciliationSourceType = "psd2"
+	ReconciliationSourceTypeSkatteverketApi  ReconciliationSourceType = "skatteverket_api"
+	ReconciliationSourceTypeSkatteverketFile ReconciliationSourceType = "skatteverket_file"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationSourceType enum.
+func (e ReconciliationSourceType) Valid() bool {
+	switch e {
+	case ReconciliationSourceTypeBankFile:
+		return true
+	case ReconciliationSourceTypeManual:
+		return true
+	case ReconciliationSourceTypePsd2:
+		return true
+	case ReconciliationSourceTypeSkatteverketApi:
+		return true
+	case ReconciliationSourceTypeSkatteverketFile:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ReconciliationStatusState.
+const (
+	ReconciliationStatusStateNotConfigured ReconciliationStatusState = "not_configured"
+	ReconciliationStatusStateOpen          ReconciliationStatusState = "open"
+	ReconciliationStatusStateReconciled    ReconciliationStatusState = "reconciled"
+	ReconciliationStatusStateStale         ReconciliationStatusState = "stale"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationStatusState enum.
+func (e ReconciliationStatusState) Valid() bool {
+	switch e {
+	case ReconciliationStatusStateNotConfigured:
+		return true
+	case ReconciliationStatusStateOpen:
+		return true
+	case ReconciliationStatusStateReconciled:
+		return true
+	case ReconciliationStatusStateStale:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Role.
 const (
 	RoleAdmin  Role = "admin"
@@ -3377,73 +3716,73 @@ func (e SalaryVacationYearBasis) Valid() bool {
 
 // Defines values for Scope.
 const (
-	BookkeepingWrite      Scope = "bookkeeping:write"
-	CompaniesRead         Scope = "companies:read"
-	CompaniesWrite        Scope = "companies:write"
-	ComplianceRead        Scope = "compliance:read"
-	CustomersRead         Scope = "customers:read"
-	CustomersWrite        Scope = "customers:write"
-	DocumentsRead         Scope = "documents:read"
-	DocumentsWrite        Scope = "documents:write"
-	InvoicesRead          Scope = "invoices:read"
-	InvoicesWrite         Scope = "invoices:write"
-	PayrollRead           Scope = "payroll:read"
-	PayrollWrite          Scope = "payroll:write"
-	ReconciliationRead    Scope = "reconciliation:read"
-	ReconciliationSignoff Scope = "reconciliation:signoff"
-	ReconciliationWrite   Scope = "reconciliation:write"
-	ReportsRead           Scope = "reports:read"
-	SuppliersRead         Scope = "suppliers:read"
-	SuppliersWrite        Scope = "suppliers:write"
-	TransactionsRead      Scope = "transactions:read"
-	TransactionsWrite     Scope = "transactions:write"
-	WebhooksManage        Scope = "webhooks:manage"
+	ScopeBookkeepingWrite      Scope = "bookkeeping:write"
+	ScopeCompaniesRead         Scope = "companies:read"
+	ScopeCompaniesWrite        Scope = "companies:write"
+	ScopeComplianceRead        Scope = "compliance:read"
+	ScopeCustomersRead         Scope = "customers:read"
+	ScopeCustomersWrite        Scope = "customers:write"
+	ScopeDocumentsRead         Scope = "documents:read"
+	ScopeDocumentsWrite        Scope = "documents:write"
+	ScopeInvoicesRead          Scope = "invoices:read"
+	ScopeInvoicesWrite         Scope = "invoices:write"
+	ScopePayrollRead           Scope = "payroll:read"
+	ScopePayrollWrite          Scope = "payroll:write"
+	ScopeReconciliationRead    Scope = "reconciliation:read"
+	ScopeReconciliationSignoff Scope = "reconciliation:signoff"
+	ScopeReconciliationWrite   Scope = "reconciliation:write"
+	ScopeReportsRead           Scope = "reports:read"
+	ScopeSuppliersRead         Scope = "suppliers:read"
+	ScopeSuppliersWrite        Scope = "suppliers:write"
+	ScopeTransactionsRead      Scope = "transactions:read"
+	ScopeTransactionsWrite     Scope = "transactions:write"
+	ScopeWebhooksManage        Scope = "webhooks:manage"
 )
 
 // Valid indicates whether the value is a known member of the Scope enum.
 func (e Scope) Valid() bool {
 	switch e {
-	case BookkeepingWrite:
+	case ScopeBookkeepingWrite:
 		return true
-	case CompaniesRead:
+	case ScopeCompaniesRead:
 		return true
-	case CompaniesWrite:
+	case ScopeCompaniesWrite:
 		return true
-	case ComplianceRead:
+	case ScopeComplianceRead:
 		return true
-	case CustomersRead:
+	case ScopeCustomersRead:
 		return true
-	case CustomersWrite:
+	case ScopeCustomersWrite:
 		return true
-	case DocumentsRead:
+	case ScopeDocumentsRead:
 		return true
-	case DocumentsWrite:
+	case ScopeDocumentsWrite:
 		return true
-	case InvoicesRead:
+	case ScopeInvoicesRead:
 		return true
-	case InvoicesWrite:
+	case ScopeInvoicesWrite:
 		return true
-	case PayrollRead:
+	case ScopePayrollRead:
 		return true
-	case PayrollWrite:
+	case ScopePayrollWrite:
 		return true
-	case ReconciliationRead:
+	case ScopeReconciliationRead:
 		return true
-	case ReconciliationSignoff:
+	case ScopeReconciliationSignoff:
 		return true
-	case ReconciliationWrite:
+	case ScopeReconciliationWrite:
 		return true
-	case ReportsRead:
+	case ScopeReportsRead:
 		return true
-	case SuppliersRead:
+	case ScopeSuppliersRead:
 		return true
-	case SuppliersWrite:
+	case ScopeSuppliersWrite:
 		return true
-	case TransactionsRead:
+	case ScopeTransactionsRead:
 		return true
-	case TransactionsWrite:
+	case ScopeTransactionsWrite:
 		return true
-	case WebhooksManage:
+	case ScopeWebhooksManage:
 		return true
 	default:
 		return false
@@ -3543,6 +3882,78 @@ func (e SieImportState) Valid() bool {
 	case SieImportStateUndoing:
 		return true
 	case SieImportStateUndone:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SkattekontoImportRowStatus.
+const (
+	Added     SkattekontoImportRowStatus = "added"
+	Drawn     SkattekontoImportRowStatus = "drawn"
+	Duplicate SkattekontoImportRowStatus = "duplicate"
+)
+
+// Valid indicates whether the value is a known member of the SkattekontoImportRowStatus enum.
+func (e SkattekontoImportRowStatus) Valid() bool {
+	switch e {
+	case Added:
+		return true
+	case Drawn:
+		return true
+	case Duplicate:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SkattekontoTransactionKind.
+const (
+	Opening SkattekontoTransactionKind = "opening"
+	Row     SkattekontoTransactionKind = "row"
+)
+
+// Valid indicates whether the value is a known member of the SkattekontoTransactionKind enum.
+func (e SkattekontoTransactionKind) Valid() bool {
+	switch e {
+	case Opening:
+		return true
+	case Row:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SkattekontoTransactionSource.
+const (
+	SkattekontoTransactionSourceManual           SkattekontoTransactionSource = "manual"
+	SkattekontoTransactionSourceSkatteverketFile SkattekontoTransactionSource = "skatteverket_file"
+)
+
+// Valid indicates whether the value is a known member of the SkattekontoTransactionSource enum.
+func (e SkattekontoTransactionSource) Valid() bool {
+	switch e {
+	case SkattekontoTransactionSourceManual:
+		return true
+	case SkattekontoTransactionSourceSkatteverketFile:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SkattekontoTransactionDeletedResponseDataDeleted.
+const (
+	SkattekontoTransactionDeletedResponseDataDeletedTrue SkattekontoTransactionDeletedResponseDataDeleted = true
+)
+
+// Valid indicates whether the value is a known member of the SkattekontoTransactionDeletedResponseDataDeleted enum.
+func (e SkattekontoTransactionDeletedResponseDataDeleted) Valid() bool {
+	switch e {
+	case SkattekontoTransactionDeletedResponseDataDeletedTrue:
 		return true
 	default:
 		return false
@@ -5435,6 +5846,94 @@ type BankFileUndoneResponse struct {
 type BankFileUploadRequest struct {
 	// File The bank file, at most 10 MB: UTF-8, UTF-16 or Windows-1252.
 	File openapi_types.File `json:"file"`
+}
+
+// BankReconciliationMatch defines model for BankReconciliationMatch.
+type BankReconciliationMatch struct {
+	// Confidence How sure the engine is, 0-1 in hundredths: 0.99 reference (the row's OCR is the paid invoice's), 0.97 same amount and day, 0.95 less 0.02 a day apart within the window (±5 days bank, ±3 skattekonto), 0.85 many rows to one verifikat or one row to many, capped at 0.70 when another candidate was within 0.01.
+	Confidence       ReconciliationConfidence `json:"confidence"`
+	EntryDate        openapi_types.Date       `json:"entry_date"`
+	EntryDescription string                   `json:"entry_description"`
+	JournalEntryId   openapi_types.UUID       `json:"journal_entry_id"`
+
+	// Method How a link or proposal was made.
+	Method ReconciliationMethod `json:"method"`
+
+	// TransactionAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	TransactionAmount      Amount                    `json:"transaction_amount"`
+	TransactionDate        openapi_types.Date        `json:"transaction_date"`
+	TransactionDescription nullable.Nullable[string] `json:"transaction_description"`
+	TransactionId          openapi_types.UUID        `json:"transaction_id"`
+	VoucherNumber          int                       `json:"voucher_number"`
+	VoucherSeries          string                    `json:"voucher_series"`
+}
+
+// BankReconciliationRunRequest defines model for BankReconciliationRunRequest.
+type BankReconciliationRunRequest struct {
+	AccountNumber       *string             `json:"account_number,omitempty"`
+	ConfidenceThreshold *float32            `json:"confidence_threshold,omitempty"`
+	DateFrom            *openapi_types.Date `json:"date_from,omitempty"`
+	DateTo              *openapi_types.Date `json:"date_to,omitempty"`
+}
+
+// BankReconciliationRunResponse defines model for BankReconciliationRunResponse.
+type BankReconciliationRunResponse struct {
+	Data struct {
+		Applied int `json:"applied"`
+
+		// ConfidenceThreshold How sure the engine is, 0-1 in hundredths: 0.99 reference (the row's OCR is the paid invoice's), 0.97 same amount and day, 0.95 less 0.02 a day apart within the window (±5 days bank, ±3 skattekonto), 0.85 many rows to one verifikat or one row to many, capped at 0.70 when another candidate was within 0.01.
+		ConfidenceThreshold   ReconciliationConfidence    `json:"confidence_threshold"`
+		DryRun                bool                        `json:"dry_run"`
+		Errors                []ReconciliationSkippedPair `json:"errors"`
+		Matches               []BankReconciliationMatch   `json:"matches"`
+		SkippedBelowThreshold int                         `json:"skipped_below_threshold"`
+	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// BankReconciliationStatus The window's bank rows against the books' movement on the cash account's ledger account (the gl_1930_* names are kept whatever the account, as the older endpoint has them): bank_transaction_total is the rows not ignored, difference that less the books' movement, is_reconciled when it is under 0.01. unmatched_* are rows and verifikat in the window without a link; unexplained_difference is what they and the links straddling the window leave.
+type BankReconciliationStatus struct {
+	// BankTransactionTotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	BankTransactionTotal Amount `json:"bank_transaction_total"`
+
+	// Difference An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Difference Amount `json:"difference"`
+
+	// Gl1930Balance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Gl1930Balance Amount `json:"gl_1930_balance"`
+
+	// Gl1930CorrectionAdjustment An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Gl1930CorrectionAdjustment Amount `json:"gl_1930_correction_adjustment"`
+
+	// Gl1930OpeningBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Gl1930OpeningBalance Amount `json:"gl_1930_opening_balance"`
+
+	// Gl1930PeriodMovement An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Gl1930PeriodMovement    Amount `json:"gl_1930_period_movement"`
+	IgnoredTransactionCount int    `json:"ignored_transaction_count"`
+
+	// IgnoredTransactionTotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	IgnoredTransactionTotal   Amount                    `json:"ignored_transaction_total"`
+	IsReconciled              bool                      `json:"is_reconciled"`
+	MatchedCount              int                       `json:"matched_count"`
+	UnexplainedDifference     nullable.Nullable[Amount] `json:"unexplained_difference"`
+	UnmatchedGlLineCount      int                       `json:"unmatched_gl_line_count"`
+	UnmatchedGlLineTotal      nullable.Nullable[Amount] `json:"unmatched_gl_line_total"`
+	UnmatchedTransactionCount int                       `json:"unmatched_transaction_count"`
+
+	// UnmatchedTransactionTotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	UnmatchedTransactionTotal Amount `json:"unmatched_transaction_total"`
+}
+
+// BankReconciliationStatusResponse defines model for BankReconciliationStatusResponse.
+type BankReconciliationStatusResponse struct {
+	// Data The window's bank rows against the books' movement on the cash account's ledger account (the gl_1930_* names are kept whatever the account, as the older endpoint has them): bank_transaction_total is the rows not ignored, difference that less the books' movement, is_reconciled when it is under 0.01. unmatched_* are rows and verifikat in the window without a link; unexplained_difference is what they and the links straddling the window leave.
+	Data BankReconciliationStatus `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // BankSync defines model for BankSync.
@@ -11068,14 +11567,422 @@ type RattelseLogResponse struct {
 // ReadOnlyCode defines model for ReadOnlyCode.
 type ReadOnlyCode string
 
+// ReconciliationAccountDetail defines model for ReconciliationAccountDetail.
+type ReconciliationAccountDetail struct {
+	// AccountKey bank:<cash_account_id> or skattekonto.
+	AccountKey    string                                      `json:"account_key"`
+	AccountNumber string                                      `json:"account_number"`
+	Bank          nullable.Nullable[BankReconciliationStatus] `json:"bank"`
+	Bridge        []ReconciliationBridgeLine                  `json:"bridge"`
+
+	// Counts Items per bucket through date_to.
+	Counts   map[string]int     `json:"counts"`
+	Currency string             `json:"currency"`
+	DateFrom openapi_types.Date `json:"date_from"`
+	DateTo   openapi_types.Date `json:"date_to"`
+
+	// Difference An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Difference Amount `json:"difference"`
+
+	// ExternalBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ExternalBalance Amount `json:"external_balance"`
+
+	// ExternalBalanceSource statement: the bank's stated balance (camt.053 CLBD or the bank feed's) carried to date_to by the rows; saldo: the skattekonto's; movements: no stated balance, so the books' balance before the first row plus the rows.
+	ExternalBalanceSource ReconciliationAccountDetailExternalBalanceSource `json:"external_balance_source"`
+	HistoryStart          nullable.Nullable[openapi_types.Date]            `json:"history_start"`
+	IsReconciled          bool                                             `json:"is_reconciled"`
+	Kind                  ReconciliationAccountDetailKind                  `json:"kind"`
+	LastCovered           nullable.Nullable[openapi_types.Date]            `json:"last_covered"`
+
+	// LedgerBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	LedgerBalance       Amount                                   `json:"ledger_balance"`
+	LogoUrl             nullable.Nullable[string]                `json:"logo_url"`
+	Name                string                                   `json:"name"`
+	OlderUnmatchedCount int                                      `json:"older_unmatched_count"`
+	SignedOffThrough    nullable.Nullable[openapi_types.Date]    `json:"signed_off_through"`
+	Signoff             nullable.Nullable[ReconciliationSignoff] `json:"signoff"`
+	Skattekonto         nullable.Nullable[SkattekontoBlock]      `json:"skattekonto"`
+
+	// Source Where the outside truth comes from and when it last came.
+	Source ReconciliationSource `json:"source"`
+
+	// Status The account reconciled through as_of.
+	Status       ReconciliationStatus      `json:"status"`
+	SupersededBy nullable.Nullable[string] `json:"superseded_by"`
+
+	// UnexplainedDifference An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	UnexplainedDifference Amount `json:"unexplained_difference"`
+}
+
+// ReconciliationAccountDetailExternalBalanceSource statement: the bank's stated balance (camt.053 CLBD or the bank feed's) carried to date_to by the rows; saldo: the skattekonto's; movements: no stated balance, so the books' balance before the first row plus the rows.
+type ReconciliationAccountDetailExternalBalanceSource string
+
+// ReconciliationAccountDetailKind defines model for ReconciliationAccountDetail.Kind.
+type ReconciliationAccountDetailKind string
+
+// ReconciliationAccountList defines model for ReconciliationAccountList.
+type ReconciliationAccountList struct {
+	Accounts []ReconciliationAccountRow `json:"accounts"`
+	DateFrom openapi_types.Date         `json:"date_from"`
+	DateTo   openapi_types.Date         `json:"date_to"`
+}
+
+// ReconciliationAccountListResponse defines model for ReconciliationAccountListResponse.
+type ReconciliationAccountListResponse struct {
+	Data ReconciliationAccountList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ReconciliationAccountResponse defines model for ReconciliationAccountResponse.
+type ReconciliationAccountResponse struct {
+	Data ReconciliationAccountDetail `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ReconciliationAccountRow An account with an outside truth: a cash account (its bank transactions against its 19xx account) or the skattekonto (Skatteverket's statement against 1630).
+type ReconciliationAccountRow struct {
+	// AccountKey bank:<cash_account_id> or skattekonto.
+	AccountKey       string                                `json:"account_key"`
+	AccountNumber    string                                `json:"account_number"`
+	Currency         string                                `json:"currency"`
+	Kind             ReconciliationAccountRowKind          `json:"kind"`
+	LogoUrl          nullable.Nullable[string]             `json:"logo_url"`
+	Name             string                                `json:"name"`
+	SignedOffThrough nullable.Nullable[openapi_types.Date] `json:"signed_off_through"`
+
+	// Source Where the outside truth comes from and when it last came.
+	Source ReconciliationSource `json:"source"`
+
+	// Status The account reconciled through as_of.
+	Status       ReconciliationStatus      `json:"status"`
+	SupersededBy nullable.Nullable[string] `json:"superseded_by"`
+}
+
+// ReconciliationAccountRowKind defines model for ReconciliationAccountRow.Kind.
+type ReconciliationAccountRowKind string
+
+// ReconciliationActor defines model for ReconciliationActor.
+type ReconciliationActor struct {
+	Id    nullable.Nullable[openapi_types.UUID] `json:"id"`
+	Label string                                `json:"label"`
+	Type  string                                `json:"type"`
+}
+
+// ReconciliationAllocation The part of an outside row a verifikat takes (signed as the row).
+type ReconciliationAllocation struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount         Amount             `json:"amount"`
+	ExternalId     openapi_types.UUID `json:"external_id"`
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+}
+
+// ReconciliationAppliedPair defines model for ReconciliationAppliedPair.
+type ReconciliationAppliedPair struct {
+	Allocations     []ReconciliationAllocation                  `json:"allocations"`
+	Confidence      nullable.Nullable[ReconciliationConfidence] `json:"confidence"`
+	ExternalIds     []openapi_types.UUID                        `json:"external_ids"`
+	JournalEntryIds []openapi_types.UUID                        `json:"journal_entry_ids"`
+	LinkId          openapi_types.UUID                          `json:"link_id"`
+
+	// Method How a link or proposal was made.
+	Method ReconciliationMethod `json:"method"`
+	SetId  openapi_types.UUID   `json:"set_id"`
+}
+
+// ReconciliationBridgeLine One step from the outside balance to the books': external_balance plus every line's amount is ledger_balance plus unexplained_difference, to the öre. Every line is always listed, zero or not; items_bucket is where its items are listed.
+type ReconciliationBridgeLine struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount      Amount                                  `json:"amount"`
+	Count       int                                     `json:"count"`
+	ItemsBucket nullable.Nullable[ReconciliationBucket] `json:"items_bucket"`
+	Key         ReconciliationBridgeLineKey             `json:"key"`
+	LabelEn     string                                  `json:"label_en"`
+	LabelSv     string                                  `json:"label_sv"`
+}
+
+// ReconciliationBridgeLineKey defines model for ReconciliationBridgeLine.Key.
+type ReconciliationBridgeLineKey string
+
+// ReconciliationBucket Where an item stands: proposed (the engine proposes a link, none made), unmatched_external (an outside row without a verifikat), unmatched_ledger (a verifikat without an outside row), matched (linked, or booked by the row itself), ignored (an outside row that needs no verifikat), upcoming (a coming skattekonto debit not yet drawn, or a verifikat dated after the last day the outside truth covers).
+type ReconciliationBucket string
+
+// ReconciliationConfidence How sure the engine is, 0-1 in hundredths: 0.99 reference (the row's OCR is the paid invoice's), 0.97 same amount and day, 0.95 less 0.02 a day apart within the window (±5 days bank, ±3 skattekonto), 0.85 many rows to one verifikat or one row to many, capped at 0.70 when another candidate was within 0.01.
+type ReconciliationConfidence = float32
+
+// ReconciliationDrift Postings since the sign-off moved the books' balance through its day: now ledger_balance, amount more than signed.
+type ReconciliationDrift struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+
+	// LedgerBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	LedgerBalance Amount `json:"ledger_balance"`
+}
+
+// ReconciliationIgnoreRequest defines model for ReconciliationIgnoreRequest.
+type ReconciliationIgnoreRequest struct {
+	Ignored bool `json:"ignored"`
+}
+
+// ReconciliationIgnoredResponse defines model for ReconciliationIgnoredResponse.
+type ReconciliationIgnoredResponse struct {
+	Data struct {
+		ExternalId openapi_types.UUID `json:"external_id"`
+		IsIgnored  bool               `json:"is_ignored"`
+	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ReconciliationItem An outside row (side external: a bank transaction or skattekonto row, signed as the account moved) or a ledger item (side ledger: a posted verifikat's lines on the account, netted, debit positive).
+type ReconciliationItem struct {
+	Actions []ReconciliationItemActions `json:"actions"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount           Amount `json:"amount"`
+	AwaitingExternal bool   `json:"awaiting_external"`
+
+	// Bucket Where an item stands: proposed (the engine proposes a link, none made), unmatched_external (an outside row without a verifikat), unmatched_ledger (a verifikat without an outside row), matched (linked, or booked by the row itself), ignored (an outside row that needs no verifikat), upcoming (a coming skattekonto debit not yet drawn, or a verifikat dated after the last day the outside truth covers).
+	Bucket                ReconciliationBucket                         `json:"bucket"`
+	Date                  openapi_types.Date                           `json:"date"`
+	Description           nullable.Nullable[string]                    `json:"description"`
+	EntryStatus           nullable.Nullable[string]                    `json:"entry_status"`
+	ItemId                openapi_types.UUID                           `json:"item_id"`
+	ItemType              ReconciliationItemItemType                   `json:"item_type"`
+	LinkProblem           nullable.Nullable[ReconciliationLinkProblem] `json:"link_problem"`
+	LinkedExternalIds     []openapi_types.UUID                         `json:"linked_external_ids"`
+	LinkedJournalEntryId  nullable.Nullable[openapi_types.UUID]        `json:"linked_journal_entry_id"`
+	LinkedJournalEntryIds []openapi_types.UUID                         `json:"linked_journal_entry_ids"`
+	Proposal              nullable.Nullable[ReconciliationProposal]    `json:"proposal"`
+	Side                  ReconciliationItemSide                       `json:"side"`
+	Voucher               nullable.Nullable[string]                    `json:"voucher"`
+}
+
+// ReconciliationItemActions defines model for ReconciliationItem.Actions.
+type ReconciliationItemActions string
+
+// ReconciliationItemItemType defines model for ReconciliationItem.ItemType.
+type ReconciliationItemItemType string
+
+// ReconciliationItemSide defines model for ReconciliationItem.Side.
+type ReconciliationItemSide string
+
+// ReconciliationItemsResponse defines model for ReconciliationItemsResponse.
+type ReconciliationItemsResponse struct {
+	Data struct {
+		Bucket              nullable.Nullable[ReconciliationBucket] `json:"bucket"`
+		DateFrom            openapi_types.Date                      `json:"date_from"`
+		DateTo              openapi_types.Date                      `json:"date_to"`
+		HasMore             bool                                    `json:"has_more"`
+		Items               []ReconciliationItem                    `json:"items"`
+		NextCursor          nullable.Nullable[string]               `json:"next_cursor"`
+		OlderUnmatchedCount int                                     `json:"older_unmatched_count"`
+	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ReconciliationLinkProblem What is wrong with a link's verifikat: reversed since it was linked, or not posted.
+type ReconciliationLinkProblem string
+
+// ReconciliationLinksRequest defines model for ReconciliationLinksRequest.
+type ReconciliationLinksRequest struct {
+	// ConfidenceThreshold Default 0.9.
+	ConfidenceThreshold *float32              `json:"confidence_threshold,omitempty"`
+	Pairs               *[]ReconciliationPair `json:"pairs,omitempty"`
+
+	// UseProposals Also link the stored proposals at or above confidence_threshold.
+	UseProposals *bool `json:"use_proposals,omitempty"`
+}
+
+// ReconciliationLinksResponse defines model for ReconciliationLinksResponse.
+type ReconciliationLinksResponse struct {
+	Data struct {
+		Applied    []ReconciliationAppliedPair `json:"applied"`
+		Considered int                         `json:"considered"`
+		DryRun     bool                        `json:"dry_run"`
+		Skipped    []ReconciliationSkippedPair `json:"skipped"`
+	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // ReconciliationMatchedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
 type ReconciliationMatchedPayload map[string]interface{}
+
+// ReconciliationMethod How a link or proposal was made.
+type ReconciliationMethod string
+
+// ReconciliationOpenCounts defines model for ReconciliationOpenCounts.
+type ReconciliationOpenCounts struct {
+	Proposed          int `json:"proposed"`
+	UnmatchedExternal int `json:"unmatched_external"`
+	UnmatchedLedger   int `json:"unmatched_ledger"`
+}
+
+// ReconciliationPair defines model for ReconciliationPair.
+type ReconciliationPair struct {
+	Allocations     *[]ReconciliationAllocation `json:"allocations,omitempty"`
+	ExternalIds     []openapi_types.UUID        `json:"external_ids"`
+	JournalEntryIds []openapi_types.UUID        `json:"journal_entry_ids"`
+}
+
+// ReconciliationPairIds The rows and verifikat of a pair.
+type ReconciliationPairIds struct {
+	ExternalIds     []openapi_types.UUID `json:"external_ids"`
+	JournalEntryIds []openapi_types.UUID `json:"journal_entry_ids"`
+}
+
+// ReconciliationProposal A link the matching engine proposes: rows and verifikat that close to the öre.
+type ReconciliationProposal struct {
+	Allocations []ReconciliationAllocation `json:"allocations"`
+
+	// Confidence How sure the engine is, 0-1 in hundredths: 0.99 reference (the row's OCR is the paid invoice's), 0.97 same amount and day, 0.95 less 0.02 a day apart within the window (±5 days bank, ±3 skattekonto), 0.85 many rows to one verifikat or one row to many, capped at 0.70 when another candidate was within 0.01.
+	Confidence      ReconciliationConfidence `json:"confidence"`
+	ExternalIds     []openapi_types.UUID     `json:"external_ids"`
+	JournalEntryIds []openapi_types.UUID     `json:"journal_entry_ids"`
+
+	// Method How a link or proposal was made.
+	Method ReconciliationMethod `json:"method"`
+
+	// Reasons Why, in Swedish: "exakt belopp på 1930", "1 dagars avstånd", "flera möjliga".
+	Reasons []string `json:"reasons"`
+}
+
+// ReconciliationReopenRequest defines model for ReconciliationReopenRequest.
+type ReconciliationReopenRequest struct {
+	Reason string `json:"reason"`
+}
+
+// ReconciliationReopenResponse defines model for ReconciliationReopenResponse.
+type ReconciliationReopenResponse struct {
+	// Data A period of an account signed off as reconciled: both balances, the bridge and the items per bucket through through_date, frozen with the signer. While active (not reopened, not taken over by a later sign-off) links, unlinks and ignores of rows dated on or before through_date are 409 CONFLICT with details.code SIGNED_OFF.
+	Data ReconciliationSignoff `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
 
 // ReconciliationReopenedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
 type ReconciliationReopenedPayload map[string]interface{}
 
 // ReconciliationSignedOffPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
 type ReconciliationSignedOffPayload map[string]interface{}
+
+// ReconciliationSignoff A period of an account signed off as reconciled: both balances, the bridge and the items per bucket through through_date, frozen with the signer. While active (not reopened, not taken over by a later sign-off) links, unlinks and ignores of rows dated on or before through_date are 409 CONFLICT with details.code SIGNED_OFF.
+type ReconciliationSignoff struct {
+	AccountKey string                     `json:"account_key"`
+	Bridge     []ReconciliationBridgeLine `json:"bridge"`
+
+	// Difference An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Difference Amount                                 `json:"difference"`
+	Drift      nullable.Nullable[ReconciliationDrift] `json:"drift"`
+
+	// ExternalBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ExternalBalance Amount             `json:"external_balance"`
+	Forced          bool               `json:"forced"`
+	Id              openapi_types.UUID `json:"id"`
+	IsActive        bool               `json:"is_active"`
+
+	// Items The item ids of every bucket as signed.
+	Items map[string][]openapi_types.UUID `json:"items"`
+
+	// LedgerBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	LedgerBalance Amount                                 `json:"ledger_balance"`
+	Note          nullable.Nullable[string]              `json:"note"`
+	ReopenReason  nullable.Nullable[string]              `json:"reopen_reason"`
+	ReopenedAt    nullable.Nullable[time.Time]           `json:"reopened_at"`
+	ReopenedBy    nullable.Nullable[ReconciliationActor] `json:"reopened_by"`
+	SignedAt      time.Time                              `json:"signed_at"`
+	SignedBy      ReconciliationActor                    `json:"signed_by"`
+	SupersededAt  nullable.Nullable[time.Time]           `json:"superseded_at"`
+	ThroughDate   openapi_types.Date                     `json:"through_date"`
+
+	// UnexplainedDifference An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	UnexplainedDifference Amount `json:"unexplained_difference"`
+}
+
+// ReconciliationSignoffListResponse defines model for ReconciliationSignoffListResponse.
+type ReconciliationSignoffListResponse struct {
+	Data struct {
+		Signoffs []ReconciliationSignoff `json:"signoffs"`
+	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ReconciliationSignoffRequest defines model for ReconciliationSignoffRequest.
+type ReconciliationSignoffRequest struct {
+	// ExternalBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	ExternalBalance *Amount            `json:"external_balance,omitempty"`
+	Force           *bool              `json:"force,omitempty"`
+	Note            *string            `json:"note,omitempty"`
+	ThroughDate     openapi_types.Date `json:"through_date"`
+}
+
+// ReconciliationSignoffResponse defines model for ReconciliationSignoffResponse.
+type ReconciliationSignoffResponse struct {
+	Data struct {
+		DryRun    bool                                     `json:"dry_run"`
+		Signoff   nullable.Nullable[ReconciliationSignoff] `json:"signoff"`
+		WouldSign nullable.Nullable[ReconciliationSignoff] `json:"would_sign"`
+	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ReconciliationSkippedPair defines model for ReconciliationSkippedPair.
+type ReconciliationSkippedPair struct {
+	Code    ReconciliationSkippedPairCode `json:"code"`
+	Message string                        `json:"message"`
+
+	// Pair The rows and verifikat of a pair.
+	Pair ReconciliationPairIds `json:"pair"`
+}
+
+// ReconciliationSkippedPairCode defines model for ReconciliationSkippedPair.Code.
+type ReconciliationSkippedPairCode string
+
+// ReconciliationSource Where the outside truth comes from and when it last came.
+type ReconciliationSource struct {
+	// Stale The outside truth is older than 7 days.
+	Stale    bool                         `json:"stale"`
+	SyncedAt nullable.Nullable[time.Time] `json:"synced_at"`
+	Type     ReconciliationSourceType     `json:"type"`
+}
+
+// ReconciliationSourceType defines model for ReconciliationSource.Type.
+type ReconciliationSourceType string
+
+// ReconciliationStatus The account reconciled through as_of.
+type ReconciliationStatus struct {
+	AsOf                  openapi_types.Date        `json:"as_of"`
+	OpenCounts            ReconciliationOpenCounts  `json:"open_counts"`
+	State                 ReconciliationStatusState `json:"state"`
+	UnexplainedDifference nullable.Nullable[Amount] `json:"unexplained_difference"`
+}
+
+// ReconciliationStatusState defines model for ReconciliationStatus.State.
+type ReconciliationStatusState string
+
+// ReconciliationUnlinkedResponse defines model for ReconciliationUnlinkedResponse.
+type ReconciliationUnlinkedResponse struct {
+	Data struct {
+		ExternalId             openapi_types.UUID                    `json:"external_id"`
+		PreviousJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"previous_journal_entry_id"`
+	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
 
 // ReconciliationUnmatchedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
 type ReconciliationUnmatchedPayload map[string]interface{}
@@ -11498,6 +12405,139 @@ type SieUploadResponse struct {
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// SkattekontoBlock The skattekonto's side: the saldo at date_to, the day its history starts with the saldo then, what 1630 differed by then, and the coming debits not yet drawn.
+type SkattekontoBlock struct {
+	HistoryStart openapi_types.Date `json:"history_start"`
+
+	// OpeningDifference An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	OpeningDifference Amount `json:"opening_difference"`
+
+	// OpeningSaldo An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	OpeningSaldo Amount `json:"opening_saldo"`
+
+	// Saldo An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Saldo         Amount `json:"saldo"`
+	UpcomingCount int    `json:"upcoming_count"`
+
+	// UpcomingTotal An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	UpcomingTotal Amount `json:"upcoming_total"`
+}
+
+// SkattekontoImportResponse defines model for SkattekontoImportResponse.
+type SkattekontoImportResponse struct {
+	Data struct {
+		Added        int                `json:"added"`
+		Delimiter    string             `json:"delimiter"`
+		Drawn        int                `json:"drawn"`
+		DryRun       bool               `json:"dry_run"`
+		Duplicates   int                `json:"duplicates"`
+		Encoding     string             `json:"encoding"`
+		HistoryStart openapi_types.Date `json:"history_start"`
+		Opening      nullable.Nullable[struct {
+			Date openapi_types.Date `json:"date"`
+
+			// Saldo An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+			Saldo Amount `json:"saldo"`
+		}] `json:"opening"`
+		Rows []SkattekontoImportRow `json:"rows"`
+
+		// Saldo An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+		Saldo Amount `json:"saldo"`
+	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SkattekontoImportRow defines model for SkattekontoImportRow.
+type SkattekontoImportRow struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount      Amount                                `json:"amount"`
+	Date        openapi_types.Date                    `json:"date"`
+	Description string                                `json:"description"`
+	Id          nullable.Nullable[openapi_types.UUID] `json:"id"`
+	Line        int                                   `json:"line"`
+	SaldoAfter  nullable.Nullable[Amount]             `json:"saldo_after"`
+	Status      SkattekontoImportRowStatus            `json:"status"`
+	Upcoming    bool                                  `json:"upcoming"`
+}
+
+// SkattekontoImportRowStatus defines model for SkattekontoImportRow.Status.
+type SkattekontoImportRowStatus string
+
+// SkattekontoTransaction A row of the skattekonto: Skatteverket's (from a statement file) or added by hand. kind opening is the Ingående saldo the history starts from (amount 0, saldo_after the saldo); an upcoming row is a coming debit, not yet drawn and not in the saldo.
+type SkattekontoTransaction struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount      Amount                       `json:"amount"`
+	CreatedAt   time.Time                    `json:"created_at"`
+	Date        openapi_types.Date           `json:"date"`
+	Description string                       `json:"description"`
+	Id          openapi_types.UUID           `json:"id"`
+	IsIgnored   bool                         `json:"is_ignored"`
+	Kind        SkattekontoTransactionKind   `json:"kind"`
+	SaldoAfter  nullable.Nullable[Amount]    `json:"saldo_after"`
+	Source      SkattekontoTransactionSource `json:"source"`
+	Upcoming    bool                         `json:"upcoming"`
+}
+
+// SkattekontoTransactionKind defines model for SkattekontoTransaction.Kind.
+type SkattekontoTransactionKind string
+
+// SkattekontoTransactionSource defines model for SkattekontoTransaction.Source.
+type SkattekontoTransactionSource string
+
+// SkattekontoTransactionCreate defines model for SkattekontoTransactionCreate.
+type SkattekontoTransactionCreate struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount      Amount             `json:"amount"`
+	Date        openapi_types.Date `json:"date"`
+	Description string             `json:"description"`
+
+	// SaldoAfter An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	SaldoAfter *Amount `json:"saldo_after,omitempty"`
+}
+
+// SkattekontoTransactionDeletedResponse defines model for SkattekontoTransactionDeletedResponse.
+type SkattekontoTransactionDeletedResponse struct {
+	Data struct {
+		Deleted SkattekontoTransactionDeletedResponseDataDeleted `json:"deleted"`
+		Id      openapi_types.UUID                               `json:"id"`
+	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SkattekontoTransactionDeletedResponseDataDeleted defines model for SkattekontoTransactionDeletedResponse.Data.Deleted.
+type SkattekontoTransactionDeletedResponseDataDeleted bool
+
+// SkattekontoTransactionListResponse defines model for SkattekontoTransactionListResponse.
+type SkattekontoTransactionListResponse struct {
+	Data struct {
+		HistoryStart nullable.Nullable[openapi_types.Date] `json:"history_start"`
+		Saldo        nullable.Nullable[Amount]             `json:"saldo"`
+		Transactions []SkattekontoTransaction              `json:"transactions"`
+	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SkattekontoTransactionResponse defines model for SkattekontoTransactionResponse.
+type SkattekontoTransactionResponse struct {
+	// Data A row of the skattekonto: Skatteverket's (from a statement file) or added by hand. kind opening is the Ingående saldo the history starts from (amount 0, saldo_after the saldo); an upcoming row is a coming debit, not yet drawn and not in the saldo.
+	Data SkattekontoTransaction `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SkattekontoUploadRequest defines model for SkattekontoUploadRequest.
+type SkattekontoUploadRequest struct {
+	// File The skattekonto statement, at most 10 MB.
+	File openapi_types.File `json:"file"`
 }
 
 // SkatteverketDecided Skatteverket's decision on the return (beslutad deklaration).
@@ -14333,6 +15373,9 @@ type WebhookSecretResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// AccountKey defines model for AccountKey.
+type AccountKey = string
+
 // AccountNumber defines model for AccountNumber.
 type AccountNumber = string
 
@@ -15562,6 +16605,131 @@ type AddMemberParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// ListReconciliationAccountsParams defines parameters for ListReconciliationAccounts.
+type ListReconciliationAccountsParams struct {
+	// DateFrom First day; default 1 January this year.
+	DateFrom *openapi_types.Date `form:"date_from,omitempty" json:"date_from,omitempty"`
+
+	// DateTo Last day (the balances are at its end); default today.
+	DateTo *openapi_types.Date `form:"date_to,omitempty" json:"date_to,omitempty"`
+}
+
+// GetReconciliationAccountParams defines parameters for GetReconciliationAccount.
+type GetReconciliationAccountParams struct {
+	// DateFrom First day; default 1 January this year.
+	DateFrom *openapi_types.Date `form:"date_from,omitempty" json:"date_from,omitempty"`
+
+	// DateTo Last day (the balances are at its end); default today.
+	DateTo *openapi_types.Date `form:"date_to,omitempty" json:"date_to,omitempty"`
+}
+
+// ListReconciliationItemsParams defines parameters for ListReconciliationItems.
+type ListReconciliationItemsParams struct {
+	Bucket *ReconciliationBucket `form:"bucket,omitempty" json:"bucket,omitempty"`
+
+	// DateFrom First day; default 1 January this year.
+	DateFrom *openapi_types.Date `form:"date_from,omitempty" json:"date_from,omitempty"`
+
+	// DateTo Last day (the balances are at its end); default today.
+	DateTo *openapi_types.Date `form:"date_to,omitempty" json:"date_to,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-200, default 50.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// IgnoreReconciliationItemParams defines parameters for IgnoreReconciliationItem.
+type IgnoreReconciliationItemParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// CreateReconciliationLinksParams defines parameters for CreateReconciliationLinks.
+type CreateReconciliationLinksParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeleteReconciliationLinkParams defines parameters for DeleteReconciliationLink.
+type DeleteReconciliationLinkParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ListReconciliationSignoffsParams defines parameters for ListReconciliationSignoffs.
+type ListReconciliationSignoffsParams struct {
+	IncludeReopened *bool `form:"include_reopened,omitempty" json:"include_reopened,omitempty"`
+
+	// Limit 1-200, default 50.
+	Limit *int `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// SignOffReconciliationAccountParams defines parameters for SignOffReconciliationAccount.
+type SignOffReconciliationAccountParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ReopenReconciliationSignoffParams defines parameters for ReopenReconciliationSignoff.
+type ReopenReconciliationSignoffParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// RunBankReconciliationParams defines parameters for RunBankReconciliation.
+type RunBankReconciliationParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// GetBankReconciliationStatusParams defines parameters for GetBankReconciliationStatus.
+type GetBankReconciliationStatusParams struct {
+	// DateFrom First day; default 1 January this year.
+	DateFrom *openapi_types.Date `form:"date_from,omitempty" json:"date_from,omitempty"`
+
+	// DateTo Last day (the balances are at its end); default today.
+	DateTo        *openapi_types.Date `form:"date_to,omitempty" json:"date_to,omitempty"`
+	AccountNumber *string             `form:"account_number,omitempty" json:"account_number,omitempty"`
+}
+
 // GetArLedgerParams defines parameters for GetArLedger.
 type GetArLedgerParams struct {
 	// AsOfDate The day (2000-01-01 to the end of next year; default today, UTC).
@@ -15937,6 +17105,48 @@ type PutInvoiceLogoParams struct {
 
 // UpdateTaxProfileParams defines parameters for UpdateTaxProfile.
 type UpdateTaxProfileParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ImportSkattekontoStatementParams defines parameters for ImportSkattekontoStatement.
+type ImportSkattekontoStatementParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ListSkattekontoTransactionsParams defines parameters for ListSkattekontoTransactions.
+type ListSkattekontoTransactionsParams struct {
+	DateFrom *openapi_types.Date `form:"date_from,omitempty" json:"date_from,omitempty"`
+	DateTo   *openapi_types.Date `form:"date_to,omitempty" json:"date_to,omitempty"`
+}
+
+// CreateSkattekontoTransactionParams defines parameters for CreateSkattekontoTransaction.
+type CreateSkattekontoTransactionParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeleteSkattekontoTransactionParams defines parameters for DeleteSkattekontoTransaction.
+type DeleteSkattekontoTransactionParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 
@@ -16644,6 +17854,21 @@ type StrikeJournalEntryLinesJSONRequestBody = JournalStrikeRequest
 // AddMemberJSONRequestBody defines body for AddMember for application/json ContentType.
 type AddMemberJSONRequestBody = MemberCreate
 
+// IgnoreReconciliationItemJSONRequestBody defines body for IgnoreReconciliationItem for application/json ContentType.
+type IgnoreReconciliationItemJSONRequestBody = ReconciliationIgnoreRequest
+
+// CreateReconciliationLinksJSONRequestBody defines body for CreateReconciliationLinks for application/json ContentType.
+type CreateReconciliationLinksJSONRequestBody = ReconciliationLinksRequest
+
+// SignOffReconciliationAccountJSONRequestBody defines body for SignOffReconciliationAccount for application/json ContentType.
+type SignOffReconciliationAccountJSONRequestBody = ReconciliationSignoffRequest
+
+// ReopenReconciliationSignoffJSONRequestBody defines body for ReopenReconciliationSignoff for application/json ContentType.
+type ReopenReconciliationSignoffJSONRequestBody = ReconciliationReopenRequest
+
+// RunBankReconciliationJSONRequestBody defines body for RunBankReconciliation for application/json ContentType.
+type RunBankReconciliationJSONRequestBody = BankReconciliationRunRequest
+
 // RecordVatFilingJSONRequestBody defines body for RecordVatFiling for application/json ContentType.
 type RecordVatFilingJSONRequestBody = VatFilingCreate
 
@@ -16655,6 +17880,12 @@ type UpdateBookkeepingLockJSONRequestBody = BookkeepingLockPatch
 
 // UpdateTaxProfileJSONRequestBody defines body for UpdateTaxProfile for application/json ContentType.
 type UpdateTaxProfileJSONRequestBody = TaxProfilePatch
+
+// ImportSkattekontoStatementMultipartRequestBody defines body for ImportSkattekontoStatement for multipart/form-data ContentType.
+type ImportSkattekontoStatementMultipartRequestBody = SkattekontoUploadRequest
+
+// CreateSkattekontoTransactionJSONRequestBody defines body for CreateSkattekontoTransaction for application/json ContentType.
+type CreateSkattekontoTransactionJSONRequestBody = SkattekontoTransactionCreate
 
 // CreateSupplierInvoiceJSONRequestBody defines body for CreateSupplierInvoice for application/json ContentType.
 type CreateSupplierInvoiceJSONRequestBody = SupplierInvoiceCreate
@@ -19554,6 +20785,39 @@ type ServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx echo.Context, companyId CompanyId, params AddMemberParams) error
+	// ListReconciliationAccounts List the accounts with an outside truth
+	// (GET /api/v1/companies/{companyId}/reconciliation/accounts)
+	ListReconciliationAccounts(ctx echo.Context, companyId CompanyId, params ListReconciliationAccountsParams) error
+	// GetReconciliationAccount Reconcile one account through a day
+	// (GET /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey})
+	GetReconciliationAccount(ctx echo.Context, companyId CompanyId, accountKey AccountKey, params GetReconciliationAccountParams) error
+	// ListReconciliationItems List an account's items by bucket
+	// (GET /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/items)
+	ListReconciliationItems(ctx echo.Context, companyId CompanyId, accountKey AccountKey, params ListReconciliationItemsParams) error
+	// IgnoreReconciliationItem Ignore or restore an outside row
+	// (POST /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/items/{itemId}/ignore)
+	IgnoreReconciliationItem(ctx echo.Context, companyId CompanyId, accountKey AccountKey, itemId openapi_types.UUID, params IgnoreReconciliationItemParams) error
+	// CreateReconciliationLinks Link outside rows to verifikat
+	// (POST /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/links)
+	CreateReconciliationLinks(ctx echo.Context, companyId CompanyId, accountKey AccountKey, params CreateReconciliationLinksParams) error
+	// DeleteReconciliationLink Remove a link
+	// (DELETE /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/links/{linkId})
+	DeleteReconciliationLink(ctx echo.Context, companyId CompanyId, accountKey AccountKey, linkId openapi_types.UUID, params DeleteReconciliationLinkParams) error
+	// ListReconciliationSignoffs List an account's sign-offs
+	// (GET /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/signoff)
+	ListReconciliationSignoffs(ctx echo.Context, companyId CompanyId, accountKey AccountKey, params ListReconciliationSignoffsParams) error
+	// SignOffReconciliationAccount Sign an account off as reconciled through a day
+	// (POST /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/signoff)
+	SignOffReconciliationAccount(ctx echo.Context, companyId CompanyId, accountKey AccountKey, params SignOffReconciliationAccountParams) error
+	// ReopenReconciliationSignoff Reopen a sign-off
+	// (POST /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/signoff/{signoffId}/reopen)
+	ReopenReconciliationSignoff(ctx echo.Context, companyId CompanyId, accountKey AccountKey, signoffId openapi_types.UUID, params ReopenReconciliationSignoffParams) error
+	// RunBankReconciliation Run the bank matching and link what it is sure of
+	// (POST /api/v1/companies/{companyId}/reconciliation/bank/run)
+	RunBankReconciliation(ctx echo.Context, companyId CompanyId, params RunBankReconciliationParams) error
+	// GetBankReconciliationStatus Compare a cash account's bank rows with the books
+	// (GET /api/v1/companies/{companyId}/reconciliation/bank/status)
+	GetBankReconciliationStatus(ctx echo.Context, companyId CompanyId, params GetBankReconciliationStatusParams) error
 	// GetArLedger Accounts receivable ledger (kundreskontra) with aging
 	// (GET /api/v1/companies/{companyId}/reports/ar-ledger)
 	GetArLedger(ctx echo.Context, companyId CompanyId, params GetArLedgerParams) error
@@ -19659,6 +20923,18 @@ type ServerInterface interface {
 	// UpdateTaxProfile Change the tax profile
 	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
 	UpdateTaxProfile(ctx echo.Context, companyId CompanyId, params UpdateTaxProfileParams) error
+	// ImportSkattekontoStatement Import a skattekonto statement
+	// (POST /api/v1/companies/{companyId}/skattekonto/imports)
+	ImportSkattekontoStatement(ctx echo.Context, companyId CompanyId, params ImportSkattekontoStatementParams) error
+	// ListSkattekontoTransactions List the skattekonto's rows
+	// (GET /api/v1/companies/{companyId}/skattekonto/transactions)
+	ListSkattekontoTransactions(ctx echo.Context, companyId CompanyId, params ListSkattekontoTransactionsParams) error
+	// CreateSkattekontoTransaction Add a skattekonto row by hand
+	// (POST /api/v1/companies/{companyId}/skattekonto/transactions)
+	CreateSkattekontoTransaction(ctx echo.Context, companyId CompanyId, params CreateSkattekontoTransactionParams) error
+	// DeleteSkattekontoTransaction Delete a skattekonto row added by hand
+	// (DELETE /api/v1/companies/{companyId}/skattekonto/transactions/{transactionId})
+	DeleteSkattekontoTransaction(ctx echo.Context, companyId CompanyId, transactionId openapi_types.UUID, params DeleteSkattekontoTransactionParams) error
 	// GetSkatteverketVatDeclaration Filed VAT return of a period, as Skatteverket holds it
 	// (GET /api/v1/companies/{companyId}/skatteverket/vat-declarations)
 	GetSkatteverketVatDeclaration(ctx echo.Context, companyId CompanyId, params GetSkatteverketVatDeclarationParams) error
@@ -25509,6 +26785,632 @@ func (w *ServerInterfaceWrapper) AddMember(ctx echo.Context) error {
 	return err
 }
 
+// ListReconciliationAccounts converts echo context to params.
+func (w *ServerInterfaceWrapper) ListReconciliationAccounts(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListReconciliationAccountsParams
+	// ------------- Optional query parameter "date_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_from", ctx.QueryParams(), &params.DateFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_to", ctx.QueryParams(), &params.DateTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListReconciliationAccounts(ctx, companyId, params)
+	return err
+}
+
+// GetReconciliationAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) GetReconciliationAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "accountKey" -------------
+	var accountKey AccountKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountKey", ctx.Param("accountKey"), &accountKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountKey: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetReconciliationAccountParams
+	// ------------- Optional query parameter "date_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_from", ctx.QueryParams(), &params.DateFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_to", ctx.QueryParams(), &params.DateTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetReconciliationAccount(ctx, companyId, accountKey, params)
+	return err
+}
+
+// ListReconciliationItems converts echo context to params.
+func (w *ServerInterfaceWrapper) ListReconciliationItems(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "accountKey" -------------
+	var accountKey AccountKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountKey", ctx.Param("accountKey"), &accountKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountKey: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListReconciliationItemsParams
+	// ------------- Optional query parameter "bucket" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "bucket", ctx.QueryParams(), &params.Bucket, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter bucket: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_from", ctx.QueryParams(), &params.DateFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_to", ctx.QueryParams(), &params.DateTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListReconciliationItems(ctx, companyId, accountKey, params)
+	return err
+}
+
+// IgnoreReconciliationItem converts echo context to params.
+func (w *ServerInterfaceWrapper) IgnoreReconciliationItem(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "accountKey" -------------
+	var accountKey AccountKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountKey", ctx.Param("accountKey"), &accountKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountKey: %s", err))
+	}
+
+	// ------------- Path parameter "itemId" -------------
+	var itemId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "itemId", ctx.Param("itemId"), &itemId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter itemId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params IgnoreReconciliationItemParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.IgnoreReconciliationItem(ctx, companyId, accountKey, itemId, params)
+	return err
+}
+
+// CreateReconciliationLinks converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateReconciliationLinks(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "accountKey" -------------
+	var accountKey AccountKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountKey", ctx.Param("accountKey"), &accountKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountKey: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateReconciliationLinksParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateReconciliationLinks(ctx, companyId, accountKey, params)
+	return err
+}
+
+// DeleteReconciliationLink converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteReconciliationLink(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "accountKey" -------------
+	var accountKey AccountKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountKey", ctx.Param("accountKey"), &accountKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountKey: %s", err))
+	}
+
+	// ------------- Path parameter "linkId" -------------
+	var linkId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "linkId", ctx.Param("linkId"), &linkId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter linkId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteReconciliationLinkParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteReconciliationLink(ctx, companyId, accountKey, linkId, params)
+	return err
+}
+
+// ListReconciliationSignoffs converts echo context to params.
+func (w *ServerInterfaceWrapper) ListReconciliationSignoffs(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "accountKey" -------------
+	var accountKey AccountKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountKey", ctx.Param("accountKey"), &accountKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountKey: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListReconciliationSignoffsParams
+	// ------------- Optional query parameter "include_reopened" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_reopened", ctx.QueryParams(), &params.IncludeReopened, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_reopened: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListReconciliationSignoffs(ctx, companyId, accountKey, params)
+	return err
+}
+
+// SignOffReconciliationAccount converts echo context to params.
+func (w *ServerInterfaceWrapper) SignOffReconciliationAccount(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "accountKey" -------------
+	var accountKey AccountKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountKey", ctx.Param("accountKey"), &accountKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountKey: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params SignOffReconciliationAccountParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.SignOffReconciliationAccount(ctx, companyId, accountKey, params)
+	return err
+}
+
+// ReopenReconciliationSignoff converts echo context to params.
+func (w *ServerInterfaceWrapper) ReopenReconciliationSignoff(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "accountKey" -------------
+	var accountKey AccountKey
+
+	err = runtime.BindStyledParameterWithOptions("simple", "accountKey", ctx.Param("accountKey"), &accountKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter accountKey: %s", err))
+	}
+
+	// ------------- Path parameter "signoffId" -------------
+	var signoffId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "signoffId", ctx.Param("signoffId"), &signoffId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter signoffId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReopenReconciliationSignoffParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReopenReconciliationSignoff(ctx, companyId, accountKey, signoffId, params)
+	return err
+}
+
+// RunBankReconciliation converts echo context to params.
+func (w *ServerInterfaceWrapper) RunBankReconciliation(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RunBankReconciliationParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RunBankReconciliation(ctx, companyId, params)
+	return err
+}
+
+// GetBankReconciliationStatus converts echo context to params.
+func (w *ServerInterfaceWrapper) GetBankReconciliationStatus(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetBankReconciliationStatusParams
+	// ------------- Optional query parameter "date_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_from", ctx.QueryParams(), &params.DateFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_to", ctx.QueryParams(), &params.DateTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_to: %s", err))
+	}
+
+	// ------------- Optional query parameter "account_number" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "account_number", ctx.QueryParams(), &params.AccountNumber, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter account_number: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetBankReconciliationStatus(ctx, companyId, params)
+	return err
+}
+
 // GetArLedger converts echo context to params.
 func (w *ServerInterfaceWrapper) GetArLedger(ctx echo.Context) error {
 	var err error
@@ -26902,6 +28804,219 @@ func (w *ServerInterfaceWrapper) UpdateTaxProfile(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateTaxProfile(ctx, companyId, params)
+	return err
+}
+
+// ImportSkattekontoStatement converts echo context to params.
+func (w *ServerInterfaceWrapper) ImportSkattekontoStatement(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ImportSkattekontoStatementParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ImportSkattekontoStatement(ctx, companyId, params)
+	return err
+}
+
+// ListSkattekontoTransactions converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSkattekontoTransactions(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSkattekontoTransactionsParams
+	// ------------- Optional query parameter "date_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_from", ctx.QueryParams(), &params.DateFrom, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "date_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "date_to", ctx.QueryParams(), &params.DateTo, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter date_to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSkattekontoTransactions(ctx, companyId, params)
+	return err
+}
+
+// CreateSkattekontoTransaction converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSkattekontoTransaction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSkattekontoTransactionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSkattekontoTransaction(ctx, companyId, params)
+	return err
+}
+
+// DeleteSkattekontoTransaction converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSkattekontoTransaction(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "transactionId" -------------
+	var transactionId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "transactionId", ctx.Param("transactionId"), &transactionId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter transactionId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteSkattekontoTransactionParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSkattekontoTransaction(ctx, companyId, transactionId, params)
 	return err
 }
 
@@ -29966,6 +32081,17 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/journal-entries/no-document-required", wrapper.MarkJournalEntriesNoDocument, options.OperationMiddlewares["markJournalEntriesNoDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.ListMembers, options.OperationMiddlewares["listMembers"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/members", wrapper.AddMember, options.OperationMiddlewares["addMember"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/accounts", wrapper.ListReconciliationAccounts, options.OperationMiddlewares["listReconciliationAccounts"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/accounts/:accountKey", wrapper.GetReconciliationAccount, options.OperationMiddlewares["getReconciliationAccount"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/accounts/:accountKey/items", wrapper.ListReconciliationItems, options.OperationMiddlewares["listReconciliationItems"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/accounts/:accountKey/items/:itemId/ignore", wrapper.IgnoreReconciliationItem, options.OperationMiddlewares["ignoreReconciliationItem"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/accounts/:accountKey/links", wrapper.CreateReconciliationLinks, options.OperationMiddlewares["createReconciliationLinks"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/accounts/:accountKey/links/:linkId", wrapper.DeleteReconciliationLink, options.OperationMiddlewares["deleteReconciliationLink"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/accounts/:accountKey/signoff", wrapper.ListReconciliationSignoffs, options.OperationMiddlewares["listReconciliationSignoffs"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/accounts/:accountKey/signoff", wrapper.SignOffReconciliationAccount, options.OperationMiddlewares["signOffReconciliationAccount"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/accounts/:accountKey/signoff/:signoffId/reopen", wrapper.ReopenReconciliationSignoff, options.OperationMiddlewares["reopenReconciliationSignoff"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/bank/run", wrapper.RunBankReconciliation, options.OperationMiddlewares["runBankReconciliation"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/bank/status", wrapper.GetBankReconciliationStatus, options.OperationMiddlewares["getBankReconciliationStatus"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/ar-ledger", wrapper.GetArLedger, options.OperationMiddlewares["getArLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/balance-sheet", wrapper.GetBalanceSheet, options.OperationMiddlewares["getBalanceSheet"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/balance-sheet/pdf", wrapper.GetBalanceSheetPdf, options.OperationMiddlewares["getBalanceSheetPdf"]...)
@@ -30001,6 +32127,10 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/settings/invoice-logo", wrapper.DeleteInvoiceLogo, options.OperationMiddlewares["deleteInvoiceLogo"]...)
 	router.PUT(options.BaseURL+"/api/v1/companies/:companyId/settings/invoice-logo", wrapper.PutInvoiceLogo, options.OperationMiddlewares["putInvoiceLogo"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/tax-profile", wrapper.UpdateTaxProfile, options.OperationMiddlewares["updateTaxProfile"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/skattekonto/imports", wrapper.ImportSkattekontoStatement, options.OperationMiddlewares["importSkattekontoStatement"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/skattekonto/transactions", wrapper.ListSkattekontoTransactions, options.OperationMiddlewares["listSkattekontoTransactions"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/skattekonto/transactions", wrapper.CreateSkattekontoTransaction, options.OperationMiddlewares["createSkattekontoTransaction"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/skattekonto/transactions/:transactionId", wrapper.DeleteSkattekontoTransaction, options.OperationMiddlewares["deleteSkattekontoTransaction"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/skatteverket/vat-declarations", wrapper.GetSkatteverketVatDeclaration, options.OperationMiddlewares["getSkatteverketVatDeclaration"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices", wrapper.ListSupplierInvoices, options.OperationMiddlewares["listSupplierInvoices"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/supplier-invoices", wrapper.CreateSupplierInvoice, options.OperationMiddlewares["createSupplierInvoice"]...)
@@ -50957,6 +53087,1834 @@ func (response AddMember503JSONResponse) VisitAddMemberResponse(w http.ResponseW
 	return err
 }
 
+type ListReconciliationAccountsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListReconciliationAccountsParams
+}
+
+type ListReconciliationAccountsResponseObject interface {
+	VisitListReconciliationAccountsResponse(w http.ResponseWriter) error
+}
+
+type ListReconciliationAccounts200JSONResponse ReconciliationAccountListResponse
+
+func (response ListReconciliationAccounts200JSONResponse) VisitListReconciliationAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationAccounts400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListReconciliationAccounts400JSONResponse) VisitListReconciliationAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationAccounts401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListReconciliationAccounts401JSONResponse) VisitListReconciliationAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationAccounts403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListReconciliationAccounts403JSONResponse) VisitListReconciliationAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationAccounts404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListReconciliationAccounts404JSONResponse) VisitListReconciliationAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationAccounts429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListReconciliationAccounts429JSONResponse) VisitListReconciliationAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationAccounts500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListReconciliationAccounts500JSONResponse) VisitListReconciliationAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationAccounts503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListReconciliationAccounts503JSONResponse) VisitListReconciliationAccountsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReconciliationAccountRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	AccountKey AccountKey `json:"accountKey"`
+	Params     GetReconciliationAccountParams
+}
+
+type GetReconciliationAccountResponseObject interface {
+	VisitGetReconciliationAccountResponse(w http.ResponseWriter) error
+}
+
+type GetReconciliationAccount200JSONResponse ReconciliationAccountResponse
+
+func (response GetReconciliationAccount200JSONResponse) VisitGetReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReconciliationAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetReconciliationAccount400JSONResponse) VisitGetReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReconciliationAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetReconciliationAccount401JSONResponse) VisitGetReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReconciliationAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetReconciliationAccount403JSONResponse) VisitGetReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReconciliationAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetReconciliationAccount404JSONResponse) VisitGetReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReconciliationAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetReconciliationAccount429JSONResponse) VisitGetReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReconciliationAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetReconciliationAccount500JSONResponse) VisitGetReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetReconciliationAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetReconciliationAccount503JSONResponse) VisitGetReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationItemsRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	AccountKey AccountKey `json:"accountKey"`
+	Params     ListReconciliationItemsParams
+}
+
+type ListReconciliationItemsResponseObject interface {
+	VisitListReconciliationItemsResponse(w http.ResponseWriter) error
+}
+
+type ListReconciliationItems200JSONResponse ReconciliationItemsResponse
+
+func (response ListReconciliationItems200JSONResponse) VisitListReconciliationItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationItems400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListReconciliationItems400JSONResponse) VisitListReconciliationItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationItems401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListReconciliationItems401JSONResponse) VisitListReconciliationItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationItems403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListReconciliationItems403JSONResponse) VisitListReconciliationItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationItems404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListReconciliationItems404JSONResponse) VisitListReconciliationItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationItems429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListReconciliationItems429JSONResponse) VisitListReconciliationItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationItems500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListReconciliationItems500JSONResponse) VisitListReconciliationItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationItems503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListReconciliationItems503JSONResponse) VisitListReconciliationItemsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreReconciliationItemRequestObject struct {
+	CompanyId  CompanyId          `json:"companyId"`
+	AccountKey AccountKey         `json:"accountKey"`
+	ItemId     openapi_types.UUID `json:"itemId"`
+	Params     IgnoreReconciliationItemParams
+	Body       *IgnoreReconciliationItemJSONRequestBody
+}
+
+type IgnoreReconciliationItemResponseObject interface {
+	VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error
+}
+
+type IgnoreReconciliationItem200JSONResponse ReconciliationIgnoredResponse
+
+func (response IgnoreReconciliationItem200JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreReconciliationItem400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response IgnoreReconciliationItem400JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreReconciliationItem401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response IgnoreReconciliationItem401JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreReconciliationItem403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response IgnoreReconciliationItem403JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreReconciliationItem404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response IgnoreReconciliationItem404JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreReconciliationItem409JSONResponse struct{ ConflictJSONResponse }
+
+func (response IgnoreReconciliationItem409JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreReconciliationItem429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response IgnoreReconciliationItem429JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreReconciliationItem500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response IgnoreReconciliationItem500JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreReconciliationItem503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response IgnoreReconciliationItem503JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReconciliationLinksRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	AccountKey AccountKey `json:"accountKey"`
+	Params     CreateReconciliationLinksParams
+	Body       *CreateReconciliationLinksJSONRequestBody
+}
+
+type CreateReconciliationLinksResponseObject interface {
+	VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error
+}
+
+type CreateReconciliationLinks200JSONResponse ReconciliationLinksResponse
+
+func (response CreateReconciliationLinks200JSONResponse) VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReconciliationLinks400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateReconciliationLinks400JSONResponse) VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReconciliationLinks401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateReconciliationLinks401JSONResponse) VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReconciliationLinks403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateReconciliationLinks403JSONResponse) VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReconciliationLinks404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateReconciliationLinks404JSONResponse) VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReconciliationLinks409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateReconciliationLinks409JSONResponse) VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReconciliationLinks429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateReconciliationLinks429JSONResponse) VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReconciliationLinks500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateReconciliationLinks500JSONResponse) VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReconciliationLinks503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateReconciliationLinks503JSONResponse) VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReconciliationLinkRequestObject struct {
+	CompanyId  CompanyId          `json:"companyId"`
+	AccountKey AccountKey         `json:"accountKey"`
+	LinkId     openapi_types.UUID `json:"linkId"`
+	Params     DeleteReconciliationLinkParams
+}
+
+type DeleteReconciliationLinkResponseObject interface {
+	VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error
+}
+
+type DeleteReconciliationLink200JSONResponse ReconciliationUnlinkedResponse
+
+func (response DeleteReconciliationLink200JSONResponse) VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReconciliationLink400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteReconciliationLink400JSONResponse) VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReconciliationLink401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteReconciliationLink401JSONResponse) VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReconciliationLink403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteReconciliationLink403JSONResponse) VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReconciliationLink404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteReconciliationLink404JSONResponse) VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReconciliationLink409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteReconciliationLink409JSONResponse) VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReconciliationLink429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteReconciliationLink429JSONResponse) VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReconciliationLink500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteReconciliationLink500JSONResponse) VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteReconciliationLink503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteReconciliationLink503JSONResponse) VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationSignoffsRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	AccountKey AccountKey `json:"accountKey"`
+	Params     ListReconciliationSignoffsParams
+}
+
+type ListReconciliationSignoffsResponseObject interface {
+	VisitListReconciliationSignoffsResponse(w http.ResponseWriter) error
+}
+
+type ListReconciliationSignoffs200JSONResponse ReconciliationSignoffListResponse
+
+func (response ListReconciliationSignoffs200JSONResponse) VisitListReconciliationSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationSignoffs400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListReconciliationSignoffs400JSONResponse) VisitListReconciliationSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationSignoffs401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListReconciliationSignoffs401JSONResponse) VisitListReconciliationSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationSignoffs403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListReconciliationSignoffs403JSONResponse) VisitListReconciliationSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationSignoffs404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListReconciliationSignoffs404JSONResponse) VisitListReconciliationSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationSignoffs429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListReconciliationSignoffs429JSONResponse) VisitListReconciliationSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationSignoffs500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListReconciliationSignoffs500JSONResponse) VisitListReconciliationSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListReconciliationSignoffs503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListReconciliationSignoffs503JSONResponse) VisitListReconciliationSignoffsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SignOffReconciliationAccountRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	AccountKey AccountKey `json:"accountKey"`
+	Params     SignOffReconciliationAccountParams
+	Body       *SignOffReconciliationAccountJSONRequestBody
+}
+
+type SignOffReconciliationAccountResponseObject interface {
+	VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error
+}
+
+type SignOffReconciliationAccount200JSONResponse ReconciliationSignoffResponse
+
+func (response SignOffReconciliationAccount200JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SignOffReconciliationAccount400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response SignOffReconciliationAccount400JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SignOffReconciliationAccount401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response SignOffReconciliationAccount401JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SignOffReconciliationAccount403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response SignOffReconciliationAccount403JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SignOffReconciliationAccount404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response SignOffReconciliationAccount404JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SignOffReconciliationAccount409JSONResponse struct{ ConflictJSONResponse }
+
+func (response SignOffReconciliationAccount409JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SignOffReconciliationAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response SignOffReconciliationAccount429JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SignOffReconciliationAccount500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response SignOffReconciliationAccount500JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SignOffReconciliationAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response SignOffReconciliationAccount503JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenReconciliationSignoffRequestObject struct {
+	CompanyId  CompanyId          `json:"companyId"`
+	AccountKey AccountKey         `json:"accountKey"`
+	SignoffId  openapi_types.UUID `json:"signoffId"`
+	Params     ReopenReconciliationSignoffParams
+	Body       *ReopenReconciliationSignoffJSONRequestBody
+}
+
+type ReopenReconciliationSignoffResponseObject interface {
+	VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error
+}
+
+type ReopenReconciliationSignoff200JSONResponse ReconciliationReopenResponse
+
+func (response ReopenReconciliationSignoff200JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenReconciliationSignoff400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReopenReconciliationSignoff400JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenReconciliationSignoff401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReopenReconciliationSignoff401JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenReconciliationSignoff403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReopenReconciliationSignoff403JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenReconciliationSignoff404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReopenReconciliationSignoff404JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenReconciliationSignoff409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ReopenReconciliationSignoff409JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenReconciliationSignoff429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ReopenReconciliationSignoff429JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenReconciliationSignoff500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ReopenReconciliationSignoff500JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenReconciliationSignoff503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReopenReconciliationSignoff503JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunBankReconciliationRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    RunBankReconciliationParams
+	Body      *RunBankReconciliationJSONRequestBody
+}
+
+type RunBankReconciliationResponseObject interface {
+	VisitRunBankReconciliationResponse(w http.ResponseWriter) error
+}
+
+type RunBankReconciliation200JSONResponse BankReconciliationRunResponse
+
+func (response RunBankReconciliation200JSONResponse) VisitRunBankReconciliationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunBankReconciliation400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RunBankReconciliation400JSONResponse) VisitRunBankReconciliationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunBankReconciliation401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RunBankReconciliation401JSONResponse) VisitRunBankReconciliationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunBankReconciliation403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RunBankReconciliation403JSONResponse) VisitRunBankReconciliationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunBankReconciliation404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RunBankReconciliation404JSONResponse) VisitRunBankReconciliationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunBankReconciliation429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RunBankReconciliation429JSONResponse) VisitRunBankReconciliationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunBankReconciliation500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RunBankReconciliation500JSONResponse) VisitRunBankReconciliationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunBankReconciliation503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RunBankReconciliation503JSONResponse) VisitRunBankReconciliationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBankReconciliationStatusRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetBankReconciliationStatusParams
+}
+
+type GetBankReconciliationStatusResponseObject interface {
+	VisitGetBankReconciliationStatusResponse(w http.ResponseWriter) error
+}
+
+type GetBankReconciliationStatus200JSONResponse BankReconciliationStatusResponse
+
+func (response GetBankReconciliationStatus200JSONResponse) VisitGetBankReconciliationStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBankReconciliationStatus400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetBankReconciliationStatus400JSONResponse) VisitGetBankReconciliationStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBankReconciliationStatus401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetBankReconciliationStatus401JSONResponse) VisitGetBankReconciliationStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBankReconciliationStatus403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetBankReconciliationStatus403JSONResponse) VisitGetBankReconciliationStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBankReconciliationStatus404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetBankReconciliationStatus404JSONResponse) VisitGetBankReconciliationStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBankReconciliationStatus429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetBankReconciliationStatus429JSONResponse) VisitGetBankReconciliationStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBankReconciliationStatus500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetBankReconciliationStatus500JSONResponse) VisitGetBankReconciliationStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetBankReconciliationStatus503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetBankReconciliationStatus503JSONResponse) VisitGetBankReconciliationStatusResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetArLedgerRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetArLedgerParams
@@ -57161,6 +61119,724 @@ func (response UpdateTaxProfile500JSONResponse) VisitUpdateTaxProfileResponse(w 
 type UpdateTaxProfile503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpdateTaxProfile503JSONResponse) VisitUpdateTaxProfileResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSkattekontoStatementRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ImportSkattekontoStatementParams
+	Body      *multipart.Reader
+}
+
+type ImportSkattekontoStatementResponseObject interface {
+	VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error
+}
+
+type ImportSkattekontoStatement200JSONResponse SkattekontoImportResponse
+
+func (response ImportSkattekontoStatement200JSONResponse) VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSkattekontoStatement400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ImportSkattekontoStatement400JSONResponse) VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSkattekontoStatement401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ImportSkattekontoStatement401JSONResponse) VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSkattekontoStatement403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ImportSkattekontoStatement403JSONResponse) VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSkattekontoStatement404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ImportSkattekontoStatement404JSONResponse) VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSkattekontoStatement409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ImportSkattekontoStatement409JSONResponse) VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSkattekontoStatement413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ImportSkattekontoStatement413JSONResponse) VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSkattekontoStatement415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ImportSkattekontoStatement415JSONResponse) VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSkattekontoStatement429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ImportSkattekontoStatement429JSONResponse) VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSkattekontoStatement500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ImportSkattekontoStatement500JSONResponse) VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ImportSkattekontoStatement503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ImportSkattekontoStatement503JSONResponse) VisitImportSkattekontoStatementResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkattekontoTransactionsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListSkattekontoTransactionsParams
+}
+
+type ListSkattekontoTransactionsResponseObject interface {
+	VisitListSkattekontoTransactionsResponse(w http.ResponseWriter) error
+}
+
+type ListSkattekontoTransactions200JSONResponse SkattekontoTransactionListResponse
+
+func (response ListSkattekontoTransactions200JSONResponse) VisitListSkattekontoTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkattekontoTransactions400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSkattekontoTransactions400JSONResponse) VisitListSkattekontoTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkattekontoTransactions401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSkattekontoTransactions401JSONResponse) VisitListSkattekontoTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkattekontoTransactions403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSkattekontoTransactions403JSONResponse) VisitListSkattekontoTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkattekontoTransactions404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSkattekontoTransactions404JSONResponse) VisitListSkattekontoTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkattekontoTransactions429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListSkattekontoTransactions429JSONResponse) VisitListSkattekontoTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkattekontoTransactions500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListSkattekontoTransactions500JSONResponse) VisitListSkattekontoTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSkattekontoTransactions503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSkattekontoTransactions503JSONResponse) VisitListSkattekontoTransactionsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkattekontoTransactionRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateSkattekontoTransactionParams
+	Body      *CreateSkattekontoTransactionJSONRequestBody
+}
+
+type CreateSkattekontoTransactionResponseObject interface {
+	VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error
+}
+
+type CreateSkattekontoTransaction201JSONResponse SkattekontoTransactionResponse
+
+func (response CreateSkattekontoTransaction201JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkattekontoTransaction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSkattekontoTransaction400JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkattekontoTransaction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSkattekontoTransaction401JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkattekontoTransaction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSkattekontoTransaction403JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkattekontoTransaction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSkattekontoTransaction404JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkattekontoTransaction409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateSkattekontoTransaction409JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkattekontoTransaction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateSkattekontoTransaction429JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkattekontoTransaction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateSkattekontoTransaction500JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkattekontoTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSkattekontoTransaction503JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSkattekontoTransactionRequestObject struct {
+	CompanyId     CompanyId          `json:"companyId"`
+	TransactionId openapi_types.UUID `json:"transactionId"`
+	Params        DeleteSkattekontoTransactionParams
+}
+
+type DeleteSkattekontoTransactionResponseObject interface {
+	VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error
+}
+
+type DeleteSkattekontoTransaction200JSONResponse SkattekontoTransactionDeletedResponse
+
+func (response DeleteSkattekontoTransaction200JSONResponse) VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSkattekontoTransaction400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteSkattekontoTransaction400JSONResponse) VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSkattekontoTransaction401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSkattekontoTransaction401JSONResponse) VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSkattekontoTransaction403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSkattekontoTransaction403JSONResponse) VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSkattekontoTransaction404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSkattekontoTransaction404JSONResponse) VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSkattekontoTransaction409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteSkattekontoTransaction409JSONResponse) VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSkattekontoTransaction429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteSkattekontoTransaction429JSONResponse) VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSkattekontoTransaction500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteSkattekontoTransaction500JSONResponse) VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSkattekontoTransaction503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteSkattekontoTransaction503JSONResponse) VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -67565,6 +72241,39 @@ type StrictServerInterface interface {
 	// AddMember Add a member to a company
 	// (POST /api/v1/companies/{companyId}/members)
 	AddMember(ctx context.Context, request AddMemberRequestObject) (AddMemberResponseObject, error)
+	// ListReconciliationAccounts List the accounts with an outside truth
+	// (GET /api/v1/companies/{companyId}/reconciliation/accounts)
+	ListReconciliationAccounts(ctx context.Context, request ListReconciliationAccountsRequestObject) (ListReconciliationAccountsResponseObject, error)
+	// GetReconciliationAccount Reconcile one account through a day
+	// (GET /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey})
+	GetReconciliationAccount(ctx context.Context, request GetReconciliationAccountRequestObject) (GetReconciliationAccountResponseObject, error)
+	// ListReconciliationItems List an account's items by bucket
+	// (GET /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/items)
+	ListReconciliationItems(ctx context.Context, request ListReconciliationItemsRequestObject) (ListReconciliationItemsResponseObject, error)
+	// IgnoreReconciliationItem Ignore or restore an outside row
+	// (POST /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/items/{itemId}/ignore)
+	IgnoreReconciliationItem(ctx context.Context, request IgnoreReconciliationItemRequestObject) (IgnoreReconciliationItemResponseObject, error)
+	// CreateReconciliationLinks Link outside rows to verifikat
+	// (POST /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/links)
+	CreateReconciliationLinks(ctx context.Context, request CreateReconciliationLinksRequestObject) (CreateReconciliationLinksResponseObject, error)
+	// DeleteReconciliationLink Remove a link
+	// (DELETE /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/links/{linkId})
+	DeleteReconciliationLink(ctx context.Context, request DeleteReconciliationLinkRequestObject) (DeleteReconciliationLinkResponseObject, error)
+	// ListReconciliationSignoffs List an account's sign-offs
+	// (GET /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/signoff)
+	ListReconciliationSignoffs(ctx context.Context, request ListReconciliationSignoffsRequestObject) (ListReconciliationSignoffsResponseObject, error)
+	// SignOffReconciliationAccount Sign an account off as reconciled through a day
+	// (POST /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/signoff)
+	SignOffReconciliationAccount(ctx context.Context, request SignOffReconciliationAccountRequestObject) (SignOffReconciliationAccountResponseObject, error)
+	// ReopenReconciliationSignoff Reopen a sign-off
+	// (POST /api/v1/companies/{companyId}/reconciliation/accounts/{accountKey}/signoff/{signoffId}/reopen)
+	ReopenReconciliationSignoff(ctx context.Context, request ReopenReconciliationSignoffRequestObject) (ReopenReconciliationSignoffResponseObject, error)
+	// RunBankReconciliation Run the bank matching and link what it is sure of
+	// (POST /api/v1/companies/{companyId}/reconciliation/bank/run)
+	RunBankReconciliation(ctx context.Context, request RunBankReconciliationRequestObject) (RunBankReconciliationResponseObject, error)
+	// GetBankReconciliationStatus Compare a cash account's bank rows with the books
+	// (GET /api/v1/companies/{companyId}/reconciliation/bank/status)
+	GetBankReconciliationStatus(ctx context.Context, request GetBankReconciliationStatusRequestObject) (GetBankReconciliationStatusResponseObject, error)
 	// GetArLedger Accounts receivable ledger (kundreskontra) with aging
 	// (GET /api/v1/companies/{companyId}/reports/ar-ledger)
 	GetArLedger(ctx context.Context, request GetArLedgerRequestObject) (GetArLedgerResponseObject, error)
@@ -67670,6 +72379,18 @@ type StrictServerInterface interface {
 	// UpdateTaxProfile Change the tax profile
 	// (PATCH /api/v1/companies/{companyId}/settings/tax-profile)
 	UpdateTaxProfile(ctx context.Context, request UpdateTaxProfileRequestObject) (UpdateTaxProfileResponseObject, error)
+	// ImportSkattekontoStatement Import a skattekonto statement
+	// (POST /api/v1/companies/{companyId}/skattekonto/imports)
+	ImportSkattekontoStatement(ctx context.Context, request ImportSkattekontoStatementRequestObject) (ImportSkattekontoStatementResponseObject, error)
+	// ListSkattekontoTransactions List the skattekonto's rows
+	// (GET /api/v1/companies/{companyId}/skattekonto/transactions)
+	ListSkattekontoTransactions(ctx context.Context, request ListSkattekontoTransactionsRequestObject) (ListSkattekontoTransactionsResponseObject, error)
+	// CreateSkattekontoTransaction Add a skattekonto row by hand
+	// (POST /api/v1/companies/{companyId}/skattekonto/transactions)
+	CreateSkattekontoTransaction(ctx context.Context, request CreateSkattekontoTransactionRequestObject) (CreateSkattekontoTransactionResponseObject, error)
+	// DeleteSkattekontoTransaction Delete a skattekonto row added by hand
+	// (DELETE /api/v1/companies/{companyId}/skattekonto/transactions/{transactionId})
+	DeleteSkattekontoTransaction(ctx context.Context, request DeleteSkattekontoTransactionRequestObject) (DeleteSkattekontoTransactionResponseObject, error)
 	// GetSkatteverketVatDeclaration Filed VAT return of a period, as Skatteverket holds it
 	// (GET /api/v1/companies/{companyId}/skatteverket/vat-declarations)
 	GetSkatteverketVatDeclaration(ctx context.Context, request GetSkatteverketVatDeclarationRequestObject) (GetSkatteverketVatDeclarationResponseObject, error)
@@ -71825,6 +76546,418 @@ func (sh *strictHandler) AddMember(ctx echo.Context, companyId CompanyId, params
 	return nil
 }
 
+// ListReconciliationAccounts operation middleware
+func (sh *strictHandler) ListReconciliationAccounts(ctx echo.Context, companyId CompanyId, params ListReconciliationAccountsParams) error {
+	var request ListReconciliationAccountsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListReconciliationAccounts(ctx.Request().Context(), request.(ListReconciliationAccountsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListReconciliationAccounts")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListReconciliationAccountsResponseObject); ok {
+		return validResponse.VisitListReconciliationAccountsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetReconciliationAccount operation middleware
+func (sh *strictHandler) GetReconciliationAccount(ctx echo.Context, companyId CompanyId, accountKey AccountKey, params GetReconciliationAccountParams) error {
+	var request GetReconciliationAccountRequestObject
+
+	request.CompanyId = companyId
+	request.AccountKey = accountKey
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetReconciliationAccount(ctx.Request().Context(), request.(GetReconciliationAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetReconciliationAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetReconciliationAccountResponseObject); ok {
+		return validResponse.VisitGetReconciliationAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListReconciliationItems operation middleware
+func (sh *strictHandler) ListReconciliationItems(ctx echo.Context, companyId CompanyId, accountKey AccountKey, params ListReconciliationItemsParams) error {
+	var request ListReconciliationItemsRequestObject
+
+	request.CompanyId = companyId
+	request.AccountKey = accountKey
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListReconciliationItems(ctx.Request().Context(), request.(ListReconciliationItemsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListReconciliationItems")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListReconciliationItemsResponseObject); ok {
+		return validResponse.VisitListReconciliationItemsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// IgnoreReconciliationItem operation middleware
+func (sh *strictHandler) IgnoreReconciliationItem(ctx echo.Context, companyId CompanyId, accountKey AccountKey, itemId openapi_types.UUID, params IgnoreReconciliationItemParams) error {
+	var request IgnoreReconciliationItemRequestObject
+
+	request.CompanyId = companyId
+	request.AccountKey = accountKey
+	request.ItemId = itemId
+	request.Params = params
+
+	var body IgnoreReconciliationItemJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.IgnoreReconciliationItem(ctx.Request().Context(), request.(IgnoreReconciliationItemRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "IgnoreReconciliationItem")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(IgnoreReconciliationItemResponseObject); ok {
+		return validResponse.VisitIgnoreReconciliationItemResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateReconciliationLinks operation middleware
+func (sh *strictHandler) CreateReconciliationLinks(ctx echo.Context, companyId CompanyId, accountKey AccountKey, params CreateReconciliationLinksParams) error {
+	var request CreateReconciliationLinksRequestObject
+
+	request.CompanyId = companyId
+	request.AccountKey = accountKey
+	request.Params = params
+
+	var body CreateReconciliationLinksJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateReconciliationLinks(ctx.Request().Context(), request.(CreateReconciliationLinksRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateReconciliationLinks")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateReconciliationLinksResponseObject); ok {
+		return validResponse.VisitCreateReconciliationLinksResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteReconciliationLink operation middleware
+func (sh *strictHandler) DeleteReconciliationLink(ctx echo.Context, companyId CompanyId, accountKey AccountKey, linkId openapi_types.UUID, params DeleteReconciliationLinkParams) error {
+	var request DeleteReconciliationLinkRequestObject
+
+	request.CompanyId = companyId
+	request.AccountKey = accountKey
+	request.LinkId = linkId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteReconciliationLink(ctx.Request().Context(), request.(DeleteReconciliationLinkRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteReconciliationLink")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteReconciliationLinkResponseObject); ok {
+		return validResponse.VisitDeleteReconciliationLinkResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListReconciliationSignoffs operation middleware
+func (sh *strictHandler) ListReconciliationSignoffs(ctx echo.Context, companyId CompanyId, accountKey AccountKey, params ListReconciliationSignoffsParams) error {
+	var request ListReconciliationSignoffsRequestObject
+
+	request.CompanyId = companyId
+	request.AccountKey = accountKey
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListReconciliationSignoffs(ctx.Request().Context(), request.(ListReconciliationSignoffsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListReconciliationSignoffs")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListReconciliationSignoffsResponseObject); ok {
+		return validResponse.VisitListReconciliationSignoffsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// SignOffReconciliationAccount operation middleware
+func (sh *strictHandler) SignOffReconciliationAccount(ctx echo.Context, companyId CompanyId, accountKey AccountKey, params SignOffReconciliationAccountParams) error {
+	var request SignOffReconciliationAccountRequestObject
+
+	request.CompanyId = companyId
+	request.AccountKey = accountKey
+	request.Params = params
+
+	var body SignOffReconciliationAccountJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.SignOffReconciliationAccount(ctx.Request().Context(), request.(SignOffReconciliationAccountRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "SignOffReconciliationAccount")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(SignOffReconciliationAccountResponseObject); ok {
+		return validResponse.VisitSignOffReconciliationAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReopenReconciliationSignoff operation middleware
+func (sh *strictHandler) ReopenReconciliationSignoff(ctx echo.Context, companyId CompanyId, accountKey AccountKey, signoffId openapi_types.UUID, params ReopenReconciliationSignoffParams) error {
+	var request ReopenReconciliationSignoffRequestObject
+
+	request.CompanyId = companyId
+	request.AccountKey = accountKey
+	request.SignoffId = signoffId
+	request.Params = params
+
+	var body ReopenReconciliationSignoffJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReopenReconciliationSignoff(ctx.Request().Context(), request.(ReopenReconciliationSignoffRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReopenReconciliationSignoff")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReopenReconciliationSignoffResponseObject); ok {
+		return validResponse.VisitReopenReconciliationSignoffResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RunBankReconciliation operation middleware
+func (sh *strictHandler) RunBankReconciliation(ctx echo.Context, companyId CompanyId, params RunBankReconciliationParams) error {
+	var request RunBankReconciliationRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body RunBankReconciliationJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RunBankReconciliation(ctx.Request().Context(), request.(RunBankReconciliationRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RunBankReconciliation")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RunBankReconciliationResponseObject); ok {
+		return validResponse.VisitRunBankReconciliationResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetBankReconciliationStatus operation middleware
+func (sh *strictHandler) GetBankReconciliationStatus(ctx echo.Context, companyId CompanyId, params GetBankReconciliationStatusParams) error {
+	var request GetBankReconciliationStatusRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetBankReconciliationStatus(ctx.Request().Context(), request.(GetBankReconciliationStatusRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetBankReconciliationStatus")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetBankReconciliationStatusResponseObject); ok {
+		return validResponse.VisitGetBankReconciliationStatusResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetArLedger operation middleware
 func (sh *strictHandler) GetArLedger(ctx echo.Context, companyId CompanyId, params GetArLedgerParams) error {
 	var request GetArLedgerRequestObject
@@ -72822,6 +77955,140 @@ func (sh *strictHandler) UpdateTaxProfile(ctx echo.Context, companyId CompanyId,
 		return err
 	} else if validResponse, ok := response.(UpdateTaxProfileResponseObject); ok {
 		return validResponse.VisitUpdateTaxProfileResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ImportSkattekontoStatement operation middleware
+func (sh *strictHandler) ImportSkattekontoStatement(ctx echo.Context, companyId CompanyId, params ImportSkattekontoStatementParams) error {
+	var request ImportSkattekontoStatementRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	if reader, err := ctx.Request().MultipartReader(); err != nil {
+		return err
+	} else {
+		request.Body = reader
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ImportSkattekontoStatement(ctx.Request().Context(), request.(ImportSkattekontoStatementRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ImportSkattekontoStatement")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ImportSkattekontoStatementResponseObject); ok {
+		return validResponse.VisitImportSkattekontoStatementResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSkattekontoTransactions operation middleware
+func (sh *strictHandler) ListSkattekontoTransactions(ctx echo.Context, companyId CompanyId, params ListSkattekontoTransactionsParams) error {
+	var request ListSkattekontoTransactionsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSkattekontoTransactions(ctx.Request().Context(), request.(ListSkattekontoTransactionsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSkattekontoTransactions")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSkattekontoTransactionsResponseObject); ok {
+		return validResponse.VisitListSkattekontoTransactionsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSkattekontoTransaction operation middleware
+func (sh *strictHandler) CreateSkattekontoTransaction(ctx echo.Context, companyId CompanyId, params CreateSkattekontoTransactionParams) error {
+	var request CreateSkattekontoTransactionRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateSkattekontoTransactionJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSkattekontoTransaction(ctx.Request().Context(), request.(CreateSkattekontoTransactionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSkattekontoTransaction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSkattekontoTransactionResponseObject); ok {
+		return validResponse.VisitCreateSkattekontoTransactionResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSkattekontoTransaction operation middleware
+func (sh *strictHandler) DeleteSkattekontoTransaction(ctx echo.Context, companyId CompanyId, transactionId openapi_types.UUID, params DeleteSkattekontoTransactionParams) error {
+	var request DeleteSkattekontoTransactionRequestObject
+
+	request.CompanyId = companyId
+	request.TransactionId = transactionId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSkattekontoTransaction(ctx.Request().Context(), request.(DeleteSkattekontoTransactionRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSkattekontoTransaction")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSkattekontoTransactionResponseObject); ok {
+		return validResponse.VisitDeleteSkattekontoTransactionResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -84,7 +84,10 @@ type Statement struct {
 	Currency string
 	Opening  *money.Amount
 	Closing  *money.Amount
-	Rows     []Ingested
+	// ClosingDate is the day the closing balance is of (zero when the
+	// file does not say).
+	ClosingDate time.Time
+	Rows        []Ingested
 	// Pending counts the entries not booked (pending, information only):
 	// left out.
 	Pending int
@@ -132,6 +135,9 @@ func ReadCamt053(r io.Reader) ([]Statement, error) {
 				st.Opening = &a
 			case "CLBD":
 				st.Closing = &a
+				if d, err := time.Parse(time.DateOnly, strings.TrimSpace(b.Date)); err == nil {
+					st.ClosingDate = d
+				}
 			}
 		}
 		seen := map[string]int{}

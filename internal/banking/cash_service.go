@@ -65,6 +65,10 @@ type Bank struct {
 	audit *audit.Store
 	// consents is the aggregator connections go through; nil: none.
 	consents *Consents
+	// Changed is told, in the writing transaction, when an import, an
+	// ingest or a sync added transactions to cash account cash (nil: the
+	// account is not known): reconciliation recomputes its proposals.
+	Changed func(ctx context.Context, company uuid.UUID, cash *uuid.UUID) error
 }
 
 // New returns the bank on s.

@@ -290,6 +290,15 @@ func (b *Bank) write(ctx context.Context, f *fetched) (Synced, error) {
 			if err := b.store.SetBalances(ctx, f.company, cash, bal.Booked, bal.Available, now); err != nil {
 				return out, err
 			}
+			if bal.Booked != nil {
+				if err := b.store.RecordBalance(ctx, f.company, cash, StatementBalance{Day: now, Balance: *bal.Booked,
+					Source: "bank_feed"}); err != nil {
+					return out, err
+				}
+			}
+		}
+		if err := b.changed(ctx, f.company, &a.ID); err != nil {
+			return out, err
 		}
 	}
 	old := conn

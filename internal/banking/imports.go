@@ -17,6 +17,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/jobs"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/outbox"
 )
 
@@ -42,6 +43,17 @@ type Parsed struct {
 	// Note is the statement's balance check (opening + movements =
 	// closing), said, never a refusal.
 	Note *string
+	// Balances are the closing balances the file states, each of its day
+	// (camt.053 CLBD).
+	Balances []StatementBalance
+}
+
+// StatementBalance is what the bank states a cash account held at the end
+// of a day.
+type StatementBalance struct {
+	Day     time.Time    `db:"day"`
+	Balance money.Amount `db:"balance"`
+	Source  string       `db:"source"`
 }
 
 // ParseFile reads a bank file's bytes in format (detected when empty) for
@@ -68,6 +80,14 @@ func ParseFile(raw []byte, format, account, currency string) (Parsed, error) {
 		var notes []string
 		for _, st := range sts {
 			p.Rows, p.Pending = append(p.Rows, st.Rows...), p.Pending+st.Pending
+			// A file of one account's statements states its balances;
+			// one of several accounts' cannot say which is the cash
+			// account's.
+			if st.Closing != nil && !st.ClosingDate.IsZero() && st.Account == sts[0].Account {
+				p.Balances = append(p.Balances, StatementBalance{Day: st.ClosingDate, Balance: *st.Closing, Source: "camt053"})
+			} else if st.Account != sts[0].Account {
+				p.Balances = nil
+			}
 			if st.Opening != nil && st.Closing != nil {
 				sum := *st.Opening
 				for _, r := range st.Rows {
@@ -275,6 +295,16 @@ func (b *Bank) RunImport(ctx context.Context, run *jobs.Run) (any, error) {
 	}
 	run.Report(jobs.Progress{Phase: "ingest", Current: len(parsed.Rows), Total: len(parsed.Rows)})
 	n, dup := len(ids), len(parsed.Rows)-len(ids)
+	if im.CashAccountID != nil {
+		for _, bal := range parsed.Balances {
+			if err := b.store.RecordBalance(ctx, run.CompanyID, *im.CashAccountID, bal); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if err := b.changed(ctx, run.CompanyID, im.CashAccountID); err != nil {
+		return nil, err
+	}
 	if err := b.store.FinishImport(ctx, im, n, dup); err != nil {
 		return nil, err
 	}

@@ -240,3 +240,22 @@ func (s *Store) BalancesOn(ctx context.Context, company uuid.UUID, day time.Time
 		FROM cash_accounts a WHERE a.company_id = $1 ORDER BY a.ledger_account`, company, store.Day(day))
 	return out, err
 }
+
+// RecordBalance keeps what the bank states cash account id held at the
+// end of b.Day; a later statement of the same day replaces it.
+func (s *Store) RecordBalance(ctx context.Context, company, id uuid.UUID, b StatementBalance) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `INSERT INTO bank_statement_balances (company_id, cash_account_id, day, balance, source)
+		VALUES ($1, $2, $3, $4, $5)
+		ON CONFLICT (company_id, cash_account_id, day) DO UPDATE SET balance = EXCLUDED.balance, source = EXCLUDED.source,
+			recorded_at = now()`, company, id, store.Day(b.Day), b.Balance, b.Source)
+	return err
+}
+
+// StatementBalances returns the balances the bank stated for cash account
+// id, oldest first.
+func (s *Store) StatementBalances(ctx context.Context, company, id uuid.UUID) ([]StatementBalance, error) {
+	out := []StatementBalance{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT day, balance, source FROM bank_statement_balances
+		WHERE company_id = $1 AND cash_account_id = $2 ORDER BY day`, company, id)
+	return out, err
+}

@@ -73,9 +73,19 @@ func (b *Bank) Ingest(ctx context.Context, company uuid.UUID, rows []Ingested, s
 		New:         audit.Of(map[string]any{"transaction_ids": ids, "ledger_account": at.LedgerAccount})}); err != nil {
 		return out, err
 	}
-	_, err = outbox.Emit(ctx, b.store.db, company, EventSynced, map[string]any{"transaction_ids": ids,
-		"cash_account_id": at.CashAccountID, "ledger_account": at.LedgerAccount, "source": "api"})
-	return out, err
+	if _, err = outbox.Emit(ctx, b.store.db, company, EventSynced, map[string]any{"transaction_ids": ids,
+		"cash_account_id": at.CashAccountID, "ledger_account": at.LedgerAccount, "source": "api"}); err != nil {
+		return out, err
+	}
+	return out, b.changed(ctx, company, at.CashAccountID)
+}
+
+// changed tells Changed of new transactions on cash account cash.
+func (b *Bank) changed(ctx context.Context, company uuid.UUID, cash *uuid.UUID) error {
+	if b.Changed == nil {
+		return nil
+	}
+	return b.Changed(ctx, company, cash)
 }
 
 // settlement is where ingested rows land.

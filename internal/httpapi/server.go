@@ -44,6 +44,7 @@ import (
 	"github.com/kontera/kontera/internal/payables"
 	"github.com/kontera/kontera/internal/peppol"
 	"github.com/kontera/kontera/internal/ratelimit"
+	"github.com/kontera/kontera/internal/reconciliation"
 	"github.com/kontera/kontera/internal/reports"
 	"github.com/kontera/kontera/internal/seal"
 	"github.com/kontera/kontera/internal/sieexport"
@@ -183,6 +184,7 @@ type (
 	incometaxAPI  = incometax.Handler
 	sieAPI        = sieimport.Handler
 	sieExportAPI  = sieexport.Handler
+	reconAPI      = reconciliation.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -212,6 +214,7 @@ type handlers struct {
 	*incometaxAPI
 	*sieAPI
 	*sieExportAPI
+	*reconAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -460,6 +463,11 @@ func New(cfg Config) (*Server, error) {
 		return mailbox.FromUpload(ctx, c, d.FileName, mime, d.Source, d.ID, *d.InboxItemID)
 	}
 	s.streamed["importBankFile"] = readBankFile
+	s.streamed["importSkattekontoStatement"] = readBankFile
+	recon := reconciliation.New(cfg.DB, bank, journal, audits, ops, cfg.Now)
+	recon.OCRs = sales.OCRsPaidBy
+	bank.Changed = recon.Changed
+	s.worker.Handle(reconciliation.ProposeOperation, recon.RunPropose)
 	s.streamed["receiveInboundEmail"] = inboundEmail(cfg.InboundSecret, companies,
 		inbox.Receiver{Blobs: cfg.Blobs}, cfg.Now)
 	journal.Reversed = func(ctx context.Context, company uuid.UUID, orig, st ledger.Entry) error {
@@ -484,7 +492,8 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	h := handlers{
-		sieAPI: sieH,
+		sieAPI:   sieH,
+		reconAPI: reconciliation.NewHandler(recon, cursors),
 		sieExportAPI: sieexport.NewHandler(cfg.DB, journal, periods, accounts, dims,
 			func(ctx context.Context, c uuid.UUID) (sieexport.Company, error) {
 				id, err := companies.Identity(ctx, c)

@@ -1,0 +1,86 @@
+package banking
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/lib/pq"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/outbox"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Rows returns cash account id's transactions dated through to, in date
+// order: the outside side of its reconciliation.
+func (s *Store) Rows(ctx context.Context, company, id uuid.UUID, to time.Time) ([]Transaction, error) {
+	out := []Transaction{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+txColumns+` FROM bank_transactions
+		WHERE company_id = $1 AND cash_account_id = $2 AND date <= $3 ORDER BY date, id`, company, id, store.Day(to))
+	return out, err
+}
+
+// TxLink is a transaction reconciliation ties to a verifikat it did not
+// book.
+type TxLink struct {
+	TransactionID, EntryID uuid.UUID
+	Voucher                string
+}
+
+// Reconcile records links of unbooked transactions to verifikat already
+// posted (reconciliation's links: nothing is booked): each transaction's
+// journal_entry_id and method "linked" in one statement, an audit row
+// and a transaction.reconciled event each. A transaction booked, ignored
+// or gone since it was read is a CONFLICT (the caller holds the rows).
+func (b *Bank) Reconcile(ctx context.Context, company uuid.UUID, links []TxLink) ([]Transaction, error) {
+	if len(links) == 0 {
+		return nil, nil
+	}
+	ids, entries := make([]uuid.UUID, len(links)), make([]uuid.UUID, len(links))
+	for i, l := range links {
+		ids[i], entries[i] = l.TransactionID, l.EntryID
+	}
+	out := []Transaction{}
+	if err := b.store.db.Q(ctx).SelectContext(ctx, &out, `UPDATE bank_transactions t
+		SET journal_entry_id = l.entry, reconciliation_method = 'linked', updated_at = now()
+		FROM unnest($2::uuid[], $3::uuid[]) AS l (id, entry)
+		WHERE t.company_id = $1 AND t.id = l.id AND t.journal_entry_id IS NULL AND NOT t.is_ignored
+		RETURNING `+prefixed("t.", txColumns), company, pq.Array(ids), pq.Array(entries)); err != nil {
+		return nil, err
+	}
+	if len(out) != len(links) {
+		return nil, apierr.New(apierr.Conflict, map[string]any{"reason": "transaction_changed",
+			"hint": "a transaction was booked, ignored or linked by another request; read the items again"})
+	}
+	voucher := map[uuid.UUID]string{}
+	for _, l := range links {
+		voucher[l.TransactionID] = l.Voucher
+	}
+	for i := range out {
+		t := &out[i]
+		old := *t
+		old.JournalEntryID, old.ReconciliationMethod = nil, nil
+		if err := b.recordTx(ctx, audit.Update, &old, t, "Banktransaktionen stämdes av mot verifikation "+voucher[t.ID]); err != nil {
+			return nil, err
+		}
+		if _, err := outbox.Emit(ctx, b.store.db, company, EventReconciled, map[string]any{"transaction": TxDetail(*t, nil, nil),
+			"journal_entry_id": t.JournalEntryID, "reconciliation_method": "linked"}); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Unreconcile releases transaction t (held by the caller) from the
+// verifikat reconciliation linked it to; a transaction booked by its own
+// verifikat is a CONFLICT: uncategorize it instead.
+func (b *Bank) Unreconcile(ctx context.Context, t Transaction) (Transaction, error) {
+	if t.ReconciliationMethod == nil || *t.ReconciliationMethod != "linked" {
+		return t, apierr.New(apierr.Conflict, map[string]any{"reason": "own_verifikat", "transaction_id": t.ID,
+			"journal_entry_id": t.JournalEntryID, "reconciliation_method": t.ReconciliationMethod,
+			"hint": "the transaction is booked by its own verifikat; POST /transactions/{id}/uncategorize reverses it"})
+	}
+	return b.unlink(ctx, t)
+}
