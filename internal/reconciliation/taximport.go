@@ -145,7 +145,31 @@ func (r *Reconciler) ImportStatement(ctx context.Context, company uuid.UUID, raw
 		}
 	}
 	union = append(union, adds...)
-	if err := checkSaldos(union, st.Rows); err != nil {
+	// A day the file shows only part of (stored rows of it missing from
+	// the file) states no end-of-day saldo to check.
+	partial := map[string]bool{}
+	inFile := map[uuid.UUID]bool{}
+	for _, ir := range out.Rows {
+		if ir.ID != nil {
+			inFile[*ir.ID] = true
+		}
+	}
+	fileDays := map[string]bool{}
+	for _, row := range st.Rows {
+		fileDays[dayKey(row.Date)] = true
+	}
+	for _, t := range stored {
+		if t.Kind == "row" && !t.Upcoming && fileDays[dayKey(t.Date)] && !inFile[t.ID] {
+			partial[dayKey(t.Date)] = true
+		}
+	}
+	var whole []StatementRow
+	for _, row := range st.Rows {
+		if !partial[dayKey(row.Date)] {
+			whole = append(whole, row)
+		}
+	}
+	if err := checkSaldos(union, whole); err != nil {
 		return out, err
 	}
 	inserted, err := r.store.InsertTaxRows(ctx, company, adds)
@@ -212,8 +236,8 @@ func comingAlike(stored []TaxRow, row StatementRow, taken map[uuid.UUID]bool) (T
 }
 
 // checkSaldos checks that for every day of file rows with a saldo, the
-// opening and every drawn row through the day make one of the saldos the
-// file states for it.
+// opening and every drawn row through the day make the saldo the file
+// states at the day's end.
 func checkSaldos(all []TaxRow, file []StatementRow) error {
 	var opening *TaxRow
 	for i, t := range all {
@@ -224,39 +248,43 @@ func checkSaldos(all []TaxRow, file []StatementRow) error {
 	if opening == nil {
 		return nil
 	}
-	stated := map[time.Time][]StatementRow{}
+	stated := map[string][]StatementRow{}
 	for _, f := range file {
 		if !f.Upcoming && f.Saldo != nil {
-			stated[f.Date] = append(stated[f.Date], f)
+			stated[dayKey(f.Date)] = append(stated[dayKey(f.Date)], f)
 		}
 	}
-	// Stored opening saldos later than the first must agree too.
+	// Stored opening saldos later than the first must agree too: the
+	// saldo at the end of the day before.
 	for _, t := range all {
 		if t.Kind == "opening" && t.Date.After(opening.Date) {
-			stated[t.Date.AddDate(0, 0, -1)] = append(stated[t.Date.AddDate(0, 0, -1)], StatementRow{Date: t.Date, Saldo: t.Saldo,
-				Description: "Ingående saldo"})
+			d := dayKey(t.Date.AddDate(0, 0, -1))
+			stated[d] = append(stated[d], StatementRow{Date: t.Date, Saldo: t.Saldo, Description: "Ingående saldo"})
 		}
 	}
-	days := make([]time.Time, 0, len(stated))
+	days := make([]string, 0, len(stated))
 	for d := range stated {
 		days = append(days, d)
 	}
-	slices.SortFunc(days, func(a, b time.Time) int { return a.Compare(b) })
+	slices.Sort(days)
 	for _, d := range days {
 		want := *opening.Saldo
 		for _, t := range all {
-			if t.Kind == "row" && !t.Upcoming && !t.Date.After(d) {
+			if t.Kind == "row" && !t.Upcoming && dayKey(t.Date) <= d {
 				want = want.Add(t.Amount)
 			}
 		}
-		rows := stated[d]
-		if !slices.ContainsFunc(rows, func(f StatementRow) bool { return f.Saldo.Cmp(want) == 0 }) {
-			last := rows[len(rows)-1]
+		// The day's last row (rows are oldest first) states its end.
+		if last := stated[d][len(stated[d])-1]; last.Saldo.Cmp(want) != 0 {
 			return conflict(last, want, *last.Saldo)
 		}
 	}
 	return nil
 }
+
+// dayKey is a day as text: map keys of days read from files and from the
+// database alike (their locations differ).
+func dayKey(t time.Time) string { return t.Format(time.DateOnly) }
 
 func conflict(row StatementRow, stored, file money.Amount) error {
 	d := map[string]any{"date": row.Date.Format(time.DateOnly), "stored_saldo": stored, "file_saldo": file,
