@@ -53671,6 +53671,42 @@ func (response IgnoreReconciliationItem409JSONResponse) VisitIgnoreReconciliatio
 	return err
 }
 
+type IgnoreReconciliationItem413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response IgnoreReconciliationItem413JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type IgnoreReconciliationItem415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response IgnoreReconciliationItem415JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type IgnoreReconciliationItem429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response IgnoreReconciliationItem429JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
@@ -53843,6 +53879,42 @@ func (response CreateReconciliationLinks409JSONResponse) VisitCreateReconciliati
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReconciliationLinks413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateReconciliationLinks413JSONResponse) VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateReconciliationLinks415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateReconciliationLinks415JSONResponse) VisitCreateReconciliationLinksResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -54357,6 +54429,42 @@ func (response SignOffReconciliationAccount409JSONResponse) VisitSignOffReconcil
 	return err
 }
 
+type SignOffReconciliationAccount413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response SignOffReconciliationAccount413JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type SignOffReconciliationAccount415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response SignOffReconciliationAccount415JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type SignOffReconciliationAccount429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response SignOffReconciliationAccount429JSONResponse) VisitSignOffReconciliationAccountResponse(w http.ResponseWriter) error {
@@ -54534,6 +54642,42 @@ func (response ReopenReconciliationSignoff409JSONResponse) VisitReopenReconcilia
 	return err
 }
 
+type ReopenReconciliationSignoff413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ReopenReconciliationSignoff413JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReopenReconciliationSignoff415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReopenReconciliationSignoff415JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReopenReconciliationSignoff429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response ReopenReconciliationSignoff429JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
@@ -54688,6 +54832,59 @@ func (response RunBankReconciliation404JSONResponse) VisitRunBankReconciliationR
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunBankReconciliation409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RunBankReconciliation409JSONResponse) VisitRunBankReconciliationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunBankReconciliation413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RunBankReconciliation413JSONResponse) VisitRunBankReconciliationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunBankReconciliation415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RunBankReconciliation415JSONResponse) VisitRunBankReconciliationResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -61609,6 +61806,42 @@ func (response CreateSkattekontoTransaction409JSONResponse) VisitCreateSkattekon
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkattekontoTransaction413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSkattekontoTransaction413JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSkattekontoTransaction415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSkattekontoTransaction415JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
 	_, err := buf.WriteTo(w)
 	return err
 }

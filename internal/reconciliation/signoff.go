@@ -33,8 +33,32 @@ type Signoff struct {
 	SignedAt     time.Time       `db:"signed_at" json:"signed_at"`
 	SupersededAt *time.Time      `db:"superseded_at" json:"superseded_at"`
 	ReopenedAt   *time.Time      `db:"reopened_at" json:"reopened_at"`
-	ReopenedBy   json.RawMessage `db:"reopened_by" json:"reopened_by"`
+	ReopenedBy   nullJSON        `db:"reopened_by" json:"reopened_by"`
 	ReopenReason *string         `db:"reopen_reason" json:"reopen_reason"`
+}
+
+// nullJSON is a jsonb column that may be NULL, written as it is.
+type nullJSON []byte
+
+// Scan reads the column; NULL is empty.
+func (n *nullJSON) Scan(src any) error {
+	switch v := src.(type) {
+	case nil:
+		*n = nil
+	case []byte:
+		*n = append((*n)[:0], v...)
+	case string:
+		*n = nullJSON(v)
+	}
+	return nil
+}
+
+// MarshalJSON writes the JSON as stored, null when empty.
+func (n nullJSON) MarshalJSON() ([]byte, error) {
+	if len(n) == 0 {
+		return []byte("null"), nil
+	}
+	return n, nil
 }
 
 // Active says the sign-off freezes its period: neither reopened nor taken
@@ -108,11 +132,16 @@ func (r *Reconciler) SignOff(ctx context.Context, company uuid.UUID, k Key, req 
 		for key, v := range extra {
 			d[key] = v
 		}
-		c := apierr.ValidationError
 		if strings.HasPrefix(code, "ALREADY") || code == "SIGNOFF_RACE" {
-			c = apierr.Conflict
+			return apierr.New(apierr.Conflict, d)
 		}
-		return apierr.New(c, d)
+		field := map[string]string{"NOT_RECONCILED": "force", "NOTE_REQUIRED": "note",
+			"EXTERNAL_BALANCE_NOT_ALLOWED": "external_balance"}[code]
+		if field == "" {
+			field = "through_date"
+		}
+		d["issues"] = []apierr.Issue{{Field: field, In: "body", Rule: strings.ToLower(code), Issue: why}}
+		return apierr.New(apierr.ValidationError, d)
 	}
 	today := r.today()
 	if req.Through.IsZero() || req.Through.Year() < 2000 {

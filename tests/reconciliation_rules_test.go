@@ -1,0 +1,244 @@
+package tests
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// A small account for the rules: three rows and their verifikat on 1930
+// in March, answering the rows and verifikat ids in order.
+func reconSmall(t *testing.T) (*partiesBooks, string, []string, []string) {
+	b, cash := reconBooks(t)
+	e := []string{b.posted("2026-03-02", "Hyra", "D 5010 8000", "C 1930 8000"),
+		b.posted("2026-03-03", "Avgift", "D 6570 45", "C 1930 45"),
+		b.posted("2026-03-04", "Insättning", "D 1930 1999", "C 2893 1999"),
+		b.posted("2026-03-05", "Porto", "D 6110 150", "C 1930 150")}
+	r := b.ingested(bankRow("S1", "2026-03-02", -8000, "HYRA"), bankRow("S2", "2026-03-03", -45, "AVGIFT"),
+		bankRow("S3", "2026-03-04", 1999, "INSÄTTNING"), bankRow("S4", "2026-03-31", -300, "DUBBLETT"),
+		bankRow("S5", "2026-03-31", -70, "OKÄND"))
+	return b, "bank:" + cash, r, e
+}
+
+func pair(ext, entries []string) map[string]any {
+	return map[string]any{"external_ids": ext, "journal_entry_ids": entries}
+}
+
+// Every skipped code of links, and every refusal of sign-off and reopen;
+// the freeze holds until reopen; a malformed key is 400 on accountKey,
+// an unknown cash account 404; each scope guards its verbs.
+func TestReconciliationRefusals(t *testing.T) {
+	t.Parallel()
+	b, key, r, e := reconSmall(t)
+	links := func(body map[string]any) *response {
+		return b.write("POST", "reconciliation/accounts/"+key+"/links", body).status(t, 200)
+	}
+	b.write("POST", "reconciliation/accounts/"+key+"/items/"+r[3]+"/ignore", map[string]any{"ignored": true}).status(t, 200)
+	links(map[string]any{"pairs": []any{pair(r[:1], e[:1])}})
+	res := links(map[string]any{"pairs": []any{
+		pair(r[1:3], e[1:3]),                     // many to many
+		pair(r[:1], e[:1]),                       // linked already
+		pair(r[1:2], []string{uuid.NewString()}), // no such verifikat
+		pair(r[1:2], e[2:3]),                     // −45 against +1 999
+		pair(r[3:4], e[3:4]),                     // ignored row
+		pair([]string{uuid.NewString()}, e[1:2]), // no such row
+		pair(r[2:3], e[2:3]),                     // fine
+		pair(r[2:3], e[2:3]),                     // the same row again in the request
+		map[string]any{"external_ids": r[4:5], "journal_entry_ids": e[1:2], "allocations": []any{map[string]any{
+			"external_id": r[4], "journal_entry_id": e[1], "amount": -70}}}, // allocations not closing
+	}})
+	var codes []string
+	for _, s := range res.list("data.skipped") {
+		codes = append(codes, s.(map[string]any)["code"].(string))
+	}
+	want := "[UNSUPPORTED_PAIR_SHAPE ALREADY_LINKED ENTRY_NOT_FOUND PAIR_NOT_CLOSED ROW_IGNORED NOT_FOUND ALREADY_LINKED PAIR_NOT_CLOSED]"
+	if fmt.Sprint(codes) != want || len(res.list("data.applied")) != 1 || res.at("data.considered") != 9.0 {
+		t.Fatalf("skipped %v, want %s: %s", codes, want, res.Body)
+	}
+
+	// Sign-off refusals.
+	so := func(body map[string]any, status int, code string) *response {
+		t.Helper()
+		r := b.write("POST", "reconciliation/accounts/"+key+"/signoff", body)
+		errCode := "VALIDATION_ERROR"
+		if status == 409 {
+			errCode = "CONFLICT"
+		}
+		r.errorCode(t, status, errCode)
+		if r.str("error.details.code") != code {
+			t.Fatalf("sign-off %v: %s, want %s", body, r.Body, code)
+		}
+		return r
+	}
+	so(map[string]any{"through_date": "1999-12-31"}, 400, "INVALID_DATE")
+	so(map[string]any{"through_date": "2026-09-02"}, 400, "DATE_IN_FUTURE")
+	so(map[string]any{"through_date": "2026-08-31"}, 400, "NOT_FETCHED_THROUGH")
+	b.write("POST", "reconciliation/accounts/skattekonto/signoff", map[string]any{"through_date": "2026-03-31"}).
+		errorCode(t, 400, "VALIDATION_ERROR")
+	// The rows say 1930 ends March at −6 416; the bank shows −6 400.
+	so(map[string]any{"through_date": "2026-03-31", "external_balance": -6400}, 400, "NOT_RECONCILED")
+	so(map[string]any{"through_date": "2026-03-31", "external_balance": -6400, "force": true}, 400, "NOTE_REQUIRED")
+	dry := b.do(req{Method: "POST", Path: b.path("reconciliation/accounts/" + key + "/signoff?dry_run=true"), Token: b.token,
+		Body: map[string]any{"through_date": "2026-03-31"}, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
+	if dry.at("data.would_sign.unexplained_difference") != 0.0 || dry.at("data.signoff") != nil || b.events("reconciliation.signed_off") != 0 {
+		t.Fatalf("dry sign-off: %s", dry.Body)
+	}
+	signed := b.write("POST", "reconciliation/accounts/"+key+"/signoff", map[string]any{"through_date": "2026-03-31",
+		"note": "Mars avstämd"}).status(t, 200)
+	id := signed.str("data.signoff.id")
+	if signed.at("data.signoff.forced") != false || signed.at("data.signoff.external_balance") != -6416.0 ||
+		len(signed.list("data.signoff.items.ignored")) != 1 || b.events("reconciliation.signed_off") != 1 {
+		t.Fatalf("signed: %s", signed.Body)
+	}
+	so(map[string]any{"through_date": "2026-03-31"}, 409, "ALREADY_SIGNED_OFF")
+
+	// Frozen: links, unlinks and ignores of March rows.
+	frozen := links(map[string]any{"pairs": []any{pair(r[1:2], e[1:2])}})
+	if frozen.str("data.skipped.0.code") != "SIGNED_OFF" {
+		t.Fatalf("frozen link: %s", frozen.Body)
+	}
+	if b.write("DELETE", "reconciliation/accounts/"+key+"/links/"+r[0], nil).errorCode(t, 409, "CONFLICT").
+		str("error.details.code") != "SIGNED_OFF" {
+		t.Fatal("unlink in a signed-off period")
+	}
+	b.write("POST", "reconciliation/accounts/"+key+"/items/"+r[4]+"/ignore", map[string]any{"ignored": true}).errorCode(t, 409, "CONFLICT")
+	// A later posting in March moves the books' side: the sign-off drifts.
+	b.posted("2026-03-20", "Sent kvitto", "D 6110 10", "C 1930 10")
+	if d := b.recon(key, "?date_to=2026-03-31"); d.at("data.signoff.drift.amount") != -10.0 {
+		t.Fatalf("drift: %s", d.Body)
+	}
+	reopen := b.write("POST", "reconciliation/accounts/"+key+"/signoff/"+id+"/reopen", map[string]any{"reason": "Sent kvitto"}).status(t, 200)
+	if reopen.at("data.is_active") != false || reopen.str("data.reopen_reason") != "Sent kvitto" || b.events("reconciliation.reopened") != 1 {
+		t.Fatalf("reopen: %s", reopen.Body)
+	}
+	if b.write("POST", "reconciliation/accounts/"+key+"/signoff/"+id+"/reopen", map[string]any{"reason": "igen"}).
+		errorCode(t, 409, "CONFLICT").str("error.details.code") != "ALREADY_REOPENED" {
+		t.Fatal("reopened twice")
+	}
+	b.write("DELETE", "reconciliation/accounts/"+key+"/links/"+r[0], nil).status(t, 200)
+	hist := b.get(b.path("reconciliation/accounts/"+key+"/signoff?include_reopened=true"), b.token).status(t, 200)
+	if len(hist.list("data.signoffs")) != 1 || len(b.get(b.path("reconciliation/accounts/"+key+"/signoff"), b.token).status(t, 200).
+		list("data.signoffs")) != 0 {
+		t.Fatalf("sign-offs: %s", hist.Body)
+	}
+	forced := b.write("POST", "reconciliation/accounts/"+key+"/signoff", map[string]any{"through_date": "2026-03-31",
+		"external_balance": -6400, "force": true, "note": "Banken visar 16 kr mer; utreds"}).status(t, 200)
+	if forced.at("data.signoff.forced") != true || forced.at("data.signoff.unexplained_difference") != 16.0 {
+		t.Fatalf("forced: %s", forced.Body)
+	}
+	// What a statement states may not be overridden.
+	if _, err := b.db.Exec(`INSERT INTO bank_statement_balances (company_id, cash_account_id, day, balance, source)
+		VALUES ($1, $2, '2026-03-31', -6426, 'camt053')`, b.company, key[5:]); err != nil {
+		t.Fatal(err)
+	}
+	so(map[string]any{"through_date": "2026-03-31", "external_balance": -6400}, 400, "EXTERNAL_BALANCE_NOT_ALLOWED")
+
+	// Keys, scopes.
+	b.get(b.path("reconciliation/accounts/bank:nope"), b.token).errorCode(t, 400, "VALIDATION_ERROR")
+	b.get(b.path("reconciliation/accounts/bank:"+uuid.NewString()), b.token).errorCode(t, 404, "NOT_FOUND")
+	reader := b.key("kund@example.se", keySpec{scopes: []string{"reconciliation:read"}})
+	b.get(b.path("reconciliation/accounts/"+key), reader).status(t, 200)
+	b.do(req{Method: "POST", Path: b.path("reconciliation/accounts/" + key + "/links"), Token: reader, Body: map[string]any{},
+		Header: map[string]string{"Idempotency-Key": newKey()}}).errorCode(t, 403, "INSUFFICIENT_SCOPE")
+	writer := b.key("kund@example.se", keySpec{scopes: []string{"reconciliation:read", "reconciliation:write"}})
+	b.do(req{Method: "POST", Path: b.path("reconciliation/accounts/" + key + "/signoff"), Token: writer,
+		Body: map[string]any{"through_date": "2026-03-31"}, Header: map[string]string{"Idempotency-Key": newKey()}}).
+		errorCode(t, 403, "INSUFFICIENT_SCOPE")
+	b.get(b.path("reconciliation/bank/status"), reader).errorCode(t, 403, "INSUFFICIENT_SCOPE")
+	b.do(req{Method: "POST", Path: b.path("reconciliation/accounts/" + key + "/links"), Token: b.token, Body: map[string]any{}}).
+		errorCode(t, 400, "VALIDATION_ERROR")
+	b.write("POST", "reconciliation/bank/run", map[string]any{"account_number": "1999"}).errorCode(t, 400, "VALIDATION_ERROR")
+	b.write("POST", "reconciliation/bank/run", map[string]any{"date_from": "2025-01-01", "date_to": "2026-03-01"}).
+		errorCode(t, 400, "VALIDATION_ERROR")
+}
+
+// Eight link requests for one row at once make one link; two sign-offs
+// at once make one and one SIGNOFF_RACE; events exist only for what
+// committed.
+func TestReconciliationRaces(t *testing.T) {
+	t.Parallel()
+	b, key, r, e := reconSmall(t)
+	var wg sync.WaitGroup
+	applied := make([]int, 8)
+	for i := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := b.write("POST", "reconciliation/accounts/"+key+"/links", map[string]any{"pairs": []any{pair(r[:1], e[:1])}})
+			if res.Status == 200 {
+				applied[i] = len(res.list("data.applied"))
+			}
+		}()
+	}
+	wg.Wait()
+	total := 0
+	for _, n := range applied {
+		total += n
+	}
+	if total != 1 || b.count(`SELECT count(*) FROM reconciliation_links WHERE company_id = $1 AND removed_at IS NULL`, b.company) != 1 ||
+		b.events("reconciliation.matched") != 1 || b.events("transaction.reconciled") != 1 {
+		t.Fatalf("%d applied, %d links, %d matched events", total,
+			b.count(`SELECT count(*) FROM reconciliation_links WHERE company_id = $1`, b.company), b.events("reconciliation.matched"))
+	}
+	b.write("POST", "reconciliation/accounts/"+key+"/links", map[string]any{"pairs": []any{pair(r[1:3], e[1:3])}}).status(t, 200)
+	b.write("POST", "reconciliation/accounts/"+key+"/links", map[string]any{"pairs": []any{pair(r[1:2], e[1:2]), pair(r[2:3], e[2:3])}}).status(t, 200)
+	b.write("POST", "reconciliation/accounts/"+key+"/items/"+r[3]+"/ignore", map[string]any{"ignored": true}).status(t, 200)
+	b.write("POST", "reconciliation/accounts/"+key+"/items/"+r[4]+"/ignore", map[string]any{"ignored": true}).status(t, 200)
+	// A dry run writes no event.
+	b.do(req{Method: "DELETE", Path: b.path("reconciliation/accounts/" + key + "/links/" + r[0] + "?dry_run=true"), Token: b.token}).status(t, 200)
+	if b.events("reconciliation.unmatched") != 0 {
+		t.Fatal("a dry run emitted reconciliation.unmatched")
+	}
+	// Two sign-offs that both read no sign-off, held at their insert
+	// until both wait there: one signs, the other is SIGNOFF_RACE.
+	lock, err := b.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.Exec(`LOCK TABLE reconciliation_signoffs IN EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	codes := make([]string, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res := b.write("POST", "reconciliation/accounts/"+key+"/signoff", map[string]any{"through_date": "2026-03-31"})
+			switch res.Status {
+			case 200:
+				codes[i] = "ok"
+			case 409:
+				codes[i] = res.str("error.details.code")
+			default:
+				codes[i] = fmt.Sprint(res.Status, string(res.Body))
+			}
+		}()
+	}
+	for i := 0; b.count(`SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+			AND query LIKE '%INSERT INTO reconciliation_signoffs%'`) < 2; i++ {
+		if i > 1000 {
+			t.Fatal("the sign-offs never met at their insert")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := lock.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	slices.Sort(codes)
+	if fmt.Sprint(codes) != "[SIGNOFF_RACE ok]" || b.events("reconciliation.signed_off") != 1 ||
+		b.count(`SELECT count(*) FROM reconciliation_signoffs WHERE company_id = $1`, b.company) != 1 {
+		t.Fatalf("sign-offs: %v", codes)
+	}
+	// The database keeps links and sign-offs as written.
+	if _, err := b.db.Exec(`DELETE FROM reconciliation_links WHERE company_id = $1`, b.company); err == nil {
+		t.Fatal("the app deleted links")
+	}
+	if _, err := b.db.Exec(`UPDATE reconciliation_signoffs SET external_balance = 0 WHERE company_id = $1`, b.company); err == nil {
+		t.Fatal("the app changed a sign-off")
+	}
+}
