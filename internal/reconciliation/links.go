@@ -295,8 +295,16 @@ func (r *Reconciler) check(a Account, p Pair, ext, led map[uuid.UUID]Entry, take
 		}
 		return links, "", ""
 	}
-	if len(p.Allocations) > 0 {
-		return nil, SkipShape, "allocations split one row among verifikat; many rows to one verifikat take none"
+	// Many rows to one verifikat: each row goes whole; allocations, if
+	// given, must say so.
+	for _, al := range p.Allocations {
+		e, ok := ext[al.ExternalID]
+		switch {
+		case !ok || !slices.Contains(p.ExternalIDs, al.ExternalID) || al.EntryID != p.EntryIDs[0]:
+			return nil, SkipShape, "an allocation names a row or verifikat that is not the pair's"
+		case al.Amount.Cmp(e.Amount) != 0:
+			return nil, SkipNotClosed, "rows paid as one go whole: row " + al.ExternalID.String() + " is " + e.Amount.String()
+		}
 	}
 	for i, id := range p.ExternalIDs {
 		links = append(links, StoredLink{SetID: set, AccountKey: a.Key.String(), ExternalID: id, EntryID: p.EntryIDs[0],

@@ -90,9 +90,15 @@ const (
 	confAmbiguous = 70
 	// maxParts is the most rows (or verifikat) a subset match sums.
 	maxParts = 6
-	// maxCandidates bounds the rows a subset search looks at: the ones
-	// nearest in date.
-	maxCandidates = 16
+	// The subset search looks at the candidates nearest in date: pairCands
+	// of them for two parts, tripleCands for three, quadCands for four,
+	// dfsCandidates for five or six, in searchBudget steps. The more parts,
+	// the fewer: sums of many parts meet a target by chance.
+	pairCands     = 100
+	tripleCands   = 40
+	quadCands     = 24
+	dfsCandidates = 12
+	searchBudget  = 20000
 )
 
 // Propose pairs the open rows and items of one account, each used at most
@@ -266,66 +272,127 @@ func rivals(confs []int, conf int) bool {
 }
 
 // manyToOne is pass 4: up to six rows of one sign within the window sum
-// to one verifikat (card purchases settled as one).
+// to one verifikat (card purchases settled as one). Sums of several rows
+// meet a verifikat by chance where rows are dense, so it goes in rounds:
+// a verifikat only one set of rows makes is taken first, which takes
+// those rows from the others' choices; what is still ambiguous after is
+// proposed at 0.70.
 func (m *matcher) manyToOne() {
-	for _, it := range m.items {
-		if it.used || it.ore == 0 {
-			continue
-		}
+	m.rounds(func(it *mitem) ([]part, bool) {
 		var cands []part
 		for _, r := range m.rowsAround(it.day) {
-			if !r.used && sameSign(r.ore, it.ore) && abs(r.ore) < abs(it.ore) && abs(r.day-it.day) <= m.rules.Window {
+			if !r.used && sameSign(r.ore, it.ore) && abs(r.ore) < abs(it.ore) {
 				cands = append(cands, part{ore: r.ore, gap: abs(r.day - it.day), day: r.day, id: r.ID, ref: r})
 			}
 		}
-		picked := subset(cands, it.ore)
-		if picked == nil {
-			continue
+		return subset(cands, it.ore)
+	}, nil)
+}
+
+// oneToMany is pass 5: one row pays up to six verifikat, as allocations,
+// in rounds as pass 4.
+func (m *matcher) oneToMany() {
+	m.rounds(nil, func(r *mrow) ([]part, bool) {
+		var cands []part
+		for _, it := range m.itemsAround(r.day) {
+			if !it.used && sameSign(r.ore, it.ore) && abs(it.ore) < abs(r.ore) {
+				cands = append(cands, part{ore: it.ore, gap: abs(r.day - it.day), day: it.day, id: it.EntryID, ref: it})
+			}
 		}
-		inOrder(picked)
-		p := Proposal{EntryIDs: []uuid.UUID{it.EntryID}, Confidence: confSubset, Method: MethodManyToOne,
+		return subset(cands, r.ore)
+	})
+}
+
+// maxRounds bounds the rounds of a subset pass.
+const maxRounds = 6
+
+// rounds runs a subset pass: over the open verifikat (byItem) or rows
+// (byRow), each round taking those with one answer, until a round takes
+// none; then the ambiguous ones at 0.70.
+func (m *matcher) rounds(byItem func(*mitem) ([]part, bool), byRow func(*mrow) ([]part, bool)) {
+	type open struct {
+		it *mitem
+		r  *mrow
+	}
+	var todo []open
+	if byItem != nil {
+		for _, it := range m.items {
+			if !it.used && it.ore != 0 {
+				todo = append(todo, open{it: it})
+			}
+		}
+	} else {
+		for _, r := range m.rows {
+			if !r.used && r.ore != 0 {
+				todo = append(todo, open{r: r})
+			}
+		}
+	}
+	search := func(o open) ([]part, bool) {
+		if o.it != nil {
+			return byItem(o.it)
+		}
+		return byRow(o.r)
+	}
+	for round := 0; round <= maxRounds; round++ {
+		last := round == maxRounds
+		took := false
+		next := todo[:0]
+		for _, o := range todo {
+			if o.it != nil && o.it.used || o.r != nil && o.r.used {
+				continue
+			}
+			picked, ambiguous := search(o)
+			if picked == nil {
+				continue
+			}
+			if ambiguous && !last {
+				next = append(next, o)
+				continue
+			}
+			m.take(o.it, o.r, picked, ambiguous)
+			took = true
+		}
+		todo = next
+		if !took && !last {
+			round = maxRounds - 1 // nothing moved: the ambiguous are left
+		}
+	}
+}
+
+// take proposes a subset match: verifikat it of rows picked, or row r of
+// verifikat picked.
+func (m *matcher) take(it *mitem, r *mrow, picked []part, ambiguous bool) {
+	inOrder(picked)
+	var p Proposal
+	if it != nil {
+		p = Proposal{EntryIDs: []uuid.UUID{it.EntryID}, Confidence: confSubset, Method: MethodManyToOne,
 			Reasons: []string{fmt.Sprintf("%d rader summerar till verifikatets belopp på %s", len(picked), m.rules.Account),
 				gapReason(maxGap(picked))}}
 		it.used = true
 		for _, c := range picked {
-			r := c.ref.(*mrow)
-			r.used = true
-			p.ExternalIDs = append(p.ExternalIDs, r.ID)
-			p.Allocations = append(p.Allocations, Allocation{ExternalID: r.ID, EntryID: it.EntryID, Amount: r.Amount})
+			row := c.ref.(*mrow)
+			row.used = true
+			p.ExternalIDs = append(p.ExternalIDs, row.ID)
+			p.Allocations = append(p.Allocations, Allocation{ExternalID: row.ID, EntryID: it.EntryID, Amount: row.Amount})
 		}
-		m.out = append(m.out, p)
-	}
-}
-
-// oneToMany is pass 5: one row pays up to six verifikat, as allocations.
-func (m *matcher) oneToMany() {
-	for _, r := range m.rows {
-		if r.used || r.ore == 0 {
-			continue
-		}
-		var cands []part
-		for _, it := range m.itemsAround(r.day) {
-			if !it.used && sameSign(r.ore, it.ore) && abs(it.ore) < abs(r.ore) && abs(r.day-it.day) <= m.rules.Window {
-				cands = append(cands, part{ore: it.ore, gap: abs(r.day - it.day), day: it.day, id: it.EntryID, ref: it})
-			}
-		}
-		picked := subset(cands, r.ore)
-		if picked == nil {
-			continue
-		}
-		inOrder(picked)
-		p := Proposal{ExternalIDs: []uuid.UUID{r.ID}, Confidence: confSubset, Method: MethodOneToMany,
+	} else {
+		p = Proposal{ExternalIDs: []uuid.UUID{r.ID}, Confidence: confSubset, Method: MethodOneToMany,
 			Reasons: []string{fmt.Sprintf("raden delas på %d verifikat på %s", len(picked), m.rules.Account),
 				gapReason(maxGap(picked))}}
 		r.used = true
 		for _, c := range picked {
-			it := c.ref.(*mitem)
-			it.used = true
-			p.EntryIDs = append(p.EntryIDs, it.EntryID)
-			p.Allocations = append(p.Allocations, Allocation{ExternalID: r.ID, EntryID: it.EntryID, Amount: it.Amount})
+			item := c.ref.(*mitem)
+			item.used = true
+			p.EntryIDs = append(p.EntryIDs, item.EntryID)
+			p.Allocations = append(p.Allocations, Allocation{ExternalID: r.ID, EntryID: item.EntryID, Amount: item.Amount})
 		}
-		m.out = append(m.out, p)
 	}
+	if ambiguous {
+		p.Confidence = confAmbiguous
+		p.Reasons = append(p.Reasons, "flera möjliga")
+	}
+	m.out = append(m.out, p)
 }
 
 // rowsAround are the rows within the window of day (rows are in date
@@ -351,35 +418,119 @@ type part struct {
 	ref      any
 }
 
-// subset finds two to six parts summing to target, searching the nearest
-// in date first (a bounded subset sum: at most maxCandidates parts); nil
-// when none do.
-func subset(cands []part, target int64) []part {
+// subset finds two to six parts summing to target: two, three and four
+// by their sums among the pairCands, tripleCands and quadCands nearest in
+// date, five and six by a bounded search over the dfsCandidates nearest;
+// and whether other sets sum to it too (ambiguous). Of the sets found the one nearest in
+// date wins (its farthest part, then all its parts, then fewer parts):
+// rows settled together are dated together, chance sums are not. Nil when
+// none sum to target.
+func subset(cands []part, target int64) ([]part, bool) {
 	if len(cands) < 2 {
-		return nil
+		return nil, false
 	}
 	slices.SortFunc(cands, func(a, b part) int {
 		return cmp.Or(cmp.Compare(a.gap, b.gap), cmp.Compare(a.day, b.day), cmpID(a.id, b.id))
 	})
-	cands = cands[:min(len(cands), maxCandidates)]
+	cands = cands[:min(len(cands), pairCands)]
 	goal := abs(target)
-	// top[i] is the largest part from i on: what is left cannot reach the
-	// goal when even that many of it would not.
-	top := make([]int64, len(cands)+1)
-	for i := len(cands) - 1; i >= 0; i-- {
-		top[i] = max(top[i+1], abs(cands[i].ore))
+	at := map[int64][]int{}
+	for i, c := range cands {
+		at[abs(c.ore)] = append(at[abs(c.ore)], i)
 	}
+	// best is the nearest set found, found how many sets there are.
+	var best []int
+	found := 0
+	better := func(set []int) {
+		found++
+		if best == nil || nearer(cands, set, best) {
+			best = slices.Clone(set)
+		}
+	}
+	for i := range cands {
+		for _, j := range at[goal-abs(cands[i].ore)] {
+			if j > i {
+				better([]int{i, j})
+			}
+		}
+	}
+	near := cands[:min(len(cands), tripleCands)]
+	for i := range near {
+		for j := i + 1; j < len(near); j++ {
+			rest := goal - abs(near[i].ore) - abs(near[j].ore)
+			if rest <= 0 {
+				continue
+			}
+			for _, k := range at[rest] {
+				if k > j && k < len(near) {
+					better([]int{i, j, k})
+				}
+			}
+		}
+	}
+	// Four: two pairs of the nearest whose sums make the target.
+	near = cands[:min(len(cands), quadCands)]
+	pairs := map[int64][][2]int{}
+	for i := range near {
+		for j := i + 1; j < len(near); j++ {
+			pairs[abs(near[i].ore)+abs(near[j].ore)] = append(pairs[abs(near[i].ore)+abs(near[j].ore)], [2]int{i, j})
+		}
+	}
+	for s, ps := range pairs {
+		for _, p := range ps {
+			for _, q := range pairs[goal-s] {
+				if q[0] > p[1] {
+					better([]int{p[0], p[1], q[0], q[1]})
+				}
+			}
+		}
+	}
+	if best == nil {
+		best = deeper(cands[:min(len(cands), dfsCandidates)], goal)
+		found = len(best) / max(len(best), 1)
+	}
+	if best == nil {
+		return nil, false
+	}
+	out := make([]part, len(best))
+	for i, k := range best {
+		out[i] = cands[k]
+	}
+	return out, found > 1
+}
+
+// nearer says whether set a of cands lies nearer in date than set b.
+func nearer(cands []part, a, b []int) bool {
+	gaps := func(set []int) (far, all int) {
+		for _, i := range set {
+			far, all = max(far, cands[i].gap), all+cands[i].gap
+		}
+		return far, all
+	}
+	fa, sa := gaps(a)
+	fb, sb := gaps(b)
+	if c := cmp.Or(cmp.Compare(len(a), len(b)), cmp.Compare(fa, fb), cmp.Compare(sa, sb)); c != 0 {
+		return c < 0
+	}
+	return slices.Compare(a, b) < 0
+}
+
+// deeper looks for five or six parts summing to goal among cands (in date
+// order), the nearest first; nil when none do within searchBudget steps.
+func deeper(cands []part, goal int64) []int {
 	var picked []int
-	var search func(from int, sum int64) bool
-	search = func(from int, sum int64) bool {
-		if sum == goal && len(picked) >= 2 {
+	steps := 0
+	var search func(from int, got int64) bool
+	search = func(from int, got int64) bool {
+		if got == goal && len(picked) >= 5 {
 			return true
 		}
-		if len(picked) == maxParts || sum+int64(maxParts-len(picked))*top[from] < goal {
+		if len(picked) == maxParts {
 			return false
 		}
-		for i := from; i < len(cands); i++ {
-			if next := sum + abs(cands[i].ore); next <= goal {
+		for i := from; i < len(cands) && steps < searchBudget; i++ {
+			steps++
+			if next := got + abs(cands[i].ore); next <= goal {
 				picked = append(picked, i)
 				if search(i+1, next) {
 					return true
@@ -389,14 +540,10 @@ func subset(cands []part, target int64) []part {
 		}
 		return false
 	}
-	if !search(0, 0) {
-		return nil
+	if search(0, 0) {
+		return picked
 	}
-	out := make([]part, len(picked))
-	for i, k := range picked {
-		out[i] = cands[k]
-	}
-	return out
+	return nil
 }
 
 // inOrder puts the parts of a match in date order.

@@ -54,9 +54,31 @@ func (db *DB) AppendAll(ctx context.Context, rows []Append) error {
 	if len(rows) == 0 {
 		return nil
 	}
-	q, args := chain(appendSQL(rows, 0, nil))
-	_, err := db.ExecContext(ctx, q, args...)
-	return err
+	for _, part := range parts(rows) {
+		q, args := chain(appendSQL(part, 0, nil))
+		if _, err := db.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxParams is the most parameters PostgreSQL takes in one statement.
+const maxParams = 65535
+
+// parts splits rows into runs whose arguments fit one statement, in
+// order: a bulk write's thousands of audit rows and events.
+func parts(rows []Append) [][]Append {
+	var out [][]Append
+	start, n := 0, 0
+	for i, r := range rows {
+		if n+len(r.Args) > maxParams && i > start {
+			out = append(out, rows[start:i])
+			start, n = i, 0
+		}
+		n += len(r.Args)
+	}
+	return append(out, rows[start:])
 }
 
 // Flush writes the closing and the rows waiting in u in one statement.
@@ -67,10 +89,15 @@ func (u *Unit) Flush(ctx context.Context) error {
 	if len(u.tail) == 0 {
 		return nil
 	}
-	q, args := chain(appendSQL(u.tail, 0, nil))
+	tail := u.tail
 	u.tail = nil
-	_, err := u.Tx.ExecContext(ctx, q, args...)
-	return err
+	for _, part := range parts(tail) {
+		q, args := chain(appendSQL(part, 0, nil))
+		if _, err := u.Tx.ExecContext(ctx, q, args...); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Commit flushes the waiting rows and commits the unit's transaction.

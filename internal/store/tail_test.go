@@ -46,3 +46,33 @@ func TestClosingFill(t *testing.T) {
 		}
 	}
 }
+
+// A tail past PostgreSQL's 65,535 parameters is written in runs that fit,
+// in order.
+func TestPartsFitOneStatement(t *testing.T) {
+	rows := make([]Append, 50000)
+	for i := range rows {
+		rows[i] = Append{Into: "events (a, b, c)", Values: "($1, $2, $3)", Args: []any{i, i, i}}
+	}
+	ps := parts(rows)
+	n := 0
+	for _, p := range ps {
+		args := 0
+		for _, r := range p {
+			args += len(r.Args)
+		}
+		if args > maxParams {
+			t.Fatalf("a run of %d parameters", args)
+		}
+		if p[0].Args[0] != n {
+			t.Fatalf("run starts at row %v, want %d", p[0].Args[0], n)
+		}
+		n += len(p)
+	}
+	if n != len(rows) || len(ps) != 3 {
+		t.Fatalf("%d rows in %d runs", n, len(ps))
+	}
+	if got := parts(rows[:2]); len(got) != 1 || len(got[0]) != 2 {
+		t.Fatalf("small tail split: %v", got)
+	}
+}
