@@ -74,6 +74,9 @@ type Change struct {
 	RecordID    string
 	Description string
 	Old, New    json.RawMessage
+	// Fields, when set, are the changed fields as the caller knows them,
+	// sorted (a bulk write of one change to many rows); nil: compared.
+	Fields []string
 }
 
 // ChangedFields lists the top-level fields whose values differ between old

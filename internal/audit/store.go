@@ -43,7 +43,15 @@ func row(ctx context.Context, c Change) store.Append {
 			user_id, request_id, description, old_state, new_state, changed_fields, actor_email)`,
 		Values: `($1, $2, NULLIF($3, ''), NULLIF($4, ''), $5, $6, $7, $8, $9, NULLIF($10, ''), $11::jsonb, $12::jsonb, $13::text[], NULLIF($14, ''))`,
 		Args: []any{c.CompanyID, c.Action, c.Table, c.RecordID, a.Type, a.ID, a.Label, a.UserID, rid, c.Description,
-			nullJSON(c.Old), nullJSON(c.New), pq.StringArray(ChangedFields(c.Old, c.New)), a.Email}}
+			nullJSON(c.Old), nullJSON(c.New), pq.StringArray(fields(c)), a.Email}}
+}
+
+// fields are c's changed fields: the caller's, or compared.
+func fields(c Change) []string {
+	if c.Fields != nil {
+		return c.Fields
+	}
+	return ChangedFields(c.Old, c.New)
 }
 
 // nullJSON passes a snapshot as text: with binary parameters on, []byte

@@ -58,11 +58,15 @@ func (b *Bank) Reconcile(ctx context.Context, company uuid.UUID, links []TxLink)
 	for _, l := range links {
 		voucher[l.TransactionID] = l.Voucher
 	}
+	// Each row changed in the same three fields: said, not compared.
+	changed := []string{"journal_entry_id", "reconciliation_method"}
 	for i := range out {
 		t := &out[i]
 		old := *t
 		old.JournalEntryID, old.ReconciliationMethod = nil, nil
-		if err := b.recordTx(ctx, audit.Update, &old, t, "Banktransaktionen stämdes av mot verifikation "+voucher[t.ID]); err != nil {
+		if err := b.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Update, Table: "bank_transactions",
+			RecordID: t.ID.String(), Description: "Banktransaktionen stämdes av mot verifikation " + voucher[t.ID],
+			Old: audit.Of(old), New: audit.Of(t), Fields: changed}); err != nil {
 			return nil, err
 		}
 		if _, err := outbox.Emit(ctx, b.store.db, company, EventReconciled, map[string]any{"transaction": TxDetail(*t, nil, nil),

@@ -10,10 +10,10 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/lib/pq"
-	"go.uber.org/zap"
 
 	"github.com/kontera/kontera/internal/httpapi"
 	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/reconciliation"
 	"github.com/kontera/kontera/internal/reconciliation/synth"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -32,7 +32,6 @@ func TestBenchReconciliation(t *testing.T) {
 	d, owner := pgtest.NewPair(t)
 	a := benchServer(t, d, func(c *httpapi.Config) {
 		c.Now = func() time.Time { return time.Date(2026, 12, 31, 12, 0, 0, 0, time.UTC) }
-		c.Log = zap.NewExample()
 	})
 	b := newCompany(a, "Avstämning AB")
 	cash := str(a.must("POST", "/api/v1/companies/"+b.id+"/cash-accounts", map[string]any{"name": "Företagskonto",
@@ -73,10 +72,16 @@ func TestBenchReconciliation(t *testing.T) {
 	slices.Sort(joins)
 	join := joins[1]
 
+	profile := statementProfile(t, "the bank run")
+	stopCPU := cpuProfile(t, "reconciliation-run")
 	start = time.Now()
 	out := a.must("POST", "/api/v1/companies/"+b.id+"/reconciliation/bank/run", map[string]any{"date_from": "2026-01-01",
 		"date_to": "2026-12-31", "confidence_threshold": 0.75}, 200)
 	run := time.Since(start).Seconds()
+	stopCPU()
+	if profile != nil {
+		profile()
+	}
 	data := out["data"].(map[string]any)
 
 	var sets []struct {
@@ -107,8 +112,12 @@ func TestBenchReconciliation(t *testing.T) {
 		b.id); err != nil {
 		t.Fatal(err)
 	}
+	start = time.Now()
+	reconciliation.Propose(s.Rows, s.Items, reconciliation.BankRules("1930"))
+	engine := time.Since(start).Seconds()
 	fmt.Printf("%-58s %8s %8s\n", "", "seconds", "ratio")
 	fmt.Printf("%-58s %8.2f %8.2f\n", fmt.Sprintf("POST reconciliation/bank/run, %d sets linked", len(sets)), run, run/join)
+	fmt.Printf("%-58s %8.2f %8.2f\n", "the engine alone, in memory (reconciliation.Propose)", engine, engine/join)
 	fmt.Printf("%-58s %8.2f\n", fmt.Sprintf("SQL join on (amount, date), %d pairs fetched", pairs), join)
 	fmt.Printf("links at 0.75: precision %.4f, recall %.4f (%d transactions linked; %d proposals below 0.75)\n",
 		precision, recall, withTruth, int(data["skipped_below_threshold"].(float64)))
