@@ -77,8 +77,10 @@ func TestReconciliationRefusals(t *testing.T) {
 	so(map[string]any{"through_date": "1999-12-31"}, 400, "INVALID_DATE")
 	so(map[string]any{"through_date": "2026-09-02"}, 400, "DATE_IN_FUTURE")
 	so(map[string]any{"through_date": "2026-08-31"}, 400, "NOT_FETCHED_THROUGH")
-	b.write("POST", "reconciliation/accounts/skattekonto/signoff", map[string]any{"through_date": "2026-03-31"}).
-		errorCode(t, 400, "VALIDATION_ERROR")
+	if b.write("POST", "reconciliation/accounts/skattekonto/signoff", map[string]any{"through_date": "2026-03-31"}).
+		errorCode(t, 400, "VALIDATION_ERROR").str("error.details.code") != "OUTSIDE_UNKNOWN" {
+		t.Fatal("a sign-off of a skattekonto without rows")
+	}
 	// The rows say 1930 ends March at −6 416; the bank shows −6 400.
 	so(map[string]any{"through_date": "2026-03-31", "external_balance": -6400}, 400, "NOT_RECONCILED")
 	so(map[string]any{"through_date": "2026-03-31", "external_balance": -6400, "force": true}, 400, "NOTE_REQUIRED")
@@ -240,5 +242,108 @@ func TestReconciliationRaces(t *testing.T) {
 	}
 	if _, err := b.db.Exec(`UPDATE reconciliation_signoffs SET external_balance = 0 WHERE company_id = $1`, b.company); err == nil {
 		t.Fatal("the app changed a sign-off")
+	}
+}
+
+// A camt.053 statement's closing balance is the outside balance: 10 000
+// opening, −8 000 rent and +1 999 in March close at 3 999.00; the books
+// hold 10 000 from January and the rent: 2 000.00. Its import queues the
+// proposals' recompute, which proposes the rent. A row booked by its own
+// verifikat is not unlinked or ignored here; two links of one row held
+// at their insert give one link and one LINK_RACE.
+func TestReconciliationStatementAndRace(t *testing.T) {
+	t.Parallel()
+	b, cash := reconBooks(t)
+	key := "bank:" + cash
+	b.posted("2026-01-10", "Aktiekapital", "D 1930 10000", "C 2081 10000")
+	rent := b.posted("2026-03-02", "Hyra mars", "D 5010 8000", "C 1930 8000")
+	camt := []byte(`<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">` +
+		`<BkToCstmrStmt><Stmt><Id>M1</Id><Acct><Id><IBAN>SE4550000000058398257466</IBAN></Id><Ccy>SEK</Ccy></Acct>` +
+		`<Bal><Tp><CdOrPrtry><Cd>OPBD</Cd></CdOrPrtry></Tp><Amt Ccy="SEK">10000.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-03-01</Dt></Dt></Bal>` +
+		`<Bal><Tp><CdOrPrtry><Cd>CLBD</Cd></CdOrPrtry></Tp><Amt Ccy="SEK">3999.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-03-31</Dt></Dt></Bal>` +
+		`<Ntry><NtryRef>A1</NtryRef><Amt Ccy="SEK">8000.00</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>` +
+		`<BookgDt><Dt>2026-03-03</Dt></BookgDt><AddtlNtryInf>HYRA</AddtlNtryInf></Ntry>` +
+		`<Ntry><NtryRef>A2</NtryRef><Amt Ccy="SEK">1999.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts>` +
+		`<BookgDt><Dt>2026-03-04</Dt></BookgDt><AddtlNtryInf>INSÄTTNING</AddtlNtryInf></Ntry></Stmt></BkToCstmrStmt></Document>`)
+	op := importFile(b, "mars.xml", camt, "?cash_account_id="+cash).status(t, 202)
+	if r := waitOperation(b, op.str("data.operation_id")); r.at("data.result.ingested") != 2.0 {
+		t.Fatalf("import: %s", r.Body)
+	}
+	var proposed *response
+	for i := 0; ; i++ {
+		proposed = b.recon(key, "/items?bucket=proposed")
+		if len(proposed.list("data.items")) == 2 || i > 400 {
+			break
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+	if bk := buckets(proposed); bk[rent] != "proposed" || len(bk) != 2 {
+		var ops []string
+		_ = b.db.Select(&ops, `SELECT type || ' ' || status || ' ' || coalesce(error::text, '') || coalesce(result::text, '') FROM operations WHERE company_id = $1`, b.company)
+		t.Fatalf("the job proposed: %s\n%v", proposed.Body, ops)
+	}
+	a := b.recon(key, "?date_to=2026-03-31")
+	if a.str("data.external_balance_source") != "statement" || a.at("data.external_balance") != 3999.0 ||
+		a.at("data.ledger_balance") != 2000.0 || a.at("data.unexplained_difference") != 0.0 ||
+		bridgeOf(a, "data.bridge") != "unmatched_external -1999.00 1; proposed_external 8000.00 1; ignored 0.00 0; "+
+			"unmatched_ledger 0.00 0; proposed_ledger -8000.00 1; upcoming_ledger 0.00 0; matched_straddling 0.00 0; "+
+			"opening_difference 0.00 0; reversed_pairs 0.00 0" {
+		t.Fatalf("statement:\n%s\n%s", bridgeOf(a, "data.bridge"), a.Body)
+	}
+	var rows []string
+	for _, it := range b.recon(key, "/items?limit=200").list("data.items") {
+		if m := it.(map[string]any); m["side"] == "external" {
+			rows = append(rows, m["item_id"].(string))
+		}
+	}
+	if len(rows) != 2 {
+		t.Fatalf("rows %v", rows)
+	}
+	own := rows[1] // the +1 999, booked by its own verifikat
+	b.write("POST", "transactions/"+own+"/categorize", map[string]any{"is_business": true, "category": "income_other"}).status(t, 200)
+	if r := b.write("DELETE", "reconciliation/accounts/"+key+"/links/"+own, nil).errorCode(t, 409, "CONFLICT"); r.str("error.details.reason") != "own_verifikat" {
+		t.Fatalf("unlink of a categorized row: %s", r.Body)
+	}
+	b.write("POST", "reconciliation/accounts/"+key+"/items/"+own+"/ignore", map[string]any{"ignored": true}).errorCode(t, 409, "CONFLICT")
+
+	// Two links of the rent row, held at the insert until both wait.
+	lock, err := b.db.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lock.Exec(`LOCK TABLE reconciliation_links IN EXCLUSIVE MODE`); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	out := make([]string, 2)
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := b.write("POST", "reconciliation/accounts/"+key+"/links", map[string]any{"pairs": []any{pair(rows[:1], []string{rent})}})
+			switch {
+			case r.Status != 200:
+				out[i] = fmt.Sprint(r.Status)
+			case len(r.list("data.applied")) == 1:
+				out[i] = "applied"
+			default:
+				out[i] = r.str("data.skipped.0.code")
+			}
+		}()
+	}
+	for i := 0; b.count(`SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+			AND datname = current_database()`) < 2; i++ {
+		if i > 1000 {
+			t.Fatal("the links never met")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := lock.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	slices.Sort(out)
+	if fmt.Sprint(out) != "[LINK_RACE applied]" || b.events("reconciliation.matched") != 1 {
+		t.Fatalf("two links at once: %v", out)
 	}
 }

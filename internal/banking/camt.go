@@ -84,9 +84,10 @@ type Statement struct {
 	Currency string
 	Opening  *money.Amount
 	Closing  *money.Amount
-	// ClosingDate is the day the closing balance is of (zero when the
-	// file does not say).
-	ClosingDate time.Time
+	// OpeningDate and ClosingDate are the days the balances are of (zero
+	// when the file does not say): the opening at the start of its day,
+	// the closing at the end of its.
+	OpeningDate, ClosingDate time.Time
 	Rows        []Ingested
 	// Pending counts the entries not booked (pending, information only):
 	// left out.
@@ -133,6 +134,9 @@ func ReadCamt053(r io.Reader) ([]Statement, error) {
 			switch b.Code {
 			case "OPBD":
 				st.Opening = &a
+				if d, err := time.Parse(time.DateOnly, strings.TrimSpace(b.Date)); err == nil {
+					st.OpeningDate = d
+				}
 			case "CLBD":
 				st.Closing = &a
 				if d, err := time.Parse(time.DateOnly, strings.TrimSpace(b.Date)); err == nil {

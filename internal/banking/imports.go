@@ -83,10 +83,17 @@ func ParseFile(raw []byte, format, account, currency string) (Parsed, error) {
 			// A file of one account's statements states its balances;
 			// one of several accounts' cannot say which is the cash
 			// account's.
-			if st.Closing != nil && !st.ClosingDate.IsZero() && st.Account == sts[0].Account {
-				p.Balances = append(p.Balances, StatementBalance{Day: st.ClosingDate, Balance: *st.Closing, Source: "camt053"})
-			} else if st.Account != sts[0].Account {
+			if st.Account != sts[0].Account {
 				p.Balances = nil
+				continue
+			}
+			// The opening balance is the end of the day before.
+			if st.Opening != nil && !st.OpeningDate.IsZero() {
+				p.Balances = append(p.Balances, StatementBalance{Day: st.OpeningDate.AddDate(0, 0, -1), Balance: *st.Opening,
+					Source: "camt053"})
+			}
+			if st.Closing != nil && !st.ClosingDate.IsZero() {
+				p.Balances = append(p.Balances, StatementBalance{Day: st.ClosingDate, Balance: *st.Closing, Source: "camt053"})
 			}
 			if st.Opening != nil && st.Closing != nil {
 				sum := *st.Opening

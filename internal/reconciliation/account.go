@@ -330,6 +330,11 @@ func (r *Reconciler) loadBank(ctx context.Context, company uuid.UUID, a *Account
 		if d := b.Day; a.LastCovered != nil && d.After(*a.LastCovered) && !d.After(through) {
 			a.LastCovered = &d
 		}
+		// A balance the bank states before the first row starts the
+		// history the day after it.
+		if start := b.Day.AddDate(0, 0, 1); a.HistoryStart != nil && start.Before(*a.HistoryStart) {
+			a.HistoryStart = &start
+		}
 	}
 	return nil
 }
