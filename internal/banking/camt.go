@@ -88,7 +88,7 @@ type Statement struct {
 	// when the file does not say): the opening at the start of its day,
 	// the closing at the end of its.
 	OpeningDate, ClosingDate time.Time
-	Rows        []Ingested
+	Rows                     []Ingested
 	// Pending counts the entries not booked (pending, information only):
 	// left out.
 	Pending int
