@@ -11813,8 +11813,19 @@ type ReconciliationLinksResponse struct {
 	Meta Meta `json:"meta"`
 }
 
-// ReconciliationMatchedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
-type ReconciliationMatchedPayload map[string]interface{}
+// ReconciliationMatchedPayload Outside rows were linked to verifikat (POST …/reconciliation/accounts/{accountKey}/links, the bank run): one per pair applied. link_id is the first row's id (DELETE …/links/{link_id} removes the set).
+type ReconciliationMatchedPayload struct {
+	AccountKey      string                                      `json:"account_key"`
+	Allocations     []ReconciliationAllocation                  `json:"allocations"`
+	Confidence      nullable.Nullable[ReconciliationConfidence] `json:"confidence"`
+	ExternalIds     []openapi_types.UUID                        `json:"external_ids"`
+	JournalEntryIds []openapi_types.UUID                        `json:"journal_entry_ids"`
+	LinkId          openapi_types.UUID                          `json:"link_id"`
+
+	// Method How a link or proposal was made.
+	Method ReconciliationMethod `json:"method"`
+	SetId  openapi_types.UUID   `json:"set_id"`
+}
 
 // ReconciliationMethod How a link or proposal was made.
 type ReconciliationMethod string
@@ -11869,11 +11880,21 @@ type ReconciliationReopenResponse struct {
 	Meta Meta `json:"meta"`
 }
 
-// ReconciliationReopenedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
-type ReconciliationReopenedPayload map[string]interface{}
+// ReconciliationReopenedPayload A sign-off was reopened (POST …/signoff/{signoffId}/reopen).
+type ReconciliationReopenedPayload struct {
+	AccountKey string `json:"account_key"`
 
-// ReconciliationSignedOffPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
-type ReconciliationSignedOffPayload map[string]interface{}
+	// Signoff A period of an account signed off as reconciled: both balances, the bridge and the items per bucket through through_date, frozen with the signer. While active (not reopened, not taken over by a later sign-off) links, unlinks and ignores of rows dated on or before through_date are 409 CONFLICT with details.code SIGNED_OFF.
+	Signoff ReconciliationSignoff `json:"signoff"`
+}
+
+// ReconciliationSignedOffPayload An account was signed off as reconciled through a day (POST …/signoff).
+type ReconciliationSignedOffPayload struct {
+	AccountKey string `json:"account_key"`
+
+	// Signoff A period of an account signed off as reconciled: both balances, the bridge and the items per bucket through through_date, frozen with the signer. While active (not reopened, not taken over by a later sign-off) links, unlinks and ignores of rows dated on or before through_date are 409 CONFLICT with details.code SIGNED_OFF.
+	Signoff ReconciliationSignoff `json:"signoff"`
+}
 
 // ReconciliationSignoff A period of an account signed off as reconciled: both balances, the bridge and the items per bucket through through_date, frozen with the signer. While active (not reopened, not taken over by a later sign-off) links, unlinks and ignores of rows dated on or before through_date are 409 CONFLICT with details.code SIGNED_OFF.
 type ReconciliationSignoff struct {
@@ -11984,8 +12005,15 @@ type ReconciliationUnlinkedResponse struct {
 	Meta Meta `json:"meta"`
 }
 
-// ReconciliationUnmatchedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
-type ReconciliationUnmatchedPayload map[string]interface{}
+// ReconciliationUnmatchedPayload A link set was removed (DELETE …/reconciliation/accounts/{accountKey}/links/{linkId}); the verifikat is untouched.
+type ReconciliationUnmatchedPayload struct {
+	AccountKey             string                                `json:"account_key"`
+	Allocations            *[]ReconciliationAllocation           `json:"allocations,omitempty"`
+	ExternalId             openapi_types.UUID                    `json:"external_id"`
+	LinkId                 openapi_types.UUID                    `json:"link_id"`
+	PreviousJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"previous_journal_entry_id"`
+	SetId                  *openapi_types.UUID                   `json:"set_id,omitempty"`
+}
 
 // RegisterCoverage defines model for RegisterCoverage.
 type RegisterCoverage struct {
@@ -14444,7 +14472,7 @@ type TransactionRateResponse struct {
 	Meta Meta `json:"meta"`
 }
 
-// TransactionReconciledPayload A bank transaction was settled against a verifikat already in the books (link-journal-entry; bulk-book onto a posted verifikat: transactions).
+// TransactionReconciledPayload A bank transaction was settled against a verifikat already in the books (link-journal-entry; reconciliation links and the bank run; bulk-book onto a posted verifikat: transactions).
 type TransactionReconciledPayload struct {
 	JournalEntryId       openapi_types.UUID `json:"journal_entry_id"`
 	ReconciliationMethod *string            `json:"reconciliation_method,omitempty"`

@@ -16,7 +16,8 @@ import (
 // below that makes one reach a subscribed receiver.
 var emitted = []string{"credit_note.created", "customer.created", "document.uploaded", "invoice.created",
 	"invoice.paid", "invoice.sent", "journal_entry.committed", "journal_entry.corrected", "journal_entry.reversed",
-	"period.locked", "period.unlocked", "period.year_closed", "supplier.created", "supplier_invoice.approved",
+	"period.locked", "period.unlocked", "period.year_closed", "reconciliation.matched", "reconciliation.reopened",
+	"reconciliation.signed_off", "reconciliation.unmatched", "supplier.created", "supplier_invoice.approved",
 	"supplier_invoice.credited", "supplier_invoice.paid", "supplier_invoice.registered", "supplier_invoice.uncredited",
 	"transaction.categorized", "transaction.reconciled"}
 
@@ -103,13 +104,34 @@ func TestEveryEventTypeIsDelivered(t *testing.T) {
 	b.periodAction(y0, "close-external", nil).status(t, 200)
 	b.upload(form{name: "kvitto.pdf", partType: "application/pdf", data: samples.PDF()}, "").status(t, 201)
 
+	// Reconciliation: a row linked, unlinked and linked again, the account
+	// signed off through its last row and reopened.
+	row := write("POST", "transactions/ingest", map[string]any{"transactions": []any{map[string]any{"external_id": "B3",
+		"date": b.day("03-12"), "amount": -2000, "currency": "SEK", "description": "KONTOR"}}}).status(t, 200).
+		str("data.transaction_ids.0")
+	office := write("POST", "journal-entries", map[string]any{"fiscal_period_id": b.period, "entry_date": b.day("03-12"),
+		"description": "Kontorsmaterial", "lines": []any{map[string]any{"account_number": "5410", "debit_amount": 2000},
+			map[string]any{"account_number": "1930", "credit_amount": 2000}}}).status(t, 201).str("data.id")
+	write("POST", "journal-entries/"+office+"/commit", nil).status(t, 200)
+	accounts := b.get(path("reconciliation/accounts"), b.token).status(t, 200)
+	key := accounts.str("data.accounts.0.account_key")
+	link := map[string]any{"pairs": []any{map[string]any{"external_ids": []any{row}, "journal_entry_ids": []any{office}}}}
+	write("POST", "reconciliation/accounts/"+key+"/links", link).status(t, 200)
+	write("DELETE", "reconciliation/accounts/"+key+"/links/"+row, nil).status(t, 200)
+	write("POST", "reconciliation/accounts/"+key+"/links", link).status(t, 200)
+	signed := write("POST", "reconciliation/accounts/"+key+"/signoff", map[string]any{"through_date": b.day("03-12")}).status(t, 200)
+	write("POST", "reconciliation/accounts/"+key+"/signoff/"+signed.str("data.signoff.id")+"/reopen",
+		map[string]any{"reason": "Ett kvitto saknades"}).status(t, 200)
+
 	// Every event of every type, each to its webhook once.
 	var events []struct {
 		ID   string `db:"id"`
 		Type string `db:"type"`
 	}
-	// transaction.synced is the feed's only (no webhook subscribes to it).
-	if err := db.Select(&events, `SELECT id, type FROM events WHERE company_id = $1 AND type <> 'transaction.synced'`,
+	// transaction.synced and operation.completed (the proposals' recompute
+	// after an ingest) are the feed's only: no webhook subscribes to them.
+	if err := db.Select(&events, `SELECT id, type FROM events WHERE company_id = $1
+		AND type NOT IN ('transaction.synced', 'operation.completed')`,
 		b.company); err != nil {
 		t.Fatal(err)
 	}

@@ -233,7 +233,8 @@ func (r *Reconciler) SignOff(ctx context.Context, company uuid.UUID, k Key, req 
 		New: audit.Of(s)}); err != nil {
 		return Signed{}, err
 	}
-	_, err = outbox.Emit(ctx, r.db, company, EventSignedOff, map[string]any{"account_key": k.String(), "signoff": s})
+	_, err = outbox.Emit(ctx, r.db, company, EventSignedOff, map[string]any{"account_key": k.String(),
+		"signoff": wireSignoff(s, nil)})
 	return Signed{Signoff: s, Summary: summary}, err
 }
 
@@ -280,7 +281,8 @@ func (r *Reconciler) Reopen(ctx context.Context, company uuid.UUID, k Key, id uu
 		Old: audit.Of(old), New: audit.Of(s)}); err != nil {
 		return s, err
 	}
-	_, err = outbox.Emit(ctx, r.db, company, EventReopened, map[string]any{"account_key": k.String(), "signoff": s})
+	_, err = outbox.Emit(ctx, r.db, company, EventReopened, map[string]any{"account_key": k.String(),
+		"signoff": wireSignoff(s, nil)})
 	return s, err
 }
 
