@@ -225,6 +225,46 @@ func TestReconciliationBankByHand(t *testing.T) {
 		t.Fatalf("accounts: %s", list.Body)
 	}
 
+	// Pages of five, oldest first, every item once.
+	seen := map[string]bool{}
+	cursor := ""
+	for page := 0; ; page++ {
+		p := b.recon(key, "/items?limit=5"+cursor)
+		for _, it := range p.list("data.items") {
+			id := it.(map[string]any)["item_id"].(string)
+			if seen[id] {
+				t.Fatalf("item %s on two pages", id)
+			}
+			seen[id] = true
+		}
+		if p.at("data.has_more") != true {
+			break
+		}
+		if page > 5 || len(p.list("data.items")) != 5 {
+			t.Fatalf("page %d: %s", page, p.Body)
+		}
+		cursor = "&cursor=" + p.str("data.next_cursor")
+	}
+	if len(seen) != len(wantBuckets) {
+		t.Fatalf("%d items over the pages, want %d", len(seen), len(wantBuckets))
+	}
+
+	// A linked verifikat reversed later: the link shows it, the storno
+	// waits unmatched, nothing is unexplained.
+	b.write("POST", "journal-entries/"+e1+"/reverse", map[string]any{"reversal_date": "2026-06-25"}).status(t, 200)
+	rev := b.recon(key, "/items?bucket=matched")
+	problem := map[string]any{}
+	for _, it := range rev.list("data.items") {
+		m := it.(map[string]any)
+		problem[m["item_id"].(string)] = m["link_problem"]
+	}
+	if problem[r1] != "entry_reversed" || problem[e1] != "entry_reversed" || problem[r2] != nil {
+		t.Fatalf("reversed link: %v", problem)
+	}
+	if a := b.recon(key, ""); a.at("data.unexplained_difference") != 0.0 || a.at("data.counts.unmatched_ledger") != 2.0 {
+		t.Fatalf("after the storno: %s", a.Body)
+	}
+
 	// Unlink (d): the transaction is free again, the verifikat untouched.
 	before := b.exact("1930")
 	u := b.write("DELETE", "reconciliation/accounts/"+key+"/links/"+r5, nil).status(t, 200)
