@@ -75,9 +75,6 @@ func New(db *store.DB, bank *banking.Bank, journal *ledger.Store, a *audit.Store
 	return &Reconciler{store: NewStore(db), db: db, bank: bank, journal: journal, audit: a, ops: ops, now: now}
 }
 
-// Store is the reconciler's SQL.
-func (r *Reconciler) Store() *Store { return r.store }
-
 func (r *Reconciler) today() time.Time { return ledger.Today(r.now()) }
 
 // Account is an account with an outside truth as loaded through a day.
@@ -104,7 +101,6 @@ type Account struct {
 	Rules        Rules
 	// txs are a bank account's transactions, by id.
 	txs map[uuid.UUID]banking.Transaction
-	tax map[uuid.UUID]TaxRow
 }
 
 // Configured says the account has any outside truth yet.
@@ -346,10 +342,8 @@ func (r *Reconciler) loadTax(ctx context.Context, company uuid.UUID, a *Account,
 	if err != nil {
 		return err
 	}
-	a.tax = make(map[uuid.UUID]TaxRow, len(rows))
 	a.Source = "manual"
 	for _, t := range rows {
-		a.tax[t.ID] = t
 		if t.Source == "skatteverket_file" {
 			a.Source = "skatteverket_file"
 		}

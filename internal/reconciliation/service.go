@@ -3,7 +3,6 @@ package reconciliation
 import (
 	"context"
 	"encoding/json"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -265,15 +264,6 @@ func (r *Reconciler) RunPropose(ctx context.Context, run *jobs.Run) (any, error)
 		return nil, err
 	}
 	return map[string]any{"account_key": p.AccountKey, "proposals": len(props)}, nil
-}
-
-// entryOf finds the picture's entry of id on side.
-func entryOf(pic Picture, side string, id uuid.UUID) (Entry, bool) {
-	i := slices.IndexFunc(pic.Entries, func(e Entry) bool { return e.Side == side && e.ID == id })
-	if i < 0 {
-		return Entry{}, false
-	}
-	return pic.Entries[i], true
 }
 
 func unmarshal(raw []byte, v any) error { return json.Unmarshal(raw, v) }

@@ -173,7 +173,8 @@ func (s *Store) ActiveFor(ctx context.Context, company uuid.UUID, ids []uuid.UUI
 }
 
 // InsertLinks writes link sets; a row or verifikat already in an active
-// set breaks the unique indexes (store.IsUnique): another request won.
+// set breaks the unique indexes (store.UniqueViolation): another request
+// won.
 func (s *Store) InsertLinks(ctx context.Context, company uuid.UUID, links []StoredLink) error {
 	if len(links) == 0 {
 		return nil
