@@ -142,4 +142,22 @@ func TestReconciliationSkattekontoByHand(t *testing.T) {
 	if _, err := b.db.Exec(`UPDATE skattekonto_transactions SET amount = 0 WHERE company_id = $1 AND id = $2`, b.company, interest); err == nil {
 		t.Fatal("the database let a statement row's amount change")
 	}
+
+	// December's statement: it opens 1 November at 1 274.00 (what the
+	// rows through October make), repeats the interest, and shows the
+	// coming debit drawn a day before it was due.
+	dec := skattekonto(b, "december.csv", []byte("Datum;Text;Belopp;Saldo\n2026-11-01;Ingående saldo;;1 274,00\n"+
+		"2026-11-07;Kostnadsränta;-12,00;1 262,00\n2026-12-11;Debiterad preliminärskatt;-8 500,00;-7 238,00\n"), false).status(t, 200)
+	if dec.at("data.added") != 0.0 || dec.at("data.duplicates") != 1.0 || dec.at("data.drawn") != 1.0 || dec.at("data.saldo") != -7238.0 ||
+		dec.str("data.rows.1.id") != upcomingRow {
+		t.Fatalf("the debit drawn: %s", dec.Body)
+	}
+	var drawn struct {
+		Day      string `db:"day"`
+		Upcoming bool   `db:"upcoming"`
+	}
+	if err := b.db.Get(&drawn, `SELECT date::text AS day, upcoming FROM skattekonto_transactions WHERE company_id = $1 AND id = $2`,
+		b.company, upcomingRow); err != nil || drawn.Day != "2026-12-11" || drawn.Upcoming {
+		t.Fatalf("the drawn row: %+v %v", drawn, err)
+	}
 }

@@ -153,7 +153,9 @@ func (r *Reconciler) load(ctx context.Context, company uuid.UUID, k Key, through
 	if a.Input.Proposals, err = r.store.Proposals(ctx, company, k.String()); err != nil {
 		return a, err
 	}
-	if a.HistoryStart == nil {
+	// Before the outside history starts nothing outside is known: both
+	// sides are the books'.
+	if a.HistoryStart == nil || through.Before(*a.HistoryStart) {
 		a.Input.LedgerBalance, err = r.journal.AccountBalance(ctx, company, a.Number, through)
 		a.Input.ExternalBalance = a.Input.LedgerBalance
 		return a, err

@@ -160,6 +160,9 @@ func (r *Reconciler) SignOff(ctx context.Context, company uuid.UUID, k Key, req 
 	switch {
 	case !a.Configured():
 		return Signed{}, refuse("OUTSIDE_UNKNOWN", "the account has no outside truth yet (no statement rows)", nil)
+	case req.Through.Before(*a.HistoryStart):
+		return Signed{}, refuse("OUTSIDE_UNKNOWN", "the outside history starts "+a.HistoryStart.Format(time.DateOnly),
+			map[string]any{"history_start": day(a.HistoryStart)})
 	case a.LastCovered == nil || a.LastCovered.Before(req.Through):
 		return Signed{}, refuse("NOT_FETCHED_THROUGH", "the outside truth does not reach through_date",
 			map[string]any{"covered_through": day(a.LastCovered)})

@@ -98,11 +98,11 @@ func (r TaxRow) MarshalJSON() ([]byte, error) {
 	}{plain(r), r.Date.Format(time.DateOnly), r.Key})
 }
 
-// DrawTaxRow turns a coming debit into a drawn one: its saldo, and its
-// key as the statement now says it.
-func (s *Store) DrawTaxRow(ctx context.Context, company, id uuid.UUID, saldo money.Amount, key string) error {
-	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE skattekonto_transactions SET upcoming = false, saldo_after = $3,
-		row_key = $4, updated_at = now() WHERE company_id = $1 AND id = $2`, company, id, saldo, key)
+// DrawTaxRow turns a coming debit into a drawn one: the day it was
+// drawn, its saldo, and its key as the statement now says it.
+func (s *Store) DrawTaxRow(ctx context.Context, company, id uuid.UUID, day time.Time, saldo money.Amount, key string) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE skattekonto_transactions SET upcoming = false, date = $3, saldo_after = $4,
+		row_key = $5, updated_at = now() WHERE company_id = $1 AND id = $2`, company, id, store.Day(day), saldo, key)
 	return err
 }
 

@@ -87,10 +87,11 @@ func (r *Reconciler) ImportStatement(ctx context.Context, company uuid.UUID, raw
 	var adds []TaxRow
 	var draws []struct {
 		id    uuid.UUID
+		day   time.Time
 		saldo money.Amount
 		key   string
 	}
-	drawn := map[uuid.UUID]bool{}
+	drawn := map[uuid.UUID]time.Time{}
 	if st.Opening != nil && (opening == nil || st.Opening.Date.Before(opening.Date)) {
 		adds = append(adds, TaxRow{Date: st.Opening.Date, Description: "Ingående saldo", Saldo: &st.Opening.Saldo, Kind: "opening",
 			Source: "skatteverket_file", Key: "opening|" + st.Opening.Date.Format(time.DateOnly)})
@@ -121,12 +122,13 @@ func (r *Reconciler) ImportStatement(ctx context.Context, company uuid.UUID, raw
 				continue
 			}
 		} else if t, ok := comingAlike(stored, row, drawn); ok {
-			drawn[t.ID] = true
+			drawn[t.ID] = row.Date
 			draws = append(draws, struct {
 				id    uuid.UUID
+				day   time.Time
 				saldo money.Amount
 				key   string
-			}{t.ID, *row.Saldo, key})
+			}{t.ID, row.Date, *row.Saldo, key})
 			ir.Status, ir.ID = RowDrawn, &t.ID
 			out.Drawn++
 			out.Rows = append(out.Rows, ir)
@@ -140,8 +142,8 @@ func (r *Reconciler) ImportStatement(ctx context.Context, company uuid.UUID, raw
 	// together.
 	union := slices.Clone(stored)
 	for i := range union {
-		if drawn[union[i].ID] {
-			union[i].Upcoming = false
+		if d, ok := drawn[union[i].ID]; ok {
+			union[i].Upcoming, union[i].Date = false, d
 		}
 	}
 	union = append(union, adds...)
@@ -194,7 +196,7 @@ func (r *Reconciler) ImportStatement(ctx context.Context, company uuid.UUID, raw
 		}
 	}
 	for _, d := range draws {
-		if err := r.store.DrawTaxRow(ctx, company, d.id, d.saldo, d.key); err != nil {
+		if err := r.store.DrawTaxRow(ctx, company, d.id, d.day, d.saldo, d.key); err != nil {
 			return out, err
 		}
 	}
@@ -224,15 +226,21 @@ func drawnAlike(stored []TaxRow, row StatementRow) (TaxRow, bool) {
 	return TaxRow{}, false
 }
 
-// comingAlike finds a stored coming debit a drawn row of the same day and
-// amount is.
-func comingAlike(stored []TaxRow, row StatementRow, taken map[uuid.UUID]bool) (TaxRow, bool) {
-	for _, t := range stored {
-		if t.Upcoming && !taken[t.ID] && t.Date.Equal(row.Date) && t.Amount.Cmp(row.Amount) == 0 {
-			return t, true
+// comingAlike finds the stored coming debit a drawn row is: the same
+// amount, due within three days of the day it was drawn, the nearest.
+func comingAlike(stored []TaxRow, row StatementRow, taken map[uuid.UUID]time.Time) (TaxRow, bool) {
+	best, gap := -1, 4
+	for i, t := range stored {
+		_, took := taken[t.ID]
+		if d := abs(dayNumber(t.Date) - dayNumber(row.Date)); t.Upcoming && !took && d < gap &&
+			t.Amount.Cmp(row.Amount) == 0 {
+			best, gap = i, d
 		}
 	}
-	return TaxRow{}, false
+	if best < 0 {
+		return TaxRow{}, false
+	}
+	return stored[best], true
 }
 
 // checkSaldos checks that for every day of file rows with a saldo, the
