@@ -278,4 +278,18 @@ func TestReconciliationBankByHand(t *testing.T) {
 	if bk := buckets(b.recon(key, "/items?limit=200")); bk[e6] == "matched" || bk[r5] == "matched" {
 		t.Fatalf("unlinked set still matched: %v", bk)
 	}
+	// Uncategorizing one card row releases its whole set: nothing is
+	// stornoed, the three rows are free, the removal announced.
+	u = b.write("POST", "transactions/"+r4b+"/uncategorize", nil).status(t, 200)
+	if b.exact("1930") != before || b.events("reconciliation.unmatched") != 2 {
+		t.Fatalf("uncategorize of a linked card row: %s", u.Body)
+	}
+	for _, id := range []string{r4a, r4b, r4c} {
+		if b.get(b.path("transactions/"+id), b.token).status(t, 200).at("data.journal_entry_id") != nil {
+			t.Fatalf("card row %s still names its verifikat", id)
+		}
+	}
+	if bk := buckets(b.recon(key, "/items?limit=200")); bk[e4] == "matched" || bk[r4c] == "matched" {
+		t.Fatalf("the released set still matched: %v", bk)
+	}
 }

@@ -69,6 +69,10 @@ type Bank struct {
 	// ingest or a sync added transactions to cash account cash (nil: the
 	// account is not known): reconciliation recomputes its proposals.
 	Changed func(ctx context.Context, company uuid.UUID, cash *uuid.UUID) error
+	// Released is told, in the writing transaction, that transaction tx
+	// no longer names the verifikat it was linked to (uncategorize):
+	// reconciliation removes the link set that holds it.
+	Released func(ctx context.Context, company, tx uuid.UUID) error
 }
 
 // New returns the bank on s.

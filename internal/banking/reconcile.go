@@ -95,7 +95,13 @@ func (b *Bank) unlink(ctx context.Context, t Transaction) (Transaction, error) {
 	if err != nil {
 		return t, err
 	}
-	return t, b.recordTx(ctx, audit.Update, &old, &t, "Banktransaktionens koppling till en verifikation togs bort")
+	if err := b.recordTx(ctx, audit.Update, &old, &t, "Banktransaktionens koppling till en verifikation togs bort"); err != nil {
+		return t, err
+	}
+	if b.Released != nil {
+		return t, b.Released(ctx, t.CompanyID, t.ID)
+	}
+	return t, nil
 }
 
 // RateRefresh is what a refresh of a transaction's rate came to.

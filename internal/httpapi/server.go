@@ -466,7 +466,7 @@ func New(cfg Config) (*Server, error) {
 	s.streamed["importSkattekontoStatement"] = readBankFile
 	recon := reconciliation.New(cfg.DB, bank, journal, audits, ops, cfg.Now)
 	recon.OCRs = sales.OCRsPaidBy
-	bank.Changed = recon.Changed
+	bank.Changed, bank.Released = recon.Changed, recon.Released
 	s.worker.Handle(reconciliation.ProposeOperation, recon.RunPropose)
 	s.streamed["receiveInboundEmail"] = inboundEmail(cfg.InboundSecret, companies,
 		inbox.Receiver{Blobs: cfg.Blobs}, cfg.Now)

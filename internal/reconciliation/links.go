@@ -391,6 +391,14 @@ func (r *Reconciler) Unlink(ctx context.Context, company uuid.UUID, k Key, id uu
 		return Unlinked{}, err
 	}
 	out := Unlinked{ExternalID: id}
+	// The set goes first: releasing its transactions then finds none
+	// (Released).
+	if len(set) > 0 {
+		out.PreviousEntry = &set[0].EntryID
+		if err := r.store.RemoveSet(ctx, company, set[0].SetID); err != nil {
+			return out, err
+		}
+	}
 	if k.Kind == KindBank {
 		txs, err := r.bank.Store().Held(ctx, company, setRows(set, id))
 		if err != nil {
@@ -400,7 +408,7 @@ func (r *Reconciler) Unlink(ctx context.Context, company uuid.UUID, k Key, id uu
 			if !t.Booked() {
 				continue
 			}
-			if t.ID == id {
+			if t.ID == id && out.PreviousEntry == nil {
 				out.PreviousEntry = t.JournalEntryID
 			}
 			if _, err := r.bank.Unreconcile(ctx, t); err != nil {
@@ -415,25 +423,52 @@ func (r *Reconciler) Unlink(ctx context.Context, company uuid.UUID, k Key, id uu
 		return out, apierr.New(apierr.NotFound, map[string]any{"resource": "reconciliation_link", "link_id": id,
 			"hint": "the row is not linked"})
 	}
-	if len(set) > 0 {
-		if out.PreviousEntry == nil {
-			out.PreviousEntry = &set[0].EntryID
-		}
-		if err := r.store.RemoveSet(ctx, company, set[0].SetID); err != nil {
-			return out, err
-		}
-	}
+	return out, r.unmatched(ctx, company, k, id, out.PreviousEntry, set)
+}
+
+// unmatched audits and announces the removal of the link set of row id.
+func (r *Reconciler) unmatched(ctx context.Context, company uuid.UUID, k Key, id uuid.UUID, previous *uuid.UUID, set []StoredLink) error {
 	payload := map[string]any{"account_key": k.String(), "link_id": id, "external_id": id,
-		"previous_journal_entry_id": out.PreviousEntry}
+		"previous_journal_entry_id": previous}
 	if len(set) > 0 {
 		payload["set_id"], payload["allocations"] = set[0].SetID, allocations(set)
 	}
 	if err := r.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Update, Table: "reconciliation_links",
 		RecordID: id.String(), Description: "Avstämning " + k.String() + ": kopplingen togs bort", Old: audit.Of(payload)}); err != nil {
-		return out, err
+		return err
 	}
-	_, err = outbox.Emit(ctx, r.db, company, EventUnmatched, payload)
-	return out, err
+	_, err := outbox.Emit(ctx, r.db, company, EventUnmatched, payload)
+	return err
+}
+
+// Released removes the link set that holds bank transaction tx, whose
+// link banking released (uncategorize): the set's other transactions are
+// released too, and the removal announced. Nothing when no set holds it.
+func (r *Reconciler) Released(ctx context.Context, company, tx uuid.UUID) error {
+	set, err := r.store.SetOf(ctx, company, tx)
+	if err != nil || len(set) == 0 {
+		return err
+	}
+	if err := r.store.RemoveSet(ctx, company, set[0].SetID); err != nil {
+		return err
+	}
+	others := setRows(set, tx)[1:]
+	txs, err := r.bank.Store().Held(ctx, company, others)
+	if err != nil {
+		return err
+	}
+	for _, t := range txs {
+		if t.Booked() && t.ReconciliationMethod != nil && *t.ReconciliationMethod == "linked" {
+			if _, err := r.bank.Unreconcile(ctx, t); err != nil {
+				return err
+			}
+		}
+	}
+	k, err := ParseKey(set[0].AccountKey)
+	if err != nil {
+		return err
+	}
+	return r.unmatched(ctx, company, k, tx, &set[0].EntryID, set)
 }
 
 // setRows are the outside rows of a link set (or id alone without one).
