@@ -11796,7 +11796,7 @@ type ReconciliationLinksRequest struct {
 	ConfidenceThreshold *float32              `json:"confidence_threshold,omitempty"`
 	Pairs               *[]ReconciliationPair `json:"pairs,omitempty"`
 
-	// UseProposals Also link the stored proposals at or above confidence_threshold.
+	// UseProposals Also link the engine's proposals (recomputed now) at or above confidence_threshold.
 	UseProposals *bool `json:"use_proposals,omitempty"`
 }
 

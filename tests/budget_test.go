@@ -20,27 +20,28 @@ import (
 // `make bench` prints the table; KONTERA_STATEMENTS=1 with -v lists each
 // operation's statements.
 var budgets = map[string]int64{
-	"createJournalEntry":      7,
-	"replay":                  4,
-	"commitJournalEntry":      7,
-	"reverseJournalEntry":     13, // +1: the bank unbooks what the verifikat booked (one UPDATE … RETURNING)
-	"createCustomer":          9,
-	"createInvoice":           8,
-	"markInvoiceSent":         11,
-	"markInvoicePaid":         9,
-	"creditInvoice":           13,
-	"updateInvoice":           9,
-	"getTrialBalance":         4,
-	"getGeneralLedger":        5,
-	"listJournalEntries":      2,
-	"getApiKey":               2,
-	"uploadDocument":          8, // +2 since it waits in the inbox: the item and its audit row
-	"createSupplierInvoice":   11,
-	"markSupplierInvoicePaid": 12,
-	"getDocumentFile":         1,
-	"createWebhook":           6,
-	"testWebhook":             5,
-	"listEvents":              2,
+	"createJournalEntry":        7,
+	"replay":                    4,
+	"commitJournalEntry":        7,
+	"reverseJournalEntry":       13, // +1: the bank unbooks what the verifikat booked (one UPDATE … RETURNING)
+	"createCustomer":            9,
+	"createInvoice":             8,
+	"markInvoiceSent":           11,
+	"markInvoicePaid":           9,
+	"creditInvoice":             13,
+	"updateInvoice":             9,
+	"getTrialBalance":           4,
+	"getGeneralLedger":          5,
+	"listJournalEntries":        2,
+	"getApiKey":                 2,
+	"uploadDocument":            8, // +2 since it waits in the inbox: the item and its audit row
+	"createSupplierInvoice":     11,
+	"markSupplierInvoicePaid":   12,
+	"getDocumentFile":           1,
+	"createWebhook":             6,
+	"testWebhook":               5,
+	"listEvents":                2,
+	"createReconciliationLinks": 18, // reads both sides of the account (rows, verifikat, links, proposals, balances, the sign-off) and holds the rows before it writes
 }
 
 func TestStatementBudgets(t *testing.T) {
@@ -138,4 +139,17 @@ func TestStatementBudgets(t *testing.T) {
 	})
 	measure("testWebhook", func() { b.post(b.base+"/webhooks/"+hook+"/test", b.token, nil).status(t, 202) })
 	measure("listEvents", func() { b.get(b.base+"/events?limit=20", b.token).status(t, 200) })
+	cash := b.post(b.base+"/cash-accounts", b.token, map[string]any{"name": "Företagskonto", "currency": "SEK"},
+		"Idempotency-Key", ik()).status(t, 201).str("data.cash_account_id")
+	row := b.post(b.base+"/transactions/ingest", b.token, map[string]any{"transactions": []any{map[string]any{"external_id": "R1",
+		"date": b.day("03-25"), "amount": -8000, "currency": "SEK", "description": "HYRA"}}}, "Idempotency-Key", ik()).
+		status(t, 200).str("data.transaction_ids.0")
+	rent := b.post(b.base+"/journal-entries", b.token, map[string]any{"fiscal_period_id": b.period, "entry_date": b.day("03-25"),
+		"description": "Hyra", "lines": []any{map[string]any{"account_number": "5010", "debit_amount": 8000},
+			map[string]any{"account_number": "1930", "credit_amount": 8000}}}, "Idempotency-Key", ik()).status(t, 201).str("data.id")
+	b.action(rent, "commit", nil).status(t, 200)
+	measure("createReconciliationLinks", func() {
+		b.post(b.base+"/reconciliation/accounts/bank:"+cash+"/links", b.token, map[string]any{"pairs": []any{
+			map[string]any{"external_ids": []any{row}, "journal_entry_ids": []any{rent}}}}, "Idempotency-Key", ik()).status(t, 200)
+	})
 }

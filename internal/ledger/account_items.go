@@ -71,21 +71,27 @@ func (s *Store) EntryHeads(ctx context.Context, company uuid.UUID, ids []uuid.UU
 	return out, nil
 }
 
-// AccountBalance is account's balance at the end of day (debit minus
-// credit): the opening balance of the latest year that has one, and
-// everything posted after it through day; without any opening balance,
-// everything posted through day.
-func (s *Store) AccountBalance(ctx context.Context, company uuid.UUID, account string, day time.Time) (money.Amount, error) {
-	var out money.Amount
-	err := s.db.Q(ctx).GetContext(ctx, &out, `
-		WITH since AS (
+// AccountBalances are account's balances at the end of each of days
+// (debit minus credit), in one query: the opening balance of the latest
+// year that has one, and everything posted after it through the day;
+// without any opening balance, everything posted through the day.
+func (s *Store) AccountBalances(ctx context.Context, company uuid.UUID, account string, days ...time.Time) ([]money.Amount, error) {
+	in := make([]string, len(days))
+	for i, d := range days {
+		in[i] = d.Format(time.DateOnly)
+	}
+	out := []money.Amount{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT coalesce((SELECT sum(p.debit_amount - p.credit_amount) FROM ledger_postings p
+			WHERE p.company_id = $1 AND p.account_number = $2 AND p.entry_date BETWEEN since.start AND d.day
+			  AND p.fiscal_period_id IN (SELECT id FROM fiscal_periods WHERE company_id = $1
+				AND period_end >= since.start AND period_start <= d.day)), 0)
+		FROM unnest($3::date[]) WITH ORDINALITY AS d (day, n)
+		CROSS JOIN LATERAL (
 			SELECT coalesce(max(f.period_start), '-infinity'::date) AS start FROM fiscal_periods f
-			WHERE f.company_id = $1 AND f.period_start <= $3
+			WHERE f.company_id = $1 AND f.period_start <= d.day
 			  AND EXISTS (SELECT 1 FROM journal_entries e WHERE e.company_id = $1 AND e.fiscal_period_id = f.id
-				AND e.source_type = 'opening_balance' AND e.status = 'posted'))
-		SELECT coalesce(sum(p.debit_amount - p.credit_amount), 0) FROM ledger_postings p, since
-		WHERE p.company_id = $1 AND p.account_number = $2 AND p.entry_date BETWEEN since.start AND $3
-		  AND p.fiscal_period_id IN (SELECT id FROM fiscal_periods WHERE company_id = $1
-			AND period_end >= since.start AND period_start <= $3)`, company, account, store.Day(day))
+				AND e.source_type = 'opening_balance' AND e.status = 'posted')) since
+		ORDER BY d.n`, company, account, pq.Array(in))
 	return out, err
 }

@@ -101,6 +101,8 @@ type Account struct {
 	Rules        Rules
 	// txs are a bank account's transactions, by id.
 	txs map[uuid.UUID]banking.Transaction
+	// statements are the balances the bank stated, oldest first.
+	statements []banking.StatementBalance
 }
 
 // Configured says the account has any outside truth yet.
@@ -156,9 +158,12 @@ func (r *Reconciler) load(ctx context.Context, company uuid.UUID, k Key, through
 	// Before the outside history starts nothing outside is known: both
 	// sides are the books'.
 	if a.HistoryStart == nil || through.Before(*a.HistoryStart) {
-		a.Input.LedgerBalance, err = r.journal.AccountBalance(ctx, company, a.Number, through)
-		a.Input.ExternalBalance = a.Input.LedgerBalance
-		return a, err
+		b, err := r.journal.AccountBalances(ctx, company, a.Number, through)
+		if err != nil {
+			return a, err
+		}
+		a.Input.LedgerBalance, a.Input.ExternalBalance = b[0], b[0]
+		return a, nil
 	}
 	start := *a.HistoryStart
 	items, err := r.journal.AccountItems(ctx, company, a.Number, start, through)
@@ -192,14 +197,13 @@ func (r *Reconciler) load(ctx context.Context, company uuid.UUID, k Key, through
 	for id, h := range heads {
 		a.Input.Heads[id] = led(h)
 	}
-	if a.Input.LedgerBalance, err = r.journal.AccountBalance(ctx, company, a.Number, through); err != nil {
-		return a, err
-	}
-	opening, err := r.journal.AccountBalance(ctx, company, a.Number, start.AddDate(0, 0, -1))
+	bal, err := r.journal.AccountBalances(ctx, company, a.Number, through, start.AddDate(0, 0, -1))
 	if err != nil {
 		return a, err
 	}
-	return a, r.balances(ctx, company, &a, opening)
+	a.Input.LedgerBalance = bal[0]
+	r.balances(&a, bal[1])
+	return a, nil
 }
 
 func led(it ledger.AccountItem) Led {
@@ -210,7 +214,7 @@ func led(it ledger.AccountItem) Led {
 
 // balances sets the outside balance at the day and the opening
 // difference, given the books' balance the day before the history starts.
-func (r *Reconciler) balances(ctx context.Context, company uuid.UUID, a *Account, ledgerOpening money.Amount) error {
+func (r *Reconciler) balances(a *Account, ledgerOpening money.Amount) {
 	through := dayNumber(a.Input.Through)
 	var sum, before money.Amount // the rows through the day; those through an anchor
 	for _, x := range a.Input.Ext {
@@ -223,10 +227,7 @@ func (r *Reconciler) balances(ctx context.Context, company uuid.UUID, a *Account
 	case a.Key.Kind == KindSkattekonto:
 		opening, a.ExternalFrom = *a.OpeningSaldo, "saldo"
 	default:
-		anchor, err := r.anchor(ctx, company, a)
-		if err != nil {
-			return err
-		}
+		anchor := a.anchor()
 		if anchor == nil {
 			opening, a.ExternalFrom = ledgerOpening, "movements"
 			break
@@ -242,31 +243,23 @@ func (r *Reconciler) balances(ctx context.Context, company uuid.UUID, a *Account
 	}
 	a.Input.ExternalBalance = opening.Add(sum)
 	a.Input.OpeningDifference = opening.Sub(ledgerOpening)
-	return nil
 }
 
 // anchor is the bank's stated balance nearest the day: the latest on or
 // before it, else the first after; nil when the bank stated none (or the
 // account is not in kronor, whose books are).
-func (r *Reconciler) anchor(ctx context.Context, company uuid.UUID, a *Account) (*banking.StatementBalance, error) {
-	if a.Cash.Currency != "SEK" {
-		return nil, nil
-	}
-	bals, err := r.bank.Store().StatementBalances(ctx, company, a.Cash.ID)
-	if err != nil || len(bals) == 0 {
-		return nil, err
+func (a *Account) anchor() *banking.StatementBalance {
+	if a.Cash.Currency != "SEK" || len(a.statements) == 0 {
+		return nil
 	}
 	through := dayNumber(a.Input.Through)
-	var best *banking.StatementBalance
-	for i := range bals {
-		if dayNumber(bals[i].Day) <= through {
-			best = &bals[i]
+	best := &a.statements[0]
+	for i := range a.statements {
+		if dayNumber(a.statements[i].Day) <= through {
+			best = &a.statements[i]
 		}
 	}
-	if best == nil {
-		best = &bals[0]
-	}
-	return best, nil
+	return best
 }
 
 // loadBank reads a cash account's transactions through day.
@@ -320,11 +313,10 @@ func (r *Reconciler) loadBank(ctx context.Context, company uuid.UUID, a *Account
 	if cash.BalanceUpdatedAt != nil && (a.SyncedAt == nil || cash.BalanceUpdatedAt.After(*a.SyncedAt)) {
 		a.SyncedAt = cash.BalanceUpdatedAt
 	}
-	bals, err := r.bank.Store().StatementBalances(ctx, company, cash.ID)
-	if err != nil {
+	if a.statements, err = r.bank.Store().StatementBalances(ctx, company, cash.ID); err != nil {
 		return err
 	}
-	for _, b := range bals {
+	for _, b := range a.statements {
 		if d := b.Day; a.LastCovered != nil && d.After(*a.LastCovered) && !d.After(through) {
 			a.LastCovered = &d
 		}

@@ -200,13 +200,11 @@ func (r *Reconciler) BankStatus(ctx context.Context, company uuid.UUID, from, to
 
 func (r *Reconciler) status(ctx context.Context, company uuid.UUID, a Account, w Window) (Status, error) {
 	s := Status{Account: a.Number}
-	var err error
-	if s.LedgerOpening, err = r.journal.AccountBalance(ctx, company, a.Number, w.From.AddDate(0, 0, -1)); err != nil {
+	bal, err := r.journal.AccountBalances(ctx, company, a.Number, w.From.AddDate(0, 0, -1), w.To)
+	if err != nil {
 		return s, err
 	}
-	if s.LedgerBalance, err = r.journal.AccountBalance(ctx, company, a.Number, w.To); err != nil {
-		return s, err
-	}
+	s.LedgerOpening, s.LedgerBalance = bal[0], bal[1]
 	s.LedgerMovement = s.LedgerBalance.Sub(s.LedgerOpening)
 	pic := Build(a.Input)
 	from := dayNumber(w.From)

@@ -89,6 +89,19 @@ func (r *Reconciler) Link(ctx context.Context, company uuid.UUID, k Key, req Lin
 	if err != nil {
 		return LinkResult{}, err
 	}
+	if req.UseProposals {
+		// The engine's proposals as of now, not as the last recompute left
+		// them (its job may not have run since the last import).
+		a.Input.Proposals = nil
+		props, err := r.propose(ctx, company, a)
+		if err != nil {
+			return LinkResult{}, err
+		}
+		if err := r.store.ReplaceProposals(ctx, company, k.String(), props); err != nil {
+			return LinkResult{}, err
+		}
+		a.Input.Proposals = props
+	}
 	pic := Build(a.Input)
 	pairs := slices.Clone(req.Pairs)
 	if req.UseProposals {

@@ -88,11 +88,11 @@ func (r *Reconciler) activeSignoff(ctx context.Context, company uuid.UUID, k Key
 // drift is the active sign-off's drift: the books' balance through its
 // day now, against what was signed.
 func (r *Reconciler) drift(ctx context.Context, company uuid.UUID, a Account, s Signoff) (*Drift, error) {
-	now, err := r.journal.AccountBalance(ctx, company, a.Number, s.ThroughDate)
-	if err != nil || now.Cmp(s.Ledger) == 0 {
+	now, err := r.journal.AccountBalances(ctx, company, a.Number, s.ThroughDate)
+	if err != nil || now[0].Cmp(s.Ledger) == 0 {
 		return nil, err
 	}
-	return &Drift{LedgerBalance: now, Amount: now.Sub(s.Ledger)}, nil
+	return &Drift{LedgerBalance: now[0], Amount: now[0].Sub(s.Ledger)}, nil
 }
 
 // frozen refuses a change of outside row id dated day while an active

@@ -247,7 +247,13 @@ func (s *Store) Proposals(ctx context.Context, company uuid.UUID, key string) ([
 }
 
 // ReplaceProposals puts props in place of the account's stored proposals.
+// Replacements of one account wait for each other (the job after an
+// import and a bank run may meet): each deletes what the one before wrote.
 func (s *Store) ReplaceProposals(ctx context.Context, company uuid.UUID, key string, props []Proposal) error {
+	if _, err := s.db.Q(ctx).ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('proposals:' || $1 || ':' || $2, 0))`,
+		company.String(), key); err != nil {
+		return err
+	}
 	if _, err := s.db.Q(ctx).ExecContext(ctx, `DELETE FROM reconciliation_proposals WHERE company_id = $1 AND account_key = $2`,
 		company, key); err != nil || len(props) == 0 {
 		return err
