@@ -31,7 +31,7 @@ func subset(cands []part, target int64) ([]part, bool) {
 	})
 	cands = cands[:min(len(cands), pairCands)]
 	goal := abs(target)
-	at := map[int64][]int{}
+	at := make(map[int64][]int, len(cands))
 	for i, c := range cands {
 		at[abs(c.ore)] = append(at[abs(c.ore)], i)
 	}
@@ -65,20 +65,28 @@ func subset(cands []part, target int64) ([]part, bool) {
 			}
 		}
 	}
-	// Four: two pairs of the nearest whose sums make the target.
+	// Four: two pairs of the nearest whose sums make the target, by the
+	// pairs' sums in order.
 	near = cands[:min(len(cands), quadCands)]
-	pairs := map[int64][][2]int{}
+	type pairSum struct {
+		sum  int64
+		i, j int
+	}
+	pairs := make([]pairSum, 0, len(near)*len(near)/2)
 	for i := range near {
 		for j := i + 1; j < len(near); j++ {
-			pairs[abs(near[i].ore)+abs(near[j].ore)] = append(pairs[abs(near[i].ore)+abs(near[j].ore)], [2]int{i, j})
+			pairs = append(pairs, pairSum{abs(near[i].ore) + abs(near[j].ore), i, j})
 		}
 	}
-	for s, ps := range pairs {
-		for _, p := range ps {
-			for _, q := range pairs[goal-s] {
-				if q[0] > p[1] {
-					better([]int{p[0], p[1], q[0], q[1]})
-				}
+	slices.SortFunc(pairs, func(a, b pairSum) int {
+		return cmp.Or(cmp.Compare(a.sum, b.sum), cmp.Compare(a.i, b.i), cmp.Compare(a.j, b.j))
+	})
+	// Each set of four once: p holds its two first parts.
+	for _, p := range pairs {
+		k, _ := slices.BinarySearchFunc(pairs, goal-p.sum, func(q pairSum, s int64) int { return cmp.Compare(q.sum, s) })
+		for ; k < len(pairs) && pairs[k].sum == goal-p.sum; k++ {
+			if q := pairs[k]; q.i > p.j {
+				better([]int{p.i, p.j, q.i, q.j})
 			}
 		}
 	}
