@@ -12456,20 +12456,15 @@ type SkattekontoBlock struct {
 // SkattekontoImportResponse defines model for SkattekontoImportResponse.
 type SkattekontoImportResponse struct {
 	Data struct {
-		Added        int                `json:"added"`
-		Delimiter    string             `json:"delimiter"`
-		Drawn        int                `json:"drawn"`
-		DryRun       bool               `json:"dry_run"`
-		Duplicates   int                `json:"duplicates"`
-		Encoding     string             `json:"encoding"`
-		HistoryStart openapi_types.Date `json:"history_start"`
-		Opening      nullable.Nullable[struct {
-			Date openapi_types.Date `json:"date"`
-
-			// Saldo An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
-			Saldo Amount `json:"saldo"`
-		}] `json:"opening"`
-		Rows []SkattekontoImportRow `json:"rows"`
+		Added        int                                   `json:"added"`
+		Delimiter    string                                `json:"delimiter"`
+		Drawn        int                                   `json:"drawn"`
+		DryRun       bool                                  `json:"dry_run"`
+		Duplicates   int                                   `json:"duplicates"`
+		Encoding     string                                `json:"encoding"`
+		HistoryStart openapi_types.Date                    `json:"history_start"`
+		Opening      nullable.Nullable[SkattekontoOpening] `json:"opening"`
+		Rows         []SkattekontoImportRow                `json:"rows"`
 
 		// Saldo An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 		Saldo Amount `json:"saldo"`
@@ -12494,6 +12489,14 @@ type SkattekontoImportRow struct {
 
 // SkattekontoImportRowStatus defines model for SkattekontoImportRow.Status.
 type SkattekontoImportRowStatus string
+
+// SkattekontoOpening The Ingående saldo the file states (or, without one, the saldo before its first row), and its day.
+type SkattekontoOpening struct {
+	Date openapi_types.Date `json:"date"`
+
+	// Saldo An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Saldo Amount `json:"saldo"`
+}
 
 // SkattekontoTransaction A row of the skattekonto: Skatteverket's (from a statement file) or added by hand. kind opening is the Ingående saldo the history starts from (amount 0, saldo_after the saldo); an upcoming row is a coming debit, not yet drawn and not in the saldo.
 type SkattekontoTransaction struct {

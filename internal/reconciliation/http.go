@@ -217,21 +217,16 @@ func (h *Handler) ListReconciliationItems(ctx context.Context, req gen.ListRecon
 		return nil, err
 	}
 	out := gen.ReconciliationItemsResponse{}
-	data := struct {
-		items []gen.ReconciliationItem
-	}{}
-	for _, e := range items {
-		data.items = append(data.items, wireItem(k, e))
-	}
-	if data.items == nil {
-		data.items = []gen.ReconciliationItem{}
+	out.Data.Items = make([]gen.ReconciliationItem, len(items))
+	for i, e := range items {
+		out.Data.Items[i] = wireItem(k, e)
 	}
 	next := ""
 	if more {
 		last := items[len(items)-1]
 		next = h.cursors.Encode(itemsList, ItemCursor{Date: last.Date, Side: last.Side, ID: last.ID})
 	}
-	out.Data.Items, out.Data.DateFrom, out.Data.DateTo = data.items, date(s.Window.From), date(s.Window.To)
+	out.Data.DateFrom, out.Data.DateTo = date(s.Window.From), date(s.Window.To)
 	out.Data.OlderUnmatchedCount, out.Data.HasMore = s.Older, more
 	out.Data.Bucket = nullable.NewNullNullable[gen.ReconciliationBucket]()
 	if p.Bucket != nil {
@@ -519,15 +514,9 @@ func (h *Handler) ImportSkattekontoStatement(ctx context.Context, req gen.Import
 	d := &out.Data
 	d.DryRun, d.Encoding, d.Delimiter = store.IsDryRun(ctx), res.Statement.Encoding, res.Statement.Delimiter
 	d.Added, d.Duplicates, d.Drawn, d.Saldo, d.HistoryStart = res.Added, res.Dup, res.Drawn, res.Saldo, date(res.HistoryStart)
-	d.Opening = nullable.NewNullNullable[struct {
-		Date  openapi_types.Date `json:"date"`
-		Saldo gen.Amount         `json:"saldo"`
-	}]()
+	d.Opening = nullable.NewNullNullable[gen.SkattekontoOpening]()
 	if o := res.Statement.Opening; o != nil {
-		d.Opening.Set(struct {
-			Date  openapi_types.Date `json:"date"`
-			Saldo gen.Amount         `json:"saldo"`
-		}{date(o.Date), o.Saldo})
+		d.Opening.Set(gen.SkattekontoOpening{Date: date(o.Date), Saldo: o.Saldo})
 	}
 	d.Rows = make([]gen.SkattekontoImportRow, len(res.Rows))
 	for i, r := range res.Rows {
