@@ -202,7 +202,7 @@ func (r *Reconciler) load(ctx context.Context, company uuid.UUID, k Key, through
 		return a, err
 	}
 	a.Input.LedgerBalance = bal[0]
-	r.balances(&a, bal[1])
+	a.balances(bal[1])
 	return a, nil
 }
 
@@ -214,7 +214,7 @@ func led(it ledger.AccountItem) Led {
 
 // balances sets the outside balance at the day and the opening
 // difference, given the books' balance the day before the history starts.
-func (r *Reconciler) balances(a *Account, ledgerOpening money.Amount) {
+func (a *Account) balances(ledgerOpening money.Amount) {
 	through := dayNumber(a.Input.Through)
 	var sum, before money.Amount // the rows through the day; those through an anchor
 	for _, x := range a.Input.Ext {
@@ -245,15 +245,16 @@ func (r *Reconciler) balances(a *Account, ledgerOpening money.Amount) {
 	a.Input.OpeningDifference = opening.Sub(ledgerOpening)
 }
 
-// anchor is the bank's stated balance nearest the day: the latest on or
-// before it, else the first after; nil when the bank stated none (or the
-// account is not in kronor, whose books are).
+// anchor is the bank's latest stated balance on or before the day; nil
+// when it stated none by then (the rows read end at the day, so a later
+// one cannot be carried back) or the account is not in kronor, whose
+// books are.
 func (a *Account) anchor() *banking.StatementBalance {
-	if a.Cash.Currency != "SEK" || len(a.statements) == 0 {
+	if a.Cash.Currency != "SEK" {
 		return nil
 	}
 	through := dayNumber(a.Input.Through)
-	best := &a.statements[0]
+	var best *banking.StatementBalance
 	for i := range a.statements {
 		if dayNumber(a.statements[i].Day) <= through {
 			best = &a.statements[i]
