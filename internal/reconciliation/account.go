@@ -147,7 +147,7 @@ func (r *Reconciler) load(ctx context.Context, company uuid.UUID, k Key, through
 	for _, l := range links {
 		lk := Link{SetID: l.SetID, ExternalID: l.ExternalID, EntryID: l.EntryID, Amount: l.Amount, Method: l.Method}
 		if l.Confidence != nil {
-			c := int(Ore(*l.Confidence))
+			c := int(l.Confidence.InÖre())
 			lk.Confidence = &c
 		}
 		a.Input.Links = append(a.Input.Links, lk)

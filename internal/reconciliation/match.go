@@ -146,10 +146,10 @@ type matcher struct {
 func newMatcher(rows []Row, items []Item, r Rules) *matcher {
 	m := &matcher{rules: r, itemsByOre: map[int64][]*mitem{}}
 	for _, x := range rows {
-		m.rows = append(m.rows, &mrow{Row: x, ore: Ore(x.Amount), day: dayNumber(x.Date), refs: references(x.Reference, x.Text)})
+		m.rows = append(m.rows, &mrow{Row: x, ore: x.Amount.InÖre(), day: dayNumber(x.Date), refs: references(x.Reference, x.Text)})
 	}
 	for _, x := range items {
-		m.items = append(m.items, &mitem{Item: x, ore: Ore(x.Amount), day: dayNumber(x.Date)})
+		m.items = append(m.items, &mitem{Item: x, ore: x.Amount.InÖre(), day: dayNumber(x.Date)})
 	}
 	// Input order must not matter: both sides in (date, id) order.
 	slices.SortFunc(m.rows, func(a, b *mrow) int {
@@ -435,19 +435,6 @@ func references(ref, text string) []string {
 	return out
 }
 
-// Ore is a in öre.
-func Ore(a money.Amount) int64 {
-	s := a.String()
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	whole, frac, _ := strings.Cut(s, ".")
-	frac = (frac + "00")[:2]
-	n, _ := strconv.ParseInt(whole+frac, 10, 64)
-	if neg {
-		return -n
-	}
-	return n
-}
 
 func dayNumber(t time.Time) int {
 	return int(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Unix() / 86400)

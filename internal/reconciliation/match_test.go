@@ -120,17 +120,17 @@ func closes(t *testing.T, p Proposal, rows []Row, items []Item) {
 	var ext, led int64
 	for _, r := range rows {
 		if slices.Contains(p.ExternalIDs, r.ID) {
-			ext += Ore(r.Amount)
+			ext += r.Amount.InÖre()
 		}
 	}
 	for _, it := range items {
 		if slices.Contains(p.EntryIDs, it.EntryID) {
-			led += Ore(it.Amount)
+			led += it.Amount.InÖre()
 		}
 	}
 	var alloc int64
 	for _, a := range p.Allocations {
-		alloc += Ore(a.Amount)
+		alloc += a.Amount.InÖre()
 	}
 	if ext != led || alloc != ext {
 		t.Errorf("proposal %v does not close: rows %d, verifikat %d, allocations %d", p.ExternalIDs, ext, led, alloc)

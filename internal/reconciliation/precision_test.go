@@ -43,10 +43,10 @@ func TestProposePrecisionAndDeterminism(t *testing.T) {
 	}
 	amounts := map[uuid.UUID]int64{}
 	for _, r := range s.Rows {
-		amounts[r.ID] = reconciliation.Ore(r.Amount)
+		amounts[r.ID] = r.Amount.InÖre()
 	}
 	for _, it := range s.Items {
-		amounts[it.EntryID] = reconciliation.Ore(it.Amount)
+		amounts[it.EntryID] = it.Amount.InÖre()
 	}
 	seen := map[uuid.UUID]bool{}
 	for _, p := range got {
@@ -64,7 +64,7 @@ func TestProposePrecisionAndDeterminism(t *testing.T) {
 			led += amounts[id]
 		}
 		for _, a := range p.Allocations {
-			alloc += reconciliation.Ore(a.Amount)
+			alloc += a.Amount.InÖre()
 		}
 		if ext != led || alloc != ext {
 			t.Fatalf("proposal %v does not close: %d, %d, %d", p.ExternalIDs, ext, led, alloc)

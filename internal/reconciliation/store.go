@@ -231,7 +231,7 @@ func (s *Store) Proposals(ctx context.Context, company uuid.UUID, key string) ([
 	}
 	out := make([]Proposal, len(rows))
 	for i, r := range rows {
-		p := Proposal{Method: r.Method, Reasons: []string(r.Reasons), Confidence: int(Ore(r.Confidence))}
+		p := Proposal{Method: r.Method, Reasons: []string(r.Reasons), Confidence: int(r.Confidence.InÖre())}
 		for _, id := range r.ExternalIDs {
 			p.ExternalIDs = append(p.ExternalIDs, uuid.MustParse(id))
 		}
