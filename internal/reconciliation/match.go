@@ -435,7 +435,6 @@ func references(ref, text string) []string {
 	return out
 }
 
-
 func dayNumber(t time.Time) int {
 	return int(time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC).Unix() / 86400)
 }
