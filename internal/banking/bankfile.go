@@ -94,7 +94,7 @@ func holds(cells map[string]bool, want []string) bool {
 // splitHeader splits a header line at whichever of ; , and tab it holds
 // most of, folded.
 func splitHeader(line string) []string {
-	sep := delimiter(line)
+	sep := Delimiter(line)
 	var out []string
 	for _, c := range strings.Split(strings.TrimRight(line, "\r"), string(sep)) {
 		out = append(out, store.Fold(strings.Trim(c, `" `)))
@@ -102,7 +102,9 @@ func splitHeader(line string) []string {
 	return out
 }
 
-func delimiter(line string) rune {
+// Delimiter is the cell separator of a header line: whichever of ';',
+// ',' and tab it holds most of.
+func Delimiter(line string) rune {
 	best, n := ';', -1
 	for _, r := range []rune{';', ',', '\t'} {
 		if c := strings.Count(line, string(r)); c > n {
@@ -150,7 +152,7 @@ func ReadCSV(text, format, account, currency string) (CSVFile, error) {
 		return CSVFile{}, err
 	}
 	r := csv.NewReader(strings.NewReader(strings.Join(lines[start:], "\n")))
-	r.Comma, r.LazyQuotes, r.FieldsPerRecord, r.TrimLeadingSpace = delimiter(lines[start]), true, -1, true
+	r.Comma, r.LazyQuotes, r.FieldsPerRecord, r.TrimLeadingSpace = Delimiter(lines[start]), true, -1, true
 	records, err := r.ReadAll()
 	if err != nil {
 		return CSVFile{}, fmt.Errorf("the CSV cannot be read: %w", err)
@@ -200,7 +202,7 @@ func ReadCSV(text, format, account, currency string) (CSVFile, error) {
 		if day == "" && (amountText == "" || l.entry != nil) {
 			continue // a summary row without a date
 		}
-		date, err := parseDay(day)
+		date, err := ParseDay(day)
 		if err != nil {
 			bad = append(bad, RowError{Row: row, Issue: "the date " + quote(day) + " is not a date"})
 			continue
@@ -310,11 +312,11 @@ func dayText(d time.Time) string { return d.Format(time.DateOnly) }
 
 func quote(s string) string { return `"` + s + `"` }
 
-// parseDay reads the dates bank exports write: 2026-03-05, 2026/03/05,
+// ParseDay reads the dates bank exports write: 2026-03-05, 2026/03/05,
 // 20260305, 2026.03.05, Wise's 05-03-2026, 05.03.2026, and a timestamp's
 // day (Wise's history: 2026-03-05 14:20:05). A day-first date with
 // slashes is left unread: which of day and month comes first is not known.
-func parseDay(s string) (time.Time, error) {
+func ParseDay(s string) (time.Time, error) {
 	if len(s) > 10 && (s[10] == ' ' || s[10] == 'T') {
 		s = s[:10]
 	}

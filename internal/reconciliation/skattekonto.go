@@ -64,8 +64,8 @@ var statementColumns = []struct {
 // columnName is what the file of the README calls a column, for errors.
 var columnName = map[string]string{"date": "Datum", "text": "Text", "amount": "Belopp", "saldo": "Saldo"}
 
-// ParseStatement reads a skattekonto file: UTF-8 or Windows-1252, ';' or
-// ',' between cells, a header naming Datum (or Transaktionsdatum), Text
+// ParseStatement reads a skattekonto file: UTF-8 or Windows-1252, ';',
+// ',' or tab between cells (as bank files are read), a header naming Datum (or Transaktionsdatum), Text
 // (or Specifikation), Belopp and Saldo within its first twelve lines,
 // amounts as "-1 234,00" (no-break spaces and U+2212 read too), an
 // "Ingående saldo" row, rows newest or oldest first. A row without a
@@ -80,7 +80,7 @@ func ParseStatement(raw []byte) (Statement, error) {
 	lines := strings.Split(text, "\n")
 	head, cols, sep := -1, map[string]int{}, ';'
 	for i := 0; i < min(len(lines), 12) && head < 0; i++ {
-		sep = separator(lines[i])
+		sep = banking.Delimiter(lines[i])
 		found := map[string]int{}
 		for j, cell := range strings.Split(strings.TrimRight(lines[i], "\r"), string(sep)) {
 			cell = strings.ToLower(strings.Trim(strings.TrimSpace(strings.TrimPrefix(cell, "\ufeff")), `"`))
@@ -122,10 +122,8 @@ func ParseStatement(raw []byte) (Statement, error) {
 			continue
 		}
 		row := StatementRow{Line: line, Description: cell("text")}
-		if row.Date, err = time.Parse(time.DateOnly, cell("date")); err != nil {
-			if row.Date, err = time.Parse("20060102", cell("date")); err != nil {
-				return st, invalidFile(line, "date", fmt.Sprintf("not a date: %q", cell("date")))
-			}
+		if row.Date, err = banking.ParseDay(cell("date")); err != nil {
+			return st, invalidFile(line, "date", err.Error())
 		}
 		if s := cell("saldo"); s != "" {
 			a, err := banking.ParseAmount(s)
@@ -225,14 +223,6 @@ func firstDated(rows, openings []StatementRow, last bool) time.Time {
 	return all[0].Date
 }
 
-// separator is the cell separator of a header line: ';' unless it holds
-// more commas.
-func separator(line string) rune {
-	if strings.Count(line, ",") > strings.Count(line, ";") {
-		return ','
-	}
-	return ';'
-}
 
 func invalidFile(line int, column, reason string) error {
 	d := map[string]any{"reason": reason, "field": "file"}
