@@ -223,7 +223,6 @@ func firstDated(rows, openings []StatementRow, last bool) time.Time {
 	return all[0].Date
 }
 
-
 func invalidFile(line int, column, reason string) error {
 	d := map[string]any{"reason": reason, "field": "file"}
 	if line > 0 {
