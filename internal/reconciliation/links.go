@@ -526,11 +526,7 @@ func (r *Reconciler) Ignore(ctx context.Context, company uuid.UUID, k Key, id uu
 	if err := r.frozen(ctx, company, k, x.Date, id); err != nil {
 		return IgnoreResult{}, err
 	}
-	linked, err := r.store.ActiveFor(ctx, company, []uuid.UUID{id})
-	if err != nil {
-		return IgnoreResult{}, err
-	}
-	if linked[id] || x.EntryID != nil {
+	if x.EntryID != nil || slices.ContainsFunc(a.Input.Links, func(l Link) bool { return l.ExternalID == id }) {
 		return IgnoreResult{}, apierr.New(apierr.Conflict, map[string]any{"reason": "row_linked", "item_id": id,
 			"hint": "unlink the row first (DELETE …/links/{linkId})"})
 	}

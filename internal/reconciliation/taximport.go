@@ -77,13 +77,10 @@ func (r *Reconciler) ImportStatement(ctx context.Context, company uuid.UUID, raw
 	}
 	out := TaxImport{Statement: st}
 	byKey := map[string]TaxRow{}
-	var opening *TaxRow
-	for i, t := range stored {
+	for _, t := range stored {
 		byKey[t.Key] = t
-		if t.Kind == "opening" && (opening == nil || t.Date.Before(opening.Date)) {
-			opening = &stored[i]
-		}
 	}
+	opening := firstOpening(stored)
 	var adds []TaxRow
 	var draws []struct {
 		id    uuid.UUID
@@ -247,12 +244,7 @@ func comingAlike(stored []TaxRow, row StatementRow, taken map[uuid.UUID]time.Tim
 // opening and every drawn row through the day make the saldo the file
 // states at the day's end.
 func checkSaldos(all []TaxRow, file []StatementRow) error {
-	var opening *TaxRow
-	for i, t := range all {
-		if t.Kind == "opening" && (opening == nil || t.Date.Before(opening.Date)) {
-			opening = &all[i]
-		}
-	}
+	opening := firstOpening(all)
 	if opening == nil {
 		return nil
 	}
@@ -303,14 +295,21 @@ func conflict(row StatementRow, stored, file money.Amount) error {
 	return apierr.New(apierr.SkattekontoSaldoConflict, d)
 }
 
-// saldoOf is the saldo after the last drawn row, and the first day.
-func saldoOf(all []TaxRow) (money.Amount, time.Time) {
-	var opening *TaxRow
-	for i, t := range all {
-		if t.Kind == "opening" && (opening == nil || t.Date.Before(opening.Date)) {
-			opening = &all[i]
+// firstOpening is the earliest Ingående saldo of rows, where the history
+// starts; nil without one.
+func firstOpening(rows []TaxRow) *TaxRow {
+	var out *TaxRow
+	for i, t := range rows {
+		if t.Kind == "opening" && (out == nil || t.Date.Before(out.Date)) {
+			out = &rows[i]
 		}
 	}
+	return out
+}
+
+// saldoOf is the saldo after the last drawn row, and the first day.
+func saldoOf(all []TaxRow) (money.Amount, time.Time) {
+	opening := firstOpening(all)
 	if opening == nil {
 		return money.Amount{}, time.Time{}
 	}
@@ -323,18 +322,16 @@ func saldoOf(all []TaxRow) (money.Amount, time.Time) {
 	return s, opening.Date
 }
 
-// TaxRows lists the skattekonto's rows in from..to (nil: all), oldest
-// first, the opening row included.
-func (r *Reconciler) TaxRows(ctx context.Context, company uuid.UUID, from, to *time.Time) ([]TaxRow, error) {
-	rows, err := r.store.TaxRows(ctx, company)
-	out := rows[:0]
+// within are the rows dated from..to (nil: unbounded), in their order.
+func within(rows []TaxRow, from, to *time.Time) []TaxRow {
+	out := []TaxRow{}
 	for _, t := range rows {
 		if from != nil && t.Date.Before(*from) || to != nil && t.Date.After(*to) {
 			continue
 		}
 		out = append(out, t)
 	}
-	return out, err
+	return out
 }
 
 // ManualRow is a skattekonto row added by hand.
