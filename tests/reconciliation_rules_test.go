@@ -214,6 +214,14 @@ func TestReconciliationRefusals(t *testing.T) {
 	b.do(req{Method: "POST", Path: b.path("reconciliation/accounts/" + key + "/links"), Token: b.token, Body: map[string]any{}}).
 		errorCode(t, 400, "VALIDATION_ERROR")
 	b.write("POST", "reconciliation/bank/run", map[string]any{"account_number": "1999"}).errorCode(t, 400, "VALIDATION_ERROR")
+	if f := b.get(b.path("reconciliation/bank/status?account_number=1999"), b.token).errorCode(t, 400, "VALIDATION_ERROR").
+		issueFields(); len(f) != 1 || f[0] != "query:account_number:cash_account" {
+		t.Fatalf("status of no cash account: %v", f)
+	}
+	if f := b.get(b.path("reconciliation/accounts?date_from=2026-05-01&date_to=2026-04-30"), b.token).
+		errorCode(t, 400, "VALIDATION_ERROR").issueFields(); len(f) != 1 || f[0] != "query:date_from:before_date_to" {
+		t.Fatalf("a window ending before it starts: %v", f)
+	}
 	b.write("POST", "reconciliation/bank/run", map[string]any{"date_from": "2025-01-01", "date_to": "2026-03-01"}).
 		errorCode(t, 400, "VALIDATION_ERROR")
 }
