@@ -403,6 +403,28 @@ const (
 	s503 = http.StatusServiceUnavailable
 )
 
+// Payroll codes: employees, absence, salary runs, AGI and the vacation
+// year.
+const (
+	EmployeeNotFound                 Code = "EMPLOYEE_NOT_FOUND"
+	EmployeeDuplicatePersonnummer    Code = "EMPLOYEE_DUPLICATE_PERSONNUMMER"
+	AbsenceHoursConflict             Code = "ABSENCE_HOURS_CONFLICT"
+	SalaryRegisterDatesLockedByRun   Code = "SALARY_REGISTER_DATES_LOCKED_BY_RUN"
+	SalaryRunNotFound                Code = "SALARY_RUN_NOT_FOUND"
+	SalaryRunDuplicatePeriod         Code = "SALARY_RUN_DUPLICATE_PERIOD"
+	SalaryLineNotFound               Code = "SALARY_LINE_NOT_FOUND"
+	SalaryLineCalculated             Code = "SALARY_LINE_CALCULATED"
+	SalaryRunInvalidState            Code = "SALARY_RUN_INVALID_STATE"
+	SalaryRunNoEmployees             Code = "SALARY_RUN_NO_EMPLOYEES"
+	SalaryRunApproveValidationFailed Code = "SALARY_RUN_APPROVE_VALIDATION_FAILED"
+	SalaryPayrollConfigMissing       Code = "SALARY_PAYROLL_CONFIG_MISSING"
+	SalaryRunBookingInProgress       Code = "SALARY_RUN_BOOKING_IN_PROGRESS"
+	SalaryRunAlreadyCorrected        Code = "SALARY_RUN_ALREADY_CORRECTED"
+	AGIIncompleteData                Code = "AGI_INCOMPLETE_DATA"
+	VacationYearAlreadyClosed        Code = "VACATION_YEAR_ALREADY_CLOSED"
+)
+
+
 // entries is the catalogue: every code the API can answer with. The
 // ErrorCode enum in openapi/openapi.json must list exactly these codes (a
 // test checks it).
@@ -713,6 +735,22 @@ var entries = []Entry{
 	{PeppolAlreadyDelivered, s409, GroupCustomers, "Fakturan är redan skickad som e-faktura.", "The invoice has been sent as an e-invoice already.", "Follow it with GET /invoices/{id}/peppol/deliveries; only a rejected or abandoned delivery may be followed by another."},
 	{PeppolSubmissionRejected, s422, GroupCustomers, "Accesspunkten eller mottagaren avvisade e-fakturan.", "The access point or the receiver rejected the e-invoice.", "Read the delivery's error_message, fix the cause (often the customer's peppol_id) and send again."},
 	{PeppolSubmissionFailed, s502, GroupCustomers, "E-fakturan kunde inte lämnas till accesspunkten.", "The e-invoice could not be handed to the access point.", "It is tried again by itself; next_attempt_at says when."},
+	{EmployeeNotFound, s404, GroupEndpoint, "Den anställda hittades inte.", "The employee was not found.", "List the employees with GET /employees (include_inactive=true shows those who left)."},
+	{EmployeeDuplicatePersonnummer, s409, GroupEndpoint, "Företaget har redan en anställd med det personnumret.", "The company already has an employee with that personnummer.", "details.existing_employee_id names them; update that employee instead."},
+	{AbsenceHoursConflict, s409, GroupEndpoint, "Frånvaron blir mer än 24 timmar en dag; inget ändrades.", "The absence comes to more than 24 hours on a day; nothing changed.", "details.date and details.hours say where; lower the hours or delete the day's other absence first."},
+	{SalaryRegisterDatesLockedByRun, s409, GroupEndpoint, "En beräknad lönekörning har läst dagarna; inget ändrades.", "A calculated salary run has read these days; nothing changed.", "details.salary_run_id names the run: return it to draft (edit it) or correct it, then change the absence."},
+	{SalaryRunNotFound, s404, GroupEndpoint, "Lönekörningen hittades inte.", "The salary run was not found.", "List the runs with GET /salary-runs."},
+	{SalaryRunDuplicatePeriod, s409, GroupEndpoint, "Det finns redan en lönekörning för perioden.", "A salary run for the period exists already.", "details.existing_salary_run_id names it; add the employees to that run, or correct it if it is booked."},
+	{SalaryLineNotFound, s404, GroupEndpoint, "Lönearten hittades inte på lönekörningen.", "The payslip line was not found on the salary run.", "Read the payslip with GET /salary-runs/{id}/employees/{employeeId} to see its lines."},
+	{SalaryLineCalculated, s400, GroupEndpoint, "Raden räknas fram av lönekörningen och kan inte läggas till eller ändras för hand.", "The line is calculated by the salary run and cannot be added or changed by hand.", "Register absence with PUT /employees/{id}/absence and calculate again; absence, sjuklön, karens and vacation lines follow from it."},
+	{SalaryRunInvalidState, s409, GroupEndpoint, "Lönekörningen är inte i ett läge där det går.", "The salary run is not in a state that allows this.", "details.status says where the run is and details.allowed where it must be; unapprove an approved run before editing it."},
+	{SalaryRunNoEmployees, s400, GroupEndpoint, "Lönekörningen har inga anställda.", "The salary run has no employees.", "Add employees with POST /salary-runs/{id}/employees."},
+	{SalaryRunApproveValidationFailed, s400, GroupEndpoint, "Lönekörningen kan inte godkännas: uppgifter saknas för några anställda.", "The salary run cannot be approved: some employees lack details.", "details.employees lists each employee and what is missing (bank account, tax table, calculation)."},
+	{SalaryPayrollConfigMissing, s409, GroupEndpoint, "Lönekonfiguration saknas för året: skattetabeller eller arbetsgivaravgifter.", "Payroll configuration is missing for the year: tax tables or employer contributions.", "details.missing says which; the operator loads Skatteverket's month tables with `kontera payroll tax-tables YEAR FILE`."},
+	{SalaryRunBookingInProgress, s409, GroupEndpoint, "Lönekörningen bokförs redan av en annan begäran.", "The salary run is being booked by another request.", "Wait a moment and read the run; it is booked once."},
+	{SalaryRunAlreadyCorrected, s409, GroupEndpoint, "Lönekörningen är redan rättad.", "The salary run has been corrected already.", "details.correction_run_id names the correction run."},
+	{AGIIncompleteData, s400, GroupEndpoint, "Arbetsgivardeklarationen saknar uppgifter.", "The employer declaration lacks details.", "details.missing lists them: the company's organisation number, the AGI contact (PATCH /salary/settings) or an employee's personnummer."},
+	{VacationYearAlreadyClosed, s409, GroupEndpoint, "Semesteråret är redan stängt.", "The vacation year has been closed already.", "details.closed_at says when; read the balances with GET /employees/{id}/vacation-balance."},
 }
 
 var byCode = func() map[Code]Entry {
