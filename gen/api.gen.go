@@ -21,6 +21,36 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 )
 
+// Defines values for AbsenceType.
+const (
+	Other       AbsenceType = "other"
+	Parental    AbsenceType = "parental"
+	Sick        AbsenceType = "sick"
+	UnpaidLeave AbsenceType = "unpaid_leave"
+	Vab         AbsenceType = "vab"
+	Vacation    AbsenceType = "vacation"
+)
+
+// Valid indicates whether the value is a known member of the AbsenceType enum.
+func (e AbsenceType) Valid() bool {
+	switch e {
+	case Other:
+		return true
+	case Parental:
+		return true
+	case Sick:
+		return true
+	case UnpaidLeave:
+		return true
+	case Vab:
+		return true
+	case Vacation:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AccountDeletedDeleted.
 const (
 	AccountDeletedDeletedTrue AccountDeletedDeleted = true
@@ -939,6 +969,27 @@ func (e DryRunFlag) Valid() bool {
 	}
 }
 
+// Defines values for EmploymentType.
+const (
+	EmploymentTypeBoardMember  EmploymentType = "board_member"
+	EmploymentTypeCompanyOwner EmploymentType = "company_owner"
+	EmploymentTypeEmployee     EmploymentType = "employee"
+)
+
+// Valid indicates whether the value is a known member of the EmploymentType enum.
+func (e EmploymentType) Valid() bool {
+	switch e {
+	case EmploymentTypeBoardMember:
+		return true
+	case EmploymentTypeCompanyOwner:
+		return true
+	case EmploymentTypeEmployee:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for EntityType.
 const (
 	Aktiebolag     EntityType = "aktiebolag"
@@ -992,6 +1043,7 @@ func (e ErrorCatalogueEntryGroup) Valid() bool {
 
 // Defines values for ErrorCode.
 const (
+	ErrorCodeABSENCEHOURSCONFLICT                       ErrorCode = "ABSENCE_HOURS_CONFLICT"
 	ErrorCodeABSENCERANGETOOLARGE                       ErrorCode = "ABSENCE_RANGE_TOO_LARGE"
 	ErrorCodeACCOUNTBALANCEOUTOFRANGE                   ErrorCode = "ACCOUNT_BALANCE_OUT_OF_RANGE"
 	ErrorCodeACCOUNTEXISTS                              ErrorCode = "ACCOUNT_EXISTS"
@@ -1005,6 +1057,7 @@ const (
 	ErrorCodeACCOUNTSYSTEMDELETE                        ErrorCode = "ACCOUNT_SYSTEM_DELETE"
 	ErrorCodeACCOUNTTYPECLASSCONFLICT                   ErrorCode = "ACCOUNT_TYPE_CLASS_CONFLICT"
 	ErrorCodeACCOUNTVATTREATMENTCLASS                   ErrorCode = "ACCOUNT_VAT_TREATMENT_CLASS"
+	ErrorCodeAGIINCOMPLETEDATA                          ErrorCode = "AGI_INCOMPLETE_DATA"
 	ErrorCodeBANKAGGREGATORNOTCONFIGURED                ErrorCode = "BANK_AGGREGATOR_NOT_CONFIGURED"
 	ErrorCodeBANKCONNECTIONNOTFOUND                     ErrorCode = "BANK_CONNECTION_NOT_FOUND"
 	ErrorCodeBANKFILEIMPORTNOTFOUND                     ErrorCode = "BANK_FILE_IMPORT_NOT_FOUND"
@@ -1082,6 +1135,8 @@ const (
 	ErrorCodeDOCSTOREUNAVAILABLE                        ErrorCode = "DOC_STORE_UNAVAILABLE"
 	ErrorCodeDOCUPLOADTOOLARGE                          ErrorCode = "DOC_UPLOAD_TOO_LARGE"
 	ErrorCodeDOCUPLOADUNSUPPORTEDTYPE                   ErrorCode = "DOC_UPLOAD_UNSUPPORTED_TYPE"
+	ErrorCodeEMPLOYEEDUPLICATEPERSONNUMMER              ErrorCode = "EMPLOYEE_DUPLICATE_PERSONNUMMER"
+	ErrorCodeEMPLOYEENOTFOUND                           ErrorCode = "EMPLOYEE_NOT_FOUND"
 	ErrorCodeENTRYALREADYREVERSED                       ErrorCode = "ENTRY_ALREADY_REVERSED"
 	ErrorCodeENTRYDATEOUTSIDEFISCALPERIOD               ErrorCode = "ENTRY_DATE_OUTSIDE_FISCAL_PERIOD"
 	ErrorCodeENTRYOWNEDBYYEAREND                        ErrorCode = "ENTRY_OWNED_BY_YEAR_END"
@@ -1201,6 +1256,17 @@ const (
 	ErrorCodeRATELIMITED                                ErrorCode = "RATE_LIMITED"
 	ErrorCodeREPORTGENERATIONFAILED                     ErrorCode = "REPORT_GENERATION_FAILED"
 	ErrorCodeROLEREADONLY                               ErrorCode = "ROLE_READ_ONLY"
+	ErrorCodeSALARYLINECALCULATED                       ErrorCode = "SALARY_LINE_CALCULATED"
+	ErrorCodeSALARYLINENOTFOUND                         ErrorCode = "SALARY_LINE_NOT_FOUND"
+	ErrorCodeSALARYPAYROLLCONFIGMISSING                 ErrorCode = "SALARY_PAYROLL_CONFIG_MISSING"
+	ErrorCodeSALARYREGISTERDATESLOCKEDBYRUN             ErrorCode = "SALARY_REGISTER_DATES_LOCKED_BY_RUN"
+	ErrorCodeSALARYRUNALREADYCORRECTED                  ErrorCode = "SALARY_RUN_ALREADY_CORRECTED"
+	ErrorCodeSALARYRUNAPPROVEVALIDATIONFAILED           ErrorCode = "SALARY_RUN_APPROVE_VALIDATION_FAILED"
+	ErrorCodeSALARYRUNBOOKINGINPROGRESS                 ErrorCode = "SALARY_RUN_BOOKING_IN_PROGRESS"
+	ErrorCodeSALARYRUNDUPLICATEPERIOD                   ErrorCode = "SALARY_RUN_DUPLICATE_PERIOD"
+	ErrorCodeSALARYRUNINVALIDSTATE                      ErrorCode = "SALARY_RUN_INVALID_STATE"
+	ErrorCodeSALARYRUNNOEMPLOYEES                       ErrorCode = "SALARY_RUN_NO_EMPLOYEES"
+	ErrorCodeSALARYRUNNOTFOUND                          ErrorCode = "SALARY_RUN_NOT_FOUND"
 	ErrorCodeSIAPPROVENOTREGISTERED                     ErrorCode = "SI_APPROVE_NOT_REGISTERED"
 	ErrorCodeSIBANKENTEREDNOTPAYABLE                    ErrorCode = "SI_BANK_ENTERED_NOT_PAYABLE"
 	ErrorCodeSIBOOKALREADYBOOKED                        ErrorCode = "SI_BOOK_ALREADY_BOOKED"
@@ -1267,6 +1333,7 @@ const (
 	ErrorCodeUNKNOWNERROR                               ErrorCode = "UNKNOWN_ERROR"
 	ErrorCodeUNSUPPORTEDMEDIATYPE                       ErrorCode = "UNSUPPORTED_MEDIA_TYPE"
 	ErrorCodeVACATIONBALANCENOTFOUND                    ErrorCode = "VACATION_BALANCE_NOT_FOUND"
+	ErrorCodeVACATIONYEARALREADYCLOSED                  ErrorCode = "VACATION_YEAR_ALREADY_CLOSED"
 	ErrorCodeVALIDATIONERROR                            ErrorCode = "VALIDATION_ERROR"
 	ErrorCodeVATESKDORGNUMBERINVALID                    ErrorCode = "VAT_ESKD_ORG_NUMBER_INVALID"
 	ErrorCodeVATFILINGCONFIRMEDBYSKATTEVERKET           ErrorCode = "VAT_FILING_CONFIRMED_BY_SKATTEVERKET"
@@ -1294,6 +1361,8 @@ const (
 // Valid indicates whether the value is a known member of the ErrorCode enum.
 func (e ErrorCode) Valid() bool {
 	switch e {
+	case ErrorCodeABSENCEHOURSCONFLICT:
+		return true
 	case ErrorCodeABSENCERANGETOOLARGE:
 		return true
 	case ErrorCodeACCOUNTBALANCEOUTOFRANGE:
@@ -1319,6 +1388,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeACCOUNTTYPECLASSCONFLICT:
 		return true
 	case ErrorCodeACCOUNTVATTREATMENTCLASS:
+		return true
+	case ErrorCodeAGIINCOMPLETEDATA:
 		return true
 	case ErrorCodeBANKAGGREGATORNOTCONFIGURED:
 		return true
@@ -1473,6 +1544,10 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeDOCUPLOADTOOLARGE:
 		return true
 	case ErrorCodeDOCUPLOADUNSUPPORTEDTYPE:
+		return true
+	case ErrorCodeEMPLOYEEDUPLICATEPERSONNUMMER:
+		return true
+	case ErrorCodeEMPLOYEENOTFOUND:
 		return true
 	case ErrorCodeENTRYALREADYREVERSED:
 		return true
@@ -1712,6 +1787,28 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeROLEREADONLY:
 		return true
+	case ErrorCodeSALARYLINECALCULATED:
+		return true
+	case ErrorCodeSALARYLINENOTFOUND:
+		return true
+	case ErrorCodeSALARYPAYROLLCONFIGMISSING:
+		return true
+	case ErrorCodeSALARYREGISTERDATESLOCKEDBYRUN:
+		return true
+	case ErrorCodeSALARYRUNALREADYCORRECTED:
+		return true
+	case ErrorCodeSALARYRUNAPPROVEVALIDATIONFAILED:
+		return true
+	case ErrorCodeSALARYRUNBOOKINGINPROGRESS:
+		return true
+	case ErrorCodeSALARYRUNDUPLICATEPERIOD:
+		return true
+	case ErrorCodeSALARYRUNINVALIDSTATE:
+		return true
+	case ErrorCodeSALARYRUNNOEMPLOYEES:
+		return true
+	case ErrorCodeSALARYRUNNOTFOUND:
+		return true
 	case ErrorCodeSIAPPROVENOTREGISTERED:
 		return true
 	case ErrorCodeSIBANKENTEREDNOTPAYABLE:
@@ -1844,6 +1941,8 @@ func (e ErrorCode) Valid() bool {
 		return true
 	case ErrorCodeVACATIONBALANCENOTFOUND:
 		return true
+	case ErrorCodeVACATIONYEARALREADYCLOSED:
+		return true
 	case ErrorCodeVALIDATIONERROR:
 		return true
 	case ErrorCodeVATESKDORGNUMBERINVALID:
@@ -1947,6 +2046,30 @@ func (e EuSalesFilerMissing) Valid() bool {
 	case TaxContactPhone:
 		return true
 	case VatNumber:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for FSkattStatus.
+const (
+	ASkatt      FSkattStatus = "a_skatt"
+	FSkatt      FSkattStatus = "f_skatt"
+	FaSkatt     FSkattStatus = "fa_skatt"
+	NotVerified FSkattStatus = "not_verified"
+)
+
+// Valid indicates whether the value is a known member of the FSkattStatus enum.
+func (e FSkattStatus) Valid() bool {
+	switch e {
+	case ASkatt:
+		return true
+	case FSkatt:
+		return true
+	case FaSkatt:
+		return true
+	case NotVerified:
 		return true
 	default:
 		return false
@@ -3183,6 +3306,24 @@ func (e PeppolRecipientSource) Valid() bool {
 	}
 }
 
+// Defines values for PersonnelCategory.
+const (
+	Kollektiv  PersonnelCategory = "kollektiv"
+	Tjansteman PersonnelCategory = "tjansteman"
+)
+
+// Valid indicates whether the value is a known member of the PersonnelCategory enum.
+func (e PersonnelCategory) Valid() bool {
+	switch e {
+	case Kollektiv:
+		return true
+	case Tjansteman:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PsPeriod.
 const (
 	PsPeriodMonthly   PsPeriod = "monthly"
@@ -3690,6 +3831,90 @@ func (e Role) Valid() bool {
 	case RoleOwner:
 		return true
 	case RoleViewer:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SalarySettingsDeviationPeriod.
+const (
+	SalarySettingsDeviationPeriodCurrent  SalarySettingsDeviationPeriod = "current"
+	SalarySettingsDeviationPeriodPrevious SalarySettingsDeviationPeriod = "previous"
+)
+
+// Valid indicates whether the value is a known member of the SalarySettingsDeviationPeriod enum.
+func (e SalarySettingsDeviationPeriod) Valid() bool {
+	switch e {
+	case SalarySettingsDeviationPeriodCurrent:
+		return true
+	case SalarySettingsDeviationPeriodPrevious:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SalarySettingsSickRate.
+const (
+	SalarySettingsSickRateAnnualHourly SalarySettingsSickRate = "annual_hourly"
+)
+
+// Valid indicates whether the value is a known member of the SalarySettingsSickRate enum.
+func (e SalarySettingsSickRate) Valid() bool {
+	switch e {
+	case SalarySettingsSickRateAnnualHourly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SalarySettingsPatchDeviationPeriod.
+const (
+	SalarySettingsPatchDeviationPeriodCurrent  SalarySettingsPatchDeviationPeriod = "current"
+	SalarySettingsPatchDeviationPeriodPrevious SalarySettingsPatchDeviationPeriod = "previous"
+)
+
+// Valid indicates whether the value is a known member of the SalarySettingsPatchDeviationPeriod enum.
+func (e SalarySettingsPatchDeviationPeriod) Valid() bool {
+	switch e {
+	case SalarySettingsPatchDeviationPeriodCurrent:
+		return true
+	case SalarySettingsPatchDeviationPeriodPrevious:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SalarySettingsPatchSickRate.
+const (
+	SalarySettingsPatchSickRateAnnualHourly SalarySettingsPatchSickRate = "annual_hourly"
+)
+
+// Valid indicates whether the value is a known member of the SalarySettingsPatchSickRate enum.
+func (e SalarySettingsPatchSickRate) Valid() bool {
+	switch e {
+	case SalarySettingsPatchSickRateAnnualHourly:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SalaryType.
+const (
+	SalaryTypeHourly  SalaryType = "hourly"
+	SalaryTypeMonthly SalaryType = "monthly"
+)
+
+// Valid indicates whether the value is a known member of the SalaryType enum.
+func (e SalaryType) Valid() bool {
+	switch e {
+	case SalaryTypeHourly:
+		return true
+	case SalaryTypeMonthly:
 		return true
 	default:
 		return false
@@ -4656,6 +4881,30 @@ func (e UploadSource) Valid() bool {
 	}
 }
 
+// Defines values for VacationRule.
+const (
+	VacationRuleNone               VacationRule = "none"
+	VacationRuleProcentregeln      VacationRule = "procentregeln"
+	VacationRuleSammaloneregeln    VacationRule = "sammaloneregeln"
+	VacationRuleSemesterersattning VacationRule = "semesterersattning"
+)
+
+// Valid indicates whether the value is a known member of the VacationRule enum.
+func (e VacationRule) Valid() bool {
+	switch e {
+	case VacationRuleNone:
+		return true
+	case VacationRuleProcentregeln:
+		return true
+	case VacationRuleSammaloneregeln:
+		return true
+	case VacationRuleSemesterersattning:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ValidationIssueIn.
 const (
 	ValidationIssueInBody   ValidationIssueIn = "body"
@@ -5270,6 +5519,93 @@ func (e ListTransactionsParamsStatus) Valid() bool {
 		return false
 	}
 }
+
+// AbsenceDay defines model for AbsenceDay.
+type AbsenceDay struct {
+	AbsenceDate openapi_types.Date `json:"absence_date"`
+
+	// AbsenceType sick: sjuklön and karens; vab, parental, unpaid_leave: deducted at the hourly wage and (vab, parental) reported in the AGI's Frånvarouppgift; vacation: vacation days under the employee's vacation_rule; other: recorded, no pay effect (paid leave).
+	AbsenceType AbsenceType `json:"absence_type"`
+
+	// Hours Hours of one day: more than 0, at most 24, two decimals.
+	Hours              AbsenceHours              `json:"hours"`
+	Notes              nullable.Nullable[string] `json:"notes"`
+	SalaryAbsenceDayId openapi_types.UUID        `json:"salary_absence_day_id"`
+}
+
+// AbsenceDayList defines model for AbsenceDayList.
+type AbsenceDayList = []AbsenceDay
+
+// AbsenceDeleteResponse defines model for AbsenceDeleteResponse.
+type AbsenceDeleteResponse struct {
+	Data AbsenceDeleteResult `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AbsenceDeleteResult defines model for AbsenceDeleteResult.
+type AbsenceDeleteResult struct {
+	DeletedCount int   `json:"deleted_count"`
+	DryRun       *bool `json:"dry_run,omitempty"`
+}
+
+// AbsenceHours Hours of one day: more than 0, at most 24, two decimals.
+type AbsenceHours = money.Quantity
+
+// AbsenceListResponse defines model for AbsenceListResponse.
+type AbsenceListResponse struct {
+	Data AbsenceDayList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AbsencePut defines model for AbsencePut.
+type AbsencePut struct {
+	// AbsenceType sick: sjuklön and karens; vab, parental, unpaid_leave: deducted at the hourly wage and (vab, parental) reported in the AGI's Frånvarouppgift; vacation: vacation days under the employee's vacation_rule; other: recorded, no pay effect (paid leave).
+	AbsenceType AbsenceType        `json:"absence_type"`
+	From        openapi_types.Date `json:"from"`
+
+	// Hours Hours of each day; default a full day, hours_per_week / 5.
+	Hours *AbsenceHours             `json:"hours,omitempty"`
+	Notes nullable.Nullable[string] `json:"notes,omitempty"`
+
+	// To Inclusive; at most 92 days after from.
+	To openapi_types.Date `json:"to"`
+}
+
+// AbsencePutDryRun defines model for AbsencePutDryRun.
+type AbsencePutDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag       `json:"dry_run"`
+	Preview AbsencePutResult `json:"preview"`
+}
+
+// AbsencePutResponse defines model for AbsencePutResponse.
+type AbsencePutResponse struct {
+	Data AbsencePutResponse_Data `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AbsencePutResponse_Data defines model for AbsencePutResponse.Data.
+type AbsencePutResponse_Data struct {
+	union json.RawMessage
+}
+
+// AbsencePutResult defines model for AbsencePutResult.
+type AbsencePutResult struct {
+	Days       AbsenceDayList     `json:"days"`
+	EmployeeId openapi_types.UUID `json:"employee_id"`
+
+	// Written Days written: one per working day of the range (weekends and public holidays skipped).
+	Written int `json:"written"`
+}
+
+// AbsenceType sick: sjuklön and karens; vab, parental, unpaid_leave: deducted at the hourly wage and (vab, parental) reported in the AGI's Frånvarouppgift; vacation: vacation days under the employee's vacation_rule; other: recorded, no pay effect (paid leave).
+type AbsenceType string
 
 // Account defines model for Account.
 type Account struct {
@@ -7249,6 +7585,9 @@ type DateWindow struct {
 	Start openapi_types.Date `json:"start"`
 }
 
+// Days A number of days, at most four decimals.
+type Days = money.Quantity
+
 // Deadline defines model for Deadline.
 type Deadline struct {
 	DeadlineType DeadlineDeadlineType `json:"deadline_type"`
@@ -7929,6 +8268,320 @@ type EmailText struct {
 	Subject  nullable.Nullable[string] `json:"subject,omitempty"`
 }
 
+// Employee An employee with the full personnummer (payroll:read).
+type Employee struct {
+	AddressLine1      nullable.Nullable[string] `json:"address_line1"`
+	BankAccountNumber nullable.Nullable[string] `json:"bank_account_number"`
+	BirthDate         openapi_types.Date        `json:"birth_date"`
+	City              nullable.Nullable[string] `json:"city"`
+	ClearingNumber    nullable.Nullable[string] `json:"clearing_number"`
+	CreatedAt         time.Time                 `json:"created_at"`
+	Email             nullable.Nullable[string] `json:"email"`
+
+	// EmploymentDegree Percent of full time.
+	EmploymentDegree money.Amount                          `json:"employment_degree"`
+	EmploymentEnd    nullable.Nullable[openapi_types.Date] `json:"employment_end"`
+	EmploymentStart  openapi_types.Date                    `json:"employment_start"`
+
+	// EmploymentType employee: an ordinary employee; company_owner: a företagsledare (books on 7220); board_member: styrelsearvode (7240).
+	EmploymentType EmploymentType `json:"employment_type"`
+
+	// FSkattStatus Only f_skatt is paid without tax and avgifter (reported in AGI field 131); fa_skatt and not_verified are withheld on like a_skatt.
+	FSkattStatus FSkattStatus `json:"f_skatt_status"`
+	FirstName    string       `json:"first_name"`
+
+	// HourlyRate Hourly employees only.
+	HourlyRate nullable.Nullable[money.Amount] `json:"hourly_rate"`
+
+	// HoursPerWeek Contracted hours a week; the hourly wage of absence is månadslön × 12 / (52 × hours_per_week).
+	HoursPerWeek money.Amount       `json:"hours_per_week"`
+	Id           openapi_types.UUID `json:"id"`
+	IsActive     bool               `json:"is_active"`
+
+	// IsSidoinkomst A secondary income: 30 % withheld, no table.
+	IsSidoinkomst bool `json:"is_sidoinkomst"`
+
+	// JamkningPercentage Skatteverket's jämkning decision: this percent replaces the table between jamkning_valid_from and jamkning_valid_to.
+	JamkningPercentage nullable.Nullable[Percent]            `json:"jamkning_percentage"`
+	JamkningValidFrom  nullable.Nullable[openapi_types.Date] `json:"jamkning_valid_from"`
+	JamkningValidTo    nullable.Nullable[openapi_types.Date] `json:"jamkning_valid_to"`
+	LastName           string                                `json:"last_name"`
+
+	// MonthlySalary Monthly employees only.
+	MonthlySalary nullable.Nullable[money.Amount] `json:"monthly_salary"`
+
+	// PersonnelCategory Tjänsteman books on 72xx, kollektivanställd on 70xx.
+	PersonnelCategory PersonnelCategory `json:"personnel_category"`
+
+	// Personnummer The full 12-digit personnummer.
+	Personnummer string `json:"personnummer"`
+
+	// PersonnummerMasked Birth date and XXXX.
+	PersonnummerMasked string                            `json:"personnummer_masked"`
+	Phone              nullable.Nullable[string]         `json:"phone"`
+	PostalCode         nullable.Nullable[string]         `json:"postal_code"`
+	SalaryType         SalaryType                        `json:"salary_type"`
+	TaxColumn          nullable.Nullable[TaxColumn]      `json:"tax_column"`
+	TaxTableNumber     nullable.Nullable[TaxTableNumber] `json:"tax_table_number"`
+	UpdatedAt          time.Time                         `json:"updated_at"`
+
+	// VacationDaysPerYear At least the 25 days of semesterlagen 4 §.
+	VacationDaysPerYear int `json:"vacation_days_per_year"`
+
+	// VacationRule sammaloneregeln: salary runs on during vacation plus 0.43 % of it a day (semesterlagen 16 a §); procentregeln: 12 % of the earning year's semesterlönegrundande lön (16 b §); semesterersattning: 12 % paid on each payslip (hourly staff, 28 §); none: no vacation pay (e.g. a board member).
+	VacationRule VacationRule `json:"vacation_rule"`
+}
+
+// EmployeeCreate A new employee. Defaults: personnel_category tjansteman, employment_degree 100, hours_per_week 40, f_skatt_status a_skatt, is_sidoinkomst false, vacation_rule sammaloneregeln for monthly and semesterersattning for hourly employees, vacation_days_per_year 25.
+type EmployeeCreate struct {
+	AddressLine1      nullable.Nullable[string] `json:"address_line1,omitempty"`
+	BankAccountNumber nullable.Nullable[string] `json:"bank_account_number,omitempty"`
+	City              nullable.Nullable[string] `json:"city,omitempty"`
+	ClearingNumber    nullable.Nullable[string] `json:"clearing_number,omitempty"`
+	Email             nullable.Nullable[string] `json:"email,omitempty"`
+
+	// EmploymentDegree Percent of full time.
+	EmploymentDegree *money.Amount                         `json:"employment_degree,omitempty"`
+	EmploymentEnd    nullable.Nullable[openapi_types.Date] `json:"employment_end,omitempty"`
+	EmploymentStart  openapi_types.Date                    `json:"employment_start"`
+
+	// EmploymentType employee: an ordinary employee; company_owner: a företagsledare (books on 7220); board_member: styrelsearvode (7240).
+	EmploymentType EmploymentType `json:"employment_type"`
+
+	// FSkattStatus Only f_skatt is paid without tax and avgifter (reported in AGI field 131); fa_skatt and not_verified are withheld on like a_skatt.
+	FSkattStatus *FSkattStatus `json:"f_skatt_status,omitempty"`
+	FirstName    string        `json:"first_name"`
+
+	// HourlyRate Hourly employees only.
+	HourlyRate nullable.Nullable[money.Amount] `json:"hourly_rate,omitempty"`
+
+	// HoursPerWeek Contracted hours a week; the hourly wage of absence is månadslön × 12 / (52 × hours_per_week).
+	HoursPerWeek *money.Amount `json:"hours_per_week,omitempty"`
+
+	// IsSidoinkomst A secondary income: 30 % withheld, no table.
+	IsSidoinkomst *bool `json:"is_sidoinkomst,omitempty"`
+
+	// JamkningPercentage Skatteverket's jämkning decision: this percent replaces the table between jamkning_valid_from and jamkning_valid_to.
+	JamkningPercentage nullable.Nullable[Percent]            `json:"jamkning_percentage,omitempty"`
+	JamkningValidFrom  nullable.Nullable[openapi_types.Date] `json:"jamkning_valid_from,omitempty"`
+	JamkningValidTo    nullable.Nullable[openapi_types.Date] `json:"jamkning_valid_to,omitempty"`
+	LastName           string                                `json:"last_name"`
+
+	// MonthlySalary Monthly employees only.
+	MonthlySalary nullable.Nullable[money.Amount] `json:"monthly_salary,omitempty"`
+
+	// PersonnelCategory Tjänsteman books on 72xx, kollektivanställd on 70xx.
+	PersonnelCategory *PersonnelCategory `json:"personnel_category,omitempty"`
+
+	// Personnummer Personnummer or samordningsnummer, 10 or 12 digits, checked by its Luhn digit.
+	Personnummer   string                            `json:"personnummer"`
+	Phone          nullable.Nullable[string]         `json:"phone,omitempty"`
+	PostalCode     nullable.Nullable[string]         `json:"postal_code,omitempty"`
+	SalaryType     SalaryType                        `json:"salary_type"`
+	TaxColumn      nullable.Nullable[TaxColumn]      `json:"tax_column,omitempty"`
+	TaxTableNumber nullable.Nullable[TaxTableNumber] `json:"tax_table_number,omitempty"`
+
+	// VacationDaysPerYear At least the 25 days of semesterlagen 4 §.
+	VacationDaysPerYear *int `json:"vacation_days_per_year,omitempty"`
+
+	// VacationRule sammaloneregeln: salary runs on during vacation plus 0.43 % of it a day (semesterlagen 16 a §); procentregeln: 12 % of the earning year's semesterlönegrundande lön (16 b §); semesterersattning: 12 % paid on each payslip (hourly staff, 28 §); none: no vacation pay (e.g. a board member).
+	VacationRule *VacationRule `json:"vacation_rule,omitempty"`
+}
+
+// EmployeeDryRun defines model for EmployeeDryRun.
+type EmployeeDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview An employee as a dry run would store it: id, created_at and updated_at null on create.
+	Preview EmployeePreview `json:"preview"`
+}
+
+// EmployeeDryRunResponse defines model for EmployeeDryRunResponse.
+type EmployeeDryRunResponse struct {
+	Data EmployeeDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// EmployeeList defines model for EmployeeList.
+type EmployeeList = []EmployeeListItem
+
+// EmployeeListItem defines model for EmployeeListItem.
+type EmployeeListItem struct {
+	CreatedAt       time.Time                             `json:"created_at"`
+	EmploymentEnd   nullable.Nullable[openapi_types.Date] `json:"employment_end"`
+	EmploymentStart openapi_types.Date                    `json:"employment_start"`
+
+	// EmploymentType employee: an ordinary employee; company_owner: a företagsledare (books on 7220); board_member: styrelsearvode (7240).
+	EmploymentType EmploymentType `json:"employment_type"`
+
+	// FSkattStatus Only f_skatt is paid without tax and avgifter (reported in AGI field 131); fa_skatt and not_verified are withheld on like a_skatt.
+	FSkattStatus       FSkattStatus              `json:"f_skatt_status"`
+	FirstName          string                    `json:"first_name"`
+	HourlyRate         nullable.Nullable[Amount] `json:"hourly_rate"`
+	Id                 openapi_types.UUID        `json:"id"`
+	IsActive           bool                      `json:"is_active"`
+	LastName           string                    `json:"last_name"`
+	MonthlySalary      nullable.Nullable[Amount] `json:"monthly_salary"`
+	PersonnummerMasked string                    `json:"personnummer_masked"`
+	SalaryType         SalaryType                `json:"salary_type"`
+}
+
+// EmployeeListResponse defines model for EmployeeListResponse.
+type EmployeeListResponse struct {
+	Data EmployeeList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// EmployeeOutcome defines model for EmployeeOutcome.
+type EmployeeOutcome struct {
+	union json.RawMessage
+}
+
+// EmployeeOutcomeResponse defines model for EmployeeOutcomeResponse.
+type EmployeeOutcomeResponse struct {
+	Data EmployeeOutcome `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// EmployeePatch The fields to change; null clears a nullable one.
+type EmployeePatch struct {
+	AddressLine1      nullable.Nullable[string] `json:"address_line1,omitempty"`
+	BankAccountNumber nullable.Nullable[string] `json:"bank_account_number,omitempty"`
+	City              nullable.Nullable[string] `json:"city,omitempty"`
+	ClearingNumber    nullable.Nullable[string] `json:"clearing_number,omitempty"`
+	Email             nullable.Nullable[string] `json:"email,omitempty"`
+
+	// EmploymentDegree Percent of full time.
+	EmploymentDegree *money.Amount                         `json:"employment_degree,omitempty"`
+	EmploymentEnd    nullable.Nullable[openapi_types.Date] `json:"employment_end,omitempty"`
+	EmploymentStart  *openapi_types.Date                   `json:"employment_start,omitempty"`
+
+	// EmploymentType employee: an ordinary employee; company_owner: a företagsledare (books on 7220); board_member: styrelsearvode (7240).
+	EmploymentType *EmploymentType `json:"employment_type,omitempty"`
+
+	// FSkattStatus Only f_skatt is paid without tax and avgifter (reported in AGI field 131); fa_skatt and not_verified are withheld on like a_skatt.
+	FSkattStatus *FSkattStatus `json:"f_skatt_status,omitempty"`
+	FirstName    *string       `json:"first_name,omitempty"`
+
+	// HourlyRate Hourly employees only.
+	HourlyRate nullable.Nullable[money.Amount] `json:"hourly_rate,omitempty"`
+
+	// HoursPerWeek Contracted hours a week; the hourly wage of absence is månadslön × 12 / (52 × hours_per_week).
+	HoursPerWeek *money.Amount `json:"hours_per_week,omitempty"`
+
+	// IsSidoinkomst A secondary income: 30 % withheld, no table.
+	IsSidoinkomst *bool `json:"is_sidoinkomst,omitempty"`
+
+	// JamkningPercentage Skatteverket's jämkning decision: this percent replaces the table between jamkning_valid_from and jamkning_valid_to.
+	JamkningPercentage nullable.Nullable[Percent]            `json:"jamkning_percentage,omitempty"`
+	JamkningValidFrom  nullable.Nullable[openapi_types.Date] `json:"jamkning_valid_from,omitempty"`
+	JamkningValidTo    nullable.Nullable[openapi_types.Date] `json:"jamkning_valid_to,omitempty"`
+	LastName           *string                               `json:"last_name,omitempty"`
+
+	// MonthlySalary Monthly employees only.
+	MonthlySalary nullable.Nullable[money.Amount] `json:"monthly_salary,omitempty"`
+
+	// PersonnelCategory Tjänsteman books on 72xx, kollektivanställd on 70xx.
+	PersonnelCategory *PersonnelCategory `json:"personnel_category,omitempty"`
+
+	// Personnummer Immutable: a value other than the stored one is 400 VALIDATION_ERROR (rule immutable).
+	Personnummer   *string                           `json:"personnummer,omitempty"`
+	Phone          nullable.Nullable[string]         `json:"phone,omitempty"`
+	PostalCode     nullable.Nullable[string]         `json:"postal_code,omitempty"`
+	SalaryType     *SalaryType                       `json:"salary_type,omitempty"`
+	TaxColumn      nullable.Nullable[TaxColumn]      `json:"tax_column,omitempty"`
+	TaxTableNumber nullable.Nullable[TaxTableNumber] `json:"tax_table_number,omitempty"`
+
+	// VacationDaysPerYear At least the 25 days of semesterlagen 4 §.
+	VacationDaysPerYear *int `json:"vacation_days_per_year,omitempty"`
+
+	// VacationRule sammaloneregeln: salary runs on during vacation plus 0.43 % of it a day (semesterlagen 16 a §); procentregeln: 12 % of the earning year's semesterlönegrundande lön (16 b §); semesterersattning: 12 % paid on each payslip (hourly staff, 28 §); none: no vacation pay (e.g. a board member).
+	VacationRule *VacationRule `json:"vacation_rule,omitempty"`
+}
+
+// EmployeePreview An employee as a dry run would store it: id, created_at and updated_at null on create.
+type EmployeePreview struct {
+	AddressLine1      nullable.Nullable[string]    `json:"address_line1"`
+	BankAccountNumber nullable.Nullable[string]    `json:"bank_account_number"`
+	BirthDate         openapi_types.Date           `json:"birth_date"`
+	City              nullable.Nullable[string]    `json:"city"`
+	ClearingNumber    nullable.Nullable[string]    `json:"clearing_number"`
+	CreatedAt         nullable.Nullable[time.Time] `json:"created_at"`
+	Email             nullable.Nullable[string]    `json:"email"`
+
+	// EmploymentDegree Percent of full time.
+	EmploymentDegree money.Amount                          `json:"employment_degree"`
+	EmploymentEnd    nullable.Nullable[openapi_types.Date] `json:"employment_end"`
+	EmploymentStart  openapi_types.Date                    `json:"employment_start"`
+
+	// EmploymentType employee: an ordinary employee; company_owner: a företagsledare (books on 7220); board_member: styrelsearvode (7240).
+	EmploymentType EmploymentType `json:"employment_type"`
+
+	// FSkattStatus Only f_skatt is paid without tax and avgifter (reported in AGI field 131); fa_skatt and not_verified are withheld on like a_skatt.
+	FSkattStatus FSkattStatus `json:"f_skatt_status"`
+	FirstName    string       `json:"first_name"`
+
+	// HourlyRate Hourly employees only.
+	HourlyRate nullable.Nullable[money.Amount] `json:"hourly_rate"`
+
+	// HoursPerWeek Contracted hours a week; the hourly wage of absence is månadslön × 12 / (52 × hours_per_week).
+	HoursPerWeek money.Amount                          `json:"hours_per_week"`
+	Id           nullable.Nullable[openapi_types.UUID] `json:"id"`
+	IsActive     bool                                  `json:"is_active"`
+
+	// IsSidoinkomst A secondary income: 30 % withheld, no table.
+	IsSidoinkomst bool `json:"is_sidoinkomst"`
+
+	// JamkningPercentage Skatteverket's jämkning decision: this percent replaces the table between jamkning_valid_from and jamkning_valid_to.
+	JamkningPercentage nullable.Nullable[Percent]            `json:"jamkning_percentage"`
+	JamkningValidFrom  nullable.Nullable[openapi_types.Date] `json:"jamkning_valid_from"`
+	JamkningValidTo    nullable.Nullable[openapi_types.Date] `json:"jamkning_valid_to"`
+	LastName           string                                `json:"last_name"`
+
+	// MonthlySalary Monthly employees only.
+	MonthlySalary nullable.Nullable[money.Amount] `json:"monthly_salary"`
+
+	// PersonnelCategory Tjänsteman books on 72xx, kollektivanställd on 70xx.
+	PersonnelCategory PersonnelCategory `json:"personnel_category"`
+
+	// Personnummer The full 12-digit personnummer.
+	Personnummer string `json:"personnummer"`
+
+	// PersonnummerMasked Birth date and XXXX.
+	PersonnummerMasked string                            `json:"personnummer_masked"`
+	Phone              nullable.Nullable[string]         `json:"phone"`
+	PostalCode         nullable.Nullable[string]         `json:"postal_code"`
+	SalaryType         SalaryType                        `json:"salary_type"`
+	TaxColumn          nullable.Nullable[TaxColumn]      `json:"tax_column"`
+	TaxTableNumber     nullable.Nullable[TaxTableNumber] `json:"tax_table_number"`
+	UpdatedAt          nullable.Nullable[time.Time]      `json:"updated_at"`
+
+	// VacationDaysPerYear At least the 25 days of semesterlagen 4 §.
+	VacationDaysPerYear int `json:"vacation_days_per_year"`
+
+	// VacationRule sammaloneregeln: salary runs on during vacation plus 0.43 % of it a day (semesterlagen 16 a §); procentregeln: 12 % of the earning year's semesterlönegrundande lön (16 b §); semesterersattning: 12 % paid on each payslip (hourly staff, 28 §); none: no vacation pay (e.g. a board member).
+	VacationRule VacationRule `json:"vacation_rule"`
+}
+
+// EmployeeResponse defines model for EmployeeResponse.
+type EmployeeResponse struct {
+	// Data An employee with the full personnummer (payroll:read).
+	Data Employee `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// EmploymentType employee: an ordinary employee; company_owner: a företagsledare (books on 7220); board_member: styrelsearvode (7240).
+type EmploymentType string
+
 // EntityType Company form: aktiebolag (limited company), enskild firma (sole trader), ideell förening (non-profit association).
 type EntityType string
 
@@ -8110,6 +8763,9 @@ type EventFeedResponse struct {
 
 // ExchangeRate Kronor per one unit of the foreign currency, at most six decimals.
 type ExchangeRate = money.Rate
+
+// FSkattStatus Only f_skatt is paid without tax and avgifter (reported in AGI field 131); fa_skatt and not_verified are withheld on like a_skatt.
+type FSkattStatus string
 
 // FeedEvent defines model for FeedEvent.
 type FeedEvent struct {
@@ -11107,9 +11763,63 @@ type OpeningBalanceResult struct {
 	VoucherSeries string `json:"voucher_series"`
 }
 
+// OpeningBalances What an employee brought from the payroll before Kontera: the year's gross pay before cutover_date (for the 1 000 kr avgift floor and the reports) and the paid vacation days left.
+type OpeningBalances struct {
+	CutoverDate openapi_types.Date `json:"cutover_date"`
+	EmployeeId  openapi_types.UUID `json:"employee_id"`
+
+	// Locked True once a booked salary run has built on them; they no longer change.
+	Locked        bool                                  `json:"locked"`
+	LockedByRunId nullable.Nullable[openapi_types.UUID] `json:"locked_by_run_id"`
+
+	// VacationPaidDaysRemaining A number of days, at most four decimals.
+	VacationPaidDaysRemaining Days `json:"vacation_paid_days_remaining"`
+
+	// YtdGross An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	YtdGross Amount `json:"ytd_gross"`
+}
+
+// OpeningBalancesDryRun defines model for OpeningBalancesDryRun.
+type OpeningBalancesDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview What an employee brought from the payroll before Kontera: the year's gross pay before cutover_date (for the 1 000 kr avgift floor and the reports) and the paid vacation days left.
+	Preview OpeningBalances `json:"preview"`
+}
+
 // OpeningBalancesManual defines model for OpeningBalancesManual.
 type OpeningBalancesManual struct {
 	Lines []OpeningBalanceLineInput `json:"lines"`
+}
+
+// OpeningBalancesOutcomeResponse defines model for OpeningBalancesOutcomeResponse.
+type OpeningBalancesOutcomeResponse struct {
+	Data OpeningBalancesOutcomeResponse_Data `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// OpeningBalancesOutcomeResponse_Data defines model for OpeningBalancesOutcomeResponse.Data.
+type OpeningBalancesOutcomeResponse_Data struct {
+	union json.RawMessage
+}
+
+// OpeningBalancesPut defines model for OpeningBalancesPut.
+type OpeningBalancesPut struct {
+	CutoverDate               openapi_types.Date `json:"cutover_date"`
+	VacationPaidDaysRemaining money.Quantity     `json:"vacation_paid_days_remaining"`
+	YtdGross                  money.Amount       `json:"ytd_gross"`
+}
+
+// OpeningBalancesResponse defines model for OpeningBalancesResponse.
+type OpeningBalancesResponse struct {
+	// Data What an employee brought from the payroll before Kontera: the year's gross pay before cutover_date (for the 1 000 kr avgift floor and the reports) and the paid vacation days left.
+	Data OpeningBalances `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // Operation An asynchronous operation (year-end, imports). Poll poll_url every few seconds until status is succeeded, failed or cancelled.
@@ -11426,6 +12136,9 @@ type PeppolRecipientReachability string
 // PeppolRecipientSource customer: the customer's peppol_id; org_number: 0007 and a Swedish business's organisationsnummer.
 type PeppolRecipientSource string
 
+// Percent A percentage with at most two decimals.
+type Percent = money.Amount
+
 // Percentage A percentage with at most two decimals (8.5 = 8.5 %).
 type Percentage = money.Amount
 
@@ -11437,6 +12150,9 @@ type PeriodUnlockedPayload = FiscalPeriodEvent
 
 // PeriodYearClosedPayload A fiscal year was closed (its year-end verifikat posted).
 type PeriodYearClosedPayload = FiscalPeriodEvent
+
+// PersonnelCategory Tjänsteman books on 72xx, kollektivanställd on 70xx.
+type PersonnelCategory string
 
 // PostedBy Who posted the verifikat (committed it, or ran the storno, correction or year-end that posted it): the person behind the key and the key's label, as they were then. Null on entries posted before Kontera kept it.
 type PostedBy struct {
@@ -12056,6 +12772,93 @@ type SalaryRunBookedPayload map[string]interface{}
 
 // SalaryRunCreatedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
 type SalaryRunCreatedPayload map[string]interface{}
+
+// SalarySettings defines model for SalarySettings.
+type SalarySettings struct {
+	AgiContactEmail nullable.Nullable[string] `json:"agi_contact_email"`
+	AgiContactName  nullable.Nullable[string] `json:"agi_contact_name"`
+	AgiContactPhone nullable.Nullable[string] `json:"agi_contact_phone"`
+
+	// DeviationPeriod current: a month's absence is deducted on its own payslip; previous: on the next month's (avvikelseperiod).
+	DeviationPeriod SalarySettingsDeviationPeriod `json:"deviation_period"`
+
+	// NetPayAccount Where net pay is credited; default the primary cash account's ledger account, else 1930.
+	NetPayAccount string `json:"net_pay_account"`
+
+	// PayDay The day of the month salaries are paid; a new run's payment_date defaults to it.
+	PayDay int `json:"pay_day"`
+
+	// SickRate annual_hourly: timlön = månadslön × 12 / (52 × hours_per_week).
+	SickRate SalarySettingsSickRate `json:"sick_rate"`
+
+	// VoucherSeries The series salary verifikat take: the company setting default_voucher_series_per_source_type.salary_payment; null: the company's default series.
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series"`
+}
+
+// SalarySettingsDeviationPeriod current: a month's absence is deducted on its own payslip; previous: on the next month's (avvikelseperiod).
+type SalarySettingsDeviationPeriod string
+
+// SalarySettingsSickRate annual_hourly: timlön = månadslön × 12 / (52 × hours_per_week).
+type SalarySettingsSickRate string
+
+// SalarySettingsDryRun defines model for SalarySettingsDryRun.
+type SalarySettingsDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag     `json:"dry_run"`
+	Preview SalarySettings `json:"preview"`
+}
+
+// SalarySettingsOutcomeResponse defines model for SalarySettingsOutcomeResponse.
+type SalarySettingsOutcomeResponse struct {
+	Data SalarySettingsOutcomeResponse_Data `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalarySettingsOutcomeResponse_Data defines model for SalarySettingsOutcomeResponse.Data.
+type SalarySettingsOutcomeResponse_Data struct {
+	union json.RawMessage
+}
+
+// SalarySettingsPatch defines model for SalarySettingsPatch.
+type SalarySettingsPatch struct {
+	AgiContactEmail nullable.Nullable[string] `json:"agi_contact_email,omitempty"`
+	AgiContactName  nullable.Nullable[string] `json:"agi_contact_name,omitempty"`
+	AgiContactPhone nullable.Nullable[string] `json:"agi_contact_phone,omitempty"`
+
+	// DeviationPeriod current: a month's absence is deducted on its own payslip; previous: on the next month's (avvikelseperiod).
+	DeviationPeriod *SalarySettingsPatchDeviationPeriod `json:"deviation_period,omitempty"`
+
+	// NetPayAccount null returns to the default.
+	NetPayAccount nullable.Nullable[string] `json:"net_pay_account,omitempty"`
+
+	// PayDay The day of the month salaries are paid; a new run's payment_date defaults to it.
+	PayDay *int `json:"pay_day,omitempty"`
+
+	// SickRate annual_hourly: timlön = månadslön × 12 / (52 × hours_per_week).
+	SickRate *SalarySettingsPatchSickRate `json:"sick_rate,omitempty"`
+
+	// VoucherSeries The series salary verifikat take: the company setting default_voucher_series_per_source_type.salary_payment; null: the company's default series.
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series,omitempty"`
+}
+
+// SalarySettingsPatchDeviationPeriod current: a month's absence is deducted on its own payslip; previous: on the next month's (avvikelseperiod).
+type SalarySettingsPatchDeviationPeriod string
+
+// SalarySettingsPatchSickRate annual_hourly: timlön = månadslön × 12 / (52 × hours_per_week).
+type SalarySettingsPatchSickRate string
+
+// SalarySettingsResponse defines model for SalarySettingsResponse.
+type SalarySettingsResponse struct {
+	Data SalarySettings `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryType defines model for SalaryType.
+type SalaryType string
 
 // SalaryVacationYearBasis defines model for SalaryVacationYearBasis.
 type SalaryVacationYearBasis string
@@ -13699,6 +14502,9 @@ type SupplierResponse struct {
 // SupplierType Where the supplier is established. There is no individual type: a private seller is not a supplier.
 type SupplierType string
 
+// TaxColumn The table's column the skattebesked names (1: salary to someone under 66 at the start of the year).
+type TaxColumn = int
+
 // TaxCompanyInfo defines model for TaxCompanyInfo.
 type TaxCompanyInfo struct {
 	LegalForm string `json:"legalForm"`
@@ -13951,6 +14757,9 @@ type TaxProfileSettings struct {
 	VoucherSeriesLabels nullable.Nullable[map[string]string] `json:"voucher_series_labels"`
 	Website             nullable.Nullable[string]            `json:"website"`
 }
+
+// TaxTableNumber Skatteverket's month table (the municipality's rate, rounded).
+type TaxTableNumber = int
 
 // TaxWarning defines model for TaxWarning.
 type TaxWarning struct {
@@ -14680,6 +15489,41 @@ type UnderlagStatus string
 
 // UploadSource Where the file came from.
 type UploadSource string
+
+// VacationBalance defines model for VacationBalance.
+type VacationBalance struct {
+	EmployeeId openapi_types.UUID `json:"employee_id"`
+
+	// EntitledDays A number of days, at most four decimals.
+	EntitledDays Days `json:"entitled_days"`
+
+	// EstimatedLiabilitySek An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	EstimatedLiabilitySek Amount `json:"estimated_liability_sek"`
+
+	// RemainingDays May be negative: days taken in advance.
+	RemainingDays Days `json:"remaining_days"`
+
+	// SavedDays Days saved from earlier years by the year they were earned (semesterlagen 18 §: at most five years).
+	SavedDays map[string]Days `json:"saved_days"`
+
+	// SavedDaysTotal A number of days, at most four decimals.
+	SavedDaysTotal Days `json:"saved_days_total"`
+
+	// TakenDays A number of days, at most four decimals.
+	TakenDays         Days               `json:"taken_days"`
+	VacationYearStart openapi_types.Date `json:"vacation_year_start"`
+}
+
+// VacationBalanceResponse defines model for VacationBalanceResponse.
+type VacationBalanceResponse struct {
+	Data VacationBalance `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// VacationRule sammaloneregeln: salary runs on during vacation plus 0.43 % of it a day (semesterlagen 16 a §); procentregeln: 12 % of the earning year's semesterlönegrundande lön (16 b §); semesterersattning: 12 % paid on each payslip (hourly staff, 28 §); none: no vacation pay (e.g. a board member).
+type VacationRule string
 
 // ValidationIssue One field-level problem of a VALIDATION_ERROR.
 type ValidationIssue struct {
@@ -15446,6 +16290,9 @@ type DryRunHeader = string
 // EmailId defines model for EmailId.
 type EmailId = openapi_types.UUID
 
+// EmployeeId defines model for EmployeeId.
+type EmployeeId = openapi_types.UUID
+
 // FiscalPeriodId defines model for FiscalPeriodId.
 type FiscalPeriodId = openapi_types.UUID
 
@@ -15950,6 +16797,114 @@ type LinkDocumentParams struct {
 
 	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
 	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ListEmployeesParams defines parameters for ListEmployees.
+type ListEmployeesParams struct {
+	// IncludeInactive Include inactive employees; default false.
+	IncludeInactive *bool `form:"include_inactive,omitempty" json:"include_inactive,omitempty"`
+
+	// Search Part of the first or last name, any letter case.
+	Search *string `form:"search,omitempty" json:"search,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// CreateEmployeeParams defines parameters for CreateEmployee.
+type CreateEmployeeParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeactivateEmployeeParams defines parameters for DeactivateEmployee.
+type DeactivateEmployeeParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateEmployeeParams defines parameters for UpdateEmployee.
+type UpdateEmployeeParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeleteEmployeeAbsenceParams defines parameters for DeleteEmployeeAbsence.
+type DeleteEmployeeAbsenceParams struct {
+	// From First day, inclusive.
+	From openapi_types.Date `form:"from" json:"from"`
+
+	// To Last day, inclusive: at most 92 days after from (400 ABSENCE_RANGE_TOO_LARGE).
+	To openapi_types.Date `form:"to" json:"to"`
+
+	// Type Only this absence type.
+	Type *AbsenceType `form:"type,omitempty" json:"type,omitempty"`
+
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ListEmployeeAbsenceParams defines parameters for ListEmployeeAbsence.
+type ListEmployeeAbsenceParams struct {
+	// From First day, inclusive.
+	From openapi_types.Date `form:"from" json:"from"`
+
+	// To Last day, inclusive: at most 92 days after from (400 ABSENCE_RANGE_TOO_LARGE).
+	To openapi_types.Date `form:"to" json:"to"`
+
+	// Type Only this absence type.
+	Type *AbsenceType `form:"type,omitempty" json:"type,omitempty"`
+}
+
+// PutEmployeeAbsenceParams defines parameters for PutEmployeeAbsence.
+type PutEmployeeAbsenceParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// PutEmployeeOpeningBalancesParams defines parameters for PutEmployeeOpeningBalances.
+type PutEmployeeOpeningBalancesParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
 
 	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
@@ -17098,6 +18053,18 @@ type GetVatSettlementProposalParams struct {
 	FiscalPeriodId *VatFiscalPeriodId `form:"fiscal_period_id,omitempty" json:"fiscal_period_id,omitempty"`
 }
 
+// UpdateSalarySettingsParams defines parameters for UpdateSalarySettings.
+type UpdateSalarySettingsParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // UpdateSettingsParams defines parameters for UpdateSettings.
 type UpdateSettingsParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -17792,6 +18759,18 @@ type UploadDocumentMultipartRequestBody = DocumentUploadRequest
 // LinkDocumentJSONRequestBody defines body for LinkDocument for application/json ContentType.
 type LinkDocumentJSONRequestBody = DocumentLinkRequest
 
+// CreateEmployeeJSONRequestBody defines body for CreateEmployee for application/json ContentType.
+type CreateEmployeeJSONRequestBody = EmployeeCreate
+
+// UpdateEmployeeJSONRequestBody defines body for UpdateEmployee for application/json ContentType.
+type UpdateEmployeeJSONRequestBody = EmployeePatch
+
+// PutEmployeeAbsenceJSONRequestBody defines body for PutEmployeeAbsence for application/json ContentType.
+type PutEmployeeAbsenceJSONRequestBody = AbsencePut
+
+// PutEmployeeOpeningBalancesJSONRequestBody defines body for PutEmployeeOpeningBalances for application/json ContentType.
+type PutEmployeeOpeningBalancesJSONRequestBody = OpeningBalancesPut
+
 // CreateFiscalPeriodJSONRequestBody defines body for CreateFiscalPeriod for application/json ContentType.
 type CreateFiscalPeriodJSONRequestBody = FiscalPeriodCreate
 
@@ -17902,6 +18881,9 @@ type RunBankReconciliationJSONRequestBody = BankReconciliationRunRequest
 
 // RecordVatFilingJSONRequestBody defines body for RecordVatFiling for application/json ContentType.
 type RecordVatFilingJSONRequestBody = VatFilingCreate
+
+// UpdateSalarySettingsJSONRequestBody defines body for UpdateSalarySettings for application/json ContentType.
+type UpdateSalarySettingsJSONRequestBody = SalarySettingsPatch
 
 // UpdateSettingsJSONRequestBody defines body for UpdateSettings for application/json ContentType.
 type UpdateSettingsJSONRequestBody = SettingsPatch
@@ -18080,6 +19062,68 @@ func (a ErrorDetails) MarshalJSON() ([]byte, error) {
 		}
 	}
 	return json.Marshal(object)
+}
+
+// AsAbsencePutResult returns the union data inside the AbsencePutResponse_Data as a AbsencePutResult
+func (t AbsencePutResponse_Data) AsAbsencePutResult() (AbsencePutResult, error) {
+	var body AbsencePutResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAbsencePutResult overwrites any union data inside the AbsencePutResponse_Data as the provided AbsencePutResult
+func (t *AbsencePutResponse_Data) FromAbsencePutResult(v AbsencePutResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAbsencePutResult performs a merge with any union data inside the AbsencePutResponse_Data, using the provided AbsencePutResult
+func (t *AbsencePutResponse_Data) MergeAbsencePutResult(v AbsencePutResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAbsencePutDryRun returns the union data inside the AbsencePutResponse_Data as a AbsencePutDryRun
+func (t AbsencePutResponse_Data) AsAbsencePutDryRun() (AbsencePutDryRun, error) {
+	var body AbsencePutDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAbsencePutDryRun overwrites any union data inside the AbsencePutResponse_Data as the provided AbsencePutDryRun
+func (t *AbsencePutResponse_Data) FromAbsencePutDryRun(v AbsencePutDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAbsencePutDryRun performs a merge with any union data inside the AbsencePutResponse_Data, using the provided AbsencePutDryRun
+func (t *AbsencePutResponse_Data) MergeAbsencePutDryRun(v AbsencePutDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AbsencePutResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AbsencePutResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
 }
 
 // AsAccountDeleted returns the union data inside the AccountDeletedResult as a AccountDeleted
@@ -18574,6 +19618,68 @@ func (t DimensionValueOutcome) MarshalJSON() ([]byte, error) {
 }
 
 func (t *DimensionValueOutcome) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsEmployee returns the union data inside the EmployeeOutcome as a Employee
+func (t EmployeeOutcome) AsEmployee() (Employee, error) {
+	var body Employee
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEmployee overwrites any union data inside the EmployeeOutcome as the provided Employee
+func (t *EmployeeOutcome) FromEmployee(v Employee) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEmployee performs a merge with any union data inside the EmployeeOutcome, using the provided Employee
+func (t *EmployeeOutcome) MergeEmployee(v Employee) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsEmployeeDryRun returns the union data inside the EmployeeOutcome as a EmployeeDryRun
+func (t EmployeeOutcome) AsEmployeeDryRun() (EmployeeDryRun, error) {
+	var body EmployeeDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromEmployeeDryRun overwrites any union data inside the EmployeeOutcome as the provided EmployeeDryRun
+func (t *EmployeeOutcome) FromEmployeeDryRun(v EmployeeDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeEmployeeDryRun performs a merge with any union data inside the EmployeeOutcome, using the provided EmployeeDryRun
+func (t *EmployeeOutcome) MergeEmployeeDryRun(v EmployeeDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t EmployeeOutcome) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *EmployeeOutcome) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -20174,6 +21280,130 @@ func (t *NoDocumentUnmarkResult) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsOpeningBalances returns the union data inside the OpeningBalancesOutcomeResponse_Data as a OpeningBalances
+func (t OpeningBalancesOutcomeResponse_Data) AsOpeningBalances() (OpeningBalances, error) {
+	var body OpeningBalances
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromOpeningBalances overwrites any union data inside the OpeningBalancesOutcomeResponse_Data as the provided OpeningBalances
+func (t *OpeningBalancesOutcomeResponse_Data) FromOpeningBalances(v OpeningBalances) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeOpeningBalances performs a merge with any union data inside the OpeningBalancesOutcomeResponse_Data, using the provided OpeningBalances
+func (t *OpeningBalancesOutcomeResponse_Data) MergeOpeningBalances(v OpeningBalances) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsOpeningBalancesDryRun returns the union data inside the OpeningBalancesOutcomeResponse_Data as a OpeningBalancesDryRun
+func (t OpeningBalancesOutcomeResponse_Data) AsOpeningBalancesDryRun() (OpeningBalancesDryRun, error) {
+	var body OpeningBalancesDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromOpeningBalancesDryRun overwrites any union data inside the OpeningBalancesOutcomeResponse_Data as the provided OpeningBalancesDryRun
+func (t *OpeningBalancesOutcomeResponse_Data) FromOpeningBalancesDryRun(v OpeningBalancesDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeOpeningBalancesDryRun performs a merge with any union data inside the OpeningBalancesOutcomeResponse_Data, using the provided OpeningBalancesDryRun
+func (t *OpeningBalancesOutcomeResponse_Data) MergeOpeningBalancesDryRun(v OpeningBalancesDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t OpeningBalancesOutcomeResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *OpeningBalancesOutcomeResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSalarySettings returns the union data inside the SalarySettingsOutcomeResponse_Data as a SalarySettings
+func (t SalarySettingsOutcomeResponse_Data) AsSalarySettings() (SalarySettings, error) {
+	var body SalarySettings
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalarySettings overwrites any union data inside the SalarySettingsOutcomeResponse_Data as the provided SalarySettings
+func (t *SalarySettingsOutcomeResponse_Data) FromSalarySettings(v SalarySettings) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalarySettings performs a merge with any union data inside the SalarySettingsOutcomeResponse_Data, using the provided SalarySettings
+func (t *SalarySettingsOutcomeResponse_Data) MergeSalarySettings(v SalarySettings) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSalarySettingsDryRun returns the union data inside the SalarySettingsOutcomeResponse_Data as a SalarySettingsDryRun
+func (t SalarySettingsOutcomeResponse_Data) AsSalarySettingsDryRun() (SalarySettingsDryRun, error) {
+	var body SalarySettingsDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalarySettingsDryRun overwrites any union data inside the SalarySettingsOutcomeResponse_Data as the provided SalarySettingsDryRun
+func (t *SalarySettingsOutcomeResponse_Data) FromSalarySettingsDryRun(v SalarySettingsDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalarySettingsDryRun performs a merge with any union data inside the SalarySettingsOutcomeResponse_Data, using the provided SalarySettingsDryRun
+func (t *SalarySettingsOutcomeResponse_Data) MergeSalarySettingsDryRun(v SalarySettingsDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SalarySettingsOutcomeResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SalarySettingsOutcomeResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsCompanySettings returns the union data inside the SettingsUpdateResult as a CompanySettings
 func (t SettingsUpdateResult) AsCompanySettings() (CompanySettings, error) {
 	var body CompanySettings
@@ -20615,6 +21845,39 @@ type ServerInterface interface {
 	// LinkDocument Link a document to a verifikat
 	// (POST /api/v1/companies/{companyId}/documents/{documentId}/link)
 	LinkDocument(ctx echo.Context, companyId CompanyId, documentId DocumentId, params LinkDocumentParams) error
+	// ListEmployees List employees
+	// (GET /api/v1/companies/{companyId}/employees)
+	ListEmployees(ctx echo.Context, companyId CompanyId, params ListEmployeesParams) error
+	// CreateEmployee Create an employee
+	// (POST /api/v1/companies/{companyId}/employees)
+	CreateEmployee(ctx echo.Context, companyId CompanyId, params CreateEmployeeParams) error
+	// DeactivateEmployee Deactivate an employee
+	// (DELETE /api/v1/companies/{companyId}/employees/{employeeId})
+	DeactivateEmployee(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params DeactivateEmployeeParams) error
+	// GetEmployee Get an employee
+	// (GET /api/v1/companies/{companyId}/employees/{employeeId})
+	GetEmployee(ctx echo.Context, companyId CompanyId, employeeId EmployeeId) error
+	// UpdateEmployee Update an employee
+	// (PATCH /api/v1/companies/{companyId}/employees/{employeeId})
+	UpdateEmployee(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params UpdateEmployeeParams) error
+	// DeleteEmployeeAbsence Delete absence in a range
+	// (DELETE /api/v1/companies/{companyId}/employees/{employeeId}/absence)
+	DeleteEmployeeAbsence(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params DeleteEmployeeAbsenceParams) error
+	// ListEmployeeAbsence List an employee's absence
+	// (GET /api/v1/companies/{companyId}/employees/{employeeId}/absence)
+	ListEmployeeAbsence(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params ListEmployeeAbsenceParams) error
+	// PutEmployeeAbsence Register absence for a range
+	// (PUT /api/v1/companies/{companyId}/employees/{employeeId}/absence)
+	PutEmployeeAbsence(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params PutEmployeeAbsenceParams) error
+	// GetEmployeeOpeningBalances Get an employee's opening balances
+	// (GET /api/v1/companies/{companyId}/employees/{employeeId}/opening-balances)
+	GetEmployeeOpeningBalances(ctx echo.Context, companyId CompanyId, employeeId EmployeeId) error
+	// PutEmployeeOpeningBalances Set an employee's opening balances
+	// (PUT /api/v1/companies/{companyId}/employees/{employeeId}/opening-balances)
+	PutEmployeeOpeningBalances(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params PutEmployeeOpeningBalancesParams) error
+	// GetEmployeeVacationBalance Get an employee's vacation balance
+	// (GET /api/v1/companies/{companyId}/employees/{employeeId}/vacation-balance)
+	GetEmployeeVacationBalance(ctx echo.Context, companyId CompanyId, employeeId EmployeeId) error
 	// ListEvents Read the company's events (pull feed)
 	// (GET /api/v1/companies/{companyId}/events)
 	ListEvents(ctx echo.Context, companyId CompanyId, params ListEventsParams) error
@@ -20936,6 +22199,12 @@ type ServerInterface interface {
 	// GetVatSettlementProposal Proposed VAT settlement verifikat
 	// (GET /api/v1/companies/{companyId}/reports/vat-declaration/settlement-proposal)
 	GetVatSettlementProposal(ctx echo.Context, companyId CompanyId, params GetVatSettlementProposalParams) error
+	// GetSalarySettings Get the payroll settings
+	// (GET /api/v1/companies/{companyId}/salary/settings)
+	GetSalarySettings(ctx echo.Context, companyId CompanyId) error
+	// UpdateSalarySettings Update the payroll settings
+	// (PATCH /api/v1/companies/{companyId}/salary/settings)
+	UpdateSalarySettings(ctx echo.Context, companyId CompanyId, params UpdateSalarySettingsParams) error
 	// GetSettings Read the company's settings
 	// (GET /api/v1/companies/{companyId}/settings)
 	GetSettings(ctx echo.Context, companyId CompanyId) error
@@ -23120,6 +24389,586 @@ func (w *ServerInterfaceWrapper) LinkDocument(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.LinkDocument(ctx, companyId, documentId, params)
+	return err
+}
+
+// ListEmployees converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEmployees(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEmployeesParams
+	// ------------- Optional query parameter "include_inactive" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "include_inactive", ctx.QueryParams(), &params.IncludeInactive, runtime.BindQueryParameterOptions{Type: "boolean", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter include_inactive: %s", err))
+	}
+
+	// ------------- Optional query parameter "search" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "search", ctx.QueryParams(), &params.Search, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter search: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEmployees(ctx, companyId, params)
+	return err
+}
+
+// CreateEmployee converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateEmployee(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateEmployeeParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateEmployee(ctx, companyId, params)
+	return err
+}
+
+// DeactivateEmployee converts echo context to params.
+func (w *ServerInterfaceWrapper) DeactivateEmployee(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeactivateEmployeeParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeactivateEmployee(ctx, companyId, employeeId, params)
+	return err
+}
+
+// GetEmployee converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEmployee(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEmployee(ctx, companyId, employeeId)
+	return err
+}
+
+// UpdateEmployee converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateEmployee(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateEmployeeParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateEmployee(ctx, companyId, employeeId, params)
+	return err
+}
+
+// DeleteEmployeeAbsence converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteEmployeeAbsence(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteEmployeeAbsenceParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "type", ctx.QueryParams(), &params.Type, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter type: %s", err))
+	}
+
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteEmployeeAbsence(ctx, companyId, employeeId, params)
+	return err
+}
+
+// ListEmployeeAbsence converts echo context to params.
+func (w *ServerInterfaceWrapper) ListEmployeeAbsence(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListEmployeeAbsenceParams
+	// ------------- Required query parameter "from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "from", ctx.QueryParams(), &params.From, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter from: %s", err))
+	}
+
+	// ------------- Required query parameter "to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "to", ctx.QueryParams(), &params.To, runtime.BindQueryParameterOptions{Type: "string", Format: "date"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter to: %s", err))
+	}
+
+	// ------------- Optional query parameter "type" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "type", ctx.QueryParams(), &params.Type, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter type: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListEmployeeAbsence(ctx, companyId, employeeId, params)
+	return err
+}
+
+// PutEmployeeAbsence converts echo context to params.
+func (w *ServerInterfaceWrapper) PutEmployeeAbsence(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PutEmployeeAbsenceParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutEmployeeAbsence(ctx, companyId, employeeId, params)
+	return err
+}
+
+// GetEmployeeOpeningBalances converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEmployeeOpeningBalances(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEmployeeOpeningBalances(ctx, companyId, employeeId)
+	return err
+}
+
+// PutEmployeeOpeningBalances converts echo context to params.
+func (w *ServerInterfaceWrapper) PutEmployeeOpeningBalances(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params PutEmployeeOpeningBalancesParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.PutEmployeeOpeningBalances(ctx, companyId, employeeId, params)
+	return err
+}
+
+// GetEmployeeVacationBalance converts echo context to params.
+func (w *ServerInterfaceWrapper) GetEmployeeVacationBalance(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetEmployeeVacationBalance(ctx, companyId, employeeId)
 	return err
 }
 
@@ -28579,6 +30428,81 @@ func (w *ServerInterfaceWrapper) GetVatSettlementProposal(ctx echo.Context) erro
 	return err
 }
 
+// GetSalarySettings converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSalarySettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSalarySettings(ctx, companyId)
+	return err
+}
+
+// UpdateSalarySettings converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSalarySettings(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateSalarySettingsParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSalarySettings(ctx, companyId, params)
+	return err
+}
+
 // GetSettings converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSettings(ctx echo.Context) error {
 	var err error
@@ -32045,6 +33969,17 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId", wrapper.GetDocument, options.OperationMiddlewares["getDocument"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId/download", wrapper.GetDocumentDownload, options.OperationMiddlewares["getDocumentDownload"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/documents/:documentId/link", wrapper.LinkDocument, options.OperationMiddlewares["linkDocument"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/employees", wrapper.ListEmployees, options.OperationMiddlewares["listEmployees"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/employees", wrapper.CreateEmployee, options.OperationMiddlewares["createEmployee"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/employees/:employeeId", wrapper.DeactivateEmployee, options.OperationMiddlewares["deactivateEmployee"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/employees/:employeeId", wrapper.GetEmployee, options.OperationMiddlewares["getEmployee"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/employees/:employeeId", wrapper.UpdateEmployee, options.OperationMiddlewares["updateEmployee"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/employees/:employeeId/absence", wrapper.DeleteEmployeeAbsence, options.OperationMiddlewares["deleteEmployeeAbsence"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/employees/:employeeId/absence", wrapper.ListEmployeeAbsence, options.OperationMiddlewares["listEmployeeAbsence"]...)
+	router.PUT(options.BaseURL+"/api/v1/companies/:companyId/employees/:employeeId/absence", wrapper.PutEmployeeAbsence, options.OperationMiddlewares["putEmployeeAbsence"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/employees/:employeeId/opening-balances", wrapper.GetEmployeeOpeningBalances, options.OperationMiddlewares["getEmployeeOpeningBalances"]...)
+	router.PUT(options.BaseURL+"/api/v1/companies/:companyId/employees/:employeeId/opening-balances", wrapper.PutEmployeeOpeningBalances, options.OperationMiddlewares["putEmployeeOpeningBalances"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/employees/:employeeId/vacation-balance", wrapper.GetEmployeeVacationBalance, options.OperationMiddlewares["getEmployeeVacationBalance"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/events", wrapper.ListEvents, options.OperationMiddlewares["listEvents"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.ListFiscalPeriods, options.OperationMiddlewares["listFiscalPeriods"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods", wrapper.CreateFiscalPeriod, options.OperationMiddlewares["createFiscalPeriod"]...)
@@ -32152,6 +34087,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/filings", wrapper.ListVatFilings, options.OperationMiddlewares["listVatFilings"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/filings", wrapper.RecordVatFiling, options.OperationMiddlewares["recordVatFiling"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/settlement-proposal", wrapper.GetVatSettlementProposal, options.OperationMiddlewares["getVatSettlementProposal"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/salary/settings", wrapper.GetSalarySettings, options.OperationMiddlewares["getSalarySettings"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/salary/settings", wrapper.UpdateSalarySettings, options.OperationMiddlewares["updateSalarySettings"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.GetSettings, options.OperationMiddlewares["getSettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.UpdateSettings, options.OperationMiddlewares["updateSettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/bookkeeping-lock", wrapper.UpdateBookkeepingLock, options.OperationMiddlewares["updateBookkeepingLock"]...)
@@ -39922,6 +41859,2011 @@ func (response LinkDocument500JSONResponse) VisitLinkDocumentResponse(w http.Res
 type LinkDocument503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response LinkDocument503JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployeesRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListEmployeesParams
+}
+
+type ListEmployeesResponseObject interface {
+	VisitListEmployeesResponse(w http.ResponseWriter) error
+}
+
+type ListEmployees200JSONResponse EmployeeListResponse
+
+func (response ListEmployees200JSONResponse) VisitListEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployees400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEmployees400JSONResponse) VisitListEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployees401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEmployees401JSONResponse) VisitListEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployees403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEmployees403JSONResponse) VisitListEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployees404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEmployees404JSONResponse) VisitListEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployees429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListEmployees429JSONResponse) VisitListEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployees500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListEmployees500JSONResponse) VisitListEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployees503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEmployees503JSONResponse) VisitListEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployeeRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateEmployeeParams
+	Body      *CreateEmployeeJSONRequestBody
+}
+
+type CreateEmployeeResponseObject interface {
+	VisitCreateEmployeeResponse(w http.ResponseWriter) error
+}
+
+type CreateEmployee200JSONResponse EmployeeDryRunResponse
+
+func (response CreateEmployee200JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployee201JSONResponse EmployeeResponse
+
+func (response CreateEmployee201JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployee400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateEmployee400JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployee401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateEmployee401JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployee403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateEmployee403JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployee404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateEmployee404JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployee409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateEmployee409JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployee413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateEmployee413JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployee415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateEmployee415JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployee429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateEmployee429JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployee500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateEmployee500JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateEmployee503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateEmployee503JSONResponse) VisitCreateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateEmployeeRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	EmployeeId EmployeeId `json:"employeeId"`
+	Params     DeactivateEmployeeParams
+}
+
+type DeactivateEmployeeResponseObject interface {
+	VisitDeactivateEmployeeResponse(w http.ResponseWriter) error
+}
+
+type DeactivateEmployee200JSONResponse EmployeeDryRunResponse
+
+func (response DeactivateEmployee200JSONResponse) VisitDeactivateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateEmployee204Response struct {
+}
+
+func (response DeactivateEmployee204Response) VisitDeactivateEmployeeResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeactivateEmployee400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeactivateEmployee400JSONResponse) VisitDeactivateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateEmployee401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeactivateEmployee401JSONResponse) VisitDeactivateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateEmployee403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeactivateEmployee403JSONResponse) VisitDeactivateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateEmployee404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeactivateEmployee404JSONResponse) VisitDeactivateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateEmployee409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeactivateEmployee409JSONResponse) VisitDeactivateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateEmployee429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeactivateEmployee429JSONResponse) VisitDeactivateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateEmployee500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeactivateEmployee500JSONResponse) VisitDeactivateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeactivateEmployee503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeactivateEmployee503JSONResponse) VisitDeactivateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	EmployeeId EmployeeId `json:"employeeId"`
+}
+
+type GetEmployeeResponseObject interface {
+	VisitGetEmployeeResponse(w http.ResponseWriter) error
+}
+
+type GetEmployee200JSONResponse EmployeeResponse
+
+func (response GetEmployee200JSONResponse) VisitGetEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployee400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEmployee400JSONResponse) VisitGetEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployee401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEmployee401JSONResponse) VisitGetEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployee403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEmployee403JSONResponse) VisitGetEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployee404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEmployee404JSONResponse) VisitGetEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployee429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetEmployee429JSONResponse) VisitGetEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployee500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetEmployee500JSONResponse) VisitGetEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployee503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEmployee503JSONResponse) VisitGetEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEmployeeRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	EmployeeId EmployeeId `json:"employeeId"`
+	Params     UpdateEmployeeParams
+	Body       *UpdateEmployeeJSONRequestBody
+}
+
+type UpdateEmployeeResponseObject interface {
+	VisitUpdateEmployeeResponse(w http.ResponseWriter) error
+}
+
+type UpdateEmployee200JSONResponse EmployeeOutcomeResponse
+
+func (response UpdateEmployee200JSONResponse) VisitUpdateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEmployee400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateEmployee400JSONResponse) VisitUpdateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEmployee401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateEmployee401JSONResponse) VisitUpdateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEmployee403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateEmployee403JSONResponse) VisitUpdateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEmployee404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateEmployee404JSONResponse) VisitUpdateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEmployee409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateEmployee409JSONResponse) VisitUpdateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEmployee413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateEmployee413JSONResponse) VisitUpdateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEmployee415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateEmployee415JSONResponse) VisitUpdateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEmployee429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateEmployee429JSONResponse) VisitUpdateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEmployee500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateEmployee500JSONResponse) VisitUpdateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateEmployee503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateEmployee503JSONResponse) VisitUpdateEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEmployeeAbsenceRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	EmployeeId EmployeeId `json:"employeeId"`
+	Params     DeleteEmployeeAbsenceParams
+}
+
+type DeleteEmployeeAbsenceResponseObject interface {
+	VisitDeleteEmployeeAbsenceResponse(w http.ResponseWriter) error
+}
+
+type DeleteEmployeeAbsence200JSONResponse AbsenceDeleteResponse
+
+func (response DeleteEmployeeAbsence200JSONResponse) VisitDeleteEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEmployeeAbsence400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteEmployeeAbsence400JSONResponse) VisitDeleteEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEmployeeAbsence401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteEmployeeAbsence401JSONResponse) VisitDeleteEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEmployeeAbsence403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteEmployeeAbsence403JSONResponse) VisitDeleteEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEmployeeAbsence404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteEmployeeAbsence404JSONResponse) VisitDeleteEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEmployeeAbsence409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteEmployeeAbsence409JSONResponse) VisitDeleteEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEmployeeAbsence429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteEmployeeAbsence429JSONResponse) VisitDeleteEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEmployeeAbsence500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteEmployeeAbsence500JSONResponse) VisitDeleteEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteEmployeeAbsence503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteEmployeeAbsence503JSONResponse) VisitDeleteEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployeeAbsenceRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	EmployeeId EmployeeId `json:"employeeId"`
+	Params     ListEmployeeAbsenceParams
+}
+
+type ListEmployeeAbsenceResponseObject interface {
+	VisitListEmployeeAbsenceResponse(w http.ResponseWriter) error
+}
+
+type ListEmployeeAbsence200JSONResponse AbsenceListResponse
+
+func (response ListEmployeeAbsence200JSONResponse) VisitListEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployeeAbsence400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListEmployeeAbsence400JSONResponse) VisitListEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployeeAbsence401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListEmployeeAbsence401JSONResponse) VisitListEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployeeAbsence403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListEmployeeAbsence403JSONResponse) VisitListEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployeeAbsence404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListEmployeeAbsence404JSONResponse) VisitListEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployeeAbsence429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListEmployeeAbsence429JSONResponse) VisitListEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployeeAbsence500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListEmployeeAbsence500JSONResponse) VisitListEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListEmployeeAbsence503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListEmployeeAbsence503JSONResponse) VisitListEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeAbsenceRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	EmployeeId EmployeeId `json:"employeeId"`
+	Params     PutEmployeeAbsenceParams
+	Body       *PutEmployeeAbsenceJSONRequestBody
+}
+
+type PutEmployeeAbsenceResponseObject interface {
+	VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error
+}
+
+type PutEmployeeAbsence200JSONResponse AbsencePutResponse
+
+func (response PutEmployeeAbsence200JSONResponse) VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeAbsence400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PutEmployeeAbsence400JSONResponse) VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeAbsence401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PutEmployeeAbsence401JSONResponse) VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeAbsence403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PutEmployeeAbsence403JSONResponse) VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeAbsence404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PutEmployeeAbsence404JSONResponse) VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeAbsence409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PutEmployeeAbsence409JSONResponse) VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeAbsence413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PutEmployeeAbsence413JSONResponse) VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeAbsence415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PutEmployeeAbsence415JSONResponse) VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeAbsence429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PutEmployeeAbsence429JSONResponse) VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeAbsence500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PutEmployeeAbsence500JSONResponse) VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeAbsence503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PutEmployeeAbsence503JSONResponse) VisitPutEmployeeAbsenceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeOpeningBalancesRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	EmployeeId EmployeeId `json:"employeeId"`
+}
+
+type GetEmployeeOpeningBalancesResponseObject interface {
+	VisitGetEmployeeOpeningBalancesResponse(w http.ResponseWriter) error
+}
+
+type GetEmployeeOpeningBalances200JSONResponse OpeningBalancesResponse
+
+func (response GetEmployeeOpeningBalances200JSONResponse) VisitGetEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeOpeningBalances400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEmployeeOpeningBalances400JSONResponse) VisitGetEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeOpeningBalances401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEmployeeOpeningBalances401JSONResponse) VisitGetEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeOpeningBalances403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEmployeeOpeningBalances403JSONResponse) VisitGetEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeOpeningBalances404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEmployeeOpeningBalances404JSONResponse) VisitGetEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeOpeningBalances429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetEmployeeOpeningBalances429JSONResponse) VisitGetEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeOpeningBalances500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetEmployeeOpeningBalances500JSONResponse) VisitGetEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeOpeningBalances503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEmployeeOpeningBalances503JSONResponse) VisitGetEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeOpeningBalancesRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	EmployeeId EmployeeId `json:"employeeId"`
+	Params     PutEmployeeOpeningBalancesParams
+	Body       *PutEmployeeOpeningBalancesJSONRequestBody
+}
+
+type PutEmployeeOpeningBalancesResponseObject interface {
+	VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error
+}
+
+type PutEmployeeOpeningBalances200JSONResponse OpeningBalancesOutcomeResponse
+
+func (response PutEmployeeOpeningBalances200JSONResponse) VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeOpeningBalances400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response PutEmployeeOpeningBalances400JSONResponse) VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeOpeningBalances401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response PutEmployeeOpeningBalances401JSONResponse) VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeOpeningBalances403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response PutEmployeeOpeningBalances403JSONResponse) VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeOpeningBalances404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response PutEmployeeOpeningBalances404JSONResponse) VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeOpeningBalances409JSONResponse struct{ ConflictJSONResponse }
+
+func (response PutEmployeeOpeningBalances409JSONResponse) VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeOpeningBalances413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response PutEmployeeOpeningBalances413JSONResponse) VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeOpeningBalances415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response PutEmployeeOpeningBalances415JSONResponse) VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeOpeningBalances429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response PutEmployeeOpeningBalances429JSONResponse) VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeOpeningBalances500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response PutEmployeeOpeningBalances500JSONResponse) VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type PutEmployeeOpeningBalances503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response PutEmployeeOpeningBalances503JSONResponse) VisitPutEmployeeOpeningBalancesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeVacationBalanceRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	EmployeeId EmployeeId `json:"employeeId"`
+}
+
+type GetEmployeeVacationBalanceResponseObject interface {
+	VisitGetEmployeeVacationBalanceResponse(w http.ResponseWriter) error
+}
+
+type GetEmployeeVacationBalance200JSONResponse VacationBalanceResponse
+
+func (response GetEmployeeVacationBalance200JSONResponse) VisitGetEmployeeVacationBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeVacationBalance400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetEmployeeVacationBalance400JSONResponse) VisitGetEmployeeVacationBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeVacationBalance401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetEmployeeVacationBalance401JSONResponse) VisitGetEmployeeVacationBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeVacationBalance403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetEmployeeVacationBalance403JSONResponse) VisitGetEmployeeVacationBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeVacationBalance404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetEmployeeVacationBalance404JSONResponse) VisitGetEmployeeVacationBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeVacationBalance429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetEmployeeVacationBalance429JSONResponse) VisitGetEmployeeVacationBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeVacationBalance500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetEmployeeVacationBalance500JSONResponse) VisitGetEmployeeVacationBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetEmployeeVacationBalance503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetEmployeeVacationBalance503JSONResponse) VisitGetEmployeeVacationBalanceResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -60153,6 +64095,373 @@ func (response GetVatSettlementProposal503JSONResponse) VisitGetVatSettlementPro
 	return err
 }
 
+type GetSalarySettingsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+}
+
+type GetSalarySettingsResponseObject interface {
+	VisitGetSalarySettingsResponse(w http.ResponseWriter) error
+}
+
+type GetSalarySettings200JSONResponse SalarySettingsResponse
+
+func (response GetSalarySettings200JSONResponse) VisitGetSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalarySettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSalarySettings400JSONResponse) VisitGetSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalarySettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSalarySettings401JSONResponse) VisitGetSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalarySettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSalarySettings403JSONResponse) VisitGetSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalarySettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSalarySettings404JSONResponse) VisitGetSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalarySettings429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSalarySettings429JSONResponse) VisitGetSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalarySettings500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSalarySettings500JSONResponse) VisitGetSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalarySettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSalarySettings503JSONResponse) VisitGetSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalarySettingsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    UpdateSalarySettingsParams
+	Body      *UpdateSalarySettingsJSONRequestBody
+}
+
+type UpdateSalarySettingsResponseObject interface {
+	VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error
+}
+
+type UpdateSalarySettings200JSONResponse SalarySettingsOutcomeResponse
+
+func (response UpdateSalarySettings200JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalarySettings400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSalarySettings400JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalarySettings401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSalarySettings401JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalarySettings403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSalarySettings403JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalarySettings404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSalarySettings404JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalarySettings409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSalarySettings409JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalarySettings413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSalarySettings413JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalarySettings415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSalarySettings415JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalarySettings429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateSalarySettings429JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalarySettings500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateSalarySettings500JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalarySettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSalarySettings503JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSettingsRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 }
@@ -72304,6 +76613,39 @@ type StrictServerInterface interface {
 	// LinkDocument Link a document to a verifikat
 	// (POST /api/v1/companies/{companyId}/documents/{documentId}/link)
 	LinkDocument(ctx context.Context, request LinkDocumentRequestObject) (LinkDocumentResponseObject, error)
+	// ListEmployees List employees
+	// (GET /api/v1/companies/{companyId}/employees)
+	ListEmployees(ctx context.Context, request ListEmployeesRequestObject) (ListEmployeesResponseObject, error)
+	// CreateEmployee Create an employee
+	// (POST /api/v1/companies/{companyId}/employees)
+	CreateEmployee(ctx context.Context, request CreateEmployeeRequestObject) (CreateEmployeeResponseObject, error)
+	// DeactivateEmployee Deactivate an employee
+	// (DELETE /api/v1/companies/{companyId}/employees/{employeeId})
+	DeactivateEmployee(ctx context.Context, request DeactivateEmployeeRequestObject) (DeactivateEmployeeResponseObject, error)
+	// GetEmployee Get an employee
+	// (GET /api/v1/companies/{companyId}/employees/{employeeId})
+	GetEmployee(ctx context.Context, request GetEmployeeRequestObject) (GetEmployeeResponseObject, error)
+	// UpdateEmployee Update an employee
+	// (PATCH /api/v1/companies/{companyId}/employees/{employeeId})
+	UpdateEmployee(ctx context.Context, request UpdateEmployeeRequestObject) (UpdateEmployeeResponseObject, error)
+	// DeleteEmployeeAbsence Delete absence in a range
+	// (DELETE /api/v1/companies/{companyId}/employees/{employeeId}/absence)
+	DeleteEmployeeAbsence(ctx context.Context, request DeleteEmployeeAbsenceRequestObject) (DeleteEmployeeAbsenceResponseObject, error)
+	// ListEmployeeAbsence List an employee's absence
+	// (GET /api/v1/companies/{companyId}/employees/{employeeId}/absence)
+	ListEmployeeAbsence(ctx context.Context, request ListEmployeeAbsenceRequestObject) (ListEmployeeAbsenceResponseObject, error)
+	// PutEmployeeAbsence Register absence for a range
+	// (PUT /api/v1/companies/{companyId}/employees/{employeeId}/absence)
+	PutEmployeeAbsence(ctx context.Context, request PutEmployeeAbsenceRequestObject) (PutEmployeeAbsenceResponseObject, error)
+	// GetEmployeeOpeningBalances Get an employee's opening balances
+	// (GET /api/v1/companies/{companyId}/employees/{employeeId}/opening-balances)
+	GetEmployeeOpeningBalances(ctx context.Context, request GetEmployeeOpeningBalancesRequestObject) (GetEmployeeOpeningBalancesResponseObject, error)
+	// PutEmployeeOpeningBalances Set an employee's opening balances
+	// (PUT /api/v1/companies/{companyId}/employees/{employeeId}/opening-balances)
+	PutEmployeeOpeningBalances(ctx context.Context, request PutEmployeeOpeningBalancesRequestObject) (PutEmployeeOpeningBalancesResponseObject, error)
+	// GetEmployeeVacationBalance Get an employee's vacation balance
+	// (GET /api/v1/companies/{companyId}/employees/{employeeId}/vacation-balance)
+	GetEmployeeVacationBalance(ctx context.Context, request GetEmployeeVacationBalanceRequestObject) (GetEmployeeVacationBalanceResponseObject, error)
 	// ListEvents Read the company's events (pull feed)
 	// (GET /api/v1/companies/{companyId}/events)
 	ListEvents(ctx context.Context, request ListEventsRequestObject) (ListEventsResponseObject, error)
@@ -72625,6 +76967,12 @@ type StrictServerInterface interface {
 	// GetVatSettlementProposal Proposed VAT settlement verifikat
 	// (GET /api/v1/companies/{companyId}/reports/vat-declaration/settlement-proposal)
 	GetVatSettlementProposal(ctx context.Context, request GetVatSettlementProposalRequestObject) (GetVatSettlementProposalResponseObject, error)
+	// GetSalarySettings Get the payroll settings
+	// (GET /api/v1/companies/{companyId}/salary/settings)
+	GetSalarySettings(ctx context.Context, request GetSalarySettingsRequestObject) (GetSalarySettingsResponseObject, error)
+	// UpdateSalarySettings Update the payroll settings
+	// (PATCH /api/v1/companies/{companyId}/salary/settings)
+	UpdateSalarySettings(ctx context.Context, request UpdateSalarySettingsRequestObject) (UpdateSalarySettingsResponseObject, error)
 	// GetSettings Read the company's settings
 	// (GET /api/v1/companies/{companyId}/settings)
 	GetSettings(ctx context.Context, request GetSettingsRequestObject) (GetSettingsResponseObject, error)
@@ -74328,6 +78676,390 @@ func (sh *strictHandler) LinkDocument(ctx echo.Context, companyId CompanyId, doc
 		return err
 	} else if validResponse, ok := response.(LinkDocumentResponseObject); ok {
 		return validResponse.VisitLinkDocumentResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListEmployees operation middleware
+func (sh *strictHandler) ListEmployees(ctx echo.Context, companyId CompanyId, params ListEmployeesParams) error {
+	var request ListEmployeesRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEmployees(ctx.Request().Context(), request.(ListEmployeesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEmployees")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEmployeesResponseObject); ok {
+		return validResponse.VisitListEmployeesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateEmployee operation middleware
+func (sh *strictHandler) CreateEmployee(ctx echo.Context, companyId CompanyId, params CreateEmployeeParams) error {
+	var request CreateEmployeeRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateEmployeeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateEmployee(ctx.Request().Context(), request.(CreateEmployeeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateEmployee")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateEmployeeResponseObject); ok {
+		return validResponse.VisitCreateEmployeeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeactivateEmployee operation middleware
+func (sh *strictHandler) DeactivateEmployee(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params DeactivateEmployeeParams) error {
+	var request DeactivateEmployeeRequestObject
+
+	request.CompanyId = companyId
+	request.EmployeeId = employeeId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeactivateEmployee(ctx.Request().Context(), request.(DeactivateEmployeeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeactivateEmployee")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeactivateEmployeeResponseObject); ok {
+		return validResponse.VisitDeactivateEmployeeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEmployee operation middleware
+func (sh *strictHandler) GetEmployee(ctx echo.Context, companyId CompanyId, employeeId EmployeeId) error {
+	var request GetEmployeeRequestObject
+
+	request.CompanyId = companyId
+	request.EmployeeId = employeeId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEmployee(ctx.Request().Context(), request.(GetEmployeeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEmployee")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEmployeeResponseObject); ok {
+		return validResponse.VisitGetEmployeeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateEmployee operation middleware
+func (sh *strictHandler) UpdateEmployee(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params UpdateEmployeeParams) error {
+	var request UpdateEmployeeRequestObject
+
+	request.CompanyId = companyId
+	request.EmployeeId = employeeId
+	request.Params = params
+
+	var body UpdateEmployeeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateEmployee(ctx.Request().Context(), request.(UpdateEmployeeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateEmployee")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateEmployeeResponseObject); ok {
+		return validResponse.VisitUpdateEmployeeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteEmployeeAbsence operation middleware
+func (sh *strictHandler) DeleteEmployeeAbsence(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params DeleteEmployeeAbsenceParams) error {
+	var request DeleteEmployeeAbsenceRequestObject
+
+	request.CompanyId = companyId
+	request.EmployeeId = employeeId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteEmployeeAbsence(ctx.Request().Context(), request.(DeleteEmployeeAbsenceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteEmployeeAbsence")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteEmployeeAbsenceResponseObject); ok {
+		return validResponse.VisitDeleteEmployeeAbsenceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListEmployeeAbsence operation middleware
+func (sh *strictHandler) ListEmployeeAbsence(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params ListEmployeeAbsenceParams) error {
+	var request ListEmployeeAbsenceRequestObject
+
+	request.CompanyId = companyId
+	request.EmployeeId = employeeId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListEmployeeAbsence(ctx.Request().Context(), request.(ListEmployeeAbsenceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListEmployeeAbsence")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListEmployeeAbsenceResponseObject); ok {
+		return validResponse.VisitListEmployeeAbsenceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutEmployeeAbsence operation middleware
+func (sh *strictHandler) PutEmployeeAbsence(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params PutEmployeeAbsenceParams) error {
+	var request PutEmployeeAbsenceRequestObject
+
+	request.CompanyId = companyId
+	request.EmployeeId = employeeId
+	request.Params = params
+
+	var body PutEmployeeAbsenceJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutEmployeeAbsence(ctx.Request().Context(), request.(PutEmployeeAbsenceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutEmployeeAbsence")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutEmployeeAbsenceResponseObject); ok {
+		return validResponse.VisitPutEmployeeAbsenceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEmployeeOpeningBalances operation middleware
+func (sh *strictHandler) GetEmployeeOpeningBalances(ctx echo.Context, companyId CompanyId, employeeId EmployeeId) error {
+	var request GetEmployeeOpeningBalancesRequestObject
+
+	request.CompanyId = companyId
+	request.EmployeeId = employeeId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEmployeeOpeningBalances(ctx.Request().Context(), request.(GetEmployeeOpeningBalancesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEmployeeOpeningBalances")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEmployeeOpeningBalancesResponseObject); ok {
+		return validResponse.VisitGetEmployeeOpeningBalancesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// PutEmployeeOpeningBalances operation middleware
+func (sh *strictHandler) PutEmployeeOpeningBalances(ctx echo.Context, companyId CompanyId, employeeId EmployeeId, params PutEmployeeOpeningBalancesParams) error {
+	var request PutEmployeeOpeningBalancesRequestObject
+
+	request.CompanyId = companyId
+	request.EmployeeId = employeeId
+	request.Params = params
+
+	var body PutEmployeeOpeningBalancesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.PutEmployeeOpeningBalances(ctx.Request().Context(), request.(PutEmployeeOpeningBalancesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "PutEmployeeOpeningBalances")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(PutEmployeeOpeningBalancesResponseObject); ok {
+		return validResponse.VisitPutEmployeeOpeningBalancesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetEmployeeVacationBalance operation middleware
+func (sh *strictHandler) GetEmployeeVacationBalance(ctx echo.Context, companyId CompanyId, employeeId EmployeeId) error {
+	var request GetEmployeeVacationBalanceRequestObject
+
+	request.CompanyId = companyId
+	request.EmployeeId = employeeId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetEmployeeVacationBalance(ctx.Request().Context(), request.(GetEmployeeVacationBalanceRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetEmployeeVacationBalance")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetEmployeeVacationBalanceResponseObject); ok {
+		return validResponse.VisitGetEmployeeVacationBalanceResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -77992,6 +82724,80 @@ func (sh *strictHandler) GetVatSettlementProposal(ctx echo.Context, companyId Co
 		return err
 	} else if validResponse, ok := response.(GetVatSettlementProposalResponseObject); ok {
 		return validResponse.VisitGetVatSettlementProposalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSalarySettings operation middleware
+func (sh *strictHandler) GetSalarySettings(ctx echo.Context, companyId CompanyId) error {
+	var request GetSalarySettingsRequestObject
+
+	request.CompanyId = companyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSalarySettings(ctx.Request().Context(), request.(GetSalarySettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSalarySettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSalarySettingsResponseObject); ok {
+		return validResponse.VisitGetSalarySettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSalarySettings operation middleware
+func (sh *strictHandler) UpdateSalarySettings(ctx echo.Context, companyId CompanyId, params UpdateSalarySettingsParams) error {
+	var request UpdateSalarySettingsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body UpdateSalarySettingsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSalarySettings(ctx.Request().Context(), request.(UpdateSalarySettingsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSalarySettings")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSalarySettingsResponseObject); ok {
+		return validResponse.VisitUpdateSalarySettingsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -424,7 +424,6 @@ const (
 	VacationYearAlreadyClosed        Code = "VACATION_YEAR_ALREADY_CLOSED"
 )
 
-
 // entries is the catalogue: every code the API can answer with. The
 // ErrorCode enum in openapi/openapi.json must list exactly these codes (a
 // test checks it).

@@ -42,6 +42,7 @@ import (
 	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/parties"
 	"github.com/kontera/kontera/internal/payables"
+	"github.com/kontera/kontera/internal/payroll"
 	"github.com/kontera/kontera/internal/peppol"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/reconciliation"
@@ -185,6 +186,7 @@ type (
 	sieAPI        = sieimport.Handler
 	sieExportAPI  = sieexport.Handler
 	reconAPI      = reconciliation.Handler
+	payrollAPI    = payroll.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -215,6 +217,7 @@ type handlers struct {
 	*sieAPI
 	*sieExportAPI
 	*reconAPI
+	*payrollAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -494,6 +497,8 @@ func New(cfg Config) (*Server, error) {
 	h := handlers{
 		sieAPI:   sieH,
 		reconAPI: reconciliation.NewHandler(recon, cursors),
+		payrollAPI: payroll.NewHandler(payroll.New(cfg.DB, box, audits, payrollBooks(companies, accounts, bank, journal), cfg.Now),
+			cursors),
 		sieExportAPI: sieexport.NewHandler(cfg.DB, journal, periods, accounts, dims,
 			func(ctx context.Context, c uuid.UUID) (sieexport.Company, error) {
 				id, err := companies.Identity(ctx, c)

@@ -99,18 +99,18 @@ type Step struct {
 
 // Accrual is the month's change of the vacation liability.
 type Accrual struct {
-	EarnedDays *apd.Decimal  `json:"earned_days"`
-	TakenDays  *apd.Decimal  `json:"taken_days"`
-	PaidDays   *apd.Decimal  `json:"paid_out_days"`
-	Days       *apd.Decimal  `json:"days"`
-	DayValue   money.Amount  `json:"day_value"`
-	Amount     money.Amount  `json:"amount"`
-	Avgifter   money.Amount  `json:"avgifter"`
-	Rate       *apd.Decimal  `json:"avgift_rate"`
-	Basis      string        `json:"day_value_basis"`
-	Account    string        `json:"account"`
-	Remaining  *apd.Decimal  `json:"remaining_days_after"`
-	Category   Category      `json:"category"`
+	EarnedDays *apd.Decimal `json:"earned_days"`
+	TakenDays  *apd.Decimal `json:"taken_days"`
+	PaidDays   *apd.Decimal `json:"paid_out_days"`
+	Days       *apd.Decimal `json:"days"`
+	DayValue   money.Amount `json:"day_value"`
+	Amount     money.Amount `json:"amount"`
+	Avgifter   money.Amount `json:"avgifter"`
+	Rate       *apd.Decimal `json:"avgift_rate"`
+	Basis      string       `json:"day_value_basis"`
+	Account    string       `json:"account"`
+	Remaining  *apd.Decimal `json:"remaining_days_after"`
+	Category   Category     `json:"category"`
 }
 
 // Payslip is one employee's reckoned month.

@@ -54,43 +54,43 @@ const MinVacationDays = 25
 
 // Employee is one person the company pays.
 type Employee struct {
-	CompanyID      uuid.UUID  `db:"company_id"`
-	ID             uuid.UUID  `db:"id"`
-	FirstName      string     `db:"first_name"`
-	LastName       string     `db:"last_name"`
-	BirthDate      time.Time  `db:"birth_date"`
-	Last4          string     `db:"personnummer_last4"`
-	EmploymentType string     `db:"employment_type"`
-	Category       string     `db:"personnel_category"`
-	Start          time.Time  `db:"employment_start"`
-	End            *time.Time `db:"employment_end"`
+	CompanyID      uuid.UUID  `db:"company_id" json:"company_id"`
+	ID             uuid.UUID  `db:"id" json:"id"`
+	FirstName      string     `db:"first_name" json:"first_name"`
+	LastName       string     `db:"last_name" json:"last_name"`
+	BirthDate      time.Time  `db:"birth_date" json:"birth_date"`
+	Last4          string     `db:"personnummer_last4" json:"-"`
+	EmploymentType string     `db:"employment_type" json:"employment_type"`
+	Category       string     `db:"personnel_category" json:"personnel_category"`
+	Start          time.Time  `db:"employment_start" json:"employment_start"`
+	End            *time.Time `db:"employment_end" json:"employment_end"`
 	// Degree is the employment's percent of full time.
-	Degree        money.Amount  `db:"employment_degree"`
-	HoursPerWeek  money.Amount  `db:"hours_per_week"`
-	SalaryType    string        `db:"salary_type"`
-	MonthlySalary *money.Amount `db:"monthly_salary"`
-	HourlyRate    *money.Amount `db:"hourly_rate"`
-	TaxTable      *int          `db:"tax_table_number"`
-	TaxColumn     *int          `db:"tax_column"`
-	Sidoinkomst   bool          `db:"is_sidoinkomst"`
+	Degree        money.Amount  `db:"employment_degree" json:"employment_degree"`
+	HoursPerWeek  money.Amount  `db:"hours_per_week" json:"hours_per_week"`
+	SalaryType    string        `db:"salary_type" json:"salary_type"`
+	MonthlySalary *money.Amount `db:"monthly_salary" json:"monthly_salary"`
+	HourlyRate    *money.Amount `db:"hourly_rate" json:"hourly_rate"`
+	TaxTable      *int          `db:"tax_table_number" json:"tax_table_number"`
+	TaxColumn     *int          `db:"tax_column" json:"tax_column"`
+	Sidoinkomst   bool          `db:"is_sidoinkomst" json:"is_sidoinkomst"`
 	// Jämkning: Skatteverket's decision of another percentage, valid
 	// from and to.
-	JamkningPercent *money.Amount `db:"jamkning_percentage"`
-	JamkningFrom    *time.Time    `db:"jamkning_valid_from"`
-	JamkningTo      *time.Time    `db:"jamkning_valid_to"`
-	FSkattStatus    string        `db:"f_skatt_status"`
-	Clearing        *string       `db:"clearing_number"`
-	BankAccount     *string       `db:"bank_account_number"`
-	VacationRule    string        `db:"vacation_rule"`
-	VacationDays    int           `db:"vacation_days_per_year"`
-	Email           *string       `db:"email"`
-	Phone           *string       `db:"phone"`
-	AddressLine1    *string       `db:"address_line1"`
-	PostalCode      *string       `db:"postal_code"`
-	City            *string       `db:"city"`
-	IsActive        bool          `db:"is_active"`
-	CreatedAt       time.Time     `db:"created_at"`
-	UpdatedAt       time.Time     `db:"updated_at"`
+	JamkningPercent *money.Amount `db:"jamkning_percentage" json:"jamkning_percentage"`
+	JamkningFrom    *time.Time    `db:"jamkning_valid_from" json:"jamkning_valid_from"`
+	JamkningTo      *time.Time    `db:"jamkning_valid_to" json:"jamkning_valid_to"`
+	FSkattStatus    string        `db:"f_skatt_status" json:"f_skatt_status"`
+	Clearing        *string       `db:"clearing_number" json:"clearing_number"`
+	BankAccount     *string       `db:"bank_account_number" json:"bank_account_number"`
+	VacationRule    string        `db:"vacation_rule" json:"vacation_rule"`
+	VacationDays    int           `db:"vacation_days_per_year" json:"vacation_days_per_year"`
+	Email           *string       `db:"email" json:"email"`
+	Phone           *string       `db:"phone" json:"phone"`
+	AddressLine1    *string       `db:"address_line1" json:"address_line1"`
+	PostalCode      *string       `db:"postal_code" json:"postal_code"`
+	City            *string       `db:"city" json:"city"`
+	IsActive        bool          `db:"is_active" json:"is_active"`
+	CreatedAt       time.Time     `db:"created_at" json:"created_at"`
+	UpdatedAt       time.Time     `db:"updated_at" json:"updated_at"`
 }
 
 // MaskedPersonnummer is the personnummer as lists show it: the birth date

@@ -72,27 +72,27 @@ var kinds = map[ItemType]kind{
 
 // The accounts a salary run books on (BAS 2026).
 const (
-	AccountSalaryWhiteCollar    = "7210" // löner till tjänstemän
-	AccountSalaryBlueCollar     = "7010" // löner till kollektivanställda
-	AccountSalaryOwner          = "7220" // löner till företagsledare
-	AccountBoardFees            = "7240" // styrelsearvoden som inte är lön
-	AccountSickPayWhiteCollar   = "7281" // sjuklöner till tjänstemän
-	AccountSickPayBlueCollar    = "7081" // sjuklöner till kollektivanställda
-	AccountVacationWhiteCollar  = "7285" // semesterlöner till tjänstemän
-	AccountVacationBlueCollar   = "7082" // semesterlöner till kollektivanställda
-	AccountPerDiem              = "7321" // skattefria traktamenten, Sverige
-	AccountMileage              = "7331" // skattefria bilersättningar
-	AccountTax                  = "2710" // personalskatt
-	AccountNetDeductions        = "2790" // övriga löneavdrag
-	AccountAvgifter             = "7510" // arbetsgivaravgifter
-	AccountAvgiftDebt           = "2731" // avräkning lagstadgade sociala avgifter
-	AccountRounding             = "3740" // öres- och kronutjämning
-	AccountAccrualWhiteCollar   = "7290" // förändring av semesterlöneskuld
-	AccountAccrualBlueCollar    = "7090" // förändring av semesterlöneskuld, kollektiv
-	AccountVacationLiability    = "2920" // upplupna semesterlöner
-	AccountAccrualAvgifter      = "7519" // arbetsgivaravgifter för semester- och löneskulder
-	AccountAccruedAvgifter      = "2940" // upplupna lagstadgade sociala avgifter
-	DefaultNetPayAccount        = "1930"
+	AccountSalaryWhiteCollar   = "7210" // löner till tjänstemän
+	AccountSalaryBlueCollar    = "7010" // löner till kollektivanställda
+	AccountSalaryOwner         = "7220" // löner till företagsledare
+	AccountBoardFees           = "7240" // styrelsearvoden som inte är lön
+	AccountSickPayWhiteCollar  = "7281" // sjuklöner till tjänstemän
+	AccountSickPayBlueCollar   = "7081" // sjuklöner till kollektivanställda
+	AccountVacationWhiteCollar = "7285" // semesterlöner till tjänstemän
+	AccountVacationBlueCollar  = "7082" // semesterlöner till kollektivanställda
+	AccountPerDiem             = "7321" // skattefria traktamenten, Sverige
+	AccountMileage             = "7331" // skattefria bilersättningar
+	AccountTax                 = "2710" // personalskatt
+	AccountNetDeductions       = "2790" // övriga löneavdrag
+	AccountAvgifter            = "7510" // arbetsgivaravgifter
+	AccountAvgiftDebt          = "2731" // avräkning lagstadgade sociala avgifter
+	AccountRounding            = "3740" // öres- och kronutjämning
+	AccountAccrualWhiteCollar  = "7290" // förändring av semesterlöneskuld
+	AccountAccrualBlueCollar   = "7090" // förändring av semesterlöneskuld, kollektiv
+	AccountVacationLiability   = "2920" // upplupna semesterlöner
+	AccountAccrualAvgifter     = "7519" // arbetsgivaravgifter för semester- och löneskulder
+	AccountAccruedAvgifter     = "2940" // upplupna lagstadgade sociala avgifter
+	DefaultNetPayAccount       = "1930"
 )
 
 // account is the cost account a line of e's books on.

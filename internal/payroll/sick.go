@@ -11,11 +11,11 @@ import (
 
 // The sjuklönelagen's figures.
 const (
-	sickPayDays   = 14 // 7 §: the employer pays sjuklön for days 1–14
-	relapseDays   = 5  // 14 §: a new sickness within five days continues the period
-	maxKarens     = 10 // 6 § third paragraph: at most ten karensavdrag in twelve months
-	certifyDay    = 8  // 8 §: a doctor's certificate from day 8
-	insuranceDay  = 15 // day 15: Försäkringskassan takes over
+	sickPayDays    = 14 // 7 §: the employer pays sjuklön for days 1–14
+	relapseDays    = 5  // 14 §: a new sickness within five days continues the period
+	maxKarens      = 10 // 6 § third paragraph: at most ten karensavdrag in twelve months
+	certifyDay     = 8  // 8 §: a doctor's certificate from day 8
+	insuranceDay   = 15 // day 15: Försäkringskassan takes over
 	karensLookback = 12
 )
 

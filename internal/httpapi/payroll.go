@@ -1,0 +1,62 @@
+package httpapi
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/banking"
+	"github.com/kontera/kontera/internal/chart"
+	"github.com/kontera/kontera/internal/company"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/payroll"
+)
+
+// payrollBooks is what payroll reads and writes of the company, the
+// chart, the bank and the ledger.
+func payrollBooks(companies *company.Store, accounts *chart.Store, bank *banking.Bank, journal *ledger.Store) payroll.Books {
+	return payroll.Books{
+		Settings: func(ctx context.Context, c uuid.UUID) (map[string]any, error) {
+			return companies.Settings(ctx, c)
+		},
+		SetSeries: func(ctx context.Context, c uuid.UUID, series *string) error {
+			cur, err := companies.SettingsForUpdate(ctx, c)
+			if err != nil {
+				return err
+			}
+			m := map[string]any{}
+			if old, ok := cur["default_voucher_series_per_source_type"].(map[string]any); ok {
+				for k, v := range old {
+					m[k] = v
+				}
+			}
+			if series == nil {
+				delete(m, payroll.SourceSalary)
+			} else {
+				m[payroll.SourceSalary] = *series
+			}
+			return companies.UpdateSettings(ctx, c, company.Settings{"default_voucher_series_per_source_type": m},
+				"Verifikationsserien för löner ändrades")
+		},
+		CashAccount: func(ctx context.Context, c uuid.UUID) (string, error) {
+			a, err := bank.Store().Primary(ctx, c)
+			if err != nil || a == nil {
+				return "", err
+			}
+			return a.LedgerAccount, nil
+		},
+		KnownAccounts: accounts.Known,
+		Identity: func(ctx context.Context, c uuid.UUID) (payroll.Identity, error) {
+			id, err := companies.Identity(ctx, c)
+			out := payroll.Identity{Name: id.Name, OrgNumber: id.OrgNumber, Form: id.Form}
+			for _, p := range []*string{id.PostalCode, id.City} {
+				if p != nil {
+					out.Address = append(out.Address, *p)
+				}
+			}
+			return out, err
+		},
+		Post:    journal.Post,
+		Reverse: journal.Reverse,
+	}
+}

@@ -1,0 +1,84 @@
+package payroll
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/seal"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// Identity is what the AGI and the payslip say of the employer.
+type Identity struct {
+	Name      string
+	OrgNumber *string
+	Form      string
+	Address   []string
+}
+
+// Books are what payroll needs of the rest of the books, filled in at
+// composition.
+type Books struct {
+	// Settings reads the company's settings (the read model of GET
+	// /settings).
+	Settings func(ctx context.Context, company uuid.UUID) (map[string]any, error)
+	// SetSeries sets default_voucher_series_per_source_type.salary_payment
+	// (nil removes it), audited by the company's settings.
+	SetSeries func(ctx context.Context, company uuid.UUID, series *string) error
+	// CashAccount is the primary cash account's ledger account, "" when
+	// the company has none.
+	CashAccount func(ctx context.Context, company uuid.UUID) (string, error)
+	// KnownAccounts refuses accounts neither the chart nor BAS has
+	// (ACCOUNTS_NOT_IN_CHART).
+	KnownAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error
+	// Identity names the employer.
+	Identity func(ctx context.Context, company uuid.UUID) (Identity, error)
+	// Post and Reverse are the ledger's.
+	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
+	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)
+}
+
+// Payroll keeps a company's employees, their absence and vacation, and
+// its salary runs, in the request's unit of work.
+type Payroll struct {
+	db     *store.DB
+	box    *seal.Box
+	audit  *audit.Store
+	books  Books
+	now    func() time.Time
+	tables *tableCache
+}
+
+// New returns the payroll.
+func New(db *store.DB, box *seal.Box, audits *audit.Store, books Books, now func() time.Time) *Payroll {
+	return &Payroll{db: db, box: box, audit: audits, books: books, now: now, tables: newTableCache(db)}
+}
+
+// today is the current day in Sweden's calendar.
+func (p *Payroll) today() time.Time {
+	loc, err := time.LoadLocation("Europe/Stockholm")
+	if err != nil {
+		loc = time.UTC
+	}
+	t := p.now().In(loc)
+	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
+}
+
+// record audits a change of a payroll table.
+func (p *Payroll) record(ctx context.Context, company uuid.UUID, action audit.Action, table, id, desc string, old, new any) error {
+	return p.audit.Record(ctx, audit.Change{CompanyID: company, Action: action, Table: table, RecordID: id,
+		Description: desc, Old: audit.Of(old), New: audit.Of(new)})
+}
+
+// notFound maps a missing row to code.
+func notFound(err error, code apierr.Code, details map[string]any) error {
+	if store.NotFound(err) {
+		return apierr.New(code, details)
+	}
+	return err
+}
