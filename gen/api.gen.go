@@ -3837,6 +3837,102 @@ func (e Role) Valid() bool {
 	}
 }
 
+// Defines values for SalaryItemType.
+const (
+	SalaryItemTypeAbsence              SalaryItemType = "absence"
+	SalaryItemTypeAddition             SalaryItemType = "addition"
+	SalaryItemTypeBase                 SalaryItemType = "base"
+	SalaryItemTypeBenefit              SalaryItemType = "benefit"
+	SalaryItemTypeBonus                SalaryItemType = "bonus"
+	SalaryItemTypeCarBenefit           SalaryItemType = "car_benefit"
+	SalaryItemTypeFuelBenefit          SalaryItemType = "fuel_benefit"
+	SalaryItemTypeGrossDeduction       SalaryItemType = "gross_deduction"
+	SalaryItemTypeHours                SalaryItemType = "hours"
+	SalaryItemTypeKarens               SalaryItemType = "karens"
+	SalaryItemTypeMileage              SalaryItemType = "mileage"
+	SalaryItemTypeNetDeduction         SalaryItemType = "net_deduction"
+	SalaryItemTypeOneOff               SalaryItemType = "one_off"
+	SalaryItemTypeOvertime             SalaryItemType = "overtime"
+	SalaryItemTypePerDiem              SalaryItemType = "per_diem"
+	SalaryItemTypeSjuklon              SalaryItemType = "sjuklon"
+	SalaryItemTypeVacationCompensation SalaryItemType = "vacation_compensation"
+	SalaryItemTypeVacationDeduction    SalaryItemType = "vacation_deduction"
+	SalaryItemTypeVacationPay          SalaryItemType = "vacation_pay"
+)
+
+// Valid indicates whether the value is a known member of the SalaryItemType enum.
+func (e SalaryItemType) Valid() bool {
+	switch e {
+	case SalaryItemTypeAbsence:
+		return true
+	case SalaryItemTypeAddition:
+		return true
+	case SalaryItemTypeBase:
+		return true
+	case SalaryItemTypeBenefit:
+		return true
+	case SalaryItemTypeBonus:
+		return true
+	case SalaryItemTypeCarBenefit:
+		return true
+	case SalaryItemTypeFuelBenefit:
+		return true
+	case SalaryItemTypeGrossDeduction:
+		return true
+	case SalaryItemTypeHours:
+		return true
+	case SalaryItemTypeKarens:
+		return true
+	case SalaryItemTypeMileage:
+		return true
+	case SalaryItemTypeNetDeduction:
+		return true
+	case SalaryItemTypeOneOff:
+		return true
+	case SalaryItemTypeOvertime:
+		return true
+	case SalaryItemTypePerDiem:
+		return true
+	case SalaryItemTypeSjuklon:
+		return true
+	case SalaryItemTypeVacationCompensation:
+		return true
+	case SalaryItemTypeVacationDeduction:
+		return true
+	case SalaryItemTypeVacationPay:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SalaryRunStatus.
+const (
+	SalaryRunStatusApproved  SalaryRunStatus = "approved"
+	SalaryRunStatusBooked    SalaryRunStatus = "booked"
+	SalaryRunStatusCorrected SalaryRunStatus = "corrected"
+	SalaryRunStatusDraft     SalaryRunStatus = "draft"
+	SalaryRunStatusReview    SalaryRunStatus = "review"
+)
+
+// Valid indicates whether the value is a known member of the SalaryRunStatus enum.
+func (e SalaryRunStatus) Valid() bool {
+	switch e {
+	case SalaryRunStatusApproved:
+		return true
+	case SalaryRunStatusBooked:
+		return true
+	case SalaryRunStatusCorrected:
+		return true
+	case SalaryRunStatusDraft:
+		return true
+	case SalaryRunStatusReview:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SalarySettingsDeviationPeriod.
 const (
 	SalarySettingsDeviationPeriodCurrent  SalarySettingsDeviationPeriod = "current"
@@ -11984,6 +12080,84 @@ type PaymentAccount struct {
 	Swish                nullable.Nullable[string] `json:"swish,omitempty"`
 }
 
+// Payslip defines model for Payslip.
+type Payslip struct {
+	// AbsenceDays Days of absence read, by type.
+	AbsenceDays map[string]int `json:"absence_days"`
+
+	// AvgifterAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	AvgifterAmount Amount `json:"avgifter_amount"`
+
+	// AvgifterAmountOverride Set: replaces the calculated avgifter.
+	AvgifterAmountOverride nullable.Nullable[Amount] `json:"avgifter_amount_override"`
+	Calculated             bool                      `json:"calculated"`
+
+	// CalculationBreakdown null until calculate: every step (base_pay, additions, absence, sick_pay, vacation_pay, gross_deductions, benefits, tax, net, avgifter, vacation_accrual) with its amount, basis and law; the tax table row and the file's sha256; the avgift parts by category; the sick days and their place in the sjuklöneperiod; warnings.
+	CalculationBreakdown nullable.Nullable[map[string]interface{}] `json:"calculation_breakdown"`
+	CalculationError     nullable.Nullable[SalaryCalculationError] `json:"calculation_error"`
+	CreatedAt            time.Time                                 `json:"created_at"`
+	EmployeeId           openapi_types.UUID                        `json:"employee_id"`
+	FirstName            string                                    `json:"first_name"`
+
+	// GrossSalary An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	GrossSalary Amount `json:"gross_salary"`
+	LastName    string `json:"last_name"`
+
+	// Lines Calculated: every line of the payslip; before: the lines added.
+	Lines []PayslipLine `json:"lines"`
+
+	// NetSalary An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	NetSalary           Amount             `json:"net_salary"`
+	PaymentDate         openapi_types.Date `json:"payment_date"`
+	Period              string             `json:"period"`
+	PersonnummerMasked  string             `json:"personnummer_masked"`
+	SalaryRunEmployeeId openapi_types.UUID `json:"salary_run_employee_id"`
+	SalaryRunId         openapi_types.UUID `json:"salary_run_id"`
+	SalaryType          SalaryType         `json:"salary_type"`
+
+	// SpecificationNumber AGI field 570: kept by a correction run.
+	SpecificationNumber int `json:"specification_number"`
+
+	// TaxWithheld An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	TaxWithheld Amount `json:"tax_withheld"`
+
+	// TaxWithheldOverride Set: replaces the calculated tax (effective value = override if set).
+	TaxWithheldOverride nullable.Nullable[Amount] `json:"tax_withheld_override"`
+
+	// VacationAccrual An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VacationAccrual Amount `json:"vacation_accrual"`
+
+	// VacationDaysTaken A number of days, at most four decimals.
+	VacationDaysTaken Days `json:"vacation_days_taken"`
+}
+
+// PayslipLine defines model for PayslipLine.
+type PayslipLine struct {
+	// Account The account the line books on; empty for förmåner (only their avgifter are booked).
+	Account string `json:"account"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount      Amount `json:"amount"`
+	Calculated  bool   `json:"calculated"`
+	Description string `json:"description"`
+
+	// ItemType hours, overtime, addition (semesterlönegrundande), bonus: cash pay; one_off: an engångsbelopp taxed at one_off_tax_percent; benefit (AGI 012), car_benefit (013), fuel_benefit (018): förmånsvärden, taxed and avgift-based, never paid; gross_deduction: bruttolöneavdrag; net_deduction: nettolöneavdrag (credited 2790); per_diem (7321), mileage (7331): tax-free. base, absence, sjuklon, karens, vacation_pay, vacation_deduction and vacation_compensation belong to the calculation: sent, they are 400 SALARY_LINE_CALCULATED.
+	ItemType SalaryItemType `json:"item_type"`
+
+	// LineId The line a user added; null for a calculated one.
+	LineId    nullable.Nullable[openapi_types.UUID] `json:"line_id"`
+	Quantity  nullable.Nullable[money.Quantity]     `json:"quantity"`
+	UnitPrice nullable.Nullable[Amount]             `json:"unit_price"`
+}
+
+// PayslipResponse defines model for PayslipResponse.
+type PayslipResponse struct {
+	Data Payslip `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // PeppolBlocker A reason the invoice cannot go as an e-invoice yet, named by the rule it guards (PEPPOL-EN16931-R003, R010, R020, BR-11, BR-CO-25, BR-S-02, BR-AE-02, BR-IC-02, SE-R-001…004, 006, 009, 013) or by Kontera (PEPPOL_RECIPIENT_ID_MISSING, PEPPOL_ROT_RUT_NOT_SUPPORTED, PEPPOL_TRANSPORT_NOT_CONFIGURED, PEPPOL_DOCUMENT_TYPE_NOT_SUPPORTED, PEPPOL_RECIPIENT_NOT_REACHABLE, PEPPOL_ALREADY_DELIVERED).
 type PeppolBlocker struct {
 	// Code Examples: PEPPOL-EN16931-R003
@@ -12764,14 +12938,461 @@ type ReportPeriod struct {
 // Role The user's role in a company. Viewers are read-only; some operations are for owners and admins only.
 type Role string
 
-// SalaryRunApprovedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
-type SalaryRunApprovedPayload map[string]interface{}
+// SalaryBookingLine defines model for SalaryBookingLine.
+type SalaryBookingLine struct {
+	Account string `json:"account"`
 
-// SalaryRunBookedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
-type SalaryRunBookedPayload map[string]interface{}
+	// Credit An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Credit Amount `json:"credit"`
 
-// SalaryRunCreatedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
-type SalaryRunCreatedPayload map[string]interface{}
+	// Debit An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Debit       Amount                    `json:"debit"`
+	Description nullable.Nullable[string] `json:"description"`
+}
+
+// SalaryBookingVerifikat defines model for SalaryBookingVerifikat.
+type SalaryBookingVerifikat struct {
+	Description    string                                `json:"description"`
+	EntryDate      openapi_types.Date                    `json:"entry_date"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	Lines          []SalaryBookingLine                   `json:"lines"`
+	VoucherNumber  nullable.Nullable[int]                `json:"voucher_number"`
+	VoucherSeries  nullable.Nullable[string]             `json:"voucher_series"`
+}
+
+// SalaryCalculationError Why the employee has no calculation: a tax table or column is missing (tax_table_missing).
+type SalaryCalculationError struct {
+	Code    string  `json:"code"`
+	Field   *string `json:"field,omitempty"`
+	Message string  `json:"message"`
+}
+
+// SalaryItemType hours, overtime, addition (semesterlönegrundande), bonus: cash pay; one_off: an engångsbelopp taxed at one_off_tax_percent; benefit (AGI 012), car_benefit (013), fuel_benefit (018): förmånsvärden, taxed and avgift-based, never paid; gross_deduction: bruttolöneavdrag; net_deduction: nettolöneavdrag (credited 2790); per_diem (7321), mileage (7331): tax-free. base, absence, sjuklon, karens, vacation_pay, vacation_deduction and vacation_compensation belong to the calculation: sent, they are 400 SALARY_LINE_CALCULATED.
+type SalaryItemType string
+
+// SalaryLine defines model for SalaryLine.
+type SalaryLine struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount      Amount                    `json:"amount"`
+	CreatedAt   time.Time                 `json:"created_at"`
+	Description nullable.Nullable[string] `json:"description"`
+	EmployeeId  openapi_types.UUID        `json:"employee_id"`
+	Id          openapi_types.UUID        `json:"id"`
+
+	// ItemType hours, overtime, addition (semesterlönegrundande), bonus: cash pay; one_off: an engångsbelopp taxed at one_off_tax_percent; benefit (AGI 012), car_benefit (013), fuel_benefit (018): förmånsvärden, taxed and avgift-based, never paid; gross_deduction: bruttolöneavdrag; net_deduction: nettolöneavdrag (credited 2790); per_diem (7321), mileage (7331): tax-free. base, absence, sjuklon, karens, vacation_pay, vacation_deduction and vacation_compensation belong to the calculation: sent, they are 400 SALARY_LINE_CALCULATED.
+	ItemType         SalaryItemType                    `json:"item_type"`
+	OneOffTaxPercent nullable.Nullable[Percent]        `json:"one_off_tax_percent"`
+	Quantity         nullable.Nullable[money.Quantity] `json:"quantity"`
+	SalaryRunId      openapi_types.UUID                `json:"salary_run_id"`
+	UnitPrice        nullable.Nullable[Amount]         `json:"unit_price"`
+	UpdatedAt        time.Time                         `json:"updated_at"`
+}
+
+// SalaryLineCreate quantity and unit_price together (the amount is their product, rounded to the öre), or amount alone. one_off needs one_off_tax_percent (the engångsbelopp percent of SKV's table), which no other type takes.
+type SalaryLineCreate struct {
+	Amount      nullable.Nullable[money.Amount] `json:"amount,omitempty"`
+	Description nullable.Nullable[string]       `json:"description,omitempty"`
+
+	// ItemType hours, overtime, addition (semesterlönegrundande), bonus: cash pay; one_off: an engångsbelopp taxed at one_off_tax_percent; benefit (AGI 012), car_benefit (013), fuel_benefit (018): förmånsvärden, taxed and avgift-based, never paid; gross_deduction: bruttolöneavdrag; net_deduction: nettolöneavdrag (credited 2790); per_diem (7321), mileage (7331): tax-free. base, absence, sjuklon, karens, vacation_pay, vacation_deduction and vacation_compensation belong to the calculation: sent, they are 400 SALARY_LINE_CALCULATED.
+	ItemType         SalaryItemType                    `json:"item_type"`
+	OneOffTaxPercent nullable.Nullable[Percent]        `json:"one_off_tax_percent,omitempty"`
+	Quantity         nullable.Nullable[money.Quantity] `json:"quantity,omitempty"`
+	UnitPrice        nullable.Nullable[money.Amount]   `json:"unit_price,omitempty"`
+}
+
+// SalaryLineDryRun defines model for SalaryLineDryRun.
+type SalaryLineDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag        `json:"dry_run"`
+	Preview SalaryLinePreview `json:"preview"`
+}
+
+// SalaryLineOutcomeResponse defines model for SalaryLineOutcomeResponse.
+type SalaryLineOutcomeResponse struct {
+	Data SalaryLineOutcomeResponse_Data `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryLineOutcomeResponse_Data defines model for SalaryLineOutcomeResponse.Data.
+type SalaryLineOutcomeResponse_Data struct {
+	union json.RawMessage
+}
+
+// SalaryLinePatch defines model for SalaryLinePatch.
+type SalaryLinePatch struct {
+	Amount           nullable.Nullable[money.Amount]   `json:"amount,omitempty"`
+	Description      nullable.Nullable[string]         `json:"description,omitempty"`
+	OneOffTaxPercent nullable.Nullable[Percent]        `json:"one_off_tax_percent,omitempty"`
+	Quantity         nullable.Nullable[money.Quantity] `json:"quantity,omitempty"`
+	UnitPrice        nullable.Nullable[money.Amount]   `json:"unit_price,omitempty"`
+}
+
+// SalaryLinePreview defines model for SalaryLinePreview.
+type SalaryLinePreview struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount      Amount                                `json:"amount"`
+	CreatedAt   nullable.Nullable[time.Time]          `json:"created_at"`
+	Description nullable.Nullable[string]             `json:"description"`
+	EmployeeId  openapi_types.UUID                    `json:"employee_id"`
+	Id          nullable.Nullable[openapi_types.UUID] `json:"id"`
+
+	// ItemType hours, overtime, addition (semesterlönegrundande), bonus: cash pay; one_off: an engångsbelopp taxed at one_off_tax_percent; benefit (AGI 012), car_benefit (013), fuel_benefit (018): förmånsvärden, taxed and avgift-based, never paid; gross_deduction: bruttolöneavdrag; net_deduction: nettolöneavdrag (credited 2790); per_diem (7321), mileage (7331): tax-free. base, absence, sjuklon, karens, vacation_pay, vacation_deduction and vacation_compensation belong to the calculation: sent, they are 400 SALARY_LINE_CALCULATED.
+	ItemType         SalaryItemType                    `json:"item_type"`
+	OneOffTaxPercent nullable.Nullable[Percent]        `json:"one_off_tax_percent"`
+	Quantity         nullable.Nullable[money.Quantity] `json:"quantity"`
+	SalaryRunId      openapi_types.UUID                `json:"salary_run_id"`
+	UnitPrice        nullable.Nullable[Amount]         `json:"unit_price"`
+	UpdatedAt        nullable.Nullable[time.Time]      `json:"updated_at"`
+}
+
+// SalaryLineResponse defines model for SalaryLineResponse.
+type SalaryLineResponse struct {
+	Data SalaryLine `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryRun defines model for SalaryRun.
+type SalaryRun struct {
+	// AgiGeneratedAt When an AGI was last generated for the run.
+	AgiGeneratedAt nullable.Nullable[time.Time] `json:"agi_generated_at"`
+	ApprovedAt     nullable.Nullable[time.Time] `json:"approved_at"`
+	BookedAt       nullable.Nullable[time.Time] `json:"booked_at"`
+	CalculatedAt   nullable.Nullable[time.Time] `json:"calculated_at"`
+	CorrectedAt    nullable.Nullable[time.Time] `json:"corrected_at"`
+
+	// CorrectionRunId The correction run that replaced this one.
+	CorrectionRunId nullable.Nullable[openapi_types.UUID] `json:"correction_run_id"`
+
+	// CorrectsRunId The booked run this correction run replaces.
+	CorrectsRunId nullable.Nullable[openapi_types.UUID] `json:"corrects_run_id"`
+	CreatedAt     time.Time                             `json:"created_at"`
+	EmployeeCount int                                   `json:"employee_count"`
+	Id            openapi_types.UUID                    `json:"id"`
+
+	// JournalEntryIds The verifikat booking posted: salaries, avgifter, and the vacation liability when it moved.
+	JournalEntryIds []openapi_types.UUID `json:"journal_entry_ids"`
+	PaymentDate     openapi_types.Date   `json:"payment_date"`
+	Period          string               `json:"period"`
+	PeriodMonth     int                  `json:"period_month"`
+	PeriodYear      int                  `json:"period_year"`
+
+	// Status draft –calculate→ review (calculate again at will; any edit returns it to draft) –approve→ approved (unapprove returns it to review until an AGI is generated) –book→ booked –correct→ corrected, beside a new draft correction run of the same period.
+	Status SalaryRunStatus `json:"status"`
+
+	// StornoEntryIds The storno verifikat correction posted.
+	StornoEntryIds []openapi_types.UUID `json:"storno_entry_ids"`
+
+	// Totals The payslips' sums: all 0 until calculated.
+	Totals    SalaryRunTotals `json:"totals"`
+	UpdatedAt time.Time       `json:"updated_at"`
+
+	// VoucherSeries null: the company's series for salary_payment.
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series"`
+}
+
+// SalaryRunApprove defines model for SalaryRunApprove.
+type SalaryRunApprove struct {
+	Note nullable.Nullable[string] `json:"note,omitempty"`
+}
+
+// SalaryRunApprovedPayload A salary run was approved (POST …/approve).
+type SalaryRunApprovedPayload struct {
+	SalaryRun SalaryRun `json:"salary_run"`
+}
+
+// SalaryRunBookedPayload A salary run was booked (POST …/book): salary_run.journal_entry_ids names its verifikat.
+type SalaryRunBookedPayload struct {
+	SalaryRun SalaryRun `json:"salary_run"`
+}
+
+// SalaryRunBooking defines model for SalaryRunBooking.
+type SalaryRunBooking struct {
+	// AvgifterDeclared The whole kronor declared by category (standard, pensioner, youth, exempt).
+	AvgifterDeclared map[string]int           `json:"avgifter_declared"`
+	SalaryRun        SalaryRun                `json:"salary_run"`
+	Verifikat        []SalaryBookingVerifikat `json:"verifikat"`
+}
+
+// SalaryRunBookingDryRun defines model for SalaryRunBookingDryRun.
+type SalaryRunBookingDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag       `json:"dry_run"`
+	Preview SalaryRunBooking `json:"preview"`
+}
+
+// SalaryRunBookingResponse defines model for SalaryRunBookingResponse.
+type SalaryRunBookingResponse struct {
+	Data SalaryRunBookingResponse_Data `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryRunBookingResponse_Data defines model for SalaryRunBookingResponse.Data.
+type SalaryRunBookingResponse_Data struct {
+	union json.RawMessage
+}
+
+// SalaryRunCorrection defines model for SalaryRunCorrection.
+type SalaryRunCorrection struct {
+	CorrectionRun  SalaryRun            `json:"correction_run"`
+	SalaryRun      SalaryRun            `json:"salary_run"`
+	StornoEntryIds []openapi_types.UUID `json:"storno_entry_ids"`
+}
+
+// SalaryRunCorrectionDryRun defines model for SalaryRunCorrectionDryRun.
+type SalaryRunCorrectionDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag                 `json:"dry_run"`
+	Preview SalaryRunCorrectionPreview `json:"preview"`
+}
+
+// SalaryRunCorrectionPreview defines model for SalaryRunCorrectionPreview.
+type SalaryRunCorrectionPreview struct {
+	// SalaryRun A run as the dry run would leave it; on create id and timestamps are null.
+	SalaryRun      SalaryRunPreview     `json:"salary_run"`
+	StornoEntryIds []openapi_types.UUID `json:"storno_entry_ids"`
+}
+
+// SalaryRunCorrectionResponse defines model for SalaryRunCorrectionResponse.
+type SalaryRunCorrectionResponse struct {
+	Data SalaryRunCorrectionResponse_Data `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryRunCorrectionResponse_Data defines model for SalaryRunCorrectionResponse.Data.
+type SalaryRunCorrectionResponse_Data struct {
+	union json.RawMessage
+}
+
+// SalaryRunCreate defines model for SalaryRunCreate.
+type SalaryRunCreate struct {
+	// PaymentDate Default: the settings' pay_day of the period's month.
+	PaymentDate   *openapi_types.Date       `json:"payment_date,omitempty"`
+	PeriodMonth   int                       `json:"period_month"`
+	PeriodYear    int                       `json:"period_year"`
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series,omitempty"`
+}
+
+// SalaryRunCreatedPayload A salary run was created (POST /salary-runs, or the correction run POST …/correct makes). No personal data: the run and its totals.
+type SalaryRunCreatedPayload struct {
+	SalaryRun SalaryRun `json:"salary_run"`
+}
+
+// SalaryRunDryRun defines model for SalaryRunDryRun.
+type SalaryRunDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A run as the dry run would leave it; on create id and timestamps are null.
+	Preview SalaryRunPreview `json:"preview"`
+}
+
+// SalaryRunDryRunResponse defines model for SalaryRunDryRunResponse.
+type SalaryRunDryRunResponse struct {
+	Data SalaryRunDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryRunEmployee defines model for SalaryRunEmployee.
+type SalaryRunEmployee struct {
+	// AbsenceDays Days of absence read, by type.
+	AbsenceDays map[string]int `json:"absence_days"`
+
+	// AvgifterAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	AvgifterAmount Amount `json:"avgifter_amount"`
+
+	// AvgifterAmountOverride Set: replaces the calculated avgifter.
+	AvgifterAmountOverride nullable.Nullable[Amount]                 `json:"avgifter_amount_override"`
+	Calculated             bool                                      `json:"calculated"`
+	CalculationError       nullable.Nullable[SalaryCalculationError] `json:"calculation_error"`
+	CreatedAt              time.Time                                 `json:"created_at"`
+	EmployeeId             openapi_types.UUID                        `json:"employee_id"`
+	FirstName              string                                    `json:"first_name"`
+
+	// GrossSalary An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	GrossSalary Amount `json:"gross_salary"`
+	LastName    string `json:"last_name"`
+
+	// NetSalary An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	NetSalary           Amount             `json:"net_salary"`
+	PersonnummerMasked  string             `json:"personnummer_masked"`
+	SalaryRunEmployeeId openapi_types.UUID `json:"salary_run_employee_id"`
+	SalaryType          SalaryType         `json:"salary_type"`
+
+	// SpecificationNumber AGI field 570: kept by a correction run.
+	SpecificationNumber int `json:"specification_number"`
+
+	// TaxWithheld An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	TaxWithheld Amount `json:"tax_withheld"`
+
+	// TaxWithheldOverride Set: replaces the calculated tax (effective value = override if set).
+	TaxWithheldOverride nullable.Nullable[Amount] `json:"tax_withheld_override"`
+
+	// VacationAccrual An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VacationAccrual Amount `json:"vacation_accrual"`
+
+	// VacationDaysTaken A number of days, at most four decimals.
+	VacationDaysTaken Days `json:"vacation_days_taken"`
+}
+
+// SalaryRunEmployeeAdd defines model for SalaryRunEmployeeAdd.
+type SalaryRunEmployeeAdd struct {
+	EmployeeId openapi_types.UUID `json:"employee_id"`
+}
+
+// SalaryRunEmployeeDryRun defines model for SalaryRunEmployeeDryRun.
+type SalaryRunEmployeeDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag        `json:"dry_run"`
+	Preview SalaryRunEmployee `json:"preview"`
+}
+
+// SalaryRunEmployeeList defines model for SalaryRunEmployeeList.
+type SalaryRunEmployeeList = []SalaryRunEmployee
+
+// SalaryRunEmployeeListResponse defines model for SalaryRunEmployeeListResponse.
+type SalaryRunEmployeeListResponse struct {
+	Data SalaryRunEmployeeList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryRunEmployeeOutcomeResponse defines model for SalaryRunEmployeeOutcomeResponse.
+type SalaryRunEmployeeOutcomeResponse struct {
+	Data SalaryRunEmployeeOutcomeResponse_Data `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryRunEmployeeOutcomeResponse_Data defines model for SalaryRunEmployeeOutcomeResponse.Data.
+type SalaryRunEmployeeOutcomeResponse_Data struct {
+	union json.RawMessage
+}
+
+// SalaryRunEmployeePatch defines model for SalaryRunEmployeePatch.
+type SalaryRunEmployeePatch struct {
+	AvgifterAmountOverride nullable.Nullable[money.Amount] `json:"avgifter_amount_override,omitempty"`
+
+	// TaxWithheldOverride Whole kronor; null removes it.
+	TaxWithheldOverride nullable.Nullable[money.Amount] `json:"tax_withheld_override,omitempty"`
+}
+
+// SalaryRunEmployeeResponse defines model for SalaryRunEmployeeResponse.
+type SalaryRunEmployeeResponse struct {
+	Data SalaryRunEmployee `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryRunList defines model for SalaryRunList.
+type SalaryRunList = []SalaryRun
+
+// SalaryRunListResponse defines model for SalaryRunListResponse.
+type SalaryRunListResponse struct {
+	Data SalaryRunList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryRunOutcomeResponse defines model for SalaryRunOutcomeResponse.
+type SalaryRunOutcomeResponse struct {
+	Data SalaryRunOutcomeResponse_Data `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryRunOutcomeResponse_Data defines model for SalaryRunOutcomeResponse.Data.
+type SalaryRunOutcomeResponse_Data struct {
+	union json.RawMessage
+}
+
+// SalaryRunPatch defines model for SalaryRunPatch.
+type SalaryRunPatch struct {
+	PaymentDate   *openapi_types.Date       `json:"payment_date,omitempty"`
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series,omitempty"`
+}
+
+// SalaryRunPreview A run as the dry run would leave it; on create id and timestamps are null.
+type SalaryRunPreview struct {
+	// AgiGeneratedAt When an AGI was last generated for the run.
+	AgiGeneratedAt nullable.Nullable[time.Time] `json:"agi_generated_at"`
+	ApprovedAt     nullable.Nullable[time.Time] `json:"approved_at"`
+	BookedAt       nullable.Nullable[time.Time] `json:"booked_at"`
+	CalculatedAt   nullable.Nullable[time.Time] `json:"calculated_at"`
+	CorrectedAt    nullable.Nullable[time.Time] `json:"corrected_at"`
+
+	// CorrectionRunId The correction run that replaced this one.
+	CorrectionRunId nullable.Nullable[openapi_types.UUID] `json:"correction_run_id"`
+
+	// CorrectsRunId The booked run this correction run replaces.
+	CorrectsRunId nullable.Nullable[openapi_types.UUID] `json:"corrects_run_id"`
+	CreatedAt     nullable.Nullable[time.Time]          `json:"created_at"`
+	EmployeeCount int                                   `json:"employee_count"`
+	Id            nullable.Nullable[openapi_types.UUID] `json:"id"`
+
+	// JournalEntryIds The verifikat booking posted: salaries, avgifter, and the vacation liability when it moved.
+	JournalEntryIds []openapi_types.UUID `json:"journal_entry_ids"`
+	PaymentDate     openapi_types.Date   `json:"payment_date"`
+	Period          string               `json:"period"`
+	PeriodMonth     int                  `json:"period_month"`
+	PeriodYear      int                  `json:"period_year"`
+
+	// Status draft –calculate→ review (calculate again at will; any edit returns it to draft) –approve→ approved (unapprove returns it to review until an AGI is generated) –book→ booked –correct→ corrected, beside a new draft correction run of the same period.
+	Status SalaryRunStatus `json:"status"`
+
+	// StornoEntryIds The storno verifikat correction posted.
+	StornoEntryIds []openapi_types.UUID `json:"storno_entry_ids"`
+
+	// Totals The payslips' sums: all 0 until calculated.
+	Totals    SalaryRunTotals              `json:"totals"`
+	UpdatedAt nullable.Nullable[time.Time] `json:"updated_at"`
+
+	// VoucherSeries null: the company's series for salary_payment.
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series"`
+}
+
+// SalaryRunResponse defines model for SalaryRunResponse.
+type SalaryRunResponse struct {
+	Data SalaryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryRunStatus draft –calculate→ review (calculate again at will; any edit returns it to draft) –approve→ approved (unapprove returns it to review until an AGI is generated) –book→ booked –correct→ corrected, beside a new draft correction run of the same period.
+type SalaryRunStatus string
+
+// SalaryRunTotals The payslips' sums: all 0 until calculated.
+type SalaryRunTotals struct {
+	// Avgifter An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Avgifter Amount `json:"avgifter"`
+
+	// Gross An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Gross Amount `json:"gross"`
+
+	// Net An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Net Amount `json:"net"`
+
+	// Tax An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Tax Amount `json:"tax"`
+
+	// VacationAccrual An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VacationAccrual Amount `json:"vacation_accrual"`
+}
 
 // SalarySettings defines model for SalarySettings.
 type SalarySettings struct {
@@ -16329,6 +16950,12 @@ type ReportPeriodId = openapi_types.UUID
 // ReportToDate defines model for ReportToDate.
 type ReportToDate = openapi_types.Date
 
+// SalaryLineId defines model for SalaryLineId.
+type SalaryLineId = openapi_types.UUID
+
+// SalaryRunId defines model for SalaryRunId.
+type SalaryRunId = openapi_types.UUID
+
 // SupplierId defines model for SupplierId.
 type SupplierId = openapi_types.UUID
 
@@ -18053,6 +18680,198 @@ type GetVatSettlementProposalParams struct {
 	FiscalPeriodId *VatFiscalPeriodId `form:"fiscal_period_id,omitempty" json:"fiscal_period_id,omitempty"`
 }
 
+// ListSalaryRunsParams defines parameters for ListSalaryRuns.
+type ListSalaryRunsParams struct {
+	// PeriodYear Only runs of this year.
+	PeriodYear *int `form:"period_year,omitempty" json:"period_year,omitempty"`
+
+	// Status Only runs in this state.
+	Status *SalaryRunStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// CreateSalaryRunParams defines parameters for CreateSalaryRun.
+type CreateSalaryRunParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeleteSalaryRunParams defines parameters for DeleteSalaryRun.
+type DeleteSalaryRunParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateSalaryRunParams defines parameters for UpdateSalaryRun.
+type UpdateSalaryRunParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ApproveSalaryRunParams defines parameters for ApproveSalaryRun.
+type ApproveSalaryRunParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// BookSalaryRunParams defines parameters for BookSalaryRun.
+type BookSalaryRunParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// CalculateSalaryRunParams defines parameters for CalculateSalaryRun.
+type CalculateSalaryRunParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// CorrectSalaryRunParams defines parameters for CorrectSalaryRun.
+type CorrectSalaryRunParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// ListSalaryRunEmployeesParams defines parameters for ListSalaryRunEmployees.
+type ListSalaryRunEmployeesParams struct {
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// AddSalaryRunEmployeeParams defines parameters for AddSalaryRunEmployee.
+type AddSalaryRunEmployeeParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// RemoveSalaryRunEmployeeParams defines parameters for RemoveSalaryRunEmployee.
+type RemoveSalaryRunEmployeeParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateSalaryRunEmployeeParams defines parameters for UpdateSalaryRunEmployee.
+type UpdateSalaryRunEmployeeParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// AddSalaryLineParams defines parameters for AddSalaryLine.
+type AddSalaryLineParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// DeleteSalaryLineParams defines parameters for DeleteSalaryLine.
+type DeleteSalaryLineParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UpdateSalaryLineParams defines parameters for UpdateSalaryLine.
+type UpdateSalaryLineParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// UnapproveSalaryRunParams defines parameters for UnapproveSalaryRun.
+type UnapproveSalaryRunParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // UpdateSalarySettingsParams defines parameters for UpdateSalarySettings.
 type UpdateSalarySettingsParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -18881,6 +19700,27 @@ type RunBankReconciliationJSONRequestBody = BankReconciliationRunRequest
 
 // RecordVatFilingJSONRequestBody defines body for RecordVatFiling for application/json ContentType.
 type RecordVatFilingJSONRequestBody = VatFilingCreate
+
+// CreateSalaryRunJSONRequestBody defines body for CreateSalaryRun for application/json ContentType.
+type CreateSalaryRunJSONRequestBody = SalaryRunCreate
+
+// UpdateSalaryRunJSONRequestBody defines body for UpdateSalaryRun for application/json ContentType.
+type UpdateSalaryRunJSONRequestBody = SalaryRunPatch
+
+// ApproveSalaryRunJSONRequestBody defines body for ApproveSalaryRun for application/json ContentType.
+type ApproveSalaryRunJSONRequestBody = SalaryRunApprove
+
+// AddSalaryRunEmployeeJSONRequestBody defines body for AddSalaryRunEmployee for application/json ContentType.
+type AddSalaryRunEmployeeJSONRequestBody = SalaryRunEmployeeAdd
+
+// UpdateSalaryRunEmployeeJSONRequestBody defines body for UpdateSalaryRunEmployee for application/json ContentType.
+type UpdateSalaryRunEmployeeJSONRequestBody = SalaryRunEmployeePatch
+
+// AddSalaryLineJSONRequestBody defines body for AddSalaryLine for application/json ContentType.
+type AddSalaryLineJSONRequestBody = SalaryLineCreate
+
+// UpdateSalaryLineJSONRequestBody defines body for UpdateSalaryLine for application/json ContentType.
+type UpdateSalaryLineJSONRequestBody = SalaryLinePatch
 
 // UpdateSalarySettingsJSONRequestBody defines body for UpdateSalarySettings for application/json ContentType.
 type UpdateSalarySettingsJSONRequestBody = SalarySettingsPatch
@@ -21342,6 +22182,316 @@ func (t *OpeningBalancesOutcomeResponse_Data) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsSalaryLine returns the union data inside the SalaryLineOutcomeResponse_Data as a SalaryLine
+func (t SalaryLineOutcomeResponse_Data) AsSalaryLine() (SalaryLine, error) {
+	var body SalaryLine
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryLine overwrites any union data inside the SalaryLineOutcomeResponse_Data as the provided SalaryLine
+func (t *SalaryLineOutcomeResponse_Data) FromSalaryLine(v SalaryLine) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryLine performs a merge with any union data inside the SalaryLineOutcomeResponse_Data, using the provided SalaryLine
+func (t *SalaryLineOutcomeResponse_Data) MergeSalaryLine(v SalaryLine) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSalaryLineDryRun returns the union data inside the SalaryLineOutcomeResponse_Data as a SalaryLineDryRun
+func (t SalaryLineOutcomeResponse_Data) AsSalaryLineDryRun() (SalaryLineDryRun, error) {
+	var body SalaryLineDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryLineDryRun overwrites any union data inside the SalaryLineOutcomeResponse_Data as the provided SalaryLineDryRun
+func (t *SalaryLineOutcomeResponse_Data) FromSalaryLineDryRun(v SalaryLineDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryLineDryRun performs a merge with any union data inside the SalaryLineOutcomeResponse_Data, using the provided SalaryLineDryRun
+func (t *SalaryLineOutcomeResponse_Data) MergeSalaryLineDryRun(v SalaryLineDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SalaryLineOutcomeResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SalaryLineOutcomeResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSalaryRunBooking returns the union data inside the SalaryRunBookingResponse_Data as a SalaryRunBooking
+func (t SalaryRunBookingResponse_Data) AsSalaryRunBooking() (SalaryRunBooking, error) {
+	var body SalaryRunBooking
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryRunBooking overwrites any union data inside the SalaryRunBookingResponse_Data as the provided SalaryRunBooking
+func (t *SalaryRunBookingResponse_Data) FromSalaryRunBooking(v SalaryRunBooking) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryRunBooking performs a merge with any union data inside the SalaryRunBookingResponse_Data, using the provided SalaryRunBooking
+func (t *SalaryRunBookingResponse_Data) MergeSalaryRunBooking(v SalaryRunBooking) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSalaryRunBookingDryRun returns the union data inside the SalaryRunBookingResponse_Data as a SalaryRunBookingDryRun
+func (t SalaryRunBookingResponse_Data) AsSalaryRunBookingDryRun() (SalaryRunBookingDryRun, error) {
+	var body SalaryRunBookingDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryRunBookingDryRun overwrites any union data inside the SalaryRunBookingResponse_Data as the provided SalaryRunBookingDryRun
+func (t *SalaryRunBookingResponse_Data) FromSalaryRunBookingDryRun(v SalaryRunBookingDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryRunBookingDryRun performs a merge with any union data inside the SalaryRunBookingResponse_Data, using the provided SalaryRunBookingDryRun
+func (t *SalaryRunBookingResponse_Data) MergeSalaryRunBookingDryRun(v SalaryRunBookingDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SalaryRunBookingResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SalaryRunBookingResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSalaryRunCorrection returns the union data inside the SalaryRunCorrectionResponse_Data as a SalaryRunCorrection
+func (t SalaryRunCorrectionResponse_Data) AsSalaryRunCorrection() (SalaryRunCorrection, error) {
+	var body SalaryRunCorrection
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryRunCorrection overwrites any union data inside the SalaryRunCorrectionResponse_Data as the provided SalaryRunCorrection
+func (t *SalaryRunCorrectionResponse_Data) FromSalaryRunCorrection(v SalaryRunCorrection) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryRunCorrection performs a merge with any union data inside the SalaryRunCorrectionResponse_Data, using the provided SalaryRunCorrection
+func (t *SalaryRunCorrectionResponse_Data) MergeSalaryRunCorrection(v SalaryRunCorrection) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSalaryRunCorrectionDryRun returns the union data inside the SalaryRunCorrectionResponse_Data as a SalaryRunCorrectionDryRun
+func (t SalaryRunCorrectionResponse_Data) AsSalaryRunCorrectionDryRun() (SalaryRunCorrectionDryRun, error) {
+	var body SalaryRunCorrectionDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryRunCorrectionDryRun overwrites any union data inside the SalaryRunCorrectionResponse_Data as the provided SalaryRunCorrectionDryRun
+func (t *SalaryRunCorrectionResponse_Data) FromSalaryRunCorrectionDryRun(v SalaryRunCorrectionDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryRunCorrectionDryRun performs a merge with any union data inside the SalaryRunCorrectionResponse_Data, using the provided SalaryRunCorrectionDryRun
+func (t *SalaryRunCorrectionResponse_Data) MergeSalaryRunCorrectionDryRun(v SalaryRunCorrectionDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SalaryRunCorrectionResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SalaryRunCorrectionResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSalaryRunEmployee returns the union data inside the SalaryRunEmployeeOutcomeResponse_Data as a SalaryRunEmployee
+func (t SalaryRunEmployeeOutcomeResponse_Data) AsSalaryRunEmployee() (SalaryRunEmployee, error) {
+	var body SalaryRunEmployee
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryRunEmployee overwrites any union data inside the SalaryRunEmployeeOutcomeResponse_Data as the provided SalaryRunEmployee
+func (t *SalaryRunEmployeeOutcomeResponse_Data) FromSalaryRunEmployee(v SalaryRunEmployee) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryRunEmployee performs a merge with any union data inside the SalaryRunEmployeeOutcomeResponse_Data, using the provided SalaryRunEmployee
+func (t *SalaryRunEmployeeOutcomeResponse_Data) MergeSalaryRunEmployee(v SalaryRunEmployee) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSalaryRunEmployeeDryRun returns the union data inside the SalaryRunEmployeeOutcomeResponse_Data as a SalaryRunEmployeeDryRun
+func (t SalaryRunEmployeeOutcomeResponse_Data) AsSalaryRunEmployeeDryRun() (SalaryRunEmployeeDryRun, error) {
+	var body SalaryRunEmployeeDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryRunEmployeeDryRun overwrites any union data inside the SalaryRunEmployeeOutcomeResponse_Data as the provided SalaryRunEmployeeDryRun
+func (t *SalaryRunEmployeeOutcomeResponse_Data) FromSalaryRunEmployeeDryRun(v SalaryRunEmployeeDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryRunEmployeeDryRun performs a merge with any union data inside the SalaryRunEmployeeOutcomeResponse_Data, using the provided SalaryRunEmployeeDryRun
+func (t *SalaryRunEmployeeOutcomeResponse_Data) MergeSalaryRunEmployeeDryRun(v SalaryRunEmployeeDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SalaryRunEmployeeOutcomeResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SalaryRunEmployeeOutcomeResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsSalaryRun returns the union data inside the SalaryRunOutcomeResponse_Data as a SalaryRun
+func (t SalaryRunOutcomeResponse_Data) AsSalaryRun() (SalaryRun, error) {
+	var body SalaryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryRun overwrites any union data inside the SalaryRunOutcomeResponse_Data as the provided SalaryRun
+func (t *SalaryRunOutcomeResponse_Data) FromSalaryRun(v SalaryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryRun performs a merge with any union data inside the SalaryRunOutcomeResponse_Data, using the provided SalaryRun
+func (t *SalaryRunOutcomeResponse_Data) MergeSalaryRun(v SalaryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSalaryRunDryRun returns the union data inside the SalaryRunOutcomeResponse_Data as a SalaryRunDryRun
+func (t SalaryRunOutcomeResponse_Data) AsSalaryRunDryRun() (SalaryRunDryRun, error) {
+	var body SalaryRunDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSalaryRunDryRun overwrites any union data inside the SalaryRunOutcomeResponse_Data as the provided SalaryRunDryRun
+func (t *SalaryRunOutcomeResponse_Data) FromSalaryRunDryRun(v SalaryRunDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSalaryRunDryRun performs a merge with any union data inside the SalaryRunOutcomeResponse_Data, using the provided SalaryRunDryRun
+func (t *SalaryRunOutcomeResponse_Data) MergeSalaryRunDryRun(v SalaryRunDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t SalaryRunOutcomeResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *SalaryRunOutcomeResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // AsSalarySettings returns the union data inside the SalarySettingsOutcomeResponse_Data as a SalarySettings
 func (t SalarySettingsOutcomeResponse_Data) AsSalarySettings() (SalarySettings, error) {
 	var body SalarySettings
@@ -22199,6 +23349,60 @@ type ServerInterface interface {
 	// GetVatSettlementProposal Proposed VAT settlement verifikat
 	// (GET /api/v1/companies/{companyId}/reports/vat-declaration/settlement-proposal)
 	GetVatSettlementProposal(ctx echo.Context, companyId CompanyId, params GetVatSettlementProposalParams) error
+	// ListSalaryRuns List salary runs
+	// (GET /api/v1/companies/{companyId}/salary-runs)
+	ListSalaryRuns(ctx echo.Context, companyId CompanyId, params ListSalaryRunsParams) error
+	// CreateSalaryRun Create a salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs)
+	CreateSalaryRun(ctx echo.Context, companyId CompanyId, params CreateSalaryRunParams) error
+	// DeleteSalaryRun Delete a draft salary run
+	// (DELETE /api/v1/companies/{companyId}/salary-runs/{runId})
+	DeleteSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params DeleteSalaryRunParams) error
+	// GetSalaryRun Get a salary run
+	// (GET /api/v1/companies/{companyId}/salary-runs/{runId})
+	GetSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId) error
+	// UpdateSalaryRun Update a salary run
+	// (PATCH /api/v1/companies/{companyId}/salary-runs/{runId})
+	UpdateSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params UpdateSalaryRunParams) error
+	// ApproveSalaryRun Approve a salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/approve)
+	ApproveSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params ApproveSalaryRunParams) error
+	// BookSalaryRun Book a salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/book)
+	BookSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params BookSalaryRunParams) error
+	// CalculateSalaryRun Calculate a salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/calculate)
+	CalculateSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params CalculateSalaryRunParams) error
+	// CorrectSalaryRun Correct a booked salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/correct)
+	CorrectSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params CorrectSalaryRunParams) error
+	// ListSalaryRunEmployees List a run's employees
+	// (GET /api/v1/companies/{companyId}/salary-runs/{runId}/employees)
+	ListSalaryRunEmployees(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params ListSalaryRunEmployeesParams) error
+	// AddSalaryRunEmployee Add an employee to a run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/employees)
+	AddSalaryRunEmployee(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params AddSalaryRunEmployeeParams) error
+	// RemoveSalaryRunEmployee Remove an employee from a run
+	// (DELETE /api/v1/companies/{companyId}/salary-runs/{runId}/employees/{employeeId})
+	RemoveSalaryRunEmployee(ctx echo.Context, companyId CompanyId, runId SalaryRunId, employeeId EmployeeId, params RemoveSalaryRunEmployeeParams) error
+	// GetPayslip Get an employee's payslip
+	// (GET /api/v1/companies/{companyId}/salary-runs/{runId}/employees/{employeeId})
+	GetPayslip(ctx echo.Context, companyId CompanyId, runId SalaryRunId, employeeId EmployeeId) error
+	// UpdateSalaryRunEmployee Override a payslip's tax or avgifter
+	// (PATCH /api/v1/companies/{companyId}/salary-runs/{runId}/employees/{employeeId})
+	UpdateSalaryRunEmployee(ctx echo.Context, companyId CompanyId, runId SalaryRunId, employeeId EmployeeId, params UpdateSalaryRunEmployeeParams) error
+	// AddSalaryLine Add a payslip line
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/employees/{employeeId}/lines)
+	AddSalaryLine(ctx echo.Context, companyId CompanyId, runId SalaryRunId, employeeId EmployeeId, params AddSalaryLineParams) error
+	// DeleteSalaryLine Delete a payslip line
+	// (DELETE /api/v1/companies/{companyId}/salary-runs/{runId}/lines/{lineId})
+	DeleteSalaryLine(ctx echo.Context, companyId CompanyId, runId SalaryRunId, lineId SalaryLineId, params DeleteSalaryLineParams) error
+	// UpdateSalaryLine Update a payslip line
+	// (PATCH /api/v1/companies/{companyId}/salary-runs/{runId}/lines/{lineId})
+	UpdateSalaryLine(ctx echo.Context, companyId CompanyId, runId SalaryRunId, lineId SalaryLineId, params UpdateSalaryLineParams) error
+	// UnapproveSalaryRun Return an approved run to review
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/unapprove)
+	UnapproveSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params UnapproveSalaryRunParams) error
 	// GetSalarySettings Get the payroll settings
 	// (GET /api/v1/companies/{companyId}/salary/settings)
 	GetSalarySettings(ctx echo.Context, companyId CompanyId) error
@@ -30428,6 +31632,1118 @@ func (w *ServerInterfaceWrapper) GetVatSettlementProposal(ctx echo.Context) erro
 	return err
 }
 
+// ListSalaryRuns converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSalaryRuns(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSalaryRunsParams
+	// ------------- Optional query parameter "period_year" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "period_year", ctx.QueryParams(), &params.PeriodYear, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter period_year: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSalaryRuns(ctx, companyId, params)
+	return err
+}
+
+// CreateSalaryRun converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateSalaryRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateSalaryRunParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateSalaryRun(ctx, companyId, params)
+	return err
+}
+
+// DeleteSalaryRun converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSalaryRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteSalaryRunParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSalaryRun(ctx, companyId, runId, params)
+	return err
+}
+
+// GetSalaryRun converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSalaryRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSalaryRun(ctx, companyId, runId)
+	return err
+}
+
+// UpdateSalaryRun converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSalaryRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateSalaryRunParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSalaryRun(ctx, companyId, runId, params)
+	return err
+}
+
+// ApproveSalaryRun converts echo context to params.
+func (w *ServerInterfaceWrapper) ApproveSalaryRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ApproveSalaryRunParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApproveSalaryRun(ctx, companyId, runId, params)
+	return err
+}
+
+// BookSalaryRun converts echo context to params.
+func (w *ServerInterfaceWrapper) BookSalaryRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params BookSalaryRunParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.BookSalaryRun(ctx, companyId, runId, params)
+	return err
+}
+
+// CalculateSalaryRun converts echo context to params.
+func (w *ServerInterfaceWrapper) CalculateSalaryRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CalculateSalaryRunParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CalculateSalaryRun(ctx, companyId, runId, params)
+	return err
+}
+
+// CorrectSalaryRun converts echo context to params.
+func (w *ServerInterfaceWrapper) CorrectSalaryRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CorrectSalaryRunParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CorrectSalaryRun(ctx, companyId, runId, params)
+	return err
+}
+
+// ListSalaryRunEmployees converts echo context to params.
+func (w *ServerInterfaceWrapper) ListSalaryRunEmployees(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListSalaryRunEmployeesParams
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListSalaryRunEmployees(ctx, companyId, runId, params)
+	return err
+}
+
+// AddSalaryRunEmployee converts echo context to params.
+func (w *ServerInterfaceWrapper) AddSalaryRunEmployee(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddSalaryRunEmployeeParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddSalaryRunEmployee(ctx, companyId, runId, params)
+	return err
+}
+
+// RemoveSalaryRunEmployee converts echo context to params.
+func (w *ServerInterfaceWrapper) RemoveSalaryRunEmployee(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RemoveSalaryRunEmployeeParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RemoveSalaryRunEmployee(ctx, companyId, runId, employeeId, params)
+	return err
+}
+
+// GetPayslip converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPayslip(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPayslip(ctx, companyId, runId, employeeId)
+	return err
+}
+
+// UpdateSalaryRunEmployee converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSalaryRunEmployee(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateSalaryRunEmployeeParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSalaryRunEmployee(ctx, companyId, runId, employeeId, params)
+	return err
+}
+
+// AddSalaryLine converts echo context to params.
+func (w *ServerInterfaceWrapper) AddSalaryLine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params AddSalaryLineParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.AddSalaryLine(ctx, companyId, runId, employeeId, params)
+	return err
+}
+
+// DeleteSalaryLine converts echo context to params.
+func (w *ServerInterfaceWrapper) DeleteSalaryLine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// ------------- Path parameter "lineId" -------------
+	var lineId SalaryLineId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "lineId", ctx.Param("lineId"), &lineId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lineId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params DeleteSalaryLineParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.DeleteSalaryLine(ctx, companyId, runId, lineId, params)
+	return err
+}
+
+// UpdateSalaryLine converts echo context to params.
+func (w *ServerInterfaceWrapper) UpdateSalaryLine(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// ------------- Path parameter "lineId" -------------
+	var lineId SalaryLineId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "lineId", ctx.Param("lineId"), &lineId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter lineId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UpdateSalaryLineParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UpdateSalaryLine(ctx, companyId, runId, lineId, params)
+	return err
+}
+
+// UnapproveSalaryRun converts echo context to params.
+func (w *ServerInterfaceWrapper) UnapproveSalaryRun(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params UnapproveSalaryRunParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.UnapproveSalaryRun(ctx, companyId, runId, params)
+	return err
+}
+
 // GetSalarySettings converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSalarySettings(ctx echo.Context) error {
 	var err error
@@ -34087,6 +36403,24 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/filings", wrapper.ListVatFilings, options.OperationMiddlewares["listVatFilings"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/filings", wrapper.RecordVatFiling, options.OperationMiddlewares["recordVatFiling"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/settlement-proposal", wrapper.GetVatSettlementProposal, options.OperationMiddlewares["getVatSettlementProposal"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/salary-runs", wrapper.ListSalaryRuns, options.OperationMiddlewares["listSalaryRuns"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary-runs", wrapper.CreateSalaryRun, options.OperationMiddlewares["createSalaryRun"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId", wrapper.DeleteSalaryRun, options.OperationMiddlewares["deleteSalaryRun"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId", wrapper.GetSalaryRun, options.OperationMiddlewares["getSalaryRun"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId", wrapper.UpdateSalaryRun, options.OperationMiddlewares["updateSalaryRun"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/approve", wrapper.ApproveSalaryRun, options.OperationMiddlewares["approveSalaryRun"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/book", wrapper.BookSalaryRun, options.OperationMiddlewares["bookSalaryRun"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/calculate", wrapper.CalculateSalaryRun, options.OperationMiddlewares["calculateSalaryRun"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/correct", wrapper.CorrectSalaryRun, options.OperationMiddlewares["correctSalaryRun"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/employees", wrapper.ListSalaryRunEmployees, options.OperationMiddlewares["listSalaryRunEmployees"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/employees", wrapper.AddSalaryRunEmployee, options.OperationMiddlewares["addSalaryRunEmployee"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/employees/:employeeId", wrapper.RemoveSalaryRunEmployee, options.OperationMiddlewares["removeSalaryRunEmployee"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/employees/:employeeId", wrapper.GetPayslip, options.OperationMiddlewares["getPayslip"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/employees/:employeeId", wrapper.UpdateSalaryRunEmployee, options.OperationMiddlewares["updateSalaryRunEmployee"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/employees/:employeeId/lines", wrapper.AddSalaryLine, options.OperationMiddlewares["addSalaryLine"]...)
+	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/lines/:lineId", wrapper.DeleteSalaryLine, options.OperationMiddlewares["deleteSalaryLine"]...)
+	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/lines/:lineId", wrapper.UpdateSalaryLine, options.OperationMiddlewares["updateSalaryLine"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/unapprove", wrapper.UnapproveSalaryRun, options.OperationMiddlewares["unapproveSalaryRun"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/salary/settings", wrapper.GetSalarySettings, options.OperationMiddlewares["getSalarySettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/salary/settings", wrapper.UpdateSalarySettings, options.OperationMiddlewares["updateSalarySettings"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.GetSettings, options.OperationMiddlewares["getSettings"]...)
@@ -64095,6 +66429,3415 @@ func (response GetVatSettlementProposal503JSONResponse) VisitGetVatSettlementPro
 	return err
 }
 
+type ListSalaryRunsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListSalaryRunsParams
+}
+
+type ListSalaryRunsResponseObject interface {
+	VisitListSalaryRunsResponse(w http.ResponseWriter) error
+}
+
+type ListSalaryRuns200JSONResponse SalaryRunListResponse
+
+func (response ListSalaryRuns200JSONResponse) VisitListSalaryRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRuns400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSalaryRuns400JSONResponse) VisitListSalaryRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRuns401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSalaryRuns401JSONResponse) VisitListSalaryRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRuns403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSalaryRuns403JSONResponse) VisitListSalaryRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRuns404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSalaryRuns404JSONResponse) VisitListSalaryRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRuns429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListSalaryRuns429JSONResponse) VisitListSalaryRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRuns500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListSalaryRuns500JSONResponse) VisitListSalaryRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRuns503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSalaryRuns503JSONResponse) VisitListSalaryRunsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRunRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CreateSalaryRunParams
+	Body      *CreateSalaryRunJSONRequestBody
+}
+
+type CreateSalaryRunResponseObject interface {
+	VisitCreateSalaryRunResponse(w http.ResponseWriter) error
+}
+
+type CreateSalaryRun200JSONResponse SalaryRunDryRunResponse
+
+func (response CreateSalaryRun200JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRun201JSONResponse SalaryRunResponse
+
+func (response CreateSalaryRun201JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateSalaryRun400JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateSalaryRun401JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateSalaryRun403JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CreateSalaryRun404JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateSalaryRun409JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRun413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateSalaryRun413JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateSalaryRun415JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRun429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateSalaryRun429JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRun500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateSalaryRun500JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateSalaryRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateSalaryRun503JSONResponse) VisitCreateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryRunRequestObject struct {
+	CompanyId CompanyId   `json:"companyId"`
+	RunId     SalaryRunId `json:"runId"`
+	Params    DeleteSalaryRunParams
+}
+
+type DeleteSalaryRunResponseObject interface {
+	VisitDeleteSalaryRunResponse(w http.ResponseWriter) error
+}
+
+type DeleteSalaryRun200JSONResponse SalaryRunDryRunResponse
+
+func (response DeleteSalaryRun200JSONResponse) VisitDeleteSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryRun204Response struct {
+}
+
+func (response DeleteSalaryRun204Response) VisitDeleteSalaryRunResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSalaryRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteSalaryRun400JSONResponse) VisitDeleteSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSalaryRun401JSONResponse) VisitDeleteSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSalaryRun403JSONResponse) VisitDeleteSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSalaryRun404JSONResponse) VisitDeleteSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteSalaryRun409JSONResponse) VisitDeleteSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryRun429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteSalaryRun429JSONResponse) VisitDeleteSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryRun500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteSalaryRun500JSONResponse) VisitDeleteSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteSalaryRun503JSONResponse) VisitDeleteSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryRunRequestObject struct {
+	CompanyId CompanyId   `json:"companyId"`
+	RunId     SalaryRunId `json:"runId"`
+}
+
+type GetSalaryRunResponseObject interface {
+	VisitGetSalaryRunResponse(w http.ResponseWriter) error
+}
+
+type GetSalaryRun200JSONResponse SalaryRunResponse
+
+func (response GetSalaryRun200JSONResponse) VisitGetSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSalaryRun400JSONResponse) VisitGetSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSalaryRun401JSONResponse) VisitGetSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSalaryRun403JSONResponse) VisitGetSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSalaryRun404JSONResponse) VisitGetSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryRun429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSalaryRun429JSONResponse) VisitGetSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryRun500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSalaryRun500JSONResponse) VisitGetSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSalaryRun503JSONResponse) VisitGetSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunRequestObject struct {
+	CompanyId CompanyId   `json:"companyId"`
+	RunId     SalaryRunId `json:"runId"`
+	Params    UpdateSalaryRunParams
+	Body      *UpdateSalaryRunJSONRequestBody
+}
+
+type UpdateSalaryRunResponseObject interface {
+	VisitUpdateSalaryRunResponse(w http.ResponseWriter) error
+}
+
+type UpdateSalaryRun200JSONResponse SalaryRunOutcomeResponse
+
+func (response UpdateSalaryRun200JSONResponse) VisitUpdateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSalaryRun400JSONResponse) VisitUpdateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSalaryRun401JSONResponse) VisitUpdateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSalaryRun403JSONResponse) VisitUpdateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSalaryRun404JSONResponse) VisitUpdateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSalaryRun409JSONResponse) VisitUpdateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRun413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSalaryRun413JSONResponse) VisitUpdateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSalaryRun415JSONResponse) VisitUpdateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRun429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateSalaryRun429JSONResponse) VisitUpdateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRun500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateSalaryRun500JSONResponse) VisitUpdateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSalaryRun503JSONResponse) VisitUpdateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSalaryRunRequestObject struct {
+	CompanyId CompanyId   `json:"companyId"`
+	RunId     SalaryRunId `json:"runId"`
+	Params    ApproveSalaryRunParams
+	Body      *ApproveSalaryRunJSONRequestBody
+}
+
+type ApproveSalaryRunResponseObject interface {
+	VisitApproveSalaryRunResponse(w http.ResponseWriter) error
+}
+
+type ApproveSalaryRun200JSONResponse SalaryRunOutcomeResponse
+
+func (response ApproveSalaryRun200JSONResponse) VisitApproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSalaryRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ApproveSalaryRun400JSONResponse) VisitApproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSalaryRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ApproveSalaryRun401JSONResponse) VisitApproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSalaryRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ApproveSalaryRun403JSONResponse) VisitApproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSalaryRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ApproveSalaryRun404JSONResponse) VisitApproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSalaryRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ApproveSalaryRun409JSONResponse) VisitApproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSalaryRun413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ApproveSalaryRun413JSONResponse) VisitApproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSalaryRun415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ApproveSalaryRun415JSONResponse) VisitApproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSalaryRun429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ApproveSalaryRun429JSONResponse) VisitApproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSalaryRun500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ApproveSalaryRun500JSONResponse) VisitApproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApproveSalaryRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ApproveSalaryRun503JSONResponse) VisitApproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSalaryRunRequestObject struct {
+	CompanyId CompanyId   `json:"companyId"`
+	RunId     SalaryRunId `json:"runId"`
+	Params    BookSalaryRunParams
+}
+
+type BookSalaryRunResponseObject interface {
+	VisitBookSalaryRunResponse(w http.ResponseWriter) error
+}
+
+type BookSalaryRun200JSONResponse SalaryRunBookingResponse
+
+func (response BookSalaryRun200JSONResponse) VisitBookSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSalaryRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response BookSalaryRun400JSONResponse) VisitBookSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSalaryRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response BookSalaryRun401JSONResponse) VisitBookSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSalaryRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response BookSalaryRun403JSONResponse) VisitBookSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSalaryRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response BookSalaryRun404JSONResponse) VisitBookSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSalaryRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response BookSalaryRun409JSONResponse) VisitBookSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSalaryRun429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response BookSalaryRun429JSONResponse) VisitBookSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSalaryRun500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response BookSalaryRun500JSONResponse) VisitBookSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type BookSalaryRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response BookSalaryRun503JSONResponse) VisitBookSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CalculateSalaryRunRequestObject struct {
+	CompanyId CompanyId   `json:"companyId"`
+	RunId     SalaryRunId `json:"runId"`
+	Params    CalculateSalaryRunParams
+}
+
+type CalculateSalaryRunResponseObject interface {
+	VisitCalculateSalaryRunResponse(w http.ResponseWriter) error
+}
+
+type CalculateSalaryRun200JSONResponse SalaryRunOutcomeResponse
+
+func (response CalculateSalaryRun200JSONResponse) VisitCalculateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CalculateSalaryRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CalculateSalaryRun400JSONResponse) VisitCalculateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CalculateSalaryRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CalculateSalaryRun401JSONResponse) VisitCalculateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CalculateSalaryRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CalculateSalaryRun403JSONResponse) VisitCalculateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CalculateSalaryRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CalculateSalaryRun404JSONResponse) VisitCalculateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CalculateSalaryRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CalculateSalaryRun409JSONResponse) VisitCalculateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CalculateSalaryRun429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CalculateSalaryRun429JSONResponse) VisitCalculateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CalculateSalaryRun500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CalculateSalaryRun500JSONResponse) VisitCalculateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CalculateSalaryRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CalculateSalaryRun503JSONResponse) VisitCalculateSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectSalaryRunRequestObject struct {
+	CompanyId CompanyId   `json:"companyId"`
+	RunId     SalaryRunId `json:"runId"`
+	Params    CorrectSalaryRunParams
+}
+
+type CorrectSalaryRunResponseObject interface {
+	VisitCorrectSalaryRunResponse(w http.ResponseWriter) error
+}
+
+type CorrectSalaryRun200JSONResponse SalaryRunCorrectionResponse
+
+func (response CorrectSalaryRun200JSONResponse) VisitCorrectSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectSalaryRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CorrectSalaryRun400JSONResponse) VisitCorrectSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectSalaryRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CorrectSalaryRun401JSONResponse) VisitCorrectSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectSalaryRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CorrectSalaryRun403JSONResponse) VisitCorrectSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectSalaryRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CorrectSalaryRun404JSONResponse) VisitCorrectSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectSalaryRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CorrectSalaryRun409JSONResponse) VisitCorrectSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectSalaryRun429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CorrectSalaryRun429JSONResponse) VisitCorrectSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectSalaryRun500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CorrectSalaryRun500JSONResponse) VisitCorrectSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CorrectSalaryRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CorrectSalaryRun503JSONResponse) VisitCorrectSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRunEmployeesRequestObject struct {
+	CompanyId CompanyId   `json:"companyId"`
+	RunId     SalaryRunId `json:"runId"`
+	Params    ListSalaryRunEmployeesParams
+}
+
+type ListSalaryRunEmployeesResponseObject interface {
+	VisitListSalaryRunEmployeesResponse(w http.ResponseWriter) error
+}
+
+type ListSalaryRunEmployees200JSONResponse SalaryRunEmployeeListResponse
+
+func (response ListSalaryRunEmployees200JSONResponse) VisitListSalaryRunEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRunEmployees400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListSalaryRunEmployees400JSONResponse) VisitListSalaryRunEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRunEmployees401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListSalaryRunEmployees401JSONResponse) VisitListSalaryRunEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRunEmployees403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListSalaryRunEmployees403JSONResponse) VisitListSalaryRunEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRunEmployees404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListSalaryRunEmployees404JSONResponse) VisitListSalaryRunEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRunEmployees429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListSalaryRunEmployees429JSONResponse) VisitListSalaryRunEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRunEmployees500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListSalaryRunEmployees500JSONResponse) VisitListSalaryRunEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListSalaryRunEmployees503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListSalaryRunEmployees503JSONResponse) VisitListSalaryRunEmployeesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployeeRequestObject struct {
+	CompanyId CompanyId   `json:"companyId"`
+	RunId     SalaryRunId `json:"runId"`
+	Params    AddSalaryRunEmployeeParams
+	Body      *AddSalaryRunEmployeeJSONRequestBody
+}
+
+type AddSalaryRunEmployeeResponseObject interface {
+	VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error
+}
+
+type AddSalaryRunEmployee200JSONResponse SalaryRunEmployeeOutcomeResponse
+
+func (response AddSalaryRunEmployee200JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployee201JSONResponse SalaryRunEmployeeResponse
+
+func (response AddSalaryRunEmployee201JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployee400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddSalaryRunEmployee400JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployee401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddSalaryRunEmployee401JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployee403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddSalaryRunEmployee403JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployee404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddSalaryRunEmployee404JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployee409JSONResponse struct{ ConflictJSONResponse }
+
+func (response AddSalaryRunEmployee409JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployee413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddSalaryRunEmployee413JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployee415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddSalaryRunEmployee415JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployee429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response AddSalaryRunEmployee429JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployee500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response AddSalaryRunEmployee500JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryRunEmployee503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddSalaryRunEmployee503JSONResponse) VisitAddSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveSalaryRunEmployeeRequestObject struct {
+	CompanyId  CompanyId   `json:"companyId"`
+	RunId      SalaryRunId `json:"runId"`
+	EmployeeId EmployeeId  `json:"employeeId"`
+	Params     RemoveSalaryRunEmployeeParams
+}
+
+type RemoveSalaryRunEmployeeResponseObject interface {
+	VisitRemoveSalaryRunEmployeeResponse(w http.ResponseWriter) error
+}
+
+type RemoveSalaryRunEmployee200JSONResponse SalaryRunEmployeeOutcomeResponse
+
+func (response RemoveSalaryRunEmployee200JSONResponse) VisitRemoveSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveSalaryRunEmployee204Response struct {
+}
+
+func (response RemoveSalaryRunEmployee204Response) VisitRemoveSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type RemoveSalaryRunEmployee400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RemoveSalaryRunEmployee400JSONResponse) VisitRemoveSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveSalaryRunEmployee401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RemoveSalaryRunEmployee401JSONResponse) VisitRemoveSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveSalaryRunEmployee403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RemoveSalaryRunEmployee403JSONResponse) VisitRemoveSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveSalaryRunEmployee404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RemoveSalaryRunEmployee404JSONResponse) VisitRemoveSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveSalaryRunEmployee409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RemoveSalaryRunEmployee409JSONResponse) VisitRemoveSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveSalaryRunEmployee429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RemoveSalaryRunEmployee429JSONResponse) VisitRemoveSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveSalaryRunEmployee500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RemoveSalaryRunEmployee500JSONResponse) VisitRemoveSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RemoveSalaryRunEmployee503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RemoveSalaryRunEmployee503JSONResponse) VisitRemoveSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslipRequestObject struct {
+	CompanyId  CompanyId   `json:"companyId"`
+	RunId      SalaryRunId `json:"runId"`
+	EmployeeId EmployeeId  `json:"employeeId"`
+}
+
+type GetPayslipResponseObject interface {
+	VisitGetPayslipResponse(w http.ResponseWriter) error
+}
+
+type GetPayslip200JSONResponse PayslipResponse
+
+func (response GetPayslip200JSONResponse) VisitGetPayslipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslip400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPayslip400JSONResponse) VisitGetPayslipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslip401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPayslip401JSONResponse) VisitGetPayslipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslip403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetPayslip403JSONResponse) VisitGetPayslipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslip404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPayslip404JSONResponse) VisitGetPayslipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslip429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetPayslip429JSONResponse) VisitGetPayslipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslip500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetPayslip500JSONResponse) VisitGetPayslipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslip503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPayslip503JSONResponse) VisitGetPayslipResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunEmployeeRequestObject struct {
+	CompanyId  CompanyId   `json:"companyId"`
+	RunId      SalaryRunId `json:"runId"`
+	EmployeeId EmployeeId  `json:"employeeId"`
+	Params     UpdateSalaryRunEmployeeParams
+	Body       *UpdateSalaryRunEmployeeJSONRequestBody
+}
+
+type UpdateSalaryRunEmployeeResponseObject interface {
+	VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error
+}
+
+type UpdateSalaryRunEmployee200JSONResponse SalaryRunEmployeeOutcomeResponse
+
+func (response UpdateSalaryRunEmployee200JSONResponse) VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunEmployee400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSalaryRunEmployee400JSONResponse) VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunEmployee401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSalaryRunEmployee401JSONResponse) VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunEmployee403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSalaryRunEmployee403JSONResponse) VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunEmployee404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSalaryRunEmployee404JSONResponse) VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunEmployee409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSalaryRunEmployee409JSONResponse) VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunEmployee413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSalaryRunEmployee413JSONResponse) VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunEmployee415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSalaryRunEmployee415JSONResponse) VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunEmployee429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateSalaryRunEmployee429JSONResponse) VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunEmployee500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateSalaryRunEmployee500JSONResponse) VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryRunEmployee503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSalaryRunEmployee503JSONResponse) VisitUpdateSalaryRunEmployeeResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLineRequestObject struct {
+	CompanyId  CompanyId   `json:"companyId"`
+	RunId      SalaryRunId `json:"runId"`
+	EmployeeId EmployeeId  `json:"employeeId"`
+	Params     AddSalaryLineParams
+	Body       *AddSalaryLineJSONRequestBody
+}
+
+type AddSalaryLineResponseObject interface {
+	VisitAddSalaryLineResponse(w http.ResponseWriter) error
+}
+
+type AddSalaryLine200JSONResponse SalaryLineOutcomeResponse
+
+func (response AddSalaryLine200JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLine201JSONResponse SalaryLineResponse
+
+func (response AddSalaryLine201JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response AddSalaryLine400JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response AddSalaryLine401JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response AddSalaryLine403JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response AddSalaryLine404JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLine409JSONResponse struct{ ConflictJSONResponse }
+
+func (response AddSalaryLine409JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLine413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response AddSalaryLine413JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLine415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response AddSalaryLine415JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLine429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response AddSalaryLine429JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLine500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response AddSalaryLine500JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type AddSalaryLine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response AddSalaryLine503JSONResponse) VisitAddSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryLineRequestObject struct {
+	CompanyId CompanyId    `json:"companyId"`
+	RunId     SalaryRunId  `json:"runId"`
+	LineId    SalaryLineId `json:"lineId"`
+	Params    DeleteSalaryLineParams
+}
+
+type DeleteSalaryLineResponseObject interface {
+	VisitDeleteSalaryLineResponse(w http.ResponseWriter) error
+}
+
+type DeleteSalaryLine200JSONResponse SalaryLineOutcomeResponse
+
+func (response DeleteSalaryLine200JSONResponse) VisitDeleteSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryLine204Response struct {
+}
+
+func (response DeleteSalaryLine204Response) VisitDeleteSalaryLineResponse(w http.ResponseWriter) error {
+	w.WriteHeader(204)
+	return nil
+}
+
+type DeleteSalaryLine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response DeleteSalaryLine400JSONResponse) VisitDeleteSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryLine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response DeleteSalaryLine401JSONResponse) VisitDeleteSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryLine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response DeleteSalaryLine403JSONResponse) VisitDeleteSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryLine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response DeleteSalaryLine404JSONResponse) VisitDeleteSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryLine409JSONResponse struct{ ConflictJSONResponse }
+
+func (response DeleteSalaryLine409JSONResponse) VisitDeleteSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryLine429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response DeleteSalaryLine429JSONResponse) VisitDeleteSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryLine500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response DeleteSalaryLine500JSONResponse) VisitDeleteSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type DeleteSalaryLine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response DeleteSalaryLine503JSONResponse) VisitDeleteSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryLineRequestObject struct {
+	CompanyId CompanyId    `json:"companyId"`
+	RunId     SalaryRunId  `json:"runId"`
+	LineId    SalaryLineId `json:"lineId"`
+	Params    UpdateSalaryLineParams
+	Body      *UpdateSalaryLineJSONRequestBody
+}
+
+type UpdateSalaryLineResponseObject interface {
+	VisitUpdateSalaryLineResponse(w http.ResponseWriter) error
+}
+
+type UpdateSalaryLine200JSONResponse SalaryLineOutcomeResponse
+
+func (response UpdateSalaryLine200JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryLine400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UpdateSalaryLine400JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryLine401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UpdateSalaryLine401JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryLine403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UpdateSalaryLine403JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryLine404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UpdateSalaryLine404JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryLine409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UpdateSalaryLine409JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryLine413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response UpdateSalaryLine413JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryLine415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response UpdateSalaryLine415JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryLine429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UpdateSalaryLine429JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryLine500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UpdateSalaryLine500JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UpdateSalaryLine503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UpdateSalaryLine503JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnapproveSalaryRunRequestObject struct {
+	CompanyId CompanyId   `json:"companyId"`
+	RunId     SalaryRunId `json:"runId"`
+	Params    UnapproveSalaryRunParams
+}
+
+type UnapproveSalaryRunResponseObject interface {
+	VisitUnapproveSalaryRunResponse(w http.ResponseWriter) error
+}
+
+type UnapproveSalaryRun200JSONResponse SalaryRunOutcomeResponse
+
+func (response UnapproveSalaryRun200JSONResponse) VisitUnapproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnapproveSalaryRun400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response UnapproveSalaryRun400JSONResponse) VisitUnapproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnapproveSalaryRun401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response UnapproveSalaryRun401JSONResponse) VisitUnapproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnapproveSalaryRun403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response UnapproveSalaryRun403JSONResponse) VisitUnapproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnapproveSalaryRun404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response UnapproveSalaryRun404JSONResponse) VisitUnapproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnapproveSalaryRun409JSONResponse struct{ ConflictJSONResponse }
+
+func (response UnapproveSalaryRun409JSONResponse) VisitUnapproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnapproveSalaryRun429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response UnapproveSalaryRun429JSONResponse) VisitUnapproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnapproveSalaryRun500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response UnapproveSalaryRun500JSONResponse) VisitUnapproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UnapproveSalaryRun503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response UnapproveSalaryRun503JSONResponse) VisitUnapproveSalaryRunResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSalarySettingsRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 }
@@ -76967,6 +82710,60 @@ type StrictServerInterface interface {
 	// GetVatSettlementProposal Proposed VAT settlement verifikat
 	// (GET /api/v1/companies/{companyId}/reports/vat-declaration/settlement-proposal)
 	GetVatSettlementProposal(ctx context.Context, request GetVatSettlementProposalRequestObject) (GetVatSettlementProposalResponseObject, error)
+	// ListSalaryRuns List salary runs
+	// (GET /api/v1/companies/{companyId}/salary-runs)
+	ListSalaryRuns(ctx context.Context, request ListSalaryRunsRequestObject) (ListSalaryRunsResponseObject, error)
+	// CreateSalaryRun Create a salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs)
+	CreateSalaryRun(ctx context.Context, request CreateSalaryRunRequestObject) (CreateSalaryRunResponseObject, error)
+	// DeleteSalaryRun Delete a draft salary run
+	// (DELETE /api/v1/companies/{companyId}/salary-runs/{runId})
+	DeleteSalaryRun(ctx context.Context, request DeleteSalaryRunRequestObject) (DeleteSalaryRunResponseObject, error)
+	// GetSalaryRun Get a salary run
+	// (GET /api/v1/companies/{companyId}/salary-runs/{runId})
+	GetSalaryRun(ctx context.Context, request GetSalaryRunRequestObject) (GetSalaryRunResponseObject, error)
+	// UpdateSalaryRun Update a salary run
+	// (PATCH /api/v1/companies/{companyId}/salary-runs/{runId})
+	UpdateSalaryRun(ctx context.Context, request UpdateSalaryRunRequestObject) (UpdateSalaryRunResponseObject, error)
+	// ApproveSalaryRun Approve a salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/approve)
+	ApproveSalaryRun(ctx context.Context, request ApproveSalaryRunRequestObject) (ApproveSalaryRunResponseObject, error)
+	// BookSalaryRun Book a salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/book)
+	BookSalaryRun(ctx context.Context, request BookSalaryRunRequestObject) (BookSalaryRunResponseObject, error)
+	// CalculateSalaryRun Calculate a salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/calculate)
+	CalculateSalaryRun(ctx context.Context, request CalculateSalaryRunRequestObject) (CalculateSalaryRunResponseObject, error)
+	// CorrectSalaryRun Correct a booked salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/correct)
+	CorrectSalaryRun(ctx context.Context, request CorrectSalaryRunRequestObject) (CorrectSalaryRunResponseObject, error)
+	// ListSalaryRunEmployees List a run's employees
+	// (GET /api/v1/companies/{companyId}/salary-runs/{runId}/employees)
+	ListSalaryRunEmployees(ctx context.Context, request ListSalaryRunEmployeesRequestObject) (ListSalaryRunEmployeesResponseObject, error)
+	// AddSalaryRunEmployee Add an employee to a run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/employees)
+	AddSalaryRunEmployee(ctx context.Context, request AddSalaryRunEmployeeRequestObject) (AddSalaryRunEmployeeResponseObject, error)
+	// RemoveSalaryRunEmployee Remove an employee from a run
+	// (DELETE /api/v1/companies/{companyId}/salary-runs/{runId}/employees/{employeeId})
+	RemoveSalaryRunEmployee(ctx context.Context, request RemoveSalaryRunEmployeeRequestObject) (RemoveSalaryRunEmployeeResponseObject, error)
+	// GetPayslip Get an employee's payslip
+	// (GET /api/v1/companies/{companyId}/salary-runs/{runId}/employees/{employeeId})
+	GetPayslip(ctx context.Context, request GetPayslipRequestObject) (GetPayslipResponseObject, error)
+	// UpdateSalaryRunEmployee Override a payslip's tax or avgifter
+	// (PATCH /api/v1/companies/{companyId}/salary-runs/{runId}/employees/{employeeId})
+	UpdateSalaryRunEmployee(ctx context.Context, request UpdateSalaryRunEmployeeRequestObject) (UpdateSalaryRunEmployeeResponseObject, error)
+	// AddSalaryLine Add a payslip line
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/employees/{employeeId}/lines)
+	AddSalaryLine(ctx context.Context, request AddSalaryLineRequestObject) (AddSalaryLineResponseObject, error)
+	// DeleteSalaryLine Delete a payslip line
+	// (DELETE /api/v1/companies/{companyId}/salary-runs/{runId}/lines/{lineId})
+	DeleteSalaryLine(ctx context.Context, request DeleteSalaryLineRequestObject) (DeleteSalaryLineResponseObject, error)
+	// UpdateSalaryLine Update a payslip line
+	// (PATCH /api/v1/companies/{companyId}/salary-runs/{runId}/lines/{lineId})
+	UpdateSalaryLine(ctx context.Context, request UpdateSalaryLineRequestObject) (UpdateSalaryLineResponseObject, error)
+	// UnapproveSalaryRun Return an approved run to review
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/unapprove)
+	UnapproveSalaryRun(ctx context.Context, request UnapproveSalaryRunRequestObject) (UnapproveSalaryRunResponseObject, error)
 	// GetSalarySettings Get the payroll settings
 	// (GET /api/v1/companies/{companyId}/salary/settings)
 	GetSalarySettings(ctx context.Context, request GetSalarySettingsRequestObject) (GetSalarySettingsResponseObject, error)
@@ -82724,6 +88521,658 @@ func (sh *strictHandler) GetVatSettlementProposal(ctx echo.Context, companyId Co
 		return err
 	} else if validResponse, ok := response.(GetVatSettlementProposalResponseObject); ok {
 		return validResponse.VisitGetVatSettlementProposalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSalaryRuns operation middleware
+func (sh *strictHandler) ListSalaryRuns(ctx echo.Context, companyId CompanyId, params ListSalaryRunsParams) error {
+	var request ListSalaryRunsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSalaryRuns(ctx.Request().Context(), request.(ListSalaryRunsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSalaryRuns")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSalaryRunsResponseObject); ok {
+		return validResponse.VisitListSalaryRunsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateSalaryRun operation middleware
+func (sh *strictHandler) CreateSalaryRun(ctx echo.Context, companyId CompanyId, params CreateSalaryRunParams) error {
+	var request CreateSalaryRunRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CreateSalaryRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateSalaryRun(ctx.Request().Context(), request.(CreateSalaryRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateSalaryRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateSalaryRunResponseObject); ok {
+		return validResponse.VisitCreateSalaryRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSalaryRun operation middleware
+func (sh *strictHandler) DeleteSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params DeleteSalaryRunParams) error {
+	var request DeleteSalaryRunRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSalaryRun(ctx.Request().Context(), request.(DeleteSalaryRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSalaryRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSalaryRunResponseObject); ok {
+		return validResponse.VisitDeleteSalaryRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetSalaryRun operation middleware
+func (sh *strictHandler) GetSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId) error {
+	var request GetSalaryRunRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSalaryRun(ctx.Request().Context(), request.(GetSalaryRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSalaryRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSalaryRunResponseObject); ok {
+		return validResponse.VisitGetSalaryRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSalaryRun operation middleware
+func (sh *strictHandler) UpdateSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params UpdateSalaryRunParams) error {
+	var request UpdateSalaryRunRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.Params = params
+
+	var body UpdateSalaryRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSalaryRun(ctx.Request().Context(), request.(UpdateSalaryRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSalaryRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSalaryRunResponseObject); ok {
+		return validResponse.VisitUpdateSalaryRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ApproveSalaryRun operation middleware
+func (sh *strictHandler) ApproveSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params ApproveSalaryRunParams) error {
+	var request ApproveSalaryRunRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.Params = params
+
+	var body ApproveSalaryRunJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApproveSalaryRun(ctx.Request().Context(), request.(ApproveSalaryRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApproveSalaryRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApproveSalaryRunResponseObject); ok {
+		return validResponse.VisitApproveSalaryRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// BookSalaryRun operation middleware
+func (sh *strictHandler) BookSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params BookSalaryRunParams) error {
+	var request BookSalaryRunRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.BookSalaryRun(ctx.Request().Context(), request.(BookSalaryRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "BookSalaryRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(BookSalaryRunResponseObject); ok {
+		return validResponse.VisitBookSalaryRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CalculateSalaryRun operation middleware
+func (sh *strictHandler) CalculateSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params CalculateSalaryRunParams) error {
+	var request CalculateSalaryRunRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CalculateSalaryRun(ctx.Request().Context(), request.(CalculateSalaryRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CalculateSalaryRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CalculateSalaryRunResponseObject); ok {
+		return validResponse.VisitCalculateSalaryRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CorrectSalaryRun operation middleware
+func (sh *strictHandler) CorrectSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params CorrectSalaryRunParams) error {
+	var request CorrectSalaryRunRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CorrectSalaryRun(ctx.Request().Context(), request.(CorrectSalaryRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CorrectSalaryRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CorrectSalaryRunResponseObject); ok {
+		return validResponse.VisitCorrectSalaryRunResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListSalaryRunEmployees operation middleware
+func (sh *strictHandler) ListSalaryRunEmployees(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params ListSalaryRunEmployeesParams) error {
+	var request ListSalaryRunEmployeesRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListSalaryRunEmployees(ctx.Request().Context(), request.(ListSalaryRunEmployeesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListSalaryRunEmployees")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListSalaryRunEmployeesResponseObject); ok {
+		return validResponse.VisitListSalaryRunEmployeesResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddSalaryRunEmployee operation middleware
+func (sh *strictHandler) AddSalaryRunEmployee(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params AddSalaryRunEmployeeParams) error {
+	var request AddSalaryRunEmployeeRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.Params = params
+
+	var body AddSalaryRunEmployeeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddSalaryRunEmployee(ctx.Request().Context(), request.(AddSalaryRunEmployeeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddSalaryRunEmployee")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddSalaryRunEmployeeResponseObject); ok {
+		return validResponse.VisitAddSalaryRunEmployeeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RemoveSalaryRunEmployee operation middleware
+func (sh *strictHandler) RemoveSalaryRunEmployee(ctx echo.Context, companyId CompanyId, runId SalaryRunId, employeeId EmployeeId, params RemoveSalaryRunEmployeeParams) error {
+	var request RemoveSalaryRunEmployeeRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.EmployeeId = employeeId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RemoveSalaryRunEmployee(ctx.Request().Context(), request.(RemoveSalaryRunEmployeeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RemoveSalaryRunEmployee")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RemoveSalaryRunEmployeeResponseObject); ok {
+		return validResponse.VisitRemoveSalaryRunEmployeeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPayslip operation middleware
+func (sh *strictHandler) GetPayslip(ctx echo.Context, companyId CompanyId, runId SalaryRunId, employeeId EmployeeId) error {
+	var request GetPayslipRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.EmployeeId = employeeId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPayslip(ctx.Request().Context(), request.(GetPayslipRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPayslip")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPayslipResponseObject); ok {
+		return validResponse.VisitGetPayslipResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSalaryRunEmployee operation middleware
+func (sh *strictHandler) UpdateSalaryRunEmployee(ctx echo.Context, companyId CompanyId, runId SalaryRunId, employeeId EmployeeId, params UpdateSalaryRunEmployeeParams) error {
+	var request UpdateSalaryRunEmployeeRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.EmployeeId = employeeId
+	request.Params = params
+
+	var body UpdateSalaryRunEmployeeJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSalaryRunEmployee(ctx.Request().Context(), request.(UpdateSalaryRunEmployeeRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSalaryRunEmployee")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSalaryRunEmployeeResponseObject); ok {
+		return validResponse.VisitUpdateSalaryRunEmployeeResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// AddSalaryLine operation middleware
+func (sh *strictHandler) AddSalaryLine(ctx echo.Context, companyId CompanyId, runId SalaryRunId, employeeId EmployeeId, params AddSalaryLineParams) error {
+	var request AddSalaryLineRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.EmployeeId = employeeId
+	request.Params = params
+
+	var body AddSalaryLineJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.AddSalaryLine(ctx.Request().Context(), request.(AddSalaryLineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "AddSalaryLine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(AddSalaryLineResponseObject); ok {
+		return validResponse.VisitAddSalaryLineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// DeleteSalaryLine operation middleware
+func (sh *strictHandler) DeleteSalaryLine(ctx echo.Context, companyId CompanyId, runId SalaryRunId, lineId SalaryLineId, params DeleteSalaryLineParams) error {
+	var request DeleteSalaryLineRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.LineId = lineId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.DeleteSalaryLine(ctx.Request().Context(), request.(DeleteSalaryLineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "DeleteSalaryLine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(DeleteSalaryLineResponseObject); ok {
+		return validResponse.VisitDeleteSalaryLineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UpdateSalaryLine operation middleware
+func (sh *strictHandler) UpdateSalaryLine(ctx echo.Context, companyId CompanyId, runId SalaryRunId, lineId SalaryLineId, params UpdateSalaryLineParams) error {
+	var request UpdateSalaryLineRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.LineId = lineId
+	request.Params = params
+
+	var body UpdateSalaryLineJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UpdateSalaryLine(ctx.Request().Context(), request.(UpdateSalaryLineRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UpdateSalaryLine")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UpdateSalaryLineResponseObject); ok {
+		return validResponse.VisitUpdateSalaryLineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// UnapproveSalaryRun operation middleware
+func (sh *strictHandler) UnapproveSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params UnapproveSalaryRunParams) error {
+	var request UnapproveSalaryRunRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.UnapproveSalaryRun(ctx.Request().Context(), request.(UnapproveSalaryRunRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "UnapproveSalaryRun")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(UnapproveSalaryRunResponseObject); ok {
+		return validResponse.VisitUnapproveSalaryRunResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -7,6 +7,7 @@
 //	kontera keys create ...       create an API key (and its user)
 //	kontera members add ...       make a user a member of a company
 //	kontera fx import FILE        load exchange rates (currency,date,rate) into fx_rates
+//	kontera payroll tax-tables YEAR FILE   load Skatteverket's month tables for a year
 package main
 
 import (
@@ -30,6 +31,8 @@ Usage:
                       [--company-access all_memberships|allowlist] [--company ID ...] [--read-only]
   kontera members add --company ID --email E --role owner|admin|member|viewer [--read-only]
   kontera fx import FILE          load exchange rates: lines of currency,date,rate (SEK per unit)
+  kontera payroll tax-tables YEAR FILE [--source URL]
+                                  load a year's month tables (Skatteverket's allmanna-tabeller-manad.txt)
 
 Configuration (environment):
   DATABASE_URL                    PostgreSQL URL; unset: dev and the tools use the cluster under .data
@@ -78,6 +81,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "fx":
 		if len(args) > 2 && args[1] == "import" {
 			return fxImport(ctx, args[2], stdout, stderr)
+		}
+	case "payroll":
+		if len(args) > 1 && args[1] == "tax-tables" {
+			return payrollTaxTables(ctx, args[2:], stdout, stderr)
 		}
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)

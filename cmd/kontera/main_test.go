@@ -119,3 +119,42 @@ func TestFXImport(t *testing.T) {
 		t.Fatalf("%d rates (%v)", n, err)
 	}
 }
+
+// kontera payroll tax-tables loads a year's month tables; a two-week
+// file or a missing table loads nothing.
+func TestPayrollTaxTables(t *testing.T) {
+	url := pgtest.NewURL(t)
+	t.Setenv("DATABASE_URL", url)
+	ctx := context.Background()
+	var out, errOut bytes.Buffer
+	if err := run(ctx, []string{"migrate"}, &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	fixture := "../../internal/payroll/testdata/month-tables-fixture.txt"
+	out.Reset()
+	if err := run(ctx, []string{"payroll", "tax-tables", "2026", fixture}, &out, &errOut); err != nil ||
+		!strings.Contains(out.String(), "34 rows of tables 29–42 for 2026") {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	dir := t.TempDir()
+	twoWeek := filepath.Join(dir, "tvaveckor.txt")
+	if err := os.WriteFile(twoWeek, []byte("14B30      1  80000 1000 1000 1000 1000 1000 1000\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ctx, []string{"payroll", "tax-tables", "2027", twoWeek}, &out, &errOut); err == nil ||
+		!strings.Contains(err.Error(), "two-week") {
+		t.Fatalf("a two-week file: %v", err)
+	}
+	if err := run(ctx, []string{"payroll", "tax-tables", "twenty", fixture}, &out, &errOut); err == nil {
+		t.Fatal("a year that is no number loaded")
+	}
+	d, err := store.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	var n int
+	if err := d.Get(&n, `SELECT count(*) FROM payroll_tax_tables WHERE year = 2026 AND row_count = 34`); err != nil || n != 1 {
+		t.Fatalf("%d loads (%v)", n, err)
+	}
+}

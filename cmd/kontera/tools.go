@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -18,6 +19,7 @@ import (
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/config"
 	"github.com/kontera/kontera/internal/fx"
+	"github.com/kontera/kontera/internal/payroll"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -233,5 +235,40 @@ func fxImport(ctx context.Context, path string, stdout, stderr io.Writer) error 
 		return err
 	}
 	fmt.Fprintf(stdout, "%d exchange rates read from %s\n", n, path)
+	return nil
+}
+
+// payrollTaxTables loads a year's month tables from Skatteverket's open
+// data file (allmanna-tabeller-manad.txt): how a server knows the tax of
+// table employees. args: YEAR FILE [--source URL].
+func payrollTaxTables(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("payroll tax-tables", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	source := fs.String("source", payroll.SourceURL, "where the file was published")
+	if len(args) < 2 {
+		return fmt.Errorf("usage: kontera payroll tax-tables YEAR FILE [--source URL]")
+	}
+	if err := fs.Parse(args[2:]); err != nil {
+		return err
+	}
+	year, err := strconv.Atoi(args[0])
+	if err != nil {
+		return fmt.Errorf("year %q is not a year", args[0])
+	}
+	raw, err := os.ReadFile(args[1])
+	if err != nil {
+		return err
+	}
+	d, cleanup, err := openDB(ctx, stderr)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	t, err := payroll.LoadTaxTables(ctx, d, year, raw, *source)
+	if err != nil {
+		return fmt.Errorf("%s: %w", args[1], err)
+	}
+	fmt.Fprintf(stdout, "%d rows of tables %d–%d for %d loaded from %s (sha256 %s)\n", t.Rows(), payroll.MinTable,
+		payroll.MaxTable, year, args[1], t.SHA256)
 	return nil
 }

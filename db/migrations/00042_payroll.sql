@@ -144,6 +144,7 @@ CREATE TABLE salary_runs (
     tax_total         numeric(14, 2) NOT NULL DEFAULT 0,
     net_total         numeric(14, 2) NOT NULL DEFAULT 0,
     avgifter_total    numeric(14, 2) NOT NULL DEFAULT 0,
+    accrual_total     numeric(14, 2) NOT NULL DEFAULT 0,
     created_at        timestamptz    NOT NULL DEFAULT clock_timestamp(),
     updated_at        timestamptz    NOT NULL DEFAULT clock_timestamp(),
     PRIMARY KEY (company_id, id),
@@ -165,11 +166,15 @@ CREATE TABLE salary_run_employees (
     tax_withheld              numeric(14, 2) NOT NULL DEFAULT 0,
     net_salary                numeric(14, 2) NOT NULL DEFAULT 0,
     avgifter_amount           numeric(14, 2) NOT NULL DEFAULT 0,
+    -- The pay avgifter are reckoned on, and the part of it left uncharged
+    -- under the 1 000 kr floor of the year.
+    avgift_base               numeric(14, 2) NOT NULL DEFAULT 0,
+    uncharged_base            numeric(14, 2) NOT NULL DEFAULT 0,
     tax_withheld_override     numeric(14, 2) CHECK (tax_withheld_override >= 0),
     avgifter_amount_override  numeric(14, 2) CHECK (avgifter_amount_override >= 0),
     vacation_accrual          numeric(14, 2) NOT NULL DEFAULT 0,
     vacation_accrual_avgifter numeric(14, 2) NOT NULL DEFAULT 0,
-    vacation_days_taken       numeric(6, 2)  NOT NULL DEFAULT 0,
+    vacation_days_taken       numeric(8, 4)  NOT NULL DEFAULT 0,
     absence_days              jsonb          NOT NULL DEFAULT '{}',
     -- The days of absence the calculation read: a calculated run holds
     -- them (SALARY_REGISTER_DATES_LOCKED_BY_RUN).
@@ -226,11 +231,12 @@ BEGIN
        OR OLD.status = 'booked' AND (NEW.status <> 'corrected'
            OR (NEW.company_id, NEW.id, NEW.period_year, NEW.period_month, NEW.payment_date, NEW.voucher_series,
                NEW.corrects_run_id, NEW.calculated_at, NEW.approved_at, NEW.approved_by, NEW.booked_at, NEW.booked_by,
-               NEW.journal_entry_ids, NEW.gross_total, NEW.tax_total, NEW.net_total, NEW.avgifter_total, NEW.created_at)
+               NEW.journal_entry_ids, NEW.gross_total, NEW.tax_total, NEW.net_total, NEW.avgifter_total, NEW.accrual_total,
+               NEW.created_at)
            IS DISTINCT FROM (OLD.company_id, OLD.id, OLD.period_year, OLD.period_month, OLD.payment_date,
                OLD.voucher_series, OLD.corrects_run_id, OLD.calculated_at, OLD.approved_at, OLD.approved_by,
                OLD.booked_at, OLD.booked_by, OLD.journal_entry_ids, OLD.gross_total, OLD.tax_total, OLD.net_total,
-               OLD.avgifter_total, OLD.created_at)) THEN
+               OLD.avgifter_total, OLD.accrual_total, OLD.created_at)) THEN
         RAISE EXCEPTION 'a booked salary run keeps what was booked' USING ERRCODE = 'check_violation';
     END IF;
     RETURN NEW;
@@ -270,9 +276,9 @@ CREATE TABLE employee_vacation_years (
     company_id          uuid          NOT NULL,
     employee_id         uuid          NOT NULL,
     vacation_year_start date          NOT NULL,
-    entitled_days       numeric(6, 2) NOT NULL,
-    taken_days          numeric(6, 2) NOT NULL DEFAULT 0,
-    earned_days         numeric(6, 2) NOT NULL DEFAULT 0,
+    entitled_days       numeric(8, 4) NOT NULL,
+    taken_days          numeric(8, 4) NOT NULL DEFAULT 0,
+    earned_days         numeric(8, 4) NOT NULL DEFAULT 0,
     saved_days          jsonb         NOT NULL DEFAULT '{}',
     updated_at          timestamptz   NOT NULL DEFAULT now(),
     PRIMARY KEY (company_id, employee_id, vacation_year_start),

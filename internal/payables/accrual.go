@@ -80,14 +80,14 @@ func ReleaseLines(inv Invoice, months []Month) []ledger.Line {
 	for _, it := range inv.Items {
 		items[it.ID] = it
 	}
-	var b booking
+	var b ledger.Booking
 	for _, m := range months {
 		it := items[m.ItemID]
 		d := it.Description
-		b.add(it.Account, m.Amount, false, tags(inv, it), &d)
+		b.Add(it.Account, m.Amount, false, tags(inv, it), &d)
 	}
 	for _, m := range months {
-		b.add(m.Balance, m.Amount, true, tags(inv, items[m.ItemID]), nil)
+		b.Add(m.Balance, m.Amount, true, tags(inv, items[m.ItemID]), nil)
 	}
-	return b.lines
+	return b.Lines
 }

@@ -55,53 +55,6 @@ func sekOf(inv Invoice, a money.Amount) money.Amount {
 	return inv.ExchangeRate.Convert(a)
 }
 
-// booking collects verifikat lines, one per account and side of the
-// same tags, in the order first seen.
-type booking struct{ lines []ledger.Line }
-
-// add books amount on account: a debit, or a credit when credit is set;
-// a negative amount goes on the other side, nothing on none.
-func (b *booking) add(account string, amount money.Amount, credit bool, dims ledger.Dimensions, desc *string) {
-	if amount.IsZero() {
-		return
-	}
-	if amount.Sign() < 0 {
-		amount, credit = amount.Neg(), !credit
-	}
-	if dims == nil {
-		dims = ledger.Dimensions{}
-	}
-	for i, l := range b.lines {
-		if l.Account == account && (l.Credit.Sign() > 0) == credit && sameTags(l.Dimensions, dims) && l.Currency == nil {
-			if credit {
-				b.lines[i].Credit = l.Credit.Add(amount)
-			} else {
-				b.lines[i].Debit = l.Debit.Add(amount)
-			}
-			return
-		}
-	}
-	l := ledger.Line{Account: account, Dimensions: dims, Description: desc}
-	if credit {
-		l.Credit = amount
-	} else {
-		l.Debit = amount
-	}
-	b.lines = append(b.lines, l)
-}
-
-func sameTags(a, b ledger.Dimensions) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
 // tags are a line's dimensions over the invoice's defaults: the line's
 // win per key.
 func tags(inv Invoice, it Item) ledger.Dimensions {
@@ -127,8 +80,8 @@ func tags(inv Invoice, it Item) ledger.Dimensions {
 // each back from where it is). A foreign invoice's lines are converted
 // one by one; what their öre roundings leave against the total at the
 // rate goes on 3740 too, so 2440 carries exactly total × rate.
-func costs(inv Invoice, released map[uuid.UUID]money.Amount) booking {
-	var b booking
+func costs(inv Invoice, released map[uuid.UUID]money.Amount) ledger.Booking {
+	var b ledger.Booking
 	var vat money.Amount
 	type rc struct{ out, input string }
 	reverse := map[rc]money.Amount{}
@@ -138,10 +91,10 @@ func costs(inv Invoice, released map[uuid.UUID]money.Amount) booking {
 		d := it.Description
 		if it.AccrualAccount != nil {
 			done := released[it.ID]
-			b.add(it.Account, done, false, tags(inv, it), &d)
-			b.add(*it.AccrualAccount, net.Sub(done), false, tags(inv, it), &d)
+			b.Add(it.Account, done, false, tags(inv, it), &d)
+			b.Add(*it.AccrualAccount, net.Sub(done), false, tags(inv, it), &d)
 		} else {
-			b.add(it.Account, net, false, tags(inv, it), &d)
+			b.Add(it.Account, net, false, tags(inv, it), &d)
 		}
 		tax := sekOf(inv, it.VAT)
 		if inv.ReverseCharge {
@@ -160,18 +113,18 @@ func costs(inv Invoice, released map[uuid.UUID]money.Amount) booking {
 			if err != nil {
 				panic(err)
 			}
-			b.add(SLPCost, slp, false, tags(inv, it), nil)
-			b.add(SLPDebt, slp, true, nil, nil)
+			b.Add(SLPCost, slp, false, tags(inv, it), nil)
+			b.Add(SLPDebt, slp, true, nil, nil)
 		}
 	}
-	b.add(InputVAT, vat, false, nil, nil)
+	b.Add(InputVAT, vat, false, nil, nil)
 	for _, k := range order {
-		b.add(k.input, reverse[k], false, nil, nil)
-		b.add(k.out, reverse[k], true, nil, nil)
+		b.Add(k.input, reverse[k], false, nil, nil)
+		b.Add(k.out, reverse[k], true, nil, nil)
 	}
-	b.add(Rounding, sekOf(inv, inv.Rounding), false, nil, nil)
+	b.Add(Rounding, sekOf(inv, inv.Rounding), false, nil, nil)
 	if inv.ExchangeRate != nil {
-		b.add(Rounding, inv.ExchangeRate.Convert(inv.Total).Sub(net(b.lines)), false, nil, nil)
+		b.Add(Rounding, inv.ExchangeRate.Convert(inv.Total).Sub(net(b.Lines)), false, nil, nil)
 	}
 	return b
 }
@@ -191,7 +144,7 @@ func bump(account string, step int) string {
 // however its lines were rounded.
 func creditorSEK(inv Invoice) money.Amount {
 	var sum money.Amount
-	for _, l := range costs(inv, nil).lines {
+	for _, l := range costs(inv, nil).Lines {
 		sum = sum.Add(l.Debit).Sub(l.Credit)
 	}
 	return sum
@@ -202,8 +155,8 @@ func creditorSEK(inv Invoice) money.Amount {
 // invoice's currency and rate.
 func Registration(inv Invoice) []ledger.Line {
 	b := costs(inv, nil)
-	b.lines = append(b.lines, payableLine(inv, inv.TotalSEK, inv.Total, true))
-	return b.lines
+	b.Lines = append(b.Lines, payableLine(inv, inv.TotalSEK, inv.Total, true))
+	return b.Lines
 }
 
 // payableLine is 2440 for sek (foreign in the invoice's currency),
@@ -253,7 +206,7 @@ func share(whole, part, of money.Amount) money.Amount {
 // of an invoice to its costs. They come without the payment's own line.
 func CashLines(inv Invoice, before, now money.Amount) []ledger.Line {
 	after := before.Add(now)
-	all := costs(inv, nil).lines
+	all := costs(inv, nil).Lines
 	plug := 0
 	for i, l := range all {
 		if l.Debit.Cmp(all[plug].Debit) > 0 {
@@ -274,11 +227,11 @@ func CashLines(inv Invoice, before, now money.Amount) []ledger.Line {
 		return out
 	}
 	was, is := cumulative(before), cumulative(after)
-	var b booking
+	var b ledger.Booking
 	for i, l := range all {
-		b.add(l.Account, is[i].Sub(was[i]), false, l.Dimensions, l.Description)
+		b.Add(l.Account, is[i].Sub(was[i]), false, l.Dimensions, l.Description)
 	}
-	return b.lines
+	return b.Lines
 }
 
 // net is the debits less the credits of lines.
@@ -323,6 +276,6 @@ func PrivateAccount(inv Invoice, entityType string) string {
 // who paid (account).
 func PrivateLines(inv Invoice, account string) []ledger.Line {
 	b := costs(inv, nil)
-	b.add(account, inv.TotalSEK, true, nil, nil)
-	return b.lines
+	b.Add(account, inv.TotalSEK, true, nil, nil)
+	return b.Lines
 }

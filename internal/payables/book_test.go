@@ -164,7 +164,7 @@ func TestCashSharesAddUp(t *testing.T) {
 	for _, l := range s.Lines {
 		totals[l.Account] = totals[l.Account].Add(l.Debit).Sub(l.Credit)
 	}
-	for _, l := range costs(inv, nil).lines {
+	for _, l := range costs(inv, nil).Lines {
 		if got := totals[l.Account]; got.Cmp(l.Debit.Sub(l.Credit)) != 0 && l.Account != "5410" {
 			t.Errorf("%s booked %s, cost %s", l.Account, got, l.Debit.Sub(l.Credit))
 		}

@@ -49,7 +49,7 @@ func CreditLines(orig Invoice, released map[uuid.UUID]money.Amount) []ledger.Lin
 	var owed, foreign money.Amount
 	switch {
 	case orig.Booked():
-		cost, owed, foreign = costs(orig, released).lines, orig.TotalSEK, orig.Total
+		cost, owed, foreign = costs(orig, released).Lines, orig.TotalSEK, orig.Total
 	case orig.PaidAmount.IsZero():
 		return nil
 	default:

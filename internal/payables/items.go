@@ -120,7 +120,7 @@ func (p *Payables) correct(ctx context.Context, inv Invoice, it Item, account st
 		if credit {
 			side = l.Credit
 		}
-		if l.Account == it.Account && l.Currency == nil && sameTags(l.Dimensions, want) && side.Cmp(amount) >= 0 {
+		if l.Account == it.Account && l.Currency == nil && ledger.SameTags(l.Dimensions, want) && side.Cmp(amount) >= 0 {
 			line = &e.Lines[i]
 			break
 		}
@@ -129,15 +129,15 @@ func (p *Payables) correct(ctx context.Context, inv Invoice, it Item, account st
 		return apierr.New(apierr.SIItemAccountNoMatchingLine, map[string]any{"supplier_invoice_id": inv.ID,
 			"item_id": it.ID, "journal_entry_id": e.ID, "account_number": it.Account})
 	}
-	var b booking
+	var b ledger.Booking
 	side := line.Debit
 	if credit {
 		side = line.Credit
 	}
-	b.add(it.Account, side.Sub(amount), credit, line.Dimensions, line.Description)
+	b.Add(it.Account, side.Sub(amount), credit, line.Dimensions, line.Description)
 	d := it.Description
-	b.add(account, amount, credit, want, &d)
-	_, err = p.books.Strike(ctx, inv.CompanyID, e.ID, []uuid.UUID{line.ID}, b.lines)
+	b.Add(account, amount, credit, want, &d)
+	_, err = p.books.Strike(ctx, inv.CompanyID, e.ID, []uuid.UUID{line.ID}, b.Lines)
 	return err
 }
 

@@ -23,23 +23,23 @@ type Settlement struct {
 // the difference on 3960 (paid less: a gain) or 7960 (paid more: a loss).
 func Settle(inv Invoice, amount, sek money.Amount, account string) Settlement {
 	s := Settlement{Amount: amount, SEK: sek}
-	var b booking
+	var b ledger.Booking
 	if inv.Booked() {
 		s.Booked = sekOf(inv, amount)
 		if amount.Cmp(inv.Remaining()) == 0 {
 			s.Booked = inv.TotalSEK.Sub(inv.PaidSEK)
 		}
-		b.lines = append(b.lines, payableLine(inv, s.Booked, amount, false))
+		b.Lines = append(b.Lines, payableLine(inv, s.Booked, amount, false))
 	} else {
-		b.lines = CashLines(inv, inv.PaidAmount, amount)
-		s.Booked = net(b.lines)
+		b.Lines = CashLines(inv, inv.PaidAmount, amount)
+		s.Booked = net(b.Lines)
 	}
-	b.add(account, sek, true, nil, nil)
+	b.Add(account, sek, true, nil, nil)
 	if diff := sek.Sub(s.Booked); diff.Sign() > 0 {
-		b.add(FXLoss, diff, false, nil, nil)
+		b.Add(FXLoss, diff, false, nil, nil)
 	} else {
-		b.add(FXGain, diff.Neg(), true, nil, nil)
+		b.Add(FXGain, diff.Neg(), true, nil, nil)
 	}
-	s.Lines = b.lines
+	s.Lines = b.Lines
 	return s
 }

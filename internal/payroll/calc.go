@@ -66,7 +66,10 @@ type Input struct {
 	// karensavdrag of the last twelve months.
 	Absence    []Absence
 	SickBefore []time.Time
-	Tables     *TaxTables
+	// AbsenceMonth is the month the absence is of: the period's, or the
+	// one before under an avvikelseperiod (zero: the period's).
+	AbsenceMonth time.Time
+	Tables       *TaxTables
 	// PriorBase is the year's avgift base before this payslip, and
 	// PriorUncharged the part of it no avgifter were charged on (under
 	// the 1 000 kr floor).
@@ -368,13 +371,13 @@ func (p *Payslip) tax(e Employee, in Input) error {
 		tax = kronorDown(mul(apd.New(kr, 0), sidoRate))
 	default:
 		p.TaxMethod = "table"
-		if in.Tables == nil {
-			return apierr.New(apierr.SalaryPayrollConfigMissing, map[string]any{"missing": "tax_tables",
-				"year": in.Payment.Year()})
-		}
 		if e.TaxTable == nil || e.TaxColumn == nil {
 			return apierr.New(apierr.SalaryRunApproveValidationFailed, map[string]any{"employee_id": e.ID,
 				"missing": "tax_table_number"})
+		}
+		if in.Tables == nil {
+			return apierr.New(apierr.SalaryPayrollConfigMissing, map[string]any{"missing": "tax_tables",
+				"year": in.Payment.Year()})
 		}
 		t, found := in.Tables.Withhold(*e.TaxTable, *e.TaxColumn, kr)
 		if !found {

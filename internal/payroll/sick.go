@@ -139,6 +139,9 @@ func (p *Payslip) absence(e Employee, in Input, hourly *apd.Decimal) {
 	sickPay := new(apd.Decimal)
 	perPeriod := map[time.Time]*apd.Decimal{}
 	first := time.Date(in.Year, in.Month, 1, 0, 0, 0, 0, time.UTC)
+	if !in.AbsenceMonth.IsZero() {
+		first = in.AbsenceMonth
+	}
 	warned := map[int]bool{}
 	sort.Slice(sickNow, func(i, j int) bool { return sickNow[i].Before(sickNow[j]) })
 	for _, d := range sickNow {
@@ -189,9 +192,16 @@ var sickWarning = map[int]string{
 	insuranceDay: "Sjukperioden har nått dag 15: anmäl sjukfallet till Försäkringskassan inom sju dagar.",
 }
 
-// quantity is an hour count as a line's quantity.
+// quantity is a count of hours or days as a quantity: four decimals,
+// half up (a twelfth of 25 days is 2.0833).
 func quantity(h *apd.Decimal) money.Quantity {
-	q, err := money.ParseQuantity(h.Text('f'))
+	c := exact.WithPrecision(50)
+	c.Rounding = apd.RoundHalfUp
+	var r apd.Decimal
+	if _, err := c.Quantize(&r, h, -money.QuantityDecimals); err != nil {
+		panic(err)
+	}
+	q, err := money.ParseQuantity(r.Text('f'))
 	if err != nil {
 		panic(err)
 	}
