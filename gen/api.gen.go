@@ -270,6 +270,30 @@ func (e AuditAction) Valid() bool {
 	}
 }
 
+// Defines values for AvgifterCategoryCategory.
+const (
+	AvgifterCategoryCategoryExempt    AvgifterCategoryCategory = "exempt"
+	AvgifterCategoryCategoryPensioner AvgifterCategoryCategory = "pensioner"
+	AvgifterCategoryCategoryStandard  AvgifterCategoryCategory = "standard"
+	AvgifterCategoryCategoryYouth     AvgifterCategoryCategory = "youth"
+)
+
+// Valid indicates whether the value is a known member of the AvgifterCategoryCategory enum.
+func (e AvgifterCategoryCategory) Valid() bool {
+	switch e {
+	case AvgifterCategoryCategoryExempt:
+		return true
+	case AvgifterCategoryCategoryPensioner:
+		return true
+	case AvgifterCategoryCategoryStandard:
+		return true
+	case AvgifterCategoryCategoryYouth:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for BalanceSheetGroupKey.
 const (
 	Anlaggningstillgangar BalanceSheetGroupKey = "anlaggningstillgangar"
@@ -5865,8 +5889,80 @@ type AccountUpdateResult struct {
 // AccountingMethod accrual = faktureringsmetoden, cash = kontantmetoden.
 type AccountingMethod string
 
-// AgiGeneratedPayload Not emitted yet: its domain has not landed; the payload is documented when it does.
-type AgiGeneratedPayload map[string]interface{}
+// AgiDeclaration defines model for AgiDeclaration.
+type AgiDeclaration struct {
+	AgiDeclarationId openapi_types.UUID `json:"agi_declaration_id"`
+
+	// DueDate The 12th of the month after the period; the 17th in January and August up to 40 MSEK turnover; moved to a working day.
+	DueDate      openapi_types.Date `json:"due_date"`
+	GeneratedAt  time.Time          `json:"generated_at"`
+	IsCorrection bool               `json:"is_correction"`
+
+	// Period YYYYMM: the payment month.
+	Period      string             `json:"period"`
+	SalaryRunId openapi_types.UUID `json:"salary_run_id"`
+	Totals      AgiTotals          `json:"totals"`
+
+	// Xml The file, schema 1.1 (instans and komponent namespaces), UTF-8.
+	Xml string `json:"xml"`
+
+	// XmlFilename AGI_<organisationsnummer>_<YYYYMM>.xml
+	XmlFilename string `json:"xml_filename"`
+}
+
+// AgiDeclarationDryRun defines model for AgiDeclarationDryRun.
+type AgiDeclarationDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag     `json:"dry_run"`
+	Preview AgiDeclaration `json:"preview"`
+}
+
+// AgiDeclarationResponse defines model for AgiDeclarationResponse.
+type AgiDeclarationResponse struct {
+	Data AgiDeclarationResponse_Data `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AgiDeclarationResponse_Data defines model for AgiDeclarationResponse.Data.
+type AgiDeclarationResponse_Data struct {
+	union json.RawMessage
+}
+
+// AgiGeneratedPayload An AGI file was generated (POST …/generate-agi); the file itself is not in the event.
+type AgiGeneratedPayload struct {
+	AgiDeclarationId openapi_types.UUID `json:"agi_declaration_id"`
+
+	// DueDate The 12th of the month after the period; the 17th in January and August up to 40 MSEK turnover; moved to a working day.
+	DueDate      openapi_types.Date `json:"due_date"`
+	GeneratedAt  time.Time          `json:"generated_at"`
+	IsCorrection bool               `json:"is_correction"`
+
+	// Period YYYYMM: the payment month.
+	Period      string             `json:"period"`
+	SalaryRunId openapi_types.UUID `json:"salary_run_id"`
+	Totals      AgiTotals          `json:"totals"`
+
+	// XmlFilename AGI_<organisationsnummer>_<YYYYMM>.xml
+	XmlFilename string `json:"xml_filename"`
+}
+
+// AgiTotals defines model for AgiTotals.
+type AgiTotals struct {
+	// AbsenceDays Frånvarouppgifter written.
+	AbsenceDays int `json:"absence_days"`
+
+	// Avgifter Field 487: per category Σ whole-krona bases × rate, öre dropped.
+	Avgifter int `json:"avgifter"`
+
+	// CashGross Σ field 011, whole kronor.
+	CashGross int `json:"cash_gross"`
+	Persons   int `json:"persons"`
+
+	// Tax Field 497: Σ 001.
+	Tax int `json:"tax"`
+}
 
 // AgingItem defines model for AgingItem.
 type AgingItem struct {
@@ -6047,6 +6143,67 @@ type AuditTrailResponse struct {
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
 }
+
+// AvgifterBasis defines model for AvgifterBasis.
+type AvgifterBasis struct {
+	Employees []AvgifterBasisEmployee `json:"employees"`
+	Totals    AvgifterBasisTotals     `json:"totals"`
+	Year      int                     `json:"year"`
+}
+
+// AvgifterBasisEmployee defines model for AvgifterBasisEmployee.
+type AvgifterBasisEmployee struct {
+	// Avgift An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Avgift Amount `json:"avgift"`
+
+	// Basis An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Basis              Amount             `json:"basis"`
+	Categories         []AvgifterCategory `json:"categories"`
+	EmployeeId         openapi_types.UUID `json:"employee_id"`
+	FirstName          string             `json:"first_name"`
+	LastName           string             `json:"last_name"`
+	PersonnummerMasked string             `json:"personnummer_masked"`
+
+	// Uncharged Pay under the 1 000 kr floor no avgifter were charged on.
+	Uncharged Amount `json:"uncharged"`
+}
+
+// AvgifterBasisResponse defines model for AvgifterBasisResponse.
+type AvgifterBasisResponse struct {
+	Data AvgifterBasis `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AvgifterBasisTotals defines model for AvgifterBasisTotals.
+type AvgifterBasisTotals struct {
+	// Avgift An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Avgift Amount `json:"avgift"`
+
+	// Basis An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Basis      Amount             `json:"basis"`
+	Categories []AvgifterCategory `json:"categories"`
+
+	// Declared Σ of the booked runs' declared whole kronor (AGI 487).
+	Declared int `json:"declared"`
+}
+
+// AvgifterCategory defines model for AvgifterCategory.
+type AvgifterCategory struct {
+	// Avgift An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Avgift Amount `json:"avgift"`
+
+	// Basis An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Basis    Amount                   `json:"basis"`
+	Category AvgifterCategoryCategory `json:"category"`
+
+	// Rate The rate, percent.
+	Rate Percent `json:"rate"`
+}
+
+// AvgifterCategoryCategory defines model for AvgifterCategory.Category.
+type AvgifterCategoryCategory string
 
 // BalanceSheet defines model for BalanceSheet.
 type BalanceSheet struct {
@@ -12970,6 +13127,90 @@ type SalaryCalculationError struct {
 // SalaryItemType hours, overtime, addition (semesterlönegrundande), bonus: cash pay; one_off: an engångsbelopp taxed at one_off_tax_percent; benefit (AGI 012), car_benefit (013), fuel_benefit (018): förmånsvärden, taxed and avgift-based, never paid; gross_deduction: bruttolöneavdrag; net_deduction: nettolöneavdrag (credited 2790); per_diem (7321), mileage (7331): tax-free. base, absence, sjuklon, karens, vacation_pay, vacation_deduction and vacation_compensation belong to the calculation: sent, they are 400 SALARY_LINE_CALCULATED.
 type SalaryItemType string
 
+// SalaryJournal defines model for SalaryJournal.
+type SalaryJournal struct {
+	Employees []SalaryJournalEmployee `json:"employees"`
+	MonthFrom int                     `json:"month_from"`
+	MonthTo   int                     `json:"month_to"`
+	Runs      []SalaryJournalRun      `json:"runs"`
+	Totals    SalaryJournalTotals     `json:"totals"`
+	Year      int                     `json:"year"`
+}
+
+// SalaryJournalEmployee defines model for SalaryJournalEmployee.
+type SalaryJournalEmployee struct {
+	// Avgifter An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Avgifter Amount `json:"avgifter"`
+
+	// Benefits An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Benefits   Amount             `json:"benefits"`
+	EmployeeId openapi_types.UUID `json:"employee_id"`
+	FirstName  string             `json:"first_name"`
+
+	// Gross An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Gross    Amount `json:"gross"`
+	LastName string `json:"last_name"`
+
+	// Net An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Net                Amount `json:"net"`
+	PersonnummerMasked string `json:"personnummer_masked"`
+	Runs               int    `json:"runs"`
+
+	// Tax An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Tax Amount `json:"tax"`
+
+	// VacationAccrual An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VacationAccrual Amount `json:"vacation_accrual"`
+}
+
+// SalaryJournalResponse defines model for SalaryJournalResponse.
+type SalaryJournalResponse struct {
+	Data SalaryJournal `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// SalaryJournalRun defines model for SalaryJournalRun.
+type SalaryJournalRun struct {
+	// Avgifter An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Avgifter Amount `json:"avgifter"`
+
+	// Gross An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Gross Amount `json:"gross"`
+
+	// Net An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Net         Amount             `json:"net"`
+	PaymentDate openapi_types.Date `json:"payment_date"`
+	Period      string             `json:"period"`
+	SalaryRunId openapi_types.UUID `json:"salary_run_id"`
+
+	// Tax An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Tax Amount `json:"tax"`
+}
+
+// SalaryJournalTotals defines model for SalaryJournalTotals.
+type SalaryJournalTotals struct {
+	// Avgifter An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Avgifter Amount `json:"avgifter"`
+
+	// Benefits An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Benefits Amount `json:"benefits"`
+
+	// Gross An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Gross Amount `json:"gross"`
+
+	// Net An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Net  Amount `json:"net"`
+	Runs int    `json:"runs"`
+
+	// Tax An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Tax Amount `json:"tax"`
+
+	// VacationAccrual An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	VacationAccrual Amount `json:"vacation_accrual"`
+}
+
 // SalaryLine defines model for SalaryLine.
 type SalaryLine struct {
 	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
@@ -16143,8 +16384,153 @@ type VacationBalanceResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// VacationLiability defines model for VacationLiability.
+type VacationLiability struct {
+	AsOf      openapi_types.Date          `json:"as_of"`
+	Employees []VacationLiabilityEmployee `json:"employees"`
+
+	// TotalAvgifter Its avgifter (2940).
+	TotalAvgifter Amount `json:"total_avgifter"`
+
+	// TotalLiability The semesterlöneskuld (2920).
+	TotalLiability Amount `json:"total_liability"`
+	Year           int    `json:"year"`
+}
+
+// VacationLiabilityEmployee defines model for VacationLiabilityEmployee.
+type VacationLiabilityEmployee struct {
+	// Avgifter An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Avgifter Amount `json:"avgifter"`
+
+	// DayValue An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	DayValue Amount `json:"day_value"`
+
+	// Days remaining (when positive) + saved + earned toward the next year.
+	Days Days `json:"days"`
+
+	// EarnedDays A number of days, at most four decimals.
+	EarnedDays Days               `json:"earned_days"`
+	EmployeeId openapi_types.UUID `json:"employee_id"`
+	FirstName  string             `json:"first_name"`
+	LastName   string             `json:"last_name"`
+
+	// Liability An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Liability          Amount `json:"liability"`
+	PersonnummerMasked string `json:"personnummer_masked"`
+
+	// RemainingDays A number of days, at most four decimals.
+	RemainingDays Days `json:"remaining_days"`
+
+	// SavedDays A number of days, at most four decimals.
+	SavedDays Days `json:"saved_days"`
+
+	// VacationRule sammaloneregeln: salary runs on during vacation plus 0.43 % of it a day (semesterlagen 16 a §); procentregeln: 12 % of the earning year's semesterlönegrundande lön (16 b §); semesterersattning: 12 % paid on each payslip (hourly staff, 28 §); none: no vacation pay (e.g. a board member).
+	VacationRule      VacationRule       `json:"vacation_rule"`
+	VacationYearStart openapi_types.Date `json:"vacation_year_start"`
+}
+
+// VacationLiabilityResponse defines model for VacationLiabilityResponse.
+type VacationLiabilityResponse struct {
+	Data VacationLiability `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // VacationRule sammaloneregeln: salary runs on during vacation plus 0.43 % of it a day (semesterlagen 16 a §); procentregeln: 12 % of the earning year's semesterlönegrundande lön (16 b §); semesterersattning: 12 % paid on each payslip (hourly staff, 28 §); none: no vacation pay (e.g. a board member).
 type VacationRule string
+
+// VacationYearClose defines model for VacationYearClose.
+type VacationYearClose struct {
+	ClosedAt          nullable.Nullable[time.Time] `json:"closed_at"`
+	Employees         []VacationYearCloseEmployee  `json:"employees"`
+	Liability         VacationYearCloseLiability   `json:"liability"`
+	NextYearStart     openapi_types.Date           `json:"next_year_start"`
+	VacationYearStart openapi_types.Date           `json:"vacation_year_start"`
+}
+
+// VacationYearCloseDryRun defines model for VacationYearCloseDryRun.
+type VacationYearCloseDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag        `json:"dry_run"`
+	Preview VacationYearClose `json:"preview"`
+}
+
+// VacationYearCloseEmployee defines model for VacationYearCloseEmployee.
+type VacationYearCloseEmployee struct {
+	EmployeeId openapi_types.UUID `json:"employee_id"`
+
+	// EntitledDays A number of days, at most four decimals.
+	EntitledDays Days `json:"entitled_days"`
+
+	// ExpiredDays Saved days older than five years, taken off.
+	ExpiredDays Days   `json:"expired_days"`
+	FirstName   string `json:"first_name"`
+
+	// LapsedDays Days left of the 20 that could not be saved.
+	LapsedDays Days   `json:"lapsed_days"`
+	LastName   string `json:"last_name"`
+
+	// NextYearEntitled A number of days, at most four decimals.
+	NextYearEntitled Days `json:"next_year_entitled"`
+
+	// RemainingDays A number of days, at most four decimals.
+	RemainingDays Days `json:"remaining_days"`
+
+	// SavedNow Days above 20 left over, saved (semesterlagen 18 §).
+	SavedNow Days `json:"saved_now"`
+
+	// SavedTotal A number of days, at most four decimals.
+	SavedTotal Days `json:"saved_total"`
+
+	// TakenDays A number of days, at most four decimals.
+	TakenDays Days `json:"taken_days"`
+}
+
+// VacationYearCloseLiability defines model for VacationYearCloseLiability.
+type VacationYearCloseLiability struct {
+	AdjustmentEntryId nullable.Nullable[openapi_types.UUID] `json:"adjustment_entry_id"`
+
+	// AvgifterComputed An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	AvgifterComputed Amount `json:"avgifter_computed"`
+
+	// AvgifterDifference An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	AvgifterDifference Amount `json:"avgifter_difference"`
+
+	// Computed An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Computed Amount `json:"computed"`
+
+	// Difference An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Difference Amount `json:"difference"`
+
+	// Ledger2920 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ledger2920 Amount `json:"ledger_2920"`
+
+	// Ledger2940 An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Ledger2940 Amount `json:"ledger_2940"`
+}
+
+// VacationYearCloseRequest defines model for VacationYearCloseRequest.
+type VacationYearCloseRequest struct {
+	// BookAdjustment Book one adjustment of 2920/2940 to the computed liability when they differ by more than 1 kr; default true.
+	BookAdjustment *bool `json:"book_adjustment,omitempty"`
+
+	// VacationYearStart The vacation year to close; default the last one that has ended.
+	VacationYearStart *openapi_types.Date `json:"vacation_year_start,omitempty"`
+}
+
+// VacationYearCloseResponse defines model for VacationYearCloseResponse.
+type VacationYearCloseResponse struct {
+	Data VacationYearCloseResponse_Data `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// VacationYearCloseResponse_Data defines model for VacationYearCloseResponse.Data.
+type VacationYearCloseResponse_Data struct {
+	union json.RawMessage
+}
 
 // ValidationIssue One field-level problem of a VALIDATION_ERROR.
 type ValidationIssue struct {
@@ -18349,6 +18735,12 @@ type GetArLedgerParams struct {
 	AsOfDate *openapi_types.Date `form:"as_of_date,omitempty" json:"as_of_date,omitempty"`
 }
 
+// GetAvgifterBasisParams defines parameters for GetAvgifterBasis.
+type GetAvgifterBasisParams struct {
+	// Year The year, 2020–2100 (by the runs' payment dates).
+	Year int `form:"year" json:"year"`
+}
+
 // GetBalanceSheetParams defines parameters for GetBalanceSheet.
 type GetBalanceSheetParams struct {
 	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
@@ -18560,6 +18952,18 @@ type GetEuSalesListCsvParams struct {
 	Period int `form:"period" json:"period"`
 }
 
+// GetSalaryJournalParams defines parameters for GetSalaryJournal.
+type GetSalaryJournalParams struct {
+	// Year The year, 2020–2100 (by the runs' payment dates).
+	Year int `form:"year" json:"year"`
+
+	// MonthFrom First month, 1–12 (default 1).
+	MonthFrom *int `form:"month_from,omitempty" json:"month_from,omitempty"`
+
+	// MonthTo Last month, 1–12 (default 12); not before month_from.
+	MonthTo *int `form:"month_to,omitempty" json:"month_to,omitempty"`
+}
+
 // GetSieExportParams defines parameters for GetSieExport.
 type GetSieExportParams struct {
 	// PeriodId The fiscal period (GET .../fiscal-periods); another company's: 404 PERIOD_NOT_FOUND.
@@ -18594,6 +18998,12 @@ type GetTrialBalanceParams struct {
 
 	// IncludeClosingEntry true counts the year-end's closing entry (8999 Årets resultat against the result account) in the debits, credits and closing balances; false, the default, leaves it out, so the income-statement accounts show the year's result and 8999 is absent.
 	IncludeClosingEntry *bool `form:"include_closing_entry,omitempty" json:"include_closing_entry,omitempty"`
+}
+
+// GetVacationLiabilityParams defines parameters for GetVacationLiability.
+type GetVacationLiabilityParams struct {
+	// Year The year, 2020–2100 (by the runs' payment dates).
+	Year int `form:"year" json:"year"`
 }
 
 // GetVatDeclarationParams defines parameters for GetVatDeclaration.
@@ -18836,6 +19246,18 @@ type AddSalaryLineParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// GenerateAgiParams defines parameters for GenerateAgi.
+type GenerateAgiParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // DeleteSalaryLineParams defines parameters for DeleteSalaryLine.
 type DeleteSalaryLineParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
@@ -18874,6 +19296,18 @@ type UnapproveSalaryRunParams struct {
 
 // UpdateSalarySettingsParams defines parameters for UpdateSalarySettings.
 type UpdateSalarySettingsParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// CloseVacationYearParams defines parameters for CloseVacationYear.
+type CloseVacationYearParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 
@@ -19725,6 +20159,9 @@ type UpdateSalaryLineJSONRequestBody = SalaryLinePatch
 // UpdateSalarySettingsJSONRequestBody defines body for UpdateSalarySettings for application/json ContentType.
 type UpdateSalarySettingsJSONRequestBody = SalarySettingsPatch
 
+// CloseVacationYearJSONRequestBody defines body for CloseVacationYear for application/json ContentType.
+type CloseVacationYearJSONRequestBody = VacationYearCloseRequest
+
 // UpdateSettingsJSONRequestBody defines body for UpdateSettings for application/json ContentType.
 type UpdateSettingsJSONRequestBody = SettingsPatch
 
@@ -20086,6 +20523,68 @@ func (t AccountUpdateResult) MarshalJSON() ([]byte, error) {
 }
 
 func (t *AccountUpdateResult) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAgiDeclaration returns the union data inside the AgiDeclarationResponse_Data as a AgiDeclaration
+func (t AgiDeclarationResponse_Data) AsAgiDeclaration() (AgiDeclaration, error) {
+	var body AgiDeclaration
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAgiDeclaration overwrites any union data inside the AgiDeclarationResponse_Data as the provided AgiDeclaration
+func (t *AgiDeclarationResponse_Data) FromAgiDeclaration(v AgiDeclaration) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAgiDeclaration performs a merge with any union data inside the AgiDeclarationResponse_Data, using the provided AgiDeclaration
+func (t *AgiDeclarationResponse_Data) MergeAgiDeclaration(v AgiDeclaration) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAgiDeclarationDryRun returns the union data inside the AgiDeclarationResponse_Data as a AgiDeclarationDryRun
+func (t AgiDeclarationResponse_Data) AsAgiDeclarationDryRun() (AgiDeclarationDryRun, error) {
+	var body AgiDeclarationDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAgiDeclarationDryRun overwrites any union data inside the AgiDeclarationResponse_Data as the provided AgiDeclarationDryRun
+func (t *AgiDeclarationResponse_Data) FromAgiDeclarationDryRun(v AgiDeclarationDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAgiDeclarationDryRun performs a merge with any union data inside the AgiDeclarationResponse_Data, using the provided AgiDeclarationDryRun
+func (t *AgiDeclarationResponse_Data) MergeAgiDeclarationDryRun(v AgiDeclarationDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t AgiDeclarationResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *AgiDeclarationResponse_Data) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }
@@ -22864,6 +23363,68 @@ func (t *TaxProfileResult) UnmarshalJSON(b []byte) error {
 	return err
 }
 
+// AsVacationYearClose returns the union data inside the VacationYearCloseResponse_Data as a VacationYearClose
+func (t VacationYearCloseResponse_Data) AsVacationYearClose() (VacationYearClose, error) {
+	var body VacationYearClose
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromVacationYearClose overwrites any union data inside the VacationYearCloseResponse_Data as the provided VacationYearClose
+func (t *VacationYearCloseResponse_Data) FromVacationYearClose(v VacationYearClose) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeVacationYearClose performs a merge with any union data inside the VacationYearCloseResponse_Data, using the provided VacationYearClose
+func (t *VacationYearCloseResponse_Data) MergeVacationYearClose(v VacationYearClose) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsVacationYearCloseDryRun returns the union data inside the VacationYearCloseResponse_Data as a VacationYearCloseDryRun
+func (t VacationYearCloseResponse_Data) AsVacationYearCloseDryRun() (VacationYearCloseDryRun, error) {
+	var body VacationYearCloseDryRun
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromVacationYearCloseDryRun overwrites any union data inside the VacationYearCloseResponse_Data as the provided VacationYearCloseDryRun
+func (t *VacationYearCloseResponse_Data) FromVacationYearCloseDryRun(v VacationYearCloseDryRun) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeVacationYearCloseDryRun performs a merge with any union data inside the VacationYearCloseResponse_Data, using the provided VacationYearCloseDryRun
+func (t *VacationYearCloseResponse_Data) MergeVacationYearCloseDryRun(v VacationYearCloseDryRun) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t VacationYearCloseResponse_Data) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *VacationYearCloseResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
 // ServerInterface represents all server handlers.
 type ServerInterface interface {
 	// GetSkillsIndex List the agent skills this server publishes
@@ -23265,6 +23826,9 @@ type ServerInterface interface {
 	// GetArLedger Accounts receivable ledger (kundreskontra) with aging
 	// (GET /api/v1/companies/{companyId}/reports/ar-ledger)
 	GetArLedger(ctx echo.Context, companyId CompanyId, params GetArLedgerParams) error
+	// GetAvgifterBasis Employer contributions basis (avgiftsunderlag)
+	// (GET /api/v1/companies/{companyId}/reports/avgifter-basis)
+	GetAvgifterBasis(ctx echo.Context, companyId CompanyId, params GetAvgifterBasisParams) error
 	// GetBalanceSheet Balance sheet (balansräkning)
 	// (GET /api/v1/companies/{companyId}/reports/balance-sheet)
 	GetBalanceSheet(ctx echo.Context, companyId CompanyId, params GetBalanceSheetParams) error
@@ -23322,6 +23886,9 @@ type ServerInterface interface {
 	// GetEuSalesListCsv EU sales list as Skatteverket's file
 	// (GET /api/v1/companies/{companyId}/reports/periodisk-sammanstallning/csv)
 	GetEuSalesListCsv(ctx echo.Context, companyId CompanyId, params GetEuSalesListCsvParams) error
+	// GetSalaryJournal Salary journal (lönejournal)
+	// (GET /api/v1/companies/{companyId}/reports/salary-journal)
+	GetSalaryJournal(ctx echo.Context, companyId CompanyId, params GetSalaryJournalParams) error
 	// GetSieExport Export a fiscal year as a SIE 4 file
 	// (GET /api/v1/companies/{companyId}/reports/sie-export)
 	GetSieExport(ctx echo.Context, companyId CompanyId, params GetSieExportParams) error
@@ -23331,6 +23898,9 @@ type ServerInterface interface {
 	// GetTrialBalance Trial balance (råbalans) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/trial-balance)
 	GetTrialBalance(ctx echo.Context, companyId CompanyId, params GetTrialBalanceParams) error
+	// GetVacationLiability Vacation liability (semesterlöneskuld)
+	// (GET /api/v1/companies/{companyId}/reports/vacation-liability)
+	GetVacationLiability(ctx echo.Context, companyId CompanyId, params GetVacationLiabilityParams) error
 	// GetVatDeclaration VAT return (momsdeklaration) of a period
 	// (GET /api/v1/companies/{companyId}/reports/vat-declaration)
 	GetVatDeclaration(ctx echo.Context, companyId CompanyId, params GetVatDeclarationParams) error
@@ -23394,12 +23964,18 @@ type ServerInterface interface {
 	// AddSalaryLine Add a payslip line
 	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/employees/{employeeId}/lines)
 	AddSalaryLine(ctx echo.Context, companyId CompanyId, runId SalaryRunId, employeeId EmployeeId, params AddSalaryLineParams) error
+	// GenerateAgi Generate the AGI of a salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/generate-agi)
+	GenerateAgi(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params GenerateAgiParams) error
 	// DeleteSalaryLine Delete a payslip line
 	// (DELETE /api/v1/companies/{companyId}/salary-runs/{runId}/lines/{lineId})
 	DeleteSalaryLine(ctx echo.Context, companyId CompanyId, runId SalaryRunId, lineId SalaryLineId, params DeleteSalaryLineParams) error
 	// UpdateSalaryLine Update a payslip line
 	// (PATCH /api/v1/companies/{companyId}/salary-runs/{runId}/lines/{lineId})
 	UpdateSalaryLine(ctx echo.Context, companyId CompanyId, runId SalaryRunId, lineId SalaryLineId, params UpdateSalaryLineParams) error
+	// GetPayslipPdf Get a payslip as a PDF
+	// (GET /api/v1/companies/{companyId}/salary-runs/{runId}/payslips/{employeeId}/pdf)
+	GetPayslipPdf(ctx echo.Context, companyId CompanyId, runId SalaryRunId, employeeId EmployeeId) error
 	// UnapproveSalaryRun Return an approved run to review
 	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/unapprove)
 	UnapproveSalaryRun(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params UnapproveSalaryRunParams) error
@@ -23409,6 +23985,9 @@ type ServerInterface interface {
 	// UpdateSalarySettings Update the payroll settings
 	// (PATCH /api/v1/companies/{companyId}/salary/settings)
 	UpdateSalarySettings(ctx echo.Context, companyId CompanyId, params UpdateSalarySettingsParams) error
+	// CloseVacationYear Close a vacation year
+	// (POST /api/v1/companies/{companyId}/salary/vacation-year-close)
+	CloseVacationYear(ctx echo.Context, companyId CompanyId, params CloseVacationYearParams) error
 	// GetSettings Read the company's settings
 	// (GET /api/v1/companies/{companyId}/settings)
 	GetSettings(ctx echo.Context, companyId CompanyId) error
@@ -30520,6 +31099,31 @@ func (w *ServerInterfaceWrapper) GetArLedger(ctx echo.Context) error {
 	return err
 }
 
+// GetAvgifterBasis converts echo context to params.
+func (w *ServerInterfaceWrapper) GetAvgifterBasis(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetAvgifterBasisParams
+	// ------------- Required query parameter "year" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "year", ctx.QueryParams(), &params.Year, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter year: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetAvgifterBasis(ctx, companyId, params)
+	return err
+}
+
 // GetBalanceSheet converts echo context to params.
 func (w *ServerInterfaceWrapper) GetBalanceSheet(ctx echo.Context) error {
 	var err error
@@ -31233,6 +31837,45 @@ func (w *ServerInterfaceWrapper) GetEuSalesListCsv(ctx echo.Context) error {
 	return err
 }
 
+// GetSalaryJournal converts echo context to params.
+func (w *ServerInterfaceWrapper) GetSalaryJournal(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetSalaryJournalParams
+	// ------------- Required query parameter "year" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "year", ctx.QueryParams(), &params.Year, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter year: %s", err))
+	}
+
+	// ------------- Optional query parameter "month_from" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "month_from", ctx.QueryParams(), &params.MonthFrom, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter month_from: %s", err))
+	}
+
+	// ------------- Optional query parameter "month_to" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "month_to", ctx.QueryParams(), &params.MonthTo, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter month_to: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetSalaryJournal(ctx, companyId, params)
+	return err
+}
+
 // GetSieExport converts echo context to params.
 func (w *ServerInterfaceWrapper) GetSieExport(ctx echo.Context) error {
 	var err error
@@ -31333,6 +31976,31 @@ func (w *ServerInterfaceWrapper) GetTrialBalance(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.GetTrialBalance(ctx, companyId, params)
+	return err
+}
+
+// GetVacationLiability converts echo context to params.
+func (w *ServerInterfaceWrapper) GetVacationLiability(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GetVacationLiabilityParams
+	// ------------- Required query parameter "year" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, true, "year", ctx.QueryParams(), &params.Year, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter year: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetVacationLiability(ctx, companyId, params)
 	return err
 }
 
@@ -32527,6 +33195,73 @@ func (w *ServerInterfaceWrapper) AddSalaryLine(ctx echo.Context) error {
 	return err
 }
 
+// GenerateAgi converts echo context to params.
+func (w *ServerInterfaceWrapper) GenerateAgi(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params GenerateAgiParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GenerateAgi(ctx, companyId, runId, params)
+	return err
+}
+
 // DeleteSalaryLine converts echo context to params.
 func (w *ServerInterfaceWrapper) DeleteSalaryLine(ctx echo.Context) error {
 	var err error
@@ -32677,6 +33412,38 @@ func (w *ServerInterfaceWrapper) UpdateSalaryLine(ctx echo.Context) error {
 	return err
 }
 
+// GetPayslipPdf converts echo context to params.
+func (w *ServerInterfaceWrapper) GetPayslipPdf(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "runId" -------------
+	var runId SalaryRunId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "runId", ctx.Param("runId"), &runId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter runId: %s", err))
+	}
+
+	// ------------- Path parameter "employeeId" -------------
+	var employeeId EmployeeId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "employeeId", ctx.Param("employeeId"), &employeeId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter employeeId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetPayslipPdf(ctx, companyId, runId, employeeId)
+	return err
+}
+
 // UnapproveSalaryRun converts echo context to params.
 func (w *ServerInterfaceWrapper) UnapproveSalaryRun(ctx echo.Context) error {
 	var err error
@@ -32816,6 +33583,65 @@ func (w *ServerInterfaceWrapper) UpdateSalarySettings(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateSalarySettings(ctx, companyId, params)
+	return err
+}
+
+// CloseVacationYear converts echo context to params.
+func (w *ServerInterfaceWrapper) CloseVacationYear(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CloseVacationYearParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CloseVacationYear(ctx, companyId, params)
 	return err
 }
 
@@ -36375,6 +37201,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/bank/run", wrapper.RunBankReconciliation, options.OperationMiddlewares["runBankReconciliation"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reconciliation/bank/status", wrapper.GetBankReconciliationStatus, options.OperationMiddlewares["getBankReconciliationStatus"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/ar-ledger", wrapper.GetArLedger, options.OperationMiddlewares["getArLedger"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/avgifter-basis", wrapper.GetAvgifterBasis, options.OperationMiddlewares["getAvgifterBasis"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/balance-sheet", wrapper.GetBalanceSheet, options.OperationMiddlewares["getBalanceSheet"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/balance-sheet/pdf", wrapper.GetBalanceSheetPdf, options.OperationMiddlewares["getBalanceSheetPdf"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/behandlingshistorik", wrapper.GetBehandlingshistorik, options.OperationMiddlewares["getBehandlingshistorik"]...)
@@ -36394,9 +37221,11 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/ne-bilaga/sru", wrapper.GetNeBilagaSru, options.OperationMiddlewares["getNeBilagaSru"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/periodisk-sammanstallning", wrapper.GetEuSalesList, options.OperationMiddlewares["getEuSalesList"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/periodisk-sammanstallning/csv", wrapper.GetEuSalesListCsv, options.OperationMiddlewares["getEuSalesListCsv"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/salary-journal", wrapper.GetSalaryJournal, options.OperationMiddlewares["getSalaryJournal"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/sie-export", wrapper.GetSieExport, options.OperationMiddlewares["getSieExport"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/supplier-ledger", wrapper.GetSupplierLedger, options.OperationMiddlewares["getSupplierLedger"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/trial-balance", wrapper.GetTrialBalance, options.OperationMiddlewares["getTrialBalance"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vacation-liability", wrapper.GetVacationLiability, options.OperationMiddlewares["getVacationLiability"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration", wrapper.GetVatDeclaration, options.OperationMiddlewares["getVatDeclaration"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/eskd", wrapper.GetVatDeclarationEskd, options.OperationMiddlewares["getVatDeclarationEskd"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/reports/vat-declaration/filings", wrapper.UnmarkVatFiling, options.OperationMiddlewares["unmarkVatFiling"]...)
@@ -36418,11 +37247,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/employees/:employeeId", wrapper.GetPayslip, options.OperationMiddlewares["getPayslip"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/employees/:employeeId", wrapper.UpdateSalaryRunEmployee, options.OperationMiddlewares["updateSalaryRunEmployee"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/employees/:employeeId/lines", wrapper.AddSalaryLine, options.OperationMiddlewares["addSalaryLine"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/generate-agi", wrapper.GenerateAgi, options.OperationMiddlewares["generateAgi"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/lines/:lineId", wrapper.DeleteSalaryLine, options.OperationMiddlewares["deleteSalaryLine"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/lines/:lineId", wrapper.UpdateSalaryLine, options.OperationMiddlewares["updateSalaryLine"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/payslips/:employeeId/pdf", wrapper.GetPayslipPdf, options.OperationMiddlewares["getPayslipPdf"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary-runs/:runId/unapprove", wrapper.UnapproveSalaryRun, options.OperationMiddlewares["unapproveSalaryRun"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/salary/settings", wrapper.GetSalarySettings, options.OperationMiddlewares["getSalarySettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/salary/settings", wrapper.UpdateSalarySettings, options.OperationMiddlewares["updateSalarySettings"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/salary/vacation-year-close", wrapper.CloseVacationYear, options.OperationMiddlewares["closeVacationYear"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.GetSettings, options.OperationMiddlewares["getSettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings", wrapper.UpdateSettings, options.OperationMiddlewares["updateSettings"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/settings/bookkeeping-lock", wrapper.UpdateBookkeepingLock, options.OperationMiddlewares["updateBookkeepingLock"]...)
@@ -61586,6 +62418,173 @@ func (response GetArLedger503JSONResponse) VisitGetArLedgerResponse(w http.Respo
 	return err
 }
 
+type GetAvgifterBasisRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetAvgifterBasisParams
+}
+
+type GetAvgifterBasisResponseObject interface {
+	VisitGetAvgifterBasisResponse(w http.ResponseWriter) error
+}
+
+type GetAvgifterBasis200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetAvgifterBasis200JSONResponse struct {
+	Body    AvgifterBasisResponse
+	Headers GetAvgifterBasis200ResponseHeaders
+}
+
+func (response GetAvgifterBasis200JSONResponse) VisitGetAvgifterBasisResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvgifterBasis400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetAvgifterBasis400JSONResponse) VisitGetAvgifterBasisResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvgifterBasis401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetAvgifterBasis401JSONResponse) VisitGetAvgifterBasisResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvgifterBasis403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetAvgifterBasis403JSONResponse) VisitGetAvgifterBasisResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvgifterBasis404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetAvgifterBasis404JSONResponse) VisitGetAvgifterBasisResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvgifterBasis429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetAvgifterBasis429JSONResponse) VisitGetAvgifterBasisResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvgifterBasis500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetAvgifterBasis500JSONResponse) VisitGetAvgifterBasisResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetAvgifterBasis503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetAvgifterBasis503JSONResponse) VisitGetAvgifterBasisResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetBalanceSheetRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetBalanceSheetParams
@@ -64850,6 +65849,173 @@ func (response GetEuSalesListCsv503JSONResponse) VisitGetEuSalesListCsvResponse(
 	return err
 }
 
+type GetSalaryJournalRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetSalaryJournalParams
+}
+
+type GetSalaryJournalResponseObject interface {
+	VisitGetSalaryJournalResponse(w http.ResponseWriter) error
+}
+
+type GetSalaryJournal200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetSalaryJournal200JSONResponse struct {
+	Body    SalaryJournalResponse
+	Headers GetSalaryJournal200ResponseHeaders
+}
+
+func (response GetSalaryJournal200JSONResponse) VisitGetSalaryJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryJournal400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetSalaryJournal400JSONResponse) VisitGetSalaryJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryJournal401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetSalaryJournal401JSONResponse) VisitGetSalaryJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryJournal403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetSalaryJournal403JSONResponse) VisitGetSalaryJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryJournal404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetSalaryJournal404JSONResponse) VisitGetSalaryJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryJournal429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetSalaryJournal429JSONResponse) VisitGetSalaryJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryJournal500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetSalaryJournal500JSONResponse) VisitGetSalaryJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetSalaryJournal503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetSalaryJournal503JSONResponse) VisitGetSalaryJournalResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type GetSieExportRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	Params    GetSieExportParams
@@ -65352,6 +66518,173 @@ func (response GetTrialBalance500JSONResponse) VisitGetTrialBalanceResponse(w ht
 type GetTrialBalance503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response GetTrialBalance503JSONResponse) VisitGetTrialBalanceResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVacationLiabilityRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    GetVacationLiabilityParams
+}
+
+type GetVacationLiabilityResponseObject interface {
+	VisitGetVacationLiabilityResponse(w http.ResponseWriter) error
+}
+
+type GetVacationLiability200ResponseHeaders struct {
+	XIgnoredQueryParams *string
+}
+
+type GetVacationLiability200JSONResponse struct {
+	Body    VacationLiabilityResponse
+	Headers GetVacationLiability200ResponseHeaders
+}
+
+func (response GetVacationLiability200JSONResponse) VisitGetVacationLiabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XIgnoredQueryParams != nil {
+		w.Header().Set("X-Ignored-Query-Params", fmt.Sprint(*response.Headers.XIgnoredQueryParams))
+	}
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVacationLiability400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetVacationLiability400JSONResponse) VisitGetVacationLiabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVacationLiability401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetVacationLiability401JSONResponse) VisitGetVacationLiabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVacationLiability403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetVacationLiability403JSONResponse) VisitGetVacationLiabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVacationLiability404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetVacationLiability404JSONResponse) VisitGetVacationLiabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVacationLiability429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetVacationLiability429JSONResponse) VisitGetVacationLiabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVacationLiability500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetVacationLiability500JSONResponse) VisitGetVacationLiabilityResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetVacationLiability503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetVacationLiability503JSONResponse) VisitGetVacationLiabilityResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -69266,6 +70599,181 @@ func (response AddSalaryLine503JSONResponse) VisitAddSalaryLineResponse(w http.R
 	return err
 }
 
+type GenerateAgiRequestObject struct {
+	CompanyId CompanyId   `json:"companyId"`
+	RunId     SalaryRunId `json:"runId"`
+	Params    GenerateAgiParams
+}
+
+type GenerateAgiResponseObject interface {
+	VisitGenerateAgiResponse(w http.ResponseWriter) error
+}
+
+type GenerateAgi200JSONResponse AgiDeclarationResponse
+
+func (response GenerateAgi200JSONResponse) VisitGenerateAgiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateAgi400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GenerateAgi400JSONResponse) VisitGenerateAgiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateAgi401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GenerateAgi401JSONResponse) VisitGenerateAgiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateAgi403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GenerateAgi403JSONResponse) VisitGenerateAgiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateAgi404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GenerateAgi404JSONResponse) VisitGenerateAgiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateAgi409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GenerateAgi409JSONResponse) VisitGenerateAgiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateAgi429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GenerateAgi429JSONResponse) VisitGenerateAgiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateAgi500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GenerateAgi500JSONResponse) VisitGenerateAgiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GenerateAgi503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GenerateAgi503JSONResponse) VisitGenerateAgiResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type DeleteSalaryLineRequestObject struct {
 	CompanyId CompanyId    `json:"companyId"`
 	RunId     SalaryRunId  `json:"runId"`
@@ -69646,6 +71154,199 @@ func (response UpdateSalaryLine500JSONResponse) VisitUpdateSalaryLineResponse(w 
 type UpdateSalaryLine503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpdateSalaryLine503JSONResponse) VisitUpdateSalaryLineResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslipPdfRequestObject struct {
+	CompanyId  CompanyId   `json:"companyId"`
+	RunId      SalaryRunId `json:"runId"`
+	EmployeeId EmployeeId  `json:"employeeId"`
+}
+
+type GetPayslipPdfResponseObject interface {
+	VisitGetPayslipPdfResponse(w http.ResponseWriter) error
+}
+
+type GetPayslipPdf200ResponseHeaders struct {
+	ContentDisposition  *string
+	XContentTypeOptions *string
+}
+
+type GetPayslipPdf200ApplicationpdfResponse struct {
+	Body          io.Reader
+	Headers       GetPayslipPdf200ResponseHeaders
+	ContentLength int64
+}
+
+func (response GetPayslipPdf200ApplicationpdfResponse) VisitGetPayslipPdfResponse(w http.ResponseWriter) error {
+
+	w.Header().Set("Content-Type", "application/pdf")
+	if response.ContentLength != 0 {
+		w.Header().Set("Content-Length", fmt.Sprint(response.ContentLength))
+	}
+	if response.Headers.ContentDisposition != nil {
+		w.Header().Set("Content-Disposition", fmt.Sprint(*response.Headers.ContentDisposition))
+	}
+	if response.Headers.XContentTypeOptions != nil {
+		w.Header().Set("X-Content-Type-Options", fmt.Sprint(*response.Headers.XContentTypeOptions))
+	}
+	w.WriteHeader(200)
+
+	if closer, ok := response.Body.(io.ReadCloser); ok {
+		defer closer.Close()
+	}
+	_, err := io.Copy(w, response.Body)
+	return err
+}
+
+type GetPayslipPdf400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetPayslipPdf400JSONResponse) VisitGetPayslipPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslipPdf401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetPayslipPdf401JSONResponse) VisitGetPayslipPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslipPdf403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetPayslipPdf403JSONResponse) VisitGetPayslipPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslipPdf404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetPayslipPdf404JSONResponse) VisitGetPayslipPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslipPdf409JSONResponse struct{ ConflictJSONResponse }
+
+func (response GetPayslipPdf409JSONResponse) VisitGetPayslipPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslipPdf429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetPayslipPdf429JSONResponse) VisitGetPayslipPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslipPdf500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetPayslipPdf500JSONResponse) VisitGetPayslipPdfResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetPayslipPdf503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetPayslipPdf503JSONResponse) VisitGetPayslipPdfResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -70188,6 +71889,217 @@ func (response UpdateSalarySettings500JSONResponse) VisitUpdateSalarySettingsRes
 type UpdateSalarySettings503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpdateSalarySettings503JSONResponse) VisitUpdateSalarySettingsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseVacationYearRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    CloseVacationYearParams
+	Body      *CloseVacationYearJSONRequestBody
+}
+
+type CloseVacationYearResponseObject interface {
+	VisitCloseVacationYearResponse(w http.ResponseWriter) error
+}
+
+type CloseVacationYear200JSONResponse VacationYearCloseResponse
+
+func (response CloseVacationYear200JSONResponse) VisitCloseVacationYearResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseVacationYear400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CloseVacationYear400JSONResponse) VisitCloseVacationYearResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseVacationYear401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CloseVacationYear401JSONResponse) VisitCloseVacationYearResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseVacationYear403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CloseVacationYear403JSONResponse) VisitCloseVacationYearResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseVacationYear404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response CloseVacationYear404JSONResponse) VisitCloseVacationYearResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseVacationYear409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CloseVacationYear409JSONResponse) VisitCloseVacationYearResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseVacationYear413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CloseVacationYear413JSONResponse) VisitCloseVacationYearResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseVacationYear415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CloseVacationYear415JSONResponse) VisitCloseVacationYearResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseVacationYear429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CloseVacationYear429JSONResponse) VisitCloseVacationYearResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseVacationYear500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CloseVacationYear500JSONResponse) VisitCloseVacationYearResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CloseVacationYear503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CloseVacationYear503JSONResponse) VisitCloseVacationYearResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -82626,6 +84538,9 @@ type StrictServerInterface interface {
 	// GetArLedger Accounts receivable ledger (kundreskontra) with aging
 	// (GET /api/v1/companies/{companyId}/reports/ar-ledger)
 	GetArLedger(ctx context.Context, request GetArLedgerRequestObject) (GetArLedgerResponseObject, error)
+	// GetAvgifterBasis Employer contributions basis (avgiftsunderlag)
+	// (GET /api/v1/companies/{companyId}/reports/avgifter-basis)
+	GetAvgifterBasis(ctx context.Context, request GetAvgifterBasisRequestObject) (GetAvgifterBasisResponseObject, error)
 	// GetBalanceSheet Balance sheet (balansräkning)
 	// (GET /api/v1/companies/{companyId}/reports/balance-sheet)
 	GetBalanceSheet(ctx context.Context, request GetBalanceSheetRequestObject) (GetBalanceSheetResponseObject, error)
@@ -82683,6 +84598,9 @@ type StrictServerInterface interface {
 	// GetEuSalesListCsv EU sales list as Skatteverket's file
 	// (GET /api/v1/companies/{companyId}/reports/periodisk-sammanstallning/csv)
 	GetEuSalesListCsv(ctx context.Context, request GetEuSalesListCsvRequestObject) (GetEuSalesListCsvResponseObject, error)
+	// GetSalaryJournal Salary journal (lönejournal)
+	// (GET /api/v1/companies/{companyId}/reports/salary-journal)
+	GetSalaryJournal(ctx context.Context, request GetSalaryJournalRequestObject) (GetSalaryJournalResponseObject, error)
 	// GetSieExport Export a fiscal year as a SIE 4 file
 	// (GET /api/v1/companies/{companyId}/reports/sie-export)
 	GetSieExport(ctx context.Context, request GetSieExportRequestObject) (GetSieExportResponseObject, error)
@@ -82692,6 +84610,9 @@ type StrictServerInterface interface {
 	// GetTrialBalance Trial balance (råbalans) for a fiscal period
 	// (GET /api/v1/companies/{companyId}/reports/trial-balance)
 	GetTrialBalance(ctx context.Context, request GetTrialBalanceRequestObject) (GetTrialBalanceResponseObject, error)
+	// GetVacationLiability Vacation liability (semesterlöneskuld)
+	// (GET /api/v1/companies/{companyId}/reports/vacation-liability)
+	GetVacationLiability(ctx context.Context, request GetVacationLiabilityRequestObject) (GetVacationLiabilityResponseObject, error)
 	// GetVatDeclaration VAT return (momsdeklaration) of a period
 	// (GET /api/v1/companies/{companyId}/reports/vat-declaration)
 	GetVatDeclaration(ctx context.Context, request GetVatDeclarationRequestObject) (GetVatDeclarationResponseObject, error)
@@ -82755,12 +84676,18 @@ type StrictServerInterface interface {
 	// AddSalaryLine Add a payslip line
 	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/employees/{employeeId}/lines)
 	AddSalaryLine(ctx context.Context, request AddSalaryLineRequestObject) (AddSalaryLineResponseObject, error)
+	// GenerateAgi Generate the AGI of a salary run
+	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/generate-agi)
+	GenerateAgi(ctx context.Context, request GenerateAgiRequestObject) (GenerateAgiResponseObject, error)
 	// DeleteSalaryLine Delete a payslip line
 	// (DELETE /api/v1/companies/{companyId}/salary-runs/{runId}/lines/{lineId})
 	DeleteSalaryLine(ctx context.Context, request DeleteSalaryLineRequestObject) (DeleteSalaryLineResponseObject, error)
 	// UpdateSalaryLine Update a payslip line
 	// (PATCH /api/v1/companies/{companyId}/salary-runs/{runId}/lines/{lineId})
 	UpdateSalaryLine(ctx context.Context, request UpdateSalaryLineRequestObject) (UpdateSalaryLineResponseObject, error)
+	// GetPayslipPdf Get a payslip as a PDF
+	// (GET /api/v1/companies/{companyId}/salary-runs/{runId}/payslips/{employeeId}/pdf)
+	GetPayslipPdf(ctx context.Context, request GetPayslipPdfRequestObject) (GetPayslipPdfResponseObject, error)
 	// UnapproveSalaryRun Return an approved run to review
 	// (POST /api/v1/companies/{companyId}/salary-runs/{runId}/unapprove)
 	UnapproveSalaryRun(ctx context.Context, request UnapproveSalaryRunRequestObject) (UnapproveSalaryRunResponseObject, error)
@@ -82770,6 +84697,9 @@ type StrictServerInterface interface {
 	// UpdateSalarySettings Update the payroll settings
 	// (PATCH /api/v1/companies/{companyId}/salary/settings)
 	UpdateSalarySettings(ctx context.Context, request UpdateSalarySettingsRequestObject) (UpdateSalarySettingsResponseObject, error)
+	// CloseVacationYear Close a vacation year
+	// (POST /api/v1/companies/{companyId}/salary/vacation-year-close)
+	CloseVacationYear(ctx context.Context, request CloseVacationYearRequestObject) (CloseVacationYearResponseObject, error)
 	// GetSettings Read the company's settings
 	// (GET /api/v1/companies/{companyId}/settings)
 	GetSettings(ctx context.Context, request GetSettingsRequestObject) (GetSettingsResponseObject, error)
@@ -87777,6 +89707,32 @@ func (sh *strictHandler) GetArLedger(ctx echo.Context, companyId CompanyId, para
 	return nil
 }
 
+// GetAvgifterBasis operation middleware
+func (sh *strictHandler) GetAvgifterBasis(ctx echo.Context, companyId CompanyId, params GetAvgifterBasisParams) error {
+	var request GetAvgifterBasisRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetAvgifterBasis(ctx.Request().Context(), request.(GetAvgifterBasisRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetAvgifterBasis")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetAvgifterBasisResponseObject); ok {
+		return validResponse.VisitGetAvgifterBasisResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetBalanceSheet operation middleware
 func (sh *strictHandler) GetBalanceSheet(ctx echo.Context, companyId CompanyId, params GetBalanceSheetParams) error {
 	var request GetBalanceSheetRequestObject
@@ -88271,6 +90227,32 @@ func (sh *strictHandler) GetEuSalesListCsv(ctx echo.Context, companyId CompanyId
 	return nil
 }
 
+// GetSalaryJournal operation middleware
+func (sh *strictHandler) GetSalaryJournal(ctx echo.Context, companyId CompanyId, params GetSalaryJournalParams) error {
+	var request GetSalaryJournalRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetSalaryJournal(ctx.Request().Context(), request.(GetSalaryJournalRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetSalaryJournal")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetSalaryJournalResponseObject); ok {
+		return validResponse.VisitGetSalaryJournalResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // GetSieExport operation middleware
 func (sh *strictHandler) GetSieExport(ctx echo.Context, companyId CompanyId, params GetSieExportParams) error {
 	var request GetSieExportRequestObject
@@ -88343,6 +90325,32 @@ func (sh *strictHandler) GetTrialBalance(ctx echo.Context, companyId CompanyId, 
 		return err
 	} else if validResponse, ok := response.(GetTrialBalanceResponseObject); ok {
 		return validResponse.VisitGetTrialBalanceResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetVacationLiability operation middleware
+func (sh *strictHandler) GetVacationLiability(ctx echo.Context, companyId CompanyId, params GetVacationLiabilityParams) error {
+	var request GetVacationLiabilityRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetVacationLiability(ctx.Request().Context(), request.(GetVacationLiabilityRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetVacationLiability")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetVacationLiabilityResponseObject); ok {
+		return validResponse.VisitGetVacationLiabilityResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -89073,6 +91081,33 @@ func (sh *strictHandler) AddSalaryLine(ctx echo.Context, companyId CompanyId, ru
 	return nil
 }
 
+// GenerateAgi operation middleware
+func (sh *strictHandler) GenerateAgi(ctx echo.Context, companyId CompanyId, runId SalaryRunId, params GenerateAgiParams) error {
+	var request GenerateAgiRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GenerateAgi(ctx.Request().Context(), request.(GenerateAgiRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GenerateAgi")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GenerateAgiResponseObject); ok {
+		return validResponse.VisitGenerateAgiResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // DeleteSalaryLine operation middleware
 func (sh *strictHandler) DeleteSalaryLine(ctx echo.Context, companyId CompanyId, runId SalaryRunId, lineId SalaryLineId, params DeleteSalaryLineParams) error {
 	var request DeleteSalaryLineRequestObject
@@ -89146,6 +91181,33 @@ func (sh *strictHandler) UpdateSalaryLine(ctx echo.Context, companyId CompanyId,
 		return err
 	} else if validResponse, ok := response.(UpdateSalaryLineResponseObject); ok {
 		return validResponse.VisitUpdateSalaryLineResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetPayslipPdf operation middleware
+func (sh *strictHandler) GetPayslipPdf(ctx echo.Context, companyId CompanyId, runId SalaryRunId, employeeId EmployeeId) error {
+	var request GetPayslipPdfRequestObject
+
+	request.CompanyId = companyId
+	request.RunId = runId
+	request.EmployeeId = employeeId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetPayslipPdf(ctx.Request().Context(), request.(GetPayslipPdfRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetPayslipPdf")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetPayslipPdfResponseObject); ok {
+		return validResponse.VisitGetPayslipPdfResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}
@@ -89247,6 +91309,58 @@ func (sh *strictHandler) UpdateSalarySettings(ctx echo.Context, companyId Compan
 		return err
 	} else if validResponse, ok := response.(UpdateSalarySettingsResponseObject); ok {
 		return validResponse.VisitUpdateSalarySettingsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CloseVacationYear operation middleware
+func (sh *strictHandler) CloseVacationYear(ctx echo.Context, companyId CompanyId, params CloseVacationYearParams) error {
+	var request CloseVacationYearRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body CloseVacationYearJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CloseVacationYear(ctx.Request().Context(), request.(CloseVacationYearRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CloseVacationYear")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CloseVacationYearResponseObject); ok {
+		return validResponse.VisitCloseVacationYearResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -4,6 +4,9 @@ import (
 	"context"
 	"os"
 	"testing"
+	"time"
+
+	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/payroll"
 )
@@ -26,11 +29,17 @@ func loadTaxTables(t *testing.T, b *partiesBooks) {
 type may2026 struct {
 	*partiesBooks
 	anna, bo, cleo, run string
+	now                 time.Time
 }
 
 func newMay2026(t *testing.T) *may2026 {
-	b := newPartiesBooks(t, clock(payrollNow))
-	m := &may2026{partiesBooks: b}
+	m := &may2026{now: payrollNow()}
+	e := newEnv(t, clock(func() time.Time { return m.now }))
+	token := e.key("lon@example.se", keySpec{})
+	r := e.post("/api/v1/companies", token, map[string]any{"name": "Sundsvalls Bygg AB", "entity_type": "aktiebolag",
+		"org_number": "5566778899", "vat_registered": false, "f_skatt": true}).status(t, 201)
+	b := &partiesBooks{env: e, token: token, company: uuid.MustParse(r.str("data.id"))}
+	m.partiesBooks = b
 	m.anna = b.write("POST", "employees", annaBody()).status(t, 201).str("data.id")
 	m.bo = b.write("POST", "employees", map[string]any{"personnummer": boPN, "first_name": "Bo", "last_name": "Ström",
 		"employment_type": "employee", "personnel_category": "kollektiv", "employment_start": "2025-01-01",
@@ -45,7 +54,7 @@ func newMay2026(t *testing.T) *may2026 {
 		"absence_type": "sick", "hours": 8}).status(t, 200)
 	b.write("PUT", "employees/"+m.cleo+"/absence", map[string]any{"from": "2026-05-04", "to": "2026-05-08",
 		"absence_type": "vacation"}).status(t, 200)
-	r := b.write("POST", "salary-runs", map[string]any{"period_year": 2026, "period_month": 5, "payment_date": "2026-05-25"}).status(t, 201)
+	r = b.write("POST", "salary-runs", map[string]any{"period_year": 2026, "period_month": 5, "payment_date": "2026-05-25"}).status(t, 201)
 	m.run = r.str("data.id")
 	if r.at("data.employee_count") != float64(3) || r.str("data.status") != "draft" {
 		t.Fatalf("run: %s", r.Body)
@@ -299,7 +308,7 @@ func TestSalaryRunRules(t *testing.T) {
 		t.Errorf("review runs: %v", l)
 	}
 	// A payroll webhook needs payroll:read.
-	hooks := m.key("kund@example.se", keySpec{scopes: []string{"webhooks:manage"}})
+	hooks := m.key("lon@example.se", keySpec{scopes: []string{"webhooks:manage"}})
 	m.do(req{Method: "POST", Path: m.path("webhooks"), Token: hooks, Body: map[string]any{"name": "Lön",
 		"event_type": "salary_run.booked", "webhook_url": "https://hooks.example.se/lon"},
 		Header: map[string]string{"Idempotency-Key": newKey()}}).errorCode(t, 403, "INSUFFICIENT_SCOPE")

@@ -294,6 +294,7 @@ CREATE TABLE agi_declarations (
     is_correction boolean     NOT NULL,
     xml           text        NOT NULL,
     xml_filename  text        NOT NULL,
+    due_date      date        NOT NULL,
     totals        jsonb       NOT NULL,
     generated_by  jsonb       NOT NULL,
     generated_at  timestamptz NOT NULL DEFAULT clock_timestamp(),

@@ -163,3 +163,15 @@ func date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0
 func monthStart(t time.Time) time.Time { return date(t.Year(), t.Month(), 1) }
 
 func monthEnd(t time.Time) time.Time { return monthStart(t).AddDate(0, 1, -1) }
+
+// AGIDue is when the arbetsgivardeklaration of a period (its payment
+// month) is due (SFL 26 kap. 2 §): the 12th of the next month, the 17th
+// in January and August for an employer whose taxable turnover is at
+// most 40 MSEK, moved to the next working day.
+func AGIDue(year int, month time.Month, over40M bool) time.Time {
+	due := date(year, month, 1).AddDate(0, 1, 11)
+	if !over40M && (due.Month() == time.January || due.Month() == time.August) {
+		due = due.AddDate(0, 0, 5)
+	}
+	return WorkingDay(due)
+}

@@ -98,3 +98,25 @@ func TestGenerate(t *testing.T) {
 		}
 	}
 }
+
+func TestAGIDue(t *testing.T) {
+	cases := []struct {
+		year    int
+		month   time.Month
+		over40M bool
+		want    string
+	}{
+		{2026, time.May, false, "2026-06-12"},      // a Friday
+		{2026, time.July, false, "2026-08-17"},     // August: the 17th, a Monday
+		{2026, time.July, true, "2026-08-12"},      // over 40 MSEK: the 12th
+		{2026, time.December, false, "2027-01-18"}, // 17 January 2027 is a Sunday
+		{2026, time.September, false, "2026-10-12"},
+		{2026, time.February, false, "2026-03-12"},
+		{2025, time.December, false, "2026-01-19"}, // 17 January 2026 is a Saturday
+	}
+	for _, c := range cases {
+		if got := AGIDue(c.year, c.month, c.over40M).Format("2006-01-02"); got != c.want {
+			t.Errorf("%d-%02d: %s, want %s", c.year, c.month, got, c.want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/company"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/payroll"
 )
 
@@ -55,6 +57,13 @@ func payrollBooks(companies *company.Store, accounts *chart.Store, bank *banking
 				}
 			}
 			return out, err
+		},
+		Balance: func(ctx context.Context, c uuid.UUID, account string, day time.Time) (money.Amount, error) {
+			b, err := journal.AccountBalances(ctx, c, account, day)
+			if err != nil || len(b) == 0 {
+				return money.Amount{}, err
+			}
+			return b[0], nil
 		},
 		Post:    journal.Post,
 		Reverse: journal.Reverse,

@@ -100,10 +100,10 @@ func RatesFor(payment time.Time) (Rates, bool) {
 
 // Part is one category's share of a person's pay and the avgifter on it.
 type Part struct {
-	Category Category
-	Rate     *apd.Decimal
-	Base     money.Amount
-	Avgift   money.Amount
+	Category Category     `json:"category"`
+	Rate     *apd.Decimal `json:"rate"`
+	Base     money.Amount `json:"base"`
+	Avgift   money.Amount `json:"avgift"`
 }
 
 // Avgifter splits a month's avgift base of a person born in birthYear,

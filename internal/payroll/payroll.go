@@ -9,6 +9,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/seal"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -38,6 +39,9 @@ type Books struct {
 	KnownAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error
 	// Identity names the employer.
 	Identity func(ctx context.Context, company uuid.UUID) (Identity, error)
+	// Balance is an account's balance (debit less credit) at the end of
+	// day.
+	Balance func(ctx context.Context, company uuid.UUID, account string, day time.Time) (money.Amount, error)
 	// Post and Reverse are the ledger's.
 	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
 	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)
