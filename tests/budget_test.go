@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/kontera/kontera/internal/documents/samples"
 	"github.com/kontera/kontera/internal/httpapi"
 	"github.com/kontera/kontera/internal/pgtest"
@@ -152,4 +154,53 @@ func TestStatementBudgets(t *testing.T) {
 		b.post(b.base+"/reconciliation/accounts/bank:"+cash+"/links", b.token, map[string]any{"pairs": []any{
 			map[string]any{"external_ids": []any{row}, "journal_entry_ids": []any{rent}}}}, "Idempotency-Key", ik()).status(t, 200)
 	})
+}
+
+// Payroll's writes read and write a run's payslips in a statement each,
+// whatever the roster's size: calculating and booking a run of two
+// employees and of six take the same number of statements.
+func TestPayrollStatementBudgets(t *testing.T) {
+	t.Parallel()
+	d, counter := pgtest.NewCounted(t)
+	m := &may2026{now: payrollNow()}
+	e := envOn(t, d, idleWorkers(), clock(func() time.Time { return m.now }))
+	token := e.key("lon@example.se", keySpec{})
+	company := e.post("/api/v1/companies", token, map[string]any{"name": "Sundsvalls Bygg AB", "entity_type": "aktiebolag",
+		"org_number": "5566778899", "vat_registered": false, "f_skatt": true}).status(t, 201).str("data.id")
+	m.partiesBooks = &partiesBooks{env: e, token: token, company: uuid.MustParse(company)}
+	loadTaxTables(t, m.partiesBooks)
+	time.Sleep(50 * time.Millisecond)
+	counts := map[string][]int64{}
+	for i, size := range []int{2, 6} {
+		for n := 0; n < size; n++ {
+			p := fmt.Sprintf("19%02d%02d%02d", 70+n, 1+i, 10+n) + "123"
+			m.write("POST", "employees", map[string]any{"personnummer": p + luhnDigit(p[2:]), "first_name": "Anställd",
+				"last_name": fmt.Sprint(i, n), "employment_type": "employee", "employment_start": "2025-01-01",
+				"salary_type": "monthly", "monthly_salary": 30000 + 1000*n, "tax_table_number": 30, "tax_column": 1,
+				"clearing_number": "8327", "bank_account_number": "9145678"}).status(t, 201)
+		}
+		run := "salary-runs/" + m.write("POST", "salary-runs", map[string]any{"period_year": 2026, "period_month": 3 + i}).
+			status(t, 201).str("data.id")
+		for _, op := range []string{"calculate", "approve", "book"} {
+			before := counter.N()
+			m.write("POST", run+"/"+op, nil).status(t, 200)
+			counts[op] = append(counts[op], counter.N()-before)
+			if os.Getenv("KONTERA_STATEMENTS") != "" {
+				for j, q := range counter.Sent(before) {
+					t.Logf("%s %2d %.160s", op, j+1, strings.Join(strings.Fields(q), " "))
+				}
+			}
+		}
+	}
+	// Book posts three verifikat (salaries, avgifter, the liability) at three statements each.
+	budget := map[string]int64{"calculate": 20, "approve": 10, "book": 25}
+	for op, c := range counts {
+		t.Logf("%-10s %v statements for 2 and 6 employees (budget %d)", op, c, budget[op])
+		if c[1] > c[0] {
+			t.Errorf("%s grows with the roster: %v", op, c)
+		}
+		if max(c[0], c[1]) > budget[op] {
+			t.Errorf("%s took %v statements, its budget is %d", op, c, budget[op])
+		}
+	}
 }

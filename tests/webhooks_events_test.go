@@ -3,6 +3,7 @@ package tests
 import (
 	"context"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -14,10 +15,11 @@ import (
 
 // emitted are the event types internal/ emits today: each has a test
 // below that makes one reach a subscribed receiver.
-var emitted = []string{"credit_note.created", "customer.created", "document.uploaded", "invoice.created",
+var emitted = []string{"agi.generated", "credit_note.created", "customer.created", "document.uploaded", "invoice.created",
 	"invoice.paid", "invoice.sent", "journal_entry.committed", "journal_entry.corrected", "journal_entry.reversed",
 	"period.locked", "period.unlocked", "period.year_closed", "reconciliation.matched", "reconciliation.reopened",
-	"reconciliation.signed_off", "reconciliation.unmatched", "supplier.created", "supplier_invoice.approved",
+	"reconciliation.signed_off", "reconciliation.unmatched", "salary_run.approved", "salary_run.booked",
+	"salary_run.created", "supplier.created", "supplier_invoice.approved",
 	"supplier_invoice.credited", "supplier_invoice.paid", "supplier_invoice.registered", "supplier_invoice.uncredited",
 	"transaction.categorized", "transaction.reconciled"}
 
@@ -122,6 +124,28 @@ func TestEveryEventTypeIsDelivered(t *testing.T) {
 	signed := write("POST", "reconciliation/accounts/"+key+"/signoff", map[string]any{"through_date": b.day("03-12")}).status(t, 200)
 	write("POST", "reconciliation/accounts/"+key+"/signoff/"+signed.str("data.signoff.id")+"/reopen",
 		map[string]any{"reason": "Ett kvitto saknades"}).status(t, 200)
+
+	// Payroll: an F-skatt contractor paid in the books' year, whose run
+	// needs neither tax tables nor avgift rates, created, approved, its
+	// AGI generated and booked.
+	if _, err := db.Exec(`UPDATE companies SET org_number = '5566778899' WHERE id = $1`, b.company); err != nil {
+		t.Fatal(err)
+	}
+	year, _ := strconv.Atoi(b.year)
+	contractor := write("POST", "employees", map[string]any{"personnummer": "19850312-2387", "first_name": "Frida",
+		"last_name": "Konsult", "employment_type": "employee", "employment_start": b.day("01-01"), "salary_type": "hourly",
+		"hourly_rate": 900, "f_skatt_status": "f_skatt", "vacation_rule": "none", "clearing_number": "8327",
+		"bank_account_number": "9145678"}).status(t, 201).str("data.id")
+	write("PATCH", "salary/settings", map[string]any{"agi_contact_name": "Karin Ek", "agi_contact_phone": "060-12 34 56",
+		"agi_contact_email": "lon@example.se"}).status(t, 200)
+	run := "salary-runs/" + write("POST", "salary-runs", map[string]any{"period_year": year, "period_month": 3,
+		"payment_date": b.day("03-25")}).status(t, 201).str("data.id")
+	write("POST", run+"/employees/"+contractor+"/lines", map[string]any{"item_type": "hours", "quantity": 10, "unit_price": 900}).
+		status(t, 201)
+	write("POST", run+"/calculate", nil).status(t, 200)
+	write("POST", run+"/approve", nil).status(t, 200)
+	write("POST", run+"/generate-agi", nil).status(t, 200)
+	write("POST", run+"/book", nil).status(t, 200)
 
 	// Every event of every type, each to its webhook once.
 	var events []struct {

@@ -136,7 +136,9 @@ func (p *Payroll) GenerateAGI(ctx context.Context, company, id uuid.UUID) (Filed
 		"Arbetsgivardeklaration "+d.Period+" skapades för lönekörningen "+r.Period(), nil, d); err != nil {
 		return d, err
 	}
-	_, err = outbox.Emit(ctx, p.db, company, "agi.generated", d)
+	_, err = outbox.Emit(ctx, p.db, company, "agi.generated", map[string]any{"agi_declaration_id": d.ID,
+		"salary_run_id": d.RunID, "period": d.Period, "is_correction": d.Correction, "xml_filename": d.Filename,
+		"due_date": d.Due.Format(time.DateOnly), "totals": d.Totals, "generated_at": d.GeneratedAt.UTC()})
 	return d, err
 }
 

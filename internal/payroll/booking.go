@@ -143,6 +143,9 @@ func (p *Payroll) BookRun(ctx context.Context, company, id uuid.UUID) (BookedRun
 		slips = append(slips, Slip{Payslip: *s, Tax: row.EffectiveTax(), Avgifter: row.EffectiveAvgifter()})
 	}
 	s, err := p.settings(ctx, company, false)
+	if err == nil {
+		err = p.netPay(ctx, company, &s)
+	}
 	if err != nil {
 		return BookedRun{}, err
 	}
@@ -163,7 +166,7 @@ func (p *Payroll) BookRun(ctx context.Context, company, id uuid.UUID) (BookedRun
 		out.Entries = append(out.Entries, e)
 		ids = append(ids, e.ID)
 	}
-	if err := p.bookVacation(ctx, r, rows, slips, 1); err != nil {
+	if err := p.bookVacation(ctx, r, rows, slips, 1, s.Basis); err != nil {
 		return out, err
 	}
 	if _, err := p.db.Q(ctx).ExecContext(ctx, `UPDATE employee_opening_balances SET locked_by_run_id = $2, updated_at = now()
@@ -187,11 +190,7 @@ func (p *Payroll) BookRun(ctx context.Context, company, id uuid.UUID) (BookedRun
 // run's payslips took and earned, in the vacation year of its payment
 // date. A year first met starts from the opening balances' days when the
 // cutover falls in it, else from the year's entitlement.
-func (p *Payroll) bookVacation(ctx context.Context, r Run, rows []RunEmployee, slips []Slip, sign int64) error {
-	basis, err := p.basis(ctx, r.CompanyID)
-	if err != nil {
-		return err
-	}
+func (p *Payroll) bookVacation(ctx context.Context, r Run, rows []RunEmployee, slips []Slip, sign int64, basis string) error {
 	start := VacationYearStart(r.PaymentDate, basis)
 	type row struct {
 		Employee uuid.UUID       `json:"employee_id"`
@@ -277,7 +276,11 @@ func (p *Payroll) CorrectRun(ctx context.Context, company, id uuid.UUID) (Correc
 			slips = append(slips, Slip{Payslip: *s})
 		}
 	}
-	if err := p.bookVacation(ctx, r, rows, slips, -1); err != nil {
+	basis, err := p.basis(ctx, company)
+	if err != nil {
+		return out, err
+	}
+	if err := p.bookVacation(ctx, r, rows, slips, -1, basis); err != nil {
 		return out, err
 	}
 	next := uuid.New()

@@ -22,6 +22,9 @@ type Settings struct {
 	// NetPayAccount or its default.
 	Series *string `db:"-" json:"voucher_series"`
 	NetPay string  `db:"-" json:"-"`
+	// Basis is the company's vacation year: calendar or
+	// statutory_apr_mar (salary_vacation_year_basis).
+	Basis string `db:"-" json:"-"`
 }
 
 // SourceSalary is the source type of a salary run's verifikat.
@@ -32,7 +35,11 @@ const settingsColumns = `pay_day, deviation_period, sick_rate, net_pay_account, 
 
 // Settings answers the company's payroll settings, defaults where unset.
 func (p *Payroll) Settings(ctx context.Context, company uuid.UUID) (Settings, error) {
-	return p.settings(ctx, company, false)
+	s, err := p.settings(ctx, company, false)
+	if err != nil {
+		return s, err
+	}
+	return s, p.netPay(ctx, company, &s)
 }
 
 func (p *Payroll) settings(ctx context.Context, company uuid.UUID, lock bool) (Settings, error) {
@@ -57,15 +64,26 @@ func (p *Payroll) settings(ctx context.Context, company uuid.UUID, lock bool) (S
 			s.Series = &v
 		}
 	}
+	s.Basis = "calendar"
+	if b, ok := cs["salary_vacation_year_basis"].(string); ok && b != "" {
+		s.Basis = b
+	}
+	return s, nil
+}
+
+// netPay fills in the account net pay is credited to: the one set, else
+// the primary cash account's, else 1930.
+func (p *Payroll) netPay(ctx context.Context, company uuid.UUID, s *Settings) error {
 	s.NetPay = DefaultNetPayAccount
 	if s.NetPayAccount != nil {
 		s.NetPay = *s.NetPayAccount
-	} else if a, err := p.books.CashAccount(ctx, company); err != nil {
-		return s, err
-	} else if a != "" {
+		return nil
+	}
+	a, err := p.books.CashAccount(ctx, company)
+	if a != "" {
 		s.NetPay = a
 	}
-	return s, nil
+	return err
 }
 
 // SettingsChange is a PATCH of the settings: nil leaves a field.
@@ -127,5 +145,5 @@ func (p *Payroll) UpdateSettings(ctx context.Context, company uuid.UUID, ch Sett
 		old, s); err != nil {
 		return old, err
 	}
-	return p.settings(ctx, company, false)
+	return p.Settings(ctx, company)
 }
