@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -186,4 +187,54 @@ func TestVacationYearClose(t *testing.T) {
 		t.Fatal(err)
 	}
 	m.get(m.path("employees"), m.token).errorCode(t, 403, "CAPABILITY_BLOCKED")
+}
+
+func TestSalaryRunBookingGuards(t *testing.T) {
+	m := newMay2026(t)
+	loadTaxTables(t, m.partiesBooks)
+	run := "salary-runs/" + m.run
+	m.write("POST", run+"/calculate", nil).status(t, 200)
+	m.write("DELETE", run, nil).errorCode(t, 409, "SALARY_RUN_INVALID_STATE")
+	m.write("POST", run+"/approve", nil).status(t, 200)
+	// A dry run shows the verifikat and posts nothing.
+	dry := m.do(req{Method: "POST", Path: m.path(run + "/book?dry_run=true"), Token: m.token,
+		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
+	if dry.at("data.dry_run") != true || len(dry.list("data.preview.verifikat")) != 3 ||
+		dry.at("data.preview.verifikat.0.journal_entry_id") != nil {
+		t.Fatalf("dry run: %s", dry.Body)
+	}
+	if n := m.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1`, m.company); n != 0 {
+		t.Fatalf("a dry run posted %d verifikat", n)
+	}
+	// Another booking holds the run: the second is told at once.
+	ctx := context.Background()
+	tx, err := m.db.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.ExecContext(ctx, `SELECT 1 FROM salary_runs WHERE id = $1 FOR UPDATE`, m.run); err != nil {
+		t.Fatal(err)
+	}
+	m.write("POST", run+"/book", nil).errorCode(t, 409, "SALARY_RUN_BOOKING_IN_PROGRESS")
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	// A locked month posts nothing; the run stays approved.
+	m.now = time.Date(2026, 6, 2, 9, 0, 0, 0, time.UTC)
+	m.write("PATCH", "settings/bookkeeping-lock", map[string]any{"bookkeeping_locked_through": "2026-05-31"}).status(t, 200)
+	m.write("POST", run+"/book", nil).errorCode(t, 400, "PERIOD_LOCKED")
+	if r := m.get(m.path(run), m.token).status(t, 200); r.str("data.status") != "approved" ||
+		m.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1`, m.company) != 0 ||
+		m.count(`SELECT count(*) FROM employee_vacation_years WHERE company_id = $1`, m.company) != 0 {
+		t.Fatalf("after a refused booking: %s", r.Body)
+	}
+	m.write("PATCH", "settings/bookkeeping-lock", map[string]any{"bookkeeping_locked_through": nil}).status(t, 200)
+	m.write("POST", run+"/book", nil).status(t, 200)
+	// A booked run's lines and roster stay.
+	m.write("POST", run+"/employees/"+m.bo+"/lines", map[string]any{"item_type": "bonus", "amount": 1}).
+		errorCode(t, 409, "SALARY_RUN_INVALID_STATE")
+	m.write("DELETE", run+"/employees/"+m.bo, nil).errorCode(t, 409, "SALARY_RUN_INVALID_STATE")
+	m.write("PATCH", run, map[string]any{"payment_date": "2026-05-26"}).errorCode(t, 409, "SALARY_RUN_INVALID_STATE")
+	refusedByTheBooks(t, m.db, "a booked run's lines", `DELETE FROM salary_lines WHERE run_id = $1`, m.run)
+	refusedByTheBooks(t, m.db, "a booked run", `DELETE FROM salary_runs WHERE id = $1`, m.run)
 }

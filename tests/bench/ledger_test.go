@@ -45,7 +45,7 @@ func (a *api) call(method, path string, body any) (int, map[string]any) {
 	req, _ := http.NewRequest(method, a.url+path, rd)
 	req.Header.Set("Authorization", "Bearer "+a.token)
 	req.Header.Set("Content-Type", "application/json")
-	if method == "POST" {
+	if method != "GET" {
 		req.Header.Set("Idempotency-Key", uuid.NewString())
 	}
 	res, err := a.client.Do(req)
