@@ -150,4 +150,3 @@ func personnummer(n int) string {
 	}
 	return "19" + p + fmt.Sprint((10-sum%10)%10)
 }
-
