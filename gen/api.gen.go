@@ -812,6 +812,7 @@ func (e CustomerType) Valid() bool {
 
 // Defines values for DeadlineDeadlineType.
 const (
+	DeadlineDeadlineTypeAgi             DeadlineDeadlineType = "agi"
 	DeadlineDeadlineTypeIncomeTaxReturn DeadlineDeadlineType = "income_tax_return"
 	DeadlineDeadlineTypeVatReturn       DeadlineDeadlineType = "vat_return"
 )
@@ -819,6 +820,8 @@ const (
 // Valid indicates whether the value is a known member of the DeadlineDeadlineType enum.
 func (e DeadlineDeadlineType) Valid() bool {
 	switch e {
+	case DeadlineDeadlineTypeAgi:
+		return true
 	case DeadlineDeadlineTypeIncomeTaxReturn:
 		return true
 	case DeadlineDeadlineTypeVatReturn:
@@ -830,6 +833,7 @@ func (e DeadlineDeadlineType) Valid() bool {
 
 // Defines values for DeadlineForm.
 const (
+	AGI             DeadlineForm = "AGI"
 	INK1            DeadlineForm = "INK1"
 	INK2            DeadlineForm = "INK2"
 	INK3            DeadlineForm = "INK3"
@@ -839,6 +843,8 @@ const (
 // Valid indicates whether the value is a known member of the DeadlineForm enum.
 func (e DeadlineForm) Valid() bool {
 	switch e {
+	case AGI:
+		return true
 	case INK1:
 		return true
 	case INK2:
@@ -5471,6 +5477,7 @@ func (e GetComplianceCheckParamsType) Valid() bool {
 
 // Defines values for ListDeadlinesParamsType.
 const (
+	ListDeadlinesParamsTypeAgi             ListDeadlinesParamsType = "agi"
 	ListDeadlinesParamsTypeIncomeTaxReturn ListDeadlinesParamsType = "income_tax_return"
 	ListDeadlinesParamsTypeVatReturn       ListDeadlinesParamsType = "vat_return"
 )
@@ -5478,6 +5485,8 @@ const (
 // Valid indicates whether the value is a known member of the ListDeadlinesParamsType enum.
 func (e ListDeadlinesParamsType) Valid() bool {
 	switch e {
+	case ListDeadlinesParamsTypeAgi:
+		return true
 	case ListDeadlinesParamsTypeIncomeTaxReturn:
 		return true
 	case ListDeadlinesParamsTypeVatReturn:
@@ -7850,7 +7859,7 @@ type Deadline struct {
 	FiledOn        nullable.Nullable[openapi_types.Date] `json:"filed_on"`
 	FiscalPeriodId openapi_types.UUID                    `json:"fiscal_period_id"`
 
-	// Form The return: momsdeklaration, INK1 with NE (enskild firma), INK2 (aktiebolag) or INK3 (ideell förening).
+	// Form The return: momsdeklaration, INK1 with NE (enskild firma), INK2 (aktiebolag) or INK3 (ideell förening); AGI, the month's arbetsgivardeklaration, added when payroll generates its file.
 	Form        DeadlineForm       `json:"form"`
 	Id          openapi_types.UUID `json:"id"`
 	PeriodEnd   openapi_types.Date `json:"period_end"`
@@ -7865,7 +7874,7 @@ type Deadline struct {
 // DeadlineDeadlineType defines model for Deadline.DeadlineType.
 type DeadlineDeadlineType string
 
-// DeadlineForm The return: momsdeklaration, INK1 with NE (enskild firma), INK2 (aktiebolag) or INK3 (ideell förening).
+// DeadlineForm The return: momsdeklaration, INK1 with NE (enskild firma), INK2 (aktiebolag) or INK3 (ideell förening); AGI, the month's arbetsgivardeklaration, added when payroll generates its file.
 type DeadlineForm string
 
 // DeadlinePeriodType defines model for Deadline.PeriodType.

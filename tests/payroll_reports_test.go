@@ -45,6 +45,14 @@ func TestPayrollAGIAndPayslip(t *testing.T) {
 		a.at("data.totals.avgifter") != float64(24757) || a.at("data.is_correction") != false {
 		t.Errorf("AGI: %s", a.Body)
 	}
+	dl := m.get(m.path("deadlines?type=agi"), m.token).status(t, 200)
+	if l := dl.list("data.deadlines"); len(l) != 1 || l[0].(map[string]any)["due_date"] != "2026-06-12" ||
+		l[0].(map[string]any)["tax_period"] != "2026-05" || l[0].(map[string]any)["form"] != "AGI" {
+		t.Errorf("AGI deadline: %s", dl.Body)
+	}
+	if n := m.count(`SELECT count(*) FROM agi_declarations WHERE position(convert_to($1, 'UTF8') in xml_sealed) > 0`, annaPN); n != 0 {
+		t.Error("the stored AGI holds a personnummer in clear")
+	}
 	// Once an AGI exists the approval stands; the run is booked, then corrected.
 	m.write("POST", run+"/unapprove", nil).errorCode(t, 409, "SALARY_RUN_INVALID_STATE")
 	m.write("POST", run+"/book", nil).status(t, 200)
@@ -53,7 +61,7 @@ func TestPayrollAGIAndPayslip(t *testing.T) {
 		AND payload::text NOT LIKE '%'||$2||'%'`, m.company, annaPN); n != 2 {
 		t.Errorf("%d agi.generated events without the personnummer", n)
 	}
-	refusedByTheBooks(t, m.db, "an AGI", `UPDATE agi_declarations SET xml = '' WHERE run_id = $1`, m.run)
+	refusedByTheBooks(t, m.db, "an AGI", `UPDATE agi_declarations SET xml_filename = '' WHERE run_id = $1`, m.run)
 
 	// The payslip as a PDF: pdftotext finds the net.
 	pdf := m.get(m.path(run+"/payslips/"+m.anna+"/pdf"), m.token).status(t, 200)

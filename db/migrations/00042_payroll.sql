@@ -292,7 +292,8 @@ CREATE TABLE agi_declarations (
     run_id        uuid        NOT NULL,
     period        text        NOT NULL CHECK (period ~ '^20[0-9]{2}(0[1-9]|1[0-2])$'),
     is_correction boolean     NOT NULL,
-    xml           text        NOT NULL,
+    -- The file holds every person's personnummer: sealed like them.
+    xml_sealed    bytea       NOT NULL,
     xml_filename  text        NOT NULL,
     due_date      date        NOT NULL,
     totals        jsonb       NOT NULL,
@@ -318,7 +319,15 @@ CREATE TABLE vacation_year_closes (
 );
 REVOKE UPDATE, DELETE ON vacation_year_closes FROM kontera_app;
 
+-- The AGI's due date joins the company's tax deadlines when a file is
+-- generated.
+ALTER TABLE tax_deadlines DROP CONSTRAINT tax_deadlines_deadline_type_check,
+    ADD CONSTRAINT tax_deadlines_deadline_type_check CHECK (deadline_type IN ('vat_return', 'income_tax_return', 'agi'));
+
 -- +goose Down
+DELETE FROM tax_deadlines WHERE deadline_type = 'agi';
+ALTER TABLE tax_deadlines DROP CONSTRAINT tax_deadlines_deadline_type_check,
+    ADD CONSTRAINT tax_deadlines_deadline_type_check CHECK (deadline_type IN ('vat_return', 'income_tax_return'));
 DROP TABLE vacation_year_closes, agi_declarations, employee_vacation_years, salary_lines, salary_run_employees,
     salary_runs, salary_settings, employee_opening_balances, employee_absence, employees, payroll_tax_tables;
 DROP FUNCTION salary_payslips_guard(), salary_runs_guard();

@@ -44,6 +44,9 @@ type Deadline struct {
 const (
 	VATReturn       = "vat_return"
 	IncomeTaxReturn = "income_tax_return"
+	// AGI is a month's arbetsgivardeklaration, added when payroll
+	// generates its file (regenerating the others leaves it).
+	AGI = "agi"
 )
 
 // Generate returns the deadlines of the fiscal years for profile p: a VAT

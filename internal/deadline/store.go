@@ -23,7 +23,7 @@ func (s *Store) Replace(ctx context.Context, company uuid.UUID, ds []Deadline) e
 	q := s.db.Q(ctx)
 	if _, err := q.ExecContext(ctx, `
 		DELETE FROM tax_deadlines d USING fiscal_periods p
-		WHERE d.company_id = $1 AND p.id = d.fiscal_period_id AND NOT p.is_closed
+		WHERE d.company_id = $1 AND p.id = d.fiscal_period_id AND NOT p.is_closed AND d.deadline_type <> 'agi'
 			AND NOT EXISTS (SELECT 1 FROM vat_filings f WHERE d.deadline_type = 'vat_return'
 				AND f.company_id = d.company_id AND f.period_start = d.period_start AND f.period_end = d.period_end)`,
 		company); err != nil {
@@ -49,6 +49,22 @@ func (s *Store) Replace(ctx context.Context, company uuid.UUID, ds []Deadline) e
 		ON CONFLICT (company_id, deadline_type, period_start, period_end) DO NOTHING`,
 		company, pq.Array(typ), pq.Array(form), pq.Array(kind), pq.Array(label), pq.Array(start), pq.Array(end),
 		pq.Array(due), pq.Array(fp))
+	return err
+}
+
+// AddAGI adds the arbetsgivardeklaration of a month (the payment month)
+// due on due, in the fiscal year holding the month's last day; a month
+// outside every fiscal year, or already there, adds nothing.
+func (s *Store) AddAGI(ctx context.Context, company uuid.UUID, year int, month time.Month, due time.Time) error {
+	start := time.Date(year, month, 1, 0, 0, 0, 0, time.UTC)
+	end := start.AddDate(0, 1, -1)
+	_, err := s.db.Q(ctx).ExecContext(ctx, `
+		INSERT INTO tax_deadlines (company_id, deadline_type, form, period_type, tax_period, period_start, period_end,
+			due_date, fiscal_period_id)
+		SELECT $1, 'agi', 'AGI', 'monthly', $2, $3, $4, $5, p.id FROM fiscal_periods p
+		WHERE p.company_id = $1 AND $4 BETWEEN p.period_start AND p.period_end
+		ON CONFLICT (company_id, deadline_type, period_start, period_end) DO NOTHING`,
+		company, start.Format("2006-01"), start, end, due)
 	return err
 }
 

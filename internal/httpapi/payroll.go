@@ -9,14 +9,16 @@ import (
 	"github.com/kontera/kontera/internal/banking"
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/company"
+	"github.com/kontera/kontera/internal/deadline"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/payroll"
+	"github.com/kontera/kontera/internal/store"
 )
 
 // payrollBooks is what payroll reads and writes of the company, the
 // chart, the bank and the ledger.
-func payrollBooks(companies *company.Store, accounts *chart.Store, bank *banking.Bank, journal *ledger.Store) payroll.Books {
+func payrollBooks(db *store.DB, companies *company.Store, accounts *chart.Store, bank *banking.Bank, journal *ledger.Store) payroll.Books {
 	return payroll.Books{
 		Settings: func(ctx context.Context, c uuid.UUID) (map[string]any, error) {
 			return companies.Settings(ctx, c)
@@ -65,7 +67,8 @@ func payrollBooks(companies *company.Store, accounts *chart.Store, bank *banking
 			}
 			return b[0], nil
 		},
-		Post:    journal.Post,
-		Reverse: journal.Reverse,
+		AddDeadline: deadline.NewStore(db).AddAGI,
+		Post:        journal.Post,
+		Reverse:     journal.Reverse,
 	}
 }

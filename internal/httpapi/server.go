@@ -146,8 +146,9 @@ type Server struct {
 	hooks      *webhooks.Store
 	hookWorker *webhooks.Worker
 	hookCfg    WebhookConfig
-	// sealedReplies are the operations whose answers carry a secret
-	// (a webhook's signing secret): their stored replays are sealed.
+	// sealedReplies are the operations whose answers carry a secret (a
+	// webhook's signing secret) or a personnummer in full (an employee,
+	// an AGI file): their stored replays are sealed.
 	sealedReplies map[string]bool
 	box           *seal.Box
 	bank          *banking.Bank
@@ -285,7 +286,8 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("PII key: %w", err)
 	}
-	s.box, s.sealedReplies = box, map[string]bool{"createWebhook": true}
+	s.box, s.sealedReplies = box, map[string]bool{"createWebhook": true, // answers that carry a secret or a personnummer
+		"createEmployee": true, "updateEmployee": true, "deactivateEmployee": true, "generateAgi": true}
 	people := parties.NewStore(cfg.DB, audits, box)
 	s.people = people
 	journal.PartyName = people.PartyName
@@ -497,7 +499,7 @@ func New(cfg Config) (*Server, error) {
 	h := handlers{
 		sieAPI:   sieH,
 		reconAPI: reconciliation.NewHandler(recon, cursors),
-		payrollAPI: payroll.NewHandler(payroll.New(cfg.DB, box, audits, payrollBooks(companies, accounts, bank, journal), cfg.Now),
+		payrollAPI: payroll.NewHandler(payroll.New(cfg.DB, box, audits, payrollBooks(cfg.DB, companies, accounts, bank, journal), cfg.Now),
 			cursors),
 		sieExportAPI: sieexport.NewHandler(cfg.DB, journal, periods, accounts, dims,
 			func(ctx context.Context, c uuid.UUID) (sieexport.Company, error) {

@@ -127,9 +127,13 @@ func (p *Payroll) GenerateAGI(ctx context.Context, company, id uuid.UUID) (Filed
 		return d, err
 	}
 	if err := p.db.Q(ctx).GetContext(ctx, &d.GeneratedAt, `INSERT INTO agi_declarations (company_id, id, run_id, period,
-			is_correction, xml, xml_filename, due_date, totals, generated_by)
+			is_correction, xml_sealed, xml_filename, due_date, totals, generated_by)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING generated_at`, company, d.ID, id, d.Period, d.Correction,
-		d.XML, d.Filename, d.Due, string(body), actor(audit.ActorFrom(ctx))); err != nil {
+		p.box.Seal(raw, "agi_declarations/"+company.String()+"/"+d.ID.String()), d.Filename, d.Due, string(body),
+		actor(audit.ActorFrom(ctx))); err != nil {
+		return d, err
+	}
+	if err := p.books.AddDeadline(ctx, company, r.PaymentDate.Year(), r.PaymentDate.Month(), d.Due); err != nil {
 		return d, err
 	}
 	if err := p.record(ctx, company, audit.Insert, "agi_declarations", d.ID.String(),

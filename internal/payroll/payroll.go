@@ -42,6 +42,8 @@ type Books struct {
 	// Balance is an account's balance (debit less credit) at the end of
 	// day.
 	Balance func(ctx context.Context, company uuid.UUID, account string, day time.Time) (money.Amount, error)
+	// AddDeadline puts a month's AGI among the company's tax deadlines.
+	AddDeadline func(ctx context.Context, company uuid.UUID, year int, month time.Month, due time.Time) error
 	// Post and Reverse are the ledger's.
 	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
 	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)
