@@ -8538,7 +8538,10 @@ type Employee struct {
 	City              nullable.Nullable[string] `json:"city"`
 	ClearingNumber    nullable.Nullable[string] `json:"clearing_number"`
 	CreatedAt         time.Time                 `json:"created_at"`
-	Email             nullable.Nullable[string] `json:"email"`
+
+	// Dimensions The dimensions the employee's pay, avgifter and vacation liability are booked on (cost centre "1", project "6"); checked against the company's registers. Default none.
+	Dimensions Dimensions                `json:"dimensions"`
+	Email      nullable.Nullable[string] `json:"email"`
 
 	// EmploymentDegree Percent of full time.
 	EmploymentDegree money.Amount                          `json:"employment_degree"`
@@ -8600,7 +8603,10 @@ type EmployeeCreate struct {
 	BankAccountNumber nullable.Nullable[string] `json:"bank_account_number,omitempty"`
 	City              nullable.Nullable[string] `json:"city,omitempty"`
 	ClearingNumber    nullable.Nullable[string] `json:"clearing_number,omitempty"`
-	Email             nullable.Nullable[string] `json:"email,omitempty"`
+
+	// Dimensions The dimensions the employee's pay, avgifter and vacation liability are booked on (cost centre "1", project "6"); checked against the company's registers. Default none.
+	Dimensions *Dimensions               `json:"dimensions,omitempty"`
+	Email      nullable.Nullable[string] `json:"email,omitempty"`
 
 	// EmploymentDegree Percent of full time.
 	EmploymentDegree *money.Amount                         `json:"employment_degree,omitempty"`
@@ -8718,7 +8724,10 @@ type EmployeePatch struct {
 	BankAccountNumber nullable.Nullable[string] `json:"bank_account_number,omitempty"`
 	City              nullable.Nullable[string] `json:"city,omitempty"`
 	ClearingNumber    nullable.Nullable[string] `json:"clearing_number,omitempty"`
-	Email             nullable.Nullable[string] `json:"email,omitempty"`
+
+	// Dimensions The dimensions the employee's pay, avgifter and vacation liability are booked on (cost centre "1", project "6"); checked against the company's registers. Default none.
+	Dimensions *Dimensions               `json:"dimensions,omitempty"`
+	Email      nullable.Nullable[string] `json:"email,omitempty"`
 
 	// EmploymentDegree Percent of full time.
 	EmploymentDegree *money.Amount                         `json:"employment_degree,omitempty"`
@@ -8776,7 +8785,10 @@ type EmployeePreview struct {
 	City              nullable.Nullable[string]    `json:"city"`
 	ClearingNumber    nullable.Nullable[string]    `json:"clearing_number"`
 	CreatedAt         nullable.Nullable[time.Time] `json:"created_at"`
-	Email             nullable.Nullable[string]    `json:"email"`
+
+	// Dimensions The dimensions the employee's pay, avgifter and vacation liability are booked on (cost centre "1", project "6"); checked against the company's registers. Default none.
+	Dimensions Dimensions                `json:"dimensions"`
+	Email      nullable.Nullable[string] `json:"email"`
 
 	// EmploymentDegree Percent of full time.
 	EmploymentDegree money.Amount                          `json:"employment_degree"`

@@ -246,3 +246,45 @@ func TestSalaryRunBookingGuards(t *testing.T) {
 	refusedByTheBooks(t, m.db, "a booked run's lines", `DELETE FROM salary_lines WHERE run_id = $1`, m.run)
 	refusedByTheBooks(t, m.db, "a booked run", `DELETE FROM salary_runs WHERE id = $1`, m.run)
 }
+
+// An employee's dimensions tag the lines their pay, avgifter and
+// liability are booked on; unknown ones are refused.
+func TestPayrollDimensions(t *testing.T) {
+	m := newMay2026(t)
+	m.write("PATCH", "settings", map[string]any{"dimensions_enabled": true}).status(t, 200)
+	var one string
+	for _, d := range m.get(m.path("dimensions"), m.token).status(t, 200).list("data.dimensions") {
+		if d.(map[string]any)["sie_dim_no"] == float64(1) {
+			one = d.(map[string]any)["id"].(string)
+		}
+	}
+	m.write("POST", "dimensions/"+one+"/values", map[string]any{"code": "ADM", "name": "Administration"}).status(t, 201)
+	if r := m.write("PATCH", "employees/"+m.anna, map[string]any{"dimensions": map[string]any{"1": "NOPE"}}); r.Status < 400 || r.Status >= 500 {
+		t.Fatalf("an unknown cost centre: %s", r.Body)
+	}
+	e := m.write("PATCH", "employees/"+m.anna, map[string]any{"dimensions": map[string]any{"1": "ADM"}}).status(t, 200)
+	if e.str("data.dimensions.1") != "ADM" {
+		t.Fatalf("dimensions: %s", e.Body)
+	}
+	m.book(t)
+	var tagged []struct {
+		Account string `db:"account_number"`
+		Sum     string `db:"sum"`
+	}
+	if err := m.db.Select(&tagged, `SELECT l.account_number, sum(l.debit_amount - l.credit_amount)::text AS sum
+		FROM journal_lines l JOIN journal_entries j ON j.id = l.journal_entry_id
+		WHERE j.company_id = $1 AND l.dimensions->>'1' = 'ADM' GROUP BY 1 ORDER BY 1`, m.company); err != nil {
+		t.Fatal(err)
+	}
+	// Anna's: 7210 34 338.46 (36 000 less her sick day), 7510 10 789.14,
+	// 7290 3 772.50 and 7519 1 185.32; 7281 nets to nothing.
+	want := map[string]string{"7210": "34338.46", "7510": "10789.14", "7290": "3772.50", "7519": "1185.32"}
+	if len(tagged) != len(want) {
+		t.Fatalf("tagged lines: %v", tagged)
+	}
+	for _, l := range tagged {
+		if want[l.Account] != l.Sum {
+			t.Errorf("%s tagged %s, want %s", l.Account, l.Sum, want[l.Account])
+		}
+	}
+}

@@ -62,6 +62,8 @@ CREATE TABLE employees (
     address_line1          text          CHECK (char_length(address_line1) <= 200),
     postal_code            text          CHECK (char_length(postal_code) <= 20),
     city                   text          CHECK (char_length(city) <= 100),
+    -- The dimensions (cost centre, project) the employee's pay is booked on.
+    dimensions             jsonb         NOT NULL DEFAULT '{}' CHECK (jsonb_typeof(dimensions) = 'object'),
     is_active              boolean       NOT NULL DEFAULT true,
     created_at             timestamptz   NOT NULL DEFAULT clock_timestamp(),
     updated_at             timestamptz   NOT NULL DEFAULT clock_timestamp(),

@@ -10,6 +10,7 @@ import (
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/company"
 	"github.com/kontera/kontera/internal/deadline"
+	"github.com/kontera/kontera/internal/dimensions"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/payroll"
@@ -18,7 +19,7 @@ import (
 
 // payrollBooks is what payroll reads and writes of the company, the
 // chart, the bank and the ledger.
-func payrollBooks(db *store.DB, companies *company.Store, accounts *chart.Store, bank *banking.Bank, journal *ledger.Store) payroll.Books {
+func payrollBooks(db *store.DB, dims *dimensions.Store, companies *company.Store, accounts *chart.Store, bank *banking.Bank, journal *ledger.Store) payroll.Books {
 	return payroll.Books{
 		Settings: func(ctx context.Context, c uuid.UUID) (map[string]any, error) {
 			return companies.Settings(ctx, c)
@@ -49,7 +50,8 @@ func payrollBooks(db *store.DB, companies *company.Store, accounts *chart.Store,
 			}
 			return a.LedgerAccount, nil
 		},
-		KnownAccounts: accounts.Known,
+		KnownAccounts:   accounts.Known,
+		CheckDimensions: dims.Check,
 		Identity: func(ctx context.Context, c uuid.UUID) (payroll.Identity, error) {
 			id, err := companies.Identity(ctx, c)
 			out := payroll.Identity{Name: id.Name, OrgNumber: id.OrgNumber, Form: id.Form}

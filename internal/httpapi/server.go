@@ -499,7 +499,7 @@ func New(cfg Config) (*Server, error) {
 	h := handlers{
 		sieAPI:   sieH,
 		reconAPI: reconciliation.NewHandler(recon, cursors),
-		payrollAPI: payroll.NewHandler(payroll.New(cfg.DB, box, audits, payrollBooks(cfg.DB, companies, accounts, bank, journal), cfg.Now),
+		payrollAPI: payroll.NewHandler(payroll.New(cfg.DB, box, audits, payrollBooks(cfg.DB, dims, companies, accounts, bank, journal), cfg.Now),
 			cursors),
 		sieExportAPI: sieexport.NewHandler(cfg.DB, journal, periods, accounts, dims,
 			func(ctx context.Context, c uuid.UUID) (sieexport.Company, error) {

@@ -113,11 +113,11 @@ func (p *Payroll) GenerateAGI(ctx context.Context, company, id uuid.UUID) (Filed
 	if err != nil {
 		return Filed{}, err
 	}
-	over40, _ := func() (bool, error) {
-		m, err := p.books.Settings(ctx, company)
-		b, _ := m["vat_taxable_base_over_40m"].(bool)
-		return b, err
-	}()
+	cs, err := p.books.Settings(ctx, company)
+	if err != nil {
+		return Filed{}, err
+	}
+	over40, _ := cs["vat_taxable_base_over_40m"].(bool)
 	totals.Persons, totals.Tax, totals.Avgifter, totals.Absence = len(rows), a.TotalTax(), a.TotalAvgifter, len(a.Absence)
 	d := Filed{ID: uuid.New(), RunID: id, Period: a.Period, Correction: a.Correction, XML: string(raw),
 		Filename: "AGI_" + a.OrgNumber + "_" + a.Period + ".xml", Totals: totals,

@@ -57,25 +57,24 @@ func Declare(slips []Slip) Declaration {
 //
 // Amounts of none leave a verifikat out.
 func Entries(period string, slips []Slip, netPay string) ([]ledger.Input, Declaration) {
-	var salaries ledger.Booking
-	sums := map[string]money.Amount{}
-	var order []string
-	tax, net := money.Amount{}, money.Amount{}
+	var salaries, contributions, liability ledger.Booking
+	var cost, avg, accrual tagged
+	tax, net, avgifter, total, totalAvg := money.Amount{}, money.Amount{}, money.Amount{}, money.Amount{}, money.Amount{}
 	for _, s := range slips {
+		dims := s.Payslip.Dimensions
 		for _, l := range s.Payslip.Lines {
-			if l.Account == "" {
-				continue
+			if l.Account != "" {
+				cost.add(l.Account, dims, l.Amount)
 			}
-			if _, seen := sums[l.Account]; !seen {
-				order = append(order, l.Account)
-			}
-			sums[l.Account] = sums[l.Account].Add(l.Amount)
 		}
-		tax, net = tax.Add(s.Tax), net.Add(s.Payslip.Net)
+		tax, net, avgifter = tax.Add(s.Tax), net.Add(s.Payslip.Net), avgifter.Add(s.Avgifter)
+		avg.add(AccountAvgifter, dims, s.Avgifter)
+		a := s.Payslip.Accrual
+		accrual.add(a.Account, dims, a.Amount)
+		accrual.add(AccountAccrualAvgifter, dims, a.Avgifter)
+		total, totalAvg = total.Add(a.Amount), totalAvg.Add(a.Avgifter)
 	}
-	for _, a := range order {
-		salaries.Add(a, sums[a], false, nil, nil)
-	}
+	cost.book(&salaries)
 	salaries.Add(AccountTax, tax, true, nil, nil)
 	salaries.Add(netPay, net, true, nil, nil)
 	var out []ledger.Input
@@ -84,39 +83,63 @@ func Entries(period string, slips []Slip, netPay string) ([]ledger.Input, Declar
 	}
 
 	d := Declare(slips)
-	avgifter := money.Amount{}
-	for _, s := range slips {
-		avgifter = avgifter.Add(s.Avgifter)
-	}
-	var contributions ledger.Booking
-	contributions.Add(AccountAvgifter, avgifter, false, nil, nil)
+	avg.book(&contributions)
 	contributions.Add(AccountAvgiftDebt, money.Kr(d.Total), true, nil, nil)
 	contributions.Add(AccountRounding, avgifter.Sub(money.Kr(d.Total)), true, nil, nil)
 	if len(contributions.Lines) > 0 {
 		out = append(out, ledger.Input{Description: "Arbetsgivaravgifter " + period, Lines: contributions.Lines})
 	}
 
-	var liability ledger.Booking
-	accrued := map[string]money.Amount{}
-	total, totalAvg := money.Amount{}, money.Amount{}
-	for _, s := range slips {
-		a := s.Payslip.Accrual
-		accrued[a.Account] = accrued[a.Account].Add(a.Amount)
-		total, totalAvg = total.Add(a.Amount), totalAvg.Add(a.Avgifter)
-	}
-	accounts := make([]string, 0, len(accrued))
-	for a := range accrued {
-		accounts = append(accounts, a)
-	}
-	sort.Strings(accounts)
-	for _, a := range accounts {
-		liability.Add(a, accrued[a], false, nil, nil)
-	}
+	accrual.book(&liability)
 	liability.Add(AccountVacationLiability, total, true, nil, nil)
-	liability.Add(AccountAccrualAvgifter, totalAvg, false, nil, nil)
 	liability.Add(AccountAccruedAvgifter, totalAvg, true, nil, nil)
 	if len(liability.Lines) > 0 {
 		out = append(out, ledger.Input{Description: "Semesterlöneskuld " + period, Lines: liability.Lines})
 	}
 	return out, d
+}
+
+// tagged sums amounts by account and dimensions, in the order first met,
+// so each cost account nets (an absence lowers the salary it was
+// deducted from) before it is booked on its side.
+type tagged struct {
+	keys []taggedKey
+	sums map[string]money.Amount
+}
+
+type taggedKey struct {
+	key     string
+	account string
+	dims    ledger.Dimensions
+}
+
+func (t *tagged) add(account string, dims ledger.Dimensions, a money.Amount) {
+	if t.sums == nil {
+		t.sums = map[string]money.Amount{}
+	}
+	k := account + "|" + dimsKey(dims)
+	if _, seen := t.sums[k]; !seen {
+		t.keys = append(t.keys, taggedKey{key: k, account: account, dims: dims})
+	}
+	t.sums[k] = t.sums[k].Add(a)
+}
+
+// book debits each sum (a negative one credits).
+func (t *tagged) book(b *ledger.Booking) {
+	for _, k := range t.keys {
+		b.Add(k.account, t.sums[k.key], false, k.dims, nil)
+	}
+}
+
+func dimsKey(d ledger.Dimensions) string {
+	keys := make([]string, 0, len(d))
+	for k := range d {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := ""
+	for _, k := range keys {
+		out += k + "=" + d[k] + ";"
+	}
+	return out
 }

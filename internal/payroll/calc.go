@@ -8,6 +8,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/deadline"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
 
@@ -138,6 +139,8 @@ type Payslip struct {
 	Steps        []Step                  `json:"steps"`
 	Warnings     []string                `json:"warnings"`
 	TaxTable     *TaxSource              `json:"tax_table"`
+	// Dimensions are the employee's when reckoned: the run books on them.
+	Dimensions ledger.Dimensions `json:"dimensions,omitempty"`
 }
 
 // TaxSource names the publication a table tax came from.
@@ -167,7 +170,8 @@ var (
 // avgifter and the vacation liability.
 func Calculate(in Input) (Payslip, error) {
 	e := in.Employee
-	p := Payslip{Benefits: map[string]money.Amount{}, AbsenceDays: map[string]int{}, VacationDays: new(apd.Decimal)}
+	p := Payslip{Benefits: map[string]money.Amount{}, AbsenceDays: map[string]int{}, VacationDays: new(apd.Decimal),
+		Dimensions: e.Dimensions}
 	rates, ok := RatesFor(in.Payment)
 	if !ok && e.Withheld() {
 		return p, apierr.New(apierr.SalaryPayrollConfigMissing, map[string]any{"missing": "arbetsgivaravgifter",

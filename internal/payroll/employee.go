@@ -8,6 +8,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/identifier"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
 
@@ -88,9 +89,11 @@ type Employee struct {
 	AddressLine1    *string       `db:"address_line1" json:"address_line1"`
 	PostalCode      *string       `db:"postal_code" json:"postal_code"`
 	City            *string       `db:"city" json:"city"`
-	IsActive        bool          `db:"is_active" json:"is_active"`
-	CreatedAt       time.Time     `db:"created_at" json:"created_at"`
-	UpdatedAt       time.Time     `db:"updated_at" json:"updated_at"`
+	// Dimensions tag the lines the employee's pay is booked on.
+	Dimensions ledger.Dimensions `db:"dimensions" json:"dimensions"`
+	IsActive   bool              `db:"is_active" json:"is_active"`
+	CreatedAt  time.Time         `db:"created_at" json:"created_at"`
+	UpdatedAt  time.Time         `db:"updated_at" json:"updated_at"`
 }
 
 // MaskedPersonnummer is the personnummer as lists show it: the birth date

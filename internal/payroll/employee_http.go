@@ -12,6 +12,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -86,7 +87,7 @@ func (h *Handler) CreateEmployee(ctx context.Context, req gen.CreateEmployeeRequ
 		JamkningPercentage: b.JamkningPercentage, JamkningValidFrom: b.JamkningValidFrom, JamkningValidTo: b.JamkningValidTo,
 		FSkattStatus: b.FSkattStatus, ClearingNumber: b.ClearingNumber, BankAccountNumber: b.BankAccountNumber,
 		VacationRule: b.VacationRule, VacationDaysPerYear: b.VacationDaysPerYear, Email: b.Email, Phone: b.Phone,
-		AddressLine1: b.AddressLine1, PostalCode: b.PostalCode, City: b.City})
+		AddressLine1: b.AddressLine1, PostalCode: b.PostalCode, City: b.City, Dimensions: b.Dimensions})
 	e, err := h.p.CreateEmployee(ctx, e, b.Personnummer)
 	if err != nil {
 		return nil, err
@@ -189,6 +190,9 @@ func apply(e *Employee, b gen.EmployeePatch) {
 	setNullable(&e.AddressLine1, b.AddressLine1)
 	setNullable(&e.PostalCode, b.PostalCode)
 	setNullable(&e.City, b.City)
+	if b.Dimensions != nil {
+		e.Dimensions = ledger.Dimensions(*b.Dimensions)
+	}
 }
 
 func set[T any](dst *T, v *T) {
@@ -241,7 +245,16 @@ func employeeView(e Employee, pn string) gen.Employee {
 		VacationRule: gen.VacationRule(e.VacationRule), VacationDaysPerYear: e.VacationDays,
 		Email: envelope.Nullable(e.Email), Phone: envelope.Nullable(e.Phone), AddressLine1: envelope.Nullable(e.AddressLine1),
 		PostalCode: envelope.Nullable(e.PostalCode), City: envelope.Nullable(e.City), IsActive: e.IsActive,
-		CreatedAt: e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
+		Dimensions: dimensionsView(e.Dimensions),
+		CreatedAt:  e.CreatedAt.UTC(), UpdatedAt: e.UpdatedAt.UTC()}
+}
+
+func dimensionsView(d ledger.Dimensions) gen.Dimensions {
+	out := gen.Dimensions{}
+	for k, v := range d {
+		out[k] = v
+	}
+	return out
 }
 
 // preview is a dry run's employee; fresh, it has no id and no

@@ -17,7 +17,7 @@ const employeeColumns = `company_id, id, first_name, last_name, birth_date, pers
 	personnel_category, employment_start, employment_end, employment_degree, hours_per_week, salary_type, monthly_salary,
 	hourly_rate, tax_table_number, tax_column, is_sidoinkomst, jamkning_percentage, jamkning_valid_from, jamkning_valid_to,
 	f_skatt_status, clearing_number, bank_account_number, vacation_rule, vacation_days_per_year, email, phone,
-	address_line1, postal_code, city, is_active, created_at, updated_at`
+	address_line1, postal_code, city, dimensions, is_active, created_at, updated_at`
 
 // kindPersonnummer is the kind of an employee's personnummer token.
 const kindPersonnummer = "EP"
@@ -94,15 +94,15 @@ func (p *Payroll) insertEmployee(ctx context.Context, e Employee, pn string) (Em
 			employment_start, employment_end, employment_degree, hours_per_week, salary_type, monthly_salary, hourly_rate,
 			tax_table_number, tax_column, is_sidoinkomst, jamkning_percentage, jamkning_valid_from, jamkning_valid_to,
 			f_skatt_status, clearing_number, bank_account_number, vacation_rule, vacation_days_per_year, email, phone,
-			address_line1, postal_code, city)
+			address_line1, postal_code, city, dimensions)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
-			$24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34)
+			$24, $25, $26, $27, $28, $29, $30, $31, $32, $33, $34, $35)
 		RETURNING `+employeeColumns,
 		e.CompanyID, e.ID, e.FirstName, e.LastName, searchName(e), p.box.Seal([]byte(pn), sealContext(e.CompanyID, e.ID)),
 		token, pn[8:], e.BirthDate, e.EmploymentType, e.Category, e.Start, e.End, e.Degree, e.HoursPerWeek, e.SalaryType,
 		e.MonthlySalary, e.HourlyRate, e.TaxTable, e.TaxColumn, e.Sidoinkomst, e.JamkningPercent, e.JamkningFrom,
 		e.JamkningTo, e.FSkattStatus, e.Clearing, e.BankAccount, e.VacationRule, e.VacationDays, e.Email, e.Phone,
-		e.AddressLine1, e.PostalCode, e.City)
+		e.AddressLine1, e.PostalCode, e.City, e.Dimensions)
 	if store.UniqueViolation(err, "employees_company_id_personnummer_token_key") {
 		return e, apierr.New(apierr.EmployeeDuplicatePersonnummer, map[string]any{"field": "personnummer"})
 	}
@@ -120,12 +120,13 @@ func (p *Payroll) updateEmployee(ctx context.Context, old, e Employee, desc stri
 			tax_table_number = $15, tax_column = $16, is_sidoinkomst = $17, jamkning_percentage = $18,
 			jamkning_valid_from = $19, jamkning_valid_to = $20, f_skatt_status = $21, clearing_number = $22,
 			bank_account_number = $23, vacation_rule = $24, vacation_days_per_year = $25, email = $26, phone = $27,
-			address_line1 = $28, postal_code = $29, city = $30, is_active = $31, updated_at = clock_timestamp()
+			address_line1 = $28, postal_code = $29, city = $30, is_active = $31, dimensions = $32,
+			updated_at = clock_timestamp()
 		WHERE company_id = $1 AND id = $2 RETURNING `+employeeColumns,
 		e.CompanyID, e.ID, e.FirstName, e.LastName, searchName(e), e.EmploymentType, e.Category, e.Start, e.End, e.Degree,
 		e.HoursPerWeek, e.SalaryType, e.MonthlySalary, e.HourlyRate, e.TaxTable, e.TaxColumn, e.Sidoinkomst,
 		e.JamkningPercent, e.JamkningFrom, e.JamkningTo, e.FSkattStatus, e.Clearing, e.BankAccount, e.VacationRule,
-		e.VacationDays, e.Email, e.Phone, e.AddressLine1, e.PostalCode, e.City, e.IsActive)
+		e.VacationDays, e.Email, e.Phone, e.AddressLine1, e.PostalCode, e.City, e.IsActive, e.Dimensions)
 	if err != nil {
 		return e, err
 	}

@@ -37,6 +37,9 @@ type Books struct {
 	// KnownAccounts refuses accounts neither the chart nor BAS has
 	// (ACCOUNTS_NOT_IN_CHART).
 	KnownAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error
+	// CheckDimensions refuses tags the company's dimension registers do
+	// not hold, active on day.
+	CheckDimensions func(ctx context.Context, company uuid.UUID, day time.Time, tags []ledger.Dimensions) error
 	// Identity names the employer.
 	Identity func(ctx context.Context, company uuid.UUID) (Identity, error)
 	// Balance is an account's balance (debit less credit) at the end of

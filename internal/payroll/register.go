@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
 
@@ -30,7 +31,7 @@ func (p *Payroll) CreateEmployee(ctx context.Context, e Employee, pn string) (Em
 		return e, apierr.Field("personnummer", "personnummer", err.Error())
 	}
 	e.BirthDate, e.Last4 = num.Birth, num.Digits[8:]
-	if err := e.Check(); err != nil {
+	if err := p.checkEmployee(ctx, e); err != nil {
 		return e, err
 	}
 	return p.insertEmployee(ctx, e, num.Digits)
@@ -52,7 +53,7 @@ func (p *Payroll) UpdateEmployee(ctx context.Context, company, id uuid.UUID, cha
 	if err := change(&e, pn); err != nil {
 		return old, err
 	}
-	if err := e.Check(); err != nil {
+	if err := p.checkEmployee(ctx, e); err != nil {
 		return old, err
 	}
 	desc := "Den anställda " + e.Name() + " ändrades"
@@ -67,4 +68,16 @@ func (p *Payroll) UpdateEmployee(ctx context.Context, company, id uuid.UUID, cha
 func (p *Payroll) SamePersonnummer(sent, pn string) bool {
 	num, err := ParsePersonnummer(sent, p.today())
 	return err == nil && num.Digits == pn
+}
+
+// checkEmployee checks e's rules and its dimensions against the
+// company's registers.
+func (p *Payroll) checkEmployee(ctx context.Context, e Employee) error {
+	if err := e.Check(); err != nil {
+		return err
+	}
+	if len(e.Dimensions) == 0 || p.books.CheckDimensions == nil {
+		return nil
+	}
+	return p.books.CheckDimensions(ctx, e.CompanyID, p.today(), []ledger.Dimensions{e.Dimensions})
 }

@@ -61,7 +61,10 @@ func (p *Payroll) CloseVacationYear(ctx context.Context, company uuid.UUID, star
 	}
 	y := ClosedYear{}
 	if start != nil {
-		y.Start = VacationYearStart(*start, basis)
+		if y.Start = VacationYearStart(*start, basis); !y.Start.Equal(*start) {
+			return y, apierr.Field("vacation_year_start", "year_start",
+				"the company's vacation year ("+basis+") starts on "+y.Start.Format(time.DateOnly))
+		}
 	} else {
 		y.Start = VacationYearStart(p.today(), basis).AddDate(-1, 0, 0)
 	}
