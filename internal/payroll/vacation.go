@@ -156,7 +156,11 @@ func (p *Payslip) accrue(e Employee, in Input, first, last time.Time) {
 	}
 	if in.Vacation.Known {
 		a.Remaining = sub(in.Vacation.RemainingDays, add(p.VacationDays, a.PaidDays)) // earned days are next year's
+		a.Remaining = quantity(a.Remaining).Decimal()
 	}
+	// Kept at four decimals (2.0833 days), as the vacation years store
+	// them; the amounts were reckoned from the exact days.
+	a.EarnedDays, a.Days = quantity(a.EarnedDays).Decimal(), quantity(a.Days).Decimal()
 	p.Accrual = a
 	p.step("vacation_accrual", "Semesterlöneskuld", a.Amount, "semesterlagen 7 §; BFNAR 2016:10 (accrued liability)",
 		map[string]any{"day_value": value, "days": a.Days, "avgifter": a.Avgifter})
