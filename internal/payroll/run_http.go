@@ -42,14 +42,7 @@ func runView(r Run) gen.SalaryRun {
 
 // runPreview is a dry run's run; fresh, it has no id or timestamps.
 func runPreview(r Run, fresh bool) gen.SalaryRunPreview {
-	var out gen.SalaryRunPreview
-	b, err := json.Marshal(runView(r))
-	if err == nil {
-		err = json.Unmarshal(b, &out)
-	}
-	if err != nil {
-		panic("payroll: run preview: " + err.Error())
-	}
+	out := reshape[gen.SalaryRunPreview](runView(r))
 	if fresh {
 		out.Id = nullable.NewNullNullable[openapi_types.UUID]()
 		out.CreatedAt, out.UpdatedAt = nullable.NewNullNullable[time.Time](), nullable.NewNullNullable[time.Time]()
@@ -320,14 +313,7 @@ func lineOutcome(ctx context.Context, l StoredLine, fresh bool) (gen.SalaryLineO
 	if !store.IsDryRun(ctx) {
 		return data, data.FromSalaryLine(lineView(l))
 	}
-	var p gen.SalaryLinePreview
-	b, err := json.Marshal(lineView(l))
-	if err == nil {
-		err = json.Unmarshal(b, &p)
-	}
-	if err != nil {
-		return data, err
-	}
+	p := reshape[gen.SalaryLinePreview](lineView(l))
 	if fresh {
 		p.Id = nullable.NewNullNullable[openapi_types.UUID]()
 		p.CreatedAt, p.UpdatedAt = nullable.NewNullNullable[time.Time](), nullable.NewNullNullable[time.Time]()
