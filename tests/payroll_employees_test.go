@@ -23,6 +23,7 @@ func annaBody() map[string]any {
 func payrollNow() time.Time { return time.Date(2026, 5, 20, 9, 0, 0, 0, time.UTC) }
 
 func TestEmployeesRegister(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(payrollNow))
 	// A dry run stores nothing and shows no id.
 	dry := b.do(req{Method: "POST", Path: b.path("employees?dry_run=true"), Token: b.token, Body: annaBody(),
@@ -125,6 +126,7 @@ func TestEmployeesRegister(t *testing.T) {
 }
 
 func TestEmployeeAbsence(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(payrollNow))
 	anna := b.write("POST", "employees", annaBody()).status(t, 201).str("data.id")
 	abs := "employees/" + anna + "/absence"
@@ -166,6 +168,7 @@ func TestEmployeeAbsence(t *testing.T) {
 }
 
 func TestEmployeeBalancesAndSettings(t *testing.T) {
+	t.Parallel()
 	b := newPartiesBooks(t, clock(payrollNow))
 	cleo := b.write("POST", "employees", map[string]any{"personnummer": cleoPN, "first_name": "Cleo", "last_name": "Berg",
 		"employment_type": "employee", "employment_start": "2025-08-01", "salary_type": "monthly", "monthly_salary": 24000,

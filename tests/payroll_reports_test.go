@@ -18,6 +18,7 @@ func (m *may2026) book(t *testing.T) {
 }
 
 func TestPayrollAGIAndPayslip(t *testing.T) {
+	t.Parallel()
 	m := newMay2026(t)
 	loadTaxTables(t, m.partiesBooks)
 	run := "salary-runs/" + m.run
@@ -93,6 +94,7 @@ func TestPayrollAGIAndPayslip(t *testing.T) {
 }
 
 func TestPayrollReports(t *testing.T) {
+	t.Parallel()
 	m := newMay2026(t)
 	m.book(t)
 	j := m.get(m.path("reports/salary-journal?year=2026"), m.token).status(t, 200)
@@ -143,6 +145,7 @@ func TestPayrollReports(t *testing.T) {
 }
 
 func TestVacationYearClose(t *testing.T) {
+	t.Parallel()
 	m := newMay2026(t)
 	m.book(t)
 	m.write("POST", "salary/vacation-year-close", map[string]any{"vacation_year_start": "2026-01-01"}).errorCode(t, 400, "VALIDATION_ERROR")
@@ -198,6 +201,7 @@ func TestVacationYearClose(t *testing.T) {
 }
 
 func TestSalaryRunBookingGuards(t *testing.T) {
+	t.Parallel()
 	m := newMay2026(t)
 	loadTaxTables(t, m.partiesBooks)
 	run := "salary-runs/" + m.run
@@ -250,6 +254,7 @@ func TestSalaryRunBookingGuards(t *testing.T) {
 // An employee's dimensions tag the lines their pay, avgifter and
 // liability are booked on; unknown ones are refused.
 func TestPayrollDimensions(t *testing.T) {
+	t.Parallel()
 	m := newMay2026(t)
 	m.write("PATCH", "settings", map[string]any{"dimensions_enabled": true}).status(t, 200)
 	var one string

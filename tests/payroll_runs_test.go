@@ -90,6 +90,7 @@ func (m *may2026) ledgerSides(t *testing.T) map[string]string {
 }
 
 func TestSalaryRunMay2026(t *testing.T) {
+	t.Parallel()
 	m := newMay2026(t)
 	run := "salary-runs/" + m.run
 	// Without the year's tables a table employee is refused; nothing moves.
@@ -227,6 +228,7 @@ func TestSalaryRunMay2026(t *testing.T) {
 }
 
 func TestSalaryRunRules(t *testing.T) {
+	t.Parallel()
 	m := newMay2026(t)
 	run := "salary-runs/" + m.run
 	// Lines the calculation owns are refused; a line holds together.
