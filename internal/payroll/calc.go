@@ -318,7 +318,7 @@ func (p *Payslip) additions(e Employee, lines []Line) {
 	p.userLines(e, lines, func(k kind) bool { return k.cash && !isDeduction(k) }, "additions", "Tillägg")
 }
 
-func isDeduction(k kind) bool { return k == kinds[ItemGrossDeduction] }
+func isDeduction(k kind) bool { return k.deduct }
 
 func (p *Payslip) deductions(e Employee, lines []Line) {
 	p.userLines(e, lines, isDeduction, "gross_deductions", "Bruttolöneavdrag")

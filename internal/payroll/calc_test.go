@@ -323,3 +323,22 @@ func TestAvgiftFloorAndPartMonth(t *testing.T) {
 	p := reckon(t, Input{Employee: cleo})
 	is(t, "part month", line(t, p, ItemBase).Amount, "12631.58") // 24 000 × 10 / 19
 }
+
+// A bonus is an addition, a bruttolöneavdrag a deduction: each in its
+// own step.
+func TestAdditionsAndDeductions(t *testing.T) {
+	anna, _, _ := may2026()
+	p := reckon(t, Input{Employee: anna, Lines: []Line{{ItemType: ItemBonus, Amount: amt("5000")},
+		{ItemType: ItemGrossDeduction, Amount: amt("1000")}, {ItemType: ItemNetDeduction, Amount: amt("300")},
+		{ItemType: ItemPerDiem, Amount: amt("290")}}})
+	steps := map[string]money.Amount{}
+	for _, s := range p.Steps {
+		steps[s.Step] = s.Amount
+	}
+	is(t, "additions", steps["additions"], "5000")
+	is(t, "gross deductions", steps["gross_deductions"], "-1000")
+	is(t, "gross", p.Gross, "40000") // 36 000 + 5 000 − 1 000
+	// 40 000 is in the fixture's 34 401–80 000 row: 6 587. Net 40 000 −
+	// 6 587 − 300 + 290.
+	is(t, "net", p.Net, "33403")
+}

@@ -57,6 +57,7 @@ type kind struct {
 	net      bool // taken from the net, after tax
 	grounds  bool // semesterlönegrundande (semesterlagen 16–17 §§)
 	separate bool // taxed on its own at the line's percent (engångsbelopp)
+	deduct   bool // bruttolöneavdrag: lowers the cash pay before tax
 }
 
 var kinds = map[ItemType]kind{
@@ -64,7 +65,7 @@ var kinds = map[ItemType]kind{
 	ItemOvertime: {cash: true, grounds: true}, ItemAddition: {cash: true, grounds: true},
 	ItemBonus: {cash: true}, ItemOneOff: {cash: true, separate: true},
 	ItemBenefit: {benefit: true}, ItemCarBenefit: {benefit: true}, ItemFuelBenefit: {benefit: true},
-	ItemGrossDeduction: {cash: true}, ItemNetDeduction: {net: true},
+	ItemGrossDeduction: {cash: true, deduct: true}, ItemNetDeduction: {net: true},
 	ItemPerDiem: {taxFree: true}, ItemMileage: {taxFree: true},
 	ItemAbsence: {cash: true, grounds: true}, ItemSickPay: {cash: true, grounds: true}, ItemKarens: {cash: true, grounds: true},
 	ItemVacationPay: {cash: true}, ItemVacationDeduct: {cash: true}, ItemVacationPayment: {cash: true},
