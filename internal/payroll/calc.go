@@ -401,8 +401,8 @@ func (p *Payslip) tax(e Employee, in Input) error {
 			tax += kronorDown(quo(mul(of(lineAmount(l)), of(*l.OneOffTaxPercent)), hundred))
 		}
 	}
-	if cap := kronorDown(of(p.Gross)); tax > cap {
-		tax = max(cap, 0)
+	if most := kronorDown(of(p.Gross)); tax > most {
+		tax = max(most, 0)
 		p.Warnings = append(p.Warnings, "Skatteavdraget begränsades till den kontanta lönen.")
 	}
 	p.Tax = money.Kr(tax)
