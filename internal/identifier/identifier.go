@@ -131,3 +131,14 @@ func validDate(century, yymmdd string) bool {
 	}
 	return day <= t.AddDate(0, 1, -1).Day()
 }
+
+// Digits keeps the digits of a number written with separators
+// (556677-8899, "SE 5566 7788 9901").
+func Digits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kontera/kontera/internal/identifier"
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/peppol"
 )
@@ -52,7 +53,7 @@ func EInvoice(inv Invoice, l Letter) (peppol.Document, error) {
 		OrderReference: text(inv.Marking), Note: text(inv.Notes), Original: l.Original, PaymentID: text(inv.OCR),
 		Seller: peppol.Party{Endpoint: Sender(seller), Name: seller.Name, Street: seller.Postal.Street,
 			PostalZone: seller.Postal.PostalCode, City: seller.Postal.City, Country: seller.Postal.Country,
-			VATNumber: sellerVAT(seller), OrgNumber: digits(seller.OrgNumber), FSkatt: seller.FSkatt,
+			VATNumber: sellerVAT(seller), OrgNumber: identifier.Digits(seller.OrgNumber), FSkatt: seller.FSkatt,
 			Email: seller.Email, Phone: seller.Phone},
 		Buyer: peppol.Party{Endpoint: recipient, Name: buyer.Name, Street: buyer.Postal.Street,
 			PostalZone: buyer.Postal.PostalCode, City: buyer.Postal.City, Country: buyer.Postal.Country,
@@ -63,7 +64,7 @@ func EInvoice(inv Invoice, l Letter) (peppol.Document, error) {
 		d.Seller.LegalForm = "Styrelsens säte: " + seller.Seat
 	}
 	if buyer.Type == "swedish_business" && !buyer.SoleTrader {
-		d.Buyer.OrgNumber = digits(buyer.OrgNumber)
+		d.Buyer.OrgNumber = identifier.Digits(buyer.OrgNumber)
 	}
 	if inv.DeliveryCountry != nil {
 		d.DeliveryCountry = *inv.DeliveryCountry
@@ -150,27 +151,16 @@ func category(k Kind, rate money.Amount) (peppol.Category, int) {
 func means(p PayTo) []peppol.PaymentMeans {
 	var out []peppol.PaymentMeans
 	if p.Bankgiro != "" {
-		out = append(out, peppol.PaymentMeans{Code: "30", Account: digits(p.Bankgiro), Branch: "SE:BANKGIRO"})
+		out = append(out, peppol.PaymentMeans{Code: "30", Account: identifier.Digits(p.Bankgiro), Branch: "SE:BANKGIRO"})
 	}
 	if p.Plusgiro != "" {
-		out = append(out, peppol.PaymentMeans{Code: "30", Account: digits(p.Plusgiro), Branch: "SE:PLUSGIRO"})
+		out = append(out, peppol.PaymentMeans{Code: "30", Account: identifier.Digits(p.Plusgiro), Branch: "SE:PLUSGIRO"})
 	}
 	if p.IBAN != "" {
 		out = append(out, peppol.PaymentMeans{Code: "58", Account: strings.ReplaceAll(strings.ToUpper(p.IBAN), " ", ""),
 			Branch: strings.ToUpper(p.BIC)})
 	}
 	return out
-}
-
-// digits keeps the digits of a number written with separators.
-func digits(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // sellerVAT is the company's VAT number as it stands in the settings;
@@ -180,7 +170,7 @@ func sellerVAT(s Seller) string {
 	if v := compactVAT(s.VATNumber); v != "" || !s.VATRegistered {
 		return v
 	}
-	if org := digits(s.OrgNumber); len(org) == 10 {
+	if org := identifier.Digits(s.OrgNumber); len(org) == 10 {
 		return "SE" + org + "01"
 	}
 	return ""

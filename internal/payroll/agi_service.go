@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,6 +11,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/deadline"
+	"github.com/kontera/kontera/internal/identifier"
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/outbox"
 )
@@ -61,7 +61,7 @@ func (p *Payroll) GenerateAGI(ctx context.Context, company, id uuid.UUID) (Filed
 	}
 	a := AGI{Period: r.PaymentDate.Format("200601"), Created: p.now(), Correction: r.CorrectsRunID != nil}
 	if who.OrgNumber != nil {
-		a.OrgNumber = digitsOf(*who.OrgNumber)
+		a.OrgNumber = identifier.Digits(*who.OrgNumber)
 		if n, err := ParsePersonnummer(a.OrgNumber, p.today()); err == nil && who.Form == "enskild_firma" {
 			a.OrgNumber = n.Digits // a sole trader declares under the owner's personnummer, century and all
 		}
@@ -206,14 +206,4 @@ func (p *Payroll) reportedAbsence(ctx context.Context, company, run uuid.UUID, p
 			Hours: r.Hours.Decimal()}
 	}
 	return out, nil
-}
-
-func digitsOf(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if r >= '0' && r <= '9' {
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -16,6 +15,7 @@ import (
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/dimensions"
 	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/identifier"
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
@@ -206,7 +206,7 @@ func (im *Importer) validate(ctx context.Context, run *jobs.Run, i *Import) (boo
 	}
 	warnings := s.Warnings
 	if org, err := im.books.OrgNumber(ctx, i.CompanyID); err == nil && s.OrgNumber != "" && org != "" &&
-		digitsOf(org) != digitsOf(s.OrgNumber) {
+		identifier.Digits(org) != identifier.Digits(s.OrgNumber) {
 		warnings = append(warnings, Warning{Code: WarnOrgNumber,
 			MessageSv: "Filen gäller organisationsnummer " + s.OrgNumber + ", inte företagets " + org + ".",
 			MessageEn: "The file is for organisation number " + s.OrgNumber + ", not the company's " + org + ".",
@@ -234,15 +234,6 @@ func warningsJSON(w []Warning) []byte {
 	}
 	b, _ := json.Marshal(w)
 	return b
-}
-
-func digitsOf(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return r
-		}
-		return -1
-	}, s)
 }
 
 // notEmpty is the refusal of a year that holds posted entries already.
