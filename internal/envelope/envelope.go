@@ -4,6 +4,7 @@ package envelope
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"time"
 
@@ -153,4 +154,18 @@ func WithAdvice(m gen.Meta, code, sv, en, remediation string) gen.Meta {
 		Tool        *string                 `json:"tool,omitempty"`
 	}{Description: remediation}
 	return m
+}
+
+// Reshape turns an answer into its preview twin (the same fields, id and
+// timestamps nullable) through JSON, so the two cannot drift apart.
+func Reshape[T any](v any) T {
+	var out T
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(b, &out)
+	}
+	if err != nil {
+		panic("envelope: preview shape: " + err.Error())
+	}
+	return out
 }

@@ -217,7 +217,7 @@ func customerView(c Customer) gen.Customer {
 // customerPreview is a dry run's customer: nothing was stored, so it has
 // no id and no timestamps.
 func customerPreview(c Customer) gen.CustomerPreview {
-	p := reshape[gen.CustomerPreview](customerView(c))
+	p := envelope.Reshape[gen.CustomerPreview](customerView(c))
 	p.Id, p.CreatedAt, p.UpdatedAt = nullable.NewNullNullable[openapi_types.UUID](), nullable.NewNullNullable[time.Time](), nullable.NewNullNullable[time.Time]()
 	p.PartyId = nullableID(nil)
 	return p

@@ -2,7 +2,6 @@ package parties
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/google/uuid"
@@ -62,20 +61,6 @@ func (h *Handler) page(name string, c *string) *cursor.Position {
 		return p
 	}
 	return nil
-}
-
-// reshape turns a detail view into its preview twin (the same fields, id
-// and timestamps nullable) through JSON, so the two cannot drift apart.
-func reshape[T any](v any) T {
-	var out T
-	b, err := json.Marshal(v)
-	if err == nil {
-		err = json.Unmarshal(b, &out)
-	}
-	if err != nil {
-		panic("parties: preview shape: " + err.Error())
-	}
-	return out
 }
 
 func partyView(p Party) gen.Party {

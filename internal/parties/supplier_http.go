@@ -197,7 +197,7 @@ func supplierView(s Supplier) gen.Supplier {
 }
 
 func supplierPreview(s Supplier) gen.SupplierPreview {
-	p := reshape[gen.SupplierPreview](supplierView(s))
+	p := envelope.Reshape[gen.SupplierPreview](supplierView(s))
 	p.Id, p.CreatedAt, p.UpdatedAt = nullable.NewNullNullable[openapi_types.UUID](), nullable.NewNullNullable[time.Time](), nullable.NewNullNullable[time.Time]()
 	p.PartyId = nullableID(nil)
 	return p

@@ -2,7 +2,6 @@ package payroll
 
 import (
 	"context"
-	"encoding/json"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
@@ -260,24 +259,10 @@ func dimensionsView(d ledger.Dimensions) gen.Dimensions {
 // preview is a dry run's employee; fresh, it has no id and no
 // timestamps, since nothing was stored.
 func preview(v gen.Employee, fresh bool) gen.EmployeePreview {
-	out := reshape[gen.EmployeePreview](v)
+	out := envelope.Reshape[gen.EmployeePreview](v)
 	if fresh {
 		out.Id = nullable.NewNullNullable[openapi_types.UUID]()
 		out.CreatedAt, out.UpdatedAt = nullable.NewNullNullable[time.Time](), nullable.NewNullNullable[time.Time]()
-	}
-	return out
-}
-
-// reshape turns an answer into its preview twin (the same fields, id and
-// timestamps nullable) through JSON, so the two cannot drift apart.
-func reshape[T any](v any) T {
-	var out T
-	b, err := json.Marshal(v)
-	if err == nil {
-		err = json.Unmarshal(b, &out)
-	}
-	if err != nil {
-		panic("payroll: preview shape: " + err.Error())
 	}
 	return out
 }

@@ -42,7 +42,7 @@ func runView(r Run) gen.SalaryRun {
 
 // runPreview is a dry run's run; fresh, it has no id or timestamps.
 func runPreview(r Run, fresh bool) gen.SalaryRunPreview {
-	out := reshape[gen.SalaryRunPreview](runView(r))
+	out := envelope.Reshape[gen.SalaryRunPreview](runView(r))
 	if fresh {
 		out.Id = nullable.NewNullNullable[openapi_types.UUID]()
 		out.CreatedAt, out.UpdatedAt = nullable.NewNullNullable[time.Time](), nullable.NewNullNullable[time.Time]()
@@ -313,7 +313,7 @@ func lineOutcome(ctx context.Context, l StoredLine, fresh bool) (gen.SalaryLineO
 	if !store.IsDryRun(ctx) {
 		return data, data.FromSalaryLine(lineView(l))
 	}
-	p := reshape[gen.SalaryLinePreview](lineView(l))
+	p := envelope.Reshape[gen.SalaryLinePreview](lineView(l))
 	if fresh {
 		p.Id = nullable.NewNullNullable[openapi_types.UUID]()
 		p.CreatedAt, p.UpdatedAt = nullable.NewNullNullable[time.Time](), nullable.NewNullNullable[time.Time]()
