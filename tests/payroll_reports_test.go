@@ -71,7 +71,7 @@ func TestPayrollAGIAndPayslip(t *testing.T) {
 	}
 	text := pdfText(t, pdf.Body)
 	for _, want := range []string{"Lönespecifikation", "27 979,46", "Sjuklön", "Karensavdrag", "19850312XXXX"} {
-		if text != "" && !strings.Contains(strings.ReplaceAll(text, "\u00a0", " "), want) {
+		if !strings.Contains(strings.ReplaceAll(text, "\u00a0", " "), want) {
 			t.Errorf("the payslip lacks %q:\n%s", want, text)
 		}
 	}

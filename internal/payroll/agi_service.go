@@ -113,15 +113,10 @@ func (p *Payroll) GenerateAGI(ctx context.Context, company, id uuid.UUID) (Filed
 	if err != nil {
 		return Filed{}, err
 	}
-	cs, err := p.books.Settings(ctx, company)
-	if err != nil {
-		return Filed{}, err
-	}
-	over40, _ := cs["vat_taxable_base_over_40m"].(bool)
 	totals.Persons, totals.Tax, totals.Avgifter, totals.Absence = len(rows), a.TotalTax(), a.TotalAvgifter, len(a.Absence)
 	d := Filed{ID: uuid.New(), RunID: id, Period: a.Period, Correction: a.Correction, XML: string(raw),
 		Filename: "AGI_" + a.OrgNumber + "_" + a.Period + ".xml", Totals: totals,
-		Due: deadline.AGIDue(r.PaymentDate.Year(), r.PaymentDate.Month(), over40)}
+		Due: deadline.AGIDue(r.PaymentDate.Year(), r.PaymentDate.Month(), s.Over40M)}
 	body, err := json.Marshal(totals)
 	if err != nil {
 		return d, err

@@ -141,19 +141,5 @@ func part(c Category, rate *apd.Decimal, base money.Amount) Part {
 // bases of its persons summed, times the rate, the öre dropped
 // (socialavgiftslagen 2 kap. 26 §; SFL 26 kap. 19 §).
 func Declared(rate *apd.Decimal, wholeKronor int64) int64 {
-	var out apd.Decimal
-	c := apd.BaseContext.WithPrecision(40)
-	if _, err := c.Mul(&out, apd.New(wholeKronor, 0), rate); err != nil {
-		panic(err)
-	}
-	c.Rounding = apd.RoundDown // toward zero: the öre dropped, a correction's negative too
-	var floor apd.Decimal
-	if _, err := c.Quantize(&floor, &out, 0); err != nil {
-		panic(err)
-	}
-	n, err := floor.Int64()
-	if err != nil {
-		panic(err)
-	}
-	return n
+	return kronorDown(mul(apd.New(wholeKronor, 0), rate)) // toward zero: a correction's negative too
 }

@@ -130,13 +130,7 @@ func VacationYearStart(day time.Time, basis string) time.Time {
 // law's April–March.
 func (p *Payroll) basis(ctx context.Context, company uuid.UUID) (string, error) {
 	s, err := p.books.Settings(ctx, company)
-	if err != nil {
-		return "", err
-	}
-	if b, ok := s["salary_vacation_year_basis"].(string); ok && b != "" {
-		return b, nil
-	}
-	return "calendar", nil
+	return vacationBasis(s), err
 }
 
 // VacationBalance answers the latest vacation year booked runs have

@@ -342,3 +342,37 @@ func TestAdditionsAndDeductions(t *testing.T) {
 	// 6 587 − 300 + 290.
 	is(t, "net", p.Net, "33403")
 }
+
+// Procentregeln: two days off a 30 000 salary. The day's salary, 4.6 %,
+// is deducted (2 × 1 380 = 2 760); semesterlön is 12 % of the year's
+// pay (30 000 × 12, none booked yet) over 25 days = 1 728 a day (3 456);
+// gross 30 000 − 2 760 + 3 456 = 30 696. The liability: 25/12 − 2 days
+// at 1 728 = 144.00.
+func TestProcentregeln(t *testing.T) {
+	anna, _, _ := may2026()
+	anna.VacationRule, anna.MonthlySalary = Procent, ptr(amt("30000"))
+	p := reckon(t, Input{Employee: anna, Absence: []Absence{{Day: date("2026-05-18"), Type: Vacation, Hours: hrs("8")},
+		{Day: date("2026-05-19"), Type: Vacation, Hours: hrs("8")}}})
+	is(t, "deduction", line(t, p, ItemVacationDeduct).Amount, "-2760")
+	is(t, "semesterlön", line(t, p, ItemVacationPay).Amount, "3456")
+	is(t, "gross", p.Gross, "30696")
+	is(t, "day value", p.Accrual.DayValue, "1728")
+	is(t, "accrual", p.Accrual.Amount, "144.00")
+}
+
+// Leaving on Friday 15 May with ten days left: the salary for 9 of May's
+// 19 working days (36 000 × 9 / 19 = 17 052.63), the ten days paid out
+// as semesterersättning at 1 810.80 (28 §), and the liability falls by
+// what was paid less the 25/12 × 9/19 days earned: (225/228 − 10) ×
+// 1 810.80 = −16 321.03.
+func TestVacationPaidOutAtTheEnd(t *testing.T) {
+	anna, _, _ := may2026()
+	anna.End = ptr(date("2026-05-15"))
+	p := reckon(t, Input{Employee: anna, Vacation: VacationState{Known: true, RemainingDays: apd.New(10, 0)}})
+	is(t, "base", line(t, p, ItemBase).Amount, "17052.63")
+	is(t, "paid out", line(t, p, ItemVacationPayment).Amount, "18108")
+	is(t, "accrual", p.Accrual.Amount, "-16321.03")
+	if p.Accrual.Remaining.Sign() != 0 {
+		t.Errorf("days left after leaving: %s", p.Accrual.Remaining)
+	}
+}

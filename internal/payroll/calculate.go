@@ -157,25 +157,23 @@ func (p *Payroll) inputs(ctx context.Context, r Run, rows []RunEmployee) ([]Inpu
 			return nil, err
 		}
 	}
+	// Each employee's rows, in one pass over each list.
+	absent, before, added := map[uuid.UUID][]Absence{}, map[uuid.UUID][]time.Time{}, map[uuid.UUID][]Line{}
+	for _, a := range absence {
+		absent[a.EmployeeID] = append(absent[a.EmployeeID], a.Absence)
+	}
+	for _, d := range sick {
+		before[d.EmployeeID] = append(before[d.EmployeeID], d.Day)
+	}
+	for _, l := range lines {
+		added[l.EmployeeID] = append(added[l.EmployeeID], l.Line)
+	}
 	out := make([]Input, len(rows))
 	for i, row := range rows {
-		in := Input{Employee: byID[row.EmployeeID], Year: r.Year, Month: time.Month(r.Month), Payment: r.PaymentDate,
-			Tables: tables, AbsenceMonth: month, Vacation: vacation[row.EmployeeID]}
-		for _, a := range absence {
-			if a.EmployeeID == row.EmployeeID {
-				in.Absence = append(in.Absence, a.Absence)
-			}
-		}
-		for _, d := range sick {
-			if d.EmployeeID == row.EmployeeID {
-				in.SickBefore = append(in.SickBefore, d.Day)
-			}
-		}
-		for _, l := range lines {
-			if l.EmployeeID == row.EmployeeID {
-				in.Lines = append(in.Lines, l.Line)
-			}
-		}
+		id := row.EmployeeID
+		in := Input{Employee: byID[id], Year: r.Year, Month: time.Month(r.Month), Payment: r.PaymentDate,
+			Tables: tables, AbsenceMonth: month, Vacation: vacation[id], Absence: absent[id], SickBefore: before[id],
+			Lines: added[id]}
 		pb := prior[row.EmployeeID]
 		in.PriorBase, in.PriorUncharged = pb.Base, pb.Uncharged
 		out[i] = in

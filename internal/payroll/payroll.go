@@ -69,14 +69,7 @@ func New(db *store.DB, box *seal.Box, audits *audit.Store, books Books, now func
 }
 
 // today is the current day in Sweden's calendar.
-func (p *Payroll) today() time.Time {
-	loc, err := time.LoadLocation("Europe/Stockholm")
-	if err != nil {
-		loc = time.UTC
-	}
-	t := p.now().In(loc)
-	return time.Date(t.Year(), t.Month(), t.Day(), 0, 0, 0, 0, time.UTC)
-}
+func (p *Payroll) today() time.Time { return ledger.Today(p.now()) }
 
 // record audits a change of a payroll table.
 func (p *Payroll) record(ctx context.Context, company uuid.UUID, action audit.Action, table, id, desc string, old, new any) error {

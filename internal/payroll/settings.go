@@ -25,6 +25,9 @@ type Settings struct {
 	// Basis is the company's vacation year: calendar or
 	// statutory_apr_mar (salary_vacation_year_basis).
 	Basis string `db:"-" json:"-"`
+	// Over40M marks taxable turnover above 40 MSEK, which keeps the AGI
+	// due on the 12th in January and August too.
+	Over40M bool `db:"-" json:"-"`
 }
 
 // SourceSalary is the source type of a salary run's verifikat.
@@ -64,11 +67,18 @@ func (p *Payroll) settings(ctx context.Context, company uuid.UUID, lock bool) (S
 			s.Series = &v
 		}
 	}
-	s.Basis = "calendar"
-	if b, ok := cs["salary_vacation_year_basis"].(string); ok && b != "" {
-		s.Basis = b
-	}
+	s.Basis = vacationBasis(cs)
+	s.Over40M, _ = cs["vat_taxable_base_over_40m"].(bool)
 	return s, nil
+}
+
+// vacationBasis is the company's vacation year as its settings keep it:
+// calendar unless it keeps the law's April–March.
+func vacationBasis(cs map[string]any) string {
+	if b, ok := cs["salary_vacation_year_basis"].(string); ok && b != "" {
+		return b
+	}
+	return "calendar"
 }
 
 // netPay fills in the account net pay is credited to: the one set, else
