@@ -13358,6 +13358,7 @@ type SalaryRun struct {
 
 // SalaryRunApprove defines model for SalaryRunApprove.
 type SalaryRunApprove struct {
+	// Note The approver's note (attest), kept with the approval in the audit trail.
 	Note nullable.Nullable[string] `json:"note,omitempty"`
 }
 

@@ -147,6 +147,10 @@ func TestSalaryRunMay2026(t *testing.T) {
 
 	m.write("POST", run+"/book", nil).errorCode(t, 409, "SALARY_RUN_INVALID_STATE")
 	m.write("POST", run+"/approve", map[string]any{"note": "Attesterad"}).status(t, 200)
+	if n := m.count(`SELECT count(*) FROM audit_entries WHERE company_id = $1 AND table_name = 'salary_runs'
+		AND description LIKE '%godkändes: Attesterad'`, m.company); n != 1 {
+		t.Errorf("the approval's note in the audit trail: %d", n)
+	}
 	m.write("POST", run+"/employees/"+m.bo+"/lines", map[string]any{"item_type": "bonus", "amount": 500}).
 		errorCode(t, 409, "SALARY_RUN_INVALID_STATE")
 	m.write("POST", run+"/calculate", nil).errorCode(t, 409, "SALARY_RUN_INVALID_STATE")

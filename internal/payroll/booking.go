@@ -24,8 +24,9 @@ type Missing struct {
 
 // ApproveRun approves a review run whose every employee has a
 // calculation, a bank account and (on A-skatt outside sidoinkomst) a tax
-// table and column; emits salary_run.approved.
-func (p *Payroll) ApproveRun(ctx context.Context, company, id uuid.UUID) (Run, error) {
+// table and column; emits salary_run.approved. The approver's note, if
+// any, goes with the move into the audit trail.
+func (p *Payroll) ApproveRun(ctx context.Context, company, id uuid.UUID, note *string) (Run, error) {
 	r, err := p.Run(ctx, company, id, true)
 	if err != nil {
 		return r, err
@@ -67,7 +68,11 @@ func (p *Payroll) ApproveRun(ctx context.Context, company, id uuid.UUID) (Run, e
 		company, id, actor(audit.ActorFrom(ctx))); err != nil {
 		return r, err
 	}
-	after, err := p.moved(ctx, r, "Lönekörningen "+r.Period()+" godkändes")
+	desc := "Lönekörningen " + r.Period() + " godkändes"
+	if note != nil && *note != "" {
+		desc += ": " + *note
+	}
+	after, err := p.moved(ctx, r, desc)
 	if err != nil {
 		return after, err
 	}

@@ -382,7 +382,11 @@ func (h *Handler) CalculateSalaryRun(ctx context.Context, req gen.CalculateSalar
 
 // ApproveSalaryRun approves a run.
 func (h *Handler) ApproveSalaryRun(ctx context.Context, req gen.ApproveSalaryRunRequestObject) (gen.ApproveSalaryRunResponseObject, error) {
-	r, err := h.p.ApproveRun(ctx, req.CompanyId, req.RunId)
+	var note *string
+	if req.Body != nil {
+		note = envelope.Text(envelope.Optional(req.Body.Note))
+	}
+	r, err := h.p.ApproveRun(ctx, req.CompanyId, req.RunId, note)
 	if err != nil {
 		return nil, err
 	}
