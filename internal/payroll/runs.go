@@ -108,8 +108,11 @@ func (p *Payroll) UpdateRun(ctx context.Context, company, id uuid.UUID, ch RunCh
 	if err != nil {
 		return old, err
 	}
-	r, err := p.editRun(ctx, company, id)
-	if err != nil {
+	if err := old.Editable(); err != nil {
+		return old, err
+	}
+	r := old
+	if err := p.toDraft(ctx, &r); err != nil {
 		return r, err
 	}
 	if ch.PaymentDate != nil {
