@@ -17048,7 +17048,7 @@ type WebhookCreate struct {
 	EventType WebhookEventType `json:"event_type"`
 	Name      string           `json:"name"`
 
-	// WebhookUrl https only, no user or password, at most 2 048 characters. Its host must resolve, and only to public addresses; private, loopback, link-local and metadata addresses and oddly written numeric hosts (0x7f000001) are refused (400 VALIDATION_ERROR on webhook_url).
+	// WebhookUrl https only, no user or password, at most 2 048 characters. Its host must resolve, and only to public addresses; private, loopback, link-local, unique-local, multicast, documentation and metadata addresses, an IPv6 address with a zone (fe80::1%25eth0), an IPv6 address that carries a refused IPv4 one (::ffff:127.0.0.1, ::127.0.0.1, 64:ff9b::7f00:1, 2002:7f00:1::) and oddly written numeric hosts (0x7f000001) are refused (400 VALIDATION_ERROR on webhook_url). The address actually dialled is checked again at every attempt.
 	WebhookUrl string `json:"webhook_url"`
 }
 
@@ -17108,7 +17108,7 @@ type WebhookDelivery struct {
 	CreatedAt   time.Time                    `json:"created_at"`
 	DeliveredAt nullable.Nullable[time.Time] `json:"delivered_at"`
 
-	// Error Why the last attempt failed without an answer (timeout, connection, refused address), or why the delivery ended unsent (webhook_inactive, webhook_deleted).
+	// Error What the last attempt came to without an answer: connection failed, TLS handshake failed or timeout (never the connection's own words, which would tell which ports of a refused address are open); or why the delivery ended unsent (webhook_inactive, webhook_deleted). An answer's status is response_status.
 	Error nullable.Nullable[string] `json:"error"`
 
 	// EventType The event type, or webhook.test.

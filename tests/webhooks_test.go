@@ -89,7 +89,7 @@ func TestWebhookRegistration(t *testing.T) {
 	}
 
 	// The URL rules, each a VALIDATION_ERROR on webhook_url.
-	for _, u := range []string{"http://hooks.example.se/x", "https://127.0.0.2/x", "https://10.0.0.1/x",
+	for _, u := range []string{"http://hooks.example.se/x", "https://[::1%25lo]/x", "https://10.0.0.1/x",
 		"https://169.254.169.254/latest/meta-data", "https://[::ffff:127.0.0.2]/x", "https://0x7f000001/x",
 		"https://2130706433/x", "https://0177.0.0.1/x", "https://metadata.google.internal/x",
 		"https://user:pass@hooks.example.se/x", "https://hooks.invalid/x", "https://" + strings.Repeat("a", 2040) + ".se/",
@@ -356,7 +356,7 @@ func TestWebhookHangingReceiver(t *testing.T) {
 		t.Fatalf("another webhook waited %s behind a hanging one", d)
 	}
 	row := b.settle(slow, stuck[0], "failed", 15*time.Second)
-	if e, _ := row["error"].(string); !strings.Contains(e, "Timeout") && !strings.Contains(e, "deadline") {
+	if row["error"] != "timeout" {
 		t.Fatalf("the hanging attempt: %v", row)
 	}
 	if row["response_status"] != nil {

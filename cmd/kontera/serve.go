@@ -148,7 +148,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	go pruner(ctx, srv, log)
 	go banker(ctx, srv, log)
 	if cfg.WebhookAllowLoopback {
-		log.Warn("KONTERA_WEBHOOK_ALLOW_LOOPBACK is on: webhooks may be delivered to 127.0.0.1 and ::1; never in production")
+		log.Warn("KONTERA_WEBHOOK_ALLOW_LOOPBACK is on: webhooks may be delivered to 127.0.0.0/8 and ::1; never in production")
 	}
 	workers := make(chan struct{})
 	go func() { srv.Work(ctx, 2); close(workers) }()

@@ -67,7 +67,7 @@ type Config struct {
 	// attempts a replica makes at once (default 4).
 	WebhookWorkers int
 	// WebhookAllowLoopback is KONTERA_WEBHOOK_ALLOW_LOOPBACK=true: webhooks
-	// may be delivered to 127.0.0.1 and ::1. For tests only; logged as a
+	// may be delivered to 127.0.0.0/8 and ::1. For tests only; logged as a
 	// warning at start.
 	WebhookAllowLoopback bool
 	// WebhookCAFile is KONTERA_WEBHOOK_CA_FILE, a PEM bundle the webhook

@@ -18,40 +18,68 @@ import (
 // MaxURL is the longest webhook URL taken.
 const MaxURL = 2048
 
-// blocked are the ranges no webhook is delivered to (IPv4-mapped and
-// NAT64 addresses are unwrapped first): unspecified, private, CGNAT,
-// loopback, link-local (the cloud metadata address among them),
-// benchmarking, multicast and reserved; ::, ::1, unique-local (AWS's
-// fd00:ec2::254 among them), link-local and multicast IPv6.
+// blocked are the ranges no webhook is delivered to, after an address
+// that carries an IPv4 address is judged by it (Unwrap): unspecified,
+// private, CGNAT, loopback, link-local (the cloud metadata address among
+// them), the IETF's own, documentation, benchmarking, the old 6to4 relay,
+// multicast and reserved IPv4; unspecified, loopback, discard-only,
+// Teredo, ORCHID, benchmarking, documentation, SRv6, unique-local (AWS's
+// fd00:ec2::254 among them), site-local, link-local and multicast IPv6,
+// and the local-use NAT64 prefix in any form but its /96 (IANA's
+// special-purpose registries, the entries not globally reachable).
 var blocked = func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range []string{"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
-		"172.16.0.0/12", "192.0.0.0/24", "192.168.0.0/16", "198.18.0.0/15", "224.0.0.0/4", "240.0.0.0/4",
-		"::/128", "::1/128", "fc00::/7", "fe80::/10", "ff00::/8"} {
+		"172.16.0.0/12", "192.0.0.0/24", "192.0.2.0/24", "192.88.99.0/24", "192.168.0.0/16", "198.18.0.0/15",
+		"198.51.100.0/24", "203.0.113.0/24", "224.0.0.0/4", "240.0.0.0/4",
+		"::/128", "::1/128", "64:ff9b:1::/48", "100::/64", "2001::/32", "2001:2::/48", "2001:10::/28",
+		"2001:20::/28", "2001:db8::/32", "3fff::/20", "5f00::/16", "fc00::/7", "fe80::/10", "fec0::/10",
+		"ff00::/8"} {
 		out = append(out, netip.MustParsePrefix(s))
 	}
 	return out
 }()
 
-// nat64 is the well-known NAT64 prefix: its last 32 bits are an IPv4
-// address.
-var nat64 = netip.MustParsePrefix("64:ff9b::/96")
+// The IPv6 ranges whose addresses carry an IPv4 address, and where.
+var (
+	// compatible is ::a.b.c.d (deprecated) and translated ::ffff:0:a.b.c.d
+	// (SIIT); Unmap takes care of mapped ::ffff:a.b.c.d.
+	compatible = netip.MustParsePrefix("::/96")
+	translated = netip.MustParsePrefix("::ffff:0:0:0/96")
+	// nat64 is the well-known NAT64 prefix, localNAT64 the local-use one
+	// in its /96 form: the last 32 bits are the address.
+	nat64      = netip.MustParsePrefix("64:ff9b::/96")
+	localNAT64 = netip.MustParsePrefix("64:ff9b:1::/96")
+	// sixToFour is 6to4: bits 16-47 are the address.
+	sixToFour = netip.MustParsePrefix("2002::/16")
+	// loopback4 is what the loopback flag admits of IPv4.
+	loopback4 = netip.MustParsePrefix("127.0.0.0/8")
+)
 
 // Unwrap is the address ip stands for: the IPv4 address inside an
-// IPv4-mapped or NAT64 IPv6 address, else ip.
+// IPv4-mapped, IPv4-compatible, IPv4-translated, NAT64 or 6to4 IPv6
+// address, else ip. Whatever reaches the IPv4 address through a
+// translator or a relay is judged as the IPv4 address itself.
 func Unwrap(ip netip.Addr) netip.Addr {
 	ip = ip.Unmap()
-	if ip.Is6() && nat64.Contains(ip) {
-		b := ip.As16()
+	if !ip.Is6() {
+		return ip
+	}
+	b := ip.As16()
+	switch p := ip.WithZone(""); {
+	case compatible.Contains(p), translated.Contains(p), nat64.Contains(p), localNAT64.Contains(p):
 		return netip.AddrFrom4([4]byte{b[12], b[13], b[14], b[15]})
+	case sixToFour.Contains(p):
+		return netip.AddrFrom4([4]byte{b[2], b[3], b[4], b[5]})
 	}
 	return ip
 }
 
 // Guard decides which addresses webhooks may reach.
 type Guard struct {
-	// AllowLoopback admits 127.0.0.1 and ::1, and nothing else: for tests
-	// only (KONTERA_WEBHOOK_ALLOW_LOOPBACK), logged at start.
+	// AllowLoopback admits 127.0.0.0/8 written as IPv4, and ::1, and
+	// nothing else: for tests only (KONTERA_WEBHOOK_ALLOW_LOOPBACK),
+	// logged at start.
 	AllowLoopback bool
 	// Resolver looks hosts up at registration; nil is net.DefaultResolver.
 	Resolver interface {
@@ -62,15 +90,17 @@ type Guard struct {
 // ErrBlocked says an address is one webhooks are never delivered to.
 var ErrBlocked = errors.New("webhooks: the address is private, loopback, link-local or otherwise not public")
 
-// Allowed says whether ip may be dialled.
+// Allowed says whether ip may be dialled. An address with a zone names an
+// interface of the server's own (fe80::1%eth0, ::1%lo) and is never
+// allowed: no range contains it, so it is refused before any is asked.
 func (g Guard) Allowed(ip netip.Addr) bool {
-	if !ip.IsValid() {
+	if !ip.IsValid() || ip.Zone() != "" {
 		return false
 	}
-	ip = Unwrap(ip)
-	if g.AllowLoopback && (ip == netip.MustParseAddr("127.0.0.1") || ip == netip.IPv6Loopback()) {
+	if g.AllowLoopback && (ip.Is4() && loopback4.Contains(ip) || ip == netip.IPv6Loopback()) {
 		return true
 	}
+	ip = Unwrap(ip)
 	for _, p := range blocked {
 		if p.Contains(ip) {
 			return false
@@ -131,6 +161,9 @@ func (g Guard) CheckURL(ctx context.Context, raw string) error {
 		return bad("host", "the host "+host+" is not a public address")
 	}
 	if ip, err := netip.ParseAddr(host); err == nil {
+		if ip.Zone() != "" {
+			return bad("zone", "an IPv6 address with a zone (%…) names an interface of the server: never taken")
+		}
 		if !g.Allowed(ip) {
 			return bad("private_address", "the address "+host+" is not public")
 		}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -118,10 +119,45 @@ type Request struct {
 
 // Attempt is what an attempt came to.
 type Attempt struct {
-	Status  int // 0 when no answer came
-	Body    *string
+	Status int // 0 when no answer came
+	Body   *string
+	// Error is what the tenant is told when no answer came: one of
+	// ConnectionFailed, TLSFailed and TimedOut, never the dial's own
+	// words (a refused port and a reset one would tell an attacker which
+	// ports are open).
 	Error   string
 	Blocked bool
+	// Cause is the error itself, for the operator's log only.
+	Cause error
+}
+
+// What a tenant reads of an attempt that got no answer.
+const (
+	ConnectionFailed = "connection failed"
+	TLSFailed        = "TLS handshake failed"
+	TimedOut         = "timeout"
+)
+
+// failure is what a tenant is told of err, an attempt's error.
+func failure(err error) string {
+	var ne net.Error
+	var alert tls.AlertError
+	var record tls.RecordHeaderError
+	var verify *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	var host x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.Is(err, ErrBlocked):
+		return ConnectionFailed
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return TimedOut
+	case errors.As(err, &alert), errors.As(err, &record), errors.As(err, &verify), errors.As(err, &unknown),
+		errors.As(err, &host), errors.As(err, &invalid), strings.Contains(err.Error(), "tls: "),
+		strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return TLSFailed
+	}
+	return ConnectionFailed
 }
 
 // Send makes one attempt at t: the body signed on exactly its bytes with
@@ -130,11 +166,11 @@ type Attempt struct {
 func Send(ctx context.Context, c *http.Client, r Request, t time.Time) Attempt {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.URL, bytes.NewReader(r.Body))
 	if err != nil {
-		return Attempt{Error: err.Error()}
+		return Attempt{Error: ConnectionFailed, Cause: err}
 	}
 	standard, err := StandardSignature(r.Secret, r.ID, t, r.Body)
 	if err != nil {
-		return Attempt{Error: err.Error()}
+		return Attempt{Error: "the webhook's secret cannot be used", Cause: err}
 	}
 	h := req.Header
 	h.Set("Content-Type", "application/json")
@@ -149,7 +185,7 @@ func Send(ctx context.Context, c *http.Client, r Request, t time.Time) Attempt {
 	h.Set("webhook-signature", standard)
 	res, err := c.Do(req)
 	if err != nil {
-		return Attempt{Error: text(err.Error(), 1000), Blocked: errors.Is(err, ErrBlocked)}
+		return Attempt{Error: failure(err), Blocked: errors.Is(err, ErrBlocked), Cause: err}
 	}
 	defer res.Body.Close()
 	out := Attempt{Status: res.StatusCode}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"encoding/pem"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -142,4 +144,114 @@ func TestSendOutcomes(t *testing.T) {
 	if a := Send(ctx, plain, request(srv.URL+"/gone"), at); !a.Blocked || a.Status != 0 {
 		t.Fatalf("loopback without the flag: %+v", a)
 	}
+}
+
+// What a tenant reads of an attempt that got no answer says what kind of
+// failure it was and nothing of the port: a closed port and an open one
+// that resets the connection read alike.
+func TestWhatATenantReadsOfAFailure(t *testing.T) {
+	ctx, at := context.Background(), time.Now()
+	c, err := NewClient(ClientOptions{Guard: Guard{AllowLoopback: true}, Timeout: 300 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closedAddr := closed.Addr().String()
+	closed.Close()
+	reset := listen(t, "127.0.0.1:0", func(c net.Conn) {
+		c.(*net.TCPConn).SetLinger(0)
+		c.Close()
+	})
+	hang := listen(t, "127.0.0.1:0", func(c net.Conn) { time.Sleep(time.Second); c.Close() })
+	plain := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(plain.Close)
+	untrusted := httptest.NewTLSServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(untrusted.Close)
+	for _, x := range []struct{ addr, want string }{
+		{closedAddr, ConnectionFailed}, {reset, ConnectionFailed}, {hang, TimedOut},
+		{strings.TrimPrefix(plain.URL, "http://"), TLSFailed}, {strings.TrimPrefix(untrusted.URL, "https://"), TLSFailed},
+	} {
+		a := Send(ctx, c, request("https://"+x.addr+"/hook"), at)
+		if a.Status != 0 || a.Error != x.want || a.Blocked || a.Cause == nil {
+			t.Errorf("%s: %+v, want %q", x.addr, a, x.want)
+		}
+	}
+	// A refused address reads as a connection that failed, and is marked
+	// blocked (the webhook is disabled), whatever the port does.
+	guarded, err := NewClient(ClientOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, addr := range []string{closedAddr, reset} {
+		if a := Send(ctx, guarded, request("https://"+addr+"/hook"), at); a.Error != ConnectionFailed || !a.Blocked {
+			t.Errorf("%s without the flag: %+v", addr, a)
+		}
+	}
+}
+
+// A zoned IPv6 loopback address is refused at dial, the loopback flag on
+// or off, with a receiver listening on ::1: it is never reached.
+func TestZonedLoopbackIsNeverDialled(t *testing.T) {
+	lo := loopbackInterface(t)
+	reached := make(chan struct{}, 4)
+	addr := listen(t, "[::1]:0", func(c net.Conn) { reached <- struct{}{}; c.Close() })
+	_, port, _ := net.SplitHostPort(addr)
+	for _, flag := range []bool{false, true} {
+		c, err := NewClient(ClientOptions{Guard: Guard{AllowLoopback: flag}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, zone := range []string{lo.Name, strconv.Itoa(lo.Index)} {
+			a := Send(context.Background(), c, request("https://[::1%25"+zone+"]:"+port+"/hook"), time.Now())
+			if !a.Blocked || a.Error != ConnectionFailed {
+				t.Errorf("::1%%%s (flag %v): %+v", zone, flag, a)
+			}
+		}
+	}
+	select {
+	case <-reached:
+		t.Fatal("the receiver on ::1 was reached")
+	default:
+	}
+}
+
+// listen accepts on addr, handing each connection to serve, and answers
+// the address; the test is skipped where addr cannot be listened on (no
+// IPv6).
+func listen(t *testing.T, addr string, serve func(net.Conn)) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		t.Skipf("cannot listen on %s: %v", addr, err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go serve(c)
+		}
+	}()
+	return ln.Addr().String()
+}
+
+// loopbackInterface is the machine's loopback interface (lo on Linux).
+func loopbackInterface(t *testing.T) net.Interface {
+	t.Helper()
+	all, err := net.Interfaces()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range all {
+		if i.Flags&net.FlagLoopback != 0 {
+			return i
+		}
+	}
+	t.Skip("no loopback interface")
+	return net.Interface{}
 }

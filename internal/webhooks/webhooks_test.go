@@ -36,13 +36,85 @@ func TestAllowed(t *testing.T) {
 			t.Errorf("%s refused", a)
 		}
 	}
-	loop := Guard{AllowLoopback: true}
-	if !loop.Allowed(netip.MustParseAddr("127.0.0.1")) || !loop.Allowed(netip.MustParseAddr("::1")) ||
-		loop.Allowed(netip.MustParseAddr("127.0.0.2")) || loop.Allowed(netip.MustParseAddr("10.0.0.1")) {
-		t.Fatal("the loopback flag admits 127.0.0.1 and ::1 and nothing else")
-	}
 	if u := Unwrap(netip.MustParseAddr("64:ff9b::a9fe:a9fe")); u.String() != "169.254.169.254" {
 		t.Fatalf("NAT64 unwrapped to %s", u)
+	}
+}
+
+// addressForms are the ways of writing an address the guard knows of,
+// with whether it is taken with the loopback flag off and on (on admits
+// 127.0.0.0/8 written as IPv4, and ::1: nothing else, in no other form).
+var addressForms = []struct {
+	host    string
+	off, on bool
+}{
+	// An IPv6 zone names an interface of the server's own: never.
+	{"::1%lo", false, false}, {"::1%1", false, false}, {"fe80::1%eth0", false, false},
+	{"fd00:ec2::254%eth0", false, false}, {"::%lo", false, false}, {"ff02::1%eth0", false, false},
+	{"2606:4700:4700::1111%eth0", false, false}, {"fe80::1%25", false, false},
+	// An IPv4 address inside an IPv6 one is judged as itself.
+	{"::ffff:127.0.0.1", false, false}, {"::ffff:127.0.0.2", false, false}, {"::ffff:169.254.169.254", false, false},
+	{"::127.0.0.1", false, false}, {"::a9fe:a9fe", false, false}, {"::10.0.0.1", false, false},
+	{"::ffff:0:127.0.0.1", false, false}, {"::ffff:0:a00:1", false, false},
+	{"64:ff9b::7f00:1", false, false}, {"64:ff9b::a9fe:a9fe", false, false},
+	{"64:ff9b:1::7f00:1", false, false}, {"64:ff9b:1::a9fe:a9fe", false, false},
+	{"64:ff9b:1:7f00:0:100::", false, false}, {"64:ff9b:1:abcd::808:808", false, false},
+	{"2002:7f00:1::", false, false}, {"2002:a9fe:a9fe::1", false, false}, {"2002:c0a8:101::", false, false},
+	// ... and a public one inside is public.
+	{"::ffff:8.8.8.8", true, true}, {"::8.8.8.8", true, true}, {"::ffff:0:808:808", true, true},
+	{"64:ff9b::808:808", true, true}, {"64:ff9b:1::808:808", true, true}, {"2002:808:808::1", true, true},
+	// Loopback, only with the flag.
+	{"127.0.0.1", false, true}, {"127.0.0.2", false, true}, {"127.255.255.254", false, true}, {"::1", false, true},
+	// Never, flag or not.
+	{"0.0.0.0", false, false}, {"10.1.2.3", false, false}, {"100.64.0.1", false, false}, {"169.254.169.254", false, false},
+	{"172.31.255.255", false, false}, {"192.0.0.170", false, false}, {"192.0.2.1", false, false},
+	{"192.88.99.1", false, false}, {"192.168.0.1", false, false}, {"198.18.0.1", false, false},
+	{"198.51.100.7", false, false}, {"203.0.113.9", false, false}, {"224.0.0.251", false, false},
+	{"240.0.0.1", false, false}, {"255.255.255.255", false, false},
+	{"::", false, false}, {"fd00:ec2::254", false, false}, {"fc00::1", false, false}, {"fe80::1", false, false},
+	{"fec0::1", false, false}, {"ff02::1", false, false}, {"100::1", false, false}, {"2001:db8::1", false, false},
+	{"2001:0:4136:e378:8000:63bf:3fff:fdd2", false, false}, {"2001:2::1", false, false}, {"3fff::1", false, false},
+	{"5f00::1", false, false},
+	// Public.
+	{"8.8.8.8", true, true}, {"93.184.216.34", true, true}, {"2606:4700:4700::1111", true, true},
+	{"2a00:1450:400f:80d::200e", true, true},
+}
+
+// Every form is judged alike at registration (an address literal in the
+// URL, or what a name resolves to), at PATCH (the same check) and at
+// dial, with the loopback flag off and on.
+func TestEveryFormOfAnAddress(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range addressForms {
+		for _, flag := range []bool{false, true} {
+			want := c.off
+			if flag {
+				want = c.on
+			}
+			g := Guard{AllowLoopback: flag, Resolver: resolver{"93.184.216.34"}}
+			host := c.host
+			if strings.Contains(host, ":") {
+				host = "[" + strings.ReplaceAll(host, "%", "%25") + "]"
+			}
+			if err := g.CheckURL(ctx, "https://"+host+":8443/hook"); (err == nil) != want {
+				t.Errorf("registration of %s (loopback flag %v): %v", c.host, flag, err)
+			}
+			if err := g.Control("tcp", net.JoinHostPort(c.host, "8443"), nil); (err == nil) != want ||
+				err != nil && !errors.Is(err, ErrBlocked) {
+				t.Errorf("dial of %s (loopback flag %v): %v", c.host, flag, err)
+			}
+			if a, err := netip.ParseAddr(c.host); err == nil {
+				// A name that resolves to the address is judged by it.
+				g.Resolver = resolver{a.String()}
+				if err := g.CheckURL(ctx, "https://hooks.example.se/"); (err == nil) != want {
+					t.Errorf("a name resolving to %s (loopback flag %v): %v", c.host, flag, err)
+				}
+			}
+		}
+	}
+	var p *URLProblem
+	if err := (Guard{AllowLoopback: true}).CheckURL(ctx, "https://[::1%25lo]/"); !errors.As(err, &p) || p.Rule != "zone" {
+		t.Fatalf("a zoned address: %v", err)
 	}
 }
 

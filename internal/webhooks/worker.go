@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.uber.org/zap"
 
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/seal"
@@ -35,6 +36,9 @@ type Worker struct {
 	Now    func() time.Time
 	// Lease overrides Lease (tests of a replica dying mid-attempt).
 	Lease time.Duration
+	// Log hears why an attempt got no answer, in the dial's own words,
+	// which the tenant is never told; nil logs nothing.
+	Log *zap.Logger
 }
 
 // Step leases one due delivery (its own short transaction), makes the
@@ -72,6 +76,10 @@ func (w *Worker) Step(ctx context.Context) (bool, error) {
 		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
 		return true, w.Store.Release(rctx, *d)
+	}
+	if a.Cause != nil && w.Log != nil {
+		w.Log.Info("webhooks: an attempt got no answer", zap.String("delivery_id", d.ID.String()),
+			zap.String("company_id", d.CompanyID.String()), zap.Bool("blocked", a.Blocked), zap.Error(a.Cause))
 	}
 	o := Judge(a.Status, a.Blocked, d.Attempts)
 	next := w.Now()
