@@ -10,6 +10,7 @@ import (
 
 	"github.com/kontera/kontera/internal/localpg"
 	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/sie/sietest"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -66,6 +67,42 @@ func TestDatabaseGuardsHoldAgainstTheApplicationRole(t *testing.T) {
 	} {
 		refused(app, "the application role", q)
 	}
+	// A skattekonto row inside a signed-off period (the API answers 409
+	// SIGNED_OFF), an SIE import's record, and the outbox's events.
+	row := b.post(b.base+"/skattekonto/transactions", b.token, map[string]any{"date": b.day("02-10"),
+		"description": "Kostnadsränta", "amount": -3}, "Idempotency-Key", ik()).status(t, 201).str("data.id")
+	signoff := b.post(b.base+"/reconciliation/accounts/skattekonto/signoff", b.token, map[string]any{
+		"through_date": b.day("02-10"), "force": true, "note": "Februari"}, "Idempotency-Key", ik()).
+		status(t, 200).str("data.signoff.id")
+	imports := ledgerOn(t, b.env)
+	op, imp := imports.imported(t, imports.importSie(t, "bok.se", sietest.Write(sietest.Spec{Year: atoi(imports.year),
+		Vouchers: 2}), ""))
+	if op.str("data.status") != "succeeded" || imp.str("data.state") != "completed" {
+		t.Fatalf("the import: %s\n%s", op.Body, imp.Body)
+	}
+	sie := `company_id = '` + imports.company.String() + `' AND id = '` + imp.str("data.import_id") + `'`
+	for _, q := range []string{
+		`DELETE FROM skattekonto_transactions WHERE company_id = $1 AND kind = 'row'`,
+		`UPDATE skattekonto_transactions SET is_ignored = true WHERE company_id = $1 AND kind = 'row'`,
+		`UPDATE sie_imports SET result = '{"posted": 0}' WHERE ` + sie,
+		`UPDATE sie_imports SET state = 'failed' WHERE ` + sie,
+		`UPDATE sie_imports SET state = 'queued' WHERE ` + sie,
+		`UPDATE sie_imports SET summary = '{}', warnings = '[]' WHERE ` + sie,
+		`UPDATE sie_imports SET options = '{}' WHERE ` + sie,
+		`UPDATE sie_imports SET undone_at = now() WHERE ` + sie,
+		`DELETE FROM sie_imports WHERE ` + sie,
+		`TRUNCATE sie_imports CASCADE`,
+		`UPDATE events SET payload = '{"amount": 1}' WHERE company_id = $1`,
+		`UPDATE events SET type = 'customer.deleted' WHERE company_id = $1`,
+		`DELETE FROM events WHERE company_id = $1`,
+	} {
+		refused(app, "the application role", q)
+	}
+	// Reopened, the period's row is the API's to delete again.
+	b.post(b.base+"/reconciliation/accounts/skattekonto/signoff/"+signoff+"/reopen", b.token,
+		map[string]any{"reason": "Fel rad"}, "Idempotency-Key", ik()).status(t, 200)
+	b.do(req{Method: "DELETE", Path: b.base + "/skattekonto/transactions/" + row, Token: b.token,
+		Header: map[string]string{"Idempotency-Key": ik()}}).status(t, 200)
 	// A rättelse logged through the function does not cover another
 	// description than the one it logged.
 	refused(app, "a rättelse that logged something else", `WITH r AS (SELECT * FROM ledger_log_rattelse($1, '`+sale+`', 'metadata',
