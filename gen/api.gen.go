@@ -19946,13 +19946,13 @@ type ListWebhookDeliveriesParams struct {
 
 // GetDocumentFileParams defines parameters for GetDocumentFile.
 type GetDocumentFileParams struct {
-	// CompanyId As the signed URL has it.
+	// CompanyId As the signed URL has it; the text is compared as signed, so any other spelling of the same value is 404.
 	CompanyId string `form:"company_id" json:"company_id"`
 
-	// Expires As the signed URL has it (Unix seconds).
+	// Expires As the signed URL has it (Unix seconds); the text is compared as signed, so any other spelling of the same value is 404.
 	Expires string `form:"expires" json:"expires"`
 
-	// Signature As the signed URL has it.
+	// Signature As the signed URL has it; the text is compared as signed, so any other spelling of the same value is 404.
 	Signature string `form:"signature" json:"signature"`
 
 	// Range A byte range (RFC 9110), e.g. bytes=0-1023.
@@ -24183,7 +24183,7 @@ type ServerInterface interface {
 	TestWebhook(ctx echo.Context, companyId CompanyId, webhookId WebhookId) error
 	// GetDocumentFile Download a document's bytes by signed URL
 	// (GET /api/v1/document-files/{documentId})
-	GetDocumentFile(ctx echo.Context, documentId DocumentId, params GetDocumentFileParams) error
+	GetDocumentFile(ctx echo.Context, documentId string, params GetDocumentFileParams) error
 	// GetHealth Check that the service and its database answer
 	// (GET /api/v1/health)
 	GetHealth(ctx echo.Context) error
@@ -36791,9 +36791,9 @@ func (w *ServerInterfaceWrapper) TestWebhook(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) GetDocumentFile(ctx echo.Context) error {
 	var err error
 	// ------------- Path parameter "documentId" -------------
-	var documentId DocumentId
+	var documentId string
 
-	err = runtime.BindStyledParameterWithOptions("simple", "documentId", ctx.Param("documentId"), &documentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	err = runtime.BindStyledParameterWithOptions("simple", "documentId", ctx.Param("documentId"), &documentId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
 	if err != nil {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter documentId: %s", err))
 	}
@@ -83069,7 +83069,7 @@ func (response TestWebhook503JSONResponse) VisitTestWebhookResponse(w http.Respo
 }
 
 type GetDocumentFileRequestObject struct {
-	DocumentId DocumentId `json:"documentId"`
+	DocumentId string `json:"documentId"`
 	Params     GetDocumentFileParams
 }
 
@@ -93513,7 +93513,7 @@ func (sh *strictHandler) TestWebhook(ctx echo.Context, companyId CompanyId, webh
 }
 
 // GetDocumentFile operation middleware
-func (sh *strictHandler) GetDocumentFile(ctx echo.Context, documentId DocumentId, params GetDocumentFileParams) error {
+func (sh *strictHandler) GetDocumentFile(ctx echo.Context, documentId string, params GetDocumentFileParams) error {
 	var request GetDocumentFileRequestObject
 
 	request.DocumentId = documentId

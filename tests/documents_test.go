@@ -108,7 +108,7 @@ func TestDocumentDownloadURL(t *testing.T) {
 		t.Fatalf("query %v", q)
 	}
 	signer, _ := documents.NewSigner(secret)
-	if err := signer.Check(b.company, uuid.MustParse(doc), sha, q.Get("expires"), q.Get("signature"), time.Now()); err != nil {
+	if err := signer.Check(b.company.String(), doc, sha, q.Get("expires"), q.Get("signature"), time.Now()); err != nil {
 		t.Fatalf("the URL's signature: %v", err)
 	}
 	b.get(path, b.token).status(t, 200)
@@ -167,6 +167,12 @@ func TestDocumentFileBySignedURL(t *testing.T) {
 		"malformed":    tamper("company_id", "x"),
 		"other id":     strings.Replace(path, doc, uuid.NewString(), 1),
 		"no signature": tamper("signature", ""),
+		// The same values spelled otherwise are a changed URL too.
+		"upper-case company":  tamper("company_id", strings.ToUpper(b.company.String())),
+		"upper-case document": strings.Replace(path, doc, strings.ToUpper(doc), 1),
+		"expires with +":      tamper("expires", "+"+u.Query().Get("expires")),
+		"expires with a 0":    tamper("expires", "0"+u.Query().Get("expires")),
+		"signature respelled": tamper("signature", respelled(sig)),
 	} {
 		if r := b.do(req{Method: "GET", Path: p}); r.Status != 404 || r.str("error.code") != "DOC_NOT_FOUND" {
 			t.Errorf("%s changed: %d %s", name, r.Status, clip(r.Body))
@@ -382,4 +388,12 @@ func TestUnderlagFollowsTheCorrection(t *testing.T) {
 	if d := b.get(b.base+"/documents/"+doc, b.token).status(t, 200); d.str("data.journal_entry_id") != again {
 		t.Fatalf("after the storno: %s", d.Body)
 	}
+}
+
+// respelled writes the same signature bytes otherwise: the last of its 43
+// base64 characters carries two bits no byte uses.
+func respelled(sig string) string {
+	const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+	last := strings.IndexByte(alphabet, sig[len(sig)-1])
+	return sig[:len(sig)-1] + string(alphabet[last^1])
 }

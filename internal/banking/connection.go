@@ -128,7 +128,9 @@ var ErrBadState = errors.New("banking: the consent's state is not valid")
 // ReadState answers the company and connection a state signed by
 // SignState names, refusing another's or one ended on now.
 func ReadState(secret []byte, state string, now time.Time) (company, connection uuid.UUID, err error) {
-	enc := base64.RawURLEncoding
+	// Strict: a state spelled otherwise (the unused bits of a last
+	// character set) is not the one this server wrote.
+	enc := base64.RawURLEncoding.Strict()
 	body, sig, ok := strings.Cut(state, ".")
 	if !ok {
 		return company, connection, ErrBadState

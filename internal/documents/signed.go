@@ -41,26 +41,31 @@ func NewSigner(secret []byte) (*Signer, error) {
 // with content hash sha256, good until expires: the URL names the bytes,
 // not only the row.
 func (s *Signer) Sign(company, doc uuid.UUID, sha256 string, expires time.Time) string {
-	return base64.RawURLEncoding.EncodeToString(s.mac(company, doc, sha256, expires.Unix()))
+	return s.sign(company.String(), doc.String(), sha256, strconv.FormatInt(expires.Unix(), 10))
 }
 
-func (s *Signer) mac(company, doc uuid.UUID, sha string, expires int64) []byte {
+// sign is the signature over the URL's parts as text: only the text Sign
+// wrote (canonical ids, plain decimal seconds) is signed, so any other
+// spelling of the same values is a URL this server never made.
+func (s *Signer) sign(company, doc, sha, expires string) string {
 	m := hmac.New(sha256.New, s.key)
-	m.Write([]byte(company.String() + "\n" + doc.String() + "\n" + sha + "\n" + strconv.FormatInt(expires, 10)))
-	return m.Sum(nil)
+	m.Write([]byte(company + "\n" + doc + "\n" + sha + "\n" + expires))
+	return base64.RawURLEncoding.EncodeToString(m.Sum(nil))
 }
 
-// Check verifies a download URL's expires (Unix seconds, as the URL has
-// it) and signature for the document as stored, at time now: nil,
-// ErrBadSignature (first: a forged URL is never told it is merely late),
-// or ErrExpired.
-func (s *Signer) Check(company, doc uuid.UUID, sha256, expires, signature string, now time.Time) error {
-	exp, err := strconv.ParseInt(expires, 10, 64)
-	if err != nil {
+// Check verifies a download URL's parts as the URL has them (company and
+// document ids, expires in Unix seconds, signature) against the document
+// with content hash sha256, at time now: nil, ErrBadSignature (first: a
+// forged URL is never told it is merely late), or ErrExpired. The text is
+// compared, not what it parses to: an upper-case id, an expires of
+// "+1774944000" or "01774944000" and a signature spelled with other
+// padding bits are changed URLs, refused as any other change is.
+func (s *Signer) Check(company, doc, sha256, expires, signature string, now time.Time) error {
+	if !hmac.Equal([]byte(signature), []byte(s.sign(company, doc, sha256, expires))) {
 		return ErrBadSignature
 	}
-	sig, err := base64.RawURLEncoding.DecodeString(signature)
-	if err != nil || !hmac.Equal(sig, s.mac(company, doc, sha256, exp)) {
+	exp, err := strconv.ParseInt(expires, 10, 64)
+	if err != nil {
 		return ErrBadSignature
 	}
 	if now.Unix() > exp {

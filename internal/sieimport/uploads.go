@@ -77,7 +77,7 @@ func (s *Signer) Check(token string, now time.Time) (company, upload uuid.UUID, 
 	var c uploadClaims
 	_, perr := jwt.ParseWithClaims(token, &c, func(*jwt.Token) (any, error) { return s.key, nil },
 		jwt.WithValidMethods([]string{"HS256"}), jwt.WithTimeFunc(func() time.Time { return now }),
-		jwt.WithExpirationRequired())
+		jwt.WithExpirationRequired(), jwt.WithStrictDecoding()) // a token spelled otherwise is not the one signed
 	if errors.Is(perr, jwt.ErrTokenExpired) {
 		return company, upload, 0, apierr.New(apierr.SIEUploadTokenInvalid, map[string]any{"reason": "expired"})
 	}
