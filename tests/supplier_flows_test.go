@@ -299,7 +299,9 @@ func TestSupplierInvoicePrivatelyPaid(t *testing.T) {
 	if n := b.count(`SELECT count(*) FROM events WHERE company_id = $1 AND type = 'supplier_invoice.paid'`, b.company); n != 1 {
 		t.Fatalf("%d paid events", n)
 	}
-	emp := b.register(b.se, "U-2", map[string]any{"paid_with_private_funds": true, "employee_id": "3f1e2d3c-4b5a-4c6d-8e7f-0a1b2c3d4e5f",
+	// Owed to an employee of the company's own (another's is 404).
+	anna := b.write("POST", "employees", annaBody()).status(t, 201).str("data.id")
+	emp := b.register(b.se, "U-2", map[string]any{"paid_with_private_funds": true, "employee_id": anna,
 		"payment_date": "2026-03-04"}, map[string]any{"description": "Taxi", "amount": 100, "account_number": "5800", "vat_rate": 0.06}).status(t, 201)
 	wantLines(t, "employee", emp, "data.verifikat_lines", "D 5800 100.00", "D 2641 6.00", "C 2820 106.00")
 	if e := b.get(b.path("journal-entries/"+emp.str("data.registration_journal_entry_id")), b.token); e.str("data.entry_date") != "2026-03-04" ||

@@ -51,6 +51,25 @@ func (e *Error) WithHeader(name, value string) *Error {
 	return e
 }
 
+// WithField answers err naming the request field it came from
+// (details.field), when it is a catalogue error that names none yet: a
+// resource looked up by an id the request gave, not found. Any other
+// error is answered as it is.
+func WithField(err error, field string) error {
+	e, ok := As(err)
+	if !ok || e.Details["field"] != nil {
+		return err
+	}
+	details := make(map[string]any, len(e.Details)+1)
+	for k, v := range e.Details {
+		details[k] = v
+	}
+	details["field"] = field
+	out := *e
+	out.Details = details
+	return &out
+}
+
 func (e *Error) Error() string {
 	if e.cause != nil {
 		return string(e.Code) + ": " + e.cause.Error()

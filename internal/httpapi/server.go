@@ -401,7 +401,12 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Mail != nil {
 		s.postman = mail.NewPostman(outbox, cfg.DB.InTx, cfg.Mail, cfg.MailFrom, s.attach, cfg.Now)
 	}
+	staff := payroll.New(cfg.DB, box, audits, payrollBooks(cfg.DB, dims, companies, accounts, bank, journal), cfg.Now)
 	bought = payables.New(cfg.DB, payables.Books{
+		Employee: func(ctx context.Context, company, id uuid.UUID) error {
+			_, err := staff.Employee(ctx, company, id, false)
+			return err
+		},
 		Supplier: func(ctx context.Context, company, id uuid.UUID) (payables.Supplier, error) {
 			sup, err := people.HoldSupplier(ctx, company, id)
 			return payables.Supplier{ID: sup.ID, Name: sup.Name, Type: string(sup.Type), ExpenseAccount: sup.ExpenseAccount,
@@ -497,10 +502,9 @@ func New(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	h := handlers{
-		sieAPI:   sieH,
-		reconAPI: reconciliation.NewHandler(recon, cursors),
-		payrollAPI: payroll.NewHandler(payroll.New(cfg.DB, box, audits, payrollBooks(cfg.DB, dims, companies, accounts, bank, journal), cfg.Now),
-			cursors),
+		sieAPI:     sieH,
+		reconAPI:   reconciliation.NewHandler(recon, cursors),
+		payrollAPI: payroll.NewHandler(staff, cursors),
 		sieExportAPI: sieexport.NewHandler(cfg.DB, journal, periods, accounts, dims,
 			func(ctx context.Context, c uuid.UUID) (sieexport.Company, error) {
 				id, err := companies.Identity(ctx, c)

@@ -31,7 +31,7 @@ func (s *Store) Customer(ctx context.Context, company, id uuid.UUID, lock bool) 
 		q += ` FOR UPDATE`
 	}
 	err := s.db.Q(ctx).GetContext(ctx, &c, q, company, id)
-	return c, notFound(err, apierr.CustomerNotFound)
+	return c, notFound(err, apierr.CustomerNotFound, "customer_id", id)
 }
 
 // HoldCustomer refuses a customer the company does not have, or has
@@ -172,7 +172,7 @@ func (s *Store) PersonalNumber(ctx context.Context, company, id uuid.UUID) (stri
 	err := s.db.Q(ctx).GetContext(ctx, &sealed, `SELECT coalesce(personal_number_sealed, '') FROM customers
 		WHERE company_id = $1 AND id = $2`, company, id)
 	if err != nil {
-		return "", notFound(err, apierr.CustomerNotFound)
+		return "", notFound(err, apierr.CustomerNotFound, "customer_id", id)
 	}
 	if len(sealed) == 0 {
 		return "", apierr.New(apierr.CustomerNoPersonalNumber, nil)
@@ -199,7 +199,7 @@ func (s *Store) Addressee(ctx context.Context, company, id uuid.UUID) (Customer,
 	err := s.db.Q(ctx).GetContext(ctx, &row, `SELECT `+customerColumns+`, org_number_sealed, vat_number_sealed
 		FROM customers WHERE company_id = $1 AND id = $2`, company, id)
 	if err != nil {
-		return Customer{}, notFound(err, apierr.CustomerNotFound)
+		return Customer{}, notFound(err, apierr.CustomerNotFound, "customer_id", id)
 	}
 	c := row.Customer
 	rowCtx := sealContext(company, id)

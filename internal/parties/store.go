@@ -150,10 +150,11 @@ func (s *Store) record(ctx context.Context, company uuid.UUID, action audit.Acti
 		Description: desc, Old: audit.Of(old), New: audit.Of(new)})
 }
 
-// notFound maps a missing row to code.
-func notFound(err error, code apierr.Code) error {
+// notFound maps a missing row to code, naming the id asked for under key
+// (customer_id, supplier_id): which of a request's ids names nothing.
+func notFound(err error, code apierr.Code, key string, id uuid.UUID) error {
 	if store.NotFound(err) {
-		return apierr.New(code, nil)
+		return apierr.New(code, map[string]any{key: id})
 	}
 	return err
 }
@@ -163,11 +164,11 @@ func notFound(err error, code apierr.Code) error {
 // counterparty. CUSTOMER_NOT_FOUND or SUPPLIER_NOT_FOUND when there is
 // none.
 func (s *Store) PartyName(ctx context.Context, company uuid.UUID, customer, supplier *uuid.UUID) (string, error) {
-	table, code, id := "customers", apierr.CustomerNotFound, customer
+	table, code, key, id := "customers", apierr.CustomerNotFound, "customer_id", customer
 	if supplier != nil {
-		table, code, id = "suppliers", apierr.SupplierNotFound, supplier
+		table, code, key, id = "suppliers", apierr.SupplierNotFound, "supplier_id", supplier
 	}
 	var name string
 	err := s.db.Q(ctx).GetContext(ctx, &name, `SELECT name FROM `+table+` WHERE company_id = $1 AND id = $2`, company, *id)
-	return name, notFound(err, code)
+	return name, notFound(err, code, key, *id)
 }

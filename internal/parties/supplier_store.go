@@ -24,7 +24,7 @@ func (s *Store) Supplier(ctx context.Context, company, id uuid.UUID, lock bool) 
 		q += ` FOR UPDATE`
 	}
 	err := s.db.Q(ctx).GetContext(ctx, &sup, q, company, id)
-	return sup, notFound(err, apierr.SupplierNotFound)
+	return sup, notFound(err, apierr.SupplierNotFound, "supplier_id", id)
 }
 
 // Suppliers returns up to limit+1 suppliers after the position after.
@@ -109,7 +109,7 @@ func (s *Store) HoldSupplier(ctx context.Context, company, id uuid.UUID) (Suppli
 	var sup Supplier
 	err := s.db.Q(ctx).GetContext(ctx, &sup, `SELECT `+supplierColumns+` FROM suppliers
 		WHERE company_id = $1 AND id = $2 FOR KEY SHARE`, company, id)
-	if err = notFound(err, apierr.SupplierNotFound); err != nil {
+	if err = notFound(err, apierr.SupplierNotFound, "supplier_id", id); err != nil {
 		return sup, err
 	}
 	if sup.ArchivedAt != nil {

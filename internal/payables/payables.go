@@ -37,6 +37,9 @@ type Books struct {
 	// SHARE) until the transaction ends; 404 SUPPLIER_NOT_FOUND for one
 	// it does not have or has archived.
 	Supplier func(ctx context.Context, company, id uuid.UUID) (Supplier, error)
+	// Employee refuses an employee the company does not have (404
+	// EMPLOYEE_NOT_FOUND): the one an invoice paid privately is owed to.
+	Employee func(ctx context.Context, company, id uuid.UUID) error
 	// Facts reads the settings that say how the company books supplier
 	// invoices, taking no number.
 	Facts func(ctx context.Context, company uuid.UUID) (Facts, error)
@@ -170,6 +173,11 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 	if d.DocumentID != nil {
 		if err := p.document(ctx, company, *d.DocumentID); err != nil {
 			return Created{}, err
+		}
+	}
+	if d.EmployeeID != nil && d.PrivatelyPaid {
+		if err := p.books.Employee(ctx, company, *d.EmployeeID); err != nil {
+			return Created{}, apierr.WithField(err, "employee_id")
 		}
 	}
 	if d.Currency == "" {

@@ -154,7 +154,7 @@ func (p *Payroll) AddRunEmployee(ctx context.Context, company, run, employee uui
 	}
 	e, err := p.Employee(ctx, company, employee, false)
 	if err != nil {
-		return RunEmployee{}, withField(err, "employee_id")
+		return RunEmployee{}, apierr.WithField(err, "employee_id")
 	}
 	if !e.IsActive {
 		return RunEmployee{}, apierr.Field("employee_id", "active", "the employee is inactive")
@@ -238,12 +238,4 @@ func (p *Payroll) OverrideRunEmployee(ctx context.Context, company, run, employe
 		"Skatt eller avgifter sattes för hand för "+out.FirstName+" "+out.LastName,
 		map[string]any{"tax_withheld_override": old.TaxOverride, "avgifter_amount_override": old.AvgiftOverride},
 		map[string]any{"tax_withheld_override": tax, "avgifter_amount_override": avg})
-}
-
-// withField names the body field a not-found came from.
-func withField(err error, field string) error {
-	if e, ok := apierr.As(err); ok && e.Code == apierr.EmployeeNotFound {
-		return apierr.New(apierr.EmployeeNotFound, map[string]any{"field": field, "employee_id": e.Details["employee_id"]})
-	}
-	return err
 }
