@@ -3,6 +3,7 @@ package tests
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"reflect"
 	"slices"
@@ -445,7 +446,7 @@ func listFilters(us *tenant, sole string) []foreignCase {
 		"/reports/vat-declaration/settlement-proposal": "&period_type=quarterly&year=2026&period=2",
 	}
 	var out []foreignCase
-	for _, p := range sortedPaths(us.doc.Paths.Map()) {
+	for _, p := range slices.Sorted(maps.Keys(us.doc.Paths.Map())) {
 		item := us.doc.Paths.Value(p)
 		if item.Get == nil || !strings.HasPrefix(p, "/api/v1/companies/{companyId}/") {
 			continue
@@ -578,15 +579,6 @@ func merge(base, over map[string]any) map[string]any {
 		base[k] = v
 	}
 	return base
-}
-
-func sortedPaths[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }
 
 // A bank connection's account chosen to feed another tenant's cash
