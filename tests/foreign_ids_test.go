@@ -88,9 +88,7 @@ func newTenant(t *testing.T, e *env, email, name, org string) *tenant {
 	invoice := func(extra map[string]any) map[string]any {
 		b := map[string]any{"customer_id": id["customer"], "invoice_date": "2026-05-06", "due_date": "2026-06-05",
 			"items": []map[string]any{{"description": "Konsulttimmar", "quantity": 2, "unit": "tim", "unit_price": 500, "vat_rate": 0.25}}}
-		for k, v := range extra {
-			b[k] = v
-		}
+		maps.Copy(b, extra)
 		return b
 	}
 	id["invoice"] = n.write("POST", "invoices", invoice(nil)).status(t, 201).str("data.id")
@@ -140,30 +138,26 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 	entry := func(over map[string]any) map[string]any {
 		b := map[string]any{"fiscal_period_id": ours["period"], "entry_date": "2026-05-14", "description": "Inbetalning",
 			"lines": []map[string]any{{"account_number": "1930", "debit_amount": 100}, {"account_number": "1510", "credit_amount": 100}}}
-		for k, v := range over {
-			b[k] = v
-		}
+		maps.Copy(b, over)
 		return b
 	}
 	invoice := func(over map[string]any) map[string]any {
 		b := map[string]any{"customer_id": ours["customer"], "invoice_date": "2026-05-14",
 			"items": []map[string]any{{"description": "Timmar", "quantity": 1, "unit": "tim", "unit_price": 100, "vat_rate": 0.25}}}
-		for k, v := range over {
-			b[k] = v
-		}
+		maps.Copy(b, over)
 		return b
 	}
 	supplierInvoice := func(over map[string]any) map[string]any {
 		b := map[string]any{"supplier_id": ours["supplier"], "supplier_invoice_number": "F-" + newKey()[:8],
 			"invoice_date": "2026-05-14", "due_date": "2026-06-13",
 			"items": []map[string]any{{"description": "Papper", "amount": 100, "account_number": "5410", "vat_rate": 0.25}}}
-		for k, v := range over {
-			b[k] = v
-		}
+		maps.Copy(b, over)
 		return b
 	}
 	private := func(over map[string]any) map[string]any {
-		return supplierInvoice(merge(map[string]any{"paid_with_private_funds": true, "employee_id": ours["employee"]}, over))
+		b := map[string]any{"paid_with_private_funds": true, "employee_id": ours["employee"]}
+		maps.Copy(b, over)
+		return supplierInvoice(b)
 	}
 	one := func(id string) []string { return []string{id} }
 	const si, tx, inb, doc = "/api/v1/companies/{companyId}/supplier-invoices", "/api/v1/companies/{companyId}/transactions/{transactionId}",
@@ -572,13 +566,6 @@ func rowCounts(t *testing.T, e *env, companies ...uuid.UUID) map[string]int {
 		}
 	}
 	return out
-}
-
-func merge(base, over map[string]any) map[string]any {
-	for k, v := range over {
-		base[k] = v
-	}
-	return base
 }
 
 // A bank connection's account chosen to feed another tenant's cash
