@@ -25,8 +25,9 @@ const MaxURL = 2048
 // multicast and reserved IPv4; unspecified, loopback, discard-only,
 // Teredo, ORCHID, benchmarking, documentation, SRv6, unique-local (AWS's
 // fd00:ec2::254 among them), site-local, link-local and multicast IPv6,
-// and the local-use NAT64 prefix in any form but its /96 (IANA's
-// special-purpose registries, the entries not globally reachable).
+// and the local-use NAT64 prefix in any form but its /96: after IANA's
+// special-purpose registries, what is not globally reachable, and the
+// identifiers (ORCHID) that route nowhere.
 var blocked = func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range []string{"0.0.0.0/8", "10.0.0.0/8", "100.64.0.0/10", "127.0.0.0/8", "169.254.0.0/16",
