@@ -14,7 +14,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 export SCARF_ANALYTICS := false
 
-.PHONY: run test test-books test-packages build generate check-generated lint lint-house lint-spectral lint-redocly vet fmt-check bench contract-tools spec-coverage
+.PHONY: run test build generate check-generated lint lint-house lint-spectral lint-redocly vet fmt-check bench contract-tools spec-coverage
 
 run:
 	@scripts/prereqs.sh run
@@ -55,28 +55,16 @@ vet:
 	$(GO) vet ./...
 
 # KONTERA_CONTRACT=1: the consumer tests (TypeScript and Go clients, the
-# prism proxy) run rather than skip, and fail when a tool is missing.
-# On two cores the suite is as long as its longest part, the black-box
-# tests (./tests, mostly waiting on PostgreSQL), so everything else runs
-# beside them rather than before. Only the Go compiles come first, once:
-# go vet builds every package into the build cache (check-generated
-# builds the generator beside it), and the go commands after it find them
-# there instead of each compiling them again side by side (from a clean
-# cache that made the suite 15 minutes rather than 13). The timeout
-# is go test's own ten minutes and more: a busy machine is slow, not
-# wrong.
-TEST := KONTERA_CONTRACT=1 $(GO) test -count=1 -timeout 30m
-
+# prism proxy) run rather than skip, and fail when a tool is missing. The
+# timeout is go test's own ten minutes and more: the black-box tests on a
+# busy two-core machine are slow, not wrong.
 test:
 	@scripts/prereqs.sh test
-	@$(MAKE) --no-print-directory -j4 --output-sync=target fmt-check contract-tools vet check-generated
-	@$(MAKE) --no-print-directory -j5 --output-sync=target test-books test-packages lint-house lint-spectral lint-redocly
-
-test-books: $(TOOLS)
-	$(TEST) -parallel 6 ./tests/
-
-test-packages:
-	$(TEST) -parallel 4 $$($(GO) list ./... | grep -v '/tests$$')
+	@# The checks are independent: run side by side, each one's output kept together.
+	@$(MAKE) --no-print-directory -j6 --output-sync=target fmt-check lint-house lint-spectral lint-redocly check-generated vet
+	@# Each black-box test has its own server and database and mostly waits
+	@# on PostgreSQL: four at a time keep two cores busy.
+	KONTERA_CONTRACT=1 $(GO) test -count=1 -parallel 4 -timeout 30m ./...
 
 # How much of the spec the document covers ("N of M"); never fails.
 spec-coverage:
