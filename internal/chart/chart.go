@@ -178,6 +178,20 @@ func New(in Input) (Account, error) {
 	return a, nil
 }
 
+// ValidSRU reports whether code is an SRU code the chart holds: the four
+// digits of a tax form's field.
+func ValidSRU(code string) bool {
+	if len(code) != 4 {
+		return false
+	}
+	for i := 0; i < 4; i++ {
+		if code[i] < '0' || code[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // check holds the rules every account keeps, however it was made.
 func (a Account) check() error {
 	if !bas.TypeFits(a.Class(), a.Type) {

@@ -255,3 +255,51 @@ func TestSteps(t *testing.T) {
 		t.Fatalf("%q %+v %s", name, got, got.Error)
 	}
 }
+
+// A failure whose details the database cannot store (a NUL in text), or
+// whose runner cannot record it, still ends the operation: stored plainly,
+// code and message without details, never claimed again.
+func TestUnstorableFailureStillEnds(t *testing.T) {
+	d, s, company := setup(t)
+	w := jobs.NewWorker(s, nil)
+	w.MaxAttempts = 1
+	refused := func(ctx context.Context, run *jobs.Run) (bool, any, error) {
+		return false, nil, apierr.New(apierr.ValidationError, map[string]any{"text": "a\x00b"})
+	}
+	recorded := 0
+	w.HandleSteps("test.nul", refused, func(ctx context.Context, run *jobs.Run, f jobs.Failure) (jobs.Failure, error) {
+		if _, ok := f.Details["text"]; ok {
+			// What the runner stores of the detail fails as the database
+			// refuses it.
+			_, err := d.Q(ctx).ExecContext(ctx, `UPDATE companies SET name = $2 WHERE id = $1`, run.CompanyID, "a\x00b")
+			return f, err
+		}
+		recorded++
+		_, err := d.Q(ctx).ExecContext(ctx, `UPDATE companies SET name = 'Failed AB' WHERE id = $1`, run.CompanyID)
+		return f, err
+	})
+	w.HandleSteps("test.broken", refused, func(ctx context.Context, run *jobs.Run, f jobs.Failure) (jobs.Failure, error) {
+		return f, errors.New("the runner's record is broken")
+	})
+	for _, typ := range []string{"test.nul", "test.broken"} {
+		o := enqueue(t, d, s, company, typ)
+		if did, err := w.Once(context.Background()); !did || err != nil {
+			t.Fatalf("%s: %v %v", typ, did, err)
+		}
+		got, err := s.Get(context.Background(), o.ID)
+		if err != nil || got.Status != jobs.Failed || got.Attempts != 1 {
+			t.Fatalf("%s: %+v %v", typ, got, err)
+		}
+		var f jobs.Failure
+		if err := json.Unmarshal(got.Error, &f); err != nil || f.Code != "VALIDATION_ERROR" || f.Details != nil {
+			t.Fatalf("%s: failure %s", typ, got.Error)
+		}
+		if did, err := w.Once(context.Background()); did || err != nil {
+			t.Fatalf("%s: claimed again: %v %v", typ, did, err)
+		}
+	}
+	var name string
+	if err := d.Get(&name, `SELECT name FROM companies WHERE id = $1`, company); err != nil || name != "Failed AB" || recorded != 1 {
+		t.Fatalf("the runner's plain record: %q %d %v", name, recorded, err)
+	}
+}

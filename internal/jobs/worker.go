@@ -172,23 +172,44 @@ func (w *Worker) Once(ctx context.Context) (bool, error) {
 	if _, domain := apierr.As(err); domain || op.Attempts >= w.MaxAttempts {
 		f := failure(err, apierr.InternalError)
 		log.Info("operation failed", zap.String("code", f.Code), zap.Error(err))
-		// The failure, the runner's own record of it and its
-		// announcement commit together.
-		ferr := w.db.InTx(audit.WithActor(ctx, op.actor()), func(ctx context.Context) error {
-			if failed := w.fails[op.Type]; failed != nil {
+		return true, w.fail(ctx, run, f, log)
+	}
+	log.Warn("operation attempt failed; retrying", zap.Error(err))
+	delay := time.Duration(op.Attempts*op.Attempts) * time.Second
+	return true, w.store.retryLater(ctx, op.ID, op.Attempts, delay)
+}
+
+// fail records that run failed with f: the failure, the runner's own
+// record of it and its announcement commit together. When that cannot
+// be stored (the details hold what the database refuses, or the runner's
+// record fails), the failure is stored plainly, its catalogue code and
+// message without details, and as a last resort the operation alone: an
+// operation past its attempts always ends, never claimed again forever.
+func (w *Worker) fail(ctx context.Context, run *Run, f Failure, log *zap.Logger) error {
+	actx := audit.WithActor(ctx, run.actor())
+	record := func(f Failure, runner bool) error {
+		return w.db.InTx(actx, func(ctx context.Context) error {
+			if failed := w.fails[run.Type]; failed != nil && runner {
 				var err error
 				if f, err = failed(ctx, run, f); err != nil {
 					return err
 				}
 			}
-			_, err := w.store.finish(ctx, *op, Failed, nil, &f)
+			_, err := w.store.finish(ctx, run.Operation, Failed, nil, &f)
 			return err
 		})
-		return true, ferr
 	}
-	log.Warn("operation attempt failed; retrying", zap.Error(err))
-	delay := time.Duration(op.Attempts*op.Attempts) * time.Second
-	return true, w.store.retryLater(ctx, op.ID, op.Attempts, delay)
+	err := record(f, true)
+	if err == nil || ctx.Err() != nil {
+		return err
+	}
+	log.Error("the failure could not be recorded; recording it plainly", zap.Error(err))
+	plain := Failure{Code: f.Code, Message: f.Message, MessageEn: f.MessageEn}
+	if err = record(plain, true); err == nil {
+		return nil
+	}
+	log.Error("the runner could not record the failure; ending the operation alone", zap.Error(err))
+	return record(plain, false)
 }
 
 // stepped runs a stepped operation's steps, each in its own unit of work

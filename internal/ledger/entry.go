@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
 
@@ -94,8 +96,33 @@ const MaxEngineLines = 20000
 const MaxChainDepth = 3
 
 // ValidDimensionCode reports whether s has the shape of a dimension
-// value's code.
+// value's code a client writes.
 func ValidDimensionCode(s string) bool { return dimensionCode.MatchString(s) }
+
+// MaxHeldDimensionCode is the longest code the dimension register holds:
+// a client writes 20 characters at most, but an SIE import keeps the
+// longer codes other programs write.
+const MaxHeldDimensionCode = 100
+
+// HeldDimensionCode reports whether the dimension register can hold s: a
+// code a client may write, or any other 1-100 printable characters that
+// are not all blank, which is what other programs' files carry (a dot, a
+// slash, a space, letters of other alphabets). Control characters are
+// never held: they are what a file's broken encoding leaves.
+func HeldDimensionCode(s string) bool {
+	if ValidDimensionCode(s) {
+		return true
+	}
+	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > MaxHeldDimensionCode || strings.TrimSpace(s) == "" {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsPrint(r) {
+			return false
+		}
+	}
+	return true
+}
 
 // Dimensions tag a line: SIE dimension number ("1" cost centre, "6"
 // project, 20 and up the company's own) to value code.
@@ -332,7 +359,7 @@ func Check(in *Input, engine bool) error {
 	case len(in.Lines) > MaxEngineLines:
 		field("lines", "max_items", fmt.Sprintf("an entry has at most %d lines", MaxEngineLines))
 	}
-	issues = append(issues, lineShapes(in.Lines, "lines")...)
+	issues = append(issues, lineShapes(in.Lines, "lines", engine)...)
 	if len(issues) > 0 {
 		return apierr.Validation(issues...)
 	}
@@ -354,8 +381,9 @@ func Check(in *Input, engine bool) error {
 	return nil
 }
 
-// lineShapes checks each line's fields other than its amounts.
-func lineShapes(lines []Line, at string) []apierr.Issue {
+// lineShapes checks each line's fields other than its amounts; an
+// engine's lines may carry any code the dimension register holds.
+func lineShapes(lines []Line, at string, engine bool) []apierr.Issue {
 	var issues []apierr.Issue
 	for i := range lines {
 		l := &lines[i]
@@ -391,7 +419,7 @@ func lineShapes(lines []Line, at string) []apierr.Issue {
 			if !dimensionNumber.MatchString(k) {
 				add("dimensions", "pattern", "keys are SIE dimension numbers such as \"1\" or \"6\", not "+k)
 			}
-			if !ValidDimensionCode(v) {
+			if !ValidDimensionCode(v) && !(engine && HeldDimensionCode(v)) {
 				add("dimensions", "pattern", "value codes are 1-20 characters A-Ö, digits, _, + or -")
 			}
 		}

@@ -209,7 +209,7 @@ func (s *Store) StrikeLines(ctx context.Context, company, id uuid.UUID, strike [
 	if len(strike) == 0 && len(add) == 0 {
 		return Strike{}, apierr.Field("strike_line_ids", "required", "send strike_line_ids, lines or both")
 	}
-	if issues := lineShapes(add, "lines"); len(issues) > 0 {
+	if issues := lineShapes(add, "lines", false); len(issues) > 0 {
 		return Strike{}, apierr.Validation(issues...)
 	}
 	if err := CheckAmounts(add, "lines"); err != nil {

@@ -219,6 +219,12 @@ func (r *Reader) take() (*raw, error) {
 		if len(line) > MaxLine {
 			return nil, &Problem{Line: r.line, Record: label(line), Issue: fmt.Sprintf("a line longer than %d bytes", MaxLine)}
 		}
+		if bytes.IndexByte(line, 0) >= 0 {
+			// No text column holds a NUL, so no field of the line can be
+			// kept: the line is a problem, wherever the byte is.
+			return nil, &Problem{Line: r.line, Record: label(bytes.ReplaceAll(line, []byte{0}, nil)),
+				Issue: "the line holds a NUL byte (0x00), which no text can hold"}
+		}
 		t := bytes.TrimSpace(line)
 		if len(t) == 0 {
 			continue

@@ -77,29 +77,32 @@ type Posting struct {
 
 // plan turns voucher v into a Posting for the year period: series
 // (defaultSeries when the file's is empty), number (the file's plus its
-// series' offset; 0 for the ledger to number), text, rows of 0.00 left
-// out. ok is false for a voucher with nothing to book.
-func plan(v sie.Voucher, period uuid.UUID, imp uuid.UUID, defaultSeries string, offsets map[string]int) (Posting, bool) {
-	series := v.Series
-	if series == "" {
-		series = defaultSeries
+// series' offset; 0 for the ledger to number, as it numbers a series a
+// program kept for itself), text, rows of 0.00 left out. ok is false for
+// a voucher with nothing to book.
+func plan(v sie.Voucher, period uuid.UUID, imp uuid.UUID, defaultSeries string, series map[string]*Series, offsets map[string]int) (Posting, bool) {
+	name := v.Series
+	if name == "" {
+		name = defaultSeries
 	}
 	number := 0
-	if n, err := strconv.Atoi(v.Number); err == nil {
-		number = n + offsets[series]
+	if n, err := strconv.Atoi(v.Number); err == nil && n > 0 && (series[v.Series] == nil || !series[v.Series].Internal) {
+		number = n + offsets[name]
 	}
 	desc := strings.TrimSpace(v.Text)
 	if desc == "" {
-		desc = "Verifikat " + strings.TrimSpace(series+" "+v.Number) + " (SIE-import)"
+		desc = "Verifikat " + strings.TrimSpace(name+" "+v.Number) + " (SIE-import)"
 	}
-	src := "sie:" + series + ":" + v.Number
+	src := "sie:" + name + ":" + v.Number
 	p := Posting{FileNumber: v.Number}
-	in := ledger.Input{PeriodID: period, Date: v.Date, Description: desc, Series: series, SourceType: "import",
+	in := ledger.Input{PeriodID: period, Date: v.Date, Description: desc, Series: name, SourceType: "import",
 		SourceID: &src}
+	stands := false
 	for _, r := range v.Rows {
 		if r.Amount.IsZero() {
 			continue
 		}
+		stands = stands || r.Kind != sie.Struck
 		switch r.Kind {
 		case sie.Added:
 			p.Added = append(p.Added, line(r, 0))
@@ -117,7 +120,7 @@ func plan(v sie.Voucher, period uuid.UUID, imp uuid.UUID, defaultSeries string, 
 	}
 	id := imp
 	p.Entry = ledger.BatchEntry{Input: in, Number: number, Import: &id}
-	return p, len(in.Lines) > 0
+	return p, stands
 }
 
 // firstRegistered reports whether a corrected voucher balanced as it was

@@ -2,7 +2,6 @@ package sieimport
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"sort"
 	"strconv"
@@ -11,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/kontera/kontera/internal/bas"
+	"github.com/kontera/kontera/internal/chart"
+	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/sie"
@@ -63,6 +64,13 @@ type Series struct {
 	// Unnumbered vouchers (a 4I file's empty number) are numbered by the
 	// ledger.
 	Unnumbered int `json:"unnumbered,omitempty"`
+	// Internal is a series a program kept for itself (a symbol or digits
+	// for a name, every voucher with the same number or none): the
+	// ledger numbers its vouchers in file order.
+	Internal bool        `json:"internal,omitempty"`
+	numbers  map[int]int // voucher number → the line of its first #VER
+	repeated []sie.Problem
+	zero     int // vouchers numbered 0
 }
 
 // Summary is what pass 1 learns of a file: everything but the vouchers
@@ -95,10 +103,27 @@ type Summary struct {
 	Used       []string           `json:"used_accounts,omitempty"` // accounts rows book
 	Checksum   bool               `json:"checksum"`
 	Warnings   []Warning          `json:"warnings,omitempty"`
-	numbers    map[string]map[int]int
-	accounts   map[string]int
-	objects    map[Object]bool
-	used       map[string]bool
+	// YearLine is the line of #RAR 0, for a refusal of the year.
+	YearLine int `json:"year_line,omitempty"`
+	accounts map[string]int
+	objects  map[Object]bool
+	used     map[string]bool
+	// unheld are the #OBJEKT codes the register cannot hold as a client
+	// writes them, decided at the end by whether a row uses them;
+	// tagged the codes rows use.
+	unheld  []heldObject
+	tagged  map[Object]int
+	sru     []map[string]any
+	emptied []map[string]any
+	balance map[string]money.Amount // each account's running balance
+	bad     func(sie.Problem)
+}
+
+// heldObject is an #OBJEKT whose code only an import's register holds,
+// and where it stands.
+type heldObject struct {
+	Object
+	line int
 }
 
 // Warning is something an import tells about a file without refusing
@@ -121,9 +146,16 @@ const (
 	WarnOpeningUnbalanced = "SIE_OPENING_BALANCE_UNBALANCED"
 	WarnZeroRows          = "SIE_ZERO_ROWS_SKIPPED"
 	WarnEmpty             = "SIE_EMPTY_VOUCHERS_SKIPPED"
-	WarnClass             = "SIE_ACCOUNT_OUTSIDE_CHART"
-	WarnObject            = "SIE_OBJECT_CREATED"
 	WarnMismatch          = "SIE_BALANCE_MISMATCH"
+	// WarnSRU: an #SRU code the chart cannot hold (0, letters) was read
+	// as no code.
+	WarnSRU = "SIE_SRU_CODE_IGNORED"
+	// WarnNumbered: a series' vouchers were numbered by the ledger, their
+	// file numbers kept in source_id.
+	WarnNumbered = "SIE_VOUCHER_RENUMBERED"
+	// WarnObjectsSkipped: #OBJEKT codes the register cannot hold, used by
+	// no row, were left out.
+	WarnObjectsSkipped = "SIE_OBJECTS_SKIPPED"
 )
 
 // Scan is pass 1: it reads a whole file (in encoding enc) and answers
@@ -133,14 +165,15 @@ const (
 // 0), an #IB on classes 3-8, an account or object code the books cannot
 // hold, a checksum that does not match, a truncated file.
 func Scan(r io.Reader, enc sie.Encoding) (*Summary, []sie.Problem, error) {
-	s := &Summary{Encoding: enc, Years: map[int]Span{}, Series: map[string]*Series{}, numbers: map[string]map[int]int{},
-		accounts: map[string]int{}, objects: map[Object]bool{}, used: map[string]bool{}}
+	s := &Summary{Encoding: enc, Years: map[int]Span{}, Series: map[string]*Series{}, accounts: map[string]int{},
+		objects: map[Object]bool{}, used: map[string]bool{}, tagged: map[Object]int{}, balance: map[string]money.Amount{}}
 	var probs []sie.Problem
 	bad := func(p sie.Problem) {
 		if len(probs) < MaxErrors {
 			probs = append(probs, p)
 		}
 	}
+	s.bad = bad
 	rd := sie.NewReader(r, enc)
 	var vouchers []sie.Record // held until #RAR is surely read: it may follow them in a careless file
 	for {
@@ -164,7 +197,7 @@ func Scan(r io.Reader, enc sie.Encoding) (*Summary, []sie.Problem, error) {
 			vouchers = append(vouchers, rec)
 			if len(vouchers) >= 1000 {
 				for _, v := range vouchers {
-					s.voucher(v, bad)
+					s.voucher(v)
 				}
 				vouchers = vouchers[:0]
 			}
@@ -173,7 +206,7 @@ func Scan(r io.Reader, enc sie.Encoding) (*Summary, []sie.Problem, error) {
 		s.record(rec, bad)
 	}
 	for _, v := range vouchers {
-		s.voucher(v, bad)
+		s.voucher(v)
 	}
 	s.Checksum = rd.Checksummed()
 	s.finish()
@@ -201,6 +234,15 @@ func (s *Summary) record(rec sie.Record, bad func(sie.Problem)) {
 			issue("#RAR needs a year number and two dates YYYYMMDD, the first not after the second")
 			return
 		}
+		if y == 0 {
+			if err := fiscal.CheckShape(fiscal.Span{Start: start, End: end}, true); err != nil {
+				issue("the fiscal year " + start.Format(time.DateOnly) + " – " + end.Format(time.DateOnly) +
+					" cannot be kept: a year ends on the last day of a month, after it starts, and lasts at most " +
+					strconv.Itoa(fiscal.MaxMonths) + " months")
+				return
+			}
+			s.YearLine = rec.Line
+		}
 		s.Years[y] = Span{Start: start, End: end}
 	case "#KONTO", "#KTYP", "#SRU":
 		n := rec.Text(0)
@@ -218,8 +260,15 @@ func (s *Summary) record(rec sie.Record, bad func(sie.Problem)) {
 		case "#KTYP":
 			a.Type = strings.ToUpper(rec.Text(1))
 		case "#SRU":
+			code := rec.Text(1)
+			if !chart.ValidSRU(code) {
+				// Programs write 0 (or a form's letter code) for an
+				// account without a field; the chart keeps none.
+				s.sru = append(s.sru, map[string]any{"account": n, "code": code, "line": rec.Line})
+				return
+			}
 			if a.SRU == "" {
-				a.SRU = rec.Text(1)
+				a.SRU = code
 			}
 		}
 	case "#DIM", "#UNDERDIM":
@@ -243,11 +292,22 @@ func (s *Summary) record(rec sie.Record, bad func(sie.Problem)) {
 			return
 		}
 		o := Object{Dim: no, Code: rec.Text(1), Name: strings.TrimSpace(rec.Text(2))}
-		if !ledger.ValidDimensionCode(o.Code) {
-			issue("the object code " + strconv.Quote(o.Code) + " cannot be held by the dimension register (1-20 characters A-Ö, digits, _, + or -)")
+		if utf8.RuneCountInString(o.Name) > 200 {
+			issue("the object name is longer than 200 characters")
 			return
 		}
-		s.objects[Object{Dim: o.Dim, Code: o.Code}] = true
+		k := Object{Dim: o.Dim, Code: o.Code}
+		if s.objects[k] {
+			return
+		}
+		if !ledger.ValidDimensionCode(o.Code) {
+			// Kept if a row uses it and the register can hold it; which
+			// is known at the end.
+			s.unheld = append(s.unheld, heldObject{Object: o, line: rec.Line})
+			s.objects[k] = true
+			return
+		}
+		s.objects[k] = true
 		s.Objects = append(s.Objects, o)
 	case "#IB", "#UB", "#RES", "#PSALDO":
 		b, p := sie.ParseBalance(rec)
@@ -263,9 +323,17 @@ func (s *Summary) record(rec sie.Record, bad func(sie.Problem)) {
 			issue("an opening balance (#IB) on " + b.Account + ": classes 3-8 are result accounts, which open at 0")
 			return
 		}
+		if b.Amount.OverMax() {
+			issue("the balance is past the largest an account may hold, " + money.Max.String())
+			return
+		}
 		a := Amount{Account: b.Account, Period: b.Period, Amount: b.Amount}
 		switch {
 		case rec.Label == "#IB" && b.Year == 0:
+			if !s.move(b.Account, b.Amount) {
+				issue("the opening balances of " + b.Account + " add up past the largest an account may hold, " + money.Max.String())
+				return
+			}
 			s.Opening = append(s.Opening, a)
 		case rec.Label == "#UB" && b.Year == 0:
 			s.Closing = append(s.Closing, a)
@@ -289,175 +357,10 @@ func (s *Summary) account(n string) *Account {
 	return &s.Accounts[i]
 }
 
-// voucher takes in one #VER.
-func (s *Summary) voucher(rec sie.Record, bad func(sie.Problem)) {
-	v, probs := sie.ParseVoucher(rec)
-	for _, p := range probs {
-		bad(p)
-	}
-	if len(probs) > 0 {
-		return
-	}
-	issue := func(line int, record, msg string) { bad(sie.Problem{Line: line, Record: record, Issue: msg}) }
-	if v.Series != "" && !SeriesOK(v.Series) {
-		issue(v.Line, "#VER", "the series "+strconv.Quote(v.Series)+" must be 1-10 characters without blanks")
-		return
-	}
-	number := 0
-	if v.Number != "" {
-		n, err := strconv.Atoi(v.Number)
-		if err != nil || n < 1 || n > 2147483647 {
-			issue(v.Line, "#VER", "the voucher number "+strconv.Quote(v.Number)+" is not a number from 1 up")
-			return
-		}
-		number = n
-	}
-	if y, ok := s.Years[0]; ok && (v.Date.Before(y.Start) || v.Date.After(y.End)) {
-		issue(v.Line, "#VER", fmt.Sprintf("the date %s lies outside the year %s – %s (#RAR 0)", v.Date.Format(time.DateOnly),
-			y.Start.Format(time.DateOnly), y.End.Format(time.DateOnly)))
-		return
-	}
-	if utf8.RuneCountInString(v.Text) > 500 {
-		issue(v.Line, "#VER", "the voucher text is longer than 500 characters")
-		return
-	}
-	booked, corrected := 0, false
-	for _, r := range v.Rows {
-		if r.Kind != sie.Kept {
-			corrected = true
-		}
-		if !bas.ValidNumber(r.Account) {
-			issue(r.Line, "#TRANS", "the account "+strconv.Quote(r.Account)+" is not four digits: the chart cannot hold it")
-			return
-		}
-		if r.Amount.OverMax() {
-			issue(r.Line, "#TRANS", "the amount is past the largest a line may book, "+money.Max.String())
-			return
-		}
-		if utf8.RuneCountInString(r.Text) > 450 {
-			issue(r.Line, "#TRANS", "the row text is longer than 450 characters")
-			return
-		}
-		for _, o := range r.Objects {
-			if !ledger.ValidDimensionCode(o.Code) {
-				issue(r.Line, "#TRANS", "the object code "+strconv.Quote(o.Code)+" cannot be held by the dimension register (1-20 characters A-Ö, digits, _, + or -)")
-				return
-			}
-			dim, err := strconv.Atoi(o.Dim)
-			if err != nil || dim < 1 || dim > 9999 {
-				issue(r.Line, "#TRANS", "the dimension number "+strconv.Quote(o.Dim)+" is not a number from 1 to 9999")
-				return
-			}
-			if k := (Object{Dim: dim, Code: o.Code}); !s.objects[k] {
-				s.objects[k] = true
-				s.Objects = append(s.Objects, k)
-			}
-		}
-		if r.Kind == sie.Struck {
-			continue
-		}
-		if r.Amount.IsZero() {
-			s.ZeroRows++
-			continue
-		}
-		booked++
-		if !s.used[r.Account] {
-			s.used[r.Account] = true
-			s.Used = append(s.Used, r.Account)
-		}
-	}
-	if len(v.Rows) > ledger.MaxEngineLines {
-		issue(v.Line, "#VER", fmt.Sprintf("a voucher has at most %d rows", ledger.MaxEngineLines))
-		return
-	}
-	if corrected && !firstRegistered(v) {
-		issue(v.Line, "#VER", "the rows struck afterwards (#BTRANS) and added afterwards (#RTRANS) do not balance each other, so the voucher as first registered did not balance")
-		return
-	}
-	if corrected {
-		s.Corrected++
-	}
-	if booked == 0 {
-		s.Empty++
-	}
-	s.Rows += booked
-	if s.First == nil || v.Date.Before(*s.First) {
-		d := v.Date
-		s.First = &d
-	}
-	if s.Last == nil || v.Date.After(*s.Last) {
-		d := v.Date
-		s.Last = &d
-	}
-	st := s.Series[v.Series]
-	if st == nil {
-		st = &Series{}
-		s.Series[v.Series] = st
-		s.numbers[v.Series] = map[int]int{}
-	}
-	st.Count++
-	if number == 0 {
-		st.Unnumbered++
-		return
-	}
-	if first, dup := s.numbers[v.Series][number]; dup {
-		issue(v.Line, "#VER", fmt.Sprintf("voucher %s %d is in the file twice (first on line %d)", v.Series, number, first))
-		return
-	}
-	s.numbers[v.Series][number] = v.Line
-	if st.Min == 0 || number < st.Min {
-		st.Min = number
-	}
-	st.Max = max(st.Max, number)
-}
-
-// finish adds the warnings pass 1 can give on its own: gaps in a
-// series' numbers, rows of zero and empty vouchers left out.
-func (s *Summary) finish() {
-	names := make([]string, 0, len(s.Series))
-	for k := range s.Series {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	for _, k := range names {
-		nums := make([]int, 0, len(s.numbers[k]))
-		for n := range s.numbers[k] {
-			nums = append(nums, n)
-		}
-		sort.Ints(nums)
-		for i := 1; i < len(nums); i++ {
-			if nums[i] > nums[i-1]+1 {
-				s.Warnings = append(s.Warnings, Warning{Code: WarnGap,
-					MessageSv: fmt.Sprintf("Serie %s saknar verifikationsnummer %d–%d i filen.", k, nums[i-1]+1, nums[i]-1),
-					MessageEn: fmt.Sprintf("Series %s lacks voucher numbers %d–%d in the file.", k, nums[i-1]+1, nums[i]-1),
-					Details:   map[string]any{"series": k, "from": nums[i-1] + 1, "to": nums[i] - 1}})
-			}
-		}
-	}
-	if s.ZeroRows > 0 {
-		s.Warnings = append(s.Warnings, Warning{Code: WarnZeroRows,
-			MessageSv: fmt.Sprintf("%d rader på 0,00 kr räknades men bokfördes inte.", s.ZeroRows),
-			MessageEn: fmt.Sprintf("%d rows of 0.00 were counted but not booked.", s.ZeroRows),
-			Details:   map[string]any{"rows": s.ZeroRows}})
-	}
-	if s.Empty > 0 {
-		s.Warnings = append(s.Warnings, Warning{Code: WarnEmpty,
-			MessageSv: fmt.Sprintf("%d verifikationer hade bara rader på 0,00 kr och bokfördes inte.", s.Empty),
-			MessageEn: fmt.Sprintf("%d vouchers held only rows of 0.00 and were not booked.", s.Empty),
-			Details:   map[string]any{"vouchers": s.Empty}})
-	}
-}
-
-// SeriesOK reports whether a file's series can be kept: 1-10 characters
-// without blanks or control characters.
-func SeriesOK(s string) bool {
-	if s == "" || utf8.RuneCountInString(s) > 10 {
-		return false
-	}
-	for _, r := range s {
-		if r <= ' ' || r == 0x7f || (r >= 0x80 && r < 0xa0) {
-			return false
-		}
-	}
-	return true
+// move adds amount to account's running balance, false when that passes
+// the largest balance the books hold.
+func (s *Summary) move(account string, amount money.Amount) bool {
+	b := s.balance[account].Add(amount)
+	s.balance[account] = b
+	return !b.OverMax()
 }

@@ -59,7 +59,7 @@ func TestScanRefusals(t *testing.T) {
 		"not a number": {"#VER A 1b 20250105\n{\n#TRANS 1930 {} 1\n#TRANS 3001 {} -1\n}\n", "not a number"},
 		"outside":      {"#VER A 1 20240105\n{\n#TRANS 1930 {} 1\n#TRANS 3001 {} -1\n}\n", "outside the year"},
 		"ib on 3xxx":   {"#IB 0 3001 100\n", "classes 3-8"},
-		"object":       {"#VER A 1 20250105\n{\n#TRANS 1930 {6 \"P 1\"} 1\n#TRANS 3001 {} -1\n}\n", "object code"},
+		"object":       {"#VER A 1 20250105\n{\n#TRANS 1930 {6 \"P\x011\"} 1\n#TRANS 3001 {} -1\n}\n", "control character"},
 		"checksum":     {"", ""},
 	} {
 		if name == "checksum" {
@@ -81,6 +81,76 @@ func TestGeneratedFilesScanClean(t *testing.T) {
 		s, probs := scan(t, sietest.Write(spec))
 		if len(probs) > 0 || s.Vouchers != spec.Vouchers || !s.Checksum && spec.Checksum {
 			t.Fatalf("%+v: %v %+v", spec, probs, s)
+		}
+	}
+}
+
+// Each quirk other programs' files carry is taken with its warning, or
+// refused at its line.
+func TestScanQuirks(t *testing.T) {
+	for _, q := range sietest.Quirks(2025) {
+		s, probs := scan(t, q.File)
+		if q.Refused > 0 {
+			found := false
+			for _, p := range probs {
+				found = found || p.Line == q.Refused
+			}
+			if !found {
+				t.Errorf("%s: problems %v, want one on line %d", q.Name, probs, q.Refused)
+			}
+			continue
+		}
+		if len(probs) > 0 {
+			t.Errorf("%s: refused: %v", q.Name, probs)
+			continue
+		}
+		codes := map[string]bool{}
+		for _, w := range s.Warnings {
+			codes[w.Code] = true
+		}
+		if q.Warning != "" && !codes[q.Warning] {
+			t.Errorf("%s: warnings %v, want %s", q.Name, s.Warnings, q.Warning)
+		}
+	}
+}
+
+// A series named by a symbol or digits whose vouchers share one number
+// (or none) is the program's own: numbered by the ledger, no duplicate;
+// a letter series with a repeated number is refused.
+func TestInternalSeries(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		numbers []int // -1: empty
+		want    bool
+	}{
+		{"#", []int{0, 0, 0}, true},
+		{"*", []int{-1, -1}, true},
+		{"11", []int{1, 1}, true},
+		{"9", []int{0}, true},
+		{"11", []int{1, 2}, false},
+		{"1", []int{1}, false},
+		{"A", []int{1, 1}, false},
+		{"LEV1", []int{0, 0}, false},
+		{"#", []int{1, 2, 2}, false},
+	} {
+		st := &Series{numbers: map[int]int{}}
+		for _, n := range c.numbers {
+			st.Count++
+			switch {
+			case n < 0:
+				st.Unnumbered++
+				continue
+			case n == 0:
+				st.zero++
+			}
+			if _, dup := st.numbers[n]; dup {
+				st.repeated = append(st.repeated, sie.Problem{})
+				continue
+			}
+			st.numbers[n] = 1
+		}
+		if got := internal(c.name, st); got != c.want {
+			t.Errorf("%s %v: internal %v", c.name, c.numbers, got)
 		}
 	}
 }
