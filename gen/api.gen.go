@@ -7453,8 +7453,8 @@ type ContinuityCheckTagged struct {
 	// Difference A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
 	Difference Sum `json:"difference"`
 
-	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
-	Dimensions Dimensions `json:"dimensions"`
+	// Dimensions Dimension tags of a booked line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code. Codes written through the API have the shape Dimensions states; a line an SIE import booked keeps the file's code, any printable characters up to 100.
+	Dimensions HeldDimensions `json:"dimensions"`
 
 	// OpeningBalance A sum of amounts in kronor (a total, a turnover or a running balance) with two decimals, as a JSON number. Each amount summed is at most 999 999 999 999.99; a sum may be larger.
 	OpeningBalance Sum `json:"opening_balance"`
@@ -8134,7 +8134,7 @@ type DimensionResult struct {
 
 // DimensionValue A value (SIE #OBJEKT) of a dimension: a cost centre, a project, ...
 type DimensionValue struct {
-	// Code Case-sensitive and immutable: letters A-Ö, digits, _, + and -, at most 20.
+	// Code Case-sensitive and immutable. A value made through the API has 1-20 letters A-Ö, digits, _, + and -; one an SIE import kept from another program's file may hold any printable characters, up to 100.
 	Code        string             `json:"code"`
 	CreatedAt   time.Time          `json:"created_at"`
 	DimensionId openapi_types.UUID `json:"dimension_id"`
@@ -8233,7 +8233,7 @@ type DimensionValuePatch struct {
 
 // DimensionValuePreview A value as a dry run of create would store it: id and timestamps null.
 type DimensionValuePreview struct {
-	// Code Case-sensitive and immutable: letters A-Ö, digits, _, + and -, at most 20.
+	// Code Case-sensitive and immutable. A value made through the API has 1-20 letters A-Ö, digits, _, + and -; one an SIE import kept from another program's file may hold any printable characters, up to 100.
 	Code        string                       `json:"code"`
 	CreatedAt   nullable.Nullable[time.Time] `json:"created_at"`
 	DimensionId openapi_types.UUID           `json:"dimension_id"`
@@ -9328,6 +9328,9 @@ type HealthResponse struct {
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
 }
+
+// HeldDimensions Dimension tags of a booked line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code. Codes written through the API have the shape Dimensions states; a line an SIE import booked keeps the file's code, any printable characters up to 100.
+type HeldDimensions map[string]string
 
 // HistoryByCategory defines model for HistoryByCategory.
 type HistoryByCategory struct {
@@ -10923,7 +10926,9 @@ type JournalEntry struct {
 	UpdatedAt  time.Time `json:"updated_at"`
 
 	// VoucherNumber 0 for a draft; posted entries are numbered 1, 2, ... per period and series, without gaps.
-	VoucherNumber int    `json:"voucher_number"`
+	VoucherNumber int `json:"voucher_number"`
+
+	// VoucherSeries One letter A-Z for what is written through the API. The opening balance of every year is in series IB. An SIE import keeps the file's own series (IB, 11, #, LEV1: 1-10 characters without blanks).
 	VoucherSeries string `json:"voucher_series"`
 }
 
@@ -11032,7 +11037,9 @@ type JournalEntryListItem struct {
 	Status JournalEntryStatus `json:"status"`
 
 	// VoucherNumber 0 for a draft; posted entries are numbered 1, 2, ... per period and series, without gaps.
-	VoucherNumber int    `json:"voucher_number"`
+	VoucherNumber int `json:"voucher_number"`
+
+	// VoucherSeries One letter A-Z for what is written through the API. The opening balance of every year is in series IB. An SIE import keeps the file's own series (IB, 11, #, LEV1: 1-10 characters without blanks).
 	VoucherSeries string `json:"voucher_series"`
 }
 
@@ -11083,7 +11090,9 @@ type JournalEntryPreview struct {
 	TotalDebit Sum `json:"total_debit"`
 
 	// VoucherNumber 0 for a draft; posted entries are numbered 1, 2, ... per period and series, without gaps.
-	VoucherNumber int    `json:"voucher_number"`
+	VoucherNumber int `json:"voucher_number"`
+
+	// VoucherSeries One letter A-Z for what is written through the API. The opening balance of every year is in series IB. An SIE import keeps the file's own series (IB, 11, #, LEV1: 1-10 characters without blanks).
 	VoucherSeries string `json:"voucher_series"`
 }
 
@@ -11161,8 +11170,8 @@ type JournalLine struct {
 	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DebitAmount Amount `json:"debit_amount"`
 
-	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
-	Dimensions      Dimensions                      `json:"dimensions"`
+	// Dimensions Dimension tags of a booked line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code. Codes written through the API have the shape Dimensions states; a line an SIE import booked keeps the file's code, any printable characters up to 100.
+	Dimensions      HeldDimensions                  `json:"dimensions"`
 	ExchangeRate    nullable.Nullable[ExchangeRate] `json:"exchange_rate"`
 	Id              openapi_types.UUID              `json:"id"`
 	LineDescription nullable.Nullable[string]       `json:"line_description"`
@@ -11218,8 +11227,8 @@ type JournalLinePreview struct {
 	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DebitAmount Amount `json:"debit_amount"`
 
-	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
-	Dimensions      Dimensions                      `json:"dimensions"`
+	// Dimensions Dimension tags of a booked line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code. Codes written through the API have the shape Dimensions states; a line an SIE import booked keeps the file's code, any printable characters up to 100.
+	Dimensions      HeldDimensions                  `json:"dimensions"`
 	ExchangeRate    nullable.Nullable[ExchangeRate] `json:"exchange_rate"`
 	LineDescription nullable.Nullable[string]       `json:"line_description"`
 	Project         nullable.Nullable[string]       `json:"project"`
@@ -12531,8 +12540,8 @@ type PostingLine struct {
 	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	DebitAmount Amount `json:"debit_amount"`
 
-	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
-	Dimensions Dimensions `json:"dimensions"`
+	// Dimensions Dimension tags of a booked line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code. Codes written through the API have the shape Dimensions states; a line an SIE import booked keeps the file's code, any printable characters up to 100.
+	Dimensions HeldDimensions `json:"dimensions"`
 }
 
 // PsPeriod Period of the EU sales list (periodisk sammanställning).
@@ -14054,7 +14063,7 @@ type SieImportState string
 
 // SieImportWarning defines model for SieImportWarning.
 type SieImportWarning struct {
-	// Code SIE_VOUCHER_GAP, SIE_IMPORT_RENUMBERED (details: series, offset; from_file_number when a series was taken while the import paused), SIE_ORG_NUMBER_MISMATCH, SIE_OPENING_BALANCE_KEPT, SIE_OPENING_BALANCE_UNBALANCED (the difference booked on 2999), SIE_ZERO_ROWS_SKIPPED, SIE_EMPTY_VOUCHERS_SKIPPED, SIE_BALANCE_MISMATCH.
+	// Code SIE_VOUCHER_GAP, SIE_IMPORT_RENUMBERED (details: series, offset; from_file_number when a series was taken while the import paused), SIE_VOUCHER_RENUMBERED (a series a program numbers for itself, named by a symbol or digits with one number or none on every voucher: numbered in file order, the file's number in source_id; details: series, count), SIE_SRU_CODE_IGNORED (an #SRU code that is not four digits, such as 0, read as none; details: count, codes), SIE_OBJECTS_SKIPPED (#OBJEKT codes the register cannot hold that no row uses; details: count, objects), SIE_ORG_NUMBER_MISMATCH, SIE_OPENING_BALANCE_KEPT, SIE_OPENING_BALANCE_UNBALANCED (the difference booked on 2999), SIE_ZERO_ROWS_SKIPPED, SIE_EMPTY_VOUCHERS_SKIPPED (rows of 0.00 only, or every row struck by #BTRANS; details: vouchers, skipped), SIE_BALANCE_MISMATCH.
 	Code      string                  `json:"code"`
 	Details   *map[string]interface{} `json:"details,omitempty"`
 	MessageEn string                  `json:"message_en"`

@@ -52,6 +52,10 @@ func TestSieImportQuirks(t *testing.T) {
 		if got := imp.at("data.result.vouchers_posted"); got != float64(q.Vouchers) {
 			t.Errorf("%s: %v vouchers posted, want %d", q.Name, got, q.Vouchers)
 		}
+		// What the import kept (a file's series, its object codes) reads
+		// back as the document states it.
+		b.get(b.base+"/journal-entries?limit=100", b.token).status(t, 200)
+		b.get(b.base+"/dimensions", b.token).status(t, 200)
 		got := b.booksBalances(t, imp.str("data.fiscal_period_id"))
 		for acct, v := range q.Balances {
 			if want, _ := strconv.ParseFloat(v.String(), 64); got[acct] != want {

@@ -320,7 +320,7 @@ func preview(e Entry) gen.JournalEntryPreview {
 }
 
 func linePreview(l Line) gen.JournalLinePreview {
-	dims := gen.Dimensions{}
+	dims := gen.HeldDimensions{}
 	for k, v := range l.Dimensions {
 		dims[k] = v
 	}
@@ -358,7 +358,7 @@ func PostingLines(lines []Line) []gen.PostingLine {
 			tags = Dimensions{}
 		}
 		out[i] = gen.PostingLine{AccountNumber: l.Account, DebitAmount: l.Debit, CreditAmount: l.Credit,
-			Dimensions: gen.Dimensions(tags)}
+			Dimensions: gen.HeldDimensions(tags)}
 	}
 	return out
 }

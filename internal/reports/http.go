@@ -352,7 +352,7 @@ func (h *Handler) GetContinuityCheck(ctx context.Context, req gen.GetContinuityC
 			return nil, err
 		}
 		for _, r := range tagged {
-			dims := gen.Dimensions{}
+			dims := gen.HeldDimensions{}
 			for k, v := range r.Tags {
 				dims[k] = v
 			}
