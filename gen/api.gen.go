@@ -50480,6 +50480,20 @@ func (response ResumeSieImport200JSONResponse) VisitResumeSieImportResponse(w ht
 	return err
 }
 
+type ResumeSieImport202JSONResponse SieImportActionResponse
+
+func (response ResumeSieImport202JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ResumeSieImport400JSONResponse struct{ BadRequestJSONResponse }
 
 func (response ResumeSieImport400JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
@@ -50651,6 +50665,20 @@ func (response UndoSieImport200JSONResponse) VisitUndoSieImportResponse(w http.R
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type UndoSieImport202JSONResponse SieImportActionResponse
+
+func (response UndoSieImport202JSONResponse) VisitUndoSieImportResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
 	_, err := buf.WriteTo(w)
 	return err
 }

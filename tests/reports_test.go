@@ -116,8 +116,8 @@ func TestGeneralLedger(t *testing.T) {
 	if a["opening_balance"] != float64(25000) || a["closing_balance"] != 25599.5 || a["continued"] != false {
 		t.Fatalf("1930: %v", a)
 	}
-	// The opening balance (A1) is not a line; running balance by hand.
-	want := []glLine{{"1930", "A2", 26250}, {"1930", "A3", 25750}, {"1930", "A4", 25599.5}, {"1930", "A5", 25698.5}, {"1930", "A6", 25599.5}}
+	// The opening balance (IB1) is not a line; running balance by hand.
+	want := []glLine{{"1930", "A1", 26250}, {"1930", "A2", 25750}, {"1930", "A3", 25599.5}, {"1930", "A4", 25698.5}, {"1930", "A5", 25599.5}}
 	all, _ := b.ledgerLines(t, url.Values{"account_from": {"1930"}, "account_to": {"1930"}})
 	if fmt.Sprint(all) != fmt.Sprint(want) {
 		t.Fatalf("1930 lines %v, want %v", all, want)
@@ -160,23 +160,28 @@ func TestJournalRegister(t *testing.T) {
 	if len(entries) != 6 {
 		t.Fatalf("entries: %s", r.Body)
 	}
+	// Series A from A1, then the opening balance in its own series IB.
 	for i, e := range entries {
-		if v := e.(map[string]any)["voucher"]; v != fmt.Sprintf("A%d", i+1) {
+		want := fmt.Sprintf("A%d", i+1)
+		if i == 5 {
+			want = "IB1"
+		}
+		if v := e.(map[string]any)["voucher"]; v != want {
 			t.Fatalf("entry %d is %v", i, v)
 		}
 	}
-	ob := entries[0].(map[string]any)
+	ob := entries[5].(map[string]any)
 	if ob["source_type"] != "opening_balance" || len(ob["lines"].([]any)) != 2 {
 		t.Fatalf("opening balance: %v", ob)
 	}
-	mistaken, storno := entries[4].(map[string]any), entries[5].(map[string]any)
+	mistaken, storno := entries[3].(map[string]any), entries[4].(map[string]any)
 	if mistaken["id"] != wrong || mistaken["status"] != "reversed" || mistaken["reversed_by_id"] != storno["id"] {
 		t.Fatalf("reversed: %v", mistaken)
 	}
 	if storno["is_storno"] != true || storno["reverses_id"] != wrong || storno["total_debit"] != float64(99) {
 		t.Fatalf("storno: %v", storno)
 	}
-	sale := entries[1].(map[string]any)
+	sale := entries[0].(map[string]any)
 	l0 := sale["lines"].([]any)[0].(map[string]any)
 	if l0["account_number"] != "1930" || l0["account_name"] != "Företagskonto/checkkonto/affärskonto" {
 		t.Fatalf("lines: %v", sale)
@@ -196,7 +201,7 @@ func TestJournalRegister(t *testing.T) {
 		}
 		q.Set("cursor", next)
 	}
-	if fmt.Sprint(vouchers) != "[A1 A2 A3 A4 A5 A6]" {
+	if fmt.Sprint(vouchers) != "[A1 A2 A3 A4 A5 IB1]" {
 		t.Fatalf("paged: %v", vouchers)
 	}
 }

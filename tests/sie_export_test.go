@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/sie"
 	"github.com/kontera/kontera/internal/sie/sietest"
 )
@@ -155,6 +156,97 @@ func TestSieExportExcludeClosing(t *testing.T) {
 	if !bytes.Contains(with, []byte("\r\n#UB 0 2099 ")) || bytes.Contains(without, []byte("\r\n#UB 0 2099 ")) {
 		t.Fatalf("2099's #UB:\n%s\n---\n%s", grep(with, "#UB"), grep(without, "#UB"))
 	}
+	if !bytes.Contains(with, []byte("\r\n#RES 0 8999 ")) || bytes.Contains(without, []byte("\r\n#RES 0 8999 ")) {
+		t.Fatalf("8999's #RES:\n%s\n---\n%s", grep(with, "#RES"), grep(without, "#RES"))
+	}
+	agrees(t, readAll(t, with))
+	agrees(t, readAll(t, without))
+}
+
+// agrees checks that a file agrees with itself: #UB and #RES of the year
+// sum to zero, each account's rows (#TRANS, the struck ones aside) add up
+// to its #RES (result accounts) or to its #UB less its #IB (balance
+// accounts), and to its #PSALDO over the months.
+func agrees(t *testing.T, recs []sie.Record) {
+	t.Helper()
+	sum := func(m map[string]money.Amount, k string, a money.Amount) { m[k] = m[k].Add(a) }
+	ib, ub, res, months, rows := map[string]money.Amount{}, map[string]money.Amount{}, map[string]money.Amount{},
+		map[string]money.Amount{}, map[string]money.Amount{}
+	var total money.Amount
+	for _, r := range recs {
+		switch r.Label {
+		case "#IB", "#UB", "#RES", "#PSALDO":
+			b, p := sie.ParseBalance(r)
+			if p != nil {
+				t.Fatal(p)
+			}
+			if b.Year != 0 {
+				continue
+			}
+			switch r.Label {
+			case "#IB":
+				sum(ib, b.Account, b.Amount)
+			case "#UB":
+				sum(ub, b.Account, b.Amount)
+				total = total.Add(b.Amount)
+			case "#RES":
+				sum(res, b.Account, b.Amount)
+				total = total.Add(b.Amount)
+			case "#PSALDO":
+				sum(months, b.Account, b.Amount)
+			}
+		case "#VER":
+			v, probs := sie.ParseVoucher(r)
+			if len(probs) > 0 {
+				t.Fatal(probs)
+			}
+			for _, row := range v.Rows {
+				if row.Kind != sie.Struck {
+					sum(rows, row.Account, row.Amount)
+				}
+			}
+		}
+	}
+	if !total.IsZero() {
+		t.Errorf("#UB and #RES sum to %s", total)
+	}
+	accounts := map[string]bool{}
+	for _, m := range []map[string]money.Amount{ib, ub, res, rows} {
+		for k := range m {
+			accounts[k] = true
+		}
+	}
+	for a := range accounts {
+		moved := res[a]
+		if a[0] == '1' || a[0] == '2' {
+			moved = ub[a].Sub(ib[a])
+		}
+		if rows[a].Cmp(moved) != 0 || months[a].Cmp(rows[a]) != 0 {
+			t.Errorf("%s: rows %s, #PSALDO %s, balances give %s", a, rows[a], months[a], moved)
+		}
+	}
+}
+
+// A #VER without text is booked with one (a verifikat needs it) and
+// exported without one again.
+func TestSieExportEmptyText(t *testing.T) {
+	t.Parallel()
+	b := newSieBooks(t, "2025")
+	file := "#FLAGGA 0\n#SIETYP 4\n#RAR 0 20250101 20251231\n" +
+		"#VER A 1 20250105\n{\n#TRANS 1930 {} 100\n#TRANS 3001 {} -100\n}\n" +
+		"#VER A 2 20250106 \"\"\n{\n#TRANS 1930 {} 50\n#TRANS 3001 {} -50\n}\n" +
+		"#VER A 3 20250107 \"Verifikat A 3 (SIE-import) och mer\"\n{\n#TRANS 1930 {} 5\n#TRANS 3001 {} -5\n}\n"
+	if op, _ := b.imported(t, b.importSie(t, "tom.se", []byte(file), "").status(t, 202)); op.str("data.status") != "succeeded" {
+		t.Fatal(op.Body)
+	}
+	out := b.exportSie(t, b.period, "")
+	for _, want := range []string{"\r\n#VER A 1 20250105 \"\"\r\n", "\r\n#VER A 2 20250106 \"\"\r\n",
+		"\r\n#VER A 3 20250107 \"Verifikat A 3 (SIE-import) och mer\"\r\n"} {
+		if !bytes.Contains(out, []byte(want)) {
+			t.Errorf("no %q in\n%s", want, grep(out, "#VER"))
+		}
+	}
+	agrees(t, readAll(t, out))
 }
 
 func grep(b []byte, label string) string {

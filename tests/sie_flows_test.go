@@ -142,7 +142,7 @@ func TestSieImportUndoAndReplace(t *testing.T) {
 	if dry.at("data.would_reverse") != 41.0 || dry.at("data.operation_id") != nil || dry.str("data.state") != "completed" {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
-	undo := act(id, "undo", b.token, false).status(t, 200)
+	undo := act(id, "undo", b.token, false).status(t, 202)
 	if undo.str("data.state") != "undoing" || undo.str("data.action") != "undo" {
 		t.Fatalf("undo: %s", undo.Body)
 	}
@@ -156,7 +156,7 @@ func TestSieImportUndoAndReplace(t *testing.T) {
 	if r := act(id, "undo", b.token, false).status(t, 200); r.str("data.state") != "undone" {
 		t.Fatalf("undo of an undone import: %s", r.Body)
 	}
-	if n := b.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1 AND source_type = 'storno'
+	if n := b.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1 AND reverses_id IS NOT NULL
 		AND import_id = $2`, b.company, id); n != 41 {
 		t.Fatalf("%d stornos", n)
 	}
@@ -242,10 +242,14 @@ func importBatch(n int) option { return func(c *httpapi.Config) { c.ImportBatch 
 func TestSieImportPausedHoldsAndResumes(t *testing.T) {
 	t.Parallel()
 	b := newSieBooks(t, "2025", importBatch(2))
-	// Each voucher books 375 000 000 000 kr on 1930: the third (in the
-	// second chunk) takes the account past the largest balance the books
-	// hold.
-	file := sietest.Write(sietest.Spec{Year: 2025, Vouchers: 3, Net: 300_000_000_000})
+	// The year opens with 600 000 000 000 kr on 1930, and each voucher
+	// books 162 500 000 000 kr more: the file alone is well within what an
+	// account holds, but its third voucher (in the second chunk) takes
+	// 1930 past the largest balance the books hold.
+	b.periodAction(b.period, "opening-balances/manual", map[string]any{"lines": []map[string]any{
+		{"account_number": "1930", "debit_amount": 600_000_000_000.0}, {"account_number": "2081", "credit_amount": 600_000_000_000.0}}}).
+		status(t, 201)
+	file := sietest.Write(sietest.Spec{Year: 2025, Vouchers: 3, Net: 130_000_000_000})
 	started := b.importSie(t, "stor.se", file, "").status(t, 202)
 	op, imp := b.imported(t, started)
 	if op.str("data.status") != "failed" || op.str("data.error.code") != "ACCOUNT_BALANCE_OUT_OF_RANGE" ||
@@ -277,7 +281,7 @@ func TestSieImportPausedHoldsAndResumes(t *testing.T) {
 
 	// The bookkeeper makes room on 1930, then resumes.
 	b.entry(t, b.period, "2025-05-31", [3]any{"2081", 600_000_000_000.0, 0.0}, [3]any{"1930", 0.0, 600_000_000_000.0})
-	r := act2(b, id, "resume").status(t, 200)
+	r := act2(b, id, "resume").status(t, 202)
 	if r.str("data.action") != "resume" || r.str("data.state") != "queued" || r.str("data.phase") != "vouchers" {
 		t.Fatalf("resume: %s", r.Body)
 	}

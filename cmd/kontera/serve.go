@@ -138,7 +138,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 		log.Info("sealed numbers stored in clear before they were sealed", zap.Int("records", n))
 	}
 	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 60 * time.Second,
-		WriteTimeout: 60 * time.Second, IdleTimeout: 120 * time.Second}
+		WriteTimeout: cfg.WriteTimeout(), IdleTimeout: 120 * time.Second}
 	go janitor(ctx, d, log)
 	go sweeper(ctx, srv, log)
 	go releaser(ctx, srv, log)

@@ -322,6 +322,18 @@ func (c *Config) readBank() error {
 	return err
 }
 
+// WriteTimeout is how long the server may take to answer a request: the
+// statement timeout and half a minute more (at least a minute), so a
+// statement the database cancels still reaches the client as 503
+// DATABASE_TIMEOUT rather than as a dropped connection; none when the
+// statements have no timeout either.
+func (c Config) WriteTimeout() time.Duration {
+	if c.StatementTimeout == 0 {
+		return 0
+	}
+	return max(time.Minute, c.StatementTimeout+30*time.Second)
+}
+
 // Aggregator answers the bank aggregator the configuration names; nil
 // when none is.
 func (c Config) Aggregator() *aggregator.EnableBanking { return c.bank }

@@ -3,6 +3,7 @@ package config
 import (
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/kontera/kontera/internal/documents"
 )
@@ -38,5 +39,17 @@ func TestBlobStore(t *testing.T) {
 		t.Fatalf("s3 store: %v", err)
 	} else if _, ok := b.(*documents.S3); !ok || !c.S3.UseSSL {
 		t.Fatalf("s3 store %T, ssl %v", b, c.S3.UseSSL)
+	}
+}
+
+// The server answers after the database gave up on a statement: the
+// write timeout is always past the statement timeout.
+func TestWriteTimeoutOutlastsStatements(t *testing.T) {
+	for st, want := range map[time.Duration]time.Duration{0: 0, time.Second: time.Minute, time.Minute: 90 * time.Second,
+		5 * time.Minute: 5*time.Minute + 30*time.Second} {
+		got := Config{StatementTimeout: st}.WriteTimeout()
+		if got != want || (st > 0 && got <= st) {
+			t.Errorf("statement timeout %v: write timeout %v, want %v", st, got, want)
+		}
 	}
 }

@@ -536,9 +536,20 @@ func Reversible(e Entry) error {
 	return nil
 }
 
+// OpeningSeries is the voucher series of every year's opening balance,
+// whichever door made it (the year-end, the API, an SIE import): the
+// peer books it as A1, but then series A of a year starts at 2 in the
+// books and in an SIE export, which readers report as a gap, and a file
+// imported into the year collides with it.
+const OpeningSeries = "IB"
+
 // DefaultSeries picks the voucher series of an entry whose caller named
-// none: the company's per-source default, else its default, else A.
+// none: IB for an opening balance, else the company's per-source
+// default, else its default, else A.
 func DefaultSeries(source string, perSource map[string]string, fallback *string) string {
+	if source == SourceOpeningBalance {
+		return OpeningSeries
+	}
 	if s, ok := perSource[source]; ok && seriesPattern.MatchString(s) {
 		return s
 	}

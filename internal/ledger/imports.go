@@ -58,38 +58,34 @@ type Position struct {
 	Number int    `json:"number"`
 }
 
-// ImportTally is what an import wrote that still stands, and what others
-// did to it since.
-type ImportTally struct {
-	// Standing entries the import wrote, not reversed.
-	Standing int `db:"standing"`
-	// Reversed by the import's own undo.
-	Undone int `db:"undone"`
-	// Corrected are the import's entries someone reversed or corrected
-	// inline since (a storno not the undo's, or a rättelse from the API).
-	Corrected []uuid.UUID `db:"-"`
+// ImportCorrections lists (the first 100, in voucher order) the entries
+// import wrote that something other than the import itself reversed or
+// corrected inline since: a storno or correction from the API, or a
+// rättelse not the file's own. It starts from the few such changes, not
+// from the import's many entries, so it stays quick after the largest
+// import.
+func (s *Store) ImportCorrections(ctx context.Context, company, imp uuid.UUID) ([]uuid.UUID, error) {
+	out := []uuid.UUID{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT id FROM (
+			SELECT e.id, e.voucher_series, e.voucher_number FROM journal_entries r
+			JOIN journal_entries e ON e.company_id = r.company_id AND e.id = r.reverses_id
+			WHERE r.company_id = $1 AND r.reverses_id IS NOT NULL AND r.import_id IS DISTINCT FROM $2 AND e.import_id = $2
+			UNION
+			SELECT e.id, e.voucher_series, e.voucher_number FROM journal_rattelser x
+			JOIN journal_entries e ON e.company_id = x.company_id AND e.id = x.journal_entry_id
+			WHERE x.company_id = $1 AND x.source <> 'sie_import' AND e.import_id = $2) c
+		ORDER BY voucher_series, voucher_number LIMIT 100`, company, imp)
+	return out, err
 }
 
-// TallyImport counts the entries import wrote and lists the ones
-// corrected since by anything but the import itself.
-func (s *Store) TallyImport(ctx context.Context, company, imp uuid.UUID) (ImportTally, error) {
-	var t ImportTally
-	var corrected pq.StringArray
-	err := s.db.Q(ctx).QueryRowxContext(ctx, `
-		SELECT count(*) FILTER (WHERE e.reversed_by_id IS NULL),
-			count(*) FILTER (WHERE r.import_id = e.import_id),
-			coalesce(array_agg(e.id::text ORDER BY e.voucher_series, e.voucher_number) FILTER (
-				WHERE (e.reversed_by_id IS NOT NULL AND r.import_id IS DISTINCT FROM e.import_id)
-				   OR EXISTS (SELECT 1 FROM journal_rattelser x WHERE x.company_id = e.company_id
-				              AND x.journal_entry_id = e.id AND x.source <> 'sie_import')), '{}')
-		FROM journal_entries e
-		LEFT JOIN journal_entries r ON r.company_id = e.company_id AND r.id = e.reversed_by_id
-		WHERE e.company_id = $1 AND e.import_id = $2 AND e.reverses_id IS NULL`, company, imp).
-		Scan(&t.Standing, &t.Undone, &corrected)
-	for _, id := range corrected {
-		t.Corrected = append(t.Corrected, uuid.MustParse(id))
-	}
-	return t, err
+// ImportStanding counts the entries import wrote that still stand (not
+// reversed, not themselves a storno): what its undo would reverse.
+func (s *Store) ImportStanding(ctx context.Context, company, imp uuid.UUID) (int, error) {
+	var n int
+	err := s.db.Q(ctx).GetContext(ctx, &n, `SELECT count(*) FROM journal_entries
+		WHERE company_id = $1 AND import_id = $2 AND reverses_id IS NULL AND reversed_by_id IS NULL`, company, imp)
+	return n, err
 }
 
 // PostedIn counts the posted entries that stand in period (not reversed,

@@ -58,7 +58,7 @@ func (s *Store) reversible(ctx context.Context, company, id uuid.UUID, allowDeep
 // stornoSource is the source type of the storno of orig: an opening
 // balance or result appropriation is undone by an entry of its own kind,
 // so the reports count the storno where they counted the original.
-func stornoSource(orig Entry) string {
+func StornoSource(orig Entry) string {
 	if orig.SourceType == SourceOpeningBalance || orig.SourceType == SourceAppropriation {
 		return orig.SourceType
 	}
@@ -69,7 +69,7 @@ func stornoSource(orig Entry) string {
 // database links the two as it posts it.
 func (s *Store) storno(ctx context.Context, company uuid.UUID, orig *Entry, p uuid.UUID, day time.Time, depth int) (Entry, error) {
 	id := orig.ID
-	in := Input{PeriodID: p, Date: day, Series: orig.Series, SourceType: stornoSource(*orig),
+	in := Input{PeriodID: p, Date: day, Series: orig.Series, SourceType: StornoSource(*orig),
 		Description: truncate(fmt.Sprintf("Storno av %s: %s", orig.Voucher(), orig.Description), maxDescription),
 		Lines:       Storno(orig.Lines), ReversesID: &id, ChainDepth: depth, Counterparty: orig.Counterparty}
 	if _, err := s.prepare(ctx, company, &in, true); err != nil {
@@ -108,7 +108,7 @@ func (s *Store) Reverse(ctx context.Context, company, id uuid.UUID, day time.Tim
 			Rule: "not_before_original", Issue: "a storno is not dated before the entry it reverses, " +
 				orig.Date.Format(time.DateOnly)})
 	}
-	p, err := s.covering(ctx, company, day, apierr.PeriodLocked, stornoSource(orig))
+	p, err := s.covering(ctx, company, day, apierr.PeriodLocked, StornoSource(orig))
 	if err != nil {
 		return Reversal{Original: orig}, err
 	}

@@ -2,6 +2,7 @@ package sie
 
 import (
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kontera/kontera/internal/money"
@@ -50,6 +51,13 @@ type Voucher struct {
 	RegDate *time.Time
 	Sign    string
 	Rows    []Row
+}
+
+// Untitled is the text a verifikat booked from a #VER without one
+// carries (a verifikat needs a text); a writer gives such a verifikat no
+// text again.
+func Untitled(series, number string) string {
+	return "Verifikat " + strings.TrimSpace(series+" "+number) + " (SIE-import)"
 }
 
 // Sum is the total of the rows that count (kept and added): zero for a

@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/sie"
 )
 
@@ -53,8 +54,11 @@ type Books interface {
 	Accounts(ctx context.Context) ([]Account, error)
 	Dimensions(ctx context.Context) ([]Dimension, error)
 	YearBalances(ctx context.Context, year uuid.UUID) ([]ledger.YearBalance, error)
-	MonthBalances(ctx context.Context, year uuid.UUID) ([]ledger.MonthTotal, error)
+	MonthBalances(ctx context.Context, year uuid.UUID, withClosing bool) ([]ledger.MonthTotal, error)
 	TagsUsed(ctx context.Context, year uuid.UUID) (map[string][]string, error)
+	// CancelledGross is, per account, what the entries an import wrote
+	// and cancelled itself hold: the file leaves them out.
+	CancelledGross(ctx context.Context, year uuid.UUID) (map[string]money.Amount, error)
 	// Page streams the lines of up to limit verifikationer after (series,
 	// number) to fn, as ledger.Store.ExportPage does.
 	Page(ctx context.Context, year uuid.UUID, afterSeries string, afterNumber, limit int, withoutClosing bool,
@@ -146,9 +150,19 @@ func declare(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, p
 	if err != nil {
 		return err
 	}
+	// An account is declared when the file uses it: in a balance, or in
+	// a voucher it writes (its lines are more than what an import
+	// cancelled itself, which the file leaves out).
+	cancelled, err := books.CancelledGross(ctx, year.ID)
+	if err != nil {
+		return err
+	}
 	used := map[string]bool{}
-	for _, b := range append(append([]ledger.YearBalance{}, bal...), prevBal...) {
-		used[b.Account] = true
+	for _, b := range bal {
+		used[b.Account] = b.Gross.Cmp(cancelled[b.Account]) > 0
+	}
+	for _, b := range prevBal {
+		used[b.Account] = used[b.Account] || !b.Opening.IsZero() || !b.Period.IsZero() || !b.Closing.IsZero()
 	}
 	for _, a := range accounts {
 		if !used[a.Number] {
@@ -200,7 +214,9 @@ func declare(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, p
 // balances writes #IB, #UB and #RES for the year and the one before, and
 // #PSALDO for the year's months: balance-sheet accounts (1-2) open with
 // their opening balance and close with everything; result accounts (3-8)
-// give the year's result, before the closing entry.
+// give the year's turnover. The year-end's closing entry counts in both,
+// and in its month's #PSALDO, unless the file leaves it out
+// (withoutClosing, the current year only).
 func balances(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, prevBal []ledger.YearBalance, withoutClosing bool) error {
 	write := func(n string, list []ledger.YearBalance) error {
 		for _, b := range list {
@@ -224,8 +240,11 @@ func balances(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, 
 				if err := sw.Record("#UB", sie.Bare(n), sie.Bare(b.Account), sie.AmountField(closing)); err != nil {
 					return err
 				}
-			case class >= '3' && class <= '8' && !b.Opening.Add(b.Period).IsZero():
-				if err := sw.Record("#RES", sie.Bare(n), sie.Bare(b.Account), sie.AmountField(b.Opening.Add(b.Period))); err != nil {
+			case class >= '3' && class <= '8' && !closing.IsZero():
+				// With the closing entry in the file, 8999 carries the
+				// year's result, so #UB and #RES sum to zero and each
+				// account's #RES is what its #TRANS add up to.
+				if err := sw.Record("#RES", sie.Bare(n), sie.Bare(b.Account), sie.AmountField(closing)); err != nil {
 					return err
 				}
 			}
@@ -238,7 +257,7 @@ func balances(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, 
 	if err := write("-1", prevBal); err != nil {
 		return err
 	}
-	months, err := books.MonthBalances(ctx, year.ID)
+	months, err := books.MonthBalances(ctx, year.ID, !withoutClosing)
 	if err != nil {
 		return err
 	}
@@ -270,7 +289,7 @@ func vouchers(ctx context.Context, sw *sie.Writer, books Books, year Year, witho
 				}
 			}
 			if err := sw.Record("#VER", sie.Bare(r.Series), sie.IntField(r.Number), sie.Bare(r.Date),
-				sie.Quoted(r.Description)); err != nil {
+				sie.Quoted(text(r))); err != nil {
 				return err
 			}
 			if err := sw.Begin(); err != nil {
@@ -386,4 +405,17 @@ func formType(form string) string {
 		return "S"
 	}
 	return ""
+}
+
+// text is a verifikat's text as the file writes it: empty for one an
+// import booked from a #VER without text (the books hold a text it made
+// up, since a verifikat needs one).
+func text(r *ledger.ExportRow) string {
+	if r.SourceID.Valid && strings.HasPrefix(r.SourceID.String, "sie:") {
+		src := r.SourceID.String[len("sie:"):]
+		if i := strings.LastIndexByte(src, ':'); i >= 0 && r.Description == sie.Untitled(src[:i], src[i+1:]) {
+			return ""
+		}
+	}
+	return r.Description
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/kontera/kontera/internal/dimensions"
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/sie"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -163,12 +164,16 @@ func (b books) YearBalances(ctx context.Context, year uuid.UUID) ([]ledger.YearB
 	return b.h.ledger.YearBalances(ctx, b.company, year)
 }
 
-func (b books) MonthBalances(ctx context.Context, year uuid.UUID) ([]ledger.MonthTotal, error) {
-	return b.h.ledger.MonthBalances(ctx, b.company, year)
+func (b books) MonthBalances(ctx context.Context, year uuid.UUID, withClosing bool) ([]ledger.MonthTotal, error) {
+	return b.h.ledger.MonthBalances(ctx, b.company, year, withClosing)
 }
 
 func (b books) TagsUsed(ctx context.Context, year uuid.UUID) (map[string][]string, error) {
 	return b.h.ledger.TagsUsed(ctx, b.company, year)
+}
+
+func (b books) CancelledGross(ctx context.Context, year uuid.UUID) (map[string]money.Amount, error) {
+	return b.h.ledger.CancelledGross(ctx, b.company, year)
 }
 
 func (b books) Page(ctx context.Context, year uuid.UUID, series string, number, limit int, withoutClosing bool,

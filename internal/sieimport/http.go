@@ -175,6 +175,9 @@ func (h *Handler) ResumeSieImport(ctx context.Context, req gen.ResumeSieImportRe
 	if err != nil {
 		return nil, err
 	}
+	if a.Queued {
+		return gen.ResumeSieImport202JSONResponse{Meta: envelope.Meta(ctx), Data: wireAction(a)}, nil
+	}
 	return gen.ResumeSieImport200JSONResponse{Meta: envelope.Meta(ctx), Data: wireAction(a)}, nil
 }
 
@@ -183,6 +186,9 @@ func (h *Handler) UndoSieImport(ctx context.Context, req gen.UndoSieImportReques
 	a, err := h.im.Undo(ctx, uuid.UUID(req.CompanyId), uuid.UUID(req.ImportId), store.IsDryRun(ctx))
 	if err != nil {
 		return nil, err
+	}
+	if a.Queued {
+		return gen.UndoSieImport202JSONResponse{Meta: envelope.Meta(ctx), Data: wireAction(a)}, nil
 	}
 	return gen.UndoSieImport200JSONResponse{Meta: envelope.Meta(ctx), Data: wireAction(a)}, nil
 }

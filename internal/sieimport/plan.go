@@ -91,7 +91,7 @@ func plan(v sie.Voucher, period uuid.UUID, imp uuid.UUID, defaultSeries string, 
 	}
 	desc := strings.TrimSpace(v.Text)
 	if desc == "" {
-		desc = "Verifikat " + strings.TrimSpace(name+" "+v.Number) + " (SIE-import)"
+		desc = sie.Untitled(name, v.Number)
 	}
 	src := "sie:" + name + ":" + v.Number
 	p := Posting{FileNumber: v.Number}

@@ -213,7 +213,7 @@ func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *
 	}
 	id := i.ID
 	_, err = im.ledger.PostBatch(ctx, i.CompanyID, []ledger.BatchEntry{{Import: &id, Input: ledger.Input{
-		PeriodID: p.ID, Date: p.Start, Description: "Ingående balans enligt SIE-fil", Series: OpeningSeries,
+		PeriodID: p.ID, Date: p.Start, Description: "Ingående balans enligt SIE-fil", Series: ledger.OpeningSeries,
 		SourceType: ledger.SourceOpeningBalance, Lines: lines}}})
 	return "posted", warnings, err
 }

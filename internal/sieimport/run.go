@@ -39,10 +39,6 @@ const (
 	phaseReversing   = "reversing"
 )
 
-// OpeningSeries is the voucher series of the opening balance an import
-// posts.
-const OpeningSeries = "IB"
-
 // Books is what an import reads of the company beyond its own tables.
 type Books struct {
 	// OrgNumber is the company's organisation number, for the warning a

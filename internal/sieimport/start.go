@@ -89,8 +89,9 @@ func fingerprint(f File, o Options) string {
 }
 
 // Start keeps the file and queues its import (operation import.sie), in
-// the unit of work of ctx. An identical retry, until that import is
-// undone, answers the import it made and runs nothing (retried true).
+// the unit of work of ctx. An identical retry, unless that import failed
+// (it wrote nothing) or was undone, answers the import it made and runs
+// nothing (retried true).
 // Refused: while another import of the company runs
 // (SIE_IMPORT_ACTION_CONFLICT, another_run_active); a replace by anyone
 // but an owner or admin (FORBIDDEN) or of an import that is not a
@@ -213,12 +214,12 @@ func (im *Importer) supersedable(ctx context.Context, company, sup uuid.UUID, pe
 		return apierr.Validation(apierr.Issue{Field: "options.supersedesImportId", In: "body", Rule: "same_year",
 			Issue: "the import replaced must be of the fiscal year the file names (#RAR 0)"})
 	}
-	tally, err := im.ledger.TallyImport(ctx, company, sup)
+	corrected, err := im.ledger.ImportCorrections(ctx, company, sup)
 	if err != nil {
 		return err
 	}
-	if len(tally.Corrected) > 0 {
-		return conflict(prev, "live_correction", map[string]any{"journal_entry_ids": tally.Corrected})
+	if len(corrected) > 0 {
+		return conflict(prev, "live_correction", map[string]any{"journal_entry_ids": corrected})
 	}
 	return nil
 }

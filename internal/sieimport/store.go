@@ -174,11 +174,13 @@ func (s *Imports) Get(ctx context.Context, company, id uuid.UUID, lock bool) (Im
 	return i, err
 }
 
-// Retried finds the import an identical request made, unless undone.
+// Retried finds the import an identical request made, unless it was
+// undone or failed (a failed import wrote nothing: a retry is a new
+// import).
 func (s *Imports) Retried(ctx context.Context, company uuid.UUID, fingerprint string) (*Import, error) {
 	var out []Import
 	if err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+importColumns+` FROM sie_imports
-		WHERE company_id = $1 AND fingerprint = $2 AND state <> 'undone'`, company, fingerprint); err != nil || len(out) == 0 {
+		WHERE company_id = $1 AND fingerprint = $2 AND state NOT IN ('undone', 'failed')`, company, fingerprint); err != nil || len(out) == 0 {
 		return nil, err
 	}
 	return &out[0], nil

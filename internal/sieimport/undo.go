@@ -40,7 +40,7 @@ func (im *Importer) reverse(ctx context.Context, imp *Import, at **ledger.Positi
 			desc = desc[:500]
 		}
 		batch[k] = ledger.BatchEntry{Import: &id, Input: ledger.Input{PeriodID: e.PeriodID, Date: e.Date,
-			Description: string(desc), Series: e.Series, SourceType: ledger.SourceStorno, ReversesID: &orig,
+			Description: string(desc), Series: e.Series, SourceType: ledger.StornoSource(e), ReversesID: &orig,
 			ChainDepth: e.ChainDepth + 1, Lines: lines}}
 	}
 	_, err = im.ledger.PostBatch(ctx, imp.CompanyID, batch)
@@ -85,6 +85,9 @@ type Action struct {
 	OperationID *uuid.UUID
 	// WouldReverse is what a dry run of undo counts.
 	WouldReverse *int
+	// Queued is true when the action queued a run now (202), false when
+	// the import was answered as it is or the run was a dry one.
+	Queued bool
 }
 
 func (i Import) action(kind string) Action {
@@ -154,12 +157,12 @@ func (im *Importer) Undo(ctx context.Context, company, id uuid.UUID, dry bool) (
 	if err := im.otherRun(ctx, i); err != nil {
 		return Action{}, err
 	}
-	tally, err := im.ledger.TallyImport(ctx, company, id)
+	corrected, err := im.ledger.ImportCorrections(ctx, company, id)
 	if err != nil {
 		return Action{}, err
 	}
-	if len(tally.Corrected) > 0 {
-		return Action{}, conflict(i, "live_correction", map[string]any{"journal_entry_ids": tally.Corrected})
+	if len(corrected) > 0 {
+		return Action{}, conflict(i, "live_correction", map[string]any{"journal_entry_ids": corrected})
 	}
 	if i.PeriodID != nil {
 		p, err := im.periods.Get(ctx, company, *i.PeriodID)
@@ -174,8 +177,14 @@ func (im *Importer) Undo(ctx context.Context, company, id uuid.UUID, dry bool) (
 		}
 	}
 	if dry {
+		// Only a dry run counts: the undo itself starts at once, and its
+		// operation reports how far it has come.
+		n, err := im.ledger.ImportStanding(ctx, company, id)
+		if err != nil {
+			return Action{}, err
+		}
 		a := i.action("undo")
-		a.OperationID, a.WouldReverse = nil, &tally.Standing
+		a.OperationID, a.WouldReverse = nil, &n
 		return a, nil
 	}
 	return im.requeue(ctx, &i, OpUndo, Undoing, phaseReversing, "SIE-import "+i.Filename+" ångras")
@@ -244,7 +253,9 @@ func (im *Importer) requeue(ctx context.Context, i *Import, typ string, state St
 	if typ == OpUndo {
 		kind = "undo"
 	}
-	return i.action(kind), im.record(ctx, i, desc)
+	a := i.action(kind)
+	a.Queued = true
+	return a, im.record(ctx, i, desc)
 }
 
 // acted is the import id an action (resume, undo) is asked of, with the

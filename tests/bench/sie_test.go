@@ -97,7 +97,7 @@ func TestBenchSieImport(t *testing.T) {
 	if err := d.QueryRow(`SELECT id FROM sie_imports WHERE company_id = $1`, co.id).Scan(&imp); err != nil {
 		t.Fatal(err)
 	}
-	u := a.must("POST", base+"/imports/sie/"+imp+"/undo", nil, 200)
+	u := a.must("POST", base+"/imports/sie/"+imp+"/undo", nil, 202)
 	if s := str(a.await(str(u, "data", "operation_id"), 10*time.Minute), "data", "status"); s != "succeeded" {
 		t.Fatalf("undo: %s", s)
 	}
