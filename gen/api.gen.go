@@ -7065,7 +7065,10 @@ type CompanyCreate struct {
 	// AccountingMethod accrual = faktureringsmetoden, cash = kontantmetoden.
 	AccountingMethod *AccountingMethod         `json:"accounting_method,omitempty"`
 	AddressLine1     nullable.Nullable[string] `json:"address_line1,omitempty"`
-	City             nullable.Nullable[string] `json:"city,omitempty"`
+
+	// BooksFromImport The books begin with an SIE import of years kept in another program: first_fiscal_year may then lie in the past (the earliest year to import; a broken year by its start and end). Without first_fiscal_year the first year is the current one, and the first SIE import into the empty books moves it onto the file's year (#RAR 0) anyway.
+	BooksFromImport *bool                     `json:"books_from_import,omitempty"`
+	City            nullable.Nullable[string] `json:"city,omitempty"`
 
 	// EntityType Company form: aktiebolag (limited company), enskild firma (sole trader), ideell förening (non-profit association).
 	EntityType EntityType `json:"entity_type"`
@@ -14063,7 +14066,7 @@ type SieImportState string
 
 // SieImportWarning defines model for SieImportWarning.
 type SieImportWarning struct {
-	// Code SIE_VOUCHER_GAP, SIE_IMPORT_RENUMBERED (details: series, offset; from_file_number when a series was taken while the import paused), SIE_VOUCHER_RENUMBERED (a series a program numbers for itself, named by a symbol or digits with one number or none on every voucher: numbered in file order, the file's number in source_id; details: series, count), SIE_SRU_CODE_IGNORED (an #SRU code that is not four digits, such as 0, read as none; details: count, codes), SIE_OBJECTS_SKIPPED (#OBJEKT codes the register cannot hold that no row uses; details: count, objects), SIE_ORG_NUMBER_MISMATCH, SIE_OPENING_BALANCE_KEPT, SIE_OPENING_BALANCE_UNBALANCED (the difference booked on 2999), SIE_ZERO_ROWS_SKIPPED, SIE_EMPTY_VOUCHERS_SKIPPED (rows of 0.00 only, or every row struck by #BTRANS; details: vouchers, skipped), SIE_BALANCE_MISMATCH.
+	// Code SIE_VOUCHER_GAP, SIE_IMPORT_RENUMBERED (details: series, offset; from_file_number when a series was taken while the import paused), SIE_VOUCHER_RENUMBERED (a series a program numbers for itself, named by a symbol or digits with one number or none on every voucher: numbered in file order, the file's number in source_id; details: series, count), SIE_SRU_CODE_IGNORED (an #SRU code that is not four digits, such as 0, read as none; details: count, codes), SIE_OBJECTS_SKIPPED (#OBJEKT codes the register cannot hold that no row uses; details: count, objects), SIE_OPENING_BALANCE_DIFFERS (the file's #IB 0 of an account, or of equity 2000-2099 as a whole with last year's result, differs from the closing balance of the year before in the books; details: account, file, books, difference, previous_period_id), SIE_PREVIOUS_YEAR_NOT_KEPT (the file's #RAR -1 could not become the company's year before), SIE_ORG_NUMBER_MISMATCH, SIE_OPENING_BALANCE_KEPT, SIE_OPENING_BALANCE_UNBALANCED (the difference booked on 2999), SIE_ZERO_ROWS_SKIPPED, SIE_EMPTY_VOUCHERS_SKIPPED (rows of 0.00 only, or every row struck by #BTRANS; details: vouchers, skipped), SIE_BALANCE_MISMATCH.
 	Code      string                  `json:"code"`
 	Details   *map[string]interface{} `json:"details,omitempty"`
 	MessageEn string                  `json:"message_en"`

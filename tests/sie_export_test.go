@@ -78,7 +78,7 @@ func TestSieExportRoundTrip(t *testing.T) {
 					labels[b.Label]++
 				}
 			}
-			if labels["#FLAGGA"] != 1 || labels["#RAR"] != 1 || labels["#VER"] == 0 || labels["#PSALDO"] == 0 {
+			if labels["#FLAGGA"] != 1 || labels["#RAR"] != 2 || labels["#VER"] == 0 || labels["#PSALDO"] == 0 {
 				t.Fatalf("records: %v", labels)
 			}
 			if name == "avendo-5.10_sie4.SE" && (labels["#BTRANS"] != 1 || labels["#RTRANS"] != 1) {

@@ -58,10 +58,13 @@ type Input struct {
 	FSkatt               bool
 	FiscalYearStartMonth *int
 	FirstFiscalYear      *Span
-	AddressLine1         *string
-	PostalCode           *string
-	City                 *string
-	TeamID               *uuid.UUID
+	// BooksFromImport: the books begin with SIE imports of earlier years,
+	// so the first fiscal year may lie in the past.
+	BooksFromImport bool
+	AddressLine1    *string
+	PostalCode      *string
+	City            *string
+	TeamID          *uuid.UUID
 }
 
 // New checks in and returns the company it describes, its fiscal years
@@ -126,7 +129,7 @@ func New(in Input, today time.Time) (Company, error) {
 	}
 
 	if in.FirstFiscalYear != nil {
-		span, field, problem := checkFirstYear(*in.FirstFiscalYear, c.EntityType, in.FiscalYearStartMonth, today)
+		span, field, problem := checkFirstYear(*in.FirstFiscalYear, c.EntityType, in.FiscalYearStartMonth, today, in.BooksFromImport)
 		if problem != "" {
 			bad(field, "first_fiscal_year", problem)
 		} else {
@@ -145,22 +148,25 @@ func New(in Input, today time.Time) (Company, error) {
 }
 
 // checkFirstYear checks a first fiscal year: it starts on the first of a
-// month, ends on a month end, lasts at most 18 months, has not ended yet,
-// ends where the company's regular years end (December for an enskild
-// firma), and agrees with fiscal_year_start_month when both are given.
-func checkFirstYear(s Span, form EntityType, startMonth *int, today time.Time) (Span, string, string) {
+// month, ends on a month end, lasts at most 18 months, has not ended yet
+// (unless the books begin with an import of earlier years), ends where
+// the company's regular years end (December for an enskild firma), and
+// agrees with fiscal_year_start_month when both are given.
+func checkFirstYear(s Span, form EntityType, startMonth *int, today time.Time, imported bool) (Span, string, string) {
 	const f = "first_fiscal_year"
 	switch {
 	case s.Start.Day() != 1:
 		return s, f + ".start", "must be the first day of a month"
+	case s.Start.After(dateOf(today)) && imported:
+		return s, f + ".start", "books from an import begin in the past, not after today"
 	case s.End.AddDate(0, 0, 1).Day() != 1:
 		return s, f + ".end", "must be the last day of a month"
 	case !s.End.After(s.Start):
 		return s, f + ".end", "must be after start"
 	case s.Months() > fiscal.MaxMonths:
 		return s, f + ".end", fmt.Sprintf("a first fiscal year may last at most %d months", fiscal.MaxMonths)
-	case s.End.Before(dateOf(today)):
-		return s, f + ".end", "has already ended: first_fiscal_year is only for a company in its first year"
+	case s.End.Before(dateOf(today)) && !imported:
+		return s, f + ".end", "has already ended: first_fiscal_year is only for a company in its first year, or with books_from_import for books that begin with an SIE import"
 	case form == EnskildFirma && s.End.Month() != time.December:
 		return s, f + ".end", "an enskild firma's fiscal year is the calendar year: end on 31 December"
 	case startMonth != nil && form != EnskildFirma && int(s.End.Month())%12+1 != *startMonth:

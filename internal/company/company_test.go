@@ -129,3 +129,20 @@ func TestFiscalYears(t *testing.T) {
 		}
 	}
 }
+
+// Books that begin with an SIE import of earlier years start in the
+// past, even in a broken year: only with books_from_import.
+func TestFirstYearFromImport(t *testing.T) {
+	past := Span{Start: day("2009-07-01"), End: day("2010-06-30")}
+	if _, err := New(Input{Name: "A", EntityType: Aktiebolag, FirstFiscalYear: &past}, today); issues(t, err) != "first_fiscal_year.end:first_fiscal_year" {
+		t.Fatal("a past first year accepted without books_from_import")
+	}
+	c, err := New(Input{Name: "A", EntityType: Aktiebolag, FirstFiscalYear: &past, BooksFromImport: true}, today)
+	if err != nil || !c.FirstYear.Start.Equal(past.Start) || c.FiscalYearStartMonth != 7 || c.FirstYear.Name() != "2009/2010" {
+		t.Fatalf("imported history: %v %+v", err, c)
+	}
+	future := Span{Start: day("2027-01-01"), End: day("2027-12-31")}
+	if _, err := New(Input{Name: "A", EntityType: Aktiebolag, FirstFiscalYear: &future, BooksFromImport: true}, today); issues(t, err) != "first_fiscal_year.start:first_fiscal_year" {
+		t.Fatal("imported books that begin after today")
+	}
+}

@@ -113,6 +113,7 @@ func inputFrom(b *gen.CreateCompanyJSONRequestBody) Input {
 	if fy := envelope.Optional(b.FirstFiscalYear); fy != nil {
 		in.FirstFiscalYear = &Span{Start: fy.Start.Time, End: fy.End.Time}
 	}
+	in.BooksFromImport = b.BooksFromImport != nil && *b.BooksFromImport
 	return in
 }
 

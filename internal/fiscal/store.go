@@ -135,6 +135,10 @@ func (s *Store) Update(ctx context.Context, company, id uuid.UUID, patch Patch) 
 		if err := s.checkMove(ctx, company, cur, next.Span()); err != nil {
 			return cur, false, err
 		}
+		if patch.Name == nil && cur.Name == cur.Span().Name() {
+			// A name the dates gave follows them.
+			next.Name = next.Span().Name()
+		}
 	}
 	var out Period
 	if err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE fiscal_periods SET name = $3, period_start = $4,

@@ -10,12 +10,13 @@ import (
 	"github.com/kontera/kontera/internal/fiscal"
 )
 
-// Imported returns up to limit of the entries import wrote that still
-// stand (not reversed, not themselves a storno), with their current
-// lines, last voucher first, before (series, number) when before is set:
-// what its undo reverses next. The walk goes down the import's index
-// from where the last page ended, not over what it reversed already.
-func (s *Store) Imported(ctx context.Context, company, imp uuid.UUID, before *Position, limit int) ([]Entry, error) {
+// Imported returns up to limit of the entries import wrote in period
+// (nil: any) that still stand (not reversed, not themselves a storno),
+// with their current lines, last voucher first, before (series, number)
+// when before is set: what its undo reverses next. The walk goes down
+// the import's index from where the last page ended, not over what it
+// reversed already.
+func (s *Store) Imported(ctx context.Context, company, imp uuid.UUID, period *uuid.UUID, before *Position, limit int) ([]Entry, error) {
 	out := []Entry{}
 	var series *string
 	var number *int
@@ -25,7 +26,8 @@ func (s *Store) Imported(ctx context.Context, company, imp uuid.UUID, before *Po
 	if err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+entryColumns+` FROM journal_entries
 		WHERE company_id = $1 AND import_id = $2 AND reverses_id IS NULL AND reversed_by_id IS NULL
 		  AND ($3::text IS NULL OR (voucher_series, voucher_number) < ($3, $4))
-		ORDER BY voucher_series DESC, voucher_number DESC LIMIT $5`, company, imp, series, number, limit); err != nil {
+		  AND ($6::uuid IS NULL OR fiscal_period_id = $6)
+		ORDER BY voucher_series DESC, voucher_number DESC LIMIT $5`, company, imp, series, number, limit, period); err != nil {
 		return nil, err
 	}
 	if len(out) == 0 {

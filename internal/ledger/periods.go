@@ -200,6 +200,12 @@ func (s *Store) noDrafts(ctx context.Context, company, period uuid.UUID) error {
 	return err
 }
 
+// Entries counts the period's entries, drafts and posted: a year
+// without any is empty, its dates still free to move.
+func (s *Store) Entries(ctx context.Context, company, period uuid.UUID) (int, error) {
+	return s.count(ctx, company, period, `status IN ('draft', 'posted')`)
+}
+
 // count counts the period's entries matching where.
 func (s *Store) count(ctx context.Context, company, period uuid.UUID, where string) (int, error) {
 	var n int

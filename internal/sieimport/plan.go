@@ -154,55 +154,98 @@ type BalanceCheck struct {
 	Balanced   bool           `json:"balanced"`
 }
 
+// equity is how compare names the equity accounts taken as a whole.
+const equity = "2000-2099"
+
 // compare checks the file's closing balances (#UB 0) and results (#RES
 // 0) against each account's balance in the books, its period balances
 // (#PSALDO) against the months' turnover, and its opening balances (#IB
-// 0) against last year's closing ones (#UB -1). Accounts outside the
-// statements (0, 9) and the file's silence (an account the books have
-// and the file does not name) are not compared, except that a balance
-// the books hold on an account the file gives no #UB for is a mismatch
-// when the file gives #UB at all.
+// 0) against last year's closing ones (#UB -1). Equity (2000-2099) is
+// compared as a whole, with the year's result when the books have not
+// carried it there by a year-end: a file's #UB usually has the result in
+// 2099 already, and its next #IB in 2091. Accounts outside the statements
+// (0, 9) and the file's silence (an account the books have and the file
+// does not name) are not compared, except that a balance the books hold
+// on an account the file gives no #UB for is a mismatch when the file
+// gives #UB at all.
 func compare(s *Summary, balances map[string]money.Amount, months map[string]money.Amount) BalanceCheck {
 	out := BalanceCheck{Checked: map[string]int{}, Mismatches: []Mismatch{}}
-	check := func(kind string, file []Amount, books func(a Amount) money.Amount) map[string]bool {
-		seen := map[string]bool{}
-		for _, a := range file {
+	mismatch := func(kind, account, period string, file, books money.Amount) {
+		out.Checked[kind]++
+		if file.Cmp(books) != 0 {
+			out.Mismatches = append(out.Mismatches, Mismatch{Check: kind, Account: account, Period: period, File: file, Books: books})
+		}
+	}
+	grouped := func(list []Amount) map[string]money.Amount {
+		m := map[string]money.Amount{}
+		for _, a := range list {
 			if a.Account[0] == '0' || a.Account[0] == '9' {
 				continue
 			}
-			seen[a.Account+a.Period] = true
-			out.Checked[kind]++
-			if b := books(a); b.Cmp(a.Amount) != 0 {
-				out.Mismatches = append(out.Mismatches, Mismatch{Check: kind, Account: a.Account, Period: a.Period,
-					File: a.Amount, Books: b})
-			}
+			m[groupOf(a.Account)] = m[groupOf(a.Account)].Add(a.Amount)
 		}
-		return seen
+		return m
 	}
-	balance := func(a Amount) money.Amount { return balances[a.Account] }
-	closing := check("closing_balances", s.Closing, balance)
-	results := check("results", s.Results, balance)
-	for _, acct := range sortedKeys(balances) {
-		class := acct[0]
-		if acct == Suspense && !closing[acct] {
-			// What waits there (an opening balance's difference, rows of
-			// accounts outside the statements) is reported as a warning.
+	closing := grouped(s.Closing)
+	// A file whose balance sheet balances (#UB summing to zero) has the
+	// year's result in equity already; one written before its program's
+	// year-end has it on the result accounts, as the books do.
+	var sheet money.Amount
+	for _, v := range closing {
+		sheet = sheet.Add(v)
+	}
+	carried := sheet.IsZero()
+	books := map[string]money.Amount{}
+	for acct, b := range balances {
+		switch c := acct[0]; {
+		case c == '1' || c == '2':
+			books[groupOf(acct)] = books[groupOf(acct)].Add(b)
+		case c >= '3' && c <= '8' && carried:
+			books[equity] = books[equity].Add(b)
+		}
+	}
+	for _, k := range sortedKeys(closing) {
+		mismatch("closing_balances", k, "", closing[k], books[k])
+	}
+	results := map[string]bool{}
+	for _, a := range s.Results {
+		if a.Account[0] == '0' || a.Account[0] == '9' {
 			continue
 		}
+		results[a.Account] = true
+		mismatch("results", a.Account, "", a.Amount, balances[a.Account])
+	}
+	for _, acct := range sortedKeys(balances) {
+		class := acct[0]
+		if acct == Suspense && !closing[acct].IsZero() {
+			continue
+		}
+		_, named := closing[groupOf(acct)]
 		switch {
-		case (class == '1' || class == '2') && len(s.Closing) > 0 && !closing[acct] && !balances[acct].IsZero():
+		case acct == Suspense:
+			// What waits there (an opening balance's difference, rows of
+			// accounts outside the statements) is reported as a warning.
+		case (class == '1' || class == '2') && len(s.Closing) > 0 && !named && !balances[acct].IsZero():
 			out.Mismatches = append(out.Mismatches, Mismatch{Check: "closing_balances", Account: acct, Books: balances[acct]})
 		case class >= '3' && class <= '8' && len(s.Results) > 0 && !results[acct] && !balances[acct].IsZero():
 			out.Mismatches = append(out.Mismatches, Mismatch{Check: "results", Account: acct, Books: balances[acct]})
 		}
 	}
-	check("period_balances", s.Months, func(a Amount) money.Amount { return months[a.Account+":"+a.Period] })
-	previous := map[string]money.Amount{}
-	for _, a := range s.Previous {
-		previous[a.Account] = a.Amount
+	for _, a := range s.Months {
+		if a.Account[0] == '0' || a.Account[0] == '9' {
+			continue
+		}
+		mismatch("period_balances", a.Account, a.Period, a.Amount, months[a.Account+":"+a.Period])
 	}
 	if len(s.Previous) > 0 {
-		check("opening_vs_last_closing", s.Opening, func(a Amount) money.Amount { return previous[a.Account] })
+		opening, previous := grouped(s.Opening), grouped(s.Previous)
+		for _, k := range sortedKeys(opening) {
+			if k == Suspense {
+				// What an unbalanced #IB left there is warned about.
+				continue
+			}
+			mismatch("opening_vs_last_closing", k, "", opening[k], previous[k])
+		}
 	}
 	sort.SliceStable(out.Mismatches, func(i, j int) bool {
 		a, b := out.Mismatches[i], out.Mismatches[j]
@@ -213,6 +256,15 @@ func compare(s *Summary, balances map[string]money.Amount, months map[string]mon
 	})
 	out.Balanced = len(out.Mismatches) == 0
 	return out
+}
+
+// groupOf is the name compare gives an account: equity as a whole, any
+// other account its own number.
+func groupOf(account string) string {
+	if account >= "2000" && account <= "2099" {
+		return equity
+	}
+	return account
 }
 
 func sortedKeys[V any](m map[string]V) []string {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/google/uuid"
+
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/dimensions"
@@ -76,6 +78,14 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 	}
 	res["opening_balance"] = ib
 	warnings = append(warnings, w...)
+	made, w, err := im.previousYear(ctx, i, p, s)
+	if err != nil {
+		return false, nil, err
+	}
+	warnings = append(warnings, w...)
+	if made != nil {
+		res["previous_year_created"] = made
+	}
 
 	last, err := im.ledger.LastNumbers(ctx, i.CompanyID, p.ID)
 	if err != nil {
@@ -93,7 +103,7 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 		}
 	}
 	cp := i.Checkpoint()
-	cp.Next, cp.Offset, cp.Line, cp.Offsets = 0, s.Offset, s.Line, offsets
+	cp.Next, cp.Offset, cp.Line, cp.Offsets, cp.PreviousYear = 0, s.Offset, s.Line, offsets, made
 	i.CheckpointJSON, _ = json.Marshal(cp)
 	i.ResultJSON, _ = json.Marshal(res)
 	i.WarningsJSON = warningsJSON(warnings)
@@ -120,13 +130,20 @@ func (im *Importer) year(ctx context.Context, i *Import, s *Summary) (fiscal.Per
 	if i.PeriodID != nil {
 		return im.periods.Get(ctx, i.CompanyID, *i.PeriodID)
 	}
-	p, err := im.target(ctx, i.CompanyID, s)
+	p, move, err := im.target(ctx, i.CompanyID, s)
 	if err != nil {
 		return fiscal.Period{}, err
 	}
 	if p == nil {
-		y := s.Years[0]
-		opened, _, err := im.periods.Open(ctx, i.CompanyID, "", fiscal.Span{Start: y.Start, End: y.End})
+		y := fiscal.Span{Start: s.Years[0].Start, End: s.Years[0].End}
+		var opened fiscal.Period
+		if move != nil {
+			// The company's books are empty: its first year becomes the
+			// file's, the name following the dates.
+			opened, _, err = im.periods.Update(ctx, i.CompanyID, move.ID, fiscal.Patch{Start: &y.Start, End: &y.End})
+		} else {
+			opened, _, err = im.periods.Open(ctx, i.CompanyID, "", y)
+		}
 		if err != nil {
 			return opened, err
 		}
@@ -202,7 +219,7 @@ func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *
 			MessageEn: "The file's opening balance (#IB 0) does not balance; the difference " + sum.String() + " was booked on " + Suspense + ", to be looked into.",
 			Details:   map[string]any{"difference": sum, "account": Suspense}})
 	}
-	if err := im.ledger.OpeningSettable(ctx, i.CompanyID, p); err != nil {
+	if err := im.ledger.OpeningSettable(ctx, i.CompanyID, p); err != nil && !im.keptElsewhere(ctx, i.CompanyID, p, err) {
 		if e, ok := apierr.As(err); ok {
 			return "skipped", []Warning{{Code: WarnOpening,
 				MessageSv: "Året före bestämmer årets ingående balans (" + string(e.Code) + "); filens #IB bokfördes inte.",
@@ -216,6 +233,19 @@ func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *
 		PeriodID: p.ID, Date: p.Start, Description: "Ingående balans enligt SIE-fil", Series: ledger.OpeningSeries,
 		SourceType: ledger.SourceOpeningBalance, Lines: lines}}})
 	return "posted", warnings, err
+}
+
+// keptElsewhere reports whether the year before p, which refused p an
+// opening balance set by hand (err), is a year whose books came in from
+// elsewhere: it has bookkeeping here (imported), but no year-end run here
+// has fixed p's opening balance, and it is not closed. A file's #IB then
+// opens p, as the program that kept both years had it.
+func (im *Importer) keptElsewhere(ctx context.Context, company uuid.UUID, p fiscal.Period, err error) bool {
+	if !apierr.Is(err, apierr.OBPreviousYearInBooks) {
+		return false
+	}
+	prev, perr := im.periods.Covering(ctx, company, p.Start.AddDate(0, 0, -1))
+	return perr == nil && prev.ID != uuid.Nil && prev.YearEndAt == nil && !prev.Closed
 }
 
 func ptr(s string) *string { return &s }

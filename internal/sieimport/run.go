@@ -183,7 +183,7 @@ func (im *Importer) validate(ctx context.Context, run *jobs.Run, i *Import) (boo
 		return false, nil, apierr.New(apierr.SIEImportInvalidFile, map[string]any{"errors": probs,
 			"error_count": len(probs), "import_id": i.ID})
 	}
-	p, err := im.target(ctx, i.CompanyID, s)
+	p, _, err := im.target(ctx, i.CompanyID, s)
 	if err != nil {
 		return false, nil, err
 	}
@@ -236,39 +236,6 @@ func warningsJSON(w []Warning) []byte {
 func notEmpty(period uuid.UUID, n int, imports []uuid.UUID) error {
 	return apierr.New(apierr.SIEImportPeriodNotEmpty, map[string]any{"fiscal_period_id": period, "count": n,
 		"import_ids": imports})
-}
-
-// target finds the year a file goes into: the one #RAR 0 names (nil when
-// it is still to be created, which prepare does), or for a file without
-// #RAR the existing year that holds all its dates.
-func (im *Importer) target(ctx context.Context, company uuid.UUID, s *Summary) (*fiscal.Period, error) {
-	all, err := im.periods.List(ctx, company)
-	if err != nil {
-		return nil, err
-	}
-	if y, ok := s.Years[0]; ok {
-		for _, p := range all {
-			if p.Start.Equal(y.Start) && p.End.Equal(y.End) {
-				return &p, nil
-			}
-		}
-		if _, err := fiscal.Place(fiscal.Span{Start: y.Start, End: y.End}, all); err != nil {
-			return nil, err
-		}
-		return nil, nil
-	}
-	if s.First == nil {
-		return nil, apierr.New(apierr.SIEImportInvalidFile, map[string]any{"errors": []sie.Problem{{Record: "#RAR",
-			Issue: "the file names no fiscal year (#RAR 0) and holds no vouchers to place it by"}}})
-	}
-	for _, p := range all {
-		if !s.First.Before(p.Start) && !s.Last.After(p.End) {
-			return &p, nil
-		}
-	}
-	return nil, apierr.New(apierr.SIEImportInvalidFile, map[string]any{"errors": []sie.Problem{{Record: "#RAR",
-		Issue: fmt.Sprintf("the file names no fiscal year (#RAR 0), and no fiscal year of the company holds all its dates %s – %s; create that year first",
-			s.First.Format(time.DateOnly), s.Last.Format(time.DateOnly))}}})
 }
 
 // supersede reverses, a chunk per step, what the import it replaces

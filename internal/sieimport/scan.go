@@ -76,33 +76,38 @@ type Series struct {
 // Summary is what pass 1 learns of a file: everything but the vouchers
 // themselves, which pass 2 reads again.
 type Summary struct {
-	Encoding   sie.Encoding       `json:"encoding"`
-	Program    string             `json:"program,omitempty"`
-	Type       string             `json:"sie_type,omitempty"`
-	Name       string             `json:"company_name,omitempty"`
-	OrgNumber  string             `json:"org_number,omitempty"`
-	Years      map[int]Span       `json:"years,omitempty"`
-	Accounts   []Account          `json:"accounts,omitempty"`
-	Dimensions []Dimension        `json:"dimensions,omitempty"`
-	Objects    []Object           `json:"objects,omitempty"`
-	Opening    []Amount           `json:"opening,omitempty"`  // #IB 0
-	Closing    []Amount           `json:"closing,omitempty"`  // #UB 0
-	Results    []Amount           `json:"results,omitempty"`  // #RES 0
-	Previous   []Amount           `json:"previous,omitempty"` // #UB -1
-	Months     []Amount           `json:"months,omitempty"`   // #PSALDO 0 without objects
-	Vouchers   int                `json:"vouchers"`           // #VER
-	Rows       int                `json:"rows"`               // rows booked
-	ZeroRows   int                `json:"zero_rows"`          // rows of 0.00, counted not booked
-	Empty      int                `json:"empty_vouchers"`     // vouchers of zero rows only
-	Corrected  int                `json:"corrected_vouchers"` // with #BTRANS or #RTRANS
-	Series     map[string]*Series `json:"series,omitempty"`
-	First      *time.Time         `json:"first_date,omitempty"`
-	Last       *time.Time         `json:"last_date,omitempty"`
-	Offset     int64              `json:"voucher_offset"` // of the first #VER
-	Line       int                `json:"voucher_line"`
-	Used       []string           `json:"used_accounts,omitempty"` // accounts rows book
-	Checksum   bool               `json:"checksum"`
-	Warnings   []Warning          `json:"warnings,omitempty"`
+	Encoding   sie.Encoding `json:"encoding"`
+	Program    string       `json:"program,omitempty"`
+	Type       string       `json:"sie_type,omitempty"`
+	Name       string       `json:"company_name,omitempty"`
+	OrgNumber  string       `json:"org_number,omitempty"`
+	Years      map[int]Span `json:"years,omitempty"`
+	Accounts   []Account    `json:"accounts,omitempty"`
+	Dimensions []Dimension  `json:"dimensions,omitempty"`
+	Objects    []Object     `json:"objects,omitempty"`
+	Opening    []Amount     `json:"opening,omitempty"`  // #IB 0
+	Closing    []Amount     `json:"closing,omitempty"`  // #UB 0
+	Results    []Amount     `json:"results,omitempty"`  // #RES 0
+	Previous   []Amount     `json:"previous,omitempty"` // #UB -1
+	// PrevOpening (#IB -1) and PrevResults (#RES -1) are the year
+	// before's other figures: with #UB -1, what that year holds when the
+	// company's books lack it.
+	PrevOpening []Amount           `json:"previous_opening,omitempty"`
+	PrevResults []Amount           `json:"previous_results,omitempty"`
+	Months      []Amount           `json:"months,omitempty"`   // #PSALDO 0 without objects
+	Vouchers    int                `json:"vouchers"`           // #VER
+	Rows        int                `json:"rows"`               // rows booked
+	ZeroRows    int                `json:"zero_rows"`          // rows of 0.00, counted not booked
+	Empty       int                `json:"empty_vouchers"`     // vouchers of zero rows only
+	Corrected   int                `json:"corrected_vouchers"` // with #BTRANS or #RTRANS
+	Series      map[string]*Series `json:"series,omitempty"`
+	First       *time.Time         `json:"first_date,omitempty"`
+	Last        *time.Time         `json:"last_date,omitempty"`
+	Offset      int64              `json:"voucher_offset"` // of the first #VER
+	Line        int                `json:"voucher_line"`
+	Used        []string           `json:"used_accounts,omitempty"` // accounts rows book
+	Checksum    bool               `json:"checksum"`
+	Warnings    []Warning          `json:"warnings,omitempty"`
 	// YearLine is the line of #RAR 0, for a refusal of the year.
 	YearLine int `json:"year_line,omitempty"`
 	accounts map[string]int
@@ -339,6 +344,10 @@ func (s *Summary) record(rec sie.Record, bad func(sie.Problem)) {
 			s.Closing = append(s.Closing, a)
 		case rec.Label == "#UB" && b.Year == -1:
 			s.Previous = append(s.Previous, a)
+		case rec.Label == "#IB" && b.Year == -1:
+			s.PrevOpening = append(s.PrevOpening, a)
+		case rec.Label == "#RES" && b.Year == -1:
+			s.PrevResults = append(s.PrevResults, a)
 		case rec.Label == "#RES" && b.Year == 0:
 			s.Results = append(s.Results, a)
 		case rec.Label == "#PSALDO" && b.Year == 0 && len(b.Objects) == 0:

@@ -66,6 +66,10 @@ type Checkpoint struct {
 	// stands in that one's.
 	UndoneTo     *ledger.Position `json:"undone_to,omitempty"`
 	SupersededTo *ledger.Position `json:"superseded_to,omitempty"`
+	// PreviousYear is the year before the file's that the import made
+	// from its #RAR -1 balances, closed outside Kontera: its undo opens
+	// it again to reverse them.
+	PreviousYear *uuid.UUID `json:"previous_year,omitempty"`
 }
 
 // Import is an SIE import as stored.

@@ -18,14 +18,43 @@ import (
 // reverse posts, through ledger.PostBatch, the stornos of the next chunk
 // of what imp wrote that still stands, down from *at: each dated as its
 // original, in its series, numbered after the series' last. It answers
-// how many, and moves *at on; 0 when nothing stands any more.
+// how many, and moves *at on; 0 when nothing stands any more. The year
+// before that the import made from the file's balances (closed outside
+// Kontera) is opened again and its few entries reversed first, so the
+// walk down the import's own year meets no voucher of another year.
 func (im *Importer) reverse(ctx context.Context, imp *Import, at **ledger.Position) (int, error) {
-	entries, err := im.ledger.Imported(ctx, imp.CompanyID, imp.ID, *at, im.Batch)
+	if made := imp.Checkpoint().PreviousYear; *at == nil && made != nil {
+		p, err := im.periods.Hold(ctx, imp.CompanyID, *made)
+		if err != nil {
+			return 0, err
+		}
+		if p.Closed && p.ClosedExternally {
+			if _, err := im.periods.Reopen(ctx, imp.CompanyID, p); err != nil {
+				return 0, err
+			}
+		}
+		entries, err := im.ledger.Imported(ctx, imp.CompanyID, imp.ID, made, nil, im.Batch)
+		if err != nil {
+			return 0, err
+		}
+		if err := im.storno(ctx, imp, entries); err != nil {
+			return 0, err
+		}
+	}
+	entries, err := im.ledger.Imported(ctx, imp.CompanyID, imp.ID, imp.PeriodID, *at, im.Batch)
 	if err != nil || len(entries) == 0 {
 		return 0, err
 	}
 	last := entries[len(entries)-1]
 	*at = &ledger.Position{Series: last.Series, Number: last.Number}
+	return len(entries), im.storno(ctx, imp, entries)
+}
+
+// storno posts the stornos of entries imp wrote, in one batch.
+func (im *Importer) storno(ctx context.Context, imp *Import, entries []ledger.Entry) error {
+	if len(entries) == 0 {
+		return nil
+	}
 	id := imp.ID
 	batch := make([]ledger.BatchEntry, len(entries))
 	for k, e := range entries {
@@ -43,8 +72,8 @@ func (im *Importer) reverse(ctx context.Context, imp *Import, at **ledger.Positi
 			Description: string(desc), Series: e.Series, SourceType: ledger.StornoSource(e), ReversesID: &orig,
 			ChainDepth: e.ChainDepth + 1, Lines: lines}}
 	}
-	_, err = im.ledger.PostBatch(ctx, imp.CompanyID, batch)
-	return len(entries), err
+	_, err := im.ledger.PostBatch(ctx, imp.CompanyID, batch)
+	return err
 }
 
 // undoStep reverses the next chunk of an import being undone; the last

@@ -1,0 +1,294 @@
+package sieimport
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/fiscal"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/sie"
+)
+
+// target finds the year a file goes into: the one #RAR 0 names, or for
+// a file without #RAR the existing year that holds all its dates. Nil
+// when it is still to be made, which prepare does: opened beside the
+// company's years, or, when the company's books are empty, by moving its
+// first year onto the file's (move). A company's history comes in from
+// its first year this way, whatever year it was created in.
+func (im *Importer) target(ctx context.Context, company uuid.UUID, s *Summary) (p, move *fiscal.Period, err error) {
+	all, err := im.periods.List(ctx, company)
+	if err != nil {
+		return nil, nil, err
+	}
+	if y, ok := s.Years[0]; ok {
+		span := fiscal.Span{Start: y.Start, End: y.End}
+		for _, p := range all {
+			if p.Start.Equal(y.Start) && p.End.Equal(y.End) {
+				return &p, nil, nil
+			}
+		}
+		_, err := fiscal.Place(span, all)
+		if err == nil {
+			return nil, nil, nil
+		}
+		if len(all) == 1 && all[0].State() == fiscal.Open {
+			n, cerr := im.ledger.Entries(ctx, company, all[0].ID)
+			if cerr != nil {
+				return nil, nil, cerr
+			}
+			if n == 0 {
+				if err := fiscal.CheckShape(span, true); err != nil {
+					return nil, nil, err
+				}
+				return nil, &all[0], nil
+			}
+		}
+		if e, ok := apierr.As(err); ok {
+			d := map[string]any{"file_year_start": y.Start.Format(time.DateOnly), "file_year_end": y.End.Format(time.DateOnly)}
+			for k, v := range e.Details {
+				d[k] = v
+			}
+			err = apierr.New(e.Code, d)
+		}
+		return nil, nil, err
+	}
+	if s.First == nil {
+		return nil, nil, apierr.New(apierr.SIEImportInvalidFile, map[string]any{"errors": []sie.Problem{{Record: "#RAR",
+			Issue: "the file names no fiscal year (#RAR 0) and holds no vouchers to place it by"}}})
+	}
+	for _, p := range all {
+		if !s.First.Before(p.Start) && !s.Last.After(p.End) {
+			return &p, nil, nil
+		}
+	}
+	return nil, nil, apierr.New(apierr.SIEImportInvalidFile, map[string]any{"errors": []sie.Problem{{Record: "#RAR",
+		Issue: fmt.Sprintf("the file names no fiscal year (#RAR 0), and no fiscal year of the company holds all its dates %s – %s; create that year first",
+			s.First.Format(time.DateOnly), s.Last.Format(time.DateOnly))}}})
+}
+
+// WarnOpeningDiffers: the file's opening balance of an account differs
+// from the closing balance of the year before in the books.
+const WarnOpeningDiffers = "SIE_OPENING_BALANCE_DIFFERS"
+
+// WarnPreviousYearNotKept: the file's year before (#RAR -1) could not be
+// kept as the company's year before.
+const WarnPreviousYearNotKept = "SIE_PREVIOUS_YEAR_NOT_KEPT"
+
+// previousYear handles the year before the file's. When the company's
+// books hold it, the file's #IB 0 is compared with its closing balances,
+// a warning for each account that differs (other programs' files
+// sometimes do). When they do not and the file gives that year's
+// balances (#RAR -1 with #IB -1, #UB -1, #RES -1), it becomes the
+// company's year before, closed outside Kontera and holding just those
+// balances: an opening balance and one verifikat of the year's change on
+// its last day, so the statements' comparison columns show last year. It
+// answers the year it made, if any.
+func (im *Importer) previousYear(ctx context.Context, i *Import, p fiscal.Period, s *Summary) (*uuid.UUID, []Warning, error) {
+	prev, err := im.periods.Covering(ctx, i.CompanyID, p.Start.AddDate(0, 0, -1))
+	if err != nil {
+		return nil, nil, err
+	}
+	if prev.ID != uuid.Nil {
+		w, err := im.openingAgainst(ctx, i.CompanyID, prev, s)
+		return nil, w, err
+	}
+	y, ok := s.Years[-1]
+	if !ok || !y.End.Equal(p.Start.AddDate(0, 0, -1)) || len(s.Previous)+len(s.PrevResults) == 0 {
+		return nil, nil, nil
+	}
+	span := fiscal.Span{Start: y.Start, End: y.End}
+	made, _, err := im.periods.Open(ctx, i.CompanyID, "", span)
+	if e, ok := apierr.As(err); ok {
+		return nil, []Warning{{Code: WarnPreviousYearNotKept,
+			MessageSv: "Filens föregående år (#RAR -1) kunde inte läggas in som företagets föregående år (" + string(e.Code) + ").",
+			MessageEn: "The file's year before (#RAR -1) could not be kept as the company's year before (" + string(e.Code) + ").",
+			Details:   e.Details}}, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if im.books.PeriodsChanged != nil {
+		if err := im.books.PeriodsChanged(ctx, i.CompanyID); err != nil {
+			return nil, nil, err
+		}
+	}
+	series, err := im.books.DefaultSeries(ctx, i.CompanyID)
+	if err != nil {
+		return nil, nil, err
+	}
+	var warnings []Warning
+	id := i.ID
+	var entries []ledger.BatchEntry
+	opening, diff := balanceLines(s.PrevOpening, true)
+	if len(opening) > 0 {
+		opening = settle(opening, diff, false)
+		warnings = append(warnings, unbalanced(diff, "#IB -1")...)
+		entries = append(entries, ledger.BatchEntry{Import: &id, Input: ledger.Input{PeriodID: made.ID, Date: made.Start,
+			Description: "Ingående balans enligt SIE-fil (#IB -1)", Series: ledger.OpeningSeries,
+			SourceType: ledger.SourceOpeningBalance, Lines: opening}})
+	}
+	change := map[string]money.Amount{}
+	for _, a := range s.Previous {
+		change[a.Account] = change[a.Account].Add(a.Amount)
+	}
+	for _, a := range s.PrevOpening {
+		change[a.Account] = change[a.Account].Sub(a.Amount)
+	}
+	for _, a := range s.PrevResults {
+		change[a.Account] = change[a.Account].Add(a.Amount)
+	}
+	var list []Amount
+	for _, acct := range sortedKeys(change) {
+		list = append(list, Amount{Account: acct, Amount: change[acct]})
+	}
+	lines, diff := balanceLines(list, false)
+	if len(lines) > 0 {
+		// A file's #UB -1 usually carries the year's result in equity
+		// already (2099): the rows then miss the result, which 8999 Årets
+		// resultat takes, as a year-end's closing entry has it.
+		var result money.Amount
+		for _, a := range list {
+			if a.Account >= "3000" && a.Account <= "8989" {
+				result = result.Add(a.Amount)
+			}
+		}
+		carried := !diff.IsZero() && diff.Cmp(result) == 0
+		lines = settle(lines, diff, carried)
+		if !carried {
+			warnings = append(warnings, unbalanced(diff, "#UB -1, #RES -1")...)
+		}
+		src := "sie:-1"
+		entries = append(entries, ledger.BatchEntry{Import: &id, Input: ledger.Input{PeriodID: made.ID, Date: made.End,
+			Description: "Årets förändring enligt SIE-fil (#UB -1, #RES -1)", Series: series, SourceType: "import",
+			SourceID: &src, Lines: lines}})
+	}
+	if _, err := im.ledger.PostBatch(ctx, i.CompanyID, entries); err != nil {
+		return nil, nil, err
+	}
+	if _, err := im.periods.CloseExternally(ctx, i.CompanyID, made); err != nil {
+		return nil, nil, err
+	}
+	return &made.ID, warnings, nil
+}
+
+// balanceLines are the lines that book amounts (debit positive) on their
+// accounts, classes 0 and 9 left out, and what they sum to; opening keeps
+// balance-sheet accounts only.
+func balanceLines(amounts []Amount, opening bool) ([]ledger.Line, money.Amount) {
+	sum := map[string]money.Amount{}
+	for _, a := range amounts {
+		c := a.Account[0]
+		if c == '0' || c == '9' || (opening && c != '1' && c != '2') {
+			continue
+		}
+		sum[a.Account] = sum[a.Account].Add(a.Amount)
+	}
+	var lines []ledger.Line
+	var total money.Amount
+	for _, acct := range sortedKeys(sum) {
+		if l, ok := side(acct, sum[acct]); ok {
+			l.SortOrder = len(lines)
+			lines = append(lines, l)
+			total = total.Add(sum[acct])
+		}
+	}
+	return lines, total
+}
+
+// settle balances lines that sum to diff: on 8999 Årets resultat when
+// the difference is the year's result already carried to equity, else
+// on the suspense account, to be looked into.
+func settle(lines []ledger.Line, diff money.Amount, result bool) []ledger.Line {
+	account, text := Suspense, "Differens i SIE-filens saldon, att utreda"
+	if result {
+		account, text = ledger.ClosingAccount, "Årets resultat enligt SIE-fil"
+	}
+	if l, ok := side(account, diff.Neg()); ok {
+		l.SortOrder = len(lines)
+		l.Description = &text
+		lines = append(lines, l)
+	}
+	return lines
+}
+
+// side is the line booking amount on account: debit when positive.
+func side(account string, amount money.Amount) (ledger.Line, bool) {
+	switch amount.Sign() {
+	case 1:
+		return ledger.Line{Account: account, Debit: amount}, true
+	case -1:
+		return ledger.Line{Account: account, Credit: amount.Neg()}, true
+	}
+	return ledger.Line{}, false
+}
+
+// unbalanced warns of figures that did not sum to zero, their difference
+// booked on the suspense account.
+func unbalanced(diff money.Amount, what string) []Warning {
+	if diff.IsZero() {
+		return nil
+	}
+	return []Warning{{Code: WarnOpeningUnbalanced,
+		MessageSv: "Filens " + what + " går inte jämnt ut; differensen " + diff.String() + " bokfördes på " + Suspense + " att utreda.",
+		MessageEn: "The file's " + what + " does not balance; the difference " + diff.String() + " was booked on " + Suspense + ", to be looked into.",
+		Details:   map[string]any{"difference": diff, "account": Suspense, "records": what}}}
+}
+
+// openingAgainst compares the file's opening balance (#IB 0) with the
+// closing balances of the year before in the books: each balance-sheet
+// account outside equity on its own, equity (2000-2099) as a whole with
+// the year's result when that year's year-end has not carried it there.
+func (im *Importer) openingAgainst(ctx context.Context, company uuid.UUID, prev fiscal.Period, s *Summary) ([]Warning, error) {
+	if len(s.Opening) == 0 {
+		return nil, nil
+	}
+	bal, err := im.ledger.Balances(ctx, company, prev.ID)
+	if err != nil {
+		return nil, err
+	}
+	books, file := map[string]money.Amount{}, map[string]money.Amount{}
+
+	key := func(acct string) string {
+		switch {
+		case acct[0] >= '3' && acct[0] <= '8', acct >= "2000" && acct <= "2099":
+			return equity
+		case acct[0] == '1' || acct[0] == '2':
+			return acct
+		}
+		return ""
+	}
+	for _, b := range bal {
+		if k := key(b.Account); k != "" {
+			books[k] = books[k].Add(b.Amount)
+		}
+	}
+	for _, a := range s.Opening {
+		if k := key(a.Account); k != "" {
+			file[k] = file[k].Add(a.Amount)
+		}
+	}
+	var out []Warning
+	keys := map[string]bool{}
+	for k := range books {
+		keys[k] = true
+	}
+	for k := range file {
+		keys[k] = true
+	}
+	for _, k := range sortedKeys(keys) {
+		if file[k].Cmp(books[k]) == 0 {
+			continue
+		}
+		out = append(out, Warning{Code: WarnOpeningDiffers,
+			MessageSv: fmt.Sprintf("Filens ingående balans på %s är %s; föregående år i böckerna slutade på %s.", k, file[k], books[k]),
+			MessageEn: fmt.Sprintf("The file's opening balance of %s is %s; the year before in the books closed at %s.", k, file[k], books[k]),
+			Details: map[string]any{"account": k, "file": file[k], "books": books[k], "difference": file[k].Sub(books[k]),
+				"previous_period_id": prev.ID}})
+	}
+	return out, nil
+}
