@@ -14,7 +14,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 export SCARF_ANALYTICS := false
 
-.PHONY: run test build generate check-generated lint lint-house lint-spectral lint-redocly vet fmt-check bench contract-tools spec-coverage
+.PHONY: run test build generate check-generated lint lint-house lint-spectral lint-redocly vet fmt-check bench fuzz contract-tools spec-coverage
 
 run:
 	@scripts/prereqs.sh run
@@ -65,6 +65,16 @@ test:
 	@# Each black-box test has its own server and database and mostly waits
 	@# on PostgreSQL: four at a time keep two cores busy.
 	KONTERA_CONTRACT=1 $(GO) test -count=1 -parallel 4 -timeout 30m ./...
+
+# Fuzzing of the whole SIE import (reader, pass 1, pass 2 on a real
+# database) and of the SIE reader, beyond the generated files and quirks
+# make test runs them over. FUZZTIME=60s by default; one worker, since each
+# execution is a company and an import.
+FUZZTIME ?= 60s
+fuzz:
+	@scripts/prereqs.sh test
+	$(GO) test -run '^$$' -fuzz '^FuzzImport$$' -fuzztime $(FUZZTIME) -parallel 1 -timeout 30m ./internal/sieimport
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) -timeout 30m ./internal/sie
 
 # How much of the spec the document covers ("N of M"); never fails.
 spec-coverage:

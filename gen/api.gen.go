@@ -7066,7 +7066,7 @@ type CompanyCreate struct {
 	AccountingMethod *AccountingMethod         `json:"accounting_method,omitempty"`
 	AddressLine1     nullable.Nullable[string] `json:"address_line1,omitempty"`
 
-	// BooksFromImport The books begin with an SIE import of years kept in another program: first_fiscal_year may then lie in the past (the earliest year to import; a broken year by its start and end). Without first_fiscal_year the first year is the current one, and the first SIE import into the empty books moves it onto the file's year (#RAR 0) anyway.
+	// BooksFromImport False when left out. True: the books begin with an SIE import of years kept in another program, so first_fiscal_year may lie in the past (the earliest year to import; a broken year by its start and end). Without first_fiscal_year the first year is the current one, and the first SIE import into the empty books moves it onto the file's year (#RAR 0) anyway.
 	BooksFromImport *bool                     `json:"books_from_import,omitempty"`
 	City            nullable.Nullable[string] `json:"city,omitempty"`
 
