@@ -1090,6 +1090,7 @@ const (
 	ErrorCodeAGIINCOMPLETEDATA                          ErrorCode = "AGI_INCOMPLETE_DATA"
 	ErrorCodeBANKAGGREGATORNOTCONFIGURED                ErrorCode = "BANK_AGGREGATOR_NOT_CONFIGURED"
 	ErrorCodeBANKCONNECTIONNOTFOUND                     ErrorCode = "BANK_CONNECTION_NOT_FOUND"
+	ErrorCodeBANKFILEACCOUNTMISMATCH                    ErrorCode = "BANK_FILE_ACCOUNT_MISMATCH"
 	ErrorCodeBANKFILEIMPORTNOTFOUND                     ErrorCode = "BANK_FILE_IMPORT_NOT_FOUND"
 	ErrorCodeBANKFILEUNDOFORBIDDEN                      ErrorCode = "BANK_FILE_UNDO_FORBIDDEN"
 	ErrorCodeBANKFILEUNDONOTCOMPLETED                   ErrorCode = "BANK_FILE_UNDO_NOT_COMPLETED"
@@ -1424,6 +1425,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeBANKAGGREGATORNOTCONFIGURED:
 		return true
 	case ErrorCodeBANKCONNECTIONNOTFOUND:
+		return true
+	case ErrorCodeBANKFILEACCOUNTMISMATCH:
 		return true
 	case ErrorCodeBANKFILEIMPORTNOTFOUND:
 		return true

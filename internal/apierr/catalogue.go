@@ -197,6 +197,7 @@ const (
 	BulkBookAmountMismatch             Code = "BULK_BOOK_AMOUNT_MISMATCH"
 	BulkBookUnbalanced                 Code = "BULK_BOOK_UNBALANCED"
 	BankFileUnreadable                 Code = "BANK_FILE_UNREADABLE"
+	BankFileAccountMismatch            Code = "BANK_FILE_ACCOUNT_MISMATCH"
 	BankFileImportNotFound             Code = "BANK_FILE_IMPORT_NOT_FOUND"
 	BankAggregatorNotConfigured        Code = "BANK_AGGREGATOR_NOT_CONFIGURED"
 	BankConnectionNotFound             Code = "BANK_CONNECTION_NOT_FOUND"
@@ -584,6 +585,7 @@ var entries = []Entry{
 	{BulkBookAmountMismatch, s400, GroupEndpoint, "Verifikationens belopp på bankkontot är inte transaktionernas summa.", "The verifikat's amount on the bank account is not the transactions' sum.", "details.expected and details.actual say by how much."},
 	{BulkBookUnbalanced, s400, GroupEndpoint, "Raderna balanserar inte.", "The lines do not balance.", "Debit and credit must be equal."},
 	{BankFileUnreadable, s400, GroupEndpoint, "Bankfilen kan inte läsas.", "The bank file cannot be read.", "details.rows names each row that cannot be read and why; details.reason says what else is wrong. Nothing was imported."},
+	{BankFileAccountMismatch, s400, GroupEndpoint, "Bankfilens konto eller valuta är inte kassakontots.", "The bank file's account or currency is not the cash account's.", "details.file_account and details.file_currency are the statement's; details.cash_accounts the company's. Name the cash account the file is of (cash_account_id), or add one with that IBAN and currency. Nothing was imported."},
 	{BankFileImportNotFound, s404, GroupEndpoint, "Bankfilsimporten finns inte i företaget.", "The bank file import does not exist in the company.", "Use bank_file_import_id from the import operation's result."},
 	{BankAggregatorNotConfigured, s503, GroupEndpoint, "Ingen bankkopplingstjänst är konfigurerad på servern.", "No bank aggregator is configured on the server.", "Import bank files (POST imports/bank) or ingest transactions instead; the operator sets KONTERA_BANK_AGGREGATOR."},
 	{BankConnectionNotFound, s404, GroupEndpoint, "Bankkopplingen finns inte i företaget.", "The bank connection does not exist in the company.", "List the company's bank connections and use an id from there."},

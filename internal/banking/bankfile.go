@@ -28,13 +28,17 @@ func Text(raw []byte) (string, string, error) {
 	name := "utf-8"
 	switch {
 	case bytes.HasPrefix(raw, []byte{0xEF, 0xBB, 0xBF}):
-		return string(raw[3:]), "utf-8", nil
+		if !utf8.Valid(raw[3:]) {
+			return "", "utf-8", &TextError{Line: bytes.Count(raw[:3+invalidAt(raw[3:])], []byte{'\n'}) + 1,
+				Issue: "the line holds bytes that are not utf-8 text"}
+		}
+		return checked(string(raw[3:]), "utf-8")
 	case bytes.HasPrefix(raw, []byte{0xFF, 0xFE}):
 		dec, name = unicode.UTF16(unicode.LittleEndian, unicode.ExpectBOM).NewDecoder(), "utf-16le"
 	case bytes.HasPrefix(raw, []byte{0xFE, 0xFF}):
 		dec, name = unicode.UTF16(unicode.BigEndian, unicode.ExpectBOM).NewDecoder(), "utf-16be"
 	case utf8.Valid(raw):
-		return string(raw), "utf-8", nil
+		return checked(string(raw), "utf-8")
 	default:
 		dec, name = charmap.Windows1252.NewDecoder(), "windows-1252"
 	}
@@ -42,7 +46,28 @@ func Text(raw []byte) (string, string, error) {
 	if err != nil {
 		return "", name, fmt.Errorf("the file is not %s: %w", name, err)
 	}
-	return string(out), name, nil
+	return checked(string(out), name)
+}
+
+// TextError is a line of a file whose text cannot be kept.
+type TextError struct {
+	Line  int
+	Issue string
+}
+
+func (e *TextError) Error() string { return fmt.Sprintf("line %d: %s", e.Line, e.Issue) }
+
+// checked refuses text no column can hold: a NUL, or what the decoder
+// could not read (U+FFFD), naming the line.
+func checked(text, enc string) (string, string, error) {
+	if i := strings.IndexAny(text, "\x00\uFFFD"); i >= 0 {
+		issue := "the line holds a NUL character, which no text can hold"
+		if text[i] != 0 {
+			issue = "the line holds bytes that are not " + enc + " text"
+		}
+		return "", enc, &TextError{Line: strings.Count(text[:i], "\n") + 1, Issue: issue}
+	}
+	return text, enc, nil
 }
 
 // headerLines is how far into a file its header line is looked for: past
@@ -360,4 +385,16 @@ func ParseAmount(s string) (money.Amount, error) {
 		a = a.Neg()
 	}
 	return a, nil
+}
+
+// invalidAt is where b stops being UTF-8.
+func invalidAt(b []byte) int {
+	for i := 0; i < len(b); {
+		r, n := utf8.DecodeRune(b[i:])
+		if r == utf8.RuneError && n <= 1 {
+			return i
+		}
+		i += n
+	}
+	return len(b)
 }

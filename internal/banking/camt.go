@@ -6,8 +6,11 @@ import (
 	"encoding/xml"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"time"
+
+	xcurrency "golang.org/x/text/currency"
 
 	"github.com/kontera/kontera/internal/money"
 )
@@ -81,6 +84,7 @@ type camtDetails struct {
 // entries as transactions, and the balances it states.
 type Statement struct {
 	Account  string // the IBAN, or the bank's other account id
+	IBAN     string // the IBAN, when the statement gives one
 	Currency string
 	Opening  *money.Amount
 	Closing  *money.Amount
@@ -122,17 +126,22 @@ func ReadCamt053(r io.Reader) ([]Statement, error) {
 	}
 	var out []Statement
 	for si, s := range doc.Statements {
-		st := Statement{Account: s.IBAN, Currency: s.Currency}
+		st := Statement{Account: strings.TrimSpace(s.IBAN), IBAN: strings.TrimSpace(s.IBAN), Currency: strings.TrimSpace(s.Currency)}
 		if st.Account == "" {
-			st.Account = s.Other
+			st.Account = strings.TrimSpace(s.Other)
 		}
 		for _, b := range s.Balances {
-			a, err := camtSigned(b.Amount.Value, b.Side, false)
+			a, err := camtSigned(b.Amount.Value, first(b.Amount.Currency, s.Currency), b.Side, false)
 			if err != nil {
-				return nil, fmt.Errorf("camt.053: statement %d, balance %s: %w", si+1, b.Code, err)
+				return nil, &EntryError{Statement: si + 1, Balance: b.Code, Issue: err.Error()}
 			}
 			switch b.Code {
-			case "OPBD":
+			case "OPBD", "PRCD":
+				// The opening booked balance, or the closing balance of the
+				// statement before (PRCD), which is the same figure.
+				if st.Opening != nil && b.Code == "PRCD" {
+					continue
+				}
 				st.Opening = &a
 				if d, err := time.Parse(time.DateOnly, strings.TrimSpace(b.Date)); err == nil {
 					st.OpeningDate = d
@@ -152,7 +161,7 @@ func ReadCamt053(r io.Reader) ([]Statement, error) {
 			}
 			row, err := camtRow(e, s.Currency)
 			if err != nil {
-				return nil, fmt.Errorf("camt.053: statement %d, entry %d: %w", si+1, ei+1, err)
+				return nil, &EntryError{Statement: si + 1, Entry: ei + 1, Ref: first(e.Servicer, e.Ref), Issue: err.Error()}
 			}
 			// Two entries alike in all but position keep apart.
 			if n := seen[row.ExternalID]; n > 0 {
@@ -167,7 +176,7 @@ func ReadCamt053(r io.Reader) ([]Statement, error) {
 }
 
 func camtRow(e camtEntry, currency string) (Ingested, error) {
-	amount, err := camtSigned(e.Amount.Value, e.Side, e.Reversal)
+	amount, err := camtSigned(e.Amount.Value, first(e.Amount.Currency, currency), e.Side, e.Reversal)
 	if err != nil {
 		return Ingested{}, err
 	}
@@ -228,10 +237,53 @@ func camtRow(e camtEntry, currency string) (Ingested, error) {
 	return row, nil
 }
 
-// camtSigned is a camt amount (always positive) signed by its side:
-// DBIT is money out; a reversal turns the sign.
-func camtSigned(value, side string, reversal bool) (money.Amount, error) {
-	a, err := money.Parse(strings.TrimSpace(value))
+// EntryError is an entry or balance of a camt.053 file that cannot be
+// read: where it is and why.
+type EntryError struct {
+	Statement int    // 1-based
+	Entry     int    // 1-based; 0 for a balance
+	Balance   string // the balance's code, for a balance
+	Ref       string // the entry's servicer or entry reference
+	Issue     string
+}
+
+func (e *EntryError) Error() string {
+	at := fmt.Sprintf("statement %d, entry %d", e.Statement, e.Entry)
+	if e.Entry == 0 {
+		at = fmt.Sprintf("statement %d, balance %s", e.Statement, e.Balance)
+	}
+	if e.Ref != "" {
+		at += " (" + e.Ref + ")"
+	}
+	return "camt.053: " + at + ": " + e.Issue
+}
+
+// camtAmountForm is ISO 20022's amount: unsigned, plain digits, at most 18
+// of them with at most 5 decimals. No sign (CdtDbtInd gives it), no
+// exponent.
+var camtAmountForm = regexp.MustCompile(`^[0-9]{1,18}(\.[0-9]{1,5})?$`)
+
+// camtSigned is a camt amount (always positive) in currency, signed by its
+// side: DBIT is money out; a reversal turns the sign. An amount outside
+// ISO 20022's form, or with more decimals than the currency has (other
+// than zeros), cannot be read.
+func camtSigned(value, currency, side string, reversal bool) (money.Amount, error) {
+	v := strings.TrimSpace(value)
+	if !camtAmountForm.MatchString(v) || len(strings.ReplaceAll(v, ".", "")) > 18 {
+		return money.Amount{}, fmt.Errorf("the amount %q is not an ISO 20022 amount (unsigned digits, at most 5 decimals)", value)
+	}
+	if i := strings.IndexByte(v, '.'); i >= 0 {
+		decimals := 2
+		if u, err := xcurrency.ParseISO(strings.TrimSpace(currency)); err == nil {
+			decimals, _ = xcurrency.Standard.Rounding(u)
+		}
+		frac := v[i+1:]
+		if len(frac) > decimals && strings.Trim(frac[decimals:], "0") != "" {
+			return money.Amount{}, fmt.Errorf("the amount %q has more decimals than %s has (%d)", value, currency, decimals)
+		}
+		v = strings.TrimRight(strings.TrimRight(v, "0"), ".")
+	}
+	a, err := money.Parse(v)
 	if err != nil {
 		return a, fmt.Errorf("the amount %q", value)
 	}

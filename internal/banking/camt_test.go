@@ -1,6 +1,7 @@
 package banking
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,5 +105,62 @@ func TestReadCamt053Rules(t *testing.T) {
 		if _, err := ReadCamt053(strings.NewReader(bad)); err == nil {
 			t.Errorf("read %q", bad)
 		}
+	}
+}
+
+// An amount outside ISO 20022's form, or finer than its currency, names
+// its entry; a balance's opening comes from OPBD, else PRCD.
+func TestCamtAmountsAndBalances(t *testing.T) {
+	entry := func(amount, ccy string) string {
+		return `<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt><Stmt>` +
+			`<Acct><Id><IBAN>SE4550000000058398257466</IBAN></Id><Ccy>` + ccy + `</Ccy></Acct>` +
+			`<Bal><Tp><CdOrPrtry><Cd>PRCD</Cd></CdOrPrtry></Tp><Amt Ccy="SEK">10.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>2026-02-28</Dt></Dt></Bal>` +
+			`<Ntry><NtryRef>OK</NtryRef><Amt Ccy="` + ccy + `">1.00</Amt><CdtDbtInd>CRDT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-03-05</Dt></BookgDt></Ntry>` +
+			`<Ntry><NtryRef>E2</NtryRef><Amt Ccy="` + ccy + `">` + amount + `</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-03-05</Dt></BookgDt></Ntry>` +
+			`</Stmt></BkToCstmrStmt></Document>`
+	}
+	for _, c := range []struct {
+		amount, ccy, want string
+	}{{"5.00", "SEK", "-5.00"}, {"5", "SEK", "-5.00"}, {"5.500", "SEK", "-5.50"}, {"1000", "JPY", "-1000.00"}, {"0.00000", "EUR", "0.00"}} {
+		st, err := ReadCamt053(strings.NewReader(entry(c.amount, c.ccy)))
+		if err != nil {
+			t.Fatalf("%s %s: %v", c.amount, c.ccy, err)
+		}
+		if got := st[0].Rows[1].Amount.String(); got != c.want && !(c.want == "0.00" && st[0].Rows[1].Amount.IsZero()) {
+			t.Errorf("%s %s reads %s, want %s", c.amount, c.ccy, got, c.want)
+		}
+		if st[0].Opening == nil || st[0].Opening.String() != "10.00" {
+			t.Errorf("PRCD is the opening balance: %v", st[0].Opening)
+		}
+	}
+	for _, bad := range []struct{ amount, ccy string }{{"-5.00", "SEK"}, {"1E3", "SEK"}, {"+5", "SEK"}, {"5.001", "SEK"},
+		{"5.5", "JPY"}, {"1234567890123456789", "SEK"}, {"5.123456", "EUR"}, {" ", "SEK"}, {"5,00", "SEK"}} {
+		_, err := ReadCamt053(strings.NewReader(entry(bad.amount, bad.ccy)))
+		var e *EntryError
+		if !errors.As(err, &e) || e.Statement != 1 || e.Entry != 2 || e.Ref != "E2" {
+			t.Errorf("%q %s: %v", bad.amount, bad.ccy, err)
+		}
+	}
+}
+
+// A NUL, or bytes of no encoding read, name their line.
+func TestTextRefusesWhatNoColumnHolds(t *testing.T) {
+	for name, c := range map[string]struct {
+		raw  []byte
+		line int
+	}{
+		"nul":              {[]byte("Datum;Text;Belopp\n2026-03-01;A\x00;1,00\n"), 2},
+		"bom, bad utf-8":   {append([]byte{0xEF, 0xBB, 0xBF}, []byte("a\nb\nc\xff\n")...), 3},
+		"utf-16 nul":       {[]byte{0xFF, 0xFE, 'a', 0, '\n', 0, 0, 0}, 2},
+		"utf-16 surrogate": {[]byte{0xFF, 0xFE, 'a', 0, '\n', 0, 0x00, 0xD8, 'b', 0}, 2},
+	} {
+		_, _, err := Text(c.raw)
+		var te *TextError
+		if !errors.As(err, &te) || te.Line != c.line {
+			t.Errorf("%s: %v, want line %d", name, err, c.line)
+		}
+	}
+	if _, _, err := Text([]byte("Datum;Text\n2026-03-01;Å\n")); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -46,6 +46,55 @@ type Parsed struct {
 	// Balances are the closing balances the file states, each of its day
 	// (camt.053 CLBD).
 	Balances []StatementBalance
+	// Statements are the accounts and currencies a camt.053 file's
+	// statements are of.
+	Statements []StatementAccount
+	// Mismatches are the statements whose opening balance and entries do
+	// not make their closing balance.
+	Mismatches []BalanceMismatch
+}
+
+// StatementAccount is the account a statement says it is of.
+type StatementAccount struct {
+	Account  string `json:"account"`
+	IBAN     string `json:"-"`
+	Currency string `json:"currency"`
+}
+
+// BalanceMismatch is a statement whose opening balance and entries do not
+// make its closing balance: rows are missing from it, or it is not the
+// bank's whole story.
+type BalanceMismatch struct {
+	Statement int          `json:"statement"`
+	Account   string       `json:"account"`
+	Opening   money.Amount `json:"opening_balance"`
+	Entries   money.Amount `json:"entries"`
+	Closing   money.Amount `json:"closing_balance"`
+}
+
+// Warning is something an import says of a file without refusing it.
+type Warning struct {
+	Code      string         `json:"code"`
+	MessageSv string         `json:"message_sv"`
+	MessageEn string         `json:"message_en"`
+	Details   map[string]any `json:"details,omitempty"`
+}
+
+// WarnBalanceMismatch: a statement's opening balance and entries do not
+// make its closing balance.
+const WarnBalanceMismatch = "BANK_STATEMENT_BALANCE_MISMATCH"
+
+// Warnings are what the import tells of the file.
+func (p Parsed) Warnings() []Warning {
+	out := []Warning{}
+	for _, m := range p.Mismatches {
+		out = append(out, Warning{Code: WarnBalanceMismatch,
+			MessageSv: fmt.Sprintf("Kontoutdrag %d (%s): ingående saldo %s och transaktionerna %s ger inte utgående saldo %s; rader saknas eller utdraget är inte bankens hela bild.", m.Statement, m.Account, m.Opening, m.Entries, m.Closing),
+			MessageEn: fmt.Sprintf("Statement %d (%s): the opening balance %s and the entries %s do not make the closing balance %s; rows are missing, or the statement is not the bank's whole story.", m.Statement, m.Account, m.Opening, m.Entries, m.Closing),
+			Details: map[string]any{"statement": m.Statement, "account": m.Account, "opening_balance": m.Opening,
+				"entries": m.Entries, "closing_balance": m.Closing, "difference": m.Closing.Sub(m.Opening.Add(m.Entries))}})
+	}
+	return out
 }
 
 // StatementBalance is what the bank states a cash account held at the end
@@ -62,7 +111,7 @@ type StatementBalance struct {
 func ParseFile(raw []byte, format, account, currency string) (Parsed, error) {
 	text, enc, err := Text(raw)
 	if err != nil {
-		return Parsed{}, unreadable(err.Error(), nil)
+		return Parsed{}, unreadableText(err)
 	}
 	if format == "" {
 		format = Detect(text)
@@ -74,12 +123,26 @@ func ParseFile(raw []byte, format, account, currency string) (Parsed, error) {
 	switch format {
 	case FormatCamt053:
 		sts, err := ReadCamt053(strings.NewReader(text))
+		var entry *EntryError
+		if errors.As(err, &entry) {
+			d := map[string]any{"reason": entry.Error(), "field": "file", "statement": entry.Statement}
+			if entry.Entry > 0 {
+				d["entry"] = entry.Entry
+			} else {
+				d["balance"] = entry.Balance
+			}
+			if entry.Ref != "" {
+				d["entry_reference"] = entry.Ref
+			}
+			return p, apierr.New(apierr.BankFileUnreadable, d)
+		}
 		if err != nil {
 			return p, unreadable(err.Error(), nil)
 		}
 		var notes []string
-		for _, st := range sts {
+		for si, st := range sts {
 			p.Rows, p.Pending = append(p.Rows, st.Rows...), p.Pending+st.Pending
+			p.Statements = append(p.Statements, StatementAccount{Account: st.Account, IBAN: st.IBAN, Currency: st.Currency})
 			// A file of one account's statements states its balances;
 			// one of several accounts' cannot say which is the cash
 			// account's.
@@ -103,6 +166,8 @@ func ParseFile(raw []byte, format, account, currency string) (Parsed, error) {
 				if sum.Cmp(*st.Closing) != 0 {
 					notes = append(notes, fmt.Sprintf("statement %s: opening %s and its entries make %s, the closing balance says %s",
 						st.Account, st.Opening, sum, st.Closing))
+					p.Mismatches = append(p.Mismatches, BalanceMismatch{Statement: si + 1, Account: st.Account,
+						Opening: *st.Opening, Entries: sum.Sub(*st.Opening), Closing: *st.Closing})
 				}
 			}
 		}
@@ -153,6 +218,16 @@ func fit(r *Ingested) {
 			*f.s = truncated(*f.s, f.n)
 		}
 	}
+}
+
+// unreadableText is a file whose text cannot be read: with the line,
+// when one is at fault.
+func unreadableText(err error) error {
+	var te *TextError
+	if errors.As(err, &te) {
+		return apierr.New(apierr.BankFileUnreadable, map[string]any{"reason": te.Error(), "field": "file", "line": te.Line})
+	}
+	return unreadable(err.Error(), nil)
 }
 
 func unreadable(reason string, rows []RowError) error {
@@ -228,6 +303,11 @@ func (b *Bank) QueueImport(ctx context.Context, company uuid.UUID, f File, forma
 	if err != nil {
 		return Queued{}, err
 	}
+	if p.Format == FormatCamt053 {
+		if at, err = b.statementAccount(ctx, company, cash, p.Statements); err != nil {
+			return Queued{}, err
+		}
+	}
 	sum := sha256.Sum256(f.Bytes)
 	im := Import{CompanyID: company, ID: uuid.New(), FileName: f.Name, Content: f.Bytes, SHA256: hex.EncodeToString(sum[:]),
 		Encoding: p.Encoding, Format: p.Format, CashAccountID: at.CashAccountID, LedgerAccount: at.LedgerAccount,
@@ -247,6 +327,85 @@ func (b *Bank) QueueImport(ctx context.Context, company uuid.UUID, f File, forma
 	return Queued{Import: im, Parsed: p, Operation: op}, err
 }
 
+// statementAccount is the cash account a camt.053 file's statements land
+// on. Named (cash), it must be of the statements' currency and, when both
+// say one, their IBAN. Unnamed, it is the company's cash account of the
+// statements' IBAN, or for statements without one the primary (else 1930
+// in SEK), in their currency. Anything else, or statements of several
+// accounts, is BANK_FILE_ACCOUNT_MISMATCH: a statement never lands on an
+// account it is not of.
+func (b *Bank) statementAccount(ctx context.Context, company uuid.UUID, cash *uuid.UUID, sts []StatementAccount) (Settlement, error) {
+	all, err := b.store.CashAccounts(ctx, company, false)
+	if err != nil {
+		return Settlement{}, err
+	}
+	mismatch := func(st StatementAccount, why string) error {
+		list := make([]map[string]any, len(all))
+		for i, a := range all {
+			list[i] = map[string]any{"cash_account_id": a.ID, "ledger_account": a.LedgerAccount, "iban": a.IBAN,
+				"currency": a.Currency}
+		}
+		return apierr.New(apierr.BankFileAccountMismatch, map[string]any{"field": "file", "reason": why,
+			"file_account": st.Account, "file_currency": st.Currency, "cash_accounts": list})
+	}
+	fits := func(a CashAccount, st StatementAccount) error {
+		if st.Currency != "" && !strings.EqualFold(st.Currency, a.Currency) {
+			return mismatch(st, "the statement is in "+st.Currency+", the cash account in "+a.Currency)
+		}
+		if st.IBAN != "" && a.IBAN != nil && NormalIBAN(st.IBAN) != NormalIBAN(*a.IBAN) {
+			return mismatch(st, "the statement is of "+st.IBAN+", the cash account is "+*a.IBAN)
+		}
+		return nil
+	}
+	var chosen *CashAccount
+	for _, st := range sts {
+		var a *CashAccount
+		switch {
+		case cash != nil:
+			for i := range all {
+				if all[i].ID == *cash {
+					a = &all[i]
+				}
+			}
+		case st.IBAN != "":
+			for i := range all {
+				if all[i].IBAN != nil && NormalIBAN(*all[i].IBAN) == NormalIBAN(st.IBAN) {
+					a = &all[i]
+				}
+			}
+			if a == nil {
+				return Settlement{}, mismatch(st, "no cash account of the company has the statement's IBAN")
+			}
+		default:
+			for i := range all {
+				if all[i].Primary {
+					a = &all[i]
+				}
+			}
+			if a == nil {
+				if st.Currency != "" && st.Currency != "SEK" {
+					return Settlement{}, mismatch(st, "the company has no cash account in "+st.Currency)
+				}
+				continue // 1930, in kronor
+			}
+		}
+		if a == nil {
+			return Settlement{}, apierr.New(apierr.NotFound, map[string]any{"resource": "cash_account", "field": "cash_account_id"})
+		}
+		if err := fits(*a, st); err != nil {
+			return Settlement{}, err
+		}
+		if chosen != nil && chosen.ID != a.ID {
+			return Settlement{}, mismatch(st, "the file holds statements of several accounts: import one account's at a time")
+		}
+		chosen = a
+	}
+	if chosen == nil {
+		return Settlement{LedgerAccount: "1930"}, nil
+	}
+	return Settlement{CashAccountID: &chosen.ID, LedgerAccount: chosen.LedgerAccount}, nil
+}
+
 type importParams struct {
 	ImportID uuid.UUID `json:"bank_file_import_id"`
 }
@@ -260,6 +419,9 @@ type ImportResult struct {
 	From       string    `json:"date_from"`
 	To         string    `json:"date_to"`
 	Note       *string   `json:"balance_note"`
+	// Warnings say what of the file is not as it should be, such as a
+	// statement whose balances and entries disagree.
+	Warnings []Warning `json:"warnings"`
 }
 
 // RunImport is the import operation: the kept file read again, its rows
@@ -316,7 +478,7 @@ func (b *Bank) RunImport(ctx context.Context, run *jobs.Run) (any, error) {
 		return nil, err
 	}
 	return ImportResult{ImportID: im.ID, Format: im.Format, Ingested: n, Duplicates: dup, From: dayText(*parsed.From),
-		To: dayText(*parsed.To), Note: parsed.Note}, nil
+		To: dayText(*parsed.To), Note: parsed.Note, Warnings: parsed.Warnings()}, nil
 }
 
 // Undone is what undoing an import did.

@@ -74,6 +74,13 @@ var columnName = map[string]string{"date": "Datum", "text": "Text", "amount": "B
 // SKATTEKONTO_FILE_INVALID naming the line and column.
 func ParseStatement(raw []byte) (Statement, error) {
 	text, enc, err := banking.Text(raw)
+	var te *banking.TextError
+	if errors.As(err, &te) {
+		// Text no column can hold (a NUL, bytes of no encoding read):
+		// unreadable, as a bank file's.
+		return Statement{}, apierr.New(apierr.BankFileUnreadable, map[string]any{"reason": te.Error(), "field": "file",
+			"line": te.Line})
+	}
 	if err != nil {
 		return Statement{}, invalidFile(0, "", err.Error())
 	}
