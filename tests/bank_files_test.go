@@ -92,6 +92,19 @@ func TestBankFilesLandWhereTheyBelong(t *testing.T) {
 	if r.errorCode(t, 400, "BANK_FILE_UNREADABLE"); r.at("error.details.line") != 2.0 {
 		t.Fatalf("skattekonto NUL: %s", r.Body)
 	}
+	// A skattekonto file that says 999,00 of a day the books hold as
+	// 1 000,00 contradicts them: 409, and the saldo chain stays whole.
+	skattekonto(b, "mars.csv", []byte("Datum;Text;Belopp;Saldo\n2026-03-01;Ingående saldo;;0,00\n"+
+		"2026-03-10;Inbetalning;1 000,00;1 000,00\n"), false).status(t, 200)
+	taxRows := b.count(`SELECT count(*) FROM skattekonto_transactions WHERE company_id = $1`, b.company)
+	r = skattekonto(b, "mars2.csv", []byte("Datum;Text;Belopp;Saldo\n2026-03-01;Ingående saldo;;0,00\n"+
+		"2026-03-10;Inbetalning;999,00;999,00\n"), false)
+	if r.errorCode(t, 409, "SKATTEKONTO_SALDO_CONFLICT"); r.at("error.details.file_saldo") != 999.0 || r.at("error.details.stored_saldo") != 1999.0 {
+		t.Fatalf("contradicting day: %s", r.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM skattekonto_transactions WHERE company_id = $1`, b.company); n != taxRows {
+		t.Fatalf("a contradicting file added %d rows", n-taxRows)
+	}
 
 	// By IBAN, without naming the account: the EUR statement lands on the
 	// EUR account, its amounts and signs exact; opening 1 000.00 and

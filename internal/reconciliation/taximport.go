@@ -145,7 +145,16 @@ func (r *Reconciler) ImportStatement(ctx context.Context, company uuid.UUID, raw
 	}
 	union = append(union, adds...)
 	// A day the file shows only part of (stored rows of it missing from
-	// the file) states no end-of-day saldo to check.
+	// the file, and nothing new) states no end-of-day saldo to check. A
+	// day the file gives a row the books lack while rows the books hold
+	// of it are missing from it contradicts them: its saldo is checked
+	// against them all, and conflicts.
+	added := map[string]bool{}
+	for _, ir := range out.Rows {
+		if ir.Status == RowAdded && !ir.Upcoming {
+			added[dayKey(ir.Date)] = true
+		}
+	}
 	partial := map[string]bool{}
 	inFile := map[uuid.UUID]bool{}
 	for _, ir := range out.Rows {
@@ -158,7 +167,7 @@ func (r *Reconciler) ImportStatement(ctx context.Context, company uuid.UUID, raw
 		fileDays[dayKey(row.Date)] = true
 	}
 	for _, t := range stored {
-		if t.Kind == "row" && !t.Upcoming && fileDays[dayKey(t.Date)] && !inFile[t.ID] {
+		if t.Kind == "row" && !t.Upcoming && fileDays[dayKey(t.Date)] && !inFile[t.ID] && !added[dayKey(t.Date)] {
 			partial[dayKey(t.Date)] = true
 		}
 	}
