@@ -139,3 +139,44 @@ func TestBankFilesLandWhereTheyBelong(t *testing.T) {
 		t.Fatalf("rows: %+v", got)
 	}
 }
+
+// A statement with rows missing (opening 10 000, closing 3 999, but only
+// the rent of −8 000 among its entries: +1 999 missing) imports with the
+// mismatch warned, and reconciliation does not hide the gap as where the
+// outside history starts: the opening comes from the statement's
+// opening balance (no opening difference), the 1 999 is unexplained, the
+// account is not reconciled, and a sign-off needs force.
+func TestStatementWithMissingRowsIsNotReconciled(t *testing.T) {
+	t.Parallel()
+	b, cash := reconBooks(t)
+	key := "bank:" + cash
+	b.posted("2026-01-10", "Aktiekapital", "D 1930 10000", "C 2081 10000")
+	rent := b.posted("2026-03-02", "Hyra mars", "D 5010 8000", "C 1930 8000")
+	file := camtFile("SE4550000000058398257466", "SEK", "10000.00", "3999.00", "8000.00 DBIT")
+	done := waitOperation(b, importFile(b, "mars.xml", file, "?cash_account_id="+cash).status(t, 202).str("data.operation_id"))
+	if done.str("data.status") != "succeeded" || len(done.list("data.result.warnings")) != 1 {
+		t.Fatalf("import: %s", done.Body)
+	}
+	var tx string
+	if err := b.db.Get(&tx, `SELECT id FROM bank_transactions WHERE company_id = $1`, b.company); err != nil {
+		t.Fatal(err)
+	}
+	b.write("POST", "reconciliation/accounts/"+key+"/links", map[string]any{"pairs": []any{
+		map[string]any{"external_ids": []any{tx}, "journal_entry_ids": []any{rent}}}}).status(t, 200)
+	a := b.recon(key, "?date_to=2026-03-31")
+	if a.at("data.external_balance") != 3999.0 || a.at("data.ledger_balance") != 2000.0 ||
+		a.at("data.unexplained_difference") != 1999.0 || a.at("data.is_reconciled") != false {
+		t.Fatalf("account: %s", a.Body)
+	}
+	for _, l := range a.list("data.bridge") {
+		if m := l.(map[string]any); m["key"] == "opening_difference" && m["amount"] != 0.0 {
+			t.Fatalf("the missing rows read as an opening difference: %v", a.at("data.bridge"))
+		}
+	}
+	r := b.write("POST", "reconciliation/accounts/"+key+"/signoff", map[string]any{"through_date": "2026-03-31"})
+	if r.Status != 409 && r.Status != 400 {
+		t.Fatalf("a sign-off with 1 999 unexplained went through: %s", r.Body)
+	}
+	b.write("POST", "reconciliation/accounts/"+key+"/signoff", map[string]any{"through_date": "2026-03-31", "force": true,
+		"note": "Insättning saknas i utdraget; begärt nytt från banken."}).status(t, 200)
+}

@@ -223,44 +223,60 @@ func (a *Account) balances(ledgerOpening money.Amount) {
 		}
 	}
 	var opening money.Amount
+	external := func() money.Amount { return opening.Add(sum) }
 	switch {
 	case a.Key.Kind == KindSkattekonto:
 		opening, a.ExternalFrom = *a.OpeningSaldo, "saldo"
 	default:
-		anchor := a.anchor()
-		if anchor == nil {
+		first, latest := a.anchors()
+		if first == nil {
 			opening, a.ExternalFrom = ledgerOpening, "movements"
 			break
 		}
-		// The stated balance less the rows through its day is what the
-		// account held before the first row.
+		// The opening comes from the first balance the bank stated (a
+		// statement's opening balance, the day before its rows), less any
+		// rows through its day; the balance at the day is the latest one
+		// stated, plus the rows after it. Rows missing between the two
+		// are then a difference nothing explains, never an opening one.
 		for _, x := range a.Input.Ext {
-			if dayNumber(x.Date) <= dayNumber(anchor.Day) {
+			if !x.Upcoming && dayNumber(x.Date) <= dayNumber(first.Day) {
 				before = before.Add(x.Amount)
 			}
 		}
-		opening, a.ExternalFrom = anchor.Balance.Sub(before), "statement"
+		opening, a.ExternalFrom = first.Balance.Sub(before), "statement"
+		stated := *latest
+		external = func() money.Amount {
+			b := stated.Balance
+			for _, x := range a.Input.Ext {
+				if !x.Upcoming && dayNumber(x.Date) > dayNumber(stated.Day) && dayNumber(x.Date) <= through {
+					b = b.Add(x.Amount)
+				}
+			}
+			return b
+		}
 	}
-	a.Input.ExternalBalance = opening.Add(sum)
+	a.Input.ExternalBalance = external()
 	a.Input.OpeningDifference = opening.Sub(ledgerOpening)
 }
 
-// anchor is the bank's latest stated balance on or before the day; nil
-// when it stated none by then (the rows read end at the day, so a later
-// one cannot be carried back) or the account is not in kronor, whose
-// books are.
-func (a *Account) anchor() *banking.StatementBalance {
+// anchors are the bank's first and latest stated balances on or before
+// the day; nil when it stated none by then (the rows read end at the
+// day, so a later one cannot be carried back) or the account is not in
+// kronor, whose books are.
+func (a *Account) anchors() (first, latest *banking.StatementBalance) {
 	if a.Cash.Currency != "SEK" {
-		return nil
+		return nil, nil
 	}
 	through := dayNumber(a.Input.Through)
-	var best *banking.StatementBalance
 	for i := range a.statements {
 		if dayNumber(a.statements[i].Day) <= through {
-			best = &a.statements[i]
+			if first == nil {
+				first = &a.statements[i]
+			}
+			latest = &a.statements[i]
 		}
 	}
-	return best
+	return first, latest
 }
 
 // loadBank reads a cash account's transactions through day.
