@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,14 +20,25 @@ import (
 func TestSieImportHistory(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
-	b := ledgerOn(t, newEnv(t, clock(func() time.Time { return now })))
+	e := newEnv(t, clock(func() time.Time { return now }))
 	years := sietest.History(2022, 3, 40)
+	// In order, and in any order: the last year first (its #RAR -1 makes
+	// the year before it, which that year's own file then replaces), the
+	// first, the middle.
+	for _, order := range [][]int{{0, 1, 2}, {2, 0, 1}} {
+		t.Run(fmt.Sprint(order), func(t *testing.T) { importHistory(t, ledgerOn(t, e), years, order) })
+	}
+}
+
+// importHistory imports years into b in order and checks the books.
+func importHistory(t *testing.T, b *ledgerBooks, years []sietest.Year, order []int) {
 	f := func(a money.Amount) float64 {
 		v, _ := strconv.ParseFloat(a.String(), 64)
 		return v
 	}
 	periods := map[int]string{}
-	for n, y := range years {
+	for n, k := range order {
+		y := years[k]
 		started := b.importSie(t, "historik_"+strconv.Itoa(y.Year)+".se", y.File, "").status(t, 202)
 		op, imp := b.imported(t, started)
 		if op.str("data.status") != "succeeded" || imp.str("data.state") != "completed" {
@@ -72,6 +84,13 @@ func TestSieImportHistory(t *testing.T) {
 		if names[k] != v {
 			t.Errorf("fiscal years %v, want %v", names, want)
 			break
+		}
+	}
+	// A year imported from its own file exports its vouchers only: the
+	// balances another import made of it before are not in its file.
+	for _, y := range years {
+		if out := b.exportSie(t, periods[y.Year], ""); strings.Contains(string(out), "SIE-fil (#UB -1") {
+			t.Errorf("%d exports the balances made of it before its file came", y.Year)
 		}
 	}
 	// Each year's income statement shows the year before beside it: 2022

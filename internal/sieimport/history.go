@@ -292,3 +292,110 @@ func (im *Importer) openingAgainst(ctx context.Context, company uuid.UUID, prev 
 	}
 	return out, nil
 }
+
+// vacant refuses a file's year that holds posted entries already
+// (SIE_IMPORT_PERIOD_NOT_EMPTY), unless all it holds are the balances an
+// import of the year after made of it (#RAR -1): the file of the year
+// itself replaces them, so a company's years import in any order.
+func (im *Importer) vacant(ctx context.Context, company, period uuid.UUID) error {
+	n, imports, err := im.ledger.PostedIn(ctx, company, period)
+	if err != nil || n == 0 {
+		return err
+	}
+	if len(imports) == 1 {
+		made, err := im.Imports.Made(ctx, company, period)
+		if err != nil {
+			return err
+		}
+		if made != nil && made.ID == imports[0] {
+			return nil
+		}
+	}
+	return notEmpty(period, n, imports)
+}
+
+// replaceMade makes room in p for the file of the year itself, when all
+// p holds are the balances another import made of it: p, closed outside
+// Kontera, is opened again, and those balances are reversed on behalf of
+// the import that made them (so the pair leaves the year's SIE export,
+// as an undone import's do). It answers the import that made them, if
+// any.
+func (im *Importer) replaceMade(ctx context.Context, i *Import, p fiscal.Period) (*uuid.UUID, error) {
+	made, err := im.Imports.Made(ctx, i.CompanyID, p.ID)
+	if err != nil || made == nil || made.ID == i.ID {
+		return nil, err
+	}
+	held, err := im.periods.Hold(ctx, i.CompanyID, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	if held.Closed && held.ClosedExternally {
+		if _, err := im.periods.Reopen(ctx, i.CompanyID, held); err != nil {
+			return nil, err
+		}
+	}
+	entries, err := im.ledger.Imported(ctx, i.CompanyID, made.ID, &p.ID, nil, ledger.MaxEngineLines)
+	if err != nil {
+		return nil, err
+	}
+	return &made.ID, im.storno(ctx, made, entries)
+}
+
+// closingAgainst compares, when the company's books hold the year after
+// the file's with an opening balance, the file's closing balances (#UB
+// 0) with it: a year imported after the one following it is checked as
+// that one was against it (equity as a whole, with the file's result
+// when its #UB does not carry it).
+func (im *Importer) closingAgainst(ctx context.Context, company uuid.UUID, p fiscal.Period, s *Summary) ([]Warning, error) {
+	if len(s.Closing) == 0 {
+		return nil, nil
+	}
+	next, err := im.periods.Covering(ctx, company, p.End.AddDate(0, 0, 1))
+	if err != nil || next.ID == uuid.Nil {
+		return nil, err
+	}
+	ib, err := im.ledger.Opening(ctx, company, next.ID)
+	if err != nil || ib == nil {
+		return nil, err
+	}
+	books, file := map[string]money.Amount{}, map[string]money.Amount{}
+	for _, l := range ib.Lines {
+		if l.Account[0] == '1' || l.Account[0] == '2' {
+			books[groupOf(l.Account)] = books[groupOf(l.Account)].Add(l.Debit).Sub(l.Credit)
+		}
+	}
+	var sheet money.Amount
+	for _, a := range s.Closing {
+		if a.Account[0] == '1' || a.Account[0] == '2' {
+			file[groupOf(a.Account)] = file[groupOf(a.Account)].Add(a.Amount)
+			sheet = sheet.Add(a.Amount)
+		}
+	}
+	if !sheet.IsZero() {
+		// The file's balance sheet waits for its result: equity takes it.
+		for _, a := range s.Results {
+			if a.Account[0] >= '3' && a.Account[0] <= '8' {
+				file[equity] = file[equity].Add(a.Amount)
+			}
+		}
+	}
+	keys := map[string]bool{}
+	for k := range books {
+		keys[k] = true
+	}
+	for k := range file {
+		keys[k] = true
+	}
+	var out []Warning
+	for _, k := range sortedKeys(keys) {
+		if k == Suspense || file[k].Cmp(books[k]) == 0 {
+			continue
+		}
+		out = append(out, Warning{Code: WarnOpeningDiffers,
+			MessageSv: fmt.Sprintf("Filens utgående balans på %s är %s; året efter i böckerna öppnar med %s.", k, file[k], books[k]),
+			MessageEn: fmt.Sprintf("The file's closing balance of %s is %s; the year after in the books opens with %s.", k, file[k], books[k]),
+			Details: map[string]any{"account": k, "file": file[k], "books": books[k], "difference": file[k].Sub(books[k]),
+				"next_period_id": next.ID}})
+	}
+	return out, nil
+}

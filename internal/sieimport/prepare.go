@@ -31,6 +31,13 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 	warnings := i.Warnings()
 	opts := i.Options()
 	res := map[string]any{}
+	replaced, err := im.replaceMade(ctx, i, p)
+	if err != nil {
+		return false, nil, err
+	}
+	if replaced != nil {
+		res["replaced_balances_of_import_id"] = replaced
+	}
 
 	accounts := map[string]Account{}
 	var order []string
@@ -80,6 +87,10 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 	warnings = append(warnings, w...)
 	made, w, err := im.previousYear(ctx, i, p, s)
 	if err != nil {
+		return false, nil, err
+	}
+	warnings = append(warnings, w...)
+	if w, err = im.closingAgainst(ctx, i.CompanyID, p, s); err != nil {
 		return false, nil, err
 	}
 	warnings = append(warnings, w...)

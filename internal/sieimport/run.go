@@ -191,12 +191,8 @@ func (im *Importer) validate(ctx context.Context, run *jobs.Run, i *Import) (boo
 	if p != nil {
 		i.PeriodID = &p.ID
 		if opts.OnExistingPeriod != "replace" {
-			n, imports, err := im.ledger.PostedIn(ctx, i.CompanyID, p.ID)
-			if err != nil {
+			if err := im.vacant(ctx, i.CompanyID, p.ID); err != nil {
 				return false, nil, err
-			}
-			if n > 0 {
-				return false, nil, notEmpty(p.ID, n, imports)
 			}
 		}
 	}

@@ -156,12 +156,8 @@ func (im *Importer) Start(ctx context.Context, company uuid.UUID, req Request) (
 			return none, jobs.Operation{}, false, err
 		}
 	} else if period != nil {
-		n, imports, err := im.ledger.PostedIn(ctx, company, *period)
-		if err != nil {
+		if err := im.vacant(ctx, company, *period); err != nil {
 			return none, jobs.Operation{}, false, err
-		}
-		if n > 0 {
-			return none, jobs.Operation{}, false, notEmpty(*period, n, imports)
 		}
 	}
 	if req.Body != nil {

@@ -190,6 +190,18 @@ func (s *Imports) Retried(ctx context.Context, company uuid.UUID, fingerprint st
 	return &out[0], nil
 }
 
+// Made returns the import that made company's year period from its
+// file's #RAR -1 balances (a year before its own), nil when none did.
+func (s *Imports) Made(ctx context.Context, company, period uuid.UUID) (*Import, error) {
+	var out []Import
+	if err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+importColumns+` FROM sie_imports
+		WHERE company_id = $1 AND checkpoint->>'previous_year' = $2::text AND state IN ('completed', 'paused')`,
+		company, period); err != nil || len(out) == 0 {
+		return nil, err
+	}
+	return &out[0], nil
+}
+
 // List returns up to limit+1 of company's imports, newest first, after
 // the position after.
 func (s *Imports) List(ctx context.Context, company uuid.UUID, after *cursor.Position, limit int) ([]Import, error) {
