@@ -272,7 +272,18 @@ func (im *Importer) openingAgainst(ctx context.Context, company uuid.UUID, prev 
 			file[k] = file[k].Add(a.Amount)
 		}
 	}
-	var out []Warning
+	return differing(file, books, func(k string, f, b money.Amount) Warning {
+		return Warning{Code: WarnOpeningDiffers,
+			MessageSv: fmt.Sprintf("Filens ingående balans på %s är %s; föregående år i böckerna slutade på %s.", k, f, b),
+			MessageEn: fmt.Sprintf("The file's opening balance of %s is %s; the year before in the books closed at %s.", k, f, b),
+			Details:   map[string]any{"account": k, "file": f, "books": b, "difference": f.Sub(b), "previous_period_id": prev.ID}}
+	}), nil
+}
+
+// differing warns (with warn) of each account or group where file and
+// books differ, the suspense account aside (what waits there is warned
+// of already).
+func differing(file, books map[string]money.Amount, warn func(k string, file, books money.Amount) Warning) []Warning {
 	keys := map[string]bool{}
 	for k := range books {
 		keys[k] = true
@@ -280,17 +291,13 @@ func (im *Importer) openingAgainst(ctx context.Context, company uuid.UUID, prev 
 	for k := range file {
 		keys[k] = true
 	}
+	var out []Warning
 	for _, k := range sortedKeys(keys) {
-		if file[k].Cmp(books[k]) == 0 {
-			continue
+		if k != Suspense && file[k].Cmp(books[k]) != 0 {
+			out = append(out, warn(k, file[k], books[k]))
 		}
-		out = append(out, Warning{Code: WarnOpeningDiffers,
-			MessageSv: fmt.Sprintf("Filens ingående balans på %s är %s; föregående år i böckerna slutade på %s.", k, file[k], books[k]),
-			MessageEn: fmt.Sprintf("The file's opening balance of %s is %s; the year before in the books closed at %s.", k, file[k], books[k]),
-			Details: map[string]any{"account": k, "file": file[k], "books": books[k], "difference": file[k].Sub(books[k]),
-				"previous_period_id": prev.ID}})
 	}
-	return out, nil
+	return out
 }
 
 // vacant refuses a file's year that holds posted entries already
@@ -379,23 +386,10 @@ func (im *Importer) closingAgainst(ctx context.Context, company uuid.UUID, p fis
 			}
 		}
 	}
-	keys := map[string]bool{}
-	for k := range books {
-		keys[k] = true
-	}
-	for k := range file {
-		keys[k] = true
-	}
-	var out []Warning
-	for _, k := range sortedKeys(keys) {
-		if k == Suspense || file[k].Cmp(books[k]) == 0 {
-			continue
-		}
-		out = append(out, Warning{Code: WarnOpeningDiffers,
-			MessageSv: fmt.Sprintf("Filens utgående balans på %s är %s; året efter i böckerna öppnar med %s.", k, file[k], books[k]),
-			MessageEn: fmt.Sprintf("The file's closing balance of %s is %s; the year after in the books opens with %s.", k, file[k], books[k]),
-			Details: map[string]any{"account": k, "file": file[k], "books": books[k], "difference": file[k].Sub(books[k]),
-				"next_period_id": next.ID}})
-	}
-	return out, nil
+	return differing(file, books, func(k string, f, b money.Amount) Warning {
+		return Warning{Code: WarnOpeningDiffers,
+			MessageSv: fmt.Sprintf("Filens utgående balans på %s är %s; året efter i böckerna öppnar med %s.", k, f, b),
+			MessageEn: fmt.Sprintf("The file's closing balance of %s is %s; the year after in the books opens with %s.", k, f, b),
+			Details:   map[string]any{"account": k, "file": f, "books": b, "difference": f.Sub(b), "next_period_id": next.ID}}
+	}), nil
 }
