@@ -67,5 +67,30 @@ func TestSieImportQuirks(t *testing.T) {
 				t.Errorf("%s: %s holds %.2f, the file gives it nothing", q.Name, acct, v)
 			}
 		}
+		if q.Name == "result account outside BAS" {
+			resultOutsideBAS(t, b, imp.str("data.fiscal_period_id"))
+		}
 	}
+}
+
+// A 9999 obs-konto kept as a result account is in the year's result:
+// sales 1 000, purchases 800 and the obs-konto's 300 make a loss of 100 in
+// the income statement, the balance sheet balances, and the year-end
+// carries all of it to equity so the year closes.
+func resultOutsideBAS(t *testing.T, b *ledgerBooks, period string) {
+	t.Helper()
+	is := b.get(b.base+"/reports/income-statement?period_id="+period, b.token).status(t, 200)
+	if got := is.at("data.totals.arets_resultat"); got != -100.0 {
+		t.Errorf("the result is %v, want -100 with the obs-konto in it", got)
+	}
+	bs := b.get(b.base+"/reports/balance-sheet?period_id="+period, b.token).status(t, 200)
+	if d := bs.at("data.totals.difference"); d != 0.0 {
+		t.Errorf("the balance sheet differs by %v", d)
+	}
+	b.periodAction(period, "lock", nil).status(t, 200)
+	op := b.operation(t, b.periodAction(period, "year-end", nil).status(t, 202).str("data.operation_id"))
+	if op.str("data.status") != "succeeded" || op.at("data.result.net_result") != -100.0 {
+		t.Fatalf("year-end: %s", op.Body)
+	}
+	b.periodAction(period, "close", nil).status(t, 200)
 }

@@ -50,9 +50,12 @@ func RetainedAccount(entityType string) string {
 // that entry and nets to zero after it.
 const ClosingAccount = "8999"
 
-// resultAccount reports whether account belongs to the income statement
-// (classes 3-8); balanceAccount whether to the balance sheet (1-2).
-func resultAccount(account string) bool  { return account[0] >= '3' && account[0] <= '8' }
+// resultAccount reports whether account belongs to the result: every
+// account outside the balance sheet, classes 3-8 and the internal
+// accounts of classes 0 and 9 the chart holds as revenue or expense (an
+// SIE file's 9999 obs-konto); balanceAccount whether to the balance
+// sheet (1-2).
+func resultAccount(account string) bool  { return !balanceAccount(account) }
 func balanceAccount(account string) bool { return account[0] == '1' || account[0] == '2' }
 
 // side is the line that books amount on account: a debit when positive,

@@ -101,11 +101,15 @@ var periodiseringsfond = span{"8810", "8819"}
 
 // FieldOf is the income-statement field of account n whose amount (credit
 // minus debit) is amt: "" for an account outside every field (8990-8999
-// and accounts outside the classes 3-8). ok is false for an account of
-// 3000-8989 no interval holds.
+// and the balance sheet's classes 1-2). ok is false for an account of the
+// result no interval holds: one of 3000-8989, or an internal account of
+// class 0 or 9 an import kept as a result account (an obs-konto).
 func FieldOf(n string, amt money.Amount) (field string, ok bool) {
-	if n < "3000" || n > "8989" {
+	switch {
+	case n >= "8990" && n <= "8999", n >= "1000" && n < "3000":
 		return "", true
+	case n < "3000" || n > "8989":
+		return "", false
 	}
 	if n >= periodiseringsfond.lo && n <= periodiseringsfond.hi {
 		if amt.Sign() > 0 {

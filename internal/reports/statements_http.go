@@ -103,11 +103,18 @@ func (h *Handler) turnover(ctx context.Context, company uuid.UUID, from, to time
 	var rows []ledger.MonthTotal
 	var err error
 	if filter != nil {
-		rows, err = h.ledger.WindowTagged(ctx, company, from, to, "3000", "8999", filter.DimNo, filter.DimCode)
+		rows, err = h.ledger.WindowTagged(ctx, company, from, to, "0000", "9999", filter.DimNo, filter.DimCode)
 	} else {
-		rows, err = h.ledger.Window(ctx, company, from, to, "3000", "8999", false)
+		rows, err = h.ledger.Window(ctx, company, from, to, "0000", "9999", false)
 	}
-	return amounts(rows), err
+	// The balance sheet's accounts are not the result's.
+	kept := rows[:0]
+	for _, r := range rows {
+		if r.Account < "1000" || r.Account >= "3000" {
+			kept = append(kept, r)
+		}
+	}
+	return amounts(kept), err
 }
 
 type incomeQuery struct {
@@ -243,14 +250,16 @@ func (h *Handler) balance(ctx context.Context, company, period uuid.UUID, to, as
 	}
 	// The change to the day, the closing entry's move of the result to
 	// equity among it once the year-end ran.
-	rows, err := h.ledger.Window(ctx, company, from, day, "1000", "8999", true)
+	rows, err := h.ledger.Window(ctx, company, from, day, "0000", "9999", true)
 	if err != nil {
 		return gen.BalanceSheet{}, BalanceSheet{}, err
 	}
 	change := map[string]money.Amount{}
 	var result money.Amount
 	for _, r := range rows {
-		if r.Account < "3000" {
+		// The result is every account outside the balance sheet: classes
+		// 3-8, and an internal 0 or 9 account an import kept as one.
+		if r.Account >= "1000" && r.Account < "3000" {
 			change[r.Account] = change[r.Account].Add(r.Debit).Sub(r.Credit)
 		} else {
 			result = result.Add(r.Credit).Sub(r.Debit)

@@ -213,8 +213,8 @@ func declare(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, p
 
 // balances writes #IB, #UB and #RES for the year and the one before, and
 // #PSALDO for the year's months: balance-sheet accounts (1-2) open with
-// their opening balance and close with everything; result accounts (3-8)
-// give the year's turnover. The year-end's closing entry counts in both,
+// their opening balance and close with everything; result accounts (3-8,
+// and an internal 0 or 9 account kept as one) give the year's turnover. The year-end's closing entry counts in both,
 // and in its month's #PSALDO, unless the file leaves it out
 // (withoutClosing, the current year only).
 func balances(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, prevBal []ledger.YearBalance, withoutClosing bool) error {
@@ -240,7 +240,7 @@ func balances(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, 
 				if err := sw.Record("#UB", sie.Bare(n), sie.Bare(b.Account), sie.AmountField(closing)); err != nil {
 					return err
 				}
-			case class >= '3' && class <= '8' && !closing.IsZero():
+			case class != '1' && class != '2' && !closing.IsZero():
 				// With the closing entry in the file, 8999 carries the
 				// year's result, so #UB and #RES sum to zero and each
 				// account's #RES is what its #TRANS add up to.

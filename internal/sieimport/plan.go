@@ -14,16 +14,18 @@ import (
 	"github.com/kontera/kontera/internal/sie"
 )
 
-// Suspense is where rows on accounts outside the statements (classes 0
-// and 9, internal accounting) are booked, the file's account named in
-// the row's text, as the peer does; an unbalanced #IB's difference waits
-// there too.
+// Suspense is where rows on a file's balance accounts outside BAS's
+// balance sheet (classes 0 and 9 holding #IB, #UB or #KTYP T/S) are
+// booked, the file's account named in the row's text, as the peer does;
+// an unbalanced #IB's difference waits there too.
 const Suspense = "2999"
 
 // bookedAccount is the account a file's account is booked on, and the
-// text that says so when it is not the file's own.
-func bookedAccount(account, text string) (string, *string) {
-	if account[0] != '0' && account[0] != '9' {
+// text that says so when it is not the file's own: a class 0 or 9 account
+// the file keeps balances on (outside) goes to the suspense account; one
+// it uses as a result account (a 9999 obs-konto with #RES) stays itself.
+func bookedAccount(account, text string, outside bool) (string, *string) {
+	if !outside {
 		return account, nonEmpty(text)
 	}
 	t := "Konto " + account
@@ -43,8 +45,8 @@ func nonEmpty(s string) *string {
 
 // line is one row of a voucher as a ledger line: debit when positive,
 // credit when negative, objects as dimension tags.
-func line(r sie.Row, order int) ledger.Line {
-	account, text := bookedAccount(r.Account, r.Text)
+func line(r sie.Row, order int, s *Summary) ledger.Line {
+	account, text := bookedAccount(r.Account, r.Text, s.IsOutside(r.Account))
 	l := ledger.Line{Account: account, Description: text, SortOrder: order}
 	if r.Amount.Sign() > 0 {
 		l.Debit = r.Amount
@@ -80,7 +82,8 @@ type Posting struct {
 // series' offset; 0 for the ledger to number, as it numbers a series a
 // program kept for itself), text, rows of 0.00 left out. ok is false for
 // a voucher with nothing to book.
-func plan(v sie.Voucher, period uuid.UUID, imp uuid.UUID, defaultSeries string, series map[string]*Series, offsets map[string]int) (Posting, bool) {
+func plan(v sie.Voucher, period uuid.UUID, imp uuid.UUID, defaultSeries string, s *Summary, offsets map[string]int) (Posting, bool) {
+	series := s.Series
 	name := v.Series
 	if name == "" {
 		name = defaultSeries
@@ -105,7 +108,7 @@ func plan(v sie.Voucher, period uuid.UUID, imp uuid.UUID, defaultSeries string, 
 		stands = stands || r.Kind != sie.Struck
 		switch r.Kind {
 		case sie.Added:
-			p.Added = append(p.Added, line(r, 0))
+			p.Added = append(p.Added, line(r, 0, s))
 			if p.Signature == nil {
 				p.Signature = nonEmpty(r.Sign)
 			}
@@ -116,7 +119,7 @@ func plan(v sie.Voucher, period uuid.UUID, imp uuid.UUID, defaultSeries string, 
 				p.Signature = nonEmpty(r.Sign)
 			}
 		}
-		in.Lines = append(in.Lines, line(r, len(in.Lines)))
+		in.Lines = append(in.Lines, line(r, len(in.Lines), s))
 	}
 	id := imp
 	p.Entry = ledger.BatchEntry{Input: in, Number: number, Import: &id}
@@ -179,7 +182,7 @@ func compare(s *Summary, balances map[string]money.Amount, months map[string]mon
 	grouped := func(list []Amount) map[string]money.Amount {
 		m := map[string]money.Amount{}
 		for _, a := range list {
-			if a.Account[0] == '0' || a.Account[0] == '9' {
+			if s.IsOutside(a.Account) {
 				continue
 			}
 			m[groupOf(a.Account)] = m[groupOf(a.Account)].Add(a.Amount)
@@ -200,7 +203,7 @@ func compare(s *Summary, balances map[string]money.Amount, months map[string]mon
 		switch c := acct[0]; {
 		case c == '1' || c == '2':
 			books[groupOf(acct)] = books[groupOf(acct)].Add(b)
-		case c >= '3' && c <= '8' && carried:
+		case c != '1' && c != '2' && carried:
 			books[equity] = books[equity].Add(b)
 		}
 	}
@@ -209,7 +212,7 @@ func compare(s *Summary, balances map[string]money.Amount, months map[string]mon
 	}
 	results := map[string]bool{}
 	for _, a := range s.Results {
-		if a.Account[0] == '0' || a.Account[0] == '9' {
+		if s.IsOutside(a.Account) {
 			continue
 		}
 		results[a.Account] = true
@@ -227,12 +230,12 @@ func compare(s *Summary, balances map[string]money.Amount, months map[string]mon
 			// accounts outside the statements) is reported as a warning.
 		case (class == '1' || class == '2') && len(s.Closing) > 0 && !named && !balances[acct].IsZero():
 			out.Mismatches = append(out.Mismatches, Mismatch{Check: "closing_balances", Account: acct, Books: balances[acct]})
-		case class >= '3' && class <= '8' && len(s.Results) > 0 && !results[acct] && !balances[acct].IsZero():
+		case class != '1' && class != '2' && acct != Suspense && len(s.Results) > 0 && !results[acct] && !balances[acct].IsZero():
 			out.Mismatches = append(out.Mismatches, Mismatch{Check: "results", Account: acct, Books: balances[acct]})
 		}
 	}
 	for _, a := range s.Months {
-		if a.Account[0] == '0' || a.Account[0] == '9' {
+		if s.IsOutside(a.Account) {
 			continue
 		}
 		mismatch("period_balances", a.Account, a.Period, a.Amount, months[a.Account+":"+a.Period])

@@ -42,13 +42,13 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 	accounts := map[string]Account{}
 	var order []string
 	for _, a := range s.Accounts {
-		if a.Number[0] != '0' && a.Number[0] != '9' {
+		if !s.IsOutside(a.Number) {
 			accounts[a.Number] = a
 			order = append(order, a.Number)
 		}
 	}
 	for _, n := range append(append([]string{}, s.Used...), amountsAccounts(s.Opening)...) {
-		acct, _ := bookedAccount(n, "")
+		acct, _ := bookedAccount(n, "", s.IsOutside(n))
 		if _, ok := accounts[acct]; !ok {
 			accounts[acct] = Account{Number: acct}
 			order = append(order, acct)

@@ -295,7 +295,7 @@ func (im *Importer) post(ctx context.Context, run *jobs.Run, i *Import) (bool, a
 		if len(probs) > 0 {
 			return false, nil, apierr.New(apierr.SIEImportInvalidFile, map[string]any{"errors": probs})
 		}
-		p, ok := plan(v, *i.PeriodID, i.ID, series, s.Series, cp.Offsets)
+		p, ok := plan(v, *i.PeriodID, i.ID, series, s, cp.Offsets)
 		if !ok {
 			continue
 		}

@@ -2,6 +2,7 @@ package sieimport
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"sort"
 	"strconv"
@@ -110,6 +111,12 @@ type Summary struct {
 	Warnings    []Warning          `json:"warnings,omitempty"`
 	// YearLine is the line of #RAR 0, for a refusal of the year.
 	YearLine int `json:"year_line,omitempty"`
+	// Outside are the accounts of classes 0 and 9 the file keeps balances
+	// on (#IB, #UB, #KTYP T or S): outside the balance sheet BAS has,
+	// their rows are booked on the suspense account. A class 0 or 9
+	// account the file uses otherwise is a result account of its own.
+	Outside  []string `json:"outside_accounts,omitempty"`
+	outside  map[string]bool
 	accounts map[string]int
 	objects  map[Object]bool
 	used     map[string]bool
@@ -152,6 +159,9 @@ const (
 	WarnZeroRows          = "SIE_ZERO_ROWS_SKIPPED"
 	WarnEmpty             = "SIE_EMPTY_VOUCHERS_SKIPPED"
 	WarnMismatch          = "SIE_BALANCE_MISMATCH"
+	// WarnOutside: accounts of classes 0 and 9 holding balances were
+	// booked on the suspense account, each row naming its account.
+	WarnOutside = "SIE_ACCOUNT_OUTSIDE_CHART"
 	// WarnSRU: an #SRU code the chart cannot hold (0, letters) was read
 	// as no code.
 	WarnSRU = "SIE_SRU_CODE_IGNORED"
@@ -372,4 +382,45 @@ func (s *Summary) move(account string, amount money.Amount) bool {
 	b := s.balance[account].Add(amount)
 	s.balance[account] = b
 	return !b.OverMax()
+}
+
+// IsOutside reports whether the file keeps balances on account outside
+// BAS's balance sheet (class 0 or 9 with #IB, #UB or #KTYP T/S): its rows
+// go to the suspense account.
+func (s *Summary) IsOutside(account string) bool {
+	if account == "" || (account[0] != '0' && account[0] != '9') {
+		return false
+	}
+	if s.outside == nil {
+		s.outside = map[string]bool{}
+		for _, a := range s.Outside {
+			s.outside[a] = true
+		}
+	}
+	return s.outside[account]
+}
+
+// findOutside decides which class 0 and 9 accounts the file keeps
+// balances on.
+func (s *Summary) findOutside() {
+	set := map[string]bool{}
+	for _, a := range s.Accounts {
+		if (a.Number[0] == '0' || a.Number[0] == '9') && (a.Type == "T" || a.Type == "S") {
+			set[a.Number] = true
+		}
+	}
+	for _, list := range [][]Amount{s.Opening, s.Closing, s.Previous, s.PrevOpening} {
+		for _, a := range list {
+			if a.Account[0] == '0' || a.Account[0] == '9' {
+				set[a.Account] = true
+			}
+		}
+	}
+	s.Outside, s.outside = sortedKeys(set), nil
+	if len(s.Outside) > 0 {
+		s.Warnings = append(s.Warnings, Warning{Code: WarnOutside,
+			MessageSv: fmt.Sprintf("%d konton i klass 0 eller 9 har balanser i filen (#IB, #UB, #KTYP T/S) och bokfördes på %s; varje rad nämner sitt konto.", len(s.Outside), Suspense),
+			MessageEn: fmt.Sprintf("%d accounts of class 0 or 9 hold balances in the file (#IB, #UB, #KTYP T/S) and were booked on %s; each row names its account.", len(s.Outside), Suspense),
+			Details:   map[string]any{"accounts": s.Outside, "account": Suspense}})
+	}
 }

@@ -167,6 +167,20 @@ func Quirks(year int) []Quirk {
 			`   #RTRANS 1930 {} 0.00`, `   #TRANS 1930 {} 0.00`, "}")
 		b.voucher("A", "4", "0803", "Efter", [][2]any{{"5410", 700}, {"1930", -700}})
 	})
+	add("result account outside BAS", "", func(b *builder) {
+		// A 9999 obs-konto the file gives a result (#RES): kept as the
+		// file's own result account, never moved to the balance sheet.
+		b.chart = append(b.chart, `#KONTO 9999 "Obs-konto"`, `#KTYP 9999 K`)
+		b.voucher("A", "3", "0910", "Oklart", [][2]any{{"9999", 30000}, {"1930", -30000}})
+		b.balances = append(b.balances, "#RES 0 9999 300.00")
+	})
+	add("balance account outside BAS", "SIE_ACCOUNT_OUTSIDE_CHART", func(b *builder) {
+		// A class 9 account the file keeps as an asset (#KTYP T): its rows
+		// wait on 2999, each naming the account.
+		b.chart = append(b.chart, `#KONTO 9100 "Internt avräkningskonto"`, `#KTYP 9100 T`)
+		b.voucher("A", "3", "0911", "Avräkning", [][2]any{{"9100", 20000}, {"1930", -20000}})
+		b.balance["2999"], b.balance["9100"] = b.balance["9100"], money.Amount{}
+	})
 	add("NUL byte in a name", "", func(b *builder) {
 		b.head[5] = "#FNAMN \"Kvirk\x00 AB\""
 		b.mark(b.head[5])
