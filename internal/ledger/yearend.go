@@ -269,10 +269,13 @@ func ManualOpeningLines(in []OpeningInput) ([]Line, error) {
 	}
 	for i, l := range lines {
 		at := fmt.Sprintf("lines[%d].account_number", i)
-		switch {
-		case resultAccount(l.Account):
+		switch c := l.Account[0]; {
+		case c >= '3' && c <= '8':
 			return nil, apierr.New(apierr.OBPnLAccount, map[string]any{"account_number": l.Account, "field": at})
 		case !balanceAccount(l.Account):
+			// Classes 0 and 9: internal accounts, outside the statements'
+			// BAS layout (their own refusal, though an import's obs-konto
+			// counts in the result).
 			return nil, apierr.New(apierr.OBNonBalanceSheetAccount, map[string]any{"account_number": l.Account, "field": at})
 		}
 	}
