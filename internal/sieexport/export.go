@@ -159,7 +159,10 @@ func declare(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, p
 	}
 	used := map[string]bool{}
 	for _, b := range bal {
-		used[b.Account] = b.Gross.Cmp(cancelled[b.Account]) > 0
+		// A row of the year's balances is the account's use, unless all of
+		// it comes from what an import cancelled itself (a row whose lines
+		// were all struck has no gross, and its #BTRANS still names it).
+		used[b.Account] = b.Gross.Cmp(cancelled[b.Account]) > 0 || cancelled[b.Account].IsZero()
 	}
 	for _, b := range prevBal {
 		used[b.Account] = used[b.Account] || !b.Opening.IsZero() || !b.Period.IsZero() || !b.Closing.IsZero()
