@@ -13802,7 +13802,7 @@ type SettingsPatch struct {
 	// DefaultVoucherSeries Voucher series for manual entries (A when null).
 	DefaultVoucherSeries nullable.Nullable[string] `json:"default_voucher_series,omitempty"`
 
-	// DefaultVoucherSeriesPerSourceType Voucher series per source_type (manual, invoice, bank_transaction, ...); the posting engine reads this.
+	// DefaultVoucherSeriesPerSourceType Voucher series per source_type (manual, invoice, bank_transaction, ...); the posting engine reads this. opening_balance takes none (400): every year's opening balance is in series IB.
 	DefaultVoucherSeriesPerSourceType nullable.Nullable[map[string]string] `json:"default_voucher_series_per_source_type,omitempty"`
 	DimensionsEnabled                 nullable.Nullable[bool]              `json:"dimensions_enabled,omitempty"`
 	Email                             nullable.Nullable[string]            `json:"email,omitempty"`

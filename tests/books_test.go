@@ -301,6 +301,11 @@ func TestSettings(t *testing.T) {
 	}
 	e.patch(base, owner, map[string]any{"bankgiro": "5050-1056"}).errorCode(t, 400, "VALIDATION_ERROR")
 	e.patch(base, owner, map[string]any{"reminder_days_level_1": 20, "reminder_days_level_2": 10}).errorCode(t, 400, "VALIDATION_ERROR")
+	// Every year's opening balance is IB1: it takes no series of its own.
+	if r := e.patch(base, owner, map[string]any{"default_voucher_series_per_source_type": map[string]any{"opening_balance": "B"}}).
+		errorCode(t, 400, "VALIDATION_ERROR"); !strings.Contains(string(r.Body), "default_voucher_series_per_source_type.opening_balance") {
+		t.Fatalf("opening balance series: %s", r.Body)
+	}
 	e.patch(base+"?dry_run=true", owner, map[string]any{"bankgiro": "5050-1055"}).status(t, 200)
 	if e.get(base, owner).at("data.bankgiro") != nil {
 		t.Fatal("dry run changed settings")

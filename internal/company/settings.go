@@ -120,6 +120,11 @@ func CheckGeneral(patch, cur Settings) error {
 				bad("default_voucher_series_per_source_type."+k, "source_type",
 					"keys are source types such as manual, invoice or bank_transaction")
 			}
+			if k == "opening_balance" {
+				// Every year's opening balance is IB1, whatever door makes it.
+				bad("default_voucher_series_per_source_type."+k, "fixed_series",
+					"the opening balance of every year is in series IB; it takes no series of its own")
+			}
 		}
 	}
 	if v, sent := patch["next_invoice_number"]; sent {
