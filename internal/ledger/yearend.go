@@ -50,17 +50,16 @@ func RetainedAccount(entityType string) string {
 // that entry and nets to zero after it.
 const ClosingAccount = "8999"
 
-// resultAccount reports whether account belongs to the result: every
-// account outside the balance sheet, classes 3-8 and the internal
-// accounts of classes 0 and 9 the chart holds as revenue or expense (an
-// SIE file's 9999 obs-konto); balanceAccount whether to the balance
-// sheet (1-2).
-func resultAccount(account string) bool  { return !balanceAccount(account) }
-func balanceAccount(account string) bool { return account[0] == '1' || account[0] == '2' }
+// InResult reports whether account belongs to the result: every account
+// outside the balance sheet, classes 3-8 and the internal accounts of
+// classes 0 and 9 the chart holds as revenue or expense (an SIE file's
+// 9999 obs-konto); OnBalanceSheet whether to the balance sheet (1-2).
+func InResult(account string) bool       { return !OnBalanceSheet(account) }
+func OnBalanceSheet(account string) bool { return account[0] == '1' || account[0] == '2' }
 
-// side is the line that books amount on account: a debit when positive,
+// Side is the line that books amount on account: a debit when positive,
 // a credit when negative; ok is false for zero.
-func side(account string, amount money.Amount) (Line, bool) {
+func Side(account string, amount money.Amount) (Line, bool) {
 	switch amount.Sign() {
 	case 1:
 		return Line{Account: account, Debit: amount}, true
@@ -81,8 +80,8 @@ func ClosingLines(balances []Balance, equity string) []Line {
 	if r.IsZero() {
 		return nil
 	}
-	d, _ := side(ClosingAccount, r)
-	c, _ := side(equity, r.Neg())
+	d, _ := Side(ClosingAccount, r)
+	c, _ := Side(equity, r.Neg())
 	return []Line{d, c}
 }
 
@@ -92,7 +91,7 @@ func ClosingLines(balances []Balance, equity string) []Line {
 func Result(balances []Balance) money.Amount {
 	var net money.Amount
 	for _, b := range balances {
-		if resultAccount(b.Account) {
+		if InResult(b.Account) {
 			net = net.Sub(b.Amount)
 		}
 	}
@@ -144,7 +143,7 @@ func OpeningLines(balances []Tagged) []Line {
 	net := map[string]*Tagged{}
 	var keys []string
 	for _, b := range balances {
-		if !balanceAccount(b.Account) {
+		if !OnBalanceSheet(b.Account) {
 			continue
 		}
 		k := lineKey(b.Account, b.Tags)
@@ -157,7 +156,7 @@ func OpeningLines(balances []Tagged) []Line {
 	sort.Strings(keys)
 	var lines []Line
 	for _, k := range keys {
-		if l, ok := side(net[k].Account, net[k].Amount); ok {
+		if l, ok := Side(net[k].Account, net[k].Amount); ok {
 			l.Dimensions = net[k].Tags
 			lines = append(lines, l)
 		}
@@ -184,8 +183,8 @@ func lineKey(account string, tags Dimensions) string {
 func AppropriationLines(closing []Balance, equity, retained string) []Line {
 	for _, b := range closing {
 		if b.Account == equity {
-			from, _ := side(equity, b.Amount.Neg())
-			to, _ := side(retained, b.Amount)
+			from, _ := Side(equity, b.Amount.Neg())
+			to, _ := Side(retained, b.Amount)
 			return []Line{from, to}
 		}
 	}
@@ -272,7 +271,7 @@ func ManualOpeningLines(in []OpeningInput) ([]Line, error) {
 		switch c := l.Account[0]; {
 		case c >= '3' && c <= '8':
 			return nil, apierr.New(apierr.OBPnLAccount, map[string]any{"account_number": l.Account, "field": at})
-		case !balanceAccount(l.Account):
+		case !OnBalanceSheet(l.Account):
 			// Classes 0 and 9: internal accounts, outside the statements'
 			// BAS layout (their own refusal, though an import's obs-konto
 			// counts in the result).

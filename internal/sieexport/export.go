@@ -243,7 +243,7 @@ func balances(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, 
 				if err := sw.Record("#UB", sie.Bare(n), sie.Bare(b.Account), sie.AmountField(closing)); err != nil {
 					return err
 				}
-			case class != '1' && class != '2' && !closing.IsZero():
+			case ledger.InResult(b.Account) && !closing.IsZero():
 				// With the closing entry in the file, 8999 carries the
 				// year's result, so #UB and #RES sum to zero and each
 				// account's #RES is what its #TRANS add up to.

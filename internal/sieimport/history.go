@@ -153,7 +153,7 @@ func (im *Importer) previousYear(ctx context.Context, i *Import, p fiscal.Period
 		// resultat takes, as a year-end's closing entry has it.
 		var result money.Amount
 		for _, a := range list {
-			if a.Account >= "3000" && a.Account <= "8989" {
+			if ledger.InResult(a.Account) && a.Account != ledger.ClosingAccount {
 				result = result.Add(a.Amount)
 			}
 		}
@@ -183,7 +183,7 @@ func balanceLines(amounts []Amount, opening bool) ([]ledger.Line, money.Amount) 
 	sum := map[string]money.Amount{}
 	for _, a := range amounts {
 		c := a.Account[0]
-		if c == '0' || c == '9' || (opening && c != '1' && c != '2') {
+		if c == '0' || c == '9' || (opening && !ledger.OnBalanceSheet(a.Account)) {
 			continue
 		}
 		sum[a.Account] = sum[a.Account].Add(a.Amount)
@@ -191,7 +191,7 @@ func balanceLines(amounts []Amount, opening bool) ([]ledger.Line, money.Amount) 
 	var lines []ledger.Line
 	var total money.Amount
 	for _, acct := range sortedKeys(sum) {
-		if l, ok := side(acct, sum[acct]); ok {
+		if l, ok := ledger.Side(acct, sum[acct]); ok {
 			l.SortOrder = len(lines)
 			lines = append(lines, l)
 			total = total.Add(sum[acct])
@@ -208,23 +208,12 @@ func settle(lines []ledger.Line, diff money.Amount, result bool) []ledger.Line {
 	if result {
 		account, text = ledger.ClosingAccount, "Årets resultat enligt SIE-fil"
 	}
-	if l, ok := side(account, diff.Neg()); ok {
+	if l, ok := ledger.Side(account, diff.Neg()); ok {
 		l.SortOrder = len(lines)
 		l.Description = &text
 		lines = append(lines, l)
 	}
 	return lines
-}
-
-// side is the line booking amount on account: debit when positive.
-func side(account string, amount money.Amount) (ledger.Line, bool) {
-	switch amount.Sign() {
-	case 1:
-		return ledger.Line{Account: account, Debit: amount}, true
-	case -1:
-		return ledger.Line{Account: account, Credit: amount.Neg()}, true
-	}
-	return ledger.Line{}, false
 }
 
 // unbalanced warns of figures that did not sum to zero, their difference
@@ -254,22 +243,17 @@ func (im *Importer) openingAgainst(ctx context.Context, company uuid.UUID, prev 
 	books, file := map[string]money.Amount{}, map[string]money.Amount{}
 
 	key := func(acct string) string {
-		switch {
-		case acct[0] >= '3' && acct[0] <= '8', acct >= "2000" && acct <= "2099":
-			return equity
-		case acct[0] == '1' || acct[0] == '2':
-			return acct
+		if ledger.InResult(acct) {
+			return equity // the year's result, not yet carried there
 		}
-		return ""
+		return groupOf(acct)
 	}
 	for _, b := range bal {
-		if k := key(b.Account); k != "" {
-			books[k] = books[k].Add(b.Amount)
-		}
+		books[key(b.Account)] = books[key(b.Account)].Add(b.Amount)
 	}
 	for _, a := range s.Opening {
-		if k := key(a.Account); k != "" {
-			file[k] = file[k].Add(a.Amount)
+		if !s.IsOutside(a.Account) {
+			file[key(a.Account)] = file[key(a.Account)].Add(a.Amount)
 		}
 	}
 	return differing(file, books, func(k string, f, b money.Amount) Warning {
@@ -367,13 +351,13 @@ func (im *Importer) closingAgainst(ctx context.Context, company uuid.UUID, p fis
 	}
 	books, file := map[string]money.Amount{}, map[string]money.Amount{}
 	for _, l := range ib.Lines {
-		if l.Account[0] == '1' || l.Account[0] == '2' {
+		if ledger.OnBalanceSheet(l.Account) {
 			books[groupOf(l.Account)] = books[groupOf(l.Account)].Add(l.Debit).Sub(l.Credit)
 		}
 	}
 	var sheet money.Amount
 	for _, a := range s.Closing {
-		if a.Account[0] == '1' || a.Account[0] == '2' {
+		if ledger.OnBalanceSheet(a.Account) {
 			file[groupOf(a.Account)] = file[groupOf(a.Account)].Add(a.Amount)
 			sheet = sheet.Add(a.Amount)
 		}
@@ -381,7 +365,7 @@ func (im *Importer) closingAgainst(ctx context.Context, company uuid.UUID, p fis
 	if !sheet.IsZero() {
 		// The file's balance sheet waits for its result: equity takes it.
 		for _, a := range s.Results {
-			if a.Account[0] >= '3' && a.Account[0] <= '8' {
+			if ledger.InResult(a.Account) && !s.IsOutside(a.Account) {
 				file[equity] = file[equity].Add(a.Amount)
 			}
 		}

@@ -200,10 +200,10 @@ func compare(s *Summary, balances map[string]money.Amount, months map[string]mon
 	carried := sheet.IsZero()
 	books := map[string]money.Amount{}
 	for acct, b := range balances {
-		switch c := acct[0]; {
-		case c == '1' || c == '2':
+		switch {
+		case ledger.OnBalanceSheet(acct):
 			books[groupOf(acct)] = books[groupOf(acct)].Add(b)
-		case c != '1' && c != '2' && carried:
+		case carried:
 			books[equity] = books[equity].Add(b)
 		}
 	}

@@ -173,27 +173,13 @@ func (im *Importer) year(ctx context.Context, i *Import, s *Summary) (fiscal.Per
 // the year's first day, series IB, unless the year has one already
 // (kept, and warned about when it differs) or the year before fixes it.
 func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *Summary) (string, []Warning, error) {
-	var lines []ledger.Line
-	var sum money.Amount
-	want := map[string]money.Amount{}
-	for _, a := range s.Opening {
-		if a.Amount.IsZero() || a.Account[0] == '0' || a.Account[0] == '9' {
-			continue
-		}
-		want[a.Account] = want[a.Account].Add(a.Amount)
-		sum = sum.Add(a.Amount)
-	}
-	if len(want) == 0 {
+	lines, sum := balanceLines(s.Opening, true)
+	if len(lines) == 0 {
 		return "none", nil, nil
 	}
-	for _, acct := range sortedKeys(want) {
-		l := ledger.Line{Account: acct, SortOrder: len(lines)}
-		if want[acct].Sign() > 0 {
-			l.Debit = want[acct]
-		} else {
-			l.Credit = want[acct].Neg()
-		}
-		lines = append(lines, l)
+	want := map[string]money.Amount{}
+	for _, l := range lines {
+		want[l.Account] = l.Debit.Sub(l.Credit)
 	}
 	existing, err := im.ledger.Opening(ctx, i.CompanyID, p.ID)
 	if err != nil {
@@ -212,24 +198,11 @@ func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *
 			MessageEn: "The year has an opening balance already that differs from the file's #IB; it was kept.",
 			Details:   map[string]any{"journal_entry_id": existing.ID}}}, nil
 	}
-	var warnings []Warning
-	if !sum.IsZero() {
-		// A verifikat balances; the file's opening balance does not. The
-		// accounts open as the file says, and the difference waits on
-		// 2999, where rows outside the statements go too, for the
-		// bookkeeper to look into.
-		l := ledger.Line{Account: Suspense, SortOrder: len(lines), Description: ptr("Differens i SIE-filens ingående balans, att utreda")}
-		if sum.Sign() > 0 {
-			l.Credit = sum
-		} else {
-			l.Debit = sum.Neg()
-		}
-		lines = append(lines, l)
-		warnings = append(warnings, Warning{Code: WarnOpeningUnbalanced,
-			MessageSv: "Filens ingående balans (#IB 0) går inte jämnt ut; differensen " + sum.String() + " bokfördes på " + Suspense + " att utreda.",
-			MessageEn: "The file's opening balance (#IB 0) does not balance; the difference " + sum.String() + " was booked on " + Suspense + ", to be looked into.",
-			Details:   map[string]any{"difference": sum, "account": Suspense}})
-	}
+	// A verifikat balances; the file's opening balance may not. The
+	// accounts open as the file says, and the difference waits on 2999 for
+	// the bookkeeper to look into.
+	lines = settle(lines, sum, false)
+	warnings := unbalanced(sum, "#IB 0")
 	if err := im.ledger.OpeningSettable(ctx, i.CompanyID, p); err != nil && !im.keptElsewhere(ctx, i.CompanyID, p, err) {
 		if e, ok := apierr.As(err); ok {
 			return "skipped", []Warning{{Code: WarnOpening,
