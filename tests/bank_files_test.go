@@ -174,8 +174,8 @@ func TestStatementWithMissingRowsIsNotReconciled(t *testing.T) {
 		}
 	}
 	r := b.write("POST", "reconciliation/accounts/"+key+"/signoff", map[string]any{"through_date": "2026-03-31"})
-	if r.Status != 409 && r.Status != 400 {
-		t.Fatalf("a sign-off with 1 999 unexplained went through: %s", r.Body)
+	if r.errorCode(t, 400, "VALIDATION_ERROR"); r.str("error.details.code") != "NOT_RECONCILED" {
+		t.Fatalf("a sign-off with 1 999 unexplained: %s", r.Body)
 	}
 	b.write("POST", "reconciliation/accounts/"+key+"/signoff", map[string]any{"through_date": "2026-03-31", "force": true,
 		"note": "Insättning saknas i utdraget; begärt nytt från banken."}).status(t, 200)

@@ -466,7 +466,8 @@ func importFile(b *partiesBooks, name string, data []byte, query string) *respon
 // waitOperation polls an operation until it ends.
 func waitOperation(b *partiesBooks, id string) *response {
 	b.t.Helper()
-	for range 200 {
+	// A bound on a hang, not a timing: a busy machine may take its time.
+	for deadline := time.Now().Add(2 * time.Minute); time.Now().Before(deadline); {
 		r := b.get("/api/v1/operations/"+id, b.token).status(b.t, 200)
 		if s := r.str("data.status"); s == "succeeded" || s == "failed" {
 			return r

@@ -39,7 +39,7 @@ func (b *ledgerBooks) described(t *testing.T, period, date, desc string, lines .
 // operation polls an operation until it ends.
 func (b *ledgerBooks) operation(t *testing.T, id string) *response {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute) // a bound on a hang, not a timing
 	for {
 		r := b.get("/api/v1/operations/"+id, b.token).status(t, 200)
 		switch r.str("data.status") {

@@ -120,37 +120,35 @@ func TestScanQuirks(t *testing.T) {
 func TestInternalSeries(t *testing.T) {
 	for _, c := range []struct {
 		name    string
-		numbers []int // -1: empty
-		want    bool
+		numbers []string
+		want    bool // internal; otherwise refused when numbers repeat or 0
 	}{
-		{"#", []int{0, 0, 0}, true},
-		{"*", []int{-1, -1}, true},
-		{"11", []int{1, 1}, true},
-		{"9", []int{0}, true},
-		{"11", []int{1, 2}, false},
-		{"1", []int{1}, false},
-		{"A", []int{1, 1}, false},
-		{"LEV1", []int{0, 0}, false},
-		{"#", []int{1, 2, 2}, false},
+		{"#", []string{"0", "0", "0"}, true},
+		{"*", []string{`""`, `""`}, true},
+		{"11", []string{"1", "1"}, true},
+		{"9", []string{"0"}, true},
+		{"11", []string{"1", "2"}, false},
+		{"1", []string{"1"}, false},
+		{"A", []string{"1", "1"}, false},
+		{"LEV1", []string{"0", "0"}, false},
+		{"#", []string{"1", "2", "2"}, false},
 	} {
-		st := &Series{numbers: map[int]int{}}
+		file := "#FLAGGA 0\n#SIETYP 4\n#RAR 0 20250101 20251231\n"
 		for _, n := range c.numbers {
-			st.Count++
-			switch {
-			case n < 0:
-				st.Unnumbered++
-				continue
-			case n == 0:
-				st.zero++
-			}
-			if _, dup := st.numbers[n]; dup {
-				st.repeated = append(st.repeated, sie.Problem{})
-				continue
-			}
-			st.numbers[n] = 1
+			file += "#VER " + c.name + " " + n + " 20250105\n{\n#TRANS 1930 {} 1\n#TRANS 3001 {} -1\n}\n"
 		}
-		if got := internal(c.name, st); got != c.want {
-			t.Errorf("%s %v: internal %v", c.name, c.numbers, got)
+		s, probs := scan(t, []byte(file))
+		got := s.Series[c.name] != nil && s.Series[c.name].Internal
+		if got != c.want || (got && len(probs) > 0) {
+			t.Errorf("%s %v: internal %v, problems %v", c.name, c.numbers, got, probs)
+		}
+		seen, repeats := map[string]bool{}, false
+		for _, n := range c.numbers {
+			repeats = repeats || seen[n] || n == "0"
+			seen[n] = true
+		}
+		if !c.want && repeats && len(probs) == 0 {
+			t.Errorf("%s %v: a repeated or 0 number of an ordinary series is not refused", c.name, c.numbers)
 		}
 	}
 }
