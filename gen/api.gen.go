@@ -13926,7 +13926,7 @@ type SieImport struct {
 	Phase    nullable.Nullable[string] `json:"phase"`
 	Progress SieImportProgress         `json:"progress"`
 
-	// Result Once completed: counts, series, balance_check {checked, mismatches[{check, account, period, file, books}], balanced}.
+	// Result Once completed: counts, series, balance_check {checked, mismatches[{check, account, period, file, books}], balanced} (equity 2000-2099 compared as a whole, account "2000-2099"), opening_balance (posted, kept, skipped or none), previous_year_created (the fiscal_period_id of the year before made from the file's #RAR -1), replaced_balances_of_import_id (the import whose #RAR -1 balances of this year the file replaced).
 	Result nullable.Nullable[map[string]interface{}] `json:"result"`
 	Sha256 string                                    `json:"sha256"`
 
