@@ -5741,10 +5741,12 @@ type AbsenceType string
 
 // Account defines model for Account.
 type Account struct {
-	AccountClass        int                             `json:"account_class"`
-	AccountGroup        string                          `json:"account_group"`
-	AccountName         string                          `json:"account_name"`
-	AccountNumber       string                          `json:"account_number"`
+	AccountClass  int    `json:"account_class"`
+	AccountGroup  string `json:"account_group"`
+	AccountName   string `json:"account_name"`
+	AccountNumber string `json:"account_number"`
+
+	// AccountType Fits the class (1 asset; 2 equity, untaxed reserves or liability; 3 revenue; 4-7 expense; 8, 0, 9 revenue or expense), except an account of classes 3-8 an SIE import created or took as an asset or a liability because the file declared it so (#KTYP T or S): it stands on the balance sheet, its balance carried from year to year.
 	AccountType         AccountType                     `json:"account_type"`
 	CreatedAt           time.Time                       `json:"created_at"`
 	DefaultVatRate      nullable.Nullable[VatRate]      `json:"default_vat_rate"`
@@ -6272,7 +6274,7 @@ type BalanceSheetRow struct {
 	// ClosingBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	ClosingBalance Amount `json:"closing_balance"`
 
-	// Key The BAS account group (10 … 29), or bundet_eget_kapital, fritt_eget_kapital, eget_kapital, arets_resultat.
+	// Key The BAS account group (10 … 29), or bundet_eget_kapital, fritt_eget_kapital, eget_kapital, arets_resultat; ovriga_tillgangar (last of omsattningstillgangar) and ovriga_skulder (last of kortfristiga_skulder) hold the accounts of classes 3-8 an SIE file declared an asset or a liability, present only when one has a balance.
 	Key   string `json:"key"`
 	Label string `json:"label"`
 
@@ -14069,7 +14071,7 @@ type SieImportState string
 
 // SieImportWarning defines model for SieImportWarning.
 type SieImportWarning struct {
-	// Code SIE_VOUCHER_GAP, SIE_IMPORT_RENUMBERED (details: series, offset; from_file_number when a series was taken while the import paused), SIE_VOUCHER_RENUMBERED (a series a program numbers for itself, named by a symbol or digits with one number or none on every voucher: numbered in file order, the file's number in source_id; details: series, count), SIE_ACCOUNT_OUTSIDE_CHART (accounts of class 0 or 9 the file keeps balances on, #IB, #UB or #KTYP T/S, were booked on 2999, each row naming its account; one used as a result account, a 9999 obs-konto with #RES, is kept as its own account and counts in the result; details: accounts), SIE_SRU_CODE_IGNORED (an #SRU code that is not four digits, such as 0, read as none; details: count, codes), SIE_OBJECTS_SKIPPED (#OBJEKT codes the register cannot hold that no row uses; details: count, objects), SIE_OPENING_BALANCE_DIFFERS (the file's #IB 0 of an account, or of equity 2000-2099 as a whole with last year's result, differs from the closing balance of the year before in the books; details: account, file, books, difference, previous_period_id), SIE_PREVIOUS_YEAR_NOT_KEPT (the file's #RAR -1 could not become the company's year before), SIE_ORG_NUMBER_MISMATCH, SIE_OPENING_BALANCE_KEPT, SIE_OPENING_BALANCE_UNBALANCED (the difference booked on 2999), SIE_ZERO_ROWS_SKIPPED, SIE_EMPTY_VOUCHERS_SKIPPED (rows of 0.00 only, or every row struck by #BTRANS; details: vouchers, skipped), SIE_BALANCE_MISMATCH.
+	// Code SIE_VOUCHER_GAP, SIE_IMPORT_RENUMBERED (details: series, offset; from_file_number when a series was taken while the import paused), SIE_VOUCHER_RENUMBERED (a series a program numbers for itself, named by a symbol or digits with one number or none on every voucher: numbered in file order, the file's number in source_id; details: series, count), SIE_ACCOUNT_OUTSIDE_CHART (accounts of class 0 or 9 the file keeps balances on, #IB, #UB or #KTYP T/S, were booked on 2999, each row naming its account; one used as a result account, a 9999 obs-konto with #RES, is kept as its own account and counts in the result; details: accounts), SIE_ACCOUNT_TYPE_FROM_FILE (accounts of classes 3-8 the file declares an asset or a liability, #KTYP T or S: kept so, on the balance sheet, with #IB and #UB; details: accounts [{account, type}]), SIE_SRU_CODE_IGNORED (an #SRU code that is not four digits, such as 0, read as none; details: count, codes), SIE_OBJECTS_SKIPPED (#OBJEKT codes the register cannot hold that no row uses; details: count, objects), SIE_OPENING_BALANCE_DIFFERS (the file's #IB 0 of an account, or of equity 2000-2099 as a whole with last year's result, differs from the closing balance of the year before in the books; details: account, file, books, difference, previous_period_id), SIE_PREVIOUS_YEAR_NOT_KEPT (the file's #RAR -1 could not become the company's year before), SIE_ORG_NUMBER_MISMATCH, SIE_OPENING_BALANCE_KEPT, SIE_OPENING_BALANCE_UNBALANCED (the difference booked on 2999), SIE_ZERO_ROWS_SKIPPED, SIE_EMPTY_VOUCHERS_SKIPPED (rows of 0.00 only, or every row struck by #BTRANS; details: vouchers, skipped), SIE_BALANCE_MISMATCH.
 	Code      string                  `json:"code"`
 	Details   *map[string]interface{} `json:"details,omitempty"`
 	MessageEn string                  `json:"message_en"`

@@ -29,8 +29,11 @@ type Account struct {
 	VATTreatment  *string       `db:"default_vat_treatment"`
 	VATBox        *string       `db:"vat_box"`
 	SRU           *string       `db:"sru_code"`
-	CreatedAt     time.Time     `db:"created_at"`
-	UpdatedAt     time.Time     `db:"updated_at"`
+	// TypeFromFile marks an account of classes 3-8 an SIE file declared
+	// an asset or a liability: it stands on the balance sheet.
+	TypeFromFile bool      `db:"type_from_file"`
+	CreatedAt    time.Time `db:"created_at"`
+	UpdatedAt    time.Time `db:"updated_at"`
 }
 
 // Class is the account's first digit.

@@ -2,9 +2,11 @@ package chart
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/bas"
@@ -27,11 +29,43 @@ type ImportResult struct {
 	SRU     []string
 }
 
+// FileType is the type an SIE file's #KTYP kind gives account number
+// against BAS's class: an account of classes 3-8 declared T (asset) or S
+// (liability) stands on the balance sheet with that type (ok). Any other
+// kind leaves the class's own rule in force.
+func FileType(number, kind string) (bas.Type, bool) {
+	if c := number[0]; c < '3' || c > '8' {
+		return "", false
+	}
+	switch strings.ToUpper(kind) {
+	case "T":
+		return bas.Asset, true
+	case "S":
+		return bas.Liability, true
+	}
+	return "", false
+}
+
+// TypeConflict refuses a file's type for an account the chart holds as
+// another one: the books already use it, or the bookkeeping itself books
+// on it (a system account), so its balances cannot change sides.
+type TypeConflict struct {
+	Number     string
+	Have, Want bas.Type
+}
+
+func (e *TypeConflict) Error() string {
+	return fmt.Sprintf("account %s is a %s account in use; the file declares it %s", e.Number, e.Have, e.Want)
+}
+
 // Import brings the accounts of an imported file into the company's
 // chart, in the unit of work of ctx: a missing account is created (a BAS
 // account from the catalogue, another with the file's kind when it fits
 // its class, else the class's own), an existing one takes the file's
 // name when rename is set, and an empty tax-form code takes the file's.
+// An account of classes 3-8 the file declares an asset or a liability
+// takes that type (FileType), when created or while nothing books on it;
+// an account in use or a system account refuses it (*TypeConflict).
 // Every change is audited.
 func (s *Store) Import(ctx context.Context, company uuid.UUID, accounts []Imported, rename bool) (ImportResult, error) {
 	var res ImportResult
@@ -41,6 +75,9 @@ func (s *Store) Import(ctx context.Context, company uuid.UUID, accounts []Import
 	}
 	have, err := s.byNumber(ctx, company, numbers)
 	if err != nil {
+		return res, err
+	}
+	if err := s.retype(ctx, company, accounts, have); err != nil {
 		return res, err
 	}
 	var add []Account
@@ -112,6 +149,9 @@ func importedAccount(in Imported, name string, rename bool) Account {
 		a = Account{Number: in.Number, Name: "Konto " + in.Number, Type: t, Active: true,
 			NormalBalance: bas.NormalBalanceOf(in.Number, name, t)}
 	}
+	if t, ok := FileType(in.Number, in.Kind); ok {
+		a.Type, a.NormalBalance, a.TypeFromFile = t, sideOf(t), true
+	}
 	if name != "" {
 		a.Name = name
 	}
@@ -138,4 +178,57 @@ func kindType(kind, number string) bas.Type {
 		return bas.Revenue
 	}
 	return ""
+}
+
+// retype gives the accounts have already holds the balance-sheet type
+// their file declares (FileType), one statement for all; a system
+// account or one any entry books on keeps its type (*TypeConflict).
+func (s *Store) retype(ctx context.Context, company uuid.UUID, accounts []Imported, have map[string]Account) error {
+	var numbers []string
+	want := map[string]bas.Type{}
+	for _, in := range accounts {
+		t, ok := FileType(in.Number, in.Kind)
+		old, exists := have[in.Number]
+		if !ok || !exists || (old.TypeFromFile && old.Type == t) {
+			continue
+		}
+		if old.System {
+			return &TypeConflict{Number: in.Number, Have: old.Type, Want: t}
+		}
+		numbers, want[in.Number] = append(numbers, in.Number), t
+	}
+	if len(numbers) == 0 {
+		return nil
+	}
+	var used []string
+	if err := s.db.Q(ctx).SelectContext(ctx, &used, `SELECT DISTINCT account_number FROM journal_lines
+		WHERE company_id = $1 AND account_number = ANY($2)`, company, pq.Array(numbers)); err != nil {
+		return err
+	}
+	if len(used) > 0 {
+		n := used[0]
+		return &TypeConflict{Number: n, Have: have[n].Type, Want: want[n]}
+	}
+	for _, n := range numbers {
+		old := have[n]
+		var out Account
+		if err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE accounts SET account_type = $3, normal_balance = $4,
+				type_from_file = true, updated_at = now() WHERE company_id = $1 AND account_number = $2 RETURNING `+columns,
+			company, n, want[n], sideOf(want[n])); err != nil {
+			return err
+		}
+		if err := s.record(ctx, company, audit.Update, "Konto "+n+" fick filens kontotyp ("+string(want[n])+") av en import", &old, &out); err != nil {
+			return err
+		}
+		have[n] = out
+	}
+	return nil
+}
+
+// sideOf is where a balance of type t normally sits.
+func sideOf(t bas.Type) bas.Balance {
+	if t == bas.Asset {
+		return bas.Debit
+	}
+	return bas.Credit
 }

@@ -24,7 +24,7 @@ type Store struct {
 func NewStore(db *store.DB, a *audit.Store) *Store { return &Store{db: db, audit: a} }
 
 const columns = `account_number, account_name, account_type, normal_balance, is_bas, is_system_account, is_active,
-	description, default_vat_rate, default_vat_treatment, vat_box, sru_code, created_at, updated_at`
+	description, default_vat_rate, default_vat_treatment, vat_box, sru_code, type_from_file, created_at, updated_at`
 
 // insert writes accounts in one statement and returns them as stored;
 // with skipExisting, numbers the chart already has are left alone (and
@@ -33,11 +33,11 @@ func (s *Store) insert(ctx context.Context, company uuid.UUID, accounts []Accoun
 	n := len(accounts)
 	num, name, typ, bal, desc, treat, box, sru := make([]string, n), make([]string, n), make([]string, n),
 		make([]string, n), make([]*string, n), make([]*string, n), make([]*string, n), make([]*string, n)
-	isBAS, sys, active, rate := make([]bool, n), make([]bool, n), make([]bool, n), make([]*string, n)
+	isBAS, sys, active, rate, file := make([]bool, n), make([]bool, n), make([]bool, n), make([]*string, n), make([]bool, n)
 	for i, a := range accounts {
 		num[i], name[i], typ[i], bal[i] = a.Number, a.Name, string(a.Type), string(a.NormalBalance)
 		desc[i], treat[i], box[i], sru[i] = a.Description, a.VATTreatment, a.VATBox, a.SRU
-		isBAS[i], sys[i], active[i] = a.BAS, a.System, a.Active
+		isBAS[i], sys[i], active[i], file[i] = a.BAS, a.System, a.Active, a.TypeFromFile
 		if a.VATRate != nil {
 			r := a.VATRate.String()
 			rate[i] = &r
@@ -46,12 +46,13 @@ func (s *Store) insert(ctx context.Context, company uuid.UUID, accounts []Accoun
 	var out []Account
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
 		INSERT INTO accounts (company_id, account_number, account_name, account_type, normal_balance, is_bas,
-			is_system_account, is_active, description, default_vat_rate, default_vat_treatment, vat_box, sru_code)
+			is_system_account, is_active, description, default_vat_rate, default_vat_treatment, vat_box, sru_code,
+			type_from_file)
 		SELECT $1, * FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::bool[], $7::bool[], $8::bool[],
-			$9::text[], $10::numeric[], $11::text[], $12::text[], $13::text[])
+			$9::text[], $10::numeric[], $11::text[], $12::text[], $13::text[], $14::bool[])
 		`+conflict(skipExisting)+` RETURNING `+columns,
 		company, pq.Array(num), pq.Array(name), pq.Array(typ), pq.Array(bal), pq.Array(isBAS), pq.Array(sys),
-		pq.Array(active), pq.Array(desc), pq.Array(rate), pq.Array(treat), pq.Array(box), pq.Array(sru))
+		pq.Array(active), pq.Array(desc), pq.Array(rate), pq.Array(treat), pq.Array(box), pq.Array(sru), pq.Array(file))
 	return out, err
 }
 

@@ -88,7 +88,11 @@ func (s *Store) ClosePeriod(ctx context.Context, company, id uuid.UUID) (fiscal.
 	if err != nil {
 		return p, err
 	}
-	if r := Result(bal); !r.IsZero() {
+	sheet, err := s.Sheet(ctx, company)
+	if err != nil {
+		return p, err
+	}
+	if r := Result(bal, sheet); !r.IsZero() {
 		return p, apierr.New(apierr.YearEndNotRun, map[string]any{"fiscal_period_id": id,
 			"reason": "result_changed_after_year_end", "unclosed_result": r})
 	}

@@ -50,13 +50,6 @@ func RetainedAccount(entityType string) string {
 // that entry and nets to zero after it.
 const ClosingAccount = "8999"
 
-// InResult reports whether account belongs to the result: every account
-// outside the balance sheet, classes 3-8 and the internal accounts of
-// classes 0 and 9 the chart holds as revenue or expense (an SIE file's
-// 9999 obs-konto); OnBalanceSheet whether to the balance sheet (1-2).
-func InResult(account string) bool       { return !OnBalanceSheet(account) }
-func OnBalanceSheet(account string) bool { return account[0] == '1' || account[0] == '2' }
-
 // Side is the line that books amount on account: a debit when positive,
 // a credit when negative; ok is false for zero.
 func Side(account string, amount money.Amount) (Line, bool) {
@@ -70,13 +63,13 @@ func Side(account string, amount money.Amount) (Line, bool) {
 }
 
 // ClosingLines is the year-end closing entry (bokslutsverifikation): the
-// year's result still open on the income statement, booked on 8999 Årets
+// year's result still open on the accounts sheet holds in the result, booked on 8999 Årets
 // resultat against equity (a profit credits equity, a loss debits it).
 // The income-statement accounts keep their balances, so the statement can
 // be read with or without the entry. Nil when the result is already in
 // equity.
-func ClosingLines(balances []Balance, equity string) []Line {
-	r := Result(balances)
+func ClosingLines(balances []Balance, sheet Sheet, equity string) []Line {
+	r := Result(balances, sheet)
 	if r.IsZero() {
 		return nil
 	}
@@ -88,10 +81,10 @@ func ClosingLines(balances []Balance, equity string) []Line {
 // Result is the year's result still open on balances, positive for a
 // profit: the credit balance of the income-statement accounts, the
 // closing account 8999 included.
-func Result(balances []Balance) money.Amount {
+func Result(balances []Balance, sheet Sheet) money.Amount {
 	var net money.Amount
 	for _, b := range balances {
-		if InResult(b.Account) {
+		if sheet.InResult(b.Account) {
 			net = net.Sub(b.Amount)
 		}
 	}
@@ -135,15 +128,15 @@ func Untagged(balances []Balance) []Tagged {
 	return out
 }
 
-// OpeningLines carries every balance-sheet account (classes 1-2) with a
+// OpeningLines carries every account sheet holds on the balance sheet with a
 // balance into the next year's opening balance (ingående balans): a line
 // per account and carried tags, so a project's balance opens on the
 // project. In account order, untagged first.
-func OpeningLines(balances []Tagged) []Line {
+func OpeningLines(balances []Tagged, sheet Sheet) []Line {
 	net := map[string]*Tagged{}
 	var keys []string
 	for _, b := range balances {
-		if !OnBalanceSheet(b.Account) {
+		if !sheet.Holds(b.Account) {
 			continue
 		}
 		k := lineKey(b.Account, b.Tags)
@@ -221,10 +214,11 @@ type OpeningInput struct {
 }
 
 // ManualOpeningLines checks an opening balance set by hand and returns its
-// lines: balance-sheet accounts only (OB_PNL_ACCOUNT for classes 3-8,
-// OB_NON_BALANCE_SHEET_ACCOUNT for 0 and 9), one amount per line, and
+// lines: accounts sheet holds on the balance sheet only (OB_PNL_ACCOUNT
+// for the rest of classes 3-8, OB_NON_BALANCE_SHEET_ACCOUNT for 0 and 9),
+// one amount per line, and
 // debits equal to credits (OB_UNBALANCED, with the difference).
-func ManualOpeningLines(in []OpeningInput) ([]Line, error) {
+func ManualOpeningLines(in []OpeningInput, sheet Sheet) ([]Line, error) {
 	if len(in) == 0 {
 		return nil, apierr.Field("lines", "min_items", "an opening balance needs lines")
 	}
@@ -269,9 +263,10 @@ func ManualOpeningLines(in []OpeningInput) ([]Line, error) {
 	for i, l := range lines {
 		at := fmt.Sprintf("lines[%d].account_number", i)
 		switch c := l.Account[0]; {
+		case sheet.Holds(l.Account):
 		case c >= '3' && c <= '8':
 			return nil, apierr.New(apierr.OBPnLAccount, map[string]any{"account_number": l.Account, "field": at})
-		case !OnBalanceSheet(l.Account):
+		default:
 			// Classes 0 and 9: internal accounts, outside the statements'
 			// BAS layout (their own refusal, though an import's obs-konto
 			// counts in the result).

@@ -38,6 +38,7 @@ type yearEnd struct {
 	next     fiscal.Period // zero when the next year is still to be opened
 	company  Company
 	balances []Balance
+	sheet    Sheet
 	// closing is the closing entry still to post (nil when the result is
 	// in equity); ub the closing balances after it.
 	closing []Line
@@ -110,6 +111,9 @@ func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID, plan bo
 	if y.balances, err = s.Balances(ctx, company, id); err != nil {
 		return y, err
 	}
+	if y.sheet, err = s.Sheet(ctx, company); err != nil {
+		return y, err
+	}
 	var sum money.Amount
 	for _, b := range y.balances {
 		sum = sum.Add(b.Amount)
@@ -139,7 +143,7 @@ func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID, plan bo
 // entries of an earlier run that no longer agree are marked stale.
 func (s *Store) plan(ctx context.Context, company uuid.UUID, y *yearEnd) error {
 	equity := ResultAccount(y.company.EntityType)
-	y.closing = ClosingLines(y.balances, equity)
+	y.closing = ClosingLines(y.balances, y.sheet, equity)
 	y.ub = After(y.balances, y.closing)
 	tagged, err := s.tagged(ctx, company, y.period.ID)
 	if err != nil {
@@ -148,7 +152,7 @@ func (s *Store) plan(ctx context.Context, company uuid.UUID, y *yearEnd) error {
 	for _, l := range y.closing {
 		tagged = append(tagged, Tagged{Account: l.Account, Amount: l.Debit.Sub(l.Credit)})
 	}
-	y.opening = OpeningLines(tagged)
+	y.opening = OpeningLines(tagged, y.sheet)
 	y.appropriation = AppropriationLines(y.ub, equity, RetainedAccount(y.company.EntityType))
 	if y.next.ID == uuid.Nil {
 		return nil
@@ -225,7 +229,7 @@ func (s *Store) RunYearEnd(ctx context.Context, company, id uuid.UUID, report fu
 	}
 	p := y.period
 	res.ResultAccount = ResultAccount(y.company.EntityType)
-	res.NetResult = Result(y.balances)
+	res.NetResult = Result(y.balances, y.sheet)
 
 	report("closing_entry", 1, 3)
 	if y.closing != nil {
@@ -317,7 +321,11 @@ func (s *Store) SetOpeningBalances(ctx context.Context, company, id uuid.UUID, i
 	if err != nil {
 		return Entry{}, err
 	}
-	lines, err := ManualOpeningLines(in)
+	sheet, err := s.Sheet(ctx, company)
+	if err != nil {
+		return Entry{}, err
+	}
+	lines, err := ManualOpeningLines(in, sheet)
 	if err != nil {
 		return Entry{}, err
 	}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/bas"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
@@ -27,7 +28,7 @@ func signed(lines []ledger.Line) map[string]string {
 func TestClosingAndOpeningLines(t *testing.T) {
 	b := []ledger.Balance{bal("1930", "25599.50"), bal("2081", "-25000"), bal("2611", "-250"), bal("2641", "100"),
 		bal("3001", "-1000"), bal("5410", "400"), bal("6110", "150.50")}
-	closing := ledger.ClosingLines(b, "2099")
+	closing := ledger.ClosingLines(b, nil, "2099")
 	got := signed(closing)
 	want := map[string]string{"8999": "449.50", "2099": "-449.50"}
 	for k, v := range want {
@@ -38,31 +39,31 @@ func TestClosingAndOpeningLines(t *testing.T) {
 	if len(got) != len(want) {
 		t.Fatalf("closing %v", got)
 	}
-	if r := ledger.Result(b); r.Cmp(money.MustParse("449.50")) != 0 {
+	if r := ledger.Result(b, nil); r.Cmp(money.MustParse("449.50")) != 0 {
 		t.Fatalf("result %s", r)
 	}
 	after := ledger.After(b, closing)
-	if r := ledger.Result(after); !r.IsZero() {
+	if r := ledger.Result(after, nil); !r.IsZero() {
 		t.Fatalf("result after the closing entry %s, want 0", r)
 	}
-	if ledger.ClosingLines(after, "2099") != nil {
+	if ledger.ClosingLines(after, nil, "2099") != nil {
 		t.Fatal("a second closing entry for a result already in equity")
 	}
 	// A late cost of 49.50 after the year-end: the re-run books only it.
 	late := ledger.After(after, []ledger.Line{{Account: "6110", Debit: money.MustParse("49.50")},
 		{Account: "1930", Credit: money.MustParse("49.50")}})
-	if d := signed(ledger.ClosingLines(late, "2099")); d["8999"] != "-49.50" || d["2099"] != "49.50" {
+	if d := signed(ledger.ClosingLines(late, nil, "2099")); d["8999"] != "-49.50" || d["2099"] != "49.50" {
 		t.Fatalf("re-run closing %v", d)
 	}
 	// A loss goes to the debit side of equity.
-	loss := signed(ledger.ClosingLines([]ledger.Balance{bal("3001", "-100"), bal("5010", "300")}, "2019"))
+	loss := signed(ledger.ClosingLines([]ledger.Balance{bal("3001", "-100"), bal("5010", "300")}, nil, "2019"))
 	if loss["2019"] != "200.00" || loss["8999"] != "-200.00" {
 		t.Fatalf("loss %v", loss)
 	}
-	if ledger.ClosingLines([]ledger.Balance{bal("1930", "5"), bal("2081", "-5")}, "2099") != nil {
+	if ledger.ClosingLines([]ledger.Balance{bal("1930", "5"), bal("2081", "-5")}, nil, "2099") != nil {
 		t.Fatal("a closing entry without income-statement balances")
 	}
-	open := signed(ledger.OpeningLines(ledger.Untagged(after)))
+	open := signed(ledger.OpeningLines(ledger.Untagged(after), nil))
 	if len(open) != 5 || open["2099"] != "-449.50" || open["1930"] != "25599.50" {
 		t.Fatalf("opening %v", open)
 	}
@@ -71,14 +72,14 @@ func TestClosingAndOpeningLines(t *testing.T) {
 		t.Fatalf("appropriation %v", ap)
 	}
 	// b lacks 2099: the two opening balances differ.
-	if ledger.SameNet(ledger.OpeningLines(ledger.Untagged(after)), ledger.OpeningLines(ledger.Untagged(b))) {
+	if ledger.SameNet(ledger.OpeningLines(ledger.Untagged(after), nil), ledger.OpeningLines(ledger.Untagged(b), nil)) {
 		t.Fatal("SameNet missed a difference")
 	}
 	// A project's balance opens on the project; the account's total is
 	// the same either way, but the lines are not.
 	p1, p2 := ledger.Dimensions{"6": "P1"}, ledger.Dimensions{"6": "P2"}
 	tagged := ledger.OpeningLines([]ledger.Tagged{{Account: "1510", Tags: p1, Amount: money.MustParse("300")},
-		{Account: "1510", Tags: p2, Amount: money.MustParse("-100")}, {Account: "2081", Amount: money.MustParse("-200")}})
+		{Account: "1510", Tags: p2, Amount: money.MustParse("-100")}, {Account: "2081", Amount: money.MustParse("-200")}}, nil)
 	if len(tagged) != 3 || tagged[0].Dimensions["6"] != "P1" || tagged[0].Debit.String() != "300.00" ||
 		tagged[1].Credit.String() != "100.00" || tagged[2].Account != "2081" {
 		t.Fatalf("tagged opening %+v", tagged)
@@ -109,12 +110,51 @@ func TestManualOpeningLines(t *testing.T) {
 		{nil, apierr.ValidationError},
 	}
 	for i, c := range cases {
-		if _, err := ledger.ManualOpeningLines(c.in); !apierr.Is(err, c.code) {
+		if _, err := ledger.ManualOpeningLines(c.in, nil); !apierr.Is(err, c.code) {
 			t.Fatalf("case %d: %v, want %s", i, err, c.code)
 		}
 	}
-	lines, err := ledger.ManualOpeningLines([]ledger.OpeningInput{{Account: "1930", Amount: amt("10")}, {Account: "2081", Amount: amt("-10")}})
+	lines, err := ledger.ManualOpeningLines([]ledger.OpeningInput{{Account: "1930", Amount: amt("10")}, {Account: "2081", Amount: amt("-10")}}, nil)
 	if err != nil || lines[0].Debit.String() != "10.00" || lines[1].Credit.String() != "10.00" {
 		t.Fatalf("%v %+v", err, lines)
+	}
+}
+
+// An SIE file declared 3950 an asset and 4999 a liability (#KTYP T, S):
+// the sheet holds them on the balance sheet, so the closing entry leaves
+// them alone and the next year opens with them, and a manual opening
+// balance may name them. Figures by hand: revenue 3001 credit 1000, cost
+// 5410 debit 400, so the result is 600 whatever 3950 and 4999 hold.
+func TestSheetFromFile(t *testing.T) {
+	sheet := ledger.Sheet{"3950": bas.Asset, "4999": bas.Liability}
+	if !sheet.Holds("3950") || !sheet.Holds("1930") || sheet.Holds("3001") || !sheet.InResult("9999") {
+		t.Fatal("Sheet.Holds")
+	}
+	var plain ledger.Sheet
+	if plain.Holds("3950") || !plain.Holds("2099") {
+		t.Fatal("the zero Sheet is BAS's rule")
+	}
+	b := []ledger.Balance{bal("1930", "300"), bal("3950", "500"), bal("4999", "-200"), bal("2081", "-1200"),
+		bal("3001", "-1000"), bal("5410", "400")}
+	if r := ledger.Result(b, sheet); r.Cmp(money.MustParse("600")) != 0 {
+		t.Fatalf("result %s, want 600", r)
+	}
+	closing := signed(ledger.ClosingLines(b, sheet, "2099"))
+	if len(closing) != 2 || closing["8999"] != "600.00" || closing["2099"] != "-600.00" {
+		t.Fatalf("closing %v", closing)
+	}
+	// Under BAS's rule alone 3950 and 4999 would be closed to equity: a
+	// result of 600 - 500 + 200 = 300.
+	if r := ledger.Result(b, nil); r.Cmp(money.MustParse("300")) != 0 {
+		t.Fatalf("BAS result %s, want 300", r)
+	}
+	open := signed(ledger.OpeningLines(ledger.Untagged(b), sheet))
+	if open["3950"] != "500.00" || open["4999"] != "-200.00" || open["3001"] != "" || len(open) != 4 {
+		t.Fatalf("opening %v", open)
+	}
+	amt := func(s string) *money.Amount { a := money.MustParse(s); return &a }
+	if _, err := ledger.ManualOpeningLines([]ledger.OpeningInput{{Account: "3950", Debit: amt("5")},
+		{Account: "2081", Credit: amt("5")}}, sheet); err != nil {
+		t.Fatalf("a manual opening balance on a file's asset: %v", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/internal/bas"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/sie"
@@ -38,6 +39,24 @@ type Company struct {
 // Account is a chart account as the file declares it.
 type Account struct {
 	Number, Name, SRU string
+	// Sheet is the balance-sheet type of an account of classes 3-8 an
+	// SIE file declared an asset or a liability (#KTYP T, S); empty for
+	// an account of BAS's type for its class, which #KTYP leaves unsaid.
+	Sheet bas.Type
+}
+
+// sheetOf is the balance sheet the chart's accounts make.
+func sheetOf(accounts []Account) ledger.Sheet {
+	var out ledger.Sheet
+	for _, a := range accounts {
+		if a.Sheet != "" {
+			if out == nil {
+				out = ledger.Sheet{}
+			}
+			out[a.Number] = a.Sheet
+		}
+	}
+	return out
 }
 
 // Dimension is a dimension of the register with the names of its values.
@@ -129,11 +148,15 @@ func Write(ctx context.Context, w io.Writer, books Books, year Year, prev *Year,
 			return err
 		}
 	}
-	if err := declare(ctx, sw, books, year, bal, prevBal); err != nil {
+	accounts, err := books.Accounts(ctx)
+	if err != nil {
+		return err
+	}
+	if err := declare(ctx, sw, books, year, accounts, bal, prevBal); err != nil {
 		return err
 	}
 	if o.Type != "4I" {
-		if err := balances(ctx, sw, books, year, bal, prevBal, o.WithoutClosing); err != nil {
+		if err := balances(ctx, sw, books, year, sheetOf(accounts), bal, prevBal, o.WithoutClosing); err != nil {
 			return err
 		}
 	}
@@ -143,13 +166,10 @@ func Write(ctx context.Context, w io.Writer, books Books, year Year, prev *Year,
 	return sw.Close()
 }
 
-// declare writes the accounts the file uses (with their SRU codes) and
-// the dimensions and objects its rows carry.
-func declare(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, prevBal []ledger.YearBalance) error {
-	accounts, err := books.Accounts(ctx)
-	if err != nil {
-		return err
-	}
+// declare writes the accounts the file uses (with their SRU codes, and
+// #KTYP where the type is not BAS's for the class) and the dimensions and
+// objects its rows carry.
+func declare(ctx context.Context, sw *sie.Writer, books Books, year Year, accounts []Account, bal, prevBal []ledger.YearBalance) error {
 	// An account is declared when the file uses it: in a balance, or in
 	// a voucher it writes (its lines are more than what an import
 	// cancelled itself, which the file leaves out).
@@ -173,6 +193,15 @@ func declare(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, p
 		}
 		if err := sw.Record("#KONTO", sie.Bare(a.Number), sie.Quoted(a.Name)); err != nil {
 			return err
+		}
+		if a.Sheet != "" {
+			kind := "S"
+			if a.Sheet == bas.Asset {
+				kind = "T"
+			}
+			if err := sw.Record("#KTYP", sie.Bare(a.Number), sie.Bare(kind)); err != nil {
+				return err
+			}
 		}
 		if a.SRU != "" {
 			if err := sw.Record("#SRU", sie.Bare(a.Number), sie.Bare(a.SRU)); err != nil {
@@ -215,16 +244,16 @@ func declare(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, p
 }
 
 // balances writes #IB, #UB and #RES for the year and the one before, and
-// #PSALDO for the year's months: balance-sheet accounts (1-2) open with
-// their opening balance and close with everything; result accounts (3-8,
-// and an internal 0 or 9 account kept as one) give the year's turnover. The year-end's closing entry counts in both,
+// #PSALDO for the year's months: the accounts sheet holds on the balance
+// sheet (1-2, and those a file declared so) open with their opening
+// balance and close with everything; result accounts (3-8, and an
+// internal 0 or 9 account kept as one) give the year's turnover. The year-end's closing entry counts in both,
 // and in its month's #PSALDO, unless the file leaves it out
 // (withoutClosing, the current year only).
-func balances(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, prevBal []ledger.YearBalance, withoutClosing bool) error {
+func balances(ctx context.Context, sw *sie.Writer, books Books, year Year, sheet ledger.Sheet, bal, prevBal []ledger.YearBalance, withoutClosing bool) error {
 	write := func(n string, list []ledger.YearBalance) error {
 		for _, b := range list {
-			class := b.Account[0]
-			if class == '1' || class == '2' {
+			if sheet.Holds(b.Account) {
 				if !b.Opening.IsZero() {
 					if err := sw.Record("#IB", sie.Bare(n), sie.Bare(b.Account), sie.AmountField(b.Opening)); err != nil {
 						return err
@@ -233,17 +262,16 @@ func balances(ctx context.Context, sw *sie.Writer, books Books, year Year, bal, 
 			}
 		}
 		for _, b := range list {
-			class := b.Account[0]
 			closing := b.Opening.Add(b.Period)
 			if !withoutClosing || n != "0" {
 				closing = closing.Add(b.Closing)
 			}
 			switch {
-			case (class == '1' || class == '2') && !closing.IsZero():
+			case sheet.Holds(b.Account) && !closing.IsZero():
 				if err := sw.Record("#UB", sie.Bare(n), sie.Bare(b.Account), sie.AmountField(closing)); err != nil {
 					return err
 				}
-			case ledger.InResult(b.Account) && !closing.IsZero():
+			case sheet.InResult(b.Account) && !closing.IsZero():
 				// With the closing entry in the file, 8999 carries the
 				// year's result, so #UB and #RES sum to zero and each
 				// account's #RES is what its #TRANS add up to.

@@ -138,6 +138,9 @@ func (b books) Accounts(ctx context.Context) ([]Account, error) {
 	out := make([]Account, len(list))
 	for i, a := range list {
 		out[i] = Account{Number: a.Number, Name: a.Name}
+		if a.TypeFromFile {
+			out[i].Sheet = a.Type
+		}
 		if a.SRU != nil {
 			out[i].SRU = *a.SRU
 		}

@@ -88,13 +88,13 @@ const WarnPreviousYearNotKept = "SIE_PREVIOUS_YEAR_NOT_KEPT"
 // balances: an opening balance and one verifikat of the year's change on
 // its last day, so the statements' comparison columns show last year. It
 // answers the year it made, if any.
-func (im *Importer) previousYear(ctx context.Context, i *Import, p fiscal.Period, s *Summary) (*uuid.UUID, []Warning, error) {
+func (im *Importer) previousYear(ctx context.Context, i *Import, p fiscal.Period, s *Summary, sheet ledger.Sheet) (*uuid.UUID, []Warning, error) {
 	prev, err := im.periods.Covering(ctx, i.CompanyID, p.Start.AddDate(0, 0, -1))
 	if err != nil {
 		return nil, nil, err
 	}
 	if prev.ID != uuid.Nil {
-		w, err := im.openingAgainst(ctx, i.CompanyID, prev, s)
+		w, err := im.openingAgainst(ctx, i.CompanyID, prev, s, sheet)
 		return nil, w, err
 	}
 	y, ok := s.Years[-1]
@@ -124,7 +124,7 @@ func (im *Importer) previousYear(ctx context.Context, i *Import, p fiscal.Period
 	var warnings []Warning
 	id := i.ID
 	var entries []ledger.BatchEntry
-	opening, diff := balanceLines(s.PrevOpening, true)
+	opening, diff := balanceLines(s.PrevOpening, true, sheet)
 	if len(opening) > 0 {
 		opening = settle(opening, diff, false)
 		warnings = append(warnings, unbalanced(diff, "#IB -1")...)
@@ -146,14 +146,14 @@ func (im *Importer) previousYear(ctx context.Context, i *Import, p fiscal.Period
 	for _, acct := range sortedKeys(change) {
 		list = append(list, Amount{Account: acct, Amount: change[acct]})
 	}
-	lines, diff := balanceLines(list, false)
+	lines, diff := balanceLines(list, false, sheet)
 	if len(lines) > 0 {
 		// A file's #UB -1 usually carries the year's result in equity
 		// already (2099): the rows then miss the result, which 8999 Årets
 		// resultat takes, as a year-end's closing entry has it.
 		var result money.Amount
 		for _, a := range list {
-			if ledger.InResult(a.Account) && a.Account != ledger.ClosingAccount {
+			if sheet.InResult(a.Account) && a.Account != ledger.ClosingAccount {
 				result = result.Add(a.Amount)
 			}
 		}
@@ -178,12 +178,12 @@ func (im *Importer) previousYear(ctx context.Context, i *Import, p fiscal.Period
 
 // balanceLines are the lines that book amounts (debit positive) on their
 // accounts, classes 0 and 9 left out, and what they sum to; opening keeps
-// balance-sheet accounts only.
-func balanceLines(amounts []Amount, opening bool) ([]ledger.Line, money.Amount) {
+// the accounts sheet holds on the balance sheet only.
+func balanceLines(amounts []Amount, opening bool, sheet ledger.Sheet) ([]ledger.Line, money.Amount) {
 	sum := map[string]money.Amount{}
 	for _, a := range amounts {
 		c := a.Account[0]
-		if c == '0' || c == '9' || (opening && !ledger.OnBalanceSheet(a.Account)) {
+		if c == '0' || c == '9' || (opening && !sheet.Holds(a.Account)) {
 			continue
 		}
 		sum[a.Account] = sum[a.Account].Add(a.Amount)
@@ -232,7 +232,7 @@ func unbalanced(diff money.Amount, what string) []Warning {
 // closing balances of the year before in the books: each balance-sheet
 // account outside equity on its own, equity (2000-2099) as a whole with
 // the year's result when that year's year-end has not carried it there.
-func (im *Importer) openingAgainst(ctx context.Context, company uuid.UUID, prev fiscal.Period, s *Summary) ([]Warning, error) {
+func (im *Importer) openingAgainst(ctx context.Context, company uuid.UUID, prev fiscal.Period, s *Summary, sheet ledger.Sheet) ([]Warning, error) {
 	if len(s.Opening) == 0 {
 		return nil, nil
 	}
@@ -243,7 +243,7 @@ func (im *Importer) openingAgainst(ctx context.Context, company uuid.UUID, prev 
 	books, file := map[string]money.Amount{}, map[string]money.Amount{}
 
 	key := func(acct string) string {
-		if ledger.InResult(acct) {
+		if sheet.InResult(acct) {
 			return equity // the year's result, not yet carried there
 		}
 		return groupOf(acct)
@@ -337,7 +337,7 @@ func (im *Importer) replaceMade(ctx context.Context, i *Import, p fiscal.Period)
 // 0) with it: a year imported after the one following it is checked as
 // that one was against it (equity as a whole, with the file's result
 // when its #UB does not carry it).
-func (im *Importer) closingAgainst(ctx context.Context, company uuid.UUID, p fiscal.Period, s *Summary) ([]Warning, error) {
+func (im *Importer) closingAgainst(ctx context.Context, company uuid.UUID, p fiscal.Period, s *Summary, sheet ledger.Sheet) ([]Warning, error) {
 	if len(s.Closing) == 0 {
 		return nil, nil
 	}
@@ -351,21 +351,21 @@ func (im *Importer) closingAgainst(ctx context.Context, company uuid.UUID, p fis
 	}
 	books, file := map[string]money.Amount{}, map[string]money.Amount{}
 	for _, l := range ib.Lines {
-		if ledger.OnBalanceSheet(l.Account) {
+		if sheet.Holds(l.Account) {
 			books[groupOf(l.Account)] = books[groupOf(l.Account)].Add(l.Debit).Sub(l.Credit)
 		}
 	}
-	var sheet money.Amount
+	var total money.Amount
 	for _, a := range s.Closing {
-		if ledger.OnBalanceSheet(a.Account) {
+		if sheet.Holds(a.Account) {
 			file[groupOf(a.Account)] = file[groupOf(a.Account)].Add(a.Amount)
-			sheet = sheet.Add(a.Amount)
+			total = total.Add(a.Amount)
 		}
 	}
-	if !sheet.IsZero() {
+	if !total.IsZero() {
 		// The file's balance sheet waits for its result: equity takes it.
 		for _, a := range s.Results {
-			if ledger.InResult(a.Account) && !s.IsOutside(a.Account) {
+			if sheet.InResult(a.Account) && !s.IsOutside(a.Account) {
 				file[equity] = file[equity].Add(a.Amount)
 			}
 		}

@@ -171,7 +171,7 @@ const equity = "2000-2099"
 // does not name) are not compared, except that a balance the books hold
 // on an account the file gives no #UB for is a mismatch when the file
 // gives #UB at all.
-func compare(s *Summary, balances map[string]money.Amount, months map[string]money.Amount) BalanceCheck {
+func compare(s *Summary, sheet ledger.Sheet, balances map[string]money.Amount, months map[string]money.Amount) BalanceCheck {
 	out := BalanceCheck{Checked: map[string]int{}, Mismatches: []Mismatch{}}
 	mismatch := func(kind, account, period string, file, books money.Amount) {
 		out.Checked[kind]++
@@ -193,15 +193,15 @@ func compare(s *Summary, balances map[string]money.Amount, months map[string]mon
 	// A file whose balance sheet balances (#UB summing to zero) has the
 	// year's result in equity already; one written before its program's
 	// year-end has it on the result accounts, as the books do.
-	var sheet money.Amount
+	var total money.Amount
 	for _, v := range closing {
-		sheet = sheet.Add(v)
+		total = total.Add(v)
 	}
-	carried := sheet.IsZero()
+	carried := total.IsZero()
 	books := map[string]money.Amount{}
 	for acct, b := range balances {
 		switch {
-		case ledger.OnBalanceSheet(acct):
+		case sheet.Holds(acct):
 			books[groupOf(acct)] = books[groupOf(acct)].Add(b)
 		case carried:
 			books[equity] = books[equity].Add(b)
@@ -219,7 +219,6 @@ func compare(s *Summary, balances map[string]money.Amount, months map[string]mon
 		mismatch("results", a.Account, "", a.Amount, balances[a.Account])
 	}
 	for _, acct := range sortedKeys(balances) {
-		class := acct[0]
 		if acct == Suspense && !closing[acct].IsZero() {
 			continue
 		}
@@ -228,9 +227,9 @@ func compare(s *Summary, balances map[string]money.Amount, months map[string]mon
 		case acct == Suspense:
 			// What waits there (an opening balance's difference, rows of
 			// accounts outside the statements) is reported as a warning.
-		case (class == '1' || class == '2') && len(s.Closing) > 0 && !named && !balances[acct].IsZero():
+		case sheet.Holds(acct) && len(s.Closing) > 0 && !named && !balances[acct].IsZero():
 			out.Mismatches = append(out.Mismatches, Mismatch{Check: "closing_balances", Account: acct, Books: balances[acct]})
-		case class != '1' && class != '2' && acct != Suspense && len(s.Results) > 0 && !results[acct] && !balances[acct].IsZero():
+		case !sheet.Holds(acct) && acct != Suspense && len(s.Results) > 0 && !results[acct] && !balances[acct].IsZero():
 			out.Mismatches = append(out.Mismatches, Mismatch{Check: "results", Account: acct, Books: balances[acct]})
 		}
 	}

@@ -3,6 +3,7 @@ package sieimport
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
@@ -14,6 +15,7 @@ import (
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/sie"
 )
 
 // prepare writes what the vouchers need: the year (opened if missing),
@@ -60,10 +62,26 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 		in = append(in, chart.Imported{Number: a.Number, Name: a.Name, Kind: a.Type, SRU: a.SRU})
 	}
 	ch, err := im.chart.Import(ctx, i.CompanyID, in, opts.UpdateAccountNames)
+	var conflict *chart.TypeConflict
+	if errors.As(err, &conflict) {
+		line := 0
+		for _, a := range s.Accounts {
+			if a.Number == conflict.Number {
+				line = a.TypeLine
+			}
+		}
+		return false, nil, apierr.New(apierr.SIEImportInvalidFile, map[string]any{"errors": []sie.Problem{{Line: line,
+			Record: "#KTYP", Issue: "the file declares " + conflict.Number + " " + string(conflict.Want) + ", but the chart holds it as " +
+				string(conflict.Have) + " and the books already use it (or the bookkeeping books on it itself): its balances cannot change sides"}}})
+	}
 	if err != nil {
 		return false, nil, err
 	}
 	res["accounts_created"], res["accounts_renamed"], res["sru_codes_filled"] = len(ch.Created), len(ch.Renamed), len(ch.SRU)
+	sheet, err := im.sheet(ctx, i.CompanyID, s)
+	if err != nil {
+		return false, nil, err
+	}
 
 	dims := make([]dimensions.Imported, len(s.Dimensions))
 	for k, d := range s.Dimensions {
@@ -79,18 +97,18 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 	}
 	res["dimensions_created"], res["objects_created"] = madeDims, madeValues
 
-	ib, w, err := im.opening(ctx, i, p, s)
+	ib, w, err := im.opening(ctx, i, p, s, sheet)
 	if err != nil {
 		return false, nil, err
 	}
 	res["opening_balance"] = ib
 	warnings = append(warnings, w...)
-	made, w, err := im.previousYear(ctx, i, p, s)
+	made, w, err := im.previousYear(ctx, i, p, s, sheet)
 	if err != nil {
 		return false, nil, err
 	}
 	warnings = append(warnings, w...)
-	if w, err = im.closingAgainst(ctx, i.CompanyID, p, s); err != nil {
+	if w, err = im.closingAgainst(ctx, i.CompanyID, p, s, sheet); err != nil {
 		return false, nil, err
 	}
 	warnings = append(warnings, w...)
@@ -125,6 +143,23 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 	i.Phase = &next
 	run.Progress(jobs.Progress{Phase: phasePreparing, Current: 0, Total: s.Vouchers})
 	return true, nil, im.Imports.Save(ctx, i)
+}
+
+// sheet is the balance sheet the import books against: the company's
+// (the accounts its chart keeps there by this file or an earlier one) and
+// the file's own.
+func (im *Importer) sheet(ctx context.Context, company uuid.UUID, s *Summary) (ledger.Sheet, error) {
+	out, err := im.ledger.Sheet(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	for n, t := range s.Sheet() {
+		if out == nil {
+			out = ledger.Sheet{}
+		}
+		out[n] = t
+	}
+	return out, nil
 }
 
 func amountsAccounts(list []Amount) []string {
@@ -172,8 +207,8 @@ func (im *Importer) year(ctx context.Context, i *Import, s *Summary) (fiscal.Per
 // opening posts the file's opening balance (#IB 0) as one verifikat on
 // the year's first day, series IB, unless the year has one already
 // (kept, and warned about when it differs) or the year before fixes it.
-func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *Summary) (string, []Warning, error) {
-	lines, sum := balanceLines(s.Opening, true)
+func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *Summary, sheet ledger.Sheet) (string, []Warning, error) {
+	lines, sum := balanceLines(s.Opening, true, sheet)
 	if len(lines) == 0 {
 		return "none", nil, nil
 	}

@@ -409,7 +409,11 @@ func (im *Importer) check(ctx context.Context, i *Import) (bool, any, error) {
 	for _, t := range turnover {
 		months[monthKey(t.Account, t.Month)] = t.Debit.Sub(t.Credit)
 	}
-	bc := compare(s, balances, months)
+	sheet, err := im.sheet(ctx, i.CompanyID, s)
+	if err != nil {
+		return false, nil, err
+	}
+	bc := compare(s, sheet, balances, months)
 	warnings := i.Warnings()
 	if !bc.Balanced {
 		warnings = append(warnings, Warning{Code: WarnMismatch,

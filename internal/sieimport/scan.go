@@ -33,6 +33,8 @@ type Account struct {
 	Name   string `json:"name,omitempty"`
 	Type   string `json:"type,omitempty"` // #KTYP: T, S, K or I
 	SRU    string `json:"sru,omitempty"`
+	// TypeLine is the line of the #KTYP, for a refusal of its type.
+	TypeLine int `json:"type_line,omitempty"`
 }
 
 // Dimension is a #DIM or #UNDERDIM.
@@ -127,8 +129,17 @@ type Summary struct {
 	tagged  map[Object]int
 	sru     []map[string]any
 	emptied []map[string]any
-	balance map[string]money.Amount // each account's running balance
-	bad     func(sie.Problem)
+	// resultOpening are the #IB 0 on classes 3-8, refused at the end
+	// unless the file declares the account T or S.
+	resultOpening []opening
+	balance       map[string]money.Amount // each account's running balance
+	bad           func(sie.Problem)
+}
+
+// opening is an #IB 0 on an account of classes 3-8, and its line.
+type opening struct {
+	account string
+	line    int
 }
 
 // heldObject is an #OBJEKT whose code only an import's register holds,
@@ -171,6 +182,10 @@ const (
 	// WarnObjectsSkipped: #OBJEKT codes the register cannot hold, used by
 	// no row, were left out.
 	WarnObjectsSkipped = "SIE_OBJECTS_SKIPPED"
+	// WarnTypeFromFile: accounts of classes 3-8 the file declares an
+	// asset or a liability (#KTYP T or S) were kept so, on the balance
+	// sheet.
+	WarnTypeFromFile = "SIE_ACCOUNT_TYPE_FROM_FILE"
 )
 
 // Scan is pass 1: it reads a whole file (in encoding enc) and answers
@@ -273,7 +288,7 @@ func (s *Summary) record(rec sie.Record, bad func(sie.Problem)) {
 				issue("the account name is longer than 200 characters")
 			}
 		case "#KTYP":
-			a.Type = strings.ToUpper(rec.Text(1))
+			a.Type, a.TypeLine = strings.ToUpper(rec.Text(1)), rec.Line
 		case "#SRU":
 			code := rec.Text(1)
 			if !chart.ValidSRU(code) {
@@ -334,9 +349,10 @@ func (s *Summary) record(rec sie.Record, bad func(sie.Problem)) {
 			issue("the account " + strconv.Quote(b.Account) + " is not four digits: the chart cannot hold it")
 			return
 		}
-		if rec.Label == "#IB" && b.Year == 0 && b.Account[0] >= '3' && b.Account[0] <= '8' {
-			issue("an opening balance (#IB) on " + b.Account + ": classes 3-8 are result accounts, which open at 0")
-			return
+		if rec.Label == "#IB" && b.Year == 0 && b.Account[0] >= '3' && b.Account[0] <= '8' && !b.Amount.IsZero() {
+			// Fine when the file declares the account an asset or a
+			// liability, which #KTYP may do further down.
+			s.resultOpening = append(s.resultOpening, opening{account: b.Account, line: rec.Line})
 		}
 		if b.Amount.OverMax() {
 			issue("the balance is past the largest an account may hold, " + money.Max.String())
@@ -398,6 +414,45 @@ func (s *Summary) IsOutside(account string) bool {
 		}
 	}
 	return s.outside[account]
+}
+
+// Sheet is the balance sheet as the file has it: BAS's classes 1-2 and
+// the accounts of classes 3-8 the file declares an asset or a liability
+// (chart.FileType), which the import keeps so.
+func (s *Summary) Sheet() ledger.Sheet {
+	var out ledger.Sheet
+	for _, a := range s.Accounts {
+		if t, ok := chart.FileType(a.Number, a.Type); ok {
+			if out == nil {
+				out = ledger.Sheet{}
+			}
+			out[a.Number] = t
+		}
+	}
+	return out
+}
+
+// fromFile refuses an #IB 0 on a result account and warns of the
+// accounts of classes 3-8 the file keeps on the balance sheet.
+func (s *Summary) fromFile() {
+	sheet := s.Sheet()
+	for _, o := range s.resultOpening {
+		if !sheet.Holds(o.account) {
+			s.bad(sie.Problem{Line: o.line, Record: "#IB", Issue: "an opening balance (#IB) on " + o.account +
+				": classes 3-8 are result accounts, which open at 0, unless #KTYP declares the account T or S"})
+		}
+	}
+	if len(sheet) == 0 {
+		return
+	}
+	accounts := make([]map[string]any, 0, len(sheet))
+	for _, n := range sortedKeys(sheet) {
+		accounts = append(accounts, map[string]any{"account": n, "type": sheet[n]})
+	}
+	s.Warnings = append(s.Warnings, Warning{Code: WarnTypeFromFile,
+		MessageSv: fmt.Sprintf("%d konton i klass 3-8 är tillgångar eller skulder enligt filens #KTYP (T, S) och hålls i balansräkningen med sina in- och utgående balanser.", len(accounts)),
+		MessageEn: fmt.Sprintf("%d accounts of classes 3-8 are assets or liabilities by the file's #KTYP (T, S) and are kept on the balance sheet with their opening and closing balances.", len(accounts)),
+		Details:   map[string]any{"accounts": accounts}})
 }
 
 // findOutside decides which class 0 and 9 accounts the file keeps

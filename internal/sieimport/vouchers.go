@@ -240,6 +240,7 @@ func (s *Summary) finish() {
 	}
 	s.objectsUsed()
 	s.findOutside()
+	s.fromFile()
 	if len(s.sru) > 0 {
 		s.Warnings = append(s.Warnings, Warning{Code: WarnSRU,
 			MessageSv: fmt.Sprintf("%d #SRU-rader har en kod som inte är en blankettruta (fyra siffror); kontona fick ingen SRU-kod av dem.", len(s.sru)),

@@ -181,6 +181,22 @@ func Quirks(year int) []Quirk {
 		b.voucher("A", "3", "0911", "Avräkning", [][2]any{{"9100", 20000}, {"1930", -20000}})
 		b.balance["2999"], b.balance["9100"] = b.balance["9100"], money.Amount{}
 	})
+	add("balance accounts in classes 3-8 by #KTYP", "SIE_ACCOUNT_TYPE_FROM_FILE", func(b *builder) {
+		// A program whose chart keeps a claim in 3950 and a debt in 4990
+		// (#KTYP T and S): both open with #IB and carry their balances.
+		// The #KTYP of 4990 comes after its #IB, as nothing forbids.
+		b.chart = append(b.chart, `#KONTO 3950 "Fordran enligt avtal"`, `#KTYP 3950 T`, `#KONTO 4990 "Skuld enligt avtal"`)
+		b.opening("3950", 200000)
+		b.opening("4990", -200000)
+		b.balances = append(b.balances, `#KTYP 4990 S`)
+		b.voucher("A", "3", "0915", "Avbetalning", [][2]any{{"3950", 50000}, {"1930", -50000}})
+	})
+	add("opening balance on a result account", "", func(b *builder) {
+		// #IB on 3001 with no #KTYP making it a balance account: refused.
+		b.opening("3001", -10000)
+		b.mark(b.balances[len(b.balances)-1])
+		b.opening("2081", 10000)
+	})
 	add("NUL byte in a name", "", func(b *builder) {
 		b.head[5] = "#FNAMN \"Kvirk\x00 AB\""
 		b.mark(b.head[5])

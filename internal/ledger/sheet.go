@@ -1,0 +1,51 @@
+package ledger
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/bas"
+)
+
+// Sheet tells the balance sheet's accounts from the result's. BAS puts
+// classes 1 and 2 on the balance sheet and every other class in the
+// result; an SIE file may declare an account of classes 3-8 an asset or
+// a liability (#KTYP T or S), and the chart then keeps it so, its
+// balances carried from year to year like any balance-sheet account's.
+// Sheet holds those exceptions, account → type; the zero Sheet is BAS's
+// rule alone.
+type Sheet map[string]bas.Type
+
+// Holds reports whether account stands on the balance sheet.
+func (s Sheet) Holds(account string) bool {
+	return account[0] == '1' || account[0] == '2' || s[account] != ""
+}
+
+// InResult reports whether account belongs to the result: every account
+// off the balance sheet, classes 3-8 and the internal accounts of classes
+// 0 and 9 the chart holds as revenue or expense (an SIE file's 9999
+// obs-konto).
+func (s Sheet) InResult(account string) bool { return !s.Holds(account) }
+
+// Sheet reads the company's exceptions to BAS's balance sheet: the
+// accounts outside classes 1-2 its chart holds as an asset, a liability
+// or equity (an SIE file declared them so).
+func (s *Store) Sheet(ctx context.Context, company uuid.UUID) (Sheet, error) {
+	var rows []struct {
+		Account string   `db:"account_number"`
+		Type    bas.Type `db:"account_type"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
+		SELECT account_number, account_type FROM accounts
+		WHERE company_id = $1 AND type_from_file AND left(account_number, 1) NOT IN ('1', '2')
+			AND account_type IN ('asset', 'equity', 'liability', 'untaxed_reserves')`, company)
+	if err != nil || len(rows) == 0 {
+		return nil, err
+	}
+	out := make(Sheet, len(rows))
+	for _, r := range rows {
+		out[r.Account] = r.Type
+	}
+	return out, nil
+}
