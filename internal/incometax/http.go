@@ -12,6 +12,7 @@ import (
 
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/bas"
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/fiscal"
@@ -76,7 +77,7 @@ func (h *Handler) read(ctx context.Context, company, id uuid.UUID, form string, 
 	for _, a := range list {
 		y.charted[a.Number] = a
 	}
-	balances, err := h.ledger.Totals(ctx, company, id, "1000", "2999", true)
+	balances, err := h.ledger.Totals(ctx, company, id, "0000", "9999", true)
 	if err != nil {
 		return y, err
 	}
@@ -84,6 +85,22 @@ func (h *Handler) read(ctx context.Context, company, id uuid.UUID, form string, 
 	if err != nil {
 		return y, err
 	}
+	// The accounts of classes 3-8 an SIE file declared assets or
+	// liabilities are balance accounts: at their closing balance, outside
+	// the result.
+	sheet := func(n string) bas.Type {
+		if a := y.charted[n]; a.TypeFromFile {
+			return a.Type
+		}
+		return ""
+	}
+	kept := balances[:0]
+	for _, t := range balances {
+		if t.Account[0] == '1' || t.Account[0] == '2' || sheet(t.Account) != "" {
+			kept = append(kept, t)
+		}
+	}
+	balances = kept
 	closed, err := h.ledger.Totals(ctx, company, id, "3000", "8999", true)
 	if err != nil {
 		return y, err
@@ -95,13 +112,17 @@ func (h *Handler) read(ctx context.Context, company, id uuid.UUID, form string, 
 		return ""
 	}
 	for _, t := range balances {
-		y.accounts = append(y.accounts, Account{Number: t.Account, SRU: sru(t.Account), Amount: t.Closing()})
+		y.accounts = append(y.accounts, Account{Number: t.Account, SRU: sru(t.Account), Amount: t.Closing(), Sheet: sheet(t.Account)})
 	}
 	for _, t := range results {
-		y.accounts = append(y.accounts, Account{Number: t.Account, SRU: sru(t.Account), Amount: t.Credit.Sub(t.Debit)})
+		if sheet(t.Account) == "" {
+			y.accounts = append(y.accounts, Account{Number: t.Account, SRU: sru(t.Account), Amount: t.Credit.Sub(t.Debit)})
+		}
 	}
 	for _, t := range closed {
-		y.unclosed = y.unclosed.Add(t.Credit).Sub(t.Debit)
+		if sheet(t.Account) == "" {
+			y.unclosed = y.unclosed.Add(t.Credit).Sub(t.Debit)
+		}
 	}
 	return y, nil
 }

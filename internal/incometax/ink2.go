@@ -22,7 +22,15 @@ type Account struct {
 	// Amount is the closing balance as debit minus credit for classes
 	// 1-2, the year's result as credit minus debit for classes 3-8.
 	Amount money.Amount
+	// Sheet is the type of an account of classes 3-8 an SIE file declared
+	// an asset or a liability: a balance account, at its closing balance.
+	Sheet bas.Type
 }
+
+// balance reports whether a is a balance account, and asset whether it
+// sits on the assets side.
+func (a Account) balance() bool { return a.Sheet != "" || a.Number < "3000" }
+func (a Account) asset() bool   { return a.Sheet == bas.Asset || (a.Sheet == "" && a.Number < "2000") }
 
 // sruOf is the account's code: the chart's, else BAS's for the number.
 func sruOf(a Account) string {
@@ -118,7 +126,7 @@ func BuildINK2(start, end string, accounts []Account, unclosed money.Amount) INK
 			continue
 		}
 		n := a.Number
-		if n >= "3000" && n <= "8989" {
+		if !a.balance() && n >= "3000" && n <= "8989" {
 			out.Result = out.Result.Add(a.Amount)
 			if n < "8000" {
 				out.OperatingResult = out.OperatingResult.Add(a.Amount)
@@ -130,14 +138,14 @@ func BuildINK2(start, end string, accounts []Account, unclosed money.Amount) INK
 				nonDed = nonDed.Sub(a.Amount)
 			}
 		}
-		if n < "3000" {
-			if n < "2000" {
+		if a.balance() {
+			if a.asset() {
 				out.Assets = out.Assets.Add(a.Amount)
 			} else {
 				out.EquityLiabilities = out.EquityLiabilities.Sub(a.Amount)
 			}
 		}
-		if n >= "8990" {
+		if !a.balance() && n >= "8990" {
 			continue // the result carried to equity: no field
 		}
 		code := sruOf(a)
@@ -145,7 +153,7 @@ func BuildINK2(start, end string, accounts []Account, unclosed money.Amount) INK
 			missing = append(missing, n)
 			continue
 		}
-		if n < "3000" {
+		if a.balance() {
 			v := a.Amount
 			if strings.HasPrefix(code, "73") {
 				v = v.Neg()

@@ -1,6 +1,7 @@
 package incometax
 
 import (
+	"github.com/kontera/kontera/internal/bas"
 	"github.com/kontera/kontera/internal/money"
 )
 
@@ -113,6 +114,13 @@ func BuildNE(accounts []Account, taxable func(string) bool, unclosed money.Amoun
 			continue
 		}
 		f := NEFieldOf(a.Number, taxable(a.Number))
+		switch a.Sheet {
+		case "":
+		case bas.Asset:
+			f = "B8" // övriga fordringar: no BAS group holds it
+		default:
+			f = "B16" // övriga skulder
+		}
 		if f == "" {
 			continue
 		}

@@ -33,7 +33,30 @@ func (h *Handler) months(ctx context.Context, company uuid.UUID, per gen.ReportP
 	} else {
 		rows, err = h.ledger.Window(ctx, company, from, to, "3000", "8999", false)
 	}
-	return Months(rows, from, to), rows, err
+	if err != nil {
+		return nil, nil, err
+	}
+	if rows, err = h.results(ctx, company, rows); err != nil {
+		return nil, nil, err
+	}
+	return Months(rows, from, to), rows, nil
+}
+
+// results keeps of rows the result's accounts: not classes 1-2, nor the
+// accounts of classes 3-8 the company's chart keeps on the balance sheet
+// (an SIE file declared them so).
+func (h *Handler) results(ctx context.Context, company uuid.UUID, rows []ledger.MonthTotal) ([]ledger.MonthTotal, error) {
+	sheet, err := h.ledger.Sheet(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	kept := rows[:0]
+	for _, r := range rows {
+		if sheet.InResult(r.Account) {
+			kept = append(kept, r)
+		}
+	}
+	return kept, nil
 }
 
 func wireMonths(ms []Month) ([]gen.MonthFigures, gen.MonthTotals) {

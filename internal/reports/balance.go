@@ -4,6 +4,7 @@ import (
 	"sort"
 
 	"github.com/kontera/kontera/internal/bas"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
 
@@ -60,6 +61,18 @@ type heading struct {
 type rowRule struct {
 	key, label string
 	spans      []span
+	// file picks, instead of spans, the accounts outside classes 1-2 an
+	// SIE file declared assets (or liabilities and equity, when false).
+	file, asset bool
+}
+
+// holds reports whether account n belongs on the row.
+func (r rowRule) holds(n string, sheet ledger.Sheet) bool {
+	if r.file {
+		t := sheet[n]
+		return n[0] != '1' && n[0] != '2' && t != "" && (t == bas.Asset) == r.asset
+	}
+	return in(n, r.spans)
 }
 
 func groupRows(from, to int) []rowRule {
@@ -88,7 +101,13 @@ func equityRows(form string) []rowRule {
 // balance account's opening balance and change to the balance date (debit
 // minus credit), and the year's result not yet closed to equity (credit
 // minus debit over classes 3-8; zero once the year-end has run).
-func LayBalance(form string, opening, change map[string]money.Amount, result money.Amount) BalanceSheet {
+//
+// An account of classes 3-8 sheet holds on the balance sheet (an SIE
+// file declared it an asset or a liability) has no BAS group: it shows on
+// a row of its own, "ovriga_tillgangar" after the current assets or
+// "ovriga_skulder" after the current liabilities, present only when such
+// an account has a balance.
+func LayBalance(form string, sheet ledger.Sheet, opening, change map[string]money.Amount, result money.Amount) BalanceSheet {
 	sides := []struct {
 		key, title string
 		credit     bool
@@ -96,14 +115,16 @@ func LayBalance(form string, opening, change map[string]money.Amount, result mon
 	}{
 		{"tillgangar", "Tillgångar", false, []heading{
 			{"anlaggningstillgangar", "Anläggningstillgångar", groupRows(10, 13)},
-			{"omsattningstillgangar", "Omsättningstillgångar", groupRows(14, 19)},
+			{"omsattningstillgangar", "Omsättningstillgångar", append(groupRows(14, 19),
+				rowRule{key: "ovriga_tillgangar", label: "Övriga tillgångar (kontotyp enligt SIE-fil)", file: true, asset: true})},
 		}},
 		{"eget_kapital_och_skulder", "Eget kapital och skulder", true, []heading{
 			{"eget_kapital", "Eget kapital", equityRows(form)},
 			{"obeskattade_reserver", "Obeskattade reserver", groupRows(21, 21)},
 			{"avsattningar", "Avsättningar", groupRows(22, 22)},
 			{"langfristiga_skulder", "Långfristiga skulder", groupRows(23, 23)},
-			{"kortfristiga_skulder", "Kortfristiga skulder", groupRows(24, 29)},
+			{"kortfristiga_skulder", "Kortfristiga skulder", append(groupRows(24, 29),
+				rowRule{key: "ovriga_skulder", label: "Övriga skulder (kontotyp enligt SIE-fil)", file: true})},
 		}},
 	}
 	numbers := map[string]bool{}
@@ -126,7 +147,7 @@ func LayBalance(form string, opening, change map[string]money.Amount, result mon
 			for _, rule := range h.rows {
 				row := BalanceRow{Key: rule.key, Label: rule.label, Accounts: []BalanceAccount{}}
 				for _, n := range sorted {
-					if !in(n, rule.spans) {
+					if !rule.holds(n, sheet) {
 						continue
 					}
 					m := Movement{Opening: opening[n], Change: change[n]}
@@ -139,6 +160,9 @@ func LayBalance(form string, opening, change map[string]money.Amount, result mon
 					}
 					row.Accounts = append(row.Accounts, BalanceAccount{Account: n, Movement: m})
 					row.Movement = row.Movement.plus(m)
+				}
+				if rule.file && len(row.Accounts) == 0 {
+					continue
 				}
 				g.Rows = append(g.Rows, row)
 				g.Total = g.Total.plus(row.Movement)

@@ -256,6 +256,17 @@ func (h *Handler) GetDimensionPnl(ctx context.Context, req gen.GetDimensionPnlRe
 	if err != nil {
 		return nil, err
 	}
+	sheet, err := h.ledger.Sheet(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	kept := totals[:0]
+	for _, t := range totals {
+		if sheet.InResult(t.Account) {
+			kept = append(kept, t)
+		}
+	}
+	totals = kept
 	values := map[string]string{}
 	for _, v := range dim.Values {
 		values[v.Code] = v.Name
@@ -279,13 +290,26 @@ func (h *Handler) GetDimensionPnl(ctx context.Context, req gen.GetDimensionPnlRe
 	return gen.GetDimensionPnl200JSONResponse{Body: gen.DimensionPnlResponse{Meta: envelope.Meta(ctx), Data: out}}, nil
 }
 
-// openings are the figures of the period's balance accounts, the closing
-// entry counted, and their opening balances by account.
+// openings are the figures of the period's balance accounts (those the
+// company's sheet holds there), the closing entry counted, and their
+// opening balances by account.
 func (h *Handler) openings(ctx context.Context, company, period uuid.UUID) ([]ledger.AccountTotals, map[string]money.Amount, error) {
-	totals, err := h.ledger.Totals(ctx, company, period, "1000", "2999", true)
-	opening := make(map[string]money.Amount, len(totals))
-	for _, t := range totals {
-		opening[t.Account] = t.Opening
+	sheet, err := h.ledger.Sheet(ctx, company)
+	if err != nil {
+		return nil, nil, err
+	}
+	lo, hi := "1000", "2999"
+	if len(sheet) > 0 {
+		lo, hi = "0000", "9999"
+	}
+	all, err := h.ledger.Totals(ctx, company, period, lo, hi, true)
+	totals := all[:0]
+	opening := make(map[string]money.Amount, len(all))
+	for _, t := range all {
+		if sheet.Holds(t.Account) {
+			totals = append(totals, t)
+			opening[t.Account] = t.Opening
+		}
 	}
 	return totals, opening, err
 }
@@ -319,8 +343,9 @@ func (h *Handler) GetContinuityCheck(ctx context.Context, req gen.GetContinuityC
 	compared := false
 	if prev.ID == uuid.Nil {
 		note(NoteFirstYear)
-		// The opening balance alone: the rows of a year with no closing.
-		totals, err := h.ledger.Totals(ctx, company, per.Id, "1000", "2999", false)
+		// The opening balance alone: the rows of a year with no closing
+		// (only balance-sheet accounts open with a balance).
+		totals, err := h.ledger.Totals(ctx, company, per.Id, "0000", "9999", false)
 		if err != nil {
 			return nil, err
 		}

@@ -107,14 +107,12 @@ func (h *Handler) turnover(ctx context.Context, company uuid.UUID, from, to time
 	} else {
 		rows, err = h.ledger.Window(ctx, company, from, to, "0000", "9999", false)
 	}
-	// The balance sheet's accounts are not the result's.
-	kept := rows[:0]
-	for _, r := range rows {
-		if r.Account < "1000" || r.Account >= "3000" {
-			kept = append(kept, r)
-		}
+	if err != nil {
+		return nil, err
 	}
-	return amounts(kept), err
+	// The balance sheet's accounts are not the result's.
+	rows, err = h.results(ctx, company, rows)
+	return amounts(rows), err
 }
 
 type incomeQuery struct {
@@ -254,18 +252,23 @@ func (h *Handler) balance(ctx context.Context, company, period uuid.UUID, to, as
 	if err != nil {
 		return gen.BalanceSheet{}, BalanceSheet{}, err
 	}
+	sheet, err := h.ledger.Sheet(ctx, company)
+	if err != nil {
+		return gen.BalanceSheet{}, BalanceSheet{}, err
+	}
 	change := map[string]money.Amount{}
 	var result money.Amount
 	for _, r := range rows {
 		// The result is every account outside the balance sheet: classes
-		// 3-8, and an internal 0 or 9 account an import kept as one.
-		if r.Account >= "1000" && r.Account < "3000" {
+		// 3-8 but those a file declared assets or liabilities, and an
+		// internal 0 or 9 account an import kept as one.
+		if sheet.Holds(r.Account) {
 			change[r.Account] = change[r.Account].Add(r.Debit).Sub(r.Credit)
 		} else {
 			result = result.Add(r.Credit).Sub(r.Debit)
 		}
 	}
-	b := LayBalance(c.Form, opening, change, result)
+	b := LayBalance(c.Form, sheet, opening, change, result)
 	out := gen.BalanceSheet{Period: gen.DateWindow{Start: openapi_types.Date{Time: from}, End: openapi_types.Date{Time: day}},
 		FiscalPeriod: per, Sections: make([]gen.BalanceSheetSection, len(b.Sides)),
 		Totals: gen.BalanceSheetTotals{Assets: b.Assets, EquityAndLiabilities: b.EquityAndLiabilities, Difference: b.Difference}}

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/bas"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
@@ -87,7 +88,7 @@ func TestLayIncome(t *testing.T) {
 func TestLayBalance(t *testing.T) {
 	opening := map[string]money.Amount{"1930": m("50000"), "2081": m("-50000")}
 	change := map[string]money.Amount{"1930": m("21700"), "2611": m("-2500")}
-	b := LayBalance("aktiebolag", opening, change, m("19200"))
+	b := LayBalance("aktiebolag", nil, opening, change, m("19200"))
 	if b.Assets.Cmp(m("71700")) != 0 || b.EquityAndLiabilities.Cmp(m("71700")) != 0 || !b.Difference.IsZero() || !b.Balanced() {
 		t.Fatalf("totals %s / %s / %s", b.Assets, b.EquityAndLiabilities, b.Difference)
 	}
@@ -97,6 +98,7 @@ func TestLayBalance(t *testing.T) {
 		t.Errorf("equity: %+v", eq)
 	}
 	kort := b.Sides[1].Groups[4]
+	var oms BalanceGroup
 	if kort.Key != "kortfristiga_skulder" || len(kort.Rows) != 6 || kort.Rows[2].Key != "26" || kort.Rows[2].Closing.Cmp(m("2500")) != 0 {
 		t.Errorf("current liabilities: %+v", kort)
 	}
@@ -104,12 +106,28 @@ func TestLayBalance(t *testing.T) {
 		t.Errorf("assets: %+v", b.Sides[0].Groups)
 	}
 	// A sole trader has one line of equity; an unbalanced book shows.
-	b = LayBalance("enskild_firma", map[string]money.Amount{"2010": m("-100")}, map[string]money.Amount{"1930": m("150")}, m("0"))
+	b = LayBalance("enskild_firma", nil, map[string]money.Amount{"2010": m("-100")}, map[string]money.Amount{"1930": m("150")}, m("0"))
 	if len(b.Sides[1].Groups[0].Rows) != 2 || b.Difference.Cmp(m("50")) != 0 || b.Balanced() {
 		t.Errorf("sole trader: %+v", b)
 	}
-	if LayBalance("aktiebolag", nil, map[string]money.Amount{"1930": m("0.99")}, m("0")).Balanced() != true {
+	if LayBalance("aktiebolag", nil, nil, map[string]money.Amount{"1930": m("0.99")}, m("0")).Balanced() != true {
 		t.Error("less than a krona apart is balanced")
+	}
+	// An SIE file declared 3950 an asset and 4990 a liability: each gets
+	// a row of its own on its side. By hand: assets 1930 1 000 + 3950
+	// 700 = 1 700; equity 2081 1 000, liability 4990 700.
+	sheet := ledger.Sheet{"3950": bas.Asset, "4990": bas.Liability}
+	b = LayBalance("aktiebolag", sheet, map[string]money.Amount{"1930": m("1000"), "2081": m("-1000"), "3950": m("500"),
+		"4990": m("-500")}, map[string]money.Amount{"3950": m("200"), "4990": m("-200")}, m("0"))
+	oms, kort = b.Sides[0].Groups[1], b.Sides[1].Groups[4]
+	last, lastDebt := oms.Rows[len(oms.Rows)-1], kort.Rows[len(kort.Rows)-1]
+	if !b.Balanced() || b.Assets.Cmp(m("1700")) != 0 || last.Key != "ovriga_tillgangar" || last.Closing.Cmp(m("700")) != 0 ||
+		last.Accounts[0].Account != "3950" || lastDebt.Key != "ovriga_skulder" || lastDebt.Closing.Cmp(m("700")) != 0 {
+		t.Errorf("accounts a file declared: %+v / %+v", last, lastDebt)
+	}
+	// Without them the rows are absent.
+	if b := LayBalance("aktiebolag", sheet, opening, change, m("19200")); len(b.Sides[0].Groups[1].Rows) != 6 {
+		t.Errorf("a file's row without accounts: %+v", b.Sides[0].Groups[1].Rows)
 	}
 }
 
