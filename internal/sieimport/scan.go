@@ -192,8 +192,9 @@ const (
 // what it holds, or every problem that refuses it (the first MaxErrors):
 // syntax, a voucher whose rows do not sum to 0, a duplicate voucher
 // number, a number that is not a number, a date outside the year (#RAR
-// 0), an #IB on classes 3-8, an account or object code the books cannot
-// hold, a checksum that does not match, a truncated file.
+// 0), an #IB on classes 3-8 the file does not declare T or S, an account
+// or object code the books cannot hold, a checksum that does not match, a
+// truncated file.
 func Scan(r io.Reader, enc sie.Encoding) (*Summary, []sie.Problem, error) {
 	s := &Summary{Encoding: enc, Years: map[int]Span{}, Series: map[string]*Series{}, accounts: map[string]int{},
 		objects: map[Object]bool{}, used: map[string]bool{}, tagged: map[Object]int{}, balance: map[string]money.Amount{}}
