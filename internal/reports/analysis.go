@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/bas"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
@@ -93,8 +94,10 @@ var incomeTaxAccounts = map[string]bool{"2512": true, "2518": true}
 // change over the period (debit minus credit; the closing entry left
 // out). Income tax on 8910-8989 must be told from other taxes: with tax
 // cost and 2510 moving, it cannot, and the answer is
-// CASH_FLOW_TAX_ALLOCATION_REQUIRED.
-func Cash(opening, change map[string]money.Amount) (CashFlow, error) {
+// CASH_FLOW_TAX_ALLOCATION_REQUIRED. An account of classes 3-8 sheet holds
+// on the balance sheet (an SIE file declared it so) moves the short-term
+// receivables when an asset, the current liabilities otherwise.
+func Cash(sheet ledger.Sheet, opening, change map[string]money.Amount) (CashFlow, error) {
 	var c CashFlow
 	accounts := make([]string, 0, len(change))
 	for n := range change {
@@ -104,7 +107,11 @@ func Cash(opening, change map[string]money.Amount) (CashFlow, error) {
 	var taxCost, taxLiability money.Amount
 	for _, n := range accounts {
 		d := change[n]
-		switch {
+		switch t := sheet[n]; {
+		case n >= "3000" && t == bas.Asset:
+			c.Receivables = c.Receivables.Sub(d)
+		case n >= "3000" && t != "":
+			c.CurrentLiabilities = c.CurrentLiabilities.Sub(d)
 		case n >= "1900" && n <= "1999":
 		case n < "1300":
 			c.FixedAssets = c.FixedAssets.Sub(d)

@@ -226,7 +226,11 @@ func (h *Handler) GetCashFlowStatement(ctx context.Context, req gen.GetCashFlowS
 	for _, r := range rows {
 		change[r.Account] = change[r.Account].Add(r.Debit).Sub(r.Credit)
 	}
-	c, err := Cash(opening, change)
+	sheet, err := h.ledger.Sheet(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	c, err := Cash(sheet, opening, change)
 	if err != nil {
 		return nil, err
 	}

@@ -151,7 +151,7 @@ func TestCash(t *testing.T) {
 		"8410": m("1200"), "8811": m("10000"), "2125": m("-10000"), "8910": m("2000"), "2512": m("-2000"),
 		"2518": m("1500"), "2611": m("-30000"), "1220": m("15000"), "1229": m("-3000"), "2350": m("-20000"),
 		"1930": m("84300"), "2099": m("6000"), "2091": m("-6000")}
-	c, err := Cash(map[string]money.Amount{"1930": m("58500")}, change)
+	c, err := Cash(nil, map[string]money.Amount{"1930": m("58500")}, change)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,8 +168,17 @@ func TestCash(t *testing.T) {
 	}
 	// Income tax through 2510, the catch-all: it cannot be told apart.
 	change["2510"], change["2512"] = m("-2000"), m("0")
-	if _, err := Cash(nil, change); !apierr.Is(err, apierr.CashFlowTaxAllocationRequired) {
+	if _, err := Cash(nil, nil, change); !apierr.Is(err, apierr.CashFlowTaxAllocationRequired) {
 		t.Errorf("2510: %v", err)
+	}
+	// A file's asset 3950 grew by 500 and its liability 4990 by 200, paid
+	// from and into 1930: receivables -500, current liabilities +200, the
+	// result untouched. By hand: cash moves -300.
+	c, err = Cash(ledger.Sheet{"3950": bas.Asset, "4990": bas.Liability}, map[string]money.Amount{"1930": m("1000")},
+		map[string]money.Amount{"3950": m("500"), "4990": m("-200"), "1930": m("-300")})
+	if err != nil || c.Receivables.Cmp(m("-500")) != 0 || c.CurrentLiabilities.Cmp(m("200")) != 0 ||
+		!c.ResultAfterFinancial.IsZero() || c.Total.Cmp(m("-300")) != 0 || !c.Mismatch.IsZero() {
+		t.Errorf("a file's balance accounts: %+v %v", c, err)
 	}
 }
 
