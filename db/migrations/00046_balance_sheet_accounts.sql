@@ -1,13 +1,19 @@
--- An SIE file may declare an account of classes 3-8 an asset or a
--- liability (#KTYP T or S); an import keeps it so (issue 45), and its
--- balances then carry from year to year like those of classes 1-2.
--- type_from_file marks such an account: the one exception to the rule
--- that an account's type fits its class, which every other write path
--- still keeps. on_balance_sheet is the rule Go's ledger.Sheet holds:
--- classes 1-2 and those accounts stand on the balance sheet, everything
--- else is the result. The year-end guards (the close guard, the
--- continuity of accounts and of dimensions) now ask it instead of the
--- class.
+-- Where an account stands, one rule for the year-end guards (issue 45).
+-- The result of a year is every account off the balance sheet: classes
+-- 3-8 and the internal accounts of classes 0 and 9 the chart holds as
+-- revenue or expense (an SIE file's 9999 obs-konto, kept as its own
+-- account by an import); a year closes only with all of it carried to
+-- equity, as the year-end's closing entry (ledger) does.
+--
+-- An SIE file may also declare an account of classes 3-8 an asset or a
+-- liability (#KTYP T or S); an import keeps it so, and its balances then
+-- carry from year to year like those of classes 1-2. type_from_file
+-- marks such an account: the one exception to the rule that an account's
+-- type fits its class, which every other write path still keeps.
+-- on_balance_sheet is the rule Go's ledger.Sheet holds: classes 1-2 and
+-- those accounts stand on the balance sheet, everything else is the
+-- result. The close guard (as in 00007 but for that result) and the
+-- continuity of accounts and of dimensions ask it instead of the class.
 
 -- +goose Up
 ALTER TABLE accounts ADD COLUMN type_from_file boolean NOT NULL DEFAULT false;
@@ -184,7 +190,7 @@ BEGIN
         END IF;
         SELECT coalesce(sum(opening_debit - opening_credit + debit - credit + closing_debit - closing_credit), 0)
         INTO result FROM account_balances
-        WHERE company_id = NEW.company_id AND fiscal_period_id = NEW.id AND left(account_number, 1) NOT IN ('1', '2');
+        WHERE company_id = NEW.company_id AND fiscal_period_id = NEW.id AND left(account_number, 1) BETWEEN '3' AND '8';
         IF result <> 0 THEN
             RAISE EXCEPTION 'YEAR_END_NOT_RUN: % of the result of period % is not carried to equity', result, NEW.id
                 USING ERRCODE = 'check_violation',
@@ -201,7 +207,6 @@ BEGIN
     RETURN NEW;
 END $$;
 -- +goose StatementEnd
-
 
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION ledger_continuity(c uuid, p uuid)
