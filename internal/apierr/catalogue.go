@@ -705,7 +705,7 @@ var entries = []Entry{
 	{NoOpenPeriodForDate, s400, GroupBookkeeping, "Det finns inget räkenskapsår för datumet.", "No fiscal period covers the date.", "Open the fiscal period with POST /fiscal-periods first."},
 	{MeaninglessCorrection, s400, GroupBookkeeping, "Rättelsen ändrar ingenting.", "The correction changes nothing.", ""},
 	{YearEndAlreadyRun, s409, GroupPeriods, "Bokslutet har redan körts för räkenskapsåret.", "The year-end run has already been performed for the fiscal period.", "Nothing changed since it ran: close the period, or post the change first and run it again."},
-	{OBPnLAccount, s400, GroupPeriods, "Ingående balanser får bara avse balanskonton (klass 1–2), inte resultatkonton.", "Opening balances apply only to balance-sheet accounts (classes 1-2), not income-statement accounts.", ""},
+	{OBPnLAccount, s400, GroupPeriods, "Ingående balanser får bara avse balanskonton (klass 1–2, eller konton i klass 3–8 som en SIE-fil angett som tillgång eller skuld), inte resultatkonton.", "Opening balances apply only to balance-sheet accounts (classes 1-2, or accounts of classes 3-8 an SIE file declared an asset or a liability), not income-statement accounts.", ""},
 	{OBNonBalanceSheetAccount, s400, GroupPeriods, "Ingående balanser får bara avse balanskonton (klass 1–2).", "Opening balances apply only to balance-sheet accounts (classes 1-2).", ""},
 	{OBUnbalanced, s400, GroupPeriods, "De ingående balanserna balanserar inte.", "The opening balances do not balance.", "Make debits equal credits (details.diff)."},
 	{OBPeriodAlreadyHasBalances, s409, GroupPeriods, "Räkenskapsåret har redan ingående balanser.", "The fiscal period already has opening balances.", "Reverse the existing opening-balance entry (details.existing_entry_id) first."},

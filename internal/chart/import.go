@@ -37,13 +37,8 @@ func FileType(number, kind string) (bas.Type, bool) {
 	if c := number[0]; c < '3' || c > '8' {
 		return "", false
 	}
-	switch strings.ToUpper(kind) {
-	case "T":
-		return bas.Asset, true
-	case "S":
-		return bas.Liability, true
-	}
-	return "", false
+	t := kindType(kind, number)
+	return t, t == bas.Asset || t == bas.Liability
 }
 
 // TypeConflict refuses a file's type for an account the chart holds as
@@ -150,7 +145,7 @@ func importedAccount(in Imported, name string, rename bool) Account {
 			NormalBalance: bas.NormalBalanceOf(in.Number, name, t)}
 	}
 	if t, ok := FileType(in.Number, in.Kind); ok {
-		a.Type, a.NormalBalance, a.TypeFromFile = t, sideOf(t), true
+		a.Type, a.NormalBalance, a.TypeFromFile = t, bas.NormalBalanceOf(in.Number, "", t), true
 	}
 	if name != "" {
 		a.Name = name
@@ -214,7 +209,7 @@ func (s *Store) retype(ctx context.Context, company uuid.UUID, accounts []Import
 		var out Account
 		if err := s.db.Q(ctx).GetContext(ctx, &out, `UPDATE accounts SET account_type = $3, normal_balance = $4,
 				type_from_file = true, updated_at = now() WHERE company_id = $1 AND account_number = $2 RETURNING `+columns,
-			company, n, want[n], sideOf(want[n])); err != nil {
+			company, n, want[n], bas.NormalBalanceOf(n, "", want[n])); err != nil {
 			return err
 		}
 		if err := s.record(ctx, company, audit.Update, "Konto "+n+" fick filens kontotyp ("+string(want[n])+") av en import", &old, &out); err != nil {
@@ -223,12 +218,4 @@ func (s *Store) retype(ctx context.Context, company uuid.UUID, accounts []Import
 		have[n] = out
 	}
 	return nil
-}
-
-// sideOf is where a balance of type t normally sits.
-func sideOf(t bas.Type) bas.Balance {
-	if t == bas.Asset {
-		return bas.Debit
-	}
-	return bas.Credit
 }

@@ -12,7 +12,6 @@ import (
 
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/apierr"
-	"github.com/kontera/kontera/internal/bas"
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/fiscal"
@@ -88,15 +87,15 @@ func (h *Handler) read(ctx context.Context, company, id uuid.UUID, form string, 
 	// The accounts of classes 3-8 an SIE file declared assets or
 	// liabilities are balance accounts: at their closing balance, outside
 	// the result.
-	sheet := func(n string) bas.Type {
-		if a := y.charted[n]; a.TypeFromFile {
-			return a.Type
+	sheet := ledger.Sheet{}
+	for _, a := range list {
+		if a.TypeFromFile {
+			sheet[a.Number] = a.Type
 		}
-		return ""
 	}
 	kept := balances[:0]
 	for _, t := range balances {
-		if t.Account[0] == '1' || t.Account[0] == '2' || sheet(t.Account) != "" {
+		if sheet.Holds(t.Account) {
 			kept = append(kept, t)
 		}
 	}
@@ -112,15 +111,15 @@ func (h *Handler) read(ctx context.Context, company, id uuid.UUID, form string, 
 		return ""
 	}
 	for _, t := range balances {
-		y.accounts = append(y.accounts, Account{Number: t.Account, SRU: sru(t.Account), Amount: t.Closing(), Sheet: sheet(t.Account)})
+		y.accounts = append(y.accounts, Account{Number: t.Account, SRU: sru(t.Account), Amount: t.Closing(), Sheet: sheet[t.Account]})
 	}
 	for _, t := range results {
-		if sheet(t.Account) == "" {
+		if sheet.InResult(t.Account) {
 			y.accounts = append(y.accounts, Account{Number: t.Account, SRU: sru(t.Account), Amount: t.Credit.Sub(t.Debit)})
 		}
 	}
 	for _, t := range closed {
-		if sheet(t.Account) == "" {
+		if sheet.InResult(t.Account) {
 			y.unclosed = y.unclosed.Add(t.Credit).Sub(t.Debit)
 		}
 	}

@@ -36,27 +36,25 @@ func (h *Handler) months(ctx context.Context, company uuid.UUID, per gen.ReportP
 	if err != nil {
 		return nil, nil, err
 	}
-	if rows, err = h.results(ctx, company, rows); err != nil {
+	sheet, err := h.ledger.Sheet(ctx, company)
+	if err != nil {
 		return nil, nil, err
 	}
+	rows = results(sheet, rows)
 	return Months(rows, from, to), rows, nil
 }
 
 // results keeps of rows the result's accounts: not classes 1-2, nor the
-// accounts of classes 3-8 the company's chart keeps on the balance sheet
-// (an SIE file declared them so).
-func (h *Handler) results(ctx context.Context, company uuid.UUID, rows []ledger.MonthTotal) ([]ledger.MonthTotal, error) {
-	sheet, err := h.ledger.Sheet(ctx, company)
-	if err != nil {
-		return nil, err
-	}
+// accounts of classes 3-8 sheet holds on the balance sheet (an SIE file
+// declared them so).
+func results(sheet ledger.Sheet, rows []ledger.MonthTotal) []ledger.MonthTotal {
 	kept := rows[:0]
 	for _, r := range rows {
 		if sheet.InResult(r.Account) {
 			kept = append(kept, r)
 		}
 	}
-	return kept, nil
+	return kept
 }
 
 func wireMonths(ms []Month) ([]gen.MonthFigures, gen.MonthTotals) {
@@ -214,7 +212,7 @@ func (h *Handler) GetCashFlowStatement(ctx context.Context, req gen.GetCashFlowS
 	if err != nil {
 		return nil, err
 	}
-	_, opening, err := h.openings(ctx, company, per.Id)
+	_, opening, sheet, err := h.openings(ctx, company, per.Id)
 	if err != nil {
 		return nil, err
 	}
@@ -225,10 +223,6 @@ func (h *Handler) GetCashFlowStatement(ctx context.Context, req gen.GetCashFlowS
 	change := map[string]money.Amount{}
 	for _, r := range rows {
 		change[r.Account] = change[r.Account].Add(r.Debit).Sub(r.Credit)
-	}
-	sheet, err := h.ledger.Sheet(ctx, company)
-	if err != nil {
-		return nil, err
 	}
 	c, err := Cash(sheet, opening, change)
 	if err != nil {

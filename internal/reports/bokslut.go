@@ -105,7 +105,7 @@ func (h *Handler) GetBokslutsbilagor(ctx context.Context, req gen.GetBokslutsbil
 		return nil, err
 	}
 	day := per.End.Time
-	totals, opening, err := h.openings(ctx, company, per.Id)
+	totals, opening, _, err := h.openings(ctx, company, per.Id)
 	if err != nil {
 		return nil, err
 	}

@@ -291,12 +291,12 @@ func (h *Handler) GetDimensionPnl(ctx context.Context, req gen.GetDimensionPnlRe
 }
 
 // openings are the figures of the period's balance accounts (those the
-// company's sheet holds there), the closing entry counted, and their
-// opening balances by account.
-func (h *Handler) openings(ctx context.Context, company, period uuid.UUID) ([]ledger.AccountTotals, map[string]money.Amount, error) {
+// company's sheet, also answered, holds there), the closing entry
+// counted, and their opening balances by account.
+func (h *Handler) openings(ctx context.Context, company, period uuid.UUID) ([]ledger.AccountTotals, map[string]money.Amount, ledger.Sheet, error) {
 	sheet, err := h.ledger.Sheet(ctx, company)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	lo, hi := "1000", "2999"
 	if len(sheet) > 0 {
@@ -311,7 +311,7 @@ func (h *Handler) openings(ctx context.Context, company, period uuid.UUID) ([]le
 			opening[t.Account] = t.Opening
 		}
 	}
-	return totals, opening, err
+	return totals, opening, sheet, err
 }
 
 func nonNil[T any](s []T) []T {

@@ -97,9 +97,10 @@ func (h *Handler) dimensionFilter(ctx context.Context, company uuid.UUID, no *in
 	return &gen.DimensionFilter{DimNo: *no, DimCode: *code}, nil
 }
 
-// turnover reads the result accounts' amounts from..to, of the lines
-// tagged as filter says when it is set.
-func (h *Handler) turnover(ctx context.Context, company uuid.UUID, from, to time.Time, filter *gen.DimensionFilter) (map[string]money.Amount, error) {
+// turnover reads the result accounts' amounts from..to (sheet tells
+// them from the balance sheet's), of the lines tagged as filter says when
+// it is set.
+func (h *Handler) turnover(ctx context.Context, company uuid.UUID, sheet ledger.Sheet, from, to time.Time, filter *gen.DimensionFilter) (map[string]money.Amount, error) {
 	var rows []ledger.MonthTotal
 	var err error
 	if filter != nil {
@@ -111,8 +112,7 @@ func (h *Handler) turnover(ctx context.Context, company uuid.UUID, from, to time
 		return nil, err
 	}
 	// The balance sheet's accounts are not the result's.
-	rows, err = h.results(ctx, company, rows)
-	return amounts(rows), err
+	return amounts(results(sheet, rows)), nil
 }
 
 type incomeQuery struct {
@@ -136,12 +136,16 @@ func (h *Handler) income(ctx context.Context, company uuid.UUID, q incomeQuery) 
 	if err != nil {
 		return gen.IncomeStatement{}, err
 	}
-	now, err := h.turnover(ctx, company, from, to, filter)
+	sheet, err := h.ledger.Sheet(ctx, company)
+	if err != nil {
+		return gen.IncomeStatement{}, err
+	}
+	now, err := h.turnover(ctx, company, sheet, from, to, filter)
 	if err != nil {
 		return gen.IncomeStatement{}, err
 	}
 	pfrom, pto := lastYear(from), lastYear(to)
-	prev, err := h.turnover(ctx, company, pfrom, pto, filter)
+	prev, err := h.turnover(ctx, company, sheet, pfrom, pto, filter)
 	if err != nil {
 		return gen.IncomeStatement{}, err
 	}
@@ -242,17 +246,13 @@ func (h *Handler) balance(ctx context.Context, company, period uuid.UUID, to, as
 	if err != nil {
 		return gen.BalanceSheet{}, BalanceSheet{}, err
 	}
-	_, opening, err := h.openings(ctx, company, period)
+	_, opening, sheet, err := h.openings(ctx, company, period)
 	if err != nil {
 		return gen.BalanceSheet{}, BalanceSheet{}, err
 	}
 	// The change to the day, the closing entry's move of the result to
 	// equity among it once the year-end ran.
 	rows, err := h.ledger.Window(ctx, company, from, day, "0000", "9999", true)
-	if err != nil {
-		return gen.BalanceSheet{}, BalanceSheet{}, err
-	}
-	sheet, err := h.ledger.Sheet(ctx, company)
 	if err != nil {
 		return gen.BalanceSheet{}, BalanceSheet{}, err
 	}
