@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kontera/kontera/internal/bas"
 	"github.com/kontera/kontera/internal/money"
 )
 
@@ -87,6 +88,25 @@ func TestNE(t *testing.T) {
 		if got := NEFieldOf(n, true); got != want {
 			t.Errorf("%s: %s, want %s", n, got, want)
 		}
+	}
+}
+
+// Accounts of classes 3-8 an SIE file declared an asset (3950, SRU 7251)
+// and a liability (4990, SRU 7368) count at their closing balance on the
+// balance sheet, never in the result. By hand: assets 1930 1 000 + 3950
+// 500 = 1 500 = 2081 1 000 + 4990 300 + the result 200 (sales 200).
+func TestFileBalanceAccounts(t *testing.T) {
+	year := []Account{{Number: "1930", Amount: m("1000")}, {Number: "2081", Amount: m("-1000")},
+		{Number: "3950", SRU: "7251", Amount: m("500"), Sheet: bas.Asset},
+		{Number: "4990", SRU: "7368", Amount: m("-300"), Sheet: bas.Liability}, {Number: "3001", Amount: m("200")}}
+	r := BuildINK2("20260101", "20261231", year, m("200"))
+	if r.Assets.Cmp(m("1500")) != 0 || r.EquityLiabilities.Cmp(m("1500")) != 0 || r.Result.Cmp(m("200")) != 0 ||
+		r.R["7251"] != 500 || r.R["7368"] != 300 {
+		t.Errorf("INK2: assets %s, equity and liabilities %s, result %s, R %v", r.Assets, r.EquityLiabilities, r.Result, r.R)
+	}
+	n := BuildNE(year, func(string) bool { return true }, m("200"))
+	if n.Fields["B8"] != 500 || n.Fields["B16"] != 300 || n.Fields["R1"] != 200 || n.Fields["R11"] != 200 {
+		t.Errorf("NE %v", n.Fields)
 	}
 }
 
