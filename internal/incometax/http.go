@@ -87,12 +87,7 @@ func (h *Handler) read(ctx context.Context, company, id uuid.UUID, form string, 
 	// The accounts of classes 3-8 an SIE file declared assets or
 	// liabilities are balance accounts: at their closing balance, outside
 	// the result.
-	sheet := ledger.Sheet{}
-	for _, a := range list {
-		if a.TypeFromFile {
-			sheet[a.Number] = a.Type
-		}
-	}
+	sheet := ledger.SheetOf(list)
 	kept := balances[:0]
 	for _, t := range balances {
 		if sheet.Holds(t.Account) {

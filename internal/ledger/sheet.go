@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/bas"
+	"github.com/kontera/kontera/internal/chart"
 )
 
 // Sheet tells the balance sheet's accounts from the result's. BAS puts
@@ -27,6 +28,25 @@ func (s Sheet) Holds(account string) bool {
 // 0 and 9 the chart holds as revenue or expense (an SIE file's 9999
 // obs-konto).
 func (s Sheet) InResult(account string) bool { return !s.Holds(account) }
+
+// SheetOf is the Sheet of a chart's accounts, as Store.Sheet reads it.
+func SheetOf(accounts []chart.Account) Sheet {
+	var out Sheet
+	for _, a := range accounts {
+		if a.TypeFromFile && a.Class() >= 3 && a.Class() <= 8 && balanceType(a.Type) {
+			if out == nil {
+				out = Sheet{}
+			}
+			out[a.Number] = a.Type
+		}
+	}
+	return out
+}
+
+// balanceType reports whether t is a balance sheet's type.
+func balanceType(t bas.Type) bool {
+	return t == bas.Asset || t == bas.Equity || t == bas.Liability || t == bas.UntaxedReserves
+}
 
 // Sheet reads the company's exceptions to BAS's balance sheet: the
 // accounts outside classes 1-2 its chart holds as an asset, a liability

@@ -5,6 +5,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/bas"
+	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
@@ -129,6 +130,13 @@ func TestSheetFromFile(t *testing.T) {
 	sheet := ledger.Sheet{"3950": bas.Asset, "4999": bas.Liability}
 	if !sheet.Holds("3950") || !sheet.Holds("1930") || sheet.Holds("3001") || !sheet.InResult("9999") {
 		t.Fatal("Sheet.Holds")
+	}
+	// The chart's say: only an account an SIE file typed counts.
+	of := ledger.SheetOf([]chart.Account{{Number: "3950", Type: bas.Asset, TypeFromFile: true},
+		{Number: "4990", Type: bas.Liability, TypeFromFile: true}, {Number: "3001", Type: bas.Revenue},
+		{Number: "1930", Type: bas.Asset}})
+	if len(of) != 2 || of["3950"] != bas.Asset || of["4990"] != bas.Liability {
+		t.Fatalf("SheetOf %v", of)
 	}
 	var plain ledger.Sheet
 	if plain.Holds("3950") || !plain.Holds("2099") {

@@ -136,11 +136,9 @@ func (b books) Company(ctx context.Context) (Company, error) { return b.h.compan
 func (b books) Accounts(ctx context.Context) ([]Account, error) {
 	list, err := b.h.chart.List(ctx, b.company, chart.Filter{Class: -1, Inactive: true})
 	out := make([]Account, len(list))
+	sheet := ledger.SheetOf(list)
 	for i, a := range list {
-		out[i] = Account{Number: a.Number, Name: a.Name}
-		if a.TypeFromFile {
-			out[i].Sheet = a.Type
-		}
+		out[i] = Account{Number: a.Number, Name: a.Name, Sheet: sheet[a.Number]}
 		if a.SRU != nil {
 			out[i].SRU = *a.SRU
 		}
