@@ -1179,6 +1179,7 @@ const (
 	ErrorCodeFISCALPERIODTOOLONG                        ErrorCode = "FISCAL_PERIOD_TOO_LONG"
 	ErrorCodeFISCALPERIODUPDATECLOSED                   ErrorCode = "FISCAL_PERIOD_UPDATE_CLOSED"
 	ErrorCodeFISCALPERIODUPDATELOCKED                   ErrorCode = "FISCAL_PERIOD_UPDATE_LOCKED"
+	ErrorCodeFISCALYEARNOTENDED                         ErrorCode = "FISCAL_YEAR_NOT_ENDED"
 	ErrorCodeFORBIDDEN                                  ErrorCode = "FORBIDDEN"
 	ErrorCodeFXCLOSINGRATEUNAVAILABLE                   ErrorCode = "FX_CLOSING_RATE_UNAVAILABLE"
 	ErrorCodeFXFAILED                                   ErrorCode = "FX_FAILED"
@@ -1603,6 +1604,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeFISCALPERIODUPDATECLOSED:
 		return true
 	case ErrorCodeFISCALPERIODUPDATELOCKED:
+		return true
+	case ErrorCodeFISCALYEARNOTENDED:
 		return true
 	case ErrorCodeFORBIDDEN:
 		return true

@@ -330,6 +330,7 @@ func TestDimensionPnl(t *testing.T) {
 			Header: map[string]string{"Idempotency-Key": ik()}}).status(t, 200)
 	}
 	b.periodAction(b.period, "lock", nil).status(t, 200)
+	b.yearOver(t)
 	op := b.periodAction(b.period, "year-end", nil).status(t, 202).str("data.operation_id")
 	if s := b.operation(t, op).str("data.status"); s != "succeeded" {
 		t.Fatalf("year-end %s", s)

@@ -2,8 +2,11 @@ package tests
 
 import (
 	"fmt"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -15,10 +18,44 @@ type ledgerBooks struct {
 	*env
 	token, base, period, year string
 	company                   uuid.UUID
+	// clock is the server's clock, which the test may move on (nil for
+	// books made otherwise).
+	clock *movingClock
+}
+
+// movingClock is a server clock a test moves: the wall clock shifted.
+type movingClock struct{ shift atomic.Int64 }
+
+func (c *movingClock) now() time.Time { return time.Now().Add(time.Duration(c.shift.Load())) }
+
+// option puts c on a server; a later clock option wins over it.
+func (c *movingClock) option() option { return clock(c.now) }
+
+// set moves the clock to midday (UTC) of day, from where it runs on.
+func (c *movingClock) set(day time.Time) {
+	c.shift.Store(int64(time.Until(day.Truncate(24 * time.Hour).Add(12 * time.Hour))))
 }
 
 func newLedger(t *testing.T, opts ...option) *ledgerBooks {
-	return ledgerOn(t, newEnv(t, opts...))
+	return newLedgerAt(t, &movingClock{}, opts...)
+}
+
+// newLedgerAt is newLedger on the clock c.
+func newLedgerAt(t *testing.T, c *movingClock, opts ...option) *ledgerBooks {
+	b := ledgerOn(t, newEnv(t, append([]option{c.option()}, opts...)...))
+	b.clock = c
+	return b
+}
+
+// yearOver moves the server's clock to 15 January of the year after the
+// books' year: the year has ended, so its year-end and close may run.
+func (b *ledgerBooks) yearOver(t *testing.T) {
+	t.Helper()
+	y, err := strconv.Atoi(b.year)
+	if err != nil || b.clock == nil {
+		t.Fatalf("books of year %q on clock %v", b.year, b.clock)
+	}
+	b.clock.set(time.Date(y+1, time.January, 15, 0, 0, 0, 0, time.UTC))
 }
 
 // newLedgerOn is newLedger on the database d.

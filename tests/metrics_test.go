@@ -55,6 +55,7 @@ func TestMetricsScrape(t *testing.T) {
 	// A year-end queued (the workers idle) shows in the operations queue.
 	b.do(req{Method: "DELETE", Path: b.base + "/journal-entries/" + draft, Token: b.token}).status(t, 200)
 	b.periodAction(b.period, "lock", nil).status(t, 200)
+	b.yearOver(t)
 	b.periodAction(b.period, "year-end", nil).status(t, 202)
 	res, _ = admin.Client().Get(admin.URL + "/metrics")
 	body, _ = io.ReadAll(res.Body)

@@ -115,7 +115,10 @@ func TestPeriodLockAndUnlock(t *testing.T) {
 		VALUES ($1, $2, $3, 'By hand')`, b.company, b.period, b.day("03-17")); err == nil {
 		t.Fatal("the database took a draft into a locked period")
 	}
-	// Closing needs the year-end first.
+	// Nothing closes before the year has ended; then closing needs the
+	// year-end first.
+	b.periodAction(b.period, "close", nil).errorCode(t, 409, "FISCAL_YEAR_NOT_ENDED")
+	b.yearOver(t)
 	b.periodAction(b.period, "close", nil).errorCode(t, 400, "YEAR_END_NOT_RUN")
 
 	// Unlock: a dry run changes nothing; then for real.
@@ -157,7 +160,9 @@ func TestYearEnd(t *testing.T) {
 	b.entry(t, y1, b.day("05-10"), [3]any{"5410", 400, 0}, [3]any{"2641", 100, 0}, [3]any{"1930", 0, 500})
 	b.entry(t, y1, b.day("06-30"), [3]any{"6110", 150.5, 0}, [3]any{"1930", 0, 150.5})
 
-	// The year-end needs a locked period.
+	// The year-end needs an ended year and a locked period.
+	b.periodAction(y1, "year-end", nil).errorCode(t, 409, "FISCAL_YEAR_NOT_ENDED")
+	b.yearOver(t)
 	b.periodAction(y1, "year-end", nil).errorCode(t, 400, "PERIOD_NOT_LOCKED")
 	b.periodAction(y1, "lock", nil).status(t, 200)
 
@@ -214,7 +219,9 @@ func TestYearEnd(t *testing.T) {
 
 	// Run again: nothing left to close.
 	b.periodAction(y1, "year-end", nil).errorCode(t, 409, "YEAR_END_ALREADY_RUN")
-	// The next year cannot run its year-end while this one is open.
+	// The next year cannot run its year-end while this one is open (even
+	// once it has ended).
+	b.clock.set(time.Date(b.clock.now().Year()+1, time.January, 15, 0, 0, 0, 0, time.UTC))
 	b.periodAction(y2, "lock", nil).status(t, 200)
 	b.periodAction(y2, "year-end", nil).errorCode(t, 400, "YEAR_END_PRIOR_PERIOD_OPEN")
 	b.periodAction(y2, "unlock", nil).status(t, 200)
@@ -258,6 +265,8 @@ func TestYearEndRefusals(t *testing.T) {
 	y1 := b.period
 	// Nothing posted: no year-end.
 	b.periodAction(y1, "lock", nil).status(t, 200)
+	b.periodAction(y1, "year-end", nil).errorCode(t, 409, "FISCAL_YEAR_NOT_ENDED")
+	b.yearOver(t)
 	b.periodAction(y1, "year-end", nil).errorCode(t, 409, "YEAR_END_NO_ACTIVITY")
 	b.periodAction(y1, "unlock", nil).status(t, 200)
 
@@ -294,6 +303,7 @@ func TestYearEndRefusals(t *testing.T) {
 func TestYearEndInProgress(t *testing.T) {
 	t.Parallel()
 	b := newLedger(t, idleWorkers())
+	b.yearOver(t)
 	b.posted(t, "02-01")
 	b.periodAction(b.period, "lock", nil).status(t, 200)
 	r := b.periodAction(b.period, "year-end", nil).status(t, 202)

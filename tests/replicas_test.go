@@ -11,7 +11,7 @@ import (
 func TestTwoReplicasOneDatabase(t *testing.T) {
 	t.Parallel()
 	a := newLedger(t)
-	b := &ledgerBooks{env: envOn(t, a.db), token: a.token, base: a.base, period: a.period, year: a.year, company: a.company}
+	b := &ledgerBooks{env: envOn(t, a.db, a.clock.option()), token: a.token, base: a.base, period: a.period, year: a.year, company: a.company}
 	replicas := []*ledgerBooks{a, b}
 
 	// 100 drafts, committed at once, half through each replica.
@@ -61,6 +61,7 @@ func TestTwoReplicasOneDatabase(t *testing.T) {
 
 	// A year-end, with both replicas' workers looking for work: run once.
 	a.periodAction(a.period, "lock", nil).status(t, 200)
+	a.yearOver(t)
 	op := b.operation(t, a.periodAction(a.period, "year-end", nil).status(t, 202).str("data.operation_id"))
 	if op.str("data.status") != "succeeded" {
 		t.Fatalf("year-end: %s", op.Body)

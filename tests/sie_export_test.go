@@ -142,6 +142,7 @@ func TestSieExportExcludeClosing(t *testing.T) {
 		t.Fatal(op.Body)
 	}
 	b.periodAction(b.period, "lock", nil).status(t, 200)
+	b.yearOver(t)
 	if op := b.operation(t, b.periodAction(b.period, "year-end", nil).status(t, 202).str("data.operation_id")); op.str("data.status") != "succeeded" {
 		t.Fatal(op.Body)
 	}

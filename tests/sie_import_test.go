@@ -29,7 +29,9 @@ func newSieBooks(t *testing.T, year string, opts ...option) *ledgerBooks {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return newLedger(t, append([]option{clock(func() time.Time { return now })}, opts...)...)
+	c := &movingClock{}
+	c.set(now)
+	return newLedgerAt(t, c, opts...)
 }
 
 // importSie posts a SIE file (with options JSON, "" for none) and

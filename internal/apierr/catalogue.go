@@ -339,6 +339,7 @@ const (
 	OperationNotFound                          Code = "OPERATION_NOT_FOUND"
 	FiscalPeriodCloseExternalNativeBookkeeping Code = "FISCAL_PERIOD_CLOSE_EXTERNAL_NATIVE_BOOKKEEPING"
 	FiscalPeriodCloseExternalNotEnded          Code = "FISCAL_PERIOD_CLOSE_EXTERNAL_NOT_ENDED"
+	FiscalYearNotEnded                         Code = "FISCAL_YEAR_NOT_ENDED"
 )
 
 // Continuity codes of Kontera's own: a year opens with the balances the
@@ -713,6 +714,7 @@ var entries = []Entry{
 	{OBPeriodClosed, s400, GroupPeriods, "Räkenskapsåret är stängt.", "The fiscal period is closed.", ""},
 	{OBSetCompanyLockDate, s409, GroupPeriods, "Bokföringen är låst till och med ett datum i räkenskapsåret.", "The books are locked through a date inside the fiscal period.", "Move the bookkeeping lock before the period start first."},
 	{FiscalPeriodCloseExternalNativeBookkeeping, s409, GroupPeriods, "Räkenskapsåret har bokföring i Kontera och stängs med bokslut här.", "The fiscal year has bookkeeping in Kontera and is closed by its year-end here.", "Lock it, run the year-end and close it."},
+	{FiscalYearNotEnded, s409, GroupPeriods, "Räkenskapsåret har inte tagit slut: bokslut och stängning görs efter dess sista dag.", "The fiscal year has not ended: its year-end and close come after its last day.", "details.period_end is its last day; book the rest of the year first."},
 	{FiscalPeriodCloseExternalNotEnded, s409, GroupPeriods, "Räkenskapsåret har inte tagit slut.", "The fiscal year has not ended yet.", "Close it externally after its last day."},
 	{AccountBalanceOutOfRange, s400, GroupBookkeeping, "Kontots saldo skulle passera 999 999 999 999,99 kronor.", "The account's balance would pass 999,999,999,999.99 kronor.", "Book the amount on another account, or split the business over companies."},
 	{OpeningBalanceMismatch, s400, GroupPeriods, "Nästa års ingående balans stämmer inte med årets utgående balans.", "The next year's opening balance differs from this year's closing balance.", "Run the year-end again: it replaces the next year's opening balance."},

@@ -119,7 +119,9 @@ func TestStateAndChange(t *testing.T) {
 // from locked only, close only after the year-end.
 func TestLifecycleRules(t *testing.T) {
 	now := time.Now()
-	open := Period{ID: uuid.New()}
+	today := time.Date(2026, 1, 15, 0, 0, 0, 0, time.UTC)
+	open := Period{ID: uuid.New(), Start: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+		End: time.Date(2025, 12, 31, 0, 0, 0, 0, time.UTC)}
 	locked := open
 	locked.LockedAt = &now
 	ran := locked
@@ -146,20 +148,32 @@ func TestLifecycleRules(t *testing.T) {
 	}
 	for p, code := range map[*Period]apierr.Code{&open: apierr.PeriodNotLocked, &locked: apierr.YearEndNotRun,
 		&closed: apierr.PeriodAlreadyClosed} {
-		if err := CheckClose(*p); !apierr.Is(err, code) {
+		if err := CheckClose(*p, today); !apierr.Is(err, code) {
 			t.Fatal("close", err, code)
 		}
 	}
-	if CheckClose(ran) != nil {
+	if CheckClose(ran, today) != nil {
 		t.Fatal("close after year-end")
 	}
-	if err := CheckYearEnd(locked, &locked); !apierr.Is(err, apierr.YearEndPriorPeriodOpen) {
+	if err := CheckYearEnd(locked, &locked, today); !apierr.Is(err, apierr.YearEndPriorPeriodOpen) {
 		t.Fatal("prior open", err)
 	}
-	if err := CheckYearEnd(open, nil); !apierr.Is(err, apierr.PeriodNotLocked) {
+	if err := CheckYearEnd(open, nil, today); !apierr.Is(err, apierr.PeriodNotLocked) {
 		t.Fatal("year-end open", err)
 	}
-	if CheckYearEnd(locked, &closed) != nil || CheckYearEnd(locked, nil) != nil {
+	if CheckYearEnd(locked, &closed, today) != nil || CheckYearEnd(locked, nil, today) != nil {
 		t.Fatal("year-end locked")
+	}
+	// A year whose last day is after today is neither closed nor run,
+	// however far its other steps have come; on its last day it may be.
+	lastDay, dayBefore := locked.End, locked.End.AddDate(0, 0, -1)
+	if err := CheckYearEnd(locked, nil, dayBefore); !apierr.Is(err, apierr.FiscalYearNotEnded) {
+		t.Fatal("year-end before the last day", err)
+	}
+	if err := CheckClose(ran, dayBefore); !apierr.Is(err, apierr.FiscalYearNotEnded) {
+		t.Fatal("close before the last day", err)
+	}
+	if CheckYearEnd(locked, nil, lastDay) != nil || CheckClose(ran, lastDay) != nil {
+		t.Fatal("on the last day the year may be closed")
 	}
 }

@@ -46,12 +46,15 @@ func CheckUnlock(p Period) error {
 }
 
 // CheckClose refuses to close a period twice (PERIOD_ALREADY_CLOSED), one
-// that is not locked (PERIOD_NOT_LOCKED) or one whose year-end has not
-// run (YEAR_END_NOT_RUN).
-func CheckClose(p Period) error {
+// whose last day is after today (FISCAL_YEAR_NOT_ENDED), one that is not
+// locked (PERIOD_NOT_LOCKED) or one whose year-end has not run
+// (YEAR_END_NOT_RUN).
+func CheckClose(p Period, today time.Time) error {
 	switch {
 	case p.Closed:
 		return apierr.New(apierr.PeriodAlreadyClosed, map[string]any{"fiscal_period_id": p.ID, "closed_at": p.ClosedAt})
+	case p.End.After(today):
+		return notEnded(p, today)
 	case p.LockedAt == nil:
 		return apierr.New(apierr.PeriodNotLocked, map[string]any{"fiscal_period_id": p.ID})
 	case p.YearEndAt == nil:
@@ -62,12 +65,15 @@ func CheckClose(p Period) error {
 }
 
 // CheckYearEnd says whether the year-end of p may run, as far as the
-// periods tell: p locked and not closed, and the year before it closed
+// periods tell: p not closed, its last day not after today
+// (FISCAL_YEAR_NOT_ENDED), locked, and the year before it closed
 // (YEAR_END_PRIOR_PERIOD_OPEN). prev is nil for the company's first year.
-func CheckYearEnd(p Period, prev *Period) error {
+func CheckYearEnd(p Period, prev *Period, today time.Time) error {
 	switch {
 	case p.Closed:
 		return apierr.New(apierr.PeriodAlreadyClosed, map[string]any{"fiscal_period_id": p.ID, "closed_at": p.ClosedAt})
+	case p.End.After(today):
+		return notEnded(p, today)
 	case p.LockedAt == nil:
 		return apierr.New(apierr.PeriodNotLocked, map[string]any{"fiscal_period_id": p.ID,
 			"reason": "lock the period before its year-end"})
@@ -76,6 +82,13 @@ func CheckYearEnd(p Period, prev *Period) error {
 			"prior_period_id": prev.ID, "prior_period_name": prev.Name})
 	}
 	return nil
+}
+
+// notEnded is FISCAL_YEAR_NOT_ENDED for p: closing a year before its
+// last day would shut out everything still to be booked in it.
+func notEnded(p Period, today time.Time) error {
+	return apierr.New(apierr.FiscalYearNotEnded, map[string]any{"fiscal_period_id": p.ID,
+		"period_end": date(p.End), "today": date(today)})
 }
 
 // Hold returns the company's period id locked for the rest of the unit

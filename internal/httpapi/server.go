@@ -368,6 +368,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	journal.LockBlocked = bank.LockBlocked
+	journal.Now = cfg.Now
 	outbox := mail.NewStore(cfg.DB)
 	s.sales = invoicing.NewSales(sales, invoicing.Books{
 		Customer: func(ctx context.Context, company, id uuid.UUID) (invoicing.Customer, error) {

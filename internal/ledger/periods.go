@@ -78,7 +78,7 @@ func (s *Store) ClosePeriod(ctx context.Context, company, id uuid.UUID) (fiscal.
 	if err != nil {
 		return p, err
 	}
-	if err := fiscal.CheckClose(p); err != nil {
+	if err := fiscal.CheckClose(p, s.today()); err != nil {
 		return p, err
 	}
 	if err := s.held(ctx, company, p); err != nil {

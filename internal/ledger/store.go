@@ -48,6 +48,9 @@ type Store struct {
 	chart   *chart.Store
 	periods *fiscal.Store
 	company CompanyFunc
+	// Now is the clock the ledger reads "today" from (in Sweden); nil:
+	// the wall clock.
+	Now func() time.Time
 	// PeriodsChanged runs in the unit of work after the ledger opened a
 	// fiscal year itself (at year-end): the company's tax deadlines follow
 	// its years.
@@ -97,6 +100,14 @@ func (s *Store) underlagOf(ctx context.Context, company uuid.UUID, ids []uuid.UU
 		return map[uuid.UUID]bool{}, nil
 	}
 	return s.Underlag(ctx, company, ids)
+}
+
+// today is the date in Sweden by the ledger's clock.
+func (s *Store) today() time.Time {
+	if s.Now == nil {
+		return Today(time.Now())
+	}
+	return Today(s.Now())
 }
 
 // NewStore returns the ledger on db.

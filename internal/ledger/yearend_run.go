@@ -87,7 +87,7 @@ func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID, plan bo
 		}
 		prev = &pp
 	}
-	if err := fiscal.CheckYearEnd(p, prev); err != nil {
+	if err := fiscal.CheckYearEnd(p, prev, s.today()); err != nil {
 		return y, err
 	}
 	if y.company, err = s.company(ctx, company); err != nil {
