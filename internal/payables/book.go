@@ -72,7 +72,8 @@ func tags(inv Invoice, it Item) ledger.Dimensions {
 // invoice books in kronor besides what it owes: each line on its account
 // (or, accrued, on the account its cost waits on), input VAT on 2641, or
 // under reverse charge the buyer's output VAT (2614/2624/2634, import
-// 2615/…) against input VAT (2645, domestic 2647), special payroll tax
+// 2615/…) against input VAT (2645, domestic 2647) — in another currency
+// the rate of the lines' kronor, per rate, rounded once — special payroll tax
 // on 7533 against 2514, and öresavrundning on 3740.
 //
 // An accrued line's cost waits on its 17xx account, but for the kronor
@@ -84,7 +85,7 @@ func costs(inv Invoice, released map[uuid.UUID]money.Amount) ledger.Booking {
 	var b ledger.Booking
 	var vat money.Amount
 	type rc struct{ out, input string }
-	reverse := map[rc]money.Amount{}
+	reverse, base, rate := map[rc]money.Amount{}, map[rc]money.Amount{}, map[rc]money.Amount{}
 	var order []rc
 	for _, it := range inv.Items {
 		net := sekOf(inv, it.Amount)
@@ -104,7 +105,7 @@ func costs(inv Invoice, released map[uuid.UUID]money.Amount) ledger.Booking {
 			if _, seen := reverse[k]; !seen {
 				order = append(order, k)
 			}
-			reverse[k] = reverse[k].Add(tax)
+			reverse[k], base[k], rate[k] = reverse[k].Add(tax), base[k].Add(net), it.VATRate
 		} else {
 			vat = vat.Add(tax)
 		}
@@ -119,6 +120,12 @@ func costs(inv Invoice, released map[uuid.UUID]money.Amount) ledger.Booking {
 	}
 	b.Add(InputVAT, vat, false, nil, nil)
 	for _, k := range order {
+		if inv.ExchangeRate != nil {
+			// The buyer's VAT is the rate of the kronor base, rounded
+			// once (ML 11 kap.): not the currency's VAT converted, which
+			// is off by öre.
+			reverse[k] = share(base[k], rate[k], whole)
+		}
 		b.Add(k.input, reverse[k], false, nil, nil)
 		b.Add(k.out, reverse[k], true, nil, nil)
 	}
@@ -128,6 +135,9 @@ func costs(inv Invoice, released map[uuid.UUID]money.Amount) ledger.Booking {
 	}
 	return b
 }
+
+// whole is 100 %, what a VAT rate (0.25) is a share of.
+var whole = money.Öre(100)
 
 // bump is account n moved by step: "2614" + 10 = "2624".
 func bump(account string, step int) string {

@@ -101,6 +101,32 @@ func TestRegistrationByHand(t *testing.T) {
 	expect(t, "1 234.60 rounded", Registration(inv), "D 4010 987.68", "D 2641 246.92", "D 3740 0.40", "C 2440 1235.00")
 }
 
+// Reverse charge in another currency: the kronor base first, then its VAT,
+// rounded once. 33.33 EUR at 11.2345 is 374.445885, so 374.45 kronor,
+// and 25 % of it 93.6125, so 93.61; the currency's VAT 8.33 EUR
+// converted would be 93.583385, 93.58, three öre short. Two lines at the
+// rate are summed before the VAT: 374.45 + 112.35 (10.00 EUR) = 486.80,
+// 25 % 121.70; 2440 carries the total at the rate, 43.33 × 11.2345 =
+// 486.790885, 486.79, and the öre between goes to 3740.
+func TestForeignReverseChargeByHand(t *testing.T) {
+	eu := Supplier{Type: "eu_business"}
+	d := draft(ItemDraft{Description: "Konsulttjänst", Amount: amt("33.33")})
+	d.Currency, d.ExchangeRate, d.ReverseCharge = "EUR", ptr(money.MustParseRate("11.2345")), ptr(true)
+	expect(t, "33.33 EUR at 11.2345", Registration(registered(t, d, eu, accrualAB)),
+		"D 4535 374.45", "D 2645 93.61", "C 2614 93.61", "C 2440 374.45")
+	d.Items = append(d.Items, ItemDraft{Description: "Resa", Amount: amt("10.00")})
+	expect(t, "two lines", Registration(registered(t, d, eu, accrualAB)),
+		"D 4535 486.80", "D 2645 121.70", "C 2614 121.70", "C 2440 486.79", "C 3740 0.01")
+	// Under kontantmetoden the payment books the same VAT.
+	cash := accrualAB
+	cash.Cash = true
+	d.Items = d.Items[:1]
+	inv := registered(t, d, eu, cash)
+	if got := shape(CashLines(inv, money.Amount{}, inv.Total)); got != "C 2614 93.61, D 2645 93.61, D 4535 374.45" {
+		t.Errorf("paid whole, kontantmetoden: %s", got)
+	}
+}
+
 func TestForeignPaymentByHand(t *testing.T) {
 	d := draft(ItemDraft{Description: "Licens", Amount: amt("1000"), Account: ptr("5420"), VATRate: ptr(amt("0"))})
 	d.Currency, d.ExchangeRate = "EUR", ptr(money.MustParseRate("11.50"))
