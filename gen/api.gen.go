@@ -10081,8 +10081,12 @@ type InvoiceCreatedPayload struct {
 	Invoice Invoice `json:"invoice"`
 }
 
-// InvoiceCreditCreate Why the invoice is credited; kept as the credit note's notes (default: "Kreditering av faktura <number>").
+// InvoiceCreditCreate What a credit asks: why, and the credit note's date.
 type InvoiceCreditCreate struct {
+	// CreditDate The credit note's date, and its verifikat's, so the VAT period its VAT falls in; default today (Europe/Stockholm). Not before the invoice date, not after today (400 VALIDATION_ERROR naming credit_date).
+	CreditDate *openapi_types.Date `json:"credit_date,omitempty"`
+
+	// Reason Why the invoice is credited; kept as the credit note's notes (default: "Kreditering av faktura <number>").
 	Reason nullable.Nullable[string] `json:"reason,omitempty"`
 }
 

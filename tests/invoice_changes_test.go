@@ -22,10 +22,7 @@ func (b *partiesBooks) patch(id string, body map[string]any) *response {
 func TestInvoiceUpdate(t *testing.T) {
 	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
-	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
-		b.company); err != nil {
-		t.Fatal(err)
-	}
+	b.vatQuarterly()
 	eu := b.createCustomer(map[string]any{"name": "Müller GmbH", "customer_type": "eu_business", "country": "DE",
 		"vat_number": "DE123456789"}).status(t, 201).str("data.id")
 	c := b.createInvoice(consulting(eu, map[string]any{"notes": "Första"})).status(t, 201)

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -156,5 +157,61 @@ func TestInvoiceCreditForeign(t *testing.T) {
 	p := b.markPaid(r.str("data.id"), map[string]any{"exchange_rate": 11.8}).status(t, 200)
 	if lines(p, "data.verifikat_lines") != "C 1930 11800.00, D 1510 11500.00, D 7960 300.00" || b.receivables() != 0 {
 		t.Fatalf("refund: %s", p.Body)
+	}
+}
+
+// A credit note dated in the quarter of its invoice: 10 000 + 25 % and
+// 4 000 + 25 % sold in March, the first credited on 31 March while the
+// clock says 10 May. Q1's boxes are then 05 4 000, 10 1 000, 49 1 000
+// (not 14 000 / 3 500 with the credit in Q2), Q2's all 0, and the
+// customer ledger holds 12 500 on 10 March, 17 500 on 20 March, 5 000
+// from 31 March. A date before the invoice, after today or on or before
+// the lock date is refused and changes nothing.
+func TestInvoiceCreditDated(t *testing.T) {
+	t.Parallel()
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 5, 10, 9, 0, 0, 0, time.UTC) }))
+	b.vatQuarterly()
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	first := b.issued(customer, map[string]any{"invoice_date": "2026-03-10", "due_date": "2026-04-09"})
+	b.issued(customer, map[string]any{"invoice_date": "2026-03-20", "due_date": "2026-04-19", "items": []any{
+		map[string]any{"description": "Konsulttimmar", "quantity": 4, "unit": "tim", "unit_price": 1000}}})
+
+	for day, rule := range map[string]string{"2026-03-09": "not_before_invoice_date", "2026-05-11": "not_after_today"} {
+		r := b.credit(first, map[string]any{"credit_date": day}).errorCode(t, 400, "VALIDATION_ERROR")
+		if f := fmt.Sprint(r.issueFields()); f != "[body:credit_date:"+rule+"]" {
+			t.Errorf("credit_date %s: %s", day, f)
+		}
+	}
+	b.write("PATCH", "settings/bookkeeping-lock", map[string]any{"bookkeeping_locked_through": "2026-03-15"}).status(t, 200)
+	r := b.credit(first, map[string]any{"credit_date": "2026-03-14"}).errorCode(t, 400, "INVOICE_CREDIT_PERIOD_LOCKED")
+	if r.str("error.details.reason") != "company_lock_date" {
+		t.Fatalf("locked: %s", r.Body)
+	}
+	b.write("PATCH", "settings/bookkeeping-lock", map[string]any{"bookkeeping_locked_through": nil}).status(t, 200)
+	if g := b.get(b.path("invoices/"+first), b.token).status(t, 200); g.str("data.status") != "overdue" {
+		t.Fatalf("a refused credit changed the invoice: %s", g.Body)
+	}
+
+	c := b.credit(first, map[string]any{"credit_date": "2026-03-31", "reason": "Fel kund"}).status(t, 200)
+	je := b.get(b.path("journal-entries/"+c.str("data.journal_entry_id")), b.token).status(t, 200)
+	if je.str("data.entry_date") != "2026-03-31" {
+		t.Fatalf("the credit's verifikat: %s", je.Body)
+	}
+	note := b.get(b.path("invoices/"+c.str("data.id")), b.token).status(t, 200)
+	if note.str("data.invoice_date") != "2026-03-31" {
+		t.Fatalf("the credit note: %s", note.Body)
+	}
+	vat := func(q int) map[string]float64 {
+		return boxes(b.get(b.path("reports/vat-declaration?period_type=quarterly&year=2026&period="+string(rune('0'+q))), b.token).
+			status(t, 200), "data.rutor")
+	}
+	wantBoxes(t, "Q1", vat(1), allBoxes(map[string]float64{"05": 4000, "10": 1000, "49": 1000}))
+	wantBoxes(t, "Q2", vat(2), allBoxes(nil))
+	for day, want := range map[string]float64{"2026-03-09": 0, "2026-03-10": 12500, "2026-03-20": 17500, "2026-03-31": 5000,
+		"2026-05-10": 5000} {
+		ar := b.get(b.path("reports/ar-ledger?as_of_date="+day), b.token).status(t, 200)
+		if ar.at("data.reconciliation.ledger_balance") != want || ar.at("data.reconciliation.difference") != 0.0 {
+			t.Errorf("the customer ledger on %s: %s", day, ar.Body)
+		}
 	}
 }

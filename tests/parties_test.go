@@ -28,6 +28,16 @@ func newPartiesBooks(t *testing.T, opts ...option) *partiesBooks {
 	return &partiesBooks{env: e, token: token, company: e.company(token, "Handelsbolaget AB")}
 }
 
+// vatQuarterly makes the company VAT-registered, filing quarterly (in
+// SQL: the test company has no organisation number to register with).
+func (b *partiesBooks) vatQuarterly() {
+	b.t.Helper()
+	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
+		b.company); err != nil {
+		b.t.Fatal(err)
+	}
+}
+
 func (b *partiesBooks) path(p string) string {
 	return fmt.Sprintf("/api/v1/companies/%s/%s", b.company, p)
 }

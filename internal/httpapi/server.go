@@ -396,7 +396,8 @@ func New(cfg Config) (*Server, error) {
 			}
 			return out, err
 		},
-		Post: journal.Post,
+		Post:     journal.Post,
+		Postable: journal.Postable,
 	}, shelf(companies, people, docs, archive, cfg.Blobs, mailroom(outbox, cfg), network(grants, cfg),
 		bank.Store().Payees), audits, cfg.Now)
 	if cfg.Mail != nil {

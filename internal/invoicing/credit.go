@@ -59,20 +59,33 @@ func Mirror(orig Invoice, day time.Time) Invoice {
 	return n
 }
 
+// CreditRequest is what a credit asks: why, and the credit note's date
+// (nil: today in Sweden).
+type CreditRequest struct {
+	Reason *string
+	Date   *time.Time
+}
+
 // Credit credits an issued invoice whole (sent, partially paid, paid or
-// overdue): a credit note, KR-<number>, is written sent and dated today,
-// and the original becomes credited. Its verifikat reverses what of the
-// sale reached the ledger: all of it when it was booked at issue
-// (faktureringsmetoden), under kontantmetoden the shares its payments
-// booked (#1430), nothing while its booking waits. What the original
-// still had to be paid is settled by the credit note at once; what the
-// customer had paid is left on it, to be refunded by a payment of the
-// credit note. A locked period for today is INVOICE_CREDIT_PERIOD_LOCKED.
-func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *string) (Credited, error) {
+// overdue): a credit note, KR-<number>, is written sent and dated
+// cr.Date (default today; not before the original, not after today), and
+// the original becomes credited. Its verifikat, on that date and so in
+// that date's VAT period, reverses what of the sale reached the ledger:
+// all of it when it was booked at issue (faktureringsmetoden), under
+// kontantmetoden the shares its payments booked (#1430), nothing while
+// its booking waits. What the original still had to be paid is settled
+// by the credit note at once; what the customer had paid is left on it,
+// to be refunded by a payment of the credit note. A locked period for the
+// date is INVOICE_CREDIT_PERIOD_LOCKED, none INVOICE_BOOK_NO_FISCAL_PERIOD.
+func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, cr CreditRequest) (Credited, error) {
 	today := s.today()
 	orig, err := s.store.Get(ctx, company, id, today, true, Hold)
 	if err != nil {
 		return Credited{}, err
+	}
+	day := today
+	if cr.Date != nil {
+		day = *cr.Date
 	}
 	switch orig.Status {
 	case "sent", "partially_paid", "paid":
@@ -96,8 +109,16 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *strin
 				"paid_out": out})
 		}
 	}
-	note := Mirror(orig, today)
-	note.Notes = reason
+	switch {
+	case day.Before(orig.InvoiceDate):
+		return Credited{}, apierr.Field("credit_date", "not_before_invoice_date",
+			"a credit note is not dated before the invoice it credits, "+orig.InvoiceDate.Format(time.DateOnly))
+	case day.After(today):
+		return Credited{}, apierr.Field("credit_date", "not_after_today",
+			"a credit note is issued at once: not dated after today, "+today.Format(time.DateOnly))
+	}
+	note := Mirror(orig, day)
+	note.Notes = cr.Reason
 	if note.Notes == nil {
 		text := "Kreditering av faktura " + *orig.Number
 		note.Notes = &text
@@ -112,6 +133,13 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *strin
 	lines, err := s.creditLines(ctx, orig)
 	if err != nil {
 		return Credited{}, err
+	}
+	if len(lines) == 0 && s.ledger.Postable != nil {
+		// No verifikat, but the credit note still changes the customer
+		// ledger on its date: a closed or locked date refuses it too.
+		if err := creditPeriod(s.ledger.Postable(ctx, company, day, SourceCredit), day); err != nil {
+			return Credited{}, err
+		}
 	}
 	if note, err = s.store.Insert(ctx, note, today); err != nil {
 		return Credited{}, err
@@ -131,7 +159,7 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *strin
 		if err != nil {
 			return Credited{}, err
 		}
-		if note, err = s.store.AddPayment(ctx, note, Payment{ID: uuid.New(), Date: today, Amount: left.Neg(),
+		if note, err = s.store.AddPayment(ctx, note, Payment{ID: uuid.New(), Date: day, Amount: left.Neg(),
 			SEK: settled.Neg(), Source: SourceCredit, EntryID: note.EntryID}, today, false); err != nil {
 			return Credited{}, err
 		}
@@ -152,16 +180,30 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, reason *strin
 		return Credited{}, err
 	}
 	if note.EntryID != nil {
-		_, err := s.post(ctx, note, *note.EntryID, true, today, "invoice_date", SourceCredit,
+		_, err := s.post(ctx, note, *note.EntryID, true, day, "credit_date", SourceCredit,
 			"Kreditfaktura "+*note.Number+", "+note.CustomerName, lines)
-		if e, ok := apierr.As(err); ok && e.Code == apierr.PeriodLocked {
-			return Credited{}, apierr.New(apierr.InvoiceCreditPeriodLocked, e.Details)
-		}
-		if err != nil {
+		if err := creditPeriod(err, day); err != nil {
 			return Credited{}, err
 		}
 	}
 	return Credited{Note: note, Original: credited, Lines: lines}, nil
+}
+
+// creditPeriod names a period's refusal of a credit dated day as a
+// credit's: INVOICE_CREDIT_PERIOD_LOCKED with PERIOD_LOCKED's details, or
+// INVOICE_BOOK_NO_FISCAL_PERIOD naming credit_date.
+func creditPeriod(err error, day time.Time) error {
+	e, ok := apierr.As(err)
+	switch {
+	case !ok:
+		return err
+	case e.Code == apierr.PeriodLocked:
+		return apierr.New(apierr.InvoiceCreditPeriodLocked, e.Details)
+	case e.Code == apierr.PeriodNotFound:
+		return apierr.New(apierr.InvoiceBookNoFiscalPeriod, map[string]any{"date": day.Format(time.DateOnly),
+			"field": "credit_date"})
+	}
+	return err
 }
 
 // creditLines are the lines of the verifikat crediting orig: the sale's

@@ -357,11 +357,14 @@ func (h *Handler) DecideQuote(ctx context.Context, req gen.DecideQuoteRequestObj
 
 // CreditInvoice credits an issued invoice whole.
 func (h *Handler) CreditInvoice(ctx context.Context, req gen.CreditInvoiceRequestObject) (gen.CreditInvoiceResponseObject, error) {
-	var reason *string
+	var cr CreditRequest
 	if req.Body != nil {
-		reason = envelope.Optional(req.Body.Reason)
+		cr.Reason = envelope.Optional(req.Body.Reason)
+		if req.Body.CreditDate != nil {
+			cr.Date = &req.Body.CreditDate.Time
+		}
 	}
-	c, err := h.sales.Credit(ctx, req.CompanyId, req.InvoiceId, reason)
+	c, err := h.sales.Credit(ctx, req.CompanyId, req.InvoiceId, cr)
 	if err != nil {
 		return nil, err
 	}

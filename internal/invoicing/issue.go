@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -38,6 +39,10 @@ type Ledger struct {
 	TakeNumber func(ctx context.Context, company uuid.UUID) (Number, error)
 	// Post books a verifikat in the transaction of ctx (ledger.Store.Post).
 	Post func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
+	// Postable refuses what Post would refuse of an entry dated day by
+	// its period alone (ledger.Store.Postable): a document dated there
+	// without a verifikat of its own is held to the same lock.
+	Postable func(ctx context.Context, company uuid.UUID, day time.Time, source string) error
 }
 
 // Issued is an invoice issued, with the lines its verifikat posted (or,
