@@ -1087,6 +1087,7 @@ const (
 	ErrorCodeACCOUNTSYSTEMDELETE                        ErrorCode = "ACCOUNT_SYSTEM_DELETE"
 	ErrorCodeACCOUNTTYPECLASSCONFLICT                   ErrorCode = "ACCOUNT_TYPE_CLASS_CONFLICT"
 	ErrorCodeACCOUNTVATTREATMENTCLASS                   ErrorCode = "ACCOUNT_VAT_TREATMENT_CLASS"
+	ErrorCodeACCRUALSPENDING                            ErrorCode = "ACCRUALS_PENDING"
 	ErrorCodeAGIINCOMPLETEDATA                          ErrorCode = "AGI_INCOMPLETE_DATA"
 	ErrorCodeBANKAGGREGATORNOTCONFIGURED                ErrorCode = "BANK_AGGREGATOR_NOT_CONFIGURED"
 	ErrorCodeBANKCONNECTIONNOTFOUND                     ErrorCode = "BANK_CONNECTION_NOT_FOUND"
@@ -1420,6 +1421,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeACCOUNTTYPECLASSCONFLICT:
 		return true
 	case ErrorCodeACCOUNTVATTREATMENTCLASS:
+		return true
+	case ErrorCodeACCRUALSPENDING:
 		return true
 	case ErrorCodeAGIINCOMPLETEDATA:
 		return true
@@ -13116,6 +13119,12 @@ type RegisterCoverage struct {
 	HasPreRegisterInvoices bool `json:"has_pre_register_invoices"`
 }
 
+// ReleaseAccrualsOption Whether the accrued months dated in the period that still wait (invoice lines moving from 29xx to revenue, supplier invoice lines from 17xx to cost) are booked first. Without it they refuse the step: 409 ACCRUALS_PENDING, details.months listing them.
+type ReleaseAccrualsOption struct {
+	// ReleaseAccruals Book the waiting months first, each dated its release day in the period.
+	ReleaseAccruals *bool `json:"release_accruals,omitempty"`
+}
+
 // ReminderText defines model for ReminderText.
 type ReminderText struct {
 	Body    nullable.Nullable[string] `json:"body,omitempty"`
@@ -20076,8 +20085,14 @@ type CreateFiscalPeriodJSONRequestBody = FiscalPeriodCreate
 // UpdateFiscalPeriodJSONRequestBody defines body for UpdateFiscalPeriod for application/json ContentType.
 type UpdateFiscalPeriodJSONRequestBody = FiscalPeriodPatch
 
+// LockFiscalPeriodJSONRequestBody defines body for LockFiscalPeriod for application/json ContentType.
+type LockFiscalPeriodJSONRequestBody = ReleaseAccrualsOption
+
 // SetManualOpeningBalancesJSONRequestBody defines body for SetManualOpeningBalances for application/json ContentType.
 type SetManualOpeningBalancesJSONRequestBody = OpeningBalancesManual
+
+// RunFiscalYearEndJSONRequestBody defines body for RunFiscalYearEnd for application/json ContentType.
+type RunFiscalYearEndJSONRequestBody = ReleaseAccrualsOption
 
 // ImportBankFileMultipartRequestBody defines body for ImportBankFile for multipart/form-data ContentType.
 type ImportBankFileMultipartRequestBody = BankFileUploadRequest
@@ -48269,6 +48284,7 @@ type LockFiscalPeriodRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
 	Params         LockFiscalPeriodParams
+	Body           *LockFiscalPeriodJSONRequestBody
 }
 
 type LockFiscalPeriodResponseObject interface {
@@ -49128,6 +49144,7 @@ type RunFiscalYearEndRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
 	Params         RunFiscalYearEndParams
+	Body           *RunFiscalYearEndJSONRequestBody
 }
 
 type RunFiscalYearEndResponseObject interface {
@@ -87079,6 +87096,32 @@ func (sh *strictHandler) LockFiscalPeriod(ctx echo.Context, companyId CompanyId,
 	request.FiscalPeriodId = fiscalPeriodId
 	request.Params = params
 
+	var body LockFiscalPeriodJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.LockFiscalPeriod(ctx.Request().Context(), request.(LockFiscalPeriodRequestObject))
 	}
@@ -87209,6 +87252,32 @@ func (sh *strictHandler) RunFiscalYearEnd(ctx echo.Context, companyId CompanyId,
 	request.CompanyId = companyId
 	request.FiscalPeriodId = fiscalPeriodId
 	request.Params = params
+
+	var body RunFiscalYearEndJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.RunFiscalYearEnd(ctx.Request().Context(), request.(RunFiscalYearEndRequestObject))

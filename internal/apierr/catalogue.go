@@ -340,6 +340,7 @@ const (
 	FiscalPeriodCloseExternalNativeBookkeeping Code = "FISCAL_PERIOD_CLOSE_EXTERNAL_NATIVE_BOOKKEEPING"
 	FiscalPeriodCloseExternalNotEnded          Code = "FISCAL_PERIOD_CLOSE_EXTERNAL_NOT_ENDED"
 	FiscalYearNotEnded                         Code = "FISCAL_YEAR_NOT_ENDED"
+	AccrualsPending                            Code = "ACCRUALS_PENDING"
 )
 
 // Continuity codes of Kontera's own: a year opens with the balances the
@@ -714,6 +715,7 @@ var entries = []Entry{
 	{OBPeriodClosed, s400, GroupPeriods, "Räkenskapsåret är stängt.", "The fiscal period is closed.", ""},
 	{OBSetCompanyLockDate, s409, GroupPeriods, "Bokföringen är låst till och med ett datum i räkenskapsåret.", "The books are locked through a date inside the fiscal period.", "Move the bookkeeping lock before the period start first."},
 	{FiscalPeriodCloseExternalNativeBookkeeping, s409, GroupPeriods, "Räkenskapsåret har bokföring i Kontera och stängs med bokslut här.", "The fiscal year has bookkeeping in Kontera and is closed by its year-end here.", "Lock it, run the year-end and close it."},
+	{AccrualsPending, s409, GroupPeriods, "Periodiseringar daterade i perioden är inte bokförda.", "Accrual releases dated in the period are not booked yet.", "details.months lists them; book them with POST /accruals/release, or send release_accruals: true."},
 	{FiscalYearNotEnded, s409, GroupPeriods, "Räkenskapsåret har inte tagit slut: bokslut och stängning görs efter dess sista dag.", "The fiscal year has not ended: its year-end and close come after its last day.", "details.period_end is its last day; book the rest of the year first."},
 	{FiscalPeriodCloseExternalNotEnded, s409, GroupPeriods, "Räkenskapsåret har inte tagit slut.", "The fiscal year has not ended yet.", "Close it externally after its last day."},
 	{AccountBalanceOutOfRange, s400, GroupBookkeeping, "Kontots saldo skulle passera 999 999 999 999,99 kronor.", "The account's balance would pass 999,999,999,999.99 kronor.", "Book the amount on another account, or split the business over companies."},

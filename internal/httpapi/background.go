@@ -5,6 +5,7 @@ package httpapi
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -25,7 +26,7 @@ func (s *Server) ReleaseAccruals(ctx context.Context) (int, []error, error) {
 	var refused []error
 	for _, side := range []struct {
 		due     func(context.Context) ([]uuid.UUID, error)
-		release func(context.Context, uuid.UUID) (int, []error, error)
+		release func(context.Context, uuid.UUID, time.Time) (int, []error, error)
 	}{{s.sales.Due, s.sales.ReleaseAccruals}, {s.bought.DueAccruals, s.bought.ReleaseAccruals}} {
 		companies, err := side.due(ctx)
 		if err != nil {
@@ -33,7 +34,7 @@ func (s *Server) ReleaseAccruals(ctx context.Context) (int, []error, error) {
 		}
 		for _, c := range companies {
 			err := s.db.InTx(ctx, func(ctx context.Context) error {
-				n, r, err := side.release(ctx, c)
+				n, r, err := side.release(ctx, c, ledger.Today(s.now()))
 				posted, refused = posted+n, append(refused, r...)
 				return err
 			})

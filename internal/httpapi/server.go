@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/accrual"
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/auth"
@@ -492,6 +493,7 @@ func New(cfg Config) (*Server, error) {
 		return bank.Reversed(ctx, company, orig, st)
 	}
 	s.bought = bought
+	journal.Accruals = accrual.Book{s.sales, bought}
 	salesAPI := invoicing.NewHandler(s.sales, cursors)
 	hooksAPI, err := s.webhooks(cfg, box, audits, keys, cursors)
 	if err != nil {

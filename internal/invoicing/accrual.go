@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/internal/accrual"
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
@@ -17,7 +18,7 @@ import (
 // told, the source type of a release's verifikat, and the longest period.
 const (
 	AccrualAccount   = "2970" // förutbetalda intäkter
-	SourceAccrual    = "accrual"
+	SourceAccrual    = ledger.SourceAccrual
 	MaxAccrualMonths = 60
 )
 
@@ -106,9 +107,8 @@ func accrualInvalid(field, rule, issue string) error {
 	return apierr.New(apierr.InvoiceCreateAccrualInvalid, map[string]any{"field": field, "rule": rule, "issue": issue})
 }
 
-// schedule writes the releases of inv's accrued lines, whose sale was
-// just booked.
-func (s *Sales) schedule(ctx context.Context, inv Invoice, sale Sale) error {
+// accruals are the months of inv's accrued lines, whose sale is booked.
+func accruals(inv Invoice, sale Sale) []Accrual {
 	var rows []Accrual
 	for _, p := range sale.Parts() {
 		if !p.Accrued {
@@ -120,10 +120,19 @@ func (s *Sales) schedule(ctx context.Context, inv Invoice, sale Sale) error {
 				Revenue: sale.revenueOf(p.Item), Balance: p.Account, Dimensions: p.Dimensions})
 		}
 	}
-	if len(rows) == 0 {
-		return nil
+	return rows
+}
+
+// release books rows of inv due on one day: one verifikat of source
+// accrual on that day, named on the rows.
+func (s *Sales) release(ctx context.Context, inv Invoice, rows []Accrual) error {
+	day := rows[0].Day
+	e, err := s.post(ctx, inv, uuid.Nil, false, day, "release_date", SourceAccrual, "Periodisering, faktura "+*inv.Number+", "+
+		day.Format("2006-01"), releaseLines(rows))
+	if err != nil {
+		return err
 	}
-	return s.store.AddAccruals(ctx, inv.CompanyID, rows)
+	return s.store.Released(ctx, inv.CompanyID, rows, e.ID)
 }
 
 // Accrual is a row of invoice_accruals: one month of an accrued line.
@@ -138,6 +147,9 @@ type Accrual struct {
 	Dimensions ledger.Dimensions `db:"dimensions"`
 	EntryID    *uuid.UUID        `db:"journal_entry_id"`
 }
+
+// ReleaseDay is the day the month is moved to revenue.
+func (a Accrual) ReleaseDay() time.Time { return a.Day }
 
 // releaseLines are the lines moving accruals to revenue: per row, the
 // balance account debited and the revenue credited.
@@ -156,13 +168,23 @@ func (s *Sales) Due(ctx context.Context) ([]uuid.UUID, error) {
 	return s.store.AccrualsDue(ctx, s.today())
 }
 
+// Waiting lists the company's accrued months released on or before
+// through and not yet booked, by invoice and month.
+func (s *Sales) Waiting(ctx context.Context, company uuid.UUID, through time.Time) ([]accrual.Waiting, error) {
+	return s.store.Waiting(ctx, company, through)
+}
+
 // ReleaseAccruals books, for company, every month of its accrued lines
-// due on or before today (in Sweden): one verifikat per invoice and day,
-// source_type accrual, dated that day. An invoice whose release the
-// ledger refuses (a locked period) is left for later and reported; the
-// others are booked. It answers how many verifikat were posted.
-func (s *Sales) ReleaseAccruals(ctx context.Context, company uuid.UUID) (int, []error, error) {
-	due, err := s.store.DueAccruals(ctx, company, s.today())
+// due on or before through (at most today, in Sweden): one verifikat per
+// invoice and day, source_type accrual, dated that day. An invoice whose
+// release the ledger refuses (a locked period) is left for later and
+// reported; the others are booked. It answers how many verifikat were
+// posted.
+func (s *Sales) ReleaseAccruals(ctx context.Context, company uuid.UUID, through time.Time) (int, []error, error) {
+	if today := s.today(); through.After(today) {
+		through = today
+	}
+	due, err := s.store.DueAccruals(ctx, company, through)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -176,13 +198,7 @@ func (s *Sales) ReleaseAccruals(ctx context.Context, company uuid.UUID) (int, []
 			if err != nil {
 				return err
 			}
-			day := group[0].Day
-			e, err := s.post(ctx, inv, uuid.Nil, false, day, "release_date", SourceAccrual, "Periodisering, faktura "+*inv.Number+", "+
-				day.Format("2006-01"), releaseLines(group))
-			if err != nil {
-				return err
-			}
-			return s.store.Released(ctx, company, group, e.ID)
+			return s.release(ctx, inv, group)
 		})
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/internal/accrual"
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/identifier"
@@ -152,13 +153,28 @@ func saleLines(inv Invoice) (Sale, []ledger.Line, error) {
 }
 
 // postSale posts the verifikat entry of inv's sale, dated its invoice
-// date (last: see post), and writes the schedule of its accrued lines.
+// date (last: see post), writes the schedule of its accrued lines and
+// releases at once the months already due: a sale booked late leaves
+// nothing of a month gone by waiting on 29xx for the job.
 func (s *Sales) postSale(ctx context.Context, inv Invoice, entry uuid.UUID, last bool, sale Sale, lines []ledger.Line) error {
-	if _, err := s.post(ctx, inv, entry, last, inv.InvoiceDate, "invoice_date", SourceCreated,
+	rows := accruals(inv, sale)
+	due := accrual.Due(rows, s.today())
+	if _, err := s.post(ctx, inv, entry, last && len(due) == 0, inv.InvoiceDate, "invoice_date", SourceCreated,
 		"Faktura "+*inv.Number+", "+inv.CustomerName, lines); err != nil {
 		return err
 	}
-	return s.schedule(ctx, inv, sale)
+	if len(rows) == 0 {
+		return nil
+	}
+	if err := s.store.AddAccruals(ctx, inv.CompanyID, rows); err != nil {
+		return err
+	}
+	for _, group := range accrual.ByDay(due) {
+		if err := s.release(ctx, inv, group); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // saleOf is an invoice as its verifikat books it. Its totals are

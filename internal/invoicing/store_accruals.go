@@ -8,6 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/lib/pq"
 
+	"github.com/kontera/kontera/internal/accrual"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -51,6 +53,33 @@ func (s *Store) DueAccruals(ctx context.Context, company uuid.UUID, today time.T
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+accrualColumns+` FROM invoice_accruals
 		WHERE company_id = $1 AND release_date <= $2 AND journal_entry_id IS NULL AND NOT cancelled
 		ORDER BY release_date, invoice_id, month, item_id FOR UPDATE SKIP LOCKED`, company, store.Day(today))
+	return out, err
+}
+
+// Waiting lists the company's months released on or before through,
+// neither booked nor cancelled, summed by invoice and month.
+func (s *Store) Waiting(ctx context.Context, company uuid.UUID, through time.Time) ([]accrual.Waiting, error) {
+	var rows []struct {
+		ID     uuid.UUID    `db:"invoice_id"`
+		Number *string      `db:"invoice_number"`
+		Month  time.Time    `db:"month"`
+		Day    time.Time    `db:"release_date"`
+		Amount money.Amount `db:"amount"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT a.invoice_id, i.invoice_number, a.month, a.release_date,
+			sum(a.amount) AS amount
+		FROM invoice_accruals a JOIN invoices i ON i.company_id = a.company_id AND i.id = a.invoice_id
+		WHERE a.company_id = $1 AND a.release_date <= $2 AND a.journal_entry_id IS NULL AND NOT a.cancelled
+		GROUP BY a.invoice_id, i.invoice_number, a.month, a.release_date ORDER BY a.release_date, i.invoice_number`,
+		company, store.Day(through))
+	out := make([]accrual.Waiting, len(rows))
+	for i, r := range rows {
+		out[i] = accrual.Waiting{Kind: accrual.Invoice, InvoiceID: r.ID, Month: r.Month.Format("2006-01"),
+			ReleaseDate: r.Day.Format(time.DateOnly), Amount: r.Amount}
+		if r.Number != nil {
+			out[i].InvoiceNumber = *r.Number
+		}
+	}
 	return out, err
 }
 

@@ -163,7 +163,7 @@ func TestPostBatchStornos(t *testing.T) {
 func TestPostBatchIntoALockedPeriod(t *testing.T) {
 	b := newBooks(t)
 	ctx := context.Background()
-	if _, err := b.ledger.LockPeriod(ctx, b.company, b.period.ID); err != nil {
+	if _, err := b.ledger.LockPeriod(ctx, b.company, b.period.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	err := b.inTx(func(ctx context.Context) error {
@@ -225,7 +225,7 @@ func TestRawBornEntriesAreChecked(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "only by a logged rättelse") {
 		t.Fatalf("lines added later: %v", err)
 	}
-	if _, err := b.ledger.LockPeriod(ctx, b.company, b.period.ID); err != nil {
+	if _, err := b.ledger.LockPeriod(ctx, b.company, b.period.ID, false); err != nil {
 		t.Fatal(err)
 	}
 	e3 := uuid.NewString()

@@ -16,7 +16,7 @@ import (
 
 // LockFiscalPeriod locks a period.
 func (h *Handler) LockFiscalPeriod(ctx context.Context, req gen.LockFiscalPeriodRequestObject) (gen.LockFiscalPeriodResponseObject, error) {
-	p, err := h.ledger.LockPeriod(ctx, req.CompanyId, req.FiscalPeriodId)
+	p, err := h.ledger.LockPeriod(ctx, req.CompanyId, req.FiscalPeriodId, releasing(req.Body))
 	if err != nil {
 		return nil, err
 	}
@@ -46,18 +46,21 @@ func (h *Handler) CloseFiscalPeriod(ctx context.Context, req gen.CloseFiscalPeri
 // worker checks again when it runs.
 func (h *Handler) RunFiscalYearEnd(ctx context.Context, req gen.RunFiscalYearEndRequestObject) (gen.RunFiscalYearEndResponseObject, error) {
 	company, id := uuid.UUID(req.CompanyId), uuid.UUID(req.FiscalPeriodId)
-	if err := h.ledger.CheckYearEnd(ctx, company, id); err != nil {
+	release := releasing(req.Body)
+	if err := h.ledger.CheckYearEnd(ctx, company, id, release); err != nil {
 		return nil, err
 	}
-	pending, err := h.ops.Pending(ctx, company, YearEndOperation, yearEndParams{PeriodID: id})
-	if err != nil {
-		return nil, err
+	for _, r := range []bool{false, true} {
+		pending, err := h.ops.Pending(ctx, company, YearEndOperation, yearEndParams{PeriodID: id, ReleaseAccruals: r})
+		if err != nil {
+			return nil, err
+		}
+		if pending != nil {
+			return nil, apierr.New(apierr.Conflict, map[string]any{"reason": "year_end_in_progress",
+				"operation_id": pending.ID, "fiscal_period_id": id})
+		}
 	}
-	if pending != nil {
-		return nil, apierr.New(apierr.Conflict, map[string]any{"reason": "year_end_in_progress",
-			"operation_id": pending.ID, "fiscal_period_id": id})
-	}
-	o, err := h.ops.Enqueue(ctx, company, YearEndOperation, yearEndParams{PeriodID: id})
+	o, err := h.ops.Enqueue(ctx, company, YearEndOperation, yearEndParams{PeriodID: id, ReleaseAccruals: release})
 	if err != nil {
 		return nil, err
 	}
@@ -113,4 +116,9 @@ func periodResult(ctx context.Context, p fiscal.Period) (gen.FiscalPeriodActionR
 		return data, data.FromFiscalPeriodActionDryRun(gen.FiscalPeriodActionDryRun{DryRun: true, Preview: fiscal.Wire(p)})
 	}
 	return data, data.FromFiscalPeriod(fiscal.Wire(p))
+}
+
+// releasing is release_accruals of an optional body.
+func releasing(b *gen.ReleaseAccrualsOption) bool {
+	return b != nil && b.ReleaseAccruals != nil && *b.ReleaseAccruals
 }

@@ -13,9 +13,11 @@ import (
 
 // LockPeriod locks the company's period id: nothing more is posted into
 // it but the year-end and opening-balance entries. Drafts must be
-// committed or cancelled first (PERIOD_LOCK_HAS_DRAFTS, with the count); a
-// closed period is already final and is answered as it is.
-func (s *Store) LockPeriod(ctx context.Context, company, id uuid.UUID) (fiscal.Period, error) {
+// committed or cancelled first (PERIOD_LOCK_HAS_DRAFTS, with the count),
+// and the accrued months dated in it booked (ACCRUALS_PENDING; with
+// release they are booked first); a closed period is already final and
+// is answered as it is.
+func (s *Store) LockPeriod(ctx context.Context, company, id uuid.UUID, release bool) (fiscal.Period, error) {
 	p, err := s.periods.Hold(ctx, company, id)
 	if err != nil {
 		return p, err
@@ -25,6 +27,9 @@ func (s *Store) LockPeriod(ctx context.Context, company, id uuid.UUID) (fiscal.P
 		return p, err
 	}
 	if err := s.noDrafts(ctx, company, id); err != nil {
+		return p, err
+	}
+	if err := s.pendingAccruals(ctx, company, p, release, "lock"); err != nil {
 		return p, err
 	}
 	if s.LockBlocked != nil {
@@ -79,6 +84,9 @@ func (s *Store) ClosePeriod(ctx context.Context, company, id uuid.UUID) (fiscal.
 		return p, err
 	}
 	if err := fiscal.CheckClose(p, s.today()); err != nil {
+		return p, err
+	}
+	if err := s.pendingAccruals(ctx, company, p, false, "close"); err != nil {
 		return p, err
 	}
 	if err := s.held(ctx, company, p); err != nil {

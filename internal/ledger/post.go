@@ -49,7 +49,7 @@ func (s *Store) prepare(ctx context.Context, company uuid.UUID, in *Input, engin
 	if err := InPeriod(p, in.Date); err != nil {
 		return b, err
 	}
-	if err := Postable(p, b.company.LockedThrough, in.Date, in.SourceType); err != nil {
+	if err := Postable(p, b.company.LockedThrough, in.Date, postedAs(ctx, p, in.SourceType)); err != nil {
 		return b, err
 	}
 	if in.Series == "" {

@@ -51,6 +51,10 @@ type Store struct {
 	// Now is the clock the ledger reads "today" from (in Sweden); nil:
 	// the wall clock.
 	Now func() time.Time
+	// Accruals are the invoice registers' accrued months (accrual.Book):
+	// a period is not locked, nor its year ended or closed, while months
+	// dated in it wait. Nil: nothing is accrued.
+	Accruals AccrualBook
 	// PeriodsChanged runs in the unit of work after the ledger opened a
 	// fiscal year itself (at year-end): the company's tax deadlines follow
 	// its years.

@@ -19,6 +19,9 @@ const YearEndOperation = "fiscal_periods.year_end"
 // yearEndParams are the parameters of a year-end operation.
 type yearEndParams struct {
 	PeriodID uuid.UUID `json:"fiscal_period_id"`
+	// ReleaseAccruals books the accrued months waiting in the year
+	// before its closing entry.
+	ReleaseAccruals bool `json:"release_accruals,omitempty"`
 }
 
 // YearEndJob runs a queued year-end operation.
@@ -27,7 +30,7 @@ func (s *Store) YearEndJob(ctx context.Context, run *jobs.Run) (any, error) {
 	if err := json.Unmarshal(run.Params, &p); err != nil {
 		return nil, apierr.Wrap(apierr.YearEndFailed, err)
 	}
-	return s.RunYearEnd(ctx, run.CompanyID, p.PeriodID, func(phase string, current, total int) {
+	return s.RunYearEnd(ctx, run.CompanyID, p.PeriodID, p.ReleaseAccruals, func(phase string, current, total int) {
 		run.Report(jobs.Progress{Phase: phase, Current: current, Total: total})
 	})
 }
@@ -58,19 +61,22 @@ func (y yearEnd) done() bool {
 // CheckYearEnd holds the company's period id and checks that its
 // year-end may run: locked, not closed, the year before closed
 // (YEAR_END_PRIOR_PERIOD_OPEN), its last day after the company's lock
-// date (PERIOD_LOCKED), something posted (YEAR_END_NO_ACTIVITY), a
+// date (PERIOD_LOCKED), no accrued month waiting in it unless release
+// (ACCRUALS_PENDING), something posted (YEAR_END_NO_ACTIVITY), a
 // balanced trial balance (YEAR_END_UNBALANCED_TRIAL), and something to do
 // when it has run before (YEAR_END_ALREADY_RUN).
-func (s *Store) CheckYearEnd(ctx context.Context, company, id uuid.UUID) error {
-	_, err := s.checkYearEnd(ctx, company, id, false)
+func (s *Store) CheckYearEnd(ctx context.Context, company, id uuid.UUID, release bool) error {
+	_, err := s.checkYearEnd(ctx, company, id, false, release)
 	return err
 }
 
 // checkYearEnd checks the year-end of the period id; with plan, or when
 // it ran before (to tell whether anything is left to do), it also works
 // out what the run posts. A request asking for a first run leaves that
-// to the worker: it reads every line of the year.
-func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID, plan bool) (yearEnd, error) {
+// to the worker: it reads every line of the year. With release the
+// accrued months waiting in the year are no refusal: the run (plan)
+// books them first.
+func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID, plan, release bool) (yearEnd, error) {
 	p, err := s.periods.Hold(ctx, company, id)
 	y := yearEnd{period: p}
 	if err != nil {
@@ -100,6 +106,16 @@ func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID, plan bo
 	}
 	if err := s.noDrafts(ctx, company, id); err != nil {
 		return y, err
+	}
+	switch {
+	case release && plan:
+		if err := s.releaseInYearEnd(ctx, company, p); err != nil {
+			return y, err
+		}
+	case !release:
+		if err := s.pendingAccruals(ctx, company, p, false, "year_end"); err != nil {
+			return y, err
+		}
 	}
 	posted, err := s.count(ctx, company, id, `status = 'posted'`)
 	if err != nil {
@@ -220,10 +236,11 @@ type YearEndResult struct {
 // earnings (a result_appropriation entry on the same day). When it runs
 // again after late postings, the next year's entries that no longer agree
 // are reversed by stornos of their own kind and posted anew, all in the
-// one transaction. report is told how far it has come.
-func (s *Store) RunYearEnd(ctx context.Context, company, id uuid.UUID, report func(phase string, current, total int)) (YearEndResult, error) {
+// one transaction. With release the accrued months still waiting in the
+// year are booked first, dated in it. report is told how far it has come.
+func (s *Store) RunYearEnd(ctx context.Context, company, id uuid.UUID, release bool, report func(phase string, current, total int)) (YearEndResult, error) {
 	res := YearEndResult{ReplacedEntryIDs: []uuid.UUID{}}
-	y, err := s.checkYearEnd(ctx, company, id, true)
+	y, err := s.checkYearEnd(ctx, company, id, true, release)
 	if err != nil {
 		return res, err
 	}

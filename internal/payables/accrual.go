@@ -11,7 +11,7 @@ import (
 
 // SourceAccrual is the source type of the verifikat that moves a month of
 // a prepaid cost to its cost account.
-const SourceAccrual = "accrual"
+const SourceAccrual = ledger.SourceAccrual
 
 // Month is one month of an accrued line: its part, in kronor, moved from
 // the 17xx account it waits on to the line's cost account on Day.
@@ -71,6 +71,9 @@ func Schedules(inv Invoice) []Month {
 	}
 	return out
 }
+
+// ReleaseDay is the day the month is moved to its cost account.
+func (m Month) ReleaseDay() time.Time { return m.Day }
 
 // ReleaseLines are the verifikat lines releasing months of inv on one
 // day: each month's part debited to its line's cost account with the

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/internal/accrual"
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/ledger"
@@ -64,7 +65,8 @@ func (p *Payables) Book(ctx context.Context, company, id uuid.UUID) (Booked, err
 // SI_CREATE_NO_FISCAL_PERIOD.
 func (p *Payables) postRegistration(ctx context.Context, inv Invoice) ([]ledger.Line, error) {
 	lines := Registration(inv)
-	if _, err := p.post(ctx, inv, *inv.EntryID, inv.DocumentID == nil, inv.InvoiceDate, SourceRegistered,
+	last := inv.DocumentID == nil && len(accrual.Due(Schedules(inv), p.today())) == 0
+	if _, err := p.post(ctx, inv, *inv.EntryID, last, inv.InvoiceDate, SourceRegistered,
 		"Leverantörsfaktura "+inv.Number+", "+inv.SupplierName, lines); err != nil {
 		return nil, err
 	}
@@ -72,11 +74,19 @@ func (p *Payables) postRegistration(ctx context.Context, inv Invoice) ([]ledger.
 }
 
 // afterRegistration writes what follows a booked invoice once it is
-// written: its accrual schedule, and its document as underlag of its
+// written: its accrual schedule, with the months already due released at
+// once (an invoice registered late leaves nothing of a month gone by
+// waiting on 17xx for the job), and its document as underlag of its
 // verifikat.
 func (p *Payables) afterRegistration(ctx context.Context, inv Invoice) error {
-	if err := p.store.InsertMonths(ctx, inv.CompanyID, Schedules(inv)); err != nil {
+	months := Schedules(inv)
+	if err := p.store.InsertMonths(ctx, inv.CompanyID, months); err != nil {
 		return err
+	}
+	for _, group := range accrual.ByDay(accrual.Due(months, p.today())) {
+		if err := p.release(ctx, inv, group); err != nil {
+			return err
+		}
 	}
 	if inv.DocumentID != nil {
 		return p.books.Link(ctx, inv.CompanyID, *inv.DocumentID, *inv.EntryID)

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/internal/accrual"
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/ledger"
@@ -141,12 +142,16 @@ func (p *Payables) correct(ctx context.Context, inv Invoice, it Item, account st
 	return err
 }
 
-// ReleaseAccruals books a company's prepaid months that are due: one
+// ReleaseAccruals books a company's prepaid months due through the day
+// (at most today): one
 // verifikat per invoice and day (D cost / C 17xx), each under a savepoint
 // of its own (store.EachGroup). It answers how many were posted and the
 // ones the ledger refused (a locked period), which wait for a later run.
-func (p *Payables) ReleaseAccruals(ctx context.Context, company uuid.UUID) (int, []error, error) {
-	due, err := p.store.DueMonths(ctx, company, p.today())
+func (p *Payables) ReleaseAccruals(ctx context.Context, company uuid.UUID, through time.Time) (int, []error, error) {
+	if today := p.today(); through.After(today) {
+		through = today
+	}
+	due, err := p.store.DueMonths(ctx, company, through)
 	if err != nil {
 		return 0, nil, err
 	}
@@ -160,14 +165,26 @@ func (p *Payables) ReleaseAccruals(ctx context.Context, company uuid.UUID) (int,
 			if err != nil {
 				return err
 			}
-			entry, day := uuid.New(), group[0].Day
-			if err := p.store.MarkReleased(ctx, company, group, entry); err != nil {
-				return err
-			}
-			_, err = p.post(ctx, inv, entry, false, day, SourceAccrual, "Periodisering, leverantörsfaktura "+inv.Number+
-				", "+inv.SupplierName+", "+day.Format("2006-01"), ReleaseLines(inv, group))
-			return err
+			return p.release(ctx, inv, group)
 		})
+}
+
+// release books months of inv due on one day: one verifikat of source
+// accrual on that day (D cost / C 17xx), named on the months.
+func (p *Payables) release(ctx context.Context, inv Invoice, months []Month) error {
+	entry, day := uuid.New(), months[0].Day
+	if err := p.store.MarkReleased(ctx, inv.CompanyID, months, entry); err != nil {
+		return err
+	}
+	_, err := p.post(ctx, inv, entry, false, day, SourceAccrual, "Periodisering, leverantörsfaktura "+inv.Number+
+		", "+inv.SupplierName+", "+day.Format("2006-01"), ReleaseLines(inv, months))
+	return err
+}
+
+// Waiting lists the company's prepaid months released on or before
+// through and not yet booked, by invoice and month.
+func (p *Payables) Waiting(ctx context.Context, company uuid.UUID, through time.Time) ([]accrual.Waiting, error) {
+	return p.store.Waiting(ctx, company, through)
 }
 
 // DueAccruals answers the companies with prepaid months due today.

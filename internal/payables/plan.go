@@ -337,13 +337,13 @@ func itemOf(i int, it ItemDraft, inv Invoice, s Supplier, f Facts) (Item, error)
 	if it.SLP && !strings.HasPrefix(account, "741") {
 		return line, apierr.New(apierr.SICreateSLPInvalidAccount, map[string]any{"field": at + "apply_slp", "account_number": account})
 	}
-	return line, accrual(at, &line, inv, f)
+	return line, planAccrual(at, &line, inv, f)
 }
 
-// accrual checks a line's accrual period (rule 9) and settles the
+// planAccrual checks a line's accrual period (rule 9) and settles the
 // account its cost waits on: 1710 for rent, 1730 for insurance, else
 // 1790.
-func accrual(at string, line *Item, inv Invoice, f Facts) error {
+func planAccrual(at string, line *Item, inv Invoice, f Facts) error {
 	if line.AccrualStart == nil && line.AccrualEnd == nil {
 		if line.AccrualAccount != nil {
 			return apierr.Field(at+"accrual_balance_account", "period", "an accrual account goes with an accrual period")

@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/lib/pq"
 
+	"github.com/kontera/kontera/internal/accrual"
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -125,6 +126,31 @@ func (s *Store) DueCompanies(ctx context.Context, today time.Time) ([]uuid.UUID,
 	out := []uuid.UUID{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT DISTINCT company_id FROM supplier_invoice_accruals
 		WHERE release_date <= $1 AND journal_entry_id IS NULL AND cancelled_by IS NULL`, store.Day(today))
+	return out, err
+}
+
+// Waiting lists the company's months released on or before through,
+// neither booked nor cancelled, summed by invoice and month.
+func (s *Store) Waiting(ctx context.Context, company uuid.UUID, through time.Time) ([]accrual.Waiting, error) {
+	var rows []struct {
+		ID     uuid.UUID    `db:"supplier_invoice_id"`
+		Number string       `db:"supplier_invoice_number"`
+		Month  time.Time    `db:"month"`
+		Day    time.Time    `db:"release_date"`
+		Amount money.Amount `db:"amount"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT a.supplier_invoice_id, i.supplier_invoice_number, a.month,
+			a.release_date, sum(a.amount) AS amount
+		FROM supplier_invoice_accruals a
+		JOIN supplier_invoices i ON i.company_id = a.company_id AND i.id = a.supplier_invoice_id
+		WHERE a.company_id = $1 AND a.release_date <= $2 AND a.journal_entry_id IS NULL AND a.cancelled_by IS NULL
+		GROUP BY a.supplier_invoice_id, i.supplier_invoice_number, a.month, a.release_date
+		ORDER BY a.release_date, i.supplier_invoice_number`, company, store.Day(through))
+	out := make([]accrual.Waiting, len(rows))
+	for i, r := range rows {
+		out[i] = accrual.Waiting{Kind: accrual.SupplierInvoice, InvoiceID: r.ID, InvoiceNumber: r.Number,
+			Month: r.Month.Format("2006-01"), ReleaseDate: r.Day.Format(time.DateOnly), Amount: r.Amount}
+	}
 	return out, err
 }
 

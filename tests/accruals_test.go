@@ -1,0 +1,118 @@
+package tests
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// accrualYear is a company whose first year is 2026, with a supplier
+// invoice of 12 000 + 3 000 insurance for July 2026 to June 2027 (1 000 a
+// month, 6310 via 1730) registered on 15 December, dated 10 December: July
+// to November ended before the invoice date and are booked with the
+// registration, on 10 December (5 000); December's month waits for 31
+// December. The clock is then moved to 20 January 2027.
+func accrualYear(t *testing.T) (*buyerBooks, string, func(time.Time)) {
+	t.Helper()
+	var at atomic.Pointer[time.Time]
+	set := func(d time.Time) { at.Store(&d) }
+	set(time.Date(2026, 12, 15, 9, 0, 0, 0, time.UTC))
+	b := newBuyerBooksAt(t, func() time.Time { return *at.Load() })
+	r := b.register(b.se, "F-2026-12", map[string]any{"invoice_date": "2026-12-10", "due_date": "2027-01-09"},
+		map[string]any{"description": "Företagsförsäkring 2026/27", "amount": 12000, "account_number": "6310",
+			"accrual_period_start": "2026-07-01", "accrual_period_end": "2027-06-30"}).status(t, 201)
+	wantLines(t, "prepaid", r, "data.verifikat_lines", "D 1730 12000.00", "D 2641 3000.00", "C 2440 15000.00")
+	if b.exact("6310") != "5000.00" || b.exact("1730") != "7000.00" {
+		t.Fatalf("at registration: 6310 %s 1730 %s", b.exact("6310"), b.exact("1730"))
+	}
+	if n := b.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1 AND source_type = 'accrual'
+		AND entry_date = '2026-12-10'`, b.company); n != 1 {
+		t.Fatalf("%d releases on the invoice date", n)
+	}
+	set(time.Date(2027, 1, 20, 9, 0, 0, 0, time.UTC))
+	period := b.get(b.path("fiscal-periods"), b.token).status(t, 200).str("data.fiscal_periods.0.id")
+	return b, period, set
+}
+
+// A month waiting in the year refuses its lock, naming it; the lock that
+// releases it books it on 31 December, and 1730 keeps only 2027's six
+// months. The year-end then runs and 2027 opens with 1730 at 6 000.
+func TestAccrualsPendingAtLock(t *testing.T) {
+	t.Parallel()
+	b, period, _ := accrualYear(t)
+	action := func(what string, body any) *response {
+		return b.do(req{Method: "POST", Path: b.path("fiscal-periods/" + period + "/" + what), Token: b.token, Body: body,
+			Header: map[string]string{"Idempotency-Key": newKey()}})
+	}
+	r := action("lock", nil).errorCode(t, 409, "ACCRUALS_PENDING")
+	if r.at("error.details.count") != 1.0 || r.str("error.details.months.0.kind") != "supplier_invoice" ||
+		r.str("error.details.months.0.month") != "2026-12" || r.str("error.details.months.0.release_date") != "2026-12-31" ||
+		r.at("error.details.months.0.amount") != 1000.0 || r.str("error.details.months.0.invoice_number") != "F-2026-12" {
+		t.Fatalf("pending: %s", r.Body)
+	}
+	if b.exact("1730") != "7000.00" {
+		t.Fatal("a refused lock booked something")
+	}
+	action("lock", map[string]any{"release_accruals": true}).status(t, 200)
+	if b.exact("6310") != "6000.00" || b.exact("1730") != "6000.00" {
+		t.Fatalf("after the lock: 6310 %s 1730 %s", b.exact("6310"), b.exact("1730"))
+	}
+	if n := b.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1 AND source_type = 'accrual'
+		AND entry_date = '2026-12-31'`, b.company); n != 1 {
+		t.Fatalf("%d releases on 31 December", n)
+	}
+	op := b.get("/api/v1/operations/"+action("year-end", nil).status(t, 202).str("data.operation_id"), b.token)
+	for i := 0; i < 200 && (op.str("data.status") == "queued" || op.str("data.status") == "running"); i++ {
+		time.Sleep(50 * time.Millisecond)
+		op = b.get("/api/v1/operations/"+op.str("data.operation_id"), b.token)
+	}
+	if op.str("data.status") != "succeeded" {
+		t.Fatalf("year-end: %s", op.Body)
+	}
+	ib := b.count(`SELECT coalesce(sum(l.debit_amount - l.credit_amount), 0)::int FROM journal_lines l
+		JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.journal_entry_id
+		WHERE l.company_id = $1 AND e.source_type = 'opening_balance' AND l.account_number = '1730'`, b.company)
+	if ib != 6000 {
+		t.Fatalf("2027 opens with 1730 at %d", ib)
+	}
+}
+
+// A year locked before the rule (the lock forged here) with a month
+// waiting: its year-end is refused with ACCRUALS_PENDING, the release
+// job cannot book into the locked year, and the year-end that releases
+// books the month on 31 December inside the locked year, before its
+// closing entry: 6310 carries 6 000 into the year's result.
+func TestAccrualsReleasedByYearEnd(t *testing.T) {
+	t.Parallel()
+	b, period, _ := accrualYear(t)
+	forge(t, &ledgerBooks{env: b.env}, `UPDATE fiscal_periods SET locked_at = now() WHERE id = '`+period+`'`)
+	yearEnd := func(body any) *response {
+		return b.do(req{Method: "POST", Path: b.path("fiscal-periods/" + period + "/year-end"), Token: b.token, Body: body,
+			Header: map[string]string{"Idempotency-Key": newKey()}})
+	}
+	yearEnd(nil).errorCode(t, 409, "ACCRUALS_PENDING")
+	if n, refused, err := b.server.ReleaseAccruals(t.Context()); n != 0 || len(refused) != 1 || err != nil {
+		t.Fatalf("the job in a locked year: %d %v %v", n, refused, err)
+	}
+	id := yearEnd(map[string]any{"release_accruals": true}).status(t, 202).str("data.operation_id")
+	op := b.get("/api/v1/operations/"+id, b.token)
+	for i := 0; i < 200 && (op.str("data.status") == "queued" || op.str("data.status") == "running"); i++ {
+		time.Sleep(50 * time.Millisecond)
+		op = b.get("/api/v1/operations/"+id, b.token)
+	}
+	if op.str("data.status") != "succeeded" {
+		t.Fatalf("year-end: %s", op.Body)
+	}
+	if in2026 := b.count(`SELECT coalesce(sum(l.debit_amount - l.credit_amount), 0)::int FROM journal_lines l
+		JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.journal_entry_id
+		WHERE l.company_id = $1 AND e.fiscal_period_id = $2 AND e.status = 'posted' AND l.account_number = '1730'`,
+		b.company, period); in2026 != 6000 {
+		t.Fatalf("1730 %d at the end of 2026", in2026)
+	}
+	closing := b.count(`SELECT coalesce(sum(l.debit_amount - l.credit_amount), 0)::int FROM journal_lines l
+		JOIN journal_entries e ON e.company_id = l.company_id AND e.id = l.journal_entry_id
+		WHERE l.company_id = $1 AND e.source_type = 'year_end' AND l.account_number = '8999'`, b.company)
+	if closing != -6000 { // the result, a loss of 6 000, closed from 8999
+		t.Fatalf("the closing entry books %d on 8999", closing)
+	}
+}
