@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,6 +45,12 @@ func TestAccrualsPendingAtLock(t *testing.T) {
 		return b.do(req{Method: "POST", Path: b.path("fiscal-periods/" + period + "/" + what), Token: b.token, Body: body,
 			Header: map[string]string{"Idempotency-Key": newKey()}})
 	}
+	readiness := func() *response {
+		return b.get(b.path("compliance/check?type=year_end_readiness&fiscal_period_id="+period), b.token).status(t, 200)
+	}
+	if c := readiness(); c.at("data.ready") != false || !strings.Contains(string(c.Body), `"code":"ACCRUALS_PENDING"`) {
+		t.Fatalf("readiness with a month waiting: %s", c.Body)
+	}
 	r := action("lock", nil).errorCode(t, 409, "ACCRUALS_PENDING")
 	if r.at("error.details.count") != 1.0 || r.str("error.details.months.0.kind") != "supplier_invoice" ||
 		r.str("error.details.months.0.month") != "2026-12" || r.str("error.details.months.0.release_date") != "2026-12-31" ||
@@ -60,6 +67,9 @@ func TestAccrualsPendingAtLock(t *testing.T) {
 	if n := b.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1 AND source_type = 'accrual'
 		AND entry_date = '2026-12-31'`, b.company); n != 1 {
 		t.Fatalf("%d releases on 31 December", n)
+	}
+	if c := readiness(); strings.Contains(string(c.Body), `"code":"ACCRUALS_PENDING"`) {
+		t.Fatalf("readiness after the release: %s", c.Body)
 	}
 	op := b.get("/api/v1/operations/"+action("year-end", nil).status(t, 202).str("data.operation_id"), b.token)
 	for i := 0; i < 200 && (op.str("data.status") == "queued" || op.str("data.status") == "running"); i++ {

@@ -650,6 +650,14 @@ func reportSources(companies *company.Store, sales *invoicing.Store, cfg Config,
 		},
 		FirstInvoice: sales.FirstIssued,
 		PaymentDays:  sales.PaymentDays,
+		AccrualsWaiting: func(ctx context.Context, c uuid.UUID, through time.Time) ([]accrual.Waiting, error) {
+			out, err := sales.Waiting(ctx, c, through)
+			if err != nil {
+				return nil, err
+			}
+			more, err := bought.Waiting(ctx, c, through)
+			return append(out, more...), err
+		},
 		TopSuppliers: func(ctx context.Context, c uuid.UUID, from, to time.Time, n int) ([]reports.SupplierTotal, error) {
 			rows, err := bought.TopSuppliers(ctx, c, from, to, n)
 			out := make([]reports.SupplierTotal, len(rows))

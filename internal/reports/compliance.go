@@ -110,6 +110,17 @@ func (h *Handler) yearEndFindings(ctx context.Context, company uuid.UUID, per ge
 		out = append(out, Finding{Severity: Blocker, Code: "YEAR_END_UNBALANCED_TRIAL", Message: "Råbalansen balanserar inte.",
 			Details: map[string]any{"total_debit": t.Debit, "total_credit": t.Credit, "opening_sum": t.Opening}})
 	}
+	if h.src.AccrualsWaiting != nil {
+		waiting, err := h.src.AccrualsWaiting(ctx, company, per.End.Time)
+		if err != nil {
+			return nil, err
+		}
+		if len(waiting) > 0 {
+			out = append(out, Finding{Severity: Blocker, Code: "ACCRUALS_PENDING",
+				Message: fmt.Sprintf("%d periodiseringar daterade i räkenskapsåret är inte bokförda.", len(waiting)),
+				Details: map[string]any{"count": len(waiting), "months": waiting}})
+		}
+	}
 	prev, err := h.periods.Covering(ctx, company, per.Start.AddDate(0, 0, -1))
 	if err != nil {
 		return nil, err

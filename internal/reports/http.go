@@ -11,6 +11,7 @@ import (
 
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/accrual"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/cursor"
@@ -46,6 +47,9 @@ type Sources struct {
 	// from..to; TopSuppliers the n suppliers bought the most from.
 	PaymentDays  func(ctx context.Context, company uuid.UUID, from, to time.Time) (*float64, error)
 	TopSuppliers func(ctx context.Context, company uuid.UUID, from, to time.Time, n int) ([]SupplierTotal, error)
+	// AccrualsWaiting are the invoice registers' accrued months due on
+	// or before a day and not yet booked.
+	AccrualsWaiting func(ctx context.Context, company uuid.UUID, through time.Time) ([]accrual.Waiting, error)
 	// VATStatuses are the VAT periods ending from..to; CashBalances the
 	// bank's balances on a day.
 	VATStatuses  func(ctx context.Context, company uuid.UUID, from, to time.Time) ([]VATStatus, error)
