@@ -10,8 +10,8 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
-	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/accrual"
+	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/cursor"
