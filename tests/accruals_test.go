@@ -2,7 +2,6 @@ package tests
 
 import (
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -13,12 +12,11 @@ import (
 // to November ended before the invoice date and are booked with the
 // registration, on 10 December (5 000); December's month waits for 31
 // December. The clock is then moved to 20 January 2027.
-func accrualYear(t *testing.T) (*buyerBooks, string, func(time.Time)) {
+func accrualYear(t *testing.T) (*buyerBooks, *ledgerBooks) {
 	t.Helper()
-	var at atomic.Pointer[time.Time]
-	set := func(d time.Time) { at.Store(&d) }
-	set(time.Date(2026, 12, 15, 9, 0, 0, 0, time.UTC))
-	b := newBuyerBooksAt(t, func() time.Time { return *at.Load() })
+	c := &movingClock{}
+	c.set(time.Date(2026, 12, 15, 0, 0, 0, 0, time.UTC))
+	b := newBuyerBooksAt(t, c.now)
 	r := b.register(b.se, "F-2026-12", map[string]any{"invoice_date": "2026-12-10", "due_date": "2027-01-09"},
 		map[string]any{"description": "Företagsförsäkring 2026/27", "amount": 12000, "account_number": "6310",
 			"accrual_period_start": "2026-07-01", "accrual_period_end": "2027-06-30"}).status(t, 201)
@@ -30,9 +28,10 @@ func accrualYear(t *testing.T) (*buyerBooks, string, func(time.Time)) {
 		AND entry_date = '2026-12-10'`, b.company); n != 1 {
 		t.Fatalf("%d releases on the invoice date", n)
 	}
-	set(time.Date(2027, 1, 20, 9, 0, 0, 0, time.UTC))
+	c.set(time.Date(2027, 1, 20, 0, 0, 0, 0, time.UTC))
 	period := b.get(b.path("fiscal-periods"), b.token).status(t, 200).str("data.fiscal_periods.0.id")
-	return b, period, set
+	return b, &ledgerBooks{env: b.env, token: b.token, base: b.path("")[:len(b.path(""))-1], company: b.company,
+		period: period, year: "2026", clock: c}
 }
 
 // A month waiting in the year refuses its lock, naming it; the lock that
@@ -40,11 +39,9 @@ func accrualYear(t *testing.T) (*buyerBooks, string, func(time.Time)) {
 // months. The year-end then runs and 2027 opens with 1730 at 6 000.
 func TestAccrualsPendingAtLock(t *testing.T) {
 	t.Parallel()
-	b, period, _ := accrualYear(t)
-	action := func(what string, body any) *response {
-		return b.do(req{Method: "POST", Path: b.path("fiscal-periods/" + period + "/" + what), Token: b.token, Body: body,
-			Header: map[string]string{"Idempotency-Key": newKey()}})
-	}
+	b, l := accrualYear(t)
+	period := l.period
+	action := func(what string, body any) *response { return l.periodAction(period, what, body) }
 	readiness := func() *response {
 		return b.get(b.path("compliance/check?type=year_end_readiness&fiscal_period_id="+period), b.token).status(t, 200)
 	}
@@ -71,12 +68,7 @@ func TestAccrualsPendingAtLock(t *testing.T) {
 	if c := readiness(); strings.Contains(string(c.Body), `"code":"ACCRUALS_PENDING"`) {
 		t.Fatalf("readiness after the release: %s", c.Body)
 	}
-	op := b.get("/api/v1/operations/"+action("year-end", nil).status(t, 202).str("data.operation_id"), b.token)
-	for i := 0; i < 200 && (op.str("data.status") == "queued" || op.str("data.status") == "running"); i++ {
-		time.Sleep(50 * time.Millisecond)
-		op = b.get("/api/v1/operations/"+op.str("data.operation_id"), b.token)
-	}
-	if op.str("data.status") != "succeeded" {
+	if op := l.operation(t, action("year-end", nil).status(t, 202).str("data.operation_id")); op.str("data.status") != "succeeded" {
 		t.Fatalf("year-end: %s", op.Body)
 	}
 	ib := b.count(`SELECT coalesce(sum(l.debit_amount - l.credit_amount), 0)::int FROM journal_lines l
@@ -94,22 +86,15 @@ func TestAccrualsPendingAtLock(t *testing.T) {
 // closing entry: 6310 carries 6 000 into the year's result.
 func TestAccrualsReleasedByYearEnd(t *testing.T) {
 	t.Parallel()
-	b, period, _ := accrualYear(t)
-	forge(t, &ledgerBooks{env: b.env}, `UPDATE fiscal_periods SET locked_at = now() WHERE id = '`+period+`'`)
-	yearEnd := func(body any) *response {
-		return b.do(req{Method: "POST", Path: b.path("fiscal-periods/" + period + "/year-end"), Token: b.token, Body: body,
-			Header: map[string]string{"Idempotency-Key": newKey()}})
-	}
+	b, l := accrualYear(t)
+	period := l.period
+	forge(t, l, `UPDATE fiscal_periods SET locked_at = now() WHERE id = '`+period+`'`)
+	yearEnd := func(body any) *response { return l.periodAction(period, "year-end", body) }
 	yearEnd(nil).errorCode(t, 409, "ACCRUALS_PENDING")
 	if n, refused, err := b.server.ReleaseAccruals(t.Context()); n != 0 || len(refused) != 1 || err != nil {
 		t.Fatalf("the job in a locked year: %d %v %v", n, refused, err)
 	}
-	id := yearEnd(map[string]any{"release_accruals": true}).status(t, 202).str("data.operation_id")
-	op := b.get("/api/v1/operations/"+id, b.token)
-	for i := 0; i < 200 && (op.str("data.status") == "queued" || op.str("data.status") == "running"); i++ {
-		time.Sleep(50 * time.Millisecond)
-		op = b.get("/api/v1/operations/"+id, b.token)
-	}
+	op := l.operation(t, yearEnd(map[string]any{"release_accruals": true}).status(t, 202).str("data.operation_id"))
 	if op.str("data.status") != "succeeded" {
 		t.Fatalf("year-end: %s", op.Body)
 	}

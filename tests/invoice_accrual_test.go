@@ -110,3 +110,27 @@ func TestInvoiceAccrualRefuses(t *testing.T) {
 		"unit": "st", "unit_price": 1000, "accrual_period_start": "2026-04-01", "accrual_period_end": "2026-04-30"}}})).
 		errorCode(t, 400, "INVOICE_CREATE_ACCRUAL_INVALID")
 }
+
+// A service of 9 000 + 25 % for January to March (90 days, 100 a day)
+// issued on 5 March: January's 3 100 and February's 2 800 ended before
+// the invoice date and are moved to 3001 with the issue, on 5 March, in
+// one verifikat; March's 3 100 waits on 2970 for its last day.
+func TestInvoiceAccrualPastMonthsAtIssue(t *testing.T) {
+	t.Parallel()
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 5, 9, 0, 0, 0, time.UTC) }))
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	id := b.createInvoice(consulting(customer, map[string]any{"invoice_date": "2026-03-05", "items": []any{
+		map[string]any{"description": "Support, Q1", "quantity": 1, "unit": "st", "unit_price": 9000,
+			"accrual_period_start": "2026-01-01", "accrual_period_end": "2026-03-31"}}})).status(t, 201).str("data.id")
+	b.markSent(id).status(t, 200)
+	if b.balance("2970") != -3100 || b.balance("3001") != -5900 {
+		t.Fatalf("after the issue: 2970 at %d, 3001 at %d", b.balance("2970"), b.balance("3001"))
+	}
+	if n := b.count(`SELECT count(*) FROM journal_entries WHERE company_id = $1 AND source_type = 'accrual'
+		AND entry_date = '2026-03-05' AND source_id = $2`, b.company, id); n != 1 {
+		t.Fatalf("%d releases on the invoice date", n)
+	}
+	if n := b.release(); n != 0 {
+		t.Fatalf("the job released %d more before March ended", n)
+	}
+}

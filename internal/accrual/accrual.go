@@ -120,5 +120,5 @@ func (b Book) Pending(ctx context.Context, company uuid.UUID, through time.Time,
 	}
 	return apierr.New(apierr.AccrualsPending, map[string]any{"through": through.Format(time.DateOnly), "action": action,
 		"count": len(w), "months": listed,
-		"hint": "book them first: POST /accruals/release, or send release_accruals: true"})
+		"hint": "send release_accruals: true to book them first"})
 }

@@ -493,7 +493,8 @@ func New(cfg Config) (*Server, error) {
 		return bank.Reversed(ctx, company, orig, st)
 	}
 	s.bought = bought
-	journal.Accruals = accrual.Book{s.sales, bought}
+	accruals := accrual.Book{s.sales, bought}
+	journal.Accruals = accruals
 	salesAPI := invoicing.NewHandler(s.sales, cursors)
 	hooksAPI, err := s.webhooks(cfg, box, audits, keys, cursors)
 	if err != nil {
@@ -526,7 +527,7 @@ func New(cfg Config) (*Server, error) {
 		bankTxAPI:    banking.NewTxHandler(bank, cursors, cfg.Now),
 		partiesAPI:   parties.NewHandler(registry, cursors),
 		ledgerAPI:    ledger.NewHandler(journal, ops, cursors, cfg.Now),
-		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg, vatR, bank.Store(), audits, ops)),
+		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg, vatR, bank.Store(), audits, ops, accruals)),
 		incometaxAPI: incometax.NewHandler(journal, periods, accounts, func(ctx context.Context, c uuid.UUID) (incometax.Company, error) {
 			id, err := companies.Identity(ctx, c)
 			return incometax.Company{Name: id.Name, Form: id.Form, OrgNumber: id.OrgNumber, PostalCode: id.PostalCode,
@@ -602,10 +603,10 @@ func vatReturns(cfg Config, journal *ledger.Store, accounts *chart.Store, period
 // reportSources are what the reports read of the company and the
 // invoice registers.
 func reportSources(companies *company.Store, sales *invoicing.Store, cfg Config, vatR *vat.Returns, bank *banking.Store,
-	audits *audit.Store, ops *jobs.Store) reports.Sources {
+	audits *audit.Store, ops *jobs.Store, accruals accrual.Book) reports.Sources {
 	bought := payables.NewStore(cfg.DB)
 	return reports.Sources{
-		Now: cfg.Now, Audit: audits, Operations: ops,
+		Now: cfg.Now, Audit: audits, Operations: ops, AccrualsWaiting: accruals.Waiting,
 		VATStatuses: func(ctx context.Context, c uuid.UUID, from, to time.Time) ([]reports.VATStatus, error) {
 			list, err := vatR.Statuses(ctx, c, from, to)
 			out := make([]reports.VATStatus, len(list))
@@ -650,14 +651,6 @@ func reportSources(companies *company.Store, sales *invoicing.Store, cfg Config,
 		},
 		FirstInvoice: sales.FirstIssued,
 		PaymentDays:  sales.PaymentDays,
-		AccrualsWaiting: func(ctx context.Context, c uuid.UUID, through time.Time) ([]accrual.Waiting, error) {
-			out, err := sales.Waiting(ctx, c, through)
-			if err != nil {
-				return nil, err
-			}
-			more, err := bought.Waiting(ctx, c, through)
-			return append(out, more...), err
-		},
 		TopSuppliers: func(ctx context.Context, c uuid.UUID, from, to time.Time, n int) ([]reports.SupplierTotal, error) {
 			rows, err := bought.TopSuppliers(ctx, c, from, to, n)
 			out := make([]reports.SupplierTotal, len(rows))
