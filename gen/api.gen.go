@@ -114,6 +114,66 @@ func (e AccountingMethod) Valid() bool {
 	}
 }
 
+// Defines values for AccrualMonthKind.
+const (
+	AccrualMonthKindInvoice         AccrualMonthKind = "invoice"
+	AccrualMonthKindSupplierInvoice AccrualMonthKind = "supplier_invoice"
+)
+
+// Valid indicates whether the value is a known member of the AccrualMonthKind enum.
+func (e AccrualMonthKind) Valid() bool {
+	switch e {
+	case AccrualMonthKindInvoice:
+		return true
+	case AccrualMonthKindSupplierInvoice:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AccrualState.
+const (
+	AccrualStateCancelled AccrualState = "cancelled"
+	AccrualStateDue       AccrualState = "due"
+	AccrualStateReleased  AccrualState = "released"
+	AccrualStateScheduled AccrualState = "scheduled"
+)
+
+// Valid indicates whether the value is a known member of the AccrualState enum.
+func (e AccrualState) Valid() bool {
+	switch e {
+	case AccrualStateCancelled:
+		return true
+	case AccrualStateDue:
+		return true
+	case AccrualStateReleased:
+		return true
+	case AccrualStateScheduled:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for AccrualWaitingKind.
+const (
+	AccrualWaitingKindInvoice         AccrualWaitingKind = "invoice"
+	AccrualWaitingKindSupplierInvoice AccrualWaitingKind = "supplier_invoice"
+)
+
+// Valid indicates whether the value is a known member of the AccrualWaitingKind enum.
+func (e AccrualWaitingKind) Valid() bool {
+	switch e {
+	case AccrualWaitingKindInvoice:
+		return true
+	case AccrualWaitingKindSupplierInvoice:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AgingItemBucket.
 const (
 	N030  AgingItemBucket = "0-30"
@@ -5463,6 +5523,24 @@ func (e ListAccountsParamsActive) Valid() bool {
 	}
 }
 
+// Defines values for ListAccrualsParamsKind.
+const (
+	ListAccrualsParamsKindInvoice         ListAccrualsParamsKind = "invoice"
+	ListAccrualsParamsKindSupplierInvoice ListAccrualsParamsKind = "supplier_invoice"
+)
+
+// Valid indicates whether the value is a known member of the ListAccrualsParamsKind enum.
+func (e ListAccrualsParamsKind) Valid() bool {
+	switch e {
+	case ListAccrualsParamsKindInvoice:
+		return true
+	case ListAccrualsParamsKindSupplierInvoice:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for GetComplianceCheckParamsType.
 const (
 	GetComplianceCheckParamsTypeVatClose         GetComplianceCheckParamsType = "vat_close"
@@ -5908,6 +5986,97 @@ type AccountUpdateResult struct {
 
 // AccountingMethod accrual = faktureringsmetoden, cash = kontantmetoden.
 type AccountingMethod string
+
+// AccrualListResponse One page of accrued months in release-date order; meta.next_cursor leads on.
+type AccrualListResponse struct {
+	Data []AccrualMonth `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AccrualMonth One month of an accrued line.
+type AccrualMonth struct {
+	// Account The revenue or cost account it is moved to.
+	Account string `json:"account"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+
+	// BalanceAccount The account it waits on (29xx, 17xx).
+	BalanceAccount string             `json:"balance_account"`
+	InvoiceId      openapi_types.UUID `json:"invoice_id"`
+	InvoiceNumber  string             `json:"invoice_number"`
+
+	// ItemId The invoice line.
+	ItemId openapi_types.UUID `json:"item_id"`
+
+	// JournalEntryId The verifikat that released it (source_type accrual); null until then.
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	Kind           AccrualMonthKind                      `json:"kind"`
+
+	// Month YYYY-MM.
+	Month       string             `json:"month"`
+	ReleaseDate openapi_types.Date `json:"release_date"`
+
+	// State scheduled: its release day is still to come. due: the day has come and it is not booked (the hourly job books it; a lock, year-end or close of its year answers 409 ACCRUALS_PENDING until it is). released: booked. cancelled: taken back before its day by a credit or a reversed registration.
+	State AccrualState `json:"state"`
+}
+
+// AccrualMonthKind defines model for AccrualMonth.Kind.
+type AccrualMonthKind string
+
+// AccrualRelease defines model for AccrualRelease.
+type AccrualRelease struct {
+	// Released The months booked (on a dry run, the ones that would be).
+	Released []AccrualWaiting `json:"released"`
+
+	// StillWaiting Months due through the day the ledger refused (a locked or closed period, a date on or before the lock date): they stay due, and block the lock, year-end and close of their year.
+	StillWaiting []AccrualWaiting   `json:"still_waiting"`
+	Through      openapi_types.Date `json:"through"`
+
+	// VerifikatPosted Verifikat posted: one per invoice and release day (on a dry run, how many would be).
+	VerifikatPosted int `json:"verifikat_posted"`
+}
+
+// AccrualReleaseCreate Which due months to book.
+type AccrualReleaseCreate struct {
+	// Through Book the months due on or before this day; default and at most today (Europe/Stockholm): a month is not released before its day (400 VALIDATION_ERROR).
+	Through *openapi_types.Date `json:"through,omitempty"`
+}
+
+// AccrualReleaseResponse defines model for AccrualReleaseResponse.
+type AccrualReleaseResponse struct {
+	Data AccrualRelease `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// AccrualState scheduled: its release day is still to come. due: the day has come and it is not booked (the hourly job books it; a lock, year-end or close of its year answers 409 ACCRUALS_PENDING until it is). released: booked. cancelled: taken back before its day by a credit or a reversed registration.
+type AccrualState string
+
+// AccrualWaiting Months of one invoice due on one day and not yet booked, summed over its lines.
+type AccrualWaiting struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount    Amount             `json:"amount"`
+	InvoiceId openapi_types.UUID `json:"invoice_id"`
+
+	// InvoiceNumber The invoice number, or the supplier's number of its invoice.
+	InvoiceNumber string `json:"invoice_number"`
+
+	// Kind invoice: a customer invoice's revenue on 29xx; supplier_invoice: a supplier invoice's prepaid cost on 17xx.
+	Kind AccrualWaitingKind `json:"kind"`
+
+	// Month The month accrued, YYYY-MM.
+	Month string `json:"month"`
+
+	// ReleaseDate The day it is moved off the balance account: the month's last day, or the invoice date for a month already past.
+	ReleaseDate openapi_types.Date `json:"release_date"`
+}
+
+// AccrualWaitingKind invoice: a customer invoice's revenue on 29xx; supplier_invoice: a supplier invoice's prepaid cost on 17xx.
+type AccrualWaitingKind string
 
 // AgiDeclaration defines model for AgiDeclaration.
 type AgiDeclaration struct {
@@ -13119,7 +13288,7 @@ type RegisterCoverage struct {
 	HasPreRegisterInvoices bool `json:"has_pre_register_invoices"`
 }
 
-// ReleaseAccrualsOption Whether the accrued months dated in the period that still wait (invoice lines moving from 29xx to revenue, supplier invoice lines from 17xx to cost) are booked first. Without it they refuse the step: 409 ACCRUALS_PENDING, details.months listing them.
+// ReleaseAccrualsOption Whether the accrued months dated in the period that still wait (invoice lines moving from 29xx to revenue, supplier invoice lines from 17xx to cost) are booked first. Without it they refuse the step: 409 ACCRUALS_PENDING, details.months listing them (GET /accruals?state=due lists them too; POST /accruals/release books them).
 type ReleaseAccrualsOption struct {
 	// ReleaseAccruals Book the waiting months first, each dated its release day in the period.
 	ReleaseAccruals *bool `json:"release_accruals,omitempty"`
@@ -17548,6 +17717,36 @@ type UpdateAccountParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// ListAccrualsParams defines parameters for ListAccruals.
+type ListAccrualsParams struct {
+	// State Only months in this state (today, Europe/Stockholm).
+	State *AccrualState `form:"state,omitempty" json:"state,omitempty"`
+
+	// Kind Only customer invoices' or supplier invoices' months.
+	Kind *ListAccrualsParamsKind `form:"kind,omitempty" json:"kind,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListAccrualsParamsKind defines parameters for ListAccruals.
+type ListAccrualsParamsKind string
+
+// ReleaseAccrualsParams defines parameters for ReleaseAccruals.
+type ReleaseAccrualsParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // ListAuditEntriesParams defines parameters for ListAuditEntries.
 type ListAuditEntriesParams struct {
 	// Action Only entries with this action.
@@ -20024,6 +20223,9 @@ type CreateAccountJSONRequestBody = AccountCreate
 
 // UpdateAccountJSONRequestBody defines body for UpdateAccount for application/json ContentType.
 type UpdateAccountJSONRequestBody = AccountPatch
+
+// ReleaseAccrualsJSONRequestBody defines body for ReleaseAccruals for application/json ContentType.
+type ReleaseAccrualsJSONRequestBody = AccrualReleaseCreate
 
 // CreateBankConnectionJSONRequestBody defines body for CreateBankConnection for application/json ContentType.
 type CreateBankConnectionJSONRequestBody = BankConnectionCreate
@@ -23521,6 +23723,12 @@ type ServerInterface interface {
 	// UpdateAccount Rename, activate or deactivate an account
 	// (PATCH /api/v1/companies/{companyId}/accounts/{accountNumber})
 	UpdateAccount(ctx echo.Context, companyId CompanyId, accountNumber AccountNumber, params UpdateAccountParams) error
+	// ListAccruals List accrued months (periodiseringar)
+	// (GET /api/v1/companies/{companyId}/accruals)
+	ListAccruals(ctx echo.Context, companyId CompanyId, params ListAccrualsParams) error
+	// ReleaseAccruals Book the accrued months that are due
+	// (POST /api/v1/companies/{companyId}/accruals/release)
+	ReleaseAccruals(ctx echo.Context, companyId CompanyId, params ReleaseAccrualsParams) error
 	// ListAuditEntries Read the audit trail of a company
 	// (GET /api/v1/companies/{companyId}/audit-trail)
 	ListAuditEntries(ctx echo.Context, companyId CompanyId, params ListAuditEntriesParams) error
@@ -24615,6 +24823,111 @@ func (w *ServerInterfaceWrapper) UpdateAccount(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateAccount(ctx, companyId, accountNumber, params)
+	return err
+}
+
+// ListAccruals converts echo context to params.
+func (w *ServerInterfaceWrapper) ListAccruals(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListAccrualsParams
+	// ------------- Optional query parameter "state" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "state", ctx.QueryParams(), &params.State, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter state: %s", err))
+	}
+
+	// ------------- Optional query parameter "kind" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "kind", ctx.QueryParams(), &params.Kind, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter kind: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListAccruals(ctx, companyId, params)
+	return err
+}
+
+// ReleaseAccruals converts echo context to params.
+func (w *ServerInterfaceWrapper) ReleaseAccruals(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ReleaseAccrualsParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ReleaseAccruals(ctx, companyId, params)
 	return err
 }
 
@@ -37140,6 +37453,8 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/accounts", wrapper.CreateAccount, options.OperationMiddlewares["createAccount"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/accounts/:accountNumber", wrapper.DeleteAccount, options.OperationMiddlewares["deleteAccount"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/accounts/:accountNumber", wrapper.UpdateAccount, options.OperationMiddlewares["updateAccount"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/accruals", wrapper.ListAccruals, options.OperationMiddlewares["listAccruals"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/accruals/release", wrapper.ReleaseAccruals, options.OperationMiddlewares["releaseAccruals"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/audit-trail", wrapper.ListAuditEntries, options.OperationMiddlewares["listAuditEntries"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/bank-connections", wrapper.ListBankConnections, options.OperationMiddlewares["listBankConnections"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/bank-connections", wrapper.CreateBankConnection, options.OperationMiddlewares["createBankConnection"]...)
@@ -38968,6 +39283,374 @@ func (response UpdateAccount500JSONResponse) VisitUpdateAccountResponse(w http.R
 type UpdateAccount503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpdateAccount503JSONResponse) VisitUpdateAccountResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccrualsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ListAccrualsParams
+}
+
+type ListAccrualsResponseObject interface {
+	VisitListAccrualsResponse(w http.ResponseWriter) error
+}
+
+type ListAccruals200JSONResponse AccrualListResponse
+
+func (response ListAccruals200JSONResponse) VisitListAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccruals400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListAccruals400JSONResponse) VisitListAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccruals401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListAccruals401JSONResponse) VisitListAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccruals403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListAccruals403JSONResponse) VisitListAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccruals404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListAccruals404JSONResponse) VisitListAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccruals429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListAccruals429JSONResponse) VisitListAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccruals500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListAccruals500JSONResponse) VisitListAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListAccruals503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListAccruals503JSONResponse) VisitListAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleaseAccrualsRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+	Params    ReleaseAccrualsParams
+	Body      *ReleaseAccrualsJSONRequestBody
+}
+
+type ReleaseAccrualsResponseObject interface {
+	VisitReleaseAccrualsResponse(w http.ResponseWriter) error
+}
+
+type ReleaseAccruals200JSONResponse AccrualReleaseResponse
+
+func (response ReleaseAccruals200JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleaseAccruals400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ReleaseAccruals400JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleaseAccruals401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ReleaseAccruals401JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleaseAccruals403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ReleaseAccruals403JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleaseAccruals404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ReleaseAccruals404JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleaseAccruals409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ReleaseAccruals409JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleaseAccruals413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ReleaseAccruals413JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleaseAccruals415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ReleaseAccruals415JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleaseAccruals429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ReleaseAccruals429JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleaseAccruals500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ReleaseAccruals500JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ReleaseAccruals503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ReleaseAccruals503JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -84263,6 +84946,12 @@ type StrictServerInterface interface {
 	// UpdateAccount Rename, activate or deactivate an account
 	// (PATCH /api/v1/companies/{companyId}/accounts/{accountNumber})
 	UpdateAccount(ctx context.Context, request UpdateAccountRequestObject) (UpdateAccountResponseObject, error)
+	// ListAccruals List accrued months (periodiseringar)
+	// (GET /api/v1/companies/{companyId}/accruals)
+	ListAccruals(ctx context.Context, request ListAccrualsRequestObject) (ListAccrualsResponseObject, error)
+	// ReleaseAccruals Book the accrued months that are due
+	// (POST /api/v1/companies/{companyId}/accruals/release)
+	ReleaseAccruals(ctx context.Context, request ReleaseAccrualsRequestObject) (ReleaseAccrualsResponseObject, error)
 	// ListAuditEntries Read the audit trail of a company
 	// (GET /api/v1/companies/{companyId}/audit-trail)
 	ListAuditEntries(ctx context.Context, request ListAuditEntriesRequestObject) (ListAuditEntriesResponseObject, error)
@@ -85344,6 +86033,84 @@ func (sh *strictHandler) UpdateAccount(ctx echo.Context, companyId CompanyId, ac
 		return err
 	} else if validResponse, ok := response.(UpdateAccountResponseObject); ok {
 		return validResponse.VisitUpdateAccountResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListAccruals operation middleware
+func (sh *strictHandler) ListAccruals(ctx echo.Context, companyId CompanyId, params ListAccrualsParams) error {
+	var request ListAccrualsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListAccruals(ctx.Request().Context(), request.(ListAccrualsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListAccruals")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListAccrualsResponseObject); ok {
+		return validResponse.VisitListAccrualsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ReleaseAccruals operation middleware
+func (sh *strictHandler) ReleaseAccruals(ctx echo.Context, companyId CompanyId, params ReleaseAccrualsParams) error {
+	var request ReleaseAccrualsRequestObject
+
+	request.CompanyId = companyId
+	request.Params = params
+
+	var body ReleaseAccrualsJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ReleaseAccruals(ctx.Request().Context(), request.(ReleaseAccrualsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ReleaseAccruals")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ReleaseAccrualsResponseObject); ok {
+		return validResponse.VisitReleaseAccrualsResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -94,6 +96,11 @@ func TestAccrualsReleasedByYearEnd(t *testing.T) {
 	if n, refused, err := b.server.ReleaseAccruals(t.Context()); n != 0 || len(refused) != 1 || err != nil {
 		t.Fatalf("the job in a locked year: %d %v %v", n, refused, err)
 	}
+	r := b.do(req{Method: "POST", Path: b.path("accruals/release"), Token: b.token,
+		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
+	if r.at("data.verifikat_posted") != 0.0 || len(r.list("data.released")) != 0 || r.str("data.still_waiting.0.month") != "2026-12" {
+		t.Fatalf("a release into the locked year: %s", r.Body)
+	}
 	op := l.operation(t, yearEnd(map[string]any{"release_accruals": true}).status(t, 202).str("data.operation_id"))
 	if op.str("data.status") != "succeeded" {
 		t.Fatalf("year-end: %s", op.Body)
@@ -109,5 +116,66 @@ func TestAccrualsReleasedByYearEnd(t *testing.T) {
 		WHERE l.company_id = $1 AND e.source_type = 'year_end' AND l.account_number = '8999'`, b.company)
 	if closing != -6000 { // the result, a loss of 6 000, closed from 8999
 		t.Fatalf("the closing entry books %d on 8999", closing)
+	}
+}
+
+// The months of the insurance listed on 20 January 2027: July to November
+// released on 10 December, December due, January to June scheduled; in
+// pages of five, in release-date order. A dry run of the release lists
+// December and books nothing; the release books it on 31 December; a day
+// after today is refused.
+func TestAccrualsListAndRelease(t *testing.T) {
+	t.Parallel()
+	b, _ := accrualYear(t)
+	list := func(q string) *response { return b.get(b.path("accruals"+q), b.token).status(t, 200) }
+	months := func(r *response) string {
+		var out []string
+		for _, m := range r.list("data") {
+			m := m.(map[string]any)
+			out = append(out, m["month"].(string)[5:]+":"+m["state"].(string))
+		}
+		return strings.Join(out, " ")
+	}
+	p1 := list("?limit=5")
+	p2 := list("?limit=5&cursor=" + url.QueryEscape(p1.str("meta.next_cursor")))
+	p3 := list("?limit=5&cursor=" + url.QueryEscape(p2.str("meta.next_cursor")))
+	if got := months(p1) + " | " + months(p2) + " | " + months(p3); got != "07:released 08:released 09:released 10:released "+
+		"11:released | 12:due 01:scheduled 02:scheduled 03:scheduled 04:scheduled | 05:scheduled 06:scheduled" ||
+		p3.at("meta.next_cursor") != nil {
+		t.Fatalf("pages: %s", got)
+	}
+	due := list("?state=due")
+	if len(due.list("data")) != 1 || due.str("data.0.release_date") != "2026-12-31" || due.at("data.0.amount") != 1000.0 ||
+		due.str("data.0.balance_account") != "1730" || due.str("data.0.account") != "6310" ||
+		due.str("data.0.kind") != "supplier_invoice" || due.at("data.0.journal_entry_id") != nil {
+		t.Fatalf("due: %s", due.Body)
+	}
+	if r := list("?kind=invoice"); len(r.list("data")) != 0 {
+		t.Fatalf("customer invoices' months: %s", r.Body)
+	}
+
+	release := func(q string, body any) *response {
+		return b.do(req{Method: "POST", Path: b.path("accruals/release" + q), Token: b.token, Body: body,
+			Header: map[string]string{"Idempotency-Key": newKey()}})
+	}
+	r := release("", map[string]any{"through": "2027-01-21"}).errorCode(t, 400, "VALIDATION_ERROR")
+	if f := fmt.Sprint(r.issueFields()); f != "[body:through:not_after_today]" {
+		t.Fatalf("a day after today: %s", f)
+	}
+	dry := release("?dry_run=true", nil).status(t, 200)
+	if dry.at("data.verifikat_posted") != 1.0 || dry.str("data.released.0.month") != "2026-12" ||
+		len(dry.list("data.still_waiting")) != 0 || b.exact("1730") != "7000.00" {
+		t.Fatalf("dry run: %s (1730 %s)", dry.Body, b.exact("1730"))
+	}
+	done := release("", map[string]any{"through": "2026-12-31"}).status(t, 200)
+	if done.at("data.verifikat_posted") != 1.0 || done.str("data.released.0.release_date") != "2026-12-31" ||
+		b.exact("1730") != "6000.00" || b.exact("6310") != "6000.00" {
+		t.Fatalf("release: %s (1730 %s)", done.Body, b.exact("1730"))
+	}
+	if r := list("?state=released"); len(r.list("data")) != 6 || r.at("data.5.journal_entry_id") == nil {
+		t.Fatalf("released: %s", r.Body)
+	}
+	if r := list("?state=due"); len(r.list("data")) != 0 {
+		t.Fatalf("still due: %s", r.Body)
 	}
 }

@@ -73,6 +73,8 @@ type Side interface {
 	// ReleaseAccruals books them, one verifikat per invoice and day; it
 	// answers how many were posted and the ones the ledger refused.
 	ReleaseAccruals(ctx context.Context, company uuid.UUID, through time.Time) (int, []error, error)
+	// ListAccruals lists the register's months as f asks, in list order.
+	ListAccruals(ctx context.Context, company uuid.UUID, f Filter) ([]Month, error)
 }
 
 // Book is both registers' months.
@@ -120,5 +122,5 @@ func (b Book) Pending(ctx context.Context, company uuid.UUID, through time.Time,
 	}
 	return apierr.New(apierr.AccrualsPending, map[string]any{"through": through.Format(time.DateOnly), "action": action,
 		"count": len(w), "months": listed,
-		"hint": "send release_accruals: true to book them first"})
+		"hint": "book them with POST /accruals/release, or send release_accruals: true"})
 }

@@ -189,6 +189,7 @@ type (
 	sieExportAPI  = sieexport.Handler
 	reconAPI      = reconciliation.Handler
 	payrollAPI    = payroll.Handler
+	accrualAPI    = accrual.Handler
 )
 
 // handlers composes the domains' slices of the generated interface; the
@@ -220,6 +221,7 @@ type handlers struct {
 	*sieExportAPI
 	*reconAPI
 	*payrollAPI
+	*accrualAPI
 }
 
 var _ gen.StrictServerInterface = handlers{}
@@ -510,6 +512,7 @@ func New(cfg Config) (*Server, error) {
 		sieAPI:     sieH,
 		reconAPI:   reconciliation.NewHandler(recon, cursors),
 		payrollAPI: payroll.NewHandler(staff, cursors),
+		accrualAPI: accrual.NewHandler(accruals, cursors, cfg.Now),
 		sieExportAPI: sieexport.NewHandler(cfg.DB, journal, periods, accounts, dims,
 			func(ctx context.Context, c uuid.UUID) (sieexport.Company, error) {
 				id, err := companies.Identity(ctx, c)

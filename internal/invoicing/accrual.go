@@ -174,6 +174,11 @@ func (s *Sales) Waiting(ctx context.Context, company uuid.UUID, through time.Tim
 	return s.store.Waiting(ctx, company, through)
 }
 
+// ListAccruals lists the company's accrued months as f asks.
+func (s *Sales) ListAccruals(ctx context.Context, company uuid.UUID, f accrual.Filter) ([]accrual.Month, error) {
+	return s.store.ListAccruals(ctx, company, f)
+}
+
 // ReleaseAccruals books, for company, every month of its accrued lines
 // due on or before through (at most today, in Sweden): one verifikat per
 // invoice and day, source_type accrual, dated that day. An invoice whose

@@ -83,6 +83,40 @@ func (s *Store) Waiting(ctx context.Context, company uuid.UUID, through time.Tim
 	return out, err
 }
 
+// ListAccruals lists the company's months as f asks, in list order.
+func (s *Store) ListAccruals(ctx context.Context, company uuid.UUID, f accrual.Filter) ([]accrual.Month, error) {
+	out := []accrual.Month{}
+	if f.Kind != "" && f.Kind != accrual.Invoice {
+		return out, nil
+	}
+	var rows []struct {
+		ID        uuid.UUID    `db:"invoice_id"`
+		Number    *string      `db:"invoice_number"`
+		Item      uuid.UUID    `db:"item_id"`
+		Month     time.Time    `db:"month"`
+		Day       time.Time    `db:"release_date"`
+		Amount    money.Amount `db:"amount"`
+		Balance   string       `db:"balance_account"`
+		Revenue   string       `db:"revenue_account"`
+		EntryID   *uuid.UUID   `db:"journal_entry_id"`
+		Cancelled bool         `db:"cancelled"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT a.invoice_id, i.invoice_number, a.item_id, a.month,
+			a.release_date, a.amount, a.balance_account, a.revenue_account, a.journal_entry_id, a.cancelled
+		FROM invoice_accruals a JOIN invoices i ON i.company_id = a.company_id AND i.id = a.invoice_id
+		WHERE a.company_id = $1 AND `+accrual.ListWhere(accrual.StateSQL("a.journal_entry_id IS NOT NULL", "a.cancelled"),
+		`'`+accrual.Invoice+`'`)+accrual.ListOrder, append([]any{company}, f.Args()...)...)
+	for _, r := range rows {
+		m := accrual.Month{Kind: accrual.Invoice, InvoiceID: r.ID, ItemID: r.Item, Month: r.Month, ReleaseDate: r.Day,
+			Amount: r.Amount, BalanceAccount: r.Balance, Account: r.Revenue, EntryID: r.EntryID, Cancelled: r.Cancelled}
+		if r.Number != nil {
+			m.InvoiceNumber = *r.Number
+		}
+		out = append(out, m)
+	}
+	return out, err
+}
+
 // AccrualsDue answers the companies with accruals due on or before today.
 func (s *Store) AccrualsDue(ctx context.Context, today time.Time) ([]uuid.UUID, error) {
 	out := []uuid.UUID{}

@@ -187,6 +187,11 @@ func (p *Payables) Waiting(ctx context.Context, company uuid.UUID, through time.
 	return p.store.Waiting(ctx, company, through)
 }
 
+// ListAccruals lists the company's prepaid months as f asks.
+func (p *Payables) ListAccruals(ctx context.Context, company uuid.UUID, f accrual.Filter) ([]accrual.Month, error) {
+	return p.store.ListAccruals(ctx, company, f)
+}
+
 // DueAccruals answers the companies with prepaid months due today.
 func (p *Payables) DueAccruals(ctx context.Context) ([]uuid.UUID, error) {
 	return p.store.DueCompanies(ctx, p.today())

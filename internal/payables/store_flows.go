@@ -154,6 +154,41 @@ func (s *Store) Waiting(ctx context.Context, company uuid.UUID, through time.Tim
 	return out, err
 }
 
+// ListAccruals lists the company's months as f asks, in list order.
+func (s *Store) ListAccruals(ctx context.Context, company uuid.UUID, f accrual.Filter) ([]accrual.Month, error) {
+	out := []accrual.Month{}
+	if f.Kind != "" && f.Kind != accrual.SupplierInvoice {
+		return out, nil
+	}
+	var rows []struct {
+		ID        uuid.UUID    `db:"supplier_invoice_id"`
+		Number    string       `db:"supplier_invoice_number"`
+		Item      uuid.UUID    `db:"item_id"`
+		Month     time.Time    `db:"month"`
+		Day       time.Time    `db:"release_date"`
+		Amount    money.Amount `db:"amount"`
+		Balance   string       `db:"balance_account"`
+		Cost      string       `db:"account_number"`
+		EntryID   *uuid.UUID   `db:"journal_entry_id"`
+		Cancelled bool         `db:"cancelled"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT a.supplier_invoice_id, i.supplier_invoice_number, a.item_id,
+			a.month, a.release_date, a.amount, a.balance_account, it.account_number, a.journal_entry_id,
+			a.cancelled_by IS NOT NULL AS cancelled
+		FROM supplier_invoice_accruals a
+		JOIN supplier_invoices i ON i.company_id = a.company_id AND i.id = a.supplier_invoice_id
+		JOIN supplier_invoice_items it ON it.company_id = a.company_id AND it.id = a.item_id
+		WHERE a.company_id = $1 AND `+accrual.ListWhere(accrual.StateSQL("a.journal_entry_id IS NOT NULL",
+		"a.cancelled_by IS NOT NULL"), `'`+accrual.SupplierInvoice+`'`)+accrual.ListOrder,
+		append([]any{company}, f.Args()...)...)
+	for _, r := range rows {
+		out = append(out, accrual.Month{Kind: accrual.SupplierInvoice, InvoiceID: r.ID, InvoiceNumber: r.Number,
+			ItemID: r.Item, Month: r.Month, ReleaseDate: r.Day, Amount: r.Amount, BalanceAccount: r.Balance, Account: r.Cost,
+			EntryID: r.EntryID, Cancelled: r.Cancelled})
+	}
+	return out, err
+}
+
 // DueMonths answers a company's accrual months due on or before today,
 // held, oldest first.
 func (s *Store) DueMonths(ctx context.Context, company uuid.UUID, today time.Time) ([]Month, error) {

@@ -1,0 +1,119 @@
+package accrual
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/oapi-codegen/nullable"
+	openapi_types "github.com/oapi-codegen/runtime/types"
+
+	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/cursor"
+	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/ledger"
+)
+
+// listName names the cursors of the list of months.
+const listName = "accruals"
+
+// Handler serves the accrued months of both registers.
+type Handler struct {
+	book    Book
+	cursors *cursor.Codec
+	now     func() time.Time
+}
+
+// NewHandler returns the handler over book.
+func NewHandler(book Book, cursors *cursor.Codec, now func() time.Time) *Handler {
+	return &Handler{book: book, cursors: cursors, now: now}
+}
+
+// ListAccruals answers a page of months.
+func (h *Handler) ListAccruals(ctx context.Context, req gen.ListAccrualsRequestObject) (gen.ListAccrualsResponseObject, error) {
+	today := ledger.Today(h.now())
+	f := Filter{Limit: cursor.Limit(req.Params.Limit, cursor.DefaultLimit, cursor.MaxLimit), Today: today}
+	if req.Params.State != nil {
+		f.State = string(*req.Params.State)
+	}
+	if req.Params.Kind != nil {
+		f.Kind = string(*req.Params.Kind)
+	}
+	if pos := new(Position); h.cursors.DecodeParam(listName, req.Params.Cursor, pos) {
+		f.After = pos
+	}
+	page := f
+	page.Limit++ // one more, to learn whether a page follows
+	months, err := h.book.ListAccruals(ctx, uuid.UUID(req.CompanyId), page)
+	if err != nil {
+		return nil, err
+	}
+	months, next := cursor.Next(h.cursors, listName, months, f.Limit, func(m Month) any { return PositionOf(m) })
+	out := make([]gen.AccrualMonth, len(months))
+	for i, m := range months {
+		out[i] = gen.AccrualMonth{Kind: gen.AccrualMonthKind(m.Kind), InvoiceId: m.InvoiceID, InvoiceNumber: m.InvoiceNumber,
+			ItemId: m.ItemID, Month: m.Month.Format("2006-01"), ReleaseDate: openapi_types.Date{Time: m.ReleaseDate},
+			Amount: m.Amount, BalanceAccount: m.BalanceAccount, Account: m.Account, State: gen.AccrualState(m.State(today)),
+			JournalEntryId: nullable.NewNullNullable[openapi_types.UUID]()}
+		if m.EntryID != nil {
+			out[i].JournalEntryId = nullable.NewNullableWithValue(*m.EntryID)
+		}
+	}
+	return gen.ListAccruals200JSONResponse{Meta: envelope.Page(ctx, next), Data: out}, nil
+}
+
+// ReleaseAccruals books the months due through the day asked (default
+// today; never a later day: a month is not released before its day) and
+// answers what was booked and what the ledger left waiting.
+func (h *Handler) ReleaseAccruals(ctx context.Context, req gen.ReleaseAccrualsRequestObject) (gen.ReleaseAccrualsResponseObject, error) {
+	company, today := uuid.UUID(req.CompanyId), ledger.Today(h.now())
+	through := today
+	if req.Body != nil && req.Body.Through != nil {
+		through = req.Body.Through.Time
+		if through.After(today) {
+			return nil, apierr.Field("through", "not_after_today",
+				"a month is released on its day, not before: through is at most today, "+today.Format(time.DateOnly))
+		}
+	}
+	before, err := h.book.Waiting(ctx, company, through)
+	if err != nil {
+		return nil, err
+	}
+	posted, _, err := h.book.ReleaseAccruals(ctx, company, through)
+	if err != nil {
+		return nil, err
+	}
+	after, err := h.book.Waiting(ctx, company, through)
+	if err != nil {
+		return nil, err
+	}
+	type key struct {
+		kind, month, day string
+		invoice          uuid.UUID
+	}
+	left := map[key]bool{}
+	for _, w := range after {
+		left[key{w.Kind, w.Month, w.ReleaseDate, w.InvoiceID}] = true
+	}
+	var released []Waiting
+	for _, w := range before {
+		if !left[key{w.Kind, w.Month, w.ReleaseDate, w.InvoiceID}] {
+			released = append(released, w)
+		}
+	}
+	return gen.ReleaseAccruals200JSONResponse{Meta: envelope.Meta(ctx), Data: gen.AccrualRelease{
+		Through: openapi_types.Date{Time: through}, VerifikatPosted: posted, Released: wire(released),
+		StillWaiting: wire(after)}}, nil
+}
+
+// wire is months waiting as the document shows them.
+func wire(ws []Waiting) []gen.AccrualWaiting {
+	out := make([]gen.AccrualWaiting, len(ws))
+	for i, w := range ws {
+		day, _ := time.Parse(time.DateOnly, w.ReleaseDate)
+		out[i] = gen.AccrualWaiting{Kind: gen.AccrualWaitingKind(w.Kind), InvoiceId: w.InvoiceID, InvoiceNumber: w.InvoiceNumber,
+			Month: w.Month, ReleaseDate: openapi_types.Date{Time: day}, Amount: w.Amount}
+	}
+	return out
+}
