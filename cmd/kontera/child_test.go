@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/store"
 )
 
 // childEnv marks this test binary run as a server process of a test that
@@ -30,10 +31,7 @@ func TestServeChild(t *testing.T) {
 // the caller kills it.
 func serveChild(t *testing.T, url string, env ...string) *exec.Cmd {
 	t.Helper()
-	key := make([]byte, 32)
-	for i := range key {
-		key[i] = byte(i + 1)
-	}
+	key := childPIIKey()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestServeChild$", "-test.count=1")
 	cmd.Env = append(append(os.Environ(), childEnv+"=1", "TEST_DATABASE_URL="+pgtest.URL(), "DATABASE_URL="+url,
 		"KONTERA_MIGRATE_DATABASE_URL=", "KONTERA_ADDR=127.0.0.1:0", "KONTERA_ADMIN_ADDR=off",
@@ -44,4 +42,27 @@ func serveChild(t *testing.T, url string, env ...string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	return cmd
+}
+
+// childPIIKey is the KONTERA_PII_KEY of the server processes: a test that
+// seals or reads their sealed data uses the same.
+func childPIIKey() []byte {
+	key := make([]byte, 32)
+	for i := range key {
+		key[i] = byte(i + 1)
+	}
+	return key
+}
+
+// childDB is a fresh database for a test of the server processes: its
+// URL, and a handle to it closed when the test ends.
+func childDB(t *testing.T) (string, *store.DB) {
+	t.Helper()
+	url := pgtest.NewURL(t)
+	d, err := store.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return url, d
 }

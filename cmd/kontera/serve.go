@@ -141,7 +141,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 		WriteTimeout: cfg.WriteTimeout(), IdleTimeout: 120 * time.Second}
 	go janitor(ctx, d, log)
 	go sweeper(ctx, srv, log)
-	go releaser(ctx, srv, log)
+	go releaser(ctx, srv, log, cfg.AccrualsEvery)
 	go archiver(ctx, srv, log)
 	go reminder(ctx, srv, log)
 	go courier(ctx, srv, log)
@@ -248,10 +248,12 @@ func sweeper(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 }
 
 // releaser books the months of accrued invoice lines that have come due,
-// a minute after the start and then hourly (httpapi.Server.ReleaseAccruals);
-// a release the ledger refuses is logged and tried again the next time.
-func releaser(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
-	every(ctx, time.Minute, time.Hour, func(ctx context.Context) {
+// a minute after the start and then every period (KONTERA_ACCRUALS_EVERY,
+// hourly; httpapi.Server.ReleaseAccruals, one replica at a time); a
+// release the ledger refuses is logged, stays due in GET /accruals and
+// the year-end readiness check, and is tried again the next time.
+func releaser(ctx context.Context, srv *httpapi.Server, log *zap.Logger, period time.Duration) {
+	every(ctx, min(time.Minute, period), period, func(ctx context.Context) {
 		n, refused, err := srv.ReleaseAccruals(ctx)
 		if err != nil && ctx.Err() == nil {
 			log.Warn("releasing accrued revenue", zap.Error(err))

@@ -18,10 +18,8 @@ import (
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
-	"github.com/kontera/kontera/internal/pgtest"
 	"github.com/kontera/kontera/internal/sie/sietest"
 	"github.com/kontera/kontera/internal/sieimport"
-	"github.com/kontera/kontera/internal/store"
 )
 
 // A server process killed with SIGKILL in the middle of a SIE import
@@ -30,13 +28,8 @@ import (
 // its last committed chunk, and the books come out identical to those of
 // an import nobody interrupted.
 func TestSieImportSurvivesSIGKILL(t *testing.T) {
-	url := pgtest.NewURL(t)
+	url, d := childDB(t)
 	ctx := context.Background()
-	d, err := store.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
 	file := sietest.Write(sietest.Spec{Year: 2025, Vouchers: 3000, Opening: 250000})
 
 	audits := audit.NewStore(d)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/hex"
 	"encoding/pem"
 	"io"
@@ -16,9 +15,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/kontera/kontera/internal/pgtest"
 	"github.com/kontera/kontera/internal/seal"
-	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/internal/webhooks"
 )
 
@@ -27,13 +24,7 @@ import (
 // never slept) another process makes the attempt again with the same
 // X-Kontera-Delivery, and the delivery ends delivered.
 func TestWebhookSurvivesSIGKILL(t *testing.T) {
-	url := pgtest.NewURL(t)
-	ctx := context.Background()
-	d, err := store.Open(ctx, url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
+	url, d := childDB(t)
 
 	type got struct{ delivery string }
 	var mu sync.Mutex
@@ -60,10 +51,7 @@ func TestWebhookSurvivesSIGKILL(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	key := make([]byte, 32)
-	for i := range key {
-		key[i] = byte(i + 1)
-	}
+	key := childPIIKey()
 	box, err := seal.New(key)
 	if err != nil {
 		t.Fatal(err)

@@ -4,8 +4,20 @@
 -- locked period when the transaction names that period as the year-end's
 -- (set_config('kontera.year_end_release', period, true)); everything else
 -- stays out of a locked period.
+--
+-- worker_leases: a periodic job that every replica runs on its clock (the
+-- accrual release) is run by one replica at a time: the holder of the
+-- lease named for it, until it runs out (a replica killed mid-run holds
+-- it no longer than that).
 
 -- +goose Up
+CREATE TABLE worker_leases (
+    name   text        PRIMARY KEY,
+    holder uuid        NOT NULL,
+    until  timestamptz NOT NULL
+);
+GRANT SELECT, INSERT, UPDATE ON worker_leases TO kontera_app;
+
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION ledger_check_postable(c uuid, p uuid, d date, src text) RETURNS void
 LANGUAGE plpgsql AS $$
@@ -54,6 +66,7 @@ END $$;
 
 
 -- +goose Down
+DROP TABLE worker_leases;
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION ledger_check_postable(c uuid, p uuid, d date, src text) RETURNS void
 LANGUAGE plpgsql AS $$

@@ -81,6 +81,11 @@ type Config struct {
 	// ShutdownTimeout is KONTERA_SHUTDOWN_TIMEOUT (default 20s): how long
 	// a stopping server lets requests in flight finish.
 	ShutdownTimeout time.Duration
+	// AccrualsEvery is KONTERA_ACCRUALS_EVERY (default 1h): how often a
+	// replica looks for accrued months that have come due (one replica
+	// at a time books them, under a lease); the first look is a minute
+	// after the start, or sooner when this is shorter.
+	AccrualsEvery time.Duration
 	// DBMaxConns is KONTERA_DB_MAX_CONNS (default 32): the pool's size.
 	DBMaxConns int
 	// StatementTimeout is KONTERA_STATEMENT_TIMEOUT (default 60s; 0 is
@@ -145,6 +150,7 @@ func FromEnv() (Config, error) {
 		InboundSecret:      []byte(os.Getenv("KONTERA_INBOUND_EMAIL_SECRET")),
 		RiksbankTimeout:    5 * time.Second,
 		ShutdownTimeout:    20 * time.Second,
+		AccrualsEvery:      time.Hour,
 		DBMaxConns:         32,
 		StatementTimeout:   time.Minute,
 		DBPrepared:         true,
@@ -162,26 +168,18 @@ func FromEnv() (Config, error) {
 		}
 		c.PIIKey = key
 	}
-	if s := os.Getenv("KONTERA_VIES_TIMEOUT"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return c, fmt.Errorf("KONTERA_VIES_TIMEOUT must be a positive duration such as 5s, got %q", s)
+	for _, d := range []struct {
+		name, example string
+		into          *time.Duration
+	}{{"KONTERA_VIES_TIMEOUT", "5s", &c.VIESTimeout}, {"KONTERA_RIKSBANK_TIMEOUT", "5s", &c.RiksbankTimeout},
+		{"KONTERA_SHUTDOWN_TIMEOUT", "20s", &c.ShutdownTimeout}, {"KONTERA_ACCRUALS_EVERY", "1h", &c.AccrualsEvery}} {
+		if s := os.Getenv(d.name); s != "" {
+			v, err := time.ParseDuration(s)
+			if err != nil || v <= 0 {
+				return c, fmt.Errorf("%s must be a positive duration such as %s, got %q", d.name, d.example, s)
+			}
+			*d.into = v
 		}
-		c.VIESTimeout = d
-	}
-	if s := os.Getenv("KONTERA_RIKSBANK_TIMEOUT"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return c, fmt.Errorf("KONTERA_RIKSBANK_TIMEOUT must be a positive duration such as 5s, got %q", s)
-		}
-		c.RiksbankTimeout = d
-	}
-	if s := os.Getenv("KONTERA_SHUTDOWN_TIMEOUT"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil || d <= 0 {
-			return c, fmt.Errorf("KONTERA_SHUTDOWN_TIMEOUT must be a positive duration such as 20s, got %q", s)
-		}
-		c.ShutdownTimeout = d
 	}
 	if s := os.Getenv("KONTERA_STATEMENT_TIMEOUT"); s != "" {
 		d, err := time.ParseDuration(s)

@@ -15,13 +15,26 @@ import (
 	"github.com/kontera/kontera/internal/mail"
 )
 
+// accrualLease names the lease of the accrual release, and lasts long
+// enough for a run between renewals: each company renews it.
+const (
+	accrualLease    = "accrual_release"
+	accrualLeaseTTL = 10 * time.Minute
+)
+
 // ReleaseAccruals books the months of accrued invoice lines and of prepaid
-// supplier invoice lines that are due,
-// each company in a transaction of its own, as the system. It answers how
-// many verifikat were posted and the releases the ledger refused (a
-// locked period), which wait for a later run.
+// supplier invoice lines that are due, each company in a transaction of
+// its own (the months marked and their verifikat posted together), as the
+// system; one replica at a time, under a lease renewed after each
+// company. It answers how many verifikat were posted and the releases the
+// ledger refused (a locked period), which wait for a later run; nothing
+// when another replica holds the lease.
 func (s *Server) ReleaseAccruals(ctx context.Context) (int, []error, error) {
 	ctx = audit.WithActor(ctx, audit.System)
+	if held, err := s.ops.Lease(ctx, accrualLease, s.id, accrualLeaseTTL); err != nil || !held {
+		return 0, nil, err
+	}
+	defer func() { _ = s.ops.Unlease(context.WithoutCancel(ctx), accrualLease, s.id) }()
 	posted := 0
 	var refused []error
 	for _, side := range []struct {
@@ -39,6 +52,9 @@ func (s *Server) ReleaseAccruals(ctx context.Context) (int, []error, error) {
 				return err
 			})
 			if err != nil {
+				return posted, refused, err
+			}
+			if held, err := s.ops.Lease(ctx, accrualLease, s.id, accrualLeaseTTL); err != nil || !held {
 				return posted, refused, err
 			}
 		}

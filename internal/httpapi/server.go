@@ -142,7 +142,11 @@ type Server struct {
 	blobs    documents.Blobs
 	sales    *invoicing.Sales
 	bought   *payables.Payables
-	postman  *mail.Postman
+	// ops are the operations, and the leases of the periodic jobs; id
+	// names this replica as a lease's holder.
+	ops     *jobs.Store
+	id      uuid.UUID
+	postman *mail.Postman
 	// hooks, hookWorker and hookCfg deliver webhooks (DeliverWebhooks).
 	hooks      *webhooks.Store
 	hookWorker *webhooks.Worker
@@ -281,6 +285,7 @@ func New(cfg Config) (*Server, error) {
 		},
 	})
 	s.worker = jobs.NewWorker(ops, cfg.Log)
+	s.ops, s.id = ops, uuid.New()
 	s.worker.Handle(ledger.YearEndOperation, journal.YearEndJob)
 	if cfg.WorkerPoll > 0 {
 		s.worker.Poll = cfg.WorkerPoll

@@ -303,3 +303,34 @@ func TestUnstorableFailureStillEnds(t *testing.T) {
 		t.Fatalf("the runner's plain record: %q %d %v", name, recorded, err)
 	}
 }
+
+// A lease is held by one holder at a time: renewed by it, refused to
+// another until handed back or run out.
+func TestLease(t *testing.T) {
+	d, s, _ := setup(t)
+	ctx := context.Background()
+	a, b := uuid.New(), uuid.New()
+	lease := func(holder uuid.UUID) bool {
+		t.Helper()
+		ok, err := s.Lease(ctx, "accrual_release", holder, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !lease(a) || lease(b) || !lease(a) {
+		t.Fatal("a takes and renews the lease, b does not get it")
+	}
+	if err := s.Unlease(ctx, "accrual_release", b); err != nil || lease(b) {
+		t.Fatal("only the holder hands it back", err)
+	}
+	if err := s.Unlease(ctx, "accrual_release", a); err != nil || !lease(b) {
+		t.Fatal("handed back, it goes to b", err)
+	}
+	if _, err := d.Exec(`UPDATE worker_leases SET until = now() - interval '1 second'`); err != nil {
+		t.Fatal(err)
+	}
+	if !lease(a) {
+		t.Fatal("a lease run out goes to whoever asks")
+	}
+}
