@@ -132,10 +132,29 @@ func (e AccrualMonthKind) Valid() bool {
 	}
 }
 
+// Defines values for AccrualReleaseRefusedPayloadKind.
+const (
+	AccrualReleaseRefusedPayloadKindInvoice         AccrualReleaseRefusedPayloadKind = "invoice"
+	AccrualReleaseRefusedPayloadKindSupplierInvoice AccrualReleaseRefusedPayloadKind = "supplier_invoice"
+)
+
+// Valid indicates whether the value is a known member of the AccrualReleaseRefusedPayloadKind enum.
+func (e AccrualReleaseRefusedPayloadKind) Valid() bool {
+	switch e {
+	case AccrualReleaseRefusedPayloadKindInvoice:
+		return true
+	case AccrualReleaseRefusedPayloadKindSupplierInvoice:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AccrualState.
 const (
 	AccrualStateCancelled AccrualState = "cancelled"
 	AccrualStateDue       AccrualState = "due"
+	AccrualStateRefused   AccrualState = "refused"
 	AccrualStateReleased  AccrualState = "released"
 	AccrualStateScheduled AccrualState = "scheduled"
 )
@@ -146,6 +165,8 @@ func (e AccrualState) Valid() bool {
 	case AccrualStateCancelled:
 		return true
 	case AccrualStateDue:
+		return true
+	case AccrualStateRefused:
 		return true
 	case AccrualStateReleased:
 		return true
@@ -2177,6 +2198,7 @@ func (e FSkattStatus) Valid() bool {
 
 // Defines values for FeedEventType.
 const (
+	FeedEventTypeAccrualReleaseRefused     FeedEventType = "accrual.release_refused"
 	FeedEventTypeAgiGenerated              FeedEventType = "agi.generated"
 	FeedEventTypeCreditNoteCreated         FeedEventType = "credit_note.created"
 	FeedEventTypeCustomerCreated           FeedEventType = "customer.created"
@@ -2212,6 +2234,8 @@ const (
 // Valid indicates whether the value is a known member of the FeedEventType enum.
 func (e FeedEventType) Valid() bool {
 	switch e {
+	case FeedEventTypeAccrualReleaseRefused:
+		return true
 	case FeedEventTypeAgiGenerated:
 		return true
 	case FeedEventTypeCreditNoteCreated:
@@ -6016,10 +6040,16 @@ type AccrualMonth struct {
 	Kind           AccrualMonthKind                      `json:"kind"`
 
 	// Month YYYY-MM.
-	Month       string             `json:"month"`
-	ReleaseDate openapi_types.Date `json:"release_date"`
+	Month string `json:"month"`
 
-	// State scheduled: its release day is still to come. due: the day has come and it is not booked (the hourly job books it; a lock, year-end or close of its year answers 409 ACCRUALS_PENDING until it is). released: booked. cancelled: taken back before its day by a credit or a reversed registration.
+	// RefusedAt When its release was first refused.
+	RefusedAt nullable.Nullable[time.Time] `json:"refused_at"`
+
+	// RefusedCode The catalogue code of the ledger's first refusal of its release (PERIOD_LOCKED); null when never refused.
+	RefusedCode nullable.Nullable[string] `json:"refused_code"`
+	ReleaseDate openapi_types.Date        `json:"release_date"`
+
+	// State scheduled: its release day is still to come. due: the day has come and it is not booked (the hourly job books it; a lock, year-end or close of its year answers 409 ACCRUALS_PENDING until it is). refused: due, and the ledger refused to book it (a locked or closed period, the lock date; refused_code says which): it blocks as a due month does, and was announced once as accrual.release_refused in the event feed. released: booked. cancelled: taken back before its day by a credit or a reversed registration.
 	State AccrualState `json:"state"`
 }
 
@@ -6045,6 +6075,26 @@ type AccrualReleaseCreate struct {
 	Through *openapi_types.Date `json:"through,omitempty"`
 }
 
+// AccrualReleaseRefusedPayload The ledger refused to book the accrued months of an invoice due on one day (a locked or closed period, the lock date). Announced once; the months stay due (GET /accruals shows them refused) and block the lock, year-end and close of their year until booked (POST /accruals/release once the period takes them, or release_accruals: true on the year-end).
+type AccrualReleaseRefusedPayload struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+
+	// Code The refusal's catalogue code.
+	Code string `json:"code"`
+
+	// Details The refusal's details (reason, fiscal_period_id, locked_through).
+	Details       map[string]interface{}           `json:"details"`
+	InvoiceId     openapi_types.UUID               `json:"invoice_id"`
+	InvoiceNumber string                           `json:"invoice_number"`
+	Kind          AccrualReleaseRefusedPayloadKind `json:"kind"`
+	Months        []string                         `json:"months"`
+	ReleaseDate   openapi_types.Date               `json:"release_date"`
+}
+
+// AccrualReleaseRefusedPayloadKind defines model for AccrualReleaseRefusedPayload.Kind.
+type AccrualReleaseRefusedPayloadKind string
+
 // AccrualReleaseResponse defines model for AccrualReleaseResponse.
 type AccrualReleaseResponse struct {
 	Data AccrualRelease `json:"data"`
@@ -6053,7 +6103,7 @@ type AccrualReleaseResponse struct {
 	Meta Meta `json:"meta"`
 }
 
-// AccrualState scheduled: its release day is still to come. due: the day has come and it is not booked (the hourly job books it; a lock, year-end or close of its year answers 409 ACCRUALS_PENDING until it is). released: booked. cancelled: taken back before its day by a credit or a reversed registration.
+// AccrualState scheduled: its release day is still to come. due: the day has come and it is not booked (the hourly job books it; a lock, year-end or close of its year answers 409 ACCRUALS_PENDING until it is). refused: due, and the ledger refused to book it (a locked or closed period, the lock date; refused_code says which): it blocks as a due month does, and was announced once as accrual.release_refused in the event feed. released: booked. cancelled: taken back before its day by a credit or a reversed registration.
 type AccrualState string
 
 // AccrualWaiting Months of one invoice due on one day and not yet booked, summed over its lines.
@@ -9236,7 +9286,7 @@ type FeedEvent struct {
 	// Id The event id: pass the last one processed as after.
 	Id openapi_types.UUID `json:"id"`
 
-	// Type An event type of the pull feed: the subscribable ones, and transaction.synced and operation.completed, which are only in the feed. webhook.test is never in it.
+	// Type An event type of the pull feed: the subscribable ones, and transaction.synced, operation.completed and accrual.release_refused, which are only in the feed. webhook.test is never in it.
 	Type FeedEventType `json:"type"`
 }
 
@@ -9251,7 +9301,7 @@ type FeedEventData_Object struct {
 	union json.RawMessage
 }
 
-// FeedEventType An event type of the pull feed: the subscribable ones, and transaction.synced and operation.completed, which are only in the feed. webhook.test is never in it.
+// FeedEventType An event type of the pull feed: the subscribable ones, and transaction.synced, operation.completed and accrual.release_refused, which are only in the feed. webhook.test is never in it.
 type FeedEventType string
 
 // FilingMethod defines model for FilingMethod.
@@ -22056,6 +22106,32 @@ func (t *FeedEventData_Object) FromOperationCompletedPayload(v OperationComplete
 
 // MergeOperationCompletedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided OperationCompletedPayload
 func (t *FeedEventData_Object) MergeOperationCompletedPayload(v OperationCompletedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsAccrualReleaseRefusedPayload returns the union data inside the FeedEventData_Object as a AccrualReleaseRefusedPayload
+func (t FeedEventData_Object) AsAccrualReleaseRefusedPayload() (AccrualReleaseRefusedPayload, error) {
+	var body AccrualReleaseRefusedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccrualReleaseRefusedPayload overwrites any union data inside the FeedEventData_Object as the provided AccrualReleaseRefusedPayload
+func (t *FeedEventData_Object) FromAccrualReleaseRefusedPayload(v AccrualReleaseRefusedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccrualReleaseRefusedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided AccrualReleaseRefusedPayload
+func (t *FeedEventData_Object) MergeAccrualReleaseRefusedPayload(v AccrualReleaseRefusedPayload) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"strings"
@@ -93,8 +94,38 @@ func TestAccrualsReleasedByYearEnd(t *testing.T) {
 	forge(t, l, `UPDATE fiscal_periods SET locked_at = now() WHERE id = '`+period+`'`)
 	yearEnd := func(body any) *response { return l.periodAction(period, "year-end", body) }
 	yearEnd(nil).errorCode(t, 409, "ACCRUALS_PENDING")
-	if n, refused, err := b.server.ReleaseAccruals(t.Context()); n != 0 || len(refused) != 1 || err != nil {
-		t.Fatalf("the job in a locked year: %d %v %v", n, refused, err)
+	// The job's refusal is kept on the month and announced once, in the
+	// feed; a second run refused again announces nothing more.
+	for range 2 {
+		if n, refused, err := b.server.ReleaseAccruals(t.Context()); n != 0 || len(refused) != 1 || err != nil {
+			t.Fatalf("the job in a locked year: %d %v %v", n, refused, err)
+		}
+	}
+	refused := b.get(b.path("accruals?state=refused"), b.token).status(t, 200)
+	if len(refused.list("data")) != 1 || refused.str("data.0.month") != "2026-12" ||
+		refused.str("data.0.refused_code") != "PERIOD_LOCKED" || refused.at("data.0.refused_at") == nil {
+		t.Fatalf("refused: %s", refused.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM events WHERE company_id = $1 AND type = 'accrual.release_refused'`,
+		b.company); n != 1 {
+		t.Fatalf("%d announcements of the refusal", n)
+	}
+	// Its payload, as the feed will carry it, is the document's.
+	var raw []byte
+	if err := b.db.Get(&raw, `SELECT payload FROM events WHERE company_id = $1 AND type = 'accrual.release_refused'`,
+		b.company); err != nil {
+		t.Fatal(err)
+	}
+	var o map[string]any
+	if err := json.Unmarshal(raw, &o); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.doc.Components.Schemas["AccrualReleaseRefusedPayload"].Value.VisitJSON(o); err != nil {
+		t.Fatalf("the payload against the document: %v", err)
+	}
+	if o["code"] != "PERIOD_LOCKED" || o["release_date"] != "2026-12-31" || fmt.Sprint(o["months"]) != "[2026-12]" ||
+		o["amount"] != 1000.0 || o["invoice_number"] != "F-2026-12" || o["kind"] != "supplier_invoice" {
+		t.Fatalf("the announcement: %v", o)
 	}
 	r := b.do(req{Method: "POST", Path: b.path("accruals/release"), Token: b.token,
 		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)

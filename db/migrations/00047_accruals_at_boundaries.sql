@@ -5,6 +5,11 @@
 -- (set_config('kontera.year_end_release', period, true)); everything else
 -- stays out of a locked period.
 --
+-- A month whose release the ledger refused (a locked period, the lock
+-- date) keeps the refusal (refused_code, refused_at): GET /accruals shows
+-- it as refused, and the refusal is announced once
+-- (accrual.release_refused), not found only in a log.
+--
 -- worker_leases: a periodic job that every replica runs on its clock (the
 -- accrual release) is run by one replica at a time: the holder of the
 -- lease named for it, until it runs out (a replica killed mid-run holds
@@ -17,6 +22,9 @@ CREATE TABLE worker_leases (
     until  timestamptz NOT NULL
 );
 GRANT SELECT, INSERT, UPDATE ON worker_leases TO kontera_app;
+
+ALTER TABLE invoice_accruals ADD COLUMN refused_code text, ADD COLUMN refused_at timestamptz;
+ALTER TABLE supplier_invoice_accruals ADD COLUMN refused_code text, ADD COLUMN refused_at timestamptz;
 
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION ledger_check_postable(c uuid, p uuid, d date, src text) RETURNS void
@@ -67,6 +75,8 @@ END $$;
 
 -- +goose Down
 DROP TABLE worker_leases;
+ALTER TABLE invoice_accruals DROP COLUMN refused_code, DROP COLUMN refused_at;
+ALTER TABLE supplier_invoice_accruals DROP COLUMN refused_code, DROP COLUMN refused_at;
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION ledger_check_postable(c uuid, p uuid, d date, src text) RETURNS void
 LANGUAGE plpgsql AS $$

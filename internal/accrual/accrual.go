@@ -124,3 +124,33 @@ func (b Book) Pending(ctx context.Context, company uuid.UUID, through time.Time,
 		"count": len(w), "months": listed,
 		"hint": "book them with POST /accruals/release, or send release_accruals: true"})
 }
+
+// EventReleaseRefused announces, once per invoice and release day, that
+// the ledger refused to book its due months (a locked or closed period,
+// the lock date): they stay due, marked refused, until booked.
+const EventReleaseRefused = "accrual.release_refused"
+
+// Refusal is the payload of EventReleaseRefused: the invoice, the day,
+// the months and their sum, and the ledger's refusal (code and details).
+func Refusal(kind string, invoice uuid.UUID, number string, day time.Time, months []time.Time, amount money.Amount,
+	err error) map[string]any {
+	list := make([]string, len(months))
+	for i, m := range months {
+		list[i] = m.Format("2006-01")
+	}
+	out := map[string]any{"kind": kind, "invoice_id": invoice, "invoice_number": number,
+		"release_date": day.Format(time.DateOnly), "months": list, "amount": amount, "code": RefusalCode(err),
+		"details": map[string]any{}}
+	if e, ok := apierr.As(err); ok && e.Details != nil {
+		out["details"] = e.Details
+	}
+	return out
+}
+
+// RefusalCode is the catalogue code of the ledger's refusal err.
+func RefusalCode(err error) string {
+	if e, ok := apierr.As(err); ok {
+		return string(e.Code)
+	}
+	return string(apierr.InternalError)
+}

@@ -55,9 +55,14 @@ func (h *Handler) ListAccruals(ctx context.Context, req gen.ListAccrualsRequestO
 		out[i] = gen.AccrualMonth{Kind: gen.AccrualMonthKind(m.Kind), InvoiceId: m.InvoiceID, InvoiceNumber: m.InvoiceNumber,
 			ItemId: m.ItemID, Month: m.Month.Format("2006-01"), ReleaseDate: openapi_types.Date{Time: m.ReleaseDate},
 			Amount: m.Amount, BalanceAccount: m.BalanceAccount, Account: m.Account, State: gen.AccrualState(m.State(today)),
-			JournalEntryId: nullable.NewNullNullable[openapi_types.UUID]()}
+			JournalEntryId: nullable.NewNullNullable[openapi_types.UUID](), RefusedCode: nullable.NewNullNullable[string](),
+			RefusedAt: nullable.NewNullNullable[time.Time]()}
 		if m.EntryID != nil {
 			out[i].JournalEntryId = nullable.NewNullableWithValue(*m.EntryID)
+		}
+		if m.RefusedCode != nil && m.RefusedAt != nil {
+			out[i].RefusedCode, out[i].RefusedAt = nullable.NewNullableWithValue(*m.RefusedCode),
+				nullable.NewNullableWithValue(m.RefusedAt.UTC())
 		}
 	}
 	return gen.ListAccruals200JSONResponse{Meta: envelope.Page(ctx, next), Data: out}, nil

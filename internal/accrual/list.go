@@ -23,6 +23,9 @@ const (
 	// StateCancelled: taken back before its day (a credit, or a
 	// registration reversed).
 	StateCancelled = "cancelled"
+	// StateRefused: due, and the ledger refused to book it (a locked or
+	// closed period, the lock date); it blocks as a due month does.
+	StateRefused = "refused"
 )
 
 // Month is one month of an accrued line, as the list shows it.
@@ -39,6 +42,10 @@ type Month struct {
 	BalanceAccount, Account string
 	EntryID                 *uuid.UUID
 	Cancelled               bool
+	// RefusedCode and RefusedAt are the ledger's first refusal of its
+	// release, if any.
+	RefusedCode *string
+	RefusedAt   *time.Time
 }
 
 // State is the month's state on day today.
@@ -48,6 +55,8 @@ func (m Month) State(today time.Time) string {
 		return StateReleased
 	case m.Cancelled:
 		return StateCancelled
+	case m.RefusedAt != nil:
+		return StateRefused
 	case m.ReleaseDate.After(today):
 		return StateScheduled
 	}
@@ -125,9 +134,10 @@ func ListWhere(state, kind string) string {
 // ListOrder ends a register's list query: list order, at most the limit.
 const ListOrder = ` ORDER BY a.release_date, a.item_id, a.month LIMIT $8`
 
-// StateSQL is the SQL of a month's state on today ($3), given the
-// register's conditions for released and cancelled.
+// StateSQL is the SQL of a month's state on today ($3), as Month.State
+// tells it, given the register's conditions for released and cancelled.
 func StateSQL(released, cancelled string) string {
 	return `CASE WHEN ` + released + ` THEN '` + StateReleased + `' WHEN ` + cancelled + ` THEN '` + StateCancelled +
+		`' WHEN a.refused_at IS NOT NULL THEN '` + StateRefused +
 		`' WHEN a.release_date > $3::date THEN '` + StateScheduled + `' ELSE '` + StateDue + `' END`
 }

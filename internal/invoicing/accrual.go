@@ -11,6 +11,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -204,7 +205,31 @@ func (s *Sales) ReleaseAccruals(ctx context.Context, company uuid.UUID, through 
 				return err
 			}
 			return s.release(ctx, inv, group)
+		}, func(ctx context.Context, group []Accrual, refusal error) error {
+			return s.refused(ctx, company, group, refusal)
 		})
+}
+
+// refused keeps the ledger's refusal of group, one invoice's months due
+// on one day, on its months, and announces it the first time.
+func (s *Sales) refused(ctx context.Context, company uuid.UUID, group []Accrual, refusal error) error {
+	inv := group[0]
+	first, err := s.store.Refused(ctx, company, group, accrual.RefusalCode(refusal))
+	if err != nil || !first {
+		return err
+	}
+	number, err := s.store.NumberOf(ctx, company, inv.InvoiceID)
+	if err != nil {
+		return err
+	}
+	var sum money.Amount
+	months := make([]time.Time, len(group))
+	for i, r := range group {
+		sum, months[i] = sum.Add(r.Amount), r.Month
+	}
+	_, err = outbox.Emit(ctx, s.store.db, company, accrual.EventReleaseRefused,
+		accrual.Refusal(accrual.Invoice, inv.InvoiceID, number, inv.Day, months, sum, refusal))
+	return err
 }
 
 // creditAccruals are the lines a credit note adds for inv's accrued lines:

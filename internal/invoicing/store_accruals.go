@@ -100,15 +100,19 @@ func (s *Store) ListAccruals(ctx context.Context, company uuid.UUID, f accrual.F
 		Revenue   string       `db:"revenue_account"`
 		EntryID   *uuid.UUID   `db:"journal_entry_id"`
 		Cancelled bool         `db:"cancelled"`
+		Code      *string      `db:"refused_code"`
+		At        *time.Time   `db:"refused_at"`
 	}
 	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT a.invoice_id, i.invoice_number, a.item_id, a.month,
-			a.release_date, a.amount, a.balance_account, a.revenue_account, a.journal_entry_id, a.cancelled
+			a.release_date, a.amount, a.balance_account, a.revenue_account, a.journal_entry_id, a.cancelled,
+			a.refused_code, a.refused_at
 		FROM invoice_accruals a JOIN invoices i ON i.company_id = a.company_id AND i.id = a.invoice_id
 		WHERE a.company_id = $1 AND `+accrual.ListWhere(accrual.StateSQL("a.journal_entry_id IS NOT NULL", "a.cancelled"),
 		`'`+accrual.Invoice+`'`)+accrual.ListOrder, append([]any{company}, f.Args()...)...)
 	for _, r := range rows {
 		m := accrual.Month{Kind: accrual.Invoice, InvoiceID: r.ID, ItemID: r.Item, Month: r.Month, ReleaseDate: r.Day,
-			Amount: r.Amount, BalanceAccount: r.Balance, Account: r.Revenue, EntryID: r.EntryID, Cancelled: r.Cancelled}
+			Amount: r.Amount, BalanceAccount: r.Balance, Account: r.Revenue, EntryID: r.EntryID, Cancelled: r.Cancelled,
+			RefusedCode: r.Code, RefusedAt: r.At}
 		if r.Number != nil {
 			m.InvoiceNumber = *r.Number
 		}
@@ -136,6 +140,35 @@ func (s *Store) Released(ctx context.Context, company uuid.UUID, rows []Accrual,
 		WHERE a.company_id = $1 AND a.item_id = x.item_id AND a.month = x.month`,
 		company, entry, pq.Array(items), pq.Array(months))
 	return store.Refused(err)
+}
+
+// Refused keeps the ledger's refusal code on rows not yet released, and
+// reports whether it is the first refusal of any of them.
+func (s *Store) Refused(ctx context.Context, company uuid.UUID, rows []Accrual, code string) (bool, error) {
+	items, months := make([]uuid.UUID, len(rows)), make([]string, len(rows))
+	for i, r := range rows {
+		items[i], months[i] = r.ItemID, store.Day(r.Month)
+	}
+	res, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE invoice_accruals a SET refused_code = $2, refused_at = now()
+		FROM unnest($3::uuid[], $4::date[]) AS x(item_id, month)
+		WHERE a.company_id = $1 AND a.item_id = x.item_id AND a.month = x.month AND a.refused_at IS NULL
+			AND a.journal_entry_id IS NULL`, company, code, pq.Array(items), pq.Array(months))
+	if err != nil {
+		return false, store.Refused(err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}
+
+// NumberOf answers the number of the company's invoice id ("" for none).
+func (s *Store) NumberOf(ctx context.Context, company, id uuid.UUID) (string, error) {
+	var n *string
+	err := s.db.Q(ctx).GetContext(ctx, &n, `SELECT invoice_number FROM invoices WHERE company_id = $1 AND id = $2`,
+		company, id)
+	if n == nil {
+		return "", err
+	}
+	return *n, err
 }
 
 // CancelAccruals cancels the months of invoice id not yet released.

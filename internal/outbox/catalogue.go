@@ -63,6 +63,7 @@ var catalogue = func() map[string]Kind {
 	add(GroupReconciliation, true, "reconciliation.matched", "reconciliation.unmatched", "reconciliation.signed_off",
 		"reconciliation.reopened")
 	add(GroupPeriods, true, "period.locked", "period.unlocked", "period.year_closed")
+	add(GroupPeriods, false, "accrual.release_refused")
 	add(GroupPayroll, true, "salary_run.created", "salary_run.approved", "salary_run.booked", "agi.generated")
 	add(GroupDocuments, true, "document.uploaded")
 	add(GroupOperations, false, "operation.completed")

@@ -11,6 +11,8 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -166,7 +168,31 @@ func (p *Payables) ReleaseAccruals(ctx context.Context, company uuid.UUID, throu
 				return err
 			}
 			return p.release(ctx, inv, group)
+		}, func(ctx context.Context, group []Month, refusal error) error {
+			return p.refused(ctx, company, group, refusal)
 		})
+}
+
+// refused keeps the ledger's refusal of group, one invoice's months due
+// on one day, on its months, and announces it the first time.
+func (p *Payables) refused(ctx context.Context, company uuid.UUID, group []Month, refusal error) error {
+	m := group[0]
+	first, err := p.store.Refused(ctx, company, group, accrual.RefusalCode(refusal))
+	if err != nil || !first {
+		return err
+	}
+	inv, err := p.store.Get(ctx, company, m.InvoiceID, p.today(), false, false)
+	if err != nil {
+		return err
+	}
+	var sum money.Amount
+	months := make([]time.Time, len(group))
+	for i, x := range group {
+		sum, months[i] = sum.Add(x.Amount), x.Month
+	}
+	_, err = outbox.Emit(ctx, p.db, company, accrual.EventReleaseRefused,
+		accrual.Refusal(accrual.SupplierInvoice, m.InvoiceID, inv.Number, m.Day, months, sum, refusal))
+	return err
 }
 
 // release books months of inv due on one day: one verifikat of source

@@ -171,10 +171,12 @@ func (s *Store) ListAccruals(ctx context.Context, company uuid.UUID, f accrual.F
 		Cost      string       `db:"account_number"`
 		EntryID   *uuid.UUID   `db:"journal_entry_id"`
 		Cancelled bool         `db:"cancelled"`
+		Code      *string      `db:"refused_code"`
+		At        *time.Time   `db:"refused_at"`
 	}
 	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT a.supplier_invoice_id, i.supplier_invoice_number, a.item_id,
 			a.month, a.release_date, a.amount, a.balance_account, it.account_number, a.journal_entry_id,
-			a.cancelled_by IS NOT NULL AS cancelled
+			a.cancelled_by IS NOT NULL AS cancelled, a.refused_code, a.refused_at
 		FROM supplier_invoice_accruals a
 		JOIN supplier_invoices i ON i.company_id = a.company_id AND i.id = a.supplier_invoice_id
 		JOIN supplier_invoice_items it ON it.company_id = a.company_id AND it.id = a.item_id
@@ -184,7 +186,7 @@ func (s *Store) ListAccruals(ctx context.Context, company uuid.UUID, f accrual.F
 	for _, r := range rows {
 		out = append(out, accrual.Month{Kind: accrual.SupplierInvoice, InvoiceID: r.ID, InvoiceNumber: r.Number,
 			ItemID: r.Item, Month: r.Month, ReleaseDate: r.Day, Amount: r.Amount, BalanceAccount: r.Balance, Account: r.Cost,
-			EntryID: r.EntryID, Cancelled: r.Cancelled})
+			EntryID: r.EntryID, Cancelled: r.Cancelled, RefusedCode: r.Code, RefusedAt: r.At})
 	}
 	return out, err
 }
@@ -199,6 +201,24 @@ func (s *Store) DueMonths(ctx context.Context, company uuid.UUID, today time.Tim
 			AND cancelled_by IS NULL
 		ORDER BY release_date, supplier_invoice_id, item_id, month FOR UPDATE SKIP LOCKED`, company, store.Day(today))
 	return out, err
+}
+
+// Refused keeps the ledger's refusal code on months not yet released,
+// and reports whether it is the first refusal of any of them.
+func (s *Store) Refused(ctx context.Context, company uuid.UUID, months []Month, code string) (bool, error) {
+	items, month := make([]uuid.UUID, len(months)), make([]string, len(months))
+	for i, m := range months {
+		items[i], month[i] = m.ItemID, store.Day(m.Month)
+	}
+	res, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE supplier_invoice_accruals a SET refused_code = $2, refused_at = now()
+		FROM unnest($3::uuid[], $4::date[]) AS x(item_id, month)
+		WHERE a.company_id = $1 AND a.item_id = x.item_id AND a.month = x.month AND a.refused_at IS NULL
+			AND a.journal_entry_id IS NULL`, company, code, pq.Array(items), pq.Array(month))
+	if err != nil {
+		return false, store.Refused(err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 // MarkReleased names the verifikat that released months.
