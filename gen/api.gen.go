@@ -39557,6 +39557,20 @@ func (response ReleaseAccruals200JSONResponse) VisitReleaseAccrualsResponse(w ht
 	return err
 }
 
+type ReleaseAccruals202JSONResponse OperationResponse
+
+func (response ReleaseAccruals202JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type ReleaseAccruals400JSONResponse struct{ BadRequestJSONResponse }
 
 func (response ReleaseAccruals400JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kontera/kontera/internal/httpapi"
 )
 
 // accrualYear is a company whose first year is 2026, with a supplier
@@ -51,6 +53,15 @@ func TestAccrualsPendingAtLock(t *testing.T) {
 	if c := readiness(); c.at("data.ready") != false || !strings.Contains(string(c.Body), `"code":"ACCRUALS_PENDING"`) {
 		t.Fatalf("readiness with a month waiting: %s", c.Body)
 	}
+	// A lock date over the waiting month is refused too; one before it
+	// is not.
+	lockDate := func(day string) *response {
+		return b.write("PATCH", "settings/bookkeeping-lock", map[string]any{"bookkeeping_locked_through": day})
+	}
+	if r := lockDate("2026-12-31").errorCode(t, 409, "ACCRUALS_PENDING"); r.str("error.details.action") != "lock_date" {
+		t.Fatalf("lock date: %s", r.Body)
+	}
+	lockDate("2026-12-30").status(t, 200)
 	r := action("lock", nil).errorCode(t, 409, "ACCRUALS_PENDING")
 	if r.at("error.details.count") != 1.0 || r.str("error.details.months.0.kind") != "supplier_invoice" ||
 		r.str("error.details.months.0.month") != "2026-12" || r.str("error.details.months.0.release_date") != "2026-12-31" ||
@@ -208,5 +219,30 @@ func TestAccrualsListAndRelease(t *testing.T) {
 	}
 	if r := list("?state=due"); len(r.list("data")) != 0 {
 		t.Fatalf("still due: %s", r.Body)
+	}
+}
+
+// More months waiting than a request books itself are booked by an
+// operation: 202, and its result is what the request would have
+// answered.
+func TestAccrualsReleaseAsOperation(t *testing.T) {
+	t.Parallel()
+	c := &movingClock{}
+	c.set(time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC))
+	b := newBuyerBooksAt(t, c.now, func(cfg *httpapi.Config) { cfg.AccrualsAtOnce = 5 })
+	for _, n := range []string{"F-1", "F-2"} { // 2 × 3 months, none due at registration
+		b.register(b.se, n, map[string]any{"invoice_date": "2026-01-05", "due_date": "2026-02-04"},
+			map[string]any{"description": "Hyra", "amount": 3000, "account_number": "5010",
+				"accrual_period_start": "2026-01-01", "accrual_period_end": "2026-03-31"}).status(t, 201)
+	}
+	c.set(time.Date(2026, 4, 10, 0, 0, 0, 0, time.UTC))
+	l := &ledgerBooks{env: b.env, token: b.token}
+	r := b.do(req{Method: "POST", Path: b.path("accruals/release"), Token: b.token,
+		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 202)
+	op := l.operation(t, r.str("data.operation_id"))
+	if op.str("data.status") != "succeeded" || op.str("data.type") != "accruals.release" ||
+		op.at("data.result.verifikat_posted") != 6.0 || len(op.list("data.result.released")) != 6 ||
+		b.exact("5010") != "6000.00" || b.exact("1710") != "0.00" {
+		t.Fatalf("the operation: %s (5010 %s)", op.Body, b.exact("5010"))
 	}
 }

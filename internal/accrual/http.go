@@ -2,6 +2,7 @@ package accrual
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,22 +13,42 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/store"
 )
 
 // listName names the cursors of the list of months.
 const listName = "accruals"
 
+// ReleaseOperation is the type of the operation that books the due
+// months when there are more than a request books itself (Large).
+const ReleaseOperation = "accruals.release"
+
+// Large is how many waiting months (by invoice and month) a release
+// request books itself by default; more are booked by an operation.
+const Large = 500
+
+// releaseParams are the parameters of a release operation.
+type releaseParams struct {
+	Through time.Time `json:"through"`
+}
+
 // Handler serves the accrued months of both registers.
 type Handler struct {
 	book    Book
+	ops     *jobs.Store
 	cursors *cursor.Codec
 	now     func() time.Time
+	// Large is how many waiting months a request books itself (Large
+	// unless set).
+	Large int
 }
 
-// NewHandler returns the handler over book.
-func NewHandler(book Book, cursors *cursor.Codec, now func() time.Time) *Handler {
-	return &Handler{book: book, cursors: cursors, now: now}
+// NewHandler returns the handler over book, queueing large releases on
+// ops.
+func NewHandler(book Book, ops *jobs.Store, cursors *cursor.Codec, now func() time.Time) *Handler {
+	return &Handler{book: book, ops: ops, cursors: cursors, now: now, Large: Large}
 }
 
 // ListAccruals answers a page of months.
@@ -85,13 +106,45 @@ func (h *Handler) ReleaseAccruals(ctx context.Context, req gen.ReleaseAccrualsRe
 	if err != nil {
 		return nil, err
 	}
-	posted, _, err := h.book.ReleaseAccruals(ctx, company, through)
+	if len(before) > h.Large && !store.IsDryRun(ctx) {
+		o, err := h.ops.Enqueue(ctx, company, ReleaseOperation, releaseParams{Through: through})
+		if err != nil {
+			return nil, err
+		}
+		return gen.ReleaseAccruals202JSONResponse{Meta: envelope.Meta(ctx), Data: jobs.Wire(o)}, nil
+	}
+	out, err := h.release(ctx, company, through, before)
 	if err != nil {
 		return nil, err
 	}
-	after, err := h.book.Waiting(ctx, company, through)
+	return gen.ReleaseAccruals200JSONResponse{Meta: envelope.Meta(ctx), Data: out}, nil
+}
+
+// Job runs a queued release operation: what a request would answer, as
+// the operation's result.
+func (h *Handler) Job(ctx context.Context, run *jobs.Run) (any, error) {
+	var p releaseParams
+	if err := json.Unmarshal(run.Params, &p); err != nil {
+		return nil, err
+	}
+	before, err := h.book.Waiting(ctx, run.CompanyID, p.Through)
 	if err != nil {
 		return nil, err
+	}
+	return h.release(ctx, run.CompanyID, p.Through, before)
+}
+
+// release books the company's months due through the day, before being
+// those waiting, and answers what was booked and what the ledger left.
+func (h *Handler) release(ctx context.Context, company uuid.UUID, through time.Time, before []Waiting) (gen.AccrualRelease,
+	error) {
+	posted, _, err := h.book.ReleaseAccruals(ctx, company, through)
+	if err != nil {
+		return gen.AccrualRelease{}, err
+	}
+	after, err := h.book.Waiting(ctx, company, through)
+	if err != nil {
+		return gen.AccrualRelease{}, err
 	}
 	type key struct {
 		kind, month, day string
@@ -107,9 +160,8 @@ func (h *Handler) ReleaseAccruals(ctx context.Context, req gen.ReleaseAccrualsRe
 			released = append(released, w)
 		}
 	}
-	return gen.ReleaseAccruals200JSONResponse{Meta: envelope.Meta(ctx), Data: gen.AccrualRelease{
-		Through: openapi_types.Date{Time: through}, VerifikatPosted: posted, Released: wire(released),
-		StillWaiting: wire(after)}}, nil
+	return gen.AccrualRelease{Through: openapi_types.Date{Time: through}, VerifikatPosted: posted, Released: wire(released),
+		StillWaiting: wire(after)}, nil
 }
 
 // wire is months waiting as the document shows them.

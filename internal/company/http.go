@@ -24,6 +24,10 @@ type Handler struct {
 	// ImportHold is the imports' word on locking days from..to: an error
 	// while an import still writes or undoes a year among them.
 	ImportHold func(ctx context.Context, company uuid.UUID, from, to time.Time) error
+	// AccrualsPending is the invoice registers' word on a lock date: an
+	// error (ACCRUALS_PENDING) while accrued months dated on or before it
+	// wait to be booked.
+	AccrualsPending func(ctx context.Context, company uuid.UUID, through time.Time) error
 }
 
 // NewHandler returns the companies handler.

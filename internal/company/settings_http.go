@@ -84,6 +84,11 @@ func (h *Handler) UpdateBookkeepingLock(ctx context.Context, req gen.UpdateBookk
 			return nil, err
 		}
 	}
+	if h.AccrualsPending != nil && move.To != nil && (move.From == nil || move.To.After(*move.From)) {
+		if err := h.AccrualsPending(ctx, company, *move.To); err != nil {
+			return nil, err
+		}
+	}
 	if err := h.companies.UpdateSettings(ctx, company, patch, "Bokföringens låsdatum ändrades"); err != nil {
 		return nil, err
 	}

@@ -80,6 +80,9 @@ type Config struct {
 	// ImportBatch is how many vouchers an import posts per step; 0 means
 	// ledger.BatchSize.
 	ImportBatch int
+	// AccrualsAtOnce is how many waiting accrued months a release request
+	// books itself, more going to an operation; 0 means accrual.Large.
+	AccrualsAtOnce int
 	// PIIKey seals personnummer at rest (32 bytes).
 	PIIKey []byte
 	// VIES checks EU VAT numbers; nil means offline.
@@ -502,6 +505,11 @@ func New(cfg Config) (*Server, error) {
 	s.bought = bought
 	accruals := accrual.Book{s.sales, bought}
 	journal.Accruals = accruals
+	accrualH := accrual.NewHandler(accruals, ops, cursors, cfg.Now)
+	if cfg.AccrualsAtOnce > 0 {
+		accrualH.Large = cfg.AccrualsAtOnce
+	}
+	s.worker.Handle(accrual.ReleaseOperation, accrualH.Job)
 	salesAPI := invoicing.NewHandler(s.sales, cursors)
 	hooksAPI, err := s.webhooks(cfg, box, audits, keys, cursors)
 	if err != nil {
@@ -509,6 +517,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	vatR := vatReturns(cfg, journal, accounts, periods, audits, companies, sales, people)
 	companyH := company.NewHandler(companies, keys, cursors, cfg.Now)
+	companyH.AccrualsPending = func(ctx context.Context, c uuid.UUID, through time.Time) error {
+		return accruals.Pending(ctx, c, through, "lock_date")
+	}
 	sieH, err := s.sieImports(cfg, journal, accounts, dims, periods, ops, audits, companies, companyH, cursors)
 	if err != nil {
 		return nil, err
@@ -517,7 +528,7 @@ func New(cfg Config) (*Server, error) {
 		sieAPI:     sieH,
 		reconAPI:   reconciliation.NewHandler(recon, cursors),
 		payrollAPI: payroll.NewHandler(staff, cursors),
-		accrualAPI: accrual.NewHandler(accruals, cursors, cfg.Now),
+		accrualAPI: accrualH,
 		sieExportAPI: sieexport.NewHandler(cfg.DB, journal, periods, accounts, dims,
 			func(ctx context.Context, c uuid.UUID) (sieexport.Company, error) {
 				id, err := companies.Identity(ctx, c)
