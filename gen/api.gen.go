@@ -6892,8 +6892,8 @@ type BokslutAccount struct {
 	// OpeningBalance Debit minus credit.
 	OpeningBalance Amount `json:"opening_balance"`
 
-	// Signoff The account's reconciliation sign-off: null until reconciliation lands.
-	Signoff nullable.Nullable[any] `json:"signoff"`
+	// Signoff The reconciliation sign-off the account's closing balance rests on, where it has one (a bank account's ledger account, 1630 for the skattekonto): of its reconciliation account, the latest sign-off not reopened through the balance date or before; null otherwise. Its through_date says how far it reaches.
+	Signoff nullable.Nullable[ReconciliationSignoff] `json:"signoff"`
 
 	// Specification Where Kontera holds one: 1510/1513 the AR ledger, 2440 the supplier ledger, the VAT accounts the VAT periods not yet settled, 19xx the cash accounts' bank balances.
 	Specification nullable.Nullable[BokslutSpec] `json:"specification"`

@@ -192,6 +192,19 @@ func TestReconciliationRefusals(t *testing.T) {
 	if forced.at("data.signoff.forced") != true || forced.at("data.signoff.unexplained_difference") != 16.0 {
 		t.Fatalf("forced: %s", forced.Body)
 	}
+	// The bokslutsbilagor carry it on 1930 (not the one reopened); the
+	// accounts without a reconciliation have none.
+	period := b.get(b.path("fiscal-periods"), b.token).status(t, 200).str("data.fiscal_periods.0.id")
+	bilagor := b.get(b.path("reports/bokslutsbilagor?period_id="+period), b.token).status(t, 200)
+	if s, ok := bokslutAccount(t, bilagor, "1930")["signoff"].(map[string]any); !ok ||
+		s["id"] != forced.str("data.signoff.id") || s["through_date"] != "2026-03-31" || s["forced"] != true {
+		t.Fatalf("1930's sign-off in the bokslutsbilagor: %s", bilagor.Body)
+	}
+	for _, x := range bilagor.list("data.accounts") {
+		if a := x.(map[string]any); a["account_number"] != "1930" && a["signoff"] != nil {
+			t.Fatalf("%s has a sign-off: %s", a["account_number"], bilagor.Body)
+		}
+	}
 	// What a statement states may not be overridden.
 	if _, err := b.db.Exec(`INSERT INTO bank_statement_balances (company_id, cash_account_id, day, balance, source)
 		VALUES ($1, $2, '2026-03-31', -6426, 'camt053')`, b.company, key[5:]); err != nil {

@@ -546,7 +546,7 @@ func New(cfg Config) (*Server, error) {
 		bankTxAPI:    banking.NewTxHandler(bank, cursors, cfg.Now),
 		partiesAPI:   parties.NewHandler(registry, cursors),
 		ledgerAPI:    ledger.NewHandler(journal, ops, cursors, cfg.Now),
-		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg, vatR, bank.Store(), audits, ops, accruals)),
+		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg, vatR, bank.Store(), audits, ops, accruals, recon.SignoffsAt)),
 		incometaxAPI: incometax.NewHandler(journal, periods, accounts, func(ctx context.Context, c uuid.UUID) (incometax.Company, error) {
 			id, err := companies.Identity(ctx, c)
 			return incometax.Company{Name: id.Name, Form: id.Form, OrgNumber: id.OrgNumber, PostalCode: id.PostalCode,
@@ -622,10 +622,11 @@ func vatReturns(cfg Config, journal *ledger.Store, accounts *chart.Store, period
 // reportSources are what the reports read of the company and the
 // invoice registers.
 func reportSources(companies *company.Store, sales *invoicing.Store, cfg Config, vatR *vat.Returns, bank *banking.Store,
-	audits *audit.Store, ops *jobs.Store, accruals accrual.Book) reports.Sources {
+	audits *audit.Store, ops *jobs.Store, accruals accrual.Book,
+	signoffs func(context.Context, uuid.UUID, time.Time) (map[string]gen.ReconciliationSignoff, error)) reports.Sources {
 	bought := payables.NewStore(cfg.DB)
 	return reports.Sources{
-		Now: cfg.Now, Audit: audits, Operations: ops, AccrualsWaiting: accruals.Waiting,
+		Now: cfg.Now, Audit: audits, Operations: ops, AccrualsWaiting: accruals.Waiting, Signoffs: signoffs,
 		VATStatuses: func(ctx context.Context, c uuid.UUID, from, to time.Time) ([]reports.VATStatus, error) {
 			list, err := vatR.Statuses(ctx, c, from, to)
 			out := make([]reports.VATStatus, len(list))

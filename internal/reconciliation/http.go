@@ -174,6 +174,17 @@ func wireStatus(s Status) gen.BankReconciliationStatus {
 	return out
 }
 
+// SignoffsAt is SignedAt as the document shows sign-offs: what the
+// bokslutsbilagor carry per account.
+func (r *Reconciler) SignoffsAt(ctx context.Context, company uuid.UUID, day time.Time) (map[string]gen.ReconciliationSignoff, error) {
+	signed, err := r.SignedAt(ctx, company, day)
+	out := make(map[string]gen.ReconciliationSignoff, len(signed))
+	for account, s := range signed {
+		out[account] = wireSignoff(s, nil)
+	}
+	return out, err
+}
+
 func wireSignoff(s Signoff, drift *Drift) gen.ReconciliationSignoff {
 	out := gen.ReconciliationSignoff{Id: s.ID, AccountKey: s.AccountKey, ThroughDate: date(s.ThroughDate),
 		Note: envelope.Nullable(s.Note), Forced: s.Forced, ExternalBalance: s.External, LedgerBalance: s.Ledger,

@@ -296,3 +296,32 @@ func day(t *time.Time) *string {
 	s := t.Format(time.DateOnly)
 	return &s
 }
+
+// SignedAt answers, per ledger account, the sign-off a year closing on
+// day rests on: of each reconciled account, the latest not reopened
+// through day or before (a later one may have superseded it since).
+func (r *Reconciler) SignedAt(ctx context.Context, company uuid.UUID, day time.Time) (map[string]Signoff, error) {
+	var list []Signoff
+	if err := r.db.Q(ctx).SelectContext(ctx, &list, `SELECT DISTINCT ON (account_key) `+signoffColumns+`
+		FROM reconciliation_signoffs WHERE company_id = $1 AND reopened_at IS NULL AND through_date <= $2
+		ORDER BY account_key, through_date DESC, signed_at DESC`, company, store.Day(day)); err != nil {
+		return nil, err
+	}
+	out := map[string]Signoff{}
+	for _, s := range list {
+		k, err := ParseKey(s.AccountKey)
+		if err != nil {
+			return nil, err
+		}
+		account := SkattekontoAccount
+		if k.Kind == KindBank {
+			cash, err := r.bank.Store().CashAccount(ctx, company, k.CashID, false)
+			if err != nil {
+				return nil, err
+			}
+			account = cash.LedgerAccount
+		}
+		out[account] = s
+	}
+	return out, nil
+}

@@ -164,6 +164,12 @@ func (h *Handler) GetBokslutsbilagor(ctx context.Context, req gen.GetBokslutsbil
 		s.Items = append(s.Items, SpecItem{Ref: &id, Label: b.Name, Amount: *b.Balance})
 		s.Total = s.Total.Add(*b.Balance)
 	}
+	signed := map[string]gen.ReconciliationSignoff{}
+	if h.src.Signoffs != nil {
+		if signed, err = h.src.Signoffs(ctx, company, day); err != nil {
+			return nil, err
+		}
+	}
 	out := gen.Bokslutsbilagor{Period: per, BalanceDate: openapi_types.Date{Time: day}, Accounts: []gen.BokslutAccount{}}
 	numbers := make([]string, 0, len(totals))
 	byNumber := map[string]int{}
@@ -180,7 +186,10 @@ func (h *Handler) GetBokslutsbilagor(ctx context.Context, req gen.GetBokslutsbil
 	for _, n := range numbers {
 		a := gen.BokslutAccount{AccountNumber: n, AccountName: names[n],
 			Specification: nullable.NewNullNullable[gen.BokslutSpec](), ExternalBalance: nullable.NewNullNullable[money.Amount](),
-			Difference: nullable.NewNullNullable[money.Amount](), Signoff: nil}
+			Difference: nullable.NewNullNullable[money.Amount](), Signoff: nullable.NewNullNullable[gen.ReconciliationSignoff]()}
+		if s, ok := signed[n]; ok {
+			a.Signoff = nullable.NewNullableWithValue(s)
+		}
 		if i, ok := byNumber[n]; ok {
 			t := totals[i]
 			a.OpeningBalance, a.Movement, a.ClosingBalance = t.Opening, t.Debit.Sub(t.Credit), t.Closing()

@@ -47,6 +47,9 @@ type Sources struct {
 	// from..to; TopSuppliers the n suppliers bought the most from.
 	PaymentDays  func(ctx context.Context, company uuid.UUID, from, to time.Time) (*float64, error)
 	TopSuppliers func(ctx context.Context, company uuid.UUID, from, to time.Time, n int) ([]SupplierTotal, error)
+	// Signoffs are the reconciliation sign-offs a year closing on a day
+	// rests on, per ledger account.
+	Signoffs func(ctx context.Context, company uuid.UUID, day time.Time) (map[string]gen.ReconciliationSignoff, error)
 	// AccrualsWaiting are the invoice registers' accrued months due on
 	// or before a day and not yet booked.
 	AccrualsWaiting func(ctx context.Context, company uuid.UUID, through time.Time) ([]accrual.Waiting, error)
