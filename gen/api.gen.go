@@ -5529,6 +5529,27 @@ func (e WebhookEventType) Valid() bool {
 	}
 }
 
+// Defines values for YearEndOpenItemKind.
+const (
+	YearEndOpenItemKindCashAccount     YearEndOpenItemKind = "cash_account"
+	YearEndOpenItemKindCustomerInvoice YearEndOpenItemKind = "customer_invoice"
+	YearEndOpenItemKindSupplierInvoice YearEndOpenItemKind = "supplier_invoice"
+)
+
+// Valid indicates whether the value is a known member of the YearEndOpenItemKind enum.
+func (e YearEndOpenItemKind) Valid() bool {
+	switch e {
+	case YearEndOpenItemKindCashAccount:
+		return true
+	case YearEndOpenItemKindCustomerInvoice:
+		return true
+	case YearEndOpenItemKindSupplierInvoice:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListAccountsParamsActive.
 const (
 	ListAccountsParamsActiveFalse ListAccountsParamsActive = "false"
@@ -7722,6 +7743,44 @@ type CreditNoteCreatedPayload struct {
 
 	// CreditedInvoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
 	CreditedInvoice Invoice `json:"credited_invoice"`
+}
+
+// CurrencyRevaluation A currency revaluation: the foreign-currency items open at the end of as_of_date, each at that day's rate, and the verifikat (source_type currency_revaluation, dated as_of_date, source_id the fiscal period) booking what the books lacked of it. Operating items take their difference to 3960 (gain) / 7960 (loss), cash accounts to 8330 (gain) / 8430 (loss). It is reversed on the next year's first day (same source type) when that year exists, else by the year-end that opens it, so payments in the next year book their exchange difference against the original rate as before. Run again, it books only the difference from the revaluation already booked (none when they agree: revaluation_entry_id null).
+type CurrencyRevaluation struct {
+	AsOfDate           openapi_types.Date                    `json:"as_of_date"`
+	FiscalPeriodId     openapi_types.UUID                    `json:"fiscal_period_id"`
+	Items              []YearEndOpenItem                     `json:"items"`
+	RevaluationEntryId nullable.Nullable[openapi_types.UUID] `json:"revaluation_entry_id"`
+
+	// ReversalEntryId The reversal on the next year's first day; null when that year is not open yet, or nothing changed.
+	ReversalEntryId nullable.Nullable[openapi_types.UUID] `json:"reversal_entry_id"`
+
+	// VerifikatLines What was (on a dry run: would be) booked on as_of_date.
+	VerifikatLines []PostingLine `json:"verifikat_lines"`
+}
+
+// CurrencyRevaluationCreate defines model for CurrencyRevaluationCreate.
+type CurrencyRevaluationCreate struct {
+	// AsOfDate The day the items are revalued at, its rate and its open items; default the period's last day. In the period and not after today (400 VALIDATION_ERROR naming as_of_date).
+	AsOfDate *openapi_types.Date `json:"as_of_date,omitempty"`
+}
+
+// CurrencyRevaluationDryRun A dry run's answer: the revaluation that would be booked; nothing is stored.
+type CurrencyRevaluationDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A currency revaluation: the foreign-currency items open at the end of as_of_date, each at that day's rate, and the verifikat (source_type currency_revaluation, dated as_of_date, source_id the fiscal period) booking what the books lacked of it. Operating items take their difference to 3960 (gain) / 7960 (loss), cash accounts to 8330 (gain) / 8430 (loss). It is reversed on the next year's first day (same source type) when that year exists, else by the year-end that opens it, so payments in the next year book their exchange difference against the original rate as before. Run again, it books only the difference from the revaluation already booked (none when they agree: revaluation_entry_id null).
+	Preview CurrencyRevaluation `json:"preview"`
+}
+
+// CurrencyRevaluationPreviewResponse defines model for CurrencyRevaluationPreviewResponse.
+type CurrencyRevaluationPreviewResponse struct {
+	// Data A dry run's answer: the revaluation that would be booked; nothing is stored.
+	Data CurrencyRevaluationDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // Customer A customer (kund).
@@ -17529,6 +17588,40 @@ type WebhookSecretResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// YearEndOpenItem An item open at a year's end: a customer invoice (1510), a supplier invoice (2440) or a foreign-currency cash account (19xx). In a revaluation it carries the closing day's rate, its value at it and the difference booked; in a cash-method cut-off, booked_sek is what the cut-off books for it.
+type YearEndOpenItem struct {
+	// Account Where the item stands: 1510, 2440 or the cash account's 19xx.
+	Account string `json:"account"`
+
+	// BookedSek The kronor the account holds for it at the rates it was booked at; for a cut-off, what the cut-off books on 1510/2440.
+	BookedSek Amount `json:"booked_sek"`
+
+	// Currency ISO 4217.
+	Currency string `json:"currency"`
+
+	// Difference Revaluation: revalued_sek less booked_sek.
+	Difference *Amount `json:"difference,omitempty"`
+
+	// Id The invoice, supplier invoice or cash account.
+	Id   openapi_types.UUID  `json:"id"`
+	Kind YearEndOpenItemKind `json:"kind"`
+
+	// Number The invoice number, the supplier's invoice number, or the cash account's name.
+	Number string `json:"number"`
+
+	// Rate Revaluation: SEK per unit on the closing day (fx: the Riksbank, or rates an operator imported).
+	Rate *ExchangeRate `json:"rate,omitempty"`
+
+	// Remaining In currency: what is left to pay on the day (an invoice), or held (a cash account).
+	Remaining Amount `json:"remaining"`
+
+	// RevaluedSek Revaluation: remaining at rate, rounded to the öre.
+	RevaluedSek *Amount `json:"revalued_sek,omitempty"`
+}
+
+// YearEndOpenItemKind defines model for YearEndOpenItem.Kind.
+type YearEndOpenItemKind string
+
 // AccountKey defines model for AccountKey.
 type AccountKey = string
 
@@ -18271,6 +18364,18 @@ type CloseFiscalPeriodParams struct {
 
 // CloseFiscalPeriodExternallyParams defines parameters for CloseFiscalPeriodExternally.
 type CloseFiscalPeriodExternallyParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// RevalueFiscalPeriodCurrenciesParams defines parameters for RevalueFiscalPeriodCurrencies.
+type RevalueFiscalPeriodCurrenciesParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
 
@@ -20336,6 +20441,9 @@ type CreateFiscalPeriodJSONRequestBody = FiscalPeriodCreate
 
 // UpdateFiscalPeriodJSONRequestBody defines body for UpdateFiscalPeriod for application/json ContentType.
 type UpdateFiscalPeriodJSONRequestBody = FiscalPeriodPatch
+
+// RevalueFiscalPeriodCurrenciesJSONRequestBody defines body for RevalueFiscalPeriodCurrencies for application/json ContentType.
+type RevalueFiscalPeriodCurrenciesJSONRequestBody = CurrencyRevaluationCreate
 
 // LockFiscalPeriodJSONRequestBody defines body for LockFiscalPeriod for application/json ContentType.
 type LockFiscalPeriodJSONRequestBody = ReleaseAccrualsOption
@@ -23952,6 +24060,9 @@ type ServerInterface interface {
 	// CloseFiscalPeriodExternally Mark a year kept outside Kontera as closed
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/close-external)
 	CloseFiscalPeriodExternally(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params CloseFiscalPeriodExternallyParams) error
+	// RevalueFiscalPeriodCurrencies Revalue a year's open foreign-currency items at the closing rate
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/currency-revaluation)
+	RevalueFiscalPeriodCurrencies(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params RevalueFiscalPeriodCurrenciesParams) error
 	// LockFiscalPeriod Lock a fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/lock)
 	LockFiscalPeriod(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params LockFiscalPeriodParams) error
@@ -27492,6 +27603,73 @@ func (w *ServerInterfaceWrapper) CloseFiscalPeriodExternally(ctx echo.Context) e
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CloseFiscalPeriodExternally(ctx, companyId, fiscalPeriodId, params)
+	return err
+}
+
+// RevalueFiscalPeriodCurrencies converts echo context to params.
+func (w *ServerInterfaceWrapper) RevalueFiscalPeriodCurrencies(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "fiscalPeriodId" -------------
+	var fiscalPeriodId FiscalPeriodId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "fiscalPeriodId", ctx.Param("fiscalPeriodId"), &fiscalPeriodId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter fiscalPeriodId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RevalueFiscalPeriodCurrenciesParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevalueFiscalPeriodCurrencies(ctx, companyId, fiscalPeriodId, params)
 	return err
 }
 
@@ -37580,6 +37758,7 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId", wrapper.UpdateFiscalPeriod, options.OperationMiddlewares["updateFiscalPeriod"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/close", wrapper.CloseFiscalPeriod, options.OperationMiddlewares["closeFiscalPeriod"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/close-external", wrapper.CloseFiscalPeriodExternally, options.OperationMiddlewares["closeFiscalPeriodExternally"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/currency-revaluation", wrapper.RevalueFiscalPeriodCurrencies, options.OperationMiddlewares["revalueFiscalPeriodCurrencies"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/lock", wrapper.LockFiscalPeriod, options.OperationMiddlewares["lockFiscalPeriod"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/opening-balances/manual", wrapper.SetManualOpeningBalances, options.OperationMiddlewares["setManualOpeningBalances"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/fiscal-periods/:fiscalPeriodId/reopen-external", wrapper.ReopenFiscalPeriodExternally, options.OperationMiddlewares["reopenFiscalPeriodExternally"]...)
@@ -49053,6 +49232,249 @@ func (response CloseFiscalPeriodExternally503JSONResponse) VisitCloseFiscalPerio
 	return err
 }
 
+type RevalueFiscalPeriodCurrenciesRequestObject struct {
+	CompanyId      CompanyId      `json:"companyId"`
+	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
+	Params         RevalueFiscalPeriodCurrenciesParams
+	Body           *RevalueFiscalPeriodCurrenciesJSONRequestBody
+}
+
+type RevalueFiscalPeriodCurrenciesResponseObject interface {
+	VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error
+}
+
+type RevalueFiscalPeriodCurrencies200JSONResponse CurrencyRevaluationPreviewResponse
+
+func (response RevalueFiscalPeriodCurrencies200JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies202JSONResponse OperationResponse
+
+func (response RevalueFiscalPeriodCurrencies202JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(202)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevalueFiscalPeriodCurrencies400JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevalueFiscalPeriodCurrencies401JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RevalueFiscalPeriodCurrencies403JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevalueFiscalPeriodCurrencies404JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RevalueFiscalPeriodCurrencies409JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RevalueFiscalPeriodCurrencies413JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RevalueFiscalPeriodCurrencies415JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RevalueFiscalPeriodCurrencies429JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RevalueFiscalPeriodCurrencies500JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response RevalueFiscalPeriodCurrencies502JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(502)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevalueFiscalPeriodCurrencies503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevalueFiscalPeriodCurrencies503JSONResponse) VisitRevalueFiscalPeriodCurrenciesResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type LockFiscalPeriodRequestObject struct {
 	CompanyId      CompanyId      `json:"companyId"`
 	FiscalPeriodId FiscalPeriodId `json:"fiscalPeriodId"`
@@ -50101,6 +50523,23 @@ func (response RunFiscalYearEnd500JSONResponse) VisitRunFiscalYearEndResponse(w 
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RunFiscalYearEnd502JSONResponse struct{ BadGatewayJSONResponse }
+
+func (response RunFiscalYearEnd502JSONResponse) VisitRunFiscalYearEndResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(502)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -85189,6 +85628,9 @@ type StrictServerInterface interface {
 	// CloseFiscalPeriodExternally Mark a year kept outside Kontera as closed
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/close-external)
 	CloseFiscalPeriodExternally(ctx context.Context, request CloseFiscalPeriodExternallyRequestObject) (CloseFiscalPeriodExternallyResponseObject, error)
+	// RevalueFiscalPeriodCurrencies Revalue a year's open foreign-currency items at the closing rate
+	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/currency-revaluation)
+	RevalueFiscalPeriodCurrencies(ctx context.Context, request RevalueFiscalPeriodCurrenciesRequestObject) (RevalueFiscalPeriodCurrenciesResponseObject, error)
 	// LockFiscalPeriod Lock a fiscal period
 	// (POST /api/v1/companies/{companyId}/fiscal-periods/{fiscalPeriodId}/lock)
 	LockFiscalPeriod(ctx context.Context, request LockFiscalPeriodRequestObject) (LockFiscalPeriodResponseObject, error)
@@ -87939,6 +88381,59 @@ func (sh *strictHandler) CloseFiscalPeriodExternally(ctx echo.Context, companyId
 		return err
 	} else if validResponse, ok := response.(CloseFiscalPeriodExternallyResponseObject); ok {
 		return validResponse.VisitCloseFiscalPeriodExternallyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevalueFiscalPeriodCurrencies operation middleware
+func (sh *strictHandler) RevalueFiscalPeriodCurrencies(ctx echo.Context, companyId CompanyId, fiscalPeriodId FiscalPeriodId, params RevalueFiscalPeriodCurrenciesParams) error {
+	var request RevalueFiscalPeriodCurrenciesRequestObject
+
+	request.CompanyId = companyId
+	request.FiscalPeriodId = fiscalPeriodId
+	request.Params = params
+
+	var body RevalueFiscalPeriodCurrenciesJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevalueFiscalPeriodCurrencies(ctx.Request().Context(), request.(RevalueFiscalPeriodCurrenciesRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevalueFiscalPeriodCurrencies")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevalueFiscalPeriodCurrenciesResponseObject); ok {
+		return validResponse.VisitRevalueFiscalPeriodCurrenciesResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

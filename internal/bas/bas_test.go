@@ -139,3 +139,12 @@ func TestValidNumber(t *testing.T) {
 		}
 	}
 }
+
+func TestDormant(t *testing.T) {
+	for in, want := range map[string]string{"2611": "2618", "2614": "2618", "2621": "2628", "2631": "2638",
+		"2641": "2648", "2645": "2648", "2618": "", "2648": "", "2650": "", "1510": "", "3001": ""} {
+		if got := Dormant(in); got != want {
+			t.Errorf("Dormant(%s) = %q, want %q", in, got, want)
+		}
+	}
+}

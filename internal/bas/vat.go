@@ -41,3 +41,20 @@ var vatOf = map[string]VAT{
 	"4537": {"0.06", "reverse_charge_eu_services"}, "4538": {"0", "reverse_charge_eu_services"},
 	"4545": {"0.25", "import_goods"}, "4546": {"0.12", "import_goods"}, "4547": {"0.06", "import_goods"},
 }
+
+// Dormant is the vilande account VAT booked on account waits on until
+// its condition is met (kontantmetoden's payment): output VAT 2610-2637
+// on 2618, 2628 or 2638 by its rate group, input VAT 2640-2649 on 2648.
+// "" for an account that is not a VAT account, or already dormant.
+func Dormant(account string) string {
+	if len(account) != 4 || account[:2] != "26" || account[3] == '8' {
+		return ""
+	}
+	switch account[2] {
+	case '1', '2', '3':
+		return account[:3] + "8"
+	case '4':
+		return "2648"
+	}
+	return ""
+}

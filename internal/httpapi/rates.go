@@ -85,3 +85,41 @@ func rateLookups(rates *fx.Rates, people *parties.Store, bought *payables.Payabl
 	return map[string]outsideWork{"createSupplierInvoice": invoice, "convertInboxItem": invoice, "markSupplierInvoicePaid": payment,
 		"refreshTransactionExchangeRate": transaction}
 }
+
+// closingRates is the outside work of a year-end or a revaluation: the
+// rates of the closing day (as_of_date when asOf and sent, else the
+// year's last day) for every currency of the foreign items open then,
+// fetched before the transaction and kept, so the run (in the request or
+// in the worker) reads them stored.
+func closingRates(journal *ledger.Store, rates *fx.Rates, asOf bool) outsideWork {
+	return func(ctx context.Context, _ string, raw []byte, param func(string) string) context.Context {
+		company, err1 := uuid.Parse(param("companyId"))
+		id, err2 := uuid.Parse(param("fiscalPeriodId"))
+		if err1 != nil || err2 != nil {
+			return ctx
+		}
+		p, err := journal.Period(ctx, company, id)
+		if err != nil {
+			return ctx
+		}
+		day := p.End
+		var b struct {
+			AsOf string `json:"as_of_date"`
+		}
+		if asOf && len(raw) > 0 && json.Unmarshal(raw, &b) == nil && b.AsOf != "" {
+			if day, err = time.Parse(time.DateOnly, b.AsOf); err != nil {
+				return ctx
+			}
+		}
+		currencies, err := journal.ForeignCurrencies(ctx, company, day)
+		if err != nil {
+			return ctx
+		}
+		for _, c := range currencies {
+			if fx.Known(c) {
+				ctx = rates.Resolve(ctx, c, day)
+			}
+		}
+		return ctx
+	}
+}

@@ -505,6 +505,11 @@ func New(cfg Config) (*Server, error) {
 	s.bought = bought
 	accruals := accrual.Book{s.sales, bought}
 	journal.Accruals = accruals
+	journal.Registers, journal.Rates = []ledger.Register{s.sales, bought, bank}, rates
+	s.outside["runFiscalYearEnd"] = closingRates(journal, rates, false)
+	s.outside["revalueFiscalPeriodCurrencies"] = closingRates(journal, rates, true)
+	s.outsideDry["revalueFiscalPeriodCurrencies"] = true
+	s.worker.Handle(ledger.RevaluationOperation, journal.RevaluationJob)
 	accrualH := accrual.NewHandler(accruals, ops, cursors, cfg.Now)
 	if cfg.AccrualsAtOnce > 0 {
 		accrualH.Large = cfg.AccrualsAtOnce

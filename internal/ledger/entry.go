@@ -47,11 +47,13 @@ const (
 	SourceAppropriation = "result_appropriation"
 )
 
-// yearEndSources are what the year-end writes: the closing entry, and
-// the next year's opening balance and result appropriation. They go into
+// yearEndSources are what the year-end writes: the closing entry, the
+// cash-method cut-off and the currency revaluation (and their reversals),
+// and the next year's opening balance and result appropriation. They go into
 // a locked period, follow from the books rather than from a caller, and
 // change only when the year-end runs again.
-var yearEndSources = map[string]bool{SourceYearEnd: true, SourceOpeningBalance: true, SourceAppropriation: true}
+var yearEndSources = map[string]bool{SourceYearEnd: true, SourceOpeningBalance: true, SourceAppropriation: true,
+	SourceCashCutoff: true, SourceRevaluation: true}
 
 // clientSources are the source types a client may name on create: what
 // created the entry, outside the ledger.
@@ -65,7 +67,7 @@ var clientSources = map[string]bool{
 // engineSources are the source types only the ledger and the other
 // domains' engines post with.
 var engineSources = map[string]bool{
-	SourceOpeningBalance: true, SourceYearEnd: true, SourceAppropriation: true, "currency_revaluation": true,
+	SourceOpeningBalance: true, SourceYearEnd: true, SourceAppropriation: true, SourceRevaluation: true, SourceCashCutoff: true,
 	SourceStorno: true, SourceCorrection: true, "credit_note": true, "supplier_credit_note": true, "system": true,
 	"accrual": true, "vat_settlement": true, "rot_rut_payout": true, "rot_rut_reclaim": true, "expense_payout": true,
 	"stripe_payout": true, "invoice_batch_payment": true, "supplier_invoice_batch_payment": true,
@@ -77,12 +79,12 @@ func ClientSources() []string { return sortedKeys(clientSources) }
 // keepsDate are the source types whose date is part of what they are: a
 // year-end or opening-balance entry on another day would be wrong.
 var keepsDate = map[string]bool{SourceOpeningBalance: true, SourceYearEnd: true, SourceAppropriation: true,
-	"vat_settlement": true}
+	"vat_settlement": true, SourceCashCutoff: true, SourceRevaluation: true}
 
 // needsNoDocument are the source types the ledger generates from other
 // entries; they never have an underlag of their own to miss.
 var needsNoDocument = map[string]bool{SourceStorno: true, SourceOpeningBalance: true, SourceYearEnd: true,
-	SourceAppropriation: true}
+	SourceAppropriation: true, SourceCashCutoff: true, SourceRevaluation: true}
 
 // MaxLines is the most lines one entry from a client may have.
 const MaxLines = 1000

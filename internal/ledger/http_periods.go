@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	openapi_types "github.com/oapi-codegen/runtime/types"
@@ -121,4 +122,45 @@ func periodResult(ctx context.Context, p fiscal.Period) (gen.FiscalPeriodActionR
 // releasing is release_accruals of an optional body.
 func releasing(b *gen.ReleaseAccrualsOption) bool {
 	return b != nil && b.ReleaseAccruals != nil && *b.ReleaseAccruals
+}
+
+// RevalueFiscalPeriodCurrencies checks that a revaluation may run and
+// queues it; a dry run answers the revaluation that would be booked.
+func (h *Handler) RevalueFiscalPeriodCurrencies(ctx context.Context, req gen.RevalueFiscalPeriodCurrenciesRequestObject) (gen.RevalueFiscalPeriodCurrenciesResponseObject, error) {
+	company, id := uuid.UUID(req.CompanyId), uuid.UUID(req.FiscalPeriodId)
+	var day *time.Time
+	if req.Body != nil && req.Body.AsOfDate != nil {
+		day = &req.Body.AsOfDate.Time
+	}
+	if store.IsDryRun(ctx) {
+		r, err := h.ledger.RunRevaluation(ctx, company, id, day)
+		if err != nil {
+			return nil, err
+		}
+		return gen.RevalueFiscalPeriodCurrencies200JSONResponse{Meta: envelope.Meta(ctx),
+			Data: gen.CurrencyRevaluationDryRun{DryRun: true, Preview: WireRevaluation(r)}}, nil
+	}
+	_, d, err := h.ledger.CheckRevaluation(ctx, company, id, day)
+	if err != nil {
+		return nil, err
+	}
+	// The rates are read now, so a missing one is refused at once.
+	if p, err := h.ledger.periods.Get(ctx, company, id); err != nil {
+		return nil, err
+	} else if _, _, err := h.ledger.revalue(ctx, company, p, d); err != nil {
+		return nil, err
+	}
+	pending, err := h.ops.Pending(ctx, company, RevaluationOperation, map[string]any{"fiscal_period_id": id})
+	if err != nil {
+		return nil, err
+	}
+	if pending != nil {
+		return nil, apierr.New(apierr.Conflict, map[string]any{"reason": "revaluation_in_progress",
+			"operation_id": pending.ID, "fiscal_period_id": id})
+	}
+	o, err := h.ops.Enqueue(ctx, company, RevaluationOperation, revaluationParams{PeriodID: id, Day: d})
+	if err != nil {
+		return nil, err
+	}
+	return gen.RevalueFiscalPeriodCurrencies202JSONResponse{Meta: envelope.Meta(ctx), Data: jobs.Wire(o)}, nil
 }

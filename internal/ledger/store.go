@@ -55,6 +55,12 @@ type Store struct {
 	// a period is not locked, nor its year ended or closed, while months
 	// dated in it wait. Nil: nothing is accrued.
 	Accruals AccrualBook
+	// Registers are the registers whose items can be open at a year's
+	// end: the year-end books kontantmetoden's open invoices (cut-off)
+	// and revalues the foreign-currency items. Nil: none.
+	Registers []Register
+	// Rates are the closing days' rates of the revaluation (fx.Rates).
+	Rates Rates
 	// PeriodsChanged runs in the unit of work after the ledger opened a
 	// fiscal year itself (at year-end): the company's tax deadlines follow
 	// its years.

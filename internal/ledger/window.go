@@ -70,9 +70,11 @@ const SettlementSource = "vat_settlement"
 // from..to of the entries that settle VAT rather than make it: those of
 // source type vat_settlement and their stornos, and any other entry with
 // a line on one of vatAccounts and a line on 2650 or 1650 (a settlement
-// booked by hand or read from a SIE file). Opening balances and closing
-// entries are not among them; the month balances never counted those as
-// turnover.
+// booked by hand or read from a SIE file), and the cash-method cut-off at
+// a year-end with its reversal: kontantmetoden's sales and purchases are
+// reported when paid, never when the year-end books them. Opening
+// balances and closing entries are not among them; the month balances
+// never counted those as turnover.
 func (s *Store) Settlements(ctx context.Context, company uuid.UUID, from, to time.Time, vatAccounts []string) ([]MonthTotal, error) {
 	out := []MonthTotal{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
@@ -84,7 +86,7 @@ func (s *Store) Settlements(ctx context.Context, company uuid.UUID, from, to tim
 				AND NOT p.is_opening
 			UNION
 			SELECT e.id FROM journal_entries e
-			WHERE e.company_id = $1 AND e.source_type = 'vat_settlement' AND e.status = 'posted'
+			WHERE e.company_id = $1 AND e.source_type IN ('vat_settlement', $8) AND e.status = 'posted'
 				AND e.entry_date BETWEEN $2 AND $3
 			UNION
 			SELECT st.id FROM journal_entries o
@@ -95,7 +97,7 @@ func (s *Store) Settlements(ctx context.Context, company uuid.UUID, from, to tim
 			SELECT e.id, date_trunc('month', e.entry_date)::date AS month FROM candidate c
 			JOIN journal_entries e ON e.company_id = $1 AND e.id = c.id
 			WHERE e.source_type NOT IN ($6, $7)
-				AND (e.source_type = $5
+				AND (e.source_type IN ($5, $8)
 					OR EXISTS (SELECT 1 FROM journal_entries o WHERE o.company_id = $1 AND o.id = e.reverses_id
 						AND o.source_type = $5)
 					OR EXISTS (SELECT 1 FROM journal_lines l WHERE l.company_id = $1 AND l.journal_entry_id = e.id
@@ -104,7 +106,7 @@ func (s *Store) Settlements(ctx context.Context, company uuid.UUID, from, to tim
 		FROM settling x JOIN journal_lines l ON l.company_id = $1 AND l.journal_entry_id = x.id
 		WHERE l.struck_by_rattelse_id IS NULL
 		GROUP BY l.account_number, x.month ORDER BY l.account_number, x.month`,
-		company, from, to, pq.Array(vatAccounts), SettlementSource, SourceOpeningBalance, SourceYearEnd)
+		company, from, to, pq.Array(vatAccounts), SettlementSource, SourceOpeningBalance, SourceYearEnd, SourceCashCutoff)
 	return out, err
 }
 

@@ -51,11 +51,17 @@ type yearEnd struct {
 	opening, appropriation []Line
 	staleOpening           []Entry
 	staleAppropriation     []Entry
+	// The cash-method cut-off and the revaluation at the year's last
+	// day: the items, and the lines the books still lack of each.
+	cutoffItems, revaluationItems []OpenItem
+	cutoff, revaluation           []Line
+	cutoffID, revaluationID       *uuid.UUID
 }
 
 // done reports whether the year-end has nothing left to post.
 func (y yearEnd) done() bool {
-	return y.closing == nil && y.staleOpening == nil && y.staleAppropriation == nil
+	return y.closing == nil && y.staleOpening == nil && y.staleAppropriation == nil && len(y.cutoff) == 0 &&
+		len(y.revaluation) == 0
 }
 
 // CheckYearEnd holds the company's period id and checks that its
@@ -117,6 +123,9 @@ func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID, plan, r
 			return y, err
 		}
 	}
+	if err := s.adjustments(ctx, company, &y, plan); err != nil {
+		return y, err
+	}
 	posted, err := s.count(ctx, company, id, `status = 'posted'`)
 	if err != nil {
 		return y, err
@@ -151,6 +160,51 @@ func (s *Store) checkYearEnd(ctx context.Context, company, id uuid.UUID, plan, r
 			"year_end_entry_id": p.YearEndEntryID})
 	}
 	return y, nil
+}
+
+// adjustments works out the year's cash-method cut-off and currency
+// revaluation at its last day, what the books lack of each, and with
+// plan books that, before the closing entry reads the result. A rate
+// missing for the revaluation refuses the year-end (SI_FX_RATE_MISSING).
+func (s *Store) adjustments(ctx context.Context, company uuid.UUID, y *yearEnd, plan bool) error {
+	if len(s.Registers) == 0 {
+		return nil
+	}
+	p := y.period
+	items, lines, err := s.cutoff(ctx, company, p)
+	if err != nil {
+		return err
+	}
+	y.cutoffItems = items
+	if y.cutoff, err = s.pending(ctx, company, p, SourceCashCutoff, lines); err != nil {
+		return err
+	}
+	if y.revaluationItems, lines, err = s.revalue(ctx, company, p, p.End); err != nil {
+		return err
+	}
+	if y.revaluation, err = s.pending(ctx, company, p, SourceRevaluation, lines); err != nil {
+		return err
+	}
+	if !plan {
+		return nil
+	}
+	tag := p.ID.String()
+	for _, a := range []struct {
+		lines        []Line
+		source, desc string
+		id           **uuid.UUID
+	}{{y.cutoff, SourceCashCutoff, cutoffText(p), &y.cutoffID}, {y.revaluation, SourceRevaluation, revaluationText(p.End), &y.revaluationID}} {
+		if len(a.lines) == 0 {
+			continue
+		}
+		e, err := s.Post(ctx, company, Input{PeriodID: p.ID, Date: p.End, SourceType: a.source, SourceID: &tag,
+			Description: a.desc, Lines: a.lines})
+		if err != nil {
+			return err
+		}
+		*a.id = &e.ID
+	}
+	return nil
 }
 
 // plan works out what the year-end of y.period posts: the closing entry
@@ -211,19 +265,26 @@ func entryLines(entries []Entry) []Line {
 
 // YearEndResult is what a year-end run did.
 type YearEndResult struct {
-	ClosingEntryID        *uuid.UUID   `json:"closing_entry_id"`
-	ClosingVoucherSeries  *string      `json:"closing_voucher_series"`
-	ClosingVoucherNumber  *int         `json:"closing_voucher_number"`
-	ResultAccount         string       `json:"result_account"`
-	NetResult             money.Amount `json:"net_result"`
-	NextPeriodID          uuid.UUID    `json:"next_period_id"`
-	NextPeriodCreated     bool         `json:"next_period_created"`
-	OpeningEntryID        *uuid.UUID   `json:"opening_entry_id"`
-	OpeningVoucherNumber  *int         `json:"opening_voucher_number"`
-	ReplacedEntryIDs      []uuid.UUID  `json:"replaced_entry_ids"`
-	AppropriationEntryID  *uuid.UUID   `json:"appropriation_entry_id"`
-	JournalEntriesCreated int          `json:"journal_entries_created"`
-	OpeningBalancesSet    int          `json:"opening_balances_set"`
+	ClosingEntryID       *uuid.UUID   `json:"closing_entry_id"`
+	ClosingVoucherSeries *string      `json:"closing_voucher_series"`
+	ClosingVoucherNumber *int         `json:"closing_voucher_number"`
+	ResultAccount        string       `json:"result_account"`
+	NetResult            money.Amount `json:"net_result"`
+	NextPeriodID         uuid.UUID    `json:"next_period_id"`
+	NextPeriodCreated    bool         `json:"next_period_created"`
+	OpeningEntryID       *uuid.UUID   `json:"opening_entry_id"`
+	OpeningVoucherNumber *int         `json:"opening_voucher_number"`
+	ReplacedEntryIDs     []uuid.UUID  `json:"replaced_entry_ids"`
+	AppropriationEntryID *uuid.UUID   `json:"appropriation_entry_id"`
+	// CutoffEntryID books the invoices kontantmetoden left open (Cutoff);
+	// RevaluationEntryID revalues the foreign items (Revalued). Their
+	// reversals on the next year's first day count among the entries.
+	CutoffEntryID         *uuid.UUID `json:"cash_method_cutoff_entry_id"`
+	Cutoff                []OpenItem `json:"cash_method_cutoff"`
+	RevaluationEntryID    *uuid.UUID `json:"revaluation_entry_id"`
+	Revalued              []OpenItem `json:"revaluation"`
+	JournalEntriesCreated int        `json:"journal_entries_created"`
+	OpeningBalancesSet    int        `json:"opening_balances_set"`
 }
 
 // RunYearEnd carries out the year-end (bokslut) of the company's period
@@ -247,6 +308,13 @@ func (s *Store) RunYearEnd(ctx context.Context, company, id uuid.UUID, release b
 	p := y.period
 	res.ResultAccount = ResultAccount(y.company.EntityType)
 	res.NetResult = Result(y.balances, y.sheet)
+	res.CutoffEntryID, res.Cutoff, res.RevaluationEntryID, res.Revalued = y.cutoffID, y.cutoffItems, y.revaluationID,
+		y.revaluationItems
+	for _, id := range []*uuid.UUID{y.cutoffID, y.revaluationID} {
+		if id != nil {
+			res.JournalEntriesCreated++
+		}
+	}
 
 	report("closing_entry", 1, 3)
 	if y.closing != nil {
@@ -280,6 +348,11 @@ func (s *Store) RunYearEnd(ctx context.Context, company, id uuid.UUID, release b
 		y.staleOpening, y.staleAppropriation = []Entry{}, []Entry{}
 	}
 	res.NextPeriodID = next.ID
+	reversed, err := s.reverseAdjustments(ctx, company, p, next)
+	if err != nil {
+		return res, err
+	}
+	res.JournalEntriesCreated += reversed
 
 	report("opening_balances", 3, 3)
 	source := p.ID.String()

@@ -166,3 +166,36 @@ func TestSheetFromFile(t *testing.T) {
 		t.Fatalf("a manual opening balance on a file's asset: %v", err)
 	}
 }
+
+// A receivable and cash that grew are gains (3960, 8330), a debt that
+// grew a loss (7960); a cash account that shrank is a loss on 8430.
+func TestRevaluationLines(t *testing.T) {
+	diff := func(s string) *money.Amount { a := money.MustParse(s); return &a }
+	rate := money.MustParseRate("11.5")
+	items := []ledger.OpenItem{
+		{Kind: ledger.CustomerInvoice, Account: "1510", Difference: diff("625"), Rate: &rate},
+		{Kind: ledger.SupplierInvoice, Account: "2440", Difference: diff("150"), Rate: &rate},
+		{Kind: ledger.SupplierInvoice, Account: "2440", Difference: diff("-40"), Rate: &rate},
+		{Kind: ledger.CashAccount, Account: "1940", Difference: diff("100"), Rate: &rate},
+		{Kind: ledger.CashAccount, Account: "1941", Difference: diff("-30"), Rate: &rate},
+		{Kind: ledger.CustomerInvoice, Account: "1510", Difference: diff("0"), Rate: &rate},
+	}
+	got := map[string]string{}
+	sums := map[string]money.Amount{}
+	for _, l := range ledger.RevaluationLines(items) {
+		sums[l.Account] = sums[l.Account].Add(l.Debit).Sub(l.Credit)
+	}
+	for k, v := range sums {
+		got[k] = v.String()
+	}
+	want := map[string]string{"1510": "625.00", "3960": "-665.00", "2440": "-110.00", "7960": "150.00",
+		"1940": "100.00", "8330": "-100.00", "1941": "-30.00", "8430": "30.00"}
+	for k, v := range want {
+		if got[k] != v {
+			t.Errorf("%s: got %s, want %s (all %v)", k, got[k], v, got)
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("accounts %v", got)
+	}
+}

@@ -121,6 +121,11 @@ func (h *Handler) yearEndFindings(ctx context.Context, company uuid.UUID, per ge
 				Details: map[string]any{"count": len(waiting), "months": waiting}})
 		}
 	}
+	adj, err := h.ledger.Adjustments(ctx, company, per.Id)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, adjustmentFindings(adj)...)
 	prev, err := h.periods.Covering(ctx, company, per.Start.AddDate(0, 0, -1))
 	if err != nil {
 		return nil, err
@@ -194,4 +199,33 @@ func (h *Handler) yearEndFindings(ctx context.Context, company uuid.UUID, per ge
 		}
 	}
 	return out, nil
+}
+
+// adjustmentFindings are what the year-end books beyond its closing
+// entry, for the accountant to see first: the invoices kontantmetoden
+// keeps outside the books (the year-end books them, info), the open
+// foreign items not yet revalued (the year-end revalues them, warning),
+// and a closing rate nobody can fetch (blocker; with a rate source the
+// year-end fetches it, a warning until then).
+func adjustmentFindings(a ledger.Adjustments) []Finding {
+	var out []Finding
+	if a.CutoffPending {
+		out = append(out, Finding{Severity: Info, Code: "CASH_METHOD_OPEN_INVOICES",
+			Message: fmt.Sprintf("%d obetalda fakturor (kontantmetoden) bokförs vid bokslutet på 1510/2440 med vilande moms och återförs nästa år.",
+				len(a.Cutoff)), Details: map[string]any{"count": len(a.Cutoff), "items": a.Cutoff}})
+	}
+	if a.RevaluationPending {
+		out = append(out, Finding{Severity: Warn, Code: "CURRENCY_REVALUATION_MISSING",
+			Message: fmt.Sprintf("%d öppna poster i utländsk valuta är inte omvärderade till balansdagens kurs; bokslutet omvärderar dem.",
+				len(a.Foreign)), Details: map[string]any{"count": len(a.Foreign), "items": a.Foreign}})
+	}
+	if a.RatesMissing != nil {
+		sev := Warn
+		if reason, _ := a.RatesMissing.Details["reason"].(string); reason == "offline" {
+			sev = Blocker
+		}
+		out = append(out, Finding{Severity: sev, Code: "FX_CLOSING_RATE_UNAVAILABLE",
+			Message: "Valutakurs för balansdagen saknas; utan den kan posterna inte omvärderas.", Details: a.RatesMissing.Details})
+	}
+	return out
 }

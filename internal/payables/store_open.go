@@ -1,0 +1,57 @@
+package payables
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/store"
+)
+
+// openAt is a supplier invoice open at the end of a day, with what was
+// paid of it through that day, in its currency and in the kronor 2440
+// was settled with.
+type openAt struct {
+	Invoice
+	PaidThen   money.Amount `db:"paid_then"`
+	BookedThen money.Amount `db:"booked_then"`
+}
+
+// OpenAt answers the company's supplier invoices dated through day and
+// open at its end: not a credit note, not credited by a credit note dated
+// through day, with less paid through day than their total; booked says
+// whether those on 2440 or those kontantmetoden keeps outside the books
+// are asked. Their items are read too.
+func (s *Store) OpenAt(ctx context.Context, company uuid.UUID, day time.Time, booked bool) ([]openAt, error) {
+	var rows []struct {
+		openAt
+		Items []byte `db:"items_json"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
+		SELECT `+columns("$2::date")+`, coalesce(p.paid, 0) AS paid_then, coalesce(p.booked, 0) AS booked_then,
+			(SELECT coalesce(jsonb_agg(to_jsonb(l) ORDER BY l.sort_order), '[]') FROM supplier_invoice_items l
+			 WHERE l.company_id = i.company_id AND l.supplier_invoice_id = i.id) AS items_json
+		FROM supplier_invoices i
+		LEFT JOIN LATERAL (SELECT sum(x.amount) AS paid, sum(x.booked_sek) AS booked FROM supplier_invoice_payments x
+			WHERE x.company_id = i.company_id AND x.supplier_invoice_id = i.id AND x.payment_date <= $2) p ON true
+		WHERE i.company_id = $1 AND NOT i.is_credit_note AND i.status <> 'reversed' AND i.invoice_date <= $2
+		  AND NOT i.paid_with_private_funds
+		  AND (i.registration_journal_entry_id IS NOT NULL) = $3 AND ($3 OR i.cash_method)
+		  AND i.total - coalesce(p.paid, 0) > 0
+		  AND NOT EXISTS (SELECT 1 FROM supplier_invoices c WHERE c.company_id = i.company_id
+		                  AND c.credited_invoice_id = i.id AND c.status <> 'reversed' AND c.invoice_date <= $2)
+		ORDER BY i.invoice_date, i.arrival_number`, company, store.Day(day), booked)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]openAt, len(rows))
+	for i, r := range rows {
+		out[i] = r.openAt
+		if out[i].Items, err = itemsOf(r.Items); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
