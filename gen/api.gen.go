@@ -1284,6 +1284,7 @@ const (
 	ErrorCodeINVOICECANCELRACE                          ErrorCode = "INVOICE_CANCEL_RACE"
 	ErrorCodeINVOICECREATEACCRUALINVALID                ErrorCode = "INVOICE_CREATE_ACCRUAL_INVALID"
 	ErrorCodeINVOICECREATEROTRUTVALIDATION              ErrorCode = "INVOICE_CREATE_ROT_RUT_VALIDATION"
+	ErrorCodeINVOICECREDITEXCEEDSREMAINING              ErrorCode = "INVOICE_CREDIT_EXCEEDS_REMAINING"
 	ErrorCodeINVOICECREDITPERIODLOCKED                  ErrorCode = "INVOICE_CREDIT_PERIOD_LOCKED"
 	ErrorCodeINVOICEDELETENOTDRAFT                      ErrorCode = "INVOICE_DELETE_NOT_DRAFT"
 	ErrorCodeINVOICEEMAILNOTFAILED                      ErrorCode = "INVOICE_EMAIL_NOT_FAILED"
@@ -1734,6 +1735,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeINVOICECREATEACCRUALINVALID:
 		return true
 	case ErrorCodeINVOICECREATEROTRUTVALIDATION:
+		return true
+	case ErrorCodeINVOICECREDITEXCEEDSREMAINING:
 		return true
 	case ErrorCodeINVOICECREDITPERIODLOCKED:
 		return true
@@ -10362,16 +10365,31 @@ type InvoiceCreatedPayload struct {
 	Invoice Invoice `json:"invoice"`
 }
 
-// InvoiceCreditCreate What a credit asks: why, and the credit note's date.
+// InvoiceCreditCreate What a credit asks: why, the credit note's date, and for a partial credit the lines.
 type InvoiceCreditCreate struct {
 	// CreditDate The credit note's date, and its verifikat's, so the VAT period its VAT falls in; default today (Europe/Stockholm). Not before the invoice date, not after today (400 VALIDATION_ERROR naming credit_date).
 	CreditDate *openapi_types.Date `json:"credit_date,omitempty"`
+
+	// Lines A partial credit: the lines of the original to credit, each named once. The credit note holds them (VAT reckoned on them per rate), each naming its original line (credited_item_id). Its total settles what the customer still owes on the original (a payment of source credit_note dated credit_date), so the original's remaining_amount and status follow; it may not pass what is still owed (409 INVOICE_CREDIT_EXCEEDS_REMAINING: credit the whole invoice to refund what was paid). Text, accrued and ROT/RUT lines are credited only with the whole invoice. Left out: the whole invoice; once part of it is credited, a credit without lines credits what is left of every line.
+	Lines *[]InvoiceCreditLine `json:"lines,omitempty"`
 
 	// Reason Why the invoice is credited; kept as the credit note's notes (default: "Kreditering av faktura <number>").
 	Reason nullable.Nullable[string] `json:"reason,omitempty"`
 }
 
-// InvoiceCredited A credit note written: sent, dated today, every amount its original's negated. remaining_amount is what the customer had paid of the original, now to be paid back (mark-paid on the credit note); what the original still had to be paid is settled at once, so a credit note of an unpaid invoice is paid. On a dry run id and journal_entry_id are null and verifikat_lines show what would be posted.
+// InvoiceCreditLine A line of the original to credit: a quantity of it (at its price and discount), or an amount of its net (VAT excluded, booked as one unit at that price); neither credits what is left of it.
+type InvoiceCreditLine struct {
+	// Amount Net, VAT excluded; more than zero and at most what is left of the line's net (400 naming lines.<i>.amount).
+	Amount *Amount `json:"amount,omitempty"`
+
+	// ItemId The original's line (items[].id).
+	ItemId openapi_types.UUID `json:"item_id"`
+
+	// Quantity More than zero and at most what is left of the line's quantity (400 VALIDATION_ERROR naming lines.<i>.quantity).
+	Quantity *Quantity `json:"quantity,omitempty"`
+}
+
+// InvoiceCredited A credit note written: sent, dated credit_date. Whole, every amount its original's negated: remaining_amount is what the customer had paid of the original, now to be paid back (mark-paid on the credit note); what the original still had to be paid is settled at once, so a credit note of an unpaid invoice is paid. Partial, the lines credited: it settles that much of what the original still has to be paid, so it is paid at once. On a dry run id and journal_entry_id are null and verifikat_lines show what would be posted.
 type InvoiceCredited struct {
 	CreditedInvoiceId openapi_types.UUID                    `json:"credited_invoice_id"`
 	Id                nullable.Nullable[openapi_types.UUID] `json:"id"`
@@ -10399,7 +10417,7 @@ type InvoiceCredited struct {
 
 // InvoiceCreditedResponse defines model for InvoiceCreditedResponse.
 type InvoiceCreditedResponse struct {
-	// Data A credit note written: sent, dated today, every amount its original's negated. remaining_amount is what the customer had paid of the original, now to be paid back (mark-paid on the credit note); what the original still had to be paid is settled at once, so a credit note of an unpaid invoice is paid. On a dry run id and journal_entry_id are null and verifikat_lines show what would be posted.
+	// Data A credit note written: sent, dated credit_date. Whole, every amount its original's negated: remaining_amount is what the customer had paid of the original, now to be paid back (mark-paid on the credit note); what the original still had to be paid is settled at once, so a credit note of an unpaid invoice is paid. Partial, the lines credited: it settles that much of what the original still has to be paid, so it is paid at once. On a dry run id and journal_entry_id are null and verifikat_lines show what would be posted.
 	Data InvoiceCredited `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -10470,8 +10488,11 @@ type InvoiceItem struct {
 	AccrualBalanceAccount nullable.Nullable[string]             `json:"accrual_balance_account"`
 	AccrualPeriodEnd      nullable.Nullable[openapi_types.Date] `json:"accrual_period_end"`
 	AccrualPeriodStart    nullable.Nullable[openapi_types.Date] `json:"accrual_period_start"`
-	DeductionType         nullable.Nullable[HouseholdDeduction] `json:"deduction_type"`
-	Description           string                                `json:"description"`
+
+	// CreditedItemId On a credit note's line: the line of the original it credits (a partial credit); null elsewhere.
+	CreditedItemId nullable.Nullable[openapi_types.UUID] `json:"credited_item_id"`
+	DeductionType  nullable.Nullable[HouseholdDeduction] `json:"deduction_type"`
+	Description    string                                `json:"description"`
 
 	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 	Dimensions Dimensions `json:"dimensions"`

@@ -52,6 +52,32 @@ type Sale struct {
 	// Accrued names, per item, the balance account (2970) an accrued
 	// line's revenue waits on; "" for a line booked as revenue at once.
 	Accrued []string
+	// Credited are the parts partial credit notes took of the sale, and
+	// CreditedTotal their total: under kontantmetoden the payments book
+	// their shares of the rest.
+	Credited      []Part
+	CreditedTotal money.Amount
+}
+
+// rest is the sale's parts less what partial credit notes took, and the
+// total they come to.
+func (s Sale) rest() ([]Part, money.Amount) {
+	parts := s.Parts()
+	if len(s.Credited) == 0 {
+		return parts, s.Totals.Total
+	}
+	out := make([]Part, 0, len(parts))
+	for _, p := range parts {
+		for _, c := range s.Credited {
+			if !p.Accrued && c.Account == p.Account && maps.Equal(c.Dimensions, p.Dimensions) {
+				p.Amount = p.Amount.Sub(c.Amount)
+			}
+		}
+		if !p.Amount.IsZero() {
+			out = append(out, p)
+		}
+	}
+	return out, s.Totals.Total.Sub(s.CreditedTotal)
 }
 
 // revenueOf is the account item i's revenue is booked on: its own, else
@@ -245,7 +271,9 @@ type Receipt struct {
 //
 // Kontantmetoden (cash true): nothing was booked at issue, so the money
 // is debited and each part of the sale (revenue, VAT, rounding) credited
-// with its share, which the payments add up to whole.
+// with its share, which the payments add up to whole; of a sale partial
+// credit notes took part of, the shares of the rest, p.Before then what
+// the customer paid.
 func PaymentLines(s Sale, p Receipt, cash bool) ([]ledger.Line, error) {
 	if p.Account == "" {
 		p.Account = PaymentAccount
@@ -281,11 +309,11 @@ func PaymentLines(s Sale, p Receipt, cash bool) ([]ledger.Line, error) {
 		}
 		return lines, nil
 	}
-	parts := s.Parts()
+	parts, total := s.rest()
 	shares := make([]money.Amount, len(parts))
 	var sum money.Amount
 	for i, part := range parts {
-		sh, err := Share(part.Amount, s.Totals.Total, p.Before, p.Amount)
+		sh, err := Share(part.Amount, total, p.Before, p.Amount)
 		if err != nil {
 			return nil, err
 		}

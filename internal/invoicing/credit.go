@@ -2,6 +2,7 @@ package invoicing
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"time"
 
@@ -59,33 +60,44 @@ func Mirror(orig Invoice, day time.Time) Invoice {
 	return n
 }
 
-// CreditRequest is what a credit asks: why, and the credit note's date
-// (nil: today in Sweden).
+// CreditRequest is what a credit asks: why, the credit note's date (nil:
+// today in Sweden), and the lines to credit (none: the whole invoice).
 type CreditRequest struct {
 	Reason *string
 	Date   *time.Time
+	Lines  []CreditLine
 }
 
-// Credit credits an issued invoice whole (sent, partially paid, paid or
-// overdue): a credit note, KR-<number>, is written sent and dated
-// cr.Date (default today; not before the original, not after today), and
-// the original becomes credited. Its verifikat, on that date and so in
-// that date's VAT period, reverses what of the sale reached the ledger:
-// all of it when it was booked at issue (faktureringsmetoden), under
-// kontantmetoden the shares its payments booked (#1430), nothing while
-// its booking waits. What the original still had to be paid is settled
-// by the credit note at once; what the customer had paid is left on it,
-// to be refunded by a payment of the credit note. A locked period for the
-// date is INVOICE_CREDIT_PERIOD_LOCKED, none INVOICE_BOOK_NO_FISCAL_PERIOD.
+// Credit credits an issued invoice (sent, partially paid, paid or
+// overdue): a credit note, KR-<number> (KR-<number>-2 for a second), is
+// written sent and dated cr.Date (default today; not before the
+// original, not after today), and its verifikat, on that date and so in
+// that date's VAT period, reverses what of the sale reached the ledger.
+//
+// Whole (no lines, none credited before): all of the sale when it was
+// booked at issue (faktureringsmetoden), under kontantmetoden the shares
+// its payments booked (#1430), nothing while its booking waits. What the
+// original still had to be paid is settled by the credit note at once;
+// what the customer had paid is left on it, to be refunded by a payment
+// of the credit note; the original becomes credited.
+//
+// Partial (lines, or what is left once part was credited): the credit
+// note holds the chosen lines (a quantity, or an amount of the net; VAT
+// reckoned on them), each naming the original's line. Its total settles
+// what the customer still owes on the original (a payment of source
+// credit_note), which it may not pass; the original's remaining amount
+// and status follow. Its verifikat takes the part's revenue and VAT back
+// from 1510 when the sale was booked; a sale kontantmetoden keeps outside
+// the books books nothing, its later payments book the rest of the sale;
+// a sale whose booking waits is booked first.
+//
+// A locked period for the date is INVOICE_CREDIT_PERIOD_LOCKED, none
+// INVOICE_BOOK_NO_FISCAL_PERIOD.
 func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, cr CreditRequest) (Credited, error) {
 	today := s.today()
 	orig, err := s.store.Get(ctx, company, id, today, true, Hold)
 	if err != nil {
 		return Credited{}, err
-	}
-	day := today
-	if cr.Date != nil {
-		day = *cr.Date
 	}
 	switch orig.Status {
 	case "sent", "partially_paid", "paid":
@@ -109,15 +121,36 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, cr CreditRequ
 				"paid_out": out})
 		}
 	}
-	switch {
-	case day.Before(orig.InvoiceDate):
-		return Credited{}, apierr.Field("credit_date", "not_before_invoice_date",
-			"a credit note is not dated before the invoice it credits, "+orig.InvoiceDate.Format(time.DateOnly))
-	case day.After(today):
-		return Credited{}, apierr.Field("credit_date", "not_after_today",
-			"a credit note is issued at once: not dated after today, "+today.Format(time.DateOnly))
+	day, err := creditDay(orig, cr.Date, today)
+	if err != nil {
+		return Credited{}, err
 	}
-	note := Mirror(orig, day)
+	credited, notes, err := s.store.Credited(ctx, company, id)
+	if err != nil {
+		return Credited{}, err
+	}
+	partial := len(cr.Lines) > 0 || notes > 0
+	src := orig
+	if partial {
+		if src, err = s.partOf(ctx, orig, cr.Lines, credited); err != nil {
+			return Credited{}, err
+		}
+		if orig.EntryID == nil && orig.BookingDeferred {
+			// The sale is booked whole first, so the credit of its part
+			// has a booking to take back.
+			entry, issued, err := s.book(ctx, orig)
+			if err != nil {
+				return Credited{}, err
+			}
+			sek := kronorOf(issued)
+			orig.EntryID, orig.TotalSEK, src.EntryID = &entry, &sek, &entry
+		}
+	}
+	note := Mirror(src, day)
+	if notes > 0 {
+		number := fmt.Sprintf("KR-%s-%d", *orig.Number, notes+1)
+		note.Number = &number
+	}
 	note.Notes = cr.Reason
 	if note.Notes == nil {
 		text := "Kreditering av faktura " + *orig.Number
@@ -126,11 +159,21 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, cr CreditRequ
 	if orig.OCR != nil {
 		// A 9 before the digits: the credit note never shares the
 		// original's reference (peer §12.1).
-		if ocr, ok := identifier.OCR("9" + *orig.Number); ok {
+		digits := "9" + *orig.Number
+		if notes > 0 {
+			digits = fmt.Sprintf("9%s%d", *orig.Number, notes+1)
+		}
+		if ocr, ok := identifier.OCR(digits); ok {
 			note.OCR = &ocr
 		}
 	}
-	lines, err := s.creditLines(ctx, orig)
+	var lines []ledger.Line
+	var settledSEK money.Amount
+	if partial {
+		lines, settledSEK, err = partLines(orig, src)
+	} else {
+		lines, err = s.creditLines(ctx, orig)
+	}
 	if err != nil {
 		return Credited{}, err
 	}
@@ -154,29 +197,42 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, cr CreditRequ
 	if note, err = s.store.MarkSent(ctx, note, at, today); err != nil {
 		return Credited{}, err
 	}
-	if left := orig.Remaining(); left.Sign() > 0 {
-		settled, err := offsetKronor(orig)
-		if err != nil {
+	var after Invoice
+	switch {
+	case partial:
+		c := src.Total
+		if note, err = s.store.AddPayment(ctx, note, Payment{ID: uuid.New(), Date: day, Amount: c.Neg(),
+			SEK: settledSEK.Neg(), Source: SourceCredit, EntryID: note.EntryID}, today, false); err != nil {
 			return Credited{}, err
 		}
-		if note, err = s.store.AddPayment(ctx, note, Payment{ID: uuid.New(), Date: day, Amount: left.Neg(),
-			SEK: settled.Neg(), Source: SourceCredit, EntryID: note.EntryID}, today, false); err != nil {
+		if after, err = s.store.AddPayment(ctx, orig, Payment{ID: uuid.New(), Date: day, Amount: c, SEK: settledSEK,
+			Source: SourceCredit, EntryID: note.EntryID}, today, false); err != nil {
+			return Credited{}, err
+		}
+	default:
+		if left := orig.Remaining(); left.Sign() > 0 {
+			settled, err := offsetKronor(orig)
+			if err != nil {
+				return Credited{}, err
+			}
+			if note, err = s.store.AddPayment(ctx, note, Payment{ID: uuid.New(), Date: day, Amount: left.Neg(),
+				SEK: settled.Neg(), Source: SourceCredit, EntryID: note.EntryID}, today, false); err != nil {
+				return Credited{}, err
+			}
+		}
+		if after, err = s.store.Credit(ctx, orig, at, today); err != nil {
 			return Credited{}, err
 		}
 	}
 	note.Lines = issued.Lines
-	credited, err := s.store.Credit(ctx, orig, at, today)
-	if err != nil {
-		return Credited{}, err
-	}
 	if err := s.record(ctx, audit.Insert, describe(note)+" skapades och krediterar "+*orig.Number, note, nil, &note); err != nil {
 		return Credited{}, err
 	}
-	if err := s.record(ctx, audit.Update, describe(orig)+" krediterades av "+*note.Number, credited, &orig, &credited); err != nil {
+	if err := s.record(ctx, audit.Update, describe(orig)+" krediterades av "+*note.Number, after, &orig, &after); err != nil {
 		return Credited{}, err
 	}
 	if _, err := outbox.Emit(ctx, s.store.db, company, EventCreditNote, map[string]any{"credit_note": Detail(note),
-		"credited_invoice": Detail(credited)}); err != nil {
+		"credited_invoice": Detail(after)}); err != nil {
 		return Credited{}, err
 	}
 	if note.EntryID != nil {
@@ -186,7 +242,54 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, cr CreditRequ
 			return Credited{}, err
 		}
 	}
-	return Credited{Note: note, Original: credited, Lines: lines}, nil
+	return Credited{Note: note, Original: after, Lines: lines}, nil
+}
+
+// partLines are the lines of the verifikat crediting part of orig, and
+// the kronor of 1510 the credit settles: a booked sale's part taken back
+// (its revenue and VAT debited, 1510 credited with the share of the
+// booked kronor the part settles, a difference of rounding between the
+// two on exchange gain or loss); nothing when kontantmetoden keeps the
+// sale outside the books (the credit settles only what is unpaid).
+func partLines(orig, part Invoice) ([]ledger.Line, money.Amount, error) {
+	booked := receivable(orig)
+	if orig.EntryID == nil || booked == nil {
+		if orig.Currency != "SEK" && orig.ExchangeRate != nil {
+			return nil, orig.ExchangeRate.Convert(part.Total), nil
+		}
+		return nil, part.Total, nil
+	}
+	sale, err := saleOf(part)
+	if err != nil {
+		return nil, money.Amount{}, err
+	}
+	issued, err := IssueLines(sale)
+	if err != nil {
+		return nil, money.Amount{}, err
+	}
+	settled, err := Share(*booked, orig.Total.Sub(orig.DeductionTotal), orig.Paid, part.Total)
+	if err != nil {
+		return nil, money.Amount{}, err
+	}
+	lines := CreditLines(issued)
+	var diff money.Amount
+	for i, l := range lines {
+		if l.Account == Receivable {
+			diff = l.Credit.Sub(settled)
+			lines[i].Credit = settled
+			if l.AmountInCurrency != nil {
+				neg := part.Total.Neg()
+				lines[i].AmountInCurrency = &neg
+			}
+		}
+	}
+	switch diff.Sign() {
+	case 1:
+		lines = append(lines, entry(ExchangeGain, diff.Neg()))
+	case -1:
+		lines = append(lines, entry(ExchangeLoss, diff.Neg()))
+	}
+	return lines, settled, nil
 }
 
 // creditPeriod names a period's refusal of a credit dated day as a

@@ -271,7 +271,7 @@ func itemsView(lines []Line) []gen.InvoiceItem {
 			VatAmount: l.VAT, LineTotal: l.Net, LaborHours: envelope.Nullable(l.LaborHours),
 			WorkType: envelope.Nullable(l.WorkType), DeductionType: envelope.Nullable((*gen.HouseholdDeduction)(l.Deduction)),
 			AccrualPeriodStart: envelope.NullableDate(l.AccrualStart), AccrualPeriodEnd: envelope.NullableDate(l.AccrualEnd),
-			AccrualBalanceAccount: envelope.Nullable(l.AccrualBalanceAccount)}
+			AccrualBalanceAccount: envelope.Nullable(l.AccrualBalanceAccount), CreditedItemId: envelope.Nullable(l.CreditedItemID)}
 	}
 	return out
 }
@@ -355,13 +355,18 @@ func (h *Handler) DecideQuote(ctx context.Context, req gen.DecideQuoteRequestObj
 		QuoteDecidedAt: envelope.NullableTime(q.QuoteDecidedAt), ValidUntil: date(*q.ValidUntil)}}, nil
 }
 
-// CreditInvoice credits an issued invoice whole.
+// CreditInvoice credits an issued invoice, whole or in part.
 func (h *Handler) CreditInvoice(ctx context.Context, req gen.CreditInvoiceRequestObject) (gen.CreditInvoiceResponseObject, error) {
 	var cr CreditRequest
 	if req.Body != nil {
 		cr.Reason = envelope.Optional(req.Body.Reason)
 		if req.Body.CreditDate != nil {
 			cr.Date = &req.Body.CreditDate.Time
+		}
+		if req.Body.Lines != nil {
+			for _, l := range *req.Body.Lines {
+				cr.Lines = append(cr.Lines, CreditLine{ItemID: l.ItemId, Quantity: l.Quantity, Amount: l.Amount})
+			}
 		}
 	}
 	c, err := h.sales.Credit(ctx, req.CompanyId, req.InvoiceId, cr)

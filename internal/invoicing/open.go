@@ -23,13 +23,14 @@ func (s *Sales) Unbooked(ctx context.Context, company uuid.UUID, day time.Time) 
 	}
 	out := make([]ledger.OpenItem, 0, len(rows))
 	for _, r := range rows {
-		sale, err := saleOf(r.Invoice)
+		sale, err := s.cashSale(ctx, r.Invoice, &day)
 		if err != nil {
 			return nil, err
 		}
 		left := r.Total.Sub(r.PaidThen)
 		sek := sale.sek(left)
-		lines, err := PaymentLines(sale, Receipt{Account: Receivable, Amount: left, SEK: sek, Before: r.PaidThen}, true)
+		lines, err := PaymentLines(sale, Receipt{Account: Receivable, Amount: left, SEK: sek,
+			Before: r.PaidThen.Sub(sale.CreditedTotal)}, true)
 		if err != nil {
 			return nil, err
 		}

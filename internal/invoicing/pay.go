@@ -263,10 +263,10 @@ func (s *Sales) paymentLines(ctx context.Context, inv *Invoice, account string, 
 		Total: inv.Total}, Booked: receivable(*inv)}
 	before := inv.Paid
 	if cash {
-		if sale, err = saleOf(*inv); err != nil {
+		if sale, err = s.cashSale(ctx, *inv, nil); err != nil {
 			return nil, "", err
 		}
-		before = before.Add(paidOut)
+		before = before.Sub(sale.CreditedTotal).Add(paidOut)
 	}
 	lines, err := PaymentLines(sale, Receipt{Account: account, Amount: amount, SEK: sek, Before: before}, cash)
 	if cash {

@@ -53,3 +53,64 @@ func (s *Store) OpenAt(ctx context.Context, company uuid.UUID, day time.Time, bo
 	}
 	return rows, nil
 }
+
+// Credited answers what the credit notes of invoice id have credited of
+// each of its lines (a credit of a whole invoice names none), and how
+// many credit notes it has.
+func (s *Store) Credited(ctx context.Context, company, id uuid.UUID) (map[uuid.UUID]Tally, int, error) {
+	var rows []struct {
+		Item     uuid.UUID       `db:"credited_item_id"`
+		Quantity *money.Quantity `db:"quantity"`
+		Net      money.Amount    `db:"net"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
+		SELECT l.credited_item_id,
+			sum(-l.quantity) FILTER (WHERE l.unit_price = o.unit_price AND l.discount_percent = o.discount_percent) AS quantity,
+			sum(-l.net_amount) AS net
+		FROM invoices n
+		JOIN invoice_items l ON l.company_id = n.company_id AND l.invoice_id = n.id AND l.credited_item_id IS NOT NULL
+		JOIN invoice_items o ON o.company_id = l.company_id AND o.id = l.credited_item_id
+		WHERE n.company_id = $1 AND n.credited_invoice_id = $2
+		GROUP BY l.credited_item_id`, company, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	var notes int
+	if err := s.db.Q(ctx).GetContext(ctx, &notes, `SELECT count(*) FROM invoices WHERE company_id = $1
+		AND credited_invoice_id = $2`, company, id); err != nil {
+		return nil, 0, err
+	}
+	out := map[uuid.UUID]Tally{}
+	for _, r := range rows {
+		t := Tally{Net: r.Net}
+		if r.Quantity != nil {
+			t.Quantity = *r.Quantity
+		}
+		out[r.Item] = t
+	}
+	return out, notes, nil
+}
+
+// PartialNotes answers the credit notes of invoice id that credit part
+// of it (their lines name its lines), dated through day when day is set,
+// with their lines.
+func (s *Store) PartialNotes(ctx context.Context, company, id uuid.UUID, through *time.Time) ([]Invoice, error) {
+	var notes []Invoice
+	err := s.db.Q(ctx).SelectContext(ctx, &notes, `SELECT `+columns("current_date")+` FROM invoices i
+		WHERE i.company_id = $1 AND i.credited_invoice_id = $2 AND ($3::date IS NULL OR i.invoice_date <= $3)
+		  AND EXISTS (SELECT 1 FROM invoice_items l WHERE l.company_id = i.company_id AND l.invoice_id = i.id
+		              AND l.credited_item_id IS NOT NULL)
+		ORDER BY i.invoice_date, i.created_at`, company, id, store.DayOrNil(through))
+	if err != nil || len(notes) == 0 {
+		return notes, err
+	}
+	ids := make([]uuid.UUID, len(notes))
+	for i := range notes {
+		ids[i] = notes[i].ID
+	}
+	lines, err := s.LinesOf(ctx, company, ids)
+	for i := range notes {
+		notes[i].Lines = lines[notes[i].ID]
+	}
+	return notes, err
+}
