@@ -15090,7 +15090,7 @@ type SupplierInvoiceCreateResponse_Data struct {
 
 // SupplierInvoiceCreditCreate defines model for SupplierInvoiceCreditCreate.
 type SupplierInvoiceCreditCreate struct {
-	// Amount Optional; when sent it must be the invoice's total: a supplier invoice is credited whole.
+	// Amount Optional; when sent without lines it must be the invoice's total (400 SI_CREDIT_PARTIAL): name the lines for a partial credit.
 	Amount *Amount `json:"amount,omitempty"`
 
 	// CreditDate The credit note's date; default the inbox item's date, else today (Europe/Stockholm). Not before the invoice date.
@@ -15102,8 +15102,20 @@ type SupplierInvoiceCreditCreate struct {
 	// InboxItemId The inbox item the credit note came in as; its document and date are used.
 	InboxItemId *openapi_types.UUID `json:"inbox_item_id,omitempty"`
 
+	// Lines A partial credit: the lines of the original to credit, each named once. The credit note holds them, each naming its original line (credited_item_id), numbered KREDIT <number>-2 and on for a second and later one unless supplier_credit_note_number is sent. Its total settles what is still owed on the original (a payment of source credit_note dated credit_date), so the original's remaining_amount and status follow; it may not pass what is still owed (400 SI_CREDIT_PARTIAL, details.reason exceeds_remaining). A booked original's part is taken back on credit_date (D 2440 / C the costs and VAT); under kontantmetoden nothing is booked and later payments book their shares of what is left. Accrued lines are credited only with the whole invoice. Left out: the whole invoice; once part of it is credited, a credit without lines credits what is left of every line.
+	Lines *[]SupplierInvoiceCreditLine `json:"lines,omitempty"`
+
 	// SupplierCreditNoteNumber The supplier's number of its credit note; default "KREDIT <invoice number>".
 	SupplierCreditNoteNumber *string `json:"supplier_credit_note_number,omitempty"`
+}
+
+// SupplierInvoiceCreditLine A line of the original to credit: an amount of its net (VAT excluded; its VAT in proportion, to the öre), or without it what is left of the line.
+type SupplierInvoiceCreditLine struct {
+	// Amount Net, VAT excluded; more than zero and at most what is left of the line's net (400 VALIDATION_ERROR naming lines.<i>.amount).
+	Amount *Amount `json:"amount,omitempty"`
+
+	// ItemId The original's line (items[].id).
+	ItemId openapi_types.UUID `json:"item_id"`
 }
 
 // SupplierInvoiceCredited defines model for SupplierInvoiceCredited.
@@ -15179,9 +15191,12 @@ type SupplierInvoiceItem struct {
 	AccrualPeriodStart    nullable.Nullable[openapi_types.Date] `json:"accrual_period_start"`
 
 	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
-	Amount      Amount `json:"amount"`
-	ApplySlp    bool   `json:"apply_slp"`
-	Description string `json:"description"`
+	Amount   Amount `json:"amount"`
+	ApplySlp bool   `json:"apply_slp"`
+
+	// CreditedItemId On a credit note's line: the line of the original it credits (a partial credit); null elsewhere.
+	CreditedItemId nullable.Nullable[openapi_types.UUID] `json:"credited_item_id"`
+	Description    string                                `json:"description"`
 
 	// Dimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 	Dimensions Dimensions         `json:"dimensions"`

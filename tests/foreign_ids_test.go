@@ -93,6 +93,7 @@ func newTenant(t *testing.T, e *env, email, name, org string) *tenant {
 	}
 	id["invoice"] = n.write("POST", "invoices", invoice(nil)).status(t, 201).str("data.id")
 	n.write("POST", "invoices/"+id["invoice"]+"/mark-sent", nil).status(t, 200)
+	id["invoice_item"] = n.get(n.path("invoices/"+id["invoice"]+"?expand=items"), n.token).status(t, 200).str("data.items.0.id")
 	id["draft_invoice"] = n.write("POST", "invoices", invoice(nil)).status(t, 201).str("data.id")
 	id["quote"] = n.write("POST", "invoices", invoice(map[string]any{"document_type": "quote", "valid_until": "2026-06-30"})).
 		status(t, 201).str("data.id")
@@ -100,6 +101,8 @@ func newTenant(t *testing.T, e *env, email, name, org string) *tenant {
 		"supplier_invoice_number": "F-1", "invoice_date": "2026-05-05", "due_date": "2026-06-04",
 		"items": []map[string]any{{"description": "Kontorsmaterial", "amount": 1000, "account_number": "5410", "vat_rate": 0.25}}}).
 		status(t, 201).str("data.id")
+	id["supplier_invoice_item"] = n.get(n.path("supplier-invoices/"+id["supplier_invoice"]+"?expand=items"), n.token).
+		status(t, 200).str("data.items.0.id")
 	txs := n.write("POST", "transactions/ingest", map[string]any{"transactions": []map[string]any{
 		{"date": "2026-05-07", "description": "KONTORSGROSSISTEN", "amount": -1250, "currency": "SEK", "external_id": "E1"},
 		{"date": "2026-05-08", "description": "BG INBETALNING", "amount": 1250, "currency": "SEK", "external_id": "E2"}}}).
@@ -184,7 +187,16 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 			return us.write("POST", "journal-entries/batch-create", map[string]any{"journal_entries": []any{
 				entry(map[string]any{"counterparty": map[string]any{"customer_id": id}})}})
 		}},
+		{"POST /api/v1/companies/{companyId}/invoices/{invoiceId}/credit body.lines[].item_id", "invoice_item",
+			func(id string) *response {
+				return us.write("POST", "invoices/"+ours["invoice"]+"/credit", map[string]any{"lines": []any{
+					map[string]any{"item_id": id}}})
+			}},
 		// Suppliers.
+		{"POST " + si + "/{supplierInvoiceId}/credit body.lines[].item_id", "supplier_invoice_item", func(id string) *response {
+			return us.write("POST", "supplier-invoices/"+ours["supplier_invoice"]+"/credit", map[string]any{"lines": []any{
+				map[string]any{"item_id": id}}})
+		}},
 		{"POST " + si + " body.supplier_id", "supplier", func(id string) *response {
 			return us.write("POST", "supplier-invoices", supplierInvoice(map[string]any{"supplier_id": id}))
 		}},

@@ -237,6 +237,13 @@ func (s *Sales) refused(ctx context.Context, company uuid.UUID, group []Accrual,
 // credit's reversal of the sale then empties the balance account), and
 // the months not yet released are cancelled.
 func (s *Sales) creditAccruals(ctx context.Context, inv Invoice) ([]ledger.Line, error) {
+	accrued := false
+	for _, l := range inv.Lines {
+		accrued = accrued || l.AccrualBalanceAccount != nil
+	}
+	if !accrued {
+		return nil, nil // no line has months to read
+	}
 	rows, err := s.store.Accruals(ctx, inv.CompanyID, inv.ID)
 	if err != nil || len(rows) == 0 {
 		return nil, err

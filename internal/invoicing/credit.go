@@ -125,9 +125,13 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, cr CreditRequ
 	if err != nil {
 		return Credited{}, err
 	}
-	credited, notes, err := s.store.Credited(ctx, company, id)
-	if err != nil {
-		return Credited{}, err
+	// A partial credit note settles part of the original, so an original
+	// nothing was settled of has none, nor anything credited of a line.
+	credited, notes := map[uuid.UUID]Tally{}, 0
+	if !orig.Paid.IsZero() {
+		if credited, notes, err = s.store.Credited(ctx, company, id); err != nil {
+			return Credited{}, err
+		}
 	}
 	partial := len(cr.Lines) > 0 || notes > 0
 	src := orig

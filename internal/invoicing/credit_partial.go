@@ -138,6 +138,10 @@ func (s *Sales) partOf(ctx context.Context, orig Invoice, lines []CreditLine, cr
 			}
 		}
 	}
+	if len(lines) == 0 {
+		return Invoice{}, apierr.New(apierr.Conflict, map[string]any{"reason": "every_line_credited", "invoice_id": orig.ID,
+			"current_status": orig.State()})
+	}
 	if orig.DeductionTotal.Sign() > 0 {
 		return Invoice{}, apierr.New(apierr.Conflict, map[string]any{"reason": "partial_credit_deduction", "invoice_id": orig.ID,
 			"hint": "an invoice with a ROT or RUT deduction is credited whole"})

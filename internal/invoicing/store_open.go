@@ -56,37 +56,42 @@ func (s *Store) OpenAt(ctx context.Context, company uuid.UUID, day time.Time, bo
 
 // Credited answers what the credit notes of invoice id have credited of
 // each of its lines (a credit of a whole invoice names none), and how
-// many credit notes it has.
+// many credit notes it has, in one statement.
 func (s *Store) Credited(ctx context.Context, company, id uuid.UUID) (map[uuid.UUID]Tally, int, error) {
 	var rows []struct {
-		Item     uuid.UUID       `db:"credited_item_id"`
+		Item     *uuid.UUID      `db:"credited_item_id"`
 		Quantity *money.Quantity `db:"quantity"`
-		Net      money.Amount    `db:"net"`
+		Net      *money.Amount   `db:"net"`
+		Notes    int             `db:"notes"`
 	}
 	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
+		WITH n AS (SELECT id FROM invoices WHERE company_id = $1 AND credited_invoice_id = $2)
 		SELECT l.credited_item_id,
 			sum(-l.quantity) FILTER (WHERE l.unit_price = o.unit_price AND l.discount_percent = o.discount_percent) AS quantity,
-			sum(-l.net_amount) AS net
-		FROM invoices n
-		JOIN invoice_items l ON l.company_id = n.company_id AND l.invoice_id = n.id AND l.credited_item_id IS NOT NULL
-		JOIN invoice_items o ON o.company_id = l.company_id AND o.id = l.credited_item_id
-		WHERE n.company_id = $1 AND n.credited_invoice_id = $2
-		GROUP BY l.credited_item_id`, company, id)
+			sum(-l.net_amount) AS net, (SELECT count(*) FROM n) AS notes
+		FROM n
+		JOIN invoice_items l ON l.company_id = $1 AND l.invoice_id = n.id AND l.credited_item_id IS NOT NULL
+		JOIN invoice_items o ON o.company_id = $1 AND o.id = l.credited_item_id
+		GROUP BY l.credited_item_id
+		UNION ALL SELECT NULL, NULL, NULL, (SELECT count(*) FROM n)`, company, id)
 	if err != nil {
 		return nil, 0, err
 	}
-	var notes int
-	if err := s.db.Q(ctx).GetContext(ctx, &notes, `SELECT count(*) FROM invoices WHERE company_id = $1
-		AND credited_invoice_id = $2`, company, id); err != nil {
-		return nil, 0, err
-	}
 	out := map[uuid.UUID]Tally{}
+	notes := 0
 	for _, r := range rows {
-		t := Tally{Net: r.Net}
+		notes = r.Notes
+		if r.Item == nil {
+			continue
+		}
+		t := Tally{}
 		if r.Quantity != nil {
 			t.Quantity = *r.Quantity
 		}
-		out[r.Item] = t
+		if r.Net != nil {
+			t.Net = *r.Net
+		}
+		out[*r.Item] = t
 	}
 	return out, notes, nil
 }

@@ -2,6 +2,7 @@ package payables
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,6 +28,9 @@ type CreditDraft struct {
 	InboxItemID *uuid.UUID
 	// Amount, when sent, must be the whole invoice's total.
 	Amount *money.Amount
+	// Lines are the lines to credit; none, the whole invoice (or, once
+	// part of it was credited, what is left of every line).
+	Lines []CreditLine
 }
 
 // CreditMade is a credit made: the original after it, its credit note and
@@ -37,12 +41,22 @@ type CreditMade struct {
 	Lines          []ledger.Line
 }
 
-// Credit registers the supplier's credit note of a whole invoice, with an
-// arrival number of its own, dated credit_date (else the inbox item's
-// date, else today): what the original still owed is settled by it at
-// once, what had been paid stays on it as owed back; what of the
-// original reached the ledger is taken back (CreditLines), its prepaid
-// months not yet released are cancelled.
+// Credit registers the supplier's credit note, with an arrival number of
+// its own, dated credit_date (else the inbox item's date, else today).
+//
+// Whole: what the original still owed is settled by it at once, what had
+// been paid stays on it as owed back; what of the original reached the
+// ledger is taken back (CreditLines), its prepaid months not yet released
+// are cancelled; the original becomes credited.
+//
+// Partial (lines, or what is left once part was credited): the credit
+// note holds the chosen lines (an amount of each, its VAT in proportion),
+// each naming the original's line; its total settles that much of what
+// the original still owes, which it may not pass (SI_CREDIT_PARTIAL,
+// reason exceeds_remaining), so the original's remaining amount and
+// status follow. A booked original's part is taken back (D 2440 / C the
+// costs and VAT); under kontantmetoden nothing is booked and the later
+// payments book their shares of what is left.
 func (p *Payables) Credit(ctx context.Context, company, id uuid.UUID, cd CreditDraft) (CreditMade, error) {
 	orig, err := p.store.Get(ctx, company, id, p.today(), true, true)
 	if err != nil {
@@ -55,6 +69,8 @@ func (p *Payables) Credit(ctx context.Context, company, id uuid.UUID, cd CreditD
 	case orig.CreditNote || orig.Status == Reversed:
 		d["reason"] = "not_creditable"
 		return CreditMade{}, apierr.New(apierr.Conflict, d)
+	case cd.Amount != nil && len(cd.Lines) > 0:
+		return CreditMade{}, apierr.Field("amount", "one_of", "a partial credit names its lines; amount is the whole invoice's total")
 	case cd.Amount != nil && cd.Amount.Cmp(orig.Total) != 0:
 		d["total"], d["field"] = orig.Total, "amount"
 		return CreditMade{}, apierr.New(apierr.SICreditPartial, d)
@@ -91,18 +107,41 @@ func (p *Payables) Credit(ctx context.Context, company, id uuid.UUID, cd CreditD
 			return CreditMade{}, err
 		}
 	}
-	var released map[uuid.UUID]money.Amount
-	if orig.Booked() {
-		if released, err = p.store.Released(ctx, company, id); err != nil {
+	// A partial credit note settles part of the original, so an original
+	// nothing was settled of has none, nor anything credited of a line.
+	credited, notes := map[uuid.UUID]Tally{}, 0
+	if !orig.PaidAmount.IsZero() {
+		if credited, notes, err = p.store.Credited(ctx, company, id); err != nil {
 			return CreditMade{}, err
 		}
 	}
-	lines := CreditLines(orig, released)
+	partial := len(cd.Lines) > 0 || notes > 0
+	var lines []ledger.Line
+	src := orig
+	if partial {
+		if src, err = partOf(orig, cd.Lines, credited); err != nil {
+			return CreditMade{}, err
+		}
+		if orig.Booked() {
+			lines = CreditLines(src, nil)
+		}
+	} else {
+		var released map[uuid.UUID]money.Amount
+		if orig.Booked() {
+			if released, err = p.store.Released(ctx, company, id); err != nil {
+				return CreditMade{}, err
+			}
+		}
+		lines = CreditLines(orig, released)
+	}
 	number := "KREDIT " + orig.Number
+	if notes > 0 {
+		number = fmt.Sprintf("KREDIT %s-%d", orig.Number, notes+1)
+	}
 	if cd.Number != nil {
 		number = *cd.Number
 	}
-	note := CreditNote(orig, 0, number, day, p.today()) // its arrival number is taken as it is written
+	note := CreditNote(src, 0, number, day, p.today()) // its arrival number is taken as it is written
 	note.ID, note.DocumentID, note.InboxItemID, note.Cash = noteID, doc, cd.InboxItemID, orig.Cash && len(lines) == 0
 	if len(lines) > 0 {
 		entry := uuid.New()
@@ -111,6 +150,25 @@ func (p *Payables) Credit(ctx context.Context, company, id uuid.UUID, cd CreditD
 	stored, err := p.store.Insert(ctx, note, p.today())
 	if err != nil {
 		return CreditMade{}, err
+	}
+	if partial {
+		// The credit note settles its whole total against the original.
+		c, k := src.Total, src.TotalSEK
+		if stored, err = p.store.Pay(ctx, stored, Payment{ID: uuid.New(), InvoiceID: note.ID, Date: day, Amount: c.Neg(),
+			SEK: k.Neg(), BookedSEK: k.Neg(), Source: SettledByCredit}, Paid, &day, p.today()); err != nil {
+			return CreditMade{}, err
+		}
+		status, paidAt := PartiallyPaid, (*time.Time)(nil)
+		if c.Cmp(orig.Remaining()) == 0 {
+			status, paidAt = Paid, &day
+		}
+		after, err := p.store.Pay(ctx, orig, Payment{ID: uuid.New(), InvoiceID: orig.ID, Date: day, Amount: c, SEK: k,
+			BookedSEK: k, Source: SettledByCredit}, status, paidAt, p.today())
+		if err != nil {
+			return CreditMade{}, err
+		}
+		stored.Items = note.Items
+		return p.credited(ctx, orig, after, stored, lines, doc, day, number)
 	}
 	if owed := orig.Remaining(); !owed.IsZero() {
 		// What the original still owed is settled by the credit note.
@@ -128,7 +186,7 @@ func (p *Payables) Credit(ctx context.Context, company, id uuid.UUID, cd CreditD
 	stored.Items = note.Items
 	old := orig
 	orig.Status, orig.DisputedFrom = Credited, nil
-	credited, err := p.store.Save(ctx, orig, p.today())
+	whole, err := p.store.Save(ctx, orig, p.today())
 	if err != nil {
 		return CreditMade{}, err
 	}
@@ -137,14 +195,23 @@ func (p *Payables) Credit(ctx context.Context, company, id uuid.UUID, cd CreditD
 			return CreditMade{}, err
 		}
 	}
+	return p.credited(ctx, old, whole, stored, lines, doc, day, number)
+}
+
+// credited posts the credit note's verifikat (lines, if any), links its
+// document, and records and announces the credit: orig as it was, after
+// as it is now, and the credit note stored.
+func (p *Payables) credited(ctx context.Context, orig, after, stored Invoice, lines []ledger.Line, doc *uuid.UUID,
+	day time.Time, number string) (CreditMade, error) {
+	company := orig.CompanyID
 	if len(lines) > 0 {
 		last := doc == nil
-		if _, err := p.post(ctx, stored, *note.EntryID, last, day, SourceCredit,
+		if _, err := p.post(ctx, stored, *stored.EntryID, last, day, SourceCredit,
 			"Kreditnota "+number+" på leverantörsfaktura "+orig.Number+", "+orig.SupplierName, lines); err != nil {
 			return CreditMade{}, periodCode(err, apierr.SICreateNoFiscalPeriod, apierr.SICreditPeriodLocked, day, "credit_date")
 		}
 		if !last {
-			if err := p.books.Link(ctx, company, *doc, *note.EntryID); err != nil {
+			if err := p.books.Link(ctx, company, *doc, *stored.EntryID); err != nil {
 				return CreditMade{}, err
 			}
 		}
@@ -152,12 +219,12 @@ func (p *Payables) Credit(ctx context.Context, company, id uuid.UUID, cd CreditD
 	if err := p.record(ctx, audit.Insert, describe(stored)+" registrerades", stored, nil, &stored); err != nil {
 		return CreditMade{}, err
 	}
-	if err := p.record(ctx, audit.Update, describe(credited)+" krediterades", credited, &old, &credited); err != nil {
+	if err := p.record(ctx, audit.Update, describe(after)+" krediterades", after, &orig, &after); err != nil {
 		return CreditMade{}, err
 	}
-	_, err = outbox.Emit(ctx, p.db, company, EventCredited, map[string]any{"supplier_invoice": Event(credited),
+	_, err := outbox.Emit(ctx, p.db, company, EventCredited, map[string]any{"supplier_invoice": Event(after),
 		"credit_note": Event(stored)})
-	return CreditMade{Original: credited, Note: stored, Lines: lines}, err
+	return CreditMade{Original: after, Note: stored, Lines: lines}, err
 }
 
 // Uncredited is a credit undone: the original restored, the credit note

@@ -79,7 +79,8 @@ func itemsView(items []Item) []gen.SupplierInvoiceItem {
 		out[k] = gen.SupplierInvoiceItem{Id: it.ID, Description: it.Description, Amount: it.Amount,
 			AccountNumber: it.Account, VatRate: it.VATRate, VatAmount: it.VAT, ApplySlp: it.SLP,
 			Dimensions: gen.Dimensions(orEmpty(it.Dimensions)), AccrualPeriodStart: envelope.NullableDate(it.AccrualStart),
-			AccrualPeriodEnd: envelope.NullableDate(it.AccrualEnd), AccrualBalanceAccount: envelope.Nullable(it.AccrualAccount)}
+			AccrualPeriodEnd: envelope.NullableDate(it.AccrualEnd), AccrualBalanceAccount: envelope.Nullable(it.AccrualAccount),
+			CreditedItemId: envelope.Nullable(it.CreditedItemID)}
 	}
 	return out
 }

@@ -52,13 +52,18 @@ func (h *Handler) BookSupplierInvoice(ctx context.Context, req gen.BookSupplierI
 		JournalEntryId: orNull(ctx, &b.EntryID), VerifikatLines: ledger.PostingLines(b.Lines)}, Meta: envelope.Meta(ctx)}, nil
 }
 
-// CreditSupplierInvoice registers the supplier's credit note of a whole invoice.
+// CreditSupplierInvoice registers the supplier's credit note, of the whole invoice or part of it.
 func (h *Handler) CreditSupplierInvoice(ctx context.Context, req gen.CreditSupplierInvoiceRequestObject) (gen.CreditSupplierInvoiceResponseObject, error) {
 	var cd CreditDraft
 	if b := req.Body; b != nil {
 		cd = CreditDraft{Number: b.SupplierCreditNoteNumber, DocumentID: b.DocumentId, InboxItemID: b.InboxItemId, Amount: b.Amount}
 		if b.CreditDate != nil {
 			cd.Date = &b.CreditDate.Time
+		}
+		if b.Lines != nil {
+			for _, l := range *b.Lines {
+				cd.Lines = append(cd.Lines, CreditLine{ItemID: l.ItemId, Amount: l.Amount})
+			}
 		}
 	}
 	c, err := h.payables.Credit(ctx, req.CompanyId, req.SupplierInvoiceId, cd)

@@ -69,6 +69,9 @@ type Invoice struct {
 	PaidAt        *time.Time `db:"paid_at"`
 	CreatedAt     time.Time  `db:"created_at"`
 	UpdatedAt     time.Time  `db:"updated_at"`
+	// Less is what partial credit notes took of the invoice, when read
+	// for a payment under kontantmetoden (withCredits).
+	Less *Invoice `db:"-"`
 	// Overdue is derived when read: past due (Europe/Stockholm) with
 	// money left, neither disputed, credited nor reversed.
 	Overdue bool `db:"overdue"`
@@ -93,6 +96,9 @@ type Item struct {
 	AccrualStart   *time.Time `json:"-"`
 	AccrualEnd     *time.Time `json:"-"`
 	AccrualAccount *string    `json:"accrual_balance_account"`
+	// CreditedItemID is, on a credit note's line, the original's line it
+	// credits.
+	CreditedItemID *uuid.UUID `json:"credited_item_id"`
 }
 
 // Payment is money paid to (or, on a credit note, back from) a supplier.

@@ -23,7 +23,14 @@ func (p *Payables) Unbooked(ctx context.Context, company uuid.UUID, day time.Tim
 	out := make([]ledger.OpenItem, 0, len(rows))
 	for _, r := range rows {
 		left := r.Total.Sub(r.PaidThen)
-		lines := CashLines(r.Invoice, r.PaidThen, left)
+		if err := p.withCredits(ctx, &r.Invoice, &day); err != nil {
+			return nil, err
+		}
+		rest, before := r.Invoice.rest(), r.PaidThen
+		if r.Less != nil {
+			before = before.Sub(r.Less.Total)
+		}
+		lines := CashLines(rest, before, left)
 		sek := net(lines)
 		for i := range lines {
 			if d := bas.Dormant(lines[i].Account); d != "" {

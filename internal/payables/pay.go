@@ -158,6 +158,11 @@ func (p *Payables) MarkPaid(ctx context.Context, company, id uuid.UUID, pd Payme
 // the payment, and the lines that book it (Settle).
 func (p *Payables) pay(ctx context.Context, inv Invoice, amount, sek money.Amount, account string, entry uuid.UUID,
 	day time.Time, source string, notes *string) (Invoice, Payment, []ledger.Line, error) {
+	if inv.Cash {
+		if err := p.withCredits(ctx, &inv, nil); err != nil {
+			return inv, Payment{}, nil, err
+		}
+	}
 	s := Settle(inv, amount, sek, account)
 	pay := Payment{ID: uuid.New(), InvoiceID: inv.ID, Date: day, Amount: amount, SEK: sek, BookedSEK: s.Booked,
 		Account: &account, Source: source, Notes: notes, EntryID: &entry}

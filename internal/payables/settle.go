@@ -19,7 +19,8 @@ type Settlement struct {
 // Settle books a payment of amount, sek kronor from account: under
 // faktureringsmetoden D 2440 at the invoice's rate (the last payment
 // takes what is left of the debt in kronor, so 2440 comes to zero), under
-// kontantmetoden the costs' shares (CashLines); C the payment account;
+// kontantmetoden the costs' shares (CashLines) of what partial credit
+// notes left of it (inv.Less); C the payment account;
 // the difference on 3960 (paid less: a gain) or 7960 (paid more: a loss).
 func Settle(inv Invoice, amount, sek money.Amount, account string) Settlement {
 	s := Settlement{Amount: amount, SEK: sek}
@@ -31,7 +32,8 @@ func Settle(inv Invoice, amount, sek money.Amount, account string) Settlement {
 		}
 		b.Lines = append(b.Lines, payableLine(inv, s.Booked, amount, false))
 	} else {
-		b.Lines = CashLines(inv, inv.PaidAmount, amount)
+		r := inv.rest()
+		b.Lines = CashLines(r, r.PaidAmount, amount)
 		s.Booked = net(b.Lines)
 	}
 	b.Add(account, sek, true, nil, nil)

@@ -40,7 +40,8 @@ func itemsJSON(items []Item) (string, error) {
 		rows[k] = map[string]any{"id": it.ID, "sort_order": it.SortOrder, "description": it.Description,
 			"account_number": it.Account, "amount": it.Amount, "vat_rate": it.VATRate, "vat_amount": it.VAT,
 			"apply_slp": it.SLP, "dimensions": it.Dimensions, "accrual_period_start": store.DayOrNil(it.AccrualStart),
-			"accrual_period_end": store.DayOrNil(it.AccrualEnd), "accrual_balance_account": it.AccrualAccount}
+			"accrual_period_end": store.DayOrNil(it.AccrualEnd), "accrual_balance_account": it.AccrualAccount,
+			"credited_item_id": it.CreditedItemID}
 	}
 	b, err := json.Marshal(rows)
 	return string(b), err
@@ -65,13 +66,14 @@ func (s *Store) insertCTEs(prefix string) []string {
 		l + ` AS (
 			INSERT INTO supplier_invoice_items (company_id, supplier_invoice_id, id, sort_order, description, account_number,
 				amount, vat_rate, vat_amount, apply_slp, dimensions, accrual_period_start, accrual_period_end,
-				accrual_balance_account)
+				accrual_balance_account, credited_item_id)
 			SELECT i.company_id, i.id, x.id, x.sort_order, x.description, x.account_number, x.amount, x.vat_rate,
 				x.vat_amount, x.apply_slp, coalesce(x.dimensions, '{}'), x.accrual_period_start, x.accrual_period_end,
-				x.accrual_balance_account
+				x.accrual_balance_account, x.credited_item_id
 			FROM ` + i + ` i, jsonb_to_recordset($33::jsonb) AS x(id uuid, sort_order int, description text,
 				account_number text, amount numeric, vat_rate numeric, vat_amount numeric, apply_slp boolean,
-				dimensions jsonb, accrual_period_start date, accrual_period_end date, accrual_balance_account text)
+				dimensions jsonb, accrual_period_start date, accrual_period_end date, accrual_balance_account text,
+				credited_item_id uuid)
 			RETURNING 1)`}
 }
 

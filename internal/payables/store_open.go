@@ -55,3 +55,63 @@ func (s *Store) OpenAt(ctx context.Context, company uuid.UUID, day time.Time, bo
 	}
 	return out, nil
 }
+
+// Credited answers what the credit notes of invoice id (not reversed)
+// have credited of each of its lines (a credit of the whole invoice names
+// none), and how many such credit notes it has, in one statement.
+func (s *Store) Credited(ctx context.Context, company, id uuid.UUID) (map[uuid.UUID]Tally, int, error) {
+	var rows []struct {
+		Item   *uuid.UUID    `db:"credited_item_id"`
+		Amount *money.Amount `db:"amount"`
+		VAT    *money.Amount `db:"vat"`
+		Notes  int           `db:"notes"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
+		WITH n AS (SELECT id FROM supplier_invoices WHERE company_id = $1 AND credited_invoice_id = $2 AND status <> 'reversed')
+		SELECT l.credited_item_id, sum(-l.amount) AS amount, sum(-l.vat_amount) AS vat, (SELECT count(*) FROM n) AS notes
+		FROM n JOIN supplier_invoice_items l ON l.company_id = $1 AND l.supplier_invoice_id = n.id
+		WHERE l.credited_item_id IS NOT NULL
+		GROUP BY l.credited_item_id
+		UNION ALL SELECT NULL, NULL, NULL, (SELECT count(*) FROM n)`, company, id)
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make(map[uuid.UUID]Tally, len(rows))
+	notes := 0
+	for _, r := range rows {
+		notes = r.Notes
+		if r.Item != nil && r.Amount != nil && r.VAT != nil {
+			out[*r.Item] = Tally{Amount: *r.Amount, VAT: *r.VAT}
+		}
+	}
+	return out, notes, nil
+}
+
+// PartialNotes answers the credit notes (not reversed) that credit part
+// of invoice id, dated through day when day is set, with their items.
+func (s *Store) PartialNotes(ctx context.Context, company, id uuid.UUID, through *time.Time) ([]Invoice, error) {
+	var rows []struct {
+		Invoice
+		Items []byte `db:"items_json"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
+		SELECT `+columns("current_date")+`, (SELECT coalesce(jsonb_agg(to_jsonb(l) ORDER BY l.sort_order), '[]')
+			FROM supplier_invoice_items l WHERE l.company_id = i.company_id AND l.supplier_invoice_id = i.id) AS items_json
+		FROM supplier_invoices i
+		WHERE i.company_id = $1 AND i.credited_invoice_id = $2 AND i.status <> 'reversed'
+		  AND ($3::date IS NULL OR i.invoice_date <= $3)
+		  AND EXISTS (SELECT 1 FROM supplier_invoice_items l WHERE l.company_id = i.company_id
+		              AND l.supplier_invoice_id = i.id AND l.credited_item_id IS NOT NULL)
+		ORDER BY i.invoice_date, i.arrival_number`, company, id, store.DayOrNil(through))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Invoice, len(rows))
+	for i, r := range rows {
+		out[i] = r.Invoice
+		if out[i].Items, err = itemsOf(r.Items); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
