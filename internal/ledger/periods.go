@@ -2,6 +2,8 @@ package ledger
 
 import (
 	"context"
+	"slices"
+	"sort"
 	"time"
 
 	"github.com/google/uuid"
@@ -163,12 +165,75 @@ func breaks(rows []ContinuityRow) []map[string]any {
 // Continuity returns, for every balance-sheet account with a figure, the
 // closing balance of the company's period id and the opening balance of
 // the year after it (zero when there is none yet), in account order. The
-// database function it reads is the close guard's own definition.
+// database function it reads is the close guard's own definition. A
+// year whose year-end has not run yet closes with its result where the
+// closing entry will book it (openResult).
 func (s *Store) Continuity(ctx context.Context, company, id uuid.UUID) ([]ContinuityRow, error) {
 	out := []ContinuityRow{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT account_number, closing_balance, next_opening_balance
 		FROM ledger_continuity($1, $2)`, company, id)
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	account, result, err := s.openResult(ctx, company, id, out)
+	if err != nil || result.IsZero() {
+		return out, err
+	}
+	i := sort.Search(len(out), func(i int) bool { return out[i].Account >= account })
+	if i == len(out) || out[i].Account != account {
+		out = slices.Insert(out, i, ContinuityRow{Account: account})
+	}
+	out[i].Closing = out[i].Closing.Add(result)
+	if out[i].Closing.IsZero() && out[i].NextOpening.IsZero() {
+		out = slices.Delete(out, i, i+1)
+	}
+	return out, nil
+}
+
+// openResult is the result of the company's period id while its
+// year-end has not run (zero once it has), signed as the closing entry
+// books it on equity, and the account it closes on as the next year's
+// opening balance (rows, per account) shows it: the result account of the
+// company's form, where the year-end books it, or retained earnings, when
+// the next year opens with it appropriated there already (as other
+// programs' files carry it).
+func (s *Store) openResult(ctx context.Context, company, id uuid.UUID, rows []ContinuityRow) (string, money.Amount, error) {
+	var result money.Amount
+	p, err := s.periods.Get(ctx, company, id)
+	if err != nil || p.YearEndEntryID != nil {
+		return "", result, err
+	}
+	bal, err := s.Balances(ctx, company, id)
+	if err != nil {
+		return "", result, err
+	}
+	sheet, err := s.Sheet(ctx, company)
+	if err != nil {
+		return "", result, err
+	}
+	c, err := s.company(ctx, company)
+	if err != nil {
+		return "", result, err
+	}
+	equity, retained := ResultAccount(c.EntityType), RetainedAccount(c.EntityType)
+	for _, l := range ClosingLines(bal, sheet, equity) {
+		if l.Account == equity {
+			result = result.Add(l.Debit).Sub(l.Credit)
+		}
+	}
+	var eq, ret ContinuityRow
+	for _, r := range rows {
+		switch r.Account {
+		case equity:
+			eq = r
+		case retained:
+			ret = r
+		}
+	}
+	if eq.NextOpening.IsZero() && !result.IsZero() && ret.NextOpening.Cmp(ret.Closing.Add(result)) == 0 {
+		return retained, result, nil
+	}
+	return equity, result, nil
 }
 
 // TaggedBreak is a break of continuity within an account: its balance on
@@ -181,12 +246,41 @@ type TaggedBreak struct {
 
 // TaggedBreaks returns the accounts and carried dimension tags whose
 // closing balance in the company's period id differs from the opening
-// balance of the year after it, in account order.
+// balance of the year after it, in account order; a year's open result
+// closes untagged where Continuity closes it.
 func (s *Store) TaggedBreaks(ctx context.Context, company, id uuid.UUID) ([]TaggedBreak, error) {
 	out := []TaggedBreak{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT account_number, dimensions, closing_balance,
 		next_opening_balance FROM ledger_dimension_breaks($1, $2)`, company, id)
-	return out, err
+	if err != nil {
+		return out, err
+	}
+	rows := []ContinuityRow{}
+	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT account_number, closing_balance, next_opening_balance
+		FROM ledger_continuity($1, $2)`, company, id); err != nil {
+		return out, err
+	}
+	account, result, err := s.openResult(ctx, company, id, rows)
+	if err != nil || result.IsZero() {
+		return out, err
+	}
+	found := false
+	for i := range out {
+		if out[i].Account == account && len(out[i].Tags) == 0 {
+			out[i].Closing, found = out[i].Closing.Add(result), true
+		}
+	}
+	if !found {
+		out = append(out, TaggedBreak{ContinuityRow: ContinuityRow{Account: account, Closing: result}, Tags: Dimensions{}})
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Account < out[j].Account })
+	}
+	kept := out[:0]
+	for _, b := range out {
+		if !b.Difference().IsZero() {
+			kept = append(kept, b)
+		}
+	}
+	return kept, nil
 }
 
 // Balances returns every account's balance in the period, opening
