@@ -12,8 +12,9 @@ import (
 // back from 1510 in Q1 (05 falls from 11 000 to 7 000, 10 from 2 500 to
 // 1 500), and the invoice has 8 560 left. A second credit of 300 off the
 // books (6 %: 318) leaves 8 242, and one of what is left is refused as
-// more than is owed once 8 000 is paid. Quantities past what is left, an
-// unknown line, and a line named twice are refused and change nothing.
+// a third, of what is left once 8 000 is paid, settles the 242 owed and
+// leaves 8 000 to refund. Quantities past what is left, an unknown line,
+// and a line named twice are refused and change nothing.
 func TestInvoicePartialCredit(t *testing.T) {
 	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 4, 10, 9, 0, 0, 0, time.UTC) }))
@@ -84,14 +85,27 @@ func TestInvoicePartialCredit(t *testing.T) {
 	wantBoxes(t, "Q2", vat(2), allBoxes(map[string]float64{"05": -300, "12": -18, "49": -18}))
 	b.markPaid(id, map[string]any{"amount": 8000, "payment_date": "2026-04-10"}).status(t, 200)
 	// What is left of every line (6 hours, 700 of books: 6 000 + 1 500 +
-	// 700 + 42 = 8 242) is more than the 242 still owed.
-	r := b.credit(id, map[string]any{}).errorCode(t, 409, "INVOICE_CREDIT_EXCEEDS_REMAINING")
-	if r.at("error.details.credit_total") != 8242.0 || r.at("error.details.remaining_amount") != 242.0 {
-		t.Fatalf("crediting the rest: %s", r.Body)
+	// 700 + 42 = 8 242) is credited: it settles the 242 still owed, the
+	// invoice is paid, and the 8 000 paid is the customer's, refunded
+	// from 1930 by a payment of the credit note.
+	rest := b.credit(id, map[string]any{}).status(t, 200)
+	if rest.str("data.invoice_number") != "KR-1-3" || rest.at("data.total") != -8242.0 || rest.at("data.remaining_amount") != -8000.0 {
+		t.Fatalf("the rest: %s", rest.Body)
 	}
-	if b.exact("1510") != "242.00" {
+	if got := lines(rest, "data.verifikat_lines"); got != "C 1510 8242.00, D 3001 6000.00, D 3003 700.00, D 2611 1500.00, D 2631 42.00" {
+		t.Fatalf("the rest's verifikat: %s", got)
+	}
+	if g := b.get(b.path("invoices/"+id), b.token).status(t, 200); g.str("data.status") != "paid" || g.at("data.remaining_amount") != 0.0 {
+		t.Fatalf("the original after the rest: %s", g.Body)
+	}
+	back := b.markPaid(rest.str("data.id"), map[string]any{"amount": 8000, "payment_date": "2026-04-10"}).status(t, 200)
+	if got := lines(back, "data.verifikat_lines"); got != "C 1930 8000.00, D 1510 8000.00" {
+		t.Fatalf("the refund: %s", got)
+	}
+	if b.exact("1510") != "0.00" {
 		t.Fatalf("1510: %s", b.exact("1510"))
 	}
+	b.credit(id, map[string]any{}).errorCode(t, 409, "CONFLICT")
 }
 
 // containsField says whether the error names field among its issues or
@@ -131,5 +145,12 @@ func TestInvoicePartialCreditCash(t *testing.T) {
 	}
 	if g := b.get(b.path("invoices/"+id), b.token).status(t, 200); g.str("data.status") != "paid" {
 		t.Fatalf("after the payment: %s", g.Body)
+	}
+	// A paid hour is refunded by crediting the whole invoice: the cash
+	// method booked it in proportion to the whole sale.
+	r := b.credit(id, map[string]any{"lines": []any{map[string]any{"item_id": hours, "quantity": 1}}}).
+		errorCode(t, 409, "INVOICE_CREDIT_EXCEEDS_REMAINING")
+	if r.str("error.details.reason") != "cash_method" {
+		t.Fatalf("refund of a paid part: %s", r.Body)
 	}
 }

@@ -69,3 +69,33 @@ func TestSupplierPartialCreditCash(t *testing.T) {
 		t.Fatalf("the payment: %s", got)
 	}
 }
+
+// Paid 16 000 of 17 500, the supplier credits 2 000 of the paper (2 500
+// with VAT): 1 500 settles what was still owed, the invoice is paid, and
+// the supplier owes 1 000 back, which it pays to 1930.
+func TestSupplierPartialCreditOfAPaidPart(t *testing.T) {
+	t.Parallel()
+	b := newBuyerBooks(t)
+	r := b.register(b.se, "F-502", nil, map[string]any{"description": "Papper", "amount": 10000},
+		map[string]any{"description": "Hyra av maskin", "amount": 4000, "account_number": "6110"}).status(t, 201)
+	id, paper := r.str("data.id"), r.str("data.items.0.id")
+	b.write("POST", "supplier-invoices/"+id+"/mark-paid", map[string]any{"amount": 16000}).status(t, 200)
+	c := b.write("POST", "supplier-invoices/"+id+"/credit", map[string]any{"lines": []any{
+		map[string]any{"item_id": paper, "amount": 2000}}}).status(t, 200)
+	wantLines(t, "partial", c, "data.verifikat_lines", "D 2440 2500.00", "C 5410 2000.00", "C 2641 500.00")
+	if c.at("data.remaining_amount") != -1000.0 {
+		t.Fatalf("the credit note: %s", c.Body)
+	}
+	if g := b.get(b.path("supplier-invoices/"+id), b.token).status(t, 200); g.str("data.status") != "paid" ||
+		g.at("data.remaining_amount") != 0.0 {
+		t.Fatalf("the original: %s", g.Body)
+	}
+	back := b.write("POST", "supplier-invoices/"+c.str("data.credit_note_id")+"/mark-paid", map[string]any{"amount": 1000}).status(t, 200)
+	je := b.get(b.path("journal-entries/"+back.str("data.payment_journal_entry_id")), b.token).status(t, 200)
+	if got := sortedLines(lines(je, "data.lines")); got != "C 2440 1000.00, D 1930 1000.00" {
+		t.Fatalf("the money back: %s", got)
+	}
+	if b.exact("2440") != "0.00" {
+		t.Fatalf("2440: %s", b.exact("2440"))
+	}
+}

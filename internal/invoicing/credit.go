@@ -83,13 +83,15 @@ type CreditRequest struct {
 //
 // Partial (lines, or what is left once part was credited): the credit
 // note holds the chosen lines (a quantity, or an amount of the net; VAT
-// reckoned on them), each naming the original's line. Its total settles
-// what the customer still owes on the original (a payment of source
-// credit_note), which it may not pass; the original's remaining amount
-// and status follow. Its verifikat takes the part's revenue and VAT back
-// from 1510 when the sale was booked; a sale kontantmetoden keeps outside
-// the books books nothing, its later payments book the rest of the sale;
-// a sale whose booking waits is booked first.
+// reckoned on them), each naming the original's line. It settles what
+// the customer still owes on the original, up to its total (a payment of
+// source credit_note), so the original's remaining amount and status
+// follow; the rest, what the customer had paid, is refunded by a payment
+// of the credit note. Its verifikat takes the part's revenue and VAT back
+// from 1510 when the sale was booked (a sale whose booking waits is booked
+// first); a sale kontantmetoden keeps outside the books books nothing,
+// its later payments book the rest of the sale, and the credit may not
+// pass what is owed.
 //
 // A locked period for the date is INVOICE_CREDIT_PERIOD_LOCKED, none
 // INVOICE_BOOK_NO_FISCAL_PERIOD.
@@ -204,14 +206,18 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, cr CreditRequ
 	var after Invoice
 	switch {
 	case partial:
-		c := src.Total
-		if note, err = s.store.AddPayment(ctx, note, Payment{ID: uuid.New(), Date: day, Amount: c.Neg(),
-			SEK: settledSEK.Neg(), Source: SourceCredit, EntryID: note.EntryID}, today, false); err != nil {
-			return Credited{}, err
-		}
-		if after, err = s.store.AddPayment(ctx, orig, Payment{ID: uuid.New(), Date: day, Amount: c, SEK: settledSEK,
-			Source: SourceCredit, EntryID: note.EntryID}, today, false); err != nil {
-			return Credited{}, err
+		// What the customer still owes is settled, up to the credit's
+		// total; the rest of the credit note is theirs to be refunded.
+		after = orig
+		if c := minAmount(src.Total, orig.Remaining()); c.Sign() > 0 {
+			if note, err = s.store.AddPayment(ctx, note, Payment{ID: uuid.New(), Date: day, Amount: c.Neg(),
+				SEK: settledSEK.Neg(), Source: SourceCredit, EntryID: note.EntryID}, today, false); err != nil {
+				return Credited{}, err
+			}
+			if after, err = s.store.AddPayment(ctx, orig, Payment{ID: uuid.New(), Date: day, Amount: c, SEK: settledSEK,
+				Source: SourceCredit, EntryID: note.EntryID}, today, false); err != nil {
+				return Credited{}, err
+			}
 		}
 	default:
 		if left := orig.Remaining(); left.Sign() > 0 {
@@ -250,18 +256,21 @@ func (s *Sales) Credit(ctx context.Context, company, id uuid.UUID, cr CreditRequ
 }
 
 // partLines are the lines of the verifikat crediting part of orig, and
-// the kronor of 1510 the credit settles: a booked sale's part taken back
-// (its revenue and VAT debited, 1510 credited with the share of the
-// booked kronor the part settles, a difference of rounding between the
-// two on exchange gain or loss); nothing when kontantmetoden keeps the
-// sale outside the books (the credit settles only what is unpaid).
+// the kronor of 1510 the credit settles of what the customer still owes:
+// a booked sale's part taken back, its revenue and VAT debited, 1510
+// credited with the share of the booked kronor the settled amount takes
+// and, for what the customer had paid of it (to be refunded), that part
+// at the sale's rate; a difference of rounding between the two on
+// exchange gain or loss. Nothing when kontantmetoden keeps the sale
+// outside the books (the credit then settles only what is unpaid).
 func partLines(orig, part Invoice) ([]ledger.Line, money.Amount, error) {
 	booked := receivable(orig)
+	settle := minAmount(part.Total, orig.Remaining())
 	if orig.EntryID == nil || booked == nil {
 		if orig.Currency != "SEK" && orig.ExchangeRate != nil {
-			return nil, orig.ExchangeRate.Convert(part.Total), nil
+			return nil, orig.ExchangeRate.Convert(settle), nil
 		}
-		return nil, part.Total, nil
+		return nil, settle, nil
 	}
 	sale, err := saleOf(part)
 	if err != nil {
@@ -271,16 +280,19 @@ func partLines(orig, part Invoice) ([]ledger.Line, money.Amount, error) {
 	if err != nil {
 		return nil, money.Amount{}, err
 	}
-	settled, err := Share(*booked, orig.Total.Sub(orig.DeductionTotal), orig.Paid, part.Total)
-	if err != nil {
-		return nil, money.Amount{}, err
+	var settled money.Amount
+	if settle.Sign() > 0 {
+		if settled, err = Share(*booked, orig.Total.Sub(orig.DeductionTotal), orig.Paid, settle); err != nil {
+			return nil, money.Amount{}, err
+		}
 	}
+	owed := settled.Add(sale.sek(part.Total.Sub(settle)))
 	lines := CreditLines(issued)
 	var diff money.Amount
 	for i, l := range lines {
 		if l.Account == Receivable {
-			diff = l.Credit.Sub(settled)
-			lines[i].Credit = settled
+			diff = l.Credit.Sub(owed)
+			lines[i].Credit = owed
 			if l.AmountInCurrency != nil {
 				neg := part.Total.Neg()
 				lines[i].AmountInCurrency = &neg
@@ -294,6 +306,14 @@ func partLines(orig, part Invoice) ([]ledger.Line, money.Amount, error) {
 		lines = append(lines, entry(ExchangeLoss, diff.Neg()))
 	}
 	return lines, settled, nil
+}
+
+// minAmount is the smaller of a and b.
+func minAmount(a, b money.Amount) money.Amount {
+	if a.Cmp(b) < 0 {
+		return a
+	}
+	return b
 }
 
 // creditPeriod names a period's refusal of a credit dated day as a
@@ -407,6 +427,9 @@ func (s *Sales) refundLines(ctx context.Context, cn Invoice, account string, amo
 	if err != nil {
 		return nil, err
 	}
+	if orig.Status != "credited" {
+		return s.partRefundLines(ctx, cn, account, amount, sek)
+	}
 	var refundable money.Amount
 	if booked := receivable(orig); orig.EntryID != nil && booked != nil {
 		if refundable, err = paidShare(orig, *booked); err != nil {
@@ -431,6 +454,13 @@ func (s *Sales) refundLines(ctx context.Context, cn Invoice, account string, amo
 	if err != nil {
 		return nil, err
 	}
+	return refunded(lines), nil
+}
+
+// refunded is the lines of a payment turned into those of a refund: the
+// money credited, 1510 debited, an exchange gain a loss and the other
+// way round.
+func refunded(lines []ledger.Line) []ledger.Line {
 	out := CreditLines(lines)
 	for i, l := range out {
 		switch l.Account {
@@ -440,5 +470,32 @@ func (s *Sales) refundLines(ctx context.Context, cn Invoice, account string, amo
 			out[i].Account = ExchangeGain
 		}
 	}
-	return out, nil
+	return out
+}
+
+// partRefundLines are the lines of a refund of a partial credit note cn:
+// what the customer had paid of the part it credits, left on it after it
+// settled what was still owed, debited to 1510 at the sale's rate as the
+// credit booked it.
+func (s *Sales) partRefundLines(ctx context.Context, cn Invoice, account string, amount, sek money.Amount) ([]ledger.Line, error) {
+	payments, err := s.store.Payments(ctx, cn.CompanyID, cn.ID)
+	if err != nil {
+		return nil, err
+	}
+	var settled money.Amount
+	for _, p := range payments {
+		if p.Source == SourceCredit {
+			settled = settled.Add(p.Amount.Neg())
+		}
+	}
+	due := cn.Total.Abs().Sub(settled)
+	sale := Sale{Currency: cn.Currency, Rate: cn.ExchangeRate, Totals: Totals{Customer: due, Total: due}}
+	kronor := sale.sek(due)
+	sale.Booked = &kronor
+	lines, err := PaymentLines(sale, Receipt{Account: account, Amount: amount, SEK: sek,
+		Before: cn.Paid.Abs().Sub(settled)}, false)
+	if err != nil {
+		return nil, err
+	}
+	return refunded(lines), nil
 }

@@ -125,11 +125,11 @@ func PartOf(orig Invoice, lines []CreditLine, credited map[uuid.UUID]Tally) (Inv
 	return part, nil
 }
 
-// partial credits part of orig (lines), or when earlier credit notes
-// took part of it, what is left of every line: the credit note of that
-// part settles it against what the customer still owes, which it may
-// not pass (INVOICE_CREDIT_EXCEEDS_REMAINING: credit the whole invoice to
-// refund what was paid).
+// partOf is the part of orig lines credit, or when earlier credit notes
+// took part of it, what is left of every line. Under kontantmetoden it
+// may not pass what the customer still owes
+// (INVOICE_CREDIT_EXCEEDS_REMAINING: credit the whole invoice to refund
+// what was paid).
 func (s *Sales) partOf(ctx context.Context, orig Invoice, lines []CreditLine, credited map[uuid.UUID]Tally) (Invoice, error) {
 	if len(lines) == 0 {
 		for _, l := range orig.Lines {
@@ -150,9 +150,12 @@ func (s *Sales) partOf(ctx context.Context, orig Invoice, lines []CreditLine, cr
 	if err != nil {
 		return Invoice{}, err
 	}
-	if left := orig.Remaining(); part.Total.Cmp(left) > 0 {
+	if left := orig.Remaining(); part.Total.Cmp(left) > 0 && orig.EntryID == nil && !orig.BookingDeferred {
+		// Kontantmetoden booked the paid part's revenue in proportion to
+		// the whole sale; a refund of a chosen part is the whole credit's.
 		return Invoice{}, apierr.New(apierr.InvoiceCreditExceedsRemaining, map[string]any{"invoice_id": orig.ID,
-			"credit_total": part.Total, "remaining_amount": left})
+			"credit_total": part.Total, "remaining_amount": left, "reason": "cash_method",
+			"hint": "under kontantmetoden a paid part is refunded by crediting the whole invoice"})
 	}
 	return part, nil
 }

@@ -51,12 +51,13 @@ type CreditMade struct {
 //
 // Partial (lines, or what is left once part was credited): the credit
 // note holds the chosen lines (an amount of each, its VAT in proportion),
-// each naming the original's line; its total settles that much of what
-// the original still owes, which it may not pass (SI_CREDIT_PARTIAL,
-// reason exceeds_remaining), so the original's remaining amount and
-// status follow. A booked original's part is taken back (D 2440 / C the
-// costs and VAT); under kontantmetoden nothing is booked and the later
-// payments book their shares of what is left.
+// each naming the original's line; it settles what the original still
+// owes, up to its total, so the original's remaining amount and status
+// follow, and the supplier owes the rest back. A booked original's part
+// is taken back (D 2440 / C the costs and VAT); under kontantmetoden
+// nothing is booked, the later payments book their shares of what is
+// left, and the credit may not pass what is owed (SI_CREDIT_PARTIAL,
+// reason exceeds_remaining).
 func (p *Payables) Credit(ctx context.Context, company, id uuid.UUID, cd CreditDraft) (CreditMade, error) {
 	orig, err := p.store.Get(ctx, company, id, p.today(), true, true)
 	if err != nil {
@@ -123,7 +124,7 @@ func (p *Payables) Credit(ctx context.Context, company, id uuid.UUID, cd CreditD
 			return CreditMade{}, err
 		}
 		if orig.Booked() {
-			lines = CreditLines(src, nil)
+			lines = partCreditLines(orig, src)
 		}
 	} else {
 		var released map[uuid.UUID]money.Amount
@@ -152,20 +153,26 @@ func (p *Payables) Credit(ctx context.Context, company, id uuid.UUID, cd CreditD
 		return CreditMade{}, err
 	}
 	if partial {
-		// The credit note settles its whole total against the original.
-		c, k := src.Total, src.TotalSEK
-		if stored, err = p.store.Pay(ctx, stored, Payment{ID: uuid.New(), InvoiceID: note.ID, Date: day, Amount: c.Neg(),
-			SEK: k.Neg(), BookedSEK: k.Neg(), Source: SettledByCredit}, Paid, &day, p.today()); err != nil {
-			return CreditMade{}, err
-		}
-		status, paidAt := PartiallyPaid, (*time.Time)(nil)
-		if c.Cmp(orig.Remaining()) == 0 {
-			status, paidAt = Paid, &day
-		}
-		after, err := p.store.Pay(ctx, orig, Payment{ID: uuid.New(), InvoiceID: orig.ID, Date: day, Amount: c, SEK: k,
-			BookedSEK: k, Source: SettledByCredit}, status, paidAt, p.today())
-		if err != nil {
-			return CreditMade{}, err
+		// The credit note settles what the original still owes, up to its
+		// total; the rest of it the supplier owes back.
+		after := orig
+		if c, k := settledBy(orig, src); c.Sign() > 0 {
+			status, paidAt := PartiallyPaid, (*time.Time)(nil)
+			if c.Cmp(src.Total) == 0 {
+				status, paidAt = Paid, &day
+			}
+			if stored, err = p.store.Pay(ctx, stored, Payment{ID: uuid.New(), InvoiceID: note.ID, Date: day, Amount: c.Neg(),
+				SEK: k.Neg(), BookedSEK: k.Neg(), Source: SettledByCredit}, status, paidAt, p.today()); err != nil {
+				return CreditMade{}, err
+			}
+			status, paidAt = PartiallyPaid, nil
+			if c.Cmp(orig.Remaining()) == 0 {
+				status, paidAt = Paid, &day
+			}
+			if after, err = p.store.Pay(ctx, orig, Payment{ID: uuid.New(), InvoiceID: orig.ID, Date: day, Amount: c, SEK: k,
+				BookedSEK: k, Source: SettledByCredit}, status, paidAt, p.today()); err != nil {
+				return CreditMade{}, err
+			}
 		}
 		stored.Items = note.Items
 		return p.credited(ctx, orig, after, stored, lines, doc, day, number)

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
 
@@ -126,7 +127,8 @@ func (p *Payables) withCredits(ctx context.Context, inv *Invoice, through *time.
 }
 
 // partOf is the part of orig lines credit (or, with none, what is left
-// of every line), refused when it passes what the original still owes.
+// of every line); under kontantmetoden refused when it passes what the
+// original still owes.
 func partOf(orig Invoice, lines []CreditLine, credited map[uuid.UUID]Tally) (Invoice, error) {
 	if len(lines) == 0 {
 		for _, it := range orig.Items {
@@ -143,10 +145,57 @@ func partOf(orig Invoice, lines []CreditLine, credited map[uuid.UUID]Tally) (Inv
 	if err != nil {
 		return Invoice{}, err
 	}
-	if left := orig.Remaining(); part.Total.Cmp(left) > 0 {
+	if left := orig.Remaining(); part.Total.Cmp(left) > 0 && !orig.Booked() {
+		// Kontantmetoden booked the paid part's costs in proportion to
+		// the whole invoice; a chosen part owed back is the whole credit's.
 		return Invoice{}, apierr.New(apierr.SICreditPartial, map[string]any{"supplier_invoice_id": orig.ID,
 			"reason": "exceeds_remaining", "credit_total": part.Total, "remaining_amount": left,
-			"hint": "credit less, or the whole invoice to have what was paid owed back"})
+			"hint": "under kontantmetoden what was paid is owed back by crediting the whole invoice"})
 	}
 	return part, nil
+}
+
+// settledBy is what a partial credit of part settles of orig: what orig
+// still owes, up to the part's total, and its kronor on 2440 (all orig
+// still holds there when it settles the rest, else the part's kronor in
+// proportion).
+func settledBy(orig, part Invoice) (money.Amount, money.Amount) {
+	c := part.Total
+	if left := orig.Remaining(); left.Cmp(c) < 0 {
+		c = left
+	}
+	switch {
+	case c.Sign() <= 0:
+		return money.Amount{}, money.Amount{}
+	case orig.Booked() && c.Cmp(orig.Remaining()) == 0:
+		return c, orig.TotalSEK.Sub(orig.PaidSEK)
+	}
+	return c, share(part.TotalSEK, c, part.Total)
+}
+
+// partCreditLines are the lines of a partial credit of a booked original:
+// the part's registration mirrored (D 2440 / C the costs and VAT), 2440
+// debited with the kronor the credit settles of the original (settledBy)
+// and the part's kronor in proportion for what the supplier owes back, a
+// rounding difference between them and the costs on 7960 or 3960.
+func partCreditLines(orig, part Invoice) []ledger.Line {
+	lines := CreditLines(part, nil)
+	c, k := settledBy(orig, part)
+	owed := k.Add(share(part.TotalSEK, part.Total.Sub(c), part.Total))
+	var b ledger.Booking
+	for _, l := range lines {
+		if l.Account == Payable {
+			diff := l.Debit.Sub(owed)
+			l.Debit = owed
+			b.Lines = append(b.Lines, l)
+			if diff.Sign() > 0 {
+				b.Add(FXLoss, diff, false, nil, nil)
+			} else {
+				b.Add(FXGain, diff.Neg(), true, nil, nil)
+			}
+			continue
+		}
+		b.Lines = append(b.Lines, l)
+	}
+	return b.Lines
 }
