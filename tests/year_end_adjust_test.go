@@ -133,7 +133,8 @@ func sortedLines(s string) string {
 // A sale of 1 250 EUR booked at 11.00 (13 750 kronor on 1510) and a
 // purchase of 500 EUR at 11.20 (5 600 on 2440) are open on 31 December,
 // when the euro stands at 11.50: the receivable is worth 14 375 (gain
-// 625 on 3960), the debt 5 750 (loss 150 on 7960). The revaluation is
+// 625 on 3960), the debt 5 750 (loss 150 on 7960), a euro account of
+// 1 000 EUR booked at 11 000 is 11 500 (gain 500 on 8330). The revaluation is
 // refused while the rate is unknown, previewed, booked, booked again
 // as nothing, and reversed by the year-end on 1 January 2027; the
 // payment in January books its difference against 11.00 as before.
@@ -151,8 +152,19 @@ func TestCurrencyRevaluation(t *testing.T) {
 	if b.exact("1510") != "13750.00" || b.exact("2440") != "-5600.00" {
 		t.Fatalf("booked: 1510 %s 2440 %s", b.exact("1510"), b.exact("2440"))
 	}
+	// A euro account holding 1 000 EUR, paid in at 11.00 (11 000 kronor);
+	// the bank says so on 5 January. A second euro account no bank has
+	// stated a balance of is not revalued: its kronor may be booked by hand.
+	eur := b.write("POST", "cash-accounts", map[string]any{"name": "Euro", "currency": "EUR"}).status(t, 201)
+	b.write("POST", "cash-accounts", map[string]any{"name": "Euro 2", "currency": "EUR"}).status(t, 201)
+	euroAccount := eur.str("data.ledger_account")
 	c.set(time.Date(2027, 1, 20, 0, 0, 0, 0, time.UTC))
 	l := yearOf(t, b.partiesBooks, c)
+	l.entry(t, l.period, "2026-12-10", [3]any{euroAccount, 11000, 0}, [3]any{"2081", 0, 11000})
+	if _, err := b.db.Exec(`UPDATE cash_accounts SET balance = 1000, balance_updated_at = '2027-01-05T08:00:00Z'
+		WHERE company_id = $1 AND id = $2`, b.company, eur.str("data.cash_account_id")); err != nil {
+		t.Fatal(err)
+	}
 	revalue := func(dry bool) *response {
 		path := l.base + "/fiscal-periods/" + l.period + "/currency-revaluation"
 		if dry {
@@ -176,9 +188,12 @@ func TestCurrencyRevaluation(t *testing.T) {
 		t.Fatalf("readiness before the revaluation: %s", ready.Body)
 	}
 	dry := revalue(true).status(t, 200)
-	want := "D 1510 625.00, C 3960 625.00, D 7960 150.00, C 2440 150.00"
-	if got := sortedLines(lines(dry, "data.preview.verifikat_lines")); got != sortedLines(want) || dry.at("data.preview.items.0.difference") != 625.0 ||
-		dry.at("data.preview.items.0.booked_sek") != 13750.0 || dry.at("data.preview.items.1.revalued_sek") != 5750.0 {
+	// 1 000 EUR at 11.50 is 11 500 against 11 000: 500 gained on 8330.
+	want := "D 1510 625.00, C 3960 625.00, D 7960 150.00, C 2440 150.00, D " + euroAccount + " 500.00, C 8330 500.00"
+	if got := sortedLines(lines(dry, "data.preview.verifikat_lines")); got != sortedLines(want) || dry.at("data.preview.items.1.difference") != 625.0 ||
+		dry.at("data.preview.items.1.booked_sek") != 13750.0 || dry.at("data.preview.items.2.revalued_sek") != 5750.0 ||
+		dry.str("data.preview.items.0.kind") != "cash_account" || dry.at("data.preview.items.0.booked_sek") != 11000.0 ||
+		dry.at("data.preview.items.0.remaining") != 1000.0 || len(dry.list("data.preview.items")) != 3 {
 		t.Fatalf("preview (want %s): %s\n%s", want, lines(dry, "data.preview.verifikat_lines"), dry.Body[len(dry.Body)-400:])
 	}
 	if b.balance("3960") != 0 {
@@ -205,7 +220,7 @@ func TestCurrencyRevaluation(t *testing.T) {
 	if ye.str("data.status") != "succeeded" || ye.at("data.result.revaluation_entry_id") != nil {
 		t.Fatalf("year-end: %s", ye.Body)
 	}
-	back := "D 3960 625.00, D 2440 150.00, C 1510 625.00, C 7960 150.00"
+	back := "D 3960 625.00, D 2440 150.00, C 1510 625.00, C 7960 150.00, D 8330 500.00, C " + euroAccount + " 500.00"
 	if got := sortedLines(entryLines(t, b.partiesBooks, "currency_revaluation", "2027-01-01")); got != sortedLines(back) {
 		t.Fatalf("the reversal:\n got %s\nwant %s", got, back)
 	}

@@ -16,10 +16,12 @@ func (b *Bank) Unbooked(context.Context, uuid.UUID, time.Time) ([]ledger.OpenIte
 	return nil, nil
 }
 
-// Foreign lists the company's cash accounts in another currency and what
-// they held in it at the end of day: the balance the bank last reported
-// less the transactions dated after day, or without a reported balance
-// the transactions through day. Their kronor are the ledger's to read.
+// Foreign lists the company's cash accounts in another currency whose
+// balance in it at the end of day is known: the balance the bank last
+// reported (BalancesOn's rule), else the last statement balance on or
+// before day with the transactions after it through day. An account whose
+// balance nobody stated is left out: its transactions alone may miss
+// money booked by hand. Their kronor are the ledger's to read.
 func (b *Bank) Foreign(ctx context.Context, company uuid.UUID, day time.Time) ([]ledger.OpenItem, error) {
 	return b.store.foreignAt(ctx, company, day)
 }
@@ -34,16 +36,20 @@ func (s *Store) foreignAt(ctx context.Context, company uuid.UUID, day time.Time)
 		Held     money.Amount `db:"held"`
 	}
 	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
-		SELECT a.id, a.name, a.ledger_account, a.currency,
-			CASE WHEN a.balance IS NOT NULL
-			     THEN a.balance - coalesce((SELECT sum(t.amount) FROM bank_transactions t WHERE t.company_id = a.company_id
-			          AND t.ledger_account = a.ledger_account AND t.currency = a.currency AND t.date > $2), 0)
-			     ELSE coalesce((SELECT sum(t.amount) FROM bank_transactions t WHERE t.company_id = a.company_id
-			          AND t.ledger_account = a.ledger_account AND t.currency = a.currency AND t.date <= $2), 0)
-			END AS held
-		FROM cash_accounts a
-		WHERE a.company_id = $1 AND a.currency <> 'SEK'
-		ORDER BY a.ledger_account`, company, store.Day(day))
+		SELECT * FROM (
+			SELECT a.id, a.name, a.ledger_account, a.currency,
+				CASE WHEN a.balance IS NOT NULL AND a.balance_updated_at::date >= $2 THEN
+					a.balance - coalesce((SELECT sum(t.amount) FROM bank_transactions t
+						WHERE t.company_id = a.company_id AND t.cash_account_id = a.id AND t.date > $2
+							AND t.date <= a.balance_updated_at::date), 0)
+				ELSE (SELECT sb.balance + coalesce((SELECT sum(t.amount) FROM bank_transactions t
+						WHERE t.company_id = a.company_id AND t.cash_account_id = a.id AND t.date > sb.day
+							AND t.date <= $2), 0)
+					FROM bank_statement_balances sb WHERE sb.company_id = a.company_id AND sb.cash_account_id = a.id
+						AND sb.day <= $2 ORDER BY sb.day DESC LIMIT 1)
+				END AS held
+			FROM cash_accounts a WHERE a.company_id = $1 AND a.currency <> 'SEK') x
+		WHERE held IS NOT NULL ORDER BY ledger_account`, company, store.Day(day))
 	if err != nil {
 		return nil, err
 	}
