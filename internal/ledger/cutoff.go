@@ -26,17 +26,14 @@ const (
 	SourceRevaluation = "currency_revaluation"
 )
 
-// The accounts of a revaluation (BAS): operating receivables and debts
-// take their difference to 3960/7960, foreign cash to 8330 (gain) and
+// The accounts a revaluation takes its differences to (BAS): operating
+// receivables and debts to 3960/7960, foreign cash to 8330 (gain) and
 // 8430 (loss).
 const (
-	Receivables      = "1510"
-	Payables         = "2440"
-	OperatingGain    = "3960"
-	OperatingLoss    = "7960"
-	FinancialGain    = "8330"
-	FinancialLoss    = "8430"
-	revaluationKinds = "customer_invoice, supplier_invoice, cash_account"
+	OperatingGain = "3960"
+	OperatingLoss = "7960"
+	FinancialGain = "8330"
+	FinancialLoss = "8430"
 )
 
 // The kinds of an open item.
@@ -211,7 +208,7 @@ func (s *Store) reverseAdjustment(ctx context.Context, company uuid.UUID, p, nex
 	return nil
 }
 
-// ReverseAdjustments books in next, the year after p, the reversals p's
+// reverseAdjustments books in next, the year after p, the reversals p's
 // adjustments still lack: the year-end calls it once it has opened next.
 func (s *Store) reverseAdjustments(ctx context.Context, company uuid.UUID, p, next fiscal.Period) (int, error) {
 	n := 0

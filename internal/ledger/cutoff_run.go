@@ -34,8 +34,8 @@ type Revaluation struct {
 	PeriodID uuid.UUID
 	Day      time.Time
 	Items    []OpenItem
-	// Lines are the revaluation of Items; Booked what the books lacked
-	// of it and booked (or would book).
+	// Lines are the revaluation of Items; Adjusted is what the books
+	// lacked of it, booked (on a dry run, as it would be).
 	Lines []Line
 	Adjusted
 }
