@@ -14,7 +14,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 export SCARF_ANALYTICS := false
 
-.PHONY: run test build generate check-generated lint lint-house lint-spectral lint-redocly vet fmt-check bench fuzz contract-tools spec-coverage
+.PHONY: run test build generate check-generated lint lint-house lint-spectral lint-redocly vet test-build vet-built fmt-check bench fuzz contract-tools spec-coverage
 
 run:
 	@scripts/prereqs.sh run
@@ -54,14 +54,25 @@ fmt-check:
 vet:
 	$(GO) vet ./...
 
+# Compiles every package and its tests into the build cache, neither
+# linking nor running them: make test's head start.
+test-build:
+	$(GO) list -test -export -f '' ./... >/dev/null
+
+vet-built: test-build
+	$(GO) vet ./...
+
 # KONTERA_CONTRACT=1: the consumer tests (TypeScript and Go clients, the
 # prism proxy) run rather than skip, and fail when a tool is missing. The
 # timeout is go test's own ten minutes and more: the black-box tests on a
 # busy two-core machine are slow, not wrong.
 test:
 	@scripts/prereqs.sh test
-	@# The checks are independent: run side by side, each one's output kept together.
-	@$(MAKE) --no-print-directory -j6 --output-sync=target fmt-check lint-house lint-spectral lint-redocly check-generated vet
+	@# The checks are independent: run side by side, each one's output kept
+	@# together. Every package and its tests compile while npm ci waits on
+	@# the network (test-build), vet then reads what they compiled, and the
+	@# tests start with only their linking left.
+	@$(MAKE) --no-print-directory -j6 --output-sync=target fmt-check lint-house lint-spectral lint-redocly check-generated vet-built
 	@# Each black-box test has its own server and database and mostly waits
 	@# on PostgreSQL: four at a time keep two cores busy.
 	KONTERA_CONTRACT=1 $(GO) test -count=1 -parallel 4 -timeout 30m ./...
