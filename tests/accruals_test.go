@@ -34,9 +34,7 @@ func accrualYear(t *testing.T) (*buyerBooks, *ledgerBooks) {
 		t.Fatalf("%d releases on the invoice date", n)
 	}
 	c.set(time.Date(2027, 1, 20, 0, 0, 0, 0, time.UTC))
-	period := b.get(b.path("fiscal-periods"), b.token).status(t, 200).str("data.fiscal_periods.0.id")
-	return b, &ledgerBooks{env: b.env, token: b.token, base: b.path("")[:len(b.path(""))-1], company: b.company,
-		period: period, year: "2026", clock: c}
+	return b, yearOf(t, b.partiesBooks, c)
 }
 
 // A month waiting in the year refuses its lock, naming it; the lock that

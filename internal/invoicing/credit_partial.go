@@ -183,8 +183,10 @@ func creditDay(orig Invoice, asked *time.Time, today time.Time) (time.Time, erro
 // dated through day (nil: all) took of it.
 func (s *Sales) cashSale(ctx context.Context, inv Invoice, through *time.Time) (Sale, error) {
 	sale, err := saleOf(inv)
-	if err != nil {
-		return Sale{}, err
+	if err != nil || inv.Paid.IsZero() {
+		// A partial credit note settles part of its original: one
+		// nothing was settled of has none.
+		return sale, err
 	}
 	notes, err := s.store.PartialNotes(ctx, inv.CompanyID, inv.ID, through)
 	if err != nil {

@@ -140,14 +140,12 @@ func (h *Handler) RevalueFiscalPeriodCurrencies(ctx context.Context, req gen.Rev
 		return gen.RevalueFiscalPeriodCurrencies200JSONResponse{Meta: envelope.Meta(ctx),
 			Data: gen.CurrencyRevaluationDryRun{DryRun: true, Preview: WireRevaluation(r)}}, nil
 	}
-	_, d, err := h.ledger.CheckRevaluation(ctx, company, id, day)
+	p, d, err := h.ledger.CheckRevaluation(ctx, company, id, day)
 	if err != nil {
 		return nil, err
 	}
 	// The rates are read now, so a missing one is refused at once.
-	if p, err := h.ledger.periods.Get(ctx, company, id); err != nil {
-		return nil, err
-	} else if _, _, err := h.ledger.revalue(ctx, company, p, d); err != nil {
+	if _, _, err := h.ledger.revalue(ctx, company, p, d); err != nil {
 		return nil, err
 	}
 	pending, err := h.ops.Pending(ctx, company, RevaluationOperation, map[string]any{"fiscal_period_id": id})

@@ -110,6 +110,9 @@ func (i Invoice) rest() Invoice {
 // withCredits sets inv.Less to what its partial credit notes dated
 // through day (nil: all) took of it, summed per line, positive.
 func (p *Payables) withCredits(ctx context.Context, inv *Invoice, through *time.Time) error {
+	if inv.PaidAmount.IsZero() {
+		return nil // a partial credit note settles part of its original
+	}
 	notes, err := p.store.PartialNotes(ctx, inv.CompanyID, inv.ID, through)
 	if err != nil || len(notes) == 0 {
 		return err
