@@ -1290,6 +1290,7 @@ const (
 	ErrorCodeINVOICEEMAILNOTFAILED                      ErrorCode = "INVOICE_EMAIL_NOT_FAILED"
 	ErrorCodeINVOICEEMAILNOTFOUND                       ErrorCode = "INVOICE_EMAIL_NOT_FOUND"
 	ErrorCodeINVOICEFXRATEMISSING                       ErrorCode = "INVOICE_FX_RATE_MISSING"
+	ErrorCodeINVOICELEGALCONTENTMISSING                 ErrorCode = "INVOICE_LEGAL_CONTENT_MISSING"
 	ErrorCodeINVOICENOTAQUOTE                           ErrorCode = "INVOICE_NOT_A_QUOTE"
 	ErrorCodeINVOICENOTFOUND                            ErrorCode = "INVOICE_NOT_FOUND"
 	ErrorCodeINVOICEPAIDLIKELYDUPLICATE                 ErrorCode = "INVOICE_PAID_LIKELY_DUPLICATE"
@@ -1747,6 +1748,8 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeINVOICEEMAILNOTFOUND:
 		return true
 	case ErrorCodeINVOICEFXRATEMISSING:
+		return true
+	case ErrorCodeINVOICELEGALCONTENTMISSING:
 		return true
 	case ErrorCodeINVOICENOTAQUOTE:
 		return true
@@ -7345,6 +7348,9 @@ type CompanyCreate struct {
 	// TeamId Attach the company to one of the user's teams.
 	TeamId nullable.Nullable[openapi_types.UUID] `json:"team_id,omitempty"`
 
+	// VatNumber Momsregistreringsnummer: SE, the company's 10-digit organisation number (an enskild firma's personnummer) and 01, checked with its Luhn digit; only for a VAT-registered company. Left out (or null), a VAT-registered company gets exactly that number: the one Skatteverket registers it under.
+	VatNumber nullable.Nullable[string] `json:"vat_number,omitempty"`
+
 	// VatRegistered Registered for VAT (momsregistrerad).
 	VatRegistered bool `json:"vat_registered"`
 }
@@ -7363,14 +7369,17 @@ type CompanyCreated struct {
 	AccountingMethod AccountingMethod `json:"accounting_method"`
 
 	// EntityType Company form: aktiebolag (limited company), enskild firma (sole trader), ideell förening (non-profit association).
-	EntityType    EntityType                            `json:"entity_type"`
-	FiscalPeriod  FiscalPeriodSummary                   `json:"fiscal_period"`
-	Id            openapi_types.UUID                    `json:"id"`
-	MomsPeriod    nullable.Nullable[MomsPeriod]         `json:"moms_period"`
-	Name          string                                `json:"name"`
-	OrgNumber     nullable.Nullable[string]             `json:"org_number"`
-	TeamId        nullable.Nullable[openapi_types.UUID] `json:"team_id"`
-	VatRegistered bool                                  `json:"vat_registered"`
+	EntityType   EntityType                            `json:"entity_type"`
+	FiscalPeriod FiscalPeriodSummary                   `json:"fiscal_period"`
+	Id           openapi_types.UUID                    `json:"id"`
+	MomsPeriod   nullable.Nullable[MomsPeriod]         `json:"moms_period"`
+	Name         string                                `json:"name"`
+	OrgNumber    nullable.Nullable[string]             `json:"org_number"`
+	TeamId       nullable.Nullable[openapi_types.UUID] `json:"team_id"`
+
+	// VatNumber The momsregistreringsnummer: the one sent, else for a VAT-registered company SE + its organisation number (an enskild firma's personnummer) + 01, as GET /settings shows it from then on; null when not VAT-registered.
+	VatNumber     nullable.Nullable[string] `json:"vat_number"`
+	VatRegistered bool                      `json:"vat_registered"`
 }
 
 // CompanyDryRun A dry run's answer: `dry_run` is always true and nothing was stored.
@@ -7412,13 +7421,16 @@ type CompanyPreview struct {
 	AccountingMethod AccountingMethod `json:"accounting_method"`
 
 	// EntityType Company form: aktiebolag (limited company), enskild firma (sole trader), ideell förening (non-profit association).
-	EntityType    EntityType                            `json:"entity_type"`
-	FiscalPeriod  FiscalPeriodSummary                   `json:"fiscal_period"`
-	MomsPeriod    nullable.Nullable[MomsPeriod]         `json:"moms_period"`
-	Name          string                                `json:"name"`
-	OrgNumber     nullable.Nullable[string]             `json:"org_number"`
-	TeamId        nullable.Nullable[openapi_types.UUID] `json:"team_id"`
-	VatRegistered bool                                  `json:"vat_registered"`
+	EntityType   EntityType                            `json:"entity_type"`
+	FiscalPeriod FiscalPeriodSummary                   `json:"fiscal_period"`
+	MomsPeriod   nullable.Nullable[MomsPeriod]         `json:"moms_period"`
+	Name         string                                `json:"name"`
+	OrgNumber    nullable.Nullable[string]             `json:"org_number"`
+	TeamId       nullable.Nullable[openapi_types.UUID] `json:"team_id"`
+
+	// VatNumber The momsregistreringsnummer: the one sent, else for a VAT-registered company SE + its organisation number (an enskild firma's personnummer) + 01, as GET /settings shows it from then on; null when not VAT-registered.
+	VatNumber     nullable.Nullable[string] `json:"vat_number"`
+	VatRegistered bool                      `json:"vat_registered"`
 }
 
 // CompanyPreviewResponse Dry-run preview: nothing was stored.
@@ -7587,7 +7599,7 @@ type CompanySettings struct {
 	VatFilingMethod nullable.Nullable[FilingMethod] `json:"vat_filing_method"`
 	VatHasEuTrade   nullable.Nullable[bool]         `json:"vat_has_eu_trade"`
 
-	// VatNumber Momsregistreringsnummer: SE, the 10-digit organisation number (personnummer for an enskild firma) and 01.
+	// VatNumber Momsregistreringsnummer: SE, the 10-digit organisation number (personnummer for an enskild firma) and 01. An enskild firma's, which holds the owner's personnummer, shows its last four digits masked (SE811218****01), as org_number does.
 	VatNumber             nullable.Nullable[string] `json:"vat_number"`
 	VatRegistered         nullable.Nullable[bool]   `json:"vat_registered"`
 	VatTaxableBaseOver40m nullable.Nullable[bool]   `json:"vat_taxable_base_over_40m"`
@@ -10105,9 +10117,12 @@ type Invoice struct {
 	// Items Only with expand=items (always on create).
 	Items          *[]InvoiceItem                        `json:"items,omitempty"`
 	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
-	Notes          nullable.Nullable[string]             `json:"notes"`
-	OcrReference   nullable.Nullable[string]             `json:"ocr_reference"`
-	OurReference   nullable.Nullable[string]             `json:"our_reference"`
+
+	// LegalContent Only in GET /invoices/{id}, and only for a draft invoice (not a quote, proforma or delivery note): what issuing it now would check. Left out once issued: the check ran then.
+	LegalContent *InvoiceLegalContent      `json:"legal_content,omitempty"`
+	Notes        nullable.Nullable[string] `json:"notes"`
+	OcrReference nullable.Nullable[string] `json:"ocr_reference"`
+	OurReference nullable.Nullable[string] `json:"our_reference"`
 
 	// PaidAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	PaidAmount Amount                                `json:"paid_amount"`
@@ -10569,6 +10584,21 @@ type InvoiceItemCreate struct {
 
 // InvoiceItemCreateLineType defines model for InvoiceItemCreate.LineType.
 type InvoiceItemCreateLineType string
+
+// InvoiceLegalContent How a draft invoice stands against what mervärdesskattelagen (2023:200) asks an invoice to say, as the company and the customer stand now: what issuing it (mark-sent, send, send-peppol, bulk-book) checks, refusing with 400 INVOICE_LEGAL_CONTENT_MISSING when missing is not empty. A full invoice (17 kap. 24 §) names the seller by name and address (street, postal code, city: PATCH /settings), and by VAT number when VAT-registered; the buyer by name and address (street and city, and a postal code in Sweden), and by VAT number when the buyer accounts for the VAT (reverse charge, intra-EU supply); and the nature of each line. A simplified invoice (17 kap. 29 §: a Swedish sale of at most 4 000 kr with VAT, in kronor at the invoice's rate, without a ROT/RUT deduction) names the seller and the nature of each line. Everything else the law lists the invoice always says: its date and number, quantity and unit price, base, rate and VAT per rate, the reason for zero VAT (from the treatment, or exempt for a Swedish sale at 0 %), and the delivery date when given (left out, the supply was on the invoice date). F-skatt is printed when the company holds it. Self-billing (the buyer issuing the seller's invoice) is not checked.
+type InvoiceLegalContent struct {
+	// Complete True when nothing is missing: the invoice can be issued.
+	Complete bool `json:"complete"`
+
+	// Missing Each missing item as a field path, in this order: company.name, company.address, company.vat_number, customer.name, customer.address, customer.vat_number, items[i].description (i from 0).
+	Missing []string `json:"missing"`
+
+	// Rule The paragraph the invoice is held to: 'Mervärdesskattelagen (2023:200) 17 kap. 24 §' (full) or '… 17 kap. 29 §' (simplified).
+	Rule string `json:"rule"`
+
+	// Simplified True when the invoice may be a simplified invoice (förenklad faktura) and is held to 17 kap. 29 §.
+	Simplified bool `json:"simplified"`
+}
 
 // InvoiceList defines model for InvoiceList.
 type InvoiceList = []InvoiceListItem
@@ -14202,6 +14232,9 @@ type SettingsPatch struct {
 	TaxContactName  nullable.Nullable[string] `json:"tax_contact_name,omitempty"`
 	TaxContactPhone nullable.Nullable[string] `json:"tax_contact_phone,omitempty"`
 
+	// VatNumber Momsregistreringsnummer: SE, the company's 10-digit organisation number (an enskild firma's personnummer) and 01, checked with its Luhn digit; only for a VAT-registered company (else 400 VALIDATION_ERROR, rule vat_registered). null gives back the number the organisation number makes. The same field as in the tax profile.
+	VatNumber nullable.Nullable[string] `json:"vat_number,omitempty"`
+
 	// VoucherSeriesLabels A label per voucher series letter.
 	VoucherSeriesLabels nullable.Nullable[map[string]string] `json:"voucher_series_labels,omitempty"`
 	Website             nullable.Nullable[string]            `json:"website,omitempty"`
@@ -14693,7 +14726,7 @@ type Supplier struct {
 	// DefaultCurrency SEK when none was given.
 	DefaultCurrency string `json:"default_currency"`
 
-	// DefaultExpenseAccount A BAS account of the company's chart: the debit account suggested when the supplier's invoices are booked. A change affects only future bookings.
+	// DefaultExpenseAccount A BAS account: the debit account suggested when the supplier's invoices are booked. A BAS account the company's chart lacks is added to it (audited), as a verifikat's line adds it; a number neither the chart nor BAS has, or one the chart has deactivated, is 400 VALIDATION_ERROR (rule chart). A change affects only future bookings.
 	DefaultExpenseAccount nullable.Nullable[string] `json:"default_expense_account"`
 	DefaultPaymentTerms   int                       `json:"default_payment_terms"`
 	Email                 nullable.Nullable[string] `json:"email"`
@@ -14801,7 +14834,7 @@ type SupplierCreate struct {
 	Country         *string                             `json:"country,omitempty"`
 	DefaultCurrency nullable.Nullable[SupplierCurrency] `json:"default_currency,omitempty"`
 
-	// DefaultExpenseAccount A BAS account of the company's chart: the debit account suggested when the supplier's invoices are booked. A change affects only future bookings.
+	// DefaultExpenseAccount A BAS account: the debit account suggested when the supplier's invoices are booked. A BAS account the company's chart lacks is added to it (audited), as a verifikat's line adds it; a number neither the chart nor BAS has, or one the chart has deactivated, is 400 VALIDATION_ERROR (rule chart). A change affects only future bookings.
 	DefaultExpenseAccount nullable.Nullable[string] `json:"default_expense_account,omitempty"`
 
 	// DefaultPaymentTerms Days until the supplier's invoices fall due; default 30.
@@ -15648,7 +15681,7 @@ type SupplierPatch struct {
 	Country         *string                             `json:"country,omitempty"`
 	DefaultCurrency nullable.Nullable[SupplierCurrency] `json:"default_currency,omitempty"`
 
-	// DefaultExpenseAccount A BAS account of the company's chart: the debit account suggested when the supplier's invoices are booked. A change affects only future bookings.
+	// DefaultExpenseAccount A BAS account: the debit account suggested when the supplier's invoices are booked. A BAS account the company's chart lacks is added to it (audited), as a verifikat's line adds it; a number neither the chart nor BAS has, or one the chart has deactivated, is 400 VALIDATION_ERROR (rule chart). A change affects only future bookings.
 	DefaultExpenseAccount nullable.Nullable[string] `json:"default_expense_account,omitempty"`
 
 	// DefaultPaymentTerms Days until an invoice falls due.
@@ -15979,7 +16012,7 @@ type TaxProfileSettings struct {
 	VatFilingMethod nullable.Nullable[FilingMethod] `json:"vat_filing_method"`
 	VatHasEuTrade   nullable.Nullable[bool]         `json:"vat_has_eu_trade"`
 
-	// VatNumber Momsregistreringsnummer: SE, the 10-digit organisation number (personnummer for an enskild firma) and 01.
+	// VatNumber Momsregistreringsnummer: SE, the 10-digit organisation number (personnummer for an enskild firma) and 01. A VAT-registered company left without one (never given, or null) gets exactly that number. An enskild firma's, which holds the owner's personnummer, shows its last four digits masked (SE811218****01), as org_number does.
 	VatNumber             nullable.Nullable[string] `json:"vat_number"`
 	VatRegistered         nullable.Nullable[bool]   `json:"vat_registered"`
 	VatTaxableBaseOver40m nullable.Nullable[bool]   `json:"vat_taxable_base_over_40m"`

@@ -19,10 +19,7 @@ import (
 // 1930, answering the cash account's id.
 func newBankBooks(t *testing.T) (*partiesBooks, string) {
 	b := newPartiesBooks(t)
-	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
-		b.company); err != nil {
-		t.Fatal(err)
-	}
+	b.vatQuarterly()
 	id := b.write("POST", "cash-accounts", map[string]any{"name": "Företagskonto", "currency": "SEK"}).status(t, 201).
 		str("data.cash_account_id")
 	return b, id

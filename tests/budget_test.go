@@ -84,8 +84,8 @@ func TestStatementBudgets(t *testing.T) {
 	})
 	var customer string
 	measure("createCustomer", func() {
-		customer = b.post(b.base+"/customers", b.token, map[string]any{"name": "Byggbolaget i Norrland AB",
-			"customer_type": "swedish_business", "org_number": "556334-3689"}, "Idempotency-Key", ik()).status(t, 201).str("data.id")
+		customer = b.post(b.base+"/customers", b.token, addressed(map[string]any{"name": "Byggbolaget i Norrland AB",
+			"customer_type": "swedish_business", "org_number": "556334-3689"}), "Idempotency-Key", ik()).status(t, 201).str("data.id")
 	})
 	var invoice string
 	measure("createInvoice", func() {

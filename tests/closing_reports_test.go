@@ -24,10 +24,7 @@ func bokslutAccount(t *testing.T, r *response, n string) map[string]any {
 func TestClosingReports(t *testing.T) {
 	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC) }))
-	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
-		b.company); err != nil {
-		t.Fatal(err)
-	}
+	b.vatQuarterly()
 	period := b.get(b.path("fiscal-periods"), b.token).status(t, 200).str("data.fiscal_periods.0.id")
 	customer := b.createCustomer(map[string]any{"name": "Alfa AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	b.issued(customer, map[string]any{"invoice_date": "2026-02-01", "due_date": "2026-03-03"})

@@ -291,10 +291,12 @@ func (e *env) post(path, token string, body any, header ...string) *response {
 	return e.do(req{Method: "POST", Path: path, Token: token, Body: body, Header: h})
 }
 
-// company creates an aktiebolag named name and returns its id.
+// company creates an aktiebolag named name, with the postal address its
+// invoices print, and returns its id.
 func (e *env) company(token, name string) uuid.UUID {
 	e.t.Helper()
-	r := e.post("/api/v1/companies", token, map[string]any{"name": name, "entity_type": "aktiebolag", "vat_registered": false, "f_skatt": true})
+	r := e.post("/api/v1/companies", token, map[string]any{"name": name, "entity_type": "aktiebolag", "vat_registered": false,
+		"f_skatt": true, "address_line1": "Storgatan 1", "postal_code": "111 22", "city": "Stockholm"})
 	r.status(e.t, 201)
 	return uuid.MustParse(r.str("data.id"))
 }

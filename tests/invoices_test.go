@@ -128,16 +128,12 @@ func consulting(customer string, more map[string]any) map[string]any {
 		"items": []any{map[string]any{"description": "Konsulttimmar, mars", "quantity": 10, "unit": "tim", "unit_price": 1000}}}, more)
 }
 
-// euBuyer makes the company VAT-registered (in SQL: the test company has
-// no organisation number to register with) and adds a German business
-// whose VAT number VIES has validated (in SQL: no VIES here), answering
-// its id.
+// euBuyer makes the company VAT-registered (vatQuarterly) and adds a
+// German business whose VAT number VIES has validated (in SQL: no VIES
+// here), answering its id.
 func (b *partiesBooks) euBuyer() string {
 	b.t.Helper()
-	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
-		b.company); err != nil {
-		b.t.Fatal(err)
-	}
+	b.vatQuarterly()
 	eu := b.createCustomer(map[string]any{"name": "Müller GmbH", "customer_type": "eu_business", "country": "DE",
 		"vat_number": "DE123456789"}).status(b.t, 201).str("data.id")
 	if _, err := b.db.Exec(`UPDATE customers SET vat_number_validated = true WHERE company_id = $1 AND id = $2`, b.company, eu); err != nil {
@@ -322,12 +318,7 @@ func TestInvoiceCreateRefuses(t *testing.T) {
 func TestInvoiceCreateVAT(t *testing.T) {
 	t.Parallel()
 	b := newPartiesBooks(t)
-	// A company registered for VAT (set in SQL: the test company has no
-	// organisation number to register with).
-	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
-		b.company); err != nil {
-		t.Fatal(err)
-	}
+	b.vatQuarterly()
 	eu := b.createCustomer(map[string]any{"name": "Müller GmbH", "customer_type": "eu_business", "country": "DE",
 		"vat_number": "DE123456789"}).status(t, 201).str("data.id")
 	r := b.createInvoice(consulting(eu, nil)).status(t, 201)

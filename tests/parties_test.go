@@ -28,12 +28,16 @@ func newPartiesBooks(t *testing.T, opts ...option) *partiesBooks {
 	return &partiesBooks{env: e, token: token, company: e.company(token, "Handelsbolaget AB")}
 }
 
-// vatQuarterly makes the company VAT-registered, filing quarterly (in
-// SQL: the test company has no organisation number to register with).
+// vatQuarterly makes the company VAT-registered, filing quarterly, under
+// the VAT number its organisation number gives (in SQL: the test company
+// is made without a number to register with).
 func (b *partiesBooks) vatQuarterly() {
 	b.t.Helper()
-	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
-		b.company); err != nil {
+	if _, err := b.db.Exec(`UPDATE companies SET org_number = '559421-6409' WHERE id = $1`, b.company); err != nil {
+		b.t.Fatal(err)
+	}
+	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly',
+		vat_number = 'SE559421640901' WHERE company_id = $1`, b.company); err != nil {
 		b.t.Fatal(err)
 	}
 }
@@ -48,9 +52,24 @@ func (b *partiesBooks) write(method, p string, body any) *response {
 	return b.do(req{Method: method, Path: b.path(p), Token: b.token, Body: body, Header: map[string]string{"Idempotency-Key": newKey()}})
 }
 
+// createCustomer creates a customer an invoice can be issued to: one
+// with a postal address (mervärdesskattelagen asks every invoice above
+// 4 000 kr to name it), unless body sends address_line1 itself.
 func (b *partiesBooks) createCustomer(body map[string]any) *response {
 	b.t.Helper()
-	return b.write("POST", "customers", body)
+	return b.write("POST", "customers", addressed(body))
+}
+
+// addressed is body with a postal address where it has none.
+func addressed(body map[string]any) map[string]any {
+	if _, ok := body["address_line1"]; ok {
+		return body
+	}
+	out := map[string]any{"address_line1": "Kundvägen 7", "postal_code": "411 04", "city": "Göteborg"}
+	for k, v := range body {
+		out[k] = v
+	}
+	return out
 }
 
 // luhnDigit is the Luhn check digit of payload.

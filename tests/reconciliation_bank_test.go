@@ -13,10 +13,7 @@ import (
 // 1930, its clock on 1 September 2026.
 func reconBooks(t *testing.T) (*partiesBooks, string) {
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 9, 1, 9, 0, 0, 0, time.UTC) }))
-	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
-		b.company); err != nil {
-		t.Fatal(err)
-	}
+	b.vatQuarterly()
 	cash := b.write("POST", "cash-accounts", map[string]any{"name": "Företagskonto", "currency": "SEK"}).status(t, 201).
 		str("data.cash_account_id")
 	return b, cash

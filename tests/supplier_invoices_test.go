@@ -25,10 +25,7 @@ func newBuyerBooks(t *testing.T, opts ...option) *buyerBooks {
 // newBuyerBooksAt is newBuyerBooks on the clock now.
 func newBuyerBooksAt(t *testing.T, now func() time.Time, opts ...option) *buyerBooks {
 	b := newPartiesBooks(t, append([]option{clock(now)}, opts...)...)
-	if _, err := b.db.Exec(`UPDATE company_settings SET vat_registered = true, moms_period = 'quarterly' WHERE company_id = $1`,
-		b.company); err != nil {
-		t.Fatal(err)
-	}
+	b.vatQuarterly()
 	se := b.write("POST", "suppliers", map[string]any{"name": "Kontorsgrossisten AB", "supplier_type": "swedish_business",
 		"default_expense_account": "5410"}).status(t, 201).str("data.id")
 	eu := b.write("POST", "suppliers", map[string]any{"name": "Beratung GmbH", "supplier_type": "eu_business", "country": "DE",

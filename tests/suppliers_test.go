@@ -39,8 +39,19 @@ func TestSupplierCreateAndRules(t *testing.T) {
 	b.write("POST", "suppliers", map[string]any{"name": "Privat", "supplier_type": "individual"}).errorCode(t, 400, "VALIDATION_ERROR")
 	b.write("POST", "suppliers", map[string]any{"name": "Fel valuta", "supplier_type": "eu_business", "default_currency": "SEKK"}).
 		errorCode(t, 400, "VALIDATION_ERROR")
-	r2 := b.write("POST", "suppliers", map[string]any{"name": "Konto saknas AB", "supplier_type": "swedish_business", "default_expense_account": "6999"})
+	// An account neither the chart nor BAS has is refused; a BAS account
+	// the chart lacks is added to it, as a verifikat's line would add it.
+	r2 := b.write("POST", "suppliers", map[string]any{"name": "Konto saknas AB", "supplier_type": "swedish_business", "default_expense_account": "6251"})
 	r2.errorCode(t, 400, "VALIDATION_ERROR")
+	if n := b.count(`SELECT count(*) FROM accounts WHERE company_id = $1 AND account_number = '6999'`, b.company); n != 0 {
+		t.Fatal("6999 is in the seeded chart: pick another BAS account the chart lacks")
+	}
+	bas := b.write("POST", "suppliers", map[string]any{"name": "Övrigt AB", "supplier_type": "swedish_business", "default_expense_account": "6999"})
+	if bas.status(t, 201).str("data.default_expense_account") != "6999" ||
+		b.count(`SELECT count(*) FROM accounts WHERE company_id = $1 AND account_number = '6999' AND is_active`, b.company) != 1 ||
+		b.count(`SELECT count(*) FROM audit_entries WHERE company_id = $1 AND table_name = 'accounts' AND record_id LIKE '%6999%'`, b.company) == 0 {
+		t.Fatalf("a BAS account the chart lacked: %s", bas.Body)
+	}
 	if got := r2.issueFields(); len(got) != 1 || got[0] != "body:default_expense_account:chart" {
 		t.Fatalf("issues %v", got)
 	}
@@ -55,7 +66,7 @@ func TestSupplierCreateAndRules(t *testing.T) {
 	// PATCH needs the key; a change of account is checked against the chart.
 	b.do(req{Method: "PATCH", Path: b.path("suppliers/" + id), Token: b.token, Body: map[string]any{"notes": "x"}}).
 		errorCode(t, 400, "VALIDATION_ERROR")
-	b.write("PATCH", "suppliers/"+id, map[string]any{"default_expense_account": "6999"}).errorCode(t, 400, "VALIDATION_ERROR")
+	b.write("PATCH", "suppliers/"+id, map[string]any{"default_expense_account": "6251"}).errorCode(t, 400, "VALIDATION_ERROR")
 	p := b.write("PATCH", "suppliers/"+id, map[string]any{"default_expense_account": "6250", "default_currency": nil, "bic": nil}).status(t, 200)
 	if p.str("data.default_expense_account") != "6250" || p.str("data.default_currency") != "SEK" || p.at("data.bic") != nil {
 		t.Fatalf("patch: %s", p.Body)

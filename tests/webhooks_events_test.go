@@ -52,7 +52,7 @@ func TestEveryEventTypeIsDelivered(t *testing.T) {
 	}
 
 	// Customers and invoices.
-	customer := write("POST", "customers", map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).
+	customer := write("POST", "customers", addressed(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"})).
 		status(t, 201).str("data.id")
 	issue := func() (string, float64) {
 		inv := write("POST", "invoices", consulting(customer, nil)).status(t, 201).str("data.id")

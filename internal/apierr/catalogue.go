@@ -114,7 +114,10 @@ const (
 	InvoiceCreateRotRutValidation    Code = "INVOICE_CREATE_ROT_RUT_VALIDATION"
 	InvoiceCreditPeriodLocked        Code = "INVOICE_CREDIT_PERIOD_LOCKED"
 	InvoiceCreditExceedsRemaining    Code = "INVOICE_CREDIT_EXCEEDS_REMAINING"
-	MatchInvoiceBookingRateMissing   Code = "MATCH_INVOICE_BOOKING_RATE_MISSING"
+	// InvoiceLegalContentMissing refuses to issue an invoice that lacks
+	// what mervärdesskattelagen asks it to say.
+	InvoiceLegalContentMissing     Code = "INVOICE_LEGAL_CONTENT_MISSING"
+	MatchInvoiceBookingRateMissing Code = "MATCH_INVOICE_BOOKING_RATE_MISSING"
 	// InvoiceVatTreatment… refuse a VAT treatment the sale does not fit (peer §4.5).
 	InvoiceVatTreatmentDeliveryCountryRequired Code = "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_REQUIRED"
 	InvoiceVatTreatmentDeliveryCountryMismatch Code = "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_MISMATCH"
@@ -509,6 +512,7 @@ var entries = []Entry{
 	{InvoiceCreateRotRutValidation, s400, GroupCustomers, "ROT/RUT-uppgifterna på fakturan är ogiltiga.", "The ROT/RUT details on the invoice are invalid.", "See details.field."},
 	{InvoiceCreditPeriodLocked, s400, GroupCustomers, "Perioden för dagens datum är låst; kreditfakturan kan inte bokföras.", "The period holding today's date is locked; the credit note cannot be booked.", "Unlock the period or open the next one."},
 	{InvoiceCreditExceedsRemaining, s409, GroupCustomers, "Under kontantmetoden kan en delkreditering inte vara större än det kunden har kvar att betala.", "Under the cash method a partial credit cannot be more than the customer still has to pay.", "Credit less, or credit the whole invoice to refund what was paid; details.remaining_amount is what is left."},
+	{InvoiceLegalContentMissing, s400, GroupCustomers, "Fakturan saknar uppgifter som mervärdesskattelagen kräver och kan inte utfärdas.", "The invoice lacks what the VAT act requires it to say and cannot be issued.", "details.missing names each item (company.address: PATCH /settings; customer.address: PATCH the customer); details.rule cites the paragraph. The draft's legal_content shows the same before you issue."},
 	{MatchInvoiceBookingRateMissing, s400, GroupCustomers, "Betalningen i utländsk valuta saknar kurs eller belopp i kronor.", "The payment in a foreign currency has neither a rate nor an amount in kronor.", "Send amount_sek (what arrived) or exchange_rate."},
 	{InvoiceVatTreatmentDeliveryCountryRequired, s400, GroupCustomers, "Exportbehandlingen kräver ett leveransland för en kund inom EU.", "The export treatment needs a delivery country for a customer in the EU.", "Send delivery_country, the country the goods are shipped to."},
 	{InvoiceVatTreatmentDeliveryCountryMismatch, s400, GroupCustomers, "Leveranslandet passar inte momsbehandlingen.", "The delivery country does not fit the VAT treatment.", "reverse_charge needs another EU state, export a country outside the EU."},

@@ -37,6 +37,7 @@ type Company struct {
 	FSkatt               bool       `db:"-" json:"f_skatt"`
 	FiscalYearStartMonth int        `db:"-" json:"fiscal_year_start_month"`
 	FirstYear            Span       `db:"-" json:"-"`
+	VATNumber            *string    `db:"-" json:"vat_number"`
 	AddressLine1         *string    `db:"-" json:"address_line1"`
 	PostalCode           *string    `db:"-" json:"postal_code"`
 	City                 *string    `db:"-" json:"city"`
@@ -61,10 +62,13 @@ type Input struct {
 	// BooksFromImport: the books begin with SIE imports of earlier years,
 	// so the first fiscal year may lie in the past.
 	BooksFromImport bool
-	AddressLine1    *string
-	PostalCode      *string
-	City            *string
-	TeamID          *uuid.UUID
+	// VATNumber is the momsregistreringsnummer; left out, a VAT-registered
+	// company gets the one its number gives (identifier.VATNumberFor).
+	VATNumber    *string
+	AddressLine1 *string
+	PostalCode   *string
+	City         *string
+	TeamID       *uuid.UUID
 }
 
 // New checks in and returns the company it describes, its fiscal years
@@ -103,6 +107,23 @@ func New(in Input, today time.Time) (Company, error) {
 		}
 	} else if c.VATRegistered {
 		bad("org_number", "required", "required when vat_registered is true")
+	}
+
+	if vat := envelope.Text(in.VATNumber); vat != nil && !c.VATRegistered {
+		bad("vat_number", "vat_registered", "only for a VAT-registered company; vat_registered is false")
+	} else if vat != nil {
+		digits, err := identifier.VATNumber(*vat)
+		switch {
+		case err != nil:
+			bad("vat_number", "vat_number", err.Error())
+		case c.OrgNumber != nil && onlyDigits(*c.OrgNumber) != digits:
+			bad("vat_number", "org_number", "must be built from the company's organisation number")
+		}
+		c.VATNumber = vat
+	} else if c.VATRegistered && c.OrgNumber != nil {
+		if v := identifier.VATNumberFor(*c.OrgNumber); v != "" {
+			c.VATNumber = &v
+		}
 	}
 
 	if c.VATRegistered {

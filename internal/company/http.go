@@ -100,7 +100,7 @@ func inputFrom(b *gen.CreateCompanyJSONRequestBody) Input {
 	in := Input{
 		Name: b.Name, EntityType: EntityType(b.EntityType), VATRegistered: b.VatRegistered, FSkatt: b.FSkatt,
 		OrgNumber: envelope.Optional(b.OrgNumber), AddressLine1: envelope.Optional(b.AddressLine1), PostalCode: envelope.Optional(b.PostalCode),
-		City: envelope.Optional(b.City), FiscalYearStartMonth: envelope.Optional(b.FiscalYearStartMonth),
+		City: envelope.Optional(b.City), VATNumber: envelope.Optional(b.VatNumber), FiscalYearStartMonth: envelope.Optional(b.FiscalYearStartMonth),
 	}
 	if p := envelope.Optional(b.MomsPeriod); p != nil {
 		s := string(*p)
@@ -124,15 +124,15 @@ func inputFrom(b *gen.CreateCompanyJSONRequestBody) Input {
 func created(c Company) gen.CompanyCreated {
 	p := preview(c)
 	return gen.CompanyCreated{Id: c.ID, Name: p.Name, EntityType: p.EntityType, OrgNumber: p.OrgNumber,
-		VatRegistered: p.VatRegistered, MomsPeriod: p.MomsPeriod, AccountingMethod: p.AccountingMethod,
+		VatRegistered: p.VatRegistered, VatNumber: p.VatNumber, MomsPeriod: p.MomsPeriod, AccountingMethod: p.AccountingMethod,
 		FiscalPeriod: p.FiscalPeriod, TeamId: p.TeamId}
 }
 
 func preview(c Company) gen.CompanyPreview {
 	p := gen.CompanyPreview{
 		Name: c.Name, EntityType: gen.EntityType(c.EntityType), OrgNumber: envelope.Nullable(c.OrgNumber),
-		VatRegistered: c.VATRegistered, AccountingMethod: gen.AccountingMethod(c.AccountingMethod),
-		MomsPeriod: nullable.NewNullNullable[gen.MomsPeriod](), TeamId: nullable.NewNullNullable[openapi_types.UUID](),
+		VatRegistered: c.VATRegistered, VatNumber: envelope.Nullable(c.VATNumber),
+		AccountingMethod: gen.AccountingMethod(c.AccountingMethod), MomsPeriod: nullable.NewNullNullable[gen.MomsPeriod](), TeamId: nullable.NewNullNullable[openapi_types.UUID](),
 		FiscalPeriod: gen.FiscalPeriodSummary{
 			StartDate: openapi_types.Date{Time: c.FirstYear.Start}, EndDate: openapi_types.Date{Time: c.FirstYear.End},
 			Name: c.FirstYear.Name(),

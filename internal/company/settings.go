@@ -259,6 +259,60 @@ var vatOnly = []string{"moms_period", "vat_number", "vat_filing_method", "vat_ta
 	"vat_has_eu_trade", "periodisk_sammanstallning_enabled", "periodisk_sammanstallning_period",
 	"periodisk_sammanstallning_filing_method", "oss_enabled", "ioss_enabled"}
 
+// CheckVATNumber checks a PATCH /settings body that sends vat_number, for
+// a company with organisation number org (unmasked), against its
+// settings cur: the same rule as the tax profile's.
+func CheckVATNumber(org *string, patch, cur Settings) error {
+	normalise(patch)
+	var issues []apierr.Issue
+	next := merged(cur, patch)
+	if patch.has("vat_number") && !next.flag("vat_registered") {
+		issues = append(issues, apierr.Issue{Field: "vat_number", In: "body", Rule: "vat_registered",
+			Issue: "only for a VAT-registered company; vat_registered is false (PATCH /settings/tax-profile)"})
+	} else {
+		checkVATNumber(org, patch, next, func(field, rule, issue string) {
+			issues = append(issues, apierr.Issue{Field: field, In: "body", Rule: rule, Issue: issue})
+		})
+	}
+	if len(issues) > 0 {
+		return apierr.Validation(issues...)
+	}
+	return nil
+}
+
+// checkVATNumber holds a VAT number sent in patch to its rules (SE, the
+// company's own number with its check digit, 01), and gives a
+// VAT-registered company left without one (never given, or cleared with
+// null) the number Skatteverket registers it under: its
+// organisationsnummer, or a sole trader's personnummer, between SE and 01.
+// next is cur with patch laid over it.
+func checkVATNumber(org *string, patch, next Settings, bad func(field, rule, issue string)) {
+	if vat := next.str("vat_number"); vat != "" && patch.has("vat_number") {
+		digits, err := identifier.VATNumber(vat)
+		switch {
+		case err != nil:
+			bad("vat_number", "vat_number", err.Error())
+		case org != nil && onlyDigits(*org) != digits:
+			bad("vat_number", "org_number", "must be built from the company's organisation number")
+		}
+	}
+	if next.flag("vat_registered") && next.str("vat_number") == "" && org != nil {
+		if v := identifier.VATNumberFor(*org); v != "" {
+			patch["vat_number"] = v
+		}
+	}
+}
+
+// onlyDigits is s without its hyphen or plus sign.
+func onlyDigits(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, s)
+}
+
 // MinShareCapital is the least share capital of a private aktiebolag.
 var MinShareCapital = money.MustParse("25000")
 
@@ -303,15 +357,7 @@ func CheckTaxProfile(form EntityType, org *string, patch, cur Settings) (TaxProf
 	if next.flag("vat_taxable_base_over_40m") && next.str("moms_period") != "monthly" {
 		bad("vat_taxable_base_over_40m", "requires_monthly", "a taxable base over 40 MSEK requires moms_period monthly")
 	}
-	if vat := next.str("vat_number"); vat != "" && patch.has("vat_number") {
-		digits, err := identifier.VATNumber(vat)
-		switch {
-		case err != nil:
-			bad("vat_number", "vat_number", err.Error())
-		case org != nil && strings.ReplaceAll(*org, "-", "") != digits:
-			bad("vat_number", "org_number", "must be built from the company's organisation number")
-		}
-	}
+	checkVATNumber(org, patch, next, bad)
 	if form == EnskildFirma {
 		if n, ok := patch["fiscal_year_start_month"].(json.Number); ok && n.String() != "1" {
 			bad("fiscal_year_start_month", "enskild_firma", "an enskild firma uses the calendar year: 1")

@@ -32,6 +32,16 @@ func (h *Handler) UpdateSettings(ctx context.Context, req gen.UpdateSettingsRequ
 	if err := CheckGeneral(patch, cur); err != nil {
 		return nil, err
 	}
+	if _, sent := patch["vat_number"]; sent {
+		// The read model masks an enskild firma's number; the rule needs it whole.
+		org, err := h.companies.OrgNumber(ctx, company)
+		if err != nil {
+			return nil, err
+		}
+		if err := CheckVATNumber(org, patch, cur); err != nil {
+			return nil, err
+		}
+	}
 	if err := h.companies.UpdateSettings(ctx, company, patch, "Inställningarna ändrades"); err != nil {
 		return nil, err
 	}

@@ -40,6 +40,10 @@ func (s *Store) Settings(ctx context.Context, company uuid.UUID) (Settings, erro
 		if org, ok := out["org_number"].(string); ok && len(org) > 4 {
 			out["org_number"] = org[:len(org)-4] + "****"
 		}
+		// The VAT number holds the same personnummer: SE YYMMDD**** 01.
+		if vat, ok := out["vat_number"].(string); ok && len(vat) == 14 {
+			out["vat_number"] = vat[:8] + "****" + vat[12:]
+		}
 	}
 	return out, nil
 }
@@ -48,10 +52,10 @@ func (s *Store) Settings(ctx context.Context, company uuid.UUID) (Settings, erro
 func (s *Store) insertSettings(ctx context.Context, c Company) error {
 	_, err := s.db.Q(ctx).ExecContext(ctx, `
 		INSERT INTO company_settings (company_id, vat_registered, moms_period, accounting_method, f_skatt,
-			fiscal_year_start_month, address_line1, postal_code, city)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+			fiscal_year_start_month, address_line1, postal_code, city, vat_number)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
 		c.ID, c.VATRegistered, c.MomsPeriod, c.AccountingMethod, c.FSkatt, c.FiscalYearStartMonth,
-		c.AddressLine1, c.PostalCode, c.City)
+		c.AddressLine1, c.PostalCode, c.City, c.VATNumber)
 	return err
 }
 
@@ -204,6 +208,15 @@ type InvoiceNumber struct {
 	// How the invoice is booked, read in the same statement.
 	AccountingMethod string `db:"accounting_method"`
 	DeferBooking     *bool  `db:"defer_invoice_booking"`
+	// The company as the law asks an invoice to name it.
+	Name          string  `db:"name"`
+	VATRegistered bool    `db:"vat_registered"`
+	VATNumber     *string `db:"vat_number"`
+	AddressLine1  *string `db:"address_line1"`
+	AddressLine2  *string `db:"address_line2"`
+	PostalCode    *string `db:"postal_code"`
+	City          *string `db:"city"`
+	Country       *string `db:"country"`
 }
 
 // TakeInvoiceNumber takes the company's next invoice number (null is 1)
@@ -212,10 +225,12 @@ type InvoiceNumber struct {
 // at a time and a rollback gives the number back.
 func (s *Store) TakeInvoiceNumber(ctx context.Context, company uuid.UUID) (InvoiceNumber, error) {
 	var n InvoiceNumber
-	err := s.db.Q(ctx).GetContext(ctx, &n, `UPDATE company_settings
-		SET next_invoice_number = coalesce(next_invoice_number, 1) + 1 WHERE company_id = $1
-		RETURNING next_invoice_number - 1 AS number, invoice_prefix, invoice_show_ocr, accounting_method,
-			defer_invoice_booking`, company)
+	err := s.db.Q(ctx).GetContext(ctx, &n, `UPDATE company_settings s
+		SET next_invoice_number = coalesce(s.next_invoice_number, 1) + 1 FROM companies c
+		WHERE s.company_id = $1 AND c.id = s.company_id
+		RETURNING s.next_invoice_number - 1 AS number, s.invoice_prefix, s.invoice_show_ocr, s.accounting_method,
+			s.defer_invoice_booking, c.name, s.vat_registered, s.vat_number, s.address_line1, s.address_line2,
+			s.postal_code, s.city, s.country`, company)
 	return n, err
 }
 

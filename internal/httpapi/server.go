@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -305,7 +306,11 @@ func New(cfg Config) (*Server, error) {
 	sales := invoicing.NewStore(cfg.DB)
 	var bought *payables.Payables // set below; the registry asks it only once requests run
 	registry := parties.NewRegistry(people, parties.Books{
-		InvoiceDefaultDays: companies.InvoiceDefaultDays, ActiveAccount: accounts.Active,
+		InvoiceDefaultDays: companies.InvoiceDefaultDays,
+		EnsureAccount: func(ctx context.Context, company uuid.UUID, number string) error {
+			_, err := accounts.Ensure(ctx, company, []string{number})
+			return err
+		},
 		OpenCustomerInvoices: func(ctx context.Context, company, customer uuid.UUID) ([]parties.OpenInvoice, error) {
 			rows, err := sales.Open(ctx, company, customer, ledger.Today(cfg.Now()))
 			out := make([]parties.OpenInvoice, len(rows))
@@ -394,14 +399,26 @@ func New(cfg Config) (*Server, error) {
 			m, err := companies.Settings(ctx, company)
 			return invoicing.SettingsOf(m), err
 		},
-		HoldCustomer:   people.HoldCustomer,
+		HoldCustomer: func(ctx context.Context, company, id uuid.UUID) (invoicing.Party, error) {
+			c, err := people.HoldCustomer(ctx, company, id)
+			return invoicing.AddresseeOf(c).Party(), err
+		},
+		Parties: func(ctx context.Context, company, customer uuid.UUID) (invoicing.Party, invoicing.Party, error) {
+			m, err := companies.Settings(ctx, company)
+			if err != nil {
+				return invoicing.Party{}, invoicing.Party{}, err
+			}
+			org, _ := m["org_number"].(string)
+			c, err := people.Customer(ctx, company, customer, false)
+			return invoicing.SellerOf(m, org, nil).Party(), invoicing.AddresseeOf(c).Party(), err
+		},
 		PersonalNumber: people.PersonalNumber,
 		KnownAccounts:  accounts.Known,
 	}, invoicing.Ledger{
 		TakeNumber: func(ctx context.Context, company uuid.UUID) (invoicing.Number, error) {
 			n, err := companies.TakeInvoiceNumber(ctx, company)
 			out := invoicing.Number{N: n.Number, ShowOCR: n.ShowOCR != nil && *n.ShowOCR, Cash: n.AccountingMethod == "cash",
-				DeferBooking: n.DeferBooking != nil && *n.DeferBooking}
+				DeferBooking: n.DeferBooking != nil && *n.DeferBooking, Seller: sellerParty(n)}
 			if n.Prefix != nil {
 				out.Prefix = *n.Prefix
 			}
@@ -501,6 +518,12 @@ func New(cfg Config) (*Server, error) {
 			return err
 		}
 		return bank.Reversed(ctx, company, orig, st)
+	}
+	journal.Replaced = func(ctx context.Context, company uuid.UUID, orig, e ledger.Entry) error {
+		if err := bought.Replaced(ctx, company, orig, e); err != nil {
+			return err
+		}
+		return s.sales.Replaced(ctx, company, orig, e)
 	}
 	s.bought = bought
 	accruals := accrual.Book{s.sales, bought}
@@ -717,3 +740,21 @@ func (s *Server) Admin() http.Handler { return s.metrics.Admin() }
 
 // Contract returns the loaded document the server enforces.
 func (s *Server) Contract() *openapi.Contract { return s.contract }
+
+// sellerParty is the company as the law's check of an invoice sees it,
+// read with its invoice number. The seller is a Swedish company wherever
+// its settings say it sits.
+func sellerParty(n company.InvoiceNumber) invoicing.Party {
+	text := func(p *string) string {
+		if p == nil {
+			return ""
+		}
+		return strings.TrimSpace(*p)
+	}
+	street := text(n.AddressLine1)
+	if l2 := text(n.AddressLine2); l2 != "" {
+		street = strings.TrimPrefix(street+", "+l2, ", ")
+	}
+	return invoicing.Party{Name: n.Name, Street: street, PostalCode: text(n.PostalCode), City: text(n.City), Country: "SE",
+		HasVATNumber: text(n.VATNumber) != "", VATRegistered: n.VATRegistered}
+}

@@ -86,3 +86,19 @@ func VATNumber(s string) (string, error) {
 	}
 	return d, nil
 }
+
+// VATNumberFor is the momsregistreringsnummer Skatteverket gives a
+// company registered for VAT: SE, its organisationsnummer (a sole
+// trader's personnummer) in 10 digits, and 01; "" when org is not one.
+func VATNumberFor(org string) string {
+	var d strings.Builder
+	for _, r := range org {
+		if r >= '0' && r <= '9' {
+			d.WriteRune(r)
+		}
+	}
+	if d.Len() != 10 || !Luhn(d.String()) {
+		return ""
+	}
+	return "SE" + d.String() + "01"
+}

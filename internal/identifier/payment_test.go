@@ -25,3 +25,24 @@ func TestPaymentNumbers(t *testing.T) {
 		}
 	}
 }
+
+func TestVATNumberFor(t *testing.T) {
+	for org, want := range map[string]string{
+		"556334-3689": "SE556334368901", // an aktiebolag
+		"802481-1658": "SE802481165801", // an ideell förening
+		"811218-9876": "SE811218987601", // a sole trader's personnummer
+		"811218+9876": "SE811218987601",
+		"556334-3688": "", // the Luhn digit is wrong
+		"5563343":     "",
+		"":            "",
+	} {
+		if got := VATNumberFor(org); got != want {
+			t.Errorf("VATNumberFor(%q) = %q, want %q", org, got, want)
+		}
+		if want != "" {
+			if _, err := VATNumber(want); err != nil {
+				t.Errorf("%s does not pass VATNumber: %v", want, err)
+			}
+		}
+	}
+}

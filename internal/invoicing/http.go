@@ -97,11 +97,18 @@ func (h *Handler) GetInvoice(ctx context.Context, req gen.GetInvoiceRequestObjec
 	if err != nil {
 		return nil, err
 	}
-	inv, err := h.sales.Get(ctx, req.CompanyId, req.InvoiceId, expand["items"])
+	inv, err := h.sales.Get(ctx, req.CompanyId, req.InvoiceId, true)
 	if err != nil {
 		return nil, err
 	}
 	v := Detail(inv)
+	if c, ok, err := h.sales.Legal(ctx, inv); err != nil {
+		return nil, err
+	} else if ok {
+		missing := append([]string{}, c.Missing...)
+		v.LegalContent = &gen.InvoiceLegalContent{Complete: c.Complete(), Missing: missing, Rule: c.Rule,
+			Simplified: c.Simplified}
+	}
 	if !expand["items"] {
 		v.Items = nil
 	}

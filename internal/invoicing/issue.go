@@ -31,6 +31,9 @@ type Number struct {
 	ShowOCR      bool
 	Cash         bool // kontantmetoden
 	DeferBooking bool
+	// Seller is the company as the law's check of an invoice sees it,
+	// read with the number.
+	Seller Party
 }
 
 // Ledger is what issuing needs of the books, filled in at composition.
@@ -84,7 +87,8 @@ func (s *Sales) issue(ctx context.Context, inv Invoice) (Issued, error) {
 	}
 	// The customer may have been archived since the draft was made; an
 	// open invoice keeps it from being archived from now on.
-	if err := s.books.HoldCustomer(ctx, company, inv.CustomerID); err != nil {
+	buyer, err := s.books.HoldCustomer(ctx, company, inv.CustomerID)
+	if err != nil {
 		return Issued{}, err
 	}
 	old := inv
@@ -93,6 +97,11 @@ func (s *Sales) issue(ctx context.Context, inv Invoice) (Issued, error) {
 	if inv.DocumentType == "invoice" {
 		n, err := s.ledger.TakeNumber(ctx, company)
 		if err != nil {
+			return Issued{}, err
+		}
+		// What the law asks the invoice to say is checked as the parties
+		// stand now: the refusal rolls back, and gives the number back.
+		if err := LegalContent(inv, n.Seller, buyer).Err(inv); err != nil {
 			return Issued{}, err
 		}
 		number := n.Prefix + strconv.Itoa(n.N)

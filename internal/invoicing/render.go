@@ -62,6 +62,7 @@ func Render(inv Invoice, l Letter) ([]byte, error) {
 		return nil, err
 	}
 	r.masthead()
+	r.lacking()
 	r.parties()
 	r.lines()
 	r.totals()
@@ -211,6 +212,39 @@ func (r *renderer) masthead() {
 		d.Text(s.Layout.Header, small)
 		d.Space(4)
 	}
+}
+
+// lacking warns, on a draft invoice, of what the law asks the invoice to
+// say and it does not yet: issuing it is refused until it does.
+func (r *renderer) lacking() {
+	if !IsDraft(r.inv) || r.inv.DocumentType != "invoice" {
+		return
+	}
+	c := LegalContent(r.inv, r.l.Seller.Party(), r.l.Buyer.Party())
+	if c.Complete() {
+		return
+	}
+	names := make([]string, len(c.Missing))
+	for i, m := range c.Missing {
+		names[i] = missingName(m)
+	}
+	r.d.Text("Uppgifter som krävs saknas ("+c.Rule+"): "+strings.Join(names, ", "),
+		pdf.Font{Size: 8.5, Bold: true, Color: r.accent})
+	r.d.Space(8)
+}
+
+// missingName is a missing item's path in words.
+func missingName(path string) string {
+	if n, ok := map[string]string{"company.name": "säljarens namn", "company.address": "säljarens adress",
+		"company.vat_number": "säljarens momsregistreringsnummer", "customer.name": "köparens namn",
+		"customer.address": "köparens adress", "customer.vat_number": "köparens momsregistreringsnummer"}[path]; ok {
+		return n
+	}
+	var i int
+	if _, err := fmt.Sscanf(path, "items[%d].description", &i); err == nil {
+		return fmt.Sprintf("beskrivning på rad %d", i+1)
+	}
+	return path
 }
 
 // parties prints the buyer on the left and the invoice's facts on the right.
@@ -400,6 +434,12 @@ func (r *renderer) vatText() {
 		lines = append(lines, "Export av varor – ingen svensk mervärdesskatt tas ut")
 	case ExportOfServices:
 		lines = append(lines, "Tjänsten är omsatt utomlands – ingen svensk mervärdesskatt tas ut")
+	case SwedishSale:
+		// 17 kap. 24 §: a line without VAT says why; in a Swedish sale it
+		// is exempt from VAT.
+		if r.l.Seller.VATRegistered && r.priced() && zeroRatedLine(r.inv.Lines) {
+			lines = append(lines, "Rader utan moms avser omsättning som är undantagen från skatteplikt enligt mervärdesskattelagen")
+		}
 	}
 	for i, l := range lines {
 		f := small
@@ -411,6 +451,16 @@ func (r *renderer) vatText() {
 	if len(lines) > 0 {
 		r.d.Space(8)
 	}
+}
+
+// zeroRatedLine reports whether a priced line carries no VAT.
+func zeroRatedLine(lines []Line) bool {
+	for _, l := range lines {
+		if l.Type != "text" && l.VATRate.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // deduction is the ROT/RUT block Skatteverket's rules ask the invoice

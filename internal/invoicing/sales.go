@@ -29,8 +29,12 @@ type Books struct {
 	Settings func(ctx context.Context, company uuid.UUID) (Settings, error)
 	// HoldCustomer refuses an archived or unknown customer
 	// (CUSTOMER_NOT_FOUND) and keeps an active one from being archived
-	// until the transaction ends.
-	HoldCustomer func(ctx context.Context, company, id uuid.UUID) error
+	// until the transaction ends; it answers the customer as the law's
+	// check of an invoice sees them.
+	HoldCustomer func(ctx context.Context, company, id uuid.UUID) (Party, error)
+	// Parties answers the company and a customer as the law's check of an
+	// invoice sees them (a draft's legal_content).
+	Parties func(ctx context.Context, company, customer uuid.UUID) (seller, buyer Party, err error)
 	// PersonalNumber answers the customer's personnummer (404
 	// CUSTOMER_NO_PERSONAL_NUMBER, 422 CUSTOMER_PERSONAL_NUMBER_UNREADABLE).
 	PersonalNumber func(ctx context.Context, company, customer uuid.UUID) (string, error)

@@ -90,6 +90,11 @@ type Store struct {
 	// Reverse), in the storno's unit of work; an error refuses the storno.
 	// Nil: no domain listens.
 	Reversed func(ctx context.Context, company uuid.UUID, orig, storno Entry) error
+	// Replaced tells the domains that orig was replaced by a rättelse or
+	// a redate (its storno and the new verifikat e), in the unit of work
+	// that posts e: a document orig booked names e from now on. Nil: no
+	// domain listens.
+	Replaced func(ctx context.Context, company uuid.UUID, orig, e Entry) error
 	// HasDocument is the archive's SQL for whether the entry e (the alias
 	// the ledger's reads give journal_entries) has underlag; "" when
 	// there is no archive.

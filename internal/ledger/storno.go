@@ -189,6 +189,11 @@ func (s *Store) replace(ctx context.Context, company uuid.UUID, orig *Entry, dep
 		return r, err
 	}
 	e.HasDocument = moved > 0
+	if s.Replaced != nil {
+		if err := s.Replaced(ctx, company, *orig, e); err != nil {
+			return r, err
+		}
+	}
 	if err := s.record(ctx, company, audit.Correct, fmt.Sprintf("Verifikation %s rättades med %s och %s",
 		orig.Voucher(), st.Voucher(), e.Voucher()), nil, &e); err != nil {
 		return r, err

@@ -37,20 +37,21 @@ func (s *Store) Customer(ctx context.Context, company, id uuid.UUID, lock bool) 
 // HoldCustomer refuses a customer the company does not have, or has
 // archived (CUSTOMER_NOT_FOUND), and holds an active one's row (FOR KEY
 // SHARE) until the transaction ends: it is not archived meanwhile, while
-// others holding it the same way go on alongside.
-func (s *Store) HoldCustomer(ctx context.Context, company, id uuid.UUID) error {
-	var archived []bool
-	err := s.db.Q(ctx).SelectContext(ctx, &archived, `SELECT archived_at IS NOT NULL FROM customers
+// others holding it the same way go on alongside. It answers the row as
+// stored (its numbers sealed): issuing an invoice checks its address.
+func (s *Store) HoldCustomer(ctx context.Context, company, id uuid.UUID) (Customer, error) {
+	var rows []Customer
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT `+customerColumns+` FROM customers
 		WHERE company_id = $1 AND id = $2 FOR KEY SHARE`, company, id)
 	switch {
 	case err != nil:
-		return err
-	case len(archived) == 0:
-		return apierr.New(apierr.CustomerNotFound, map[string]any{"customer_id": id})
-	case archived[0]:
-		return apierr.New(apierr.CustomerNotFound, map[string]any{"customer_id": id, "reason": "archived"})
+		return Customer{}, err
+	case len(rows) == 0:
+		return Customer{}, apierr.New(apierr.CustomerNotFound, map[string]any{"customer_id": id})
+	case rows[0].ArchivedAt != nil:
+		return Customer{}, apierr.New(apierr.CustomerNotFound, map[string]any{"customer_id": id, "reason": "archived"})
 	}
-	return nil
+	return rows[0], nil
 }
 
 // Customers returns up to limit+1 customers after the position after.

@@ -31,8 +31,11 @@ type Books struct {
 	// InvoiceDefaultDays is the company's invoice_default_days setting, nil
 	// when unset.
 	InvoiceDefaultDays func(ctx context.Context, company uuid.UUID) (*int, error)
-	// ActiveAccount reports whether the chart holds the account, active.
-	ActiveAccount func(ctx context.Context, company uuid.UUID, number string) (bool, error)
+	// EnsureAccount makes an account usable for booking as a verifikat's
+	// line does (chart.Store.Ensure): a BAS account the chart lacks is
+	// added; one neither it nor BAS has, or deactivated, is refused with
+	// ACCOUNTS_NOT_IN_CHART.
+	EnsureAccount func(ctx context.Context, company uuid.UUID, number string) error
 	// OpenCustomerInvoices and OpenSupplierInvoices list a customer's open
 	// invoices (sent, partially_paid, overdue) and a supplier's open
 	// supplier invoices (registered, approved, partially_paid, overdue,

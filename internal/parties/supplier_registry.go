@@ -14,18 +14,20 @@ func (r *Registry) Supplier(ctx context.Context, company, id uuid.UUID) (Supplie
 	return r.store.Supplier(ctx, company, id, false)
 }
 
-// checkExpenseAccount holds default_expense_account to the chart: an
-// account the company has, active.
+// checkExpenseAccount makes default_expense_account usable as the
+// accounts of a verifikat are: a BAS account the chart lacks is added to
+// it; one neither the chart nor BAS has, or one the chart deactivated, is
+// refused naming the field.
 func (r *Registry) checkExpenseAccount(ctx context.Context, s Supplier, old *string) error {
-	if s.ExpenseAccount == nil || same(s.ExpenseAccount, old) || r.books.ActiveAccount == nil {
+	if s.ExpenseAccount == nil || same(s.ExpenseAccount, old) || r.books.EnsureAccount == nil {
 		return nil
 	}
-	ok, err := r.books.ActiveAccount(ctx, s.CompanyID, *s.ExpenseAccount)
-	if err != nil || ok {
+	err := r.books.EnsureAccount(ctx, s.CompanyID, *s.ExpenseAccount)
+	if !apierr.Is(err, apierr.AccountsNotInChart) {
 		return err
 	}
 	return apierr.Validation(apierr.Issue{Field: "default_expense_account", In: "body", Rule: "chart",
-		Issue: "is not an active account of the company's chart of accounts"})
+		Issue: "is neither an active account of the company's chart nor a BAS account"})
 }
 
 // CreateSupplier creates a supplier from ch.

@@ -342,7 +342,9 @@ func (p *Payables) Reversed(ctx context.Context, company uuid.UUID, orig, st led
 		return nil
 	}
 	switch orig.SourceType {
-	case SourceCredit, SourceRegistered, SourcePrivate:
+	case SourceCredit, SourceRegistered, SourcePrivate, ledger.SourceCorrection:
+		// A correction keeps the source of what it replaced, and the
+		// invoice names it (Replaced).
 	default:
 		return nil
 	}
@@ -350,7 +352,7 @@ func (p *Payables) Reversed(ctx context.Context, company uuid.UUID, orig, st led
 	if err != nil || inv == nil {
 		return err
 	}
-	if orig.SourceType == SourceCredit {
+	if inv.CreditNote {
 		return p.undoCredit(ctx, *inv)
 	}
 	switch inv.Status {

@@ -374,10 +374,11 @@ func (s *Store) UndoPayments(ctx context.Context, company, entry, storno uuid.UU
 		d AS (SELECT supplier_invoice_id, sum(amount) AS amount, sum(booked_sek) AS booked FROM r GROUP BY supplier_invoice_id),
 		i AS (
 			UPDATE supplier_invoices i SET paid_amount = i.paid_amount + d.amount, paid_booked_sek = i.paid_booked_sek + d.booked,
-				status = CASE WHEN i.paid_amount + d.amount = i.total THEN 'paid'
+				status = CASE WHEN i.status = 'reversed' THEN 'reversed'
+					WHEN i.paid_amount + d.amount = i.total THEN 'paid'
 					WHEN i.paid_amount + d.amount <> 0 THEN 'partially_paid'
 					WHEN i.approved_at IS NOT NULL THEN 'approved' ELSE 'registered' END,
-				paid_at = CASE WHEN i.paid_amount + d.amount = i.total THEN i.paid_at END,
+				paid_at = CASE WHEN i.paid_amount + d.amount = i.total AND i.status <> 'reversed' THEN i.paid_at END,
 				payment_journal_entry_id = (SELECT p.journal_entry_id FROM supplier_invoice_payments p
 					WHERE p.company_id = $1 AND p.supplier_invoice_id = i.id AND p.journal_entry_id <> $2
 					  AND p.source <> 'credit_note' AND `+standing("p")+` ORDER BY p.created_at DESC, p.id LIMIT 1)

@@ -27,8 +27,11 @@ func (p *Payables) undoPayments(ctx context.Context, company uuid.UUID, orig, st
 	}
 	old := make(map[uuid.UUID]Invoice, len(before))
 	for _, inv := range before {
+		// A reversed invoice's payment is undone all the same: the storno
+		// of its registration left the payment standing against nothing,
+		// and the invoice stays reversed with nothing paid of it.
 		switch inv.Status {
-		case Credited, Disputed, Reversed:
+		case Credited, Disputed:
 			return apierr.New(apierr.Conflict, map[string]any{"reason": "supplier_invoice_" + inv.Status,
 				"supplier_invoice_id": inv.ID, "journal_entry_id": orig.ID})
 		}
