@@ -320,10 +320,3 @@ func (s *Store) Names(ctx context.Context, company uuid.UUID) (map[string]string
 	return out, nil
 }
 
-// Active reports whether the company's chart holds account n, active.
-func (s *Store) Active(ctx context.Context, company uuid.UUID, n string) (bool, error) {
-	var ok bool
-	err := s.db.Q(ctx).GetContext(ctx, &ok, `SELECT EXISTS (SELECT 1 FROM accounts
-		WHERE company_id = $1 AND account_number = $2 AND is_active)`, company, n)
-	return ok, err
-}
