@@ -2897,10 +2897,11 @@ func (e InvoiceLogoMimeType) Valid() bool {
 
 // Defines values for InvoicePaymentSource.
 const (
-	InvoicePaymentSourceBank         InvoicePaymentSource = "bank"
-	InvoicePaymentSourceCreditNote   InvoicePaymentSource = "credit_note"
-	InvoicePaymentSourceManual       InvoicePaymentSource = "manual"
-	InvoicePaymentSourceRotRutPayout InvoicePaymentSource = "rot_rut_payout"
+	InvoicePaymentSourceBank           InvoicePaymentSource = "bank"
+	InvoicePaymentSourceCreditNote     InvoicePaymentSource = "credit_note"
+	InvoicePaymentSourceCustomerCredit InvoicePaymentSource = "customer_credit"
+	InvoicePaymentSourceManual         InvoicePaymentSource = "manual"
+	InvoicePaymentSourceRotRutPayout   InvoicePaymentSource = "rot_rut_payout"
 )
 
 // Valid indicates whether the value is a known member of the InvoicePaymentSource enum.
@@ -2909,6 +2910,8 @@ func (e InvoicePaymentSource) Valid() bool {
 	case InvoicePaymentSourceBank:
 		return true
 	case InvoicePaymentSourceCreditNote:
+		return true
+	case InvoicePaymentSourceCustomerCredit:
 		return true
 	case InvoicePaymentSourceManual:
 		return true
@@ -7591,6 +7594,9 @@ type CompanySettings struct {
 	SelfBillingEnabled           nullable.Nullable[bool]                    `json:"self_billing_enabled"`
 	SendInvoiceReminders         nullable.Nullable[bool]                    `json:"send_invoice_reminders"`
 
+	// ShortPaymentWriteOffLimit A payment in kronor short of what is left of an invoice by at most this many kronor closes it (mark-paid, match-invoice): the difference is written off, on 3740 (öresutjämning) below a krona, else on 6570 (bankkostnader: what the customer's bank kept). null is 0: a short payment leaves the rest to pay. A bank match writes off less than a krona whatever this says. 0-10 000 kr.
+	ShortPaymentWriteOffLimit nullable.Nullable[Amount] `json:"short_payment_write_off_limit"`
+
 	// Swish Swish number (123 followed by seven digits).
 	Swish           nullable.Nullable[string]       `json:"swish"`
 	TaxContactEmail nullable.Nullable[string]       `json:"tax_contact_email"`
@@ -7970,6 +7976,84 @@ type CustomerCreateDryRun struct {
 type CustomerCreatedPayload struct {
 	// Customer A customer (kund).
 	Customer Customer `json:"customer"`
+}
+
+// CustomerCredit Money a customer paid beyond what an invoice asked (kundkredit): the customer's, a debt on 2420 (förskott från kunder) until applied to a later invoice of theirs (…/credits/{creditId}/apply) or paid back (…/refund). It is kept off 1510, so the kundreskontra (ar-ledger) stays equal to 1510 and a debt to a customer is not netted against what customers owe (årsredovisningslagen 2 kap. 4 § 6).
+type CustomerCredit struct {
+	// Amount What was paid beyond the invoice, in currency.
+	Amount Amount `json:"amount"`
+
+	// AmountSek What 2420 was credited, in kronor.
+	AmountSek  Amount             `json:"amount_sek"`
+	CreatedAt  time.Time          `json:"created_at"`
+	CreditDate openapi_types.Date `json:"credit_date"`
+
+	// Currency The invoice's currency (ISO 4217).
+	Currency   InvoiceCurrency    `json:"currency"`
+	CustomerId openapi_types.UUID `json:"customer_id"`
+	Id         openapi_types.UUID `json:"id"`
+
+	// InvoiceId The invoice the money was paid for.
+	InvoiceId openapi_types.UUID `json:"invoice_id"`
+
+	// JournalEntryId The payment's verifikat that credited 2420.
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+
+	// RemainingAmount What is left of it, in currency.
+	RemainingAmount Amount `json:"remaining_amount"`
+
+	// RemainingSek What is left of it on 2420.
+	RemainingSek Amount `json:"remaining_sek"`
+}
+
+// CustomerCreditApply defines model for CustomerCreditApply.
+type CustomerCreditApply struct {
+	// Amount In the credit's currency; default what the credit has left or the invoice does, the less. More is 400 (amount).
+	Amount *Amount `json:"amount,omitempty"`
+
+	// InvoiceId An issued invoice of the same customer, in the credit's currency, not yet paid.
+	InvoiceId openapi_types.UUID `json:"invoice_id"`
+
+	// PaymentDate Default today (Europe/Stockholm).
+	PaymentDate *openapi_types.Date `json:"payment_date,omitempty"`
+}
+
+// CustomerCreditList defines model for CustomerCreditList.
+type CustomerCreditList struct {
+	Data []CustomerCredit `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CustomerCreditRefund defines model for CustomerCreditRefund.
+type CustomerCreditRefund struct {
+	// Amount In the credit's currency; default all that is left. More is 400 (amount).
+	Amount *Amount `json:"amount,omitempty"`
+
+	// PaymentAccount The account the money leaves (a cash account's ledger account); default 1930.
+	PaymentAccount *string `json:"payment_account,omitempty"`
+
+	// PaymentDate Default today (Europe/Stockholm); not before the credit arose.
+	PaymentDate *openapi_types.Date `json:"payment_date,omitempty"`
+}
+
+// CustomerCreditUsed The credit after the use, the invoice it paid (null for a refund), and the verifikat that booked it (on a dry run journal_entry_id is null and verifikat_lines show what would be posted).
+type CustomerCreditUsed struct {
+	// Credit Money a customer paid beyond what an invoice asked (kundkredit): the customer's, a debt on 2420 (förskott från kunder) until applied to a later invoice of theirs (…/credits/{creditId}/apply) or paid back (…/refund). It is kept off 1510, so the kundreskontra (ar-ledger) stays equal to 1510 and a debt to a customer is not netted against what customers owe (årsredovisningslagen 2 kap. 4 § 6).
+	Credit         CustomerCredit                        `json:"credit"`
+	Invoice        nullable.Nullable[InvoicePaid]        `json:"invoice"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	VerifikatLines []PostingLine                         `json:"verifikat_lines"`
+}
+
+// CustomerCreditUsedResponse defines model for CustomerCreditUsedResponse.
+type CustomerCreditUsedResponse struct {
+	// Data The credit after the use, the invoice it paid (null for a refund), and the verifikat that booked it (on a dry run journal_entry_id is null and verifikat_lines show what would be posted).
+	Data CustomerCreditUsed `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // CustomerDryRun A dry run's answer: the customer as the change would leave it; nothing was stored.
@@ -10758,6 +10842,8 @@ type InvoiceMailedResponse struct {
 
 // InvoicePaid The invoice with the payment recorded, and the verifikat that booked it (on a dry run payment_id and journal_entry_id are null and verifikat_lines show what would be posted).
 type InvoicePaid struct {
+	// CustomerCredit What the payment paid beyond the invoice (and the reminders' fee and interest), kept as the customer's credit on 2420; null when nothing was over.
+	CustomerCredit nullable.Nullable[CustomerCredit]     `json:"customer_credit"`
 	Id             openapi_types.UUID                    `json:"id"`
 	InvoiceNumber  string                                `json:"invoice_number"`
 	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
@@ -10816,10 +10902,12 @@ type InvoicePayment struct {
 
 	// ReversesPaymentId Set on a row that undoes a payment (its amounts negated): the payment's verifikat was stornoed. The row names the payment it undoes.
 	ReversesPaymentId nullable.Nullable[openapi_types.UUID] `json:"reverses_payment_id"`
-	Source            InvoicePaymentSource                  `json:"source"`
+
+	// Source customer_credit: paid from the customer's credit (2420).
+	Source InvoicePaymentSource `json:"source"`
 }
 
-// InvoicePaymentSource defines model for InvoicePayment.Source.
+// InvoicePaymentSource customer_credit: paid from the customer's credit (2420).
 type InvoicePaymentSource string
 
 // InvoicePaymentCreate A payment received (or, on a credit note, paid back to the customer). amount (in the invoice's currency, the money moved: never negative) defaults to what is left; payment_date to today (Europe/Stockholm). In another currency the kronor that moved are needed: amount_sek, or exchange_rate to reckon them (else 400 MATCH_INVOICE_BOOKING_RATE_MISSING).
@@ -14225,6 +14313,9 @@ type SettingsPatch struct {
 	SectorSlug                   nullable.Nullable[string]                  `json:"sector_slug,omitempty"`
 	SelfBillingEnabled           nullable.Nullable[bool]                    `json:"self_billing_enabled,omitempty"`
 	SendInvoiceReminders         nullable.Nullable[bool]                    `json:"send_invoice_reminders,omitempty"`
+
+	// ShortPaymentWriteOffLimit A payment in kronor short of what is left of an invoice by at most this many kronor closes it (mark-paid, match-invoice): the difference is written off, on 3740 (öresutjämning) below a krona, else on 6570 (bankkostnader: what the customer's bank kept). null is 0: a short payment leaves the rest to pay. A bank match writes off less than a krona whatever this says. 0-10 000 kr.
+	ShortPaymentWriteOffLimit nullable.Nullable[float32] `json:"short_payment_write_off_limit,omitempty"`
 
 	// Swish Swish number (123 followed by seven digits).
 	Swish           nullable.Nullable[string] `json:"swish,omitempty"`
@@ -18143,6 +18234,30 @@ type UpdateCustomerParams struct {
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
 }
 
+// ApplyCustomerCreditParams defines parameters for ApplyCustomerCredit.
+type ApplyCustomerCreditParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
+// RefundCustomerCreditParams defines parameters for RefundCustomerCredit.
+type RefundCustomerCreditParams struct {
+	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
+	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey Mandatory here: a UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey IdempotencyKeyRequired `json:"Idempotency-Key"`
+
+	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
+	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
+}
+
 // ListDeadlinesParams defines parameters for ListDeadlines.
 type ListDeadlinesParams struct {
 	Type   *ListDeadlinesParamsType   `form:"type,omitempty" json:"type,omitempty"`
@@ -20474,6 +20589,12 @@ type BulkCreateCustomersJSONRequestBody = CustomerBulkCreate
 
 // UpdateCustomerJSONRequestBody defines body for UpdateCustomer for application/json ContentType.
 type UpdateCustomerJSONRequestBody = CustomerPatch
+
+// ApplyCustomerCreditJSONRequestBody defines body for ApplyCustomerCredit for application/json ContentType.
+type ApplyCustomerCreditJSONRequestBody = CustomerCreditApply
+
+// RefundCustomerCreditJSONRequestBody defines body for RefundCustomerCredit for application/json ContentType.
+type RefundCustomerCreditJSONRequestBody = CustomerCreditRefund
 
 // CreateDimensionJSONRequestBody defines body for CreateDimension for application/json ContentType.
 type CreateDimensionJSONRequestBody = DimensionCreate
@@ -24036,6 +24157,15 @@ type ServerInterface interface {
 	// UpdateCustomer Update a customer
 	// (PATCH /api/v1/companies/{companyId}/customers/{customerId})
 	UpdateCustomer(ctx echo.Context, companyId CompanyId, customerId CustomerId, params UpdateCustomerParams) error
+	// ListCustomerCredits List a customer's credits
+	// (GET /api/v1/companies/{companyId}/customers/{customerId}/credits)
+	ListCustomerCredits(ctx echo.Context, companyId CompanyId, customerId CustomerId) error
+	// ApplyCustomerCredit Apply a customer credit to an invoice
+	// (POST /api/v1/companies/{companyId}/customers/{customerId}/credits/{creditId}/apply)
+	ApplyCustomerCredit(ctx echo.Context, companyId CompanyId, customerId CustomerId, creditId openapi_types.UUID, params ApplyCustomerCreditParams) error
+	// RefundCustomerCredit Pay a customer credit back
+	// (POST /api/v1/companies/{companyId}/customers/{customerId}/credits/{creditId}/refund)
+	RefundCustomerCredit(ctx echo.Context, companyId CompanyId, customerId CustomerId, creditId openapi_types.UUID, params RefundCustomerCreditParams) error
 	// ListDeadlines List the company's tax deadlines
 	// (GET /api/v1/companies/{companyId}/deadlines)
 	ListDeadlines(ctx echo.Context, companyId CompanyId, params ListDeadlinesParams) error
@@ -26067,6 +26197,180 @@ func (w *ServerInterfaceWrapper) UpdateCustomer(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.UpdateCustomer(ctx, companyId, customerId, params)
+	return err
+}
+
+// ListCustomerCredits converts echo context to params.
+func (w *ServerInterfaceWrapper) ListCustomerCredits(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "customerId" -------------
+	var customerId CustomerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "customerId", ctx.Param("customerId"), &customerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter customerId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListCustomerCredits(ctx, companyId, customerId)
+	return err
+}
+
+// ApplyCustomerCredit converts echo context to params.
+func (w *ServerInterfaceWrapper) ApplyCustomerCredit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "customerId" -------------
+	var customerId CustomerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "customerId", ctx.Param("customerId"), &customerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter customerId: %s", err))
+	}
+
+	// ------------- Path parameter "creditId" -------------
+	var creditId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creditId", ctx.Param("creditId"), &creditId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creditId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ApplyCustomerCreditParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ApplyCustomerCredit(ctx, companyId, customerId, creditId, params)
+	return err
+}
+
+// RefundCustomerCredit converts echo context to params.
+func (w *ServerInterfaceWrapper) RefundCustomerCredit(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// ------------- Path parameter "customerId" -------------
+	var customerId CustomerId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "customerId", ctx.Param("customerId"), &customerId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter customerId: %s", err))
+	}
+
+	// ------------- Path parameter "creditId" -------------
+	var creditId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "creditId", ctx.Param("creditId"), &creditId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter creditId: %s", err))
+	}
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RefundCustomerCreditParams
+	// ------------- Optional query parameter "dry_run" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "dry_run", ctx.QueryParams(), &params.DryRun, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter dry_run: %s", err))
+	}
+
+	headers := ctx.Request().Header
+	// ------------- Required header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKeyRequired
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: true, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = IdempotencyKey
+	} else {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Header parameter Idempotency-Key is required, but not found"))
+	}
+	// ------------- Optional header parameter "X-Dry-Run" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
+		var XDryRun DryRunHeader
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for X-Dry-Run, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "X-Dry-Run", valueList[0], &XDryRun, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter X-Dry-Run: %s", err))
+		}
+
+		params.XDryRun = &XDryRun
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RefundCustomerCredit(ctx, companyId, customerId, creditId, params)
 	return err
 }
 
@@ -37795,6 +38099,9 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId", wrapper.ArchiveCustomer, options.OperationMiddlewares["archiveCustomer"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId", wrapper.GetCustomer, options.OperationMiddlewares["getCustomer"]...)
 	router.PATCH(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId", wrapper.UpdateCustomer, options.OperationMiddlewares["updateCustomer"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId/credits", wrapper.ListCustomerCredits, options.OperationMiddlewares["listCustomerCredits"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId/credits/:creditId/apply", wrapper.ApplyCustomerCredit, options.OperationMiddlewares["applyCustomerCredit"]...)
+	router.POST(options.BaseURL+"/api/v1/companies/:companyId/customers/:customerId/credits/:creditId/refund", wrapper.RefundCustomerCredit, options.OperationMiddlewares["refundCustomerCredit"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/customers/bulk-create", wrapper.BulkCreateCustomers, options.OperationMiddlewares["bulkCreateCustomers"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/deadlines", wrapper.ListDeadlines, options.OperationMiddlewares["listDeadlines"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/dimensions", wrapper.ListDimensions, options.OperationMiddlewares["listDimensions"]...)
@@ -43426,6 +43733,589 @@ func (response UpdateCustomer500JSONResponse) VisitUpdateCustomerResponse(w http
 type UpdateCustomer503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response UpdateCustomer503JSONResponse) VisitUpdateCustomerResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomerCreditsRequestObject struct {
+	CompanyId  CompanyId  `json:"companyId"`
+	CustomerId CustomerId `json:"customerId"`
+}
+
+type ListCustomerCreditsResponseObject interface {
+	VisitListCustomerCreditsResponse(w http.ResponseWriter) error
+}
+
+type ListCustomerCredits200JSONResponse CustomerCreditList
+
+func (response ListCustomerCredits200JSONResponse) VisitListCustomerCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomerCredits400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListCustomerCredits400JSONResponse) VisitListCustomerCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomerCredits401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListCustomerCredits401JSONResponse) VisitListCustomerCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomerCredits403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListCustomerCredits403JSONResponse) VisitListCustomerCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomerCredits404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ListCustomerCredits404JSONResponse) VisitListCustomerCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomerCredits429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListCustomerCredits429JSONResponse) VisitListCustomerCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomerCredits500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListCustomerCredits500JSONResponse) VisitListCustomerCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListCustomerCredits503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListCustomerCredits503JSONResponse) VisitListCustomerCreditsResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyCustomerCreditRequestObject struct {
+	CompanyId  CompanyId          `json:"companyId"`
+	CustomerId CustomerId         `json:"customerId"`
+	CreditId   openapi_types.UUID `json:"creditId"`
+	Params     ApplyCustomerCreditParams
+	Body       *ApplyCustomerCreditJSONRequestBody
+}
+
+type ApplyCustomerCreditResponseObject interface {
+	VisitApplyCustomerCreditResponse(w http.ResponseWriter) error
+}
+
+type ApplyCustomerCredit200JSONResponse CustomerCreditUsedResponse
+
+func (response ApplyCustomerCredit200JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyCustomerCredit400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ApplyCustomerCredit400JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyCustomerCredit401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ApplyCustomerCredit401JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyCustomerCredit403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ApplyCustomerCredit403JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyCustomerCredit404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response ApplyCustomerCredit404JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyCustomerCredit409JSONResponse struct{ ConflictJSONResponse }
+
+func (response ApplyCustomerCredit409JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyCustomerCredit413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response ApplyCustomerCredit413JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyCustomerCredit415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response ApplyCustomerCredit415JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyCustomerCredit429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ApplyCustomerCredit429JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyCustomerCredit500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ApplyCustomerCredit500JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ApplyCustomerCredit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ApplyCustomerCredit503JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefundCustomerCreditRequestObject struct {
+	CompanyId  CompanyId          `json:"companyId"`
+	CustomerId CustomerId         `json:"customerId"`
+	CreditId   openapi_types.UUID `json:"creditId"`
+	Params     RefundCustomerCreditParams
+	Body       *RefundCustomerCreditJSONRequestBody
+}
+
+type RefundCustomerCreditResponseObject interface {
+	VisitRefundCustomerCreditResponse(w http.ResponseWriter) error
+}
+
+type RefundCustomerCredit200JSONResponse CustomerCreditUsedResponse
+
+func (response RefundCustomerCredit200JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefundCustomerCredit400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RefundCustomerCredit400JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefundCustomerCredit401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RefundCustomerCredit401JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefundCustomerCredit403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RefundCustomerCredit403JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefundCustomerCredit404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RefundCustomerCredit404JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefundCustomerCredit409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RefundCustomerCredit409JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefundCustomerCredit413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RefundCustomerCredit413JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefundCustomerCredit415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RefundCustomerCredit415JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefundCustomerCredit429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RefundCustomerCredit429JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefundCustomerCredit500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RefundCustomerCredit500JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RefundCustomerCredit503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RefundCustomerCredit503JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -85604,6 +86494,15 @@ type StrictServerInterface interface {
 	// UpdateCustomer Update a customer
 	// (PATCH /api/v1/companies/{companyId}/customers/{customerId})
 	UpdateCustomer(ctx context.Context, request UpdateCustomerRequestObject) (UpdateCustomerResponseObject, error)
+	// ListCustomerCredits List a customer's credits
+	// (GET /api/v1/companies/{companyId}/customers/{customerId}/credits)
+	ListCustomerCredits(ctx context.Context, request ListCustomerCreditsRequestObject) (ListCustomerCreditsResponseObject, error)
+	// ApplyCustomerCredit Apply a customer credit to an invoice
+	// (POST /api/v1/companies/{companyId}/customers/{customerId}/credits/{creditId}/apply)
+	ApplyCustomerCredit(ctx context.Context, request ApplyCustomerCreditRequestObject) (ApplyCustomerCreditResponseObject, error)
+	// RefundCustomerCredit Pay a customer credit back
+	// (POST /api/v1/companies/{companyId}/customers/{customerId}/credits/{creditId}/refund)
+	RefundCustomerCredit(ctx context.Context, request RefundCustomerCreditRequestObject) (RefundCustomerCreditResponseObject, error)
 	// ListDeadlines List the company's tax deadlines
 	// (GET /api/v1/companies/{companyId}/deadlines)
 	ListDeadlines(ctx context.Context, request ListDeadlinesRequestObject) (ListDeadlinesResponseObject, error)
@@ -87369,6 +88268,137 @@ func (sh *strictHandler) UpdateCustomer(ctx echo.Context, companyId CompanyId, c
 		return err
 	} else if validResponse, ok := response.(UpdateCustomerResponseObject); ok {
 		return validResponse.VisitUpdateCustomerResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ListCustomerCredits operation middleware
+func (sh *strictHandler) ListCustomerCredits(ctx echo.Context, companyId CompanyId, customerId CustomerId) error {
+	var request ListCustomerCreditsRequestObject
+
+	request.CompanyId = companyId
+	request.CustomerId = customerId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListCustomerCredits(ctx.Request().Context(), request.(ListCustomerCreditsRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListCustomerCredits")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListCustomerCreditsResponseObject); ok {
+		return validResponse.VisitListCustomerCreditsResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// ApplyCustomerCredit operation middleware
+func (sh *strictHandler) ApplyCustomerCredit(ctx echo.Context, companyId CompanyId, customerId CustomerId, creditId openapi_types.UUID, params ApplyCustomerCreditParams) error {
+	var request ApplyCustomerCreditRequestObject
+
+	request.CompanyId = companyId
+	request.CustomerId = customerId
+	request.CreditId = creditId
+	request.Params = params
+
+	var body ApplyCustomerCreditJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ApplyCustomerCredit(ctx.Request().Context(), request.(ApplyCustomerCreditRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ApplyCustomerCredit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ApplyCustomerCreditResponseObject); ok {
+		return validResponse.VisitApplyCustomerCreditResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RefundCustomerCredit operation middleware
+func (sh *strictHandler) RefundCustomerCredit(ctx echo.Context, companyId CompanyId, customerId CustomerId, creditId openapi_types.UUID, params RefundCustomerCreditParams) error {
+	var request RefundCustomerCreditRequestObject
+
+	request.CompanyId = companyId
+	request.CustomerId = customerId
+	request.CreditId = creditId
+	request.Params = params
+
+	var body RefundCustomerCreditJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RefundCustomerCredit(ctx.Request().Context(), request.(RefundCustomerCreditRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RefundCustomerCredit")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RefundCustomerCreditResponseObject); ok {
+		return validResponse.VisitRefundCustomerCreditResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

@@ -184,7 +184,13 @@ func TestBankMatchRules(t *testing.T) {
 	match(ids[0], proforma).errorCode(t, 400, "MATCH_INVOICE_NOT_INVOICE_TYPE")
 	match(ids[0], "00000000-0000-4000-8000-000000000000").errorCode(t, 404, "INVOICE_NOT_FOUND")
 	pay(ids[1], "00000000-0000-4000-8000-000000000000").errorCode(t, 404, "MATCH_SI_NOT_FOUND")
-	match(ids[2], inv).errorCode(t, 400, "MATCH_INVOICE_AMOUNT_EXCEEDS_REMAINING")
+	// 20 000 kr for a 12 500 kr invoice: the 7 500 kr over are the
+	// customer's credit (shown by a dry run; kept by the real match).
+	over := b.do(req{Method: "POST", Path: b.path("transactions/" + ids[2] + "/match-invoice?dry_run=true"), Token: b.token,
+		Body: map[string]any{"invoice_id": inv}, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
+	if lines(over, "data.lines") != "D 1930 20000.00, C 1510 12500.00, C 2420 7500.00" {
+		t.Fatalf("more than is left: %s", over.Body)
+	}
 	pay(ids[3], big).errorCode(t, 400, "MATCH_SI_AMOUNT_EXCEEDS_REMAINING")
 	if b.exact("1930") != "12500.00" {
 		t.Fatalf("refusals booked something: 1930 %s", b.exact("1930"))

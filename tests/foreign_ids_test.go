@@ -94,6 +94,11 @@ func newTenant(t *testing.T, e *env, email, name, org string) *tenant {
 	id["invoice"] = n.write("POST", "invoices", invoice(nil)).status(t, 201).str("data.id")
 	n.write("POST", "invoices/"+id["invoice"]+"/mark-sent", nil).status(t, 200)
 	id["invoice_item"] = n.get(n.path("invoices/"+id["invoice"]+"?expand=items"), n.token).status(t, 200).str("data.items.0.id")
+	// An invoice paid 50 kr over: the customer's credit.
+	over := n.write("POST", "invoices", invoice(nil)).status(t, 201).str("data.id")
+	n.write("POST", "invoices/"+over+"/mark-sent", nil).status(t, 200)
+	id["customer_credit"] = n.write("POST", "invoices/"+over+"/mark-paid", map[string]any{"amount": 1300,
+		"payment_date": "2026-05-10"}).status(t, 200).str("data.customer_credit.id")
 	id["draft_invoice"] = n.write("POST", "invoices", invoice(nil)).status(t, 201).str("data.id")
 	id["quote"] = n.write("POST", "invoices", invoice(map[string]any{"document_type": "quote", "valid_until": "2026-06-30"})).
 		status(t, 201).str("data.id")
@@ -332,6 +337,11 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 		{"POST " + tx + "/match-invoice body.invoice_id", "invoice", func(id string) *response {
 			return us.write("POST", "transactions/"+ours["spare_transaction"]+"/match-invoice", map[string]any{"invoice_id": id})
 		}},
+		{"POST /api/v1/companies/{companyId}/customers/{customerId}/credits/{creditId}/apply body.invoice_id", "invoice",
+			func(id string) *response {
+				return us.write("POST", "customers/"+ours["customer"]+"/credits/"+ours["customer_credit"]+"/apply",
+					map[string]any{"invoice_id": id})
+			}},
 		{"POST " + tx + "/match-batch body.allocations[].invoice_id", "invoice", func(id string) *response {
 			return us.write("POST", "transactions/"+ours["spare_transaction"]+"/match-batch", map[string]any{"allocations": []any{
 				map[string]any{"kind": "customer_invoice", "invoice_id": id, "amount": 1250}}})

@@ -269,7 +269,12 @@ func TestInvoiceMarkPaid(t *testing.T) {
 		lines(r, "data.verifikat_lines") != "D 1930 5000.00, C 1510 5000.00" || r.at("data.journal_entry_id") == nil {
 		t.Fatalf("first payment: %s", r.Body)
 	}
-	b.markPaid(id, map[string]any{"amount": 7500.01}).errorCode(t, 400, "VALIDATION_ERROR")
+	// One öre more than is left would be the customer's credit.
+	over := b.do(req{Method: "POST", Path: b.path("invoices/" + id + "/mark-paid?dry_run=true"), Token: b.token,
+		Body: map[string]any{"amount": 7500.01}, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
+	if over.at("data.customer_credit.amount") != 0.01 || lines(over, "data.verifikat_lines") != "D 1930 7500.01, C 1510 7500.00, C 2420 0.01" {
+		t.Fatalf("an öre over: %s", over.Body)
+	}
 	r = b.markPaid(id, map[string]any{}).status(t, 200) // what is left, today
 	if r.str("data.status") != "paid" || r.at("data.remaining_amount") != 0.0 || r.str("data.paid_at") != "2026-03-25" ||
 		lines(r, "data.verifikat_lines") != "D 1930 7500.00, C 1510 7500.00" {

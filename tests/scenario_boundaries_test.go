@@ -133,6 +133,19 @@ func TestScenarioTwoYearBoundaries(t *testing.T) {
 	if n := in2027(b.partiesBooks, "1510"); n != 3750 {
 		t.Fatalf("1510 in 2027: %d", n)
 	}
+	// 2027's statements compare with 2026, every heading in its own room.
+	next := ""
+	for _, p := range b.get(b.path("fiscal-periods"), b.token).status(t, 200).list("data.fiscal_periods") {
+		if p := p.(map[string]any); p["period_start"] == "2027-01-01" {
+			next = p["id"].(string)
+		}
+	}
+	income := b.get(b.path("reports/income-statement/pdf?period_id="+next), b.token).status(t, 200)
+	if text := pdfText(t, income.Body); !strings.Contains(text, "Föregående år") {
+		t.Errorf("2027's income statement does not compare with 2026:\n%s", text)
+	}
+	laidOut(t, "income statement 2027", income.Body)
+	laidOut(t, "balance sheet 2027", b.get(b.path("reports/balance-sheet/pdf?period_id="+next), b.token).status(t, 200).Body)
 
 	// 9. A cash-method company beside it: 12 500 unpaid at the end of
 	// 2026 is booked on 1510 with its VAT on 2618, reversed on 1 January,

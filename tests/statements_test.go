@@ -206,7 +206,14 @@ func TestIncomeStatementAndBalanceSheet(t *testing.T) {
 			t.Errorf("income statement PDF lacks %q:\n%s", want, text)
 		}
 	}
+	// The year before had figures: its column is there, each heading in
+	// its own room.
+	if !strings.Contains(text, "Föregående år") {
+		t.Errorf("the income statement does not compare with the year before:\n%s", text)
+	}
+	laidOut(t, "income statement", pi.Body)
 	pb := b.get(b.base+"/reports/balance-sheet/pdf?"+bq(b.period), b.token).status(t, 200)
+	laidOut(t, "balance sheet", pb.Body)
 	text = pdfText(t, pb.Body)
 	for _, want := range []string{"Balansräkning", "Summa tillgångar", "136 300,00", "Summa eget kapital och skulder",
 		"Kassa och bank", "139 300,00", "Utkast"} {
@@ -252,4 +259,17 @@ func forge(t *testing.T, b *ledgerBooks, q string) {
 	if _, err := db.Exec("SET session_replication_role = replica; " + q); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// A company in its first year has no year before to compare with: its
+// income statement PDF has no column for one.
+func TestIncomeStatementPDFFirstYear(t *testing.T) {
+	t.Parallel()
+	b := newLedger(t)
+	b.posted(t, "03-15")
+	r := b.get(b.base+"/reports/income-statement/pdf?period_id="+b.period, b.token).status(t, 200)
+	if text := pdfText(t, r.Body); strings.Contains(text, "Föregående år") || !strings.Contains(text, "1 000,00") {
+		t.Errorf("a first year's income statement:\n%s", text)
+	}
+	laidOut(t, "income statement, first year", r.Body)
 }

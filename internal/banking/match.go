@@ -77,7 +77,7 @@ type Matched struct {
 // id, whole: the invoice's payment, booked by invoicing in the cash
 // account's series (D the cash account / C 1510), books the transaction.
 // An öre short (< 1 kr) is written off on 3740; more than is left pays
-// the reminders' charges, else is refused.
+// the reminders' charges, and the rest is the customer's credit (2420).
 func (b *Bank) MatchInvoice(ctx context.Context, company, id, invoice uuid.UUID, force bool) (Matched, error) {
 	t, err := b.store.Transaction(ctx, company, id, true)
 	if err != nil {

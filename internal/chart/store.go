@@ -319,4 +319,3 @@ func (s *Store) Names(ctx context.Context, company uuid.UUID) (map[string]string
 	}
 	return out, nil
 }
-

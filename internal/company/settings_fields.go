@@ -89,6 +89,7 @@ var fields = map[string]byte{
 	"reminder_days_level_2":                   'G',
 	"reminder_days_level_3":                   'G',
 	"reminder_fee_amount":                     'G',
+	"short_payment_write_off_limit":           'G',
 	"reminder_interest_rate_override":         'G',
 	"fiscal_year_start_month":                 'T',
 	"preliminary_tax_monthly":                 'T',

@@ -28,6 +28,11 @@ type Rates struct {
 // never).
 func New(db *store.DB, source Source) *Rates { return &Rates{db: db, source: source} }
 
+// Online reports whether rates missing from fx_rates are fetched: without
+// a source, the stored ones are all there is, and a write needs nothing
+// resolved before its transaction.
+func (r *Rates) Online() bool { return r.source != nil }
+
 // Stored answers the last stored rate of currency on or before day
 // within Window.
 func (r *Rates) Stored(ctx context.Context, currency string, day time.Time) (Observation, bool, error) {

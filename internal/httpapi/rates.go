@@ -9,6 +9,7 @@ import (
 
 	"github.com/kontera/kontera/internal/banking"
 	"github.com/kontera/kontera/internal/fx"
+	"github.com/kontera/kontera/internal/invoicing"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/parties"
 	"github.com/kontera/kontera/internal/payables"
@@ -19,8 +20,8 @@ import (
 // fetched before the transaction (fx.Rates.Resolve), so no request holds
 // its rows while the Riksbank answers. They run for dry runs too: a
 // preview books at the rate the write would.
-func rateLookups(rates *fx.Rates, people *parties.Store, bought *payables.Payables, bank *banking.Store,
-	now func() time.Time) map[string]outsideWork {
+func rateLookups(rates *fx.Rates, people *parties.Store, bought *payables.Payables, sales *invoicing.Sales,
+	bank *banking.Store, now func() time.Time) map[string]outsideWork {
 	invoice := func(ctx context.Context, _ string, raw []byte, param func(string) string) context.Context {
 		var b struct {
 			SupplierID   uuid.UUID       `json:"supplier_id"`
@@ -82,8 +83,72 @@ func rateLookups(rates *fx.Rates, people *parties.Store, bought *payables.Payabl
 		}
 		return rates.Resolve(ctx, t.Currency, t.Date)
 	}
-	return map[string]outsideWork{"createSupplierInvoice": invoice, "convertInboxItem": invoice, "markSupplierInvoicePaid": payment,
+	// A draft in another currency without a rate is issued at its invoice
+	// date's rate.
+	issue := func(ctx context.Context, company, id uuid.UUID) context.Context {
+		inv, err := sales.Get(ctx, company, id, false)
+		if err != nil || inv.Status != "draft" || inv.DocumentType != "invoice" || inv.ExchangeRate != nil || !fx.Known(inv.Currency) {
+			return ctx
+		}
+		return rates.Resolve(ctx, inv.Currency, inv.InvoiceDate)
+	}
+	issueOne := func(ctx context.Context, _ string, _ []byte, param func(string) string) context.Context {
+		company, err1 := uuid.Parse(param("companyId"))
+		id, err2 := uuid.Parse(param("invoiceId"))
+		if err1 != nil || err2 != nil {
+			return ctx
+		}
+		return issue(ctx, company, id)
+	}
+	issueMany := func(ctx context.Context, _ string, raw []byte, param func(string) string) context.Context {
+		var b struct {
+			IDs []uuid.UUID `json:"invoice_ids"`
+		}
+		company, err := uuid.Parse(param("companyId"))
+		if err != nil || json.Unmarshal(raw, &b) != nil || len(b.IDs) > 200 {
+			return ctx
+		}
+		for _, id := range b.IDs {
+			ctx = issue(ctx, company, id)
+		}
+		return ctx
+	}
+	// A payment of a foreign invoice without amount_sek or exchange_rate
+	// is booked at its payment date's rate.
+	sale := func(ctx context.Context, _ string, raw []byte, param func(string) string) context.Context {
+		var b struct {
+			SEK         json.RawMessage `json:"amount_sek"`
+			Rate        json.RawMessage `json:"exchange_rate"`
+			PaymentDate string          `json:"payment_date"`
+		}
+		company, err1 := uuid.Parse(param("companyId"))
+		id, err2 := uuid.Parse(param("invoiceId"))
+		if err1 != nil || err2 != nil || len(raw) > 0 && json.Unmarshal(raw, &b) != nil || len(b.SEK) > 0 || len(b.Rate) > 0 {
+			return ctx
+		}
+		day := ledger.Today(now())
+		if b.PaymentDate != "" {
+			if day, err1 = time.Parse(time.DateOnly, b.PaymentDate); err1 != nil {
+				return ctx
+			}
+		}
+		inv, err := sales.Get(ctx, company, id, false)
+		if err != nil || !fx.Known(inv.Currency) {
+			return ctx
+		}
+		return rates.Resolve(ctx, inv.Currency, day)
+	}
+	out := map[string]outsideWork{"createSupplierInvoice": invoice, "convertInboxItem": invoice, "markSupplierInvoicePaid": payment,
 		"refreshTransactionExchangeRate": transaction}
+	if rates.Online() {
+		// Offline, the transaction reads the stored rates itself: the
+		// invoice's currency is not worth a read of its own before it.
+		for op, w := range map[string]outsideWork{"markInvoiceSent": issueOne, "sendInvoice": issueOne,
+			"sendInvoicePeppol": issueOne, "bulkBookInvoices": issueMany, "markInvoicePaid": sale} {
+			out[op] = w
+		}
+	}
+	return out
 }
 
 // closingRates is the outside work of a year-end or a revaluation: the

@@ -389,7 +389,11 @@ func New(cfg Config) (*Server, error) {
 	s.sales = invoicing.NewSales(sales, invoicing.Books{
 		Customer: func(ctx context.Context, company, id uuid.UUID) (invoicing.Customer, error) {
 			c, err := people.Customer(ctx, company, id, false)
-			if err == nil && c.ArchivedAt != nil || apierr.Is(err, apierr.CustomerNotFound) {
+			if err == nil && c.ArchivedAt != nil {
+				return invoicing.Customer{Name: c.Name}, apierr.New(apierr.CustomerNotFound, map[string]any{"customer_id": id,
+					"field": "customer_id", "reason": "archived"})
+			}
+			if apierr.Is(err, apierr.CustomerNotFound) {
 				return invoicing.Customer{}, apierr.New(apierr.CustomerNotFound, map[string]any{"customer_id": id, "field": "customer_id"})
 			}
 			return invoicing.Customer{ID: c.ID, Name: c.Name, PaymentTerms: c.PaymentTerms, Buyer: invoicing.Buyer{
@@ -399,6 +403,7 @@ func New(cfg Config) (*Server, error) {
 			m, err := companies.Settings(ctx, company)
 			return invoicing.SettingsOf(m), err
 		},
+		Rate: rates.Rate,
 		HoldCustomer: func(ctx context.Context, company, id uuid.UUID) (invoicing.Party, error) {
 			c, err := people.HoldCustomer(ctx, company, id)
 			return invoicing.AddresseeOf(c).Party(), err
@@ -469,7 +474,7 @@ func New(cfg Config) (*Server, error) {
 		Rate:            rates.Rate,
 	}, audits, cfg.Now)
 	s.outsideDry = map[string]bool{}
-	for op, work := range rateLookups(rates, people, bought, bank.Store(), cfg.Now) {
+	for op, work := range rateLookups(rates, people, bought, s.sales, bank.Store(), cfg.Now) {
 		s.outside[op], s.outsideDry[op] = work, true
 	}
 	mailbox := inbox.New(inbox.NewStore(cfg.DB), inbox.Books{

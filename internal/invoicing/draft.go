@@ -1,6 +1,7 @@
 package invoicing
 
 import (
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"time"
@@ -80,6 +81,9 @@ type Settings struct {
 	Cash            bool // kontantmetoden
 	RotRut          bool // rot_rut_enabled
 	DeferBooking    bool // defer_invoice_booking
+	// WriteOffLimit is short_payment_write_off_limit: a payment in kronor
+	// short of an invoice by at most this closes it (0: never).
+	WriteOffLimit money.Amount
 }
 
 // Plan settles what a draft will be stored as: the rules of create
@@ -305,6 +309,9 @@ func SettingsOf(m map[string]any) Settings {
 		s.RotRut = *b
 	}
 	s.Cash = m["accounting_method"] == "cash"
+	if n, ok := m["short_payment_write_off_limit"].(json.Number); ok {
+		s.WriteOffLimit, _ = money.Parse(n.String())
+	}
 	if p, ok := m["contact_person"].(string); ok && p != "" {
 		s.ContactPerson = &p
 	}

@@ -323,17 +323,26 @@ func (h *Handler) MarkInvoicePaid(ctx context.Context, req gen.MarkInvoicePaidRe
 	if err != nil {
 		return nil, err
 	}
+	return gen.MarkInvoicePaid200JSONResponse{Data: paidView(ctx, paid), Meta: envelope.Meta(ctx)}, nil
+}
+
+// paidView is an invoice with a payment recorded, as mark-paid answers it.
+func paidView(ctx context.Context, paid Paid) gen.InvoicePaid {
 	i := paid.Invoice
 	data := gen.InvoicePaid{Id: i.ID, Status: gen.InvoiceStatus(i.State()), Total: i.Total, PaidAmount: i.Paid,
 		RemainingAmount: i.Remaining(), PaidAt: paidAt(i), PaymentId: nullable.NewNullableWithValue(paid.Payment.ID),
-		JournalEntryId: envelope.Nullable(paid.Payment.EntryID), VerifikatLines: ledger.PostingLines(paid.Lines)}
+		JournalEntryId: envelope.Nullable(paid.Payment.EntryID), VerifikatLines: ledger.PostingLines(paid.Lines),
+		CustomerCredit: nullable.NewNullNullable[gen.CustomerCredit]()}
 	if i.Number != nil {
 		data.InvoiceNumber = *i.Number
+	}
+	if paid.Credit != nil {
+		data.CustomerCredit = nullable.NewNullableWithValue(creditView(*paid.Credit))
 	}
 	if store.IsDryRun(ctx) {
 		data.PaymentId, data.JournalEntryId = nullable.NewNullNullable[openapi_types.UUID](), nullable.NewNullNullable[openapi_types.UUID]()
 	}
-	return gen.MarkInvoicePaid200JSONResponse{Data: data, Meta: envelope.Meta(ctx)}, nil
+	return data
 }
 
 // DeleteInvoice deletes a draft, or cancels a numbered one.

@@ -81,9 +81,15 @@ func (s *Sales) issue(ctx context.Context, inv Invoice) (Issued, error) {
 		return Issued{}, apierr.Field("document_type", "issuable", "a "+inv.DocumentType+" is never sent as an invoice")
 	case inv.Status != "draft":
 		return Issued{}, apierr.New(apierr.InvoiceAlreadySent, map[string]any{"invoice_id": id, "current_status": inv.State()})
-	case inv.DocumentType == "invoice" && inv.Currency != "SEK" && inv.ExchangeRate == nil:
-		return Issued{}, apierr.New(apierr.InvoiceFXRateMissing, map[string]any{"invoice_id": id, "currency": inv.Currency,
-			"field": "exchange_rate"})
+	}
+	if inv.DocumentType == "invoice" && inv.Currency != "SEK" && inv.ExchangeRate == nil {
+		// The draft named no rate: it is issued at the day's rate of its
+		// invoice date, and keeps it.
+		rate, err := s.rate(ctx, inv, inv.InvoiceDate, apierr.InvoiceFXRateMissing)
+		if err != nil {
+			return Issued{}, err
+		}
+		inv.ExchangeRate = &rate
 	}
 	// The customer may have been archived since the draft was made; an
 	// open invoice keeps it from being archived from now on.
@@ -137,6 +143,28 @@ func (s *Sales) issue(ctx context.Context, inv Invoice) (Issued, error) {
 		return Issued{}, err
 	}
 	return Issued{Invoice: sent, Lines: lines}, nil
+}
+
+// rate is the rate of inv's currency on day (Books.Rate); without one,
+// code (INVOICE_FX_RATE_MISSING, MATCH_INVOICE_BOOKING_RATE_MISSING)
+// with the reason the lookup gave.
+func (s *Sales) rate(ctx context.Context, inv Invoice, day time.Time, code apierr.Code) (money.Rate, error) {
+	details := map[string]any{"invoice_id": inv.ID, "currency": inv.Currency, "date": day.Format(time.DateOnly),
+		"field": "exchange_rate", "reason": "offline"}
+	if code == apierr.MatchInvoiceBookingRateMissing {
+		details["field"] = "amount_sek"
+	}
+	if s.books.Rate == nil {
+		return money.Rate{}, apierr.New(code, details)
+	}
+	r, err := s.books.Rate(ctx, inv.Currency, day)
+	if e, ok := apierr.As(err); ok {
+		if reason, ok := e.Details["reason"]; ok {
+			details["reason"] = reason
+		}
+		return money.Rate{}, apierr.New(code, details)
+	}
+	return r, err
 }
 
 // book posts the verifikat of an invoice's sale (IssueLines), dated its

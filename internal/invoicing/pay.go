@@ -39,6 +39,9 @@ type Pay struct {
 	Notes   *string
 	Force   bool // record a payment that looks like one already recorded
 	Payout  bool // Skatteverket's payment of the ROT/RUT deduction
+	// source is the payment's source when not a manual one: a customer's
+	// credit applied (which never pays more than is left).
+	source string
 }
 
 // Paid is an invoice with a payment recorded, and the lines the payment's
@@ -47,6 +50,8 @@ type Paid struct {
 	Invoice Invoice
 	Payment Payment
 	Lines   []ledger.Line
+	// Credit is what the payment left over as the customer's credit.
+	Credit *Credit
 }
 
 // MarkPaid records a payment of an issued invoice and books it through
@@ -95,33 +100,61 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	if p.Amount != nil {
 		amount = *p.Amount
 	}
-	var fee, interest money.Amount // reminder charges the payment takes
+	// Above what is left of an invoice, a payment pays the reminders' fee
+	// and interest (in kronor), up to what they claimed; the rest is the
+	// customer's credit (2420).
+	var fee, interest, excess money.Amount
+	whole := amount
 	switch {
 	case amount.Sign() <= 0:
 		return Paid{}, apierr.Field("amount", "exclusiveMinimum", "must be greater than 0")
-	case amount.Cmp(left) > 0 && !p.Payout && inv.CreditedID == nil && inv.Currency == "SEK":
-		// Above what is left of the invoice, a payment pays the reminders'
-		// fee and interest, up to what they claimed.
+	case amount.Cmp(left) > 0 && (p.Payout || inv.CreditedID != nil || p.source != ""):
+		return Paid{}, apierr.Field("amount", "remaining", "is more than the "+left.String()+" "+what)
+	case amount.Cmp(left) > 0 && inv.Currency == "SEK":
 		fees, owed, err := s.store.Outstanding(ctx, company, id)
 		if err != nil {
 			return Paid{}, err
 		}
-		var ok bool
-		if fee, interest, ok = Charges(amount.Sub(left), fees, owed); !ok {
-			return Paid{}, apierr.Field("amount", "remaining", "is more than the "+left.String()+" "+what+
-				" and the "+fees.Add(owed).String()+" of reminder fees and interest")
-		}
+		fee, interest, excess = Excess(amount.Sub(left), fees, owed)
 		amount = left
 	case amount.Cmp(left) > 0:
-		return Paid{}, apierr.Field("amount", "remaining", "is more than the "+left.String()+" "+what)
+		excess, amount = amount.Sub(left), left
+	}
+	// Short of what is left by no more than the company writes off, a
+	// payment in kronor closes the invoice (WriteOffAccount).
+	var short money.Amount
+	if d := left.Sub(amount); d.Sign() > 0 && inv.Currency == "SEK" && !p.Payout && inv.CreditedID == nil && p.source == "" {
+		if short, err = s.writesOff(ctx, company, d); err != nil {
+			return Paid{}, err
+		}
+		amount = amount.Add(short)
 	}
 	day := s.today()
 	if p.Date != nil {
 		day = *p.Date
 	}
+	if inv.Currency != "SEK" && p.SEK == nil && p.Rate == nil {
+		// Neither what arrived nor the rate: the day's rate of the payment date.
+		rate, err := s.rate(ctx, inv, day, apierr.MatchInvoiceBookingRateMissing)
+		if err != nil {
+			return Paid{}, err
+		}
+		p.Rate = &rate
+	}
 	sek, rate, err := kronor(inv, amount, p)
 	if err != nil {
 		return Paid{}, err
+	}
+	var excessSEK money.Amount
+	if excess.Sign() > 0 {
+		// What arrived in kronor is split between the invoice and the credit.
+		all, _, _ := kronor(inv, whole, p)
+		excessSEK = inKronor(excess, whole, all, rate)
+		if inv.Currency == "SEK" {
+			excessSEK = excess
+		} else if rate == nil {
+			sek = all.Sub(excessSEK)
+		}
 	}
 	old := inv
 	account := p.Account
@@ -134,6 +167,9 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	}
 	var lines []ledger.Line
 	source, desc, kind := SourcePaid, "Betalning av faktura ", "manual"
+	if p.source != "" {
+		kind = p.source
+	}
 	switch {
 	case inv.CreditedID != nil:
 		desc = "Återbetalning av kreditfaktura "
@@ -164,6 +200,11 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 	if err != nil {
 		return Paid{}, err
 	}
+	lines = writeOffLines(creditLines(lines, account, excessSEK), account, short)
+	credit, err := s.keepCredit(ctx, inv, excess, excessSEK, day, entry)
+	if err != nil {
+		return Paid{}, err
+	}
 	if _, err := s.post(ctx, inv, entry, true, day, "payment_date", source, desc+*inv.Number+", "+inv.CustomerName, lines); err != nil {
 		return Paid{}, err
 	}
@@ -177,7 +218,7 @@ func (s *Sales) MarkPaid(ctx context.Context, company, id uuid.UUID, p Pay) (Pai
 			return Paid{}, err
 		}
 	}
-	return Paid{Invoice: paid, Payment: pay, Lines: lines}, nil
+	return Paid{Invoice: paid, Payment: pay, Lines: lines, Credit: credit}, nil
 }
 
 // settle books pay, a payment of inv's customer not yet written (paidOut:
@@ -212,15 +253,7 @@ func chargeLines(lines []ledger.Line, account string, fee, interest money.Amount
 	if extra.IsZero() {
 		return lines
 	}
-	merged := false
-	for i := range lines {
-		if lines[i].Account == account && lines[i].Debit.Sign() > 0 && !merged {
-			lines[i].Debit, merged = lines[i].Debit.Add(extra), true
-		}
-	}
-	if !merged {
-		lines = append(lines, ledger.Line{Account: account, Debit: extra})
-	}
+	lines = moreOn(lines, account, extra)
 	if fee.Sign() > 0 {
 		what := "Påminnelseavgift"
 		lines = append(lines, ledger.Line{Account: FeeAccount, Credit: fee, Description: &what})
@@ -230,6 +263,19 @@ func chargeLines(lines []ledger.Line, account string, fee, interest money.Amount
 		lines = append(lines, ledger.Line{Account: InterestAccount, Credit: interest, Description: &what})
 	}
 	return lines
+}
+
+// moreOn adds extra to the money that arrived on account: the first
+// debit on it grows (the bank statement's one movement), or a line of its
+// own when there is none.
+func moreOn(lines []ledger.Line, account string, extra money.Amount) []ledger.Line {
+	for i := range lines {
+		if lines[i].Account == account && lines[i].Debit.Sign() > 0 {
+			lines[i].Debit = lines[i].Debit.Add(extra)
+			return lines
+		}
+	}
+	return append(lines, ledger.Line{Account: account, Debit: extra})
 }
 
 // paymentLines are the lines of a payment of inv and their source type:

@@ -54,6 +54,8 @@ type Received struct {
 	Payments []Payment
 	Rounding money.Amount
 	Lines    []ledger.Line
+	// Credits are what the money left over, the customers' credits.
+	Credits []Credit
 }
 
 // Receive books r: each invoice of its parts paid with its share, in one
@@ -84,10 +86,14 @@ func (s *Sales) Receive(ctx context.Context, company uuid.UUID, r Remittance) (R
 			sek = money.Öre(halfUpWide(r.SEK.InÖre(), part.Amount.InÖre(), r.Amount.InÖre()))
 		}
 		sekLeft, amountLeft = sekLeft.Sub(sek), amountLeft.Sub(part.Amount)
-		amount, rate, rounding, fee, interest, err := s.takes(ctx, inv, r.Currency, part.Amount, sek, whole)
+		amount, rate, rounding, fee, interest, excess, err := s.takes(ctx, inv, r.Currency, part.Amount, sek, whole)
 		if err != nil {
 			return out, apierr.Part(i, err)
 		}
+		// What was paid beyond the invoice is the customer's credit: its
+		// kronor come off what settles the invoice.
+		excessSEK := inKronor(excess, part.Amount, sek, nil)
+		sek = sek.Sub(excessSEK)
 		var paidOut money.Amount
 		if inv.DeductionTotal.Sign() > 0 {
 			if paidOut, err = s.store.PaidOut(ctx, company, inv.ID); err != nil {
@@ -103,12 +109,16 @@ func (s *Sales) Receive(ctx context.Context, company uuid.UUID, r Remittance) (R
 		if err != nil {
 			return out, apierr.Part(i, err)
 		}
-		if rounding.Sign() > 0 {
-			// The customer paid a little less: the öre are written off.
-			what := "Öresavrundning"
-			ls = append(ls, ledger.Line{Account: RoundingAccount, Debit: rounding, Description: &what})
-			ls[0].Debit = ls[0].Debit.Sub(rounding)
-			out.Rounding = out.Rounding.Add(rounding)
+		// The customer paid a little less: the difference is written off.
+		ls = writeOffLines(ls, account, rounding)
+		out.Rounding = out.Rounding.Add(rounding)
+		ls = creditLines(ls, account, excessSEK)
+		credit, err := s.keepCredit(ctx, inv, excess, excessSEK, r.Date, entry)
+		if err != nil {
+			return out, err
+		}
+		if credit != nil {
+			out.Credits = append(out.Credits, *credit)
 		}
 		source = src
 		lines = append(lines, ls...)
@@ -179,10 +189,11 @@ var MaxRounding = money.Öre(100)
 // takes is what a part of paid (in currency, sek in kronor) pays of inv:
 // the amount in the invoice's currency and the rate it came at, the öre
 // short written off, and the reminder fee and interest it also pays
-// (whole: the part is the whole remittance). An invoice in another
-// currency paid in kronor is paid whole.
+// (whole: the part is the whole remittance), and what a whole match pays
+// beyond all that: the customer's credit. An invoice in another currency
+// paid in kronor is paid whole.
 func (s *Sales) takes(ctx context.Context, inv Invoice, currency string, paid, sek money.Amount,
-	whole bool) (amount money.Amount, rate *money.Rate, rounding, fee, interest money.Amount, err error) {
+	whole bool) (amount money.Amount, rate *money.Rate, rounding, fee, interest, excess money.Amount, err error) {
 	left := inv.Remaining()
 	switch {
 	case currency == inv.Currency:
@@ -192,7 +203,7 @@ func (s *Sales) takes(ctx context.Context, inv Invoice, currency string, paid, s
 		// the kronor make.
 		amount = left
 	default:
-		return amount, nil, rounding, fee, interest, apierr.New(apierr.MatchCurrencyMismatch, map[string]any{
+		return amount, nil, rounding, fee, interest, excess, apierr.New(apierr.MatchCurrencyMismatch, map[string]any{
 			"invoice_id": inv.ID, "invoice_currency": inv.Currency, "transaction_currency": currency})
 	}
 	if inv.Currency != "SEK" && amount.Sign() > 0 {
@@ -203,25 +214,31 @@ func (s *Sales) takes(ctx context.Context, inv Invoice, currency string, paid, s
 	short := left.Sub(amount)
 	switch {
 	case short.Sign() > 0 && whole && inv.Currency == "SEK" && short.Cmp(MaxRounding) < 0:
-		return left, rate, short, fee, interest, nil
+		return left, rate, short, fee, interest, excess, nil
+	case short.Sign() > 0 && whole && inv.Currency == "SEK":
+		// More than öre short: written off up to the company's limit.
+		off, err := s.writesOff(ctx, inv.CompanyID, short)
+		if err != nil || off.Sign() > 0 {
+			return left, rate, off, fee, interest, excess, err
+		}
+		return amount, rate, rounding, fee, interest, excess, nil
 	case short.Sign() >= 0:
-		return amount, rate, rounding, fee, interest, nil
-	case !whole || inv.Currency != "SEK":
-		return amount, rate, rounding, fee, interest, apierr.New(apierr.MatchInvoiceAmountExceedsRemaining, map[string]any{
-			"invoice_id": inv.ID, "remaining_amount": left, "amount": amount})
+		return amount, rate, rounding, fee, interest, excess, nil
+	case !whole:
+		// A batch's parts are the caller's split: none pays more than is left.
+		return amount, rate, rounding, fee, interest, excess, apierr.New(apierr.MatchInvoiceAmountExceedsRemaining,
+			map[string]any{"invoice_id": inv.ID, "remaining_amount": left, "amount": amount})
+	case inv.Currency != "SEK":
+		return left, rate, rounding, fee, interest, short.Neg(), nil
 	}
 	// More than is left pays the reminders' fee and interest, up to what
-	// they claimed.
+	// they claimed; the rest is the customer's credit.
 	fees, owed, err := s.store.Outstanding(ctx, inv.CompanyID, inv.ID)
 	if err != nil {
-		return amount, rate, rounding, fee, interest, err
+		return amount, rate, rounding, fee, interest, excess, err
 	}
-	var ok bool
-	if fee, interest, ok = Charges(short.Neg(), fees, owed); !ok {
-		return amount, rate, rounding, fee, interest, apierr.New(apierr.MatchInvoiceAmountExceedsRemaining, map[string]any{
-			"invoice_id": inv.ID, "remaining_amount": left, "amount": amount, "reminder_charges": fees.Add(owed)})
-	}
-	return left, rate, rounding, fee, interest, nil
+	fee, interest, excess = Excess(short.Neg(), fees, owed)
+	return left, rate, rounding, fee, interest, excess, nil
 }
 
 // rateOf is sek / amount to six decimals: the rate a payment came at.

@@ -11,6 +11,7 @@ import (
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/outbox"
 )
 
@@ -38,6 +39,10 @@ type Books struct {
 	// PersonalNumber answers the customer's personnummer (404
 	// CUSTOMER_NO_PERSONAL_NUMBER, 422 CUSTOMER_PERSONAL_NUMBER_UNREADABLE).
 	PersonalNumber func(ctx context.Context, company, customer uuid.UUID) (string, error)
+	// Rate is SEK per unit of currency on day: the one fetched before the
+	// transaction, else a stored one (an imported rate file, an earlier
+	// fetch); fx.Rates.Rate. Nil: rates must be given.
+	Rate func(ctx context.Context, currency string, day time.Time) (money.Rate, error)
 	// KnownAccounts refuses (ACCOUNTS_NOT_IN_CHART) accounts neither the
 	// chart nor BAS has, or the chart has deactivated.
 	KnownAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error

@@ -448,9 +448,11 @@ func (s *Store) Coverage(ctx context.Context, company uuid.UUID) (Coverage, erro
 func (s *Store) MarkSent(ctx context.Context, inv Invoice, at, today time.Time) (Invoice, error) {
 	var out Invoice
 	err := s.db.Q(ctx).GetContext(ctx, &out, queueArchive+`UPDATE invoices i SET status = 'sent', invoice_number = $3,
-			ocr_reference = $4, journal_entry_id = $5, booking_deferred = $6, sent_at = $7, updated_at = $7, total_sek = $9
+			ocr_reference = $4, journal_entry_id = $5, booking_deferred = $6, sent_at = $7, updated_at = $7, total_sek = $9,
+			exchange_rate = $10
 		WHERE i.company_id = $1 AND i.id = $2 RETURNING `+columns("$8::date"),
-		inv.CompanyID, inv.ID, inv.Number, inv.OCR, inv.EntryID, inv.BookingDeferred, at, store.Day(today), inv.TotalSEK)
+		inv.CompanyID, inv.ID, inv.Number, inv.OCR, inv.EntryID, inv.BookingDeferred, at, store.Day(today), inv.TotalSEK,
+		inv.ExchangeRate)
 	return out, store.Refused(err)
 }
 

@@ -20,10 +20,20 @@ var paymentSources = map[string]bool{SourcePaid: true, SourceCashPayment: true, 
 // append-only), and its invoice moves back to what is then paid of it:
 // paid to partially paid or sent, its reminder charges owed again. A
 // credited invoice keeps its payments: its credit note reckoned with
-// them (409 CONFLICT, reason invoice_credited).
+// them (409 CONFLICT, reason invoice_credited). A customer's credit the
+// payment made is reversed with it, unless used (409 CONFLICT, reason
+// customer_credit_used); a use of a credit it booked, or a refund of one,
+// is given back to the credit.
 func (s *Sales) Reversed(ctx context.Context, company uuid.UUID, orig, st ledger.Entry) error {
+	if orig.SourceType == SourceCreditRefund {
+		return s.undoCredits(ctx, company, orig, st)
+	}
 	if !paymentSources[orig.SourceType] {
 		return nil
+	}
+	// A payment's verifikat may have made a customer's credit, or used one.
+	if err := s.undoCredits(ctx, company, orig, st); err != nil {
+		return err
 	}
 	before, err := s.store.PaidBy(ctx, company, orig.ID, s.today())
 	if err != nil || len(before) == 0 {

@@ -70,7 +70,7 @@ var engineSources = map[string]bool{
 	SourceOpeningBalance: true, SourceYearEnd: true, SourceAppropriation: true, SourceRevaluation: true, SourceCashCutoff: true,
 	SourceStorno: true, SourceCorrection: true, "credit_note": true, "supplier_credit_note": true, "system": true,
 	"accrual": true, "vat_settlement": true, "rot_rut_payout": true, "rot_rut_reclaim": true, "expense_payout": true,
-	"stripe_payout": true, "invoice_batch_payment": true, "supplier_invoice_batch_payment": true,
+	"stripe_payout": true, "invoice_batch_payment": true, "supplier_invoice_batch_payment": true, "customer_credit_refund": true,
 }
 
 // ClientSources lists the source types a client may send, sorted.

@@ -27,8 +27,9 @@ type Table struct {
 
 const cellPad = 3.0
 
-// Table writes t from the cursor down. Cells wrap within their column;
-// a row never splits, and a page break repeats the heading row.
+// Table writes t from the cursor down. Headings and cells wrap within
+// their column; a row never splits, and a page break repeats the heading
+// row.
 func (d *Document) Table(t Table) {
 	body := Font{Size: t.Size}
 	head := Font{Size: t.Size, Bold: true, Color: Color{0xff, 0xff, 0xff}}
@@ -39,11 +40,25 @@ func (d *Document) Table(t Table) {
 		xs[i], ws[i] = x, c.Width*d.Width()
 		x += ws[i]
 	}
-	headH := head.lineHeight() + 2*cellPad
+	// A heading wraps within its column as a cell does: a long one takes
+	// more lines, never its neighbour's room.
+	titles := make([][]string, len(t.Cols))
+	headLines := 1
+	for i, c := range t.Cols {
+		if c.Title != "" {
+			titles[i] = d.wrap(c.Title, head, ws[i]-2*cellPad)
+			headLines = max(headLines, len(titles[i]))
+		}
+	}
+	headH := float64(headLines)*head.lineHeight() + 2*cellPad
 	heading := func() {
 		d.Rect(d.Left(), d.y, d.Width(), headH, t.Head)
 		for i, c := range t.Cols {
-			d.TextAt(xs[i]+cellPad, d.y+cellPad, ws[i]-2*cellPad, c.Title, head, c.Align)
+			y := d.y + cellPad
+			for _, line := range titles[i] {
+				d.TextAt(xs[i]+cellPad, y, ws[i]-2*cellPad, line, head, c.Align)
+				y += head.lineHeight()
+			}
 		}
 		d.y += headH
 	}

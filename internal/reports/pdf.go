@@ -45,9 +45,24 @@ func IncomeStatementPDF(c Company, s gen.IncomeStatement) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	prev := "Föregående år (" + s.ComparisonPeriod.Start.Format(time.DateOnly) + " – " + s.ComparisonPeriod.End.Format(time.DateOnly) + ")"
+	// The year before is compared only when it has figures: a company in
+	// its first year has none, and a column of zeros says nothing.
+	compare := hasPrevious(s)
 	t := pdf.Table{Head: head, Size: 8.5, Cols: []pdf.Col{{Title: "Post", Width: 0.52},
-		{Title: "Belopp", Width: 0.2, Align: pdf.AlignRight}, {Title: prev, Width: 0.28, Align: pdf.AlignRight}}}
+		{Title: "Belopp " + s.Period.Start.Format(time.DateOnly) + " – " + s.Period.End.Format(time.DateOnly),
+			Width: 0.24, Align: pdf.AlignRight}}}
+	if compare {
+		t.Cols[0].Width = 0.48
+		t.Cols[1].Width = 0.26
+		t.Cols = append(t.Cols, pdf.Col{Title: "Föregående år " + s.ComparisonPeriod.Start.Format(time.DateOnly) + " – " +
+			s.ComparisonPeriod.End.Format(time.DateOnly), Width: 0.26, Align: pdf.AlignRight})
+	}
+	cells := func(label string, amount, previous money.Amount) []string {
+		if compare {
+			return []string{label, kr(amount), kr(previous)}
+		}
+		return []string{label, kr(amount)}
+	}
 	for _, sec := range s.Sections {
 		t.Rows = append(t.Rows, pdf.Row{Cells: []string{sec.Title}, Bold: true})
 		for _, r := range sec.Rows {
@@ -58,18 +73,31 @@ func IncomeStatementPDF(c Company, s gen.IncomeStatement) ([]byte, error) {
 			if f, err := r.Field.Get(); err == nil {
 				label = f + " " + label
 			}
-			t.Rows = append(t.Rows, pdf.Row{Cells: []string{label, kr(r.Amount), kr(r.PreviousAmount)}})
+			t.Rows = append(t.Rows, pdf.Row{Cells: cells(label, r.Amount, r.PreviousAmount)})
 			for _, a := range r.Accounts {
-				t.Rows = append(t.Rows, pdf.Row{Cells: []string{"    " + a.AccountNumber + " " + a.AccountName,
-					kr(a.Amount), kr(a.PreviousAmount)}, Muted: true})
+				t.Rows = append(t.Rows, pdf.Row{Cells: cells("    "+a.AccountNumber+" "+a.AccountName, a.Amount, a.PreviousAmount),
+					Muted: true})
 			}
 		}
 		if st, err := sec.Subtotal.Get(); err == nil {
-			t.Rows = append(t.Rows, pdf.Row{Cells: []string{st.Label, kr(st.Amount), kr(st.PreviousAmount)}, Bold: true})
+			t.Rows = append(t.Rows, pdf.Row{Cells: cells(st.Label, st.Amount, st.PreviousAmount), Bold: true})
 		}
 	}
 	d.Table(t)
 	return d.Bytes()
+}
+
+// hasPrevious reports whether the income statement has a figure of the
+// year before.
+func hasPrevious(s gen.IncomeStatement) bool {
+	for _, sec := range s.Sections {
+		for _, r := range sec.Rows {
+			if !r.PreviousAmount.IsZero() {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // BalanceSheetPDF lays out the balance sheet b of company c.
