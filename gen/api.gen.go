@@ -2141,8 +2141,9 @@ func (e EuSalesCrossCheckBox) Valid() bool {
 
 // Defines values for EuSalesErrorCode.
 const (
-	BUYERVATNUMBERMISSING EuSalesErrorCode = "BUYER_VAT_NUMBER_MISSING"
-	BUYERVATNUMBERNOTEU   EuSalesErrorCode = "BUYER_VAT_NUMBER_NOT_EU"
+	BUYERVATNUMBERMISSING      EuSalesErrorCode = "BUYER_VAT_NUMBER_MISSING"
+	BUYERVATNUMBERNOTEU        EuSalesErrorCode = "BUYER_VAT_NUMBER_NOT_EU"
+	BUYERVATNUMBERNOTVALIDATED EuSalesErrorCode = "BUYER_VAT_NUMBER_NOT_VALIDATED"
 )
 
 // Valid indicates whether the value is a known member of the EuSalesErrorCode enum.
@@ -2151,6 +2152,8 @@ func (e EuSalesErrorCode) Valid() bool {
 	case BUYERVATNUMBERMISSING:
 		return true
 	case BUYERVATNUMBERNOTEU:
+		return true
+	case BUYERVATNUMBERNOTVALIDATED:
 		return true
 	default:
 		return false
@@ -9383,6 +9386,9 @@ type EuSalesList struct {
 		Services      int `json:"services"`
 		Triangulation int `json:"triangulation"`
 	} `json:"totals"`
+
+	// Warnings Sales the list reports that want a look before it is filed, per customer: BUYER_VAT_NUMBER_NOT_VALIDATED, invoiced under reverse charge asked for in so many words while the buyer's VAT number was not validated in VIES (the seller answers for it). They do not keep the list from the file (csv_ready).
+	Warnings []EuSalesError `json:"warnings"`
 }
 
 // EuSalesListResponse defines model for EuSalesListResponse.
@@ -10165,8 +10171,10 @@ type Ink2Totals struct {
 
 // Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
 type Invoice struct {
-	CreatedAt         time.Time                             `json:"created_at"`
-	CreditedInvoiceId nullable.Nullable[openapi_types.UUID] `json:"credited_invoice_id"`
+	// BuyerVatNumberValidated Of a sale the buyer accounts for the VAT of (vat_treatment eu_services or eu_goods): whether VIES had validated the buyer's VAT number when the treatment was decided. false when reverse charge was asked for (vat_treatment reverse_charge) for an EU business whose number VIES has not validated (offline, or not asked yet): the invoice is issued so, the seller answers for the number, and the EU sales list shows it among its warnings. null for any other sale.
+	BuyerVatNumberValidated nullable.Nullable[bool]               `json:"buyer_vat_number_validated"`
+	CreatedAt               time.Time                             `json:"created_at"`
+	CreditedInvoiceId       nullable.Nullable[openapi_types.UUID] `json:"credited_invoice_id"`
 
 	// Currency The invoice's currency (ISO 4217).
 	Currency InvoiceCurrency `json:"currency"`
@@ -10438,7 +10446,9 @@ type InvoiceCreate struct {
 	SourceQuoteId nullable.Nullable[openapi_types.UUID] `json:"source_quote_id,omitempty"`
 
 	// ValidUntil Quotes: required, on or after invoice_date.
-	ValidUntil    nullable.Nullable[openapi_types.Date]     `json:"valid_until,omitempty"`
+	ValidUntil nullable.Nullable[openapi_types.Date] `json:"valid_until,omitempty"`
+
+	// VatTreatment  reverse_charge for an EU business whose VAT number VIES has not validated (VIES offline or not asked) is taken as asked, with warning REVERSE_CHARGE_VAT_NUMBER_NOT_VALIDATED and buyer_vat_number_validated false on the invoice: the seller answers for the number. Without any VAT number it is still 400 INVOICE_VAT_TREATMENT_BUYER_VAT_NUMBER_REQUIRED.
 	VatTreatment  nullable.Nullable[InvoiceVatTreatmentAsk] `json:"vat_treatment,omitempty"`
 	YourReference nullable.Nullable[string]                 `json:"your_reference,omitempty"`
 }
@@ -10968,8 +10978,10 @@ type InvoicePeppolSentResponse struct {
 
 // InvoicePreview An invoice as a dry run of create would store it: id, created_at and updated_at are null.
 type InvoicePreview struct {
-	CreatedAt         nullable.Nullable[time.Time]          `json:"created_at"`
-	CreditedInvoiceId nullable.Nullable[openapi_types.UUID] `json:"credited_invoice_id"`
+	// BuyerVatNumberValidated Of a sale the buyer accounts for the VAT of (vat_treatment eu_services or eu_goods): whether VIES had validated the buyer's VAT number when the treatment was decided. false when reverse charge was asked for (vat_treatment reverse_charge) for an EU business whose number VIES has not validated (offline, or not asked yet): the invoice is issued so, the seller answers for the number, and the EU sales list shows it among its warnings. null for any other sale.
+	BuyerVatNumberValidated nullable.Nullable[bool]               `json:"buyer_vat_number_validated"`
+	CreatedAt               nullable.Nullable[time.Time]          `json:"created_at"`
+	CreditedInvoiceId       nullable.Nullable[openapi_types.UUID] `json:"credited_invoice_id"`
 
 	// Currency The invoice's currency (ISO 4217).
 	Currency InvoiceCurrency `json:"currency"`

@@ -645,7 +645,7 @@ func vatReturns(cfg Config, journal *ledger.Store, accounts *chart.Store, period
 				kind = vat.Services
 			}
 			out[i] = vat.Sale{InvoiceID: s.ID, CustomerID: s.CustomerID, CustomerName: s.CustomerName,
-				VATNumber: vatNumber, Kind: kind, Amount: s.AmountSEK}
+				VATNumber: vatNumber, Kind: kind, Amount: s.AmountSEK, Unvalidated: !s.Validated}
 		}
 		return out, nil
 	}

@@ -153,6 +153,10 @@ func Plan(d Draft, c Customer, s Settings) (Invoice, []Warning, error) {
 		}
 	}
 	inv.Treatment, inv.TreatmentOverride = decision.Kind, d.Treatment != "" || country != ""
+	if decision.Kind.buyerAccounts() && d.Keep == nil {
+		validated := !decision.Unvalidated
+		inv.BuyerVATValidated = &validated
+	}
 
 	items := make([]Item, len(d.Lines))
 	inv.Lines = make([]Line, len(d.Lines))

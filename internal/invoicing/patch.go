@@ -113,7 +113,7 @@ func (s *Sales) Update(ctx context.Context, company, id uuid.UUID, p Patch) (Inv
 	}
 	warnings = append(warnings, more...)
 	if d.Keep != nil {
-		inv.TreatmentOverride = old.TreatmentOverride
+		inv.TreatmentOverride, inv.BuyerVATValidated = old.TreatmentOverride, old.BuyerVATValidated
 	}
 	inv.CompanyID, inv.ID, inv.Number, inv.CreatedAt = company, old.ID, old.Number, old.CreatedAt
 	if old.QuoteStatus != nil {

@@ -20,24 +20,28 @@ import (
 // Invoice is a row of invoices: a quote, proforma, delivery note,
 // invoice or credit note, as stored.
 type Invoice struct {
-	CompanyID         uuid.UUID         `db:"company_id"`
-	ID                uuid.UUID         `db:"id"`
-	DocumentType      string            `db:"document_type"`
-	Number            *string           `db:"invoice_number"`
-	CustomerID        uuid.UUID         `db:"customer_id"`
-	CustomerName      string            `db:"customer_name"`
-	Status            string            `db:"status"`
-	InvoiceDate       time.Time         `db:"invoice_date"`
-	DueDate           time.Time         `db:"due_date"`
-	DeliveryDate      *time.Time        `db:"delivery_date"`
-	ValidUntil        *time.Time        `db:"valid_until"`
-	QuoteStatus       *string           `db:"quote_status"`
-	QuoteDecidedAt    *time.Time        `db:"quote_decided_at"`
-	Currency          string            `db:"currency"`
-	ExchangeRate      *money.Rate       `db:"exchange_rate"`
-	Treatment         Kind              `db:"vat_treatment"`
-	TreatmentOverride bool              `db:"vat_treatment_override"`
-	DeliveryCountry   *string           `db:"delivery_country"`
+	CompanyID         uuid.UUID   `db:"company_id"`
+	ID                uuid.UUID   `db:"id"`
+	DocumentType      string      `db:"document_type"`
+	Number            *string     `db:"invoice_number"`
+	CustomerID        uuid.UUID   `db:"customer_id"`
+	CustomerName      string      `db:"customer_name"`
+	Status            string      `db:"status"`
+	InvoiceDate       time.Time   `db:"invoice_date"`
+	DueDate           time.Time   `db:"due_date"`
+	DeliveryDate      *time.Time  `db:"delivery_date"`
+	ValidUntil        *time.Time  `db:"valid_until"`
+	QuoteStatus       *string     `db:"quote_status"`
+	QuoteDecidedAt    *time.Time  `db:"quote_decided_at"`
+	Currency          string      `db:"currency"`
+	ExchangeRate      *money.Rate `db:"exchange_rate"`
+	Treatment         Kind        `db:"vat_treatment"`
+	TreatmentOverride bool        `db:"vat_treatment_override"`
+	DeliveryCountry   *string     `db:"delivery_country"`
+	// BuyerVATValidated says, of a sale the buyer accounts for the VAT of,
+	// whether VIES had validated the buyer's VAT number when the treatment
+	// was decided; nil for any other sale.
+	BuyerVATValidated *bool             `db:"buyer_vat_number_validated"`
 	OreRounding       bool              `db:"ore_rounding"`
 	Subtotal          money.Amount      `db:"subtotal"`
 	VAT               money.Amount      `db:"vat_amount"`
@@ -135,9 +139,9 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 				vat_treatment_override, delivery_country, ore_rounding, subtotal, vat_amount, rounding_amount, total,
 				deduction_total, total_sek, ocr_reference, your_reference, our_reference, invoice_marking, notes,
 				default_dimensions, booking_deferred, credited_invoice_id, source_quote_id, rot_deduction,
-				deduction_housing_designation, deduction_apartment_number, deduction_brf_org_number)
+				deduction_housing_designation, deduction_apartment_number, deduction_brf_org_number, buyer_vat_number_validated)
 			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22,
-				$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $35, $36, $37, $38)
+				$23, $24, $25, $26, $27, $28, $29, $30, $31, $32, $35, $36, $37, $38, $39)
 			RETURNING *),
 		l AS (`+itemsFrom("$33")+`
 			RETURNING 1)
@@ -147,7 +151,7 @@ func (s *Store) Insert(ctx context.Context, inv Invoice, today time.Time) (Invoi
 		inv.TreatmentOverride, inv.DeliveryCountry, inv.OreRounding, inv.Subtotal, inv.VAT, inv.Rounding, inv.Total,
 		inv.DeductionTotal, inv.TotalSEK, inv.OCR, inv.YourReference, inv.OurReference, inv.Marking, inv.Notes,
 		inv.DefaultDimensions, inv.BookingDeferred, inv.CreditedID, inv.SourceQuoteID, lines, store.Day(today),
-		inv.ROTDeduction, inv.Housing, inv.Apartment, inv.BRFOrgNumber)
+		inv.ROTDeduction, inv.Housing, inv.Apartment, inv.BRFOrgNumber, inv.BuyerVATValidated)
 	if err != nil {
 		return out, store.Refused(err)
 	}
@@ -219,7 +223,7 @@ func (s *Store) Update(ctx context.Context, inv Invoice, lines bool, at, today t
 				vat_amount = $13, rounding_amount = $14, total = $15, deduction_total = $16, total_sek = $17,
 				your_reference = $18, our_reference = $19, invoice_marking = $20, notes = $21, default_dimensions = $22,
 				updated_at = $24, rot_deduction = $27, deduction_housing_designation = $28, deduction_apartment_number = $29,
-				deduction_brf_org_number = $30
+				deduction_brf_org_number = $30, buyer_vat_number_validated = $31
 			WHERE company_id = $1 AND id = $2 AND (SELECT count(*) FROM d) >= 0
 			RETURNING *),
 		l AS (`+itemsFrom("$25")+` WHERE $23 RETURNING 1)
@@ -228,7 +232,7 @@ func (s *Store) Update(ctx context.Context, inv Invoice, lines bool, at, today t
 		inv.Treatment, inv.TreatmentOverride, inv.DeliveryCountry, inv.OreRounding, inv.Subtotal, inv.VAT, inv.Rounding,
 		inv.Total, inv.DeductionTotal, inv.TotalSEK, inv.YourReference, inv.OurReference, inv.Marking, inv.Notes,
 		inv.DefaultDimensions, lines, at, items, store.Day(today), inv.ROTDeduction, inv.Housing, inv.Apartment,
-		inv.BRFOrgNumber)
+		inv.BRFOrgNumber, inv.BuyerVATValidated)
 	if err != nil {
 		return out, store.Refused(err)
 	}

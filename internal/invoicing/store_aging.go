@@ -97,6 +97,8 @@ type EUSale struct {
 	Treatment   string       `db:"vat_treatment"`
 	InvoiceDate time.Time    `db:"invoice_date"`
 	AmountSEK   money.Amount `db:"amount_sek"`
+	// Validated is whether VIES had validated the buyer's VAT number.
+	Validated bool `db:"buyer_vat_number_validated"`
 }
 
 // EUSalesIn lists the issued invoices and credit notes dated from..to
@@ -107,6 +109,7 @@ func (s *Store) EUSalesIn(ctx context.Context, company uuid.UUID, from, to time.
 	out := []EUSale{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
 		SELECT id, invoice_number, customer_id, customer_name, vat_treatment, invoice_date,
+			coalesce(buyer_vat_number_validated, true) AS buyer_vat_number_validated,
 			CASE WHEN currency = 'SEK' THEN subtotal ELSE round(subtotal * exchange_rate, 2) END AS amount_sek
 		FROM invoices
 		WHERE company_id = $1 AND document_type = 'invoice' AND status NOT IN ('draft', 'cancelled')

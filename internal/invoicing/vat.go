@@ -66,6 +66,10 @@ type Warning struct {
 type Decision struct {
 	Kind     Kind
 	Warnings []Warning
+	// Unvalidated: reverse charge was asked for a buyer whose VAT number
+	// VIES has not validated (no VIES configured, or not asked yet); the
+	// seller answers for the number.
+	Unvalidated bool
 }
 
 // qualifies reports whether the buyer may be invoiced without Swedish VAT
@@ -73,6 +77,13 @@ type Decision struct {
 // VIES validated.
 func (b Buyer) qualifies() bool {
 	return b.Type == "eu_business" && b.VATValidated && b.Country != "SE" && b.Country != ""
+}
+
+// unvalidated reports whether the buyer would qualify for reverse charge
+// but for VIES: an EU business outside Sweden with a VAT number no one
+// has validated.
+func (b Buyer) unvalidated() bool {
+	return b.Type == "eu_business" && b.VATNumber && !b.VATValidated && b.Country != "SE" && b.Country != ""
 }
 
 // outsideEU reports whether the buyer is a business outside the EU.
@@ -127,19 +138,22 @@ func Decide(b Buyer, a Ask, registered bool) (Decision, error) {
 	case Standard:
 		return Decision{Kind: SwedishSale}, nil
 	case ReverseCharge:
-		if country == "" {
-			if !b.qualifies() {
-				return Decision{}, buyerVATRequired(b)
+		kind := EUServices
+		if country != "" {
+			if country == "SE" || !euStates[country] {
+				return Decision{}, mismatch(t, country)
 			}
-			return Decision{Kind: EUServices}, nil
+			kind = EUGoods
 		}
-		if country == "SE" || !euStates[country] {
-			return Decision{}, mismatch(t, country)
+		switch {
+		case b.qualifies():
+			return Decision{Kind: kind}, nil
+		case b.unvalidated() && a.Treatment == ReverseCharge:
+			// Asked for in so many words: the seller takes the number as
+			// it stands, and the invoice records that no one validated it.
+			return Decision{Kind: kind, Unvalidated: true, Warnings: []Warning{reverseChargeUnvalidated}}, nil
 		}
-		if !b.qualifies() {
-			return Decision{}, buyerVATRequired(b)
-		}
-		return Decision{Kind: EUGoods}, nil
+		return Decision{}, buyerVATRequired(b)
 	case Export:
 		if country == "" {
 			if !b.outsideEU() {
@@ -200,6 +214,10 @@ var (
 		"Svensk momssats är angiven för en kund som omfattas av omvänd skattskyldighet.",
 		"A Swedish VAT rate is set for a customer that qualifies for reverse charge.",
 		"Leave vat_rate out, or set it to 0, to invoice with reverse charge."}
+	reverseChargeUnvalidated = Warning{"REVERSE_CHARGE_VAT_NUMBER_NOT_VALIDATED",
+		"Omvänd skattskyldighet utan att kundens momsregistreringsnummer är bekräftat i VIES; säljaren ansvarar för att numret är giltigt.",
+		"Reverse charge without the customer's VAT number validated in VIES; the seller answers for the number being valid.",
+		"Validate the number (PATCH the customer once VIES is configured), or keep proof that the buyer is a VAT-registered business."}
 	swedishToExport = Warning{"SWEDISH_VAT_TO_EXPORT_CUSTOMER",
 		"Svensk momssats är angiven för en kund utanför EU.",
 		"A Swedish VAT rate is set for a customer outside the EU.",

@@ -69,7 +69,6 @@ func TestDecideRefuses(t *testing.T) {
 		code       apierr.Code
 		reason     string
 	}{
-		{"reverse charge, not validated", unvalidated, Ask{Treatment: ReverseCharge}, true, apierr.InvoiceVatTreatmentBuyerVatNumberRequired, "vat_number_not_validated"},
 		{"reverse charge, no number", noNumber, Ask{Treatment: ReverseCharge}, true, apierr.InvoiceVatTreatmentBuyerVatNumberRequired, "vat_number_missing"},
 		{"reverse charge, a Swede", swede, Ask{Treatment: ReverseCharge}, true, apierr.InvoiceVatTreatmentBuyerVatNumberRequired, "not_eu_business"},
 		{"reverse charge, EU business in Sweden", euInSweden, Ask{Treatment: ReverseCharge}, true, apierr.InvoiceVatTreatmentBuyerVatNumberRequired, "buyer_in_sweden"},
@@ -90,6 +89,16 @@ func TestDecideRefuses(t *testing.T) {
 		}
 		if c.reason != "" && e.Details["reason"] != c.reason {
 			t.Errorf("%s: reason %v, want %s", c.name, e.Details["reason"], c.reason)
+		}
+	}
+	// Reverse charge asked for in so many words for a number VIES has not
+	// validated: taken as asked, recorded, and warned of. A delivery
+	// country alone does not ask for it.
+	for _, ask := range []Ask{{Treatment: ReverseCharge}, {Treatment: ReverseCharge, DeliveryCountry: "DE"}} {
+		d, err := Decide(unvalidated, ask, true)
+		if err != nil || !d.Unvalidated || len(d.Warnings) != 1 || d.Warnings[0].Code != "REVERSE_CHARGE_VAT_NUMBER_NOT_VALIDATED" ||
+			(d.Kind != EUServices && d.Kind != EUGoods) {
+			t.Errorf("%+v for an unvalidated number: %+v %v", ask, d, err)
 		}
 	}
 	if _, err := Decide(swede, Ask{Treatment: Standard}, false); err != nil {

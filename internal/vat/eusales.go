@@ -23,6 +23,9 @@ type Sale struct {
 	// Kind is goods, triangulation or services.
 	Kind   string
 	Amount money.Amount
+	// Unvalidated: the sale was invoiced under reverse charge with the
+	// buyer's VAT number not validated in VIES (the seller's risk).
+	Unvalidated bool
 }
 
 // The kinds of sale the list reports.
@@ -62,6 +65,9 @@ type ListError struct {
 type List struct {
 	Rows   []ListRow
 	Errors []ListError
+	// Warnings are sales the list reports that want a look before it is
+	// filed: a buyer's VAT number not validated in VIES.
+	Warnings []ListError
 	// Totals are the rows summed, per kind, in whole kronor.
 	Goods, Triangulation, Services int64
 }
@@ -86,9 +92,9 @@ func Compile(sales []Sale) List {
 		goods, triang, service money.Amount
 	}
 	rows := map[string]*acc{}
-	errs := map[uuid.UUID]*ListError{}
+	errs, warns := map[uuid.UUID]*ListError{}, map[uuid.UUID]*ListError{}
 	var order []string
-	var errOrder []uuid.UUID
+	var errOrder, warnOrder []uuid.UUID
 	for _, s := range sales {
 		v := ""
 		if s.VATNumber != nil {
@@ -110,6 +116,16 @@ func Compile(sales []Sale) List {
 			}
 			e.InvoiceIDs = append(e.InvoiceIDs, s.InvoiceID)
 			continue
+		}
+		if s.Unvalidated {
+			w := warns[s.CustomerID]
+			if w == nil {
+				w = &ListError{CustomerID: s.CustomerID, CustomerName: s.CustomerName, Code: "BUYER_VAT_NUMBER_NOT_VALIDATED",
+					Issue: "invoiced under reverse charge with the buyer's VAT number not validated in VIES: the seller answers for it"}
+				warns[s.CustomerID] = w
+				warnOrder = append(warnOrder, s.CustomerID)
+			}
+			w.InvoiceIDs = append(w.InvoiceIDs, s.InvoiceID)
 		}
 		a := rows[v]
 		if a == nil {
@@ -141,6 +157,9 @@ func Compile(sales []Sale) List {
 	}
 	for _, id := range errOrder {
 		out.Errors = append(out.Errors, *errs[id])
+	}
+	for _, id := range warnOrder {
+		out.Warnings = append(out.Warnings, *warns[id])
 	}
 	return out
 }

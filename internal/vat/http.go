@@ -294,6 +294,7 @@ func (h *Handler) GetEuSalesList(ctx context.Context, req gen.GetEuSalesListRequ
 		Filer: gen.EuSalesFiler{VatNumber: text(l.Filer.VATNumber), Name: text(l.Filer.Name), Phone: text(l.Filer.Phone),
 			Email: text(l.Filer.Email), Missing: make([]gen.EuSalesFilerMissing, len(missing))},
 		Rows: make([]gen.EuSalesRow, len(l.List.Rows)), Errors: make([]gen.EuSalesError, len(l.List.Errors)),
+		Warnings: make([]gen.EuSalesError, len(l.List.Warnings)),
 		CsvReady: len(missing) == 0 && len(l.List.Errors) == 0}
 	for i, m := range missing {
 		out.Filer.Missing[i] = gen.EuSalesFilerMissing(m)
@@ -311,6 +312,10 @@ func (h *Handler) GetEuSalesList(ctx context.Context, req gen.GetEuSalesListRequ
 	}
 	for i, e := range l.List.Errors {
 		out.Errors[i] = gen.EuSalesError{CustomerId: e.CustomerID, CustomerName: e.CustomerName, InvoiceIds: e.InvoiceIDs,
+			Code: gen.EuSalesErrorCode(e.Code), Issue: e.Issue}
+	}
+	for i, e := range l.List.Warnings {
+		out.Warnings[i] = gen.EuSalesError{CustomerId: e.CustomerID, CustomerName: e.CustomerName, InvoiceIds: e.InvoiceIDs,
 			Code: gen.EuSalesErrorCode(e.Code), Issue: e.Issue}
 	}
 	out.Totals.Goods, out.Totals.Triangulation, out.Totals.Services = int(l.List.Goods), int(l.List.Triangulation), int(l.List.Services)
