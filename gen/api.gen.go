@@ -3044,11 +3044,12 @@ func (e InvoiceUpdateDocumentType) Valid() bool {
 
 // Defines values for InvoiceVatTreatment.
 const (
-	InvoiceVatTreatmentEuGoods        InvoiceVatTreatment = "eu_goods"
-	InvoiceVatTreatmentEuServices     InvoiceVatTreatment = "eu_services"
-	InvoiceVatTreatmentExportGoods    InvoiceVatTreatment = "export_goods"
-	InvoiceVatTreatmentExportServices InvoiceVatTreatment = "export_services"
-	InvoiceVatTreatmentStandard       InvoiceVatTreatment = "standard"
+	InvoiceVatTreatmentEuGoods         InvoiceVatTreatment = "eu_goods"
+	InvoiceVatTreatmentEuServices      InvoiceVatTreatment = "eu_services"
+	InvoiceVatTreatmentEuTriangulation InvoiceVatTreatment = "eu_triangulation"
+	InvoiceVatTreatmentExportGoods     InvoiceVatTreatment = "export_goods"
+	InvoiceVatTreatmentExportServices  InvoiceVatTreatment = "export_services"
+	InvoiceVatTreatmentStandard        InvoiceVatTreatment = "standard"
 )
 
 // Valid indicates whether the value is a known member of the InvoiceVatTreatment enum.
@@ -3057,6 +3058,8 @@ func (e InvoiceVatTreatment) Valid() bool {
 	case InvoiceVatTreatmentEuGoods:
 		return true
 	case InvoiceVatTreatmentEuServices:
+		return true
+	case InvoiceVatTreatmentEuTriangulation:
 		return true
 	case InvoiceVatTreatmentExportGoods:
 		return true
@@ -3074,6 +3077,7 @@ const (
 	InvoiceVatTreatmentAskExport        InvoiceVatTreatmentAsk = "export"
 	InvoiceVatTreatmentAskReverseCharge InvoiceVatTreatmentAsk = "reverse_charge"
 	InvoiceVatTreatmentAskStandard      InvoiceVatTreatmentAsk = "standard"
+	InvoiceVatTreatmentAskTriangulation InvoiceVatTreatmentAsk = "triangulation"
 )
 
 // Valid indicates whether the value is a known member of the InvoiceVatTreatmentAsk enum.
@@ -3084,6 +3088,8 @@ func (e InvoiceVatTreatmentAsk) Valid() bool {
 	case InvoiceVatTreatmentAskReverseCharge:
 		return true
 	case InvoiceVatTreatmentAskStandard:
+		return true
+	case InvoiceVatTreatmentAskTriangulation:
 		return true
 	default:
 		return false
@@ -10171,7 +10177,7 @@ type Ink2Totals struct {
 
 // Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
 type Invoice struct {
-	// BuyerVatNumberValidated Of a sale the buyer accounts for the VAT of (vat_treatment eu_services or eu_goods): whether VIES had validated the buyer's VAT number when the treatment was decided. false when reverse charge was asked for (vat_treatment reverse_charge) for an EU business whose number VIES has not validated (offline, or not asked yet): the invoice is issued so, the seller answers for the number, and the EU sales list shows it among its warnings. null for any other sale.
+	// BuyerVatNumberValidated Of a sale the buyer accounts for the VAT of (vat_treatment eu_services, eu_goods or eu_triangulation): whether VIES had validated the buyer's VAT number when the treatment was decided. false when reverse charge was asked for (vat_treatment reverse_charge) for an EU business whose number VIES has not validated (offline, or not asked yet): the invoice is issued so, the seller answers for the number, and the EU sales list shows it among its warnings. null for any other sale.
 	BuyerVatNumberValidated nullable.Nullable[bool]               `json:"buyer_vat_number_validated"`
 	CreatedAt               time.Time                             `json:"created_at"`
 	CreditedInvoiceId       nullable.Nullable[openapi_types.UUID] `json:"credited_invoice_id"`
@@ -10252,7 +10258,7 @@ type Invoice struct {
 	// VatAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	VatAmount Amount `json:"vat_amount"`
 
-	// VatTreatment How the invoice's VAT is handled: standard (Swedish VAT, ruta 05), eu_services (reverse charge on services, 3308, ruta 39), eu_goods (goods to another EU state, 3108, ruta 35), export_goods (3105, ruta 36), export_services (3305, ruta 40).
+	// VatTreatment How the invoice's VAT is handled: standard (Swedish VAT, ruta 05), eu_services (reverse charge on services, 3308, ruta 39), eu_goods (goods to another EU state, 3108, ruta 35), export_goods (3105, ruta 36), export_services (3305, ruta 40), eu_triangulation (the middle party's sale in trepartshandel: goods from another EU state straight to the buyer in a third, the buyer accounting for the VAT; 3107, Kontera's account for ruta 38, as BAS has none; the EU sales list's triangulation column).
 	VatTreatment  InvoiceVatTreatment       `json:"vat_treatment"`
 	YourReference nullable.Nullable[string] `json:"your_reference"`
 }
@@ -10448,7 +10454,7 @@ type InvoiceCreate struct {
 	// ValidUntil Quotes: required, on or after invoice_date.
 	ValidUntil nullable.Nullable[openapi_types.Date] `json:"valid_until,omitempty"`
 
-	// VatTreatment  reverse_charge for an EU business whose VAT number VIES has not validated (VIES offline or not asked) is taken as asked, with warning REVERSE_CHARGE_VAT_NUMBER_NOT_VALIDATED and buyer_vat_number_validated false on the invoice: the seller answers for the number. Without any VAT number it is still 400 INVOICE_VAT_TREATMENT_BUYER_VAT_NUMBER_REQUIRED.
+	// VatTreatment Ask for a treatment (see InvoiceVatTreatmentAsk); null or left out: decided from the customer. reverse_charge (or triangulation) for an EU business whose VAT number VIES has not validated (VIES offline or not asked) is taken as asked, with warning REVERSE_CHARGE_VAT_NUMBER_NOT_VALIDATED and buyer_vat_number_validated false on the invoice: the seller answers for the number. Without any VAT number it is 400 INVOICE_VAT_TREATMENT_BUYER_VAT_NUMBER_REQUIRED; triangulation without delivery_country 400 INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_REQUIRED.
 	VatTreatment  nullable.Nullable[InvoiceVatTreatmentAsk] `json:"vat_treatment,omitempty"`
 	YourReference nullable.Nullable[string]                 `json:"your_reference,omitempty"`
 }
@@ -10978,7 +10984,7 @@ type InvoicePeppolSentResponse struct {
 
 // InvoicePreview An invoice as a dry run of create would store it: id, created_at and updated_at are null.
 type InvoicePreview struct {
-	// BuyerVatNumberValidated Of a sale the buyer accounts for the VAT of (vat_treatment eu_services or eu_goods): whether VIES had validated the buyer's VAT number when the treatment was decided. false when reverse charge was asked for (vat_treatment reverse_charge) for an EU business whose number VIES has not validated (offline, or not asked yet): the invoice is issued so, the seller answers for the number, and the EU sales list shows it among its warnings. null for any other sale.
+	// BuyerVatNumberValidated Of a sale the buyer accounts for the VAT of (vat_treatment eu_services, eu_goods or eu_triangulation): whether VIES had validated the buyer's VAT number when the treatment was decided. false when reverse charge was asked for (vat_treatment reverse_charge) for an EU business whose number VIES has not validated (offline, or not asked yet): the invoice is issued so, the seller answers for the number, and the EU sales list shows it among its warnings. null for any other sale.
 	BuyerVatNumberValidated nullable.Nullable[bool]               `json:"buyer_vat_number_validated"`
 	CreatedAt               nullable.Nullable[time.Time]          `json:"created_at"`
 	CreditedInvoiceId       nullable.Nullable[openapi_types.UUID] `json:"credited_invoice_id"`
@@ -11056,7 +11062,7 @@ type InvoicePreview struct {
 	// VatAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	VatAmount Amount `json:"vat_amount"`
 
-	// VatTreatment How the invoice's VAT is handled: standard (Swedish VAT, ruta 05), eu_services (reverse charge on services, 3308, ruta 39), eu_goods (goods to another EU state, 3108, ruta 35), export_goods (3105, ruta 36), export_services (3305, ruta 40).
+	// VatTreatment How the invoice's VAT is handled: standard (Swedish VAT, ruta 05), eu_services (reverse charge on services, 3308, ruta 39), eu_goods (goods to another EU state, 3108, ruta 35), export_goods (3105, ruta 36), export_services (3305, ruta 40), eu_triangulation (the middle party's sale in trepartshandel: goods from another EU state straight to the buyer in a third, the buyer accounting for the VAT; 3107, Kontera's account for ruta 38, as BAS has none; the EU sales list's triangulation column).
 	VatTreatment  InvoiceVatTreatment       `json:"vat_treatment"`
 	YourReference nullable.Nullable[string] `json:"your_reference"`
 }
@@ -11212,7 +11218,9 @@ type InvoiceUpdate struct {
 	OurReference nullable.Nullable[string] `json:"our_reference,omitempty"`
 
 	// ValidUntil Quotes: required, on or after invoice_date.
-	ValidUntil    nullable.Nullable[openapi_types.Date]     `json:"valid_until,omitempty"`
+	ValidUntil nullable.Nullable[openapi_types.Date] `json:"valid_until,omitempty"`
+
+	// VatTreatment Ask for a treatment (see InvoiceVatTreatmentAsk); null or left out: decided from the customer. reverse_charge (or triangulation) for an EU business whose VAT number VIES has not validated (VIES offline or not asked) is taken as asked, with warning REVERSE_CHARGE_VAT_NUMBER_NOT_VALIDATED and buyer_vat_number_validated false on the invoice: the seller answers for the number. Without any VAT number it is 400 INVOICE_VAT_TREATMENT_BUYER_VAT_NUMBER_REQUIRED; triangulation without delivery_country 400 INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_REQUIRED.
 	VatTreatment  nullable.Nullable[InvoiceVatTreatmentAsk] `json:"vat_treatment,omitempty"`
 	YourReference nullable.Nullable[string]                 `json:"your_reference,omitempty"`
 }
@@ -11223,10 +11231,10 @@ type InvoiceUpdateCurrency string
 // InvoiceUpdateDocumentType Immutable: the draft's own value, or 400.
 type InvoiceUpdateDocumentType string
 
-// InvoiceVatTreatment How the invoice's VAT is handled: standard (Swedish VAT, ruta 05), eu_services (reverse charge on services, 3308, ruta 39), eu_goods (goods to another EU state, 3108, ruta 35), export_goods (3105, ruta 36), export_services (3305, ruta 40).
+// InvoiceVatTreatment How the invoice's VAT is handled: standard (Swedish VAT, ruta 05), eu_services (reverse charge on services, 3308, ruta 39), eu_goods (goods to another EU state, 3108, ruta 35), export_goods (3105, ruta 36), export_services (3305, ruta 40), eu_triangulation (the middle party's sale in trepartshandel: goods from another EU state straight to the buyer in a third, the buyer accounting for the VAT; 3107, Kontera's account for ruta 38, as BAS has none; the EU sales list's triangulation column).
 type InvoiceVatTreatment string
 
-// InvoiceVatTreatmentAsk A per-invoice VAT treatment: standard (Swedish VAT, always allowed), reverse_charge (an EU business with a VIES-validated VAT number) or export (outside the EU).
+// InvoiceVatTreatmentAsk A per-invoice VAT treatment: standard (Swedish VAT, always allowed), reverse_charge (an EU business with a VAT number: VIES-validated, or taken as asked with buyer_vat_number_validated false), export (outside the EU) or triangulation (trepartshandel as the middle party: an EU business, delivery_country the EU state, not Sweden, the goods go to; 0 % lines; ruta 38 and the EU sales list's triangulation column).
 type InvoiceVatTreatmentAsk string
 
 // JournalBatch defines model for JournalBatch.

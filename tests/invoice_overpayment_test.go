@@ -1,7 +1,11 @@
 package tests
 
 import (
+	"context"
+	"strings"
 	"testing"
+
+	"github.com/kontera/kontera/internal/fx"
 )
 
 // arTotal is the kundreskontra's total on day: what customers owe.
@@ -119,9 +123,9 @@ func TestInvoiceForeignAtTheDaysRate(t *testing.T) {
 	t.Parallel()
 	b := newPartiesBooks(t)
 	b.vatQuarterly()
-	if _, err := b.db.Exec(`INSERT INTO fx_rates (currency, day, rate, source) VALUES ('EUR', '2026-03-01', 11.2, 'file'),
-		('EUR', '2026-03-20', 11.45, 'file') ON CONFLICT DO NOTHING`); err != nil {
-		t.Fatal(err)
+	// The operator's rate file, loaded as `kontera fx import FILE` loads it.
+	if n, err := fx.New(b.db, nil).Import(context.Background(), strings.NewReader("currency,date,rate\nEUR,2026-03-01,11.20\nEUR,2026-03-20,11.45\n")); err != nil || n != 2 {
+		t.Fatalf("rate file: %d %v", n, err)
 	}
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	id := b.createInvoice(consulting(customer, map[string]any{"currency": "EUR", "items": []any{map[string]any{

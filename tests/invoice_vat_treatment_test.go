@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -58,4 +59,48 @@ func TestInvoiceReverseChargeUnvalidated(t *testing.T) {
 	// And reverse charge is no longer to be had for it.
 	b.createInvoice(map[string]any{"customer_id": customer, "invoice_date": "2026-03-02", "items": item,
 		"vat_treatment": "reverse_charge"}).errorCode(t, 400, "INVOICE_VAT_TREATMENT_BUYER_VAT_NUMBER_REQUIRED")
+}
+
+// Trepartshandel as the middle party: goods bought in Germany go straight
+// to a Finnish buyer, who accounts for the VAT. 20 000 kr: D 1510 / C 3107
+// (Kontera's account for ruta 38, taken into the chart), ruta 38 of the
+// VAT return and the EU sales list's triangulation column, and the PDF
+// says why there is no VAT.
+func TestInvoiceTriangulation(t *testing.T) {
+	t.Parallel()
+	b := newPartiesBooks(t)
+	b.vatQuarterly()
+	fi := b.createCustomer(map[string]any{"name": "Oy Kauppa Ab", "customer_type": "eu_business", "country": "FI",
+		"vat_number": "FI12345678"}).status(t, 201).str("data.id")
+	if _, err := b.db.Exec(`UPDATE customers SET vat_number_validated = true WHERE company_id = $1 AND id = $2`, b.company, fi); err != nil {
+		t.Fatal(err)
+	}
+	body := func(more map[string]any) map[string]any {
+		return mergeMaps(map[string]any{"customer_id": fi, "invoice_date": "2026-03-10", "vat_treatment": "triangulation",
+			"items": []any{map[string]any{"description": "Maskindelar", "quantity": 4, "unit": "st", "unit_price": 5000}}}, more)
+	}
+	b.createInvoice(body(nil)).errorCode(t, 400, "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_REQUIRED")
+	b.createInvoice(body(map[string]any{"delivery_country": "SE"})).errorCode(t, 400, "INVOICE_VAT_TREATMENT_DELIVERY_COUNTRY_MISMATCH")
+	r := b.createInvoice(body(map[string]any{"delivery_country": "FI"})).status(t, 201)
+	if r.str("data.vat_treatment") != "eu_triangulation" || r.at("data.vat_amount") != 0.0 || r.at("data.total") != 20000.0 ||
+		r.at("data.buyer_vat_number_validated") != true {
+		t.Fatalf("created: %s", r.Body)
+	}
+	id := r.str("data.id")
+	sent := b.markSent(id).status(t, 200)
+	if lines(sent, "data.verifikat_lines") != "D 1510 20000.00, C 3107 20000.00" {
+		t.Fatalf("issued: %s", sent.Body)
+	}
+	ret := b.get(b.path("reports/vat-declaration?period_type=quarterly&year=2026&period=1"), b.token).status(t, 200)
+	if got := boxes(ret, "data.rutor"); got["ruta38"] != 20000 || got["ruta35"] != 0 || got["ruta05"] != 0 {
+		t.Fatalf("VAT return: %v", got)
+	}
+	list := b.get(b.path("reports/periodisk-sammanstallning?period_type=quarterly&year=2026&period=1"), b.token).status(t, 200)
+	if list.str("data.rows.0.buyer_vat_number") != "FI12345678" || list.at("data.rows.0.triangulation") != 20000.0 ||
+		list.at("data.rows.0.goods") != nil || list.at("data.totals.triangulation") != 20000.0 {
+		t.Fatalf("EU sales list: %s", list.Body)
+	}
+	if text := pdfText(t, b.pdf(id, "faktura-1.pdf")); !strings.Contains(text, "trepartshandel") || !strings.Contains(text, "FI12345678") {
+		t.Errorf("the PDF does not say why there is no VAT:\n%s", text)
+	}
 }

@@ -44,7 +44,8 @@ func (a Account) Group() string { return a.Number[:2] }
 
 // FromBAS is the catalogue account a as it enters a chart.
 func FromBAS(a bas.Account) Account {
-	out := Account{Number: a.Number, Name: a.Name, Type: a.Type, NormalBalance: a.NormalBalance, BAS: true,
+	_, inBAS := bas.Lookup(a.Number)
+	out := Account{Number: a.Number, Name: a.Name, Type: a.Type, NormalBalance: a.NormalBalance, BAS: inBAS,
 		System: IsSystem(a.Number), Active: true}
 	if a.SRU != "" {
 		sru := a.SRU
@@ -271,7 +272,7 @@ func Missing(numbers []string, have map[string]Account) (add []bas.Account, unkn
 			}
 			continue
 		}
-		if b, ok := bas.Lookup(n); ok {
+		if b, ok := lookup(n); ok {
 			add = append(add, b)
 		} else {
 			unknown = append(unknown, n)

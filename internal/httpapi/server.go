@@ -640,10 +640,8 @@ func vatReturns(cfg Config, journal *ledger.Store, accounts *chart.Store, period
 				}
 				vatNumber, buyers[s.CustomerID] = cust.VATNumber, cust.VATNumber
 			}
-			kind := vat.Goods
-			if s.Treatment == "eu_services" {
-				kind = vat.Services
-			}
+			kind := map[string]string{"eu_goods": vat.Goods, "eu_services": vat.Services,
+				"eu_triangulation": vat.Triangulation}[s.Treatment]
 			out[i] = vat.Sale{InvoiceID: s.ID, CustomerID: s.CustomerID, CustomerName: s.CustomerName,
 				VATNumber: vatNumber, Kind: kind, Amount: s.AmountSEK, Unvalidated: !s.Validated}
 		}

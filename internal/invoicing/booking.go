@@ -21,6 +21,7 @@ const (
 	ExemptRevenue         = "3004"
 	StandardRevenue       = "3001"
 	EUGoodsRevenue        = "3108" // ruta 35
+	TriangulationRevenue  = "3107" // ruta 38: Kontera's own account (chart.TriangulationAccount); BAS has none
 	ExportGoodsRevenue    = "3105" // ruta 36
 	EUServicesRevenue     = "3308" // ruta 39
 	ExportServicesRevenue = "3305" // ruta 40

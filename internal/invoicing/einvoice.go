@@ -71,7 +71,7 @@ func EInvoice(inv Invoice, l Letter) (peppol.Document, error) {
 	} else if inv.Treatment == EUGoods {
 		d.DeliveryCountry = buyer.Postal.Country
 	}
-	if inv.Treatment == EUGoods && d.DeliveryDate == nil {
+	if (inv.Treatment == EUGoods || inv.Treatment == EUTriangulation) && d.DeliveryDate == nil {
 		day := inv.InvoiceDate
 		d.DeliveryDate = &day
 	}
@@ -129,13 +129,18 @@ func EInvoice(inv Invoice, l Letter) (peppol.Document, error) {
 
 // category is the VAT category of a line at rate (a fraction) in a sale
 // of kind k: Swedish VAT by rate, exempt at 0 %; reverse charge for EU
-// services, intra-EU supply for goods, export for sales outside the EU.
+// services and the middle party's sale in trepartshandel, intra-EU supply
+// for goods, export for sales outside the EU.
 func category(k Kind, rate money.Amount) (peppol.Category, int) {
 	switch k {
 	case EUServices:
 		return peppol.ReverseCharge, 0
 	case EUGoods:
 		return peppol.IntraEU, 0
+	case EUTriangulation:
+		// The middle party's supply: the buyer accounts for the VAT (AE),
+		// as article 141 has it.
+		return peppol.ReverseCharge, 0
 	case ExportOfGoods, ExportOfServices:
 		return peppol.Export, 0
 	}

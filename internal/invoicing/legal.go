@@ -136,7 +136,7 @@ func simplified(inv Invoice) bool {
 
 // buyerAccounts reports whether the buyer accounts for the VAT of a sale
 // of kind k, so the invoice must carry the buyer's VAT number.
-func (k Kind) buyerAccounts() bool { return k == EUServices || k == EUGoods }
+func (k Kind) buyerAccounts() bool { return k == EUServices || k == EUGoods || k == EUTriangulation }
 
 // Party is the seller as the law's check sees it.
 func (s Seller) Party() Party {

@@ -58,6 +58,8 @@ func requested(k Kind) Treatment {
 		return Standard
 	case EUGoods, EUServices:
 		return ReverseCharge
+	case EUTriangulation:
+		return Triangulation
 	}
 	return Export
 }

@@ -430,6 +430,10 @@ func (r *renderer) vatText() {
 		}
 		lines = append(lines, fmt.Sprintf("Säljarens momsreg.nr: %s · Köparens momsreg.nr: %s",
 			orDash(r.l.Seller.VATNumber), orDash(r.l.Buyer.VATNumber)))
+	case EUTriangulation:
+		lines = append(lines, "Omvänd betalningsskyldighet – unionsintern trepartshandel (artikel 141 i direktiv 2006/112/EG); "+
+			"köparen redovisar mervärdesskatten",
+			fmt.Sprintf("Säljarens momsreg.nr: %s · Köparens momsreg.nr: %s", orDash(r.l.Seller.VATNumber), orDash(r.l.Buyer.VATNumber)))
 	case ExportOfGoods:
 		lines = append(lines, "Export av varor – ingen svensk mervärdesskatt tas ut")
 	case ExportOfServices:

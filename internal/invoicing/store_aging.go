@@ -93,7 +93,7 @@ type EUSale struct {
 	Number       *string   `db:"invoice_number"`
 	CustomerID   uuid.UUID `db:"customer_id"`
 	CustomerName string    `db:"customer_name"`
-	// Treatment is eu_goods or eu_services.
+	// Treatment is eu_goods, eu_services or eu_triangulation.
 	Treatment   string       `db:"vat_treatment"`
 	InvoiceDate time.Time    `db:"invoice_date"`
 	AmountSEK   money.Amount `db:"amount_sek"`
@@ -113,7 +113,7 @@ func (s *Store) EUSalesIn(ctx context.Context, company uuid.UUID, from, to time.
 			CASE WHEN currency = 'SEK' THEN subtotal ELSE round(subtotal * exchange_rate, 2) END AS amount_sek
 		FROM invoices
 		WHERE company_id = $1 AND document_type = 'invoice' AND status NOT IN ('draft', 'cancelled')
-			AND vat_treatment IN ('eu_goods', 'eu_services') AND invoice_date BETWEEN $2 AND $3
+			AND vat_treatment IN ('eu_goods', 'eu_services', 'eu_triangulation') AND invoice_date BETWEEN $2 AND $3
 		ORDER BY customer_id, invoice_date, invoice_number`, company, store.Day(from), store.Day(to))
 	return out, err
 }

@@ -10,6 +10,10 @@ const (
 	Standard      Treatment = "standard"       // Swedish VAT
 	ReverseCharge Treatment = "reverse_charge" // the EU buyer accounts for it
 	Export        Treatment = "export"         // outside the EU
+	// Triangulation is trepartshandel with the company as the middle
+	// party: goods it bought in one EU state go straight to its buyer in
+	// another, who accounts for the VAT (the directive's article 141).
+	Triangulation Treatment = "triangulation"
 )
 
 // Kind is the treatment decided: what the sale is for the VAT return.
@@ -18,23 +22,25 @@ type Kind string
 // The kinds of sale, each with its revenue account and box (moms ruta).
 const (
 	SwedishSale      Kind = "standard"
-	EUServices       Kind = "eu_services"     // 3308, ruta 39
-	EUGoods          Kind = "eu_goods"        // 3108, ruta 35
-	ExportOfGoods    Kind = "export_goods"    // 3105, ruta 36
-	ExportOfServices Kind = "export_services" // 3305, ruta 40
+	EUServices       Kind = "eu_services"      // 3308, ruta 39
+	EUGoods          Kind = "eu_goods"         // 3108, ruta 35
+	ExportOfGoods    Kind = "export_goods"     // 3105, ruta 36
+	ExportOfServices Kind = "export_services"  // 3305, ruta 40
+	EUTriangulation  Kind = "eu_triangulation" // 3107, ruta 38
 )
 
 // Revenue is the account a kind of sale books its revenue on; "" books
 // Swedish sales by rate.
 func (k Kind) Revenue() string {
 	return map[Kind]string{EUServices: EUServicesRevenue, EUGoods: EUGoodsRevenue, ExportOfServices: ExportServicesRevenue,
-		ExportOfGoods: ExportGoodsRevenue}[k]
+		ExportOfGoods: ExportGoodsRevenue, EUTriangulation: TriangulationRevenue}[k]
 }
 
 // Box is the VAT return's box (ruta) of the sale's taxable amount: 05
 // for Swedish sales, else the kind's own.
 func (k Kind) Box() string {
-	return map[Kind]string{SwedishSale: "05", EUServices: "39", EUGoods: "35", ExportOfGoods: "36", ExportOfServices: "40"}[k]
+	return map[Kind]string{SwedishSale: "05", EUServices: "39", EUGoods: "35", ExportOfGoods: "36", ExportOfServices: "40",
+		EUTriangulation: "38"}[k]
 }
 
 // ZeroRated reports whether the kind carries no Swedish VAT.
@@ -154,6 +160,22 @@ func Decide(b Buyer, a Ask, registered bool) (Decision, error) {
 			return Decision{Kind: kind, Unvalidated: true, Warnings: []Warning{reverseChargeUnvalidated}}, nil
 		}
 		return Decision{}, buyerVATRequired(b)
+	case Triangulation:
+		// Goods that go from another EU state straight to the buyer's.
+		if country == "" {
+			return Decision{}, apierr.New(apierr.InvoiceVatTreatmentDeliveryCountryRequired, map[string]any{
+				"field": "delivery_country", "vat_treatment": string(t)})
+		}
+		if country == "SE" || !euStates[country] {
+			return Decision{}, mismatch(t, country)
+		}
+		switch {
+		case b.qualifies():
+			return Decision{Kind: EUTriangulation}, nil
+		case b.unvalidated():
+			return Decision{Kind: EUTriangulation, Unvalidated: true, Warnings: []Warning{reverseChargeUnvalidated}}, nil
+		}
+		return Decision{}, buyerVATRequired(b)
 	case Export:
 		if country == "" {
 			if !b.outsideEU() {
@@ -167,7 +189,7 @@ func Decide(b Buyer, a Ask, registered bool) (Decision, error) {
 		}
 		return Decision{Kind: ExportOfGoods}, nil
 	}
-	return Decision{}, apierr.Field("vat_treatment", "enum", "must be standard, reverse_charge or export")
+	return Decision{}, apierr.Field("vat_treatment", "enum", "must be standard, reverse_charge, export or triangulation")
 }
 
 func mismatch(t Treatment, country string) error {

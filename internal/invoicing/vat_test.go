@@ -80,6 +80,11 @@ func TestDecideRefuses(t *testing.T) {
 		{"not VAT-registered", qualified, Ask{Treatment: ReverseCharge}, false, apierr.InvoiceVatTreatmentNotVatRegistered, ""},
 		{"not VAT-registered, goods abroad", swede, Ask{DeliveryCountry: "NO"}, false, apierr.InvoiceVatTreatmentNotVatRegistered, ""},
 		{"no such treatment", swede, Ask{Treatment: "zero"}, true, apierr.ValidationError, ""},
+		{"triangulation, nowhere", qualified, Ask{Treatment: Triangulation}, true, apierr.InvoiceVatTreatmentDeliveryCountryRequired, ""},
+		{"triangulation to Norway", qualified, Ask{Treatment: Triangulation, DeliveryCountry: "NO"}, true, apierr.InvoiceVatTreatmentDeliveryCountryMismatch, ""},
+		{"triangulation into Sweden", qualified, Ask{Treatment: Triangulation, DeliveryCountry: "SE"}, true, apierr.InvoiceVatTreatmentDeliveryCountryMismatch, ""},
+		{"triangulation, no number", noNumber, Ask{Treatment: Triangulation, DeliveryCountry: "DE"}, true, apierr.InvoiceVatTreatmentBuyerVatNumberRequired, "vat_number_missing"},
+		{"triangulation, not VAT-registered", qualified, Ask{Treatment: Triangulation, DeliveryCountry: "DE"}, false, apierr.InvoiceVatTreatmentNotVatRegistered, ""},
 	} {
 		_, err := Decide(c.buyer, c.ask, c.registered)
 		e, ok := apierr.As(err)
@@ -100,6 +105,11 @@ func TestDecideRefuses(t *testing.T) {
 			(d.Kind != EUServices && d.Kind != EUGoods) {
 			t.Errorf("%+v for an unvalidated number: %+v %v", ask, d, err)
 		}
+	}
+	// Trepartshandel: goods to the buyer's EU state, ruta 38, on 3107.
+	if d, err := Decide(qualified, Ask{Treatment: Triangulation, DeliveryCountry: "DE"}, true); err != nil ||
+		d.Kind != EUTriangulation || d.Kind.Box() != "38" || d.Kind.Revenue() != "3107" || !d.Kind.ZeroRated() {
+		t.Errorf("triangulation: %+v %v", d, err)
 	}
 	if _, err := Decide(swede, Ask{Treatment: Standard}, false); err != nil {
 		t.Errorf("standard refused to a company not VAT-registered: %v", err)
