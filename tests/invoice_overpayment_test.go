@@ -141,6 +141,13 @@ func TestInvoiceForeignAtTheDaysRate(t *testing.T) {
 	if lines(paid, "data.verifikat_lines") != "D 1930 11450.00, C 1510 11200.00, C 3960 250.00" {
 		t.Fatalf("paid: %s", paid.Body)
 	}
+	// A draft without a rate is judged at the rate it would be issued at:
+	// 300 € at 11.20 is 3 360 kr, a simplified invoice.
+	small := b.createInvoice(consulting(customer, map[string]any{"currency": "EUR", "items": []any{map[string]any{
+		"description": "Rådgivning", "quantity": 1, "unit": "st", "unit_price": 240}}})).status(t, 201).str("data.id")
+	if got := b.get(b.path("invoices/"+small), b.token).status(t, 200); got.at("data.legal_content.simplified") != true {
+		t.Fatalf("legal_content of a small foreign draft: %s", got.raw("data.legal_content"))
+	}
 	// No rate kept for the day: refused, saying why.
 	other := b.createInvoice(consulting(customer, map[string]any{"currency": "EUR", "invoice_date": "2026-04-15"})).status(t, 201).str("data.id")
 	if r := b.markSent(other).errorCode(t, 400, "INVOICE_FX_RATE_MISSING"); r.str("error.details.reason") != "offline" {

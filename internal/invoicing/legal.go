@@ -163,5 +163,12 @@ func (s *Sales) Legal(ctx context.Context, inv Invoice) (c Content, ok bool, err
 	if err != nil {
 		return Content{}, false, err
 	}
+	if inv.Currency != "SEK" && inv.ExchangeRate == nil && s.books.Rate != nil {
+		// Issued, it would take the invoice date's rate: what it comes to
+		// in kronor decides whether it may be simplified.
+		if r, err := s.books.Rate(ctx, inv.Currency, inv.InvoiceDate); err == nil {
+			inv.ExchangeRate = &r
+		}
+	}
 	return LegalContent(inv, seller, buyer), true, nil
 }
