@@ -19,7 +19,7 @@ func legalBooks(t *testing.T) *partiesBooks {
 	if v := r.str("data.vat_number"); v != "SE556334368901" {
 		t.Fatalf("vat_number %q, want SE556334368901", v)
 	}
-	return &partiesBooks{env: e, token: token, company: uuidOf(t, r.str("data.id"))}
+	return &partiesBooks{env: e, token: token, company: uuid.MustParse(r.str("data.id"))}
 }
 
 // The content mervärdesskattelagen asks of an invoice (17 kap. 24 §),
@@ -153,13 +153,4 @@ func (r *response) hasRaw(t *testing.T, path, want string) *response {
 func (r *response) raw(path string) string {
 	b, _ := json.Marshal(r.at(path))
 	return string(b)
-}
-
-func uuidOf(t *testing.T, s string) uuid.UUID {
-	t.Helper()
-	id, err := uuid.Parse(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return id
 }

@@ -40,6 +40,11 @@ func TestInvoiceReverseChargeUnvalidated(t *testing.T) {
 	if got := b.get(b.path("invoices/"+id), b.token).status(t, 200); got.at("data.buyer_vat_number_validated") != false {
 		t.Fatalf("the detail: %s", got.Body)
 	}
+	// Issued, the record stands.
+	if _, err := b.db.Exec(`UPDATE invoices SET buyer_vat_number_validated = true WHERE company_id = $1 AND id = $2`,
+		b.company, id); err == nil {
+		t.Fatal("an issued invoice's buyer_vat_number_validated was changed")
+	}
 	list := b.get(b.path("reports/periodisk-sammanstallning?period_type=quarterly&year=2026&period=1"), b.token).status(t, 200)
 	if list.str("data.rows.0.buyer_vat_number") != "DE123456789" || list.at("data.rows.0.services") != 10000.0 ||
 		list.str("data.warnings.0.code") != "BUYER_VAT_NUMBER_NOT_VALIDATED" || list.str("data.warnings.0.invoice_ids.0") != id ||
