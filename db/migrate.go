@@ -61,6 +61,29 @@ func Migrate(ctx context.Context, conn *sql.DB) ([]string, error) {
 	return applied, nil
 }
 
+// Schema is the newest migration the binary brings: the schema version
+// a database has once migrated.
+func Schema() int64 {
+	entries, _ := fs.ReadDir(migrations, "migrations")
+	var newest int64
+	for _, e := range entries {
+		if v, err := goose.NumericComponent(e.Name()); err == nil && v > newest {
+			newest = v
+		}
+	}
+	return newest
+}
+
+// Current is the schema version of the database conn reaches: the newest
+// migration applied to it.
+func Current(ctx context.Context, conn *sql.DB) (int64, error) {
+	p, err := provider(conn)
+	if err != nil {
+		return 0, err
+	}
+	return p.GetDBVersion(ctx)
+}
+
 // Version is a fingerprint of the embedded migrations: test databases built
 // from a template are rebuilt when it changes.
 func Version() string {

@@ -264,18 +264,90 @@ func (e ApiKeyCompanyAccess) Valid() bool {
 	}
 }
 
+// Defines values for ApiKeyCreateCompanyAccess.
+const (
+	ApiKeyCreateCompanyAccessAllMemberships ApiKeyCreateCompanyAccess = "all_memberships"
+	ApiKeyCreateCompanyAccessAllowlist      ApiKeyCreateCompanyAccess = "allowlist"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyCreateCompanyAccess enum.
+func (e ApiKeyCreateCompanyAccess) Valid() bool {
+	switch e {
+	case ApiKeyCreateCompanyAccessAllMemberships:
+		return true
+	case ApiKeyCreateCompanyAccessAllowlist:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeyCreateMode.
+const (
+	ApiKeyCreateModeLive ApiKeyCreateMode = "live"
+	ApiKeyCreateModeTest ApiKeyCreateMode = "test"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyCreateMode enum.
+func (e ApiKeyCreateMode) Valid() bool {
+	switch e {
+	case ApiKeyCreateModeLive:
+		return true
+	case ApiKeyCreateModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeyEventPayloadApiKeyCompanyAccess.
+const (
+	ApiKeyEventPayloadApiKeyCompanyAccessAllMemberships ApiKeyEventPayloadApiKeyCompanyAccess = "all_memberships"
+	ApiKeyEventPayloadApiKeyCompanyAccessAllowlist      ApiKeyEventPayloadApiKeyCompanyAccess = "allowlist"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyEventPayloadApiKeyCompanyAccess enum.
+func (e ApiKeyEventPayloadApiKeyCompanyAccess) Valid() bool {
+	switch e {
+	case ApiKeyEventPayloadApiKeyCompanyAccessAllMemberships:
+		return true
+	case ApiKeyEventPayloadApiKeyCompanyAccessAllowlist:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeyEventPayloadApiKeyMode.
+const (
+	ApiKeyEventPayloadApiKeyModeLive ApiKeyEventPayloadApiKeyMode = "live"
+	ApiKeyEventPayloadApiKeyModeTest ApiKeyEventPayloadApiKeyMode = "test"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyEventPayloadApiKeyMode enum.
+func (e ApiKeyEventPayloadApiKeyMode) Valid() bool {
+	switch e {
+	case ApiKeyEventPayloadApiKeyModeLive:
+		return true
+	case ApiKeyEventPayloadApiKeyModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ApiKeyGrantCompanyAccess.
 const (
-	AllMemberships ApiKeyGrantCompanyAccess = "all_memberships"
-	Allowlist      ApiKeyGrantCompanyAccess = "allowlist"
+	ApiKeyGrantCompanyAccessAllMemberships ApiKeyGrantCompanyAccess = "all_memberships"
+	ApiKeyGrantCompanyAccessAllowlist      ApiKeyGrantCompanyAccess = "allowlist"
 )
 
 // Valid indicates whether the value is a known member of the ApiKeyGrantCompanyAccess enum.
 func (e ApiKeyGrantCompanyAccess) Valid() bool {
 	switch e {
-	case AllMemberships:
+	case ApiKeyGrantCompanyAccessAllMemberships:
 		return true
-	case Allowlist:
+	case ApiKeyGrantCompanyAccessAllowlist:
 		return true
 	default:
 		return false
@@ -284,16 +356,130 @@ func (e ApiKeyGrantCompanyAccess) Valid() bool {
 
 // Defines values for ApiKeyGrantMode.
 const (
-	Live ApiKeyGrantMode = "live"
-	Test ApiKeyGrantMode = "test"
+	ApiKeyGrantModeLive ApiKeyGrantMode = "live"
+	ApiKeyGrantModeTest ApiKeyGrantMode = "test"
 )
 
 // Valid indicates whether the value is a known member of the ApiKeyGrantMode enum.
 func (e ApiKeyGrantMode) Valid() bool {
 	switch e {
-	case Live:
+	case ApiKeyGrantModeLive:
 		return true
-	case Test:
+	case ApiKeyGrantModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeyItemCompanyAccess.
+const (
+	ApiKeyItemCompanyAccessAllMemberships ApiKeyItemCompanyAccess = "all_memberships"
+	ApiKeyItemCompanyAccessAllowlist      ApiKeyItemCompanyAccess = "allowlist"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyItemCompanyAccess enum.
+func (e ApiKeyItemCompanyAccess) Valid() bool {
+	switch e {
+	case ApiKeyItemCompanyAccessAllMemberships:
+		return true
+	case ApiKeyItemCompanyAccessAllowlist:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeyItemMode.
+const (
+	ApiKeyItemModeLive ApiKeyItemMode = "live"
+	ApiKeyItemModeTest ApiKeyItemMode = "test"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyItemMode enum.
+func (e ApiKeyItemMode) Valid() bool {
+	switch e {
+	case ApiKeyItemModeLive:
+		return true
+	case ApiKeyItemModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeyItemStatus.
+const (
+	ApiKeyItemStatusActive  ApiKeyItemStatus = "active"
+	ApiKeyItemStatusExpired ApiKeyItemStatus = "expired"
+	ApiKeyItemStatusRevoked ApiKeyItemStatus = "revoked"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeyItemStatus enum.
+func (e ApiKeyItemStatus) Valid() bool {
+	switch e {
+	case ApiKeyItemStatusActive:
+		return true
+	case ApiKeyItemStatusExpired:
+		return true
+	case ApiKeyItemStatusRevoked:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeySecretCompanyAccess.
+const (
+	ApiKeySecretCompanyAccessAllMemberships ApiKeySecretCompanyAccess = "all_memberships"
+	ApiKeySecretCompanyAccessAllowlist      ApiKeySecretCompanyAccess = "allowlist"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeySecretCompanyAccess enum.
+func (e ApiKeySecretCompanyAccess) Valid() bool {
+	switch e {
+	case ApiKeySecretCompanyAccessAllMemberships:
+		return true
+	case ApiKeySecretCompanyAccessAllowlist:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeySecretMode.
+const (
+	ApiKeySecretModeLive ApiKeySecretMode = "live"
+	ApiKeySecretModeTest ApiKeySecretMode = "test"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeySecretMode enum.
+func (e ApiKeySecretMode) Valid() bool {
+	switch e {
+	case ApiKeySecretModeLive:
+		return true
+	case ApiKeySecretModeTest:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ApiKeySecretStatus.
+const (
+	ApiKeySecretStatusActive  ApiKeySecretStatus = "active"
+	ApiKeySecretStatusExpired ApiKeySecretStatus = "expired"
+	ApiKeySecretStatusRevoked ApiKeySecretStatus = "revoked"
+)
+
+// Valid indicates whether the value is a known member of the ApiKeySecretStatus enum.
+func (e ApiKeySecretStatus) Valid() bool {
+	switch e {
+	case ApiKeySecretStatusActive:
+		return true
+	case ApiKeySecretStatusExpired:
+		return true
+	case ApiKeySecretStatusRevoked:
 		return true
 	default:
 		return false
@@ -1170,6 +1356,9 @@ const (
 	ErrorCodeACCOUNTVATTREATMENTCLASS                   ErrorCode = "ACCOUNT_VAT_TREATMENT_CLASS"
 	ErrorCodeACCRUALSPENDING                            ErrorCode = "ACCRUALS_PENDING"
 	ErrorCodeAGIINCOMPLETEDATA                          ErrorCode = "AGI_INCOMPLETE_DATA"
+	ErrorCodeAPIKEYGRANTEXCEEDED                        ErrorCode = "API_KEY_GRANT_EXCEEDED"
+	ErrorCodeAPIKEYNOTFOUND                             ErrorCode = "API_KEY_NOT_FOUND"
+	ErrorCodeAPIKEYREVOKED                              ErrorCode = "API_KEY_REVOKED"
 	ErrorCodeBANKAGGREGATORNOTCONFIGURED                ErrorCode = "BANK_AGGREGATOR_NOT_CONFIGURED"
 	ErrorCodeBANKCONNECTIONNOTFOUND                     ErrorCode = "BANK_CONNECTION_NOT_FOUND"
 	ErrorCodeBANKFILEACCOUNTMISMATCH                    ErrorCode = "BANK_FILE_ACCOUNT_MISMATCH"
@@ -1508,6 +1697,12 @@ func (e ErrorCode) Valid() bool {
 	case ErrorCodeACCRUALSPENDING:
 		return true
 	case ErrorCodeAGIINCOMPLETEDATA:
+		return true
+	case ErrorCodeAPIKEYGRANTEXCEEDED:
+		return true
+	case ErrorCodeAPIKEYNOTFOUND:
+		return true
+	case ErrorCodeAPIKEYREVOKED:
 		return true
 	case ErrorCodeBANKAGGREGATORNOTCONFIGURED:
 		return true
@@ -2209,6 +2404,9 @@ func (e FSkattStatus) Valid() bool {
 const (
 	FeedEventTypeAccrualReleaseRefused     FeedEventType = "accrual.release_refused"
 	FeedEventTypeAgiGenerated              FeedEventType = "agi.generated"
+	FeedEventTypeApiKeyCreated             FeedEventType = "api_key.created"
+	FeedEventTypeApiKeyRevoked             FeedEventType = "api_key.revoked"
+	FeedEventTypeApiKeyRotated             FeedEventType = "api_key.rotated"
 	FeedEventTypeCreditNoteCreated         FeedEventType = "credit_note.created"
 	FeedEventTypeCustomerCreated           FeedEventType = "customer.created"
 	FeedEventTypeDocumentUploaded          FeedEventType = "document.uploaded"
@@ -2246,6 +2444,12 @@ func (e FeedEventType) Valid() bool {
 	case FeedEventTypeAccrualReleaseRefused:
 		return true
 	case FeedEventTypeAgiGenerated:
+		return true
+	case FeedEventTypeApiKeyCreated:
+		return true
+	case FeedEventTypeApiKeyRevoked:
+		return true
+	case FeedEventTypeApiKeyRotated:
 		return true
 	case FeedEventTypeCreditNoteCreated:
 		return true
@@ -4178,6 +4382,7 @@ func (e SalaryVacationYearBasis) Valid() bool {
 
 // Defines values for Scope.
 const (
+	ScopeApiKeysManage         Scope = "api_keys:manage"
 	ScopeBookkeepingWrite      Scope = "bookkeeping:write"
 	ScopeCompaniesRead         Scope = "companies:read"
 	ScopeCompaniesWrite        Scope = "companies:write"
@@ -4204,6 +4409,8 @@ const (
 // Valid indicates whether the value is a known member of the Scope enum.
 func (e Scope) Valid() bool {
 	switch e {
+	case ScopeApiKeysManage:
+		return true
 	case ScopeBookkeepingWrite:
 		return true
 	case ScopeCompaniesRead:
@@ -5568,6 +5775,27 @@ func (e YearEndOpenItemKind) Valid() bool {
 	}
 }
 
+// Defines values for ListApiKeysParamsStatus.
+const (
+	ListApiKeysParamsStatusActive  ListApiKeysParamsStatus = "active"
+	ListApiKeysParamsStatusExpired ListApiKeysParamsStatus = "expired"
+	ListApiKeysParamsStatusRevoked ListApiKeysParamsStatus = "revoked"
+)
+
+// Valid indicates whether the value is a known member of the ListApiKeysParamsStatus enum.
+func (e ListApiKeysParamsStatus) Valid() bool {
+	switch e {
+	case ListApiKeysParamsStatusActive:
+		return true
+	case ListApiKeysParamsStatusExpired:
+		return true
+	case ListApiKeysParamsStatusRevoked:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ListAccountsParamsActive.
 const (
 	ListAccountsParamsActiveFalse ListAccountsParamsActive = "false"
@@ -6316,6 +6544,71 @@ type ApiKeyCompany struct {
 // ApiKeyCompanyAccess defines model for ApiKeyCompany.Access.
 type ApiKeyCompanyAccess string
 
+// ApiKeyCreate A new key for the calling key's user. It can hold no more than the calling key: its scopes, companies it reaches, write access and lifetime.
+type ApiKeyCreate struct {
+	// Companies With allowlist, at least one: each a company the calling key reaches. Not allowed with all_memberships.
+	Companies *[]openapi_types.UUID `json:"companies,omitempty"`
+
+	// CompanyAccess allowlist (the default): only the companies listed. all_memberships: every company the user belongs to, including ones joined later; only a key with all_memberships may give it.
+	CompanyAccess *ApiKeyCreateCompanyAccess `json:"company_access,omitempty"`
+
+	// ExpiresAt When the key stops working; in the future. A calling key that expires gives at most its own expiry, which is also the default.
+	ExpiresAt nullable.Nullable[time.Time] `json:"expires_at,omitempty"`
+
+	// Mode test keys read real data and make every write a dry run.
+	Mode *ApiKeyCreateMode `json:"mode,omitempty"`
+	Name string            `json:"name"`
+
+	// ReadOnly The key may read but never write.
+	ReadOnly *bool `json:"read_only,omitempty"`
+
+	// Scopes Each one held by the calling key.
+	Scopes []Scope `json:"scopes"`
+}
+
+// ApiKeyCreateCompanyAccess allowlist (the default): only the companies listed. all_memberships: every company the user belongs to, including ones joined later; only a key with all_memberships may give it.
+type ApiKeyCreateCompanyAccess string
+
+// ApiKeyCreateMode test keys read real data and make every write a dry run.
+type ApiKeyCreateMode string
+
+// ApiKeyEventPayload An API key reaching the company was created, rotated or revoked (api_key.created, api_key.rotated, api_key.revoked): who holds it and what it may do, never its secret. Only in the event feed, read with api_keys:manage.
+type ApiKeyEventPayload struct {
+	ApiKey struct {
+		CompanyAccess ApiKeyEventPayloadApiKeyCompanyAccess `json:"company_access"`
+		CreatedAt     time.Time                             `json:"created_at"`
+
+		// ExpiresAt When the key stops working; null: it does not expire.
+		ExpiresAt nullable.Nullable[time.Time] `json:"expires_at"`
+		Id        openapi_types.UUID           `json:"id"`
+		Mode      ApiKeyEventPayloadApiKeyMode `json:"mode"`
+
+		// Name The name the audit trail shows as the actor.
+		Name nullable.Nullable[string] `json:"name"`
+
+		// Prefix The start of the secret (kontera_sk_ or kontera_sk_test_ and four symbols), to recognise the key by.
+		Prefix string `json:"prefix"`
+
+		// PreviousSecretExpiresAt After a rotation with a grace period: until when the secret it replaced still authenticates. null: the old secret no longer works.
+		PreviousSecretExpiresAt nullable.Nullable[time.Time] `json:"previous_secret_expires_at"`
+		ReadOnly                bool                         `json:"read_only"`
+		RevokedAt               nullable.Nullable[time.Time] `json:"revoked_at"`
+
+		// RotatedAt When the secret was last replaced.
+		RotatedAt nullable.Nullable[time.Time] `json:"rotated_at"`
+		Scopes    []Scope                      `json:"scopes"`
+
+		// UserId The user the key belongs to and acts as.
+		UserId openapi_types.UUID `json:"user_id"`
+	} `json:"api_key"`
+}
+
+// ApiKeyEventPayloadApiKeyCompanyAccess defines model for ApiKeyEventPayload.ApiKey.CompanyAccess.
+type ApiKeyEventPayloadApiKeyCompanyAccess string
+
+// ApiKeyEventPayloadApiKeyMode defines model for ApiKeyEventPayload.ApiKey.Mode.
+type ApiKeyEventPayloadApiKeyMode string
+
 // ApiKeyGrant defines model for ApiKeyGrant.
 type ApiKeyGrant struct {
 	Companies     []ApiKeyCompany          `json:"companies"`
@@ -6332,9 +6625,137 @@ type ApiKeyGrantCompanyAccess string
 // ApiKeyGrantMode Test keys force every write into a dry run.
 type ApiKeyGrantMode string
 
+// ApiKeyItem An API key as its owner and the owners and admins of the companies it reaches see it. The secret is never shown again after create or rotate: only its prefix.
+type ApiKeyItem struct {
+	// Companies The companies the key reaches now that the caller may see: all of them for the caller's own keys; for another member's key, those where the caller is owner or admin.
+	Companies     []openapi_types.UUID    `json:"companies"`
+	CompanyAccess ApiKeyItemCompanyAccess `json:"company_access"`
+	CreatedAt     time.Time               `json:"created_at"`
+
+	// ExpiresAt When the key stops working; null: it does not expire.
+	ExpiresAt nullable.Nullable[time.Time] `json:"expires_at"`
+	Id        openapi_types.UUID           `json:"id"`
+
+	// LastUsedAt When the key last authenticated a request, to the minute; null: never.
+	LastUsedAt nullable.Nullable[time.Time] `json:"last_used_at"`
+	Mode       ApiKeyItemMode               `json:"mode"`
+
+	// Name The name the audit trail shows as the actor.
+	Name nullable.Nullable[string] `json:"name"`
+
+	// Prefix The start of the secret (kontera_sk_ or kontera_sk_test_ and four symbols), to recognise the key by.
+	Prefix string `json:"prefix"`
+
+	// PreviousSecretExpiresAt After a rotation with a grace period: until when the secret it replaced still authenticates. null: the old secret no longer works.
+	PreviousSecretExpiresAt nullable.Nullable[time.Time] `json:"previous_secret_expires_at"`
+	ReadOnly                bool                         `json:"read_only"`
+	RevokedAt               nullable.Nullable[time.Time] `json:"revoked_at"`
+
+	// RotatedAt When the secret was last replaced.
+	RotatedAt nullable.Nullable[time.Time] `json:"rotated_at"`
+	Scopes    []Scope                      `json:"scopes"`
+
+	// Status active: it authenticates; expired: expires_at has passed; revoked: revoked_at is set. Expired and revoked keys answer 401.
+	Status    ApiKeyItemStatus `json:"status"`
+	UserEmail string           `json:"user_email"`
+
+	// UserId The user the key belongs to and acts as.
+	UserId openapi_types.UUID `json:"user_id"`
+}
+
+// ApiKeyItemCompanyAccess defines model for ApiKeyItem.CompanyAccess.
+type ApiKeyItemCompanyAccess string
+
+// ApiKeyItemMode defines model for ApiKeyItem.Mode.
+type ApiKeyItemMode string
+
+// ApiKeyItemStatus active: it authenticates; expired: expires_at has passed; revoked: revoked_at is set. Expired and revoked keys answer 401.
+type ApiKeyItemStatus string
+
+// ApiKeyItemListResponse One page of keys, newest first; meta.next_cursor leads on.
+type ApiKeyItemListResponse struct {
+	Data []ApiKeyItem `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ApiKeyItemResponse defines model for ApiKeyItemResponse.
+type ApiKeyItemResponse struct {
+	// Data An API key as its owner and the owners and admins of the companies it reaches see it. The secret is never shown again after create or rotate: only its prefix.
+	Data ApiKeyItem `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // ApiKeyResponse The key's grant.
 type ApiKeyResponse struct {
 	Data ApiKeyGrant `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ApiKeyRotate defines model for ApiKeyRotate.
+type ApiKeyRotate struct {
+	// GracePeriodSeconds How long the old secret keeps working beside the new one, at most 7 days. 0 (the default): the old secret stops at once. A secret replaced earlier stops now whatever its grace.
+	GracePeriodSeconds *int `json:"grace_period_seconds,omitempty"`
+}
+
+// ApiKeySecret defines model for ApiKeySecret.
+type ApiKeySecret struct {
+	// Companies The companies the key reaches now that the caller may see: all of them for the caller's own keys; for another member's key, those where the caller is owner or admin.
+	Companies     []openapi_types.UUID      `json:"companies"`
+	CompanyAccess ApiKeySecretCompanyAccess `json:"company_access"`
+	CreatedAt     time.Time                 `json:"created_at"`
+
+	// ExpiresAt When the key stops working; null: it does not expire.
+	ExpiresAt nullable.Nullable[time.Time] `json:"expires_at"`
+	Id        openapi_types.UUID           `json:"id"`
+
+	// LastUsedAt When the key last authenticated a request, to the minute; null: never.
+	LastUsedAt nullable.Nullable[time.Time] `json:"last_used_at"`
+	Mode       ApiKeySecretMode             `json:"mode"`
+
+	// Name The name the audit trail shows as the actor.
+	Name nullable.Nullable[string] `json:"name"`
+
+	// Prefix The start of the secret (kontera_sk_ or kontera_sk_test_ and four symbols), to recognise the key by.
+	Prefix string `json:"prefix"`
+
+	// PreviousSecretExpiresAt After a rotation with a grace period: until when the secret it replaced still authenticates. null: the old secret no longer works.
+	PreviousSecretExpiresAt nullable.Nullable[time.Time] `json:"previous_secret_expires_at"`
+	ReadOnly                bool                         `json:"read_only"`
+	RevokedAt               nullable.Nullable[time.Time] `json:"revoked_at"`
+
+	// RotatedAt When the secret was last replaced.
+	RotatedAt nullable.Nullable[time.Time] `json:"rotated_at"`
+	Scopes    []Scope                      `json:"scopes"`
+
+	// Secret The key itself, shown this once: only its SHA-256 is stored. Send it as Authorization: Bearer.
+	Secret string `json:"secret"`
+
+	// Status active: it authenticates; expired: expires_at has passed; revoked: revoked_at is set. Expired and revoked keys answer 401.
+	Status    ApiKeySecretStatus `json:"status"`
+	UserEmail string             `json:"user_email"`
+
+	// UserId The user the key belongs to and acts as.
+	UserId openapi_types.UUID `json:"user_id"`
+}
+
+// ApiKeySecretCompanyAccess defines model for ApiKeySecret.CompanyAccess.
+type ApiKeySecretCompanyAccess string
+
+// ApiKeySecretMode defines model for ApiKeySecret.Mode.
+type ApiKeySecretMode string
+
+// ApiKeySecretStatus active: it authenticates; expired: expires_at has passed; revoked: revoked_at is set. Expired and revoked keys answer 401.
+type ApiKeySecretStatus string
+
+// ApiKeySecretResponse defines model for ApiKeySecretResponse.
+type ApiKeySecretResponse struct {
+	Data ApiKeySecret `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -7449,6 +7870,14 @@ type CompanyPreview struct {
 type CompanyPreviewResponse struct {
 	// Data A dry run's answer: `dry_run` is always true and nothing was stored.
 	Data CompanyDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CompanyResponse defines model for CompanyResponse.
+type CompanyResponse struct {
+	Data CompanyListItem `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -9456,7 +9885,7 @@ type FeedEvent struct {
 	// Id The event id: pass the last one processed as after.
 	Id openapi_types.UUID `json:"id"`
 
-	// Type An event type of the pull feed: the subscribable ones, and transaction.synced, operation.completed and accrual.release_refused, which are only in the feed. webhook.test is never in it.
+	// Type An event type of the pull feed: the subscribable ones, and transaction.synced, operation.completed, accrual.release_refused and the api_key.* events (read with api_keys:manage), which are only in the feed. webhook.test is never in it.
 	Type FeedEventType `json:"type"`
 }
 
@@ -9471,7 +9900,7 @@ type FeedEventData_Object struct {
 	union json.RawMessage
 }
 
-// FeedEventType An event type of the pull feed: the subscribable ones, and transaction.synced, operation.completed and accrual.release_refused, which are only in the feed. webhook.test is never in it.
+// FeedEventType An event type of the pull feed: the subscribable ones, and transaction.synced, operation.completed, accrual.release_refused and the api_key.* events (read with api_keys:manage), which are only in the feed. webhook.test is never in it.
 type FeedEventType string
 
 // FilingMethod defines model for FilingMethod.
@@ -17961,6 +18390,24 @@ type Unprocessable = ErrorEnvelope
 // UnsupportedMediaType Every error response: a single top-level key `error`, no `meta`.
 type UnsupportedMediaType = ErrorEnvelope
 
+// ListApiKeysParams defines parameters for ListApiKeys.
+type ListApiKeysParams struct {
+	// CompanyId Only keys that reach this company.
+	CompanyId *openapi_types.UUID `form:"company_id,omitempty" json:"company_id,omitempty"`
+
+	// Status Only keys in this state.
+	Status *ListApiKeysParamsStatus `form:"status,omitempty" json:"status,omitempty"`
+
+	// Cursor Opaque cursor from meta.next_cursor of the previous page (a list that also answers data.next_cursor gives the same value there). A stale or tampered cursor returns the first page.
+	Cursor *Cursor `form:"cursor,omitempty" json:"cursor,omitempty"`
+
+	// Limit Page size 1-100, default 50; larger values are clamped to 100.
+	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// ListApiKeysParamsStatus defines parameters for ListApiKeys.
+type ListApiKeysParamsStatus string
+
 // CompleteBankConnectionParams defines parameters for CompleteBankConnection.
 type CompleteBankConnectionParams struct {
 	// State The state Kontera sent with the consent.
@@ -17987,6 +18434,9 @@ type ListCompaniesParams struct {
 type CreateCompanyParams struct {
 	// DryRun `true` (any letter case) previews the write without committing it. Any other value commits.
 	DryRun *DryRun `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 
 	// XDryRun `true` (any letter case) previews the write, like `dry_run=true`.
 	XDryRun *DryRunHeader `json:"X-Dry-Run,omitempty"`
@@ -20574,6 +21024,12 @@ type GetOpenAPIDocumentParams struct {
 	AcceptEncoding *string `json:"Accept-Encoding,omitempty"`
 }
 
+// CreateApiKeyJSONRequestBody defines body for CreateApiKey for application/json ContentType.
+type CreateApiKeyJSONRequestBody = ApiKeyCreate
+
+// RotateApiKeyJSONRequestBody defines body for RotateApiKey for application/json ContentType.
+type RotateApiKeyJSONRequestBody = ApiKeyRotate
+
 // CreateCompanyJSONRequestBody defines body for CreateCompany for application/json ContentType.
 type CreateCompanyJSONRequestBody = CompanyCreate
 
@@ -22460,6 +22916,32 @@ func (t *FeedEventData_Object) MergeAccrualReleaseRefusedPayload(v AccrualReleas
 	return err
 }
 
+// AsApiKeyEventPayload returns the union data inside the FeedEventData_Object as a ApiKeyEventPayload
+func (t FeedEventData_Object) AsApiKeyEventPayload() (ApiKeyEventPayload, error) {
+	var body ApiKeyEventPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromApiKeyEventPayload overwrites any union data inside the FeedEventData_Object as the provided ApiKeyEventPayload
+func (t *FeedEventData_Object) FromApiKeyEventPayload(v ApiKeyEventPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeApiKeyEventPayload performs a merge with any union data inside the FeedEventData_Object, using the provided ApiKeyEventPayload
+func (t *FeedEventData_Object) MergeApiKeyEventPayload(v ApiKeyEventPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t FeedEventData_Object) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
@@ -24096,6 +24578,18 @@ type ServerInterface interface {
 	// GetApiKey Show the grant of the calling key
 	// (GET /api/v1/api-key)
 	GetApiKey(ctx echo.Context) error
+	// ListApiKeys List the API keys the caller may manage
+	// (GET /api/v1/api-keys)
+	ListApiKeys(ctx echo.Context, params ListApiKeysParams) error
+	// CreateApiKey Create an API key for the calling user
+	// (POST /api/v1/api-keys)
+	CreateApiKey(ctx echo.Context) error
+	// RevokeApiKey Revoke an API key
+	// (DELETE /api/v1/api-keys/{keyId})
+	RevokeApiKey(ctx echo.Context, keyId openapi_types.UUID) error
+	// RotateApiKey Replace the secret of one of the caller's keys
+	// (POST /api/v1/api-keys/{keyId}/rotate)
+	RotateApiKey(ctx echo.Context, keyId openapi_types.UUID) error
 	// CompleteBankConnection The bank's return after the user's consent (callback)
 	// (GET /api/v1/bank-connections/callback)
 	CompleteBankConnection(ctx echo.Context, params CompleteBankConnectionParams) error
@@ -24105,6 +24599,9 @@ type ServerInterface interface {
 	// CreateCompany Create a company owned by the key's user
 	// (POST /api/v1/companies)
 	CreateCompany(ctx echo.Context, params CreateCompanyParams) error
+	// GetCompany Show one company
+	// (GET /api/v1/companies/{companyId})
+	GetCompany(ctx echo.Context, companyId CompanyId) error
 	// ListAccounts List the chart of accounts
 	// (GET /api/v1/companies/{companyId}/accounts)
 	ListAccounts(ctx echo.Context, companyId CompanyId, params ListAccountsParams) error
@@ -24914,6 +25411,86 @@ func (w *ServerInterfaceWrapper) GetApiKey(ctx echo.Context) error {
 	return err
 }
 
+// ListApiKeys converts echo context to params.
+func (w *ServerInterfaceWrapper) ListApiKeys(ctx echo.Context) error {
+	var err error
+
+	// Parameter object where we will unmarshal all parameters from the context
+	var params ListApiKeysParams
+	// ------------- Optional query parameter "company_id" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "company_id", ctx.QueryParams(), &params.CompanyId, runtime.BindQueryParameterOptions{Type: "string", Format: "uuid"})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter company_id: %s", err))
+	}
+
+	// ------------- Optional query parameter "status" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "status", ctx.QueryParams(), &params.Status, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter status: %s", err))
+	}
+
+	// ------------- Optional query parameter "cursor" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "cursor", ctx.QueryParams(), &params.Cursor, runtime.BindQueryParameterOptions{Type: "string", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter cursor: %s", err))
+	}
+
+	// ------------- Optional query parameter "limit" -------------
+
+	err = runtime.BindQueryParameterWithOptions("form", true, false, "limit", ctx.QueryParams(), &params.Limit, runtime.BindQueryParameterOptions{Type: "integer", Format: ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter limit: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.ListApiKeys(ctx, params)
+	return err
+}
+
+// CreateApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) CreateApiKey(ctx echo.Context) error {
+	var err error
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.CreateApiKey(ctx)
+	return err
+}
+
+// RevokeApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) RevokeApiKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "keyId" -------------
+	var keyId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "keyId", ctx.Param("keyId"), &keyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter keyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RevokeApiKey(ctx, keyId)
+	return err
+}
+
+// RotateApiKey converts echo context to params.
+func (w *ServerInterfaceWrapper) RotateApiKey(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "keyId" -------------
+	var keyId openapi_types.UUID
+
+	err = runtime.BindStyledParameterWithOptions("simple", "keyId", ctx.Param("keyId"), &keyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter keyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.RotateApiKey(ctx, keyId)
+	return err
+}
+
 // CompleteBankConnection converts echo context to params.
 func (w *ServerInterfaceWrapper) CompleteBankConnection(ctx echo.Context) error {
 	var err error
@@ -24992,6 +25569,21 @@ func (w *ServerInterfaceWrapper) CreateCompany(ctx echo.Context) error {
 	}
 
 	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
 	// ------------- Optional header parameter "X-Dry-Run" -------------
 	if valueList, found := headers[http.CanonicalHeaderKey("X-Dry-Run")]; found {
 		var XDryRun DryRunHeader
@@ -25010,6 +25602,22 @@ func (w *ServerInterfaceWrapper) CreateCompany(ctx echo.Context) error {
 
 	// Invoke the callback with all the unmarshaled arguments
 	err = w.Handler.CreateCompany(ctx, params)
+	return err
+}
+
+// GetCompany converts echo context to params.
+func (w *ServerInterfaceWrapper) GetCompany(ctx echo.Context) error {
+	var err error
+	// ------------- Path parameter "companyId" -------------
+	var companyId CompanyId
+
+	err = runtime.BindStyledParameterWithOptions("simple", "companyId", ctx.Param("companyId"), &companyId, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationPath, Explode: false, Required: true, Type: "string", Format: "uuid", ValueIsUnescaped: ctx.Request().URL.RawPath == ""})
+	if err != nil {
+		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter companyId: %s", err))
+	}
+
+	// Invoke the callback with all the unmarshaled arguments
+	err = w.Handler.GetCompany(ctx, companyId)
 	return err
 }
 
@@ -38093,9 +38701,14 @@ func RegisterHandlersWithOptions(router EchoRouter, si ServerInterface, options 
 	router.GET(options.BaseURL+"/.well-known/skills/kontera-api/SKILL.md", wrapper.GetSkill, options.OperationMiddlewares["getSkill"]...)
 	router.GET(options.BaseURL+"/.well-known/skills/kontera-api/references/:file", wrapper.GetSkillReference, options.OperationMiddlewares["getSkillReference"]...)
 	router.GET(options.BaseURL+"/api/v1/api-key", wrapper.GetApiKey, options.OperationMiddlewares["getApiKey"]...)
+	router.GET(options.BaseURL+"/api/v1/api-keys", wrapper.ListApiKeys, options.OperationMiddlewares["listApiKeys"]...)
+	router.POST(options.BaseURL+"/api/v1/api-keys", wrapper.CreateApiKey, options.OperationMiddlewares["createApiKey"]...)
+	router.DELETE(options.BaseURL+"/api/v1/api-keys/:keyId", wrapper.RevokeApiKey, options.OperationMiddlewares["revokeApiKey"]...)
+	router.POST(options.BaseURL+"/api/v1/api-keys/:keyId/rotate", wrapper.RotateApiKey, options.OperationMiddlewares["rotateApiKey"]...)
 	router.GET(options.BaseURL+"/api/v1/bank-connections/callback", wrapper.CompleteBankConnection, options.OperationMiddlewares["completeBankConnection"]...)
 	router.GET(options.BaseURL+"/api/v1/companies", wrapper.ListCompanies, options.OperationMiddlewares["listCompanies"]...)
 	router.POST(options.BaseURL+"/api/v1/companies", wrapper.CreateCompany, options.OperationMiddlewares["createCompany"]...)
+	router.GET(options.BaseURL+"/api/v1/companies/:companyId", wrapper.GetCompany, options.OperationMiddlewares["getCompany"]...)
 	router.GET(options.BaseURL+"/api/v1/companies/:companyId/accounts", wrapper.ListAccounts, options.OperationMiddlewares["listAccounts"]...)
 	router.POST(options.BaseURL+"/api/v1/companies/:companyId/accounts", wrapper.CreateAccount, options.OperationMiddlewares["createAccount"]...)
 	router.DELETE(options.BaseURL+"/api/v1/companies/:companyId/accounts/:accountNumber", wrapper.DeleteAccount, options.OperationMiddlewares["deleteAccount"]...)
@@ -38715,6 +39328,686 @@ func (response GetApiKey503JSONResponse) VisitGetApiKeyResponse(w http.ResponseW
 	return err
 }
 
+type ListApiKeysRequestObject struct {
+	Params ListApiKeysParams
+}
+
+type ListApiKeysResponseObject interface {
+	VisitListApiKeysResponse(w http.ResponseWriter) error
+}
+
+type ListApiKeys200JSONResponse ApiKeyItemListResponse
+
+func (response ListApiKeys200JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response ListApiKeys400JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response ListApiKeys401JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response ListApiKeys403JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response ListApiKeys429JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response ListApiKeys500JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type ListApiKeys503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response ListApiKeys503JSONResponse) VisitListApiKeysResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKeyRequestObject struct {
+	Body *CreateApiKeyJSONRequestBody
+}
+
+type CreateApiKeyResponseObject interface {
+	VisitCreateApiKeyResponse(w http.ResponseWriter) error
+}
+
+type CreateApiKey201JSONResponse ApiKeySecretResponse
+
+func (response CreateApiKey201JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(201)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response CreateApiKey400JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response CreateApiKey401JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response CreateApiKey403JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response CreateApiKey413JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response CreateApiKey415JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response CreateApiKey429JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response CreateApiKey500JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response CreateApiKey503JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKeyRequestObject struct {
+	KeyId openapi_types.UUID `json:"keyId"`
+}
+
+type RevokeApiKeyResponseObject interface {
+	VisitRevokeApiKeyResponse(w http.ResponseWriter) error
+}
+
+type RevokeApiKey200JSONResponse ApiKeyItemResponse
+
+func (response RevokeApiKey200JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RevokeApiKey400JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RevokeApiKey401JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RevokeApiKey403JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RevokeApiKey404JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RevokeApiKey429JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RevokeApiKey500JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RevokeApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RevokeApiKey503JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateApiKeyRequestObject struct {
+	KeyId openapi_types.UUID `json:"keyId"`
+	Body  *RotateApiKeyJSONRequestBody
+}
+
+type RotateApiKeyResponseObject interface {
+	VisitRotateApiKeyResponse(w http.ResponseWriter) error
+}
+
+type RotateApiKey200JSONResponse ApiKeySecretResponse
+
+func (response RotateApiKey200JSONResponse) VisitRotateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateApiKey400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response RotateApiKey400JSONResponse) VisitRotateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateApiKey401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response RotateApiKey401JSONResponse) VisitRotateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateApiKey403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response RotateApiKey403JSONResponse) VisitRotateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateApiKey404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response RotateApiKey404JSONResponse) VisitRotateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateApiKey409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RotateApiKey409JSONResponse) VisitRotateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateApiKey413JSONResponse struct{ PayloadTooLargeJSONResponse }
+
+func (response RotateApiKey413JSONResponse) VisitRotateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(413)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateApiKey415JSONResponse struct {
+	UnsupportedMediaTypeJSONResponse
+}
+
+func (response RotateApiKey415JSONResponse) VisitRotateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(415)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateApiKey429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response RotateApiKey429JSONResponse) VisitRotateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateApiKey500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response RotateApiKey500JSONResponse) VisitRotateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateApiKey503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response RotateApiKey503JSONResponse) VisitRotateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CompleteBankConnectionRequestObject struct {
 	Params CompleteBankConnectionParams
 }
@@ -39080,6 +40373,23 @@ func (response CreateCompany403JSONResponse) VisitCreateCompanyResponse(w http.R
 	return err
 }
 
+type CreateCompany409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateCompany409JSONResponse) VisitCreateCompanyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateCompany413JSONResponse struct{ PayloadTooLargeJSONResponse }
 
 func (response CreateCompany413JSONResponse) VisitCreateCompanyResponse(w http.ResponseWriter) error {
@@ -39165,6 +40475,162 @@ func (response CreateCompany500JSONResponse) VisitCreateCompanyResponse(w http.R
 type CreateCompany503JSONResponse struct{ ServiceUnavailableJSONResponse }
 
 func (response CreateCompany503JSONResponse) VisitCreateCompanyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(503)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCompanyRequestObject struct {
+	CompanyId CompanyId `json:"companyId"`
+}
+
+type GetCompanyResponseObject interface {
+	VisitGetCompanyResponse(w http.ResponseWriter) error
+}
+
+type GetCompany200JSONResponse CompanyResponse
+
+func (response GetCompany200JSONResponse) VisitGetCompanyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCompany400JSONResponse struct{ BadRequestJSONResponse }
+
+func (response GetCompany400JSONResponse) VisitGetCompanyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(400)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCompany401JSONResponse struct{ UnauthorizedJSONResponse }
+
+func (response GetCompany401JSONResponse) VisitGetCompanyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(401)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCompany403JSONResponse struct{ ForbiddenJSONResponse }
+
+func (response GetCompany403JSONResponse) VisitGetCompanyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCompany404JSONResponse struct{ NotFoundJSONResponse }
+
+func (response GetCompany404JSONResponse) VisitGetCompanyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCompany429JSONResponse struct{ TooManyRequestsJSONResponse }
+
+func (response GetCompany429JSONResponse) VisitGetCompanyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.RetryAfter != nil {
+		w.Header().Set("Retry-After", fmt.Sprint(*response.Headers.RetryAfter))
+	}
+	if response.Headers.XRateLimitLimit != nil {
+		w.Header().Set("X-RateLimit-Limit", fmt.Sprint(*response.Headers.XRateLimitLimit))
+	}
+	if response.Headers.XRateLimitRemaining != nil {
+		w.Header().Set("X-RateLimit-Remaining", fmt.Sprint(*response.Headers.XRateLimitRemaining))
+	}
+	if response.Headers.XRateLimitReset != nil {
+		w.Header().Set("X-RateLimit-Reset", fmt.Sprint(*response.Headers.XRateLimitReset))
+	}
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(429)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCompany500JSONResponse struct{ InternalErrorJSONResponse }
+
+func (response GetCompany500JSONResponse) VisitGetCompanyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(500)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type GetCompany503JSONResponse struct{ ServiceUnavailableJSONResponse }
+
+func (response GetCompany503JSONResponse) VisitGetCompanyResponse(w http.ResponseWriter) error {
 
 	var buf bytes.Buffer
 	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
@@ -86433,6 +87899,18 @@ type StrictServerInterface interface {
 	// GetApiKey Show the grant of the calling key
 	// (GET /api/v1/api-key)
 	GetApiKey(ctx context.Context, request GetApiKeyRequestObject) (GetApiKeyResponseObject, error)
+	// ListApiKeys List the API keys the caller may manage
+	// (GET /api/v1/api-keys)
+	ListApiKeys(ctx context.Context, request ListApiKeysRequestObject) (ListApiKeysResponseObject, error)
+	// CreateApiKey Create an API key for the calling user
+	// (POST /api/v1/api-keys)
+	CreateApiKey(ctx context.Context, request CreateApiKeyRequestObject) (CreateApiKeyResponseObject, error)
+	// RevokeApiKey Revoke an API key
+	// (DELETE /api/v1/api-keys/{keyId})
+	RevokeApiKey(ctx context.Context, request RevokeApiKeyRequestObject) (RevokeApiKeyResponseObject, error)
+	// RotateApiKey Replace the secret of one of the caller's keys
+	// (POST /api/v1/api-keys/{keyId}/rotate)
+	RotateApiKey(ctx context.Context, request RotateApiKeyRequestObject) (RotateApiKeyResponseObject, error)
 	// CompleteBankConnection The bank's return after the user's consent (callback)
 	// (GET /api/v1/bank-connections/callback)
 	CompleteBankConnection(ctx context.Context, request CompleteBankConnectionRequestObject) (CompleteBankConnectionResponseObject, error)
@@ -86442,6 +87920,9 @@ type StrictServerInterface interface {
 	// CreateCompany Create a company owned by the key's user
 	// (POST /api/v1/companies)
 	CreateCompany(ctx context.Context, request CreateCompanyRequestObject) (CreateCompanyResponseObject, error)
+	// GetCompany Show one company
+	// (GET /api/v1/companies/{companyId})
+	GetCompany(ctx context.Context, request GetCompanyRequestObject) (GetCompanyResponseObject, error)
 	// ListAccounts List the chart of accounts
 	// (GET /api/v1/companies/{companyId}/accounts)
 	ListAccounts(ctx context.Context, request ListAccountsRequestObject) (ListAccountsResponseObject, error)
@@ -87309,6 +88790,153 @@ func (sh *strictHandler) GetApiKey(ctx echo.Context) error {
 	return nil
 }
 
+// ListApiKeys operation middleware
+func (sh *strictHandler) ListApiKeys(ctx echo.Context, params ListApiKeysParams) error {
+	var request ListApiKeysRequestObject
+
+	request.Params = params
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.ListApiKeys(ctx.Request().Context(), request.(ListApiKeysRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "ListApiKeys")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(ListApiKeysResponseObject); ok {
+		return validResponse.VisitListApiKeysResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// CreateApiKey operation middleware
+func (sh *strictHandler) CreateApiKey(ctx echo.Context) error {
+	var request CreateApiKeyRequestObject
+
+	var body CreateApiKeyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		return err
+	}
+	request.Body = &body
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.CreateApiKey(ctx.Request().Context(), request.(CreateApiKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "CreateApiKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(CreateApiKeyResponseObject); ok {
+		return validResponse.VisitCreateApiKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RevokeApiKey operation middleware
+func (sh *strictHandler) RevokeApiKey(ctx echo.Context, keyId openapi_types.UUID) error {
+	var request RevokeApiKeyRequestObject
+
+	request.KeyId = keyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RevokeApiKey(ctx.Request().Context(), request.(RevokeApiKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RevokeApiKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RevokeApiKeyResponseObject); ok {
+		return validResponse.VisitRevokeApiKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// RotateApiKey operation middleware
+func (sh *strictHandler) RotateApiKey(ctx echo.Context, keyId openapi_types.UUID) error {
+	var request RotateApiKeyRequestObject
+
+	request.KeyId = keyId
+
+	var body RotateApiKeyJSONRequestBody
+	var err error
+	if binder, ok := ctx.Echo().Binder.(*echo.DefaultBinder); ok {
+		// A request validator built on kin-openapi's openapi3filter with
+		// KeepValidatedValue leaves the value it validated on the body. Bind
+		// that value, matching member names exactly, so the handler receives
+		// what was validated instead of a second, case-insensitive decode.
+		// Otherwise bind only the request body, so that path and query
+		// parameters are not also bound into the body struct.
+		if vb, ok := ctx.Request().Body.(interface{ ValidatedValue() any }); !ok || runtime.BindJSONValue(vb.ValidatedValue(), &body) != nil {
+			err = binder.BindBody(ctx, &body)
+		}
+	} else {
+		// A custom binder is installed on the Echo instance; defer to it
+		// entirely, since echo.Binder does not expose body-only binding and
+		// the binder may do more than decode (for example call ctx.Validate).
+		err = ctx.Bind(&body)
+	}
+	if err != nil {
+		if !errors.Is(err, io.EOF) {
+			return err
+		}
+	} else {
+		request.Body = &body
+	}
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.RotateApiKey(ctx.Request().Context(), request.(RotateApiKeyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "RotateApiKey")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(RotateApiKeyResponseObject); ok {
+		return validResponse.VisitRotateApiKeyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
 // CompleteBankConnection operation middleware
 func (sh *strictHandler) CompleteBankConnection(ctx echo.Context, params CompleteBankConnectionParams) error {
 	var request CompleteBankConnectionRequestObject
@@ -87401,6 +89029,31 @@ func (sh *strictHandler) CreateCompany(ctx echo.Context, params CreateCompanyPar
 		return err
 	} else if validResponse, ok := response.(CreateCompanyResponseObject); ok {
 		return validResponse.VisitCreateCompanyResponse(ctx.Response())
+	} else if response != nil {
+		return fmt.Errorf("unexpected response type: %T", response)
+	}
+	return nil
+}
+
+// GetCompany operation middleware
+func (sh *strictHandler) GetCompany(ctx echo.Context, companyId CompanyId) error {
+	var request GetCompanyRequestObject
+
+	request.CompanyId = companyId
+
+	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
+		return sh.ssi.GetCompany(ctx.Request().Context(), request.(GetCompanyRequestObject))
+	}
+	for _, middleware := range sh.middlewares {
+		handler = middleware(handler, "GetCompany")
+	}
+
+	response, err := handler(ctx, request)
+
+	if err != nil {
+		return err
+	} else if validResponse, ok := response.(GetCompanyResponseObject); ok {
+		return validResponse.VisitGetCompanyResponse(ctx.Response())
 	} else if response != nil {
 		return fmt.Errorf("unexpected response type: %T", response)
 	}

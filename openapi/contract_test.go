@@ -23,7 +23,7 @@ func TestDocumentHoldsTheHouseRules(t *testing.T) {
 	if o := c.Route("GET", "/api/v1/companies/:companyId/audit-trail"); o == nil || o.ID != "listAuditEntries" || !o.CompanyScoped() {
 		t.Fatalf("route lookup: %+v", o)
 	}
-	if o := c.ByID("createCompany"); o == nil || !o.DryRun || o.Key != KeyIgnored || o.Risk != RiskMedium || !o.Mutating() {
+	if o := c.ByID("createCompany"); o == nil || !o.DryRun || o.Key != KeyOptional || o.Risk != RiskMedium || !o.Mutating() {
 		t.Fatalf("createCompany flags: %+v", o)
 	}
 	if o := c.ByID("getHealth"); o == nil || !o.Public {

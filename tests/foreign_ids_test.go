@@ -403,6 +403,7 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 		"POST " + tx + "/categorize body.template_id":                                                                        "a template of the shared catalogue",
 		"GET /api/v1/document-files/{documentId} ?company_id":                                                                "inside the signed URL: any change is 404 (TestDocumentFileBySignedURL)",
 		"POST /api/v1/inbound/email ?company_id":                                                                             "covered by the provider's signature",
+		"GET /api/v1/api-keys ?company_id":                                                                                   "a filter of the caller's own keys: another company lists none (TestAPIKeyListAndRevokeAcrossReplicas)",
 		"POST /api/v1/companies/{companyId}/bank-connections/{connectionId}/select-accounts body.accounts[].cash_account_id": "TestForeignCashAccountOfABankConnection",
 	}
 	have := map[string]bool{}

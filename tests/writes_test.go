@@ -158,13 +158,32 @@ func TestIdempotencyKeyRequiredAndFormat(t *testing.T) {
 	if f := r.issueFields(); len(f) != 1 || !strings.HasPrefix(f[0], "header:Idempotency-Key:") {
 		t.Fatalf("issues = %v", f)
 	}
-	// POST /companies does not honour the key: a retry creates a second company.
+	// POST /companies honours the key (a Kontera extension): a retry
+	// answers the first company, never a second one.
+	before := e.count(`SELECT count(*) FROM companies`)
 	key := newKey()
 	a := e.post("/api/v1/companies", owner, companyBody, "Idempotency-Key", key).status(t, 201)
 	b := e.post("/api/v1/companies", owner, companyBody, "Idempotency-Key", key).status(t, 201)
-	if a.str("data.id") == b.str("data.id") || b.Header.Get("Idempotent-Replayed") != "" {
-		t.Fatal("POST /companies must not replay")
+	if a.str("data.id") != b.str("data.id") || b.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("POST /companies retried: %s then %s", a.str("data.id"), b.str("data.id"))
 	}
+	if n := e.count(`SELECT count(*) FROM companies`); n != before+1 {
+		t.Fatalf("%d companies made by a create and its retry", n-before)
+	}
+	other := map[string]any{}
+	for k, v := range companyBody {
+		other[k] = v
+	}
+	other["name"] = "Ett annat namn AB"
+	e.post("/api/v1/companies", owner, other, "Idempotency-Key", key).errorCode(t, 409, "IDEMPOTENCY_KEY_REUSE")
+	// The company it made answers on its own path, as the list shows it.
+	g := e.get("/api/v1/companies/"+a.str("data.id"), owner).status(t, 200)
+	if g.str("data.id") != a.str("data.id") || g.str("data.role") != "owner" || g.str("data.name") != a.str("data.name") {
+		t.Fatalf("GET the company: %s", g.Body)
+	}
+	e.get("/api/v1/companies/"+uuid.NewString(), owner).errorCode(t, 404, "NOT_FOUND")
+	stranger := e.key("stranger@example.se", keySpec{})
+	e.get("/api/v1/companies/"+a.str("data.id"), stranger).errorCode(t, 404, "NOT_FOUND")
 }
 
 func TestConcurrentSameKeyActsOnce(t *testing.T) {

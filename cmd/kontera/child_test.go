@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/hex"
 	"os"
@@ -65,4 +66,17 @@ func childDB(t *testing.T) (string, *store.DB) {
 	}
 	t.Cleanup(func() { d.Close() })
 	return url, d
+}
+
+// migrated is a fresh database, migrated by `kontera migrate`, that the
+// tools of this test reach through DATABASE_URL; with a handle to it.
+func migrated(t *testing.T) (*store.DB, string) {
+	t.Helper()
+	url, d := childDB(t)
+	t.Setenv("DATABASE_URL", url)
+	var out, errOut bytes.Buffer
+	if err := run(context.Background(), []string{"migrate"}, &out, &errOut); err != nil {
+		t.Fatalf("%v\n%s", err, errOut.String())
+	}
+	return d, url
 }

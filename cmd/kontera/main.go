@@ -4,7 +4,10 @@
 //	kontera serve                 serve the API (DATABASE_URL, KONTERA_SECRET)
 //	kontera migrate               bring the database schema up to date
 //	kontera dev                   local PostgreSQL under .data, migrate, demo key, serve
+//	kontera version               release, commit and schema
 //	kontera keys create ...       create an API key (and its user)
+//	kontera keys list|revoke|rotate  see, revoke and rotate API keys
+//	kontera capabilities ...      grant or revoke paid capabilities of a company
 //	kontera members add ...       make a user a member of a company
 //	kontera fx import FILE        load exchange rates (currency,date,rate) into fx_rates
 //	kontera payroll tax-tables YEAR FILE   load Skatteverket's month tables for a year
@@ -27,8 +30,16 @@ Usage:
   kontera serve
   kontera migrate
   kontera dev
+  kontera version                 the release, its commit, the schema it brings and the database's
   kontera keys create --email E [--name N] [--scopes all|a,b,...] [--mode live|test]
                       [--company-access all_memberships|allowlist] [--company ID ...] [--read-only]
+                      [--expires-at 2027-01-01T00:00:00Z]
+  kontera keys list [--email E] [--company ID] [--status active|expired|revoked] [--json]
+  kontera keys revoke KEY_ID...   refused at once on every replica
+  kontera keys rotate KEY_ID [--grace 1h]   a new secret, printed once; the old one works for --grace
+  kontera capabilities grant|revoke|list --company ID [NAME...]
+                                  switch paid capabilities (payroll, peppol, bank_sync, inbox, or all)
+                                  on for good after the trial, or off
   kontera members add --company ID --email E --role owner|admin|member|viewer [--read-only]
   kontera fx import FILE          load exchange rates: lines of currency,date,rate (SEK per unit)
   kontera payroll tax-tables YEAR FILE [--source URL]
@@ -44,6 +55,8 @@ Configuration (environment):
   KONTERA_DATA_DIR                where dev keeps its data (default .data)
   KONTERA_RIKSBANK_URL            the Riksbank's rate API (https://api.riksbank.se/swea/v1); unset: offline
   KONTERA_INBOUND_EMAIL_SECRET    signs e-mails posted to /api/v1/inbound/email; unset: the route is off
+  KONTERA_CAPABILITIES            paid capabilities every new company holds for good beside its 30-day
+                                  trial: all, none, or a list (payroll,peppol,bank_sync,inbox); unset: the trial only
 `
 
 func main() {
@@ -71,8 +84,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "dev":
 		return dev(ctx, stdout, stderr)
 	case "keys":
-		if len(args) > 1 && args[1] == "create" {
-			return keysCreate(ctx, args[2:], stdout, stderr)
+		if err := keys(ctx, args[1:], stdout, stderr); !errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+	case "capabilities":
+		if err := capabilities(ctx, args[1:], stdout, stderr); !errors.Is(err, flag.ErrHelp) {
+			return err
 		}
 	case "members":
 		if len(args) > 1 && args[1] == "add" {
@@ -86,6 +103,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(args) > 1 && args[1] == "tax-tables" {
 			return payrollTaxTables(ctx, args[2:], stdout, stderr)
 		}
+	case "version", "--version":
+		return version(ctx, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -122,12 +122,13 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 		return err
 	}
 	srv, err := httpapi.New(httpapi.Config{DB: d, Log: log, BaseURL: cfg.BaseURL, Secret: cfg.Secret,
-		RateLimitPerMinute: cfg.RateLimitPerMinute, PIIKey: cfg.PIIKey, VIES: checker, TrustedProxies: cfg.TrustedProxies,
+		RateLimitPerMinute: cfg.RateLimitPerMinute, Capabilities: cfg.Capabilities, PIIKey: cfg.PIIKey, VIES: checker, TrustedProxies: cfg.TrustedProxies,
 		Blobs: blobs, Mail: cfg.Mail(), MailFrom: cfg.MailFrom, Peppol: cfg.AccessPoint(), Rates: cfg.Rates(),
 		InboundSecret: cfg.InboundSecret, Webhooks: httpapi.WebhookConfig{
 			Client: webhooks.ClientOptions{Guard: webhooks.Guard{AllowLoopback: cfg.WebhookAllowLoopback},
 				CAFile: cfg.WebhookCAFile},
-			Workers: cfg.WebhookWorkers, ListenURL: cfg.DatabaseURL, Kept: cfg.EventsKept}, Aggregator: aggregatorOf(cfg),
+			Workers: cfg.WebhookWorkers, ListenURL: cfg.DatabaseURL, Kept: cfg.EventsKept,
+			Sweep: cfg.WebhookSweep}, Aggregator: aggregatorOf(cfg),
 		ImportBatch: cfg.ImportBatch})
 	if err != nil {
 		return err

@@ -62,6 +62,9 @@ func dev(ctx context.Context, stdout, stderr io.Writer) error {
 		if appURL, ownerURL, err = devURLs(ctx, c); err != nil {
 			return err
 		}
+		// The server's own URL: webhooks and the event feed LISTEN on it
+		// for the commit of an event, as under kontera serve.
+		cfg.DatabaseURL = appURL
 	}
 	owner, err := store.Open(ctx, ownerURL)
 	if err != nil {
@@ -121,46 +124,6 @@ func (l *stringList) Set(v string) error {
 		}
 	}
 	return nil
-}
-
-func keysCreate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("keys create", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	email := fs.String("email", "", "the key's user (created when missing)")
-	name := fs.String("name", "", "a name for the key, shown as the actor in the audit trail")
-	scopes := fs.String("scopes", "all", "all, or a comma list of scopes")
-	mode := fs.String("mode", "live", "live or test")
-	access := fs.String("company-access", "all_memberships", "all_memberships or allowlist")
-	readOnly := fs.Bool("read-only", false, "the key may read but never write")
-	var companies stringList
-	fs.Var(&companies, "company", "a company of the allowlist (repeat, or a comma list)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	if *email == "" {
-		return errors.New("keys create: --email is required")
-	}
-	sc, err := auth.ParseScopes(*scopes)
-	if err != nil {
-		return err
-	}
-	ids, err := parseIDs(companies)
-	if err != nil {
-		return err
-	}
-	d, cleanup, err := openDB(ctx, stderr)
-	if err != nil {
-		return err
-	}
-	defer cleanup()
-	token, k, err := auth.NewStore(d, audit.NewStore(d)).CreateKey(ctx, auth.NewKey{Email: *email, Name: *name,
-		Mode: auth.Mode(*mode), Scopes: sc, CompanyAccess: auth.CompanyAccess(*access), Companies: ids, ReadOnly: *readOnly})
-	if err != nil {
-		return err
-	}
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	return enc.Encode(map[string]any{"key": token, "user_id": k.UserID, "mode": k.Mode, "scopes": k.Scopes})
 }
 
 func membersAdd(ctx context.Context, args []string, stdout, stderr io.Writer) error {

@@ -431,6 +431,13 @@ const (
 	VacationYearAlreadyClosed        Code = "VACATION_YEAR_ALREADY_CLOSED"
 )
 
+// API key codes (the key endpoints, a Kontera extension).
+const (
+	APIKeyNotFound      Code = "API_KEY_NOT_FOUND"
+	APIKeyGrantExceeded Code = "API_KEY_GRANT_EXCEEDED"
+	APIKeyRevoked       Code = "API_KEY_REVOKED"
+)
+
 // entries is the catalogue: every code the API can answer with. The
 // ErrorCode enum in openapi/openapi.json must list exactly these codes (a
 // test checks it).
@@ -762,6 +769,9 @@ var entries = []Entry{
 	{SalaryRunAlreadyCorrected, s409, GroupEndpoint, "Lönekörningen är redan rättad.", "The salary run has been corrected already.", "details.correction_run_id names the correction run."},
 	{AGIIncompleteData, s400, GroupEndpoint, "Arbetsgivardeklarationen saknar uppgifter.", "The employer declaration lacks details.", "details.missing lists them: the company's organisation number, the AGI contact (PATCH /salary/settings) or an employee's personnummer."},
 	{VacationYearAlreadyClosed, s409, GroupEndpoint, "Semesteråret är redan stängt.", "The vacation year has been closed already.", "details.closed_at says when; read the balances with GET /employees/{id}/vacation-balance."},
+	{APIKeyNotFound, s404, GroupEndpoint, "API-nyckeln finns inte, eller hör till någon vars nycklar du inte hanterar.", "The API key does not exist, or belongs to someone whose keys you do not manage.", "List the keys you may manage (GET /api/v1/api-keys) and use an id from there."},
+	{APIKeyGrantExceeded, s403, GroupEndpoint, "En ny nyckel kan inte få mer än nyckeln som skapar den.", "A new key cannot hold more than the key that creates it.", "Ask for what details.field names within the calling key's grant (GET /api/v1/api-key), or create the key with a key that holds it."},
+	{APIKeyRevoked, s409, GroupEndpoint, "API-nyckeln är återkallad eller har gått ut.", "The API key is revoked or has expired.", "Create a new key instead (POST /api/v1/api-keys)."},
 }
 
 var byCode = func() map[Code]Entry {

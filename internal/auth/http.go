@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"time"
 
 	"github.com/oapi-codegen/nullable"
 
@@ -16,10 +17,13 @@ import (
 type Handler struct {
 	store   *Store
 	cursors *cursor.Codec
+	now     func() time.Time
 }
 
 // NewHandler returns the auth handler.
-func NewHandler(s *Store, c *cursor.Codec) *Handler { return &Handler{store: s, cursors: c} }
+func NewHandler(s *Store, c *cursor.Codec, now func() time.Time) *Handler {
+	return &Handler{store: s, cursors: c, now: now}
+}
 
 // GetApiKey shows the grant of the calling key.
 func (h *Handler) GetApiKey(ctx context.Context, _ gen.GetApiKeyRequestObject) (gen.GetApiKeyResponseObject, error) {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -80,6 +81,7 @@ var Scopes = []string{
 	"webhooks:manage",
 	"compliance:read",
 	"reconciliation:read", "reconciliation:write", "reconciliation:signoff",
+	ManageScope,
 }
 
 // ParseScopes reads "all" or a comma list of scopes.
@@ -119,6 +121,8 @@ type Key struct {
 	CompanyAccess CompanyAccess `db:"company_access"`
 	// ReadOnly keys may read every company they reach and write none.
 	ReadOnly bool `db:"read_only"`
+	// ExpiresAt is when the key stops working; nil: never.
+	ExpiresAt *time.Time `db:"expires_at"`
 }
 
 // Label is how the key appears as an actor in the audit trail.
@@ -212,6 +216,10 @@ func NewToken(mode Mode) (token string, hash []byte) {
 	token = prefix + string(buf)
 	return token, HashToken(token)
 }
+
+// Prefix is the part of a token kept to recognise it by: the brand
+// prefix and four symbols of the secret.
+func Prefix(token string) string { return token[:len(token)-36] }
 
 // HashToken is how a key is stored and looked up: SHA-256 is enough for a
 // random secret of this length (no dictionary to guess from).

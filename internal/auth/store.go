@@ -27,6 +27,13 @@ func NewStore(db *store.DB, a *audit.Store) *Store { return &Store{db: db, audit
 // ErrNoKey means the token names no live, unrevoked key.
 var ErrNoKey = errors.New("auth: no such key")
 
+// validKey is the condition of a key k that authenticates the token whose
+// hash is $1: its secret, or the one a rotation replaced while its grace
+// lasts; never revoked, never expired. Every replica asks the database on
+// every request, so a revocation holds everywhere at once.
+const validKey = `(k.key_hash = $1 OR (k.previous_key_hash = $1 AND k.previous_expires_at > now()))
+	AND k.revoked_at IS NULL AND (k.expires_at IS NULL OR k.expires_at > now())`
+
 type keyRow struct {
 	Key
 	Hash   []byte         `db:"key_hash"`
@@ -75,14 +82,20 @@ func (s *Store) Lookup(ctx context.Context, token string, company *uuid.UUID, ra
 		Tokens         *float64   `db:"bucket_tokens"`
 		At             *time.Time `db:"bucket_at"`
 	}
+	// The key's last use is written at most once a minute, in the same
+	// statement: an UPDATE whose condition fails takes no lock.
 	err := s.db.Q(ctx).GetContext(ctx, &r, `
-		SELECT k.id, k.user_id, u.email, k.name, k.mode, k.scopes, k.company_access, k.read_only, k.key_hash,
+		WITH touched AS (
+			UPDATE api_keys k SET last_used_at = now()
+			WHERE `+validKey+` AND (k.last_used_at IS NULL OR k.last_used_at < now() - interval '1 minute'))
+		SELECT k.id, k.user_id, u.email, k.name, k.mode, k.scopes, k.company_access, k.read_only, k.expires_at,
+			CASE WHEN k.key_hash = $1 THEN k.key_hash ELSE k.previous_key_hash END AS key_hash,
 			a.company_id AS access_company_id, a.role AS access_role, a.read_only AS access_read_only,
 			b.granted AS bucket_granted, b.tokens AS bucket_tokens, b.updated_at AS bucket_at
 		FROM api_keys k JOIN users u ON u.id = k.user_id
 		LEFT JOIN LATERAL (`+reach("k.user_id", "k.id", "k.company_access")+` AND m.company_id = $2) a ON true
 		LEFT JOIN LATERAL (SELECT * FROM ratelimit_lease(k.id, $3, $4) WHERE $3 > 0) b ON true
-		WHERE k.key_hash = $1 AND k.revoked_at IS NULL`, hash, company, rateLimit, lease)
+		WHERE `+validKey, hash, company, rateLimit, lease)
 	if store.NotFound(err) {
 		return nil, ErrNoKey
 	}
@@ -176,12 +189,14 @@ func (s *Store) EnsureUser(ctx context.Context, email string) (uuid.UUID, error)
 // NewKey describes a key to create.
 type NewKey struct {
 	Email         string
+	UserID        uuid.UUID // instead of Email: an existing user
 	Name          string
 	Mode          Mode
 	Scopes        []string
 	CompanyAccess CompanyAccess
 	Companies     []uuid.UUID // the allowlist
 	ReadOnly      bool
+	ExpiresAt     *time.Time // nil: never
 }
 
 // CreateKey creates the user if missing and a key for them. The token is
@@ -197,20 +212,25 @@ func (s *Store) CreateKey(ctx context.Context, n NewKey) (token string, k *Key, 
 		return "", nil, fmt.Errorf("--company needs --company-access allowlist")
 	}
 	err = s.db.InTx(ctx, func(ctx context.Context) error {
-		uid, err := s.EnsureUser(ctx, n.Email)
-		if err != nil {
-			return err
+		uid := n.UserID
+		if uid == uuid.Nil {
+			var err error
+			if uid, err = s.EnsureUser(ctx, n.Email); err != nil {
+				return err
+			}
 		}
 		t, hash := NewToken(n.Mode)
 		token = t
-		k = &Key{UserID: uid, Mode: n.Mode, Scopes: n.Scopes, CompanyAccess: n.CompanyAccess, ReadOnly: n.ReadOnly}
+		k = &Key{UserID: uid, Mode: n.Mode, Scopes: n.Scopes, CompanyAccess: n.CompanyAccess, ReadOnly: n.ReadOnly,
+			ExpiresAt: n.ExpiresAt}
 		if n.Name != "" {
 			k.Name = &n.Name
 		}
 		if err := s.db.Q(ctx).GetContext(ctx, &k.ID, `
-			INSERT INTO api_keys (user_id, name, prefix, key_hash, mode, scopes, company_access, read_only)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-			uid, k.Name, token[:len(token)-36], hash, n.Mode, pq.StringArray(n.Scopes), n.CompanyAccess, n.ReadOnly); err != nil {
+			INSERT INTO api_keys (user_id, name, prefix, key_hash, mode, scopes, company_access, read_only, expires_at)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+			uid, k.Name, Prefix(token), hash, n.Mode, pq.StringArray(n.Scopes), n.CompanyAccess, n.ReadOnly,
+			n.ExpiresAt); err != nil {
 			return err
 		}
 		for _, c := range n.Companies {

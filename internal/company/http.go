@@ -9,6 +9,7 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
+	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
@@ -64,12 +65,21 @@ func (h *Handler) ListCompanies(ctx context.Context, req gen.ListCompaniesReques
 	})
 	data := make([]gen.CompanyListItem, len(rows))
 	for i, c := range rows {
-		data[i] = gen.CompanyListItem{
-			Id: c.ID, Name: c.Name, OrgNumber: envelope.Nullable(c.OrgNumber), EntityType: gen.EntityType(c.EntityType),
-			Role: gen.Role(roles[c.ID]), CreatedAt: c.CreatedAt.UTC(),
-		}
+		data[i] = listItem(c, roles[c.ID])
 	}
 	return gen.ListCompanies200JSONResponse{Data: data, Meta: envelope.Page(ctx, next)}, nil
+}
+
+// GetCompany shows one company the key reaches, as the list does.
+func (h *Handler) GetCompany(ctx context.Context, req gen.GetCompanyRequestObject) (gen.GetCompanyResponseObject, error) {
+	rows, err := h.companies.List(ctx, []uuid.UUID{req.CompanyId}, nil, 1)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 { // archived since the key was looked up
+		return nil, apierr.New(apierr.NotFound, map[string]any{"company_id": req.CompanyId})
+	}
+	return gen.GetCompany200JSONResponse{Meta: envelope.Meta(ctx), Data: listItem(rows[0], auth.AccessFrom(ctx).Role)}, nil
 }
 
 // CreateCompany creates a company owned by the key's user.
@@ -119,6 +129,11 @@ func inputFrom(b *gen.CreateCompanyJSONRequestBody) Input {
 	}
 	in.BooksFromImport = b.BooksFromImport != nil && *b.BooksFromImport
 	return in
+}
+
+func listItem(c Company, role auth.Role) gen.CompanyListItem {
+	return gen.CompanyListItem{Id: c.ID, Name: c.Name, OrgNumber: envelope.Nullable(c.OrgNumber),
+		EntityType: gen.EntityType(c.EntityType), Role: gen.Role(role), CreatedAt: c.CreatedAt.UTC()}
 }
 
 func created(c Company) gen.CompanyCreated {

@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/kontera/kontera/internal/aggregator"
+	"github.com/kontera/kontera/internal/capability"
 	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/fx"
 	"github.com/kontera/kontera/internal/mail"
@@ -42,6 +43,10 @@ type Config struct {
 	LogLevel  zapcore.Level
 	// RateLimitPerMinute is KONTERA_RATE_LIMIT_PER_MINUTE (default 100, 0 = off).
 	RateLimitPerMinute int
+	// Capabilities is KONTERA_CAPABILITIES: the paid capabilities every
+	// new company holds for good beside its trial ("all", "none" or a
+	// list); empty: the trial only.
+	Capabilities []capability.Capability
 	// DataDir is where `kontera dev` keeps its database and secret (.data).
 	DataDir string
 	// PIIKey is KONTERA_PII_KEY, 64 hexadecimal digits: the AES-256 key
@@ -73,6 +78,9 @@ type Config struct {
 	// WebhookCAFile is KONTERA_WEBHOOK_CA_FILE, a PEM bundle the webhook
 	// client trusts besides the system's (a test receiver's certificate).
 	WebhookCAFile string
+	// WebhookSweep is KONTERA_WEBHOOK_SWEEP, how often the dispatcher and
+	// idle webhook workers look for work no wake-up announced (default 1m).
+	WebhookSweep time.Duration
 	// EventsKept is KONTERA_EVENTS_KEPT, how long events and ended webhook
 	// deliveries are kept (default 720h, 30 days).
 	EventsKept time.Duration
@@ -157,10 +165,16 @@ func FromEnv() (Config, error) {
 		WebhookWorkers:     4,
 		WebhookCAFile:      os.Getenv("KONTERA_WEBHOOK_CA_FILE"),
 		EventsKept:         30 * 24 * time.Hour,
+		WebhookSweep:       time.Minute,
 	}
 	if err := c.readWebhooks(); err != nil {
 		return c, err
 	}
+	caps, err := capability.Parse(os.Getenv("KONTERA_CAPABILITIES"))
+	if err != nil {
+		return c, fmt.Errorf("KONTERA_CAPABILITIES: %w", err)
+	}
+	c.Capabilities = caps
 	if s := os.Getenv("KONTERA_PII_KEY"); s != "" {
 		key, err := seal.ParseKey(s)
 		if err != nil {
@@ -439,6 +453,13 @@ func (c *Config) readWebhooks() error {
 		c.WebhookAllowLoopback = true
 	default:
 		return fmt.Errorf("KONTERA_WEBHOOK_ALLOW_LOOPBACK must be true or false, got %q", s)
+	}
+	if s := os.Getenv("KONTERA_WEBHOOK_SWEEP"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < time.Second {
+			return fmt.Errorf("KONTERA_WEBHOOK_SWEEP must be a duration of a second or more such as 1m, got %q", s)
+		}
+		c.WebhookSweep = d
 	}
 	if s := os.Getenv("KONTERA_EVENTS_KEPT"); s != "" {
 		d, err := time.ParseDuration(s)

@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -70,6 +71,12 @@ type Config struct {
 	Secret []byte
 	// RateLimitPerMinute is the per-key limit; 0 turns it off.
 	RateLimitPerMinute int
+	// AuthFailures limits failed authentications per client address;
+	// nil: ratelimit.DefaultFailuresPerMinute.
+	AuthFailures *ratelimit.Failures
+	// Capabilities are held for good by every new company (the operator's
+	// KONTERA_CAPABILITIES); none: the trial only.
+	Capabilities []capability.Capability
 	// TrustedProxies are the proxies whose X-Forwarded-For names the
 	// client address the failed-authentication limit counts.
 	TrustedProxies []netip.Prefix
@@ -252,7 +259,7 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		echo: echo.New(), contract: contract, db: cfg.DB, auth: keys,
 		limiter: ratelimit.New(cfg.RateLimitPerMinute), log: cfg.Log, base: cfg.BaseURL,
-		failures: ratelimit.NewFailures(cfg.DB, ratelimit.DefaultFailuresPerMinute), trustedProxies: cfg.TrustedProxies,
+		failures: cmp.Or(cfg.AuthFailures, ratelimit.NewFailures(cfg.DB, ratelimit.DefaultFailuresPerMinute)), trustedProxies: cfg.TrustedProxies,
 		bodyLimit: 1 << 20,
 	}
 	if s.validator, err = newValidator(contract); err != nil {
@@ -261,6 +268,7 @@ func New(cfg Config) (*Server, error) {
 	periods := fiscal.NewStore(cfg.DB, audits)
 	accounts := chart.NewStore(cfg.DB, audits)
 	grants := capability.NewStore(cfg.DB)
+	grants.Default = cfg.Capabilities
 	s.grants, s.now = grants, cfg.Now
 	deadlines := deadline.NewStore(cfg.DB)
 	companies := company.NewStore(cfg.DB, audits, company.Books{
@@ -593,7 +601,7 @@ func New(cfg Config) (*Server, error) {
 			return a != nil, err
 		}),
 		discoveryAPI:  discovery.NewHandler(contract, cfg.DB, cfg.BaseURL, cfg.Now),
-		authAPI:       auth.NewHandler(keys, cursors),
+		authAPI:       auth.NewHandler(keys, cursors, cfg.Now),
 		companyAPI:    companyH,
 		chartAPI:      chart.NewHandler(accounts),
 		fiscalAPI:     fiscal.NewHandler(periods, companies.RegenerateDeadlines),

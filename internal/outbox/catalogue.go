@@ -33,6 +33,9 @@ const (
 	GroupDocuments      = "documents"
 	GroupOperations     = "operations"
 	GroupWebhooks       = "webhooks"
+	// GroupAPIKeys are the changes to keys reaching the company: read
+	// by those who manage keys, in the feed only.
+	GroupAPIKeys = "api_keys"
 )
 
 // WebhookTest is the type of a test delivery (POST …/webhooks/{id}/test):
@@ -43,7 +46,8 @@ const WebhookTest = "webhook.test"
 var groupScope = map[string]string{GroupInvoicing: "invoices:read", GroupSuppliers: "suppliers:read",
 	GroupCustomers: "customers:read", GroupBookkeeping: "reports:read", GroupPeriods: "reports:read",
 	GroupTransactions: "transactions:read", GroupReconciliation: "reconciliation:read", GroupPayroll: "payroll:read",
-	GroupDocuments: "documents:read", GroupOperations: "", GroupWebhooks: "webhooks:manage"}
+	GroupDocuments: "documents:read", GroupOperations: "", GroupWebhooks: "webhooks:manage",
+	GroupAPIKeys: "api_keys:manage"}
 
 // catalogue holds every type an event may have.
 var catalogue = func() map[string]Kind {
@@ -67,6 +71,7 @@ var catalogue = func() map[string]Kind {
 	add(GroupPayroll, true, "salary_run.created", "salary_run.approved", "salary_run.booked", "agi.generated")
 	add(GroupDocuments, true, "document.uploaded")
 	add(GroupOperations, false, "operation.completed")
+	add(GroupAPIKeys, false, "api_key.created", "api_key.rotated", "api_key.revoked")
 	add(GroupWebhooks, false, WebhookTest)
 	return out
 }()
