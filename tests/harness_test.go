@@ -30,6 +30,7 @@ import (
 	"github.com/kontera/kontera/internal/httpapi"
 	"github.com/kontera/kontera/internal/mail"
 	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -70,6 +71,14 @@ func rateLimit(n int) option { return func(c *httpapi.Config) { c.RateLimitPerMi
 
 // idleWorkers leaves queued operations queued: the workers look once, at
 // start, and then not for an hour.
+// slowFailureRefill gives each replica its own memory of failed
+// authentications, 30 tries refilled at one an hour.
+func slowFailureRefill() option {
+	return func(c *httpapi.Config) {
+		c.AuthFailures = ratelimit.NewFailuresRefilled(c.DB, ratelimit.DefaultFailuresPerMinute, 1.0/60)
+	}
+}
+
 func idleWorkers() option { return func(c *httpapi.Config) { c.WorkerPoll = time.Hour } }
 
 func newEnv(t *testing.T, opts ...option) *env {

@@ -168,7 +168,7 @@ func (s *Server) authThrottled(wait time.Duration) error {
 	s.metrics.RateLimited.Inc()
 	secs := int(wait.Seconds())
 	return apierr.New(apierr.RateLimited, map[string]any{"reason": "failed_authentications",
-		"limit": ratelimit.DefaultFailuresPerMinute, "retry_after_seconds": secs}).
+		"limit": s.failures.Limit(), "retry_after_seconds": secs}).
 		WithHeader("Retry-After", strconv.Itoa(secs))
 }
 

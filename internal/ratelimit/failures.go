@@ -25,21 +25,32 @@ const maxRemembered = 10_000
 // attempt through before it learns of them (at most one per replica).
 type Failures struct {
 	db        *store.DB
-	perMinute int
+	burst     int
+	perMinute float64
 	mu        sync.Mutex
 	until     map[string]time.Time
 	now       func() time.Time
 }
 
-// NewFailures limits failed authentications to perMinute per client; 0
-// turns it off.
+// NewFailures limits failed authentications to perMinute per client, a
+// bucket of that many refilled evenly; 0 turns it off.
 func NewFailures(db *store.DB, perMinute int) *Failures {
-	return &Failures{db: db, perMinute: perMinute, until: map[string]time.Time{}, now: time.Now}
+	return NewFailuresRefilled(db, perMinute, float64(perMinute))
 }
+
+// NewFailuresRefilled is NewFailures with a bucket of burst tries refilled
+// at perMinute: a test that must not see a token come back while it runs
+// refills slowly.
+func NewFailuresRefilled(db *store.DB, burst int, perMinute float64) *Failures {
+	return &Failures{db: db, burst: burst, perMinute: perMinute, until: map[string]time.Time{}, now: time.Now}
+}
+
+// Limit is the size of the bucket: the tries a client has.
+func (f *Failures) Limit() int { return f.burst }
 
 // Blocked says how long client must wait, or 0 when it may try.
 func (f *Failures) Blocked(client string) time.Duration {
-	if f.perMinute <= 0 {
+	if f.burst <= 0 {
 		return 0
 	}
 	f.mu.Lock()
@@ -58,20 +69,21 @@ func (f *Failures) Blocked(client string) time.Duration {
 // Failed counts a failed authentication of client and says how long it
 // must now wait (0 while it has tries left).
 func (f *Failures) Failed(ctx context.Context, client string) (time.Duration, error) {
-	if f.perMinute <= 0 {
+	if f.burst <= 0 {
 		return 0, nil
 	}
 	var tokens float64
 	err := f.db.Q(ctx).GetContext(ctx, &tokens, `
 		INSERT INTO auth_failure_buckets AS b (client, tokens, updated_at) VALUES ($1, $2 - 1, clock_timestamp())
 		ON CONFLICT (client) DO UPDATE SET
-			tokens = ratelimit_refill(b.tokens, b.updated_at, $2, clock_timestamp()) - 1,
+			tokens = least($2::double precision,
+				b.tokens + greatest(extract(epoch FROM clock_timestamp() - b.updated_at), 0) * $3 / 60.0) - 1,
 			updated_at = clock_timestamp()
-		RETURNING tokens`, client, f.perMinute)
+		RETURNING tokens`, client, f.burst, f.perMinute)
 	if err != nil || tokens >= 0 {
 		return 0, err
 	}
-	wait := time.Duration(-tokens * float64(time.Minute) / float64(f.perMinute))
+	wait := time.Duration(-tokens * float64(time.Minute) / f.perMinute)
 	f.mu.Lock()
 	now := f.now()
 	if len(f.until) >= maxRemembered {
