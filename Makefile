@@ -4,6 +4,9 @@
 SHELL := /bin/bash
 GO    ?= go
 SPEC  := openapi/openapi.json
+# The commit a binary is built from, for kontera version (-dirty: with
+# uncommitted changes); empty outside a git checkout.
+LDFLAGS := -X main.commit=$(shell git describe --always --dirty --abbrev=40 2>/dev/null)
 
 # The tools API consumers use (spectral, redocly, openapi-typescript,
 # openapi-fetch, tsc, prism), pinned in scripts/contract and installed with
@@ -16,12 +19,17 @@ export SCARF_ANALYTICS := false
 
 .PHONY: run test build generate check-generated lint lint-house lint-spectral lint-redocly vet test-build vet-built fmt-check bench fuzz contract-tools spec-coverage
 
+# The binary is built into .data (ignored by git) with a word first: the
+# first build fetches and compiles the dependencies for a few minutes.
 run:
 	@scripts/prereqs.sh run
-	$(GO) run ./cmd/kontera dev
+	@echo "make run: building Kontera into .data/kontera (the first build takes a few minutes)…"
+	@$(GO) build -ldflags '$(LDFLAGS)' -o .data/kontera ./cmd/kontera
+	@echo "make run: starting: a PostgreSQL cluster under .data/pg (unless DATABASE_URL is set), the schema, the server"
+	@.data/kontera dev
 
 build:
-	$(GO) build -o bin/kontera ./cmd/kontera
+	$(GO) build -ldflags '$(LDFLAGS)' -o bin/kontera ./cmd/kontera
 
 generate:
 	$(GO) tool oapi-codegen -config openapi/codegen.yaml $(SPEC)
