@@ -17,7 +17,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 export SCARF_ANALYTICS := false
 
-.PHONY: run test build generate check-generated lint lint-house lint-spectral lint-redocly vet test-build vet-built fmt-check bench fuzz contract-tools spec-coverage
+.PHONY: test-ops run test build generate check-generated lint lint-house lint-spectral lint-redocly vet test-build vet-built fmt-check bench fuzz contract-tools spec-coverage
 
 # The binary is built into .data (ignored by git) with a word first: the
 # first build fetches and compiles the dependencies for a few minutes.
@@ -84,6 +84,14 @@ test:
 	@# Each black-box test has its own server and database and mostly waits
 	@# on PostgreSQL: four at a time keep two cores busy.
 	KONTERA_CONTRACT=1 $(GO) test -count=1 -parallel 4 -timeout 30m ./...
+
+# The operator's drills (tests/ops, build tag ops): a backup with
+# pgBackRest restored to a point in time into a new cluster, Kontera
+# started on it and the books checked. Slower than make test; .ci/run runs
+# them once after it.
+test-ops:
+	@scripts/prereqs.sh ops
+	$(GO) test -tags ops -count=1 -timeout 30m ./tests/ops/
 
 # Fuzzing of the whole SIE import (reader, pass 1, pass 2 on a real
 # database) and of the SIE reader, beyond the generated files and quirks
