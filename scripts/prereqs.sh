@@ -69,15 +69,22 @@ if [ "$what" = run ] && ! command -v jq >/dev/null; then
 		echo "note: jq is missing; the README walk-through needs it (apt-get install jq)" >&2
 	fi
 fi
-if [ "$what" = ops ] && ! command -v pgbackrest >/dev/null; then
-	# The restore drill backs up and restores with pgBackRest (Debian's).
-	if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-		echo "installing pgbackrest (the restore drill backs up with it)" >&2
-		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends pgbackrest >/dev/null 2>&1 ||
-			{ apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends pgbackrest >/dev/null 2>&1; } ||
-			{ echo "prerequisite missing: pgbackrest could not be installed (apt-get install pgbackrest)" >&2; fail=1; }
-	else
-		echo "prerequisite missing: pgbackrest (apt-get install pgbackrest)" >&2
+if [ "$what" = ops ]; then
+	# The drills back up and restore with pgBackRest, build the image with
+	# podman, put nginx in front and verify the unit with systemd-analyze
+	# (Debian's, all).
+	missing=""
+	for tool in pgbackrest podman nginx systemd-analyze; do
+		command -v "$tool" >/dev/null || missing="$missing $tool"
+	done
+	pkgs=$(echo "$missing" | sed 's/systemd-analyze/systemd/')
+	if [ -n "$missing" ] && [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+		echo "installing$pkgs (the operator's drills use them)" >&2
+		DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $pkgs >/dev/null 2>&1 ||
+			{ apt-get update >/dev/null 2>&1 && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $pkgs >/dev/null 2>&1; } ||
+			{ echo "prerequisite missing:$pkgs could not be installed (apt-get install$pkgs)" >&2; fail=1; }
+	elif [ -n "$missing" ]; then
+		echo "prerequisite missing:$pkgs (apt-get install$pkgs)" >&2
 		fail=1
 	fi
 fi

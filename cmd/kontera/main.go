@@ -22,6 +22,9 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+	// The time zones are in the binary: an image of the binary alone
+	// still knows Sweden's summer time.
+	_ "time/tzdata"
 )
 
 const usage = `Kontera: a REST API for Swedish bookkeeping and invoicing.
@@ -30,6 +33,7 @@ Usage:
   kontera serve
   kontera migrate
   kontera dev
+  kontera health                  GET /api/v1/health of the server on KONTERA_ADDR (an image's HEALTHCHECK)
   kontera version                 the release, its commit, the schema it brings and the database's
   kontera keys create --email E [--name N] [--scopes all|a,b,...] [--mode live|test]
                       [--company-access all_memberships|allowlist] [--company ID ...] [--read-only]
@@ -103,6 +107,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		if len(args) > 1 && args[1] == "tax-tables" {
 			return payrollTaxTables(ctx, args[2:], stdout, stderr)
 		}
+	case "health":
+		return health(ctx, stdout)
 	case "version", "--version":
 		return version(ctx, stdout)
 	case "help", "-h", "--help":

@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -175,14 +176,18 @@ type server struct {
 var piiKey = bytes.Repeat([]byte{7}, 32)
 
 // serve starts Kontera on the cluster's application role; token is an
-// existing key, or "" to make one.
-func serve(t *testing.T, c *cluster, blobs, token string) *server {
+// existing key, or "" to make one; opts change the configuration.
+func serve(t *testing.T, c *cluster, blobs, token string, opts ...func(*httpapi.Config)) *server {
 	t.Helper()
 	d := open(t, c.app)
-	srv, err := httpapi.New(httpapi.Config{DB: d, BaseURL: "http://kontera.test", Log: zap.NewNop(),
+	cfg := httpapi.Config{DB: d, BaseURL: "http://kontera.test", Log: zap.NewNop(),
 		Secret: []byte("an-operations-drill-secret-of-32+bytes"), PIIKey: piiKey, Blobs: documents.FS{Dir: blobs},
 		Mail: mail.Drop{Dir: t.TempDir()}, MailFrom: "drift@kontera.test", WorkerPoll: time.Hour,
-		Webhooks: httpapi.WebhookConfig{Client: webhooks.ClientOptions{Guard: webhooks.Guard{AllowLoopback: true}}}})
+		Webhooks: httpapi.WebhookConfig{Client: webhooks.ClientOptions{Guard: webhooks.Guard{AllowLoopback: true}}}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	srv, err := httpapi.New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,4 +296,15 @@ func write(t *testing.T, path, content string) {
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// freeAddr is a loopback address no one listens on now.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
 }
