@@ -104,7 +104,7 @@ type cluster struct {
 
 // startCluster starts (or, when dir holds a restored one, recovers) a
 // cluster in dir with settings, and makes Kontera's roles and database
-// when they are missing.
+// when they are missing; the schema is the caller's (migrate).
 func startCluster(t *testing.T, dir string, settings ...string) *cluster {
 	t.Helper()
 	c, err := localpg.Start(dir, localpg.Options{Settings: settings, Install: true})
@@ -147,11 +147,15 @@ func startCluster(t *testing.T, dir string, settings ...string) *cluster {
 	if out.app, err = localpg.WithUser(c.URL("kontera"), localpg.AppRole); err != nil {
 		t.Fatal(err)
 	}
-	owner := open(t, out.owner)
-	if _, err := db.Migrate(ctx, owner.DB.DB); err != nil {
+	return out
+}
+
+// migrate brings the cluster's schema up to this build's, as the owner.
+func (c *cluster) migrate(t *testing.T) {
+	t.Helper()
+	if _, err := db.Migrate(context.Background(), open(t, c.owner).DB.DB); err != nil {
 		t.Fatal(err)
 	}
-	return out
 }
 
 func open(t *testing.T, url string) *store.DB {

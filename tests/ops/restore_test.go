@@ -79,6 +79,7 @@ func TestRestoreToAPointInTime(t *testing.T) {
 	ownedByPostgres(t, repo, filepath.Join(dir, "log"), filepath.Join(dir, "lock"))
 	archive := fmt.Sprintf("archive_command='pgbackrest --config=%s --stanza=kontera archive-push %%p'", conf)
 	a := startCluster(t, primary, "wal_level=replica", "archive_mode=on", archive, "max_wal_senders=3")
+	a.migrate(t)
 	pgbackrest := func(args ...string) string {
 		return asPostgres(t, "pgbackrest", append([]string{"--config=" + conf, "--stanza=kontera"}, args...)...)
 	}

@@ -70,6 +70,7 @@ func TestNginxInFront(t *testing.T) {
 	need(t, "nginx")
 	dir := root(t)
 	c := startCluster(t, filepath.Join(dir, "pg"))
+	c.migrate(t)
 	k := serve(t, c, filepath.Join(dir, "blobs"), "", func(cfg *httpapi.Config) {
 		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
 	})
