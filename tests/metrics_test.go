@@ -2,9 +2,11 @@ package tests
 
 import (
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 )
 
 // The admin listener's /metrics, scraped after a few requests, holds the
@@ -68,4 +70,51 @@ func TestMetricsScrape(t *testing.T) {
 	}
 	// The API listener serves neither.
 	b.get("/metrics", "").errorCode(t, 404, "NOT_FOUND")
+}
+
+// Each judged webhook attempt counts by the state it left its delivery
+// in: a receiver answering 500 then 200 makes one failed and one
+// delivered attempt, the operator's series for the alert on failing
+// deliveries (docs/operations.md).
+func TestMetricsCountWebhookAttempts(t *testing.T) {
+	t.Parallel()
+	b := newHookBooks(t, 0)
+	rc := newReceiver(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		if n == 1 {
+			w.WriteHeader(500)
+		}
+	})
+	hook, _ := b.register("customer.created", rc)
+	b.write("POST", "customers", map[string]any{"name": "Mätaren AB", "customer_type": "swedish_business"}).status(t, 201)
+	rc.wait(t, 1, time.Minute)
+	var id string
+	for deadline := time.Now().Add(time.Minute); id == ""; time.Sleep(20 * time.Millisecond) {
+		if rows := b.get(b.path("webhooks/"+hook+"/deliveries"), b.token).status(t, 200).list("data"); len(rows) == 1 {
+			if row := rows[0].(map[string]any); row["status"] == "failed" {
+				id = row["id"].(string)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the first attempt was never judged failed")
+		}
+	}
+	// The retry is due later; bring it forward, as the schedule would.
+	if _, err := b.db.Exec(`UPDATE webhook_deliveries SET next_attempt_at = now() WHERE id = $1`, id); err != nil {
+		t.Fatal(err)
+	}
+	b.settle(hook, id, "delivered", time.Minute)
+	admin := httptest.NewServer(b.server.Admin())
+	t.Cleanup(admin.Close)
+	res, err := admin.Client().Get(admin.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	for _, want := range []string{`kontera_webhook_attempts_total{state="failed"} 1`,
+		`kontera_webhook_attempts_total{state="delivered"} 1`, `kontera_webhook_attempts_total{state="dead"} 0`} {
+		if !strings.Contains(string(body), want) {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
 }

@@ -227,7 +227,8 @@ func (s *Server) webhooks(cfg Config, box *seal.Box, audits *audit.Store, keys *
 	}
 	s.hookCfg, s.hooks = hc, webhooks.NewStore(cfg.DB)
 	s.hookWorker = &webhooks.Worker{Store: s.hooks, DB: cfg.DB, Box: box, Client: client, Audit: audits, Now: cfg.Now,
-		Lease: hc.Lease, Log: s.log}
+		Lease: hc.Lease, Log: s.log,
+		Attempted: func(state string) { s.metrics.WebhookAttempts.WithLabelValues(state).Inc() }}
 	for _, op := range []string{"createWebhook", "updateWebhook"} {
 		s.outside[op], s.outsideDry[op] = checkWebhookURL(hc.Client.Guard), true
 	}

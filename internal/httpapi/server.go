@@ -286,8 +286,17 @@ func New(cfg Config) (*Server, error) {
 		Operations: func(ctx context.Context) ([]metrics.Queue, error) {
 			b, err := ops.Backlogs(ctx)
 			out := make([]metrics.Queue, len(b))
+			seen := map[string]bool{}
 			for i, q := range b {
 				out[i] = metrics.Queue{Type: q.Type, Count: q.Count, OldestSeconds: q.Oldest}
+				seen[q.Type] = true
+			}
+			// Every type the worker runs has its series, at 0 when idle,
+			// so an alert on it reads a value rather than nothing.
+			for _, typ := range s.worker.Types() {
+				if !seen[typ] {
+					out = append(out, metrics.Queue{Type: typ})
+				}
 			}
 			return out, err
 		},

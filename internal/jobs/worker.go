@@ -84,6 +84,9 @@ func (w *Worker) Handle(typ string, f Func) {
 	w.types = append(w.types, typ)
 }
 
+// Types lists the operation types the worker runs, in the order handled.
+func (w *Worker) Types() []string { return append([]string(nil), w.types...) }
+
 // HandleSteps makes f the runner of operations of typ, one step per unit
 // of work, and failed (may be nil) the recorder of their failures.
 func (w *Worker) HandleSteps(typ string, f Step, failed FailFunc) {

@@ -26,6 +26,9 @@ type Metrics struct {
 	// RateLimited counts requests refused with 429, Replayed answers
 	// replayed for an Idempotency-Key, DryRuns writes previewed.
 	RateLimited, Replayed, DryRuns prometheus.Counter
+	// WebhookAttempts counts judged webhook attempts by the state they
+	// left their delivery in.
+	WebhookAttempts *prometheus.CounterVec
 }
 
 // Backlogs reads the queues a scrape reports: the unfinished operations
@@ -58,8 +61,14 @@ func New(db *sql.DB, b Backlogs) *Metrics {
 			Help: "Answers replayed for a repeated Idempotency-Key."}),
 		DryRuns: prometheus.NewCounter(prometheus.CounterOpts{Name: "kontera_dry_runs_total",
 			Help: "Writes answered as a dry run (rolled back)."}),
+		WebhookAttempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kontera_webhook_attempts_total",
+			Help: "Webhook delivery attempts judged, by the state they left the delivery in (delivered, failed: to be " +
+				"retried, dead: no more tries)."}, []string{"state"}),
 	}
-	m.registry.MustRegister(m.requests, m.latency, m.RateLimited, m.Replayed, m.DryRuns,
+	for _, state := range []string{"delivered", "failed", "dead"} {
+		m.WebhookAttempts.WithLabelValues(state) // every series from the start, so a rate is never missing
+	}
+	m.registry.MustRegister(m.requests, m.latency, m.RateLimited, m.Replayed, m.DryRuns, m.WebhookAttempts,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), queues{b})
 	if db != nil {
 		m.registry.MustRegister(collectors.NewDBStatsCollector(db, "kontera"))

@@ -39,6 +39,9 @@ type Worker struct {
 	// Log hears why an attempt got no answer, in the dial's own words,
 	// which the tenant is never told; nil logs nothing.
 	Log *zap.Logger
+	// Attempted hears each judged attempt's state (delivered, failed,
+	// dead): the operator's count of failing deliveries. nil: nothing.
+	Attempted func(state string)
 }
 
 // Step leases one due delivery (its own short transaction), makes the
@@ -82,6 +85,9 @@ func (w *Worker) Step(ctx context.Context) (bool, error) {
 			zap.String("company_id", d.CompanyID.String()), zap.Bool("blocked", a.Blocked), zap.Error(a.Cause))
 	}
 	o := Judge(a.Status, a.Blocked, d.Attempts)
+	if w.Attempted != nil {
+		w.Attempted(o.State)
+	}
 	next := w.Now()
 	if o.State == Failed {
 		next, _ = Next(d.Attempts, next)

@@ -175,6 +175,7 @@ type server struct {
 	url   string
 	token string
 	stop  func()
+	admin http.Handler // /metrics and /debug/pprof/
 }
 
 var piiKey = bytes.Repeat([]byte{7}, 32)
@@ -203,7 +204,7 @@ func serve(t *testing.T, c *cluster, blobs, token string, opts ...func(*httpapi.
 			t.Fatal(err)
 		}
 	}
-	s := &server{t: t, db: d, url: h.URL, token: token, stop: h.Close}
+	s := &server{t: t, db: d, url: h.URL, token: token, stop: h.Close, admin: srv.Admin()}
 	t.Cleanup(h.Close)
 	return s
 }
