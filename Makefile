@@ -17,7 +17,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 export SCARF_ANALYTICS := false
 
-.PHONY: test-ops test-blackbox test-packages run test build generate check-generated lint lint-house lint-spectral lint-redocly vet test-build vet-built fmt-check bench fuzz contract-tools spec-coverage
+.PHONY: test-ops run test build generate check-generated lint lint-house lint-spectral lint-redocly vet test-build vet-built fmt-check bench fuzz contract-tools spec-coverage
 
 # The binary is built into .data (ignored by git) with a word first: the
 # first build fetches and compiles the dependencies for a few minutes.
@@ -81,18 +81,11 @@ test:
 	@# the network (test-build), vet then reads what they compiled, and the
 	@# tests start with only their linking left.
 	@$(MAKE) --no-print-directory -j6 --output-sync=target fmt-check lint-house lint-spectral lint-redocly check-generated vet-built
-	@# The black-box tests are the long pole: they start at once, beside
-	@# every other package one after another (go test ./... would hold
-	@# them back until a slot of its two came free, in package order).
-	@KONTERA_CONTRACT=1 $(MAKE) --no-print-directory -j2 --output-sync=line test-blackbox test-packages
-
-# Each black-box test has its own server and database and mostly waits on
-# PostgreSQL: four at a time keep two cores busy.
-test-blackbox:
-	$(GO) test -count=1 -parallel 4 -timeout 30m ./tests/
-
-test-packages:
-	$(GO) test -count=1 -p 1 -timeout 30m $$($(GO) list ./... | grep -vx 'github.com/kontera/kontera/tests')
+	@# Each black-box test has its own server and database and mostly waits
+	@# on PostgreSQL: four at a time keep two cores busy. They are the long
+	@# pole, so they are named first: go test builds and runs packages in
+	@# the order named, and ./... would start them last.
+	KONTERA_CONTRACT=1 $(GO) test -count=1 -parallel 4 -timeout 30m ./tests/ $$($(GO) list ./... | grep -vx 'github.com/kontera/kontera/tests')
 
 # The operator's drills (tests/ops, build tag ops): a backup with
 # pgBackRest restored to a point in time into a new cluster, Kontera
