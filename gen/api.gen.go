@@ -6627,7 +6627,7 @@ type ApiKeyGrantMode string
 
 // ApiKeyItem An API key as its owner and the owners and admins of the companies it reaches see it. The secret is never shown again after create or rotate: only its prefix.
 type ApiKeyItem struct {
-	// Companies The companies the key reaches now that the caller may see: all of them for the caller's own keys; for another member's key, those where the caller is owner or admin.
+	// Companies The companies the key reaches that the caller may see: for the caller's own keys, those the calling key reaches too (an allowlist key learns of no company outside its list); for another member's key, those where the caller is owner or admin.
 	Companies     []openapi_types.UUID    `json:"companies"`
 	CompanyAccess ApiKeyItemCompanyAccess `json:"company_access"`
 	CreatedAt     time.Time               `json:"created_at"`
@@ -6705,7 +6705,7 @@ type ApiKeyRotate struct {
 
 // ApiKeySecret defines model for ApiKeySecret.
 type ApiKeySecret struct {
-	// Companies The companies the key reaches now that the caller may see: all of them for the caller's own keys; for another member's key, those where the caller is owner or admin.
+	// Companies The companies the key reaches that the caller may see: for the caller's own keys, those the calling key reaches too (an allowlist key learns of no company outside its list); for another member's key, those where the caller is owner or admin.
 	Companies     []openapi_types.UUID      `json:"companies"`
 	CompanyAccess ApiKeySecretCompanyAccess `json:"company_access"`
 	CreatedAt     time.Time                 `json:"created_at"`

@@ -140,6 +140,15 @@ func TestAPIKeyCreateWithinTheGrant(t *testing.T) {
 		"companies": []string{k.company.String()}, "read_only": true}).status(t, 201)
 	readOnly := r.str("data.secret")
 	k.post("/api/v1/api-keys", readOnly, body).errorCode(t, 403, "INSUFFICIENT_SCOPE")
+	// The allowlist key lists its user's keys, but of the companies they
+	// reach only its own: the second company stays unknown to it.
+	for _, it := range k.get("/api/v1/api-keys", secret).status(t, 200).list("data") {
+		for _, c := range it.(map[string]any)["companies"].([]any) {
+			if c == second.String() {
+				t.Fatalf("an allowlist key learnt of a company outside its list: %v", it)
+			}
+		}
+	}
 	// Bad requests change nothing.
 	before := k.count(`SELECT count(*) FROM api_keys`)
 	k.post("/api/v1/api-keys", k.owner, map[string]any{"name": "x", "scopes": []string{"invoices:read"}}).

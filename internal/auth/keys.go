@@ -35,7 +35,8 @@ type Record struct {
 	PreviousExpiresAt *time.Time `db:"previous_expires_at" json:"previous_secret_expires_at"`
 	// Status is active, expired or revoked, by the database's clock.
 	Status string `db:"status" json:"-"`
-	// Companies are the companies the key reaches that the caller sees.
+	// Companies are the companies the key reaches that the caller reaches
+	// too (its user's own keys) or manages (another member's).
 	Companies pq.StringArray `db:"companies" json:"-"`
 	// Reached are all the companies the key reaches: where its changes
 	// are audited and announced.
@@ -61,19 +62,23 @@ type KeyPosition struct {
 }
 
 // keysSQL selects the keys the caller ($1 user, $2 key, $3 its company
-// access) manages, with what it may see of them; $4 narrows to one key
+// access) manages, with what it may see of them: of the companies a key
+// reaches, those the caller reaches too (its own keys) or manages
+// (others'), so an allowlist key learns of no company outside its list; $4 narrows to one key
 // (NULL: all). A NULL caller is the operator at the command line, who
 // manages every key.
 var keysSQL = `
-	WITH managed AS (
-		SELECT mc.company_id, mc.role FROM (` + reach("$1::uuid", "$2::uuid", "$3::text") + `) mc
-		WHERE mc.role IN ('owner', 'admin'))
+	WITH visible AS (
+		SELECT mc.company_id, mc.role FROM (` + reach("$1::uuid", "$2::uuid", "$3::text") + `) mc),
+	managed AS (SELECT company_id, role FROM visible WHERE role IN ('owner', 'admin'))
 	SELECT k.id, k.user_id, u.email, k.name, k.prefix, k.mode, k.scopes, k.company_access, k.read_only,
 		k.created_at, k.last_used_at, k.expires_at, k.revoked_at, k.rotated_at, k.previous_expires_at,
 		CASE WHEN k.revoked_at IS NOT NULL THEN 'revoked'
 			WHEN k.expires_at <= now() THEN 'expired' ELSE 'active' END AS status,
 		ARRAY(SELECT r.company_id::text FROM (` + reach("k.user_id", "k.id", "k.company_access") + `) r
-			WHERE $1::uuid IS NULL OR k.user_id = $1 OR r.company_id IN (SELECT company_id FROM managed) ORDER BY r.company_id) AS companies,
+			WHERE $1::uuid IS NULL OR r.company_id IN (SELECT company_id FROM managed)
+				OR k.user_id = $1 AND r.company_id IN (SELECT company_id FROM visible)
+			ORDER BY r.company_id) AS companies,
 		ARRAY(SELECT r.company_id::text FROM (` + reach("k.user_id", "k.id", "k.company_access") + `) r
 			ORDER BY r.company_id) AS reached,
 		ARRAY(SELECT mg.role || '/' || r.role FROM (` + reach("k.user_id", "k.id", "k.company_access") + `) r
