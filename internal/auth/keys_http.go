@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/oapi-codegen/nullable"
 
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/apierr"
@@ -95,8 +94,9 @@ func keyItem(r Record) gen.ApiKeyItem {
 	out := gen.ApiKeyItem{Id: r.ID, UserId: r.UserID, UserEmail: r.UserEmail, Prefix: r.Prefix,
 		Mode: gen.ApiKeyItemMode(r.Mode), CompanyAccess: gen.ApiKeyItemCompanyAccess(r.CompanyAccess),
 		ReadOnly: r.ReadOnly, Status: gen.ApiKeyItemStatus(r.Status), CreatedAt: r.CreatedAt,
-		Name: maybe(r.Name), LastUsedAt: maybe(r.LastUsedAt), ExpiresAt: maybe(r.ExpiresAt),
-		RevokedAt: maybe(r.RevokedAt), RotatedAt: maybe(r.RotatedAt), PreviousSecretExpiresAt: maybe(r.PreviousExpiresAt),
+		Name: envelope.Nullable(r.Name), LastUsedAt: envelope.NullableTime(r.LastUsedAt),
+		ExpiresAt: envelope.NullableTime(r.ExpiresAt), RevokedAt: envelope.NullableTime(r.RevokedAt),
+		RotatedAt: envelope.NullableTime(r.RotatedAt), PreviousSecretExpiresAt: envelope.NullableTime(r.PreviousExpiresAt),
 		Scopes: make([]gen.Scope, len(r.Scopes)), Companies: make([]uuid.UUID, 0, len(r.Companies))}
 	for i, s := range r.Scopes {
 		out.Scopes[i] = gen.Scope(s)
@@ -116,12 +116,4 @@ func keySecret(r Record, token string) gen.ApiKeySecret {
 		ReadOnly: i.ReadOnly, Status: gen.ApiKeySecretStatus(i.Status), CreatedAt: i.CreatedAt, Name: i.Name,
 		LastUsedAt: i.LastUsedAt, ExpiresAt: i.ExpiresAt, RevokedAt: i.RevokedAt, RotatedAt: i.RotatedAt,
 		PreviousSecretExpiresAt: i.PreviousSecretExpiresAt, Scopes: i.Scopes, Companies: i.Companies, Secret: token}
-}
-
-// maybe is a nullable field from a pointer.
-func maybe[T any](p *T) nullable.Nullable[T] {
-	if p == nil {
-		return nullable.NewNullNullable[T]()
-	}
-	return nullable.NewNullableWithValue(*p)
 }
