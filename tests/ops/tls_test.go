@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/kontera/kontera/internal/httpapi"
+	"github.com/kontera/kontera/internal/ratelimit"
 )
 
 // selfSigned writes a certificate for books.example.se and 127.0.0.1
@@ -73,6 +74,9 @@ func TestNginxInFront(t *testing.T) {
 	c.migrate(t)
 	k := serve(t, c, filepath.Join(dir, "blobs"), "", func(cfg *httpapi.Config) {
 		cfg.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")}
+		// Thirty tries refilled at one an hour: however slow the machine,
+		// no try comes back while the test guesses.
+		cfg.AuthFailures = ratelimit.NewFailuresRefilled(cfg.DB, ratelimit.DefaultFailuresPerMinute, 1.0/60)
 	})
 	certFile, keyFile, pool := selfSigned(t, dir)
 	httpAddr, httpsAddr := freeAddr(t), freeAddr(t)
