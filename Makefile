@@ -89,7 +89,9 @@ test:
 
 # The operator's drills (tests/ops, build tag ops): a backup with
 # pgBackRest restored to a point in time into a new cluster, Kontera
-# started on it and the books checked. Slower than make test; .ci/run runs
+# started on it and the books checked; the upgrade from the previous
+# release, the image, the unit, nginx in front; and the README walk-through
+# run as written against kontera dev. Slower than make test; .ci/run runs
 # them once after it.
 test-ops:
 	@scripts/prereqs.sh ops

@@ -71,10 +71,10 @@ if [ "$what" = run ] && ! command -v jq >/dev/null; then
 fi
 if [ "$what" = ops ]; then
 	# The drills back up and restore with pgBackRest, build the image with
-	# podman, put nginx in front and verify the unit with systemd-analyze
-	# (Debian's, all).
+	# podman, put nginx in front, verify the unit with systemd-analyze and
+	# run the README walk-through with curl and jq (Debian's, all).
 	missing=""
-	for tool in pgbackrest podman nginx systemd-analyze; do
+	for tool in pgbackrest podman nginx systemd-analyze curl jq; do
 		command -v "$tool" >/dev/null || missing="$missing $tool"
 	done
 	pkgs=$(echo "$missing" | sed 's/systemd-analyze/systemd/')

@@ -45,6 +45,9 @@ Usage:
                                   switch paid capabilities (payroll, peppol, bank_sync, inbox, or all)
                                   on for good after the trial, or off
   kontera members add --company ID --email E --role owner|admin|member|viewer [--read-only]
+  kontera webhooks listen [--addr 127.0.0.1:8443] [--secret whsec_...] [--count N] [--timeout 1m]
+                                  a receiver on this machine (kontera dev trusts it): prints each delivery
+                                  and checks its signature
   kontera fx import FILE          load exchange rates: lines of currency,date,rate (SEK per unit)
   kontera payroll tax-tables YEAR FILE [--source URL]
                                   load a year's month tables (Skatteverket's allmanna-tabeller-manad.txt)
@@ -106,6 +109,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "payroll":
 		if len(args) > 1 && args[1] == "tax-tables" {
 			return payrollTaxTables(ctx, args[2:], stdout, stderr)
+		}
+	case "webhooks":
+		if len(args) > 1 && args[1] == "listen" {
+			return webhooksListen(ctx, args[2:], stdout, stderr)
 		}
 	case "health":
 		return health(ctx, stdout)

@@ -47,6 +47,17 @@ func dev(ctx context.Context, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
+	// Webhooks reach `kontera webhooks listen` on this machine, TLS checked
+	// against its certificate; a server that is not dev takes public https
+	// URLs only.
+	if os.Getenv("KONTERA_WEBHOOK_ALLOW_LOOPBACK") == "" {
+		cfg.WebhookAllowLoopback = true
+	}
+	if cfg.WebhookCAFile == "" {
+		if cfg.WebhookCAFile, _, err = receiverCert(cfg.DataDir); err != nil {
+			return err
+		}
+	}
 	appURL, ownerURL := cfg.DatabaseURL, cmp.Or(cfg.MigrateDatabaseURL, cfg.DatabaseURL)
 	if cfg.DatabaseURL == "" {
 		c, cerr := devCluster(cfg, stderr)

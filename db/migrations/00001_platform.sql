@@ -1,5 +1,8 @@
 -- The platform: users, companies and memberships, API keys, idempotency
 -- records, rate-limit windows, the audit trail and the event outbox.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE users (

@@ -1,6 +1,9 @@
 -- The books of a company: its settings, its chart of accounts, its fiscal
 -- periods, its tax deadlines, its capabilities (the trial), the VAT periods
 -- filed, and the journal tables the ledger posts into.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE EXTENSION IF NOT EXISTS btree_gist;

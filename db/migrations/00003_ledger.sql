@@ -13,6 +13,9 @@
 --   * nothing is posted into a closed period, into a locked one (except the
 --     year-end and opening-balance entries), or on or before the company's
 --     lock date.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- The journal tables of 00002 were placeholders, written only by tests.

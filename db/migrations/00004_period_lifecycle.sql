@@ -6,6 +6,9 @@
 --     SHARE, so a lock waits for drafts in flight and sees them;
 --   * a period is locked only without drafts, closed only when locked and
 --     after its year-end run, and a closed period is final.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- +goose StatementBegin

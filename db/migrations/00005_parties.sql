@@ -7,6 +7,9 @@
 -- A customer's personnummer is kept sealed (AES-256-GCM, the key outside
 -- the database) with only its last four digits in clear, which is what
 -- every response shows anyway.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE parties (

@@ -5,6 +5,9 @@
 -- Every company has dimension 1 (Kostnadsställe, resets annually) and 6
 -- (Projekt, accumulates) from its creation: a trigger makes them with the
 -- company, so no path that creates companies can forget them.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE dimensions (

@@ -17,6 +17,9 @@
 --     sum overflows, and no account's balance passes 999 999 999 999.99.
 -- Refusals name the API's catalogue code first and carry their details as
 -- JSON in the error's DETAIL, which the ledger turns into the answer.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE account_balances

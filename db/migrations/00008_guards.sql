@@ -23,6 +23,9 @@
 --     reversed_by_id, by the ledger's trigger.
 -- The ledger's trigger functions that write the guarded tables run as
 -- their owner (SECURITY DEFINER, with a fixed search_path).
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- +goose StatementBegin

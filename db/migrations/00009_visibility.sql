@@ -8,6 +8,9 @@
 -- Both are part of the verifikat once posted: the guard refuses changing
 -- them, and the app sets the poster only as it posts. An entry of a
 -- closed year does not change at all any more.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE journal_entries

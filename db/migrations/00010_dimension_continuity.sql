@@ -4,6 +4,9 @@
 -- with the closing balance of every account and value, not only of every
 -- account. Dimensions that reset annually (the cost centre, dimension 1)
 -- start each year afresh.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- The balances of period p per balance-sheet account and the tags of its

@@ -5,6 +5,9 @@
 -- foreign key to another company-owned table, so that a company's rows
 -- and everything they point at live on one shard. db/shape_test.go keeps
 -- later tables to it. The data stays as it is; only keys change.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- Fiscal periods: keyed by (company_id, id), their chain and the tax

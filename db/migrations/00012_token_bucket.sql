@@ -5,6 +5,9 @@
 -- windows let 2 × the limit through in two seconds around a minute). The
 -- bucket lives in the database, as the windows did, so the limit holds
 -- across every replica: one statement per request.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 DROP TABLE rate_limit_windows;

@@ -2,6 +2,9 @@
 -- keys' own limit: an address that sends unknown keys at speed is refused
 -- with 429 before any key it sends is looked at, so keys cannot be
 -- guessed at speed.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE UNLOGGED TABLE auth_failure_buckets (

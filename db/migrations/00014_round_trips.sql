@@ -1,5 +1,8 @@
 -- Fewer round trips on every write: taking an Idempotency-Key's lock and
 -- reading its stored outcome become one call.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- Takes the key's transaction-scoped advisory lock without waiting and,

@@ -5,6 +5,9 @@
 -- four digits), so uniqueness, duplicate checks and the party's identity
 -- still work. A personnummer gets a token too, so the audit trail sees
 -- it change (changed_fields) without seeing it.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE customers

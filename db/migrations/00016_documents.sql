@@ -13,6 +13,9 @@
 -- the ledger makes. retention_until (BFL 7 kap. 2 §) is stamped by the
 -- database whenever a row is written while linked or as it stops being
 -- (superseded), and only ever moves later; no row is deleted before it.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE documents (

@@ -13,6 +13,9 @@
 -- Overdue is not stored: it is sent or partially paid, due before today
 -- (Europe/Stockholm) with something left to pay (invoices_overdue).
 -- Expired quotes are derived the same way (invoices_quote_expired).
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE invoices (

@@ -4,6 +4,9 @@
 -- verifikat and on no account of its own. What is left on the credit
 -- note is what the customer had paid: refunded by a payment of the
 -- credit note.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE invoice_payments DROP CONSTRAINT invoice_payments_source_check;

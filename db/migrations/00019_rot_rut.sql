@@ -5,6 +5,9 @@
 -- deduction_total (the rest is RUT): the yearly ceilings are reckoned on
 -- it. Like every other fact of an invoice they are fixed once it leaves
 -- draft, so the guard now names them.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE invoices

@@ -6,6 +6,9 @@
 -- invoice date for months already past), and the verifikat that released
 -- it. A row is released once, or cancelled once when the invoice is
 -- credited before its month; nothing else of it ever changes.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE invoice_accruals (

@@ -3,6 +3,9 @@
 -- so the locks a posting takes (the voucher series, the account balances)
 -- are held from the posting to the commit and no longer. The references
 -- are checked at commit, when the verifikat is there.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE invoices ALTER CONSTRAINT invoices_company_id_journal_entry_id_fkey DEFERRABLE INITIALLY DEFERRED;

@@ -7,6 +7,9 @@
 -- the bytes, writes the document and names it here. A row is archived
 -- once; an archived row is never changed or removed, so an invoice's
 -- PDF is the one sent.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE invoice_archive (

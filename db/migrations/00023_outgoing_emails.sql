@@ -4,6 +4,9 @@
 -- the mail server said. What was written to be sent never changes: the
 -- addresses, the texts and the Message-ID a retry reuses. A sent or
 -- dropped e-mail is final; a failed one may be queued again by hand.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE outgoing_emails (

@@ -4,6 +4,9 @@
 -- booked when claimed: a payment above what is left of the invoice pays
 -- them, booked on 3990 and 8313, and invoice_charge_payments records
 -- what of them each payment took. Both tables are append-only.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE invoice_reminders (

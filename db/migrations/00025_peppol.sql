@@ -11,6 +11,9 @@
 -- delivered | rejected | failed. failed with a next_attempt_at is tried
 -- again; without one it is final. What was sent (document, sender,
 -- receiver) never changes, and a row is never removed.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE customers ADD COLUMN peppol_id text

@@ -12,6 +12,9 @@
 --
 -- Overdue is not stored: open, due before today (Europe/Stockholm) with
 -- something left to pay (supplier_invoices_overdue).
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE supplier_invoices (

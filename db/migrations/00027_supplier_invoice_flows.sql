@@ -13,6 +13,9 @@
 -- moves it to cost, one row a month: released once (a verifikat), or
 -- cancelled once by a credit note, and brought back if that credit note
 -- is undone.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE supplier_invoice_payments DROP CONSTRAINT supplier_invoice_payments_source_check;

@@ -5,6 +5,9 @@
 -- verifikat once, or discarded while neither; its reading may be
 -- corrected, its supplier matched. inbox_messages remembers the
 -- Message-IDs taken, so a message delivered twice adds nothing.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE inbox_items (

@@ -6,6 +6,9 @@
 -- the settings takes the row FOR UPDATE first, which KEY SHARE still
 -- conflicts with, so a lock-date move and the postings still wait for
 -- each other.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- +goose StatementBegin

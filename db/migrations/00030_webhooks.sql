@@ -10,6 +10,9 @@
 -- → delivered | failed (retried at next_attempt_at) | dead; its payload,
 -- event and webhook never change. A webhook deleted leaves its deliveries
 -- (webhook_id null), never sent again.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE webhooks (

@@ -5,6 +5,9 @@
 -- never when it rolls back: an event announced is an event that exists.
 -- Statement-level triggers send one per statement, and PostgreSQL folds
 -- a transaction's identical notifications into one.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- +goose StatementBegin

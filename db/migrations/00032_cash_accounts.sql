@@ -8,6 +8,9 @@
 -- never changes. One account is the primary (the default for what names
 -- none); an IBAN is one account per currency, so a bank connection that
 -- brings the same IBAN takes the row over.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE cash_accounts (

@@ -8,6 +8,9 @@
 -- deleted only while unbooked and added by hand. Each is unique per
 -- settlement account by its external id, so an import or sync that
 -- overlaps an earlier one adds only what is new.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE bank_transactions (

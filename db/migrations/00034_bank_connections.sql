@@ -2,6 +2,9 @@
 -- aggregator (PSD2). A connection is a consent the company gave in its
 -- bank; it feeds cash accounts until the consent expires. Without an
 -- aggregator configured no connection is ever made, and the list is empty.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE bank_connections (

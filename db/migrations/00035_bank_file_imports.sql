@@ -1,6 +1,9 @@
 -- Bank (issue 21): bank files imported, kept whole as behandlingshistorik
 -- (the bytes and their SHA-256), with what each import did. The worker
 -- reads the file from here; undo deletes the import's unbooked rows.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE bank_file_imports (

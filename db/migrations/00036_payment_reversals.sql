@@ -8,6 +8,9 @@
 -- The bank's matches settle several invoices in one verifikat
 -- (match-batch): a payment row names that verifikat, and a storno of it
 -- undoes every payment it booked.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE invoice_payments ADD COLUMN reverses_id uuid,

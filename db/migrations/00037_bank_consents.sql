@@ -5,6 +5,9 @@
 -- company has chosen (pending_selection). A sync's attempt is committed
 -- before the bank is called, so the 15-minute cooldown and the daily run
 -- hold across replicas; next_allowed_at is the bank's own limit.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE bank_connections

@@ -3,6 +3,9 @@
 -- change to the books shows as changed_since_filing. Settlement
 -- verifikat are found by their source type and date: a partial index,
 -- as they are a handful among the entries.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE vat_filings

@@ -18,6 +18,9 @@
 --     triggers writes, carries a deferred constraint trigger.
 -- Imports keep the file's voucher series (1-10 characters); API writes
 -- keep one letter, as their request schemas say.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE journal_entries DROP CONSTRAINT journal_entries_voucher_series_check,

@@ -8,6 +8,9 @@
 -- committed chunk, the checks of pass 1 and the result. The verifikationer
 -- an import wrote carry its id (journal_entries.import_id), so its undo
 -- and its holds find them without a second list.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE import_files (

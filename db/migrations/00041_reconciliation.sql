@@ -8,6 +8,9 @@
 -- every verifikat with its first row (row_ordinal 0), so the two partial
 -- unique indexes keep one active set per row and one per verifikat,
 -- whatever requests race. Links are removed by stamping, never deleted.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE bank_statement_balances (

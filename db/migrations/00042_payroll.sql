@@ -8,6 +8,9 @@
 -- stay in clear, a keyed token finds a duplicate. A booked run is the
 -- underlag of its verifikat: the database keeps it and its payslips as
 -- they were booked, and a correction is a new run.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- The month tables as published, one file per load: the newest load of a

@@ -2,6 +2,9 @@
 -- back (issue 44): a skattekonto row inside a signed-off period, an SIE
 -- import's record of what it did, and the events the outbox sends. Each
 -- now refuses what the API refuses, as the books' other tables do.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 

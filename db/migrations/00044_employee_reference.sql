@@ -7,6 +7,9 @@
 --   SELECT company_id, id, employee_id FROM supplier_invoices s WHERE employee_id IS NOT NULL
 --     AND NOT EXISTS (SELECT 1 FROM employees e WHERE e.company_id = s.company_id AND e.id = s.employee_id);
 -- and validate the key once they are put right.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE supplier_invoices ADD CONSTRAINT supplier_invoices_employee_fk

@@ -7,6 +7,9 @@
 
 -- An import that failed wrote nothing: an identical retry starts a new
 -- one, so only the imports that did write (or still may) answer a retry.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 DROP INDEX sie_imports_retry;

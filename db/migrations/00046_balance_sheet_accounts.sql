@@ -14,6 +14,9 @@
 -- those accounts stand on the balance sheet, everything else is the
 -- result. The close guard (as in 00007 but for that result) and the
 -- continuity of accounts and of dimensions ask it instead of the class.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE accounts ADD COLUMN type_from_file boolean NOT NULL DEFAULT false;

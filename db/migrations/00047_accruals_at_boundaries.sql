@@ -14,6 +14,9 @@
 -- accrual release) is run by one replica at a time: the holder of the
 -- lease named for it, until it runs out (a replica killed mid-run holds
 -- it no longer than that).
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE worker_leases (

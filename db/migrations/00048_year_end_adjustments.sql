@@ -1,6 +1,9 @@
 -- The year-end's adjustments (issue 46): the cash-method cut-off of the
 -- open invoices and the currency revaluation are booked on the last day of
 -- a locked year, like its closing entry.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- +goose StatementBegin

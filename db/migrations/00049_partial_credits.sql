@@ -2,6 +2,9 @@
 -- original it credits, so what is left to credit of each line is known.
 -- The credit note settles its amount against what the original still has
 -- to be paid: a payment of source credit_note on the original.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- An invoice may now have several credit notes, each of a part of it.

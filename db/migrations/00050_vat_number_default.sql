@@ -4,6 +4,9 @@
 -- create (company.New) and whenever the tax profile or settings leave it
 -- without one (company.checkVATNumber); this gives it to those created
 -- before. Every org_number here passed its Luhn check at create.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 UPDATE company_settings s SET vat_number = 'SE' || d.digits || '01'

@@ -4,6 +4,9 @@
 -- invoice booked by it named the reversed one until now. The guards that
 -- keep an invoice's verifikat from changing now let it move to the
 -- replacement of the one it names, and to nothing else.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 -- The invoices a verifikat booked, found by it when it is replaced.

@@ -5,6 +5,9 @@
 -- customers owe (årsredovisningslagen 2 kap. 4 § 6, kvittningsförbud),
 -- and the kundreskontra stays equal to 1510. Each credit and each use of
 -- it is a row written forwards only, with the verifikat that booked it.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 CREATE TABLE customer_credits (

@@ -1,6 +1,9 @@
 -- Reverse charge for an EU buyer whose VAT number VIES has not validated
 -- (issue 47): asked for in so many words, the invoice records that the
 -- number was not validated, the seller's responsibility, as issued.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE invoices ADD COLUMN buyer_vat_number_validated boolean;

@@ -2,6 +2,9 @@
 -- from another EU state straight to the buyer in a third, is its own
 -- treatment: revenue on 3107 (Kontera's account for ruta 38, which BAS
 -- leaves to the company), the EU sales list's triangulation column.
+--
+-- Online: part of v0.1.0's schema (00001-00054), which a new database
+-- receives whole at install; no upgrade between releases runs it.
 
 -- +goose Up
 ALTER TABLE invoices DROP CONSTRAINT invoices_vat_treatment_check;

@@ -3,7 +3,7 @@
 -- secret it replaced keeps working until previous_expires_at (the grace
 -- period), then never again. A revocation is final.
 --
--- Online-safe: nullable columns without defaults are a catalogue change,
+-- Online: safe. Nullable columns without defaults are a catalogue change,
 -- and the new unique index is built on a column that is NULL in every
 -- existing row.
 

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -50,4 +51,41 @@ func StandardSignature(secret, id string, t time.Time, body []byte) (string, err
 	h.Write([]byte(id + "." + strconv.FormatInt(t.Unix(), 10) + "."))
 	h.Write(body)
 	return "v1," + base64.StdEncoding.EncodeToString(h.Sum(nil)), nil
+}
+
+// ErrSignature is what Verify answers for a delivery that is not signed
+// with the secret, or was signed longer ago than the tolerance.
+var ErrSignature = errors.New("webhooks: the signature does not verify")
+
+// Verify checks an X-Kontera-Signature header as a receiver would: one of
+// its v1 values must be the HMAC of "<t>.<body>" under secret, and t at most
+// tolerance from now (either way), so a captured delivery cannot be
+// replayed later. Several v1 values are accepted because a header may carry
+// one per secret while a secret is rotated.
+func Verify(secret, header string, body []byte, now time.Time, tolerance time.Duration) error {
+	var ts string
+	var sigs []string
+	for _, part := range strings.Split(header, ",") {
+		k, v, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch k {
+		case "t":
+			ts = v
+		case "v1":
+			sigs = append(sigs, v)
+		}
+	}
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	if err != nil || len(sigs) == 0 {
+		return ErrSignature
+	}
+	if d := now.Sub(time.Unix(sec, 0)); d > tolerance || -d > tolerance {
+		return ErrSignature
+	}
+	want := strings.TrimPrefix(Signature(secret, time.Unix(sec, 0), body), "t="+ts+",v1=")
+	for _, s := range sigs {
+		if hmac.Equal([]byte(s), []byte(want)) {
+			return nil
+		}
+	}
+	return ErrSignature
 }

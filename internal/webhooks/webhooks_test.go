@@ -210,6 +210,41 @@ func TestSignatures(t *testing.T) {
 	}
 }
 
+// A receiver's check: the header as sent verifies, with a second v1 of
+// another secret beside it too; a changed body, another secret, a stale
+// or future timestamp, or a header without t or v1 does not.
+func TestVerify(t *testing.T) {
+	secret := "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+	body := []byte(`{"id":"d1","type":"webhook.test"}`)
+	at := time.Date(2026, 3, 31, 8, 0, 0, 0, time.UTC)
+	h := Signature(secret, at, body)
+	const tol = 5 * time.Minute
+	if err := Verify(secret, h, body, at.Add(4*time.Minute), tol); err != nil {
+		t.Fatal(err)
+	}
+	if err := Verify(secret, "t=1774944000,v1=00ff,v1="+strings.TrimPrefix(h, "t=1774944000,v1="), body, at, tol); err != nil {
+		t.Fatalf("a second signature beside: %v", err)
+	}
+	for name, c := range map[string]struct {
+		secret, header string
+		body           []byte
+		now            time.Time
+	}{
+		"body":   {secret, h, []byte(`{"id":"d2","type":"webhook.test"}`), at},
+		"secret": {"whsec_other", h, body, at},
+		"stale":  {secret, h, body, at.Add(tol + time.Second)},
+		"future": {secret, h, body, at.Add(-tol - time.Second)},
+		"no t":   {secret, strings.TrimPrefix(h, "t=1774944000,"), body, at},
+		"no v1":  {secret, "t=1774944000", body, at},
+		"empty":  {secret, "", body, at},
+		"odd t":  {secret, strings.Replace(h, "t=1774944000", "t=17749440x0", 1), body, at},
+	} {
+		if err := Verify(c.secret, c.header, c.body, c.now, tol); !errors.Is(err, ErrSignature) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
 // The schedule: 1 m, 5 m, 30 m, 2 h, 12 h, 24 h, 48 h, then dead; the
 // answers' meaning.
 func TestSchedule(t *testing.T) {
