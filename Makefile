@@ -17,7 +17,7 @@ export REDOCLY_TELEMETRY := off
 export REDOCLY_SUPPRESS_UPDATE_NOTICE := true
 export SCARF_ANALYTICS := false
 
-.PHONY: test-ops run test build generate check-generated lint lint-house lint-spectral lint-redocly vet test-build vet-built fmt-check bench fuzz contract-tools spec-coverage
+.PHONY: test-ops run test go-test build generate check-generated lint lint-house lint-spectral lint-redocly vet test-build fmt-check bench fuzz contract-tools spec-coverage
 
 # The binary is built into .data (ignored by git) with a word first: the
 # first build fetches and compiles the dependencies for a few minutes.
@@ -67,25 +67,25 @@ vet:
 test-build:
 	$(GO) list -test -export -f '' ./... >/dev/null
 
-vet-built: test-build
-	$(GO) vet ./...
+test:
+	@scripts/prereqs.sh test
+	@# Every package and its tests compile first, while npm ci waits on the
+	@# network; then the checks run beside the tests, each one's output kept
+	@# together (a failed check fails make test once the tests end too).
+	@$(MAKE) --no-print-directory -j2 test-build $(TOOLS)
+	@$(MAKE) --no-print-directory -j7 --output-sync=target go-test fmt-check lint-house lint-spectral lint-redocly check-generated vet
 
+# Each black-box test has its own server and database and mostly waits on
+# PostgreSQL: four at a time keep two cores busy. They are the long pole,
+# so they are named first: go test builds and runs packages in the order
+# named, and ./... would start them last. Every package shares one
+# throwaway cluster (withpg), initialised and migrated once.
 # KONTERA_CONTRACT=1: the consumer tests (TypeScript and Go clients, the
 # prism proxy) run rather than skip, and fail when a tool is missing. The
 # timeout is go test's own ten minutes and more: the black-box tests on a
 # busy two-core machine are slow, not wrong.
-test:
-	@scripts/prereqs.sh test
-	@# The checks are independent: run side by side, each one's output kept
-	@# together. Every package and its tests compile while npm ci waits on
-	@# the network (test-build), vet then reads what they compiled, and the
-	@# tests start with only their linking left.
-	@$(MAKE) --no-print-directory -j6 --output-sync=target fmt-check lint-house lint-spectral lint-redocly check-generated vet-built
-	@# Each black-box test has its own server and database and mostly waits
-	@# on PostgreSQL: four at a time keep two cores busy. They are the long
-	@# pole, so they are named first: go test builds and runs packages in
-	@# the order named, and ./... would start them last.
-	KONTERA_CONTRACT=1 $(GO) test -count=1 -parallel 4 -timeout 30m ./tests/ $$($(GO) list ./... | grep -vx 'github.com/kontera/kontera/tests')
+go-test: $(TOOLS)
+	KONTERA_CONTRACT=1 $(GO) run ./cmd/withpg -- $(GO) test -count=1 -parallel 4 -timeout 30m ./tests/ $$($(GO) list ./... | grep -vx 'github.com/kontera/kontera/tests')
 
 # The operator's drills (tests/ops, build tag ops): a backup with
 # pgBackRest restored to a point in time into a new cluster, Kontera

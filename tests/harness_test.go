@@ -79,7 +79,12 @@ func slowFailureRefill() option {
 	}
 }
 
-func idleWorkers() option { return func(c *httpapi.Config) { c.WorkerPoll = time.Hour } }
+// idleWorkers runs the server without its operations workers: what it
+// queues stays queued.
+func idleWorkers() option { return func(c *httpapi.Config) { c.WorkerPoll = idle } }
+
+// idle is the WorkerPoll of idleWorkers.
+const idle = time.Hour
 
 func newEnv(t *testing.T, opts ...option) *env {
 	t.Helper()
@@ -98,7 +103,7 @@ func blobDir(t *testing.T, db *store.DB) string {
 // envOn starts another server (a replica) on db.
 func envOn(t *testing.T, db *store.DB, opts ...option) *env {
 	t.Helper()
-	cfg := httpapi.Config{DB: db, BaseURL: base, Secret: secret, Log: testLog(), WorkerPoll: 20 * time.Millisecond, PIIKey: piiKey,
+	cfg := httpapi.Config{DB: db, BaseURL: base, Secret: secret, Log: testLog(), WorkerPoll: 100 * time.Millisecond, PIIKey: piiKey,
 		Blobs: documents.FS{Dir: blobDir(t, db)}, Mail: mail.Drop{Dir: t.TempDir()}, MailFrom: mailFrom}
 	for _, o := range opts {
 		o(&cfg)
@@ -109,16 +114,38 @@ func envOn(t *testing.T, db *store.DB, opts ...option) *env {
 	}
 	ts := httptest.NewServer(s)
 	t.Cleanup(ts.Close)
-	wctx, stop := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { s.Work(wctx, 2); close(done) }()
-	t.Cleanup(func() { stop(); <-done })
-	router, err := gorillamux.NewRouter(s.Contract().Doc)
+	if cfg.WorkerPoll != idle {
+		wctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { s.Work(wctx, 2); close(done) }()
+		t.Cleanup(func() { stop(); <-done })
+	}
+	router, err := routerOf(s.Contract().Doc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	return &env{t: t, db: db, server: s, srv: ts, keys: auth.NewStore(db, audit.NewStore(db)), router: router, doc: s.Contract().Doc}
 }
+
+// routerOf answers the router of the document every server serves (one
+// parsed document): built once, not per server, since it compiles a
+// pattern per path. Finding a route only reads it.
+var routerOf = func() func(*openapi3.T) (routers.Router, error) {
+	var mu sync.Mutex
+	built := map[*openapi3.T]routers.Router{}
+	return func(doc *openapi3.T) (routers.Router, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if r, ok := built[doc]; ok {
+			return r, nil
+		}
+		r, err := gorillamux.NewRouter(doc)
+		if err == nil {
+			built[doc] = r
+		}
+		return r, err
+	}
+}()
 
 // keySpec describes a key to make; the zero value is a live key with every
 // scope reaching all the user's companies.

@@ -28,6 +28,7 @@ import (
 // January of last year, two supplier invoices of 12 000 insurance for
 // that year (1 000 a month via 1730): 144 months, one verifikat each.
 func TestAccrualReleaseSurvivesSIGKILL(t *testing.T) {
+	t.Parallel() // each has its own database and processes; they wait on them side by side
 	url, d := childDB(t)
 	ctx := context.Background()
 	year := time.Now().Year() - 1

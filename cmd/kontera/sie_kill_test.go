@@ -28,6 +28,7 @@ import (
 // its last committed chunk, and the books come out identical to those of
 // an import nobody interrupted.
 func TestSieImportSurvivesSIGKILL(t *testing.T) {
+	t.Parallel() // each has its own database and processes; they wait on them side by side
 	url, d := childDB(t)
 	ctx := context.Background()
 	file := sietest.Write(sietest.Spec{Year: 2025, Vouchers: 3000, Opening: 250000})

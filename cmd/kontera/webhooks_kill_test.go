@@ -24,6 +24,7 @@ import (
 // never slept) another process makes the attempt again with the same
 // X-Kontera-Delivery, and the delivery ends delivered.
 func TestWebhookSurvivesSIGKILL(t *testing.T) {
+	t.Parallel() // each has its own database and processes; they wait on them side by side
 	url, d := childDB(t)
 
 	type got struct{ delivery string }
@@ -72,7 +73,7 @@ func TestWebhookSurvivesSIGKILL(t *testing.T) {
 	}
 
 	start := func() *exec.Cmd {
-		return serveChild(t, url, "KONTERA_WEBHOOK_ALLOW_LOOPBACK=true", "KONTERA_WEBHOOK_CA_FILE="+ca,
+		return serveChild(t, url, "KONTERA_WEBHOOK_ALLOW_LOOPBACK=true", "KONTERA_WEBHOOK_CA_FILE="+ca, "KONTERA_WEBHOOK_SWEEP=1s",
 			"KONTERA_PII_KEY="+hex.EncodeToString(key))
 	}
 	first := start()
@@ -104,7 +105,7 @@ func TestWebhookSurvivesSIGKILL(t *testing.T) {
 	defer func() { _ = second.Process.Kill(); _ = second.Wait() }()
 	select {
 	case <-arrived:
-	case <-time.After(3 * time.Minute): // the sweep finds a lease run out; a bound on a hang
+	case <-time.After(3 * time.Minute): // the sweep (every second) finds a lease run out; a bound on a hang
 		t.Fatal("no other process made the attempt again")
 	}
 	deadline := time.Now().Add(2 * time.Minute) // a bound on a hang: the result is awaited, not timed

@@ -334,3 +334,54 @@ func TestLease(t *testing.T) {
 		t.Fatal("a lease run out goes to whoever asks")
 	}
 }
+
+// What this process queues wakes its idle worker once committed: the
+// operation runs though the worker would look again only in an hour.
+func TestQueuedWakesTheWorker(t *testing.T) {
+	d, s, company := setup(t)
+	w := jobs.NewWorker(s, nil)
+	w.Poll = time.Hour
+	ran := make(chan string, 2)
+	for _, typ := range []string{"test.first", "test.second"} {
+		w.Handle(typ, func(ctx context.Context, run *jobs.Run) (any, error) { ran <- run.Type; return nil, nil })
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { w.Run(ctx, 1); close(done) }()
+	defer func() { stop(); <-done }()
+	queue := func(typ string) jobs.Operation {
+		u := &store.Unit{}
+		uctx := store.WithUnit(context.Background(), u)
+		var o jobs.Operation
+		if err := d.InTx(uctx, func(ctx context.Context) (err error) {
+			o, err = s.Enqueue(ctx, company, typ, nil)
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		u.Committed(uctx)
+		return o
+	}
+	// The first is found by the look at start or woken. Once it has
+	// ended, the worker's next look (right after it) finds nothing and it
+	// waits, until the second wakes it.
+	for _, typ := range []string{"test.first", "test.second"} {
+		o := queue(typ)
+		select {
+		case got := <-ran:
+			if got != typ {
+				t.Fatalf("ran %s, want %s", got, typ)
+			}
+		case <-time.After(time.Minute): // a bound on a hang: the poll is an hour
+			t.Fatalf("%s did not run: the worker was not woken", typ)
+		}
+		for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
+			if got, err := s.Get(context.Background(), o.ID); err != nil || got.Status == jobs.Succeeded {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s did not end", typ)
+			}
+		}
+	}
+}

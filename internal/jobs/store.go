@@ -18,10 +18,14 @@ import (
 // Store holds the SQL of the operations table.
 type Store struct {
 	db *store.DB
+	// queued wakes an idle worker of this process once an operation it
+	// queued has committed: it starts at once rather than at the next
+	// poll, which stays for the operations other replicas queue.
+	queued chan struct{}
 }
 
 // NewStore returns the operations store on db.
-func NewStore(db *store.DB) *Store { return &Store{db: db} }
+func NewStore(db *store.DB) *Store { return &Store{db: db, queued: make(chan struct{}, 1)} }
 
 const columns = `id, company_id, type, status, params, actor, progress, result, error, attempts, lease_until,
 	created_at, started_at, completed_at`
@@ -37,6 +41,14 @@ func (s *Store) Enqueue(ctx context.Context, company uuid.UUID, typ string, para
 	var o Operation
 	err = s.db.Q(ctx).GetContext(ctx, &o, `INSERT INTO operations (company_id, type, params, actor)
 		VALUES ($1, $2, $3, $4) RETURNING `+columns, company, typ, string(p), string(actorJSON(audit.ActorFrom(ctx))))
+	if err == nil {
+		store.AfterCommit(ctx, func(context.Context) {
+			select {
+			case s.queued <- struct{}{}:
+			default: // a wake-up is pending already
+			}
+		})
+	}
 	return o, err
 }
 

@@ -62,7 +62,8 @@ type Worker struct {
 	// Lease is how long a claim holds before another worker may take the
 	// operation over; a running worker renews it every third of it.
 	Lease time.Duration
-	// Poll is how often an idle worker looks for work.
+	// Poll is how often an idle worker looks for work queued by another
+	// process (what this one queues wakes it at once).
 	Poll time.Duration
 	// MaxAttempts ends an operation as failed after that many passing
 	// failures or crashes.
@@ -114,6 +115,7 @@ func (w *Worker) Run(ctx context.Context, n int) {
 				}
 				select {
 				case <-ctx.Done():
+				case <-w.store.queued:
 				case <-time.After(w.Poll):
 				}
 			}

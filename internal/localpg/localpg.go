@@ -106,12 +106,13 @@ func Start(dir string, o Options) (*Cluster, error) {
 		return c, nil
 	}
 	opts := fmt.Sprintf("-k %s -p %d -c listen_addresses=''", dir, o.Port)
-	for _, kv := range o.Settings {
-		opts += " -c " + kv
-	}
 	if o.Throwaway {
 		// Test suites run servers side by side, each with its own pool.
 		opts += " -c max_connections=300"
+	}
+	// The caller's settings come after (the last of a name counts).
+	for _, kv := range o.Settings {
+		opts += " -c " + kv
 	}
 	if o.Throwaway && !o.Durable {
 		opts += " -c fsync=off -c synchronous_commit=off -c full_page_writes=off"
