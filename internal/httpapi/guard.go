@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -324,6 +325,18 @@ type validator struct {
 	opts   *openapi3filter.Options
 	bodies *bodies
 }
+
+// sharedValidator is the validator of the one document a process serves,
+// compiled once: compiling the request bodies' schemas is most of a
+// server's start, and every replica or test server in a process reads the
+// same compiled schemas, which validation only reads.
+var sharedValidator = sync.OnceValues(func() (*validator, error) {
+	c, err := openapi.Load()
+	if err != nil {
+		return nil, err
+	}
+	return newValidator(c)
+})
 
 func newValidator(c *openapi.Contract) (*validator, error) {
 	b, err := newBodies(c, openapi.Document)

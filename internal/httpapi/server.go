@@ -262,7 +262,7 @@ func New(cfg Config) (*Server, error) {
 		failures: cmp.Or(cfg.AuthFailures, ratelimit.NewFailures(cfg.DB, ratelimit.DefaultFailuresPerMinute)), trustedProxies: cfg.TrustedProxies,
 		bodyLimit: 1 << 20,
 	}
-	if s.validator, err = newValidator(contract); err != nil {
+	if s.validator, err = sharedValidator(); err != nil {
 		return nil, err
 	}
 	periods := fiscal.NewStore(cfg.DB, audits)
