@@ -45,6 +45,9 @@ Usage:
                                   switch paid capabilities (payroll, peppol, bank_sync, inbox, or all)
                                   on for good after the trial, or off
   kontera members add --company ID --email E --role owner|admin|member|viewer [--read-only]
+  kontera pii rekey --new-key-file FILE
+                                  seal every personnummer, AGI file, webhook secret and bank session anew
+                                  under a new KONTERA_PII_KEY (replicas stopped; as the owner role)
   kontera webhooks listen [--addr 127.0.0.1:8443] [--secret whsec_...] [--count N] [--timeout 1m]
                                   a receiver on this machine (kontera dev trusts it): prints each delivery
                                   and checks its signature
@@ -109,6 +112,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	case "payroll":
 		if len(args) > 1 && args[1] == "tax-tables" {
 			return payrollTaxTables(ctx, args[2:], stdout, stderr)
+		}
+	case "pii":
+		if len(args) > 1 && args[1] == "rekey" {
+			return piiRekey(ctx, args[2:], stdout, stderr)
 		}
 	case "webhooks":
 		if len(args) > 1 && args[1] == "listen" {

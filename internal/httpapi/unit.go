@@ -96,7 +96,7 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 			switch idempotency.Decide(rec, hash) {
 			case idempotency.Replay:
 				if s.sealedReplies[op.ID] {
-					if rec.Body, err = s.box.Open(rec.Body, replyContext(key.ID, *idemKey)); err != nil {
+					if rec.Body, err = s.box.Open(rec.Body, idempotency.ReplyContext(key.ID, *idemKey)); err != nil {
 						return err
 					}
 				}
@@ -129,7 +129,7 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		record := idempotency.Record{Hash: hash, Status: status, ContentType: rec.header.Get(echo.HeaderContentType), Body: rec.body.Bytes()}
 		if idemKey != nil && s.sealedReplies[op.ID] {
-			record.Body = s.box.Seal(record.Body, replyContext(key.ID, *idemKey))
+			record.Body = s.box.Seal(record.Body, idempotency.ReplyContext(key.ID, *idemKey))
 		}
 		switch {
 		case dry && status < 400:
@@ -202,9 +202,4 @@ func (r *recorder) Write(b []byte) (int, error) {
 		r.status = http.StatusOK
 	}
 	return r.body.Write(b)
-}
-
-// replyContext binds a sealed stored answer to its key and Idempotency-Key.
-func replyContext(apiKey, key uuid.UUID) string {
-	return "idempotency/" + apiKey.String() + "/" + key.String()
 }

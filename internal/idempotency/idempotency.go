@@ -18,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/internal/seal"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -142,4 +143,40 @@ func Purge(ctx context.Context, q store.Querier) (int64, error) {
 		return 0, err
 	}
 	return res.RowsAffected()
+}
+
+// ReplyContext binds a sealed stored answer (one that carries a secret or
+// a personnummer) to its API key and Idempotency-Key.
+func ReplyContext(apiKey, key uuid.UUID) string {
+	return "idempotency/" + apiKey.String() + "/" + key.String()
+}
+
+// Rekey seals the sealed stored answers anew under to, in the transaction
+// of ctx (kontera pii rekey), and answers how many it moved. An answer is
+// sealed when it opens under either key for its context: a stored answer
+// in clear (JSON, a PDF) opens under neither and stays as it is.
+func Rekey(ctx context.Context, db *store.DB, from, to *seal.Box) (int, error) {
+	var rows []struct {
+		APIKey uuid.UUID `db:"api_key_id"`
+		Key    uuid.UUID `db:"key"`
+		Body   []byte    `db:"body"`
+	}
+	// A sealed value starts with its version, 1; JSON never does.
+	if err := db.Q(ctx).SelectContext(ctx, &rows, `SELECT api_key_id, key, body FROM idempotency_keys
+		WHERE length(body) > 0 AND get_byte(body, 0) = 1 FOR UPDATE`); err != nil {
+		return 0, err
+	}
+	moved := 0
+	for _, r := range rows {
+		out, _, did, err := seal.Reseal(from, to, r.Body, ReplyContext(r.APIKey, r.Key))
+		if err != nil || !did {
+			continue // in clear, or sealed under the new key already
+		}
+		if _, err := db.Q(ctx).ExecContext(ctx, `UPDATE idempotency_keys SET body = $3 WHERE api_key_id = $1 AND key = $2`,
+			r.APIKey, r.Key, out); err != nil {
+			return moved, err
+		}
+		moved++
+	}
+	return moved, nil
 }

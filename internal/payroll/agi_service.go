@@ -124,7 +124,7 @@ func (p *Payroll) GenerateAGI(ctx context.Context, company, id uuid.UUID) (Filed
 	if err := p.db.Q(ctx).GetContext(ctx, &d.GeneratedAt, `INSERT INTO agi_declarations (company_id, id, run_id, period,
 			is_correction, xml_sealed, xml_filename, due_date, totals, generated_by)
 		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING generated_at`, company, d.ID, id, d.Period, d.Correction,
-		p.box.Seal(raw, "agi_declarations/"+company.String()+"/"+d.ID.String()), d.Filename, d.Due, string(body),
+		p.box.Seal(raw, agiContext(company, d.ID)), d.Filename, d.Due, string(body),
 		actor(audit.ActorFrom(ctx))); err != nil {
 		return d, err
 	}

@@ -90,3 +90,18 @@ func (b *Box) Open(sealed []byte, context string) ([]byte, error) {
 	}
 	return plain, nil
 }
+
+// Reseal answers a value sealed under from sealed anew under to, for the
+// same context, and what it holds: a change of key (kontera pii rekey). A
+// value that opens under to already is answered as it is, so a change of
+// key run again after it committed changes nothing (moved says whether
+// this one did); one that opens under neither is ErrUnreadable.
+func Reseal(from, to *Box, sealed []byte, context string) (out, plain []byte, moved bool, err error) {
+	if plain, err = from.Open(sealed, context); err == nil {
+		return to.Seal(plain, context), plain, true, nil
+	}
+	if plain, err = to.Open(sealed, context); err == nil {
+		return sealed, plain, false, nil
+	}
+	return nil, nil, false, ErrUnreadable
+}

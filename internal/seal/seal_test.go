@@ -88,3 +88,35 @@ func TestToken(t *testing.T) {
 		}
 	}
 }
+
+// A reseal opens under the old key and seals under the new one for the
+// same context; what is sealed under the new key already stays as it is;
+// what opens under neither, or under another context, is unreadable.
+func TestReseal(t *testing.T) {
+	from, _ := New(bytes.Repeat([]byte{7}, KeySize))
+	to, _ := New(bytes.Repeat([]byte{8}, KeySize))
+	other, _ := New(bytes.Repeat([]byte{9}, KeySize))
+	old := from.Seal([]byte("811218-9876"), "c/1")
+	out, plain, moved, err := Reseal(from, to, old, "c/1")
+	if err != nil || !moved || string(plain) != "811218-9876" {
+		t.Fatalf("reseal: %q %v %v", plain, moved, err)
+	}
+	if _, err := from.Open(out, "c/1"); err == nil {
+		t.Fatal("the old key still opens the resealed value")
+	}
+	if got, err := to.Open(out, "c/1"); err != nil || string(got) != "811218-9876" {
+		t.Fatalf("the new key: %q %v", got, err)
+	}
+	again, plain, moved, err := Reseal(from, to, out, "c/1")
+	if err != nil || moved || !bytes.Equal(again, out) || string(plain) != "811218-9876" {
+		t.Fatalf("a second reseal: %v %v", moved, err)
+	}
+	for name, c := range map[string]struct {
+		sealed  []byte
+		context string
+	}{"another key": {other.Seal([]byte("x"), "c/1"), "c/1"}, "another row": {old, "c/2"}, "clear": {[]byte(`{"a":1}`), "c/1"}} {
+		if _, _, _, err := Reseal(from, to, c.sealed, c.context); !errors.Is(err, ErrUnreadable) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
