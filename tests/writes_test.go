@@ -155,8 +155,16 @@ func TestIdempotencyKeyRequiredAndFormat(t *testing.T) {
 		t.Fatalf("issues = %v", f)
 	}
 	r = e.post(path, owner, body, "Idempotency-Key", "not-a-uuid").errorCode(t, 400, "VALIDATION_ERROR")
-	if f := r.issueFields(); len(f) != 1 || !strings.HasPrefix(f[0], "header:Idempotency-Key:") {
+	if f := r.issueFields(); len(f) != 1 || f[0] != "header:Idempotency-Key:format" {
 		t.Fatalf("issues = %v", f)
+	}
+	// Said in words, not as the regular expression the check uses; a
+	// malformed id in the path is told the same way.
+	if s := r.str("error.details.issues.0.issue"); !strings.HasPrefix(s, "must be a UUID") || strings.Contains(s, "pattern") {
+		t.Fatalf("the Idempotency-Key refusal says %q", s)
+	}
+	if s := e.get(path[:len(path)-len("/members")]+"x/members", owner).str("error.details.issues.0.issue"); !strings.HasPrefix(s, "must be a UUID") {
+		t.Fatalf("a malformed company id: %q", s)
 	}
 	// POST /companies honours the key (a Kontera extension): a retry
 	// answers the first company, never a second one.

@@ -3,6 +3,7 @@ package apierr_test
 import (
 	"regexp"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kontera/kontera/internal/apierr"
@@ -43,6 +44,11 @@ func TestCatalogueEntries(t *testing.T) {
 	for _, e := range apierr.Catalogue() {
 		if !name.MatchString(string(e.Code)) || e.Status < 400 || e.Status > 599 || e.Message == "" || e.MessageEn == "" || e.Group == "" {
 			t.Errorf("incomplete entry %+v", e)
+		}
+		// Every refusal says how to get on: a caller (an agent above all)
+		// acts on the hint, not on the message.
+		if strings.TrimSpace(e.RecoveryHint) == "" {
+			t.Errorf("%s has no recovery hint", e.Code)
 		}
 	}
 	// The statuses and hints the spec states.

@@ -235,7 +235,31 @@ func legacyIssue(se *openapi3.SchemaError, in, path string, out *[]apierr.Issue)
 	if se.Schema != nil && se.Schema.Type != nil && se.Schema.Type.Is("null") {
 		return // the null branch of a nullable anyOf says nothing useful
 	}
-	*out = append(*out, apierr.Issue{Field: path, In: in, Rule: rule, Issue: firstLine(se.Reason)})
+	issue := firstLine(se.Reason)
+	if rule == "format" && se.Schema != nil {
+		issue = formatIssue(se.Schema.Format, issue)
+	}
+	*out = append(*out, apierr.Issue{Field: path, In: in, Rule: rule, Issue: issue})
+}
+
+// formatIssues say in words what a format asks for: kin-openapi's reason
+// prints the regular expression it checks with, which tells a caller
+// nothing it can act on.
+var formatIssues = map[string]string{
+	"uuid":      "must be a UUID (RFC 9562), such as 3f2b8c1e-9d4a-4b7e-8c21-5a6f0e9d1b2c",
+	"date":      "must be a date, YYYY-MM-DD",
+	"date-time": "must be a date and time in RFC 3339, such as 2026-05-12T09:30:00Z",
+	"email":     "must be an e-mail address",
+	"uri":       "must be an absolute URI",
+}
+
+// formatIssue is what a value not of format says; fallback for a format
+// the table does not know.
+func formatIssue(format, fallback string) string {
+	if s, ok := formatIssues[format]; ok {
+		return s
+	}
+	return fallback
 }
 
 // nonNullBranch returns X of a nullable anyOf [X, {type: null}], or nil.
