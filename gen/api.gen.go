@@ -10899,7 +10899,7 @@ type InvoiceCreateDryRun struct {
 	// DryRun Marks a dry run's answer: always true; nothing was stored.
 	DryRun DryRunFlag `json:"dry_run"`
 
-	// Preview An invoice as a dry run of create would store it: id, created_at and updated_at are null.
+	// Preview An invoice as a dry run of create would store it: id, created_at and updated_at are null; each item's id is made for the preview alone and names nothing stored.
 	Preview InvoicePreview `json:"preview"`
 }
 
@@ -11411,7 +11411,7 @@ type InvoicePeppolSentResponse struct {
 	Meta Meta `json:"meta"`
 }
 
-// InvoicePreview An invoice as a dry run of create would store it: id, created_at and updated_at are null.
+// InvoicePreview An invoice as a dry run of create would store it: id, created_at and updated_at are null; each item's id is made for the preview alone and names nothing stored.
 type InvoicePreview struct {
 	// BuyerVatNumberValidated Of a sale the buyer accounts for the VAT of (vat_treatment eu_services, eu_goods or eu_triangulation): whether VIES had validated the buyer's VAT number when the treatment was decided. false when reverse charge was asked for (vat_treatment reverse_charge) for an EU business whose number VIES has not validated (offline, or not asked yet): the invoice is issued so, the seller answers for the number, and the EU sales list shows it among its warnings. null for any other sale.
 	BuyerVatNumberValidated nullable.Nullable[bool]               `json:"buyer_vat_number_validated"`
