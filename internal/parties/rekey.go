@@ -84,14 +84,23 @@ func Rekey(ctx context.Context, db *store.DB, from, to *seal.Box) (int, error) {
 			if _, err := db.Q(ctx).ExecContext(ctx, `UPDATE `+table+` SET `+set+` WHERE company_id = $1 AND id = $2`, args...); err != nil {
 				return moved, err
 			}
-			if r.Party != nil {
-				if _, err := db.Q(ctx).ExecContext(ctx, `UPDATE parties SET org_number = $3, vat_number = $4, identity = $5
-					WHERE company_id = $1 AND id = $2`, r.Company, *r.Party, r.Org, r.VAT, Identity(r.Country, r.Org, r.VAT)); err != nil {
-					return moved, err
-				}
+			if err := renumberParty(ctx, db, r.Company, r.Party, r.Country, r.Org, r.VAT); err != nil {
+				return moved, err
 			}
 			moved++
 		}
 	}
 	return moved, nil
+}
+
+// renumberParty gives a record's party (none: nothing) the numbers the
+// record now stores, and the identity they make: a sole trader's tokens
+// after they were sealed (SealLegacy) or sealed anew (Rekey).
+func renumberParty(ctx context.Context, db *store.DB, company uuid.UUID, party *uuid.UUID, country string, org, vat *string) error {
+	if party == nil {
+		return nil
+	}
+	_, err := db.Q(ctx).ExecContext(ctx, `UPDATE parties SET org_number = $3, vat_number = $4, identity = $5
+		WHERE company_id = $1 AND id = $2`, company, *party, org, vat, Identity(country, org, vat))
+	return err
 }

@@ -125,12 +125,8 @@ func (s *Store) SealLegacy(ctx context.Context) (int, error) {
 					r.Company, r.ID, r.Org, r.VAT, sn.org, sn.vat, orgKey(r.Org)); err != nil {
 					return err
 				}
-				if r.Party != nil {
-					if _, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE parties SET org_number = $3, vat_number = $4,
-							identity = $5 WHERE company_id = $1 AND id = $2`, r.Company, *r.Party, r.Org, r.VAT,
-						Identity(r.Country, r.Org, r.VAT)); err != nil {
-						return err
-					}
+				if err := renumberParty(ctx, s.db, r.Company, r.Party, r.Country, r.Org, r.VAT); err != nil {
+					return err
 				}
 				n++
 			}
