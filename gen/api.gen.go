@@ -195,6 +195,27 @@ func (e AccrualWaitingKind) Valid() bool {
 	}
 }
 
+// Defines values for ActorType.
+const (
+	ActorTypeApiKey ActorType = "api_key"
+	ActorTypeSystem ActorType = "system"
+	ActorTypeUser   ActorType = "user"
+)
+
+// Valid indicates whether the value is a known member of the ActorType enum.
+func (e ActorType) Valid() bool {
+	switch e {
+	case ActorTypeApiKey:
+		return true
+	case ActorTypeSystem:
+		return true
+	case ActorTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for AgingItemBucket.
 const (
 	N030  AgingItemBucket = "0-30"
@@ -3339,6 +3360,24 @@ func (e JournalRegisterEntryStatus) Valid() bool {
 	}
 }
 
+// Defines values for JournalRegisterRattelseRattelseType.
+const (
+	JournalRegisterRattelseRattelseTypeLines    JournalRegisterRattelseRattelseType = "lines"
+	JournalRegisterRattelseRattelseTypeMetadata JournalRegisterRattelseRattelseType = "metadata"
+)
+
+// Valid indicates whether the value is a known member of the JournalRegisterRattelseRattelseType enum.
+func (e JournalRegisterRattelseRattelseType) Valid() bool {
+	switch e {
+	case JournalRegisterRattelseRattelseTypeLines:
+		return true
+	case JournalRegisterRattelseRattelseTypeMetadata:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for Language.
 const (
 	En Language = "en"
@@ -3480,6 +3519,39 @@ func (e OperationStatus) Valid() bool {
 	case OperationStatusRunning:
 		return true
 	case OperationStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationType.
+const (
+	AccrualsRelease                  OperationType = "accruals.release"
+	FiscalPeriodsCurrencyRevaluation OperationType = "fiscal_periods.currency_revaluation"
+	FiscalPeriodsYearEnd             OperationType = "fiscal_periods.year_end"
+	ImportBank                       OperationType = "import.bank"
+	ImportSie                        OperationType = "import.sie"
+	ImportSieUndo                    OperationType = "import.sie.undo"
+	ReconciliationPropose            OperationType = "reconciliation.propose"
+)
+
+// Valid indicates whether the value is a known member of the OperationType enum.
+func (e OperationType) Valid() bool {
+	switch e {
+	case AccrualsRelease:
+		return true
+	case FiscalPeriodsCurrencyRevaluation:
+		return true
+	case FiscalPeriodsYearEnd:
+		return true
+	case ImportBank:
+		return true
+	case ImportSie:
+		return true
+	case ImportSieUndo:
+		return true
+	case ReconciliationPropose:
 		return true
 	default:
 		return false
@@ -3773,16 +3845,16 @@ func (e QuoteStatus) Valid() bool {
 
 // Defines values for RattelseLogEntryRattelseType.
 const (
-	Lines    RattelseLogEntryRattelseType = "lines"
-	Metadata RattelseLogEntryRattelseType = "metadata"
+	RattelseLogEntryRattelseTypeLines    RattelseLogEntryRattelseType = "lines"
+	RattelseLogEntryRattelseTypeMetadata RattelseLogEntryRattelseType = "metadata"
 )
 
 // Valid indicates whether the value is a known member of the RattelseLogEntryRattelseType enum.
 func (e RattelseLogEntryRattelseType) Valid() bool {
 	switch e {
-	case Lines:
+	case RattelseLogEntryRattelseTypeLines:
 		return true
-	case Metadata:
+	case RattelseLogEntryRattelseTypeMetadata:
 		return true
 	default:
 		return false
@@ -4647,6 +4719,120 @@ func (e SkatteverketSubmittedSource) Valid() bool {
 	}
 }
 
+// Defines values for SourceType.
+const (
+	SourceTypeAccrual                      SourceType = "accrual"
+	SourceTypeBankTransaction              SourceType = "bank_transaction"
+	SourceTypeCashMethodCutoff             SourceType = "cash_method_cutoff"
+	SourceTypeCorrection                   SourceType = "correction"
+	SourceTypeCreditNote                   SourceType = "credit_note"
+	SourceTypeCurrencyRevaluation          SourceType = "currency_revaluation"
+	SourceTypeCustomerCreditRefund         SourceType = "customer_credit_refund"
+	SourceTypeExpenseClaim                 SourceType = "expense_claim"
+	SourceTypeExpensePayout                SourceType = "expense_payout"
+	SourceTypeImport                       SourceType = "import"
+	SourceTypeInboxItem                    SourceType = "inbox_item"
+	SourceTypeInvoiceBatchPayment          SourceType = "invoice_batch_payment"
+	SourceTypeInvoiceCashPayment           SourceType = "invoice_cash_payment"
+	SourceTypeInvoiceCreated               SourceType = "invoice_created"
+	SourceTypeInvoicePaid                  SourceType = "invoice_paid"
+	SourceTypeManual                       SourceType = "manual"
+	SourceTypeOpeningBalance               SourceType = "opening_balance"
+	SourceTypeReminderFee                  SourceType = "reminder_fee"
+	SourceTypeResultAppropriation          SourceType = "result_appropriation"
+	SourceTypeRotRutPayout                 SourceType = "rot_rut_payout"
+	SourceTypeRotRutReclaim                SourceType = "rot_rut_reclaim"
+	SourceTypeSalaryPayment                SourceType = "salary_payment"
+	SourceTypeStorno                       SourceType = "storno"
+	SourceTypeStripePayout                 SourceType = "stripe_payout"
+	SourceTypeSupplierCreditNote           SourceType = "supplier_credit_note"
+	SourceTypeSupplierInvoiceBatchPayment  SourceType = "supplier_invoice_batch_payment"
+	SourceTypeSupplierInvoiceCashPayment   SourceType = "supplier_invoice_cash_payment"
+	SourceTypeSupplierInvoicePaid          SourceType = "supplier_invoice_paid"
+	SourceTypeSupplierInvoicePrivatelyPaid SourceType = "supplier_invoice_privately_paid"
+	SourceTypeSupplierInvoiceRegistered    SourceType = "supplier_invoice_registered"
+	SourceTypeSystem                       SourceType = "system"
+	SourceTypeVatSettlement                SourceType = "vat_settlement"
+	SourceTypeWebshopOrder                 SourceType = "webshop_order"
+	SourceTypeYearEnd                      SourceType = "year_end"
+)
+
+// Valid indicates whether the value is a known member of the SourceType enum.
+func (e SourceType) Valid() bool {
+	switch e {
+	case SourceTypeAccrual:
+		return true
+	case SourceTypeBankTransaction:
+		return true
+	case SourceTypeCashMethodCutoff:
+		return true
+	case SourceTypeCorrection:
+		return true
+	case SourceTypeCreditNote:
+		return true
+	case SourceTypeCurrencyRevaluation:
+		return true
+	case SourceTypeCustomerCreditRefund:
+		return true
+	case SourceTypeExpenseClaim:
+		return true
+	case SourceTypeExpensePayout:
+		return true
+	case SourceTypeImport:
+		return true
+	case SourceTypeInboxItem:
+		return true
+	case SourceTypeInvoiceBatchPayment:
+		return true
+	case SourceTypeInvoiceCashPayment:
+		return true
+	case SourceTypeInvoiceCreated:
+		return true
+	case SourceTypeInvoicePaid:
+		return true
+	case SourceTypeManual:
+		return true
+	case SourceTypeOpeningBalance:
+		return true
+	case SourceTypeReminderFee:
+		return true
+	case SourceTypeResultAppropriation:
+		return true
+	case SourceTypeRotRutPayout:
+		return true
+	case SourceTypeRotRutReclaim:
+		return true
+	case SourceTypeSalaryPayment:
+		return true
+	case SourceTypeStorno:
+		return true
+	case SourceTypeStripePayout:
+		return true
+	case SourceTypeSupplierCreditNote:
+		return true
+	case SourceTypeSupplierInvoiceBatchPayment:
+		return true
+	case SourceTypeSupplierInvoiceCashPayment:
+		return true
+	case SourceTypeSupplierInvoicePaid:
+		return true
+	case SourceTypeSupplierInvoicePrivatelyPaid:
+		return true
+	case SourceTypeSupplierInvoiceRegistered:
+		return true
+	case SourceTypeSystem:
+		return true
+	case SourceTypeVatSettlement:
+		return true
+	case SourceTypeWebshopOrder:
+		return true
+	case SourceTypeYearEnd:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for SruFileRefContentType.
 const (
 	Applicationzip SruFileRefContentType = "application/zip"
@@ -5226,6 +5412,36 @@ func (e TransactionListItemImportSource) Valid() bool {
 	case TransactionListItemImportSourceBankFile:
 		return true
 	case TransactionListItemImportSourceManual:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for TransactionReconciliationMethod.
+const (
+	TransactionReconciliationMethodBatch           TransactionReconciliationMethod = "batch"
+	TransactionReconciliationMethodBulk            TransactionReconciliationMethod = "bulk"
+	TransactionReconciliationMethodCategorized     TransactionReconciliationMethod = "categorized"
+	TransactionReconciliationMethodInvoice         TransactionReconciliationMethod = "invoice"
+	TransactionReconciliationMethodLinked          TransactionReconciliationMethod = "linked"
+	TransactionReconciliationMethodSupplierInvoice TransactionReconciliationMethod = "supplier_invoice"
+)
+
+// Valid indicates whether the value is a known member of the TransactionReconciliationMethod enum.
+func (e TransactionReconciliationMethod) Valid() bool {
+	switch e {
+	case TransactionReconciliationMethodBatch:
+		return true
+	case TransactionReconciliationMethodBulk:
+		return true
+	case TransactionReconciliationMethodCategorized:
+		return true
+	case TransactionReconciliationMethodInvoice:
+		return true
+	case TransactionReconciliationMethodLinked:
+		return true
+	case TransactionReconciliationMethodSupplierInvoice:
 		return true
 	default:
 		return false
@@ -6395,6 +6611,9 @@ type AccrualWaiting struct {
 // AccrualWaitingKind invoice: a customer invoice's revenue on 29xx; supplier_invoice: a supplier invoice's prepaid cost on 17xx.
 type AccrualWaitingKind string
 
+// ActorType Who acted: api_key (a request with a key, through the API or MCP), user, or system (workers, migrations and the operator's command line).
+type ActorType string
+
 // AgiDeclaration defines model for AgiDeclaration.
 type AgiDeclaration struct {
 	AgiDeclarationId openapi_types.UUID `json:"agi_declaration_id"`
@@ -6555,11 +6774,11 @@ type ApiKeyCreate struct {
 	// ExpiresAt When the key stops working; in the future. A calling key that expires gives at most its own expiry, which is also the default.
 	ExpiresAt nullable.Nullable[time.Time] `json:"expires_at,omitempty"`
 
-	// Mode test keys read real data and make every write a dry run.
+	// Mode test keys read real data and make every write a dry run. Default: live.
 	Mode *ApiKeyCreateMode `json:"mode,omitempty"`
 	Name string            `json:"name"`
 
-	// ReadOnly The key may read but never write.
+	// ReadOnly The key may read but never write. Default: false.
 	ReadOnly *bool `json:"read_only,omitempty"`
 
 	// Scopes Each one held by the calling key.
@@ -6569,7 +6788,7 @@ type ApiKeyCreate struct {
 // ApiKeyCreateCompanyAccess allowlist (the default): only the companies listed. all_memberships: every company the user belongs to, including ones joined later; only a key with all_memberships may give it.
 type ApiKeyCreateCompanyAccess string
 
-// ApiKeyCreateMode test keys read real data and make every write a dry run.
+// ApiKeyCreateMode test keys read real data and make every write a dry run. Default: live.
 type ApiKeyCreateMode string
 
 // ApiKeyEventPayload An API key reaching the company was created, rotated or revoked (api_key.created, api_key.rotated, api_key.revoked): who holds it and what it may do, never its secret. Only in the event feed, read with api_keys:manage.
@@ -6806,7 +7025,7 @@ type AuditEntry struct {
 	ActorLabel nullable.Nullable[string] `json:"actor_label"`
 
 	// ActorType Who acted: `api_key`, `user`, `system`.
-	ActorType nullable.Nullable[string] `json:"actor_type"`
+	ActorType nullable.Nullable[ActorType] `json:"actor_type"`
 
 	// ActorUserId The person behind the key.
 	ActorUserId nullable.Nullable[openapi_types.UUID] `json:"actor_user_id"`
@@ -7032,18 +7251,22 @@ type BankConnectionAccount struct {
 // BankConnectionCreate defines model for BankConnectionCreate.
 type BankConnectionCreate struct {
 	// Bank The bank's name at the aggregator (ASPSP), e.g. SEB, Swedbank, Handelsbanken, Nordea.
-	Bank    string                       `json:"bank"`
-	Country *string                      `json:"country,omitempty"`
+	Bank string `json:"bank"`
+
+	// Country Default: SE.
+	Country *string `json:"country,omitempty"`
+
+	// PsuType Default: business.
 	PsuType *BankConnectionCreatePsuType `json:"psu_type,omitempty"`
 
 	// ReturnUrl https: where the user is sent, with connection_id and status in the query, once the bank has answered. Without it the callback answers the connection as JSON.
 	ReturnUrl *string `json:"return_url,omitempty"`
 
-	// ValidDays How long the consent is asked for; the bank may shorten it (consent_expires).
+	// ValidDays How long the consent is asked for; the bank may shorten it (consent_expires). Default: 90.
 	ValidDays *int `json:"valid_days,omitempty"`
 }
 
-// BankConnectionCreatePsuType defines model for BankConnectionCreate.PsuType.
+// BankConnectionCreatePsuType Default: business.
 type BankConnectionCreatePsuType string
 
 // BankConnectionList defines model for BankConnectionList.
@@ -7133,7 +7356,7 @@ type BankFileUndoneResponse struct {
 // BankFileUploadRequest defines model for BankFileUploadRequest.
 type BankFileUploadRequest struct {
 	// File The bank file, at most 10 MB: UTF-8, UTF-16 or Windows-1252.
-	File openapi_types.File `json:"file"`
+	File interface{} `json:"file"`
 }
 
 // BankReconciliationMatch defines model for BankReconciliationMatch.
@@ -7289,10 +7512,12 @@ type BatchItemCreated struct {
 // BatchItemError defines model for BatchItemError.
 type BatchItemError struct {
 	// Code The stable error codes. Codes never change once shipped; the reference is at /docs/api/errors.
-	Code      ErrorCode              `json:"code"`
-	Details   map[string]interface{} `json:"details"`
-	Message   string                 `json:"message"`
-	MessageEn string                 `json:"message_en"`
+	Code ErrorCode `json:"code"`
+
+	// Details Code-specific details; always an object. A VALIDATION_ERROR lists its problems under `issues`.
+	Details   ErrorDetails `json:"details"`
+	Message   string       `json:"message"`
+	MessageEn string       `json:"message_en"`
 }
 
 // Behandlingshistorik defines model for Behandlingshistorik.
@@ -7422,8 +7647,12 @@ type BookkeepingLockPatch struct {
 
 // BulkBookLine defines model for BulkBookLine.
 type BulkBookLine struct {
-	AccountNumber   string             `json:"account_number"`
-	CreditAmount    *Amount            `json:"credit_amount,omitempty"`
+	AccountNumber string `json:"account_number"`
+
+	// CreditAmount Default: 0.
+	CreditAmount *Amount `json:"credit_amount,omitempty"`
+
+	// DebitAmount Default: 0.
 	DebitAmount     *Amount            `json:"debit_amount,omitempty"`
 	Dimensions      *map[string]string `json:"dimensions,omitempty"`
 	LineDescription *string            `json:"line_description,omitempty"`
@@ -7527,7 +7756,7 @@ type CashAccountCreate struct {
 	// Iban Kontera's extension: the account's IBAN (check digits verified). One cash account per IBAN and currency: 409 CASH_ACCOUNT_IBAN_DUPLICATE; a bank connection bringing the same IBAN takes the row over.
 	Iban *string `json:"iban,omitempty"`
 
-	// InvoicePayee It may be printed on invoices as where to pay. Creating never makes it a currency's payee default (PUT payee-defaults).
+	// InvoicePayee It may be printed on invoices as where to pay. Creating never makes it a currency's payee default (PUT payee-defaults). Default: true.
 	InvoicePayee *bool `json:"invoice_payee,omitempty"`
 
 	// LedgerAccount 1920-1999. Left out: the currency's default (SEK 1930, EUR 1932, USD 1933, GBP 1934) unless another cash account has it, else the first free account of 1931-1959 that is no currency's default and not in the chart. Never 1910-1919 (cash). Added to the chart when missing. Another cash account's: 409 CASH_ACCOUNT_LEDGER_TAKEN.
@@ -8253,8 +8482,8 @@ type Customer struct {
 	CreatedAt      time.Time                    `json:"created_at"`
 	CustomerNumber nullable.Nullable[string]    `json:"customer_number"`
 
-	// CustomerType individual, swedish_business, eu_business or non_eu_business.
-	CustomerType string `json:"customer_type"`
+	// CustomerType individual = a private person (privatperson); swedish_business includes sole traders (enskild firma) whose organisation number is the owner's personnummer; eu_business = a business in another EU member state (reverse charge needs a VIES-validated vat_number); non_eu_business = a business outside the EU.
+	CustomerType CustomerType `json:"customer_type"`
 
 	// DefaultPaymentTerms Days until an invoice falls due.
 	DefaultPaymentTerms      int                         `json:"default_payment_terms"`
@@ -8298,7 +8527,7 @@ type Customer struct {
 
 // CustomerBulkCreate defines model for CustomerBulkCreate.
 type CustomerBulkCreate struct {
-	// AllOrNothing true is not implemented (501 NOT_IMPLEMENTED): every item stands on its own.
+	// AllOrNothing true is not implemented (501 NOT_IMPLEMENTED): every item stands on its own. Default: false.
 	AllOrNothing *bool            `json:"all_or_nothing,omitempty"`
 	Customers    []CustomerCreate `json:"customers"`
 }
@@ -8612,8 +8841,8 @@ type CustomerPreview struct {
 	CreatedAt      nullable.Nullable[time.Time] `json:"created_at"`
 	CustomerNumber nullable.Nullable[string]    `json:"customer_number"`
 
-	// CustomerType individual, swedish_business, eu_business or non_eu_business.
-	CustomerType string `json:"customer_type"`
+	// CustomerType individual = a private person (privatperson); swedish_business includes sole traders (enskild firma) whose organisation number is the owner's personnummer; eu_business = a business in another EU member state (reverse charge needs a VIES-validated vat_number); non_eu_business = a business outside the EU.
+	CustomerType CustomerType `json:"customer_type"`
 
 	// DefaultPaymentTerms Days until an invoice falls due.
 	DefaultPaymentTerms      int                                   `json:"default_payment_terms"`
@@ -8754,7 +8983,9 @@ type DimensionCreate struct {
 
 	// ParentSieDimNo An existing dimension's number, or null.
 	ParentSieDimNo nullable.Nullable[int] `json:"parent_sie_dim_no,omitempty"`
-	ResetsAnnually *bool                  `json:"resets_annually,omitempty"`
+
+	// ResetsAnnually Default: true.
+	ResetsAnnually *bool `json:"resets_annually,omitempty"`
 
 	// SieDimNo Omit for the next free number from 20. 1-19 are reserved (400); a taken number is 409 DIMENSION_NUMBER_TAKEN.
 	SieDimNo *int `json:"sie_dim_no,omitempty"`
@@ -8984,8 +9215,10 @@ type DimensionValue struct {
 // DimensionValueCreate defines model for DimensionValueCreate.
 type DimensionValueCreate struct {
 	// Code Case-sensitive and immutable: letters A-Ö, digits, _, + and -, at most 20.
-	Code      string                                `json:"code"`
-	EndDate   nullable.Nullable[openapi_types.Date] `json:"end_date,omitempty"`
+	Code    string                                `json:"code"`
+	EndDate nullable.Nullable[openapi_types.Date] `json:"end_date,omitempty"`
+
+	// IsActive Default: true.
 	IsActive  *bool                                 `json:"is_active,omitempty"`
 	Name      string                                `json:"name"`
 	StartDate nullable.Nullable[openapi_types.Date] `json:"start_date,omitempty"`
@@ -9274,7 +9507,7 @@ type DocumentUploadRequest struct {
 	DigitizationDate *openapi_types.Date `json:"digitization_date,omitempty"`
 
 	// File The file, as a file part with a filename. At most 10 485 760 bytes (413 DOC_UPLOAD_TOO_LARGE); empty is 400. Its type is read from its bytes, never from its name or the part's Content-Type; one of: application/pdf, image/jpeg, image/png, image/webp, image/heic, image/heif, application/msword, application/vnd.openxmlformats-officedocument.wordprocessingml.document, application/vnd.ms-excel, application/vnd.openxmlformats-officedocument.spreadsheetml.sheet, application/vnd.ms-powerpoint, application/vnd.openxmlformats-officedocument.presentationml.presentation, application/vnd.oasis.opendocument.text, application/vnd.oasis.opendocument.spreadsheet, application/vnd.oasis.opendocument.presentation, application/rtf, text/rtf, text/csv (comma, semicolon or tab separated); else 415 DOC_UPLOAD_UNSUPPORTED_TYPE. The filename is kept as its base name (after the last / or \\): at most 255 bytes of UTF-8 without control characters, else 400.
-	File openapi_types.File `json:"file"`
+	File interface{} `json:"file"`
 
 	// JournalEntryId Make the document underlag of this verifikat at once, under the rules of POST …/documents/{documentId}/link (404 JOURNAL_ENTRY_NOT_FOUND, 409 CONFLICT entry_cancelled, 409 DOC_ATTACH_PERIOD_LOCKED).
 	JournalEntryId *openapi_types.UUID `json:"journal_entry_id,omitempty"`
@@ -10182,7 +10415,7 @@ type HistoryEvent struct {
 	Action        string                              `json:"action"`
 	ActorEmail    nullable.Nullable[string]           `json:"actor_email"`
 	ActorLabel    nullable.Nullable[string]           `json:"actor_label"`
-	ActorType     nullable.Nullable[string]           `json:"actor_type"`
+	ActorType     nullable.Nullable[ActorType]        `json:"actor_type"`
 	Category      HistoryEventCategory                `json:"category"`
 	ChangedFields []string                            `json:"changed_fields"`
 	CreatedAt     time.Time                           `json:"created_at"`
@@ -10203,8 +10436,12 @@ type HistoryEventSource string
 // HistoryOperation defines model for HistoryOperation.
 type HistoryOperation struct {
 	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
-	Status      string                       `json:"status"`
-	Type        string                       `json:"type"`
+
+	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
+	Status OperationStatus `json:"status"`
+
+	// Type What an operation does: accruals.release, fiscal_periods.currency_revaluation, fiscal_periods.year_end, import.bank (a bank file), import.sie, import.sie.undo, reconciliation.propose.
+	Type OperationType `json:"type"`
 }
 
 // Hours Hours of work, with at most two decimals.
@@ -10777,7 +11014,7 @@ type InvoiceBulkBookSummary struct {
 
 // InvoiceBulkCreate defines model for InvoiceBulkCreate.
 type InvoiceBulkCreate struct {
-	// AllOrNothing true is not implemented (501 NOT_IMPLEMENTED): every item stands on its own.
+	// AllOrNothing true is not implemented (501 NOT_IMPLEMENTED): every item stands on its own. Default: false.
 	AllOrNothing *bool           `json:"all_or_nothing,omitempty"`
 	Invoices     []InvoiceCreate `json:"invoices"`
 }
@@ -11089,8 +11326,10 @@ type InvoiceItemCreate struct {
 	DiscountPercent *Percentage `json:"discount_percent,omitempty"`
 
 	// LaborHours The hours of work of a ROT or RUT line: required there, more than 0.
-	LaborHours *Hours                     `json:"labor_hours,omitempty"`
-	LineType   *InvoiceItemCreateLineType `json:"line_type,omitempty"`
+	LaborHours *Hours `json:"labor_hours,omitempty"`
+
+	// LineType Default: product.
+	LineType *InvoiceItemCreateLineType `json:"line_type,omitempty"`
 
 	// Quantity A quantity with at most four decimals (1.5 hours, 0.125 kg); a credit note's lines carry their original's negated.
 	Quantity *Quantity `json:"quantity,omitempty"`
@@ -11111,7 +11350,7 @@ type InvoiceItemCreate struct {
 	WorkType nullable.Nullable[string] `json:"work_type,omitempty"`
 }
 
-// InvoiceItemCreateLineType defines model for InvoiceItemCreate.LineType.
+// InvoiceItemCreateLineType Default: product.
 type InvoiceItemCreateLineType string
 
 // InvoiceLegalContent How a draft invoice stands against what mervärdesskattelagen (2023:200) asks an invoice to say, as the company and the customer stand now: what issuing it (mark-sent, send, send-peppol, bulk-book) checks, refusing with 400 INVOICE_LEGAL_CONTENT_MISSING when missing is not empty. A full invoice (17 kap. 24 §) names the seller by name and address (street, postal code, city: PATCH /settings), and by VAT number when VAT-registered; the buyer by name and address (street and city, and a postal code in Sweden), and by VAT number when the buyer accounts for the VAT (reverse charge, intra-EU supply); and the nature of each line. A simplified invoice (17 kap. 29 §: a Swedish sale of at most 4 000 kr with VAT, in kronor at the invoice's rate, without a ROT/RUT deduction) names the seller and the nature of each line. Everything else the law lists the invoice always says: its date and number, quantity and unit price, base, rate and VAT per rate, the reason for zero VAT (from the treatment, or exempt for a Swedish sale at 0 %), and the delivery date when given (left out, the supply was on the invoice date). F-skatt is printed when the company holds it. Self-billing (the buyer issuing the seller's invoice) is not checked.
@@ -11693,7 +11932,7 @@ type JournalBatchItem struct {
 
 // JournalBatchRequest defines model for JournalBatchRequest.
 type JournalBatchRequest struct {
-	// AllOrNothing true is not implemented (501): items succeed or fail one by one.
+	// AllOrNothing true is not implemented (501): items succeed or fail one by one. Default: false.
 	AllOrNothing   *bool                `json:"all_or_nothing,omitempty"`
 	JournalEntries []JournalEntryCreate `json:"journal_entries"`
 }
@@ -11713,6 +11952,7 @@ type JournalBatchResult struct {
 
 // JournalCorrect defines model for JournalCorrect.
 type JournalCorrect struct {
+	// AllowDeepChain Default: false.
 	AllowDeepChain *bool `json:"allow_deep_chain,omitempty"`
 
 	// Description The replacement's description; default the original's.
@@ -11793,8 +12033,8 @@ type JournalEntry struct {
 	ReversesId nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
 	SourceId   nullable.Nullable[string]             `json:"source_id"`
 
-	// SourceType What created the entry: manual, an engine (storno, correction, opening_balance, year_end, ...) or another domain.
-	SourceType string `json:"source_type"`
+	// SourceType What created a verifikat: the types a client may send (ClientSourceType) and those only Kontera's engines post with (storno, correction, opening_balance, year_end, credit_note, vat_settlement, …).
+	SourceType SourceType `json:"source_type"`
 
 	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
 	Status JournalEntryStatus `json:"status"`
@@ -11873,10 +12113,14 @@ type JournalEntryEvent struct {
 	ReversedById   nullable.Nullable[openapi_types.UUID] `json:"reversed_by_id"`
 	ReversesId     nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
 	SourceId       nullable.Nullable[string]             `json:"source_id"`
-	SourceType     string                                `json:"source_type"`
-	Status         string                                `json:"status"`
-	VoucherNumber  nullable.Nullable[int]                `json:"voucher_number"`
-	VoucherSeries  nullable.Nullable[string]             `json:"voucher_series"`
+
+	// SourceType What created a verifikat: the types a client may send (ClientSourceType) and those only Kontera's engines post with (storno, correction, opening_balance, year_end, credit_note, vat_settlement, …).
+	SourceType SourceType `json:"source_type"`
+
+	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
+	Status        JournalEntryStatus        `json:"status"`
+	VoucherNumber nullable.Nullable[int]    `json:"voucher_number"`
+	VoucherSeries nullable.Nullable[string] `json:"voucher_series"`
 }
 
 // JournalEntryEventLine defines model for JournalEntryEventLine.
@@ -11914,8 +12158,8 @@ type JournalEntryListItem struct {
 	HasDocument bool               `json:"has_document"`
 	Id          openapi_types.UUID `json:"id"`
 
-	// SourceType What created the entry: manual, an engine (storno, correction, opening_balance, year_end, ...) or another domain.
-	SourceType string `json:"source_type"`
+	// SourceType What created a verifikat: the types a client may send (ClientSourceType) and those only Kontera's engines post with (storno, correction, opening_balance, year_end, credit_note, vat_settlement, …).
+	SourceType SourceType `json:"source_type"`
 
 	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
 	Status JournalEntryStatus `json:"status"`
@@ -11961,8 +12205,8 @@ type JournalEntryPreview struct {
 	ReversesId nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
 	SourceId   nullable.Nullable[string]             `json:"source_id"`
 
-	// SourceType What created the entry: manual, an engine (storno, correction, opening_balance, year_end, ...) or another domain.
-	SourceType string `json:"source_type"`
+	// SourceType What created a verifikat: the types a client may send (ClientSourceType) and those only Kontera's engines post with (storno, correction, opening_balance, year_end, credit_note, vat_settlement, …).
+	SourceType SourceType `json:"source_type"`
 
 	// Status draft: voucher_number 0, editable; posted: numbered and immutable; cancelled: a draft withdrawn, never numbered.
 	Status JournalEntryStatus `json:"status"`
@@ -12212,6 +12456,7 @@ type JournalRedateDryRun struct {
 
 // JournalRedateRequest defines model for JournalRedateRequest.
 type JournalRedateRequest struct {
+	// AllowDeepChain Default: false.
 	AllowDeepChain *bool              `json:"allow_deep_chain,omitempty"`
 	NewEntryDate   openapi_types.Date `json:"new_entry_date"`
 }
@@ -12264,7 +12509,9 @@ type JournalRegisterEntry struct {
 	Rattelser    []JournalRegisterRattelse             `json:"rattelser"`
 	ReversedById nullable.Nullable[openapi_types.UUID] `json:"reversed_by_id"`
 	ReversesId   nullable.Nullable[openapi_types.UUID] `json:"reverses_id"`
-	SourceType   string                                `json:"source_type"`
+
+	// SourceType What created a verifikat: the types a client may send (ClientSourceType) and those only Kontera's engines post with (storno, correction, opening_balance, year_end, credit_note, vat_settlement, …).
+	SourceType SourceType `json:"source_type"`
 
 	// Status reversed when a storno undid the entry (it stays in the books).
 	Status JournalRegisterEntryStatus `json:"status"`
@@ -12313,8 +12560,11 @@ type JournalRegisterRattelse struct {
 	RattelseId  openapi_types.UUID                    `json:"rattelse_id"`
 
 	// RattelseType `metadata` (description or date) or `lines` (struck and added lines).
-	RattelseType string `json:"rattelse_type"`
+	RattelseType JournalRegisterRattelseRattelseType `json:"rattelse_type"`
 }
+
+// JournalRegisterRattelseRattelseType `metadata` (description or date) or `lines` (struck and added lines).
+type JournalRegisterRattelseRattelseType string
 
 // JournalRegisterResponse defines model for JournalRegisterResponse.
 type JournalRegisterResponse struct {
@@ -12358,6 +12608,7 @@ type JournalReversalResult struct {
 
 // JournalReverse defines model for JournalReverse.
 type JournalReverse struct {
+	// AllowDeepChain Default: false.
 	AllowDeepChain *bool `json:"allow_deep_chain,omitempty"`
 
 	// ReversalDate The storno's date; default today (Swedish time). Its period must take postings (PERIOD_LOCKED).
@@ -12536,7 +12787,7 @@ type MemberCreate struct {
 	// Email The user's e-mail; a new user is created when none has it.
 	Email string `json:"email"`
 
-	// ReadOnly Make the connection read-only.
+	// ReadOnly Make the connection read-only. Default: false.
 	ReadOnly *bool `json:"read_only,omitempty"`
 
 	// Role The user's role in a company. Viewers are read-only; some operations are for owners and admins only.
@@ -12869,7 +13120,9 @@ type OpenInvoiceSummary struct {
 	Id            openapi_types.UUID        `json:"id"`
 	InvoiceDate   openapi_types.Date        `json:"invoice_date"`
 	InvoiceNumber nullable.Nullable[string] `json:"invoice_number"`
-	Status        string                    `json:"status"`
+
+	// Status The invoice's status: a customer invoice's (InvoiceStatus) or a supplier invoice's (SupplierInvoiceStatus).
+	Status string `json:"status"`
 
 	// Total An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	Total Amount `json:"total"`
@@ -13006,8 +13259,8 @@ type Operation struct {
 	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
 	Status OperationStatus `json:"status"`
 
-	// Type What the operation does, e.g. `fiscal_periods.year_end`.
-	Type         string                `json:"type"`
+	// Type What an operation does: accruals.release, fiscal_periods.currency_revaluation, fiscal_periods.year_end, import.bank (a bank file), import.sie, import.sie.undo, reconciliation.propose.
+	Type         OperationType         `json:"type"`
 	WebhookEvent OperationWebhookEvent `json:"webhook_event"`
 }
 
@@ -13020,7 +13273,9 @@ type OperationCompletedPayload struct {
 	OperationId openapi_types.UUID              `json:"operation_id"`
 	Result      interface{}                     `json:"result,omitempty"`
 	Status      OperationCompletedPayloadStatus `json:"status"`
-	Type        string                          `json:"type"`
+
+	// Type What an operation does: accruals.release, fiscal_periods.currency_revaluation, fiscal_periods.year_end, import.bank (a bank file), import.sie, import.sie.undo, reconciliation.propose.
+	Type OperationType `json:"type"`
 }
 
 // OperationCompletedPayloadStatus defines model for OperationCompletedPayload.Status.
@@ -13053,6 +13308,9 @@ type OperationResponse struct {
 
 // OperationStatus queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
 type OperationStatus string
+
+// OperationType What an operation does: accruals.release, fiscal_periods.currency_revaluation, fiscal_periods.year_end, import.bank (a bank file), import.sie, import.sie.undo, reconciliation.propose.
+type OperationType string
 
 // OutgoingEmail An e-mail of the invoice's, as the outbox keeps it. Bcc recipients are never shown.
 type OutgoingEmail struct {
@@ -13237,9 +13495,13 @@ type PeppolBlocker struct {
 	// Field What to fix: a field of the invoice, or customer.*, company.*.
 	//
 	// Examples: your_reference
-	Field     string `json:"field"`
+	Field string `json:"field"`
+
+	// Message Swedish message for people.
+	Message string `json:"message"`
+
+	// MessageEn English message.
 	MessageEn string `json:"message_en"`
-	MessageSv string `json:"message_sv"`
 }
 
 // PeppolDeliveries defines model for PeppolDeliveries.
@@ -13481,6 +13743,20 @@ type QuoteDecisionStatus string
 // QuoteStatus A quote's state; expired is derived: open with valid_until before today (Europe/Stockholm).
 type QuoteStatus string
 
+// RattelseLine A line as a rättelse struck or added it, as it stood then.
+type RattelseLine struct {
+	AccountNumber string `json:"account_number"`
+
+	// CreditAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	CreditAmount Amount `json:"credit_amount"`
+
+	// DebitAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	DebitAmount     Amount                            `json:"debit_amount"`
+	Dimensions      nullable.Nullable[HeldDimensions] `json:"dimensions"`
+	Id              openapi_types.UUID                `json:"id"`
+	LineDescription nullable.Nullable[string]         `json:"line_description"`
+}
+
 // RattelseLog defines model for RattelseLog.
 type RattelseLog struct {
 	Entries        []RattelseLogEntry `json:"entries"`
@@ -13497,18 +13773,22 @@ type RattelseLogEntry struct {
 	ActorLabel nullable.Nullable[string] `json:"actor_label"`
 
 	// ActorUserId The person behind the key that made the rättelse.
-	ActorUserId       nullable.Nullable[openapi_types.UUID]       `json:"actor_user_id"`
-	AddedLines        nullable.Nullable[[]map[string]interface{}] `json:"added_lines"`
-	CreatedAt         time.Time                                   `json:"created_at"`
-	ExternalSignature nullable.Nullable[string]                   `json:"external_signature"`
-	NewDescription    nullable.Nullable[string]                   `json:"new_description"`
-	NewEntryDate      nullable.Nullable[openapi_types.Date]       `json:"new_entry_date"`
-	OldDescription    nullable.Nullable[string]                   `json:"old_description"`
-	OldEntryDate      nullable.Nullable[openapi_types.Date]       `json:"old_entry_date"`
-	RattelseId        openapi_types.UUID                          `json:"rattelse_id"`
-	RattelseType      RattelseLogEntryRattelseType                `json:"rattelse_type"`
-	Source            RattelseLogEntrySource                      `json:"source"`
-	StruckLines       nullable.Nullable[[]map[string]interface{}] `json:"struck_lines"`
+	ActorUserId nullable.Nullable[openapi_types.UUID] `json:"actor_user_id"`
+
+	// AddedLines rattelse_type lines: the lines it added; null for metadata.
+	AddedLines        nullable.Nullable[[]RattelseLine]     `json:"added_lines"`
+	CreatedAt         time.Time                             `json:"created_at"`
+	ExternalSignature nullable.Nullable[string]             `json:"external_signature"`
+	NewDescription    nullable.Nullable[string]             `json:"new_description"`
+	NewEntryDate      nullable.Nullable[openapi_types.Date] `json:"new_entry_date"`
+	OldDescription    nullable.Nullable[string]             `json:"old_description"`
+	OldEntryDate      nullable.Nullable[openapi_types.Date] `json:"old_entry_date"`
+	RattelseId        openapi_types.UUID                    `json:"rattelse_id"`
+	RattelseType      RattelseLogEntryRattelseType          `json:"rattelse_type"`
+	Source            RattelseLogEntrySource                `json:"source"`
+
+	// StruckLines rattelse_type lines: the lines it struck; null for metadata.
+	StruckLines nullable.Nullable[[]RattelseLine] `json:"struck_lines"`
 }
 
 // RattelseLogEntryRattelseType defines model for RattelseLogEntry.RattelseType.
@@ -13711,7 +13991,7 @@ type ReconciliationItem struct {
 	Bucket                ReconciliationBucket                         `json:"bucket"`
 	Date                  openapi_types.Date                           `json:"date"`
 	Description           nullable.Nullable[string]                    `json:"description"`
-	EntryStatus           nullable.Nullable[string]                    `json:"entry_status"`
+	EntryStatus           nullable.Nullable[JournalEntryStatus]        `json:"entry_status"`
 	ItemId                openapi_types.UUID                           `json:"item_id"`
 	ItemType              ReconciliationItemItemType                   `json:"item_type"`
 	LinkProblem           nullable.Nullable[ReconciliationLinkProblem] `json:"link_problem"`
@@ -13987,7 +14267,7 @@ type RegisterCoverage struct {
 
 // ReleaseAccrualsOption Whether the accrued months dated in the period that still wait (invoice lines moving from 29xx to revenue, supplier invoice lines from 17xx to cost) are booked first. Without it they refuse the step: 409 ACCRUALS_PENDING, details.months listing them (GET /accruals?state=due lists them too; POST /accruals/release books them).
 type ReleaseAccrualsOption struct {
-	// ReleaseAccruals Book the waiting months first, each dated its release day in the period.
+	// ReleaseAccruals Book the waiting months first, each dated its release day in the period. Default: false.
 	ReleaseAccruals *bool `json:"release_accruals,omitempty"`
 }
 
@@ -14900,7 +15180,7 @@ type SieImportProgress struct {
 // SieImportRequest defines model for SieImportRequest.
 type SieImportRequest struct {
 	// File The SIE file (.se, .sie, .si), at most 50 MB; or send storagePath and filename instead.
-	File *openapi_types.File `json:"file,omitempty"`
+	File interface{} `json:"file,omitempty"`
 
 	// Filename The uploaded file's name, with storagePath.
 	Filename *string `json:"filename,omitempty"`
@@ -14938,8 +15218,8 @@ type SieImportStarted struct {
 	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
 	Status OperationStatus `json:"status"`
 
-	// Type What the operation does, e.g. `fiscal_periods.year_end`.
-	Type         string                       `json:"type"`
+	// Type What an operation does: accruals.release, fiscal_periods.currency_revaluation, fiscal_periods.year_end, import.bank (a bank file), import.sie, import.sie.undo, reconciliation.propose.
+	Type         OperationType                `json:"type"`
 	WebhookEvent SieImportStartedWebhookEvent `json:"webhook_event"`
 }
 
@@ -14960,10 +15240,14 @@ type SieImportState string
 // SieImportWarning defines model for SieImportWarning.
 type SieImportWarning struct {
 	// Code SIE_VOUCHER_GAP, SIE_IMPORT_RENUMBERED (details: series, offset; from_file_number when a series was taken while the import paused), SIE_VOUCHER_RENUMBERED (a series a program numbers for itself, named by a symbol or digits with one number or none on every voucher: numbered in file order, the file's number in source_id; details: series, count), SIE_ACCOUNT_OUTSIDE_CHART (accounts of class 0 or 9 the file keeps balances on, #IB, #UB or #KTYP T/S, were booked on 2999, each row naming its account; one used as a result account, a 9999 obs-konto with #RES, is kept as its own account and counts in the result; details: accounts), SIE_ACCOUNT_TYPE_FROM_FILE (accounts of classes 3-8 the file declares an asset or a liability, #KTYP T or S: kept so, on the balance sheet, with #IB and #UB; details: accounts [{account, type}]), SIE_SRU_CODE_IGNORED (an #SRU code that is not four digits, such as 0, read as none; details: count, codes), SIE_OBJECTS_SKIPPED (#OBJEKT codes the register cannot hold that no row uses; details: count, objects), SIE_OPENING_BALANCE_DIFFERS (the file's #IB 0 of an account, or of equity 2000-2099 as a whole with last year's result, differs from the closing balance of the year before in the books; details: account, file, books, difference, previous_period_id), SIE_PREVIOUS_YEAR_NOT_KEPT (the file's #RAR -1 could not become the company's year before), SIE_ORG_NUMBER_MISMATCH, SIE_OPENING_BALANCE_KEPT, SIE_OPENING_BALANCE_UNBALANCED (the difference booked on 2999), SIE_ZERO_ROWS_SKIPPED, SIE_EMPTY_VOUCHERS_SKIPPED (rows of 0.00 only, or every row struck by #BTRANS; details: vouchers, skipped), SIE_BALANCE_MISMATCH.
-	Code      string                  `json:"code"`
-	Details   *map[string]interface{} `json:"details,omitempty"`
-	MessageEn string                  `json:"message_en"`
-	MessageSv string                  `json:"message_sv"`
+	Code    string                  `json:"code"`
+	Details *map[string]interface{} `json:"details,omitempty"`
+
+	// Message Swedish message for people.
+	Message string `json:"message"`
+
+	// MessageEn English message.
+	MessageEn string `json:"message_en"`
 }
 
 // SieProblem defines model for SieProblem.
@@ -15160,7 +15444,7 @@ type SkattekontoTransactionResponse struct {
 // SkattekontoUploadRequest defines model for SkattekontoUploadRequest.
 type SkattekontoUploadRequest struct {
 	// File The skattekonto statement, at most 10 MB.
-	File openapi_types.File `json:"file"`
+	File interface{} `json:"file"`
 }
 
 // SkatteverketDecided Skatteverket's decision on the return (beslutad deklaration).
@@ -15210,6 +15494,9 @@ type SkillsIndex struct {
 		Name        string   `json:"name"`
 	} `json:"skills"`
 }
+
+// SourceType What created a verifikat: the types a client may send (ClientSourceType) and those only Kontera's engines post with (storno, correction, opening_balance, year_end, credit_note, vat_settlement, …).
+type SourceType string
 
 // SruFileRef defines model for SruFileRef.
 type SruFileRef struct {
@@ -15263,8 +15550,8 @@ type Supplier struct {
 	Country        string                       `json:"country"`
 	CreatedAt      time.Time                    `json:"created_at"`
 
-	// DefaultCurrency SEK when none was given.
-	DefaultCurrency string `json:"default_currency"`
+	// DefaultCurrency The currency the supplier usually invoices in.
+	DefaultCurrency SupplierCurrency `json:"default_currency"`
 
 	// DefaultExpenseAccount A BAS account: the debit account suggested when the supplier's invoices are booked. A BAS account the company's chart lacks is added to it (audited), as a verifikat's line adds it; a number neither the chart nor BAS has, or one the chart has deactivated, is 400 VALIDATION_ERROR (rule chart). A change affects only future bookings.
 	DefaultExpenseAccount nullable.Nullable[string] `json:"default_expense_account"`
@@ -15298,7 +15585,7 @@ type Supplier struct {
 
 // SupplierBulkCreate defines model for SupplierBulkCreate.
 type SupplierBulkCreate struct {
-	// AllOrNothing true is not implemented (501 NOT_IMPLEMENTED): every item stands on its own.
+	// AllOrNothing true is not implemented (501 NOT_IMPLEMENTED): every item stands on its own. Default: false.
 	AllOrNothing *bool            `json:"all_or_nothing,omitempty"`
 	Suppliers    []SupplierCreate `json:"suppliers"`
 }
@@ -15611,8 +15898,8 @@ type SupplierInvoiceCreate struct {
 	// DefaultDimensions Dimension tags of a line: SIE dimension number as text ("1" cost centre, "6" project, 20 and up the company's own) to value code (1-20 characters A-Ö, digits, _, +, -). Stored as given.
 	DefaultDimensions *Dimensions `json:"default_dimensions,omitempty"`
 
-	// DeliveryDate A date, or "" for none.
-	DeliveryDate *string `json:"delivery_date,omitempty"`
+	// DeliveryDate When the goods or services were delivered; null or left out for none.
+	DeliveryDate nullable.Nullable[openapi_types.Date] `json:"delivery_date,omitempty"`
 
 	// DocumentId An uploaded document, not yet underlag of anything: it becomes underlag of the registration verifikat.
 	DocumentId *openapi_types.UUID                   `json:"document_id,omitempty"`
@@ -15913,8 +16200,8 @@ type SupplierInvoicePaidResponse struct {
 
 // SupplierInvoicePatch defines model for SupplierInvoicePatch.
 type SupplierInvoicePatch struct {
-	// DeliveryDate A date (YYYY-MM-DD), or "" to clear it.
-	DeliveryDate *string `json:"delivery_date,omitempty"`
+	// DeliveryDate When the goods or services were delivered; null clears it.
+	DeliveryDate nullable.Nullable[openapi_types.Date] `json:"delivery_date,omitempty"`
 
 	// Disputed true disputes an open invoice (registered, approved, partially paid): approve, mark-paid and bank-entered answer 409 CONFLICT meanwhile; false ends the dispute and returns it to where it was.
 	Disputed              *bool                     `json:"disputed,omitempty"`
@@ -16167,9 +16454,11 @@ type SupplierList = []SupplierListItem
 
 // SupplierListItem defines model for SupplierListItem.
 type SupplierListItem struct {
-	ArchivedAt          nullable.Nullable[time.Time]          `json:"archived_at"`
-	CreatedAt           time.Time                             `json:"created_at"`
-	DefaultCurrency     string                                `json:"default_currency"`
+	ArchivedAt nullable.Nullable[time.Time] `json:"archived_at"`
+	CreatedAt  time.Time                    `json:"created_at"`
+
+	// DefaultCurrency The currency the supplier usually invoices in.
+	DefaultCurrency     SupplierCurrency                      `json:"default_currency"`
 	DefaultPaymentTerms int                                   `json:"default_payment_terms"`
 	Email               nullable.Nullable[string]             `json:"email"`
 	Id                  openapi_types.UUID                    `json:"id"`
@@ -16258,8 +16547,8 @@ type SupplierPreview struct {
 	Country        string                       `json:"country"`
 	CreatedAt      nullable.Nullable[time.Time] `json:"created_at"`
 
-	// DefaultCurrency SEK when none was given.
-	DefaultCurrency string `json:"default_currency"`
+	// DefaultCurrency The currency the supplier usually invoices in.
+	DefaultCurrency SupplierCurrency `json:"default_currency"`
 
 	// DefaultExpenseAccount A BAS account of the company's chart: the debit account suggested when the supplier's invoices are booked. A change affects only future bookings.
 	DefaultExpenseAccount nullable.Nullable[string]             `json:"default_expense_account"`
@@ -16615,8 +16904,8 @@ type Transaction struct {
 	ReceiptId          nullable.Nullable[openapi_types.UUID] `json:"receipt_id"`
 
 	// ReconciliationMethod How it was booked: categorized, invoice, supplier_invoice, batch, linked, bulk.
-	ReconciliationMethod nullable.Nullable[string] `json:"reconciliation_method"`
-	Reference            nullable.Nullable[string] `json:"reference"`
+	ReconciliationMethod nullable.Nullable[TransactionReconciliationMethod] `json:"reconciliation_method"`
+	Reference            nullable.Nullable[string]                          `json:"reference"`
 
 	// Suggestion Counterparty memory, for an unbooked transaction; null when there is nothing to go by.
 	Suggestion        nullable.Nullable[TransactionSuggestion] `json:"suggestion"`
@@ -17023,20 +17312,20 @@ type TransactionMatchBatch struct {
 	// Allocations 1 to 100 invoices of one kind, each once, adding up to the transaction's amount exactly (else 400 BATCH_AMOUNT_EXCEEDS_TX or BATCH_AMOUNT_BELOW_TX).
 	Allocations []BatchAllocation `json:"allocations"`
 
-	// Force Record the payments even when one looks like a payment already there (409 BATCH_TX_POSSIBLE_DUPLICATE). Send it with a new Idempotency-Key.
+	// Force Record the payments even when one looks like a payment already there (409 BATCH_TX_POSSIBLE_DUPLICATE). Send it with a new Idempotency-Key. Default: false.
 	Force *bool `json:"force,omitempty"`
 }
 
 // TransactionMatchInvoice The customer invoice money in settles.
 type TransactionMatchInvoice struct {
-	// Force Record the payment even when one of the same amount on the same day is already on the invoice (else 409 INVOICE_PAID_LIKELY_DUPLICATE). Send it with a new Idempotency-Key.
+	// Force Record the payment even when one of the same amount on the same day is already on the invoice (else 409 INVOICE_PAID_LIKELY_DUPLICATE). Send it with a new Idempotency-Key. Default: false.
 	Force     *bool              `json:"force,omitempty"`
 	InvoiceId openapi_types.UUID `json:"invoice_id"`
 }
 
 // TransactionMatchSupplierInvoice The supplier invoice money out pays.
 type TransactionMatchSupplierInvoice struct {
-	// Force Record the payment even when it looks like one already there (409 SI_PAID_LIKELY_DUPLICATE), or its kronor are more than 10 % off the invoice's booked rate (409 SI_PAID_SEK_UNRESOLVED). Send it with a new Idempotency-Key.
+	// Force Record the payment even when it looks like one already there (409 SI_PAID_LIKELY_DUPLICATE), or its kronor are more than 10 % off the invoice's booked rate (409 SI_PAID_SEK_UNRESOLVED). Send it with a new Idempotency-Key. Default: false.
 	Force             *bool              `json:"force,omitempty"`
 	SupplierInvoiceId openapi_types.UUID `json:"supplier_invoice_id"`
 }
@@ -17090,11 +17379,16 @@ type TransactionRateResponse struct {
 
 // TransactionReconciledPayload A bank transaction was settled against a verifikat already in the books (link-journal-entry; reconciliation links and the bank run; bulk-book onto a posted verifikat: transactions).
 type TransactionReconciledPayload struct {
-	JournalEntryId       openapi_types.UUID `json:"journal_entry_id"`
-	ReconciliationMethod *string            `json:"reconciliation_method,omitempty"`
-	Transaction          *Transaction       `json:"transaction,omitempty"`
-	Transactions         *[]Transaction     `json:"transactions,omitempty"`
+	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
+
+	// ReconciliationMethod How a bank transaction was booked: categorized (a category or template), invoice or supplier_invoice (matched to one), batch (several invoices), linked (to a verifikat already there), bulk (with others in one verifikat).
+	ReconciliationMethod *TransactionReconciliationMethod `json:"reconciliation_method,omitempty"`
+	Transaction          *Transaction                     `json:"transaction,omitempty"`
+	Transactions         *[]Transaction                   `json:"transactions,omitempty"`
 }
+
+// TransactionReconciliationMethod How a bank transaction was booked: categorized (a category or template), invoice or supplier_invoice (matched to one), batch (several invoices), linked (to a verifikat already there), bulk (with others in one verifikat).
+type TransactionReconciliationMethod string
 
 // TransactionResponse defines model for TransactionResponse.
 type TransactionResponse struct {
@@ -17918,9 +18212,13 @@ type VatTreatmentBank string
 
 // Warning defines model for Warning.
 type Warning struct {
-	Code        string `json:"code"`
+	Code string `json:"code"`
+
+	// Message Swedish message for people.
+	Message string `json:"message"`
+
+	// MessageEn English message.
 	MessageEn   string `json:"message_en"`
-	MessageSv   string `json:"message_sv"`
 	Remediation *struct {
 		Args        *map[string]interface{} `json:"args,omitempty"`
 		Description string                  `json:"description"`

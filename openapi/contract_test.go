@@ -97,10 +97,36 @@ func TestLintCatchesEachRule(t *testing.T) {
 			"paths":{"/x":{"get":{"operationId":"getX","tags":["x"],"summary":"x","x-scopes":[],"x-risk":"low",
 			"x-idempotent":true,"x-reversible":false,"x-dry-run":false,"x-idempotency-key":"ignored",
 			"x-capability":"bank_sync","responses":{"200":{"description":"ok"}}}}}}`), "which the Capability enum does not hold"},
+		// The consumer rules, each on a write whose body and answer name
+		// the schemas Req and Res.
+		"request default": {write(`"Req":{"type":"object","properties":{"kind":{"type":"string","default":"a"}}}`),
+			"an optional request property has a default"},
+		"binary part": {write(`"Req":{"type":"object","properties":{"file":{"type":"string","format":"binary"}}}`),
+			"format binary types a file as a string"},
+		"empty object": {write(`"Res":{"type":"object","properties":{"details":{"type":"object"}}}`),
+			"Record<string, never>"},
+		"answer without the request's enum": {write(`"Req":{"type":"object","properties":{"kind":{"type":"string","enum":["a","b"]}}},
+			"Res":{"type":"object","properties":{"kind":{"type":"string"}}}`), "the requests' kind is an enum"},
+		"closed name without enum": {write(`"Res":{"type":"object","properties":{"actor_type":{"type":["string","null"]}}}`),
+			"a actor_type holds one of a known set"},
 	} {
 		p := strings.Join(Lint(c.data), "\n")
 		if !strings.Contains(p, c.want) {
 			t.Errorf("%s: lint said %q, want a problem about %q", name, p, c.want)
 		}
 	}
+}
+
+// write is a document with one write taking schema Req and answering
+// Res, plus schemas.
+func write(schemas string) []byte {
+	for _, n := range []string{"Req", "Res"} {
+		if !strings.Contains(schemas, `"`+n+`"`) {
+			schemas += `,"` + n + `":{"type":"object","properties":{"id":{"type":"string"}}}`
+		}
+	}
+	return []byte(`{"openapi":"3.1.0","info":{"title":"t","version":"` + APIVersion + `"},
+		"components":{"schemas":{` + schemas + `}},
+		"paths":{"/x":{"post":{"operationId":"postX","requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Req"}}}},
+		"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Res"}}}}}}}}}`)
 }

@@ -19,6 +19,9 @@ func Lint(data []byte) []string {
 		return []string{"not JSON: " + err.Error()}
 	}
 	walk(raw, "#", add)
+	if m, ok := raw.(map[string]any); ok {
+		consumerRules(m, add)
+	}
 
 	c, err := Parse(data)
 	if err != nil {
@@ -139,7 +142,11 @@ func paramRefs(o *Operation) map[string]bool {
 }
 
 // enumOf returns the string values of the enum schema named name.
-func enumOf(c *Contract, name string) []string {
+func enumOf(c *Contract, name string) []string { return c.Enum(name) }
+
+// Enum returns the string values of the enum schema named name, in the
+// document's order; none when there is no such schema.
+func (c *Contract) Enum(name string) []string {
 	var out []string
 	if s := c.Doc.Components.Schemas[name]; s != nil && s.Value != nil {
 		for _, v := range s.Value.Enum {

@@ -364,7 +364,7 @@ func hasWarning(r *response, code string) bool {
 	for _, w := range ws {
 		m := w.(map[string]any)
 		rem, _ := m["remediation"].(map[string]any)
-		if code == "" || m["code"] == code && m["message_sv"] != "" && m["message_en"] != "" && rem["description"] != "" {
+		if code == "" || m["code"] == code && m["message"] != "" && m["message_en"] != "" && rem["description"] != "" {
 			return true
 		}
 	}

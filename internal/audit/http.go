@@ -72,7 +72,7 @@ func (h *Handler) ListAuditEntries(ctx context.Context, req gen.ListAuditEntries
 	for i, r := range rows {
 		entries[i] = gen.AuditEntry{
 			Id: r.ID, Action: gen.AuditAction(r.Action), TableName: nullable.NewNullNullable[string](),
-			RecordId: nullable.NewNullNullable[string](), ActorType: nullable.NewNullNullable[string](),
+			RecordId: nullable.NewNullNullable[string](), ActorType: nullable.NewNullNullable[gen.ActorType](),
 			ActorLabel: nullable.NewNullNullable[string](), ActorEmail: nullable.NewNullNullable[string](),
 			ActorUserId: nullable.NewNullNullable[openapi_types.UUID](), Description: nullable.NewNullNullable[string](),
 			OldState: nullable.NewNullNullable[map[string]any](), NewState: nullable.NewNullNullable[map[string]any](),
@@ -97,9 +97,9 @@ func (h *Handler) ListAuditEntries(ctx context.Context, req gen.ListAuditEntries
 		Entries: entries, NextCursor: next, SnapshotsIncluded: snapshots}}, nil
 }
 
-func setString(dst *nullable.Nullable[string], s *string) {
+func setString[T ~string](dst *nullable.Nullable[T], s *string) {
 	if s != nil {
-		*dst = nullable.NewNullableWithValue(*s)
+		*dst = nullable.NewNullableWithValue(T(*s))
 	}
 }
 

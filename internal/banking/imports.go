@@ -75,7 +75,7 @@ type BalanceMismatch struct {
 // Warning is something an import says of a file without refusing it.
 type Warning struct {
 	Code      string         `json:"code"`
-	MessageSv string         `json:"message_sv"`
+	Message   string         `json:"message"`
 	MessageEn string         `json:"message_en"`
 	Details   map[string]any `json:"details,omitempty"`
 }
@@ -89,7 +89,7 @@ func (p Parsed) Warnings() []Warning {
 	out := []Warning{}
 	for _, m := range p.Mismatches {
 		out = append(out, Warning{Code: WarnBalanceMismatch,
-			MessageSv: fmt.Sprintf("Kontoutdrag %d (%s): ingående saldo %s och transaktionerna %s ger inte utgående saldo %s; rader saknas eller utdraget är inte bankens hela bild.", m.Statement, m.Account, m.Opening, m.Entries, m.Closing),
+			Message:   fmt.Sprintf("Kontoutdrag %d (%s): ingående saldo %s och transaktionerna %s ger inte utgående saldo %s; rader saknas eller utdraget är inte bankens hela bild.", m.Statement, m.Account, m.Opening, m.Entries, m.Closing),
 			MessageEn: fmt.Sprintf("Statement %d (%s): the opening balance %s and the entries %s do not make the closing balance %s; rows are missing, or the statement is not the bank's whole story.", m.Statement, m.Account, m.Opening, m.Entries, m.Closing),
 			Details: map[string]any{"statement": m.Statement, "account": m.Account, "opening_balance": m.Opening,
 				"entries": m.Entries, "closing_balance": m.Closing, "difference": m.Closing.Sub(m.Opening.Add(m.Entries))}})

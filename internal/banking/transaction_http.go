@@ -46,7 +46,7 @@ func TxDetail(t Transaction, potential *uuid.UUID, s *Suggestion) gen.Transactio
 		ExchangeRate: envelope.Nullable(t.ExchangeRate), CounterpartyAccount: envelope.Nullable(t.CounterpartyAccount),
 		PotentialInvoiceId: envelope.Nullable(potential), ReceiptId: nullable.NewNullNullable[uuid.UUID](),
 		DocumentId: envelope.Nullable(t.DocumentID), ExternalId: t.ExternalID, LedgerAccount: t.LedgerAccount,
-		ReconciliationMethod: envelope.Nullable(t.ReconciliationMethod),
+		ReconciliationMethod: envelope.NullableEnum[gen.TransactionReconciliationMethod](t.ReconciliationMethod),
 		OriginalDescription:  envelope.Nullable(t.OriginalDescription), TitleEditedAt: envelope.NullableTime(t.TitleEditedAt),
 		UpdatedAt: t.UpdatedAt, Suggestion: suggestion(s)}
 }

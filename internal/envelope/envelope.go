@@ -68,6 +68,15 @@ func Nullable[T any](p *T) nullable.Nullable[T] {
 	return nullable.NewNullableWithValue(*p)
 }
 
+// NullableEnum is the text p as a nullable field of the document's enum
+// type T: null when p is nil.
+func NullableEnum[T ~string](p *string) nullable.Nullable[T] {
+	if p == nil {
+		return nullable.NewNullNullable[T]()
+	}
+	return nullable.NewNullableWithValue(T(*p))
+}
+
 // NullableTime is the instant t in UTC as a nullable JSON field: null
 // when t is nil.
 func NullableTime(t *time.Time) nullable.Nullable[time.Time] {
@@ -137,7 +146,7 @@ func WithWarning(m gen.Meta, code, sv, en string) gen.Meta {
 	if m.Warnings != nil {
 		ws = *m.Warnings
 	}
-	ws = append(ws, gen.Warning{Code: code, MessageSv: sv, MessageEn: en})
+	ws = append(ws, gen.Warning{Code: code, Message: sv, MessageEn: en})
 	m.Warnings = &ws
 	return m
 }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
+	"sort"
 	"strings"
 	"testing"
 
@@ -94,5 +96,25 @@ func TestUnknownErrorIsInternal(t *testing.T) {
 	s.ServeHTTP(w, httptest.NewRequest("GET", "/fail", nil))
 	if w.Code != 500 || !strings.Contains(w.Body.String(), `"INTERNAL_ERROR"`) {
 		t.Fatalf("%d %s", w.Code, w.Body)
+	}
+}
+
+// The document's OperationType enum is the list of operations the worker
+// runs: a 202's operation, its poll and its event name one of them.
+func TestOperationTypesMatchDocument(t *testing.T) {
+	s, err := New(Config{Log: zap.NewNop(), BaseURL: "http://kontera.test", Secret: []byte("x"), PIIKey: make([]byte, 32)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := openapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enum := c.Enum("OperationType")
+	got := s.worker.Types()
+	sort.Strings(enum)
+	sort.Strings(got)
+	if !slices.Equal(enum, got) {
+		t.Fatalf("document %v, worker %v", enum, got)
 	}
 }

@@ -82,7 +82,7 @@ func (h *Handler) UpdateInvoice(ctx context.Context, req gen.UpdateInvoiceReques
 // each message prefixed (the item of a batch).
 func withWarnings(m gen.Meta, warnings []Warning, prefix string) gen.Meta {
 	for _, w := range warnings {
-		m = envelope.WithAdvice(m, w.Code, prefix+w.MessageSV, prefix+w.MessageEN, w.Remediation)
+		m = envelope.WithAdvice(m, w.Code, prefix+w.Message, prefix+w.MessageEN, w.Remediation)
 	}
 	return m
 }

@@ -42,7 +42,7 @@ func (h *Handler) GetInvoicePeppol(ctx context.Context, req gen.GetInvoicePeppol
 	}
 	data.Access.MaxSends, data.Access.RemainingSends = nullable.NewNullNullable[int](), nullable.NewNullNullable[int]()
 	for _, b := range r.Blockers {
-		data.Blockers = append(data.Blockers, gen.PeppolBlocker{Code: b.Code, Field: b.Field, MessageSv: b.MessageSV,
+		data.Blockers = append(data.Blockers, gen.PeppolBlocker{Code: b.Code, Field: b.Field, Message: b.Message,
 			MessageEn: b.MessageEN})
 	}
 	return gen.GetInvoicePeppol200JSONResponse{Data: data, Meta: envelope.Meta(ctx)}, nil

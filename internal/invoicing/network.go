@@ -75,7 +75,7 @@ func (s *Sales) gate(ctx context.Context, inv Invoice, lookup bool) (Readiness, 
 		}
 		if r.Reachability == peppol.Unreachable {
 			r.Blockers = append(r.Blockers, peppol.Blocker{Code: "PEPPOL_RECIPIENT_NOT_REACHABLE", Field: "customer.peppol_id",
-				MessageSV: "Mottagaren finns inte i Peppol-nätverket för fakturor.",
+				Message:   "Mottagaren finns inte i Peppol-nätverket för fakturor.",
 				MessageEN: "The receiver is not registered in the Peppol network for invoices."})
 		}
 	}
@@ -99,7 +99,7 @@ func (s *Sales) Readiness(ctx context.Context, company, id uuid.UUID) (Readiness
 	}
 	if live != nil {
 		r.Blockers = append(r.Blockers, peppol.Blocker{Code: string(apierr.PeppolAlreadyDelivered), Field: "invoice_id",
-			MessageSV: "Fakturan är redan skickad som e-faktura.", MessageEN: "The invoice has been sent as an e-invoice already."})
+			Message: "Fakturan är redan skickad som e-faktura.", MessageEN: "The invoice has been sent as an e-invoice already."})
 	}
 	if access := s.shelf.Network.Access; access != nil {
 		if r.Access, err = access(ctx, company); err != nil {

@@ -65,7 +65,7 @@ type Ask struct {
 
 // Warning is advice that never fails a request (meta.warnings).
 type Warning struct {
-	Code, MessageSV, MessageEN, Remediation string
+	Code, Message, MessageEN, Remediation string
 }
 
 // Decision is the treatment an invoice gets.

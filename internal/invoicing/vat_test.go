@@ -53,7 +53,7 @@ func TestDecide(t *testing.T) {
 			t.Errorf("%s: %s %v, want %s %s", c.name, d.Kind, d.Warnings, c.kind, c.warning)
 		}
 		for _, w := range d.Warnings {
-			if w.MessageSV == "" || w.MessageEN == "" || w.Remediation == "" {
+			if w.Message == "" || w.MessageEN == "" || w.Remediation == "" {
 				t.Errorf("%s: warning %s is not fully worded", c.name, w.Code)
 			}
 		}

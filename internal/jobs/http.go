@@ -45,7 +45,7 @@ func (h *Handler) GetOperation(ctx context.Context, req gen.GetOperationRequestO
 // Wire is o as the API shows it.
 func Wire(o Operation) gen.Operation {
 	w := gen.Operation{
-		OperationId: o.ID, Type: o.Type, Status: gen.OperationStatus(o.Status), CompanyId: o.CompanyID,
+		OperationId: o.ID, Type: gen.OperationType(o.Type), Status: gen.OperationStatus(o.Status), CompanyId: o.CompanyID,
 		CreatedAt: o.CreatedAt.UTC(), StartedAt: envelope.Nullable(o.StartedAt), CompletedAt: envelope.Nullable(o.CompletedAt),
 		PollUrl: "/api/v1/operations/" + o.ID.String(), WebhookEvent: gen.OperationWebhookEvent(CompletedEvent),
 		Progress: nullable.NewNullNullable[gen.OperationProgress](),

@@ -76,6 +76,10 @@ var engineSources = map[string]bool{
 // ClientSources lists the source types a client may send, sorted.
 func ClientSources() []string { return sortedKeys(clientSources) }
 
+// EngineSources lists the source types only Kontera's engines post with,
+// sorted.
+func EngineSources() []string { return sortedKeys(engineSources) }
+
 // keepsDate are the source types whose date is part of what they are: a
 // year-end or opening-balance entry on another day would be wrong.
 var keepsDate = map[string]bool{SourceOpeningBalance: true, SourceYearEnd: true, SourceAppropriation: true,

@@ -75,7 +75,7 @@ func (h *Handler) ListJournalEntries(ctx context.Context, req gen.ListJournalEnt
 	for i, e := range rows {
 		items[i] = gen.JournalEntryListItem{Id: e.ID, FiscalPeriodId: e.PeriodID, VoucherSeries: e.Series,
 			VoucherNumber: e.Number, EntryDate: date(e.Date), Description: e.Description,
-			Status: gen.JournalEntryStatus(e.Status), SourceType: e.SourceType, CreatedAt: e.CreatedAt.UTC(),
+			Status: gen.JournalEntryStatus(e.Status), SourceType: gen.SourceType(e.SourceType), CreatedAt: e.CreatedAt.UTC(),
 			HasDocument: e.HasDocument}
 	}
 	return gen.ListJournalEntries200JSONResponse{Meta: envelope.Page(ctx, next),
@@ -159,12 +159,8 @@ func (h *Handler) BatchCreateJournalEntries(ctx context.Context, req gen.BatchCr
 		})
 		res := gen.JournalBatchItem{RequestIndex: i}
 		if ae, ok := apierr.As(err); ok {
-			details := ae.Details
-			if details == nil {
-				details = map[string]any{}
-			}
 			res.Error = &gen.BatchItemError{Code: gen.ErrorCode(ae.Code), Message: ae.Message, MessageEn: ae.MessageEn,
-				Details: details}
+				Details: errorDetails(ae.Details)}
 			out.Summary.Failed++
 		} else if err != nil {
 			return nil, err
@@ -291,7 +287,7 @@ func Wire(e Entry) gen.JournalEntry {
 	return gen.JournalEntry{
 		Id: e.ID, FiscalPeriodId: e.PeriodID, VoucherSeries: e.Series, VoucherNumber: e.Number,
 		EntryDate: date(e.Date), Description: e.Description, Status: gen.JournalEntryStatus(e.Status),
-		SourceType: e.SourceType, SourceId: envelope.Nullable(e.SourceID), Notes: envelope.Nullable(e.Notes),
+		SourceType: gen.SourceType(e.SourceType), SourceId: envelope.Nullable(e.SourceID), Notes: envelope.Nullable(e.Notes),
 		ReversesId: envelope.Nullable(e.ReversesID), ReversedById: envelope.Nullable(e.ReversedByID),
 		CorrectionOfId: envelope.Nullable(e.CorrectionOfID), NoDocumentRequired: e.NoDocumentRequired,
 		HasDocument:      e.HasDocument,

@@ -229,10 +229,19 @@ func optDate(t *time.Time) *openapi_types.Date {
 	return &d
 }
 
-func objects(raw []byte) nullable.Nullable[[]map[string]any] {
-	var out []map[string]any
+func objects(raw []byte) nullable.Nullable[[]gen.RattelseLine] {
+	var out []gen.RattelseLine
 	if len(raw) == 0 || json.Unmarshal(raw, &out) != nil || out == nil {
-		return nullable.NewNullNullable[[]map[string]any]()
+		return nullable.NewNullNullable[[]gen.RattelseLine]()
 	}
 	return nullable.NewNullableWithValue(out)
+}
+
+// errorDetails is a refusal's details as the document types them: the
+// known keys in their fields, the rest beside them.
+func errorDetails(d map[string]any) gen.ErrorDetails {
+	var out gen.ErrorDetails
+	b, _ := json.Marshal(d)
+	_ = json.Unmarshal(b, &out) // d came from apierr: plain JSON values
+	return out
 }

@@ -313,3 +313,19 @@ func TestClientSourcesMatchDocument(t *testing.T) {
 		t.Fatalf("document %v, ledger %v", enum, got)
 	}
 }
+
+// The document's SourceType enum, what a verifikat read says created it,
+// is every source type the ledger posts: the clients' and the engines'.
+func TestSourceTypesMatchDocument(t *testing.T) {
+	c, err := openapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	enum := c.Enum("SourceType")
+	sort.Strings(enum)
+	all := append(ledger.ClientSources(), ledger.EngineSources()...)
+	sort.Strings(all)
+	if !slices.Equal(enum, all) {
+		t.Fatalf("document %v, ledger %v", enum, all)
+	}
+}

@@ -203,7 +203,7 @@ func patchChange(b gen.CustomerPatch) CustomerChange {
 // customerView is the customer as every answer and event shows it: the
 // personnummer masked.
 func customerView(c Customer) gen.Customer {
-	return gen.Customer{Id: c.ID, Name: c.Name, CustomerType: string(c.Type), CustomerNumber: envelope.Nullable(c.Number),
+	return gen.Customer{Id: c.ID, Name: c.Name, CustomerType: gen.CustomerType(c.Type), CustomerNumber: envelope.Nullable(c.Number),
 		ContactPerson: envelope.Nullable(c.ContactPerson), Email: envelope.Nullable(c.Email), Phone: envelope.Nullable(c.Phone),
 		InvoiceEmailCcAddresses: addresses(c.CC), InvoiceEmailBccAddresses: addresses(c.BCC),
 		AddressLine1: envelope.Nullable(c.Line1), AddressLine2: envelope.Nullable(c.Line2),

@@ -35,7 +35,7 @@ func (h *Handler) ListSuppliers(ctx context.Context, req gen.ListSuppliersReques
 	for i, s := range rows {
 		data[i] = gen.SupplierListItem{Id: s.ID, Name: s.Name, SupplierType: gen.SupplierType(s.Type),
 			Email: envelope.Nullable(s.Email), OrgNumber: envelope.Nullable(shown(s.OrgNumber)), VatNumber: envelope.Nullable(shown(s.VATNumber)),
-			DefaultPaymentTerms: s.PaymentTerms, DefaultCurrency: s.Currency, PartyId: nullableID(s.PartyID),
+			DefaultPaymentTerms: s.PaymentTerms, DefaultCurrency: gen.SupplierCurrency(s.Currency), PartyId: nullableID(s.PartyID),
 			ArchivedAt: envelope.NullableTime(s.ArchivedAt), CreatedAt: s.CreatedAt.UTC()}
 	}
 	return gen.ListSuppliers200JSONResponse{Data: data, Meta: envelope.Page(ctx, next)}, nil
@@ -192,7 +192,7 @@ func supplierView(s Supplier) gen.Supplier {
 		BankAccount: envelope.Nullable(s.BankAccount), Iban: envelope.Nullable(s.IBAN), Bic: envelope.Nullable(s.BIC),
 		ClearingNumber: envelope.Nullable(s.ClearingNumber), AccountNumber: envelope.Nullable(s.AccountNumber),
 		DefaultExpenseAccount: envelope.Nullable(s.ExpenseAccount), DefaultPaymentTerms: s.PaymentTerms,
-		DefaultCurrency: s.Currency, Notes: envelope.Nullable(s.Notes), PartyId: nullableID(s.PartyID),
+		DefaultCurrency: gen.SupplierCurrency(s.Currency), Notes: envelope.Nullable(s.Notes), PartyId: nullableID(s.PartyID),
 		ArchivedAt: envelope.NullableTime(s.ArchivedAt), CreatedAt: s.CreatedAt.UTC(), UpdatedAt: s.UpdatedAt.UTC()}
 }
 

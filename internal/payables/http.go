@@ -9,7 +9,6 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
-	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/ledger"
@@ -170,12 +169,8 @@ func draftOf(b gen.SupplierInvoiceCreate) (Draft, error) {
 		OreRounding: b.OreRounding, PrivatelyPaid: b.PaidWithPrivateFunds != nil && *b.PaidWithPrivateFunds,
 		EmployeeID: envelope.Optional(b.EmployeeId), ClaimantName: envelope.Text(b.ClaimantName),
 		InboxItemID: envelope.Optional(b.InboxItemId)}
-	if b.DeliveryDate != nil && *b.DeliveryDate != "" {
-		t, err := time.Parse(time.DateOnly, *b.DeliveryDate)
-		if err != nil {
-			return d, apierr.Field("delivery_date", "date", "a date (YYYY-MM-DD) or \"\"")
-		}
-		d.DeliveryDate = &t
+	if day := envelope.Optional(b.DeliveryDate); day != nil {
+		d.DeliveryDate = &day.Time
 	}
 	if b.Currency != nil {
 		d.Currency = string(*b.Currency)

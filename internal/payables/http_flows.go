@@ -8,7 +8,6 @@ import (
 	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
-	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/store"
@@ -103,14 +102,10 @@ func (h *Handler) UpdateSupplierInvoice(ctx context.Context, req gen.UpdateSuppl
 	if b.DueDate != nil {
 		pt.DueDate = &b.DueDate.Time
 	}
-	if b.DeliveryDate != nil {
+	if b.DeliveryDate.IsSpecified() {
 		var day *time.Time
-		if *b.DeliveryDate != "" {
-			t, err := time.Parse(time.DateOnly, *b.DeliveryDate)
-			if err != nil {
-				return nil, apierr.Field("delivery_date", "date", "a date (YYYY-MM-DD) or \"\"")
-			}
-			day = &t
+		if d := envelope.Optional(b.DeliveryDate); d != nil {
+			day = &d.Time
 		}
 		pt.DeliveryDate = &day
 	}

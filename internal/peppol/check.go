@@ -11,8 +11,8 @@ import (
 // the document, a PEPPOL_* code of Kontera's where it would never get
 // that far. Field names what to fix.
 type Blocker struct {
-	Code, Field          string
-	MessageSV, MessageEN string
+	Code, Field        string
+	Message, MessageEN string
 }
 
 // Situation is what the readiness rules need beyond the document.
@@ -32,7 +32,7 @@ type Situation struct {
 func Check(d Document, s Situation) []Blocker {
 	var out []Blocker
 	add := func(code, field, sv, en string) {
-		out = append(out, Blocker{Code: code, Field: field, MessageSV: sv, MessageEN: en})
+		out = append(out, Blocker{Code: code, Field: field, Message: sv, MessageEN: en})
 	}
 	if s.DocumentType != "invoice" && s.DocumentType != "credit_note" {
 		add("PEPPOL_DOCUMENT_TYPE_NOT_SUPPORTED", "document_type",
@@ -87,7 +87,7 @@ func Check(d Document, s Situation) []Blocker {
 func sellerRules(d Document) []Blocker {
 	var out []Blocker
 	add := func(code, field, sv, en string) {
-		out = append(out, Blocker{Code: code, Field: field, MessageSV: sv, MessageEN: en})
+		out = append(out, Blocker{Code: code, Field: field, Message: sv, MessageEN: en})
 	}
 	if vat := d.Seller.VATNumber; strings.HasPrefix(vat, "SE") {
 		if len(vat) != 14 {
@@ -132,7 +132,7 @@ func categoryRules(d Document) []Blocker {
 	add := func(code, field, sv, en string) {
 		if !seen[code] {
 			seen[code] = true
-			out = append(out, Blocker{Code: code, Field: field, MessageSV: sv, MessageEN: en})
+			out = append(out, Blocker{Code: code, Field: field, Message: sv, MessageEN: en})
 		}
 	}
 	for _, s := range d.Subtotals {

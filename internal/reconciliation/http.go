@@ -254,7 +254,7 @@ func (h *Handler) ListReconciliationItems(ctx context.Context, req gen.ListRecon
 func wireItem(k Key, e Entry) gen.ReconciliationItem {
 	out := gen.ReconciliationItem{ItemId: e.ID, Side: gen.ReconciliationItemSide(e.Side), Bucket: gen.ReconciliationBucket(e.Bucket),
 		Date: date(e.Date), Amount: e.Amount, AwaitingExternal: e.Awaiting, Description: nullable.NewNullNullable[string](),
-		Voucher: nullable.NewNullNullable[string](), EntryStatus: nullable.NewNullNullable[string](),
+		Voucher: nullable.NewNullNullable[string](), EntryStatus: nullable.NewNullNullable[gen.JournalEntryStatus](),
 		LinkedJournalEntryId: nullable.NewNullNullable[openapi_types.UUID](), LinkedJournalEntryIds: orEmpty(e.LinkedEntryIDs),
 		LinkedExternalIds: orEmpty(e.LinkedExternalIDs), Proposal: nullable.NewNullNullable[gen.ReconciliationProposal](),
 		LinkProblem: nullable.NewNullNullable[gen.ReconciliationLinkProblem](), Actions: []gen.ReconciliationItemActions{}}
@@ -273,7 +273,7 @@ func wireItem(k Key, e Entry) gen.ReconciliationItem {
 		out.ItemType = gen.ReconciliationItemItemTypeJournalEntry
 		out.Description.Set(e.Led.Description)
 		out.Voucher.Set(e.Led.Voucher)
-		out.EntryStatus.Set(e.Led.Status)
+		out.EntryStatus.Set(gen.JournalEntryStatus(e.Led.Status))
 	}
 	if e.Proposal != nil {
 		out.Proposal.Set(wireProposal(*e.Proposal))

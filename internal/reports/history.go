@@ -199,19 +199,19 @@ func auditEvent(e audit.Entry) gen.HistoryEvent {
 	}
 	return gen.HistoryEvent{Id: e.ID, Source: gen.HistoryEventSourceAudit, Category: gen.HistoryEventCategory(TableCategory(table)),
 		Action: string(e.Action), TableName: envelope.Nullable(e.Table), RecordId: envelope.Nullable(e.RecordID),
-		Description: envelope.Nullable(e.Description), ActorType: envelope.Nullable(e.ActorType),
+		Description: envelope.Nullable(e.Description), ActorType: envelope.NullableEnum[gen.ActorType](e.ActorType),
 		ActorLabel: envelope.Nullable(e.ActorLabel), ActorEmail: envelope.Nullable(e.ActorEmail), ChangedFields: fields,
 		Operation: nullable.NewNullNullable[gen.HistoryOperation](), CreatedAt: e.CreatedAt.UTC()}
 }
 
 func operationEvent(o jobs.Operation) gen.HistoryEvent {
-	op := gen.HistoryOperation{Type: o.Type, Status: string(o.Status), CompletedAt: nullable.NewNullNullable[time.Time]()}
+	op := gen.HistoryOperation{Type: gen.OperationType(o.Type), Status: gen.OperationStatus(o.Status), CompletedAt: nullable.NewNullNullable[time.Time]()}
 	if o.CompletedAt != nil {
 		op.CompletedAt = nullable.NewNullableWithValue(o.CompletedAt.UTC())
 	}
 	return gen.HistoryEvent{Id: o.ID, Source: gen.HistoryEventSourceOperation, Category: gen.HistoryEventCategory(OperationCategory(o.Type)),
 		Action: o.Type, TableName: nullable.NewNullNullable[string](), RecordId: nullable.NewNullableWithValue(o.ID.String()),
-		Description: nullable.NewNullNullable[string](), ActorType: nullable.NewNullNullable[string](),
+		Description: nullable.NewNullNullable[string](), ActorType: nullable.NewNullNullable[gen.ActorType](),
 		ActorLabel: nullable.NewNullNullable[string](), ActorEmail: nullable.NewNullNullable[string](), ChangedFields: []string{},
 		Operation: nullable.NewNullableWithValue(op), CreatedAt: o.CreatedAt.UTC()}
 }

@@ -205,7 +205,7 @@ func registerEntry(e ledger.Entry, names map[string]string) gen.JournalRegisterE
 		status = gen.JournalRegisterEntryStatusReversed
 	}
 	r := gen.JournalRegisterEntry{Id: e.ID, VoucherSeries: e.Series, VoucherNumber: e.Number, Voucher: e.Voucher(),
-		EntryDate: openapi_types.Date{Time: e.Date}, Description: e.Description, SourceType: e.SourceType,
+		EntryDate: openapi_types.Date{Time: e.Date}, Description: e.Description, SourceType: gen.SourceType(e.SourceType),
 		Status: status, IsStorno: e.ReversesID != nil, IsCorrection: e.CorrectionOfID != nil,
 		ReversesId: envelope.Nullable(e.ReversesID), ReversedById: envelope.Nullable(e.ReversedByID),
 		CorrectionOfId: envelope.Nullable(e.CorrectionOfID), TotalDebit: d, TotalCredit: c,
@@ -217,7 +217,7 @@ func registerEntry(e ledger.Entry, names map[string]string) gen.JournalRegisterE
 	r.RattelseCount, r.HasRattelse = e.RattelseCount, e.RattelseCount > 0
 	r.Rattelser = make([]gen.JournalRegisterRattelse, len(e.Rattelser))
 	for i, x := range e.Rattelser {
-		r.Rattelser[i] = gen.JournalRegisterRattelse{RattelseId: x.ID, RattelseType: x.Type, CreatedAt: x.CreatedAt.UTC(),
+		r.Rattelser[i] = gen.JournalRegisterRattelse{RattelseId: x.ID, RattelseType: gen.JournalRegisterRattelseRattelseType(x.Type), CreatedAt: x.CreatedAt.UTC(),
 			ActorLabel: envelope.Nullable(x.ActorLabel), ActorEmail: envelope.Nullable(x.ActorEmail),
 			ActorUserId: envelope.Nullable(x.ActorUserID)}
 	}

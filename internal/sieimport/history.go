@@ -105,7 +105,7 @@ func (im *Importer) previousYear(ctx context.Context, i *Import, p fiscal.Period
 	made, _, err := im.periods.Open(ctx, i.CompanyID, "", span)
 	if e, ok := apierr.As(err); ok {
 		return nil, []Warning{{Code: WarnPreviousYearNotKept,
-			MessageSv: "Filens föregående år (#RAR -1) kunde inte läggas in som företagets föregående år (" + string(e.Code) + ").",
+			Message:   "Filens föregående år (#RAR -1) kunde inte läggas in som företagets föregående år (" + string(e.Code) + ").",
 			MessageEn: "The file's year before (#RAR -1) could not be kept as the company's year before (" + string(e.Code) + ").",
 			Details:   e.Details}}, nil
 	}
@@ -223,7 +223,7 @@ func unbalanced(diff money.Amount, what string) []Warning {
 		return nil
 	}
 	return []Warning{{Code: WarnOpeningUnbalanced,
-		MessageSv: "Filens " + what + " går inte jämnt ut; differensen " + diff.String() + " bokfördes på " + Suspense + " att utreda.",
+		Message:   "Filens " + what + " går inte jämnt ut; differensen " + diff.String() + " bokfördes på " + Suspense + " att utreda.",
 		MessageEn: "The file's " + what + " does not balance; the difference " + diff.String() + " was booked on " + Suspense + ", to be looked into.",
 		Details:   map[string]any{"difference": diff, "account": Suspense, "records": what}}}
 }
@@ -258,7 +258,7 @@ func (im *Importer) openingAgainst(ctx context.Context, company uuid.UUID, prev 
 	}
 	return differing(file, books, func(k string, f, b money.Amount) Warning {
 		return Warning{Code: WarnOpeningDiffers,
-			MessageSv: fmt.Sprintf("Filens ingående balans på %s är %s; föregående år i böckerna slutade på %s.", k, f, b),
+			Message:   fmt.Sprintf("Filens ingående balans på %s är %s; föregående år i böckerna slutade på %s.", k, f, b),
 			MessageEn: fmt.Sprintf("The file's opening balance of %s is %s; the year before in the books closed at %s.", k, f, b),
 			Details:   map[string]any{"account": k, "file": f, "books": b, "difference": f.Sub(b), "previous_period_id": prev.ID}}
 	}), nil
@@ -372,7 +372,7 @@ func (im *Importer) closingAgainst(ctx context.Context, company uuid.UUID, p fis
 	}
 	return differing(file, books, func(k string, f, b money.Amount) Warning {
 		return Warning{Code: WarnOpeningDiffers,
-			MessageSv: fmt.Sprintf("Filens utgående balans på %s är %s; året efter i böckerna öppnar med %s.", k, f, b),
+			Message:   fmt.Sprintf("Filens utgående balans på %s är %s; året efter i böckerna öppnar med %s.", k, f, b),
 			MessageEn: fmt.Sprintf("The file's closing balance of %s is %s; the year after in the books opens with %s.", k, f, b),
 			Details:   map[string]any{"account": k, "file": f, "books": b, "difference": f.Sub(b), "next_period_id": next.ID}}
 	}), nil

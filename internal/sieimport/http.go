@@ -236,7 +236,7 @@ func Wire(i Import) gen.SieImport {
 		}
 	}
 	for _, w := range i.Warnings() {
-		gw := gen.SieImportWarning{Code: w.Code, MessageSv: w.MessageSv, MessageEn: w.MessageEn}
+		gw := gen.SieImportWarning{Code: w.Code, Message: w.Message, MessageEn: w.MessageEn}
 		if w.Details != nil {
 			d := w.Details
 			gw.Details = &d

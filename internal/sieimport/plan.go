@@ -286,7 +286,7 @@ func monthKey(account string, month time.Time) string {
 // renumbered is the warning for a series whose numbers were shifted.
 func renumbered(series string, offset int) Warning {
 	return Warning{Code: WarnRenumbered,
-		MessageSv: fmt.Sprintf("Serie %s fortsätter efter de nummer året redan har: filens nummer + %d. Filens nummer finns i source_id.", series, offset),
+		Message:   fmt.Sprintf("Serie %s fortsätter efter de nummer året redan har: filens nummer + %d. Filens nummer finns i source_id.", series, offset),
 		MessageEn: fmt.Sprintf("Series %s continues after the numbers the year holds already: the file's number + %d. The file's number is in source_id.", series, offset),
 		Details:   map[string]any{"series": series, "offset": offset}}
 }

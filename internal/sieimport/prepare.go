@@ -229,7 +229,7 @@ func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *
 			return "kept", nil, nil
 		}
 		return "kept", []Warning{{Code: WarnOpening,
-			MessageSv: "Året har redan en ingående balans som skiljer sig från filens #IB; den behölls.",
+			Message:   "Året har redan en ingående balans som skiljer sig från filens #IB; den behölls.",
 			MessageEn: "The year has an opening balance already that differs from the file's #IB; it was kept.",
 			Details:   map[string]any{"journal_entry_id": existing.ID}}}, nil
 	}
@@ -241,7 +241,7 @@ func (im *Importer) opening(ctx context.Context, i *Import, p fiscal.Period, s *
 	if err := im.ledger.OpeningSettable(ctx, i.CompanyID, p); err != nil && !im.keptElsewhere(ctx, i.CompanyID, p, err) {
 		if e, ok := apierr.As(err); ok {
 			return "skipped", []Warning{{Code: WarnOpening,
-				MessageSv: "Året före bestämmer årets ingående balans (" + string(e.Code) + "); filens #IB bokfördes inte.",
+				Message:   "Året före bestämmer årets ingående balans (" + string(e.Code) + "); filens #IB bokfördes inte.",
 				MessageEn: "The year before fixes this year's opening balance (" + string(e.Code) + "); the file's #IB was not booked.",
 				Details:   e.Details}}, nil
 		}

@@ -200,7 +200,7 @@ func (im *Importer) validate(ctx context.Context, run *jobs.Run, i *Import) (boo
 	if org, err := im.books.OrgNumber(ctx, i.CompanyID); err == nil && s.OrgNumber != "" && org != "" &&
 		identifier.Digits(org) != identifier.Digits(s.OrgNumber) {
 		warnings = append(warnings, Warning{Code: WarnOrgNumber,
-			MessageSv: "Filen gäller organisationsnummer " + s.OrgNumber + ", inte företagets " + org + ".",
+			Message:   "Filen gäller organisationsnummer " + s.OrgNumber + ", inte företagets " + org + ".",
 			MessageEn: "The file is for organisation number " + s.OrgNumber + ", not the company's " + org + ".",
 			Details:   map[string]any{"file_org_number": s.OrgNumber, "company_org_number": org}})
 	} else if err != nil {
@@ -417,7 +417,7 @@ func (im *Importer) check(ctx context.Context, i *Import) (bool, any, error) {
 	warnings := i.Warnings()
 	if !bc.Balanced {
 		warnings = append(warnings, Warning{Code: WarnMismatch,
-			MessageSv: fmt.Sprintf("%d belopp i böckerna skiljer sig från filens egna (#UB, #RES, #PSALDO, #IB); se result.balance_check.", len(bc.Mismatches)),
+			Message:   fmt.Sprintf("%d belopp i böckerna skiljer sig från filens egna (#UB, #RES, #PSALDO, #IB); se result.balance_check.", len(bc.Mismatches)),
 			MessageEn: fmt.Sprintf("%d figures in the books differ from the file's own (#UB, #RES, #PSALDO, #IB); see result.balance_check.", len(bc.Mismatches)),
 			Details:   map[string]any{"mismatches": len(bc.Mismatches)}})
 	}

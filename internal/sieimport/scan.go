@@ -1,6 +1,7 @@
 package sieimport
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -153,9 +154,28 @@ type heldObject struct {
 // it.
 type Warning struct {
 	Code      string         `json:"code"`
-	MessageSv string         `json:"message_sv"`
+	Message   string         `json:"message"`
 	MessageEn string         `json:"message_en"`
 	Details   map[string]any `json:"details,omitempty"`
+}
+
+// UnmarshalJSON reads a warning as stored, also by a release before the
+// Swedish message was called message (message_sv): an import's warnings
+// are kept with it for good.
+func (w *Warning) UnmarshalJSON(b []byte) error {
+	type plain Warning
+	var v struct {
+		plain
+		Legacy string `json:"message_sv"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return err
+	}
+	*w = Warning(v.plain)
+	if w.Message == "" {
+		w.Message = v.Legacy
+	}
+	return nil
 }
 
 // The warnings an import gives.
@@ -451,7 +471,7 @@ func (s *Summary) fromFile() {
 		accounts = append(accounts, map[string]any{"account": n, "type": sheet[n]})
 	}
 	s.Warnings = append(s.Warnings, Warning{Code: WarnTypeFromFile,
-		MessageSv: fmt.Sprintf("%d konton i klass 3-8 är tillgångar eller skulder enligt filens #KTYP (T, S) och hålls i balansräkningen med sina in- och utgående balanser.", len(accounts)),
+		Message:   fmt.Sprintf("%d konton i klass 3-8 är tillgångar eller skulder enligt filens #KTYP (T, S) och hålls i balansräkningen med sina in- och utgående balanser.", len(accounts)),
 		MessageEn: fmt.Sprintf("%d accounts of classes 3-8 are assets or liabilities by the file's #KTYP (T, S) and are kept on the balance sheet with their opening and closing balances.", len(accounts)),
 		Details:   map[string]any{"accounts": accounts}})
 }
@@ -475,7 +495,7 @@ func (s *Summary) findOutside() {
 	s.Outside, s.outside = sortedKeys(set), nil
 	if len(s.Outside) > 0 {
 		s.Warnings = append(s.Warnings, Warning{Code: WarnOutside,
-			MessageSv: fmt.Sprintf("%d konton i klass 0 eller 9 har balanser i filen (#IB, #UB, #KTYP T/S) och bokfördes på %s; varje rad nämner sitt konto.", len(s.Outside), Suspense),
+			Message:   fmt.Sprintf("%d konton i klass 0 eller 9 har balanser i filen (#IB, #UB, #KTYP T/S) och bokfördes på %s; varje rad nämner sitt konto.", len(s.Outside), Suspense),
 			MessageEn: fmt.Sprintf("%d accounts of class 0 or 9 hold balances in the file (#IB, #UB, #KTYP T/S) and were booked on %s; each row names its account.", len(s.Outside), Suspense),
 			Details:   map[string]any{"accounts": s.Outside, "account": Suspense}})
 	}

@@ -2,6 +2,7 @@ package sieimport
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,5 +151,23 @@ func TestInternalSeries(t *testing.T) {
 		if !c.want && repeats && len(probs) == 0 {
 			t.Errorf("%s %v: a repeated or 0 number of an ordinary series is not refused", c.name, c.numbers)
 		}
+	}
+}
+
+// A warning stored by an earlier release (message_sv) reads as one
+// stored now.
+func TestWarningReadsTheEarlierName(t *testing.T) {
+	for _, raw := range []string{
+		`{"code":"X","message_sv":"Hej","message_en":"Hi"}`,
+		`{"code":"X","message":"Hej","message_en":"Hi"}`,
+	} {
+		var w Warning
+		if err := json.Unmarshal([]byte(raw), &w); err != nil || w.Code != "X" || w.Message != "Hej" || w.MessageEn != "Hi" {
+			t.Fatalf("%s: %+v %v", raw, w, err)
+		}
+	}
+	b, _ := json.Marshal(Warning{Code: "X", Message: "Hej", MessageEn: "Hi"})
+	if string(b) != `{"code":"X","message":"Hej","message_en":"Hi"}` {
+		t.Fatalf("written as %s", b)
 	}
 }

@@ -213,7 +213,7 @@ func (s *Summary) finish() {
 		if internal(k, st) {
 			st.Internal, st.Min, st.Max = true, 0, 0
 			s.Warnings = append(s.Warnings, Warning{Code: WarnNumbered,
-				MessageSv: fmt.Sprintf("Serie %s har inga egna verifikationsnummer i filen; dess %d verifikationer numrerades i filens ordning. Filens nummer finns i source_id.", k, st.Count),
+				Message:   fmt.Sprintf("Serie %s har inga egna verifikationsnummer i filen; dess %d verifikationer numrerades i filens ordning. Filens nummer finns i source_id.", k, st.Count),
 				MessageEn: fmt.Sprintf("Series %s carries no numbers of its own in the file; its %d vouchers were numbered in file order. The file's number is in source_id.", k, st.Count),
 				Details:   map[string]any{"series": k, "count": st.Count}})
 			continue
@@ -232,7 +232,7 @@ func (s *Summary) finish() {
 		for i := 1; i < len(nums); i++ {
 			if nums[i] > nums[i-1]+1 {
 				s.Warnings = append(s.Warnings, Warning{Code: WarnGap,
-					MessageSv: fmt.Sprintf("Serie %s saknar verifikationsnummer %d–%d i filen.", k, nums[i-1]+1, nums[i]-1),
+					Message:   fmt.Sprintf("Serie %s saknar verifikationsnummer %d–%d i filen.", k, nums[i-1]+1, nums[i]-1),
 					MessageEn: fmt.Sprintf("Series %s lacks voucher numbers %d–%d in the file.", k, nums[i-1]+1, nums[i]-1),
 					Details:   map[string]any{"series": k, "from": nums[i-1] + 1, "to": nums[i] - 1}})
 			}
@@ -243,19 +243,19 @@ func (s *Summary) finish() {
 	s.fromFile()
 	if len(s.sru) > 0 {
 		s.Warnings = append(s.Warnings, Warning{Code: WarnSRU,
-			MessageSv: fmt.Sprintf("%d #SRU-rader har en kod som inte är en blankettruta (fyra siffror); kontona fick ingen SRU-kod av dem.", len(s.sru)),
+			Message:   fmt.Sprintf("%d #SRU-rader har en kod som inte är en blankettruta (fyra siffror); kontona fick ingen SRU-kod av dem.", len(s.sru)),
 			MessageEn: fmt.Sprintf("%d #SRU records carry a code that is not a form field (four digits); the accounts got no SRU code from them.", len(s.sru)),
 			Details:   map[string]any{"count": len(s.sru), "codes": first20(s.sru)}})
 	}
 	if s.ZeroRows > 0 {
 		s.Warnings = append(s.Warnings, Warning{Code: WarnZeroRows,
-			MessageSv: fmt.Sprintf("%d rader på 0,00 kr räknades men bokfördes inte.", s.ZeroRows),
+			Message:   fmt.Sprintf("%d rader på 0,00 kr räknades men bokfördes inte.", s.ZeroRows),
 			MessageEn: fmt.Sprintf("%d rows of 0.00 were counted but not booked.", s.ZeroRows),
 			Details:   map[string]any{"rows": s.ZeroRows}})
 	}
 	if s.Empty > 0 {
 		s.Warnings = append(s.Warnings, Warning{Code: WarnEmpty,
-			MessageSv: fmt.Sprintf("%d verifikationer hade inga rader kvar att bokföra (bara rader på 0,00 kr, eller varje rad struken av en rättelse) och bokfördes inte.", s.Empty),
+			Message:   fmt.Sprintf("%d verifikationer hade inga rader kvar att bokföra (bara rader på 0,00 kr, eller varje rad struken av en rättelse) och bokfördes inte.", s.Empty),
 			MessageEn: fmt.Sprintf("%d vouchers had no rows left to book (rows of 0.00 only, or every row struck by a correction) and were not booked.", s.Empty),
 			Details:   map[string]any{"vouchers": s.Empty, "skipped": s.emptied}})
 	}
@@ -281,7 +281,7 @@ func (s *Summary) objectsUsed() {
 	}
 	if len(skipped) > 0 {
 		s.Warnings = append(s.Warnings, Warning{Code: WarnObjectsSkipped,
-			MessageSv: fmt.Sprintf("%d objekt (#OBJEKT) har koder som dimensionsregistret inte kan hålla och som ingen rad använder; de lades inte in.", len(skipped)),
+			Message:   fmt.Sprintf("%d objekt (#OBJEKT) har koder som dimensionsregistret inte kan hålla och som ingen rad använder; de lades inte in.", len(skipped)),
 			MessageEn: fmt.Sprintf("%d objects (#OBJEKT) have codes the dimension register cannot hold and no row uses; they were left out.", len(skipped)),
 			Details:   map[string]any{"count": len(skipped), "objects": first20(skipped)}})
 	}
