@@ -3465,6 +3465,21 @@ func (e NormalBalance) Valid() bool {
 	}
 }
 
+// Defines values for NotDryRun.
+const (
+	NotDryRunFalse NotDryRun = false
+)
+
+// Valid indicates whether the value is a known member of the NotDryRun enum.
+func (e NotDryRun) Valid() bool {
+	switch e {
+	case NotDryRunFalse:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for OperationWebhookEvent.
 const (
 	OperationWebhookEventOperationCompleted OperationWebhookEvent = "operation.completed"
@@ -4686,15 +4701,15 @@ func (e SkattekontoTransactionSource) Valid() bool {
 	}
 }
 
-// Defines values for SkattekontoTransactionDeletedResponseDataDeleted.
+// Defines values for SkattekontoTransactionDeletedDeleted.
 const (
-	SkattekontoTransactionDeletedResponseDataDeletedTrue SkattekontoTransactionDeletedResponseDataDeleted = true
+	SkattekontoTransactionDeletedDeletedTrue SkattekontoTransactionDeletedDeleted = true
 )
 
-// Valid indicates whether the value is a known member of the SkattekontoTransactionDeletedResponseDataDeleted enum.
-func (e SkattekontoTransactionDeletedResponseDataDeleted) Valid() bool {
+// Valid indicates whether the value is a known member of the SkattekontoTransactionDeletedDeleted enum.
+func (e SkattekontoTransactionDeletedDeleted) Valid() bool {
 	switch e {
-	case SkattekontoTransactionDeletedResponseDataDeletedTrue:
+	case SkattekontoTransactionDeletedDeletedTrue:
 		return true
 	default:
 		return false
@@ -6320,7 +6335,10 @@ type AbsencePutResponse_Data struct {
 
 // AbsencePutResult defines model for AbsencePutResult.
 type AbsencePutResult struct {
-	Days       AbsenceDayList     `json:"days"`
+	Days AbsenceDayList `json:"days"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun     *NotDryRun         `json:"dry_run,omitempty"`
 	EmployeeId openapi_types.UUID `json:"employee_id"`
 
 	// Written Days written: one per working day of the range (weekends and public holidays skipped).
@@ -6343,7 +6361,10 @@ type Account struct {
 	DefaultVatRate      nullable.Nullable[VatRate]      `json:"default_vat_rate"`
 	DefaultVatTreatment nullable.Nullable[VatTreatment] `json:"default_vat_treatment"`
 	Description         nullable.Nullable[string]       `json:"description"`
-	IsActive            bool                            `json:"is_active"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun   *NotDryRun `json:"dry_run,omitempty"`
+	IsActive bool       `json:"is_active"`
 
 	// IsBas A standard BAS 2025 account.
 	IsBas bool `json:"is_bas"`
@@ -6385,6 +6406,9 @@ type AccountDeleteDryRun struct {
 type AccountDeleted struct {
 	AccountNumber string                `json:"account_number"`
 	Deleted       AccountDeletedDeleted `json:"deleted"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 }
 
 // AccountDeletedDeleted defines model for AccountDeleted.Deleted.
@@ -6541,6 +6565,9 @@ type AccrualMonthKind string
 
 // AccrualRelease defines model for AccrualRelease.
 type AccrualRelease struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// Released The months booked (on a dry run, the ones that would be).
 	Released []AccrualWaiting `json:"released"`
 
@@ -6556,6 +6583,21 @@ type AccrualRelease struct {
 type AccrualReleaseCreate struct {
 	// Through Book the months due on or before this day; default and at most today (Europe/Stockholm): a month is not released before its day (400 VALIDATION_ERROR).
 	Through *openapi_types.Date `json:"through,omitempty"`
+}
+
+// AccrualReleaseDryRun A dry run's answer: the AccrualRelease as the write would have left it, under preview; nothing was stored.
+type AccrualReleaseDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag     `json:"dry_run"`
+	Preview AccrualRelease `json:"preview"`
+}
+
+// AccrualReleaseOrDryRunResponse A write's answer: the AccrualRelease, or on a dry run (dry_run true) what it would have been.
+type AccrualReleaseOrDryRunResponse struct {
+	Data AccrualRelease `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // AccrualReleaseRefusedPayload The ledger refused to book the accrued months of an invoice due on one day (a locked or closed period, the lock date). Announced once; the months stay due (GET /accruals shows them refused) and block the lock, year-end and close of their year until booked (POST /accruals/release once the period takes them, or release_accruals: true on the year-end).
@@ -6577,14 +6619,6 @@ type AccrualReleaseRefusedPayload struct {
 
 // AccrualReleaseRefusedPayloadKind defines model for AccrualReleaseRefusedPayload.Kind.
 type AccrualReleaseRefusedPayloadKind string
-
-// AccrualReleaseResponse defines model for AccrualReleaseResponse.
-type AccrualReleaseResponse struct {
-	Data AccrualRelease `json:"data"`
-
-	// Meta Response metadata carried by every success envelope.
-	Meta Meta `json:"meta"`
-}
 
 // AccrualState scheduled: its release day is still to come. due: the day has come and it is not booked (the hourly job books it; a lock, year-end or close of its year answers 409 ACCRUALS_PENDING until it is). refused: due, and the ledger refused to book it (a locked or closed period, the lock date; refused_code says which): it blocks as a due month does, and was announced once as accrual.release_refused in the event feed. released: booked. cancelled: taken back before its day by a credit or a reversed registration.
 type AccrualState string
@@ -6617,6 +6651,9 @@ type ActorType string
 // AgiDeclaration defines model for AgiDeclaration.
 type AgiDeclaration struct {
 	AgiDeclarationId openapi_types.UUID `json:"agi_declaration_id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 
 	// DueDate The 12th of the month after the period; the 17th in January and August up to 40 MSEK turnover; moved to a working day.
 	DueDate      openapi_types.Date `json:"due_date"`
@@ -7220,6 +7257,9 @@ type BankConnection struct {
 	ConnectionId     openapi_types.UUID           `json:"connection_id"`
 	ConsentExpires   nullable.Nullable[time.Time] `json:"consent_expires"`
 
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// ErrorMessage In Swedish, for the user.
 	ErrorMessage nullable.Nullable[string] `json:"error_message"`
 
@@ -7269,6 +7309,13 @@ type BankConnectionCreate struct {
 // BankConnectionCreatePsuType Default: business.
 type BankConnectionCreatePsuType string
 
+// BankConnectionDryRun A dry run's answer: the BankConnection as the write would have left it, under preview; nothing was stored.
+type BankConnectionDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag     `json:"dry_run"`
+	Preview BankConnection `json:"preview"`
+}
+
 // BankConnectionList defines model for BankConnectionList.
 type BankConnectionList struct {
 	BankConnections []BankConnection `json:"bank_connections"`
@@ -7277,6 +7324,14 @@ type BankConnectionList struct {
 // BankConnectionListResponse defines model for BankConnectionListResponse.
 type BankConnectionListResponse struct {
 	Data BankConnectionList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// BankConnectionOrDryRunResponse A write's answer: the BankConnection, or on a dry run (dry_run true) what it would have been.
+type BankConnectionOrDryRunResponse struct {
+	Data BankConnection `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -7339,14 +7394,24 @@ type BankFilePreviewResponse struct {
 type BankFileUndone struct {
 	BankFileImportId    openapi_types.UUID `json:"bank_file_import_id"`
 	DeletedTransactions int                `json:"deleted_transactions"`
-	SkippedBooked       int                `json:"skipped_booked"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun        *NotDryRun `json:"dry_run,omitempty"`
+	SkippedBooked int        `json:"skipped_booked"`
 
 	// SkippedMatchHistory Booked once and uncategorized since: kept for their history.
 	SkippedMatchHistory int `json:"skipped_match_history"`
 }
 
-// BankFileUndoneResponse defines model for BankFileUndoneResponse.
-type BankFileUndoneResponse struct {
+// BankFileUndoneDryRun A dry run's answer: the BankFileUndone as the write would have left it, under preview; nothing was stored.
+type BankFileUndoneDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag     `json:"dry_run"`
+	Preview BankFileUndone `json:"preview"`
+}
+
+// BankFileUndoneOrDryRunResponse A write's answer: the BankFileUndone, or on a dry run (dry_run true) what it would have been.
+type BankFileUndoneOrDryRunResponse struct {
 	Data BankFileUndone `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -7720,9 +7785,12 @@ type CashAccount struct {
 	CreatedAt     time.Time          `json:"created_at"`
 
 	// Currency The currency a cash account holds.
-	Currency CashAccountCurrency       `json:"currency"`
-	Enabled  bool                      `json:"enabled"`
-	Iban     nullable.Nullable[string] `json:"iban"`
+	Currency CashAccountCurrency `json:"currency"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun  *NotDryRun                `json:"dry_run,omitempty"`
+	Enabled bool                      `json:"enabled"`
+	Iban    nullable.Nullable[string] `json:"iban"`
 
 	// InvoicePayee It may be printed on invoices as where to pay.
 	InvoicePayee bool `json:"invoice_payee"`
@@ -7779,6 +7847,15 @@ type CashAccountCreateDryRun struct {
 // CashAccountCurrency The currency a cash account holds.
 type CashAccountCurrency string
 
+// CashAccountDryRun A dry run's answer: the CashAccount as the write would have left it, under preview; nothing was stored.
+type CashAccountDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A bank account of the company, booked on its own 19xx account.
+	Preview CashAccount `json:"preview"`
+}
+
 // CashAccountList defines model for CashAccountList.
 type CashAccountList struct {
 	CashAccounts []CashAccount `json:"cash_accounts"`
@@ -7790,6 +7867,14 @@ type CashAccountList struct {
 // CashAccountListResponse defines model for CashAccountListResponse.
 type CashAccountListResponse struct {
 	Data CashAccountList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// CashAccountOrDryRunResponse A write's answer: the CashAccount, or on a dry run (dry_run true) what it would have been.
+type CashAccountOrDryRunResponse struct {
+	Data CashAccount `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -8030,6 +8115,9 @@ type CompanyCreated struct {
 	// AccountingMethod accrual = faktureringsmetoden, cash = kontantmetoden.
 	AccountingMethod AccountingMethod `json:"accounting_method"`
 
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// EntityType Company form: aktiebolag (limited company), enskild firma (sole trader), ideell förening (non-profit association).
 	EntityType   EntityType                            `json:"entity_type"`
 	FiscalPeriod FiscalPeriodSummary                   `json:"fiscal_period"`
@@ -8158,9 +8246,12 @@ type CompanySettings struct {
 	DefaultVoucherSeriesPerSourceType nullable.Nullable[map[string]string] `json:"default_voucher_series_per_source_type"`
 	DeferInvoiceBooking               nullable.Nullable[bool]              `json:"defer_invoice_booking"`
 	DimensionsEnabled                 nullable.Nullable[bool]              `json:"dimensions_enabled"`
-	Email                             nullable.Nullable[string]            `json:"email"`
-	EmployerRegistered                nullable.Nullable[bool]              `json:"employer_registered"`
-	EmployerSeasonal                  nullable.Nullable[bool]              `json:"employer_seasonal"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun             *NotDryRun                `json:"dry_run,omitempty"`
+	Email              nullable.Nullable[string] `json:"email"`
+	EmployerRegistered nullable.Nullable[bool]   `json:"employer_registered"`
+	EmployerSeasonal   nullable.Nullable[bool]   `json:"employer_seasonal"`
 
 	// EntityType Company form: aktiebolag (limited company), enskild firma (sole trader), ideell förening (non-profit association).
 	EntityType EntityType              `json:"entity_type"`
@@ -8486,7 +8577,10 @@ type Customer struct {
 	CustomerType CustomerType `json:"customer_type"`
 
 	// DefaultPaymentTerms Days until an invoice falls due.
-	DefaultPaymentTerms      int                         `json:"default_payment_terms"`
+	DefaultPaymentTerms int `json:"default_payment_terms"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun                   *NotDryRun                  `json:"dry_run,omitempty"`
 	Email                    nullable.Nullable[string]   `json:"email"`
 	Id                       openapi_types.UUID          `json:"id"`
 	InvoiceEmailBccAddresses nullable.Nullable[[]string] `json:"invoice_email_bcc_addresses"`
@@ -8584,6 +8678,8 @@ type CustomerBulkResponse struct {
 
 // CustomerBulkResult defines model for CustomerBulkResult.
 type CustomerBulkResult struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun  *NotDryRun         `json:"dry_run,omitempty"`
 	Results []CustomerBulkItem `json:"results"`
 	Summary BulkSummary        `json:"summary"`
 }
@@ -8708,15 +8804,26 @@ type CustomerCreditRefund struct {
 // CustomerCreditUsed The credit after the use, the invoice it paid (null for a refund), and the verifikat that booked it (on a dry run journal_entry_id is null and verifikat_lines show what would be posted).
 type CustomerCreditUsed struct {
 	// Credit Money a customer paid beyond what an invoice asked (kundkredit): the customer's, a debt on 2420 (förskott från kunder) until applied to a later invoice of theirs (…/credits/{creditId}/apply) or paid back (…/refund). It is kept off 1510, so the kundreskontra (ar-ledger) stays equal to 1510 and a debt to a customer is not netted against what customers owe (årsredovisningslagen 2 kap. 4 § 6).
-	Credit         CustomerCredit                        `json:"credit"`
+	Credit CustomerCredit `json:"credit"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun                            `json:"dry_run,omitempty"`
 	Invoice        nullable.Nullable[InvoicePaid]        `json:"invoice"`
 	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
 	VerifikatLines []PostingLine                         `json:"verifikat_lines"`
 }
 
-// CustomerCreditUsedResponse defines model for CustomerCreditUsedResponse.
-type CustomerCreditUsedResponse struct {
-	// Data The credit after the use, the invoice it paid (null for a refund), and the verifikat that booked it (on a dry run journal_entry_id is null and verifikat_lines show what would be posted).
+// CustomerCreditUsedDryRun A dry run's answer: the CustomerCreditUsed as the write would have left it, under preview; nothing was stored.
+type CustomerCreditUsedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview The credit after the use, the invoice it paid (null for a refund), and the verifikat that booked it (on a dry run journal_entry_id is null and verifikat_lines show what would be posted).
+	Preview CustomerCreditUsed `json:"preview"`
+}
+
+// CustomerCreditUsedOrDryRunResponse A write's answer: the CustomerCreditUsed, or on a dry run (dry_run true) what it would have been.
+type CustomerCreditUsedOrDryRunResponse struct {
 	Data CustomerCreditUsed `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -9000,10 +9107,13 @@ type DimensionCreateDryRun struct {
 
 // DimensionDeleted defines model for DimensionDeleted.
 type DimensionDeleted struct {
-	Deleted       DimensionDeletedDeleted `json:"deleted"`
-	DimensionId   openapi_types.UUID      `json:"dimension_id"`
-	SieDimNo      int                     `json:"sie_dim_no"`
-	ValuesDeleted int                     `json:"values_deleted"`
+	Deleted     DimensionDeletedDeleted `json:"deleted"`
+	DimensionId openapi_types.UUID      `json:"dimension_id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun        *NotDryRun `json:"dry_run,omitempty"`
+	SieDimNo      int        `json:"sie_dim_no"`
+	ValuesDeleted int        `json:"values_deleted"`
 }
 
 // DimensionDeletedDeleted defines model for DimensionDeleted.Deleted.
@@ -9190,6 +9300,9 @@ type DimensionResponse struct {
 type DimensionResult struct {
 	// Dimension A dimension (SIE #DIM) with its values.
 	Dimension Dimension `json:"dimension"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 }
 
 // DimensionValue A value (SIE #OBJEKT) of a dimension: a cost centre, a project, ...
@@ -9198,6 +9311,9 @@ type DimensionValue struct {
 	Code        string             `json:"code"`
 	CreatedAt   time.Time          `json:"created_at"`
 	DimensionId openapi_types.UUID `json:"dimension_id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 
 	// EndDate Last day the value may be posted on.
 	EndDate nullable.Nullable[openapi_types.Date] `json:"end_date"`
@@ -9237,7 +9353,10 @@ type DimensionValueCreateDryRun struct {
 type DimensionValueDeleted struct {
 	Code    string                       `json:"code"`
 	Deleted DimensionValueDeletedDeleted `json:"deleted"`
-	ValueId openapi_types.UUID           `json:"value_id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun  *NotDryRun         `json:"dry_run,omitempty"`
+	ValueId openapi_types.UUID `json:"value_id"`
 }
 
 // DimensionValueDeletedDeleted defines model for DimensionValueDeleted.Deleted.
@@ -9373,13 +9492,23 @@ type Document struct {
 type DocumentDeleted struct {
 	Deleted    DocumentDeletedDeleted `json:"deleted"`
 	DocumentId openapi_types.UUID     `json:"document_id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 }
 
 // DocumentDeletedDeleted defines model for DocumentDeleted.Deleted.
 type DocumentDeletedDeleted bool
 
-// DocumentDeletedResponse defines model for DocumentDeletedResponse.
-type DocumentDeletedResponse struct {
+// DocumentDeletedDryRun A dry run's answer: the DocumentDeleted as the write would have left it, under preview; nothing was stored.
+type DocumentDeletedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag      `json:"dry_run"`
+	Preview DocumentDeleted `json:"preview"`
+}
+
+// DocumentDeletedOrDryRunResponse A write's answer: the DocumentDeleted, or on a dry run (dry_run true) what it would have been.
+type DocumentDeletedOrDryRunResponse struct {
 	Data DocumentDeleted `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -9394,6 +9523,9 @@ type DocumentDetail struct {
 	// DigitizationDate The day a paper original was scanned, when it was.
 	DigitizationDate nullable.Nullable[openapi_types.Date] `json:"digitization_date"`
 	DocumentId       openapi_types.UUID                    `json:"document_id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 
 	// FileName The file's base name as uploaded (at most 255 bytes, no control characters).
 	FileName      string `json:"file_name"`
@@ -9434,6 +9566,23 @@ type DocumentDetail struct {
 
 	// Version 1 for an upload; n+1 for a version that supersedes version n.
 	Version int `json:"version"`
+}
+
+// DocumentDetailDryRun A dry run's answer: the DocumentDetail as the write would have left it, under preview; nothing was stored.
+type DocumentDetailDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A document with its versions and what holds it.
+	Preview DocumentDetail `json:"preview"`
+}
+
+// DocumentDetailOrDryRunResponse A write's answer: the DocumentDetail, or on a dry run (dry_run true) what it would have been.
+type DocumentDetailOrDryRunResponse struct {
+	Data DocumentDetail `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // DocumentDownload Where to fetch a document's bytes: a URL signed for this document and these bytes, good for 900 seconds, that needs no API key.
@@ -9602,8 +9751,11 @@ type Employee struct {
 	CreatedAt         time.Time                 `json:"created_at"`
 
 	// Dimensions The dimensions the employee's pay, avgifter and vacation liability are booked on (cost centre "1", project "6"); checked against the company's registers. Default none.
-	Dimensions Dimensions                `json:"dimensions"`
-	Email      nullable.Nullable[string] `json:"email"`
+	Dimensions Dimensions `json:"dimensions"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun                `json:"dry_run,omitempty"`
+	Email  nullable.Nullable[string] `json:"email"`
 
 	// EmploymentDegree Percent of full time.
 	EmploymentDegree money.Amount                          `json:"employment_degree"`
@@ -10141,9 +10293,12 @@ type FilingMethod string
 
 // FiscalPeriod defines model for FiscalPeriod.
 type FiscalPeriod struct {
-	ClosedAt         nullable.Nullable[time.Time]          `json:"closed_at"`
-	ClosedExternally bool                                  `json:"closed_externally"`
-	CreatedAt        time.Time                             `json:"created_at"`
+	ClosedAt         nullable.Nullable[time.Time] `json:"closed_at"`
+	ClosedExternally bool                         `json:"closed_externally"`
+	CreatedAt        time.Time                    `json:"created_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun           *NotDryRun                            `json:"dry_run,omitempty"`
 	DurationDays     int                                   `json:"duration_days"`
 	Exceeds18Months  bool                                  `json:"exceeds_18_months"`
 	Id               openapi_types.UUID                    `json:"id"`
@@ -10200,6 +10355,8 @@ type FiscalPeriodDryRun struct {
 
 // FiscalPeriodEnvelope defines model for FiscalPeriodEnvelope.
 type FiscalPeriodEnvelope struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun       *NotDryRun   `json:"dry_run,omitempty"`
 	FiscalPeriod FiscalPeriod `json:"fiscal_period"`
 }
 
@@ -10536,8 +10693,11 @@ type InboxItemConvert struct {
 
 // InboxItemConverted defines model for InboxItemConverted.
 type InboxItemConverted struct {
-	ArrivalNumber              int                                   `json:"arrival_number"`
-	Currency                   SupplierInvoiceCurrency               `json:"currency"`
+	ArrivalNumber int                     `json:"arrival_number"`
+	Currency      SupplierInvoiceCurrency `json:"currency"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun                     *NotDryRun                            `json:"dry_run,omitempty"`
 	InboxItemId                openapi_types.UUID                    `json:"inbox_item_id"`
 	RegistrationJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"registration_journal_entry_id"`
 
@@ -10553,8 +10713,15 @@ type InboxItemConverted struct {
 	VerifikatLines []PostingLine `json:"verifikat_lines"`
 }
 
-// InboxItemConvertedResponse defines model for InboxItemConvertedResponse.
-type InboxItemConvertedResponse struct {
+// InboxItemConvertedDryRun A dry run's answer: the InboxItemConverted as the write would have left it, under preview; nothing was stored.
+type InboxItemConvertedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag         `json:"dry_run"`
+	Preview InboxItemConverted `json:"preview"`
+}
+
+// InboxItemConvertedOrDryRunResponse A write's answer: the InboxItemConverted, or on a dry run (dry_run true) what it would have been.
+type InboxItemConvertedOrDryRunResponse struct {
 	Data InboxItemConverted `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -10563,15 +10730,25 @@ type InboxItemConvertedResponse struct {
 
 // InboxItemDeleted defines model for InboxItemDeleted.
 type InboxItemDeleted struct {
-	Deleted     InboxItemDeletedDeleted `json:"deleted"`
-	InboxItemId openapi_types.UUID      `json:"inbox_item_id"`
+	Deleted InboxItemDeletedDeleted `json:"deleted"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun         `json:"dry_run,omitempty"`
+	InboxItemId openapi_types.UUID `json:"inbox_item_id"`
 }
 
 // InboxItemDeletedDeleted defines model for InboxItemDeleted.Deleted.
 type InboxItemDeletedDeleted bool
 
-// InboxItemDeletedResponse defines model for InboxItemDeletedResponse.
-type InboxItemDeletedResponse struct {
+// InboxItemDeletedDryRun A dry run's answer: the InboxItemDeleted as the write would have left it, under preview; nothing was stored.
+type InboxItemDeletedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag       `json:"dry_run"`
+	Preview InboxItemDeleted `json:"preview"`
+}
+
+// InboxItemDeletedOrDryRunResponse A write's answer: the InboxItemDeleted, or on a dry run (dry_run true) what it would have been.
+type InboxItemDeletedOrDryRunResponse struct {
 	Data InboxItemDeleted `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -10587,10 +10764,13 @@ type InboxItemDetail struct {
 	CreatedSupplierInvoiceId nullable.Nullable[openapi_types.UUID] `json:"created_supplier_invoice_id"`
 	Currency                 nullable.Nullable[string]             `json:"currency"`
 	DocumentId               nullable.Nullable[openapi_types.UUID] `json:"document_id"`
-	EmailBodyText            nullable.Nullable[string]             `json:"email_body_text"`
-	EmailFrom                nullable.Nullable[string]             `json:"email_from"`
-	EmailReceivedAt          nullable.Nullable[time.Time]          `json:"email_received_at"`
-	EmailSubject             nullable.Nullable[string]             `json:"email_subject"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun          *NotDryRun                   `json:"dry_run,omitempty"`
+	EmailBodyText   nullable.Nullable[string]    `json:"email_body_text"`
+	EmailFrom       nullable.Nullable[string]    `json:"email_from"`
+	EmailReceivedAt nullable.Nullable[time.Time] `json:"email_received_at"`
+	EmailSubject    nullable.Nullable[string]    `json:"email_subject"`
 
 	// ErrorMessage Why an error item holds no document (Swedish).
 	ErrorMessage  nullable.Nullable[string]       `json:"error_message"`
@@ -10621,6 +10801,23 @@ type InboxItemDetail struct {
 
 // InboxItemDetailSource defines model for InboxItemDetail.Source.
 type InboxItemDetailSource string
+
+// InboxItemDetailDryRun A dry run's answer: the InboxItemDetail as the write would have left it, under preview; nothing was stored.
+type InboxItemDetailDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview An inbox item with what its document was read to say.
+	Preview InboxItemDetail `json:"preview"`
+}
+
+// InboxItemDetailOrDryRunResponse A write's answer: the InboxItemDetail, or on a dry run (dry_run true) what it would have been.
+type InboxItemDetailOrDryRunResponse struct {
+	Data InboxItemDetail `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
 
 // InboxItemKind What the document reads as.
 type InboxItemKind string
@@ -10868,7 +11065,10 @@ type Invoice struct {
 	DeliveryDate      nullable.Nullable[openapi_types.Date] `json:"delivery_date"`
 
 	// DocumentType What the document is: an invoice (the default; a credit note is an invoice with credited_invoice_id), a proforma, a delivery note (följesedel) or a quote (offert).
-	DocumentType   InvoiceDocumentType             `json:"document_type"`
+	DocumentType InvoiceDocumentType `json:"document_type"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun                      `json:"dry_run,omitempty"`
 	DueDate        openapi_types.Date              `json:"due_date"`
 	ExchangeRate   nullable.Nullable[ExchangeRate] `json:"exchange_rate"`
 	Id             openapi_types.UUID              `json:"id"`
@@ -10931,9 +11131,20 @@ type Invoice struct {
 
 // InvoiceBooked The invoice booked and its verifikat (journal_entry_id null on a dry run, which shows verifikat_lines all the same).
 type InvoiceBooked struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun                            `json:"dry_run,omitempty"`
 	Invoice        InvoiceBookedInvoice                  `json:"invoice"`
 	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
 	VerifikatLines []PostingLine                         `json:"verifikat_lines"`
+}
+
+// InvoiceBookedDryRun A dry run's answer: the InvoiceBooked as the write would have left it, under preview; nothing was stored.
+type InvoiceBookedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview The invoice booked and its verifikat (journal_entry_id null on a dry run, which shows verifikat_lines all the same).
+	Preview InvoiceBooked `json:"preview"`
 }
 
 // InvoiceBookedInvoice defines model for InvoiceBookedInvoice.
@@ -10953,9 +11164,8 @@ type InvoiceBookedInvoice struct {
 	Total Amount `json:"total"`
 }
 
-// InvoiceBookedResponse defines model for InvoiceBookedResponse.
-type InvoiceBookedResponse struct {
-	// Data The invoice booked and its verifikat (journal_entry_id null on a dry run, which shows verifikat_lines all the same).
+// InvoiceBookedOrDryRunResponse A write's answer: the InvoiceBooked, or on a dry run (dry_run true) what it would have been.
+type InvoiceBookedOrDryRunResponse struct {
 	Data InvoiceBooked `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -10991,18 +11201,27 @@ type InvoiceBulkBookItem struct {
 // InvoiceBulkBookItemStatus defines model for InvoiceBulkBookItem.Status.
 type InvoiceBulkBookItemStatus string
 
-// InvoiceBulkBookResponse defines model for InvoiceBulkBookResponse.
-type InvoiceBulkBookResponse struct {
+// InvoiceBulkBookResult defines model for InvoiceBulkBookResult.
+type InvoiceBulkBookResult struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun  *NotDryRun             `json:"dry_run,omitempty"`
+	Results []InvoiceBulkBookItem  `json:"results"`
+	Summary InvoiceBulkBookSummary `json:"summary"`
+}
+
+// InvoiceBulkBookResultDryRun A dry run's answer: the InvoiceBulkBookResult as the write would have left it, under preview; nothing was stored.
+type InvoiceBulkBookResultDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag            `json:"dry_run"`
+	Preview InvoiceBulkBookResult `json:"preview"`
+}
+
+// InvoiceBulkBookResultOrDryRunResponse A write's answer: the InvoiceBulkBookResult, or on a dry run (dry_run true) what it would have been.
+type InvoiceBulkBookResultOrDryRunResponse struct {
 	Data InvoiceBulkBookResult `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
-}
-
-// InvoiceBulkBookResult defines model for InvoiceBulkBookResult.
-type InvoiceBulkBookResult struct {
-	Results []InvoiceBulkBookItem  `json:"results"`
-	Summary InvoiceBulkBookSummary `json:"summary"`
 }
 
 // InvoiceBulkBookSummary defines model for InvoiceBulkBookSummary.
@@ -11031,18 +11250,27 @@ type InvoiceBulkCreateItem struct {
 	RequestIndex int `json:"request_index"`
 }
 
-// InvoiceBulkCreateResponse defines model for InvoiceBulkCreateResponse.
-type InvoiceBulkCreateResponse struct {
+// InvoiceBulkCreateResult defines model for InvoiceBulkCreateResult.
+type InvoiceBulkCreateResult struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun  *NotDryRun              `json:"dry_run,omitempty"`
+	Results []InvoiceBulkCreateItem `json:"results"`
+	Summary BulkSummary             `json:"summary"`
+}
+
+// InvoiceBulkCreateResultDryRun A dry run's answer: the InvoiceBulkCreateResult as the write would have left it, under preview; nothing was stored.
+type InvoiceBulkCreateResultDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag              `json:"dry_run"`
+	Preview InvoiceBulkCreateResult `json:"preview"`
+}
+
+// InvoiceBulkCreateResultOrDryRunResponse A write's answer: the InvoiceBulkCreateResult, or on a dry run (dry_run true) what it would have been.
+type InvoiceBulkCreateResultOrDryRunResponse struct {
 	Data InvoiceBulkCreateResult `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
-}
-
-// InvoiceBulkCreateResult defines model for InvoiceBulkCreateResult.
-type InvoiceBulkCreateResult struct {
-	Results []InvoiceBulkCreateItem `json:"results"`
-	Summary BulkSummary             `json:"summary"`
 }
 
 // InvoiceBulkCreated defines model for InvoiceBulkCreated.
@@ -11172,8 +11400,11 @@ type InvoiceCreditLine struct {
 
 // InvoiceCredited A credit note written: sent, dated credit_date. Whole, every amount its original's negated: remaining_amount is what the customer had paid of the original, now to be paid back (mark-paid on the credit note); what the original still had to be paid is settled at once, so a credit note of an unpaid invoice is paid. Partial, the lines credited: it settles that much of what the original still has to be paid, so it is paid at once. On a dry run id and journal_entry_id are null and verifikat_lines show what would be posted.
 type InvoiceCredited struct {
-	CreditedInvoiceId openapi_types.UUID                    `json:"credited_invoice_id"`
-	Id                nullable.Nullable[openapi_types.UUID] `json:"id"`
+	CreditedInvoiceId openapi_types.UUID `json:"credited_invoice_id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun                            `json:"dry_run,omitempty"`
+	Id     nullable.Nullable[openapi_types.UUID] `json:"id"`
 
 	// InvoiceNumber KR-<the original's number>.
 	InvoiceNumber  string                                `json:"invoice_number"`
@@ -11196,9 +11427,17 @@ type InvoiceCredited struct {
 	WouldCreateJournalEntry bool `json:"would_create_journal_entry"`
 }
 
-// InvoiceCreditedResponse defines model for InvoiceCreditedResponse.
-type InvoiceCreditedResponse struct {
-	// Data A credit note written: sent, dated credit_date. Whole, every amount its original's negated: remaining_amount is what the customer had paid of the original, now to be paid back (mark-paid on the credit note); what the original still had to be paid is settled at once, so a credit note of an unpaid invoice is paid. Partial, the lines credited: it settles that much of what the original still has to be paid, so it is paid at once. On a dry run id and journal_entry_id are null and verifikat_lines show what would be posted.
+// InvoiceCreditedDryRun A dry run's answer: the InvoiceCredited as the write would have left it, under preview; nothing was stored.
+type InvoiceCreditedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A credit note written: sent, dated credit_date. Whole, every amount its original's negated: remaining_amount is what the customer had paid of the original, now to be paid back (mark-paid on the credit note); what the original still had to be paid is settled at once, so a credit note of an unpaid invoice is paid. Partial, the lines credited: it settles that much of what the original still has to be paid, so it is paid at once. On a dry run id and journal_entry_id are null and verifikat_lines show what would be posted.
+	Preview InvoiceCredited `json:"preview"`
+}
+
+// InvoiceCreditedOrDryRunResponse A write's answer: the InvoiceCredited, or on a dry run (dry_run true) what it would have been.
+type InvoiceCreditedOrDryRunResponse struct {
 	Data InvoiceCredited `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -11216,15 +11455,26 @@ type InvoiceCustomer struct {
 
 // InvoiceDeleted What became of a draft: an unnumbered one is deleted (deleted true); a numbered one (a quote, proforma or delivery note) is cancelled, makulerad, and keeps its number (cancelled true), so its series stays gapless.
 type InvoiceDeleted struct {
-	Cancelled     bool                      `json:"cancelled"`
-	Deleted       bool                      `json:"deleted"`
+	Cancelled bool `json:"cancelled"`
+	Deleted   bool `json:"deleted"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun        *NotDryRun                `json:"dry_run,omitempty"`
 	Id            openapi_types.UUID        `json:"id"`
 	InvoiceNumber nullable.Nullable[string] `json:"invoice_number"`
 }
 
-// InvoiceDeletedResponse defines model for InvoiceDeletedResponse.
-type InvoiceDeletedResponse struct {
-	// Data What became of a draft: an unnumbered one is deleted (deleted true); a numbered one (a quote, proforma or delivery note) is cancelled, makulerad, and keeps its number (cancelled true), so its series stays gapless.
+// InvoiceDeletedDryRun A dry run's answer: the InvoiceDeleted as the write would have left it, under preview; nothing was stored.
+type InvoiceDeletedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview What became of a draft: an unnumbered one is deleted (deleted true); a numbered one (a quote, proforma or delivery note) is cancelled, makulerad, and keeps its number (cancelled true), so its series stays gapless.
+	Preview InvoiceDeleted `json:"preview"`
+}
+
+// InvoiceDeletedOrDryRunResponse A write's answer: the InvoiceDeleted, or on a dry run (dry_run true) what it would have been.
+type InvoiceDeletedOrDryRunResponse struct {
 	Data InvoiceDeleted `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -11233,6 +11483,15 @@ type InvoiceDeletedResponse struct {
 
 // InvoiceDocumentType What the document is: an invoice (the default; a credit note is an invoice with credited_invoice_id), a proforma, a delivery note (följesedel) or a quote (offert).
 type InvoiceDocumentType string
+
+// InvoiceDryRun A dry run's answer: the Invoice as the write would have left it, under preview; nothing was stored.
+type InvoiceDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
+	Preview Invoice `json:"preview"`
+}
 
 // InvoiceEmailRef defines model for InvoiceEmailRef.
 type InvoiceEmailRef struct {
@@ -11491,8 +11750,11 @@ type InvoiceMailed struct {
 
 	// Cc The first of cc_addresses (the peer's older field).
 	// Deprecated: this property has been marked as deprecated upstream, but no `x-deprecated-reason` was set
-	Cc             nullable.Nullable[string]             `json:"cc"`
-	CcAddresses    []string                              `json:"cc_addresses"`
+	Cc          nullable.Nullable[string] `json:"cc"`
+	CcAddresses []string                  `json:"cc_addresses"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun                            `json:"dry_run,omitempty"`
 	Email          InvoiceEmailRef                       `json:"email"`
 	Id             openapi_types.UUID                    `json:"id"`
 	InvoiceNumber  string                                `json:"invoice_number"`
@@ -11515,10 +11777,26 @@ type InvoiceMailed struct {
 	VerifikatLines []PostingLine `json:"verifikat_lines"`
 }
 
-// InvoiceMailedResponse defines model for InvoiceMailedResponse.
-type InvoiceMailedResponse struct {
-	// Data An invoice e-mailed: issued as mark-sent issues it (a quote only stamped sent_at), and its e-mail queued; the e-mail leaves after the commit.
+// InvoiceMailedDryRun A dry run's answer: the InvoiceMailed as the write would have left it, under preview; nothing was stored.
+type InvoiceMailedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview An invoice e-mailed: issued as mark-sent issues it (a quote only stamped sent_at), and its e-mail queued; the e-mail leaves after the commit.
+	Preview InvoiceMailed `json:"preview"`
+}
+
+// InvoiceMailedOrDryRunResponse A write's answer: the InvoiceMailed, or on a dry run (dry_run true) what it would have been.
+type InvoiceMailedOrDryRunResponse struct {
 	Data InvoiceMailed `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// InvoiceOrDryRunResponse A write's answer: the Invoice, or on a dry run (dry_run true) what it would have been.
+type InvoiceOrDryRunResponse struct {
+	Data Invoice `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -11527,7 +11805,10 @@ type InvoiceMailedResponse struct {
 // InvoicePaid The invoice with the payment recorded, and the verifikat that booked it (on a dry run payment_id and journal_entry_id are null and verifikat_lines show what would be posted).
 type InvoicePaid struct {
 	// CustomerCredit What the payment paid beyond the invoice (and the reminders' fee and interest), kept as the customer's credit on 2420; null when nothing was over.
-	CustomerCredit nullable.Nullable[CustomerCredit]     `json:"customer_credit"`
+	CustomerCredit nullable.Nullable[CustomerCredit] `json:"customer_credit"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun                            `json:"dry_run,omitempty"`
 	Id             openapi_types.UUID                    `json:"id"`
 	InvoiceNumber  string                                `json:"invoice_number"`
 	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
@@ -11548,6 +11829,23 @@ type InvoicePaid struct {
 	VerifikatLines []PostingLine `json:"verifikat_lines"`
 }
 
+// InvoicePaidDryRun A dry run's answer: the InvoicePaid as the write would have left it, under preview; nothing was stored.
+type InvoicePaidDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview The invoice with the payment recorded, and the verifikat that booked it (on a dry run payment_id and journal_entry_id are null and verifikat_lines show what would be posted).
+	Preview InvoicePaid `json:"preview"`
+}
+
+// InvoicePaidOrDryRunResponse A write's answer: the InvoicePaid, or on a dry run (dry_run true) what it would have been.
+type InvoicePaidOrDryRunResponse struct {
+	Data InvoicePaid `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // InvoicePaidPayload An invoice was paid in full: the payment that settled it.
 type InvoicePaidPayload struct {
 	CompanyId openapi_types.UUID `json:"companyId"`
@@ -11558,15 +11856,6 @@ type InvoicePaidPayload struct {
 	// PaymentAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	PaymentAmount Amount             `json:"paymentAmount"`
 	PaymentDate   openapi_types.Date `json:"paymentDate"`
-}
-
-// InvoicePaidResponse defines model for InvoicePaidResponse.
-type InvoicePaidResponse struct {
-	// Data The invoice with the payment recorded, and the verifikat that booked it (on a dry run payment_id and journal_entry_id are null and verifikat_lines show what would be posted).
-	Data InvoicePaid `json:"data"`
-
-	// Meta Response metadata carried by every success envelope.
-	Meta Meta `json:"meta"`
 }
 
 // InvoicePayment defines model for InvoicePayment.
@@ -11622,7 +11911,10 @@ type InvoicePeppolSent struct {
 	BookingDeferred bool `json:"booking_deferred"`
 
 	// Delivery One e-invoice handed to the Peppol network.
-	Delivery       PeppolDelivery                        `json:"delivery"`
+	Delivery PeppolDelivery `json:"delivery"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun                            `json:"dry_run,omitempty"`
 	Id             openapi_types.UUID                    `json:"id"`
 	InvoiceNumber  string                                `json:"invoice_number"`
 	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
@@ -11641,9 +11933,17 @@ type InvoicePeppolSent struct {
 	WillIssueInvoice bool `json:"will_issue_invoice"`
 }
 
-// InvoicePeppolSentResponse defines model for InvoicePeppolSentResponse.
-type InvoicePeppolSentResponse struct {
-	// Data An invoice handed to the Peppol network: issued first when it was a draft, its UBL document archived and a delivery queued; the access point gets it after the commit.
+// InvoicePeppolSentDryRun A dry run's answer: the InvoicePeppolSent as the write would have left it, under preview; nothing was stored.
+type InvoicePeppolSentDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview An invoice handed to the Peppol network: issued first when it was a draft, its UBL document archived and a delivery queued; the access point gets it after the commit.
+	Preview InvoicePeppolSent `json:"preview"`
+}
+
+// InvoicePeppolSentOrDryRunResponse A write's answer: the InvoicePeppolSent, or on a dry run (dry_run true) what it would have been.
+type InvoicePeppolSentOrDryRunResponse struct {
 	Data InvoicePeppolSent `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -11808,11 +12108,14 @@ type InvoiceSendRequest struct {
 // InvoiceSent An issued invoice: its number, OCR reference and the verifikat that booked it (null under kontantmetoden, when booking is deferred, for a proforma, and on a dry run, which shows verifikat_lines all the same).
 type InvoiceSent struct {
 	// BookingDeferred defer_invoice_booking was on: POST …/book books it later.
-	BookingDeferred bool                                  `json:"booking_deferred"`
-	Id              openapi_types.UUID                    `json:"id"`
-	InvoiceNumber   string                                `json:"invoice_number"`
-	JournalEntryId  nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
-	OcrReference    nullable.Nullable[string]             `json:"ocr_reference"`
+	BookingDeferred bool `json:"booking_deferred"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun                            `json:"dry_run,omitempty"`
+	Id             openapi_types.UUID                    `json:"id"`
+	InvoiceNumber  string                                `json:"invoice_number"`
+	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
+	OcrReference   nullable.Nullable[string]             `json:"ocr_reference"`
 
 	// Status overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
 	Status InvoiceStatus `json:"status"`
@@ -11824,19 +12127,27 @@ type InvoiceSent struct {
 	VerifikatLines []PostingLine `json:"verifikat_lines"`
 }
 
-// InvoiceSentPayload An invoice was sent (issued): it has its number and verifikat.
-type InvoiceSentPayload struct {
-	// Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
-	Invoice Invoice `json:"invoice"`
+// InvoiceSentDryRun A dry run's answer: the InvoiceSent as the write would have left it, under preview; nothing was stored.
+type InvoiceSentDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview An issued invoice: its number, OCR reference and the verifikat that booked it (null under kontantmetoden, when booking is deferred, for a proforma, and on a dry run, which shows verifikat_lines all the same).
+	Preview InvoiceSent `json:"preview"`
 }
 
-// InvoiceSentResponse defines model for InvoiceSentResponse.
-type InvoiceSentResponse struct {
-	// Data An issued invoice: its number, OCR reference and the verifikat that booked it (null under kontantmetoden, when booking is deferred, for a proforma, and on a dry run, which shows verifikat_lines all the same).
+// InvoiceSentOrDryRunResponse A write's answer: the InvoiceSent, or on a dry run (dry_run true) what it would have been.
+type InvoiceSentOrDryRunResponse struct {
 	Data InvoiceSent `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// InvoiceSentPayload An invoice was sent (issued): it has its number and verifikat.
+type InvoiceSentPayload struct {
+	// Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
+	Invoice Invoice `json:"invoice"`
 }
 
 // InvoiceStatus overdue is derived when read: sent or partially paid, due before today (Europe/Stockholm), with something left to pay.
@@ -11907,6 +12218,8 @@ type InvoiceVatTreatmentAsk string
 
 // JournalBatch defines model for JournalBatch.
 type JournalBatch struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun  *NotDryRun         `json:"dry_run,omitempty"`
 	Results []JournalBatchItem `json:"results"`
 	Summary struct {
 		Failed    int `json:"failed"`
@@ -11964,10 +12277,13 @@ type JournalCorrect struct {
 type JournalCorrection struct {
 	CorrectedId            openapi_types.UUID `json:"corrected_id"`
 	CorrectedVoucherNumber int                `json:"corrected_voucher_number"`
-	OriginalId             openapi_types.UUID `json:"original_id"`
-	ReversalId             openapi_types.UUID `json:"reversal_id"`
-	ReversalVoucherNumber  int                `json:"reversal_voucher_number"`
-	VoucherSeries          string             `json:"voucher_series"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun                *NotDryRun         `json:"dry_run,omitempty"`
+	OriginalId            openapi_types.UUID `json:"original_id"`
+	ReversalId            openapi_types.UUID `json:"reversal_id"`
+	ReversalVoucherNumber int                `json:"reversal_voucher_number"`
+	VoucherSeries         string             `json:"voucher_series"`
 }
 
 // JournalCorrectionDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
@@ -11999,6 +12315,9 @@ type JournalEntry struct {
 	Counterparty   nullable.Nullable[Counterparty]       `json:"counterparty"`
 	CreatedAt      time.Time                             `json:"created_at"`
 	Description    string                                `json:"description"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 
 	// EntryDate Verifikationsdatum.
 	EntryDate      openapi_types.Date `json:"entry_date"`
@@ -12366,7 +12685,10 @@ type JournalLinePreview struct {
 
 // JournalMetadataCorrection Only the changed fields carry old_ and new_ values; changed false means the values were already so and nothing was logged.
 type JournalMetadataCorrection struct {
-	Changed        bool                                  `json:"changed"`
+	Changed bool `json:"changed"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun                            `json:"dry_run,omitempty"`
 	LogId          nullable.Nullable[openapi_types.UUID] `json:"log_id"`
 	NewDescription *string                               `json:"new_description,omitempty"`
 	NewEntryDate   *openapi_types.Date                   `json:"new_entry_date,omitempty"`
@@ -12404,6 +12726,8 @@ type JournalMetadataPatch struct {
 
 // JournalNotes defines model for JournalNotes.
 type JournalNotes struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun                `json:"dry_run,omitempty"`
 	JournalEntryId openapi_types.UUID        `json:"journal_entry_id"`
 	Notes          nullable.Nullable[string] `json:"notes"`
 	VoucherNumber  nullable.Nullable[int]    `json:"voucher_number"`
@@ -12440,11 +12764,14 @@ type JournalNotesResult struct {
 type JournalRedate struct {
 	CorrectedId            openapi_types.UUID `json:"corrected_id"`
 	CorrectedVoucherNumber int                `json:"corrected_voucher_number"`
-	NewEntryDate           openapi_types.Date `json:"new_entry_date"`
-	OriginalId             openapi_types.UUID `json:"original_id"`
-	ReversalId             openapi_types.UUID `json:"reversal_id"`
-	ReversalVoucherNumber  int                `json:"reversal_voucher_number"`
-	VoucherSeries          string             `json:"voucher_series"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun                *NotDryRun         `json:"dry_run,omitempty"`
+	NewEntryDate          openapi_types.Date `json:"new_entry_date"`
+	OriginalId            openapi_types.UUID `json:"original_id"`
+	ReversalId            openapi_types.UUID `json:"reversal_id"`
+	ReversalVoucherNumber int                `json:"reversal_voucher_number"`
+	VoucherSeries         string             `json:"voucher_series"`
 }
 
 // JournalRedateDryRun A dry run's answer: `dry_run` is always true and nothing was stored; ids in the preview name nothing.
@@ -12576,6 +12903,8 @@ type JournalRegisterResponse struct {
 
 // JournalReversal defines model for JournalReversal.
 type JournalReversal struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun     *NotDryRun         `json:"dry_run,omitempty"`
 	EntryDate  openapi_types.Date `json:"entry_date"`
 	OriginalId openapi_types.UUID `json:"original_id"`
 	ReversalId openapi_types.UUID `json:"reversal_id"`
@@ -12617,7 +12946,10 @@ type JournalReverse struct {
 
 // JournalStrike defines model for JournalStrike.
 type JournalStrike struct {
-	AddedCount  int                `json:"added_count"`
+	AddedCount int `json:"added_count"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun         `json:"dry_run,omitempty"`
 	LogId       openapi_types.UUID `json:"log_id"`
 	StruckCount int                `json:"struck_count"`
 
@@ -12772,7 +13104,10 @@ type LedgerReconciliation struct {
 // Member defines model for Member.
 type Member struct {
 	CreatedAt time.Time `json:"created_at"`
-	Email     string    `json:"email"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+	Email  string     `json:"email"`
 
 	// ReadOnly The connection is read-only whatever the role.
 	ReadOnly bool `json:"read_only"`
@@ -13005,6 +13340,8 @@ type NeRutor struct {
 
 // NoDocumentBulk defines model for NoDocumentBulk.
 type NoDocumentBulk struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun          *NotDryRun           `json:"dry_run,omitempty"`
 	Exempted        int                  `json:"exempted"`
 	JournalEntryIds []openapi_types.UUID `json:"journal_entry_ids"`
 
@@ -13040,6 +13377,8 @@ type NoDocumentBulkResult struct {
 
 // NoDocumentMark defines model for NoDocumentMark.
 type NoDocumentMark struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun                `json:"dry_run,omitempty"`
 	Exempted       NoDocumentMarkExempted    `json:"exempted"`
 	JournalEntryId openapi_types.UUID        `json:"journal_entry_id"`
 	Reason         nullable.Nullable[string] `json:"reason"`
@@ -13075,6 +13414,8 @@ type NoDocumentRequest struct {
 
 // NoDocumentUnmark defines model for NoDocumentUnmark.
 type NoDocumentUnmark struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun               `json:"dry_run,omitempty"`
 	Exempted       NoDocumentUnmarkExempted `json:"exempted"`
 	JournalEntryId openapi_types.UUID       `json:"journal_entry_id"`
 
@@ -13110,6 +13451,9 @@ type NonNegativeAmount = money.Amount
 
 // NormalBalance defines model for NormalBalance.
 type NormalBalance string
+
+// NotDryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+type NotDryRun bool
 
 // OpenInvoiceSummary An open invoice embedded by expand.
 type OpenInvoiceSummary struct {
@@ -13169,6 +13513,8 @@ type OpeningBalanceResponse struct {
 
 // OpeningBalanceResult defines model for OpeningBalanceResult.
 type OpeningBalanceResult struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun         `json:"dry_run,omitempty"`
 	EntryDate      openapi_types.Date `json:"entry_date"`
 	FiscalPeriodId openapi_types.UUID `json:"fiscal_period_id"`
 	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
@@ -13186,7 +13532,10 @@ type OpeningBalanceResult struct {
 // OpeningBalances What an employee brought from the payroll before Kontera: the year's gross pay before cutover_date (for the 1 000 kr avgift floor and the reports) and the paid vacation days left.
 type OpeningBalances struct {
 	CutoverDate openapi_types.Date `json:"cutover_date"`
-	EmployeeId  openapi_types.UUID `json:"employee_id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun     *NotDryRun         `json:"dry_run,omitempty"`
+	EmployeeId openapi_types.UUID `json:"employee_id"`
 
 	// Locked True once a booked salary run has built on them; they no longer change.
 	Locked        bool                                  `json:"locked"`
@@ -13244,9 +13593,12 @@ type OpeningBalancesResponse struct {
 
 // Operation An asynchronous operation (year-end, imports). Poll poll_url every few seconds until status is succeeded, failed or cancelled.
 type Operation struct {
-	CompanyId   openapi_types.UUID                   `json:"company_id"`
-	CompletedAt nullable.Nullable[time.Time]         `json:"completed_at"`
-	CreatedAt   time.Time                            `json:"created_at"`
+	CompanyId   openapi_types.UUID           `json:"company_id"`
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+	CreatedAt   time.Time                    `json:"created_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun                           `json:"dry_run,omitempty"`
 	Error       nullable.Nullable[OperationError]    `json:"error"`
 	OperationId openapi_types.UUID                   `json:"operation_id"`
 	PollUrl     string                               `json:"poll_url"`
@@ -13314,11 +13666,14 @@ type OperationType string
 
 // OutgoingEmail An e-mail of the invoice's, as the outbox keeps it. Bcc recipients are never shown.
 type OutgoingEmail struct {
-	Attempts  int                `json:"attempts"`
-	Cc        []string           `json:"cc"`
-	CreatedAt time.Time          `json:"created_at"`
-	Id        openapi_types.UUID `json:"id"`
-	Kind      OutgoingEmailKind  `json:"kind"`
+	Attempts  int       `json:"attempts"`
+	Cc        []string  `json:"cc"`
+	CreatedAt time.Time `json:"created_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun         `json:"dry_run,omitempty"`
+	Id     openapi_types.UUID `json:"id"`
+	Kind   OutgoingEmailKind  `json:"kind"`
 
 	// LastError What went wrong the last time: the mail server's reply when it gave one.
 	LastError nullable.Nullable[string] `json:"last_error"`
@@ -13344,9 +13699,17 @@ type OutgoingEmail struct {
 // OutgoingEmailKind defines model for OutgoingEmail.Kind.
 type OutgoingEmailKind string
 
-// OutgoingEmailResponse defines model for OutgoingEmailResponse.
-type OutgoingEmailResponse struct {
-	// Data An e-mail of the invoice's, as the outbox keeps it. Bcc recipients are never shown.
+// OutgoingEmailDryRun A dry run's answer: the OutgoingEmail as the write would have left it, under preview; nothing was stored.
+type OutgoingEmailDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview An e-mail of the invoice's, as the outbox keeps it. Bcc recipients are never shown.
+	Preview OutgoingEmail `json:"preview"`
+}
+
+// OutgoingEmailOrDryRunResponse A write's answer: the OutgoingEmail, or on a dry run (dry_run true) what it would have been.
+type OutgoingEmailOrDryRunResponse struct {
 	Data OutgoingEmail `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -13385,10 +13748,20 @@ type PayeeDefault struct {
 
 	// Currency The currency a cash account holds.
 	Currency CashAccountCurrency `json:"currency"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 }
 
-// PayeeDefaultResponse defines model for PayeeDefaultResponse.
-type PayeeDefaultResponse struct {
+// PayeeDefaultDryRun A dry run's answer: the PayeeDefault as the write would have left it, under preview; nothing was stored.
+type PayeeDefaultDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag   `json:"dry_run"`
+	Preview PayeeDefault `json:"preview"`
+}
+
+// PayeeDefaultOrDryRunResponse A write's answer: the PayeeDefault, or on a dry run (dry_run true) what it would have been.
+type PayeeDefaultOrDryRunResponse struct {
 	Data PayeeDefault `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -13704,6 +14077,9 @@ type QuoteDecided struct {
 	// DocumentType What the document is: an invoice (the default; a credit note is an invoice with credited_invoice_id), a proforma, a delivery note (följesedel) or a quote (offert).
 	DocumentType InvoiceDocumentType `json:"document_type"`
 
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// EffectiveQuoteStatus A quote's state; expired is derived: open with valid_until before today (Europe/Stockholm).
 	EffectiveQuoteStatus QuoteStatus                  `json:"effective_quote_status"`
 	Id                   openapi_types.UUID           `json:"id"`
@@ -13719,9 +14095,17 @@ type QuoteDecided struct {
 // QuoteDecidedQuoteStatus defines model for QuoteDecided.QuoteStatus.
 type QuoteDecidedQuoteStatus string
 
-// QuoteDecidedResponse defines model for QuoteDecidedResponse.
-type QuoteDecidedResponse struct {
-	// Data A quote with the customer's decision: quote_status as recorded, effective_quote_status adding expired (open, valid_until before today in Europe/Stockholm).
+// QuoteDecidedDryRun A dry run's answer: the QuoteDecided as the write would have left it, under preview; nothing was stored.
+type QuoteDecidedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A quote with the customer's decision: quote_status as recorded, effective_quote_status adding expired (open, valid_until before today in Europe/Stockholm).
+	Preview QuoteDecided `json:"preview"`
+}
+
+// QuoteDecidedOrDryRunResponse A write's answer: the QuoteDecided, or on a dry run (dry_run true) what it would have been.
+type QuoteDecidedOrDryRunResponse struct {
 	Data QuoteDecided `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -13968,17 +14352,6 @@ type ReconciliationIgnoreRequest struct {
 	Ignored bool `json:"ignored"`
 }
 
-// ReconciliationIgnoredResponse defines model for ReconciliationIgnoredResponse.
-type ReconciliationIgnoredResponse struct {
-	Data struct {
-		ExternalId openapi_types.UUID `json:"external_id"`
-		IsIgnored  bool               `json:"is_ignored"`
-	} `json:"data"`
-
-	// Meta Response metadata carried by every success envelope.
-	Meta Meta `json:"meta"`
-}
-
 // ReconciliationItem An outside row (side external: a bank transaction or skattekonto row, signed as the account moved) or a ledger item (side ledger: a posted verifikat's lines on the account, netted, debit positive).
 type ReconciliationItem struct {
 	Actions []ReconciliationItemActions `json:"actions"`
@@ -14012,6 +14385,29 @@ type ReconciliationItemItemType string
 // ReconciliationItemSide defines model for ReconciliationItem.Side.
 type ReconciliationItemSide string
 
+// ReconciliationItemIgnored defines model for ReconciliationItemIgnored.
+type ReconciliationItemIgnored struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun     *NotDryRun         `json:"dry_run,omitempty"`
+	ExternalId openapi_types.UUID `json:"external_id"`
+	IsIgnored  bool               `json:"is_ignored"`
+}
+
+// ReconciliationItemIgnoredDryRun A dry run's answer: the ReconciliationItemIgnored as the write would have left it, under preview; nothing was stored.
+type ReconciliationItemIgnoredDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag                `json:"dry_run"`
+	Preview ReconciliationItemIgnored `json:"preview"`
+}
+
+// ReconciliationItemIgnoredOrDryRunResponse A write's answer: the ReconciliationItemIgnored, or on a dry run (dry_run true) what it would have been.
+type ReconciliationItemIgnoredOrDryRunResponse struct {
+	Data ReconciliationItemIgnored `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // ReconciliationItemsResponse defines model for ReconciliationItemsResponse.
 type ReconciliationItemsResponse struct {
 	Data struct {
@@ -14023,6 +14419,29 @@ type ReconciliationItemsResponse struct {
 		NextCursor          nullable.Nullable[string]               `json:"next_cursor"`
 		OlderUnmatchedCount int                                     `json:"older_unmatched_count"`
 	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ReconciliationLinkDeleted defines model for ReconciliationLinkDeleted.
+type ReconciliationLinkDeleted struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun                 *NotDryRun                            `json:"dry_run,omitempty"`
+	ExternalId             openapi_types.UUID                    `json:"external_id"`
+	PreviousJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"previous_journal_entry_id"`
+}
+
+// ReconciliationLinkDeletedDryRun A dry run's answer: the ReconciliationLinkDeleted as the write would have left it, under preview; nothing was stored.
+type ReconciliationLinkDeletedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag                `json:"dry_run"`
+	Preview ReconciliationLinkDeleted `json:"preview"`
+}
+
+// ReconciliationLinkDeletedOrDryRunResponse A write's answer: the ReconciliationLinkDeleted, or on a dry run (dry_run true) what it would have been.
+type ReconciliationLinkDeletedOrDryRunResponse struct {
+	Data ReconciliationLinkDeleted `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -14112,15 +14531,6 @@ type ReconciliationReopenRequest struct {
 	Reason string `json:"reason"`
 }
 
-// ReconciliationReopenResponse defines model for ReconciliationReopenResponse.
-type ReconciliationReopenResponse struct {
-	// Data A period of an account signed off as reconciled: both balances, the bridge and the items per bucket through through_date, frozen with the signer. While active (not reopened, not taken over by a later sign-off) links, unlinks and ignores of rows dated on or before through_date are 409 CONFLICT with details.code SIGNED_OFF.
-	Data ReconciliationSignoff `json:"data"`
-
-	// Meta Response metadata carried by every success envelope.
-	Meta Meta `json:"meta"`
-}
-
 // ReconciliationReopenedPayload A sign-off was reopened (POST …/signoff/{signoffId}/reopen).
 type ReconciliationReopenedPayload struct {
 	AccountKey string `json:"account_key"`
@@ -14146,6 +14556,9 @@ type ReconciliationSignoff struct {
 	Difference Amount                                 `json:"difference"`
 	Drift      nullable.Nullable[ReconciliationDrift] `json:"drift"`
 
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// ExternalBalance An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	ExternalBalance Amount             `json:"external_balance"`
 	Forced          bool               `json:"forced"`
@@ -14170,11 +14583,28 @@ type ReconciliationSignoff struct {
 	UnexplainedDifference Amount `json:"unexplained_difference"`
 }
 
+// ReconciliationSignoffDryRun A dry run's answer: the ReconciliationSignoff as the write would have left it, under preview; nothing was stored.
+type ReconciliationSignoffDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A period of an account signed off as reconciled: both balances, the bridge and the items per bucket through through_date, frozen with the signer. While active (not reopened, not taken over by a later sign-off) links, unlinks and ignores of rows dated on or before through_date are 409 CONFLICT with details.code SIGNED_OFF.
+	Preview ReconciliationSignoff `json:"preview"`
+}
+
 // ReconciliationSignoffListResponse defines model for ReconciliationSignoffListResponse.
 type ReconciliationSignoffListResponse struct {
 	Data struct {
 		Signoffs []ReconciliationSignoff `json:"signoffs"`
 	} `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// ReconciliationSignoffOrDryRunResponse A write's answer: the ReconciliationSignoff, or on a dry run (dry_run true) what it would have been.
+type ReconciliationSignoffOrDryRunResponse struct {
+	Data ReconciliationSignoff `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -14234,17 +14664,6 @@ type ReconciliationStatus struct {
 
 // ReconciliationStatusState defines model for ReconciliationStatus.State.
 type ReconciliationStatusState string
-
-// ReconciliationUnlinkedResponse defines model for ReconciliationUnlinkedResponse.
-type ReconciliationUnlinkedResponse struct {
-	Data struct {
-		ExternalId             openapi_types.UUID                    `json:"external_id"`
-		PreviousJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"previous_journal_entry_id"`
-	} `json:"data"`
-
-	// Meta Response metadata carried by every success envelope.
-	Meta Meta `json:"meta"`
-}
 
 // ReconciliationUnmatchedPayload A link set was removed (DELETE …/reconciliation/accounts/{accountKey}/links/{linkId}); the verifikat is untouched.
 type ReconciliationUnmatchedPayload struct {
@@ -14417,8 +14836,11 @@ type SalaryLine struct {
 	Amount      Amount                    `json:"amount"`
 	CreatedAt   time.Time                 `json:"created_at"`
 	Description nullable.Nullable[string] `json:"description"`
-	EmployeeId  openapi_types.UUID        `json:"employee_id"`
-	Id          openapi_types.UUID        `json:"id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun     *NotDryRun         `json:"dry_run,omitempty"`
+	EmployeeId openapi_types.UUID `json:"employee_id"`
+	Id         openapi_types.UUID `json:"id"`
 
 	// ItemType hours, overtime, addition (semesterlönegrundande), bonus: cash pay; one_off: an engångsbelopp taxed at one_off_tax_percent; benefit (AGI 012), car_benefit (013), fuel_benefit (018): förmånsvärden, taxed and avgift-based, never paid; gross_deduction: bruttolöneavdrag; net_deduction: nettolöneavdrag (credited 2790); per_diem (7321), mileage (7331): tax-free. base, absence, sjuklon, karens, vacation_pay, vacation_deduction and vacation_compensation belong to the calculation: sent, they are 400 SALARY_LINE_CALCULATED.
 	ItemType         SalaryItemType                    `json:"item_type"`
@@ -14511,8 +14933,11 @@ type SalaryRun struct {
 	// CorrectsRunId The booked run this correction run replaces.
 	CorrectsRunId nullable.Nullable[openapi_types.UUID] `json:"corrects_run_id"`
 	CreatedAt     time.Time                             `json:"created_at"`
-	EmployeeCount int                                   `json:"employee_count"`
-	Id            openapi_types.UUID                    `json:"id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun        *NotDryRun         `json:"dry_run,omitempty"`
+	EmployeeCount int                `json:"employee_count"`
+	Id            openapi_types.UUID `json:"id"`
 
 	// JournalEntryIds The verifikat booking posted: salaries, avgifter, and the vacation liability when it moved.
 	JournalEntryIds []openapi_types.UUID `json:"journal_entry_ids"`
@@ -14554,9 +14979,12 @@ type SalaryRunBookedPayload struct {
 // SalaryRunBooking defines model for SalaryRunBooking.
 type SalaryRunBooking struct {
 	// AvgifterDeclared The whole kronor declared by category (standard, pensioner, youth, exempt).
-	AvgifterDeclared map[string]int           `json:"avgifter_declared"`
-	SalaryRun        SalaryRun                `json:"salary_run"`
-	Verifikat        []SalaryBookingVerifikat `json:"verifikat"`
+	AvgifterDeclared map[string]int `json:"avgifter_declared"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun    *NotDryRun               `json:"dry_run,omitempty"`
+	SalaryRun SalaryRun                `json:"salary_run"`
+	Verifikat []SalaryBookingVerifikat `json:"verifikat"`
 }
 
 // SalaryRunBookingDryRun defines model for SalaryRunBookingDryRun.
@@ -14581,7 +15009,10 @@ type SalaryRunBookingResponse_Data struct {
 
 // SalaryRunCorrection defines model for SalaryRunCorrection.
 type SalaryRunCorrection struct {
-	CorrectionRun  SalaryRun            `json:"correction_run"`
+	CorrectionRun SalaryRun `json:"correction_run"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun           `json:"dry_run,omitempty"`
 	SalaryRun      SalaryRun            `json:"salary_run"`
 	StornoEntryIds []openapi_types.UUID `json:"storno_entry_ids"`
 }
@@ -14657,8 +15088,11 @@ type SalaryRunEmployee struct {
 	Calculated             bool                                      `json:"calculated"`
 	CalculationError       nullable.Nullable[SalaryCalculationError] `json:"calculation_error"`
 	CreatedAt              time.Time                                 `json:"created_at"`
-	EmployeeId             openapi_types.UUID                        `json:"employee_id"`
-	FirstName              string                                    `json:"first_name"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun     *NotDryRun         `json:"dry_run,omitempty"`
+	EmployeeId openapi_types.UUID `json:"employee_id"`
+	FirstName  string             `json:"first_name"`
 
 	// GrossSalary An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	GrossSalary Amount `json:"gross_salary"`
@@ -14844,6 +15278,9 @@ type SalarySettings struct {
 
 	// DeviationPeriod current: a month's absence is deducted on its own payslip; previous: on the next month's (avvikelseperiod).
 	DeviationPeriod SalarySettingsDeviationPeriod `json:"deviation_period"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 
 	// NetPayAccount Where net pay is credited; default the primary cash account's ledger account, else 1930.
 	NetPayAccount string `json:"net_pay_account"`
@@ -15115,7 +15552,10 @@ type SieImport struct {
 type SieImportAction struct {
 	Accepted SieImportActionAccepted `json:"accepted"`
 	Action   SieImportActionAction   `json:"action"`
-	ImportId openapi_types.UUID      `json:"import_id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun   *NotDryRun         `json:"dry_run,omitempty"`
+	ImportId openapi_types.UUID `json:"import_id"`
 
 	// OperationId The run now queued (or the import's latest, when answered as it was); null on a dry run.
 	OperationId nullable.Nullable[openapi_types.UUID] `json:"operation_id"`
@@ -15133,6 +15573,21 @@ type SieImportActionAccepted bool
 
 // SieImportActionAction defines model for SieImportAction.Action.
 type SieImportActionAction string
+
+// SieImportActionDryRun A dry run's answer: the SieImportAction as the write would have left it, under preview; nothing was stored.
+type SieImportActionDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag      `json:"dry_run"`
+	Preview SieImportAction `json:"preview"`
+}
+
+// SieImportActionOrDryRunResponse A write's answer: the SieImportAction, or on a dry run (dry_run true) what it would have been.
+type SieImportActionOrDryRunResponse struct {
+	Data SieImportAction `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
 
 // SieImportActionResponse What resume or undo did.
 type SieImportActionResponse struct {
@@ -15202,9 +15657,12 @@ type SieImportResponse struct {
 
 // SieImportStarted defines model for SieImportStarted.
 type SieImportStarted struct {
-	CompanyId   openapi_types.UUID                   `json:"company_id"`
-	CompletedAt nullable.Nullable[time.Time]         `json:"completed_at"`
-	CreatedAt   time.Time                            `json:"created_at"`
+	CompanyId   openapi_types.UUID           `json:"company_id"`
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+	CreatedAt   time.Time                    `json:"created_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun                           `json:"dry_run,omitempty"`
 	Error       nullable.Nullable[OperationError]    `json:"error"`
 	ImportId    openapi_types.UUID                   `json:"import_id"`
 	OperationId openapi_types.UUID                   `json:"operation_id"`
@@ -15377,16 +15835,19 @@ type SkattekontoOpening struct {
 // SkattekontoTransaction A row of the skattekonto: Skatteverket's (from a statement file) or added by hand. kind opening is the Ingående saldo the history starts from (amount 0, saldo_after the saldo); an upcoming row is a coming debit, not yet drawn and not in the saldo.
 type SkattekontoTransaction struct {
 	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
-	Amount      Amount                       `json:"amount"`
-	CreatedAt   time.Time                    `json:"created_at"`
-	Date        openapi_types.Date           `json:"date"`
-	Description string                       `json:"description"`
-	Id          openapi_types.UUID           `json:"id"`
-	IsIgnored   bool                         `json:"is_ignored"`
-	Kind        SkattekontoTransactionKind   `json:"kind"`
-	SaldoAfter  nullable.Nullable[Amount]    `json:"saldo_after"`
-	Source      SkattekontoTransactionSource `json:"source"`
-	Upcoming    bool                         `json:"upcoming"`
+	Amount      Amount             `json:"amount"`
+	CreatedAt   time.Time          `json:"created_at"`
+	Date        openapi_types.Date `json:"date"`
+	Description string             `json:"description"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun     *NotDryRun                   `json:"dry_run,omitempty"`
+	Id         openapi_types.UUID           `json:"id"`
+	IsIgnored  bool                         `json:"is_ignored"`
+	Kind       SkattekontoTransactionKind   `json:"kind"`
+	SaldoAfter nullable.Nullable[Amount]    `json:"saldo_after"`
+	Source     SkattekontoTransactionSource `json:"source"`
+	Upcoming   bool                         `json:"upcoming"`
 }
 
 // SkattekontoTransactionKind defines model for SkattekontoTransaction.Kind.
@@ -15406,19 +15867,50 @@ type SkattekontoTransactionCreate struct {
 	SaldoAfter *Amount `json:"saldo_after,omitempty"`
 }
 
-// SkattekontoTransactionDeletedResponse defines model for SkattekontoTransactionDeletedResponse.
-type SkattekontoTransactionDeletedResponse struct {
-	Data struct {
-		Deleted SkattekontoTransactionDeletedResponseDataDeleted `json:"deleted"`
-		Id      openapi_types.UUID                               `json:"id"`
-	} `json:"data"`
+// SkattekontoTransactionDeleted defines model for SkattekontoTransactionDeleted.
+type SkattekontoTransactionDeleted struct {
+	Deleted SkattekontoTransactionDeletedDeleted `json:"deleted"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun         `json:"dry_run,omitempty"`
+	Id     openapi_types.UUID `json:"id"`
+}
+
+// SkattekontoTransactionDeletedDeleted defines model for SkattekontoTransactionDeleted.Deleted.
+type SkattekontoTransactionDeletedDeleted bool
+
+// SkattekontoTransactionDeletedDryRun A dry run's answer: the SkattekontoTransactionDeleted as the write would have left it, under preview; nothing was stored.
+type SkattekontoTransactionDeletedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag                    `json:"dry_run"`
+	Preview SkattekontoTransactionDeleted `json:"preview"`
+}
+
+// SkattekontoTransactionDeletedOrDryRunResponse A write's answer: the SkattekontoTransactionDeleted, or on a dry run (dry_run true) what it would have been.
+type SkattekontoTransactionDeletedOrDryRunResponse struct {
+	Data SkattekontoTransactionDeleted `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
 }
 
-// SkattekontoTransactionDeletedResponseDataDeleted defines model for SkattekontoTransactionDeletedResponse.Data.Deleted.
-type SkattekontoTransactionDeletedResponseDataDeleted bool
+// SkattekontoTransactionDryRun A dry run's answer: the SkattekontoTransaction as the write would have left it, under preview; nothing was stored.
+type SkattekontoTransactionDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A row of the skattekonto: Skatteverket's (from a statement file) or added by hand. kind opening is the Ingående saldo the history starts from (amount 0, saldo_after the saldo); an upcoming row is a coming debit, not yet drawn and not in the saldo.
+	Preview SkattekontoTransaction `json:"preview"`
+}
+
+// SkattekontoTransactionDryRunResponse A dry run's answer: nothing was stored.
+type SkattekontoTransactionDryRunResponse struct {
+	// Data A dry run's answer: the SkattekontoTransaction as the write would have left it, under preview; nothing was stored.
+	Data SkattekontoTransactionDryRun `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
 
 // SkattekontoTransactionListResponse defines model for SkattekontoTransactionListResponse.
 type SkattekontoTransactionListResponse struct {
@@ -15556,11 +16048,14 @@ type Supplier struct {
 	// DefaultExpenseAccount A BAS account: the debit account suggested when the supplier's invoices are booked. A BAS account the company's chart lacks is added to it (audited), as a verifikat's line adds it; a number neither the chart nor BAS has, or one the chart has deactivated, is 400 VALIDATION_ERROR (rule chart). A change affects only future bookings.
 	DefaultExpenseAccount nullable.Nullable[string] `json:"default_expense_account"`
 	DefaultPaymentTerms   int                       `json:"default_payment_terms"`
-	Email                 nullable.Nullable[string] `json:"email"`
-	Iban                  nullable.Nullable[string] `json:"iban"`
-	Id                    openapi_types.UUID        `json:"id"`
-	Name                  string                    `json:"name"`
-	Notes                 nullable.Nullable[string] `json:"notes"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun                `json:"dry_run,omitempty"`
+	Email  nullable.Nullable[string] `json:"email"`
+	Iban   nullable.Nullable[string] `json:"iban"`
+	Id     openapi_types.UUID        `json:"id"`
+	Name   string                    `json:"name"`
+	Notes  nullable.Nullable[string] `json:"notes"`
 
 	// OrgNumber A sole trader's organisation number is the owner's personnummer: it is stored encrypted and answered masked like personal_number (eight asterisks, a hyphen and the last four digits). Sent back as read, it changes nothing.
 	OrgNumber nullable.Nullable[string] `json:"org_number"`
@@ -15642,6 +16137,8 @@ type SupplierBulkResponse struct {
 
 // SupplierBulkResult defines model for SupplierBulkResult.
 type SupplierBulkResult struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun  *NotDryRun         `json:"dry_run,omitempty"`
 	Results []SupplierBulkItem `json:"results"`
 	Summary BulkSummary        `json:"summary"`
 }
@@ -15742,13 +16239,16 @@ type SupplierInvoice struct {
 	// DisputedFrom The state a disputed invoice returns to when its dispute ends; null unless disputed.
 	DisputedFrom nullable.Nullable[SupplierInvoiceDisputedFrom] `json:"disputed_from"`
 	DocumentId   nullable.Nullable[openapi_types.UUID]          `json:"document_id"`
-	DueDate      openapi_types.Date                             `json:"due_date"`
-	EmployeeId   nullable.Nullable[openapi_types.UUID]          `json:"employee_id"`
-	ExchangeRate nullable.Nullable[ExchangeRate]                `json:"exchange_rate"`
-	Id           openapi_types.UUID                             `json:"id"`
-	InboxItemId  nullable.Nullable[openapi_types.UUID]          `json:"inbox_item_id"`
-	InvoiceDate  openapi_types.Date                             `json:"invoice_date"`
-	IsCreditNote bool                                           `json:"is_credit_note"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun       *NotDryRun                            `json:"dry_run,omitempty"`
+	DueDate      openapi_types.Date                    `json:"due_date"`
+	EmployeeId   nullable.Nullable[openapi_types.UUID] `json:"employee_id"`
+	ExchangeRate nullable.Nullable[ExchangeRate]       `json:"exchange_rate"`
+	Id           openapi_types.UUID                    `json:"id"`
+	InboxItemId  nullable.Nullable[openapi_types.UUID] `json:"inbox_item_id"`
+	InvoiceDate  openapi_types.Date                    `json:"invoice_date"`
+	IsCreditNote bool                                  `json:"is_credit_note"`
 
 	// Items With expand=items (always on create).
 	Items       *[]SupplierInvoiceItem    `json:"items,omitempty"`
@@ -15829,8 +16329,11 @@ type SupplierInvoiceAccrualStatus string
 
 // SupplierInvoiceApproved defines model for SupplierInvoiceApproved.
 type SupplierInvoiceApproved struct {
-	ApprovedAt            nullable.Nullable[time.Time]  `json:"approved_at"`
-	ArrivalNumber         int                           `json:"arrival_number"`
+	ApprovedAt    nullable.Nullable[time.Time] `json:"approved_at"`
+	ArrivalNumber int                          `json:"arrival_number"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun                *NotDryRun                    `json:"dry_run,omitempty"`
 	Id                    openapi_types.UUID            `json:"id"`
 	Status                SupplierInvoiceApprovedStatus `json:"status"`
 	SupplierInvoiceNumber string                        `json:"supplier_invoice_number"`
@@ -15839,23 +16342,33 @@ type SupplierInvoiceApproved struct {
 // SupplierInvoiceApprovedStatus defines model for SupplierInvoiceApproved.Status.
 type SupplierInvoiceApprovedStatus string
 
-// SupplierInvoiceApprovedPayload A supplier invoice was approved for payment.
-type SupplierInvoiceApprovedPayload struct {
-	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
+// SupplierInvoiceApprovedDryRun A dry run's answer: the SupplierInvoiceApproved as the write would have left it, under preview; nothing was stored.
+type SupplierInvoiceApprovedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag              `json:"dry_run"`
+	Preview SupplierInvoiceApproved `json:"preview"`
 }
 
-// SupplierInvoiceApprovedResponse defines model for SupplierInvoiceApprovedResponse.
-type SupplierInvoiceApprovedResponse struct {
+// SupplierInvoiceApprovedOrDryRunResponse A write's answer: the SupplierInvoiceApproved, or on a dry run (dry_run true) what it would have been.
+type SupplierInvoiceApprovedOrDryRunResponse struct {
 	Data SupplierInvoiceApproved `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
 }
 
+// SupplierInvoiceApprovedPayload A supplier invoice was approved for payment.
+type SupplierInvoiceApprovedPayload struct {
+	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
+}
+
 // SupplierInvoiceBankEntered defines model for SupplierInvoiceBankEntered.
 type SupplierInvoiceBankEntered struct {
-	BankEnteredAt     nullable.Nullable[time.Time] `json:"bank_entered_at"`
-	SupplierInvoiceId openapi_types.UUID           `json:"supplier_invoice_id"`
+	BankEnteredAt nullable.Nullable[time.Time] `json:"bank_entered_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun            *NotDryRun         `json:"dry_run,omitempty"`
+	SupplierInvoiceId openapi_types.UUID `json:"supplier_invoice_id"`
 }
 
 // SupplierInvoiceBankEnteredCreate defines model for SupplierInvoiceBankEnteredCreate.
@@ -15864,8 +16377,15 @@ type SupplierInvoiceBankEnteredCreate struct {
 	Entered bool `json:"entered"`
 }
 
-// SupplierInvoiceBankEnteredResponse defines model for SupplierInvoiceBankEnteredResponse.
-type SupplierInvoiceBankEnteredResponse struct {
+// SupplierInvoiceBankEnteredDryRun A dry run's answer: the SupplierInvoiceBankEntered as the write would have left it, under preview; nothing was stored.
+type SupplierInvoiceBankEnteredDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag                 `json:"dry_run"`
+	Preview SupplierInvoiceBankEntered `json:"preview"`
+}
+
+// SupplierInvoiceBankEnteredOrDryRunResponse A write's answer: the SupplierInvoiceBankEntered, or on a dry run (dry_run true) what it would have been.
+type SupplierInvoiceBankEnteredOrDryRunResponse struct {
 	Data SupplierInvoiceBankEntered `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -15874,14 +16394,24 @@ type SupplierInvoiceBankEnteredResponse struct {
 
 // SupplierInvoiceBooked defines model for SupplierInvoiceBooked.
 type SupplierInvoiceBooked struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// JournalEntryId The registration verifikat; null on a dry run.
 	JournalEntryId  nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
 	SupplierInvoice SupplierInvoiceSummary                `json:"supplier_invoice"`
 	VerifikatLines  []PostingLine                         `json:"verifikat_lines"`
 }
 
-// SupplierInvoiceBookedResponse defines model for SupplierInvoiceBookedResponse.
-type SupplierInvoiceBookedResponse struct {
+// SupplierInvoiceBookedDryRun A dry run's answer: the SupplierInvoiceBooked as the write would have left it, under preview; nothing was stored.
+type SupplierInvoiceBookedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag            `json:"dry_run"`
+	Preview SupplierInvoiceBooked `json:"preview"`
+}
+
+// SupplierInvoiceBookedOrDryRunResponse A write's answer: the SupplierInvoiceBooked, or on a dry run (dry_run true) what it would have been.
+type SupplierInvoiceBookedOrDryRunResponse struct {
 	Data SupplierInvoiceBooked `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -15986,7 +16516,10 @@ type SupplierInvoiceCredited struct {
 	// CreditNoteId Null on a dry run.
 	CreditNoteId nullable.Nullable[openapi_types.UUID] `json:"credit_note_id"`
 	DocumentId   nullable.Nullable[openapi_types.UUID] `json:"document_id"`
-	InboxItemId  nullable.Nullable[openapi_types.UUID] `json:"inbox_item_id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun                            `json:"dry_run,omitempty"`
+	InboxItemId nullable.Nullable[openapi_types.UUID] `json:"inbox_item_id"`
 
 	// InvoiceDate The credit date.
 	InvoiceDate                openapi_types.Date                    `json:"invoice_date"`
@@ -16007,18 +16540,25 @@ type SupplierInvoiceCredited struct {
 	VerifikatLines []PostingLine `json:"verifikat_lines"`
 }
 
-// SupplierInvoiceCreditedPayload A supplier invoice was credited: the invoice and its credit note.
-type SupplierInvoiceCreditedPayload struct {
-	CreditNote      SupplierInvoice `json:"credit_note"`
-	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
+// SupplierInvoiceCreditedDryRun A dry run's answer: the SupplierInvoiceCredited as the write would have left it, under preview; nothing was stored.
+type SupplierInvoiceCreditedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag              `json:"dry_run"`
+	Preview SupplierInvoiceCredited `json:"preview"`
 }
 
-// SupplierInvoiceCreditedResponse defines model for SupplierInvoiceCreditedResponse.
-type SupplierInvoiceCreditedResponse struct {
+// SupplierInvoiceCreditedOrDryRunResponse A write's answer: the SupplierInvoiceCredited, or on a dry run (dry_run true) what it would have been.
+type SupplierInvoiceCreditedOrDryRunResponse struct {
 	Data SupplierInvoiceCredited `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoiceCreditedPayload A supplier invoice was credited: the invoice and its credit note.
+type SupplierInvoiceCreditedPayload struct {
+	CreditNote      SupplierInvoice `json:"credit_note"`
+	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
 }
 
 // SupplierInvoiceCurrency defines model for SupplierInvoiceCurrency.
@@ -16027,20 +16567,37 @@ type SupplierInvoiceCurrency string
 // SupplierInvoiceDeleted defines model for SupplierInvoiceDeleted.
 type SupplierInvoiceDeleted struct {
 	// ArrivalNumber The number it had; never given again.
-	ArrivalNumber     int                           `json:"arrival_number"`
-	Deleted           SupplierInvoiceDeletedDeleted `json:"deleted"`
-	SupplierInvoiceId openapi_types.UUID            `json:"supplier_invoice_id"`
+	ArrivalNumber int                           `json:"arrival_number"`
+	Deleted       SupplierInvoiceDeletedDeleted `json:"deleted"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun            *NotDryRun         `json:"dry_run,omitempty"`
+	SupplierInvoiceId openapi_types.UUID `json:"supplier_invoice_id"`
 }
 
 // SupplierInvoiceDeletedDeleted defines model for SupplierInvoiceDeleted.Deleted.
 type SupplierInvoiceDeletedDeleted bool
 
-// SupplierInvoiceDeletedResponse defines model for SupplierInvoiceDeletedResponse.
-type SupplierInvoiceDeletedResponse struct {
+// SupplierInvoiceDeletedDryRun A dry run's answer: the SupplierInvoiceDeleted as the write would have left it, under preview; nothing was stored.
+type SupplierInvoiceDeletedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag             `json:"dry_run"`
+	Preview SupplierInvoiceDeleted `json:"preview"`
+}
+
+// SupplierInvoiceDeletedOrDryRunResponse A write's answer: the SupplierInvoiceDeleted, or on a dry run (dry_run true) what it would have been.
+type SupplierInvoiceDeletedOrDryRunResponse struct {
 	Data SupplierInvoiceDeleted `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoiceDryRun A dry run's answer: the SupplierInvoice as the write would have left it, under preview; nothing was stored.
+type SupplierInvoiceDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag      `json:"dry_run"`
+	Preview SupplierInvoice `json:"preview"`
 }
 
 // SupplierInvoiceItem A line: an amount excluding VAT on an account.
@@ -16107,10 +16664,20 @@ type SupplierInvoiceItemMoved struct {
 
 	// Corrected true when the registration verifikat was corrected inline (rättelse) with the move.
 	Corrected bool `json:"corrected"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 }
 
-// SupplierInvoiceItemMovedResponse defines model for SupplierInvoiceItemMovedResponse.
-type SupplierInvoiceItemMovedResponse struct {
+// SupplierInvoiceItemMovedDryRun A dry run's answer: the SupplierInvoiceItemMoved as the write would have left it, under preview; nothing was stored.
+type SupplierInvoiceItemMovedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag               `json:"dry_run"`
+	Preview SupplierInvoiceItemMoved `json:"preview"`
+}
+
+// SupplierInvoiceItemMovedOrDryRunResponse A write's answer: the SupplierInvoiceItemMoved, or on a dry run (dry_run true) what it would have been.
+type SupplierInvoiceItemMovedOrDryRunResponse struct {
 	Data SupplierInvoiceItemMoved `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -16164,9 +16731,19 @@ type SupplierInvoiceListResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// SupplierInvoiceOrDryRunResponse A write's answer: the SupplierInvoice, or on a dry run (dry_run true) what it would have been.
+type SupplierInvoiceOrDryRunResponse struct {
+	Data SupplierInvoice `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
 // SupplierInvoicePaid defines model for SupplierInvoicePaid.
 type SupplierInvoicePaid struct {
-	Id openapi_types.UUID `json:"id"`
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun         `json:"dry_run,omitempty"`
+	Id     openapi_types.UUID `json:"id"`
 
 	// PaidAmount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
 	PaidAmount            Amount                                `json:"paid_amount"`
@@ -16185,17 +16762,24 @@ type SupplierInvoicePaid struct {
 	VerifikatLines []PostingLine `json:"verifikat_lines"`
 }
 
-// SupplierInvoicePaidPayload A supplier invoice was paid in full.
-type SupplierInvoicePaidPayload struct {
-	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
+// SupplierInvoicePaidDryRun A dry run's answer: the SupplierInvoicePaid as the write would have left it, under preview; nothing was stored.
+type SupplierInvoicePaidDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag          `json:"dry_run"`
+	Preview SupplierInvoicePaid `json:"preview"`
 }
 
-// SupplierInvoicePaidResponse defines model for SupplierInvoicePaidResponse.
-type SupplierInvoicePaidResponse struct {
+// SupplierInvoicePaidOrDryRunResponse A write's answer: the SupplierInvoicePaid, or on a dry run (dry_run true) what it would have been.
+type SupplierInvoicePaidOrDryRunResponse struct {
 	Data SupplierInvoicePaid `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoicePaidPayload A supplier invoice was paid in full.
+type SupplierInvoicePaidPayload struct {
+	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
 }
 
 // SupplierInvoicePatch defines model for SupplierInvoicePatch.
@@ -16396,24 +16980,34 @@ type SupplierInvoiceUncredited struct {
 	// Changed false when the invoice was not credited: nothing was done.
 	Changed bool `json:"changed"`
 
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// ReversalEntryId The storno of the credit verifikat; null when it had none, or nothing changed.
 	ReversalEntryId      nullable.Nullable[openapi_types.UUID] `json:"reversal_entry_id"`
 	ReversedCreditNoteId nullable.Nullable[openapi_types.UUID] `json:"reversed_credit_note_id"`
 	SupplierInvoice      SupplierInvoiceSummary                `json:"supplier_invoice"`
 }
 
-// SupplierInvoiceUncreditedPayload A supplier invoice's credit was undone (its verifikat reversed).
-type SupplierInvoiceUncreditedPayload struct {
-	CreditNote      SupplierInvoice `json:"credit_note"`
-	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
+// SupplierInvoiceUncreditedDryRun A dry run's answer: the SupplierInvoiceUncredited as the write would have left it, under preview; nothing was stored.
+type SupplierInvoiceUncreditedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag                `json:"dry_run"`
+	Preview SupplierInvoiceUncredited `json:"preview"`
 }
 
-// SupplierInvoiceUncreditedResponse defines model for SupplierInvoiceUncreditedResponse.
-type SupplierInvoiceUncreditedResponse struct {
+// SupplierInvoiceUncreditedOrDryRunResponse A write's answer: the SupplierInvoiceUncredited, or on a dry run (dry_run true) what it would have been.
+type SupplierInvoiceUncreditedOrDryRunResponse struct {
 	Data SupplierInvoiceUncredited `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// SupplierInvoiceUncreditedPayload A supplier invoice's credit was undone (its verifikat reversed).
+type SupplierInvoiceUncreditedPayload struct {
+	CreditNote      SupplierInvoice `json:"credit_note"`
+	SupplierInvoice SupplierInvoice `json:"supplier_invoice"`
 }
 
 // SupplierInvoiceVatTreatment How the invoice carries VAT. standard_25, reduced_12 and reduced_6 are the rate its lines default to (input VAT on 2641); reverse_charge: the buyer accounts for Swedish VAT (omvänd betalningsskyldighet); export and exempt: no VAT.
@@ -16730,9 +17324,12 @@ type TaxProfileSettings struct {
 	DefaultVoucherSeriesPerSourceType nullable.Nullable[map[string]string] `json:"default_voucher_series_per_source_type"`
 	DeferInvoiceBooking               nullable.Nullable[bool]              `json:"defer_invoice_booking"`
 	DimensionsEnabled                 nullable.Nullable[bool]              `json:"dimensions_enabled"`
-	Email                             nullable.Nullable[string]            `json:"email"`
-	EmployerRegistered                nullable.Nullable[bool]              `json:"employer_registered"`
-	EmployerSeasonal                  nullable.Nullable[bool]              `json:"employer_seasonal"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun             *NotDryRun                `json:"dry_run,omitempty"`
+	Email              nullable.Nullable[string] `json:"email"`
+	EmployerRegistered nullable.Nullable[bool]   `json:"employer_registered"`
+	EmployerSeasonal   nullable.Nullable[bool]   `json:"employer_seasonal"`
 
 	// EntityType Company form: aktiebolag (limited company), enskild firma (sole trader), ideell förening (non-profit association).
 	EntityType EntityType              `json:"entity_type"`
@@ -16931,6 +17528,8 @@ type TransactionBatchCategorize struct {
 
 // TransactionBatchCategorized defines model for TransactionBatchCategorized.
 type TransactionBatchCategorized struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun  *NotDryRun               `json:"dry_run,omitempty"`
 	Results []TransactionBatchResult `json:"results"`
 	Summary struct {
 		Failed    int `json:"failed"`
@@ -16939,8 +17538,15 @@ type TransactionBatchCategorized struct {
 	} `json:"summary"`
 }
 
-// TransactionBatchCategorizedResponse defines model for TransactionBatchCategorizedResponse.
-type TransactionBatchCategorizedResponse struct {
+// TransactionBatchCategorizedDryRun A dry run's answer: the TransactionBatchCategorized as the write would have left it, under preview; nothing was stored.
+type TransactionBatchCategorizedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag                  `json:"dry_run"`
+	Preview TransactionBatchCategorized `json:"preview"`
+}
+
+// TransactionBatchCategorizedOrDryRunResponse A write's answer: the TransactionBatchCategorized, or on a dry run (dry_run true) what it would have been.
+type TransactionBatchCategorizedOrDryRunResponse struct {
 	Data TransactionBatchCategorized `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -16956,6 +17562,9 @@ type TransactionBatchItem struct {
 // TransactionBatchMatched defines model for TransactionBatchMatched.
 type TransactionBatchMatched struct {
 	Allocations []BatchAllocationResult `json:"allocations"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 
 	// ExpectedLines The lines of the samlingsverifikat (on a dry run, the lines it would post).
 	ExpectedLines  []PostingLine      `json:"expected_lines"`
@@ -16973,8 +17582,15 @@ type TransactionBatchMatched struct {
 	VoucherSeries string `json:"voucher_series"`
 }
 
-// TransactionBatchMatchedResponse defines model for TransactionBatchMatchedResponse.
-type TransactionBatchMatchedResponse struct {
+// TransactionBatchMatchedDryRun A dry run's answer: the TransactionBatchMatched as the write would have left it, under preview; nothing was stored.
+type TransactionBatchMatchedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag              `json:"dry_run"`
+	Preview TransactionBatchMatched `json:"preview"`
+}
+
+// TransactionBatchMatchedOrDryRunResponse A write's answer: the TransactionBatchMatched, or on a dry run (dry_run true) what it would have been.
+type TransactionBatchMatchedOrDryRunResponse struct {
 	Data TransactionBatchMatched `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17022,6 +17638,9 @@ type TransactionBulkBookMode string
 
 // TransactionBulkBooked defines model for TransactionBulkBooked.
 type TransactionBulkBooked struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// JournalEntryId null in a dry run that would create one.
 	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
 	LinkedTxCount  int                                   `json:"linked_tx_count"`
@@ -17036,8 +17655,15 @@ type TransactionBulkBooked struct {
 // TransactionBulkBookedMode defines model for TransactionBulkBooked.Mode.
 type TransactionBulkBookedMode string
 
-// TransactionBulkBookedResponse defines model for TransactionBulkBookedResponse.
-type TransactionBulkBookedResponse struct {
+// TransactionBulkBookedDryRun A dry run's answer: the TransactionBulkBooked as the write would have left it, under preview; nothing was stored.
+type TransactionBulkBookedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag            `json:"dry_run"`
+	Preview TransactionBulkBooked `json:"preview"`
+}
+
+// TransactionBulkBookedOrDryRunResponse A write's answer: the TransactionBulkBooked, or on a dry run (dry_run true) what it would have been.
+type TransactionBulkBookedOrDryRunResponse struct {
 	Data TransactionBulkBooked `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17082,12 +17708,30 @@ type TransactionCategorized struct {
 	// AlreadyHadJournalEntry It was booked already: nothing was done.
 	AlreadyHadJournalEntry bool                      `json:"already_had_journal_entry"`
 	Category               nullable.Nullable[string] `json:"category"`
-	JournalEntryCreated    bool                      `json:"journal_entry_created"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun              *NotDryRun `json:"dry_run,omitempty"`
+	JournalEntryCreated bool       `json:"journal_entry_created"`
 
 	// JournalEntryId null in a dry run.
 	JournalEntryId nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
 	Success        bool                                  `json:"success"`
 	VerifikatLines []PostingLine                         `json:"verifikat_lines"`
+}
+
+// TransactionCategorizedDryRun A dry run's answer: the TransactionCategorized as the write would have left it, under preview; nothing was stored.
+type TransactionCategorizedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag             `json:"dry_run"`
+	Preview TransactionCategorized `json:"preview"`
+}
+
+// TransactionCategorizedOrDryRunResponse A write's answer: the TransactionCategorized, or on a dry run (dry_run true) what it would have been.
+type TransactionCategorizedOrDryRunResponse struct {
+	Data TransactionCategorized `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
 }
 
 // TransactionCategorizedPayload A new verifikat booked a bank transaction (categorize), or several (bulk-book: transactions).
@@ -17097,28 +17741,30 @@ type TransactionCategorizedPayload struct {
 	Transactions   *[]Transaction     `json:"transactions,omitempty"`
 }
 
-// TransactionCategorizedResponse defines model for TransactionCategorizedResponse.
-type TransactionCategorizedResponse struct {
-	Data TransactionCategorized `json:"data"`
-
-	// Meta Response metadata carried by every success envelope.
-	Meta Meta `json:"meta"`
-}
-
 // TransactionCategory What the transaction was; each books on a BAS account with a default VAT treatment (GET transaction-templates lists them).
 type TransactionCategory string
 
 // TransactionDeleted defines model for TransactionDeleted.
 type TransactionDeleted struct {
-	Deleted       TransactionDeletedDeleted `json:"deleted"`
-	TransactionId openapi_types.UUID        `json:"transaction_id"`
+	Deleted TransactionDeletedDeleted `json:"deleted"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun        *NotDryRun         `json:"dry_run,omitempty"`
+	TransactionId openapi_types.UUID `json:"transaction_id"`
 }
 
 // TransactionDeletedDeleted defines model for TransactionDeleted.Deleted.
 type TransactionDeletedDeleted bool
 
-// TransactionDeletedResponse defines model for TransactionDeletedResponse.
-type TransactionDeletedResponse struct {
+// TransactionDeletedDryRun A dry run's answer: the TransactionDeleted as the write would have left it, under preview; nothing was stored.
+type TransactionDeletedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag         `json:"dry_run"`
+	Preview TransactionDeleted `json:"preview"`
+}
+
+// TransactionDeletedOrDryRunResponse A write's answer: the TransactionDeleted, or on a dry run (dry_run true) what it would have been.
+type TransactionDeletedOrDryRunResponse struct {
 	Data TransactionDeleted `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17129,14 +17775,24 @@ type TransactionDeletedResponse struct {
 type TransactionDocument struct {
 	DocumentId nullable.Nullable[openapi_types.UUID] `json:"document_id"`
 
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// JournalEntryId The verifikat the document is underlag of; null while the transaction is unbooked.
 	JournalEntryId     nullable.Nullable[openapi_types.UUID] `json:"journal_entry_id"`
 	PreviousDocumentId nullable.Nullable[openapi_types.UUID] `json:"previous_document_id"`
 	TransactionId      openapi_types.UUID                    `json:"transaction_id"`
 }
 
-// TransactionDocumentResponse defines model for TransactionDocumentResponse.
-type TransactionDocumentResponse struct {
+// TransactionDocumentDryRun A dry run's answer: the TransactionDocument as the write would have left it, under preview; nothing was stored.
+type TransactionDocumentDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag          `json:"dry_run"`
+	Preview TransactionDocument `json:"preview"`
+}
+
+// TransactionDocumentOrDryRunResponse A write's answer: the TransactionDocument, or on a dry run (dry_run true) what it would have been.
+type TransactionDocumentOrDryRunResponse struct {
 	Data TransactionDocument `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17145,17 +17801,27 @@ type TransactionDocumentResponse struct {
 
 // TransactionIgnored defines model for TransactionIgnored.
 type TransactionIgnored struct {
-	AlreadyIgnored bool                        `json:"already_ignored"`
-	IsIgnored      TransactionIgnoredIsIgnored `json:"is_ignored"`
-	Success        bool                        `json:"success"`
-	TransactionId  openapi_types.UUID          `json:"transaction_id"`
+	AlreadyIgnored bool `json:"already_ignored"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun        *NotDryRun                  `json:"dry_run,omitempty"`
+	IsIgnored     TransactionIgnoredIsIgnored `json:"is_ignored"`
+	Success       bool                        `json:"success"`
+	TransactionId openapi_types.UUID          `json:"transaction_id"`
 }
 
 // TransactionIgnoredIsIgnored defines model for TransactionIgnored.IsIgnored.
 type TransactionIgnoredIsIgnored bool
 
-// TransactionIgnoredResponse defines model for TransactionIgnoredResponse.
-type TransactionIgnoredResponse struct {
+// TransactionIgnoredDryRun A dry run's answer: the TransactionIgnored as the write would have left it, under preview; nothing was stored.
+type TransactionIgnoredDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag         `json:"dry_run"`
+	Preview TransactionIgnored `json:"preview"`
+}
+
+// TransactionIgnoredOrDryRunResponse A write's answer: the TransactionIgnored, or on a dry run (dry_run true) what it would have been.
+type TransactionIgnoredOrDryRunResponse struct {
 	Data TransactionIgnored `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17193,13 +17859,22 @@ type TransactionIngestItemImportSource string
 
 // TransactionIngested defines model for TransactionIngested.
 type TransactionIngested struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun           `json:"dry_run,omitempty"`
 	Duplicates     int                  `json:"duplicates"`
 	Imported       int                  `json:"imported"`
 	TransactionIds []openapi_types.UUID `json:"transaction_ids"`
 }
 
-// TransactionIngestedResponse defines model for TransactionIngestedResponse.
-type TransactionIngestedResponse struct {
+// TransactionIngestedDryRun A dry run's answer: the TransactionIngested as the write would have left it, under preview; nothing was stored.
+type TransactionIngestedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag          `json:"dry_run"`
+	Preview TransactionIngested `json:"preview"`
+}
+
+// TransactionIngestedOrDryRunResponse A write's answer: the TransactionIngested, or on a dry run (dry_run true) what it would have been.
+type TransactionIngestedOrDryRunResponse struct {
 	Data TransactionIngested `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17208,6 +17883,8 @@ type TransactionIngestedResponse struct {
 
 // TransactionInvoiceMatched defines model for TransactionInvoiceMatched.
 type TransactionInvoiceMatched struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun    *NotDryRun         `json:"dry_run,omitempty"`
 	InvoiceId openapi_types.UUID `json:"invoice_id"`
 
 	// InvoiceStatus The invoice's status after the payment.
@@ -17236,8 +17913,15 @@ type TransactionInvoiceMatched struct {
 // TransactionInvoiceMatchedInvoiceStatus The invoice's status after the payment.
 type TransactionInvoiceMatchedInvoiceStatus string
 
-// TransactionInvoiceMatchedResponse defines model for TransactionInvoiceMatchedResponse.
-type TransactionInvoiceMatchedResponse struct {
+// TransactionInvoiceMatchedDryRun A dry run's answer: the TransactionInvoiceMatched as the write would have left it, under preview; nothing was stored.
+type TransactionInvoiceMatchedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag                `json:"dry_run"`
+	Preview TransactionInvoiceMatched `json:"preview"`
+}
+
+// TransactionInvoiceMatchedOrDryRunResponse A write's answer: the TransactionInvoiceMatched, or on a dry run (dry_run true) what it would have been.
+type TransactionInvoiceMatchedOrDryRunResponse struct {
 	Data TransactionInvoiceMatched `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17251,6 +17935,8 @@ type TransactionLink struct {
 
 // TransactionLinked defines model for TransactionLinked.
 type TransactionLinked struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun         *NotDryRun         `json:"dry_run,omitempty"`
 	JournalEntryId openapi_types.UUID `json:"journal_entry_id"`
 	TransactionId  openapi_types.UUID `json:"transaction_id"`
 
@@ -17258,8 +17944,15 @@ type TransactionLinked struct {
 	VoucherLabel string `json:"voucher_label"`
 }
 
-// TransactionLinkedResponse defines model for TransactionLinkedResponse.
-type TransactionLinkedResponse struct {
+// TransactionLinkedDryRun A dry run's answer: the TransactionLinked as the write would have left it, under preview; nothing was stored.
+type TransactionLinkedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag        `json:"dry_run"`
+	Preview TransactionLinked `json:"preview"`
+}
+
+// TransactionLinkedOrDryRunResponse A write's answer: the TransactionLinked, or on a dry run (dry_run true) what it would have been.
+type TransactionLinkedOrDryRunResponse struct {
 	Data TransactionLinked `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17343,12 +18036,22 @@ type TransactionPatch struct {
 type TransactionPatched struct {
 	CashAccountId nullable.Nullable[openapi_types.UUID] `json:"cash_account_id"`
 	Description   nullable.Nullable[string]             `json:"description"`
-	Id            openapi_types.UUID                    `json:"id"`
-	TitleEditedAt nullable.Nullable[time.Time]          `json:"title_edited_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun        *NotDryRun                   `json:"dry_run,omitempty"`
+	Id            openapi_types.UUID           `json:"id"`
+	TitleEditedAt nullable.Nullable[time.Time] `json:"title_edited_at"`
 }
 
-// TransactionPatchedResponse defines model for TransactionPatchedResponse.
-type TransactionPatchedResponse struct {
+// TransactionPatchedDryRun A dry run's answer: the TransactionPatched as the write would have left it, under preview; nothing was stored.
+type TransactionPatchedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag         `json:"dry_run"`
+	Preview TransactionPatched `json:"preview"`
+}
+
+// TransactionPatchedOrDryRunResponse A write's answer: the TransactionPatched, or on a dry run (dry_run true) what it would have been.
+type TransactionPatchedOrDryRunResponse struct {
 	Data TransactionPatched `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17358,9 +18061,12 @@ type TransactionPatchedResponse struct {
 // TransactionRate defines model for TransactionRate.
 type TransactionRate struct {
 	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
-	Amount           Amount                                `json:"amount"`
-	AmountSek        nullable.Nullable[Amount]             `json:"amount_sek"`
-	Currency         string                                `json:"currency"`
+	Amount    Amount                    `json:"amount"`
+	AmountSek nullable.Nullable[Amount] `json:"amount_sek"`
+	Currency  string                    `json:"currency"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun           *NotDryRun                            `json:"dry_run,omitempty"`
 	ExchangeRate     nullable.Nullable[ExchangeRate]       `json:"exchange_rate"`
 	ExchangeRateDate nullable.Nullable[openapi_types.Date] `json:"exchange_rate_date"`
 
@@ -17369,8 +18075,15 @@ type TransactionRate struct {
 	TransactionId openapi_types.UUID `json:"transaction_id"`
 }
 
-// TransactionRateResponse defines model for TransactionRateResponse.
-type TransactionRateResponse struct {
+// TransactionRateDryRun A dry run's answer: the TransactionRate as the write would have left it, under preview; nothing was stored.
+type TransactionRateDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag      `json:"dry_run"`
+	Preview TransactionRate `json:"preview"`
+}
+
+// TransactionRateOrDryRunResponse A write's answer: the TransactionRate, or on a dry run (dry_run true) what it would have been.
+type TransactionRateOrDryRunResponse struct {
 	Data TransactionRate `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17416,6 +18129,9 @@ type TransactionSupplierInvoiceMatched struct {
 	// BankFeeSek What left the account above what the invoice asked, booked on 6570 (at most 5 000 kr); 0 when none.
 	BankFeeSek Amount `json:"bank_fee_sek"`
 
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// InvoiceStatus The supplier invoice's status after the payment.
 	InvoiceStatus  TransactionSupplierInvoiceMatchedInvoiceStatus `json:"invoice_status"`
 	JournalEntryId openapi_types.UUID                             `json:"journal_entry_id"`
@@ -17443,8 +18159,15 @@ type TransactionSupplierInvoiceMatched struct {
 // TransactionSupplierInvoiceMatchedInvoiceStatus The supplier invoice's status after the payment.
 type TransactionSupplierInvoiceMatchedInvoiceStatus string
 
-// TransactionSupplierInvoiceMatchedResponse defines model for TransactionSupplierInvoiceMatchedResponse.
-type TransactionSupplierInvoiceMatchedResponse struct {
+// TransactionSupplierInvoiceMatchedDryRun A dry run's answer: the TransactionSupplierInvoiceMatched as the write would have left it, under preview; nothing was stored.
+type TransactionSupplierInvoiceMatchedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag                        `json:"dry_run"`
+	Preview TransactionSupplierInvoiceMatched `json:"preview"`
+}
+
+// TransactionSupplierInvoiceMatchedOrDryRunResponse A write's answer: the TransactionSupplierInvoiceMatched, or on a dry run (dry_run true) what it would have been.
+type TransactionSupplierInvoiceMatchedOrDryRunResponse struct {
 	Data TransactionSupplierInvoiceMatched `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17489,6 +18212,9 @@ type TransactionTemplateListResponse struct {
 
 // TransactionUncategorized defines model for TransactionUncategorized.
 type TransactionUncategorized struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// ReversalJournalEntryId The storno; null when a link was only released, and in a dry run.
 	ReversalJournalEntryId nullable.Nullable[openapi_types.UUID] `json:"reversal_journal_entry_id"`
 
@@ -17497,8 +18223,15 @@ type TransactionUncategorized struct {
 	Success                bool               `json:"success"`
 }
 
-// TransactionUncategorizedResponse defines model for TransactionUncategorizedResponse.
-type TransactionUncategorizedResponse struct {
+// TransactionUncategorizedDryRun A dry run's answer: the TransactionUncategorized as the write would have left it, under preview; nothing was stored.
+type TransactionUncategorizedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag               `json:"dry_run"`
+	Preview TransactionUncategorized `json:"preview"`
+}
+
+// TransactionUncategorizedOrDryRunResponse A write's answer: the TransactionUncategorized, or on a dry run (dry_run true) what it would have been.
+type TransactionUncategorizedOrDryRunResponse struct {
 	Data TransactionUncategorized `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17507,6 +18240,8 @@ type TransactionUncategorizedResponse struct {
 
 // TransactionUnignored defines model for TransactionUnignored.
 type TransactionUnignored struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun        *NotDryRun                    `json:"dry_run,omitempty"`
 	IsIgnored     TransactionUnignoredIsIgnored `json:"is_ignored"`
 	Success       bool                          `json:"success"`
 	TransactionId openapi_types.UUID            `json:"transaction_id"`
@@ -17516,8 +18251,15 @@ type TransactionUnignored struct {
 // TransactionUnignoredIsIgnored defines model for TransactionUnignored.IsIgnored.
 type TransactionUnignoredIsIgnored bool
 
-// TransactionUnignoredResponse defines model for TransactionUnignoredResponse.
-type TransactionUnignoredResponse struct {
+// TransactionUnignoredDryRun A dry run's answer: the TransactionUnignored as the write would have left it, under preview; nothing was stored.
+type TransactionUnignoredDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag           `json:"dry_run"`
+	Preview TransactionUnignored `json:"preview"`
+}
+
+// TransactionUnignoredOrDryRunResponse A write's answer: the TransactionUnignored, or on a dry run (dry_run true) what it would have been.
+type TransactionUnignoredOrDryRunResponse struct {
 	Data TransactionUnignored `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17678,11 +18420,14 @@ type VacationRule string
 
 // VacationYearClose defines model for VacationYearClose.
 type VacationYearClose struct {
-	ClosedAt          nullable.Nullable[time.Time] `json:"closed_at"`
-	Employees         []VacationYearCloseEmployee  `json:"employees"`
-	Liability         VacationYearCloseLiability   `json:"liability"`
-	NextYearStart     openapi_types.Date           `json:"next_year_start"`
-	VacationYearStart openapi_types.Date           `json:"vacation_year_start"`
+	ClosedAt nullable.Nullable[time.Time] `json:"closed_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun            *NotDryRun                  `json:"dry_run,omitempty"`
+	Employees         []VacationYearCloseEmployee `json:"employees"`
+	Liability         VacationYearCloseLiability  `json:"liability"`
+	NextYearStart     openapi_types.Date          `json:"next_year_start"`
+	VacationYearStart openapi_types.Date          `json:"vacation_year_start"`
 }
 
 // VacationYearCloseDryRun defines model for VacationYearCloseDryRun.
@@ -17914,11 +18659,14 @@ type VatFilingRecorded struct {
 	Created bool `json:"created"`
 
 	// DeadlineId The period's VAT deadline (GET .../deadlines), null when none was generated for it.
-	DeadlineId  nullable.Nullable[openapi_types.UUID] `json:"deadline_id"`
-	FiledOn     openapi_types.Date                    `json:"filed_on"`
-	Period      int                                   `json:"period"`
-	PeriodEnd   openapi_types.Date                    `json:"period_end"`
-	PeriodStart openapi_types.Date                    `json:"period_start"`
+	DeadlineId nullable.Nullable[openapi_types.UUID] `json:"deadline_id"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun         `json:"dry_run,omitempty"`
+	FiledOn     openapi_types.Date `json:"filed_on"`
+	Period      int                `json:"period"`
+	PeriodEnd   openapi_types.Date `json:"period_end"`
+	PeriodStart openapi_types.Date `json:"period_start"`
 
 	// PeriodType The kind of VAT period (redovisningsperiod).
 	PeriodType VatPeriodType             `json:"period_type"`
@@ -17934,9 +18682,17 @@ type VatFilingRecorded struct {
 // VatFilingRecordedSource defines model for VatFilingRecorded.Source.
 type VatFilingRecordedSource string
 
-// VatFilingRecordedResponse defines model for VatFilingRecordedResponse.
-type VatFilingRecordedResponse struct {
-	// Data The filing as recorded; in a dry run what would be recorded.
+// VatFilingRecordedDryRun A dry run's answer: the VatFilingRecorded as the write would have left it, under preview; nothing was stored.
+type VatFilingRecordedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview The filing as recorded; in a dry run what would be recorded.
+	Preview VatFilingRecorded `json:"preview"`
+}
+
+// VatFilingRecordedOrDryRunResponse A write's answer: the VatFilingRecorded, or on a dry run (dry_run true) what it would have been.
+type VatFilingRecordedOrDryRunResponse struct {
 	Data VatFilingRecorded `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -17946,14 +18702,24 @@ type VatFilingRecordedResponse struct {
 // VatFilingUnmarked defines model for VatFilingUnmarked.
 type VatFilingUnmarked struct {
 	DeadlineId nullable.Nullable[openapi_types.UUID] `json:"deadline_id"`
-	Unmarked   VatFilingUnmarkedUnmarked             `json:"unmarked"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun   *NotDryRun                `json:"dry_run,omitempty"`
+	Unmarked VatFilingUnmarkedUnmarked `json:"unmarked"`
 }
 
 // VatFilingUnmarkedUnmarked defines model for VatFilingUnmarked.Unmarked.
 type VatFilingUnmarkedUnmarked bool
 
-// VatFilingUnmarkedResponse defines model for VatFilingUnmarkedResponse.
-type VatFilingUnmarkedResponse struct {
+// VatFilingUnmarkedDryRun A dry run's answer: the VatFilingUnmarked as the write would have left it, under preview; nothing was stored.
+type VatFilingUnmarkedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag        `json:"dry_run"`
+	Preview VatFilingUnmarked `json:"preview"`
+}
+
+// VatFilingUnmarkedOrDryRunResponse A write's answer: the VatFilingUnmarked, or on a dry run (dry_run true) what it would have been.
+type VatFilingUnmarkedOrDryRunResponse struct {
 	Data VatFilingUnmarked `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -18111,6 +18877,8 @@ type VatRutorFiled struct {
 
 // VatSettlementBooked defines model for VatSettlementBooked.
 type VatSettlementBooked struct {
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun    *NotDryRun         `json:"dry_run,omitempty"`
 	EntryDate openapi_types.Date `json:"entry_date"`
 	FiledNet  int                `json:"filed_net"`
 
@@ -18127,8 +18895,15 @@ type VatSettlementBooked struct {
 	VoucherSeries string                 `json:"voucher_series"`
 }
 
-// VatSettlementBookedResponse defines model for VatSettlementBookedResponse.
-type VatSettlementBookedResponse struct {
+// VatSettlementBookedDryRun A dry run's answer: the VatSettlementBooked as the write would have left it, under preview; nothing was stored.
+type VatSettlementBookedDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun  DryRunFlag          `json:"dry_run"`
+	Preview VatSettlementBooked `json:"preview"`
+}
+
+// VatSettlementBookedOrDryRunResponse A write's answer: the VatSettlementBooked, or on a dry run (dry_run true) what it would have been.
+type VatSettlementBookedOrDryRunResponse struct {
 	Data VatSettlementBooked `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -18245,6 +19020,9 @@ type Webhook struct {
 	// Examples: gone
 	DisabledReason nullable.Nullable[WebhookDisabledReason] `json:"disabled_reason"`
 
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
+
 	// EventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
 	EventType WebhookEventType   `json:"event_type"`
 	Id        openapi_types.UUID `json:"id"`
@@ -18294,6 +19072,9 @@ type WebhookCreated struct {
 	//
 	// Examples: gone
 	DisabledReason nullable.Nullable[WebhookDisabledReason] `json:"disabled_reason"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun *NotDryRun `json:"dry_run,omitempty"`
 
 	// EventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
 	EventType WebhookEventType   `json:"event_type"`
@@ -18393,6 +19174,15 @@ type WebhookDeliveryStatus string
 // Examples: gone
 type WebhookDisabledReason = string
 
+// WebhookDryRun A dry run's answer: the Webhook as the write would have left it, under preview; nothing was stored.
+type WebhookDryRun struct {
+	// DryRun Marks a dry run's answer: always true; nothing was stored.
+	DryRun DryRunFlag `json:"dry_run"`
+
+	// Preview A registered webhook. The signing secret is never in it: it is shown once, when created or rotated.
+	Preview Webhook `json:"preview"`
+}
+
 // WebhookEventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
 type WebhookEventType string
 
@@ -18404,6 +19194,14 @@ type WebhookList struct {
 // WebhookListResponse defines model for WebhookListResponse.
 type WebhookListResponse struct {
 	Data WebhookList `json:"data"`
+
+	// Meta Response metadata carried by every success envelope.
+	Meta Meta `json:"meta"`
+}
+
+// WebhookOrDryRunResponse A write's answer: the Webhook, or on a dry run (dry_run true) what it would have been.
+type WebhookOrDryRunResponse struct {
+	Data Webhook `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
@@ -41882,7 +42680,7 @@ type ReleaseAccrualsResponseObject interface {
 	VisitReleaseAccrualsResponse(w http.ResponseWriter) error
 }
 
-type ReleaseAccruals200JSONResponse AccrualReleaseResponse
+type ReleaseAccruals200JSONResponse AccrualReleaseOrDryRunResponse
 
 func (response ReleaseAccruals200JSONResponse) VisitReleaseAccrualsResponse(w http.ResponseWriter) error {
 
@@ -42649,7 +43447,7 @@ type SelectBankConnectionAccountsResponseObject interface {
 	VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error
 }
 
-type SelectBankConnectionAccounts200JSONResponse BankConnectionResponse
+type SelectBankConnectionAccounts200JSONResponse BankConnectionOrDryRunResponse
 
 func (response SelectBankConnectionAccounts200JSONResponse) VisitSelectBankConnectionAccountsResponse(w http.ResponseWriter) error {
 
@@ -43590,7 +44388,7 @@ type SetCashAccountPayeeDefaultResponseObject interface {
 	VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error
 }
 
-type SetCashAccountPayeeDefault200JSONResponse PayeeDefaultResponse
+type SetCashAccountPayeeDefault200JSONResponse PayeeDefaultOrDryRunResponse
 
 func (response SetCashAccountPayeeDefault200JSONResponse) VisitSetCashAccountPayeeDefaultResponse(w http.ResponseWriter) error {
 
@@ -43802,7 +44600,7 @@ type UpdateCashAccountResponseObject interface {
 	VisitUpdateCashAccountResponse(w http.ResponseWriter) error
 }
 
-type UpdateCashAccount200JSONResponse CashAccountResponse
+type UpdateCashAccount200JSONResponse CashAccountOrDryRunResponse
 
 func (response UpdateCashAccount200JSONResponse) VisitUpdateCashAccountResponse(w http.ResponseWriter) error {
 
@@ -44013,7 +44811,7 @@ type SetPrimaryCashAccountResponseObject interface {
 	VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error
 }
 
-type SetPrimaryCashAccount200JSONResponse CashAccountResponse
+type SetPrimaryCashAccount200JSONResponse CashAccountOrDryRunResponse
 
 func (response SetPrimaryCashAccount200JSONResponse) VisitSetPrimaryCashAccountResponse(w http.ResponseWriter) error {
 
@@ -45703,7 +46501,7 @@ type ApplyCustomerCreditResponseObject interface {
 	VisitApplyCustomerCreditResponse(w http.ResponseWriter) error
 }
 
-type ApplyCustomerCredit200JSONResponse CustomerCreditUsedResponse
+type ApplyCustomerCredit200JSONResponse CustomerCreditUsedOrDryRunResponse
 
 func (response ApplyCustomerCredit200JSONResponse) VisitApplyCustomerCreditResponse(w http.ResponseWriter) error {
 
@@ -45916,7 +46714,7 @@ type RefundCustomerCreditResponseObject interface {
 	VisitRefundCustomerCreditResponse(w http.ResponseWriter) error
 }
 
-type RefundCustomerCredit200JSONResponse CustomerCreditUsedResponse
+type RefundCustomerCredit200JSONResponse CustomerCreditUsedOrDryRunResponse
 
 func (response RefundCustomerCredit200JSONResponse) VisitRefundCustomerCreditResponse(w http.ResponseWriter) error {
 
@@ -48107,7 +48905,7 @@ type DeleteDocumentResponseObject interface {
 	VisitDeleteDocumentResponse(w http.ResponseWriter) error
 }
 
-type DeleteDocument200JSONResponse DocumentDeletedResponse
+type DeleteDocument200JSONResponse DocumentDeletedOrDryRunResponse
 
 func (response DeleteDocument200JSONResponse) VisitDeleteDocumentResponse(w http.ResponseWriter) error {
 
@@ -48597,7 +49395,7 @@ type LinkDocumentResponseObject interface {
 	VisitLinkDocumentResponse(w http.ResponseWriter) error
 }
 
-type LinkDocument200JSONResponse DocumentResponse
+type LinkDocument200JSONResponse DocumentDetailOrDryRunResponse
 
 func (response LinkDocument200JSONResponse) VisitLinkDocumentResponse(w http.ResponseWriter) error {
 
@@ -53542,7 +54340,7 @@ type UndoBankFileImportResponseObject interface {
 	VisitUndoBankFileImportResponse(w http.ResponseWriter) error
 }
 
-type UndoBankFileImport200JSONResponse BankFileUndoneResponse
+type UndoBankFileImport200JSONResponse BankFileUndoneOrDryRunResponse
 
 func (response UndoBankFileImport200JSONResponse) VisitUndoBankFileImportResponse(w http.ResponseWriter) error {
 
@@ -54453,7 +55251,7 @@ type ResumeSieImportResponseObject interface {
 	VisitResumeSieImportResponse(w http.ResponseWriter) error
 }
 
-type ResumeSieImport200JSONResponse SieImportActionResponse
+type ResumeSieImport200JSONResponse SieImportActionOrDryRunResponse
 
 func (response ResumeSieImport200JSONResponse) VisitResumeSieImportResponse(w http.ResponseWriter) error {
 
@@ -54642,7 +55440,7 @@ type UndoSieImportResponseObject interface {
 	VisitUndoSieImportResponse(w http.ResponseWriter) error
 }
 
-type UndoSieImport200JSONResponse SieImportActionResponse
+type UndoSieImport200JSONResponse SieImportActionOrDryRunResponse
 
 func (response UndoSieImport200JSONResponse) VisitUndoSieImportResponse(w http.ResponseWriter) error {
 
@@ -54988,7 +55786,7 @@ type DeleteInboxItemResponseObject interface {
 	VisitDeleteInboxItemResponse(w http.ResponseWriter) error
 }
 
-type DeleteInboxItem200JSONResponse InboxItemDeletedResponse
+type DeleteInboxItem200JSONResponse InboxItemDeletedOrDryRunResponse
 
 func (response DeleteInboxItem200JSONResponse) VisitDeleteInboxItemResponse(w http.ResponseWriter) error {
 
@@ -55321,7 +56119,7 @@ type UpdateInboxItemResponseObject interface {
 	VisitUpdateInboxItemResponse(w http.ResponseWriter) error
 }
 
-type UpdateInboxItem200JSONResponse InboxItemResponse
+type UpdateInboxItem200JSONResponse InboxItemDetailOrDryRunResponse
 
 func (response UpdateInboxItem200JSONResponse) VisitUpdateInboxItemResponse(w http.ResponseWriter) error {
 
@@ -55533,7 +56331,7 @@ type ConvertInboxItemResponseObject interface {
 	VisitConvertInboxItemResponse(w http.ResponseWriter) error
 }
 
-type ConvertInboxItem200JSONResponse InboxItemConvertedResponse
+type ConvertInboxItem200JSONResponse InboxItemConvertedOrDryRunResponse
 
 func (response ConvertInboxItem200JSONResponse) VisitConvertInboxItemResponse(w http.ResponseWriter) error {
 
@@ -55745,7 +56543,7 @@ type MatchInboxItemSupplierResponseObject interface {
 	VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error
 }
 
-type MatchInboxItemSupplier200JSONResponse InboxItemResponse
+type MatchInboxItemSupplier200JSONResponse InboxItemDetailOrDryRunResponse
 
 func (response MatchInboxItemSupplier200JSONResponse) VisitMatchInboxItemSupplierResponse(w http.ResponseWriter) error {
 
@@ -55957,7 +56755,7 @@ type MatchInboxItemTransactionResponseObject interface {
 	VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error
 }
 
-type MatchInboxItemTransaction200JSONResponse InboxItemResponse
+type MatchInboxItemTransaction200JSONResponse InboxItemDetailOrDryRunResponse
 
 func (response MatchInboxItemTransaction200JSONResponse) VisitMatchInboxItemTransactionResponse(w http.ResponseWriter) error {
 
@@ -56169,7 +56967,7 @@ type StampInboxItemResponseObject interface {
 	VisitStampInboxItemResponse(w http.ResponseWriter) error
 }
 
-type StampInboxItem200JSONResponse InboxItemResponse
+type StampInboxItem200JSONResponse InboxItemDetailOrDryRunResponse
 
 func (response StampInboxItem200JSONResponse) VisitStampInboxItemResponse(w http.ResponseWriter) error {
 
@@ -56380,7 +57178,7 @@ type UnmatchInboxItemTransactionResponseObject interface {
 	VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error
 }
 
-type UnmatchInboxItemTransaction200JSONResponse InboxItemResponse
+type UnmatchInboxItemTransaction200JSONResponse InboxItemDetailOrDryRunResponse
 
 func (response UnmatchInboxItemTransaction200JSONResponse) VisitUnmatchInboxItemTransactionResponse(w http.ResponseWriter) error {
 
@@ -56954,7 +57752,7 @@ type BulkBookInvoicesResponseObject interface {
 	VisitBulkBookInvoicesResponse(w http.ResponseWriter) error
 }
 
-type BulkBookInvoices200JSONResponse InvoiceBulkBookResponse
+type BulkBookInvoices200JSONResponse InvoiceBulkBookResultOrDryRunResponse
 
 func (response BulkBookInvoices200JSONResponse) VisitBulkBookInvoicesResponse(w http.ResponseWriter) error {
 
@@ -57165,7 +57963,7 @@ type BulkCreateInvoicesResponseObject interface {
 	VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error
 }
 
-type BulkCreateInvoices200JSONResponse InvoiceBulkCreateResponse
+type BulkCreateInvoices200JSONResponse InvoiceBulkCreateResultOrDryRunResponse
 
 func (response BulkCreateInvoices200JSONResponse) VisitBulkCreateInvoicesResponse(w http.ResponseWriter) error {
 
@@ -57393,7 +58191,7 @@ type DeleteInvoiceResponseObject interface {
 	VisitDeleteInvoiceResponse(w http.ResponseWriter) error
 }
 
-type DeleteInvoice200JSONResponse InvoiceDeletedResponse
+type DeleteInvoice200JSONResponse InvoiceDeletedOrDryRunResponse
 
 func (response DeleteInvoice200JSONResponse) VisitDeleteInvoiceResponse(w http.ResponseWriter) error {
 
@@ -57727,7 +58525,7 @@ type UpdateInvoiceResponseObject interface {
 	VisitUpdateInvoiceResponse(w http.ResponseWriter) error
 }
 
-type UpdateInvoice200JSONResponse InvoiceResponse
+type UpdateInvoice200JSONResponse InvoiceOrDryRunResponse
 
 func (response UpdateInvoice200JSONResponse) VisitUpdateInvoiceResponse(w http.ResponseWriter) error {
 
@@ -57955,7 +58753,7 @@ type BookInvoiceResponseObject interface {
 	VisitBookInvoiceResponse(w http.ResponseWriter) error
 }
 
-type BookInvoice200JSONResponse InvoiceBookedResponse
+type BookInvoice200JSONResponse InvoiceBookedOrDryRunResponse
 
 func (response BookInvoice200JSONResponse) VisitBookInvoiceResponse(w http.ResponseWriter) error {
 
@@ -58167,7 +58965,7 @@ type CreditInvoiceResponseObject interface {
 	VisitCreditInvoiceResponse(w http.ResponseWriter) error
 }
 
-type CreditInvoice200JSONResponse InvoiceCreditedResponse
+type CreditInvoice200JSONResponse InvoiceCreditedOrDryRunResponse
 
 func (response CreditInvoice200JSONResponse) VisitCreditInvoiceResponse(w http.ResponseWriter) error {
 
@@ -58536,7 +59334,7 @@ type RetryInvoiceEmailResponseObject interface {
 	VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error
 }
 
-type RetryInvoiceEmail200JSONResponse OutgoingEmailResponse
+type RetryInvoiceEmail200JSONResponse OutgoingEmailOrDryRunResponse
 
 func (response RetryInvoiceEmail200JSONResponse) VisitRetryInvoiceEmailResponse(w http.ResponseWriter) error {
 
@@ -58748,7 +59546,7 @@ type MarkInvoicePaidResponseObject interface {
 	VisitMarkInvoicePaidResponse(w http.ResponseWriter) error
 }
 
-type MarkInvoicePaid200JSONResponse InvoicePaidResponse
+type MarkInvoicePaid200JSONResponse InvoicePaidOrDryRunResponse
 
 func (response MarkInvoicePaid200JSONResponse) VisitMarkInvoicePaidResponse(w http.ResponseWriter) error {
 
@@ -58959,7 +59757,7 @@ type MarkInvoiceSentResponseObject interface {
 	VisitMarkInvoiceSentResponse(w http.ResponseWriter) error
 }
 
-type MarkInvoiceSent200JSONResponse InvoiceSentResponse
+type MarkInvoiceSent200JSONResponse InvoiceSentOrDryRunResponse
 
 func (response MarkInvoiceSent200JSONResponse) VisitMarkInvoiceSentResponse(w http.ResponseWriter) error {
 
@@ -59664,7 +60462,7 @@ type DecideQuoteResponseObject interface {
 	VisitDecideQuoteResponse(w http.ResponseWriter) error
 }
 
-type DecideQuote200JSONResponse QuoteDecidedResponse
+type DecideQuote200JSONResponse QuoteDecidedOrDryRunResponse
 
 func (response DecideQuote200JSONResponse) VisitDecideQuoteResponse(w http.ResponseWriter) error {
 
@@ -60033,7 +60831,7 @@ type SendInvoiceResponseObject interface {
 	VisitSendInvoiceResponse(w http.ResponseWriter) error
 }
 
-type SendInvoice200JSONResponse InvoiceMailedResponse
+type SendInvoice200JSONResponse InvoiceMailedOrDryRunResponse
 
 func (response SendInvoice200JSONResponse) VisitSendInvoiceResponse(w http.ResponseWriter) error {
 
@@ -60244,7 +61042,7 @@ type SendInvoicePeppolResponseObject interface {
 	VisitSendInvoicePeppolResponse(w http.ResponseWriter) error
 }
 
-type SendInvoicePeppol200JSONResponse InvoicePeppolSentResponse
+type SendInvoicePeppol200JSONResponse InvoicePeppolSentOrDryRunResponse
 
 func (response SendInvoicePeppol200JSONResponse) VisitSendInvoicePeppolResponse(w http.ResponseWriter) error {
 
@@ -64757,7 +65555,7 @@ type IgnoreReconciliationItemResponseObject interface {
 	VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error
 }
 
-type IgnoreReconciliationItem200JSONResponse ReconciliationIgnoredResponse
+type IgnoreReconciliationItem200JSONResponse ReconciliationItemIgnoredOrDryRunResponse
 
 func (response IgnoreReconciliationItem200JSONResponse) VisitIgnoreReconciliationItemResponse(w http.ResponseWriter) error {
 
@@ -65181,7 +65979,7 @@ type DeleteReconciliationLinkResponseObject interface {
 	VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error
 }
 
-type DeleteReconciliationLink200JSONResponse ReconciliationUnlinkedResponse
+type DeleteReconciliationLink200JSONResponse ReconciliationLinkDeletedOrDryRunResponse
 
 func (response DeleteReconciliationLink200JSONResponse) VisitDeleteReconciliationLinkResponse(w http.ResponseWriter) error {
 
@@ -65728,7 +66526,7 @@ type ReopenReconciliationSignoffResponseObject interface {
 	VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error
 }
 
-type ReopenReconciliationSignoff200JSONResponse ReconciliationReopenResponse
+type ReopenReconciliationSignoff200JSONResponse ReconciliationSignoffOrDryRunResponse
 
 func (response ReopenReconciliationSignoff200JSONResponse) VisitReopenReconciliationSignoffResponse(w http.ResponseWriter) error {
 
@@ -71099,7 +71897,7 @@ type UnmarkVatFilingResponseObject interface {
 	VisitUnmarkVatFilingResponse(w http.ResponseWriter) error
 }
 
-type UnmarkVatFiling200JSONResponse VatFilingUnmarkedResponse
+type UnmarkVatFiling200JSONResponse VatFilingUnmarkedOrDryRunResponse
 
 func (response UnmarkVatFiling200JSONResponse) VisitUnmarkVatFilingResponse(w http.ResponseWriter) error {
 
@@ -71440,7 +72238,7 @@ type RecordVatFilingResponseObject interface {
 	VisitRecordVatFilingResponse(w http.ResponseWriter) error
 }
 
-type RecordVatFiling200JSONResponse VatFilingRecordedResponse
+type RecordVatFiling200JSONResponse VatFilingRecordedOrDryRunResponse
 
 func (response RecordVatFiling200JSONResponse) VisitRecordVatFilingResponse(w http.ResponseWriter) error {
 
@@ -77752,6 +78550,20 @@ type CreateSkattekontoTransactionResponseObject interface {
 	VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error
 }
 
+type CreateSkattekontoTransaction200JSONResponse SkattekontoTransactionDryRunResponse
+
+func (response CreateSkattekontoTransaction200JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(200)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type CreateSkattekontoTransaction201JSONResponse SkattekontoTransactionResponse
 
 func (response CreateSkattekontoTransaction201JSONResponse) VisitCreateSkattekontoTransactionResponse(w http.ResponseWriter) error {
@@ -77963,7 +78775,7 @@ type DeleteSkattekontoTransactionResponseObject interface {
 	VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error
 }
 
-type DeleteSkattekontoTransaction200JSONResponse SkattekontoTransactionDeletedResponse
+type DeleteSkattekontoTransaction200JSONResponse SkattekontoTransactionDeletedOrDryRunResponse
 
 func (response DeleteSkattekontoTransaction200JSONResponse) VisitDeleteSkattekontoTransactionResponse(w http.ResponseWriter) error {
 
@@ -78694,7 +79506,7 @@ type DeleteSupplierInvoiceResponseObject interface {
 	VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error
 }
 
-type DeleteSupplierInvoice200JSONResponse SupplierInvoiceDeletedResponse
+type DeleteSupplierInvoice200JSONResponse SupplierInvoiceDeletedOrDryRunResponse
 
 func (response DeleteSupplierInvoice200JSONResponse) VisitDeleteSupplierInvoiceResponse(w http.ResponseWriter) error {
 
@@ -79028,7 +79840,7 @@ type UpdateSupplierInvoiceResponseObject interface {
 	VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error
 }
 
-type UpdateSupplierInvoice200JSONResponse SupplierInvoiceResponse
+type UpdateSupplierInvoice200JSONResponse SupplierInvoiceOrDryRunResponse
 
 func (response UpdateSupplierInvoice200JSONResponse) VisitUpdateSupplierInvoiceResponse(w http.ResponseWriter) error {
 
@@ -79239,7 +80051,7 @@ type ApproveSupplierInvoiceResponseObject interface {
 	VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error
 }
 
-type ApproveSupplierInvoice200JSONResponse SupplierInvoiceApprovedResponse
+type ApproveSupplierInvoice200JSONResponse SupplierInvoiceApprovedOrDryRunResponse
 
 func (response ApproveSupplierInvoice200JSONResponse) VisitApproveSupplierInvoiceResponse(w http.ResponseWriter) error {
 
@@ -79415,7 +80227,7 @@ type MarkSupplierInvoiceBankEnteredResponseObject interface {
 	VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error
 }
 
-type MarkSupplierInvoiceBankEntered200JSONResponse SupplierInvoiceBankEnteredResponse
+type MarkSupplierInvoiceBankEntered200JSONResponse SupplierInvoiceBankEnteredOrDryRunResponse
 
 func (response MarkSupplierInvoiceBankEntered200JSONResponse) VisitMarkSupplierInvoiceBankEnteredResponse(w http.ResponseWriter) error {
 
@@ -79626,7 +80438,7 @@ type BookSupplierInvoiceResponseObject interface {
 	VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error
 }
 
-type BookSupplierInvoice200JSONResponse SupplierInvoiceBookedResponse
+type BookSupplierInvoice200JSONResponse SupplierInvoiceBookedOrDryRunResponse
 
 func (response BookSupplierInvoice200JSONResponse) VisitBookSupplierInvoiceResponse(w http.ResponseWriter) error {
 
@@ -79802,7 +80614,7 @@ type CreditSupplierInvoiceResponseObject interface {
 	VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error
 }
 
-type CreditSupplierInvoice200JSONResponse SupplierInvoiceCreditedResponse
+type CreditSupplierInvoice200JSONResponse SupplierInvoiceCreditedOrDryRunResponse
 
 func (response CreditSupplierInvoice200JSONResponse) VisitCreditSupplierInvoiceResponse(w http.ResponseWriter) error {
 
@@ -80015,7 +80827,7 @@ type MoveSupplierInvoiceItemResponseObject interface {
 	VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error
 }
 
-type MoveSupplierInvoiceItem200JSONResponse SupplierInvoiceItemMovedResponse
+type MoveSupplierInvoiceItem200JSONResponse SupplierInvoiceItemMovedOrDryRunResponse
 
 func (response MoveSupplierInvoiceItem200JSONResponse) VisitMoveSupplierInvoiceItemResponse(w http.ResponseWriter) error {
 
@@ -80227,7 +81039,7 @@ type MarkSupplierInvoicePaidResponseObject interface {
 	VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error
 }
 
-type MarkSupplierInvoicePaid200JSONResponse SupplierInvoicePaidResponse
+type MarkSupplierInvoicePaid200JSONResponse SupplierInvoicePaidOrDryRunResponse
 
 func (response MarkSupplierInvoicePaid200JSONResponse) VisitMarkSupplierInvoicePaidResponse(w http.ResponseWriter) error {
 
@@ -80438,7 +81250,7 @@ type UncreditSupplierInvoiceResponseObject interface {
 	VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error
 }
 
-type UncreditSupplierInvoice200JSONResponse SupplierInvoiceUncreditedResponse
+type UncreditSupplierInvoice200JSONResponse SupplierInvoiceUncreditedOrDryRunResponse
 
 func (response UncreditSupplierInvoice200JSONResponse) VisitUncreditSupplierInvoiceResponse(w http.ResponseWriter) error {
 
@@ -82125,7 +82937,7 @@ type BatchCategorizeTransactionsResponseObject interface {
 	VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error
 }
 
-type BatchCategorizeTransactions200JSONResponse TransactionBatchCategorizedResponse
+type BatchCategorizeTransactions200JSONResponse TransactionBatchCategorizedOrDryRunResponse
 
 func (response BatchCategorizeTransactions200JSONResponse) VisitBatchCategorizeTransactionsResponse(w http.ResponseWriter) error {
 
@@ -82353,7 +83165,7 @@ type BulkBookTransactionsResponseObject interface {
 	VisitBulkBookTransactionsResponse(w http.ResponseWriter) error
 }
 
-type BulkBookTransactions200JSONResponse TransactionBulkBookedResponse
+type BulkBookTransactions200JSONResponse TransactionBulkBookedOrDryRunResponse
 
 func (response BulkBookTransactions200JSONResponse) VisitBulkBookTransactionsResponse(w http.ResponseWriter) error {
 
@@ -82564,7 +83376,7 @@ type IngestTransactionsResponseObject interface {
 	VisitIngestTransactionsResponse(w http.ResponseWriter) error
 }
 
-type IngestTransactions200JSONResponse TransactionIngestedResponse
+type IngestTransactions200JSONResponse TransactionIngestedOrDryRunResponse
 
 func (response IngestTransactions200JSONResponse) VisitIngestTransactionsResponse(w http.ResponseWriter) error {
 
@@ -82775,7 +83587,7 @@ type DeleteTransactionResponseObject interface {
 	VisitDeleteTransactionResponse(w http.ResponseWriter) error
 }
 
-type DeleteTransaction200JSONResponse TransactionDeletedResponse
+type DeleteTransaction200JSONResponse TransactionDeletedOrDryRunResponse
 
 func (response DeleteTransaction200JSONResponse) VisitDeleteTransactionResponse(w http.ResponseWriter) error {
 
@@ -83108,7 +83920,7 @@ type UpdateTransactionResponseObject interface {
 	VisitUpdateTransactionResponse(w http.ResponseWriter) error
 }
 
-type UpdateTransaction200JSONResponse TransactionPatchedResponse
+type UpdateTransaction200JSONResponse TransactionPatchedOrDryRunResponse
 
 func (response UpdateTransaction200JSONResponse) VisitUpdateTransactionResponse(w http.ResponseWriter) error {
 
@@ -83320,7 +84132,7 @@ type AttachTransactionDocumentResponseObject interface {
 	VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error
 }
 
-type AttachTransactionDocument200JSONResponse TransactionDocumentResponse
+type AttachTransactionDocument200JSONResponse TransactionDocumentOrDryRunResponse
 
 func (response AttachTransactionDocument200JSONResponse) VisitAttachTransactionDocumentResponse(w http.ResponseWriter) error {
 
@@ -83532,7 +84344,7 @@ type CategorizeTransactionResponseObject interface {
 	VisitCategorizeTransactionResponse(w http.ResponseWriter) error
 }
 
-type CategorizeTransaction200JSONResponse TransactionCategorizedResponse
+type CategorizeTransaction200JSONResponse TransactionCategorizedOrDryRunResponse
 
 func (response CategorizeTransaction200JSONResponse) VisitCategorizeTransactionResponse(w http.ResponseWriter) error {
 
@@ -83743,7 +84555,7 @@ type DetachTransactionDocumentResponseObject interface {
 	VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error
 }
 
-type DetachTransactionDocument200JSONResponse TransactionDocumentResponse
+type DetachTransactionDocument200JSONResponse TransactionDocumentOrDryRunResponse
 
 func (response DetachTransactionDocument200JSONResponse) VisitDetachTransactionDocumentResponse(w http.ResponseWriter) error {
 
@@ -83918,7 +84730,7 @@ type UnignoreTransactionResponseObject interface {
 	VisitUnignoreTransactionResponse(w http.ResponseWriter) error
 }
 
-type UnignoreTransaction200JSONResponse TransactionUnignoredResponse
+type UnignoreTransaction200JSONResponse TransactionUnignoredOrDryRunResponse
 
 func (response UnignoreTransaction200JSONResponse) VisitUnignoreTransactionResponse(w http.ResponseWriter) error {
 
@@ -84093,7 +84905,7 @@ type IgnoreTransactionResponseObject interface {
 	VisitIgnoreTransactionResponse(w http.ResponseWriter) error
 }
 
-type IgnoreTransaction200JSONResponse TransactionIgnoredResponse
+type IgnoreTransaction200JSONResponse TransactionIgnoredOrDryRunResponse
 
 func (response IgnoreTransaction200JSONResponse) VisitIgnoreTransactionResponse(w http.ResponseWriter) error {
 
@@ -84269,7 +85081,7 @@ type LinkTransactionJournalEntryResponseObject interface {
 	VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error
 }
 
-type LinkTransactionJournalEntry200JSONResponse TransactionLinkedResponse
+type LinkTransactionJournalEntry200JSONResponse TransactionLinkedOrDryRunResponse
 
 func (response LinkTransactionJournalEntry200JSONResponse) VisitLinkTransactionJournalEntryResponse(w http.ResponseWriter) error {
 
@@ -84481,7 +85293,7 @@ type MatchTransactionBatchResponseObject interface {
 	VisitMatchTransactionBatchResponse(w http.ResponseWriter) error
 }
 
-type MatchTransactionBatch200JSONResponse TransactionBatchMatchedResponse
+type MatchTransactionBatch200JSONResponse TransactionBatchMatchedOrDryRunResponse
 
 func (response MatchTransactionBatch200JSONResponse) VisitMatchTransactionBatchResponse(w http.ResponseWriter) error {
 
@@ -84693,7 +85505,7 @@ type MatchTransactionInvoiceResponseObject interface {
 	VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error
 }
 
-type MatchTransactionInvoice200JSONResponse TransactionInvoiceMatchedResponse
+type MatchTransactionInvoice200JSONResponse TransactionInvoiceMatchedOrDryRunResponse
 
 func (response MatchTransactionInvoice200JSONResponse) VisitMatchTransactionInvoiceResponse(w http.ResponseWriter) error {
 
@@ -84905,7 +85717,7 @@ type MatchTransactionSupplierInvoiceResponseObject interface {
 	VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error
 }
 
-type MatchTransactionSupplierInvoice200JSONResponse TransactionSupplierInvoiceMatchedResponse
+type MatchTransactionSupplierInvoice200JSONResponse TransactionSupplierInvoiceMatchedOrDryRunResponse
 
 func (response MatchTransactionSupplierInvoice200JSONResponse) VisitMatchTransactionSupplierInvoiceResponse(w http.ResponseWriter) error {
 
@@ -85116,7 +85928,7 @@ type RefreshTransactionExchangeRateResponseObject interface {
 	VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error
 }
 
-type RefreshTransactionExchangeRate200JSONResponse TransactionRateResponse
+type RefreshTransactionExchangeRate200JSONResponse TransactionRateOrDryRunResponse
 
 func (response RefreshTransactionExchangeRate200JSONResponse) VisitRefreshTransactionExchangeRateResponse(w http.ResponseWriter) error {
 
@@ -85308,7 +86120,7 @@ type UncategorizeTransactionResponseObject interface {
 	VisitUncategorizeTransactionResponse(w http.ResponseWriter) error
 }
 
-type UncategorizeTransaction200JSONResponse TransactionUncategorizedResponse
+type UncategorizeTransaction200JSONResponse TransactionUncategorizedOrDryRunResponse
 
 func (response UncategorizeTransaction200JSONResponse) VisitUncategorizeTransactionResponse(w http.ResponseWriter) error {
 
@@ -85483,7 +86295,7 @@ type BookVatSettlementResponseObject interface {
 	VisitBookVatSettlementResponse(w http.ResponseWriter) error
 }
 
-type BookVatSettlement200JSONResponse VatSettlementBookedResponse
+type BookVatSettlement200JSONResponse VatSettlementBookedOrDryRunResponse
 
 func (response BookVatSettlement200JSONResponse) VisitBookVatSettlementResponse(w http.ResponseWriter) error {
 
@@ -86402,7 +87214,7 @@ type UpdateWebhookResponseObject interface {
 	VisitUpdateWebhookResponse(w http.ResponseWriter) error
 }
 
-type UpdateWebhook200JSONResponse WebhookResponse
+type UpdateWebhook200JSONResponse WebhookOrDryRunResponse
 
 func (response UpdateWebhook200JSONResponse) VisitUpdateWebhookResponse(w http.ResponseWriter) error {
 

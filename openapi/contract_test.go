@@ -109,6 +109,10 @@ func TestLintCatchesEachRule(t *testing.T) {
 			"Res":{"type":"object","properties":{"kind":{"type":"string"}}}`), "the requests' kind is an enum"},
 		"closed name without enum": {write(`"Res":{"type":"object","properties":{"actor_type":{"type":["string","null"]}}}`),
 			"a actor_type holds one of a known set"},
+		"dry run not told apart": {dryRun(`{"$ref":"#/components/schemas/Res"}`), "no answer is the dry run's"},
+		"resource without dry_run false": {dryRun(`{"oneOf":[{"$ref":"#/components/schemas/Res"},{"type":"object",
+			"properties":{"dry_run":{"type":"boolean","const":true},"preview":{"$ref":"#/components/schemas/Res"}}}]}`),
+			"does not declare dry_run false"},
 	} {
 		p := strings.Join(Lint(c.data), "\n")
 		if !strings.Contains(p, c.want) {
@@ -129,4 +133,13 @@ func write(schemas string) []byte {
 		"components":{"schemas":{` + schemas + `}},
 		"paths":{"/x":{"post":{"operationId":"postX","requestBody":{"content":{"application/json":{"schema":{"$ref":"#/components/schemas/Req"}}}},
 		"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"$ref":"#/components/schemas/Res"}}}}}}}}}`)
+}
+
+// dryRun is a document with one write that has a dry run and answers the
+// envelope {data: data}.
+func dryRun(data string) []byte {
+	return []byte(`{"openapi":"3.1.0","info":{"title":"t","version":"` + APIVersion + `"},
+		"components":{"schemas":{"Res":{"type":"object","properties":{"id":{"type":"string"}}}}},
+		"paths":{"/x":{"post":{"operationId":"postX","x-dry-run":true,
+		"responses":{"200":{"description":"ok","content":{"application/json":{"schema":{"type":"object","properties":{"data":` + data + `}}}}}}}}}}`)
 }

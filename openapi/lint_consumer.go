@@ -94,6 +94,14 @@ func consumerRules(raw map[string]any, add func(string, ...any)) {
 		binaryParts(schemas[name], "#/components/schemas/"+name, add)
 	}
 	emptyObjects(raw, "#", add)
+	for p, item := range paths {
+		ops, _ := item.(map[string]any)
+		for m, o := range ops {
+			if op, _ := o.(map[string]any); op != nil && op["x-dry-run"] == true {
+				dryRunAnswers(schemas, op, fmt.Sprintf("%s %s", strings.ToUpper(m), p), add)
+			}
+		}
+	}
 
 	// Names that are enums in a request are enums in the answers too.
 	enumNames := map[string]bool{}
@@ -143,6 +151,69 @@ func requestDefaults(v any, at string, add func(string, ...any)) {
 		for i, c := range n {
 			requestDefaults(c, fmt.Sprintf("%s/%d", at, i), add)
 		}
+	}
+}
+
+// dryRunAnswers: a write with a dry run answers either its own answer or
+// {dry_run: true, preview}, and a client tells them apart with one check
+// (if (data.dry_run)): the dry run's members say dry_run true, every
+// other member declares dry_run false; or one shape answers both and
+// carries dry_run as a boolean. A 204 has nothing to tell.
+func dryRunAnswers(schemas map[string]any, op map[string]any, at string, add func(string, ...any)) {
+	responses, _ := op["responses"].(map[string]any)
+	var members []map[string]any
+	for code, r := range responses {
+		if !strings.HasPrefix(code, "2") {
+			continue
+		}
+		env := resolve(schemas, dig(r, "content", "application/json", "schema"))
+		data := resolve(schemas, dig(env, "properties", "data"))
+		if data == nil {
+			continue
+		}
+		if list, ok := data["oneOf"].([]any); ok {
+			for _, m := range list {
+				members = append(members, resolve(schemas, m))
+			}
+		} else {
+			members = append(members, data)
+		}
+	}
+	flag := func(m map[string]any) (declared bool, value any) {
+		props := map[string]any{}
+		parts, _ := m["allOf"].([]any)
+		for _, part := range append(parts, m) {
+			for k, v := range properties(resolve(schemas, part)) {
+				props[k] = v
+			}
+		}
+		v, ok := props["dry_run"]
+		if !ok {
+			return false, nil
+		}
+		return true, resolve(schemas, v)["const"]
+	}
+	dry, plain := 0, 0
+	for _, m := range members {
+		declared, value := flag(m)
+		switch {
+		case value == true:
+			dry++
+		case declared && value == nil && len(members) == 1:
+			return // one shape for both, with dry_run a boolean
+		case value == false:
+		default:
+			plain++
+		}
+	}
+	if len(members) == 0 {
+		return
+	}
+	if dry == 0 {
+		add("%s: x-dry-run, but no answer is the dry run's ({dry_run: true, preview})", at)
+	}
+	if plain > 0 {
+		add("%s: an answer beside the dry run's does not declare dry_run false (NotDryRun), so a client cannot tell them apart with one check", at)
 	}
 }
 

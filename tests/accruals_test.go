@@ -203,8 +203,8 @@ func TestAccrualsListAndRelease(t *testing.T) {
 		t.Fatalf("a day after today: %s", f)
 	}
 	dry := release("?dry_run=true", nil).status(t, 200)
-	if dry.at("data.verifikat_posted") != 1.0 || dry.str("data.released.0.month") != "2026-12" ||
-		len(dry.list("data.still_waiting")) != 0 || b.exact("1730") != "7000.00" {
+	if dry.at("data.preview.verifikat_posted") != 1.0 || dry.str("data.preview.released.0.month") != "2026-12" ||
+		len(dry.list("data.preview.still_waiting")) != 0 || b.exact("1730") != "7000.00" {
 		t.Fatalf("dry run: %s (1730 %s)", dry.Body, b.exact("1730"))
 	}
 	done := release("", map[string]any{"through": "2026-12-31"}).status(t, 200)

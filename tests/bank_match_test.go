@@ -65,7 +65,7 @@ func TestBankMatchesByHand(t *testing.T) {
 	}
 	dry := b.do(req{Method: "POST", Path: b.path("transactions/" + ids[0] + "/match-invoice?dry_run=true"), Token: b.token,
 		Body: map[string]any{"invoice_id": potential}, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if lines(dry, "data.lines") != "D 1930 12500.00, C 1510 12500.00" || b.exact("1510") != "12500.00" {
+	if lines(dry, "data.preview.lines") != "D 1930 12500.00, C 1510 12500.00" || b.exact("1510") != "12500.00" {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
 	m := b.write("POST", "transactions/"+ids[0]+"/match-invoice", map[string]any{"invoice_id": potential}).status(t, 200)
@@ -188,7 +188,7 @@ func TestBankMatchRules(t *testing.T) {
 	// customer's credit (shown by a dry run; kept by the real match).
 	over := b.do(req{Method: "POST", Path: b.path("transactions/" + ids[2] + "/match-invoice?dry_run=true"), Token: b.token,
 		Body: map[string]any{"invoice_id": inv}, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if lines(over, "data.lines") != "D 1930 20000.00, C 1510 12500.00, C 2420 7500.00" {
+	if lines(over, "data.preview.lines") != "D 1930 20000.00, C 1510 12500.00, C 2420 7500.00" {
 		t.Fatalf("more than is left: %s", over.Body)
 	}
 	pay(ids[3], big).errorCode(t, 400, "MATCH_SI_AMOUNT_EXCEEDS_REMAINING")
@@ -254,7 +254,7 @@ func TestBankMatchBatch(t *testing.T) {
 	body := map[string]any{"allocations": []any{cust(one, 12500), cust(two, 6250)}}
 	dry := b.do(req{Method: "POST", Path: b.path("transactions/" + ids[0] + "/match-batch?dry_run=true"), Token: b.token,
 		Body: body, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if lines(dry, "data.expected_lines") != "D 1930 18750.00, C 1510 12500.00, C 1510 6250.00" || b.exact("1510") != "18750.00" {
+	if lines(dry, "data.preview.expected_lines") != "D 1930 18750.00, C 1510 12500.00, C 1510 6250.00" || b.exact("1510") != "18750.00" {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
 	r := batch(ids[0], body).status(t, 200)

@@ -68,7 +68,7 @@ func TestBankTransactionsBooked(t *testing.T) {
 	// A dry run books nothing.
 	dry := b.do(req{Method: "POST", Path: b.path("transactions/" + ids["KONTORSGROSSISTEN"] + "/categorize?dry_run=true"),
 		Token: b.token, Body: map[string]any{"is_business": true, "category": "expense_office"}}).status(t, 200)
-	if dry.at("data.journal_entry_id") != nil || lines(dry, "data.verifikat_lines") != "C 1930 1250.00, D 6110 1000.00, D 2641 250.00" {
+	if dry.at("data.preview.journal_entry_id") != nil || lines(dry, "data.preview.verifikat_lines") != "C 1930 1250.00, D 6110 1000.00, D 2641 250.00" {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
 

@@ -218,7 +218,7 @@ func TestDocumentLink(t *testing.T) {
 	line := b.get(b.base+"/journal-entries/"+posted, b.token).status(t, 200).str("data.lines.1.id")
 
 	dry := b.post(b.base+"/documents/"+doc+"/link?dry_run=true", b.token, map[string]any{"journal_entry_id": posted}, "Idempotency-Key", ik()).status(t, 200)
-	if dry.str("data.journal_entry_id") != posted || b.count(`SELECT count(*) FROM documents WHERE journal_entry_id IS NOT NULL`) != 0 {
+	if dry.str("data.preview.journal_entry_id") != posted || b.count(`SELECT count(*) FROM documents WHERE journal_entry_id IS NOT NULL`) != 0 {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
 	if r := link(map[string]any{"journal_entry_id": draft}).status(t, 200); r.at("data.linked") != false {

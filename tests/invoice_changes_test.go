@@ -98,7 +98,7 @@ func TestInvoiceBook(t *testing.T) {
 	id := b.issued(customer, nil)
 
 	dry := b.do(req{Method: "POST", Path: b.path("invoices/" + id + "/book?dry_run=true"), Token: b.token}).status(t, 200)
-	if dry.at("data.journal_entry_id") != nil || lines(dry, "data.verifikat_lines") != "D 1510 12500.00, C 3001 10000.00, C 2611 2500.00" {
+	if dry.at("data.preview.journal_entry_id") != nil || lines(dry, "data.preview.verifikat_lines") != "D 1510 12500.00, C 3001 10000.00, C 2611 2500.00" {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
 	r := b.write("POST", "invoices/"+id+"/book", nil).status(t, 200)
@@ -179,7 +179,7 @@ func TestInvoiceBulkCreate(t *testing.T) {
 	before := b.count(`SELECT count(*) FROM invoices WHERE company_id = $1`, b.company)
 	dry := b.do(req{Method: "POST", Path: b.path("invoices/bulk-create?dry_run=true"), Token: b.token, Body: batch,
 		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if dry.at("data.results.0.data.id") != nil || dry.at("data.summary.succeeded") != 2.0 ||
+	if dry.at("data.preview.results.0.data.id") != nil || dry.at("data.preview.summary.succeeded") != 2.0 ||
 		b.count(`SELECT count(*) FROM invoices WHERE company_id = $1`, b.company) != before {
 		t.Fatalf("dry run: %s", dry.Body)
 	}

@@ -35,8 +35,8 @@ func TestInvoiceCredit(t *testing.T) {
 
 	dry := b.do(req{Method: "POST", Path: b.path("invoices/" + id + "/credit?dry_run=true"), Token: b.token,
 		Body: map[string]any{}, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if dry.at("data.id") != nil || dry.at("data.journal_entry_id") != nil || dry.at("data.would_create_journal_entry") != true ||
-		lines(dry, "data.verifikat_lines") != "C 1510 12500.00, D 3001 10000.00, D 2611 2500.00" {
+	if dry.at("data.preview.id") != nil || dry.at("data.preview.journal_entry_id") != nil || dry.at("data.preview.would_create_journal_entry") != true ||
+		lines(dry, "data.preview.verifikat_lines") != "C 1510 12500.00, D 3001 10000.00, D 2611 2500.00" {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
 	if g := b.get(b.path("invoices/"+id), b.token).status(t, 200); g.str("data.status") != "partially_paid" {

@@ -70,7 +70,7 @@ func TestInvoiceMarkSent(t *testing.T) {
 	next := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
 	dry := b.do(req{Method: "POST", Path: b.path("invoices/" + next + "/mark-sent?dry_run=true"), Token: b.token,
 		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if dry.at("data.journal_entry_id") != nil || lines(dry, "data.verifikat_lines") != "D 1510 12500.00, C 3001 10000.00, C 2611 2500.00" {
+	if dry.at("data.preview.journal_entry_id") != nil || lines(dry, "data.preview.verifikat_lines") != "D 1510 12500.00, C 3001 10000.00, C 2611 2500.00" {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
 	if g := b.get(b.path("invoices/"+next), b.token).status(t, 200); g.str("data.status") != "draft" {
@@ -261,7 +261,7 @@ func TestInvoiceMarkPaid(t *testing.T) {
 
 	dry := b.do(req{Method: "POST", Path: b.path("invoices/" + id + "/mark-paid?dry_run=true"), Token: b.token,
 		Body: map[string]any{"amount": 5000}, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if dry.at("data.payment_id") != nil || lines(dry, "data.verifikat_lines") != "D 1930 5000.00, C 1510 5000.00" {
+	if dry.at("data.preview.payment_id") != nil || lines(dry, "data.preview.verifikat_lines") != "D 1930 5000.00, C 1510 5000.00" {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
 	r := b.markPaid(id, map[string]any{"amount": 5000, "payment_date": "2026-03-20"}).status(t, 200)
@@ -272,7 +272,7 @@ func TestInvoiceMarkPaid(t *testing.T) {
 	// One öre more than is left would be the customer's credit.
 	over := b.do(req{Method: "POST", Path: b.path("invoices/" + id + "/mark-paid?dry_run=true"), Token: b.token,
 		Body: map[string]any{"amount": 7500.01}, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if over.at("data.customer_credit.amount") != 0.01 || lines(over, "data.verifikat_lines") != "D 1930 7500.01, C 1510 7500.00, C 2420 0.01" {
+	if over.at("data.preview.customer_credit.amount") != 0.01 || lines(over, "data.preview.verifikat_lines") != "D 1930 7500.01, C 1510 7500.00, C 2420 0.01" {
 		t.Fatalf("an öre over: %s", over.Body)
 	}
 	r = b.markPaid(id, map[string]any{}).status(t, 200) // what is left, today
@@ -393,7 +393,7 @@ func TestInvoiceDelete(t *testing.T) {
 	draft := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
 	dry := b.do(req{Method: "DELETE", Path: b.path("invoices/" + draft + "?dry_run=true"), Token: b.token,
 		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if dry.at("data.deleted") != true {
+	if dry.at("data.preview.deleted") != true {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
 	b.get(b.path("invoices/"+draft), b.token).status(t, 200)

@@ -27,7 +27,7 @@ func TestInvoiceOverpayment(t *testing.T) {
 
 	dry := b.do(req{Method: "POST", Path: b.path("invoices/" + first + "/mark-paid?dry_run=true"), Token: b.token,
 		Body: map[string]any{"amount": 12600, "payment_date": "2026-03-20"}, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if lines(dry, "data.verifikat_lines") != "D 1930 12600.00, C 1510 12500.00, C 2420 100.00" {
+	if lines(dry, "data.preview.verifikat_lines") != "D 1930 12600.00, C 1510 12500.00, C 2420 100.00" {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
 	paid := b.markPaid(first, map[string]any{"amount": 12600, "payment_date": "2026-03-20"}).status(t, 200)

@@ -133,7 +133,7 @@ func TestInvoicePeppol(t *testing.T) {
 	}
 	dry := b.do(req{Method: "POST", Path: b.path("invoices/" + id + "/send-peppol?dry_run=true"), Token: b.token,
 		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if dry.str("data.delivery.status") != "queued" || dry.at("data.delivery.document_id") != nil {
+	if dry.str("data.preview.delivery.status") != "queued" || dry.at("data.preview.delivery.document_id") != nil {
 		t.Errorf("dry run: %s", dry.Body)
 	}
 	if n := b.count(`SELECT count(*) FROM peppol_deliveries`); n != 0 {

@@ -116,7 +116,7 @@ func TestInvoiceReminders(t *testing.T) {
 	// customer's credit.
 	over := b.do(req{Method: "POST", Path: b.path("invoices/" + id + "/mark-paid?dry_run=true"), Token: b.token,
 		Body: map[string]any{"amount": 10183.30, "payment_date": "2026-07-01"}, Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if over.at("data.customer_credit.amount") != 0.01 {
+	if over.at("data.preview.customer_credit.amount") != 0.01 {
 		t.Fatalf("an öre over: %s", over.Body)
 	}
 	paid := b.markPaid(id, map[string]any{"amount": 10183.29, "payment_date": "2026-07-01"}).status(t, 200)

@@ -264,7 +264,7 @@ func TestInvoiceSendDropOffAndRefusals(t *testing.T) {
 
 	dry := b.do(req{Method: "POST", Path: b.path("invoices/" + id + "/send?dry_run=true"), Token: b.token,
 		Header: map[string]string{"Idempotency-Key": newKey()}}).status(t, 200)
-	if dry.str("data.email.status") != "queued" || b.count(`SELECT count(*) FROM outgoing_emails`) != 0 ||
+	if dry.str("data.preview.email.status") != "queued" || b.count(`SELECT count(*) FROM outgoing_emails`) != 0 ||
 		b.get(b.path("invoices/"+id), b.token).str("data.status") != "draft" {
 		t.Fatalf("a dry run left a trace: %s", dry.Body)
 	}

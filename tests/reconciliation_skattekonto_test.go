@@ -126,7 +126,14 @@ func TestReconciliationSkattekontoByHand(t *testing.T) {
 		t.Fatalf("ignored interest:\n%s", bridgeOf(a, "data.bridge"))
 	}
 
-	// Rows by hand: one added and deleted; a statement row is kept.
+	// Rows by hand: one added and deleted; a statement row is kept. A dry
+	// run answers 200, not the 201 of a row made, with the row under
+	// preview.
+	if d := b.write("POST", "skattekonto/transactions?dry_run=true", map[string]any{"date": "2026-11-09",
+		"description": "Kostnadsränta", "amount": -3, "saldo_after": 1259}).status(t, 200); d.at("data.dry_run") != true ||
+		d.str("data.preview.description") != "Kostnadsränta" || d.at("data.id") != nil {
+		t.Fatalf("dry run: %s", d.Body)
+	}
 	m := b.write("POST", "skattekonto/transactions", map[string]any{"date": "2026-11-09", "description": "Kostnadsränta", "amount": -3,
 		"saldo_after": 1259}).status(t, 201)
 	b.write("POST", "skattekonto/transactions", map[string]any{"date": "2026-11-09", "description": "Fel", "amount": -3,

@@ -139,7 +139,7 @@ func TestSieImportUndoAndReplace(t *testing.T) {
 		t.Fatalf("resume of a completed import: %s", r.Body)
 	}
 	dry := act(id, "undo", b.token, true).status(t, 200)
-	if dry.at("data.would_reverse") != 41.0 || dry.at("data.operation_id") != nil || dry.str("data.state") != "completed" {
+	if dry.at("data.preview.would_reverse") != 41.0 || dry.at("data.preview.operation_id") != nil || dry.str("data.preview.state") != "completed" {
 		t.Fatalf("dry run: %s", dry.Body)
 	}
 	undo := act(id, "undo", b.token, false).status(t, 202)

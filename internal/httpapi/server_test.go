@@ -118,3 +118,21 @@ func TestOperationTypesMatchDocument(t *testing.T) {
 		t.Fatalf("document %v, worker %v", enum, got)
 	}
 }
+
+// A dry run's answer is data {dry_run: true, preview}; one a handler gave
+// its own dry-run shape, or that is no envelope, stays as it was.
+func TestDryRunAnswer(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{`{"data":{"id":"x","total":12.50},"meta":{"request_id":"r"}}` + "\n",
+			`{"data":{"dry_run":true,"preview":{"id":"x","total":12.50}},"meta":{"request_id":"r"}}`},
+		{`{"data":{"dry_run":true,"preview":{"id":null}},"meta":{}}`, ""},
+		{`{"data":{"dry_run":true,"applied":0},"meta":{}}`, ""},
+		{`{"data":[1,2],"meta":{}}`, ""},
+		{`not json`, ""},
+	} {
+		got, ok := dryRunAnswer([]byte(c.in))
+		if ok != (c.want != "") || ok && string(got) != c.want {
+			t.Errorf("%s: got %s (%v), want %s", c.in, got, ok, c.want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package httpapi
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -170,11 +171,17 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 		for k, v := range rec.header {
 			orig.Header()[k] = v
 		}
+		body := unit.Fill(rec.body.Bytes())
 		if dry {
 			orig.Header().Set("X-Dry-Run", "true")
+			if status < 300 {
+				if wrapped, ok := dryRunAnswer(body); ok {
+					body, status = wrapped, http.StatusOK
+				}
+			}
 		}
 		orig.WriteHeader(status)
-		_, err = orig.Write(unit.Fill(rec.body.Bytes()))
+		_, err = orig.Write(body)
 		if !dry && status < 400 {
 			unit.Committed(context.WithoutCancel(ctx))
 		}
@@ -202,4 +209,27 @@ func (r *recorder) Write(b []byte) (int, error) {
 		r.status = http.StatusOK
 	}
 	return r.body.Write(b)
+}
+
+// dryRunAnswer is a dry run's answer as every dry run gives it: data
+// {dry_run: true, preview: what the write would have answered}, so a
+// client tells it from the write's own answer with one check. A handler
+// that answers a dry run its own way (data with dry_run already: a
+// preview of another shape, or one shape for both) is left as it is, as
+// is an answer that is not an envelope.
+func dryRunAnswer(body []byte) ([]byte, bool) {
+	var env map[string]json.RawMessage
+	if json.Unmarshal(body, &env) != nil {
+		return nil, false
+	}
+	var data map[string]json.RawMessage
+	if json.Unmarshal(env["data"], &data) != nil || data == nil {
+		return nil, false
+	}
+	if _, ok := data["dry_run"]; ok {
+		return nil, false
+	}
+	env["data"] = append(append([]byte(`{"dry_run":true,"preview":`), env["data"]...), '}')
+	out, err := json.Marshal(env)
+	return out, err == nil
 }

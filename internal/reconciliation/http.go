@@ -395,7 +395,7 @@ func (h *Handler) DeleteReconciliationLink(ctx context.Context, req gen.DeleteRe
 	if err != nil {
 		return nil, err
 	}
-	out := gen.ReconciliationUnlinkedResponse{Meta: envelope.Meta(ctx)}
+	out := gen.ReconciliationLinkDeletedOrDryRunResponse{Meta: envelope.Meta(ctx)}
 	out.Data.ExternalId, out.Data.PreviousJournalEntryId = u.ExternalID, envelope.Nullable(u.PreviousEntry)
 	return gen.DeleteReconciliationLink200JSONResponse(out), nil
 }
@@ -410,7 +410,7 @@ func (h *Handler) IgnoreReconciliationItem(ctx context.Context, req gen.IgnoreRe
 	if err != nil {
 		return nil, err
 	}
-	out := gen.ReconciliationIgnoredResponse{Meta: envelope.Meta(ctx)}
+	out := gen.ReconciliationItemIgnoredOrDryRunResponse{Meta: envelope.Meta(ctx)}
 	out.Data.ExternalId, out.Data.IsIgnored = res.ExternalID, res.Ignored
 	return gen.IgnoreReconciliationItem200JSONResponse(out), nil
 }
@@ -582,7 +582,7 @@ func (h *Handler) DeleteSkattekontoTransaction(ctx context.Context, req gen.Dele
 	if err != nil {
 		return nil, err
 	}
-	out := gen.SkattekontoTransactionDeletedResponse{Meta: envelope.Meta(ctx)}
+	out := gen.SkattekontoTransactionDeletedOrDryRunResponse{Meta: envelope.Meta(ctx)}
 	out.Data.Id, out.Data.Deleted = r.ID, true
 	return gen.DeleteSkattekontoTransaction200JSONResponse(out), nil
 }

@@ -13,14 +13,13 @@ const api = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${t
 const key = () => crypto.randomUUID();
 
 // A write answers 201 (or 200) with the record, or 200 with a dry run's
-// preview; the types say both, and a client narrows.
-type DryRun = { dry_run: true };
-function committed<T extends object>(data: T | undefined, what: string): Exclude<T, DryRun> {
-  if (data === undefined || "dry_run" in data) {
+// preview; the types say both, and one check (data.dry_run) narrows.
+function committed<T extends { dry_run?: boolean }>(data: T | undefined, what: string): T & { dry_run?: false } {
+  if (data === undefined || data.dry_run) {
     console.error(`FAIL ${what}: no committed record`, JSON.stringify(data));
     process.exit(1);
   }
-  return data as Exclude<T, DryRun>;
+  return data as T & { dry_run?: false };
 }
 
 function check(ok: boolean, what: string, detail?: unknown): void {
@@ -81,7 +80,7 @@ const dry = await api.POST("/api/v1/companies/{companyId}/customers", {
   body: { name: "Anna Svensson", customer_type: "individual", personal_number: "811218-9876" },
 });
 const preview = dry.data?.data;
-check(dry.response.status === 200 && preview !== undefined && "dry_run" in preview && preview.preview.id === null &&
+check(dry.response.status === 200 && preview?.dry_run === true && preview.preview.id === null &&
   preview.preview.personal_number === "********-9876", "a dry run previews a customer", dry.data ?? dry.error);
 
 const none = await api.GET("/api/v1/companies/{companyId}/customers", { params: { path: { companyId } } });
