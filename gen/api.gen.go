@@ -2421,120 +2421,6 @@ func (e FSkattStatus) Valid() bool {
 	}
 }
 
-// Defines values for FeedEventType.
-const (
-	FeedEventTypeAccrualReleaseRefused     FeedEventType = "accrual.release_refused"
-	FeedEventTypeAgiGenerated              FeedEventType = "agi.generated"
-	FeedEventTypeApiKeyCreated             FeedEventType = "api_key.created"
-	FeedEventTypeApiKeyRevoked             FeedEventType = "api_key.revoked"
-	FeedEventTypeApiKeyRotated             FeedEventType = "api_key.rotated"
-	FeedEventTypeCreditNoteCreated         FeedEventType = "credit_note.created"
-	FeedEventTypeCustomerCreated           FeedEventType = "customer.created"
-	FeedEventTypeDocumentUploaded          FeedEventType = "document.uploaded"
-	FeedEventTypeInvoiceCreated            FeedEventType = "invoice.created"
-	FeedEventTypeInvoicePaid               FeedEventType = "invoice.paid"
-	FeedEventTypeInvoiceSent               FeedEventType = "invoice.sent"
-	FeedEventTypeJournalEntryCommitted     FeedEventType = "journal_entry.committed"
-	FeedEventTypeJournalEntryCorrected     FeedEventType = "journal_entry.corrected"
-	FeedEventTypeJournalEntryReversed      FeedEventType = "journal_entry.reversed"
-	FeedEventTypeOperationCompleted        FeedEventType = "operation.completed"
-	FeedEventTypePeriodLocked              FeedEventType = "period.locked"
-	FeedEventTypePeriodUnlocked            FeedEventType = "period.unlocked"
-	FeedEventTypePeriodYearClosed          FeedEventType = "period.year_closed"
-	FeedEventTypeReconciliationMatched     FeedEventType = "reconciliation.matched"
-	FeedEventTypeReconciliationReopened    FeedEventType = "reconciliation.reopened"
-	FeedEventTypeReconciliationSignedOff   FeedEventType = "reconciliation.signed_off"
-	FeedEventTypeReconciliationUnmatched   FeedEventType = "reconciliation.unmatched"
-	FeedEventTypeSalaryRunApproved         FeedEventType = "salary_run.approved"
-	FeedEventTypeSalaryRunBooked           FeedEventType = "salary_run.booked"
-	FeedEventTypeSalaryRunCreated          FeedEventType = "salary_run.created"
-	FeedEventTypeSupplierCreated           FeedEventType = "supplier.created"
-	FeedEventTypeSupplierInvoiceApproved   FeedEventType = "supplier_invoice.approved"
-	FeedEventTypeSupplierInvoiceCredited   FeedEventType = "supplier_invoice.credited"
-	FeedEventTypeSupplierInvoicePaid       FeedEventType = "supplier_invoice.paid"
-	FeedEventTypeSupplierInvoiceRegistered FeedEventType = "supplier_invoice.registered"
-	FeedEventTypeSupplierInvoiceUncredited FeedEventType = "supplier_invoice.uncredited"
-	FeedEventTypeTransactionCategorized    FeedEventType = "transaction.categorized"
-	FeedEventTypeTransactionReconciled     FeedEventType = "transaction.reconciled"
-	FeedEventTypeTransactionSynced         FeedEventType = "transaction.synced"
-)
-
-// Valid indicates whether the value is a known member of the FeedEventType enum.
-func (e FeedEventType) Valid() bool {
-	switch e {
-	case FeedEventTypeAccrualReleaseRefused:
-		return true
-	case FeedEventTypeAgiGenerated:
-		return true
-	case FeedEventTypeApiKeyCreated:
-		return true
-	case FeedEventTypeApiKeyRevoked:
-		return true
-	case FeedEventTypeApiKeyRotated:
-		return true
-	case FeedEventTypeCreditNoteCreated:
-		return true
-	case FeedEventTypeCustomerCreated:
-		return true
-	case FeedEventTypeDocumentUploaded:
-		return true
-	case FeedEventTypeInvoiceCreated:
-		return true
-	case FeedEventTypeInvoicePaid:
-		return true
-	case FeedEventTypeInvoiceSent:
-		return true
-	case FeedEventTypeJournalEntryCommitted:
-		return true
-	case FeedEventTypeJournalEntryCorrected:
-		return true
-	case FeedEventTypeJournalEntryReversed:
-		return true
-	case FeedEventTypeOperationCompleted:
-		return true
-	case FeedEventTypePeriodLocked:
-		return true
-	case FeedEventTypePeriodUnlocked:
-		return true
-	case FeedEventTypePeriodYearClosed:
-		return true
-	case FeedEventTypeReconciliationMatched:
-		return true
-	case FeedEventTypeReconciliationReopened:
-		return true
-	case FeedEventTypeReconciliationSignedOff:
-		return true
-	case FeedEventTypeReconciliationUnmatched:
-		return true
-	case FeedEventTypeSalaryRunApproved:
-		return true
-	case FeedEventTypeSalaryRunBooked:
-		return true
-	case FeedEventTypeSalaryRunCreated:
-		return true
-	case FeedEventTypeSupplierCreated:
-		return true
-	case FeedEventTypeSupplierInvoiceApproved:
-		return true
-	case FeedEventTypeSupplierInvoiceCredited:
-		return true
-	case FeedEventTypeSupplierInvoicePaid:
-		return true
-	case FeedEventTypeSupplierInvoiceRegistered:
-		return true
-	case FeedEventTypeSupplierInvoiceUncredited:
-		return true
-	case FeedEventTypeTransactionCategorized:
-		return true
-	case FeedEventTypeTransactionReconciled:
-		return true
-	case FeedEventTypeTransactionSynced:
-		return true
-	default:
-		return false
-	}
-}
-
 // Defines values for FilingMethod.
 const (
 	Electronic FilingMethod = "electronic"
@@ -3480,15 +3366,30 @@ func (e NotDryRun) Valid() bool {
 	}
 }
 
-// Defines values for OperationWebhookEvent.
+// Defines values for OperationAccrualsReleaseType.
 const (
-	OperationWebhookEventOperationCompleted OperationWebhookEvent = "operation.completed"
+	OperationAccrualsReleaseTypeAccrualsRelease OperationAccrualsReleaseType = "accruals.release"
 )
 
-// Valid indicates whether the value is a known member of the OperationWebhookEvent enum.
-func (e OperationWebhookEvent) Valid() bool {
+// Valid indicates whether the value is a known member of the OperationAccrualsReleaseType enum.
+func (e OperationAccrualsReleaseType) Valid() bool {
 	switch e {
-	case OperationWebhookEventOperationCompleted:
+	case OperationAccrualsReleaseTypeAccrualsRelease:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationAccrualsReleaseWebhookEvent.
+const (
+	OperationAccrualsReleaseWebhookEventOperationCompleted OperationAccrualsReleaseWebhookEvent = "operation.completed"
+)
+
+// Valid indicates whether the value is a known member of the OperationAccrualsReleaseWebhookEvent enum.
+func (e OperationAccrualsReleaseWebhookEvent) Valid() bool {
+	switch e {
+	case OperationAccrualsReleaseWebhookEventOperationCompleted:
 		return true
 	default:
 		return false
@@ -3507,6 +3408,201 @@ func (e OperationCompletedPayloadStatus) Valid() bool {
 	case OperationCompletedPayloadStatusFailed:
 		return true
 	case OperationCompletedPayloadStatusSucceeded:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationFieldsWebhookEvent.
+const (
+	OperationFieldsWebhookEventOperationCompleted OperationFieldsWebhookEvent = "operation.completed"
+)
+
+// Valid indicates whether the value is a known member of the OperationFieldsWebhookEvent enum.
+func (e OperationFieldsWebhookEvent) Valid() bool {
+	switch e {
+	case OperationFieldsWebhookEventOperationCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationFiscalPeriodsCurrencyRevaluationType.
+const (
+	OperationFiscalPeriodsCurrencyRevaluationTypeFiscalPeriodsCurrencyRevaluation OperationFiscalPeriodsCurrencyRevaluationType = "fiscal_periods.currency_revaluation"
+)
+
+// Valid indicates whether the value is a known member of the OperationFiscalPeriodsCurrencyRevaluationType enum.
+func (e OperationFiscalPeriodsCurrencyRevaluationType) Valid() bool {
+	switch e {
+	case OperationFiscalPeriodsCurrencyRevaluationTypeFiscalPeriodsCurrencyRevaluation:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationFiscalPeriodsCurrencyRevaluationWebhookEvent.
+const (
+	OperationFiscalPeriodsCurrencyRevaluationWebhookEventOperationCompleted OperationFiscalPeriodsCurrencyRevaluationWebhookEvent = "operation.completed"
+)
+
+// Valid indicates whether the value is a known member of the OperationFiscalPeriodsCurrencyRevaluationWebhookEvent enum.
+func (e OperationFiscalPeriodsCurrencyRevaluationWebhookEvent) Valid() bool {
+	switch e {
+	case OperationFiscalPeriodsCurrencyRevaluationWebhookEventOperationCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationFiscalPeriodsYearEndType.
+const (
+	OperationFiscalPeriodsYearEndTypeFiscalPeriodsYearEnd OperationFiscalPeriodsYearEndType = "fiscal_periods.year_end"
+)
+
+// Valid indicates whether the value is a known member of the OperationFiscalPeriodsYearEndType enum.
+func (e OperationFiscalPeriodsYearEndType) Valid() bool {
+	switch e {
+	case OperationFiscalPeriodsYearEndTypeFiscalPeriodsYearEnd:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationFiscalPeriodsYearEndWebhookEvent.
+const (
+	OperationFiscalPeriodsYearEndWebhookEventOperationCompleted OperationFiscalPeriodsYearEndWebhookEvent = "operation.completed"
+)
+
+// Valid indicates whether the value is a known member of the OperationFiscalPeriodsYearEndWebhookEvent enum.
+func (e OperationFiscalPeriodsYearEndWebhookEvent) Valid() bool {
+	switch e {
+	case OperationFiscalPeriodsYearEndWebhookEventOperationCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationImportBankType.
+const (
+	OperationImportBankTypeImportBank OperationImportBankType = "import.bank"
+)
+
+// Valid indicates whether the value is a known member of the OperationImportBankType enum.
+func (e OperationImportBankType) Valid() bool {
+	switch e {
+	case OperationImportBankTypeImportBank:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationImportBankWebhookEvent.
+const (
+	OperationImportBankWebhookEventOperationCompleted OperationImportBankWebhookEvent = "operation.completed"
+)
+
+// Valid indicates whether the value is a known member of the OperationImportBankWebhookEvent enum.
+func (e OperationImportBankWebhookEvent) Valid() bool {
+	switch e {
+	case OperationImportBankWebhookEventOperationCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationImportSieType.
+const (
+	OperationImportSieTypeImportSie OperationImportSieType = "import.sie"
+)
+
+// Valid indicates whether the value is a known member of the OperationImportSieType enum.
+func (e OperationImportSieType) Valid() bool {
+	switch e {
+	case OperationImportSieTypeImportSie:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationImportSieWebhookEvent.
+const (
+	OperationImportSieWebhookEventOperationCompleted OperationImportSieWebhookEvent = "operation.completed"
+)
+
+// Valid indicates whether the value is a known member of the OperationImportSieWebhookEvent enum.
+func (e OperationImportSieWebhookEvent) Valid() bool {
+	switch e {
+	case OperationImportSieWebhookEventOperationCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationImportSieUndoType.
+const (
+	OperationImportSieUndoTypeImportSieUndo OperationImportSieUndoType = "import.sie.undo"
+)
+
+// Valid indicates whether the value is a known member of the OperationImportSieUndoType enum.
+func (e OperationImportSieUndoType) Valid() bool {
+	switch e {
+	case OperationImportSieUndoTypeImportSieUndo:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationImportSieUndoWebhookEvent.
+const (
+	OperationImportSieUndoWebhookEventOperationCompleted OperationImportSieUndoWebhookEvent = "operation.completed"
+)
+
+// Valid indicates whether the value is a known member of the OperationImportSieUndoWebhookEvent enum.
+func (e OperationImportSieUndoWebhookEvent) Valid() bool {
+	switch e {
+	case OperationImportSieUndoWebhookEventOperationCompleted:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationReconciliationProposeType.
+const (
+	OperationReconciliationProposeTypeReconciliationPropose OperationReconciliationProposeType = "reconciliation.propose"
+)
+
+// Valid indicates whether the value is a known member of the OperationReconciliationProposeType enum.
+func (e OperationReconciliationProposeType) Valid() bool {
+	switch e {
+	case OperationReconciliationProposeTypeReconciliationPropose:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for OperationReconciliationProposeWebhookEvent.
+const (
+	OperationReconciliationProposeWebhookEventOperationCompleted OperationReconciliationProposeWebhookEvent = "operation.completed"
+)
+
+// Valid indicates whether the value is a known member of the OperationReconciliationProposeWebhookEvent enum.
+func (e OperationReconciliationProposeWebhookEvent) Valid() bool {
+	switch e {
+	case OperationReconciliationProposeWebhookEventOperationCompleted:
 		return true
 	default:
 		return false
@@ -3542,31 +3638,31 @@ func (e OperationStatus) Valid() bool {
 
 // Defines values for OperationType.
 const (
-	AccrualsRelease                  OperationType = "accruals.release"
-	FiscalPeriodsCurrencyRevaluation OperationType = "fiscal_periods.currency_revaluation"
-	FiscalPeriodsYearEnd             OperationType = "fiscal_periods.year_end"
-	ImportBank                       OperationType = "import.bank"
-	ImportSie                        OperationType = "import.sie"
-	ImportSieUndo                    OperationType = "import.sie.undo"
-	ReconciliationPropose            OperationType = "reconciliation.propose"
+	OperationTypeAccrualsRelease                  OperationType = "accruals.release"
+	OperationTypeFiscalPeriodsCurrencyRevaluation OperationType = "fiscal_periods.currency_revaluation"
+	OperationTypeFiscalPeriodsYearEnd             OperationType = "fiscal_periods.year_end"
+	OperationTypeImportBank                       OperationType = "import.bank"
+	OperationTypeImportSie                        OperationType = "import.sie"
+	OperationTypeImportSieUndo                    OperationType = "import.sie.undo"
+	OperationTypeReconciliationPropose            OperationType = "reconciliation.propose"
 )
 
 // Valid indicates whether the value is a known member of the OperationType enum.
 func (e OperationType) Valid() bool {
 	switch e {
-	case AccrualsRelease:
+	case OperationTypeAccrualsRelease:
 		return true
-	case FiscalPeriodsCurrencyRevaluation:
+	case OperationTypeFiscalPeriodsCurrencyRevaluation:
 		return true
-	case FiscalPeriodsYearEnd:
+	case OperationTypeFiscalPeriodsYearEnd:
 		return true
-	case ImportBank:
+	case OperationTypeImportBank:
 		return true
-	case ImportSie:
+	case OperationTypeImportSie:
 		return true
-	case ImportSieUndo:
+	case OperationTypeImportSieUndo:
 		return true
-	case ReconciliationPropose:
+	case OperationTypeReconciliationPropose:
 		return true
 	default:
 		return false
@@ -4158,6 +4254,21 @@ func (e ReconciliationMethod) Valid() bool {
 	}
 }
 
+// Defines values for ReconciliationProposeResultSkipped.
+const (
+	AccountNotFound ReconciliationProposeResultSkipped = "account_not_found"
+)
+
+// Valid indicates whether the value is a known member of the ReconciliationProposeResultSkipped enum.
+func (e ReconciliationProposeResultSkipped) Valid() bool {
+	switch e {
+	case AccountNotFound:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for ReconciliationSkippedPairCode.
 const (
 	ReconciliationSkippedPairCodeALREADYLINKED        ReconciliationSkippedPairCode = "ALREADY_LINKED"
@@ -4590,6 +4701,21 @@ func (e SieImportOptionsOnExistingPeriod) Valid() bool {
 	case Block:
 		return true
 	case Replace:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for SieImportStartedType.
+const (
+	SieImportStartedTypeImportSie SieImportStartedType = "import.sie"
+)
+
+// Valid indicates whether the value is a known member of the SieImportStartedType enum.
+func (e SieImportStartedType) Valid() bool {
+	switch e {
+	case SieImportStartedTypeImportSie:
 		return true
 	default:
 		return false
@@ -5891,16 +6017,23 @@ func (e WebhookDeliveryStatus) Valid() bool {
 
 // Defines values for WebhookEventType.
 const (
+	WebhookEventTypeAccrualReleaseRefused     WebhookEventType = "accrual.release_refused"
 	WebhookEventTypeAgiGenerated              WebhookEventType = "agi.generated"
+	WebhookEventTypeApiKeyCreated             WebhookEventType = "api_key.created"
+	WebhookEventTypeApiKeyRevoked             WebhookEventType = "api_key.revoked"
+	WebhookEventTypeApiKeyRotated             WebhookEventType = "api_key.rotated"
 	WebhookEventTypeCreditNoteCreated         WebhookEventType = "credit_note.created"
 	WebhookEventTypeCustomerCreated           WebhookEventType = "customer.created"
 	WebhookEventTypeDocumentUploaded          WebhookEventType = "document.uploaded"
 	WebhookEventTypeInvoiceCreated            WebhookEventType = "invoice.created"
+	WebhookEventTypeInvoiceEmailFailed        WebhookEventType = "invoice.email_failed"
+	WebhookEventTypeInvoiceOverdue            WebhookEventType = "invoice.overdue"
 	WebhookEventTypeInvoicePaid               WebhookEventType = "invoice.paid"
 	WebhookEventTypeInvoiceSent               WebhookEventType = "invoice.sent"
 	WebhookEventTypeJournalEntryCommitted     WebhookEventType = "journal_entry.committed"
 	WebhookEventTypeJournalEntryCorrected     WebhookEventType = "journal_entry.corrected"
 	WebhookEventTypeJournalEntryReversed      WebhookEventType = "journal_entry.reversed"
+	WebhookEventTypeOperationCompleted        WebhookEventType = "operation.completed"
 	WebhookEventTypePeriodLocked              WebhookEventType = "period.locked"
 	WebhookEventTypePeriodUnlocked            WebhookEventType = "period.unlocked"
 	WebhookEventTypePeriodYearClosed          WebhookEventType = "period.year_closed"
@@ -5919,12 +6052,21 @@ const (
 	WebhookEventTypeSupplierInvoiceUncredited WebhookEventType = "supplier_invoice.uncredited"
 	WebhookEventTypeTransactionCategorized    WebhookEventType = "transaction.categorized"
 	WebhookEventTypeTransactionReconciled     WebhookEventType = "transaction.reconciled"
+	WebhookEventTypeTransactionSynced         WebhookEventType = "transaction.synced"
 )
 
 // Valid indicates whether the value is a known member of the WebhookEventType enum.
 func (e WebhookEventType) Valid() bool {
 	switch e {
+	case WebhookEventTypeAccrualReleaseRefused:
+		return true
 	case WebhookEventTypeAgiGenerated:
+		return true
+	case WebhookEventTypeApiKeyCreated:
+		return true
+	case WebhookEventTypeApiKeyRevoked:
+		return true
+	case WebhookEventTypeApiKeyRotated:
 		return true
 	case WebhookEventTypeCreditNoteCreated:
 		return true
@@ -5933,6 +6075,10 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeDocumentUploaded:
 		return true
 	case WebhookEventTypeInvoiceCreated:
+		return true
+	case WebhookEventTypeInvoiceEmailFailed:
+		return true
+	case WebhookEventTypeInvoiceOverdue:
 		return true
 	case WebhookEventTypeInvoicePaid:
 		return true
@@ -5943,6 +6089,8 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeJournalEntryCorrected:
 		return true
 	case WebhookEventTypeJournalEntryReversed:
+		return true
+	case WebhookEventTypeOperationCompleted:
 		return true
 	case WebhookEventTypePeriodLocked:
 		return true
@@ -5979,6 +6127,8 @@ func (e WebhookEventType) Valid() bool {
 	case WebhookEventTypeTransactionCategorized:
 		return true
 	case WebhookEventTypeTransactionReconciled:
+		return true
+	case WebhookEventTypeTransactionSynced:
 		return true
 	default:
 		return false
@@ -6828,7 +6978,7 @@ type ApiKeyCreateCompanyAccess string
 // ApiKeyCreateMode test keys read real data and make every write a dry run. Default: live.
 type ApiKeyCreateMode string
 
-// ApiKeyEventPayload An API key reaching the company was created, rotated or revoked (api_key.created, api_key.rotated, api_key.revoked): who holds it and what it may do, never its secret. Only in the event feed, read with api_keys:manage.
+// ApiKeyEventPayload An API key reaching the company was created, rotated or revoked (api_key.created, api_key.rotated, api_key.revoked): who holds it and what it may do, never its secret. Read in the feed, and subscribed to, with api_keys:manage.
 type ApiKeyEventPayload struct {
 	ApiKey struct {
 		CompanyAccess ApiKeyEventPayloadApiKeyCompanyAccess `json:"company_access"`
@@ -7357,6 +7507,18 @@ type BankConnectionSelect struct {
 
 // BankFileFormat A bank file's format, by the peer's identifiers: camt053 (ISO 20022 camt.053, any 001.NN version); generic_csv (a CSV whose date, amount, text, currency, reference and name columns are found by their header names, Swedish or English); and the exports of SEB, Swedbank, Handelsbanken (private and business), Nordea, Nordea Business, Länsförsäkringar, ICA Banken, Skandia, Lunar, Northmill, and Wise (wise: the transfer history, every balance in one file, read for the cash account's currency: money out with its fee, conversions from the side in that currency, unfinished transfers left out; wise_statement: one balance's statement). A bank's export is told by its header's columns, which may follow a preamble (an account line, a period, sep=;). Rows the bank has not booked (Nordea's Reserverat, a status other than booked) are left out and counted as pending.
 type BankFileFormat string
+
+// BankFileImportResult What a bank file's import (import.bank) did.
+type BankFileImportResult struct {
+	BalanceNote      nullable.Nullable[string] `json:"balance_note"`
+	BankFileImportId openapi_types.UUID        `json:"bank_file_import_id"`
+	DateFrom         openapi_types.Date        `json:"date_from"`
+	DateTo           openapi_types.Date        `json:"date_to"`
+	Duplicates       int                       `json:"duplicates"`
+	Format           string                    `json:"format"`
+	Ingested         int                       `json:"ingested"`
+	Warnings         []SieImportWarning        `json:"warnings"`
+}
 
 // BankFilePreview defines model for BankFilePreview.
 type BankFilePreview struct {
@@ -10270,8 +10432,8 @@ type FeedEvent struct {
 	// Id The event id: pass the last one processed as after.
 	Id openapi_types.UUID `json:"id"`
 
-	// Type An event type of the pull feed: the subscribable ones, and transaction.synced, operation.completed, accrual.release_refused and the api_key.* events (read with api_keys:manage), which are only in the feed. webhook.test is never in it.
-	Type FeedEventType `json:"type"`
+	// Type Every event type Kontera emits: each may be subscribed to (one per webhook) and is read in the pull feed. salary_run.* and agi.generated also need payroll:read to subscribe to, the api_key.* events api_keys:manage. invoice.overdue, invoice.email_failed, transaction.synced, operation.completed, accrual.release_refused and the api_key.* events are Kontera's beside the spec's 28. webhook.test is a delivery only, never an event.
+	Type WebhookEventType `json:"type"`
 }
 
 // FeedEventData defines model for FeedEventData.
@@ -10284,9 +10446,6 @@ type FeedEventData struct {
 type FeedEventData_Object struct {
 	union json.RawMessage
 }
-
-// FeedEventType An event type of the pull feed: the subscribable ones, and transaction.synced, operation.completed, accrual.release_refused and the api_key.* events (read with api_keys:manage), which are only in the feed. webhook.test is never in it.
-type FeedEventType string
 
 // FilingMethod defines model for FilingMethod.
 type FilingMethod string
@@ -11493,6 +11652,13 @@ type InvoiceDryRun struct {
 	Preview Invoice `json:"preview"`
 }
 
+// InvoiceEmailFailedPayload An e-mail of an invoice (the invoice or a reminder) could not be delivered: the mail server refused it for good, or every retry failed. The e-mail as it now stands, with the reply that ended it in last_error; POST …/invoices/{id}/emails/{emailId}/retry sends it again.
+type InvoiceEmailFailedPayload struct {
+	// Email An e-mail of the invoice's, as the outbox keeps it. Bcc recipients are never shown.
+	Email     OutgoingEmail      `json:"email"`
+	InvoiceId openapi_types.UUID `json:"invoice_id"`
+}
+
 // InvoiceEmailRef defines model for InvoiceEmailRef.
 type InvoiceEmailRef struct {
 	Id openapi_types.UUID `json:"id"`
@@ -11800,6 +11966,15 @@ type InvoiceOrDryRunResponse struct {
 
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
+}
+
+// InvoiceOverduePayload An invoice fell overdue: sent or partly paid, its due date passed (Europe/Stockholm) with something left to pay. Announced once, the first hourly sweep of the day after its due date (a sweep down for up to 7 days catches up; older debts are not announced).
+type InvoiceOverduePayload struct {
+	// DaysOverdue Days past the due date when announced: 1 on the day after it.
+	DaysOverdue int `json:"days_overdue"`
+
+	// Invoice An invoice, quote, proforma, delivery note or credit note. remaining_amount is the total less the ROT/RUT deduction and what has been paid; items only with expand=items (always on create), payments only with expand=payments.
+	Invoice Invoice `json:"invoice"`
 }
 
 // InvoicePaid The invoice with the payment recorded, and the verifikat that booked it (on a dry run payment_id and journal_entry_id are null and verifikat_lines show what would be posted).
@@ -13591,8 +13766,11 @@ type OpeningBalancesResponse struct {
 	Meta Meta `json:"meta"`
 }
 
-// Operation An asynchronous operation (year-end, imports). Poll poll_url every few seconds until status is succeeded, failed or cancelled.
-type Operation struct {
+// Operation An asynchronous operation (year-end, imports). Poll poll_url every few seconds until status is succeeded, failed or cancelled. Narrow on type: each operation type has its result's schema.
+type Operation = OperationFields
+
+// OperationAccrualsRelease An operation of type accruals.release; result is AccrualRelease once it succeeded, else null.
+type OperationAccrualsRelease struct {
 	CompanyId   openapi_types.UUID           `json:"company_id"`
 	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
 	CreatedAt   time.Time                    `json:"created_at"`
@@ -13603,31 +13781,38 @@ type Operation struct {
 	OperationId openapi_types.UUID                   `json:"operation_id"`
 	PollUrl     string                               `json:"poll_url"`
 	Progress    nullable.Nullable[OperationProgress] `json:"progress"`
-
-	// Result On success, what the operation did; its keys depend on type.
-	Result    nullable.Nullable[map[string]interface{}] `json:"result"`
-	StartedAt nullable.Nullable[time.Time]              `json:"started_at"`
+	Result      nullable.Nullable[AccrualRelease]    `json:"result"`
+	StartedAt   nullable.Nullable[time.Time]         `json:"started_at"`
 
 	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
-	Status OperationStatus `json:"status"`
-
-	// Type What an operation does: accruals.release, fiscal_periods.currency_revaluation, fiscal_periods.year_end, import.bank (a bank file), import.sie, import.sie.undo, reconciliation.propose.
-	Type         OperationType         `json:"type"`
-	WebhookEvent OperationWebhookEvent `json:"webhook_event"`
+	Status       OperationStatus                      `json:"status"`
+	Type         OperationAccrualsReleaseType         `json:"type"`
+	WebhookEvent OperationAccrualsReleaseWebhookEvent `json:"webhook_event"`
 }
 
-// OperationWebhookEvent defines model for Operation.WebhookEvent.
-type OperationWebhookEvent string
+// OperationAccrualsReleaseType defines model for OperationAccrualsRelease.Type.
+type OperationAccrualsReleaseType string
 
-// OperationCompletedPayload An operation ended (GET /operations/{id} has the rest): feed only.
+// OperationAccrualsReleaseWebhookEvent defines model for OperationAccrualsRelease.WebhookEvent.
+type OperationAccrualsReleaseWebhookEvent string
+
+// OperationCompletedPayload An operation ended (GET /operations/{id} has the rest).
 type OperationCompletedPayload struct {
-	Error       interface{}                     `json:"error,omitempty"`
-	OperationId openapi_types.UUID              `json:"operation_id"`
-	Result      interface{}                     `json:"result,omitempty"`
-	Status      OperationCompletedPayloadStatus `json:"status"`
+	// Error Why it failed; null when it succeeded.
+	Error       nullable.Nullable[OperationError] `json:"error,omitempty"`
+	OperationId openapi_types.UUID                `json:"operation_id"`
+
+	// Result On success, what the operation did: the result schema of its type (see Operation); null when it failed.
+	Result nullable.Nullable[OperationCompletedPayload_Result] `json:"result,omitempty"`
+	Status OperationCompletedPayloadStatus                     `json:"status"`
 
 	// Type What an operation does: accruals.release, fiscal_periods.currency_revaluation, fiscal_periods.year_end, import.bank (a bank file), import.sie, import.sie.undo, reconciliation.propose.
 	Type OperationType `json:"type"`
+}
+
+// OperationCompletedPayload_Result On success, what the operation did: the result schema of its type (see Operation); null when it failed.
+type OperationCompletedPayload_Result struct {
+	union json.RawMessage
 }
 
 // OperationCompletedPayloadStatus defines model for OperationCompletedPayload.Status.
@@ -13642,6 +13827,169 @@ type OperationError struct {
 	MessageEn string                  `json:"message_en"`
 }
 
+// OperationFields The fields every operation has; Operation narrows type and result per operation type.
+type OperationFields struct {
+	CompanyId   openapi_types.UUID           `json:"company_id"`
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+	CreatedAt   time.Time                    `json:"created_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun                           `json:"dry_run,omitempty"`
+	Error       nullable.Nullable[OperationError]    `json:"error"`
+	OperationId openapi_types.UUID                   `json:"operation_id"`
+	PollUrl     string                               `json:"poll_url"`
+	Progress    nullable.Nullable[OperationProgress] `json:"progress"`
+
+	// Result On success, what the operation did: the schema of its type (Operation's variants).
+	Result    nullable.Nullable[map[string]interface{}] `json:"result"`
+	StartedAt nullable.Nullable[time.Time]              `json:"started_at"`
+
+	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
+	Status OperationStatus `json:"status"`
+
+	// Type What an operation does: accruals.release, fiscal_periods.currency_revaluation, fiscal_periods.year_end, import.bank (a bank file), import.sie, import.sie.undo, reconciliation.propose.
+	Type         OperationType               `json:"type"`
+	WebhookEvent OperationFieldsWebhookEvent `json:"webhook_event"`
+}
+
+// OperationFieldsWebhookEvent defines model for OperationFields.WebhookEvent.
+type OperationFieldsWebhookEvent string
+
+// OperationFiscalPeriodsCurrencyRevaluation An operation of type fiscal_periods.currency_revaluation; result is CurrencyRevaluation once it succeeded, else null.
+type OperationFiscalPeriodsCurrencyRevaluation struct {
+	CompanyId   openapi_types.UUID           `json:"company_id"`
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+	CreatedAt   time.Time                    `json:"created_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun                             `json:"dry_run,omitempty"`
+	Error       nullable.Nullable[OperationError]      `json:"error"`
+	OperationId openapi_types.UUID                     `json:"operation_id"`
+	PollUrl     string                                 `json:"poll_url"`
+	Progress    nullable.Nullable[OperationProgress]   `json:"progress"`
+	Result      nullable.Nullable[CurrencyRevaluation] `json:"result"`
+	StartedAt   nullable.Nullable[time.Time]           `json:"started_at"`
+
+	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
+	Status       OperationStatus                                       `json:"status"`
+	Type         OperationFiscalPeriodsCurrencyRevaluationType         `json:"type"`
+	WebhookEvent OperationFiscalPeriodsCurrencyRevaluationWebhookEvent `json:"webhook_event"`
+}
+
+// OperationFiscalPeriodsCurrencyRevaluationType defines model for OperationFiscalPeriodsCurrencyRevaluation.Type.
+type OperationFiscalPeriodsCurrencyRevaluationType string
+
+// OperationFiscalPeriodsCurrencyRevaluationWebhookEvent defines model for OperationFiscalPeriodsCurrencyRevaluation.WebhookEvent.
+type OperationFiscalPeriodsCurrencyRevaluationWebhookEvent string
+
+// OperationFiscalPeriodsYearEnd An operation of type fiscal_periods.year_end; result is YearEndResult once it succeeded, else null.
+type OperationFiscalPeriodsYearEnd struct {
+	CompanyId   openapi_types.UUID           `json:"company_id"`
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+	CreatedAt   time.Time                    `json:"created_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun                           `json:"dry_run,omitempty"`
+	Error       nullable.Nullable[OperationError]    `json:"error"`
+	OperationId openapi_types.UUID                   `json:"operation_id"`
+	PollUrl     string                               `json:"poll_url"`
+	Progress    nullable.Nullable[OperationProgress] `json:"progress"`
+	Result      nullable.Nullable[YearEndResult]     `json:"result"`
+	StartedAt   nullable.Nullable[time.Time]         `json:"started_at"`
+
+	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
+	Status       OperationStatus                           `json:"status"`
+	Type         OperationFiscalPeriodsYearEndType         `json:"type"`
+	WebhookEvent OperationFiscalPeriodsYearEndWebhookEvent `json:"webhook_event"`
+}
+
+// OperationFiscalPeriodsYearEndType defines model for OperationFiscalPeriodsYearEnd.Type.
+type OperationFiscalPeriodsYearEndType string
+
+// OperationFiscalPeriodsYearEndWebhookEvent defines model for OperationFiscalPeriodsYearEnd.WebhookEvent.
+type OperationFiscalPeriodsYearEndWebhookEvent string
+
+// OperationImportBank An operation of type import.bank; result is BankFileImportResult once it succeeded, else null.
+type OperationImportBank struct {
+	CompanyId   openapi_types.UUID           `json:"company_id"`
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+	CreatedAt   time.Time                    `json:"created_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun                              `json:"dry_run,omitempty"`
+	Error       nullable.Nullable[OperationError]       `json:"error"`
+	OperationId openapi_types.UUID                      `json:"operation_id"`
+	PollUrl     string                                  `json:"poll_url"`
+	Progress    nullable.Nullable[OperationProgress]    `json:"progress"`
+	Result      nullable.Nullable[BankFileImportResult] `json:"result"`
+	StartedAt   nullable.Nullable[time.Time]            `json:"started_at"`
+
+	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
+	Status       OperationStatus                 `json:"status"`
+	Type         OperationImportBankType         `json:"type"`
+	WebhookEvent OperationImportBankWebhookEvent `json:"webhook_event"`
+}
+
+// OperationImportBankType defines model for OperationImportBank.Type.
+type OperationImportBankType string
+
+// OperationImportBankWebhookEvent defines model for OperationImportBank.WebhookEvent.
+type OperationImportBankWebhookEvent string
+
+// OperationImportSie An operation of type import.sie; result is SieImportResult once it succeeded, else null.
+type OperationImportSie struct {
+	CompanyId   openapi_types.UUID           `json:"company_id"`
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+	CreatedAt   time.Time                    `json:"created_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun                           `json:"dry_run,omitempty"`
+	Error       nullable.Nullable[OperationError]    `json:"error"`
+	OperationId openapi_types.UUID                   `json:"operation_id"`
+	PollUrl     string                               `json:"poll_url"`
+	Progress    nullable.Nullable[OperationProgress] `json:"progress"`
+	Result      nullable.Nullable[SieImportResult]   `json:"result"`
+	StartedAt   nullable.Nullable[time.Time]         `json:"started_at"`
+
+	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
+	Status       OperationStatus                `json:"status"`
+	Type         OperationImportSieType         `json:"type"`
+	WebhookEvent OperationImportSieWebhookEvent `json:"webhook_event"`
+}
+
+// OperationImportSieType defines model for OperationImportSie.Type.
+type OperationImportSieType string
+
+// OperationImportSieWebhookEvent defines model for OperationImportSie.WebhookEvent.
+type OperationImportSieWebhookEvent string
+
+// OperationImportSieUndo An operation of type import.sie.undo; result is SieUndoResult once it succeeded, else null.
+type OperationImportSieUndo struct {
+	CompanyId   openapi_types.UUID           `json:"company_id"`
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+	CreatedAt   time.Time                    `json:"created_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun                           `json:"dry_run,omitempty"`
+	Error       nullable.Nullable[OperationError]    `json:"error"`
+	OperationId openapi_types.UUID                   `json:"operation_id"`
+	PollUrl     string                               `json:"poll_url"`
+	Progress    nullable.Nullable[OperationProgress] `json:"progress"`
+	Result      nullable.Nullable[SieUndoResult]     `json:"result"`
+	StartedAt   nullable.Nullable[time.Time]         `json:"started_at"`
+
+	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
+	Status       OperationStatus                    `json:"status"`
+	Type         OperationImportSieUndoType         `json:"type"`
+	WebhookEvent OperationImportSieUndoWebhookEvent `json:"webhook_event"`
+}
+
+// OperationImportSieUndoType defines model for OperationImportSieUndo.Type.
+type OperationImportSieUndoType string
+
+// OperationImportSieUndoWebhookEvent defines model for OperationImportSieUndo.WebhookEvent.
+type OperationImportSieUndoWebhookEvent string
+
 // OperationProgress defines model for OperationProgress.
 type OperationProgress struct {
 	Current int    `json:"current"`
@@ -13649,9 +13997,36 @@ type OperationProgress struct {
 	Total   int    `json:"total"`
 }
 
+// OperationReconciliationPropose An operation of type reconciliation.propose; result is ReconciliationProposeResult once it succeeded, else null.
+type OperationReconciliationPropose struct {
+	CompanyId   openapi_types.UUID           `json:"company_id"`
+	CompletedAt nullable.Nullable[time.Time] `json:"completed_at"`
+	CreatedAt   time.Time                    `json:"created_at"`
+
+	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
+	DryRun      *NotDryRun                                     `json:"dry_run,omitempty"`
+	Error       nullable.Nullable[OperationError]              `json:"error"`
+	OperationId openapi_types.UUID                             `json:"operation_id"`
+	PollUrl     string                                         `json:"poll_url"`
+	Progress    nullable.Nullable[OperationProgress]           `json:"progress"`
+	Result      nullable.Nullable[ReconciliationProposeResult] `json:"result"`
+	StartedAt   nullable.Nullable[time.Time]                   `json:"started_at"`
+
+	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
+	Status       OperationStatus                            `json:"status"`
+	Type         OperationReconciliationProposeType         `json:"type"`
+	WebhookEvent OperationReconciliationProposeWebhookEvent `json:"webhook_event"`
+}
+
+// OperationReconciliationProposeType defines model for OperationReconciliationPropose.Type.
+type OperationReconciliationProposeType string
+
+// OperationReconciliationProposeWebhookEvent defines model for OperationReconciliationPropose.WebhookEvent.
+type OperationReconciliationProposeWebhookEvent string
+
 // OperationResponse defines model for OperationResponse.
 type OperationResponse struct {
-	// Data An asynchronous operation (year-end, imports). Poll poll_url every few seconds until status is succeeded, failed or cancelled.
+	// Data An asynchronous operation (year-end, imports). Poll poll_url every few seconds until status is succeeded, failed or cancelled. Narrow on type: each operation type has its result's schema.
 	Data Operation `json:"data"`
 
 	// Meta Response metadata carried by every success envelope.
@@ -14525,6 +14900,18 @@ type ReconciliationProposal struct {
 	// Reasons Why, in Swedish: "exakt belopp på 1930", "1 dagars avstånd", "flera möjliga".
 	Reasons []string `json:"reasons"`
 }
+
+// ReconciliationProposeResult What a recompute of an account's proposals (reconciliation.propose) found.
+type ReconciliationProposeResult struct {
+	AccountKey string `json:"account_key"`
+	Proposals  int    `json:"proposals"`
+
+	// Skipped The account was gone by the time it ran.
+	Skipped *ReconciliationProposeResultSkipped `json:"skipped,omitempty"`
+}
+
+// ReconciliationProposeResultSkipped The account was gone by the time it ran.
+type ReconciliationProposeResultSkipped string
 
 // ReconciliationReopenRequest defines model for ReconciliationReopenRequest.
 type ReconciliationReopenRequest struct {
@@ -15655,6 +16042,58 @@ type SieImportResponse struct {
 	Meta Meta `json:"meta"`
 }
 
+// SieImportResult What an SIE import (import.sie) did: the keys below, as GET …/sie-imports/{id} shows them in result. An import another superseded answers only import_id, state and superseded_by_operation_id.
+type SieImportResult struct {
+	AccountsCreated   *int                          `json:"accounts_created,omitempty"`
+	AccountsRenamed   *int                          `json:"accounts_renamed,omitempty"`
+	BalanceCheck      *SieImportResult_BalanceCheck `json:"balance_check,omitempty"`
+	ChecksumVerified  *bool                         `json:"checksum_verified,omitempty"`
+	CorrectedVouchers *int                          `json:"corrected_vouchers,omitempty"`
+	DimensionsCreated *int                          `json:"dimensions_created,omitempty"`
+	EmptyVouchers     *int                          `json:"empty_vouchers,omitempty"`
+	Encoding          *string                       `json:"encoding,omitempty"`
+	FiscalPeriodId    *openapi_types.UUID           `json:"fiscal_period_id,omitempty"`
+	ImportId          *openapi_types.UUID           `json:"import_id,omitempty"`
+	LinesPosted       *int                          `json:"lines_posted,omitempty"`
+	ObjectsCreated    *int                          `json:"objects_created,omitempty"`
+
+	// OpeningBalance posted, kept, skipped or none.
+	OpeningBalance             interface{}         `json:"opening_balance,omitempty"`
+	PreviousYearCreated        *openapi_types.UUID `json:"previous_year_created,omitempty"`
+	ReplacedBalancesOfImportId *openapi_types.UUID `json:"replaced_balances_of_import_id,omitempty"`
+	ReplacedVouchersReversed   *int                `json:"replaced_vouchers_reversed,omitempty"`
+
+	// Series Per voucher series of the file.
+	Series                  *map[string]SieImportResult_Series_AdditionalProperties `json:"series,omitempty"`
+	SruCodesFilled          *int                                                    `json:"sru_codes_filled,omitempty"`
+	State                   *string                                                 `json:"state,omitempty"`
+	SupersededByOperationId nullable.Nullable[openapi_types.UUID]                   `json:"superseded_by_operation_id,omitempty"`
+
+	// Vouchers Vouchers in the file.
+	Vouchers             *int                   `json:"vouchers,omitempty"`
+	VouchersPosted       *int                   `json:"vouchers_posted,omitempty"`
+	Warnings             *[]SieImportWarning    `json:"warnings,omitempty"`
+	ZeroRows             *int                   `json:"zero_rows,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
+// SieImportResult_BalanceCheck defines model for SieImportResult.BalanceCheck.
+type SieImportResult_BalanceCheck struct {
+	Balanced             *bool                     `json:"balanced,omitempty"`
+	Checked              *map[string]int           `json:"checked,omitempty"`
+	Mismatches           *[]map[string]interface{} `json:"mismatches,omitempty"`
+	AdditionalProperties map[string]interface{}    `json:"-"`
+}
+
+// SieImportResult_Series_AdditionalProperties defines model for SieImportResult.series.AdditionalProperties.
+type SieImportResult_Series_AdditionalProperties struct {
+	First                *int                   `json:"first,omitempty"`
+	Last                 *int                   `json:"last,omitempty"`
+	Offset               *int                   `json:"offset,omitempty"`
+	Vouchers             *int                   `json:"vouchers,omitempty"`
+	AdditionalProperties map[string]interface{} `json:"-"`
+}
+
 // SieImportStarted defines model for SieImportStarted.
 type SieImportStarted struct {
 	CompanyId   openapi_types.UUID           `json:"company_id"`
@@ -15668,18 +16107,17 @@ type SieImportStarted struct {
 	OperationId openapi_types.UUID                   `json:"operation_id"`
 	PollUrl     string                               `json:"poll_url"`
 	Progress    nullable.Nullable[OperationProgress] `json:"progress"`
-
-	// Result On success, what the operation did; its keys depend on type.
-	Result    nullable.Nullable[map[string]interface{}] `json:"result"`
-	StartedAt nullable.Nullable[time.Time]              `json:"started_at"`
+	Result      nullable.Nullable[SieImportResult]   `json:"result"`
+	StartedAt   nullable.Nullable[time.Time]         `json:"started_at"`
 
 	// Status queued until a worker takes it, running while it works; succeeded, failed and cancelled are final.
-	Status OperationStatus `json:"status"`
-
-	// Type What an operation does: accruals.release, fiscal_periods.currency_revaluation, fiscal_periods.year_end, import.bank (a bank file), import.sie, import.sie.undo, reconciliation.propose.
-	Type         OperationType                `json:"type"`
+	Status       OperationStatus              `json:"status"`
+	Type         SieImportStartedType         `json:"type"`
 	WebhookEvent SieImportStartedWebhookEvent `json:"webhook_event"`
 }
+
+// SieImportStartedType defines model for SieImportStarted.Type.
+type SieImportStartedType string
 
 // SieImportStartedWebhookEvent defines model for SieImportStarted.WebhookEvent.
 type SieImportStartedWebhookEvent string
@@ -15717,6 +16155,15 @@ type SieProblem struct {
 
 	// Record The record's label, e.g. #VER.
 	Record string `json:"record"`
+}
+
+// SieUndoResult What an SIE import's undo (import.sie.undo) did.
+type SieUndoResult struct {
+	ImportId openapi_types.UUID `json:"import_id"`
+
+	// Reversed Verifikat reversed.
+	Reversed int    `json:"reversed"`
+	State    string `json:"state"`
 }
 
 // SieUpload defines model for SieUpload.
@@ -18174,7 +18621,7 @@ type TransactionSupplierInvoiceMatchedOrDryRunResponse struct {
 	Meta Meta `json:"meta"`
 }
 
-// TransactionSyncedPayload Bank transactions were added (ingest, sync, bank file): feed only.
+// TransactionSyncedPayload Bank transactions were added (ingest, sync, bank file).
 type TransactionSyncedPayload struct {
 	CashAccountId  nullable.Nullable[openapi_types.UUID] `json:"cash_account_id,omitempty"`
 	LedgerAccount  string                                `json:"ledger_account"`
@@ -19023,7 +19470,7 @@ type Webhook struct {
 	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
 	DryRun *NotDryRun `json:"dry_run,omitempty"`
 
-	// EventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
+	// EventType Every event type Kontera emits: each may be subscribed to (one per webhook) and is read in the pull feed. salary_run.* and agi.generated also need payroll:read to subscribe to, the api_key.* events api_keys:manage. invoice.overdue, invoice.email_failed, transaction.synced, operation.completed, accrual.release_refused and the api_key.* events are Kontera's beside the spec's 28. webhook.test is a delivery only, never an event.
 	EventType WebhookEventType   `json:"event_type"`
 	Id        openapi_types.UUID `json:"id"`
 	Name      string             `json:"name"`
@@ -19040,7 +19487,7 @@ type Webhook struct {
 type WebhookCreate struct {
 	Description nullable.Nullable[string] `json:"description,omitempty"`
 
-	// EventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
+	// EventType Every event type Kontera emits: each may be subscribed to (one per webhook) and is read in the pull feed. salary_run.* and agi.generated also need payroll:read to subscribe to, the api_key.* events api_keys:manage. invoice.overdue, invoice.email_failed, transaction.synced, operation.completed, accrual.release_refused and the api_key.* events are Kontera's beside the spec's 28. webhook.test is a delivery only, never an event.
 	EventType WebhookEventType `json:"event_type"`
 	Name      string           `json:"name"`
 
@@ -19076,7 +19523,7 @@ type WebhookCreated struct {
 	// DryRun Never sent: a write's own answer declares dry_run false so that it and a dry run's answer (dry_run true, with preview) tell apart with one check (if (data.dry_run)).
 	DryRun *NotDryRun `json:"dry_run,omitempty"`
 
-	// EventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
+	// EventType Every event type Kontera emits: each may be subscribed to (one per webhook) and is read in the pull feed. salary_run.* and agi.generated also need payroll:read to subscribe to, the api_key.* events api_keys:manage. invoice.overdue, invoice.email_failed, transaction.synced, operation.completed, accrual.release_refused and the api_key.* events are Kontera's beside the spec's 28. webhook.test is a delivery only, never an event.
 	EventType WebhookEventType   `json:"event_type"`
 	Id        openapi_types.UUID `json:"id"`
 	Name      string             `json:"name"`
@@ -19183,7 +19630,7 @@ type WebhookDryRun struct {
 	Preview Webhook `json:"preview"`
 }
 
-// WebhookEventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
+// WebhookEventType Every event type Kontera emits: each may be subscribed to (one per webhook) and is read in the pull feed. salary_run.* and agi.generated also need payroll:read to subscribe to, the api_key.* events api_keys:manage. invoice.overdue, invoice.email_failed, transaction.synced, operation.completed, accrual.release_refused and the api_key.* events are Kontera's beside the spec's 28. webhook.test is a delivery only, never an event.
 type WebhookEventType string
 
 // WebhookList defines model for WebhookList.
@@ -19238,7 +19685,7 @@ type WebhookPreview struct {
 	// Examples: gone
 	DisabledReason nullable.Nullable[WebhookDisabledReason] `json:"disabled_reason"`
 
-	// EventType An event type a webhook may subscribe to (one per webhook). salary_run.* and agi.generated also need payroll:read.
+	// EventType Every event type Kontera emits: each may be subscribed to (one per webhook) and is read in the pull feed. salary_run.* and agi.generated also need payroll:read to subscribe to, the api_key.* events api_keys:manage. invoice.overdue, invoice.email_failed, transaction.synced, operation.completed, accrual.release_refused and the api_key.* events are Kontera's beside the spec's 28. webhook.test is a delivery only, never an event.
 	EventType WebhookEventType                      `json:"event_type"`
 	Id        nullable.Nullable[openapi_types.UUID] `json:"id"`
 	Name      string                                `json:"name"`
@@ -19326,6 +19773,33 @@ type YearEndOpenItem struct {
 
 // YearEndOpenItemKind defines model for YearEndOpenItem.Kind.
 type YearEndOpenItemKind string
+
+// YearEndResult What a year-end (fiscal_periods.year_end) did.
+type YearEndResult struct {
+	AppropriationEntryId    nullable.Nullable[openapi_types.UUID] `json:"appropriation_entry_id,omitempty"`
+	CashMethodCutoff        nullable.Nullable[[]YearEndOpenItem]  `json:"cash_method_cutoff,omitempty"`
+	CashMethodCutoffEntryId nullable.Nullable[openapi_types.UUID] `json:"cash_method_cutoff_entry_id,omitempty"`
+	ClosingEntryId          nullable.Nullable[openapi_types.UUID] `json:"closing_entry_id"`
+	ClosingVoucherNumber    nullable.Nullable[int]                `json:"closing_voucher_number,omitempty"`
+	ClosingVoucherSeries    nullable.Nullable[string]             `json:"closing_voucher_series,omitempty"`
+	JournalEntriesCreated   int                                   `json:"journal_entries_created"`
+
+	// NetResult An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	NetResult            Amount                                `json:"net_result"`
+	NextPeriodCreated    bool                                  `json:"next_period_created"`
+	NextPeriodId         openapi_types.UUID                    `json:"next_period_id"`
+	OpeningBalancesSet   int                                   `json:"opening_balances_set"`
+	OpeningEntryId       nullable.Nullable[openapi_types.UUID] `json:"opening_entry_id"`
+	OpeningVoucherNumber nullable.Nullable[int]                `json:"opening_voucher_number,omitempty"`
+
+	// ReplacedEntryIds The next year's entries replaced because late postings changed them.
+	ReplacedEntryIds []openapi_types.UUID `json:"replaced_entry_ids"`
+
+	// ResultAccount Where the year's result went: 2099 (aktiebolag), 2010 (enskild firma) or the förening's.
+	ResultAccount      string                                `json:"result_account"`
+	Revaluation        nullable.Nullable[[]YearEndOpenItem]  `json:"revaluation,omitempty"`
+	RevaluationEntryId nullable.Nullable[openapi_types.UUID] `json:"revaluation_entry_id,omitempty"`
+}
 
 // AccountKey defines model for AccountKey.
 type AccountKey = string
@@ -22524,6 +22998,628 @@ func (a ErrorDetails) MarshalJSON() ([]byte, error) {
 	return json.Marshal(object)
 }
 
+// Getter for additional properties for SieImportResult. Returns the specified
+// element and whether it was found
+func (a SieImportResult) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SieImportResult
+func (a *SieImportResult) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SieImportResult to handle AdditionalProperties
+func (a *SieImportResult) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["accounts_created"]; found {
+		err = json.Unmarshal(raw, &a.AccountsCreated)
+		if err != nil {
+			return fmt.Errorf("error reading 'accounts_created': %w", err)
+		}
+		delete(object, "accounts_created")
+	}
+
+	if raw, found := object["accounts_renamed"]; found {
+		err = json.Unmarshal(raw, &a.AccountsRenamed)
+		if err != nil {
+			return fmt.Errorf("error reading 'accounts_renamed': %w", err)
+		}
+		delete(object, "accounts_renamed")
+	}
+
+	if raw, found := object["balance_check"]; found {
+		err = json.Unmarshal(raw, &a.BalanceCheck)
+		if err != nil {
+			return fmt.Errorf("error reading 'balance_check': %w", err)
+		}
+		delete(object, "balance_check")
+	}
+
+	if raw, found := object["checksum_verified"]; found {
+		err = json.Unmarshal(raw, &a.ChecksumVerified)
+		if err != nil {
+			return fmt.Errorf("error reading 'checksum_verified': %w", err)
+		}
+		delete(object, "checksum_verified")
+	}
+
+	if raw, found := object["corrected_vouchers"]; found {
+		err = json.Unmarshal(raw, &a.CorrectedVouchers)
+		if err != nil {
+			return fmt.Errorf("error reading 'corrected_vouchers': %w", err)
+		}
+		delete(object, "corrected_vouchers")
+	}
+
+	if raw, found := object["dimensions_created"]; found {
+		err = json.Unmarshal(raw, &a.DimensionsCreated)
+		if err != nil {
+			return fmt.Errorf("error reading 'dimensions_created': %w", err)
+		}
+		delete(object, "dimensions_created")
+	}
+
+	if raw, found := object["empty_vouchers"]; found {
+		err = json.Unmarshal(raw, &a.EmptyVouchers)
+		if err != nil {
+			return fmt.Errorf("error reading 'empty_vouchers': %w", err)
+		}
+		delete(object, "empty_vouchers")
+	}
+
+	if raw, found := object["encoding"]; found {
+		err = json.Unmarshal(raw, &a.Encoding)
+		if err != nil {
+			return fmt.Errorf("error reading 'encoding': %w", err)
+		}
+		delete(object, "encoding")
+	}
+
+	if raw, found := object["fiscal_period_id"]; found {
+		err = json.Unmarshal(raw, &a.FiscalPeriodId)
+		if err != nil {
+			return fmt.Errorf("error reading 'fiscal_period_id': %w", err)
+		}
+		delete(object, "fiscal_period_id")
+	}
+
+	if raw, found := object["import_id"]; found {
+		err = json.Unmarshal(raw, &a.ImportId)
+		if err != nil {
+			return fmt.Errorf("error reading 'import_id': %w", err)
+		}
+		delete(object, "import_id")
+	}
+
+	if raw, found := object["lines_posted"]; found {
+		err = json.Unmarshal(raw, &a.LinesPosted)
+		if err != nil {
+			return fmt.Errorf("error reading 'lines_posted': %w", err)
+		}
+		delete(object, "lines_posted")
+	}
+
+	if raw, found := object["objects_created"]; found {
+		err = json.Unmarshal(raw, &a.ObjectsCreated)
+		if err != nil {
+			return fmt.Errorf("error reading 'objects_created': %w", err)
+		}
+		delete(object, "objects_created")
+	}
+
+	if raw, found := object["opening_balance"]; found {
+		err = json.Unmarshal(raw, &a.OpeningBalance)
+		if err != nil {
+			return fmt.Errorf("error reading 'opening_balance': %w", err)
+		}
+		delete(object, "opening_balance")
+	}
+
+	if raw, found := object["previous_year_created"]; found {
+		err = json.Unmarshal(raw, &a.PreviousYearCreated)
+		if err != nil {
+			return fmt.Errorf("error reading 'previous_year_created': %w", err)
+		}
+		delete(object, "previous_year_created")
+	}
+
+	if raw, found := object["replaced_balances_of_import_id"]; found {
+		err = json.Unmarshal(raw, &a.ReplacedBalancesOfImportId)
+		if err != nil {
+			return fmt.Errorf("error reading 'replaced_balances_of_import_id': %w", err)
+		}
+		delete(object, "replaced_balances_of_import_id")
+	}
+
+	if raw, found := object["replaced_vouchers_reversed"]; found {
+		err = json.Unmarshal(raw, &a.ReplacedVouchersReversed)
+		if err != nil {
+			return fmt.Errorf("error reading 'replaced_vouchers_reversed': %w", err)
+		}
+		delete(object, "replaced_vouchers_reversed")
+	}
+
+	if raw, found := object["series"]; found {
+		err = json.Unmarshal(raw, &a.Series)
+		if err != nil {
+			return fmt.Errorf("error reading 'series': %w", err)
+		}
+		delete(object, "series")
+	}
+
+	if raw, found := object["sru_codes_filled"]; found {
+		err = json.Unmarshal(raw, &a.SruCodesFilled)
+		if err != nil {
+			return fmt.Errorf("error reading 'sru_codes_filled': %w", err)
+		}
+		delete(object, "sru_codes_filled")
+	}
+
+	if raw, found := object["state"]; found {
+		err = json.Unmarshal(raw, &a.State)
+		if err != nil {
+			return fmt.Errorf("error reading 'state': %w", err)
+		}
+		delete(object, "state")
+	}
+
+	if raw, found := object["superseded_by_operation_id"]; found {
+		err = json.Unmarshal(raw, &a.SupersededByOperationId)
+		if err != nil {
+			return fmt.Errorf("error reading 'superseded_by_operation_id': %w", err)
+		}
+		delete(object, "superseded_by_operation_id")
+	}
+
+	if raw, found := object["vouchers"]; found {
+		err = json.Unmarshal(raw, &a.Vouchers)
+		if err != nil {
+			return fmt.Errorf("error reading 'vouchers': %w", err)
+		}
+		delete(object, "vouchers")
+	}
+
+	if raw, found := object["vouchers_posted"]; found {
+		err = json.Unmarshal(raw, &a.VouchersPosted)
+		if err != nil {
+			return fmt.Errorf("error reading 'vouchers_posted': %w", err)
+		}
+		delete(object, "vouchers_posted")
+	}
+
+	if raw, found := object["warnings"]; found {
+		err = json.Unmarshal(raw, &a.Warnings)
+		if err != nil {
+			return fmt.Errorf("error reading 'warnings': %w", err)
+		}
+		delete(object, "warnings")
+	}
+
+	if raw, found := object["zero_rows"]; found {
+		err = json.Unmarshal(raw, &a.ZeroRows)
+		if err != nil {
+			return fmt.Errorf("error reading 'zero_rows': %w", err)
+		}
+		delete(object, "zero_rows")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SieImportResult to handle AdditionalProperties
+func (a SieImportResult) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.AccountsCreated != nil {
+		object["accounts_created"], err = json.Marshal(a.AccountsCreated)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'accounts_created': %w", err)
+		}
+	}
+
+	if a.AccountsRenamed != nil {
+		object["accounts_renamed"], err = json.Marshal(a.AccountsRenamed)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'accounts_renamed': %w", err)
+		}
+	}
+
+	if a.BalanceCheck != nil {
+		object["balance_check"], err = json.Marshal(a.BalanceCheck)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'balance_check': %w", err)
+		}
+	}
+
+	if a.ChecksumVerified != nil {
+		object["checksum_verified"], err = json.Marshal(a.ChecksumVerified)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'checksum_verified': %w", err)
+		}
+	}
+
+	if a.CorrectedVouchers != nil {
+		object["corrected_vouchers"], err = json.Marshal(a.CorrectedVouchers)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'corrected_vouchers': %w", err)
+		}
+	}
+
+	if a.DimensionsCreated != nil {
+		object["dimensions_created"], err = json.Marshal(a.DimensionsCreated)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'dimensions_created': %w", err)
+		}
+	}
+
+	if a.EmptyVouchers != nil {
+		object["empty_vouchers"], err = json.Marshal(a.EmptyVouchers)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'empty_vouchers': %w", err)
+		}
+	}
+
+	if a.Encoding != nil {
+		object["encoding"], err = json.Marshal(a.Encoding)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'encoding': %w", err)
+		}
+	}
+
+	if a.FiscalPeriodId != nil {
+		object["fiscal_period_id"], err = json.Marshal(a.FiscalPeriodId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'fiscal_period_id': %w", err)
+		}
+	}
+
+	if a.ImportId != nil {
+		object["import_id"], err = json.Marshal(a.ImportId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'import_id': %w", err)
+		}
+	}
+
+	if a.LinesPosted != nil {
+		object["lines_posted"], err = json.Marshal(a.LinesPosted)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'lines_posted': %w", err)
+		}
+	}
+
+	if a.ObjectsCreated != nil {
+		object["objects_created"], err = json.Marshal(a.ObjectsCreated)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'objects_created': %w", err)
+		}
+	}
+
+	object["opening_balance"], err = json.Marshal(a.OpeningBalance)
+	if err != nil {
+		return nil, fmt.Errorf("error marshaling 'opening_balance': %w", err)
+	}
+
+	if a.PreviousYearCreated != nil {
+		object["previous_year_created"], err = json.Marshal(a.PreviousYearCreated)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'previous_year_created': %w", err)
+		}
+	}
+
+	if a.ReplacedBalancesOfImportId != nil {
+		object["replaced_balances_of_import_id"], err = json.Marshal(a.ReplacedBalancesOfImportId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'replaced_balances_of_import_id': %w", err)
+		}
+	}
+
+	if a.ReplacedVouchersReversed != nil {
+		object["replaced_vouchers_reversed"], err = json.Marshal(a.ReplacedVouchersReversed)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'replaced_vouchers_reversed': %w", err)
+		}
+	}
+
+	if a.Series != nil {
+		object["series"], err = json.Marshal(a.Series)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'series': %w", err)
+		}
+	}
+
+	if a.SruCodesFilled != nil {
+		object["sru_codes_filled"], err = json.Marshal(a.SruCodesFilled)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'sru_codes_filled': %w", err)
+		}
+	}
+
+	if a.State != nil {
+		object["state"], err = json.Marshal(a.State)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'state': %w", err)
+		}
+	}
+
+	if a.SupersededByOperationId != nil {
+		object["superseded_by_operation_id"], err = json.Marshal(a.SupersededByOperationId)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'superseded_by_operation_id': %w", err)
+		}
+	}
+
+	if a.Vouchers != nil {
+		object["vouchers"], err = json.Marshal(a.Vouchers)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'vouchers': %w", err)
+		}
+	}
+
+	if a.VouchersPosted != nil {
+		object["vouchers_posted"], err = json.Marshal(a.VouchersPosted)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'vouchers_posted': %w", err)
+		}
+	}
+
+	if a.Warnings != nil {
+		object["warnings"], err = json.Marshal(a.Warnings)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'warnings': %w", err)
+		}
+	}
+
+	if a.ZeroRows != nil {
+		object["zero_rows"], err = json.Marshal(a.ZeroRows)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'zero_rows': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SieImportResult_BalanceCheck. Returns the specified
+// element and whether it was found
+func (a SieImportResult_BalanceCheck) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SieImportResult_BalanceCheck
+func (a *SieImportResult_BalanceCheck) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SieImportResult_BalanceCheck to handle AdditionalProperties
+func (a *SieImportResult_BalanceCheck) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["balanced"]; found {
+		err = json.Unmarshal(raw, &a.Balanced)
+		if err != nil {
+			return fmt.Errorf("error reading 'balanced': %w", err)
+		}
+		delete(object, "balanced")
+	}
+
+	if raw, found := object["checked"]; found {
+		err = json.Unmarshal(raw, &a.Checked)
+		if err != nil {
+			return fmt.Errorf("error reading 'checked': %w", err)
+		}
+		delete(object, "checked")
+	}
+
+	if raw, found := object["mismatches"]; found {
+		err = json.Unmarshal(raw, &a.Mismatches)
+		if err != nil {
+			return fmt.Errorf("error reading 'mismatches': %w", err)
+		}
+		delete(object, "mismatches")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SieImportResult_BalanceCheck to handle AdditionalProperties
+func (a SieImportResult_BalanceCheck) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.Balanced != nil {
+		object["balanced"], err = json.Marshal(a.Balanced)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'balanced': %w", err)
+		}
+	}
+
+	if a.Checked != nil {
+		object["checked"], err = json.Marshal(a.Checked)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'checked': %w", err)
+		}
+	}
+
+	if a.Mismatches != nil {
+		object["mismatches"], err = json.Marshal(a.Mismatches)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'mismatches': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
+// Getter for additional properties for SieImportResult_Series_AdditionalProperties. Returns the specified
+// element and whether it was found
+func (a SieImportResult_Series_AdditionalProperties) Get(fieldName string) (value interface{}, found bool) {
+	if a.AdditionalProperties != nil {
+		value, found = a.AdditionalProperties[fieldName]
+	}
+	return
+}
+
+// Setter for additional properties for SieImportResult_Series_AdditionalProperties
+func (a *SieImportResult_Series_AdditionalProperties) Set(fieldName string, value interface{}) {
+	if a.AdditionalProperties == nil {
+		a.AdditionalProperties = make(map[string]interface{})
+	}
+	a.AdditionalProperties[fieldName] = value
+}
+
+// Override default JSON handling for SieImportResult_Series_AdditionalProperties to handle AdditionalProperties
+func (a *SieImportResult_Series_AdditionalProperties) UnmarshalJSON(b []byte) error {
+	object := make(map[string]json.RawMessage)
+	err := json.Unmarshal(b, &object)
+	if err != nil {
+		return err
+	}
+
+	if raw, found := object["first"]; found {
+		err = json.Unmarshal(raw, &a.First)
+		if err != nil {
+			return fmt.Errorf("error reading 'first': %w", err)
+		}
+		delete(object, "first")
+	}
+
+	if raw, found := object["last"]; found {
+		err = json.Unmarshal(raw, &a.Last)
+		if err != nil {
+			return fmt.Errorf("error reading 'last': %w", err)
+		}
+		delete(object, "last")
+	}
+
+	if raw, found := object["offset"]; found {
+		err = json.Unmarshal(raw, &a.Offset)
+		if err != nil {
+			return fmt.Errorf("error reading 'offset': %w", err)
+		}
+		delete(object, "offset")
+	}
+
+	if raw, found := object["vouchers"]; found {
+		err = json.Unmarshal(raw, &a.Vouchers)
+		if err != nil {
+			return fmt.Errorf("error reading 'vouchers': %w", err)
+		}
+		delete(object, "vouchers")
+	}
+
+	if len(object) != 0 {
+		a.AdditionalProperties = make(map[string]interface{})
+		for fieldName, fieldBuf := range object {
+			var fieldVal interface{}
+			err := json.Unmarshal(fieldBuf, &fieldVal)
+			if err != nil {
+				return fmt.Errorf("error unmarshaling field %s: %w", fieldName, err)
+			}
+			a.AdditionalProperties[fieldName] = fieldVal
+		}
+	}
+	return nil
+}
+
+// Override default JSON handling for SieImportResult_Series_AdditionalProperties to handle AdditionalProperties
+func (a SieImportResult_Series_AdditionalProperties) MarshalJSON() ([]byte, error) {
+	var err error
+	object := make(map[string]json.RawMessage)
+
+	if a.First != nil {
+		object["first"], err = json.Marshal(a.First)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'first': %w", err)
+		}
+	}
+
+	if a.Last != nil {
+		object["last"], err = json.Marshal(a.Last)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'last': %w", err)
+		}
+	}
+
+	if a.Offset != nil {
+		object["offset"], err = json.Marshal(a.Offset)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'offset': %w", err)
+		}
+	}
+
+	if a.Vouchers != nil {
+		object["vouchers"], err = json.Marshal(a.Vouchers)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling 'vouchers': %w", err)
+		}
+	}
+
+	for fieldName, field := range a.AdditionalProperties {
+		object[fieldName], err = json.Marshal(field)
+		if err != nil {
+			return nil, fmt.Errorf("error marshaling '%s': %w", fieldName, err)
+		}
+	}
+	return json.Marshal(object)
+}
+
 // AsAbsencePutResult returns the union data inside the AbsencePutResponse_Data as a AbsencePutResult
 func (t AbsencePutResponse_Data) AsAbsencePutResult() (AbsencePutResult, error) {
 	var body AbsencePutResult
@@ -24038,6 +25134,58 @@ func (t *FeedEventData_Object) MergeApiKeyEventPayload(v ApiKeyEventPayload) err
 	return err
 }
 
+// AsInvoiceOverduePayload returns the union data inside the FeedEventData_Object as a InvoiceOverduePayload
+func (t FeedEventData_Object) AsInvoiceOverduePayload() (InvoiceOverduePayload, error) {
+	var body InvoiceOverduePayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInvoiceOverduePayload overwrites any union data inside the FeedEventData_Object as the provided InvoiceOverduePayload
+func (t *FeedEventData_Object) FromInvoiceOverduePayload(v InvoiceOverduePayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeInvoiceOverduePayload performs a merge with any union data inside the FeedEventData_Object, using the provided InvoiceOverduePayload
+func (t *FeedEventData_Object) MergeInvoiceOverduePayload(v InvoiceOverduePayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsInvoiceEmailFailedPayload returns the union data inside the FeedEventData_Object as a InvoiceEmailFailedPayload
+func (t FeedEventData_Object) AsInvoiceEmailFailedPayload() (InvoiceEmailFailedPayload, error) {
+	var body InvoiceEmailFailedPayload
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromInvoiceEmailFailedPayload overwrites any union data inside the FeedEventData_Object as the provided InvoiceEmailFailedPayload
+func (t *FeedEventData_Object) FromInvoiceEmailFailedPayload(v InvoiceEmailFailedPayload) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeInvoiceEmailFailedPayload performs a merge with any union data inside the FeedEventData_Object, using the provided InvoiceEmailFailedPayload
+func (t *FeedEventData_Object) MergeInvoiceEmailFailedPayload(v InvoiceEmailFailedPayload) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
 func (t FeedEventData_Object) MarshalJSON() ([]byte, error) {
 	b, err := t.union.MarshalJSON()
 	return b, err
@@ -24912,6 +26060,198 @@ func (t OpeningBalancesOutcomeResponse_Data) MarshalJSON() ([]byte, error) {
 }
 
 func (t *OpeningBalancesOutcomeResponse_Data) UnmarshalJSON(b []byte) error {
+	err := t.union.UnmarshalJSON(b)
+	return err
+}
+
+// AsAccrualRelease returns the union data inside the OperationCompletedPayload_Result as a AccrualRelease
+func (t OperationCompletedPayload_Result) AsAccrualRelease() (AccrualRelease, error) {
+	var body AccrualRelease
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromAccrualRelease overwrites any union data inside the OperationCompletedPayload_Result as the provided AccrualRelease
+func (t *OperationCompletedPayload_Result) FromAccrualRelease(v AccrualRelease) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeAccrualRelease performs a merge with any union data inside the OperationCompletedPayload_Result, using the provided AccrualRelease
+func (t *OperationCompletedPayload_Result) MergeAccrualRelease(v AccrualRelease) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsCurrencyRevaluation returns the union data inside the OperationCompletedPayload_Result as a CurrencyRevaluation
+func (t OperationCompletedPayload_Result) AsCurrencyRevaluation() (CurrencyRevaluation, error) {
+	var body CurrencyRevaluation
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromCurrencyRevaluation overwrites any union data inside the OperationCompletedPayload_Result as the provided CurrencyRevaluation
+func (t *OperationCompletedPayload_Result) FromCurrencyRevaluation(v CurrencyRevaluation) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeCurrencyRevaluation performs a merge with any union data inside the OperationCompletedPayload_Result, using the provided CurrencyRevaluation
+func (t *OperationCompletedPayload_Result) MergeCurrencyRevaluation(v CurrencyRevaluation) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsYearEndResult returns the union data inside the OperationCompletedPayload_Result as a YearEndResult
+func (t OperationCompletedPayload_Result) AsYearEndResult() (YearEndResult, error) {
+	var body YearEndResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromYearEndResult overwrites any union data inside the OperationCompletedPayload_Result as the provided YearEndResult
+func (t *OperationCompletedPayload_Result) FromYearEndResult(v YearEndResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeYearEndResult performs a merge with any union data inside the OperationCompletedPayload_Result, using the provided YearEndResult
+func (t *OperationCompletedPayload_Result) MergeYearEndResult(v YearEndResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsBankFileImportResult returns the union data inside the OperationCompletedPayload_Result as a BankFileImportResult
+func (t OperationCompletedPayload_Result) AsBankFileImportResult() (BankFileImportResult, error) {
+	var body BankFileImportResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromBankFileImportResult overwrites any union data inside the OperationCompletedPayload_Result as the provided BankFileImportResult
+func (t *OperationCompletedPayload_Result) FromBankFileImportResult(v BankFileImportResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeBankFileImportResult performs a merge with any union data inside the OperationCompletedPayload_Result, using the provided BankFileImportResult
+func (t *OperationCompletedPayload_Result) MergeBankFileImportResult(v BankFileImportResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSieImportResult returns the union data inside the OperationCompletedPayload_Result as a SieImportResult
+func (t OperationCompletedPayload_Result) AsSieImportResult() (SieImportResult, error) {
+	var body SieImportResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSieImportResult overwrites any union data inside the OperationCompletedPayload_Result as the provided SieImportResult
+func (t *OperationCompletedPayload_Result) FromSieImportResult(v SieImportResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSieImportResult performs a merge with any union data inside the OperationCompletedPayload_Result, using the provided SieImportResult
+func (t *OperationCompletedPayload_Result) MergeSieImportResult(v SieImportResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsSieUndoResult returns the union data inside the OperationCompletedPayload_Result as a SieUndoResult
+func (t OperationCompletedPayload_Result) AsSieUndoResult() (SieUndoResult, error) {
+	var body SieUndoResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromSieUndoResult overwrites any union data inside the OperationCompletedPayload_Result as the provided SieUndoResult
+func (t *OperationCompletedPayload_Result) FromSieUndoResult(v SieUndoResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeSieUndoResult performs a merge with any union data inside the OperationCompletedPayload_Result, using the provided SieUndoResult
+func (t *OperationCompletedPayload_Result) MergeSieUndoResult(v SieUndoResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+// AsReconciliationProposeResult returns the union data inside the OperationCompletedPayload_Result as a ReconciliationProposeResult
+func (t OperationCompletedPayload_Result) AsReconciliationProposeResult() (ReconciliationProposeResult, error) {
+	var body ReconciliationProposeResult
+	err := json.Unmarshal(t.union, &body)
+	return body, err
+}
+
+// FromReconciliationProposeResult overwrites any union data inside the OperationCompletedPayload_Result as the provided ReconciliationProposeResult
+func (t *OperationCompletedPayload_Result) FromReconciliationProposeResult(v ReconciliationProposeResult) error {
+	b, err := json.Marshal(v)
+	t.union = b
+	return err
+}
+
+// MergeReconciliationProposeResult performs a merge with any union data inside the OperationCompletedPayload_Result, using the provided ReconciliationProposeResult
+func (t *OperationCompletedPayload_Result) MergeReconciliationProposeResult(v ReconciliationProposeResult) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+
+	merged, err := runtime.JSONMerge(t.union, b)
+	t.union = merged
+	return err
+}
+
+func (t OperationCompletedPayload_Result) MarshalJSON() ([]byte, error) {
+	b, err := t.union.MarshalJSON()
+	return b, err
+}
+
+func (t *OperationCompletedPayload_Result) UnmarshalJSON(b []byte) error {
 	err := t.union.UnmarshalJSON(b)
 	return err
 }

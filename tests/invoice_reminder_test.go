@@ -129,3 +129,58 @@ func TestInvoiceReminders(t *testing.T) {
 		}
 	}
 }
+
+// An invoice due 2026-03-31 falls overdue on 2026-04-01: invoice.overdue
+// is announced that day, once, whatever the sweeps after; a paid one, a
+// draft and one overdue for longer than the look-back are not announced.
+// The feed carries it, valid against the document, with the invoice.
+func TestInvoiceOverdueEvent(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	h := newHookBooks(t, 0, clock(func() time.Time { return now })) // its dispatcher puts events in the feed
+	b := &partiesBooks{env: h.env, token: h.token, company: h.company}
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).
+		status(t, 201).str("data.id")
+	issue := func(due string) string {
+		id := b.createInvoice(consulting(customer, map[string]any{"due_date": due})).status(t, 201).str("data.id")
+		b.markSent(id).status(t, 200)
+		return id
+	}
+	late := issue("2026-03-31")
+	paid := issue("2026-03-31")
+	b.write("POST", "invoices/"+paid+"/mark-paid", map[string]any{"amount": b.get(b.path("invoices/"+paid), b.token).
+		at("data.total"), "payment_date": "2026-03-20"}).status(t, 200)
+	b.createInvoice(consulting(customer, map[string]any{"due_date": "2026-03-31"})).status(t, 201)
+	old := issue("2026-03-10")
+	sweep := func() int {
+		n, err := b.server.AnnounceOverdue(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+
+	now = time.Date(2026, 3, 31, 23, 0, 0, 0, time.UTC) // 1 April in Stockholm
+	if n := sweep(); n != 1 {
+		t.Fatalf("on 1 April %d announced, want 1 (due 31 March)", n)
+	}
+	// Due 10 March, 22 days late on 1 April: beyond the look-back.
+	if r := b.get(b.path("invoices/"+old), b.token).status(t, 200); r.str("data.status") != "overdue" {
+		t.Fatalf("the old invoice: %s", r.Body)
+	}
+	if n := sweep(); n != 0 {
+		t.Fatalf("a second sweep announced %d", n)
+	}
+	now = time.Date(2026, 4, 20, 9, 0, 0, 0, time.UTC)
+	if n := sweep(); n != 0 {
+		t.Fatalf("later sweeps announced %d", n)
+	}
+	events := h.fedOf("invoice.overdue", 1)
+	if len(events) != 1 || b.count(`SELECT count(*) FROM events WHERE type = 'invoice.overdue'`) != 1 {
+		t.Fatalf("%d invoice.overdue events: %v", len(events), events)
+	}
+	e := events[0]["data"].(map[string]any)["object"].(map[string]any)
+	if e["invoice"].(map[string]any)["id"] != late || e["days_overdue"] != 1.0 {
+		t.Fatalf("the event: %v", e)
+	}
+}

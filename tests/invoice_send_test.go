@@ -198,12 +198,14 @@ func TestInvoiceSendSMTP(t *testing.T) {
 }
 
 // A 450 and a 421 wait and are tried again with the same Message-ID; a
-// 550 fails the e-mail, keeping the reply, until it is retried by hand.
+// 550 fails the e-mail, keeping the reply, until it is retried by hand,
+// and announces invoice.email_failed with the e-mail as it ended.
 func TestInvoiceSendRetries(t *testing.T) {
 	t.Parallel()
 	smtp := newSMTPServer(t)
-	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) }),
+	h := newHookBooks(t, 0, clock(func() time.Time { return time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC) }),
 		mailVia(mail.SMTP{Host: "127.0.0.1", Port: smtp.port(), RootCAs: smtp.roots, Timeout: 5 * time.Second}))
+	b := &partiesBooks{env: h.env, token: h.token, company: h.company}
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business",
 		"email": "ekonomi@kund.se"}).status(t, 201).str("data.id")
 	id := b.createInvoice(consulting(customer, nil)).status(t, 201).str("data.id")
@@ -239,6 +241,15 @@ func TestInvoiceSendRetries(t *testing.T) {
 	e := b.email(other, 0)
 	if e["status"] != "failed" || !strings.Contains(e["last_error"].(string), "550") {
 		t.Fatalf("after 550: %v", e)
+	}
+	failed := h.fedOf("invoice.email_failed", 1)
+	if o := failed[0]["data"].(map[string]any)["object"].(map[string]any); o["invoice_id"] != other ||
+		o["email"].(map[string]any)["id"] != second || o["email"].(map[string]any)["status"] != "failed" ||
+		!strings.Contains(o["email"].(map[string]any)["last_error"].(string), "550") {
+		t.Fatalf("invoice.email_failed: %v", o)
+	}
+	if n := b.count(`SELECT count(*) FROM events WHERE type = 'invoice.email_failed'`); n != 1 {
+		t.Fatalf("%d invoice.email_failed events: the retried 4xx were announced too", n)
 	}
 	b.write("POST", "invoices/"+other+"/emails/"+email+"/retry", nil).errorCode(t, 404, "INVOICE_EMAIL_NOT_FOUND")
 	if r := b.write("POST", "invoices/"+other+"/emails/"+second+"/retry", nil).status(t, 200); r.str("data.status") != "queued" {

@@ -23,6 +23,25 @@ func (b *hookBooks) feed(token, after, types string, limit int) *response {
 	return b.get(b.path(q), token)
 }
 
+// fedOf waits, a bounded while, until the feed holds n events of type
+// typ, and answers them.
+func (b *hookBooks) fedOf(typ string, n int) []map[string]any {
+	b.t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		events := b.feed(b.token, "", typ, 100).status(b.t, 200).list("data.events")
+		if len(events) >= n {
+			out := make([]map[string]any, len(events))
+			for i, e := range events {
+				out[i] = e.(map[string]any)
+			}
+			return out
+		}
+		if time.Now().After(deadline) {
+			b.t.Fatalf("the feed holds %d %s events, want %d", len(events), typ, n)
+		}
+	}
+}
+
 // fed waits until the feed holds n events and answers their ids.
 func (b *hookBooks) fed(n int) []string {
 	b.t.Helper()

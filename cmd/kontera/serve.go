@@ -268,12 +268,18 @@ func releaser(ctx context.Context, srv *httpapi.Server, log *zap.Logger, period 
 	})
 }
 
-// reminder queues the payment reminders that have come due, two minutes
-// after the start and then hourly (httpapi.Server.SendReminders): a level
-// is sent once per invoice, so looking every hour sends each on its day,
-// soon after midnight.
+// reminder announces the invoices fallen overdue (invoice.overdue) and
+// queues the payment reminders that have come due, two minutes after the
+// start and then hourly (httpapi.Server.AnnounceOverdue, SendReminders):
+// each is done once per invoice, so looking every hour does each on its
+// day, soon after midnight.
 func reminder(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
 	every(ctx, 2*time.Minute, time.Hour, func(ctx context.Context) {
+		if n, err := srv.AnnounceOverdue(ctx); err != nil && ctx.Err() == nil {
+			log.Warn("announcing overdue invoices", zap.Error(err))
+		} else if n > 0 {
+			log.Info("overdue invoices announced", zap.Int("invoices", n))
+		}
 		if n, err := srv.SendReminders(ctx); err != nil && ctx.Err() == nil {
 			log.Warn("sending payment reminders", zap.Error(err))
 		} else if n > 0 {

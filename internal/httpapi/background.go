@@ -124,6 +124,20 @@ func (s *Server) SendReminders(ctx context.Context) (int, error) {
 	return sent, nil
 }
 
+// AnnounceOverdue emits invoice.overdue for the invoices that have
+// fallen overdue by today, in one transaction (invoicing.Sales.AnnounceOverdue:
+// each once, whichever replica), and answers how many.
+func (s *Server) AnnounceOverdue(ctx context.Context) (int, error) {
+	ctx = audit.WithActor(ctx, audit.System)
+	n := 0
+	err := s.db.InTx(ctx, func(ctx context.Context) error {
+		var err error
+		n, err = s.sales.AnnounceOverdue(ctx, ledger.Today(s.now()))
+		return err
+	})
+	return n, err
+}
+
 // DeliverPeppol moves due e-invoice deliveries a step each (submitted,
 // or followed), at most limit, and answers how many; nothing without an
 // access point. Each is leased in one transaction, taken to the access

@@ -452,6 +452,7 @@ func New(cfg Config) (*Server, error) {
 		bank.Store().Payees), audits, cfg.Now)
 	if cfg.Mail != nil {
 		s.postman = mail.NewPostman(outbox, cfg.DB.InTx, cfg.Mail, cfg.MailFrom, s.attach, cfg.Now)
+		s.postman.OnFailed(s.sales.EmailFailed)
 	}
 	staff := payroll.New(cfg.DB, box, audits, payrollBooks(cfg.DB, dims, companies, accounts, bank, journal), cfg.Now)
 	bought = payables.New(cfg.DB, payables.Books{

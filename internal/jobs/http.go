@@ -47,7 +47,7 @@ func Wire(o Operation) gen.Operation {
 	w := gen.Operation{
 		OperationId: o.ID, Type: gen.OperationType(o.Type), Status: gen.OperationStatus(o.Status), CompanyId: o.CompanyID,
 		CreatedAt: o.CreatedAt.UTC(), StartedAt: envelope.Nullable(o.StartedAt), CompletedAt: envelope.Nullable(o.CompletedAt),
-		PollUrl: "/api/v1/operations/" + o.ID.String(), WebhookEvent: gen.OperationWebhookEvent(CompletedEvent),
+		PollUrl: "/api/v1/operations/" + o.ID.String(), WebhookEvent: gen.OperationFieldsWebhookEvent(CompletedEvent),
 		Progress: nullable.NewNullNullable[gen.OperationProgress](),
 		Result:   nullable.NewNullNullable[map[string]any](), Error: nullable.NewNullNullable[gen.OperationError](),
 	}

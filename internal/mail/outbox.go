@@ -69,14 +69,19 @@ func (s *Store) claim(ctx context.Context, lease time.Duration) (*Email, error) 
 	return &e, err
 }
 
-// finish records what became of a claimed e-mail's attempt.
-func (s *Store) finish(ctx context.Context, e Email, status, transport string, cause *string, again time.Duration) error {
-	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE outgoing_emails SET status = $3, transport = $4, last_error = $5,
+// finish records what became of a claimed e-mail's attempt; false when
+// the e-mail was no longer its worker's (another took it over).
+func (s *Store) finish(ctx context.Context, e Email, status, transport string, cause *string, again time.Duration) (bool, error) {
+	res, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE outgoing_emails SET status = $3, transport = $4, last_error = $5,
 			next_attempt_at = now() + $6 * interval '1 second',
 			sent_at = CASE WHEN $3 IN ('sent', 'dropped') THEN now() END
 		WHERE company_id = $1 AND id = $2 AND status = 'sending' AND attempts = $7`,
 		e.CompanyID, e.ID, status, transport, cause, int64(again/time.Second), e.Attempts)
-	return err
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n == 1, err
 }
 
 // OfInvoice answers an invoice's e-mails, oldest first.

@@ -26,7 +26,13 @@ type Postman struct {
 	from      string
 	attach    Attacher
 	now       func() time.Time
+	failed    func(ctx context.Context, e Email) error
 }
+
+// OnFailed has f told, in the transaction that records it, of each e-mail
+// whose delivery has ended failed (as it now stands): what the e-mail was
+// of announces it.
+func (p *Postman) OnFailed(f func(ctx context.Context, e Email) error) { p.failed = f }
 
 // NewPostman returns the outbox's worker. from is the address every
 // e-mail is sent from (KONTERA_MAIL_FROM), named as the company.
@@ -51,7 +57,16 @@ func (p *Postman) Deliver(ctx context.Context) (int, error) {
 		}
 		status, cause, again := p.send(ctx, *e)
 		if err := p.inTx(ctx, func(ctx context.Context) error {
-			return p.store.finish(ctx, *e, status, p.transport.Name(), cause, again)
+			kept, err := p.store.finish(ctx, *e, status, p.transport.Name(), cause, again)
+			if err != nil || !kept || status != "failed" || p.failed == nil {
+				return err
+			}
+			ended := *e
+			ended.Status, ended.LastError = status, cause
+			if name := p.transport.Name(); name != "" {
+				ended.Transport = &name
+			}
+			return p.failed(ctx, ended)
 		}); err != nil {
 			return done, err
 		}

@@ -6,8 +6,9 @@ import (
 )
 
 // Kind is one event type of the catalogue: the group it belongs to, the
-// scope that reads it, and whether a webhook may subscribe to it (spec
-// 002 "Subscribable event types").
+// scope that reads it, and whether a webhook may subscribe to it. Every
+// event Kontera emits may be subscribed to (spec 002's 28 and Kontera's
+// own); only webhook.test, a delivery and never an event, may not.
 type Kind struct {
 	Type  string
 	Group string
@@ -15,9 +16,11 @@ type Kind struct {
 	// also need it to register. Empty: any key of the company reads them
 	// (an operation's outcome, as GET /operations/{id} needs no scope).
 	Scope string
-	// Subscribable says a webhook may be registered for it;
-	// transaction.synced and operation.completed are the feed's only.
+	// Subscribable says a webhook may be registered for it.
 	Subscribable bool
+	// Guarded says registering a webhook for it needs Scope too: a
+	// payroll event carries pay, an api_key event the company's keys.
+	Guarded bool
 }
 
 // The groups of the catalogue.
@@ -54,24 +57,26 @@ var catalogue = func() map[string]Kind {
 	out := map[string]Kind{}
 	add := func(group string, subscribable bool, types ...string) {
 		for _, t := range types {
-			out[t] = Kind{Type: t, Group: group, Scope: groupScope[group], Subscribable: subscribable}
+			out[t] = Kind{Type: t, Group: group, Scope: groupScope[group], Subscribable: subscribable,
+				Guarded: group == GroupPayroll || group == GroupAPIKeys}
 		}
 	}
-	add(GroupInvoicing, true, "invoice.created", "invoice.sent", "invoice.paid", "credit_note.created")
+	add(GroupInvoicing, true, "invoice.created", "invoice.sent", "invoice.paid", "credit_note.created",
+		"invoice.overdue", "invoice.email_failed")
 	add(GroupSuppliers, true, "supplier.created", "supplier_invoice.registered", "supplier_invoice.approved",
 		"supplier_invoice.paid", "supplier_invoice.credited", "supplier_invoice.uncredited")
 	add(GroupCustomers, true, "customer.created")
 	add(GroupBookkeeping, true, "journal_entry.committed", "journal_entry.reversed", "journal_entry.corrected")
 	add(GroupTransactions, true, "transaction.categorized", "transaction.reconciled")
-	add(GroupTransactions, false, "transaction.synced")
+	add(GroupTransactions, true, "transaction.synced")
 	add(GroupReconciliation, true, "reconciliation.matched", "reconciliation.unmatched", "reconciliation.signed_off",
 		"reconciliation.reopened")
 	add(GroupPeriods, true, "period.locked", "period.unlocked", "period.year_closed")
-	add(GroupPeriods, false, "accrual.release_refused")
+	add(GroupPeriods, true, "accrual.release_refused")
 	add(GroupPayroll, true, "salary_run.created", "salary_run.approved", "salary_run.booked", "agi.generated")
 	add(GroupDocuments, true, "document.uploaded")
-	add(GroupOperations, false, "operation.completed")
-	add(GroupAPIKeys, false, "api_key.created", "api_key.rotated", "api_key.revoked")
+	add(GroupOperations, true, "operation.completed")
+	add(GroupAPIKeys, true, "api_key.created", "api_key.rotated", "api_key.revoked")
 	add(GroupWebhooks, false, WebhookTest)
 	return out
 }()
@@ -83,7 +88,7 @@ func Lookup(typ string) (Kind, bool) {
 }
 
 // Subscribable lists the types a webhook may be registered for, sorted:
-// the 28 of spec 002.
+// every event type.
 func Subscribable() []string {
 	var out []string
 	for t, k := range catalogue {

@@ -2,7 +2,10 @@ package outbox_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"slices"
+	"sort"
 	"testing"
 
 	"github.com/google/uuid"
@@ -10,6 +13,7 @@ import (
 	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/pgtest"
 	"github.com/kontera/kontera/internal/store"
+	"github.com/kontera/kontera/openapi"
 )
 
 func TestMain(m *testing.M) { pgtest.Main(m) }
@@ -61,19 +65,68 @@ func TestEmitJoinsTheTransaction(t *testing.T) {
 	}
 }
 
-// The catalogue holds spec 002's 28 subscribable types, and every type an
-// emitter names; Emit refuses one it does not hold.
+// The catalogue is the one list of event types: every type an emitter
+// names (Emit refuses any other) may be subscribed to, is the document's
+// WebhookEventType enum and has its webhooks entry with its payload; only
+// webhook.test is a delivery without an event. Payroll's and api_key's
+// need their reading scope to subscribe to.
 func TestCatalogue(t *testing.T) {
-	if n := len(outbox.Subscribable()); n != 28 {
-		t.Fatalf("%d subscribable types: %v", n, outbox.Subscribable())
+	c, err := openapi.Load()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, typ := range []string{"operation.completed", "transaction.synced", "webhook.test"} {
-		if k, ok := outbox.Lookup(typ); !ok || k.Subscribable {
-			t.Fatalf("%s: %+v %v", typ, k, ok)
+	enum := c.Enum("WebhookEventType")
+	sort.Strings(enum)
+	if got := outbox.Subscribable(); !slices.Equal(got, enum) {
+		t.Fatalf("subscribable %v, document %v", got, enum)
+	}
+	if got := outbox.Feedable(); !slices.Equal(got, enum) {
+		t.Fatalf("in the feed %v, document %v", got, enum)
+	}
+	var spec struct {
+		Webhooks map[string]struct {
+			Post struct {
+				RequestBody struct {
+					Content map[string]struct {
+						Schema struct {
+							Properties struct {
+								Type struct {
+									Const string `json:"const"`
+								} `json:"type"`
+								Data struct {
+									Properties struct {
+										Object json.RawMessage `json:"object"`
+									} `json:"properties"`
+								} `json:"data"`
+							} `json:"properties"`
+						} `json:"schema"`
+					} `json:"content"`
+				} `json:"requestBody"`
+			} `json:"post"`
+		} `json:"webhooks"`
+	}
+	if err := json.Unmarshal(openapi.Document, &spec); err != nil {
+		t.Fatal(err)
+	}
+	for _, typ := range append(enum, outbox.WebhookTest) {
+		body := spec.Webhooks[typ].Post.RequestBody.Content["application/json"].Schema.Properties
+		if body.Type.Const != typ || len(body.Data.Properties.Object) < 3 {
+			t.Errorf("%s: the document's webhooks entry is missing or names no payload: %+v", typ, body)
 		}
 	}
-	if k, _ := outbox.Lookup("salary_run.booked"); k.Scope != "payroll:read" {
-		t.Fatalf("payroll scope %q", k.Scope)
+	if len(spec.Webhooks) != len(enum)+1 {
+		t.Errorf("%d webhooks entries for %d event types and webhook.test", len(spec.Webhooks), len(enum))
+	}
+	if k, ok := outbox.Lookup(outbox.WebhookTest); !ok || k.Subscribable {
+		t.Fatalf("webhook.test: %+v %v", k, ok)
+	}
+	for typ, scope := range map[string]string{"salary_run.booked": "payroll:read", "api_key.created": "api_keys:manage"} {
+		if k, _ := outbox.Lookup(typ); k.Scope != scope || !k.Guarded {
+			t.Fatalf("%s: %+v", typ, k)
+		}
+	}
+	if k, _ := outbox.Lookup("invoice.overdue"); k.Guarded {
+		t.Fatalf("invoice.overdue is guarded: %+v", k)
 	}
 	if _, err := outbox.Emit(context.Background(), nil, uuid.New(), "invoice.deleted", nil); err == nil {
 		t.Fatal("an uncatalogued type was taken")

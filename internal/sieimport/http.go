@@ -128,12 +128,13 @@ func (h *Handler) ImportSie(ctx context.Context, req gen.ImportSieRequestObject)
 	if err != nil {
 		return nil, err
 	}
+	// Just started: no result yet.
 	w := jobs.Wire(op)
 	return gen.ImportSie202JSONResponse{Meta: envelope.Meta(ctx), Data: gen.SieImportStarted{ImportId: i.ID,
-		OperationId: w.OperationId, Type: w.Type, Status: w.Status, CompanyId: w.CompanyId, CreatedAt: w.CreatedAt,
-		StartedAt: w.StartedAt, CompletedAt: w.CompletedAt, PollUrl: w.PollUrl,
-		WebhookEvent: gen.SieImportStartedWebhookEvent(w.WebhookEvent), Progress: w.Progress, Result: w.Result,
-		Error: w.Error}}, nil
+		OperationId: w.OperationId, Type: gen.SieImportStartedType(w.Type), Status: w.Status, CompanyId: w.CompanyId,
+		CreatedAt: w.CreatedAt, StartedAt: w.StartedAt, CompletedAt: w.CompletedAt, PollUrl: w.PollUrl,
+		WebhookEvent: gen.SieImportStartedWebhookEvent(w.WebhookEvent), Progress: w.Progress,
+		Result: nullable.NewNullNullable[gen.SieImportResult](), Error: w.Error}}, nil
 }
 
 const listName = "sie_imports"

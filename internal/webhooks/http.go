@@ -255,7 +255,7 @@ func (h *Handler) ListEvents(ctx context.Context, req gen.ListEventsRequestObjec
 		if err := object.UnmarshalJSON(e.Payload); err != nil {
 			return nil, err
 		}
-		out.Events[i] = gen.FeedEvent{Id: e.ID, Type: gen.FeedEventType(e.Type), ApiVersion: e.APIVersion,
+		out.Events[i] = gen.FeedEvent{Id: e.ID, Type: gen.WebhookEventType(e.Type), ApiVersion: e.APIVersion,
 			Created: int(e.CreatedAt.Unix()), Data: gen.FeedEventData{Object: object}}
 	}
 	return gen.ListEvents200JSONResponse{Data: out, Meta: meta}, nil

@@ -39,15 +39,15 @@ type Registration struct {
 }
 
 // Check holds a registration to the rules that need no network: a
-// subscribable event type, which for payroll's also needs payroll:read
-// among scopes; a name of 1 to MaxName characters; a description of at
+// subscribable event type, which for a guarded one (payroll's, api_key's)
+// also needs the scope that reads it among scopes; a name of 1 to MaxName characters; a description of at
 // most MaxDescription bytes. The URL is the Guard's (CheckURL).
 func (r Registration) Check(scopes []string) error {
 	k, ok := outbox.Lookup(r.EventType)
 	if !ok || !k.Subscribable {
 		return apierr.Field("event_type", "enum", "one of the subscribable event types")
 	}
-	if k.Group == outbox.GroupPayroll && !slices.Contains(scopes, k.Scope) {
+	if k.Guarded && !slices.Contains(scopes, k.Scope) {
 		return apierr.New(apierr.InsufficientScope, map[string]any{"required_scope": k.Scope, "granted_scopes": scopes,
 			"field": "event_type", "event_type": r.EventType})
 	}

@@ -19,7 +19,8 @@ func TestRegistrationCheck(t *testing.T) {
 		code apierr.Code
 	}{
 		{Registration{EventType: "webhook.test", Name: "x"}, apierr.ValidationError},
-		{Registration{EventType: "transaction.synced", Name: "x"}, apierr.ValidationError},
+		{Registration{EventType: "invoice.deleted", Name: "x"}, apierr.ValidationError},
+		{Registration{EventType: "api_key.created", Name: "x"}, apierr.InsufficientScope},
 		{Registration{EventType: "invoice.paid", Name: " "}, apierr.ValidationError},
 		{Registration{EventType: "invoice.paid", Name: strings.Repeat("å", 201)}, apierr.ValidationError},
 		{Registration{EventType: "salary_run.booked", Name: "x"}, apierr.InsufficientScope},
