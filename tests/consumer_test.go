@@ -70,18 +70,29 @@ func newConsumer(t *testing.T, e *env) *consumer {
 	if err != nil || res.StatusCode != 200 {
 		t.Fatalf("GET /api/v1/openapi.json: %d %v", res.StatusCode, err)
 	}
-	scenario, err := os.ReadFile("consumer/scenario.ts")
-	if err != nil {
-		t.Fatal(err)
+	// Every flow in consumer/*.ts, compiled together once: the compile is
+	// most of the time.
+	flows, err := filepath.Glob("consumer/*.ts")
+	if err != nil || len(flows) == 0 {
+		t.Fatalf("no consumer flows: %v", err)
 	}
-	for name, body := range map[string][]byte{
+	files := map[string][]byte{
 		"openapi.json": doc,
-		"scenario.ts":  scenario,
 		"package.json": []byte(`{"private": true, "type": "module"}`),
-		"tsconfig.json": []byte(`{"compilerOptions": {"target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
+	}
+	names := []string{`"schema.d.ts"`}
+	for _, f := range flows {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files[filepath.Base(f)] = b
+		names = append(names, `"`+filepath.Base(f)+`"`)
+	}
+	files["tsconfig.json"] = []byte(`{"compilerOptions": {"target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
 			"strict": true, "noUncheckedIndexedAccess": false, "skipLibCheck": false, "outDir": "out", "lib": ["ES2022", "DOM"]},
-			"files": ["scenario.ts", "schema.d.ts"]}`),
-	} {
+			"files": [` + strings.Join(names, ", ") + `]}`)
+	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -104,15 +115,19 @@ func (c *consumer) node(t *testing.T, env []string, script string, args ...strin
 }
 
 // scenario runs the compiled scenario against url.
-func (c *consumer) scenario(t *testing.T, url, key string) string {
+func (c *consumer) scenario(t *testing.T, url, key string) string { return c.flow(t, "scenario", url, key) }
+
+// flow runs the compiled flow name (consumer/<name>.ts) against url.
+func (c *consumer) flow(t *testing.T, name, url, key string) string {
 	t.Helper()
-	return run(t, c.dir, []string{"KONTERA_URL=" + url, "KONTERA_KEY=" + key}, "node", "out/scenario.js")
+	return run(t, c.dir, []string{"KONTERA_URL=" + url, "KONTERA_KEY=" + key}, "node", "out/"+name+".js")
 }
 
 // TestTypeScriptConsumer: a TypeScript client generated with
-// openapi-typescript + openapi-fetch from the served document type-checks
-// and runs its scenario against the live server, then the same compiled
-// scenario through Prism (built once: the compile is most of the time).
+// openapi-typescript + openapi-fetch (their defaults) from the served
+// document type-checks every flow of consumer/ and runs each against one
+// live server; then the first scenario through Prism (built once: the
+// compile is most of the time).
 func TestTypeScriptConsumer(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -120,6 +135,9 @@ func TestTypeScriptConsumer(t *testing.T) {
 	out := c.scenario(t, e.srv.URL, e.key("ts@example.se", keySpec{}))
 	if !strings.Contains(out, "ok an unbalanced entry is refused") {
 		t.Fatalf("the scenario did not finish:\n%s", out)
+	}
+	if out := c.flow(t, "invoice", e.srv.URL, e.key("faktura@example.se", keySpec{})); !strings.Contains(out, "ok the invoice flow") {
+		t.Fatalf("the invoice flow did not finish:\n%s", out)
 	}
 	t.Run("PrismProxy", func(t *testing.T) { prismProxy(t, e, c) })
 }
