@@ -115,7 +115,9 @@ func (c *consumer) node(t *testing.T, env []string, script string, args ...strin
 }
 
 // scenario runs the compiled scenario against url.
-func (c *consumer) scenario(t *testing.T, url, key string) string { return c.flow(t, "scenario", url, key) }
+func (c *consumer) scenario(t *testing.T, url, key string) string {
+	return c.flow(t, "scenario", url, key)
+}
 
 // flow runs the compiled flow name (consumer/<name>.ts) against url.
 func (c *consumer) flow(t *testing.T, name, url, key string) string {
