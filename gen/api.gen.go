@@ -19978,6 +19978,24 @@ type ListApiKeysParams struct {
 // ListApiKeysParamsStatus defines parameters for ListApiKeys.
 type ListApiKeysParamsStatus string
 
+// CreateApiKeyParams defines parameters for CreateApiKey.
+type CreateApiKeyParams struct {
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RevokeApiKeyParams defines parameters for RevokeApiKey.
+type RevokeApiKeyParams struct {
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
+// RotateApiKeyParams defines parameters for RotateApiKey.
+type RotateApiKeyParams struct {
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
+}
+
 // CompleteBankConnectionParams defines parameters for CompleteBankConnection.
 type CompleteBankConnectionParams struct {
 	// State The state Kontera sent with the consent.
@@ -22553,6 +22571,12 @@ type ListWebhookDeliveriesParams struct {
 
 	// Limit Page size 1-100, default 50; larger values are clamped to 100.
 	Limit *Limit `form:"limit,omitempty" json:"limit,omitempty"`
+}
+
+// RotateWebhookSecretParams defines parameters for RotateWebhookSecret.
+type RotateWebhookSecretParams struct {
+	// IdempotencyKey A UUID naming this write. A replay returns the stored response with `Idempotent-Replayed: true`; the same key with another body answers 409 IDEMPOTENCY_KEY_REUSE. Kept 24 hours.
+	IdempotencyKey *IdempotencyKey `json:"Idempotency-Key,omitempty"`
 }
 
 // GetDocumentFileParams defines parameters for GetDocumentFile.
@@ -27019,13 +27043,13 @@ type ServerInterface interface {
 	ListApiKeys(ctx echo.Context, params ListApiKeysParams) error
 	// CreateApiKey Create an API key for the calling user
 	// (POST /api/v1/api-keys)
-	CreateApiKey(ctx echo.Context) error
+	CreateApiKey(ctx echo.Context, params CreateApiKeyParams) error
 	// RevokeApiKey Revoke an API key
 	// (DELETE /api/v1/api-keys/{keyId})
-	RevokeApiKey(ctx echo.Context, keyId openapi_types.UUID) error
+	RevokeApiKey(ctx echo.Context, keyId openapi_types.UUID, params RevokeApiKeyParams) error
 	// RotateApiKey Replace the secret of one of the caller's keys
 	// (POST /api/v1/api-keys/{keyId}/rotate)
-	RotateApiKey(ctx echo.Context, keyId openapi_types.UUID) error
+	RotateApiKey(ctx echo.Context, keyId openapi_types.UUID, params RotateApiKeyParams) error
 	// CompleteBankConnection The bank's return after the user's consent (callback)
 	// (GET /api/v1/bank-connections/callback)
 	CompleteBankConnection(ctx echo.Context, params CompleteBankConnectionParams) error
@@ -27763,7 +27787,7 @@ type ServerInterface interface {
 	ListWebhookDeliveries(ctx echo.Context, companyId CompanyId, webhookId WebhookId, params ListWebhookDeliveriesParams) error
 	// RotateWebhookSecret Give a webhook a new signing secret
 	// (POST /api/v1/companies/{companyId}/webhooks/{webhookId}/rotate-secret)
-	RotateWebhookSecret(ctx echo.Context, companyId CompanyId, webhookId WebhookId) error
+	RotateWebhookSecret(ctx echo.Context, companyId CompanyId, webhookId WebhookId, params RotateWebhookSecretParams) error
 	// TestWebhook Send a test delivery
 	// (POST /api/v1/companies/{companyId}/webhooks/{webhookId}/test)
 	TestWebhook(ctx echo.Context, companyId CompanyId, webhookId WebhookId) error
@@ -27890,8 +27914,28 @@ func (w *ServerInterfaceWrapper) ListApiKeys(ctx echo.Context) error {
 func (w *ServerInterfaceWrapper) CreateApiKey(ctx echo.Context) error {
 	var err error
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params CreateApiKeyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.CreateApiKey(ctx)
+	err = w.Handler.CreateApiKey(ctx, params)
 	return err
 }
 
@@ -27906,8 +27950,28 @@ func (w *ServerInterfaceWrapper) RevokeApiKey(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter keyId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RevokeApiKeyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RevokeApiKey(ctx, keyId)
+	err = w.Handler.RevokeApiKey(ctx, keyId, params)
 	return err
 }
 
@@ -27922,8 +27986,28 @@ func (w *ServerInterfaceWrapper) RotateApiKey(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter keyId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RotateApiKeyParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RotateApiKey(ctx, keyId)
+	err = w.Handler.RotateApiKey(ctx, keyId, params)
 	return err
 }
 
@@ -40801,8 +40885,28 @@ func (w *ServerInterfaceWrapper) RotateWebhookSecret(ctx echo.Context) error {
 		return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter webhookId: %s", err))
 	}
 
+	// Parameter object where we will unmarshal all parameters from the context
+	var params RotateWebhookSecretParams
+
+	headers := ctx.Request().Header
+	// ------------- Optional header parameter "Idempotency-Key" -------------
+	if valueList, found := headers[http.CanonicalHeaderKey("Idempotency-Key")]; found {
+		var IdempotencyKey IdempotencyKey
+		n := len(valueList)
+		if n != 1 {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Expected one value for Idempotency-Key, got %d", n))
+		}
+
+		err = runtime.BindStyledParameterWithOptions("simple", "Idempotency-Key", valueList[0], &IdempotencyKey, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: "uuid"})
+		if err != nil {
+			return echo.NewHTTPError(http.StatusBadRequest, fmt.Sprintf("Invalid format for parameter Idempotency-Key: %s", err))
+		}
+
+		params.IdempotencyKey = &IdempotencyKey
+	}
+
 	// Invoke the callback with all the unmarshaled arguments
-	err = w.Handler.RotateWebhookSecret(ctx, companyId, webhookId)
+	err = w.Handler.RotateWebhookSecret(ctx, companyId, webhookId, params)
 	return err
 }
 
@@ -41904,7 +42008,8 @@ func (response ListApiKeys503JSONResponse) VisitListApiKeysResponse(w http.Respo
 }
 
 type CreateApiKeyRequestObject struct {
-	Body *CreateApiKeyJSONRequestBody
+	Params CreateApiKeyParams
+	Body   *CreateApiKeyJSONRequestBody
 }
 
 type CreateApiKeyResponseObject interface {
@@ -41972,6 +42077,23 @@ func (response CreateApiKey403JSONResponse) VisitCreateApiKeyResponse(w http.Res
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(403)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type CreateApiKey409JSONResponse struct{ ConflictJSONResponse }
+
+func (response CreateApiKey409JSONResponse) VisitCreateApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -42079,7 +42201,8 @@ func (response CreateApiKey503JSONResponse) VisitCreateApiKeyResponse(w http.Res
 }
 
 type RevokeApiKeyRequestObject struct {
-	KeyId openapi_types.UUID `json:"keyId"`
+	KeyId  openapi_types.UUID `json:"keyId"`
+	Params RevokeApiKeyParams
 }
 
 type RevokeApiKeyResponseObject interface {
@@ -42168,6 +42291,23 @@ func (response RevokeApiKey404JSONResponse) VisitRevokeApiKeyResponse(w http.Res
 	return err
 }
 
+type RevokeApiKey409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RevokeApiKey409JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
 type RevokeApiKey429JSONResponse struct{ TooManyRequestsJSONResponse }
 
 func (response RevokeApiKey429JSONResponse) VisitRevokeApiKeyResponse(w http.ResponseWriter) error {
@@ -42235,8 +42375,9 @@ func (response RevokeApiKey503JSONResponse) VisitRevokeApiKeyResponse(w http.Res
 }
 
 type RotateApiKeyRequestObject struct {
-	KeyId openapi_types.UUID `json:"keyId"`
-	Body  *RotateApiKeyJSONRequestBody
+	KeyId  openapi_types.UUID `json:"keyId"`
+	Params RotateApiKeyParams
+	Body   *RotateApiKeyJSONRequestBody
 }
 
 type RotateApiKeyResponseObject interface {
@@ -88916,6 +89057,7 @@ func (response ListWebhookDeliveries503JSONResponse) VisitListWebhookDeliveriesR
 type RotateWebhookSecretRequestObject struct {
 	CompanyId CompanyId `json:"companyId"`
 	WebhookId WebhookId `json:"webhookId"`
+	Params    RotateWebhookSecretParams
 }
 
 type RotateWebhookSecretResponseObject interface {
@@ -89000,6 +89142,23 @@ func (response RotateWebhookSecret404JSONResponse) VisitRotateWebhookSecretRespo
 		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
 	}
 	w.WriteHeader(404)
+	_, err := buf.WriteTo(w)
+	return err
+}
+
+type RotateWebhookSecret409JSONResponse struct{ ConflictJSONResponse }
+
+func (response RotateWebhookSecret409JSONResponse) VisitRotateWebhookSecretResponse(w http.ResponseWriter) error {
+
+	var buf bytes.Buffer
+	if err := json.NewEncoder(&buf).Encode(response.Body); err != nil {
+		return err
+	}
+	w.Header().Set("Content-Type", "application/json")
+	if response.Headers.XRequestId != nil {
+		w.Header().Set("X-Request-Id", fmt.Sprint(*response.Headers.XRequestId))
+	}
+	w.WriteHeader(409)
 	_, err := buf.WriteTo(w)
 	return err
 }
@@ -91266,8 +91425,10 @@ func (sh *strictHandler) ListApiKeys(ctx echo.Context, params ListApiKeysParams)
 }
 
 // CreateApiKey operation middleware
-func (sh *strictHandler) CreateApiKey(ctx echo.Context) error {
+func (sh *strictHandler) CreateApiKey(ctx echo.Context, params CreateApiKeyParams) error {
 	var request CreateApiKeyRequestObject
+
+	request.Params = params
 
 	var body CreateApiKeyJSONRequestBody
 	var err error
@@ -91312,10 +91473,11 @@ func (sh *strictHandler) CreateApiKey(ctx echo.Context) error {
 }
 
 // RevokeApiKey operation middleware
-func (sh *strictHandler) RevokeApiKey(ctx echo.Context, keyId openapi_types.UUID) error {
+func (sh *strictHandler) RevokeApiKey(ctx echo.Context, keyId openapi_types.UUID, params RevokeApiKeyParams) error {
 	var request RevokeApiKeyRequestObject
 
 	request.KeyId = keyId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.RevokeApiKey(ctx.Request().Context(), request.(RevokeApiKeyRequestObject))
@@ -91337,10 +91499,11 @@ func (sh *strictHandler) RevokeApiKey(ctx echo.Context, keyId openapi_types.UUID
 }
 
 // RotateApiKey operation middleware
-func (sh *strictHandler) RotateApiKey(ctx echo.Context, keyId openapi_types.UUID) error {
+func (sh *strictHandler) RotateApiKey(ctx echo.Context, keyId openapi_types.UUID, params RotateApiKeyParams) error {
 	var request RotateApiKeyRequestObject
 
 	request.KeyId = keyId
+	request.Params = params
 
 	var body RotateApiKeyJSONRequestBody
 	var err error
@@ -100156,11 +100319,12 @@ func (sh *strictHandler) ListWebhookDeliveries(ctx echo.Context, companyId Compa
 }
 
 // RotateWebhookSecret operation middleware
-func (sh *strictHandler) RotateWebhookSecret(ctx echo.Context, companyId CompanyId, webhookId WebhookId) error {
+func (sh *strictHandler) RotateWebhookSecret(ctx echo.Context, companyId CompanyId, webhookId WebhookId, params RotateWebhookSecretParams) error {
 	var request RotateWebhookSecretRequestObject
 
 	request.CompanyId = companyId
 	request.WebhookId = webhookId
+	request.Params = params
 
 	handler := func(ctx echo.Context, request interface{}) (interface{}, error) {
 		return sh.ssi.RotateWebhookSecret(ctx.Request().Context(), request.(RotateWebhookSecretRequestObject))

@@ -306,3 +306,27 @@ func TestAPIKeyRotationGrace(t *testing.T) {
 		t.Fatalf("rotation events %v", rotated)
 	}
 }
+
+// A rotation sent again with its Idempotency-Key answers the first
+// rotation's secret rather than rotating twice (an agent's retry is safe),
+// and the stored answer holds the secret sealed, never in clear.
+func TestAPIKeyRotationRetried(t *testing.T) {
+	t.Parallel()
+	k := newKeyEnv(t)
+	ik := newKey()
+	first := k.post("/api/v1/api-keys/"+k.memberKey+"/rotate", k.member, map[string]any{"grace_period_seconds": 3600},
+		"Idempotency-Key", ik).status(t, 200)
+	again := k.other.post("/api/v1/api-keys/"+k.memberKey+"/rotate", k.member, map[string]any{"grace_period_seconds": 3600},
+		"Idempotency-Key", ik).status(t, 200)
+	if again.Header.Get("Idempotent-Replayed") != "true" || again.str("data.secret") != first.str("data.secret") {
+		t.Fatalf("the retry: %s, first %s", again.Body, first.Body)
+	}
+	if n := k.count(`SELECT count(*) FROM audit_entries WHERE table_name = 'api_keys' AND record_id = $1
+		AND description LIKE 'API-nyckelns hemlighet byttes%'`, k.memberKey); n != 1 {
+		t.Fatalf("%d rotations", n)
+	}
+	if n := k.count(`SELECT count(*) FROM idempotency_keys WHERE position($1::bytea IN body) > 0`,
+		[]byte(first.str("data.secret"))); n != 0 {
+		t.Fatal("the stored answer holds the secret in clear")
+	}
+}

@@ -14,6 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kontera/kontera/internal/auth"
+	"github.com/kontera/kontera/openapi"
 )
 
 // contractTools is scripts/contract with its node_modules: make test
@@ -140,6 +143,20 @@ func TestTypeScriptConsumer(t *testing.T) {
 	}
 	if out := c.flow(t, "invoice", e.srv.URL, e.key("faktura@example.se", keySpec{})); !strings.Contains(out, "ok the invoice flow") {
 		t.Fatalf("the invoice flow did not finish:\n%s", out)
+	}
+	// The official MCP client: a key of its own user with one company.
+	agent := e.key("mcp@example.se", keySpec{})
+	e.company(agent, "Agentbolaget AB")
+	contract, err := openapi.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out = run(t, c.dir, []string{"KONTERA_URL=" + e.srv.URL, "KONTERA_KEY=" + agent,
+		"KONTERA_READ_KEY=" + e.key("mcp@example.se", keySpec{scopes: []string{"customers:read"}}),
+		"KONTERA_TEST_KEY=" + e.key("mcp@example.se", keySpec{mode: auth.Test}),
+		"KONTERA_OPERATIONS=" + fmt.Sprint(len(contract.Operations))}, "node", "out/mcp.js")
+	if !strings.Contains(out, "ok the MCP flow") {
+		t.Fatalf("the MCP flow did not finish:\n%s", out)
 	}
 	t.Run("PrismProxy", func(t *testing.T) { prismProxy(t, e, c) })
 }

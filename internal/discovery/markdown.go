@@ -48,6 +48,16 @@ func render(c *openapi.Contract, base string) *texts {
 		"- Agent skills: %[1]s/.well-known/skills/index.json\n"+
 		"- Health: %[1]s/api/v1/health\n"+
 		"- Error reference: %[1]s/docs/api/errors\n\n", base)
+	fmt.Fprintf(&l, "## MCP\n\n"+
+		"The same API as Model Context Protocol tools, for agents: streamable HTTP at %[1]s/mcp with the same "+
+		"`Authorization: Bearer <key>` (its scopes, roles, test mode, rate limit and audit, the rows labelled \"via MCP\"). "+
+		"A tool per operation, named by its operationId (`createInvoice`); its arguments are the path and query parameters "+
+		"(`companyId`), `body` (the JSON body; a file part as `{filename, content_type, content_base64}`), `dry_run` and "+
+		"`idempotency_key` (left out, one is made and returned in the result's `_meta`: send it with a retry). The result's "+
+		"structured content is the REST answer's envelope; an error's carries its code, `recovery_hint` and `docs_url`. "+
+		"Resources: this file, the skills, the OpenAPI document. A client configuration:\n\n"+
+		"```json\n{\"mcpServers\": {\"kontera\": {\"type\": \"http\", \"url\": \"%[1]s/mcp\", "+
+		"\"headers\": {\"Authorization\": \"Bearer kontera_sk_…\"}}}}\n```\n\n", base)
 	l.WriteString("## Operations\n\nEach line: method and path — summary. Flags: scopes, risk, idempotent, reversible, dry run, Idempotency-Key.\n")
 	for _, tag := range tags {
 		fmt.Fprintf(&l, "\n### %s\n\n", tag)

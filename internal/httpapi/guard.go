@@ -28,6 +28,7 @@ import (
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/capability"
 	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/mcp"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/openapi"
 )
@@ -157,7 +158,11 @@ func (s *Server) authenticate(c echo.Context, op *openapi.Operation) (*auth.Foun
 	rid := envelope.RequestID(c.Request().Context())
 	setContext(c, func(ctx context.Context) context.Context {
 		ctx = auth.WithKey(ctx, key)
-		return audit.WithActor(ctx, audit.Actor{Type: "api_key", ID: &key.ID, Label: key.Label(), UserID: &key.UserID,
+		label := key.Label()
+		if mcp.Called(ctx) {
+			label += " via MCP" // an agent's tool call: the audit trail says so
+		}
+		return audit.WithActor(ctx, audit.Actor{Type: "api_key", ID: &key.ID, Label: label, UserID: &key.UserID,
 			Email: key.UserEmail, RequestID: rid})
 	})
 	return found, nil

@@ -41,6 +41,7 @@ import (
 	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/mail"
+	"github.com/kontera/kontera/internal/mcp"
 	"github.com/kontera/kontera/internal/metrics"
 	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/parties"
@@ -316,6 +317,7 @@ func New(cfg Config) (*Server, error) {
 		return nil, fmt.Errorf("PII key: %w", err)
 	}
 	s.box, s.sealedReplies = box, map[string]bool{"createWebhook": true, // answers that carry a secret or a personnummer
+		"rotateWebhookSecret": true, "createApiKey": true, "rotateApiKey": true,
 		"createEmployee": true, "updateEmployee": true, "deactivateEmployee": true, "generateAgi": true}
 	people := parties.NewStore(cfg.DB, audits, box)
 	s.people = people
@@ -630,6 +632,22 @@ func New(cfg Config) (*Server, error) {
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "1M", Skipper: s.streams}))
 	e.Use(s.guard, s.beforeWork, s.unitOfWork)
 	gen.RegisterHandlers(e, gen.NewStrictHandler(h, nil))
+	agents, err := mcp.Handler(contract, openapi.Document, s, openapi.APIVersion, []mcp.Resource{
+		{URI: "kontera:llms.txt", Name: "llms.txt", MIMEType: "text/markdown", Path: "/llms.txt",
+			Description: "Read first: what Kontera is, its conventions and how to use the API."},
+		{URI: "kontera:skills/index.json", Name: "skills", MIMEType: "application/json", Path: "/.well-known/skills/index.json",
+			Description: "The skills index: the skill and its reference files."},
+		{URI: "kontera:skills/kontera-api/SKILL.md", Name: "SKILL.md", MIMEType: "text/markdown",
+			Path: "/.well-known/skills/kontera-api/SKILL.md", Description: "The skill: how to keep a company's books through the API."},
+		{URI: "kontera:openapi.json", Name: "openapi.json", MIMEType: "application/json", Path: "/api/v1/openapi.json",
+			Description: "The OpenAPI 3.1 document the tools are made from."},
+	})
+	if err != nil {
+		return nil, err
+	}
+	// MCP (streamable HTTP) for agents: a tool per operation, each call
+	// made through this server as its request.
+	e.Any("/mcp", echo.WrapHandler(agents))
 	return s, nil
 }
 
