@@ -31,8 +31,11 @@ run:
 build:
 	$(GO) build -ldflags '$(LDFLAGS)' -o bin/kontera ./cmd/kontera
 
+# gen/ (the server's types) and the agent skill's generated files
+# (skills/kontera-api: SKILL.md and a reference file per group).
 generate:
 	$(GO) tool oapi-codegen -config openapi/codegen.yaml $(SPEC)
+	$(GO) run ./cmd/skills
 
 check-generated:
 	@scripts/check-generated.sh

@@ -169,6 +169,16 @@ func TestMCPGoClient(t *testing.T) {
 		t.Fatalf("llms.txt: %v %v", text, err)
 	}
 
+	// The task guides: resources and prompts.
+	prompts, err := s.ListPrompts(context.Background(), nil)
+	if err != nil || len(prompts.Prompts) < 6 {
+		t.Fatalf("prompts: %v %v", prompts, err)
+	}
+	p, err := s.GetPrompt(context.Background(), &sdk.GetPromptParams{Name: "guide-invoice-and-get-paid"})
+	if err != nil || len(p.Messages) != 1 || !strings.Contains(p.Messages[0].Content.(*sdk.TextContent).Text, "`createInvoice`") {
+		t.Fatalf("the invoicing guide as a prompt: %v %v", p, err)
+	}
+
 	// No key, no MCP.
 	resp, err := http.Post(e.srv.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
 	if err != nil {

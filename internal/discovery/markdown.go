@@ -2,16 +2,18 @@ package discovery
 
 import (
 	"fmt"
+	"io/fs"
 	"sort"
 	"strings"
 
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/kontera/kontera/openapi"
+	"github.com/kontera/kontera/skills"
 )
 
 // SkillName is the one agent skill this server publishes.
-const SkillName = "kontera-api"
+const SkillName = skills.Name
 
 // texts are the discovery documents, rendered once at start-up from the
 // contract: nothing here is a second, hand-kept list of operations.
@@ -24,15 +26,12 @@ type texts struct {
 
 func render(c *openapi.Contract, base string) *texts {
 	t := &texts{references: map[string][]byte{}}
-	byTag := map[string][]*openapi.Operation{}
-	for _, o := range c.Operations {
-		tag := "other"
-		if len(o.Tags) > 0 {
-			tag = o.Tags[0]
-		}
-		byTag[tag] = append(byTag[tag], o)
+	byTag, tags := groups(c)
+	dir, err := fs.Sub(skills.Files, skills.Name)
+	if err != nil {
+		panic(err) // the embedded folder is there or the build is broken
 	}
-	tags := tagOrder(c.Doc, byTag)
+	guides, _ := Guides(dir)
 
 	var l strings.Builder
 	fmt.Fprintf(&l, "# %s\n\n> %s API version %s.\n\n", c.Doc.Info.Title, c.Doc.Info.Summary, c.Doc.Info.Version)
@@ -58,6 +57,11 @@ func render(c *openapi.Contract, base string) *texts {
 		"Resources: this file, the skills, the OpenAPI document. A client configuration:\n\n"+
 		"```json\n{\"mcpServers\": {\"kontera\": {\"type\": \"http\", \"url\": \"%[1]s/mcp\", "+
 		"\"headers\": {\"Authorization\": \"Bearer kontera_sk_…\"}}}}\n```\n\n", base)
+	l.WriteString("## Task guides\n\nHow to do a task, step by step, with the operations in order:\n\n")
+	for _, g := range guides {
+		fmt.Fprintf(&l, "- [%s](%s/.well-known/skills/%s/references/%s)\n", g.Title, base, SkillName, g.File)
+	}
+	l.WriteString("\n")
 	l.WriteString("## Operations\n\nEach line: method and path — summary. Flags: scopes, risk, idempotent, reversible, dry run, Idempotency-Key.\n")
 	for _, tag := range tags {
 		fmt.Fprintf(&l, "\n### %s\n\n", tag)
@@ -72,68 +76,20 @@ func render(c *openapi.Contract, base string) *texts {
 		"changes after it are additive. A request header to select another version is reserved and not read today.\n")
 	t.llms = []byte(l.String())
 
+	// The skill is served as kept in the repository (skills.Files),
+	// generated from this document: TestSkillsUpToDate holds it so.
+	t.skill, _ = fs.ReadFile(dir, "SKILL.md")
 	t.index = []string{"SKILL.md"}
-	var s strings.Builder
-	fmt.Fprintf(&s, "---\nname: %s\ndescription: %s\n---\n\n", SkillName, skillDescription)
-	fmt.Fprintf(&s, "# %s\n\nAPI version %s, %d operations. Base URL: %s\n\n", c.Doc.Info.Title, c.Doc.Info.Version, len(c.Operations), base)
-	s.WriteString(c.Doc.Info.Description + "\n\n## Reference files\n\n")
-	for _, tag := range tags {
-		name := tag + ".md"
-		t.index = append(t.index, "references/"+name)
-		fmt.Fprintf(&s, "- [references/%s](references/%s): %d operations. %s\n", name, name, len(byTag[tag]), tagDescription(c.Doc, tag))
-		t.references[name] = []byte(reference(c, tag, byTag[tag]))
+	entries, _ := fs.ReadDir(dir, "references")
+	for _, e := range entries {
+		b, _ := fs.ReadFile(dir, "references/"+e.Name())
+		t.references[e.Name()] = b
+		t.index = append(t.index, "references/"+e.Name())
 	}
-	t.skill = []byte(s.String())
 	return t
 }
 
 const skillDescription = "Keep the books of Swedish companies (bokföring, fakturering, moms) through the Kontera REST API."
-
-func reference(c *openapi.Contract, tag string, ops []*openapi.Operation) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# %s\n\n%s\n", tag, tagDescription(c.Doc, tag))
-	for _, o := range ops {
-		fmt.Fprintf(&b, "\n## %s\n\n`%s %s`\n\n%s\n\n", o.ID, o.Method, o.Path, o.Summary)
-		if o.Description != "" {
-			b.WriteString(o.Description + "\n\n")
-		}
-		fmt.Fprintf(&b, "Flags: %s.\n", flags(o))
-		var params []string
-		for _, p := range append(append(openapi3.Parameters{}, o.Item.Parameters...), o.Op.Parameters...) {
-			if p.Value == nil {
-				continue
-			}
-			req := ""
-			if p.Value.Required {
-				req = ", required"
-			}
-			params = append(params, fmt.Sprintf("- `%s` (%s%s): %s", p.Value.Name, p.Value.In, req, oneLine(p.Value.Description)))
-		}
-		if len(params) > 0 {
-			b.WriteString("\nParameters:\n\n" + strings.Join(params, "\n") + "\n")
-		}
-		if rb := o.Op.RequestBody; rb != nil && rb.Value != nil {
-			for mt, m := range rb.Value.Content {
-				fmt.Fprintf(&b, "\nBody (%s): %s\n", mt, schemaName(m.Schema))
-			}
-		}
-		var codes []string
-		for code := range o.Op.Responses.Map() {
-			codes = append(codes, code)
-		}
-		sort.Strings(codes)
-		b.WriteString("\nResponses:\n\n")
-		for _, code := range codes {
-			r := o.Op.Responses.Value(code)
-			desc := ""
-			if r.Value != nil && r.Value.Description != nil {
-				desc = oneLine(*r.Value.Description)
-			}
-			fmt.Fprintf(&b, "- %s: %s\n", code, desc)
-		}
-	}
-	return b.String()
-}
 
 func flags(o *openapi.Operation) string {
 	scopes := "no scope"

@@ -9,6 +9,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -59,6 +60,7 @@ import (
 	"github.com/kontera/kontera/internal/vies"
 	"github.com/kontera/kontera/internal/webhooks"
 	"github.com/kontera/kontera/openapi"
+	"github.com/kontera/kontera/skills"
 )
 
 // Config is what the server needs from its environment.
@@ -632,7 +634,7 @@ func New(cfg Config) (*Server, error) {
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "1M", Skipper: s.streams}))
 	e.Use(s.guard, s.beforeWork, s.unitOfWork)
 	gen.RegisterHandlers(e, gen.NewStrictHandler(h, nil))
-	agents, err := mcp.Handler(contract, openapi.Document, s, openapi.APIVersion, []mcp.Resource{
+	resources := []mcp.Resource{
 		{URI: "kontera:llms.txt", Name: "llms.txt", MIMEType: "text/markdown", Path: "/llms.txt",
 			Description: "Read first: what Kontera is, its conventions and how to use the API."},
 		{URI: "kontera:skills/index.json", Name: "skills", MIMEType: "application/json", Path: "/.well-known/skills/index.json",
@@ -641,10 +643,19 @@ func New(cfg Config) (*Server, error) {
 			Path: "/.well-known/skills/kontera-api/SKILL.md", Description: "The skill: how to keep a company's books through the API."},
 		{URI: "kontera:openapi.json", Name: "openapi.json", MIMEType: "application/json", Path: "/api/v1/openapi.json",
 			Description: "The OpenAPI 3.1 document the tools are made from."},
-	})
+	}
+	skill, _ := fs.Sub(skills.Files, skills.Name)
+	guides, err := discovery.Guides(skill)
 	if err != nil {
 		return nil, err
 	}
+	for _, g := range guides {
+		name := strings.TrimSuffix(g.File, ".md")
+		resources = append(resources, mcp.Resource{URI: "kontera:skills/kontera-api/references/" + g.File, Name: g.File,
+			Title: g.Title, Description: "Task guide: " + g.Title + ", step by step with the tools in order.",
+			MIMEType: "text/markdown", Path: "/.well-known/skills/kontera-api/references/" + g.File, Prompt: name})
+	}
+	agents := mcp.Handler(contract, openapi.Document, s, openapi.APIVersion, resources)
 	// MCP (streamable HTTP) for agents: a tool per operation, each call
 	// made through this server as its request.
 	e.Any("/mcp", echo.WrapHandler(agents))

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/google/uuid"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,36 +31,22 @@ type via struct{}
 func Called(ctx context.Context) bool { return ctx.Value(via{}) != nil }
 
 // Resource is a text the server offers as an MCP resource: read, when
-// asked, from the API's own path.
+// asked, from the API's own path. A task guide is a prompt too (Prompt
+// its name): the guide, asked to be followed.
 type Resource struct {
-	URI, Name, Description, MIMEType, Path string
+	URI, Name, Title, Description, MIMEType, Path string
+	Prompt                                        string
 }
 
 // Handler answers MCP over streamable HTTP, stateless (no session to
 // keep, so any replica answers any request; a GET is 405, as the
 // transport allows). api is the server the tool calls go through: the
 // caller's Authorization header goes with each. A request without a key
-// the API takes is answered as the API answers it (401, 429).
-func Handler(c *openapi.Contract, raw []byte, api http.Handler, version string, resources []Resource) (http.Handler, error) {
-	tools, err := Tools(c, raw)
-	if err != nil {
-		return nil, err
-	}
-	server := sdk.NewServer(&sdk.Implementation{Name: "kontera", Title: "Kontera", Version: version}, &sdk.ServerOptions{
-		Instructions: "Kontera keeps the books of Swedish companies (Bokföringslagen): a tool per API operation, named by its " +
-			"operationId. Most tools take companyId: list_companies (listCompanies) finds it. Writes take dry_run to preview " +
-			"and an idempotency_key that makes a retry safe (made and returned in _meta when left out). Read the resource " +
-			"llms.txt first.",
-	})
-	for _, t := range tools {
-		server.AddTool(t.def, t.call(api))
-	}
-	for _, r := range resources {
-		server.AddResource(&sdk.Resource{URI: r.URI, Name: r.Name, Description: r.Description, MIMEType: r.MIMEType},
-			read(api, r))
-	}
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server },
-		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true})
+// the API takes is answered as the API answers it (401, 429). The tools
+// are made from the document on the first request, not at start: most
+// servers never meet an agent.
+func Handler(c *openapi.Contract, raw []byte, api http.Handler, version string, resources []Resource) http.Handler {
+	serve := sync.OnceValues(func() (http.Handler, error) { return build(c, raw, api, version, resources) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			// The key first, as the API takes it: an unknown one never
@@ -78,8 +65,39 @@ func Handler(c *openapi.Contract, raw []byte, api http.Handler, version string, 
 				return
 			}
 		}
+		h, err := serve()
+		if err != nil {
+			http.Error(w, err.Error(), http.StatusInternalServerError)
+			return
+		}
 		h.ServeHTTP(w, r)
-	}), nil
+	})
+}
+
+// build makes the MCP server: its tools, resources and prompts.
+func build(c *openapi.Contract, raw []byte, api http.Handler, version string, resources []Resource) (http.Handler, error) {
+	tools, err := Tools(c, raw)
+	if err != nil {
+		return nil, err
+	}
+	server := sdk.NewServer(&sdk.Implementation{Name: "kontera", Title: "Kontera", Version: version}, &sdk.ServerOptions{
+		Instructions: "Kontera keeps the books of Swedish companies (Bokföringslagen): a tool per API operation, named by its " +
+			"operationId. Most tools take companyId: listCompanies finds it. Writes take dry_run to preview " +
+			"and an idempotency_key that makes a retry safe (made and returned in _meta when left out). Read the resource " +
+			"llms.txt first, and a task guide (a prompt too) for a task.",
+	})
+	for _, t := range tools {
+		server.AddTool(t.def, t.call(api))
+	}
+	for _, r := range resources {
+		server.AddResource(&sdk.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description,
+			MIMEType: r.MIMEType}, read(api, r))
+		if r.Prompt != "" {
+			server.AddPrompt(&sdk.Prompt{Name: r.Prompt, Title: r.Title, Description: r.Description}, prompt(api, r))
+		}
+	}
+	return sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return server },
+		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true}), nil
 }
 
 // call makes the tool's request through api and answers its response:
@@ -295,3 +313,16 @@ func read(api http.Handler, r Resource) sdk.ResourceHandler {
 
 // mimeParams parses a Content-Disposition header.
 func mimeParams(v string) (string, map[string]string, error) { return mime.ParseMediaType(v) }
+
+// prompt answers a task guide as the user's request to follow it.
+func prompt(api http.Handler, r Resource) sdk.PromptHandler {
+	return func(ctx context.Context, req *sdk.GetPromptRequest) (*sdk.GetPromptResult, error) {
+		text, err := read(api, r)(ctx, nil)
+		if err != nil {
+			return nil, err
+		}
+		return &sdk.GetPromptResult{Description: r.Description, Messages: []*sdk.PromptMessage{{Role: "user",
+			Content: &sdk.TextContent{Text: "Do this task with Kontera's tools, as this guide says; ask for what it needs " +
+				"that you do not know, and preview a write with dry_run before you make it.\n\n" + text.Contents[0].Text}}}}, nil
+	}
+}
