@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -166,31 +167,55 @@ func TestTypeScriptConsumer(t *testing.T) {
 
 // prism starts Stoplight Prism's validating proxy for doc (in the
 // consumer's directory) in front of upstream; violations are errors.
-func (c *consumer) prism(t *testing.T, doc, upstream string) (string, *bytes.Buffer) {
+func (c *consumer) prism(t *testing.T, doc, upstream string) (string, *syncBuffer) {
 	t.Helper()
 	port := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	log := &bytes.Buffer{}
+	log := &syncBuffer{}
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(c.tools, "node_modules/@stoplight/prism-cli/dist/index.js"),
 		"proxy", doc, upstream, "--errors", "--host", "127.0.0.1", "--port", fmt.Sprint(port))
 	cmd.Dir, cmd.Stdout, cmd.Stderr = c.dir, log, log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { cancel(); _ = cmd.Wait() })
-	// Node starting on a busy machine (make test runs its parts side by
-	// side) may take a while; this bounds a hang, it does not time prism.
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() { cancel(); <-exited })
+	// Ready when prism says it listens on its port: a connection alone
+	// may reach another test's server that took the port meanwhile. Node
+	// starting on a busy machine (make test runs its parts side by side)
+	// may take a while; this bounds a hang, it does not time prism.
+	url := fmt.Sprintf("http://127.0.0.1:%d", port)
 	deadline := time.Now().Add(3 * time.Minute)
-	for {
-		if conn, err := net.Dial("tcp", fmt.Sprintf("127.0.0.1:%d", port)); err == nil {
-			conn.Close()
-			return fmt.Sprintf("http://127.0.0.1:%d", port), log
+	for !strings.Contains(log.String(), "is listening on "+url) {
+		select {
+		case <-exited:
+			t.Fatalf("prism stopped before it listened:\n%s", log.String())
+		case <-time.After(200 * time.Millisecond):
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("prism did not start:\n%s", log.String())
 		}
-		time.Sleep(200 * time.Millisecond)
 	}
+	return url, log
+}
+
+// syncBuffer is a process's output, read while it writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // prismProxy runs the scenario through Stoplight Prism's validating
