@@ -83,5 +83,11 @@ const llms = await agent.readResource({ uri: "kontera:llms.txt" });
 const first = llms.contents[0];
 check("text" in first && typeof first.text === "string" && first.text.includes("Kontera"), "llms.txt as a resource");
 
+const { prompts } = await agent.listPrompts();
+const guide = await agent.getPrompt({ name: "guide-close-the-year" });
+const said = guide.messages[0]?.content;
+check(prompts.length >= 6 && said?.type === "text" && said.text.includes("`runFiscalYearEnd`"),
+  "the task guides as prompts", prompts.map((p) => p.name));
+
 await Promise.all([agent.close(), reader.close(), tester.close()]);
 console.log("ok the MCP flow");
