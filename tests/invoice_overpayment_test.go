@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/kontera/kontera/internal/fx"
 )
@@ -37,6 +38,12 @@ func TestInvoiceOverpayment(t *testing.T) {
 		t.Fatalf("overpaid: %s", paid.Body)
 	}
 	credit := paid.str("data.customer_credit.id")
+	// The credit's time is the stored one, not a zero time.
+	var stored time.Time
+	if err := b.db.Get(&stored, `SELECT created_at FROM customer_credits WHERE id = $1`, credit); err != nil ||
+		paid.str("data.customer_credit.created_at") != stored.UTC().Format(time.RFC3339Nano) {
+		t.Fatalf("created_at %s, stored %s (%v)", paid.str("data.customer_credit.created_at"), stored, err)
+	}
 	if b.exact("1510") != "0.00" || b.exact("2420") != "-100.00" || b.exact("1930") != "12600.00" || b.arTotal("2026-03-31") != 0 {
 		t.Fatalf("1510 %s 2420 %s 1930 %s, reskontra %v", b.exact("1510"), b.exact("2420"), b.exact("1930"), b.arTotal("2026-03-31"))
 	}

@@ -99,7 +99,7 @@ func (s *Sales) keepCredit(ctx context.Context, inv Invoice, amount, sek money.A
 	}
 	c := Credit{CompanyID: inv.CompanyID, ID: uuid.New(), CustomerID: inv.CustomerID, InvoiceID: inv.ID, Currency: inv.Currency,
 		Amount: amount, SEK: sek, Date: day, EntryID: entry}
-	if err := s.store.AddCredit(ctx, c); err != nil {
+	if err := s.store.AddCredit(ctx, &c); err != nil {
 		return nil, err
 	}
 	return &c, s.recordCredit(ctx, c, "Kundkredit "+amount.String()+" "+c.Currency+" från betalning av faktura "+text(inv.Number))

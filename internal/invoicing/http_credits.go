@@ -68,5 +68,5 @@ func usedView(ctx context.Context, s Spent) gen.CustomerCreditUsed {
 func creditView(c Credit) gen.CustomerCredit {
 	return gen.CustomerCredit{Id: c.ID, CustomerId: c.CustomerID, InvoiceId: c.InvoiceID, Currency: gen.InvoiceCurrency(c.Currency),
 		Amount: c.Amount, AmountSek: c.SEK, RemainingAmount: c.Remaining(), RemainingSek: c.RemainingSEK(),
-		CreditDate: openapi_types.Date{Time: c.Date}, JournalEntryId: c.EntryID, CreatedAt: c.CreatedAt}
+		CreditDate: openapi_types.Date{Time: c.Date}, JournalEntryId: c.EntryID, CreatedAt: c.CreatedAt.UTC()}
 }

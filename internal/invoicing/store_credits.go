@@ -58,10 +58,11 @@ const creditColumns = `c.company_id, c.id, c.customer_id, c.invoice_id, c.curren
 	coalesce((SELECT sum(u.amount) FROM customer_credit_uses u WHERE u.company_id = c.company_id AND u.credit_id = c.id), 0) AS used,
 	coalesce((SELECT sum(u.amount_sek) FROM customer_credit_uses u WHERE u.company_id = c.company_id AND u.credit_id = c.id), 0) AS used_sek`
 
-// AddCredit writes a new credit.
-func (s *Store) AddCredit(ctx context.Context, c Credit) error {
-	_, err := s.db.Q(ctx).ExecContext(ctx, `INSERT INTO customer_credits (company_id, id, customer_id, invoice_id, currency,
-			amount, amount_sek, credit_date, journal_entry_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`,
+// AddCredit writes a new credit and sets its created_at as stored.
+func (s *Store) AddCredit(ctx context.Context, c *Credit) error {
+	err := s.db.Q(ctx).GetContext(ctx, &c.CreatedAt, `INSERT INTO customer_credits (company_id, id, customer_id, invoice_id,
+			currency, amount, amount_sek, credit_date, journal_entry_id) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+		RETURNING created_at`,
 		c.CompanyID, c.ID, c.CustomerID, c.InvoiceID, c.Currency, c.Amount, c.SEK, store.Day(c.Date), c.EntryID)
 	return store.Refused(err)
 }
