@@ -2,9 +2,9 @@ package openapi
 
 import (
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
-	"sort"
 	"strings"
 )
 
@@ -88,7 +88,7 @@ func consumerRules(raw map[string]any, add func(string, ...any)) {
 		inline := map[string]any{"requestBody": rb}
 		requestDefaults(inline, "requestBody", add)
 	}
-	names := sortedNames(inRequests)
+	names := slices.Sorted(maps.Keys(inRequests))
 	for _, name := range names {
 		requestDefaults(schemas[name], "#/components/schemas/"+name, add)
 		binaryParts(schemas[name], "#/components/schemas/"+name, add)
@@ -112,7 +112,7 @@ func consumerRules(raw map[string]any, add func(string, ...any)) {
 			}
 		}
 	}
-	for _, name := range sortedNames(inResponses) {
+	for _, name := range slices.Sorted(maps.Keys(inResponses)) {
 		for k, v := range properties(schemas[name]) {
 			if !isString(schemas, v) || hasEnum(schemas, v) || isFormatted(schemas, v) {
 				continue
@@ -136,7 +136,7 @@ func requestDefaults(v any, at string, add func(string, ...any)) {
 	case map[string]any:
 		required, _ := n["required"].([]any)
 		props, _ := n["properties"].(map[string]any)
-		for _, k := range sortedKeys(props) {
+		for _, k := range slices.Sorted(maps.Keys(props)) {
 			p, _ := props[k].(map[string]any)
 			if _, ok := p["default"]; ok && !slices.Contains(required, any(k)) {
 				add("%s/properties/%s: an optional request property has a default, which generated clients read as always present; say it in the description", at, k)
@@ -339,22 +339,4 @@ func isFormatted(schemas map[string]any, v any) bool {
 		}
 	}
 	return false
-}
-
-func sortedNames(set map[string]bool) []string {
-	out := make([]string, 0, len(set))
-	for k := range set {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func sortedKeys(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
 }

@@ -12,7 +12,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -169,11 +168,11 @@ func TestTypeScriptConsumer(t *testing.T) {
 
 // prism starts Stoplight Prism's validating proxy for doc (in the
 // consumer's directory) in front of upstream; violations are errors.
-func (c *consumer) prism(t *testing.T, doc, upstream string) (string, *syncBuffer) {
+func (c *consumer) prism(t *testing.T, doc, upstream string) (string, *lockedBuffer) {
 	t.Helper()
 	port := freePort(t)
 	ctx, cancel := context.WithCancel(context.Background())
-	log := &syncBuffer{}
+	log := &lockedBuffer{}
 	cmd := exec.CommandContext(ctx, "node", filepath.Join(c.tools, "node_modules/@stoplight/prism-cli/dist/index.js"),
 		"proxy", doc, upstream, "--errors", "--host", "127.0.0.1", "--port", fmt.Sprint(port))
 	cmd.Dir, cmd.Stdout, cmd.Stderr = c.dir, log, log
@@ -200,24 +199,6 @@ func (c *consumer) prism(t *testing.T, doc, upstream string) (string, *syncBuffe
 		}
 	}
 	return url, log
-}
-
-// syncBuffer is a process's output, read while it writes.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 // prismProxy runs the scenario through Stoplight Prism's validating

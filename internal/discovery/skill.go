@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io/fs"
+	"maps"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -155,7 +157,7 @@ func reference(c *openapi.Contract, tag string, ops []*openapi.Operation, guides
 			b.WriteString("\nParameters:\n\n" + strings.Join(params, "\n") + "\n")
 		}
 		if rb := o.Op.RequestBody; rb != nil && rb.Value != nil {
-			for _, mt := range sortedKeys(rb.Value.Content) {
+			for _, mt := range slices.Sorted(maps.Keys(rb.Value.Content)) {
 				m := rb.Value.Content[mt]
 				fmt.Fprintf(&b, "\nBody (%s, %s):\n\n%s", mt, schemaName(m.Schema), fields(m.Schema))
 				if ex := example(m); ex != "" && mt == "application/json" {
@@ -210,7 +212,7 @@ func fields(s *openapi3.SchemaRef) string {
 			required[r] = true
 		}
 	}
-	names := sortedKeys(props)
+	names := slices.Sorted(maps.Keys(props))
 	sort.SliceStable(names, func(i, j int) bool { return required[names[i]] && !required[names[j]] })
 	var b strings.Builder
 	for _, n := range names {
@@ -292,15 +294,6 @@ func firstSentence(s string) string {
 	return s
 }
 
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
 // Stale reports how the skill folder dir differs from what the document
 // makes of it: a generated file outdated or missing, a file nothing makes
 // (orphaned), a guide naming an operation the document lacks. None means
@@ -312,7 +305,7 @@ func Stale(c *openapi.Contract, dir fs.FS) []string {
 	}
 	problems := CheckGuides(c, guides)
 	files := Skill(c, guides)
-	for _, name := range sortedKeys(files) {
+	for _, name := range slices.Sorted(maps.Keys(files)) {
 		b, err := fs.ReadFile(dir, name)
 		switch {
 		case err != nil:

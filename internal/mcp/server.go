@@ -14,6 +14,7 @@ import (
 	"net/textproto"
 	"net/url"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -247,7 +248,7 @@ func text(v any) string {
 	case string:
 		return x
 	case float64:
-		return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%f", x), "0"), ".")
+		return strconv.FormatFloat(x, 'f', -1, 64)
 	default:
 		b, _ := json.Marshal(x)
 		return string(b)
@@ -279,7 +280,7 @@ func answer(rec *httptest.ResponseRecorder, key string) *sdk.CallToolResult {
 		res.Content = []sdk.Content{&sdk.TextContent{Text: string(body)}}
 	default:
 		name := ""
-		if _, params, err := mimeParams(rec.Header().Get("Content-Disposition")); err == nil {
+		if _, params, err := mime.ParseMediaType(rec.Header().Get("Content-Disposition")); err == nil {
 			name = params["filename"]
 		}
 		res.Content = []sdk.Content{
@@ -310,9 +311,6 @@ func read(api http.Handler, r Resource) sdk.ResourceHandler {
 			Text: rec.Body.String()}}}, nil
 	}
 }
-
-// mimeParams parses a Content-Disposition header.
-func mimeParams(v string) (string, map[string]string, error) { return mime.ParseMediaType(v) }
 
 // prompt answers a task guide as the user's request to follow it.
 func prompt(api http.Handler, r Resource) sdk.PromptHandler {

@@ -5,24 +5,7 @@
 // read and fetched as a file (recorded as filed once the quarter has ended). Figures by hand: a sale
 // of 10 000 + 2 500 VAT (ruta 05 and 10) and a purchase of 400 + 100 VAT
 // (ruta 48) leave 2 400 to pay (ruta 49).
-import createClient from "openapi-fetch";
-import type { paths } from "./schema.js";
-
-const baseUrl = process.env.KONTERA_URL;
-const token = process.env.KONTERA_KEY;
-if (!baseUrl || !token) {
-  throw new Error("KONTERA_URL and KONTERA_KEY are required");
-}
-const api = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
-const key = () => crypto.randomUUID();
-
-function check(ok: boolean, what: string, detail?: unknown): void {
-  if (!ok) {
-    console.error(`FAIL ${what}`, JSON.stringify(detail));
-    process.exit(1);
-  }
-  console.log(`ok ${what}`);
-}
+import { api, check, key } from "./client.js";
 
 const today = new Date().toISOString().slice(0, 10);
 const year = Number(today.slice(0, 4));

@@ -3,24 +3,7 @@
 // every field the server defaults), change, dry run, issue, e-mail, PDF,
 // payment and credit. Nothing is cast: if the document makes a default
 // required, a dry run indistinguishable or a field untyped, tsc says so.
-import createClient from "openapi-fetch";
-import type { paths } from "./schema.js";
-
-const baseUrl = process.env.KONTERA_URL;
-const token = process.env.KONTERA_KEY;
-if (!baseUrl || !token) {
-  throw new Error("KONTERA_URL and KONTERA_KEY are required");
-}
-const api = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
-const key = () => crypto.randomUUID();
-
-function check(ok: boolean, what: string, detail?: unknown): void {
-  if (!ok) {
-    console.error(`FAIL ${what}`, JSON.stringify(detail));
-    process.exit(1);
-  }
-  console.log(`ok ${what}`);
-}
+import { api, check, key } from "./client.js";
 
 const created = await api.POST("/api/v1/companies", {
   params: { header: { "Idempotency-Key": key() } },

@@ -4,22 +4,13 @@
 // refuses.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { baseUrl, check, token } from "./client.js";
 
-const baseUrl = process.env.KONTERA_URL;
-const token = process.env.KONTERA_KEY;
 const readKey = process.env.KONTERA_READ_KEY;
 const testKey = process.env.KONTERA_TEST_KEY;
 const operations = Number(process.env.KONTERA_OPERATIONS);
-if (!baseUrl || !token || !readKey || !testKey || !operations) {
-  throw new Error("KONTERA_URL, KONTERA_KEY, KONTERA_READ_KEY, KONTERA_TEST_KEY and KONTERA_OPERATIONS are required");
-}
-
-function check(ok: boolean, what: string, detail?: unknown): void {
-  if (!ok) {
-    console.error(`FAIL ${what}`, JSON.stringify(detail));
-    process.exit(1);
-  }
-  console.log(`ok ${what}`);
+if (!readKey || !testKey || !operations) {
+  throw new Error("KONTERA_READ_KEY, KONTERA_TEST_KEY and KONTERA_OPERATIONS are required");
 }
 
 async function connect(key: string): Promise<Client> {

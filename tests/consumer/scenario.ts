@@ -1,16 +1,7 @@
 // A client's day with Kontera, written against the types openapi-typescript
 // generates from GET /api/v1/openapi.json: if the document and the server
 // part ways, tsc or an assertion here says so.
-import createClient from "openapi-fetch";
-import type { paths } from "./schema.js";
-
-const baseUrl = process.env.KONTERA_URL;
-const token = process.env.KONTERA_KEY;
-if (!baseUrl || !token) {
-  throw new Error("KONTERA_URL and KONTERA_KEY are required");
-}
-const api = createClient<paths>({ baseUrl, headers: { Authorization: `Bearer ${token}` } });
-const key = () => crypto.randomUUID();
+import { api, check, key } from "./client.js";
 
 // A write answers 201 (or 200) with the record, or 200 with a dry run's
 // preview; the types say both, and one check (data.dry_run) narrows.
@@ -20,14 +11,6 @@ function committed<T extends { dry_run?: boolean }>(data: T | undefined, what: s
     process.exit(1);
   }
   return data as T & { dry_run?: false };
-}
-
-function check(ok: boolean, what: string, detail?: unknown): void {
-  if (!ok) {
-    console.error(`FAIL ${what}`, JSON.stringify(detail));
-    process.exit(1);
-  }
-  console.log(`ok ${what}`);
 }
 
 const company = await api.POST("/api/v1/companies", {
