@@ -201,6 +201,12 @@ func TestReconciliationBankByHand(t *testing.T) {
 		a.str("data.last_covered") != "2026-07-01" {
 		t.Fatalf("account:\n%s\n%s", bridgeOf(a, "data.bridge"), a.Body)
 	}
+	// As a generated client sends the key, its colon escaped (bank%3A…):
+	// the same account.
+	if escaped := b.recon(strings.Replace(key, ":", "%3A", 1), ""); escaped.str("data.account_key") != key ||
+		escaped.at("data.external_balance") != 780.0 {
+		t.Fatalf("the escaped key: %s", escaped.Body)
+	}
 	if a.at("data.counts.matched") != 11.0 || a.at("data.counts.proposed") != 2.0 || a.str("data.status.state") != "stale" ||
 		a.at("data.status.open_counts.unmatched_external") != 1.0 {
 		t.Fatalf("counts: %s", a.Body)
