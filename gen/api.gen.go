@@ -3714,6 +3714,60 @@ func (e OutgoingEmailStatus) Valid() bool {
 	}
 }
 
+// Defines values for PayslipAvgiftPartCategory.
+const (
+	PayslipAvgiftPartCategoryExempt    PayslipAvgiftPartCategory = "exempt"
+	PayslipAvgiftPartCategoryNone      PayslipAvgiftPartCategory = "none"
+	PayslipAvgiftPartCategoryPensioner PayslipAvgiftPartCategory = "pensioner"
+	PayslipAvgiftPartCategoryStandard  PayslipAvgiftPartCategory = "standard"
+	PayslipAvgiftPartCategoryYouth     PayslipAvgiftPartCategory = "youth"
+)
+
+// Valid indicates whether the value is a known member of the PayslipAvgiftPartCategory enum.
+func (e PayslipAvgiftPartCategory) Valid() bool {
+	switch e {
+	case PayslipAvgiftPartCategoryExempt:
+		return true
+	case PayslipAvgiftPartCategoryNone:
+		return true
+	case PayslipAvgiftPartCategoryPensioner:
+		return true
+	case PayslipAvgiftPartCategoryStandard:
+		return true
+	case PayslipAvgiftPartCategoryYouth:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for PayslipVacationAccrualCategory.
+const (
+	PayslipVacationAccrualCategoryExempt    PayslipVacationAccrualCategory = "exempt"
+	PayslipVacationAccrualCategoryNone      PayslipVacationAccrualCategory = "none"
+	PayslipVacationAccrualCategoryPensioner PayslipVacationAccrualCategory = "pensioner"
+	PayslipVacationAccrualCategoryStandard  PayslipVacationAccrualCategory = "standard"
+	PayslipVacationAccrualCategoryYouth     PayslipVacationAccrualCategory = "youth"
+)
+
+// Valid indicates whether the value is a known member of the PayslipVacationAccrualCategory enum.
+func (e PayslipVacationAccrualCategory) Valid() bool {
+	switch e {
+	case PayslipVacationAccrualCategoryExempt:
+		return true
+	case PayslipVacationAccrualCategoryNone:
+		return true
+	case PayslipVacationAccrualCategoryPensioner:
+		return true
+	case PayslipVacationAccrualCategoryStandard:
+		return true
+	case PayslipVacationAccrualCategoryYouth:
+		return true
+	default:
+		return false
+	}
+}
+
 // Defines values for PeppolDeliveryDocumentType.
 const (
 	PeppolDeliveryDocumentTypeCreditNote PeppolDeliveryDocumentType = "credit_note"
@@ -14169,8 +14223,8 @@ type Payslip struct {
 	AvgifterAmountOverride nullable.Nullable[Amount] `json:"avgifter_amount_override"`
 	Calculated             bool                      `json:"calculated"`
 
-	// CalculationBreakdown null until calculate: every step (base_pay, additions, absence, sick_pay, vacation_pay, gross_deductions, benefits, tax, net, avgifter, vacation_accrual) with its amount, basis and law; the tax table row and the file's sha256; the avgift parts by category; the sick days and their place in the sjuklöneperiod; warnings.
-	CalculationBreakdown nullable.Nullable[map[string]interface{}] `json:"calculation_breakdown"`
+	// CalculationBreakdown null until calculate: every step with its amount, basis and law; the tax table row and the file's sha256; the avgift parts by category; the sick days and their place in the sjuklöneperiod; warnings.
+	CalculationBreakdown nullable.Nullable[PayslipBreakdown]       `json:"calculation_breakdown"`
 	CalculationError     nullable.Nullable[SalaryCalculationError] `json:"calculation_error"`
 	CreatedAt            time.Time                                 `json:"created_at"`
 	EmployeeId           openapi_types.UUID                        `json:"employee_id"`
@@ -14208,6 +14262,25 @@ type Payslip struct {
 	VacationDaysTaken Days `json:"vacation_days_taken"`
 }
 
+// PayslipAvgiftPart defines model for PayslipAvgiftPart.
+type PayslipAvgiftPart struct {
+	// Avgift An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Avgift Amount `json:"avgift"`
+
+	// Base An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Base     Amount                    `json:"base"`
+	Category PayslipAvgiftPartCategory `json:"category"`
+
+	// Rate The avgift rate, a decimal such as 0.3142.
+	Rate string `json:"rate"`
+}
+
+// PayslipAvgiftPartCategory defines model for PayslipAvgiftPart.Category.
+type PayslipAvgiftPartCategory string
+
+// PayslipBreakdown How a payslip was reckoned, step by step, as calculate left it. Decimal counts and rates that are not amounts (days, avgift rates) are strings, so no digit is lost.
+type PayslipBreakdown = map[string]any
+
 // PayslipLine defines model for PayslipLine.
 type PayslipLine struct {
 	// Account The account the line books on; empty for förmåner (only their avgifter are booked).
@@ -14234,6 +14307,93 @@ type PayslipResponse struct {
 	// Meta Response metadata carried by every success envelope.
 	Meta Meta `json:"meta"`
 }
+
+// PayslipSickDay A sick day and its place in the sjuklöneperiod.
+type PayslipSickDay struct {
+	// Date The day (as a timestamp at midnight UTC).
+	Date *string `json:"date,omitempty"`
+
+	// DayNumber The day's number in the period (1-14 with sjuklön).
+	DayNumber *int `json:"day_number,omitempty"`
+
+	// Hours A quantity with at most four decimals (1.5 hours, 0.125 kg); a credit note's lines carry their original's negated.
+	Hours *Quantity `json:"hours,omitempty"`
+
+	// KarensPeriod The period takes a karensavdrag.
+	KarensPeriod *bool `json:"karens_period,omitempty"`
+
+	// PeriodStart The sjuklöneperiod's first day.
+	PeriodStart *string `json:"period_start,omitempty"`
+	SickPay     *bool   `json:"sick_pay,omitempty"`
+}
+
+// PayslipStep One step of the calculation.
+type PayslipStep struct {
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount Amount `json:"amount"`
+
+	// Basis What the step reckoned from, by name (monthly_salary, hourly_wage, table, column, …).
+	Basis *map[string]interface{} `json:"basis,omitempty"`
+
+	// Label The step's Swedish name, as a payslip prints it.
+	Label string `json:"label"`
+
+	// Law The rule the step follows.
+	Law *string `json:"law,omitempty"`
+
+	// Step base_pay, additions, absence, sick_pay, vacation_pay, gross_deductions, benefits, tax, net, avgifter, vacation_accrual.
+	Step string `json:"step"`
+}
+
+// PayslipTaxTable defines model for PayslipTaxTable.
+type PayslipTaxTable struct {
+	Column  int `json:"column"`
+	RowFrom int `json:"row_from"`
+	RowTo   int `json:"row_to"`
+
+	// Sha256 The loaded month tables file's SHA-256.
+	Sha256 string `json:"sha256"`
+	Table  int    `json:"table"`
+	Year   int    `json:"year"`
+}
+
+// PayslipVacationAccrual The month's change of the vacation liability (semesterlöneskuld).
+type PayslipVacationAccrual struct {
+	// Account The BAS account the liability's cost is booked on.
+	Account *string `json:"account,omitempty"`
+
+	// Amount An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Amount *Amount `json:"amount,omitempty"`
+
+	// AvgiftRate The avgift rate on the liability.
+	AvgiftRate nullable.Nullable[string] `json:"avgift_rate,omitempty"`
+
+	// Avgifter An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	Avgifter *Amount                         `json:"avgifter,omitempty"`
+	Category *PayslipVacationAccrualCategory `json:"category,omitempty"`
+
+	// DayValue An amount in kronor with at most two decimals (öre), as a JSON number: at most 999 999 999 999.99 either way. Trailing zeros are fine (12.340 is 12.34); a third significant decimal is refused. The same bound holds for an entry's total and for every account's balance.
+	DayValue      *Amount `json:"day_value,omitempty"`
+	DayValueBasis *string `json:"day_value_basis,omitempty"`
+
+	// Days The liability's change in days.
+	Days nullable.Nullable[string] `json:"days,omitempty"`
+
+	// EarnedDays Days earned this month.
+	EarnedDays nullable.Nullable[string] `json:"earned_days,omitempty"`
+
+	// PaidOutDays Days paid out.
+	PaidOutDays nullable.Nullable[string] `json:"paid_out_days,omitempty"`
+
+	// RemainingDaysAfter Paid days left after this month; null when not kept.
+	RemainingDaysAfter nullable.Nullable[string] `json:"remaining_days_after,omitempty"`
+
+	// TakenDays Days taken.
+	TakenDays nullable.Nullable[string] `json:"taken_days,omitempty"`
+}
+
+// PayslipVacationAccrualCategory defines model for PayslipVacationAccrual.Category.
+type PayslipVacationAccrualCategory string
 
 // PeppolBlocker A reason the invoice cannot go as an e-invoice yet, named by the rule it guards (PEPPOL-EN16931-R003, R010, R020, BR-11, BR-CO-25, BR-S-02, BR-AE-02, BR-IC-02, SE-R-001…004, 006, 009, 013) or by Kontera (PEPPOL_RECIPIENT_ID_MISSING, PEPPOL_ROT_RUT_NOT_SUPPORTED, PEPPOL_TRANSPORT_NOT_CONFIGURED, PEPPOL_DOCUMENT_TYPE_NOT_SUPPORTED, PEPPOL_RECIPIENT_NOT_REACHABLE, PEPPOL_ALREADY_DELIVERED).
 type PeppolBlocker struct {
