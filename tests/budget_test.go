@@ -168,7 +168,7 @@ func TestPayrollStatementBudgets(t *testing.T) {
 	company := e.post("/api/v1/companies", token, map[string]any{"name": "Sundsvalls Bygg AB", "entity_type": "aktiebolag",
 		"org_number": "5566778899", "vat_registered": false, "f_skatt": true}).status(t, 201).str("data.id")
 	m.partiesBooks = &partiesBooks{env: e, token: token, company: uuid.MustParse(company)}
-	loadTaxTables(t, m.partiesBooks)
+	loadTaxTables(t, m.env)
 	time.Sleep(50 * time.Millisecond)
 	counts := map[string][]int64{}
 	for i, size := range []int{2, 6} {

@@ -8,6 +8,9 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -96,7 +99,7 @@ func newConsumer(t *testing.T, e *env) *consumer {
 	// flows while it skips the libraries' own declarations (the MCP SDK's
 	// take most of a check otherwise).
 	files["tsconfig.json"] = []byte(`{"compilerOptions": {"target": "ES2022", "module": "NodeNext", "moduleResolution": "NodeNext",
-			"strict": true, "noUncheckedIndexedAccess": false, "skipLibCheck": true, "outDir": "out", "lib": ["ES2022", "DOM"]},
+			"strict": true, "noUncheckedIndexedAccess": false, "skipLibCheck": true, "esModuleInterop": true, "outDir": "out", "lib": ["ES2022", "DOM"]},
 			"files": [` + strings.Join(names, ", ") + `]}`)
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
@@ -144,10 +147,18 @@ func TestTypeScriptConsumer(t *testing.T) {
 	if !strings.Contains(out, "ok an unbalanced entry is refused") {
 		t.Fatalf("the scenario did not finish:\n%s", out)
 	}
-	for flow, done := range map[string]string{"invoice": "ok the invoice flow", "books": "ok the books flow"} {
+	for flow, done := range map[string]string{"invoice": "ok the invoice flow", "books": "ok the books flow",
+		"history": "ok the history flow", "yearend": "ok the year-end flow", "reconciliation": "ok the reconciliation flow"} {
 		if out := c.flow(t, flow, e.srv.URL, e.key(flow+"@example.se", keySpec{})); !strings.Contains(out, done) {
 			t.Fatalf("the %s flow did not finish:\n%s", flow, out)
 		}
+	}
+	// Payroll on a server whose clock is 20 May 2026, with that year's
+	// month tables loaded as the operator loads them.
+	pe := newEnv(t, clock(payrollNow))
+	loadTaxTables(t, pe)
+	if out := c.flow(t, "payroll", pe.srv.URL, pe.key("payroll@example.se", keySpec{})); !strings.Contains(out, "ok the payroll flow") {
+		t.Fatalf("the payroll flow did not finish:\n%s", out)
 	}
 	// The official MCP client: a key of its own user with one company.
 	agent := e.key("mcp@example.se", keySpec{})
@@ -205,7 +216,7 @@ func (c *consumer) prism(t *testing.T, doc, upstream string) (string, *lockedBuf
 // proxy in front of the server: any request or response that breaks the
 // document fails it.
 func prismProxy(t *testing.T, e *env, c *consumer) {
-	url, log := c.prism(t, "openapi.json", e.srv.URL)
+	url, log := c.prism(t, "openapi.json", breaker(t, e.srv.URL))
 	key := e.key("prism@example.se", keySpec{})
 	out := c.scenario(t, url, key)
 	if !strings.Contains(out, "ok an unbalanced entry is refused") {
@@ -228,25 +239,60 @@ func prismProxy(t *testing.T, e *env, c *consumer) {
 		t.Fatalf("prism let an invalid request through: %d %s", res.StatusCode, body)
 	}
 
-	// And responses: against a document that allows company names of one
-	// character, the server's answer is a violation and the scenario fails.
-	var doc map[string]any
-	raw, _ := os.ReadFile(filepath.Join(c.dir, "openapi.json"))
-	if err := json.Unmarshal(raw, &doc); err != nil {
+	// And responses: an answer that breaks the document (here the new
+	// company's id dropped on the way back, by a proxy behind prism) is a
+	// violation, and prism answers 500 naming it.
+	mangled, _ := http.NewRequest("POST", url+"/api/v1/companies", strings.NewReader(`{"name":"Trasig AB","entity_type":"aktiebolag","vat_registered":false,"f_skatt":true}`))
+	mangled.Header.Set("Authorization", "Bearer "+key)
+	mangled.Header.Set("Content-Type", "application/json")
+	mangled.Header.Set(breakAnswer, "1")
+	res, err = http.DefaultClient.Do(mangled)
+	if err != nil {
 		t.Fatal(err)
 	}
-	created := doc["components"].(map[string]any)["schemas"].(map[string]any)["CompanyCreated"].(map[string]any)
-	created["properties"].(map[string]any)["name"] = map[string]any{"type": "string", "maxLength": 1}
-	raw, _ = json.Marshal(doc)
-	if err := os.WriteFile(filepath.Join(c.dir, "stricter.json"), raw, 0o644); err != nil {
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != 500 || !bytes.Contains(body, []byte("VIOLATIONS")) || !bytes.Contains(body, []byte("'id'")) {
+		t.Fatalf("prism let an answer that breaks the document through: %d %s\nprism:\n%s", res.StatusCode, body, log.String())
+	}
+}
+
+// breakAnswer is the request header on which breaker drops data.id from
+// the server's answer.
+const breakAnswer = "X-Test-Break-Answer"
+
+// breaker stands between prism and the server: a request carrying
+// breakAnswer gets the server's answer without data.id, an answer that
+// breaks the document; every other passes untouched.
+func breaker(t *testing.T, upstream string) string {
+	target, err := neturl.Parse(upstream)
+	if err != nil {
 		t.Fatal(err)
 	}
-	strict, _ := c.prism(t, "stricter.json", e.srv.URL)
-	cmd := exec.Command("node", "out/scenario.js")
-	cmd.Dir, cmd.Env = c.dir, append(os.Environ(), "KONTERA_URL="+strict, "KONTERA_KEY="+key)
-	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "FAIL create a company") {
-		t.Fatalf("prism let a response that breaks the document through (%v):\n%s", err, out)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ModifyResponse = func(res *http.Response) error {
+		if res.Request.Header.Get(breakAnswer) == "" {
+			return nil
+		}
+		var answer map[string]map[string]any
+		raw, err := io.ReadAll(res.Body)
+		res.Body.Close()
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, &answer); err != nil {
+			return err
+		}
+		delete(answer["data"], "id")
+		raw, _ = json.Marshal(answer)
+		res.Body = io.NopCloser(bytes.NewReader(raw))
+		res.ContentLength = int64(len(raw))
+		res.Header.Set("Content-Length", fmt.Sprint(len(raw)))
+		return nil
 	}
+	srv := httptest.NewServer(proxy)
+	t.Cleanup(srv.Close)
+	return srv.URL
 }
 
 func freePort(t *testing.T) int {
@@ -259,8 +305,9 @@ func freePort(t *testing.T) int {
 }
 
 // TestGoConsumer: a Go client generated with oapi-codegen from the served
-// document (with consumer/consumer-codegen.yaml) compiles and runs its
-// scenario against the live server.
+// document (with consumer/consumer-codegen.yaml) compiles with the flows
+// of consumer/*.go.txt (the scenario and the whole invoice flow) and runs
+// them against the live server.
 func TestGoConsumer(t *testing.T) {
 	t.Parallel()
 	contractTools(t) // same gate as the other consumers: make test runs it
@@ -278,11 +325,19 @@ func TestGoConsumer(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	main, err := os.ReadFile("consumer/scenario.go.txt")
-	if err != nil {
-		t.Fatal(err)
+	// The flows are .go.txt so that the module's own build and vet skip
+	// them: they compile only beside the client generated here.
+	files := map[string][]byte{"openapi.json": doc}
+	flows, err := filepath.Glob("consumer/*.go.txt")
+	if err != nil || len(flows) == 0 {
+		t.Fatalf("no Go consumer flows: %v", err)
 	}
-	for name, body := range map[string][]byte{"openapi.json": doc, "main.go": main} {
+	for _, f := range flows {
+		if files[strings.TrimSuffix(filepath.Base(f), ".txt")], err = os.ReadFile(f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(dir, name), body, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -291,8 +346,8 @@ func TestGoConsumer(t *testing.T) {
 		"-o", filepath.Join(dir, "client.gen.go"), filepath.Join(dir, "openapi.json"))
 	out := run(t, ".", []string{"KONTERA_URL=" + e.srv.URL, "KONTERA_KEY=" + e.key("go@example.se", keySpec{})},
 		"go", "run", "./"+dir)
-	if !strings.Contains(out, "ok an unbalanced entry is refused") {
-		t.Fatalf("the scenario did not finish:\n%s", out)
+	if !strings.Contains(out, "ok an unbalanced entry is refused") || !strings.Contains(out, "ok the invoice flow") {
+		t.Fatalf("the Go flows did not finish:\n%s", out)
 	}
 }
 

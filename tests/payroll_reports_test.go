@@ -10,7 +10,7 @@ import (
 // book calculates, approves and books the May run.
 func (m *may2026) book(t *testing.T) {
 	t.Helper()
-	loadTaxTables(t, m.partiesBooks)
+	loadTaxTables(t, m.env)
 	run := "salary-runs/" + m.run
 	m.write("POST", run+"/calculate", nil).status(t, 200)
 	m.write("POST", run+"/approve", nil).status(t, 200)
@@ -20,7 +20,7 @@ func (m *may2026) book(t *testing.T) {
 func TestPayrollAGIAndPayslip(t *testing.T) {
 	t.Parallel()
 	m := newMay2026(t)
-	loadTaxTables(t, m.partiesBooks)
+	loadTaxTables(t, m.env)
 	run := "salary-runs/" + m.run
 	m.get(m.path(run+"/payslips/"+m.anna+"/pdf"), m.token).errorCode(t, 409, "SALARY_RUN_INVALID_STATE")
 	m.write("POST", run+"/generate-agi", nil).errorCode(t, 409, "SALARY_RUN_INVALID_STATE")
@@ -203,7 +203,7 @@ func TestVacationYearClose(t *testing.T) {
 func TestSalaryRunBookingGuards(t *testing.T) {
 	t.Parallel()
 	m := newMay2026(t)
-	loadTaxTables(t, m.partiesBooks)
+	loadTaxTables(t, m.env)
 	run := "salary-runs/" + m.run
 	m.write("POST", run+"/calculate", nil).status(t, 200)
 	m.write("DELETE", run, nil).errorCode(t, 409, "SALARY_RUN_INVALID_STATE")

@@ -13,13 +13,13 @@ import (
 
 // loadTaxTables loads the fixture month tables (whose table 30 rows carry
 // the issue's figures) for 2026, as `kontera payroll tax-tables` does.
-func loadTaxTables(t *testing.T, b *partiesBooks) {
+func loadTaxTables(t *testing.T, e *env) {
 	t.Helper()
 	raw, err := os.ReadFile("../internal/payroll/testdata/month-tables-fixture.txt")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := payroll.LoadTaxTables(context.Background(), b.db, 2026, raw, "test fixture"); err != nil {
+	if _, err := payroll.LoadTaxTables(context.Background(), e.db, 2026, raw, "test fixture"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -95,7 +95,7 @@ func TestSalaryRunMay2026(t *testing.T) {
 	run := "salary-runs/" + m.run
 	// Without the year's tables a table employee is refused; nothing moves.
 	m.write("POST", run+"/calculate", nil).errorCode(t, 409, "SALARY_PAYROLL_CONFIG_MISSING")
-	loadTaxTables(t, m.partiesBooks)
+	loadTaxTables(t, m.env)
 	r := m.write("POST", run+"/calculate", nil).status(t, 200)
 	if r.str("data.status") != "review" || r.at("data.totals.gross") != 87078.46 || r.at("data.totals.tax") != float64(15462) ||
 		r.at("data.totals.net") != 71616.46 || r.at("data.totals.avgifter") != 24758.9 {
@@ -261,7 +261,7 @@ func TestSalaryRunRules(t *testing.T) {
 		t.Errorf("duplicate: %s", dup.Body)
 	}
 	// Approval lists who lacks what; an edit returns a review run to draft.
-	loadTaxTables(t, m.partiesBooks)
+	loadTaxTables(t, m.env)
 	m.write("PATCH", "employees/"+m.anna, map[string]any{"clearing_number": nil, "bank_account_number": nil}).status(t, 200)
 	m.write("POST", run+"/approve", nil).errorCode(t, 409, "SALARY_RUN_INVALID_STATE")
 	m.write("POST", run+"/calculate", nil).status(t, 200)

@@ -5,7 +5,7 @@
 // read and fetched as a file (recorded as filed once the quarter has ended). Figures by hand: a sale
 // of 10 000 + 2 500 VAT (ruta 05 and 10) and a purchase of 400 + 100 VAT
 // (ruta 48) leave 2 400 to pay (ruta 49).
-import { api, check, key } from "./client.js";
+import { api, check, fileNamed, key } from "./client.js";
 
 const today = new Date().toISOString().slice(0, 10);
 const year = Number(today.slice(0, 4));
@@ -27,11 +27,7 @@ const receipt = new Blob(["%PDF-1.4\n1 0 obj\n<<>>\nendobj\ntrailer\n<<>>\n%%EOF
 const uploaded = await api.POST("/api/v1/companies/{companyId}/documents", {
   params: { path: { companyId }, header: { "Idempotency-Key": key() } },
   body: { file: receipt },
-  bodySerializer(body) {
-    const form = new FormData();
-    form.append("file", body.file as Blob, "kvitto.pdf");
-    return form;
-  },
+  bodySerializer: fileNamed("kvitto.pdf"),
 });
 const document = uploaded.data?.data;
 check(uploaded.response.status === 201 && document !== undefined && document.mime_type === "application/pdf",
