@@ -14046,9 +14046,12 @@ type OperationImportSieUndoWebhookEvent string
 
 // OperationProgress defines model for OperationProgress.
 type OperationProgress struct {
+	// Current How many of the phase are done.
 	Current int    `json:"current"`
 	Phase   string `json:"phase"`
-	Total   int    `json:"total"`
+
+	// Total How many the phase has in all; 0 while not known ahead (an SIE import's undo, or a superseded import's reversal, counts its verifikat as it reverses them).
+	Total int `json:"total"`
 }
 
 // OperationReconciliationPropose An operation of type reconciliation.propose; result is ReconciliationProposeResult once it succeeded, else null.
