@@ -31,6 +31,11 @@ type via struct{}
 // rows say so.
 func Called(ctx context.Context) bool { return ctx.Value(via{}) != nil }
 
+// peer carries the MCP request's TCP peer to its tool calls, which the
+// API then hears from the agent's address (its throttles, its logs), not
+// from a made-up one.
+type peer struct{}
+
 // Resource is a text the server offers as an MCP resource: read, when
 // asked, from the API's own path. A task guide is a prompt too (Prompt
 // its name): the guide, asked to be followed.
@@ -49,11 +54,13 @@ type Resource struct {
 func Handler(c *openapi.Contract, raw []byte, api http.Handler, version string, resources []Resource) http.Handler {
 	serve := sync.OnceValues(func() (http.Handler, error) { return build(c, raw, api, version, resources) })
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r = r.WithContext(context.WithValue(r.Context(), peer{}, r.RemoteAddr))
 		if r.Method == http.MethodPost {
 			// The key first, as the API takes it: an unknown one never
 			// reaches a tool, and each attempt counts against its address.
 			probe := httptest.NewRequest(http.MethodGet, "/api/v1/api-key", nil).WithContext(r.Context())
 			probe.Header.Set("Authorization", r.Header.Get("Authorization"))
+			probe.Header["X-Forwarded-For"] = r.Header.Values("X-Forwarded-For")
 			probe.RemoteAddr = r.RemoteAddr
 			rec := httptest.NewRecorder()
 			api.ServeHTTP(rec, probe)
@@ -116,11 +123,18 @@ func (t *tool) call(api http.Handler) sdk.ToolHandler {
 		if err != nil {
 			return refused(err.Error()), nil
 		}
+		if addr, ok := ctx.Value(peer{}).(string); ok {
+			hreq.RemoteAddr = addr
+		}
 		if req.Extra != nil {
 			hreq.Header.Set("Authorization", req.Extra.Header.Get("Authorization"))
 			hreq.Header.Set("User-Agent", req.Extra.Header.Get("User-Agent"))
-			if rid := req.Extra.Header.Get("X-Request-Id"); rid != "" {
-				hreq.Header.Set("X-Request-Id", rid)
+			// What trusted proxies appended tells the API the agent's
+			// address, as it does for the /mcp request itself.
+			for _, h := range []string{"X-Request-Id", "X-Forwarded-For"} {
+				if v := req.Extra.Header.Values(h); len(v) > 0 {
+					hreq.Header[h] = v
+				}
 			}
 		}
 		rec := httptest.NewRecorder()
