@@ -189,3 +189,21 @@ func TestMCPGoClient(t *testing.T) {
 		t.Fatalf("without a key: %d", resp.StatusCode)
 	}
 }
+
+// A tool call is one request of the key's rate limit, as the REST call
+// it stands for: the /mcp request's key probe spends the token and the
+// call inside it none. At four a minute, the session's initialize and
+// initialized notification and two calls fit; counted twice, the second
+// call would be refused.
+func TestMCPToolCallCountsOnce(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, rateLimit(4))
+	key := e.key("agent@example.se", keySpec{})
+	s := mcpSession(t, e, key)
+	for i := range 2 {
+		res, r := call(t, s, "listCompanies", map[string]any{})
+		if res.IsError {
+			t.Fatalf("call %d refused: %s", i+1, r.Body)
+		}
+	}
+}
