@@ -26,6 +26,7 @@ const period = (await api.GET("/api/v1/companies/{companyId}/fiscal-periods", { 
 if (!period) {
   fail(`the year ${year} is a fiscal period`);
 }
+const periodId = period.id;
 
 const iban = "SE4550000000058398257466";
 const cash = made((await api.POST("/api/v1/companies/{companyId}/cash-accounts", {
@@ -40,7 +41,7 @@ type Line = { account_number: string; debit_amount?: number; credit_amount?: num
 async function posted(date: string, description: string, lines: Line[]): Promise<string> {
   const draft = made((await api.POST("/api/v1/companies/{companyId}/journal-entries", {
     params: { path: { companyId }, header: { "Idempotency-Key": key() } },
-    body: { fiscal_period_id: period!.id, entry_date: date, description, lines },
+    body: { fiscal_period_id: periodId, entry_date: date, description, lines },
   })).data?.data, `draft ${description}`);
   const done = made((await api.POST("/api/v1/companies/{companyId}/journal-entries/{journalEntryId}/commit", {
     params: { path: { companyId, journalEntryId: draft.id }, header: { "Idempotency-Key": key() } },
