@@ -79,7 +79,8 @@ test:
 	@$(MAKE) --no-print-directory -j7 --output-sync=target go-test fmt-check lint-house lint-spectral lint-redocly check-generated vet
 
 # Each black-box test has its own server and database and mostly waits on
-# PostgreSQL: four at a time keep two cores busy. They are the long pole,
+# PostgreSQL or its own workers: eight at a time keep two cores busy (four
+# left about a third of them idle). They are the long pole,
 # so they are named first: go test builds and runs packages in the order
 # named, and ./... would start them last. Every package shares one
 # throwaway cluster (withpg), initialised and migrated once.
@@ -89,7 +90,7 @@ test:
 # busy two-core machine are slow, not wrong. -vet=off: go test would run
 # its subset of vet on every package again, beside make vet's whole one.
 go-test: $(TOOLS)
-	KONTERA_CONTRACT=1 $(GO) run ./cmd/withpg -- $(GO) test -vet=off -count=1 -parallel 4 -timeout 30m ./tests/ $$($(GO) list ./... | grep -vx 'github.com/kontera/kontera/tests')
+	KONTERA_CONTRACT=1 $(GO) run ./cmd/withpg -- $(GO) test -vet=off -count=1 -parallel 8 -timeout 30m ./tests/ $$($(GO) list ./... | grep -vx 'github.com/kontera/kontera/tests')
 
 # The operator's drills (tests/ops, build tag ops): a backup with
 # pgBackRest restored to a point in time into a new cluster, Kontera
