@@ -327,6 +327,8 @@ const (
 	CannotEditNonDraft                         Code = "CANNOT_EDIT_NON_DRAFT"
 	CannotCancelNonDraft                       Code = "CANNOT_CANCEL_NON_DRAFT"
 	EntryAlreadyReversed                       Code = "ENTRY_ALREADY_REVERSED"
+	VoucherGapAlreadyExplained                 Code = "VOUCHER_GAP_ALREADY_EXPLAINED"
+	VoucherGapNotMissing                       Code = "VOUCHER_GAP_NOT_MISSING"
 	CorrectionChainTooDeep                     Code = "CORRECTION_CHAIN_TOO_DEEP"
 	TargetPeriodClosed                         Code = "TARGET_PERIOD_CLOSED"
 	TargetPeriodLocked                         Code = "TARGET_PERIOD_LOCKED"
@@ -714,6 +716,8 @@ var entries = []Entry{
 	{CannotEditNonDraft, s409, GroupBookkeeping, "Bara utkast kan ändras; en bokförd verifikation rättas med storno eller rättelse.", "Only drafts can be edited; a posted entry is changed by storno or correction.", "Use POST /journal-entries/{id}/correct, /reverse or /correct-metadata."},
 	{CannotCancelNonDraft, s409, GroupBookkeeping, "Bara utkast kan makuleras.", "Only drafts can be cancelled.", "Reverse a posted entry with POST /journal-entries/{id}/reverse."},
 	{EntryAlreadyReversed, s409, GroupBookkeeping, "Verifikationen är redan makulerad med storno.", "The journal entry has already been reversed.", "Read details.reversed_by_id; correct that entry instead."},
+	{VoucherGapAlreadyExplained, s409, GroupBookkeeping, "Luckan är redan förklarad: intervallet överlappar en förklaring i serien.", "The gap is already explained: the range overlaps an explanation in the series.", "Read the explanation in details.existing (GET voucher-gap-explanations); an explanation is never changed, so explain only numbers not yet covered."},
+	{VoucherGapNotMissing, s409, GroupBookkeeping, "Intervallet innehåller verifikationsnummer som finns.", "The range holds voucher numbers that exist.", "Explain only missing numbers: details.used lists those in use; the compliance check voucher_gaps lists the gaps."},
 	{CorrectionChainTooDeep, s409, GroupBookkeeping, "Kedjan av rättelser är för lång.", "The chain of corrections is too deep.", "Check the chain, then send allow_deep_chain: true if it is intended."},
 	{TargetPeriodClosed, s409, GroupBookkeeping, "Räkenskapsåret för det nya datumet är stängt.", "The fiscal period of the new date is closed.", "Choose a date in an open period."},
 	{TargetPeriodLocked, s409, GroupBookkeeping, "Perioden för det nya datumet är låst.", "The period of the new date is locked.", "Unlock the period or choose a date in an open period."},

@@ -177,8 +177,8 @@ type Gap struct {
 	Number int    `db:"voucher_number"`
 }
 
-// Gaps lists up to limit missing voucher numbers of the period's series,
-// in series and number order.
+// Gaps lists up to limit missing voucher numbers of the period's series
+// that no explanation covers (GapNote), in series and number order.
 func (s *Store) Gaps(ctx context.Context, company, period uuid.UUID, limit int) ([]Gap, error) {
 	out := []Gap{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
@@ -188,6 +188,8 @@ func (s *Store) Gaps(ctx context.Context, company, period uuid.UUID, limit int) 
 		SELECT t.voucher_series, n AS voucher_number FROM top t CROSS JOIN LATERAL generate_series(1, t.last) n
 		WHERE NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.company_id = $1 AND e.fiscal_period_id = $2
 			AND e.voucher_series = t.voucher_series AND e.voucher_number = n)
+		  AND NOT EXISTS (SELECT 1 FROM voucher_gap_explanations x WHERE x.company_id = $1 AND x.fiscal_period_id = $2
+			AND x.voucher_series = t.voucher_series AND n BETWEEN x.gap_start AND x.gap_end)
 		ORDER BY 1, 2 LIMIT $3`, company, period, limit)
 	return out, err
 }

@@ -45,6 +45,18 @@ func gapFindings(gaps []ledger.Gap) []Finding {
 	return out
 }
 
+// noteFindings say, for information, which gaps are explained and why.
+func noteFindings(notes []ledger.GapNote) []Finding {
+	out := make([]Finding, len(notes))
+	for i, n := range notes {
+		out[i] = Finding{Severity: Info, Code: "VOUCHER_GAP_EXPLAINED",
+			Message: fmt.Sprintf("Serie %s, nummer %s: förklarad lucka. %s", n.Series, n.Range(), n.Explanation),
+			Details: map[string]any{"voucher_series": n.Series, "gap_start": n.From, "gap_end": n.To,
+				"explanation": n.Explanation, "voucher_gap_explanation_id": n.ID}}
+	}
+	return out
+}
+
 // maxGaps is how many missing numbers a check lists.
 const maxGaps = 100
 
@@ -63,7 +75,11 @@ func (h *Handler) GetComplianceCheck(ctx context.Context, req gen.GetComplianceC
 	if err != nil {
 		return nil, err
 	}
-	findings := gapFindings(gaps)
+	notes, err := h.ledger.GapNotes(ctx, company, &per.Id, nil)
+	if err != nil {
+		return nil, err
+	}
+	findings := append(gapFindings(gaps), noteFindings(notes)...)
 	if p.Type == gen.GetComplianceCheckParamsTypeYearEndReadiness {
 		more, err := h.yearEndFindings(ctx, company, per)
 		if err != nil {

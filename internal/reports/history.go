@@ -25,7 +25,7 @@ var Categories = []string{"verifikation", "kontoplan", "installningar", "period"
 // categoryTables are the tables whose audit entries make each category;
 // an entry of any other table is ovrigt.
 var categoryTables = map[string][]string{
-	"verifikation":  {"journal_entries", "journal_lines", "journal_rattelser", "invoices", "supplier_invoices", "bank_transactions", "inbox_items"},
+	"verifikation":  {"journal_entries", "journal_lines", "journal_rattelser", "voucher_gap_explanations", "invoices", "supplier_invoices", "bank_transactions", "inbox_items"},
 	"kontoplan":     {"accounts", "dimensions", "dimension_values", "dimension_rules"},
 	"installningar": {"companies", "company_settings", "company_logos", "cash_accounts", "cash_account_payees", "bank_connections", "webhooks"},
 	"period":        {"fiscal_periods", "vat_filings", "tax_deadlines"},
