@@ -149,31 +149,52 @@ func Named(text string) []Endpoint {
 	return out
 }
 
-// documented reads the method and path of every operation of the document.
-func documented(raw []byte) (map[string]bool, error) {
+// documented reads the method and path of every operation of the
+// document, by key.
+func documented(raw []byte) (map[string]Endpoint, error) {
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}
 	if err := json.Unmarshal(raw, &doc); err != nil {
 		return nil, err
 	}
-	have := map[string]bool{}
+	have := map[string]Endpoint{}
 	for p, ops := range doc.Paths {
 		for m := range ops {
-			have[Endpoint{strings.ToUpper(m), p}.key()] = true
+			if m == "parameters" || m == "summary" || m == "description" {
+				continue
+			}
+			e := Endpoint{strings.ToUpper(m), p}
+			have[e.key()] = e
 		}
 	}
 	return have, nil
 }
 
-func report(w io.Writer, named []Endpoint, have map[string]bool) {
+// report lists each endpoint the spec names as had or missing, then the
+// document's endpoints beyond the spec (Kontera's extensions), and sums up.
+func report(w io.Writer, named []Endpoint, have map[string]Endpoint) {
 	var missing []Endpoint
+	spec := map[string]bool{}
 	for _, e := range named {
+		spec[e.key()] = true
 		mark := "have"
-		if !have[e.key()] {
+		if _, ok := have[e.key()]; !ok {
 			mark, missing = "MISSING", append(missing, e)
 		}
 		fmt.Fprintf(w, "%-8s %s\n", mark, e)
+	}
+	var extra []Endpoint
+	for k, e := range have {
+		if !spec[k] {
+			extra = append(extra, e)
+		}
+	}
+	sort.Slice(extra, func(i, j int) bool {
+		return extra[i].Path < extra[j].Path || extra[i].Path == extra[j].Path && extra[i].Method < extra[j].Method
+	})
+	for _, e := range extra {
+		fmt.Fprintf(w, "%-8s %s\n", "extends", e)
 	}
 	groups := map[string]int{}
 	for _, e := range missing {
@@ -188,7 +209,8 @@ func report(w io.Writer, named []Endpoint, have map[string]bool) {
 	sort.Slice(names, func(i, j int) bool {
 		return groups[names[i]] > groups[names[j]] || groups[names[i]] == groups[names[j]] && names[i] < names[j]
 	})
-	fmt.Fprintf(w, "\n%d of %d endpoints the spec names are in the document.\n", len(named)-len(missing), len(named))
+	fmt.Fprintf(w, "\n%d of %d endpoints the spec names are in the document; %d more are Kontera's extensions.\n",
+		len(named)-len(missing), len(named), len(extra))
 	if len(names) > 0 {
 		fmt.Fprint(w, "Missing, by group:")
 		for _, g := range names {
