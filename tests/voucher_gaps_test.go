@@ -106,6 +106,17 @@ func TestVoucherGapExplanations(t *testing.T) {
 	if explained != 2 {
 		t.Fatalf("the behandlingshistorik holds %d explanations: %s", explained, h.Body)
 	}
+	// The SIE export says why, in its one free comment.
+	prosa := ""
+	for _, rec := range readAll(t, b.exportSie(t, b.period, "")) {
+		if rec.Label == "#PROSA" {
+			prosa = rec.Text(0)
+		}
+	}
+	if want := "Förklarade luckor i verifikationsnumren. A 2: Makulerade i det tidigare programmet före exporten.; " +
+		"A 5-6: Makulerade i det tidigare programmet före exporten."; prosa != want {
+		t.Fatalf("#PROSA %q, want %q", prosa, want)
+	}
 	// A reader lists but does not write.
 	reader := b.key("owner@example.se", keySpec{scopes: []string{"reports:read"}})
 	b.get(path, reader).status(t, 200)

@@ -83,12 +83,13 @@ func (s *Store) ExplainGap(ctx context.Context, company uuid.UUID, note GapNote)
 		New: snap})
 }
 
-// Range is the note's numbers as a bookkeeper writes them: 2, or 2–5.
+// Range is the note's numbers as a bookkeeper writes them: 2, or 2-5
+// (a hyphen: the SIE export's CP437 has no dash).
 func (g GapNote) Range() string {
 	if g.From == g.To {
 		return fmt.Sprint(g.From)
 	}
-	return fmt.Sprintf("%d–%d", g.From, g.To)
+	return fmt.Sprintf("%d-%d", g.From, g.To)
 }
 
 // GapNotes lists the company's notes, of one period and series when

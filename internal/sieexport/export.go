@@ -78,6 +78,8 @@ type Books interface {
 	// CancelledGross is, per account, what the entries an import wrote
 	// and cancelled itself hold: the file leaves them out.
 	CancelledGross(ctx context.Context, year uuid.UUID) (map[string]money.Amount, error)
+	// GapNotes are the year's explanations of missing voucher numbers.
+	GapNotes(ctx context.Context, year uuid.UUID) ([]ledger.GapNote, error)
 	// Page streams the lines of up to limit verifikationer after (series,
 	// number) to fn, as ledger.Store.ExportPage does.
 	Page(ctx context.Context, year uuid.UUID, afterSeries string, afterNumber, limit int, withoutClosing bool,
@@ -120,6 +122,13 @@ func Write(ctx context.Context, w io.Writer, books Books, year Year, prev *Year,
 	rec("#FORMAT", sie.Bare("PC8"))
 	rec("#GEN", sie.DateField(o.Generated))
 	rec("#SIETYP", sie.Bare("4"))
+	notes, err := books.GapNotes(ctx, year.ID)
+	if err != nil {
+		return err
+	}
+	if p := prosa(notes); p != "" {
+		rec("#PROSA", sie.Quoted(p))
+	}
 	rec("#FNAMN", sie.Quoted(c.Name))
 	if c.OrgNumber != "" {
 		rec("#ORGNR", sie.Bare(orgNumber(c.OrgNumber)))
@@ -449,4 +458,18 @@ func text(r *ledger.ExportRow) string {
 		}
 	}
 	return r.Description
+}
+
+// prosa is the file's free comment: why numbers are missing from its
+// series, where the books say so. SIE has no record of its own for it, and
+// a writer may use only the labels the format defines.
+func prosa(notes []ledger.GapNote) string {
+	parts := make([]string, len(notes))
+	for i, n := range notes {
+		parts[i] = n.Series + " " + n.Range() + ": " + n.Explanation
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "Förklarade luckor i verifikationsnumren. " + strings.Join(parts, "; ")
 }

@@ -177,6 +177,10 @@ func (b books) CancelledGross(ctx context.Context, year uuid.UUID) (map[string]m
 	return b.h.ledger.CancelledGross(ctx, b.company, year)
 }
 
+func (b books) GapNotes(ctx context.Context, year uuid.UUID) ([]ledger.GapNote, error) {
+	return b.h.ledger.GapNotes(ctx, b.company, &year, nil)
+}
+
 func (b books) Page(ctx context.Context, year uuid.UUID, series string, number, limit int, withoutClosing bool,
 	fn func(*ledger.ExportRow) error) (string, int, int, error) {
 	return b.h.ledger.ExportPage(ctx, b.company, year, series, number, limit, withoutClosing, fn)
