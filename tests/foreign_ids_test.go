@@ -371,6 +371,10 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 			return us.write("POST", "journal-entries/batch-create", map[string]any{"journal_entries": []any{
 				entry(map[string]any{"fiscal_period_id": id})}})
 		}},
+		{"POST /api/v1/companies/{companyId}/voucher-gap-explanations body.fiscal_period_id", "period", func(id string) *response {
+			return us.write("POST", "voucher-gap-explanations", map[string]any{"fiscal_period_id": id, "voucher_series": "A",
+				"gap_start": 1, "gap_end": 1, "explanation": "Makulerad"})
+		}},
 		{"POST /api/v1/companies/{companyId}/reports/vat-declaration/filings body.fiscal_period_id", "period", func(id string) *response {
 			return us.write("POST", "reports/vat-declaration/filings", map[string]any{"period_type": "quarterly", "year": 2026,
 				"period": 1, "filed_on": "2026-05-08", "fiscal_period_id": id})

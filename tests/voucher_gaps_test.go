@@ -59,6 +59,11 @@ func TestVoucherGapExplanations(t *testing.T) {
 		t.Fatalf("not missing: %s", r.Body)
 	}
 	explain(6, 5, "").errorCode(t, 400, "VALIDATION_ERROR")
+	// Nor are numbers past the series' last: the next verifikat takes 8.
+	if r := explain(8, 9, "").errorCode(t, 409, "VOUCHER_GAP_NOT_MISSING"); r.at("error.details.last_number") != 7.0 ||
+		r.str("error.details.reason") != "beyond_series" {
+		t.Fatalf("beyond the series: %s", r.Body)
+	}
 
 	// Explained, with a retry that answers the first answer.
 	key := ik()

@@ -11,7 +11,7 @@ CREATE TABLE voucher_gap_explanations (
     company_id       uuid        NOT NULL,
     id               uuid        NOT NULL,
     fiscal_period_id uuid        NOT NULL,
-    voucher_series   text        NOT NULL CHECK (voucher_series ~ '^[A-Z]$'),
+    voucher_series   text        NOT NULL CHECK (voucher_series ~ '^[^[:space:][:cntrl:]]{1,10}$'),
     gap_start        integer     NOT NULL CHECK (gap_start > 0),
     gap_end          integer     NOT NULL,
     explanation      text        NOT NULL CHECK (length(btrim(explanation)) > 0 AND length(explanation) <= 2000),

@@ -29,7 +29,8 @@ type GapNote struct {
 
 // ExplainGap writes note, after checking that its period is the
 // company's, that every number of its range is missing from the series
-// (VOUCHER_GAP_NOT_MISSING names those in use) and that no note of the
+// and below its last posted number (VOUCHER_GAP_NOT_MISSING names those
+// in use, or where the series ends) and that no note of the
 // series covers any of them (VOUCHER_GAP_ALREADY_EXPLAINED names it).
 // The series' lock makes the check and the write one step; the table's
 // trigger refuses an overlap whatever writes.
@@ -56,8 +57,20 @@ func (s *Store) ExplainGap(ctx context.Context, company uuid.UUID, note GapNote)
 		return note, err
 	}
 	if len(used) > 0 {
-		return note, apierr.New(apierr.VoucherGapNotMissing, map[string]any{"voucher_series": note.Series,
+		return note, apierr.New(apierr.VoucherGapNotMissing, map[string]any{"reason": "in_use", "voucher_series": note.Series,
 			"gap_start": note.From, "gap_end": note.To, "used": used})
+	}
+	// A number past the series' last is not missing: the next verifikat
+	// takes it.
+	var last int
+	if err := q.GetContext(ctx, &last, `SELECT coalesce(max(voucher_number), 0) FROM journal_entries
+		WHERE company_id = $1 AND fiscal_period_id = $2 AND voucher_series = $3 AND status = 'posted'`,
+		company, note.PeriodID, note.Series); err != nil {
+		return note, err
+	}
+	if note.To > last {
+		return note, apierr.New(apierr.VoucherGapNotMissing, map[string]any{"reason": "beyond_series", "voucher_series": note.Series,
+			"gap_start": note.From, "gap_end": note.To, "last_number": last})
 	}
 	var existing []GapNote
 	if err := q.SelectContext(ctx, &existing, `SELECT id, fiscal_period_id, voucher_series, gap_start, gap_end, explanation,
