@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/apierr"
@@ -42,45 +43,50 @@ func (s *Store) ExplainGap(ctx context.Context, company uuid.UUID, note GapNote)
 	if note.Explanation == "" {
 		return note, apierr.Field("explanation", "minLength", "must say why the numbers are missing")
 	}
-	if _, err := s.periods.Get(ctx, company, note.PeriodID); err != nil {
-		return note, err
-	}
 	q := s.db.Q(ctx)
 	if _, err := q.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1::text || $2::text || $3, 0))`,
 		company, note.PeriodID, note.Series); err != nil {
 		return note, err
 	}
-	var used []int
-	if err := q.SelectContext(ctx, &used, `SELECT voucher_number FROM journal_entries
-		WHERE company_id = $1 AND fiscal_period_id = $2 AND voucher_series = $3 AND voucher_number BETWEEN $4 AND $5
-		ORDER BY 1 LIMIT 100`, company, note.PeriodID, note.Series, note.From, note.To); err != nil {
-		return note, err
+	// One round trip for what the range must pass: the period is the
+	// company's, no number of it is in use, none lies past the series'
+	// last, and no explanation covers one.
+	var c struct {
+		Period   bool          `db:"period"`
+		Used     pq.Int64Array `db:"used"`
+		Last     int           `db:"last"`
+		Existing []byte        `db:"existing"`
 	}
-	if len(used) > 0 {
-		return note, apierr.New(apierr.VoucherGapNotMissing, map[string]any{"reason": "in_use", "voucher_series": note.Series,
-			"gap_start": note.From, "gap_end": note.To, "used": used})
-	}
-	// A number past the series' last is not missing: the next verifikat
-	// takes it.
-	var last int
-	if err := q.GetContext(ctx, &last, `SELECT coalesce(max(voucher_number), 0) FROM journal_entries
-		WHERE company_id = $1 AND fiscal_period_id = $2 AND voucher_series = $3 AND status = 'posted'`,
-		company, note.PeriodID, note.Series); err != nil {
-		return note, err
-	}
-	if note.To > last {
-		return note, apierr.New(apierr.VoucherGapNotMissing, map[string]any{"reason": "beyond_series", "voucher_series": note.Series,
-			"gap_start": note.From, "gap_end": note.To, "last_number": last})
-	}
-	var existing []GapNote
-	if err := q.SelectContext(ctx, &existing, `SELECT id, fiscal_period_id, voucher_series, gap_start, gap_end, explanation,
-		created_at FROM voucher_gap_explanations WHERE company_id = $1 AND fiscal_period_id = $2 AND voucher_series = $3
-		AND gap_start <= $5 AND gap_end >= $4 ORDER BY gap_start LIMIT 1`,
+	if err := q.GetContext(ctx, &c, `SELECT
+			EXISTS (SELECT 1 FROM fiscal_periods WHERE company_id = $1 AND id = $2) AS period,
+			ARRAY(SELECT voucher_number FROM journal_entries WHERE company_id = $1 AND fiscal_period_id = $2
+				AND voucher_series = $3 AND voucher_number BETWEEN $4 AND $5 ORDER BY 1 LIMIT 100) AS used,
+			(SELECT coalesce(max(voucher_number), 0) FROM journal_entries WHERE company_id = $1 AND fiscal_period_id = $2
+				AND voucher_series = $3 AND status = 'posted') AS last,
+			(SELECT row_to_json(x) FROM (SELECT id, fiscal_period_id, voucher_series, gap_start, gap_end, explanation, created_at
+				FROM voucher_gap_explanations WHERE company_id = $1 AND fiscal_period_id = $2 AND voucher_series = $3
+				AND gap_start <= $5 AND gap_end >= $4 ORDER BY gap_start LIMIT 1) x) AS existing`,
 		company, note.PeriodID, note.Series, note.From, note.To); err != nil {
 		return note, err
 	}
-	if len(existing) > 0 {
-		return note, apierr.New(apierr.VoucherGapAlreadyExplained, map[string]any{"existing": existing[0]})
+	switch {
+	case !c.Period:
+		return note, apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": note.PeriodID})
+	case len(c.Used) > 0:
+		return note, apierr.New(apierr.VoucherGapNotMissing, map[string]any{"reason": "in_use", "voucher_series": note.Series,
+			"gap_start": note.From, "gap_end": note.To, "used": []int64(c.Used)})
+	case note.To > c.Last:
+		// A number past the series' last is not missing: the next
+		// verifikat takes it.
+		return note, apierr.New(apierr.VoucherGapNotMissing, map[string]any{"reason": "beyond_series", "voucher_series": note.Series,
+			"gap_start": note.From, "gap_end": note.To, "last_number": c.Last})
+	case c.Existing != nil:
+		var in GapNote
+		if err := json.Unmarshal(c.Existing, &in); err != nil {
+			return note, err
+		}
+		in.CreatedAt = in.CreatedAt.UTC()
+		return note, apierr.New(apierr.VoucherGapAlreadyExplained, map[string]any{"existing": in})
 	}
 	note.ID = uuid.New()
 	if err := q.QueryRowxContext(ctx, `INSERT INTO voucher_gap_explanations
