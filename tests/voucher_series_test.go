@@ -1,0 +1,50 @@
+package tests
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// With a series per source type in the settings, each engine posts in
+// its series, numbered from 1 in each, and what has none configured in
+// the company's default: invoices B, their payments C, supplier invoices
+// D, their payments E, a manual verifikat A.
+func TestVoucherSeriesPerSource(t *testing.T) {
+	t.Parallel()
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 25, 9, 0, 0, 0, time.UTC) }))
+	b.write("PATCH", "settings", map[string]any{"default_voucher_series_per_source_type": map[string]any{
+		"invoice_created": "B", "invoice_paid": "C", "supplier_invoice_registered": "D", "supplier_invoice_paid": "E"}}).
+		status(t, 200)
+
+	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
+	for range 2 {
+		id := b.issued(customer, nil)
+		b.markPaid(id, map[string]any{"payment_date": "2026-03-20"}).status(t, 200)
+	}
+	bill := b.supplierInvoice(b.supplier("Leverantör AB"), "F-1", 1000, nil)
+	b.write("POST", "supplier-invoices/"+bill+"/approve", nil).status(t, 200)
+	b.write("POST", "supplier-invoices/"+bill+"/mark-paid", map[string]any{"amount": 1000, "payment_date": "2026-03-20"}).
+		status(t, 200)
+	b.posted("2026-03-21", "Bankavgift", "D 6570 45", "C 1930 45")
+
+	var rows []struct {
+		Source string `db:"source_type"`
+		Series string `db:"voucher_series"`
+		Number int    `db:"voucher_number"`
+	}
+	if err := b.db.Select(&rows, `SELECT source_type, voucher_series, voucher_number FROM journal_entries
+		WHERE company_id = $1 AND status = 'posted' ORDER BY voucher_series, voucher_number`, b.company); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprintf("%s%d %s", r.Series, r.Number, r.Source))
+	}
+	want := "A1 manual, B1 invoice_created, B2 invoice_created, C1 invoice_paid, C2 invoice_paid, " +
+		"D1 supplier_invoice_registered, E1 supplier_invoice_paid"
+	if strings.Join(got, ", ") != want {
+		t.Fatalf("the series:\n%s\nwant\n%s", strings.Join(got, ", "), want)
+	}
+}
