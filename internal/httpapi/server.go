@@ -644,7 +644,10 @@ func New(cfg Config) (*Server, error) {
 		{URI: "kontera:openapi.json", Name: "openapi.json", MIMEType: "application/json", Path: "/api/v1/openapi.json",
 			Description: "The OpenAPI 3.1 document the tools are made from."},
 	}
-	skill, _ := fs.Sub(skills.Files, skills.Name)
+	skill, err := fs.Sub(skills.Files, skills.Name)
+	if err != nil {
+		return nil, err
+	}
 	guides, err := discovery.Guides(skill)
 	if err != nil {
 		return nil, err
