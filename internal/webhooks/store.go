@@ -121,29 +121,9 @@ type Claimed struct {
 func (s *Store) Claim(ctx context.Context, lease time.Duration, perWebhook int) (*Claimed, error) {
 	var out []Claimed
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		WITH expired AS (
-			SELECT d.company_id, d.id FROM webhook_deliveries d
-			WHERE d.status = 'in_flight' AND d.lease_until <= now()
-			  AND EXISTS (SELECT FROM webhooks w WHERE w.company_id = d.company_id AND w.id = d.webhook_id AND w.active)
-			ORDER BY d.lease_until LIMIT 1 FOR UPDATE OF d SKIP LOCKED),
-		due AS (
-			SELECT d.company_id, d.id FROM webhook_deliveries d
-			WHERE NOT EXISTS (SELECT FROM expired)
-			  AND d.status IN ('pending', 'failed') AND d.next_attempt_at <= now()
-			  AND EXISTS (SELECT FROM webhooks w WHERE w.company_id = d.company_id AND w.id = d.webhook_id AND w.active)
-			  AND d.webhook_id <> ALL (ARRAY(SELECT f.webhook_id FROM webhook_deliveries f
-					WHERE f.status = 'in_flight' AND f.lease_until > now()
-					GROUP BY f.webhook_id HAVING count(*) >= $3))
-			ORDER BY d.next_attempt_at LIMIT 1 FOR UPDATE OF d SKIP LOCKED),
-		next AS (SELECT * FROM expired UNION ALL SELECT * FROM due),
-		claimed AS (
-			UPDATE webhook_deliveries d SET status = 'in_flight', attempts = least(d.attempts + 1, $4), lease_token = $1,
-				lease_until = now() + $2::interval
-			FROM next WHERE d.company_id = next.company_id AND d.id = next.id
-			RETURNING d.*)
-		SELECT c.*, w.webhook_url, w.secret_sealed FROM claimed c
-		JOIN webhooks w ON w.company_id = c.company_id AND w.id = c.webhook_id AND w.active`, uuid.New(), fmt.Sprintf("%d milliseconds", lease.Milliseconds()), perWebhook,
-		len(Retries)+1)
+		SELECT c.*, w.webhook_url, w.secret_sealed FROM webhook_claim($1, $2::interval, $3, $4) c
+		JOIN webhooks w ON w.company_id = c.company_id AND w.id = c.webhook_id`,
+		uuid.New(), fmt.Sprintf("%d milliseconds", lease.Milliseconds()), perWebhook, len(Retries)+1)
 	if err != nil || len(out) == 0 {
 		return nil, err
 	}

@@ -238,3 +238,67 @@ func TestUnreadableSecretFailsTheAttempt(t *testing.T) {
 		t.Fatalf("reached %v; delivery %s, %d attempts, %v", reached, d.Status, d.Attempts, d.Error)
 	}
 }
+
+// The cap on one webhook's attempts in flight holds while another
+// worker's claim is still uncommitted: that worker holds the webhook,
+// so a second claim made meanwhile takes another webhook's delivery, not
+// the held one's next, which a count on its own snapshot would allow.
+func TestClaimsRespectTheCapTogether(t *testing.T) {
+	b := newBooks(t, "https://mottagaren.example.se/hook")
+	b.emit(t, "invoice.paid")
+	b.emit(t, "invoice.paid")
+	b.emit(t, "customer.created")
+	if _, made := b.dispatch(t); made != 3 {
+		t.Fatalf("%d deliveries", made)
+	}
+	// The held webhook's deliveries are the first due.
+	if _, err := b.db.Exec(`UPDATE webhook_deliveries SET next_attempt_at = now() - interval '1 minute'
+		WHERE webhook_id = $1`, b.hook); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	s := NewStore(b.db)
+	hookOf := func(c *Claimed) string {
+		if c == nil {
+			return "nothing"
+		}
+		if *c.WebhookID == b.hook {
+			return "invoice.paid"
+		}
+		return "customer.created"
+	}
+	claim := func(per int) string {
+		t.Helper()
+		c, err := s.Claim(ctx, time.Minute, per)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hookOf(c)
+	}
+
+	tx, err := b.db.BeginTxx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = tx.Rollback() }()
+	var held uuid.UUID
+	if err := tx.Get(&held, `SELECT webhook_id FROM webhook_claim($1, '1 minute', 1, 8)`, uuid.New()); err != nil ||
+		held != b.hook {
+		t.Fatalf("the first claim took %v (%v)", held, err)
+	}
+	if got := claim(1); got != "customer.created" {
+		t.Fatalf("beside an uncommitted claim, a second took %s", got)
+	}
+	if got := claim(1); got != "nothing" {
+		t.Fatalf("a third took %s", got)
+	}
+	if err := tx.Commit(); err != nil {
+		t.Fatal(err)
+	}
+	if got := claim(1); got != "nothing" {
+		t.Fatalf("at the cap of one, a claim took %s", got)
+	}
+	if got := claim(2); got != "invoice.paid" {
+		t.Fatalf("under a cap of two, a claim took %s", got)
+	}
+}
