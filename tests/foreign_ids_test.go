@@ -91,6 +91,8 @@ func newTenant(t *testing.T, e *env, email, name, org string) *tenant {
 		maps.Copy(b, extra)
 		return b
 	}
+	id["article"] = n.write("POST", "articles", map[string]any{"article_number": "KONS-1", "name": "Konsulttimme",
+		"unit": "tim", "unit_price": 500}).status(t, 201).str("data.id")
 	id["invoice"] = n.write("POST", "invoices", invoice(nil)).status(t, 201).str("data.id")
 	n.write("POST", "invoices/"+id["invoice"]+"/mark-sent", nil).status(t, 200)
 	id["invoice_item"] = n.get(n.path("invoices/"+id["invoice"]+"?expand=items"), n.token).status(t, 200).str("data.items.0.id")
@@ -173,6 +175,17 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 	const je = "/api/v1/companies/{companyId}/journal-entries"
 	cases := []foreignCase{
 		// Customers.
+		// Articles.
+		{"POST /api/v1/companies/{companyId}/invoices body.items[].article_id", "article", func(id string) *response {
+			return us.write("POST", "invoices", invoice(map[string]any{"items": []any{map[string]any{"article_id": id, "quantity": 1}}}))
+		}},
+		{"PATCH /api/v1/companies/{companyId}/invoices/{invoiceId} body.items[].article_id", "article", func(id string) *response {
+			return us.write("PATCH", "invoices/"+ours["draft_invoice"], map[string]any{"items": []any{map[string]any{"article_id": id, "quantity": 1}}})
+		}},
+		{"POST /api/v1/companies/{companyId}/invoices/bulk-create body.invoices[].items[].article_id", "article", func(id string) *response {
+			return us.write("POST", "invoices/bulk-create", map[string]any{"invoices": []any{invoice(map[string]any{
+				"items": []any{map[string]any{"article_id": id, "quantity": 1}}})}})
+		}},
 		{"POST /api/v1/companies/{companyId}/invoices body.customer_id", "customer", func(id string) *response {
 			return us.write("POST", "invoices", invoice(map[string]any{"customer_id": id}))
 		}},

@@ -126,6 +126,9 @@ const (
 	CustomerNotFound                           Code = "CUSTOMER_NOT_FOUND"
 	CustomerNoPersonalNumber                   Code = "CUSTOMER_NO_PERSONAL_NUMBER"
 	InvoiceNotFound                            Code = "INVOICE_NOT_FOUND"
+	ArticleNotFound                            Code = "ARTICLE_NOT_FOUND"
+	ArticleNumberTaken                         Code = "ARTICLE_NUMBER_TAKEN"
+	ArticleArchived                            Code = "ARTICLE_ARCHIVED"
 	CustomerDuplicateOrgNumber                 Code = "CUSTOMER_DUPLICATE_ORG_NUMBER"
 	CustomerHasInvoices                        Code = "CUSTOMER_HAS_INVOICES"
 	InvoiceAlreadySent                         Code = "INVOICE_ALREADY_SENT"
@@ -530,6 +533,9 @@ var entries = []Entry{
 	{CustomerNotFound, s404, GroupCustomers, "Kunden hittades inte.", "The customer was not found.", "Check the id; list the company's customers with GET /companies/{companyId}/customers."},
 	{CustomerNoPersonalNumber, s404, GroupCustomers, "Kunden har inget personnummer.", "The customer has no personal number.", "Add the customer's personal_number with PATCH customers/{customerId} first."},
 	{InvoiceNotFound, s404, GroupCustomers, "Fakturan hittades inte.", "The invoice was not found.", "Check the id; list the company's invoices with GET /companies/{companyId}/invoices."},
+	{ArticleNotFound, s404, GroupCustomers, "Artikeln hittades inte.", "The article was not found.", "Check the id; list the company's articles with GET /companies/{companyId}/articles (archived ones with include_archived=true)."},
+	{ArticleNumberTaken, s409, GroupCustomers, "Det finns redan en artikel med det artikelnumret.", "An article with this article number already exists.", "details.existing_article_id names it: change that article, or choose another number."},
+	{ArticleArchived, s409, GroupCustomers, "Artikeln är arkiverad och kan inte användas på en ny fakturarad.", "The article is archived and cannot be used on a new invoice line.", "Bring it back with PATCH articles/{articleId} {\"active\": true}, or name another article."},
 	{CustomerDuplicateOrgNumber, s409, GroupCustomers, "Det finns redan en kund med det organisationsnumret.", "A customer with this organisation number already exists.", "Use the existing customer."},
 	{CustomerHasInvoices, s409, GroupCustomers, "Kunden har öppna fakturor.", "The customer has open invoices.", "Settle or credit the customer's open invoices first."},
 	{InvoiceAlreadySent, s409, GroupCustomers, "Fakturan är redan skickad.", "The invoice is already sent.", "Credit the invoice (POST invoices/{invoiceId}/credit) and issue a new one instead of changing it."},

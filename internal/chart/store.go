@@ -184,6 +184,12 @@ func (s *Store) Ensure(ctx context.Context, company uuid.UUID, numbers []string)
 	return s.ensure(ctx, company, numbers, byNumber)
 }
 
+// Lookup answers the chart's accounts among numbers, by number; a number
+// the chart lacks is missing from the map.
+func (s *Store) Lookup(ctx context.Context, company uuid.UUID, numbers []string) (map[string]Account, error) {
+	return s.byNumber(ctx, company, numbers)
+}
+
 // byNumber reads the chart's accounts among numbers.
 func (s *Store) byNumber(ctx context.Context, company uuid.UUID, numbers []string) (map[string]Account, error) {
 	var have []Account

@@ -23,6 +23,7 @@ import (
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/accrual"
 	"github.com/kontera/kontera/internal/apierr"
+	"github.com/kontera/kontera/internal/articles"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/banking"
@@ -194,6 +195,7 @@ type (
 	reportsAPI    = reports.Handler
 	partiesAPI    = parties.Handler
 	dimensionsAPI = dimensions.Handler
+	articlesAPI   = articles.Handler
 	documentsAPI  = documents.Handler
 	invoicingAPI  = invoicing.Handler
 	payablesAPI   = payables.Handler
@@ -226,6 +228,7 @@ type handlers struct {
 	*reportsAPI
 	*partiesAPI
 	*dimensionsAPI
+	*articlesAPI
 	*documentsAPI
 	*invoicingAPI
 	*payablesAPI
@@ -407,7 +410,9 @@ func New(cfg Config) (*Server, error) {
 	journal.LockBlocked = bank.LockBlocked
 	journal.Now = cfg.Now
 	outbox := mail.NewStore(cfg.DB)
+	register := articleStore(cfg.DB, audits, accounts)
 	s.sales = invoicing.NewSales(sales, invoicing.Books{
+		Articles: register.Lines,
 		Customer: func(ctx context.Context, company, id uuid.UUID) (invoicing.Customer, error) {
 			c, err := people.Customer(ctx, company, id, false)
 			if err == nil && c.ArchivedAt != nil {
@@ -609,6 +614,7 @@ func New(cfg Config) (*Server, error) {
 		}, cfg.Now),
 		vatAPI:        vat.NewHandler(vatReturns(cfg, journal, accounts, periods, audits, companies, sales, people), nil),
 		dimensionsAPI: dimensions.NewHandler(dims),
+		articlesAPI:   articles.NewHandler(register, cursors),
 		documentsAPI:  docsAPI,
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
 			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)

@@ -2,6 +2,7 @@ package invoicing
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"time"
@@ -45,7 +46,12 @@ type Draft struct {
 
 // DraftLine is a line as asked.
 type DraftLine struct {
-	Text           bool
+	Text bool
+	// ArticleID is the article the line names; Article is what it takes
+	// from it, once looked up (Sales does), each field unless the line
+	// gives its own.
+	ArticleID      *uuid.UUID
+	Article        *LineArticle
 	Description    string
 	Quantity       *money.Quantity
 	Unit           *string
@@ -61,6 +67,17 @@ type DraftLine struct {
 	// (default 2970) and is released month by month.
 	AccrualStart, AccrualEnd *time.Time
 	AccrualAccount           *string
+}
+
+// LineArticle is what a line takes from the article it names: the text,
+// unit, price in kronor, the VAT rate under Swedish VAT and the revenue
+// account of the invoice's treatment.
+type LineArticle struct {
+	ID                 uuid.UUID
+	Description, Unit  string
+	UnitPrice, VATRate money.Amount
+	Accounts           map[Kind]string
+	Active             bool
 }
 
 // Customer is what an invoice needs of its customer.
@@ -161,7 +178,7 @@ func Plan(d Draft, c Customer, s Settings) (Invoice, []Warning, error) {
 	items := make([]Item, len(d.Lines))
 	inv.Lines = make([]Line, len(d.Lines))
 	for i, l := range d.Lines {
-		line, it, err := planLine(i, l, decision.Kind)
+		line, it, err := planArticleLine(i, l, decision.Kind, inv.Currency)
 		if err != nil {
 			return inv, nil, err
 		}
@@ -231,6 +248,55 @@ func planDates(inv *Invoice, d Draft, c Customer) error {
 	return nil
 }
 
+// planArticleLine is planLine for a line that may name an article: what
+// the line leaves out it takes from the article, the revenue account
+// that of the invoice's treatment (checked against the VAT return's box
+// when the article was written). Under a zero-rated treatment the line
+// takes no rate from the article: it carries 0 %.
+func planArticleLine(i int, l DraftLine, kind Kind, currency string) (Line, Item, error) {
+	a := l.Article
+	if a == nil {
+		if l.ArticleID != nil {
+			return Line{}, Item{}, errors.New("invoicing: the article of line " + strconv.Itoa(i) + " was not looked up")
+		}
+		return planLine(i, l, kind)
+	}
+	at := func(name string) string { return "items." + strconv.Itoa(i) + "." + name }
+	if l.Text {
+		return Line{}, Item{}, apierr.Field(at("article_id"), "text", "a text line names no article")
+	}
+	if l.Description == "" {
+		l.Description = a.Description
+	}
+	if l.Unit == nil {
+		u := a.Unit
+		l.Unit = &u
+	}
+	if l.UnitPrice == nil {
+		if currency != "SEK" {
+			return Line{}, Item{}, apierr.Field(at("unit_price"), "required",
+				"the article's price is in kronor: give the line's unit_price in "+currency)
+		}
+		p := a.UnitPrice
+		l.UnitPrice = &p
+	}
+	if l.VATRate == nil && !kind.ZeroRated() {
+		r := a.VATRate
+		l.VATRate = &r
+	}
+	own := l.RevenueAccount != nil
+	line, it, err := planLine(i, l, kind)
+	if err != nil {
+		return line, it, err
+	}
+	if account := a.Accounts[kind]; !own && account != "" {
+		line.RevenueAccount = &account
+	}
+	id := a.ID
+	line.ArticleID = &id
+	return line, it, nil
+}
+
 // planLine checks line i and answers it as stored and as its totals see
 // it. A left-out rate is 25 % under Swedish VAT and 0 % under a
 // zero-rated treatment, which takes no other.
@@ -240,6 +306,9 @@ func planLine(i int, l DraftLine, kind Kind) (Line, Item, error) {
 		RevenueAccount: l.RevenueAccount, Dimensions: l.Dimensions, VATRate: money.Amount{}}
 	if line.Dimensions == nil {
 		line.Dimensions = ledger.Dimensions{}
+	}
+	if l.Description == "" {
+		return line, Item{}, apierr.Field(at("description"), "required", "a line needs a description, or an article_id to take it from")
 	}
 	if l.Text {
 		line.Type = "text"

@@ -178,7 +178,7 @@ func draftLines(items []gen.InvoiceItemCreate) []DraftLine {
 	out := make([]DraftLine, len(items))
 	for i, it := range items {
 		l := DraftLine{Text: it.LineType != nil && *it.LineType == gen.InvoiceItemCreateLineTypeText,
-			Description: it.Description, Quantity: it.Quantity, Unit: it.Unit, UnitPrice: it.UnitPrice,
+			ArticleID: envelope.Optional(it.ArticleId), Quantity: it.Quantity, Unit: it.Unit, UnitPrice: it.UnitPrice,
 			Discount: it.DiscountPercent, VATRate: it.VatRate, RevenueAccount: it.RevenueAccount,
 			LaborHours: it.LaborHours, WorkType: envelope.Optional(it.WorkType),
 			AccrualStart: dateOf(envelope.Optional(it.AccrualPeriodStart)), AccrualEnd: dateOf(envelope.Optional(it.AccrualPeriodEnd)),
@@ -189,6 +189,9 @@ func draftLines(items []gen.InvoiceItemCreate) []DraftLine {
 		}
 		if it.Dimensions != nil {
 			l.Dimensions = ledger.Dimensions(*it.Dimensions)
+		}
+		if it.Description != nil {
+			l.Description = *it.Description
 		}
 		out[i] = l
 	}
@@ -279,7 +282,8 @@ func itemsView(lines []Line) []gen.InvoiceItem {
 			VatAmount: l.VAT, LineTotal: l.Net, LaborHours: envelope.Nullable(l.LaborHours),
 			WorkType: envelope.Nullable(l.WorkType), DeductionType: envelope.Nullable((*gen.HouseholdDeduction)(l.Deduction)),
 			AccrualPeriodStart: envelope.NullableDate(l.AccrualStart), AccrualPeriodEnd: envelope.NullableDate(l.AccrualEnd),
-			AccrualBalanceAccount: envelope.Nullable(l.AccrualBalanceAccount), CreditedItemId: envelope.Nullable(l.CreditedItemID)}
+			AccrualBalanceAccount: envelope.Nullable(l.AccrualBalanceAccount), CreditedItemId: envelope.Nullable(l.CreditedItemID),
+			ArticleId: envelope.Nullable(l.ArticleID)}
 	}
 	return out
 }

@@ -42,6 +42,19 @@ func DraftOf(inv Invoice) Draft {
 		dl := DraftLine{Text: l.Type == "text", Description: l.Description, RevenueAccount: l.RevenueAccount,
 			Dimensions: maps.Clone(l.Dimensions), Deduction: l.Deduction, LaborHours: l.LaborHours, WorkType: l.WorkType,
 			AccrualStart: l.AccrualStart, AccrualEnd: l.AccrualEnd, AccrualAccount: l.AccrualBalanceAccount}
+		if l.ArticleID != nil {
+			// What the line took it keeps, the article as it was then: a
+			// draft changed later is not refused for an article archived
+			// since, and a zero-rated treatment's account stays the
+			// article's, not the line's own.
+			dl.ArticleID = l.ArticleID
+			dl.Article = &LineArticle{ID: *l.ArticleID, Description: l.Description, Unit: l.Unit, UnitPrice: l.UnitPrice,
+				VATRate: l.VATRate, Accounts: map[Kind]string{}, Active: true}
+			if l.RevenueAccount != nil {
+				dl.Article.Accounts[inv.Treatment] = *l.RevenueAccount
+				dl.RevenueAccount = nil
+			}
+		}
 		if !dl.Text {
 			q, u, p, disc, rate := l.Quantity, l.Unit, l.UnitPrice, l.Discount, l.VATRate
 			dl.Quantity, dl.Unit, dl.UnitPrice, dl.Discount, dl.VATRate = &q, &u, &p, &disc, &rate
@@ -97,6 +110,9 @@ func (s *Sales) Update(ctx context.Context, company, id uuid.UUID, p Patch) (Inv
 	}
 	set, err := s.books.Settings(ctx, company)
 	if err != nil {
+		return Invoice{}, nil, err
+	}
+	if err := s.takeArticles(ctx, company, &d); err != nil {
 		return Invoice{}, nil, err
 	}
 	if old.DocumentType != "invoice" {

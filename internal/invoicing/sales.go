@@ -43,6 +43,8 @@ type Books struct {
 	// transaction, else a stored one (an imported rate file, an earlier
 	// fetch); fx.Rates.Rate. Nil: rates must be given.
 	Rate func(ctx context.Context, currency string, day time.Time) (money.Rate, error)
+	// Articles looks up the articles of ids, those it finds.
+	Articles func(ctx context.Context, company uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]LineArticle, error)
 	// KnownAccounts refuses (ACCOUNTS_NOT_IN_CHART) accounts neither the
 	// chart nor BAS has, or the chart has deactivated.
 	KnownAccounts func(ctx context.Context, company uuid.UUID, numbers []string) error
@@ -81,6 +83,9 @@ func (s *Sales) Create(ctx context.Context, company uuid.UUID, d Draft) (Invoice
 	}
 	set, err := s.books.Settings(ctx, company)
 	if err != nil {
+		return Invoice{}, nil, err
+	}
+	if err := s.takeArticles(ctx, company, &d); err != nil {
 		return Invoice{}, nil, err
 	}
 	inv, warnings, err := Plan(d, c, set)
@@ -331,4 +336,39 @@ func (s *Sales) decide(ctx context.Context, q Invoice, status string, validUntil
 		return Invoice{}, err
 	}
 	return out, s.record(ctx, audit.Update, describe(q)+": kundens beslut "+status, out, &q, &out)
+}
+
+// takeArticles looks up the articles d's lines name and have not taken
+// yet: 404 ARTICLE_NOT_FOUND for one the company lacks, 409
+// ARTICLE_ARCHIVED for one archived.
+func (s *Sales) takeArticles(ctx context.Context, company uuid.UUID, d *Draft) error {
+	var ids []uuid.UUID
+	for _, l := range d.Lines {
+		if l.ArticleID != nil && l.Article == nil {
+			ids = append(ids, *l.ArticleID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	found, err := s.books.Articles(ctx, company, ids)
+	if err != nil {
+		return err
+	}
+	for i := range d.Lines {
+		l := &d.Lines[i]
+		if l.ArticleID == nil || l.Article != nil {
+			continue
+		}
+		details := map[string]any{"field": "items." + strconv.Itoa(i) + ".article_id", "article_id": *l.ArticleID}
+		a, ok := found[*l.ArticleID]
+		switch {
+		case !ok:
+			return apierr.New(apierr.ArticleNotFound, details)
+		case !a.Active:
+			return apierr.New(apierr.ArticleArchived, details)
+		}
+		l.Article = &a
+	}
+	return nil
 }

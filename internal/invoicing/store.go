@@ -98,6 +98,7 @@ type Line struct {
 	Discount              money.Amount      `json:"discount_percent"`
 	VATRate               money.Amount      `json:"vat_rate"` // a fraction: 0.25
 	RevenueAccount        *string           `json:"revenue_account"`
+	ArticleID             *uuid.UUID        `json:"article_id"` // the article it was made from
 	Deduction             *string           `json:"deduction_type"`
 	LaborHours            *money.Amount     `json:"labor_hours"`
 	WorkType              *string           `json:"work_type"`
@@ -180,7 +181,7 @@ func linesJSON(lines []Line) (string, error) {
 			"deduction_type": l.Deduction, "labor_hours": l.LaborHours, "work_type": l.WorkType,
 			"accrual_period_start": store.DayOrNil(l.AccrualStart), "accrual_period_end": store.DayOrNil(l.AccrualEnd),
 			"accrual_balance_account": l.AccrualBalanceAccount, "dimensions": l.Dimensions,
-			"net_amount": l.Net, "vat_amount": l.VAT, "credited_item_id": l.CreditedItemID}
+			"net_amount": l.Net, "vat_amount": l.VAT, "credited_item_id": l.CreditedItemID, "article_id": l.ArticleID}
 	}
 	b, err := json.Marshal(rows)
 	return string(b), err
@@ -192,16 +193,16 @@ func itemsFrom(lines string) string {
 	return `INSERT INTO invoice_items (company_id, invoice_id, id, sort_order, line_type, description, quantity, unit,
 				unit_price, discount_percent, vat_rate, revenue_account, deduction_type, labor_hours, work_type,
 				accrual_period_start, accrual_period_end, accrual_balance_account, dimensions, net_amount, vat_amount,
-				credited_item_id)
+				credited_item_id, article_id)
 			SELECT i.company_id, i.id, x.id, x.sort_order, x.line_type, x.description, x.quantity, x.unit, x.unit_price,
 				x.discount_percent, x.vat_rate, x.revenue_account, x.deduction_type, x.labor_hours, x.work_type,
 				x.accrual_period_start, x.accrual_period_end, x.accrual_balance_account, coalesce(x.dimensions, '{}'),
-				x.net_amount, x.vat_amount, x.credited_item_id
+				x.net_amount, x.vat_amount, x.credited_item_id, x.article_id
 			FROM i, jsonb_to_recordset(` + lines + `::jsonb) AS x(id uuid, sort_order int, line_type text, description text,
 				quantity numeric, unit text, unit_price numeric, discount_percent numeric, vat_rate numeric,
 				revenue_account text, deduction_type text, labor_hours numeric, work_type text,
 				accrual_period_start date, accrual_period_end date, accrual_balance_account text, dimensions jsonb,
-				net_amount numeric, vat_amount numeric, credited_item_id uuid)`
+				net_amount numeric, vat_amount numeric, credited_item_id uuid, article_id uuid)`
 }
 
 // Update writes a changed draft, its lines too when lines (the old ones

@@ -23,6 +23,7 @@ import (
 	"github.com/kontera/kontera/internal/bas"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/store"
 )
 
 // Status is where an entry is in its life.
@@ -145,17 +146,8 @@ func (d Dimensions) Value() (driver.Value, error) {
 
 // Scan reads a jsonb column.
 func (d *Dimensions) Scan(src any) error {
-	var b []byte
-	switch v := src.(type) {
-	case []byte:
-		b = v
-	case string:
-		b = []byte(v)
-	default:
-		return fmt.Errorf("ledger: cannot scan %T into Dimensions", src)
-	}
 	m := map[string]string{}
-	if err := json.Unmarshal(b, &m); err != nil {
+	if err := store.ScanJSON(src, &m); err != nil {
 		return err
 	}
 	*d = m
