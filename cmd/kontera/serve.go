@@ -142,6 +142,7 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 		WriteTimeout: cfg.WriteTimeout(), IdleTimeout: 120 * time.Second}
 	go janitor(ctx, d, log)
 	go sweeper(ctx, srv, log)
+	go deadliner(ctx, srv, log)
 	go releaser(ctx, srv, log, cfg.AccrualsEvery)
 	go archiver(ctx, srv, log)
 	go reminder(ctx, srv, log)
@@ -232,6 +233,21 @@ func every(ctx context.Context, first, then time.Duration, fn func(context.Conte
 		wait = then
 		fn(ctx)
 	}
+}
+
+// deadliner generates the deadlines a release added (the annual report)
+// for the companies made before it, a minute after the start and then
+// daily (httpapi.Server.CatchUpDeadlines); once caught up it finds none.
+func deadliner(ctx context.Context, srv *httpapi.Server, log *zap.Logger) {
+	every(ctx, time.Minute, 24*time.Hour, func(ctx context.Context) {
+		n, err := srv.CatchUpDeadlines(ctx)
+		switch {
+		case err != nil && ctx.Err() == nil:
+			log.Warn("generating the deadlines a release added", zap.Error(err))
+		case n > 0:
+			log.Info("generated the deadlines a release added", zap.Int("companies", n))
+		}
+	})
 }
 
 // sweeper removes the blobs of documents no row names, an hour after the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
@@ -258,4 +259,11 @@ func (s *Store) StatementBalances(ctx context.Context, company, id uuid.UUID) ([
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT day, balance, source FROM bank_statement_balances
 		WHERE company_id = $1 AND cash_account_id = $2 ORDER BY day`, company, id)
 	return out, err
+}
+
+// UnbookedCounts answers, per company of ids that has any, its bank
+// transactions neither booked nor ignored: what waits for a bookkeeper.
+func (s *Store) UnbookedCounts(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int, error) {
+	return store.Counts(ctx, s.db, `SELECT company_id, count(*) AS n FROM bank_transactions
+		WHERE company_id = ANY($1) AND journal_entry_id IS NULL AND NOT is_ignored GROUP BY company_id`, pq.Array(ids))
 }

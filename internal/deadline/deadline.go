@@ -1,6 +1,7 @@
-// Package deadline holds a company's tax deadlines: the VAT returns its
-// moms_period calls for and the yearly income-tax return, each with the
-// statutory due date, generated from the tax profile and fiscal years.
+// Package deadline holds a company's deadlines: the VAT returns its
+// moms_period calls for, the yearly income-tax return and an
+// aktiebolag's annual report, each with the statutory due date,
+// generated from the tax profile and fiscal years.
 package deadline
 
 import (
@@ -30,8 +31,8 @@ type Year struct {
 
 // Deadline is one return the company must file.
 type Deadline struct {
-	Type           string    `db:"deadline_type"` // vat_return or income_tax_return
-	Form           string    `db:"form"`          // momsdeklaration, INK2, INK1, INK3
+	Type           string    `db:"deadline_type"` // vat_return, income_tax_return, annual_report or agi
+	Form           string    `db:"form"`          // momsdeklaration, INK2, INK1, INK3, arsredovisning, AGI
 	PeriodType     string    `db:"period_type"`   // monthly, quarterly or yearly
 	TaxPeriod      string    `db:"tax_period"`    // 2026-03, 2026-Q2, 2026 or 2025/2026
 	Start          time.Time `db:"period_start"`
@@ -47,6 +48,10 @@ const (
 	// AGI is a month's arbetsgivardeklaration, added when payroll
 	// generates its file (regenerating the others leaves it).
 	AGI = "agi"
+	// AnnualReport is an aktiebolag's årsredovisning, due at Bolagsverket
+	// seven months after the fiscal year ends (ÅRL 8 kap. 3 §: within a
+	// month of the årsstämma, which is held within six).
+	AnnualReport = "annual_report"
 )
 
 // Generate returns the deadlines of the fiscal years for profile p: a VAT
@@ -62,8 +67,20 @@ func Generate(p Profile, years []Year) []Deadline {
 			out = append(out, vatReturns(p, y)...)
 		}
 		out = append(out, incomeTaxReturn(p, y))
+		if p.Form == "aktiebolag" {
+			out = append(out, annualReport(y))
+		}
 	}
 	return out
+}
+
+// annualReport is the year's årsredovisning: due on the last day of the
+// seventh month after the year's last (a fiscal year ends at a month's
+// end), moved to a working day.
+func annualReport(y Year) Deadline {
+	due := date(y.End.Year(), y.End.Month()+8, 1).AddDate(0, 0, -1)
+	return Deadline{Type: AnnualReport, Form: "arsredovisning", PeriodType: "yearly", TaxPeriod: yearLabel(y.Start, y.End),
+		Start: y.Start, End: y.End, Due: WorkingDay(due), FiscalPeriodID: y.ID}
 }
 
 func vatReturns(p Profile, y Year) []Deadline {

@@ -100,3 +100,41 @@ func (s *Store) List(ctx context.Context, company uuid.UUID, today time.Time, f 
 		ORDER BY due_date, deadline_type, period_start`, company, today, f.Type, f.Status)
 	return out, err
 }
+
+// WithoutAnnualReport answers up to limit aktiebolag with an open fiscal
+// year that has no annual report deadline: those whose deadlines were
+// generated before the annual report was one, to be generated again.
+func (s *Store) WithoutAnnualReport(ctx context.Context, limit int) ([]uuid.UUID, error) {
+	var out []uuid.UUID
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT DISTINCT c.id FROM companies c
+		JOIN fiscal_periods p ON p.company_id = c.id AND NOT p.is_closed
+		WHERE c.entity_type = 'aktiebolag' AND NOT EXISTS (SELECT FROM tax_deadlines d
+			WHERE d.company_id = c.id AND d.fiscal_period_id = p.id AND d.deadline_type = 'annual_report')
+		LIMIT $1`, limit)
+	return out, err
+}
+
+// Next is a company's next deadline: its earliest VAT return not filed,
+// however late, or other return not yet due, whichever is first.
+type Next struct {
+	Company   uuid.UUID `db:"company_id"`
+	Type      string    `db:"deadline_type"`
+	Form      string    `db:"form"`
+	TaxPeriod string    `db:"tax_period"`
+	Due       time.Time `db:"due_date"`
+}
+
+// NextOf answers the next deadline of each company of ids that has one,
+// on day today. A VAT return is known to be filed; the other returns are
+// not, so they count only until they are due.
+func (s *Store) NextOf(ctx context.Context, ids []uuid.UUID, today time.Time) (map[uuid.UUID]Next, error) {
+	var rows []Next
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
+		SELECT DISTINCT ON (d.company_id) d.company_id, d.deadline_type, d.form, d.tax_period, d.due_date
+		FROM tax_deadlines d
+		WHERE d.company_id = ANY($1) AND (d.due_date >= $2 OR d.deadline_type = 'vat_return')
+		  AND NOT EXISTS (SELECT 1 FROM vat_filings f WHERE d.deadline_type = 'vat_return'
+			AND f.company_id = d.company_id AND f.period_start = d.period_start AND f.period_end = d.period_end)
+		ORDER BY d.company_id, d.due_date, d.deadline_type`, pq.Array(ids), today.Format(time.DateOnly))
+	return store.Index(rows, func(r Next) uuid.UUID { return r.Company }), err
+}

@@ -206,3 +206,22 @@ func (s *Server) attach(ctx context.Context, e mail.Email) ([]mail.Attachment, e
 func (s *Server) SyncBankConnections(ctx context.Context) (int, []error, error) {
 	return s.bank.SyncDue(ctx)
 }
+
+// CatchUpDeadlines generates again the deadlines of the aktiebolag whose
+// open fiscal years lack an annual report deadline (made before it was
+// one), each company in a transaction of its own, as the system: up to
+// ten thousand a run, the rest the next. It answers how many companies.
+func (s *Server) CatchUpDeadlines(ctx context.Context) (int, error) {
+	ctx = audit.WithActor(ctx, audit.System)
+	ids, err := s.deadlines.WithoutAnnualReport(ctx, 10000)
+	for i, c := range ids {
+		if err != nil {
+			return i, err
+		}
+		err = s.db.InTx(ctx, func(ctx context.Context) error { return s.companies.RegenerateDeadlines(ctx, c) })
+	}
+	if err != nil {
+		return max(len(ids)-1, 0), err
+	}
+	return len(ids), nil
+}

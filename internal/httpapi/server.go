@@ -50,6 +50,7 @@ import (
 	"github.com/kontera/kontera/internal/payables"
 	"github.com/kontera/kontera/internal/payroll"
 	"github.com/kontera/kontera/internal/peppol"
+	"github.com/kontera/kontera/internal/portfolio"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/reconciliation"
 	"github.com/kontera/kontera/internal/reports"
@@ -143,6 +144,8 @@ type Server struct {
 	now            func() time.Time
 	worker         *jobs.Worker
 	people         *parties.Store
+	companies      *company.Store
+	deadlines      *deadline.Store
 	metrics        *metrics.Metrics
 	// outside is the work of an operation that must happen before its
 	// transaction opens: I/O to the outside world, such as a registry
@@ -196,6 +199,7 @@ type (
 	partiesAPI    = parties.Handler
 	dimensionsAPI = dimensions.Handler
 	articlesAPI   = articles.Handler
+	portfolioAPI  = portfolio.Handler
 	documentsAPI  = documents.Handler
 	invoicingAPI  = invoicing.Handler
 	payablesAPI   = payables.Handler
@@ -229,6 +233,7 @@ type handlers struct {
 	*partiesAPI
 	*dimensionsAPI
 	*articlesAPI
+	*portfolioAPI
 	*documentsAPI
 	*invoicingAPI
 	*payablesAPI
@@ -279,6 +284,7 @@ func New(cfg Config) (*Server, error) {
 	deadlines := deadline.NewStore(cfg.DB)
 	companies := company.NewStore(cfg.DB, audits, company.Books{
 		Chart: accounts, Periods: periods, Deadlines: deadlines, Capabilities: grants})
+	s.companies, s.deadlines = companies, deadlines
 	journal := ledger.NewStore(cfg.DB, audits, accounts, periods, companies.Ledger)
 	journal.PeriodsChanged = companies.RegenerateDeadlines
 	dims := dimensions.NewStore(cfg.DB, audits, journal.TagUse)
@@ -615,7 +621,9 @@ func New(cfg Config) (*Server, error) {
 		vatAPI:        vat.NewHandler(vatReturns(cfg, journal, accounts, periods, audits, companies, sales, people), nil),
 		dimensionsAPI: dimensions.NewHandler(dims),
 		articlesAPI:   articles.NewHandler(register, cursors),
-		documentsAPI:  docsAPI,
+		portfolioAPI: portfolio.NewHandler(portfolioSources(keys, companies, bank.Store(), inbox.NewStore(cfg.DB), journal,
+			sales, deadlines, reconciliation.NewStore(cfg.DB), cfg.Now), cursors),
+		documentsAPI: docsAPI,
 		jobsAPI: jobs.NewHandler(ops, func(ctx context.Context, company uuid.UUID) (bool, error) {
 			a, err := keys.Access(ctx, auth.KeyFrom(ctx), company)
 			return a != nil, err

@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/jmoiron/sqlx"
+	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/cursor"
@@ -192,4 +193,15 @@ func (s *Store) Seen(ctx context.Context, company uuid.UUID, id string) (bool, e
 	err := s.db.Q(ctx).GetContext(ctx, &n, `WITH x AS (INSERT INTO inbox_messages (company_id, message_id) VALUES ($1, $2)
 		ON CONFLICT DO NOTHING RETURNING 1) SELECT count(*) FROM x`, company, id)
 	return n == 0, err
+}
+
+// WaitingCounts answers, per company of ids that has any, its inbox items
+// nothing has come of yet (no supplier invoice, no verifikat, their
+// document linked to none), failed ones too.
+func (s *Store) WaitingCounts(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int, error) {
+	return store.Counts(ctx, s.db, `SELECT i.company_id, count(*) AS n FROM inbox_items i
+		LEFT JOIN documents d ON d.company_id = i.company_id AND d.id = i.document_id
+		WHERE i.company_id = ANY($1) AND i.created_supplier_invoice_id IS NULL AND i.created_journal_entry_id IS NULL
+		  AND d.journal_entry_id IS NULL
+		GROUP BY i.company_id`, pq.Array(ids))
 }

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/store"
@@ -116,4 +117,30 @@ func (s *Store) EUSalesIn(ctx context.Context, company uuid.UUID, from, to time.
 			AND vat_treatment IN ('eu_goods', 'eu_services', 'eu_triangulation') AND invoice_date BETWEEN $2 AND $3
 		ORDER BY customer_id, invoice_date, invoice_number`, company, store.Day(from), store.Day(to))
 	return out, err
+}
+
+// Standing is what a company's invoices ask of a bookkeeper: drafts not
+// issued, and invoices overdue with what is left of them in kronor (an
+// invoice in another currency at its own rate).
+type Standing struct {
+	Company    uuid.UUID    `db:"company_id"`
+	Drafts     int          `db:"drafts"`
+	Overdue    int          `db:"overdue"`
+	OverdueSEK money.Amount `db:"overdue_sek"`
+}
+
+// Standings answers the standing of each company of ids that has drafts
+// or open invoices, on day today.
+func (s *Store) Standings(ctx context.Context, ids []uuid.UUID, today time.Time) (map[uuid.UUID]Standing, error) {
+	var rows []Standing
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
+		SELECT company_id, count(*) FILTER (WHERE status = 'draft') AS drafts, count(*) FILTER (WHERE late) AS overdue,
+			coalesce(sum(CASE WHEN currency = 'SEK' THEN left_to_pay
+				ELSE round(left_to_pay * total_sek / nullif(total, 0), 2) END) FILTER (WHERE late), 0) AS overdue_sek
+		FROM (SELECT company_id, status, currency, total, total_sek, total - deduction_total - paid_amount AS left_to_pay,
+				invoices_overdue(status, due_date, total, deduction_total, paid_amount, $2) AS late
+			FROM invoices WHERE company_id = ANY($1) AND document_type = 'invoice'
+			  AND status IN ('draft', 'sent', 'partially_paid')) i
+		GROUP BY company_id`, pq.Array(ids), store.Day(today))
+	return store.Index(rows, func(r Standing) uuid.UUID { return r.Company }), err
 }

@@ -392,3 +392,10 @@ func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter) ([]Entry,
 
 // dbError maps the database's refusals to the catalogue (store.Refused).
 var dbError = store.Refused
+
+// DraftCounts answers, per company of ids that has any, its journal
+// entries still drafts.
+func (s *Store) DraftCounts(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]int, error) {
+	return store.Counts(ctx, s.db, `SELECT company_id, count(*) AS n FROM journal_entries
+		WHERE company_id = ANY($1) AND status = 'draft' GROUP BY company_id`, pq.Array(ids))
+}

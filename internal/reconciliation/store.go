@@ -300,3 +300,28 @@ type actorJSON struct {
 }
 
 func actorOf(a audit.Actor) actorJSON { return actorJSON{Type: a.Type, ID: a.ID, Label: a.Label} }
+
+// Standing is how far a company's bank accounts are reconciled: its
+// enabled cash accounts, how many have a sign-off in force, and the
+// earliest day they are signed off through when all have one.
+type Standing struct {
+	Company   uuid.UUID  `db:"company_id"`
+	Accounts  int        `db:"accounts"`
+	SignedOff int        `db:"signed_off"`
+	Through   *time.Time `db:"through"`
+}
+
+// Standings answers the standing of each company of ids with a cash
+// account.
+func (s *Store) Standings(ctx context.Context, ids []uuid.UUID) (map[uuid.UUID]Standing, error) {
+	var rows []Standing
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
+		SELECT c.company_id, count(*) AS accounts, count(s.id) AS signed_off,
+			CASE WHEN count(s.id) = count(*) THEN min(s.through_date) END AS through
+		FROM cash_accounts c
+		LEFT JOIN reconciliation_signoffs s ON s.company_id = c.company_id AND s.account_key = 'bank:' || c.id
+			AND s.superseded_at IS NULL AND s.reopened_at IS NULL
+		WHERE c.company_id = ANY($1) AND c.enabled
+		GROUP BY c.company_id`, pq.Array(ids))
+	return store.Index(rows, func(r Standing) uuid.UUID { return r.Company }), err
+}
