@@ -65,6 +65,8 @@ func newTenant(t *testing.T, e *env, email, name, org string) *tenant {
 	id["supplier"] = n.write("POST", "suppliers", map[string]any{"name": "Kontorsgrossisten AB", "supplier_type": "swedish_business",
 		"org_number": sellerOrg, "default_expense_account": "5410"}).status(t, 201).str("data.id")
 	id["employee"] = n.write("POST", "employees", annaBody()).status(t, 201).str("data.id")
+	id["expense_claim"] = n.write("POST", "expense-claims", map[string]any{"description": "Tågbiljett", "expense_date": "2026-05-04",
+		"amount": 500, "expense_account": "5810", "employee_id": id["employee"]}).status(t, 201).str("data.expense_claim_id")
 	id["salary_run"] = n.write("POST", "salary-runs", map[string]any{"period_year": 2026, "period_month": 5}).status(t, 201).str("data.id")
 	sale := func(day string) map[string]any {
 		return map[string]any{"fiscal_period_id": id["period"], "entry_date": day, "description": "Kontantförsäljning",
@@ -157,6 +159,12 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 		maps.Copy(b, over)
 		return b
 	}
+	outlay := func(over map[string]any) map[string]any {
+		b := map[string]any{"description": "Parkering", "expense_date": "2026-05-14", "amount": 80, "expense_account": "5611",
+			"claimant_name": "Lisa Berg"}
+		maps.Copy(b, over)
+		return b
+	}
 	supplierInvoice := func(over map[string]any) map[string]any {
 		b := map[string]any{"supplier_id": ours["supplier"], "supplier_invoice_number": "F-" + newKey()[:8],
 			"invoice_date": "2026-05-14", "due_date": "2026-06-13",
@@ -175,6 +183,20 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 	const je = "/api/v1/companies/{companyId}/journal-entries"
 	cases := []foreignCase{
 		// Customers.
+		// Expense claims.
+		{"POST /api/v1/companies/{companyId}/expense-claims body.employee_id", "employee", func(id string) *response {
+			return us.write("POST", "expense-claims", outlay(map[string]any{"employee_id": id}))
+		}},
+		{"POST /api/v1/companies/{companyId}/expense-claims body.document_id", "document", func(id string) *response {
+			return us.write("POST", "expense-claims", outlay(map[string]any{"document_id": id}))
+		}},
+		{"POST /api/v1/companies/{companyId}/expense-claims body.inbox_item_id", "inbox_item", func(id string) *response {
+			return us.write("POST", "expense-claims", outlay(map[string]any{"inbox_item_id": id}))
+		}},
+		{"POST /api/v1/companies/{companyId}/expense-claims/payouts body.claim_ids", "expense_claim", func(id string) *response {
+			return us.write("POST", "expense-claims/payouts", map[string]any{"claim_ids": []any{id}, "payout_date": "2026-05-14",
+				"cash_account": "1930"})
+		}},
 		// Articles.
 		{"POST /api/v1/companies/{companyId}/invoices body.items[].article_id", "article", func(id string) *response {
 			return us.write("POST", "invoices", invoice(map[string]any{"items": []any{map[string]any{"article_id": id, "quantity": 1}}}))
@@ -470,6 +492,7 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 // name a resource: each report or list of ours asked for with it.
 func listFilters(us *tenant, sole string) []foreignCase {
 	kinds := map[string]string{"period_id": "period", "fiscal_period_id": "period", "customer_id": "customer",
+		"employee_id": "employee",
 		"supplier_id": "supplier", "cash_account_id": "cash_account", "journal_entry_id": "journal_entry",
 		"record_id": "customer", "delivery_id": "delivery"}
 	// What some reports need besides the id to answer at all.
@@ -601,7 +624,7 @@ func rowCounts(t *testing.T, e *env, companies ...uuid.UUID) map[string]int {
 	for _, c := range companies {
 		for _, table := range []string{"audit_entries", "journal_entries", "journal_lines", "documents", "invoices",
 			"supplier_invoices", "bank_transactions", "inbox_items", "salary_run_employees", "reconciliation_links",
-			"cash_account_payees", "events", "vat_filings"} {
+			"cash_account_payees", "events", "vat_filings", "expense_claims", "expense_payouts", "articles"} {
 			out[c.String()+" "+table] = e.count(`SELECT count(*) FROM `+table+` WHERE company_id = $1`, c)
 		}
 	}

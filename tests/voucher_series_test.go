@@ -10,14 +10,15 @@ import (
 // With a series per source type in the settings, each engine posts in
 // its series, numbered from 1 in each, and what has none configured in
 // the company's default: invoices B, their payments C, supplier invoices
-// D, their payments E, the VAT settlement M, a manual verifikat A.
+// D, their payments E, the VAT settlement M, accrued revenue released P,
+// expense claims and their payout U, a manual verifikat A.
 func TestVoucherSeriesPerSource(t *testing.T) {
 	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 4, 15, 9, 0, 0, 0, time.UTC) }))
 	b.vatQuarterly()
 	b.write("PATCH", "settings", map[string]any{"default_voucher_series_per_source_type": map[string]any{
 		"invoice_created": "B", "invoice_paid": "C", "supplier_invoice_registered": "D", "supplier_invoice_paid": "E",
-		"vat_settlement": "M"}}).status(t, 200)
+		"vat_settlement": "M", "accrual": "P", "expense_claim": "U", "expense_payout": "U"}}).status(t, 200)
 
 	customer := b.createCustomer(map[string]any{"name": "Kund AB", "customer_type": "swedish_business"}).status(t, 201).str("data.id")
 	for range 2 {
@@ -29,6 +30,15 @@ func TestVoucherSeriesPerSource(t *testing.T) {
 	b.write("POST", "supplier-invoices/"+bill+"/mark-paid", map[string]any{"amount": 1000, "payment_date": "2026-03-20"}).
 		status(t, 200)
 	b.posted("2026-03-21", "Bankavgift", "D 6570 45", "C 1930 45")
+	accrued := b.createInvoice(consulting(customer, map[string]any{"items": []any{map[string]any{"description": "Support, mars",
+		"quantity": 1, "unit": "st", "unit_price": 3100, "accrual_period_start": "2026-03-01",
+		"accrual_period_end": "2026-03-31"}}})).status(t, 201).str("data.id")
+	b.markSent(accrued).status(t, 200)
+	b.release()
+	claim := b.write("POST", "expense-claims", map[string]any{"description": "Parkering", "expense_date": "2026-03-22",
+		"amount": 80, "vat_amount": 16, "expense_account": "5611", "claimant_name": "Lisa Berg"}).status(t, 201)
+	b.write("POST", "expense-claims/payouts", map[string]any{"claim_ids": []any{claim.str("data.expense_claim_id")},
+		"payout_date": "2026-03-23", "cash_account": "1930"}).status(t, 201)
 	q1 := b.get(b.path("reports/vat-declaration/settlement-proposal?period_type=quarterly&year=2026&period=1"), b.token).status(t, 200)
 	b.write("POST", "vat/settlement", map[string]any{"period_type": "quarterly", "year": 2026, "period": 1,
 		"expected_fingerprint": q1.str("data.fingerprint")}).status(t, 200)
@@ -46,8 +56,9 @@ func TestVoucherSeriesPerSource(t *testing.T) {
 	for _, r := range rows {
 		got = append(got, fmt.Sprintf("%s%d %s", r.Series, r.Number, r.Source))
 	}
-	want := "A1 manual, B1 invoice_created, B2 invoice_created, C1 invoice_paid, C2 invoice_paid, " +
-		"D1 supplier_invoice_registered, E1 supplier_invoice_paid, M1 vat_settlement"
+	want := "A1 manual, B1 invoice_created, B2 invoice_created, B3 invoice_created, C1 invoice_paid, C2 invoice_paid, " +
+		"D1 supplier_invoice_registered, E1 supplier_invoice_paid, M1 vat_settlement, P1 accrual, U1 expense_claim, " +
+		"U2 expense_payout"
 	if strings.Join(got, ", ") != want {
 		t.Fatalf("the series:\n%s\nwant\n%s", strings.Join(got, ", "), want)
 	}

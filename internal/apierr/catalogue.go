@@ -129,6 +129,11 @@ const (
 	ArticleNotFound                            Code = "ARTICLE_NOT_FOUND"
 	ArticleNumberTaken                         Code = "ARTICLE_NUMBER_TAKEN"
 	ArticleArchived                            Code = "ARTICLE_ARCHIVED"
+	ExpenseClaimNotFound                       Code = "EXPENSE_CLAIM_NOT_FOUND"
+	ExpenseClaimNoFiscalPeriod                 Code = "EXPENSE_CLAIM_NO_FISCAL_PERIOD"
+	ExpenseClaimFXRateMissing                  Code = "EXPENSE_CLAIM_FX_RATE_MISSING"
+	ExpenseClaimAlreadyPaid                    Code = "EXPENSE_CLAIM_ALREADY_PAID"
+	ExpenseClaimDeleted                        Code = "EXPENSE_CLAIM_DELETED"
 	CustomerDuplicateOrgNumber                 Code = "CUSTOMER_DUPLICATE_ORG_NUMBER"
 	CustomerHasInvoices                        Code = "CUSTOMER_HAS_INVOICES"
 	InvoiceAlreadySent                         Code = "INVOICE_ALREADY_SENT"
@@ -536,6 +541,11 @@ var entries = []Entry{
 	{ArticleNotFound, s404, GroupCustomers, "Artikeln hittades inte.", "The article was not found.", "Check the id; list the company's articles with GET /companies/{companyId}/articles (archived ones with include_archived=true)."},
 	{ArticleNumberTaken, s409, GroupCustomers, "Det finns redan en artikel med det artikelnumret.", "An article with this article number already exists.", "details.existing_article_id names it: change that article, or choose another number."},
 	{ArticleArchived, s409, GroupCustomers, "Artikeln är arkiverad och kan inte användas på en ny fakturarad.", "The article is archived and cannot be used on a new invoice line.", "Bring it back with PATCH articles/{articleId} {\"active\": true}, or name another article."},
+	{ExpenseClaimNotFound, s404, GroupEndpoint, "Utlägget hittades inte.", "The expense claim was not found.", "Check the id; list the company's expense claims with GET /companies/{companyId}/expense-claims."},
+	{ExpenseClaimNoFiscalPeriod, s400, GroupEndpoint, "Inget räkenskapsår täcker datumet.", "No fiscal period covers the date.", "details.field names the date: open the fiscal period with POST /fiscal-periods first, or choose a date in one."},
+	{ExpenseClaimFXRateMissing, s400, GroupEndpoint, "Ingen växelkurs finns för utläggets datum.", "No exchange rate is known for the expense date.", "Send exchange_rate: SEK per unit of the currency on expense_date, as the receipt or the card statement says."},
+	{ExpenseClaimAlreadyPaid, s409, GroupEndpoint, "Utlägget är redan utbetalt.", "The expense claim has already been paid out.", "details.expense_claim_id names it; storno its payout's verifikat first to change it."},
+	{ExpenseClaimDeleted, s409, GroupEndpoint, "Utlägget är borttaget.", "The expense claim has been deleted.", "details.expense_claim_id names it; its verifikat was stornoed: register the outlay again if it is owed."},
 	{CustomerDuplicateOrgNumber, s409, GroupCustomers, "Det finns redan en kund med det organisationsnumret.", "A customer with this organisation number already exists.", "Use the existing customer."},
 	{CustomerHasInvoices, s409, GroupCustomers, "Kunden har öppna fakturor.", "The customer has open invoices.", "Settle or credit the customer's open invoices first."},
 	{InvoiceAlreadySent, s409, GroupCustomers, "Fakturan är redan skickad.", "The invoice is already sent.", "Credit the invoice (POST invoices/{invoiceId}/credit) and issue a new one instead of changing it."},

@@ -35,6 +35,7 @@ import (
 	"github.com/kontera/kontera/internal/dimensions"
 	"github.com/kontera/kontera/internal/discovery"
 	"github.com/kontera/kontera/internal/documents"
+	"github.com/kontera/kontera/internal/expenses"
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/fx"
 	"github.com/kontera/kontera/internal/inbox"
@@ -200,6 +201,7 @@ type (
 	dimensionsAPI = dimensions.Handler
 	articlesAPI   = articles.Handler
 	portfolioAPI  = portfolio.Handler
+	expensesAPI   = expenses.Handler
 	documentsAPI  = documents.Handler
 	invoicingAPI  = invoicing.Handler
 	payablesAPI   = payables.Handler
@@ -234,6 +236,7 @@ type handlers struct {
 	*dimensionsAPI
 	*articlesAPI
 	*portfolioAPI
+	*expensesAPI
 	*documentsAPI
 	*invoicingAPI
 	*payablesAPI
@@ -548,8 +551,14 @@ func New(cfg Config) (*Server, error) {
 	s.worker.Handle(reconciliation.ProposeOperation, recon.RunPropose)
 	s.streamed["receiveInboundEmail"] = inboundEmail(cfg.InboundSecret, companies,
 		inbox.Receiver{Blobs: cfg.Blobs}, cfg.Now)
+	outlays := expenseClaims(cfg.DB, audits, companies, staff, docs, archive, inbox.NewStore(cfg.DB), accounts, dims,
+		journal, rates, cfg.Now)
+	s.outside["createExpenseClaim"], s.outsideDry["createExpenseClaim"] = expenseRate(rates), true
 	journal.Reversed = func(ctx context.Context, company uuid.UUID, orig, st ledger.Entry) error {
 		if err := bought.Reversed(ctx, company, orig, st); err != nil {
+			return err
+		}
+		if err := outlays.Reversed(ctx, company, orig, st); err != nil {
 			return err
 		}
 		if err := s.sales.Reversed(ctx, company, orig, st); err != nil {
@@ -559,6 +568,9 @@ func New(cfg Config) (*Server, error) {
 	}
 	journal.Replaced = func(ctx context.Context, company uuid.UUID, orig, e ledger.Entry) error {
 		if err := bought.Replaced(ctx, company, orig, e); err != nil {
+			return err
+		}
+		if err := outlays.Replaced(ctx, company, orig, e); err != nil {
 			return err
 		}
 		return s.sales.Replaced(ctx, company, orig, e)
@@ -621,6 +633,7 @@ func New(cfg Config) (*Server, error) {
 		vatAPI:        vat.NewHandler(vatReturns(cfg, journal, accounts, periods, audits, companies, sales, people), nil),
 		dimensionsAPI: dimensions.NewHandler(dims),
 		articlesAPI:   articles.NewHandler(register, cursors),
+		expensesAPI:   expenses.NewHandler(outlays, cursors),
 		portfolioAPI: portfolio.NewHandler(portfolioSources(keys, companies, bank.Store(), inbox.NewStore(cfg.DB), journal,
 			sales, deadlines, reconciliation.NewStore(cfg.DB), cfg.Now), cursors),
 		documentsAPI: docsAPI,

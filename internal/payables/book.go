@@ -270,8 +270,16 @@ const (
 // PrivateAccount is the account an invoice paid with private funds is
 // owed on.
 func PrivateAccount(inv Invoice, entityType string) string {
+	return OwedAccount(inv.EmployeeID != nil, entityType)
+}
+
+// OwedAccount is the account what someone paid for the company out of
+// their own pocket is owed on: an employee's (2820), else the owner's by
+// the company's form (2893 an aktiebolag's, 2018 an enskild firma's
+// own deposit, 2890 a förening's member).
+func OwedAccount(employee bool, entityType string) string {
 	switch {
-	case inv.EmployeeID != nil:
+	case employee:
 		return OwedEmployee
 	case entityType == "enskild_firma":
 		return OwedToOwnerEF
