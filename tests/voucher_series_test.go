@@ -63,3 +63,22 @@ func TestVoucherSeriesPerSource(t *testing.T) {
 		t.Fatalf("the series:\n%s\nwant\n%s", strings.Join(got, ", "), want)
 	}
 }
+
+// Payroll posts in its series too (salary settings' voucher_series is the
+// salary_payment entry of the per-source map): May's run books its
+// three verifikat (wages, employer contributions, the vacation
+// liability) as L1-3.
+func TestPayrollPostsInItsSeries(t *testing.T) {
+	t.Parallel()
+	m := newMay2026(t)
+	m.write("PATCH", "salary/settings", map[string]any{"voucher_series": "L"}).status(t, 200)
+	m.book(t)
+	var got []string
+	if err := m.db.Select(&got, `SELECT voucher_series || voucher_number || ' ' || source_type FROM journal_entries
+		WHERE company_id = $1 AND status = 'posted' ORDER BY voucher_series, voucher_number`, m.company); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ", ") != "L1 salary_payment, L2 salary_payment, L3 salary_payment" {
+		t.Fatalf("the series: %v", got)
+	}
+}
