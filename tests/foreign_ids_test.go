@@ -183,6 +183,15 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 	const je = "/api/v1/companies/{companyId}/journal-entries"
 	cases := []foreignCase{
 		// Customers.
+		// Fixed assets.
+		{"POST /api/v1/companies/{companyId}/assets body.journal_entry_id", "journal_entry", func(id string) *response {
+			return us.write("POST", "assets", map[string]any{"name": "Dator", "asset_class": "datorer", "acquisition_date": "2026-05-04",
+				"acquisition_value": 24000, "useful_life_months": 36, "journal_entry_id": id})
+		}},
+		{"POST /api/v1/companies/{companyId}/assets body.supplier_invoice_id", "supplier_invoice", func(id string) *response {
+			return us.write("POST", "assets", map[string]any{"name": "Dator", "asset_class": "datorer", "acquisition_date": "2026-05-04",
+				"acquisition_value": 24000, "useful_life_months": 36, "supplier_invoice_id": id})
+		}},
 		// Expense claims.
 		{"POST /api/v1/companies/{companyId}/expense-claims body.employee_id", "employee", func(id string) *response {
 			return us.write("POST", "expense-claims", outlay(map[string]any{"employee_id": id}))
@@ -624,7 +633,7 @@ func rowCounts(t *testing.T, e *env, companies ...uuid.UUID) map[string]int {
 	for _, c := range companies {
 		for _, table := range []string{"audit_entries", "journal_entries", "journal_lines", "documents", "invoices",
 			"supplier_invoices", "bank_transactions", "inbox_items", "salary_run_employees", "reconciliation_links",
-			"cash_account_payees", "events", "vat_filings", "expense_claims", "expense_payouts", "articles"} {
+			"cash_account_payees", "events", "vat_filings", "expense_claims", "expense_payouts", "articles", "assets"} {
 			out[c.String()+" "+table] = e.count(`SELECT count(*) FROM `+table+` WHERE company_id = $1`, c)
 		}
 	}

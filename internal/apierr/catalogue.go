@@ -134,6 +134,10 @@ const (
 	ExpenseClaimFXRateMissing                  Code = "EXPENSE_CLAIM_FX_RATE_MISSING"
 	ExpenseClaimAlreadyPaid                    Code = "EXPENSE_CLAIM_ALREADY_PAID"
 	ExpenseClaimDeleted                        Code = "EXPENSE_CLAIM_DELETED"
+	AssetNotFound                              Code = "ASSET_NOT_FOUND"
+	AssetDepreciationBooked                    Code = "ASSET_DEPRECIATION_BOOKED"
+	AssetDepreciationBehind                    Code = "ASSET_DEPRECIATION_BEHIND"
+	AssetDisposed                              Code = "ASSET_DISPOSED"
 	CustomerDuplicateOrgNumber                 Code = "CUSTOMER_DUPLICATE_ORG_NUMBER"
 	CustomerHasInvoices                        Code = "CUSTOMER_HAS_INVOICES"
 	InvoiceAlreadySent                         Code = "INVOICE_ALREADY_SENT"
@@ -546,6 +550,10 @@ var entries = []Entry{
 	{ExpenseClaimFXRateMissing, s400, GroupEndpoint, "Ingen växelkurs finns för utläggets datum.", "No exchange rate is known for the expense date.", "Send exchange_rate: SEK per unit of the currency on expense_date, as the receipt or the card statement says."},
 	{ExpenseClaimAlreadyPaid, s409, GroupEndpoint, "Utlägget är redan utbetalt.", "The expense claim has already been paid out.", "details.expense_claim_id names it; storno its payout's verifikat first to change it."},
 	{ExpenseClaimDeleted, s409, GroupEndpoint, "Utlägget är borttaget.", "The expense claim has been deleted.", "details.expense_claim_id names it; its verifikat was stornoed: register the outlay again if it is owed."},
+	{AssetNotFound, s404, GroupEndpoint, "Anläggningstillgången hittades inte.", "The asset was not found.", "Check the id; list the company's assets with GET /companies/{companyId}/assets."},
+	{AssetDepreciationBooked, s409, GroupEndpoint, "Avskrivning är bokförd på tillgången; det den beräknas från ändras inte.", "Depreciation is booked on the asset; what it is reckoned from does not change.", "Change the name or dimensions only, or storno the months' depreciation verifikat (details.months) first."},
+	{AssetDepreciationBehind, s409, GroupEndpoint, "Tillgången är inte avskriven fram till avyttringsmånaden.", "The asset is not depreciated up to the month of its disposal.", "Run POST /assets/depreciation through the month before (details.through) first; details.months lists what is missing."},
+	{AssetDisposed, s409, GroupEndpoint, "Tillgången är avyttrad.", "The asset has been disposed of.", "A disposed asset changes no more; storno the disposal's verifikat (details.disposal_entry_id) to undo it."},
 	{CustomerDuplicateOrgNumber, s409, GroupCustomers, "Det finns redan en kund med det organisationsnumret.", "A customer with this organisation number already exists.", "Use the existing customer."},
 	{CustomerHasInvoices, s409, GroupCustomers, "Kunden har öppna fakturor.", "The customer has open invoices.", "Settle or credit the customer's open invoices first."},
 	{InvoiceAlreadySent, s409, GroupCustomers, "Fakturan är redan skickad.", "The invoice is already sent.", "Credit the invoice (POST invoices/{invoiceId}/credit) and issue a new one instead of changing it."},

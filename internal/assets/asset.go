@@ -180,12 +180,14 @@ func (a Asset) Schedule() []Month {
 	per := (2*base + 100*life) / (200 * life) * 100 // kronor, half up
 	out := make([]Month, 0, life)
 	left := base
+	// In UTC, whatever the driver's zone: months are map keys.
+	start := monthOf(a.DepreciationStart)
 	for i := int64(0); i < life && left > 0; i++ {
 		n := min(per, left)
 		if i == life-1 {
 			n = left
 		}
-		out = append(out, Month{Month: a.DepreciationStart.AddDate(0, int(i), 0), Amount: money.Öre(n)})
+		out = append(out, Month{Month: start.AddDate(0, int(i), 0), Amount: money.Öre(n)})
 		left -= n
 	}
 	return out

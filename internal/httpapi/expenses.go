@@ -45,10 +45,7 @@ func expenseClaims(db *store.DB, audits *audit.Store, companies *company.Store, 
 			_, err := archive.Link(ctx, c, doc, documents.LinkTo{EntryID: entry})
 			return err
 		},
-		EnsureAccounts: func(ctx context.Context, c uuid.UUID, numbers []string) error {
-			_, err := accounts.Ensure(ctx, c, numbers)
-			return err
-		},
+		EnsureAccounts:  ensureAccounts(accounts),
 		CheckDimensions: dims.Check,
 		Post:            journal.Post,
 		Reverse:         journal.Reverse,

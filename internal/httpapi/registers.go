@@ -2,12 +2,19 @@ package httpapi
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 
+	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/articles"
+	"github.com/kontera/kontera/internal/assets"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/chart"
+	"github.com/kontera/kontera/internal/company"
+	"github.com/kontera/kontera/internal/dimensions"
+	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/payables"
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/internal/vat"
 )
@@ -35,4 +42,49 @@ func articleStore(db *store.DB, audits *audit.Store, accounts *chart.Store) *art
 		}
 		return out, nil
 	})
+}
+
+// assetRegister is the fixed-asset register on the books it posts in.
+func assetRegister(db *store.DB, audits *audit.Store, companies *company.Store, accounts *chart.Store,
+	dims *dimensions.Store, journal *ledger.Store, bought *payables.Payables, now func() time.Time) *assets.Register {
+	return assets.NewRegister(assets.NewStore(db), assets.Books{
+		EnsureAccounts:  ensureAccounts(accounts),
+		CheckDimensions: dims.Check,
+		Post:            journal.Post,
+		VATRegistered: func(ctx context.Context, c uuid.UUID) (bool, error) {
+			m, err := companies.Settings(ctx, c)
+			registered, _ := m["vat_registered"].(bool)
+			return registered, err
+		},
+		Entry: func(ctx context.Context, c, id uuid.UUID) error {
+			_, err := journal.Get(ctx, c, id)
+			return named(err, "journal_entry_id")
+		},
+		SupplierInvoice: func(ctx context.Context, c, id uuid.UUID) error {
+			_, err := bought.Get(ctx, c, id, false)
+			return named(err, "supplier_invoice_id")
+		},
+		Balances: journal.BalancesAt,
+	}, audits, now)
+}
+
+// named adds the request field a not-found error came from to its details.
+func named(err error, field string) error {
+	if e, ok := apierr.As(err); ok && e.Status == 404 {
+		details := map[string]any{"field": field}
+		for k, v := range e.Details {
+			details[k] = v
+		}
+		return apierr.New(e.Code, details)
+	}
+	return err
+}
+
+// ensureAccounts is chart.Store.Ensure as an engine's books call it: the
+// accounts a verifikat is about to book on, BAS's added to the chart.
+func ensureAccounts(accounts *chart.Store) func(ctx context.Context, company uuid.UUID, numbers []string) error {
+	return func(ctx context.Context, company uuid.UUID, numbers []string) error {
+		_, err := accounts.Ensure(ctx, company, numbers)
+		return err
+	}
 }

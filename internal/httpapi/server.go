@@ -24,6 +24,7 @@ import (
 	"github.com/kontera/kontera/internal/accrual"
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/articles"
+	"github.com/kontera/kontera/internal/assets"
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/auth"
 	"github.com/kontera/kontera/internal/banking"
@@ -202,6 +203,7 @@ type (
 	articlesAPI   = articles.Handler
 	portfolioAPI  = portfolio.Handler
 	expensesAPI   = expenses.Handler
+	assetsAPI     = assets.Handler
 	documentsAPI  = documents.Handler
 	invoicingAPI  = invoicing.Handler
 	payablesAPI   = payables.Handler
@@ -237,6 +239,7 @@ type handlers struct {
 	*articlesAPI
 	*portfolioAPI
 	*expensesAPI
+	*assetsAPI
 	*documentsAPI
 	*invoicingAPI
 	*payablesAPI
@@ -496,12 +499,9 @@ func New(cfg Config) (*Server, error) {
 			_, err := archive.Link(ctx, company, doc, documents.LinkTo{EntryID: entry})
 			return err
 		},
-		Postable:      journal.Postable,
-		KnownAccounts: accounts.Known,
-		EnsureAccounts: func(ctx context.Context, company uuid.UUID, numbers []string) error {
-			_, err := accounts.Ensure(ctx, company, numbers)
-			return err
-		},
+		Postable:        journal.Postable,
+		KnownAccounts:   accounts.Known,
+		EnsureAccounts:  ensureAccounts(accounts),
 		CheckDimensions: dims.Check,
 		Post:            journal.Post,
 		Entry:           journal.Get,
@@ -551,6 +551,7 @@ func New(cfg Config) (*Server, error) {
 	s.worker.Handle(reconciliation.ProposeOperation, recon.RunPropose)
 	s.streamed["receiveInboundEmail"] = inboundEmail(cfg.InboundSecret, companies,
 		inbox.Receiver{Blobs: cfg.Blobs}, cfg.Now)
+	fixed := assetRegister(cfg.DB, audits, companies, accounts, dims, journal, bought, cfg.Now)
 	outlays := expenseClaims(cfg.DB, audits, companies, staff, docs, archive, inbox.NewStore(cfg.DB), accounts, dims,
 		journal, rates, cfg.Now)
 	s.outside["createExpenseClaim"], s.outsideDry["createExpenseClaim"] = expenseRate(rates), true
@@ -559,6 +560,9 @@ func New(cfg Config) (*Server, error) {
 			return err
 		}
 		if err := outlays.Reversed(ctx, company, orig, st); err != nil {
+			return err
+		}
+		if err := fixed.Reversed(ctx, company, orig, st); err != nil {
 			return err
 		}
 		if err := s.sales.Reversed(ctx, company, orig, st); err != nil {
@@ -571,6 +575,9 @@ func New(cfg Config) (*Server, error) {
 			return err
 		}
 		if err := outlays.Replaced(ctx, company, orig, e); err != nil {
+			return err
+		}
+		if err := fixed.Replaced(ctx, company, orig, e); err != nil {
 			return err
 		}
 		return s.sales.Replaced(ctx, company, orig, e)
@@ -602,6 +609,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	reportSrc := reportSources(companies, sales, cfg, vatR, bank.Store(), audits, ops, accruals, recon.SignoffsAt)
+	reportSrc.DepreciationPending = func(ctx context.Context, c uuid.UUID, through time.Time) (int, any, error) {
+		p, err := fixed.Pending(ctx, c, through)
+		return len(p), p, err
+	}
 	h := handlers{
 		sieAPI:     sieH,
 		reconAPI:   reconciliation.NewHandler(recon, cursors),
@@ -624,7 +636,7 @@ func New(cfg Config) (*Server, error) {
 		bankTxAPI:    banking.NewTxHandler(bank, cursors, cfg.Now),
 		partiesAPI:   parties.NewHandler(registry, cursors),
 		ledgerAPI:    ledger.NewHandler(journal, ops, cursors, cfg.Now),
-		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors, reportSources(companies, sales, cfg, vatR, bank.Store(), audits, ops, accruals, recon.SignoffsAt)),
+		reportsAPI:   reports.NewHandler(journal, periods, accounts, dims, cursors, reportSrc),
 		incometaxAPI: incometax.NewHandler(journal, periods, accounts, func(ctx context.Context, c uuid.UUID) (incometax.Company, error) {
 			id, err := companies.Identity(ctx, c)
 			return incometax.Company{Name: id.Name, Form: id.Form, OrgNumber: id.OrgNumber, PostalCode: id.PostalCode,
@@ -634,6 +646,7 @@ func New(cfg Config) (*Server, error) {
 		dimensionsAPI: dimensions.NewHandler(dims),
 		articlesAPI:   articles.NewHandler(register, cursors),
 		expensesAPI:   expenses.NewHandler(outlays, cursors),
+		assetsAPI:     assets.NewHandler(fixed),
 		portfolioAPI: portfolio.NewHandler(portfolioSources(keys, companies, bank.Store(), inbox.NewStore(cfg.DB), journal,
 			sales, deadlines, reconciliation.NewStore(cfg.DB), cfg.Now), cursors),
 		documentsAPI: docsAPI,

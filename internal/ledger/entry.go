@@ -72,6 +72,7 @@ var engineSources = map[string]bool{
 	SourceStorno: true, SourceCorrection: true, "credit_note": true, "supplier_credit_note": true, "system": true,
 	"accrual": true, "vat_settlement": true, "rot_rut_payout": true, "rot_rut_reclaim": true, "expense_payout": true,
 	"stripe_payout": true, "invoice_batch_payment": true, "supplier_invoice_batch_payment": true, "customer_credit_refund": true,
+	"depreciation": true, "asset_disposal": true,
 }
 
 // ClientSources lists the source types a client may send, sorted.

@@ -154,3 +154,26 @@ func (s *Store) Register(ctx context.Context, company, period uuid.UUID, after *
 	}
 	return out, nil
 }
+
+// BalancesAt answers the balances (debit less credit) of accounts at the
+// end of day, as the balance sheet of the fiscal year holding day shows
+// them: its opening balances and what was posted through day. An
+// account with nothing is missing; so is every account of a day no
+// fiscal year holds.
+func (s *Store) BalancesAt(ctx context.Context, company uuid.UUID, accounts []string, day time.Time) (map[string]money.Amount, error) {
+	var rows []struct {
+		Account string       `db:"account_number"`
+		Balance money.Amount `db:"balance"`
+	}
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
+		SELECT p.account_number, sum(p.debit_amount - p.credit_amount) AS balance
+		FROM fiscal_periods f JOIN ledger_postings p ON p.company_id = f.company_id AND p.fiscal_period_id = f.id
+		WHERE f.company_id = $1 AND $3::date BETWEEN f.period_start AND f.period_end
+		  AND p.account_number = ANY($2) AND p.entry_date <= $3
+		GROUP BY p.account_number`, company, pq.Array(accounts), day.Format(time.DateOnly))
+	out := make(map[string]money.Amount, len(rows))
+	for _, r := range rows {
+		out[r.Account] = r.Balance
+	}
+	return out, err
+}

@@ -137,6 +137,17 @@ func (h *Handler) yearEndFindings(ctx context.Context, company uuid.UUID, per ge
 				Details: map[string]any{"count": len(waiting), "months": waiting}})
 		}
 	}
+	if h.src.DepreciationPending != nil {
+		n, assets, err := h.src.DepreciationPending(ctx, company, per.End.Time)
+		if err != nil {
+			return nil, err
+		}
+		if n > 0 {
+			out = append(out, Finding{Severity: Blocker, Code: "DEPRECIATION_PENDING",
+				Message: fmt.Sprintf("%d anläggningstillgångar har månader i räkenskapsåret som inte är avskrivna.", n),
+				Details: map[string]any{"count": n, "assets": assets}})
+		}
+	}
 	adj, err := h.ledger.Adjustments(ctx, company, per.Id)
 	if err != nil {
 		return nil, err

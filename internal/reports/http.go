@@ -53,6 +53,9 @@ type Sources struct {
 	// AccrualsWaiting are the invoice registers' accrued months due on
 	// or before a day and not yet booked.
 	AccrualsWaiting func(ctx context.Context, company uuid.UUID, through time.Time) ([]accrual.Waiting, error)
+	// DepreciationPending lists the fixed assets (any JSON-able rows)
+	// with months through a day's month not depreciated.
+	DepreciationPending func(ctx context.Context, company uuid.UUID, through time.Time) (int, any, error)
 	// VATStatuses are the VAT periods ending from..to; CashBalances the
 	// bank's balances on a day.
 	VATStatuses  func(ctx context.Context, company uuid.UUID, from, to time.Time) ([]VATStatus, error)
