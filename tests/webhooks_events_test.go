@@ -21,7 +21,7 @@ import (
 // (TestAccrualsListAndRelease), the api_key.* events by the keys' own
 // tests; internal/outbox's TestCatalogue holds every type to the
 // document.
-var emitted = []string{"agi.generated", "credit_note.created", "customer.created", "document.uploaded", "invoice.created",
+var emitted = []string{"agi.generated", "asset.created", "asset.depreciated", "asset.disposed", "credit_note.created", "customer.created", "document.uploaded", "invoice.created",
 	"invoice.paid", "invoice.sent", "journal_entry.committed", "journal_entry.corrected", "journal_entry.reversed",
 	"operation.completed", "period.locked", "period.unlocked", "period.year_closed", "reconciliation.matched",
 	"reconciliation.reopened",
@@ -90,6 +90,12 @@ func TestEveryEventTypeIsDelivered(t *testing.T) {
 	si3 := register("F-3")
 	pens := b.get(path("supplier-invoices/"+si3+"?expand=items"), b.token).status(t, 200).str("data.items.1.id")
 	write("PATCH", "supplier-invoices/"+si3+"/items/"+pens, map[string]any{"account_number": "6110"}).status(t, 200)
+
+	// A fixed asset: added, two months depreciated, sold.
+	asset := write("POST", "assets", map[string]any{"name": "Dator", "asset_class": "datorer", "acquisition_date": b.day("01-15"),
+		"acquisition_value": 12000, "useful_life_months": 36}).status(t, 201).str("data.id")
+	write("POST", "assets/depreciation", map[string]any{"through_month": b.year + "-02"}).status(t, 200)
+	write("POST", "assets/"+asset+"/dispose", map[string]any{"disposal_date": b.day("03-20"), "price": 5000}).status(t, 200)
 
 	// Bank transactions: one categorized, one linked to the verifikat
 	// that booked it by hand.

@@ -126,12 +126,7 @@ func (h *Handler) DepreciateAssets(ctx context.Context, req gen.DepreciateAssets
 	if err != nil {
 		return nil, err
 	}
-	run := gen.AssetDepreciationRun{ThroughMonth: req.Body.ThroughMonth, Months: make([]gen.AssetDepreciationMonth, len(booked))}
-	for i, m := range booked {
-		run.Months[i] = gen.AssetDepreciationMonth{Month: m.Month.Format("2006-01"), JournalEntryId: m.Entry.ID,
-			VoucherSeries: m.Entry.Series, VoucherNumber: m.Entry.Number, Amount: m.Amount, AssetCount: m.Assets}
-		run.Total = run.Total.Add(m.Amount)
-	}
+	run := runView(through, booked)
 	var data gen.AssetDepreciationOutcome
 	if store.IsDryRun(ctx) {
 		err = data.FromAssetDepreciationRunDryRun(gen.AssetDepreciationRunDryRun{DryRun: true, Preview: run})
@@ -220,4 +215,15 @@ func view(a Asset) gen.Asset {
 		v.MonthlyDepreciation = nullable.NewNullableWithValue(s[0].Amount)
 	}
 	return v
+}
+
+// runView is a depreciation run as it is answered and announced.
+func runView(through time.Time, booked []MonthBooked) gen.AssetDepreciationRun {
+	run := gen.AssetDepreciationRun{ThroughMonth: through.Format("2006-01"), Months: make([]gen.AssetDepreciationMonth, len(booked))}
+	for i, m := range booked {
+		run.Months[i] = gen.AssetDepreciationMonth{Month: m.Month.Format("2006-01"), JournalEntryId: m.Entry.ID,
+			VoucherSeries: m.Entry.Series, VoucherNumber: m.Entry.Number, Amount: m.Amount, AssetCount: m.Assets}
+		run.Total = run.Total.Add(m.Amount)
+	}
+	return run
 }

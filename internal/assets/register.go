@@ -11,6 +11,14 @@ import (
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/outbox"
+)
+
+// The register's events.
+const (
+	EventCreated     = "asset.created"
+	EventDepreciated = "asset.depreciated"
+	EventDisposed    = "asset.disposed"
 )
 
 // Books are what the register needs of the other domains, in the
@@ -80,6 +88,9 @@ func (r *Register) Create(ctx context.Context, company uuid.UUID, in Input) (Ass
 		return a, err
 	}
 	if a, err = r.store.Insert(ctx, a); err != nil {
+		return a, err
+	}
+	if _, err := outbox.Emit(ctx, r.store.db, company, EventCreated, map[string]any{"asset": view(a)}); err != nil {
 		return a, err
 	}
 	return a, r.record(ctx, audit.Insert, a, "Anläggningstillgången "+a.Name+" ("+a.AcquisitionValue.String()+
@@ -220,6 +231,13 @@ func (r *Register) Depreciate(ctx context.Context, company uuid.UUID, through ti
 		}
 		out = append(out, MonthBooked{Month: m, Entry: e, Amount: sum, Assets: len(rows)})
 	}
+	if len(out) > 0 {
+		run := runView(through, out)
+		if _, err := outbox.Emit(ctx, r.store.db, company, EventDepreciated, map[string]any{"through_month": run.ThroughMonth,
+			"months": run.Months, "total": run.Total}); err != nil {
+			return out, err
+		}
+	}
 	return out, nil
 }
 
@@ -287,6 +305,10 @@ func (r *Register) Dispose(ctx context.Context, company, id uuid.UUID, in Dispos
 	}
 	old := a
 	if a, err = r.store.Dispose(ctx, a, d, e.ID); err != nil {
+		return a, e, err
+	}
+	if _, err := outbox.Emit(ctx, r.store.db, company, EventDisposed, map[string]any{"asset": view(a),
+		"journal_entry_id": e.ID, "result": d.Price.Sub(a.AcquisitionValue.Sub(a.Booked))}); err != nil {
 		return a, e, err
 	}
 	return a, e, r.record(ctx, audit.Update, a, kind+" av anläggningstillgången "+a.Name+" för "+d.Price.String()+" kr", &old, &a)

@@ -67,6 +67,7 @@ var catalogue = func() map[string]Kind {
 		"supplier_invoice.paid", "supplier_invoice.credited", "supplier_invoice.uncredited")
 	add(GroupCustomers, true, "customer.created")
 	add(GroupBookkeeping, true, "journal_entry.committed", "journal_entry.reversed", "journal_entry.corrected")
+	add(GroupBookkeeping, true, "asset.created", "asset.depreciated", "asset.disposed")
 	add(GroupTransactions, true, "transaction.categorized", "transaction.reconciled")
 	add(GroupTransactions, true, "transaction.synced")
 	add(GroupReconciliation, true, "reconciliation.matched", "reconciliation.unmatched", "reconciliation.signed_off",
