@@ -183,6 +183,23 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 	const je = "/api/v1/companies/{companyId}/journal-entries"
 	cases := []foreignCase{
 		// Customers.
+		// Payment files.
+		{"POST /api/v1/companies/{companyId}/supplier-payment-batches body.supplier_invoice_ids", "supplier_invoice", func(id string) *response {
+			return us.write("POST", "supplier-payment-batches", map[string]any{"supplier_invoice_ids": []any{id},
+				"payment_date": "2026-05-20", "cash_account_id": ours["cash_account"]})
+		}},
+		{"POST /api/v1/companies/{companyId}/supplier-payment-batches/preview body.supplier_invoice_ids", "supplier_invoice", func(id string) *response {
+			return us.write("POST", "supplier-payment-batches/preview", map[string]any{"supplier_invoice_ids": []any{id},
+				"payment_date": "2026-05-20", "cash_account_id": ours["cash_account"]})
+		}},
+		{"POST /api/v1/companies/{companyId}/supplier-payment-batches body.cash_account_id", "cash_account", func(id string) *response {
+			return us.write("POST", "supplier-payment-batches", map[string]any{"supplier_invoice_ids": []any{ours["supplier_invoice"]},
+				"payment_date": "2026-05-20", "cash_account_id": id})
+		}},
+		{"POST /api/v1/companies/{companyId}/supplier-payment-batches/preview body.cash_account_id", "cash_account", func(id string) *response {
+			return us.write("POST", "supplier-payment-batches/preview", map[string]any{"supplier_invoice_ids": []any{ours["supplier_invoice"]},
+				"payment_date": "2026-05-20", "cash_account_id": id})
+		}},
 		// Fixed assets.
 		{"POST /api/v1/companies/{companyId}/assets body.journal_entry_id", "journal_entry", func(id string) *response {
 			return us.write("POST", "assets", map[string]any{"name": "Dator", "asset_class": "datorer", "acquisition_date": "2026-05-04",

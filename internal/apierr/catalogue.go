@@ -138,6 +138,12 @@ const (
 	AssetDepreciationBooked                    Code = "ASSET_DEPRECIATION_BOOKED"
 	AssetDepreciationBehind                    Code = "ASSET_DEPRECIATION_BEHIND"
 	AssetDisposed                              Code = "ASSET_DISPOSED"
+	PaymentBatchNotFound                       Code = "PAYMENT_BATCH_NOT_FOUND"
+	PaymentBatchCancelled                      Code = "PAYMENT_BATCH_CANCELLED"
+	PaymentBatchInvoiceNotPayable              Code = "PAYMENT_BATCH_INVOICE_NOT_PAYABLE"
+	PaymentBatchInvoiceReserved                Code = "PAYMENT_BATCH_INVOICE_RESERVED"
+	PaymentBatchPayerAccount                   Code = "PAYMENT_BATCH_PAYER_ACCOUNT"
+	SIDeleteInPaymentBatch                     Code = "SI_DELETE_IN_PAYMENT_BATCH"
 	CustomerDuplicateOrgNumber                 Code = "CUSTOMER_DUPLICATE_ORG_NUMBER"
 	CustomerHasInvoices                        Code = "CUSTOMER_HAS_INVOICES"
 	InvoiceAlreadySent                         Code = "INVOICE_ALREADY_SENT"
@@ -554,6 +560,12 @@ var entries = []Entry{
 	{AssetDepreciationBooked, s409, GroupEndpoint, "Avskrivning är bokförd på tillgången; det den beräknas från ändras inte.", "Depreciation is booked on the asset; what it is reckoned from does not change.", "Change the name or dimensions only, or storno the months' depreciation verifikat (details.months) first."},
 	{AssetDepreciationBehind, s409, GroupEndpoint, "Tillgången är inte avskriven fram till avyttringsmånaden.", "The asset is not depreciated up to the month of its disposal.", "Run POST /assets/depreciation through the month before (details.through) first; details.months lists what is missing."},
 	{AssetDisposed, s409, GroupEndpoint, "Tillgången är avyttrad.", "The asset has been disposed of.", "A disposed asset changes no more; storno the disposal's verifikat (details.disposal_entry_id) to undo it."},
+	{PaymentBatchNotFound, s404, GroupEndpoint, "Betalningsuppdraget hittades inte.", "The payment batch was not found.", "List the company's batches with GET /companies/{companyId}/supplier-payment-batches."},
+	{PaymentBatchCancelled, s409, GroupEndpoint, "Betalningsuppdraget är makulerat.", "The payment batch has been cancelled.", "Its invoices are released: make a new batch of them."},
+	{PaymentBatchInvoiceNotPayable, s409, GroupEndpoint, "Leverantörsfakturan kan inte betalas med betalfil.", "The supplier invoice cannot be paid by payment file.", "details.reason says why (not_approved: approve it first; no_account: give the supplier a bankgiro, plusgiro, IBAN or bank account; nothing_left, credit_note); details.index names it."},
+	{PaymentBatchInvoiceReserved, s409, GroupEndpoint, "Leverantörsfakturan ligger redan i ett betalningsuppdrag.", "The supplier invoice is already in a payment batch.", "details.batch_id names the batch: cancel it first to pay the invoice another way."},
+	{PaymentBatchPayerAccount, s400, GroupEndpoint, "Bankkontot saknar uppgifter för betalfilen.", "The cash account lacks what the payment file needs.", "Give the cash account its IBAN, or pay from the primary account with the company's bankgiro set."},
+	{SIDeleteInPaymentBatch, s409, GroupEndpoint, "Leverantörsfakturan ligger i ett betalningsuppdrag och kan inte tas bort.", "The supplier invoice is in a payment batch and cannot be deleted.", "Cancel the batch (details.batch_id) first."},
 	{CustomerDuplicateOrgNumber, s409, GroupCustomers, "Det finns redan en kund med det organisationsnumret.", "A customer with this organisation number already exists.", "Use the existing customer."},
 	{CustomerHasInvoices, s409, GroupCustomers, "Kunden har öppna fakturor.", "The customer has open invoices.", "Settle or credit the customer's open invoices first."},
 	{InvoiceAlreadySent, s409, GroupCustomers, "Fakturan är redan skickad.", "The invoice is already sent.", "Credit the invoice (POST invoices/{invoiceId}/credit) and issue a new one instead of changing it."},

@@ -50,6 +50,7 @@ import (
 	"github.com/kontera/kontera/internal/outbox"
 	"github.com/kontera/kontera/internal/parties"
 	"github.com/kontera/kontera/internal/payables"
+	"github.com/kontera/kontera/internal/payfiles"
 	"github.com/kontera/kontera/internal/payroll"
 	"github.com/kontera/kontera/internal/peppol"
 	"github.com/kontera/kontera/internal/portfolio"
@@ -204,6 +205,7 @@ type (
 	portfolioAPI  = portfolio.Handler
 	expensesAPI   = expenses.Handler
 	assetsAPI     = assets.Handler
+	payfilesAPI   = payfiles.Handler
 	documentsAPI  = documents.Handler
 	invoicingAPI  = invoicing.Handler
 	payablesAPI   = payables.Handler
@@ -240,6 +242,7 @@ type handlers struct {
 	*portfolioAPI
 	*expensesAPI
 	*assetsAPI
+	*payfilesAPI
 	*documentsAPI
 	*invoicingAPI
 	*payablesAPI
@@ -476,7 +479,9 @@ func New(cfg Config) (*Server, error) {
 		s.postman.OnFailed(s.sales.EmailFailed)
 	}
 	staff := payroll.New(cfg.DB, box, audits, payrollBooks(cfg.DB, dims, companies, accounts, bank, journal), cfg.Now)
+	var batches *payfiles.Batches // made once payables are: each asks the other
 	bought = payables.New(cfg.DB, payables.Books{
+		Reserved: func(ctx context.Context, c, id uuid.UUID) (*uuid.UUID, error) { return batches.Reserving(ctx, c, id) },
 		Employee: func(ctx context.Context, company, id uuid.UUID) error {
 			_, err := staff.Employee(ctx, company, id, false)
 			return err
@@ -551,6 +556,7 @@ func New(cfg Config) (*Server, error) {
 	s.worker.Handle(reconciliation.ProposeOperation, recon.RunPropose)
 	s.streamed["receiveInboundEmail"] = inboundEmail(cfg.InboundSecret, companies,
 		inbox.Receiver{Blobs: cfg.Blobs}, cfg.Now)
+	batches = paymentBatches(cfg.DB, audits, bought, people, bank.Store(), companies, cfg.Now)
 	fixed := assetRegister(cfg.DB, audits, companies, accounts, dims, journal, bought, cfg.Now)
 	outlays := expenseClaims(cfg.DB, audits, companies, staff, docs, archive, inbox.NewStore(cfg.DB), accounts, dims,
 		journal, rates, cfg.Now)
@@ -647,6 +653,7 @@ func New(cfg Config) (*Server, error) {
 		articlesAPI:   articles.NewHandler(register, cursors),
 		expensesAPI:   expenses.NewHandler(outlays, cursors),
 		assetsAPI:     assets.NewHandler(fixed),
+		payfilesAPI:   payfiles.NewHandler(batches, cursors),
 		portfolioAPI: portfolio.NewHandler(portfolioSources(keys, companies, bank.Store(), inbox.NewStore(cfg.DB), journal,
 			sales, deadlines, reconciliation.NewStore(cfg.DB), cfg.Now), cursors),
 		documentsAPI: docsAPI,

@@ -79,6 +79,9 @@ type Books struct {
 	// one looked up before the transaction (fx); SI_FX_RATE_MISSING when
 	// none is known. Nil: none ever is.
 	Rate func(ctx context.Context, currency string, day time.Time) (money.Rate, error)
+	// Reserved answers the payment batch (betalfil) that holds an
+	// invoice, nil for none. Nil: there are no batches.
+	Reserved func(ctx context.Context, company, id uuid.UUID) (*uuid.UUID, error)
 	// Inbox is the invoice inbox: an item's document and date, claimed for
 	// the invoice being registered. Nil: there is no inbox
 	// (INBOX_ITEM_NOT_FOUND).
@@ -455,6 +458,16 @@ func (p *Payables) Delete(ctx context.Context, company, id uuid.UUID) (Invoice, 
 		return inv, apierr.New(apierr.SIDeleteHasBooking, d)
 	case inv.Status != Registered && inv.Status != Approved:
 		return inv, apierr.New(apierr.SIDeleteInvalidStatus, d)
+	}
+	if p.books.Reserved != nil {
+		batch, err := p.books.Reserved(ctx, company, id)
+		if err != nil {
+			return inv, err
+		}
+		if batch != nil {
+			d["batch_id"] = *batch
+			return inv, apierr.New(apierr.SIDeleteInPaymentBatch, d)
+		}
 	}
 	if err := p.store.Delete(ctx, inv); err != nil {
 		return inv, err
