@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -139,5 +140,81 @@ func validatePain001(t *testing.T, raw []byte) {
 	}
 	if out, err := exec.Command("xmllint", "--noout", "--nonet", "--schema", schema, f).CombinedOutput(); err != nil {
 		t.Fatalf("the payment file does not validate: %v\n%s", err, out)
+	}
+}
+
+// The bank's statement of the file's five debits settles the invoices:
+// each debit carries its payment's end-to-end id (the first, paid by OCR,
+// only its OCR number), and is booked as a match of its invoice, D 2440 /
+// C 1930, in a verifikat of its own. The euro invoice, booked at 11.45
+// (1 980 EUR = 22 671 kr), is debited 22 700 kr at the bank's rate: the
+// 29 kr more is an exchange loss on 7960. 2440 is left at zero.
+func TestPaymentFileSettledFromStatement(t *testing.T) {
+	t.Parallel()
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 20, 9, 0, 0, 0, time.UTC) }))
+	const iban = "SE4550000000058398257466"
+	cash := b.write("POST", "cash-accounts", map[string]any{"name": "Företagskonto", "currency": "SEK", "iban": iban}).
+		status(t, 201).str("data.cash_account_id")
+	supplier := func(name string, more map[string]any) string {
+		t.Helper()
+		return b.write("POST", "suppliers", mergeMaps(map[string]any{"name": name, "supplier_type": "swedish_business"}, more)).
+			status(t, 201).str("data.id")
+	}
+	bg := supplier("Kontorsgrossisten AB", map[string]any{"bankgiro": "5050-1055"})
+	pg := supplier("Elfirman i Norr AB", map[string]any{"plusgiro": "4512345-2"})
+	de := supplier("Maschinenbau GmbH", map[string]any{"supplier_type": "eu_business", "country": "DE",
+		"iban": "DE89370400440532013000", "bic": "COBADEFFXXX", "default_currency": "EUR"})
+	se := supplier("Revisorn Karin Ek", map[string]any{"clearing_number": "8327-9", "account_number": "9145678"})
+	ocr, _ := identifier.OCR("46081423")
+	ids := []any{
+		b.supplierInvoice(bg, "88123", 12500, map[string]any{"payment_reference": ocr}),
+		b.supplierInvoice(pg, "2231", 3750.50, nil),
+		b.supplierInvoice(de, "55-1021", 1980, map[string]any{"currency": "EUR", "exchange_rate": 11.45}),
+		b.supplierInvoice(se, "17", 8000, nil),
+		b.supplierInvoice(bg, "88124", 1250, nil),
+	}
+	for _, id := range ids {
+		b.write("POST", "supplier-invoices/"+id.(string)+"/approve", nil).status(t, 200)
+	}
+	// 12 500 + 3 750.50 + 22 671 + 8 000 + 1 250 = 48 171.50, in whole kronor 48 172.
+	if n := b.balance("2440"); n != -48172 {
+		t.Fatalf("2440 before: %d", n)
+	}
+	batch := b.write("POST", "supplier-payment-batches", map[string]any{"supplier_invoice_ids": ids, "payment_date": "2026-03-25",
+		"cash_account_id": cash}).status(t, 201)
+	e2e := func(i int) string { return batch.str(fmt.Sprintf("data.payments.%d.end_to_end_id", i)) }
+
+	var x strings.Builder
+	x.WriteString(`<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">` +
+		`<BkToCstmrStmt><Stmt><Id>S1</Id><Acct><Id><IBAN>` + iban + `</IBAN></Id><Ccy>SEK</Ccy></Acct>`)
+	entry := func(n int, amount, refs string) {
+		x.WriteString(fmt.Sprintf(`<Ntry><NtryRef>P%d</NtryRef><Amt Ccy="SEK">%s</Amt><CdtDbtInd>DBIT</CdtDbtInd>`+
+			`<Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-03-25</Dt></BookgDt><AcctSvcrRef>BANK-%d</AcctSvcrRef>`+
+			`<NtryDtls><TxDtls>%s</TxDtls></NtryDtls></Ntry>`, n, amount, n, refs))
+	}
+	entry(1, "12500.00", `<RmtInf><Strd><CdtrRefInf><Ref>`+ocr+`</Ref></CdtrRefInf></Strd></RmtInf>`)
+	entry(2, "3750.50", `<Refs><EndToEndId>`+e2e(1)+`</EndToEndId></Refs>`)
+	entry(3, "22700.00", `<Refs><EndToEndId>`+e2e(2)+`</EndToEndId></Refs>`)
+	entry(4, "8000.00", `<Refs><EndToEndId>`+e2e(3)+`</EndToEndId></Refs>`)
+	entry(5, "1250.00", `<Refs><EndToEndId>`+e2e(4)+`</EndToEndId></Refs>`)
+	x.WriteString(`</Stmt></BkToCstmrStmt></Document>`)
+	op := importFile(b, "kontoutdrag.xml", []byte(x.String()), "?cash_account_id="+cash).status(t, 202)
+	if r := waitOperation(b, op.str("data.operation_id")); r.str("data.status") != "succeeded" {
+		t.Fatalf("import: %s", r.Body)
+	}
+	if n := b.balance("2440"); n != 0 {
+		t.Fatalf("2440 after the statement: %d", n)
+	}
+	if n := b.balance("7960"); n != 29 {
+		t.Fatalf("the exchange loss: %d", n)
+	}
+	for _, id := range ids {
+		if g := b.get(b.path("supplier-invoices/"+id.(string)), b.token).status(t, 200); g.str("data.status") != "paid" {
+			t.Fatalf("not paid: %s", g.Body)
+		}
+	}
+	if n := b.count(`SELECT count(*) FROM bank_transactions WHERE company_id = $1 AND journal_entry_id IS NOT NULL
+		AND reconciliation_method = 'supplier_invoice'`, b.company); n != 5 {
+		t.Fatalf("%d debits booked as matches", n)
 	}
 }

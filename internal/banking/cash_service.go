@@ -53,9 +53,20 @@ type Books struct {
 	// 1510 and 2440. A refusal of one invoice is a *PartError.
 	Receive  func(ctx context.Context, company uuid.UUID, s Remittance) (Settled, error)
 	Disburse func(ctx context.Context, company uuid.UUID, s Remittance) (Settled, error)
+	// BatchPayments answers, by the references given (a payment file's
+	// end-to-end ids, or the OCR numbers it paid), the supplier invoices
+	// payment batches not cancelled pay. Nil: there are none.
+	BatchPayments func(ctx context.Context, company uuid.UUID, refs []string) (map[string]BatchPayment, error)
 	// Post and Reverse are the ledger's.
 	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
 	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)
+}
+
+// BatchPayment is a payment a payment file asked the bank for.
+type BatchPayment struct {
+	InvoiceID uuid.UUID
+	Amount    money.Amount
+	Currency  string
 }
 
 // Bank keeps the company's cash accounts.
@@ -73,6 +84,12 @@ type Bank struct {
 	// no longer names the verifikat it was linked to (uncategorize):
 	// reconciliation removes the link set that holds it.
 	Released func(ctx context.Context, company, tx uuid.UUID) error
+}
+
+// SetBatchPayments gives the bank the payment files' payments, made
+// after it (their batches read the bank's cash accounts).
+func (b *Bank) SetBatchPayments(f func(ctx context.Context, company uuid.UUID, refs []string) (map[string]BatchPayment, error)) {
+	b.books.BatchPayments = f
 }
 
 // New returns the bank on s.

@@ -471,6 +471,9 @@ func (b *Bank) RunImport(ctx context.Context, run *jobs.Run) (any, error) {
 			}
 		}
 	}
+	if err := b.settleBatches(ctx, run.CompanyID, ids); err != nil {
+		return nil, err
+	}
 	if err := b.changed(ctx, run.CompanyID, im.CashAccountID); err != nil {
 		return nil, err
 	}
@@ -521,4 +524,47 @@ func WithFile(ctx context.Context, f File) context.Context {
 func FileFrom(ctx context.Context) (File, bool) {
 	f, ok := ctx.Value(fileKey{}).(File)
 	return f, ok
+}
+
+// settleBatches pays the supplier invoices of payment files whose debits
+// are among the transactions ids: a debit carrying a payment's reference
+// (its end-to-end id, or the OCR number it paid) and its amount in its
+// currency, or any amount in kronor for a payment in another currency
+// (the bank converted it), settles that invoice as a match would, in a
+// verifikat of its own: the bank reports a file's payments one debit
+// each, so each debit's verifikat is the one its row is reconciled to.
+// A payment the books refuse (a locked period) is left for a hand.
+func (b *Bank) settleBatches(ctx context.Context, company uuid.UUID, ids []uuid.UUID) error {
+	if b.books.BatchPayments == nil || len(ids) == 0 {
+		return nil
+	}
+	debits, err := b.store.ReferencedDebits(ctx, company, ids)
+	if err != nil || len(debits) == 0 {
+		return err
+	}
+	refs := make([]string, len(debits))
+	for i, d := range debits {
+		refs[i] = *d.Reference
+	}
+	pays, err := b.books.BatchPayments(ctx, company, refs)
+	if err != nil {
+		return err
+	}
+	for _, d := range debits {
+		p, ok := pays[*d.Reference]
+		switch {
+		case !ok:
+			continue
+		case p.Currency == d.Currency && p.Amount.Cmp(d.Amount.Neg()) != 0:
+			continue // not what was asked: a hand decides
+		case p.Currency != d.Currency && d.Currency != "SEK":
+			continue
+		}
+		delete(pays, *d.Reference) // one debit a payment
+		_ = b.store.db.Attempt(ctx, func(ctx context.Context) error {
+			_, err := b.MatchSupplierInvoice(ctx, company, d.ID, p.InvoiceID, false)
+			return err
+		})
+	}
+	return nil
 }

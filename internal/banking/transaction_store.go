@@ -284,3 +284,13 @@ func (s *Store) LastOf(ctx context.Context, company uuid.UUID, merchant, account
 	}
 	return &rows[0], nil
 }
+
+// ReferencedDebits answers the transactions of ids that are money out,
+// unbooked and carry a reference, oldest first.
+func (s *Store) ReferencedDebits(ctx context.Context, company uuid.UUID, ids []uuid.UUID) ([]Transaction, error) {
+	var out []Transaction
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT `+txColumns+` FROM bank_transactions WHERE company_id = $1 AND id = ANY($2)
+		AND amount < 0 AND reference IS NOT NULL AND journal_entry_id IS NULL AND NOT is_ignored ORDER BY date, id`,
+		company, pq.Array(ids))
+	return out, err
+}

@@ -557,6 +557,7 @@ func New(cfg Config) (*Server, error) {
 	s.streamed["receiveInboundEmail"] = inboundEmail(cfg.InboundSecret, companies,
 		inbox.Receiver{Blobs: cfg.Blobs}, cfg.Now)
 	batches = paymentBatches(cfg.DB, audits, bought, people, bank.Store(), companies, cfg.Now)
+	bank.SetBatchPayments(batches.Payments)
 	fixed := assetRegister(cfg.DB, audits, companies, accounts, dims, journal, bought, cfg.Now)
 	outlays := expenseClaims(cfg.DB, audits, companies, staff, docs, archive, inbox.NewStore(cfg.DB), accounts, dims,
 		journal, rates, cfg.Now)

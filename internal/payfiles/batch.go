@@ -5,6 +5,7 @@ import (
 	"database/sql/driver"
 	"encoding/json"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/audit"
+	"github.com/kontera/kontera/internal/banking"
 	"github.com/kontera/kontera/internal/identifier"
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/store"
@@ -144,7 +146,7 @@ func (s *Batches) plan(ctx context.Context, company uuid.UUID, req Request) (Bat
 			details["reason"] = p.Why
 			return b, apierr.New(apierr.PaymentBatchInvoiceNotPayable, details)
 		}
-		it := Item{InvoiceID: p.ID, Seq: i + 1, Supplier: p.Supplier, Number: p.Number, EndToEndID: "SI-" + strconv.Itoa(i+1) + "-" + p.ID.String()[:8],
+		it := Item{InvoiceID: p.ID, Seq: i + 1, Supplier: p.Supplier, Number: p.Number, EndToEndID: endToEnd(b.ID, i+1),
 			Amount: p.Remaining, Currency: p.Currency, Reference: p.Reference}
 		pay := Payment{EndToEndID: it.EndToEndID, Name: p.Supplier, Country: p.Country, Account: p.Account, Amount: p.Remaining,
 			Currency: p.Currency}
@@ -318,4 +320,40 @@ func (s *Batches) Cancel(ctx context.Context, company, id uuid.UUID) (Batch, err
 	}
 	return b, s.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Update, Table: "supplier_payment_batches",
 		RecordID: b.ID.String(), Description: "Betalfilen makulerades; fakturorna släpptes", Old: audit.Of(old), New: audit.Of(b)})
+}
+
+// endToEnd is a payment's id in its file, which the bank's statement
+// gives back: the batch's id (24 hex digits of it) and the payment's
+// place, unique however many batches an invoice has been in.
+func endToEnd(batch uuid.UUID, seq int) string {
+	return "K" + strings.ReplaceAll(batch.String(), "-", "")[:24] + "-" + strconv.Itoa(seq)
+}
+
+// Payments answers, by the references given, the payments of batches not
+// cancelled they name: by end-to-end id, or by the OCR number paid (what
+// a statement carries instead when the creditor's reference is
+// structured). A reference two payments share names neither.
+func (s *Batches) Payments(ctx context.Context, company uuid.UUID, refs []string) (map[string]banking.BatchPayment, error) {
+	var rows []struct {
+		Item
+		Key string `db:"key"`
+	}
+	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT supplier_invoice_id, seq, supplier_name, invoice_number, reference,
+			end_to_end_id, amount, currency, k AS key
+		FROM supplier_payment_batch_items, LATERAL (VALUES (end_to_end_id), (reference)) AS r(k)
+		WHERE company_id = $1 AND released_at IS NULL AND k = ANY($2)`, company, pq.Array(refs)); err != nil {
+		return nil, err
+	}
+	out := map[string]banking.BatchPayment{}
+	twice := map[string]bool{}
+	for _, r := range rows {
+		if _, ok := out[r.Key]; ok {
+			twice[r.Key] = true
+		}
+		out[r.Key] = banking.BatchPayment{InvoiceID: r.InvoiceID, Amount: r.Amount, Currency: r.Currency}
+	}
+	for k := range twice {
+		delete(out, k)
+	}
+	return out, nil
 }
