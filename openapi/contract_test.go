@@ -97,6 +97,11 @@ func TestLintCatchesEachRule(t *testing.T) {
 			"paths":{"/x":{"get":{"operationId":"getX","tags":["x"],"summary":"x","x-scopes":[],"x-risk":"low",
 			"x-idempotent":true,"x-reversible":false,"x-dry-run":false,"x-idempotency-key":"ignored",
 			"x-capability":"bank_sync","responses":{"200":{"description":"ok"}}}}}}`), "which the Capability enum does not hold"},
+		"payload not in the feed": {[]byte(`{"openapi":"3.1.0","info":{"title":"t","version":"` + APIVersion + `"},"paths":{},
+			"components":{"schemas":{"P":{"type":"object"},"FeedEventData":{"type":"object","properties":{"object":{"anyOf":[]}}}}},
+			"webhooks":{"x.happened":{"post":{"requestBody":{"content":{"application/json":{"schema":{"type":"object",
+			"properties":{"data":{"type":"object","properties":{"object":{"$ref":"#/components/schemas/P"}}}}}}}},
+			"responses":{"200":{"description":"ok"}}}}}}`), "is not one of FeedEventData's"},
 		// The consumer rules, each on a write whose body and answer name
 		// the schemas Req and Res.
 		"request default": {write(`"Req":{"type":"object","properties":{"kind":{"type":"string","default":"a"}}}`),

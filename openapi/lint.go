@@ -3,6 +3,7 @@ package openapi
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strings"
@@ -21,6 +22,7 @@ func Lint(data []byte) []string {
 	walk(raw, "#", add)
 	if m, ok := raw.(map[string]any); ok {
 		consumerRules(m, add)
+		feedRules(m, add)
 	}
 
 	c, err := Parse(data)
@@ -190,6 +192,31 @@ func walk(v any, at string, add func(string, ...any)) {
 	case []any:
 		for i, child := range n {
 			walk(child, fmt.Sprintf("%s/%d", at, i), add)
+		}
+	}
+}
+
+// feedRules holds the event feed to the webhooks: every webhook's payload
+// is one of the feed's (FeedEventData.object), so a client generated from
+// the document types an event it reads from either.
+func feedRules(raw map[string]any, add func(string, ...any)) {
+	hooks, _ := raw["webhooks"].(map[string]any)
+	if len(hooks) == 0 {
+		return
+	}
+	feed, _ := dig(raw, "components", "schemas", "FeedEventData", "properties", "object", "anyOf").([]any)
+	in := map[string]bool{}
+	for _, r := range feed {
+		if m, ok := r.(map[string]any); ok {
+			ref, _ := m["$ref"].(string)
+			in[ref] = true
+		}
+	}
+	for _, typ := range slices.Sorted(maps.Keys(hooks)) {
+		ref, _ := dig(hooks[typ], "post", "requestBody", "content", "application/json", "schema", "properties", "data",
+			"properties", "object", "$ref").(string)
+		if ref != "" && !in[ref] {
+			add("webhooks.%s: its payload %s is not one of FeedEventData's: the feed carries every event", typ, ref)
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/kontera/kontera/internal/httpapi"
 )
 
 // A computer bought on 15 January 2026 for 24 000 kr (D 1250 / C 1930),
@@ -161,4 +163,30 @@ func TestFixedAssetLandAndMistakes(t *testing.T) {
 	b.get(b.path("assets"), reader).status(t, 200)
 	b.do(req{Method: "POST", Path: b.path("assets/depreciation"), Token: reader, Body: map[string]any{"through_month": "2026-05"},
 		Header: map[string]string{"Idempotency-Key": newKey()}}).errorCode(t, 403, "INSUFFICIENT_SCOPE")
+}
+
+// More asset-months due than a request books itself (two here) are
+// queued as an operation, whose result is the run: January to May of a
+// computer of 24 000 over 36 months, 5 x 667 = 3 335.
+func TestFixedAssetDepreciationQueued(t *testing.T) {
+	t.Parallel()
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 6, 15, 9, 0, 0, 0, time.UTC) }),
+		func(c *httpapi.Config) { c.DepreciationsAtOnce = 2 })
+	id := b.write("POST", "assets", map[string]any{"name": "Dator", "asset_class": "datorer", "acquisition_date": "2026-01-15",
+		"acquisition_value": 24000, "useful_life_months": 36}).status(t, 201).str("data.id")
+	if d := b.do(req{Method: "POST", Path: b.path("assets/depreciation?dry_run=true"), Token: b.token,
+		Header: map[string]string{"Idempotency-Key": newKey()}, Body: map[string]any{"through_month": "2026-05"}}).status(t, 200); d.at("data.preview.total") != 3335.0 {
+		t.Fatalf("a dry run answers at once: %s", d.Body)
+	}
+	op := b.write("POST", "assets/depreciation", map[string]any{"through_month": "2026-05"}).status(t, 202)
+	if op.str("data.type") != "assets.depreciation" {
+		t.Fatalf("queued: %s", op.Body)
+	}
+	done := waitOperation(b, op.str("data.operation_id"))
+	if done.str("data.status") != "succeeded" || done.at("data.result.total") != 3335.0 || len(done.list("data.result.months")) != 5 {
+		t.Fatalf("the operation: %s", done.Body)
+	}
+	if a := b.get(b.path("assets/"+id), b.token).status(t, 200); a.at("data.accumulated_depreciation") != 3335.0 {
+		t.Fatalf("the asset: %s", a.Body)
+	}
 }

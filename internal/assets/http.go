@@ -2,6 +2,7 @@ package assets
 
 import (
 	"context"
+	"encoding/json"
 	"time"
 
 	"github.com/oapi-codegen/nullable"
@@ -10,16 +11,53 @@ import (
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/jobs"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/store"
 )
 
+// DepreciationOperation is the operation a large depreciation run is
+// queued as.
+const DepreciationOperation = "assets.depreciation"
+
+// Large is how many asset-months a depreciation request books itself;
+// more are queued as an operation (a register of hundreds of assets a
+// year behind).
+const Large = 500
+
 // Handler serves the register's operations.
-type Handler struct{ r *Register }
+type Handler struct {
+	r   *Register
+	ops *jobs.Store
+	// Large overrides Large (tests).
+	Large int
+}
 
 // NewHandler returns the handler.
-func NewHandler(r *Register) *Handler { return &Handler{r: r} }
+func NewHandler(r *Register, ops *jobs.Store) *Handler { return &Handler{r: r, ops: ops, Large: Large} }
+
+type depreciationParams struct {
+	Through string `json:"through_month"`
+}
+
+// Job runs a queued depreciation: what a request would answer, as the
+// operation's result.
+func (h *Handler) Job(ctx context.Context, run *jobs.Run) (any, error) {
+	var p depreciationParams
+	if err := json.Unmarshal(run.Params, &p); err != nil {
+		return nil, err
+	}
+	through, err := time.Parse("2006-01", p.Through)
+	if err != nil {
+		return nil, err
+	}
+	booked, err := h.r.Depreciate(ctx, run.CompanyID, through)
+	if err != nil {
+		return nil, err
+	}
+	return runView(through, booked), nil
+}
 
 func day(d *openapi_types.Date) *time.Time {
 	if d == nil {
@@ -121,6 +159,19 @@ func (h *Handler) DepreciateAssets(ctx context.Context, req gen.DepreciateAssets
 	through, err := time.Parse("2006-01", req.Body.ThroughMonth)
 	if err != nil {
 		return nil, apierr.Field("through_month", "pattern", "YYYY-MM")
+	}
+	if !store.IsDryRun(ctx) {
+		n, err := h.r.Due(ctx, req.CompanyId, through)
+		if err != nil {
+			return nil, err
+		}
+		if n > h.Large {
+			o, err := h.ops.Enqueue(ctx, req.CompanyId, DepreciationOperation, depreciationParams{Through: req.Body.ThroughMonth})
+			if err != nil {
+				return nil, err
+			}
+			return gen.DepreciateAssets202JSONResponse{Data: jobs.Wire(o), Meta: envelope.Meta(ctx)}, nil
+		}
 	}
 	booked, err := h.r.Depreciate(ctx, req.CompanyId, through)
 	if err != nil {

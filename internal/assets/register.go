@@ -192,20 +192,9 @@ func (r *Register) Depreciate(ctx context.Context, company uuid.UUID, through ti
 		return nil, apierr.Field("through_month", "not_after_this_month", "a month is depreciated once it has begun: "+
 			"through_month is at most "+last.Format("2006-01"))
 	}
-	assets, err := r.store.List(ctx, company, Active)
+	byMonth, err := r.due(ctx, company, through)
 	if err != nil {
 		return nil, err
-	}
-	booked, err := r.store.Booked(ctx, company)
-	if err != nil {
-		return nil, err
-	}
-	byMonth := map[time.Time][]Row{}
-	for _, a := range assets {
-		for _, m := range a.Due(booked[a.ID], through) {
-			byMonth[m.Month] = append(byMonth[m.Month], Row{Asset: a.ID, Month: m.Month, Amount: m.Amount, Cost: *a.CostAccount,
-				Accumulated: *a.AccumulatedAccount, Dimensions: a.Dimensions})
-		}
 	}
 	months := make([]time.Time, 0, len(byMonth))
 	for m := range byMonth {
@@ -239,6 +228,37 @@ func (r *Register) Depreciate(ctx context.Context, company uuid.UUID, through ti
 		}
 	}
 	return out, nil
+}
+
+// due are the asset-months through month through not yet booked, by month.
+func (r *Register) due(ctx context.Context, company uuid.UUID, through time.Time) (map[time.Time][]Row, error) {
+	assets, err := r.store.List(ctx, company, Active)
+	if err != nil {
+		return nil, err
+	}
+	booked, err := r.store.Booked(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	byMonth := map[time.Time][]Row{}
+	for _, a := range assets {
+		for _, m := range a.Due(booked[a.ID], through) {
+			byMonth[m.Month] = append(byMonth[m.Month], Row{Asset: a.ID, Month: m.Month, Amount: m.Amount, Cost: *a.CostAccount,
+				Accumulated: *a.AccumulatedAccount, Dimensions: a.Dimensions})
+		}
+	}
+	return byMonth, nil
+}
+
+// Due counts the asset-months through month through not yet booked: what
+// decides whether a request books them itself or queues an operation.
+func (r *Register) Due(ctx context.Context, company uuid.UUID, through time.Time) (int, error) {
+	byMonth, err := r.due(ctx, company, monthOf(through))
+	n := 0
+	for _, rows := range byMonth {
+		n += len(rows)
+	}
+	return n, err
 }
 
 // DisposeInput is a disposal as asked; a nil VAT is 25 % of the price for

@@ -99,6 +99,10 @@ type Config struct {
 	// AccrualsAtOnce is how many waiting accrued months a release request
 	// books itself, more going to an operation; 0 means accrual.Large.
 	AccrualsAtOnce int
+	// DepreciationsAtOnce is how many asset-months a depreciation request
+	// books itself before it queues an operation; 0 is
+	// assets.Large (tests lower it).
+	DepreciationsAtOnce int
 	// PIIKey seals personnummer at rest (32 bytes).
 	PIIKey []byte
 	// VIES checks EU VAT numbers; nil means offline.
@@ -616,6 +620,11 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	assetsH := assets.NewHandler(fixed, ops)
+	if cfg.DepreciationsAtOnce > 0 {
+		assetsH.Large = cfg.DepreciationsAtOnce
+	}
+	s.worker.Handle(assets.DepreciationOperation, assetsH.Job)
 	reportSrc := reportSources(companies, sales, cfg, vatR, bank.Store(), audits, ops, accruals, recon.SignoffsAt)
 	reportSrc.DepreciationPending = func(ctx context.Context, c uuid.UUID, through time.Time) (int, any, error) {
 		p, err := fixed.Pending(ctx, c, through)
@@ -653,7 +662,7 @@ func New(cfg Config) (*Server, error) {
 		dimensionsAPI: dimensions.NewHandler(dims),
 		articlesAPI:   articles.NewHandler(register, cursors),
 		expensesAPI:   expenses.NewHandler(outlays, cursors),
-		assetsAPI:     assets.NewHandler(fixed),
+		assetsAPI:     assetsH,
 		payfilesAPI:   payfiles.NewHandler(batches, cursors),
 		portfolioAPI: portfolio.NewHandler(portfolioSources(keys, companies, bank.Store(), inbox.NewStore(cfg.DB), journal,
 			sales, deadlines, reconciliation.NewStore(cfg.DB), cfg.Now), cursors),
