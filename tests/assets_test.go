@@ -190,3 +190,37 @@ func TestFixedAssetDepreciationQueued(t *testing.T) {
 		t.Fatalf("the asset: %s", a.Body)
 	}
 }
+
+// A supplier invoice's line on 1250 becomes an asset as it is registered:
+// acquired on the invoice date at the line's 24 000 kr, naming the
+// registration verifikat and the invoice. A line on a cost account may
+// not; and a refused asset leaves no invoice behind.
+func TestFixedAssetFromSupplierInvoice(t *testing.T) {
+	t.Parallel()
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 20, 9, 0, 0, 0, time.UTC) }))
+	seller := b.supplier("Datorbutiken AB")
+	line := func(account string, asset map[string]any) map[string]any {
+		return map[string]any{"items": []any{map[string]any{"description": "Bärbar dator", "amount": 24000,
+			"account_number": account, "create_asset": asset}}}
+	}
+	bill := b.supplierInvoice(seller, "D-1", 24000, line("1250", map[string]any{"asset_class": "datorer", "useful_life_months": 36}))
+	si := b.get(b.path("supplier-invoices/"+bill), b.token).status(t, 200)
+	l := b.get(b.path("assets"), b.token).status(t, 200)
+	if len(l.list("data")) != 1 || l.str("data.0.supplier_invoice_id") != bill || l.at("data.0.acquisition_value") != 24000.0 ||
+		l.str("data.0.acquisition_date") != "2026-03-02" || l.str("data.0.asset_account") != "1250" ||
+		l.str("data.0.journal_entry_id") != si.str("data.registration_journal_entry_id") || l.str("data.0.name") != "Bärbar dator" {
+		t.Fatalf("the asset: %s\nthe invoice: %s", l.Body, si.Body)
+	}
+	body := mergeMaps(map[string]any{"supplier_id": seller, "supplier_invoice_number": "D-2", "invoice_date": "2026-03-02",
+		"due_date": "2026-04-01"}, line("5410", map[string]any{"asset_class": "inventarier", "useful_life_months": 60}))
+	if r := b.write("POST", "supplier-invoices", body).errorCode(t, 400, "SI_CREATE_INVALID_INPUT"); r.str("error.details.reason") != "asset_account" {
+		t.Fatalf("a cost line: %s", r.Body)
+	}
+	body = mergeMaps(body, line("1250", map[string]any{"asset_class": "datorer"}))
+	if r := b.write("POST", "supplier-invoices", body).errorCode(t, 400, "VALIDATION_ERROR"); !names(r, "items.0.create_asset", "") {
+		t.Fatalf("no life: %s", r.Body)
+	}
+	if n := b.count(`SELECT count(*) FROM supplier_invoices WHERE company_id = $1`, b.company); n != 1 {
+		t.Fatalf("%d invoices after the refusals", n)
+	}
+}

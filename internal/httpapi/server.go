@@ -563,6 +563,13 @@ func New(cfg Config) (*Server, error) {
 	batches = paymentBatches(cfg.DB, audits, bought, people, bank.Store(), companies, cfg.Now)
 	bank.SetBatchPayments(batches.Payments)
 	fixed := assetRegister(cfg.DB, audits, companies, accounts, dims, journal, bought, cfg.Now)
+	bought.SetAssets(func(ctx context.Context, c uuid.UUID, a payables.AssetLine) error {
+		account, invoice := a.Account, a.InvoiceID
+		_, err := fixed.Create(ctx, c, assets.Input{Name: a.Name, Class: a.Draft.Class, AcquisitionDate: a.Date,
+			AcquisitionValue: a.Value, AssetAccount: &account, LifeMonths: a.Draft.LifeMonths, ResidualValue: a.Draft.Residual,
+			DepreciationStart: a.Draft.Start, Dimensions: a.Dimensions, JournalEntryID: a.EntryID, SupplierInvoiceID: &invoice})
+		return err
+	})
 	outlays := expenseClaims(cfg.DB, audits, companies, staff, docs, archive, inbox.NewStore(cfg.DB), accounts, dims,
 		journal, rates, cfg.Now)
 	s.outside["createExpenseClaim"], s.outsideDry["createExpenseClaim"] = expenseRate(rates), true

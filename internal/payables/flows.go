@@ -65,7 +65,9 @@ func (p *Payables) Book(ctx context.Context, company, id uuid.UUID) (Booked, err
 // SI_CREATE_NO_FISCAL_PERIOD.
 func (p *Payables) postRegistration(ctx context.Context, inv Invoice) ([]ledger.Line, error) {
 	lines := Registration(inv)
-	last := inv.DocumentID == nil && len(accrual.Due(Schedules(inv), p.today())) == 0
+	// Not last when lines become assets: the register's rows name the
+	// verifikat, which must be written before them.
+	last := inv.DocumentID == nil && len(accrual.Due(Schedules(inv), p.today())) == 0 && !inv.makesAssets
 	if _, err := p.post(ctx, inv, *inv.EntryID, last, inv.InvoiceDate, SourceRegistered,
 		"Leverantörsfaktura "+inv.Number+", "+inv.SupplierName, lines); err != nil {
 		return nil, err

@@ -198,6 +198,13 @@ func draftOf(b gen.SupplierInvoiceCreate) (Draft, error) {
 			d.Items[i].AccrualEnd = &it.AccrualPeriodEnd.Time
 		}
 		d.Items[i].AccrualAccount = it.AccrualBalanceAccount
+		if a := it.CreateAsset; a != nil {
+			d.Items[i].Asset = &AssetDraft{Class: string(a.AssetClass), Name: a.Name, LifeMonths: a.UsefulLifeMonths,
+				Residual: a.ResidualValue}
+			if a.DepreciationStart != nil {
+				d.Items[i].Asset.Start = &a.DepreciationStart.Time
+			}
+		}
 	}
 	return d, nil
 }

@@ -77,6 +77,9 @@ type Invoice struct {
 	Overdue bool `db:"overdue"`
 
 	Items []Item `db:"-"`
+	// makesAssets says lines of the invoice being registered become
+	// assets: its verifikat is written before their rows.
+	makesAssets bool
 }
 
 // Item is one line of a supplier invoice: an amount excluding VAT booked

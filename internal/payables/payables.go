@@ -79,6 +79,9 @@ type Books struct {
 	// one looked up before the transaction (fx); SI_FX_RATE_MISSING when
 	// none is known. Nil: none ever is.
 	Rate func(ctx context.Context, currency string, day time.Time) (money.Rate, error)
+	// CreateAsset adds the asset a registered line becomes to the
+	// register. Nil: there is no register (an invoice asking is refused).
+	CreateAsset func(ctx context.Context, company uuid.UUID, a AssetLine) error
 	// Reserved answers the payment batch (betalfil) that holds an
 	// invoice, nil for none. Nil: there are no batches.
 	Reserved func(ctx context.Context, company, id uuid.UUID) (*uuid.UUID, error)
@@ -111,6 +114,11 @@ func New(db *store.DB, b Books, a *audit.Store, now func() time.Time) *Payables 
 	s := NewStore(db)
 	s.arrival = b.ArrivalSQL
 	return &Payables{store: s, db: db, books: b, audit: a, now: now}
+}
+
+// SetAssets gives payables the asset register, made after it.
+func (p *Payables) SetAssets(f func(ctx context.Context, company uuid.UUID, a AssetLine) error) {
+	p.books.CreateAsset = f
 }
 
 // SetInbox gives payables the inbox, made after it (the inbox registers
@@ -198,6 +206,7 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 		return Created{}, err
 	}
 	inv.CompanyID, inv.ID = company, uuid.New()
+	inv.makesAssets = len(assetLines(inv, d)) > 0
 	if d.InboxItemID != nil && !d.Converted {
 		if err := p.claimInbox(ctx, &inv); err != nil {
 			return Created{}, err
@@ -229,7 +238,8 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 	// writes. Registrations of one company overlap either way.
 	var stored Invoice
 	joined := false
-	if inv.Booked() && inv.DocumentID == nil && payment == nil && len(Schedules(inv)) == 0 {
+	assets := assetLines(inv, d)
+	if inv.Booked() && inv.DocumentID == nil && payment == nil && len(Schedules(inv)) == 0 && len(assets) == 0 {
 		// Nothing after reads it: written in the posting's closing.
 		if stored, joined, err = p.store.InsertLast(ctx, inv, p.today(), f.Now); err != nil {
 			return Created{}, err
@@ -249,6 +259,15 @@ func (p *Payables) Create(ctx context.Context, company uuid.UUID, d Draft) (Crea
 	if inv.Booked() && !joined {
 		if err := p.afterRegistration(ctx, stored); err != nil {
 			return Created{}, err
+		}
+	}
+	for _, a := range assets {
+		if p.books.CreateAsset == nil {
+			return Created{}, invalid(a.Field, "no_register")
+		}
+		a.EntryID = stored.EntryID
+		if err := p.books.CreateAsset(ctx, company, a); err != nil {
+			return Created{}, apierr.WithField(err, a.Field)
 		}
 	}
 	if err := p.record(ctx, audit.Insert, describe(stored)+" registrerades", stored, nil, &stored); err != nil {
@@ -479,4 +498,27 @@ func (p *Payables) Delete(ctx context.Context, company, id uuid.UUID) (Invoice, 
 // amount left to pay: what a bank payment of amount likely settles.
 func (p *Payables) Payable(ctx context.Context, company uuid.UUID, currency string, amount money.Amount) ([]uuid.UUID, error) {
 	return p.store.Payable(ctx, company, currency, amount)
+}
+
+// assetLines are the assets inv's lines become, as d asked: each at its
+// amount in kronor, on its account, dated the invoice date.
+func assetLines(inv Invoice, d Draft) []AssetLine {
+	var out []AssetLine
+	for i, it := range d.Items {
+		if it.Asset == nil || i >= len(inv.Items) {
+			continue
+		}
+		line := inv.Items[i]
+		value := line.Amount
+		if inv.ExchangeRate != nil && inv.Currency != "SEK" {
+			value = inv.ExchangeRate.Convert(line.Amount)
+		}
+		name := line.Description
+		if it.Asset.Name != nil {
+			name = *it.Asset.Name
+		}
+		out = append(out, AssetLine{Draft: *it.Asset, Name: name, Date: inv.InvoiceDate, Value: value, Account: line.Account,
+			Dimensions: line.Dimensions, InvoiceID: inv.ID, Field: "items." + strconv.Itoa(i) + ".create_asset"})
+	}
+	return out
 }

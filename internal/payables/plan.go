@@ -1,6 +1,7 @@
 package payables
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -88,7 +89,35 @@ type ItemDraft struct {
 	AccrualStart   *time.Time
 	AccrualEnd     *time.Time
 	AccrualAccount *string
+	// Asset, when set, makes the line an asset of the register.
+	Asset *AssetDraft
 }
+
+// AssetDraft is what a line asks of the asset it becomes.
+type AssetDraft struct {
+	Class      string
+	Name       *string
+	LifeMonths *int
+	Residual   *money.Amount
+	Start      *time.Time
+}
+
+// AssetLine is an asset a registered invoice's line becomes: what the
+// register needs of it.
+type AssetLine struct {
+	Draft      AssetDraft
+	Name       string
+	Date       time.Time
+	Value      money.Amount // in kronor, without VAT
+	Account    string
+	Dimensions ledger.Dimensions
+	EntryID    *uuid.UUID
+	InvoiceID  uuid.UUID
+	Field      string // the line's create_asset, for a refusal to name
+}
+
+// assetAccount is an account an asset is kept on: classes 10-13.
+var assetAccount = regexp.MustCompile(`^1[0-3][0-9]{2}$`)
 
 // invalid is 400 SI_CREATE_INVALID_INPUT naming the field and why.
 func invalid(field, reason string, more ...any) *apierr.Error {
@@ -282,6 +311,9 @@ func itemOf(i int, it ItemDraft, inv Invoice, s Supplier, f Facts) (Item, error)
 	}
 	if line.Description == "" {
 		return line, apierr.Field(at+"description", "required", "each line needs a description")
+	}
+	if it.Asset != nil && (it.Account == nil || !assetAccount.MatchString(*it.Account)) {
+		return line, invalid(at+"create_asset", "asset_account")
 	}
 	if it.Amount.IsZero() {
 		return line, apierr.Field(at+"amount", "non_zero", "a line's amount excluding VAT may not be 0")
