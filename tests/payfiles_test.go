@@ -26,28 +26,8 @@ func TestSupplierPaymentFile(t *testing.T) {
 	b.write("PATCH", "settings/tax-profile", map[string]any{"accounting_method": "cash"}).status(t, 200)
 	cash := b.write("POST", "cash-accounts", map[string]any{"name": "Företagskonto", "currency": "SEK",
 		"iban": "SE4550000000058398257466"}).status(t, 201).str("data.cash_account_id")
-	supplier := func(name string, more map[string]any) string {
-		t.Helper()
-		return b.write("POST", "suppliers", mergeMaps(map[string]any{"name": name, "supplier_type": "swedish_business"}, more)).
-			status(t, 201).str("data.id")
-	}
-	bg := supplier("Kontorsgrossisten AB", map[string]any{"bankgiro": "5050-1055"})
-	pg := supplier("Elfirman i Norr AB", map[string]any{"plusgiro": "4512345-2"})
-	de := supplier("Maschinenbau GmbH", map[string]any{"supplier_type": "eu_business", "country": "DE",
-		"iban": "DE89370400440532013000", "bic": "COBADEFFXXX", "default_currency": "EUR"})
-	se := supplier("Revisorn Karin Ek", map[string]any{"clearing_number": "8327-9", "account_number": "9145678"})
-	none := supplier("Kontolösa AB", nil)
-	ocr, _ := identifier.OCR("46081423")
-	invoices := []string{
-		b.supplierInvoice(bg, "88123", 12500, map[string]any{"payment_reference": ocr}),
-		b.supplierInvoice(pg, "2231", 3750.50, nil),
-		b.supplierInvoice(de, "55-1021", 1980, map[string]any{"currency": "EUR", "exchange_rate": 11.45}),
-		b.supplierInvoice(se, "17", 8000, nil),
-		b.supplierInvoice(bg, "88124", 1250, nil),
-	}
-	for _, id := range invoices {
-		b.write("POST", "supplier-invoices/"+id+"/approve", nil).status(t, 200)
-	}
+	ocr, invoices, bg := fivePayables(t, b)
+	none := b.supplier("Kontolösa AB")
 	ids := make([]any, len(invoices))
 	for i, id := range invoices {
 		ids[i] = id
@@ -114,6 +94,35 @@ func TestSupplierPaymentFile(t *testing.T) {
 	}
 }
 
+// fivePayables registers and approves the five invoices: to a
+// bankgiro with an OCR reference (answered), a plusgiro, a German IBAN in
+// euro at 11.45, a Swedish bank account, and the bankgiro (answered) again.
+func fivePayables(t *testing.T, b *partiesBooks) (string, []string, string) {
+	t.Helper()
+	supplier := func(name string, more map[string]any) string {
+		t.Helper()
+		return b.write("POST", "suppliers", mergeMaps(map[string]any{"name": name, "supplier_type": "swedish_business"}, more)).
+			status(t, 201).str("data.id")
+	}
+	bg := supplier("Kontorsgrossisten AB", map[string]any{"bankgiro": "5050-1055"})
+	pg := supplier("Elfirman i Norr AB", map[string]any{"plusgiro": "4512345-2"})
+	de := supplier("Maschinenbau GmbH", map[string]any{"supplier_type": "eu_business", "country": "DE",
+		"iban": "DE89370400440532013000", "bic": "COBADEFFXXX", "default_currency": "EUR"})
+	se := supplier("Revisorn Karin Ek", map[string]any{"clearing_number": "8327-9", "account_number": "9145678"})
+	ocr, _ := identifier.OCR("46081423")
+	invoices := []string{
+		b.supplierInvoice(bg, "88123", 12500, map[string]any{"payment_reference": ocr}),
+		b.supplierInvoice(pg, "2231", 3750.50, nil),
+		b.supplierInvoice(de, "55-1021", 1980, map[string]any{"currency": "EUR", "exchange_rate": 11.45}),
+		b.supplierInvoice(se, "17", 8000, nil),
+		b.supplierInvoice(bg, "88124", 1250, nil),
+	}
+	for _, id := range invoices {
+		b.write("POST", "supplier-invoices/"+id+"/approve", nil).status(t, 200)
+	}
+	return ocr, invoices, bg
+}
+
 // validatePain001 runs xmllint with the published schema over raw, read
 // in place: skipped without it or xmllint, failed so under CI.
 func validatePain001(t *testing.T, raw []byte) {
@@ -155,26 +164,10 @@ func TestPaymentFileSettledFromStatement(t *testing.T) {
 	const iban = "SE4550000000058398257466"
 	cash := b.write("POST", "cash-accounts", map[string]any{"name": "Företagskonto", "currency": "SEK", "iban": iban}).
 		status(t, 201).str("data.cash_account_id")
-	supplier := func(name string, more map[string]any) string {
-		t.Helper()
-		return b.write("POST", "suppliers", mergeMaps(map[string]any{"name": name, "supplier_type": "swedish_business"}, more)).
-			status(t, 201).str("data.id")
-	}
-	bg := supplier("Kontorsgrossisten AB", map[string]any{"bankgiro": "5050-1055"})
-	pg := supplier("Elfirman i Norr AB", map[string]any{"plusgiro": "4512345-2"})
-	de := supplier("Maschinenbau GmbH", map[string]any{"supplier_type": "eu_business", "country": "DE",
-		"iban": "DE89370400440532013000", "bic": "COBADEFFXXX", "default_currency": "EUR"})
-	se := supplier("Revisorn Karin Ek", map[string]any{"clearing_number": "8327-9", "account_number": "9145678"})
-	ocr, _ := identifier.OCR("46081423")
-	ids := []any{
-		b.supplierInvoice(bg, "88123", 12500, map[string]any{"payment_reference": ocr}),
-		b.supplierInvoice(pg, "2231", 3750.50, nil),
-		b.supplierInvoice(de, "55-1021", 1980, map[string]any{"currency": "EUR", "exchange_rate": 11.45}),
-		b.supplierInvoice(se, "17", 8000, nil),
-		b.supplierInvoice(bg, "88124", 1250, nil),
-	}
-	for _, id := range ids {
-		b.write("POST", "supplier-invoices/"+id.(string)+"/approve", nil).status(t, 200)
+	ocr, invoices, _ := fivePayables(t, b)
+	ids := make([]any, len(invoices))
+	for i, id := range invoices {
+		ids[i] = id
 	}
 	// 12 500 + 3 750.50 + 22 671 + 8 000 + 1 250 = 48 171.50, in whole kronor 48 172.
 	if n := b.balance("2440"); n != -48172 {

@@ -54,9 +54,6 @@ func NewRegister(s *Store, b Books, a *audit.Store, now func() time.Time) *Regis
 	return &Register{store: s, books: b, audit: a, now: now}
 }
 
-// Store is the register's store.
-func (r *Register) Store() *Store { return r.store }
-
 func (r *Register) accounts(ctx context.Context, a Asset) error {
 	numbers := []string{a.AssetAccount}
 	if a.Method == Linear {

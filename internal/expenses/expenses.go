@@ -53,9 +53,6 @@ func New(s *Store, b Books, a *audit.Store, now func() time.Time) *Expenses {
 	return &Expenses{store: s, books: b, audit: a, now: now}
 }
 
-// Store is the service's store.
-func (x *Expenses) Store() *Store { return x.store }
-
 // Create registers a claim and books it, its receipt (a document, or an
 // inbox item's) its underlag.
 func (x *Expenses) Create(ctx context.Context, company uuid.UUID, in Input) (Claim, ledger.Entry, error) {
