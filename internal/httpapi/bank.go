@@ -58,10 +58,7 @@ func newBank(db *store.DB, audits *audit.Store, accounts *chart.Store, companies
 			_, err := docs.Get(ctx, c, id, false)
 			return err
 		},
-		Link: func(ctx context.Context, c, doc, entry uuid.UUID) error {
-			_, err := archive.Link(ctx, c, doc, documents.LinkTo{EntryID: entry})
-			return err
-		},
+		Link: linkUnderlag(archive),
 		Receive: func(ctx context.Context, c uuid.UUID, r banking.Remittance) (banking.Settled, error) {
 			parts := make([]invoicing.Allocation, len(r.Parts))
 			for i, p := range r.Parts {

@@ -33,18 +33,12 @@ func expenseClaims(db *store.DB, audits *audit.Store, companies *company.Store, 
 			e, err := staff.Employee(ctx, c, id, false)
 			return e.FirstName + " " + e.LastName, err
 		},
-		Linked: func(ctx context.Context, c, doc uuid.UUID) (bool, error) {
-			d, err := docs.Get(ctx, c, doc, true)
-			return d.EntryID != nil, err
-		},
+		Linked: underlagOf(docs),
 		InboxDocument: func(ctx context.Context, c, item uuid.UUID) (*uuid.UUID, error) {
 			it, err := mailbox.Get(ctx, c, item, true)
 			return it.DocumentID, err
 		},
-		Link: func(ctx context.Context, c, doc, entry uuid.UUID) error {
-			_, err := archive.Link(ctx, c, doc, documents.LinkTo{EntryID: entry})
-			return err
-		},
+		Link:            linkUnderlag(archive),
 		EnsureAccounts:  ensureAccounts(accounts),
 		CheckDimensions: dims.Check,
 		Post:            journal.Post,

@@ -13,6 +13,7 @@ import (
 	"github.com/kontera/kontera/internal/chart"
 	"github.com/kontera/kontera/internal/company"
 	"github.com/kontera/kontera/internal/dimensions"
+	"github.com/kontera/kontera/internal/documents"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/payables"
 	"github.com/kontera/kontera/internal/store"
@@ -85,6 +86,25 @@ func named(err error, field string) error {
 func ensureAccounts(accounts *chart.Store) func(ctx context.Context, company uuid.UUID, numbers []string) error {
 	return func(ctx context.Context, company uuid.UUID, numbers []string) error {
 		_, err := accounts.Ensure(ctx, company, numbers)
+		return err
+	}
+}
+
+// underlagOf is the archive as an engine's books ask it: whether a
+// document of the company is underlag of a verifikat already (404
+// DOC_NOT_FOUND for one it lacks), held until the transaction ends.
+func underlagOf(docs *documents.Store) func(ctx context.Context, company, doc uuid.UUID) (bool, error) {
+	return func(ctx context.Context, company, doc uuid.UUID) (bool, error) {
+		d, err := docs.Get(ctx, company, doc, true)
+		return d.EntryID != nil, err
+	}
+}
+
+// linkUnderlag makes a document underlag of a verifikat by the archive's
+// linking rule.
+func linkUnderlag(archive *documents.Archive) func(ctx context.Context, company, doc, entry uuid.UUID) error {
+	return func(ctx context.Context, company, doc, entry uuid.UUID) error {
+		_, err := archive.Link(ctx, company, doc, documents.LinkTo{EntryID: entry})
 		return err
 	}
 }

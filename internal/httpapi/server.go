@@ -499,15 +499,9 @@ func New(cfg Config) (*Server, error) {
 			a, err := companies.ArrivalFacts(ctx, company)
 			return arrivalFacts(a), err
 		},
-		ArrivalSQL: company.ArrivalSQL,
-		Linked: func(ctx context.Context, company, doc uuid.UUID) (bool, error) {
-			d, err := docs.Get(ctx, company, doc, true)
-			return d.EntryID != nil, err
-		},
-		Link: func(ctx context.Context, company, doc, entry uuid.UUID) error {
-			_, err := archive.Link(ctx, company, doc, documents.LinkTo{EntryID: entry})
-			return err
-		},
+		ArrivalSQL:      company.ArrivalSQL,
+		Linked:          underlagOf(docs),
+		Link:            linkUnderlag(archive),
 		Postable:        journal.Postable,
 		KnownAccounts:   accounts.Known,
 		EnsureAccounts:  ensureAccounts(accounts),
@@ -528,10 +522,7 @@ func New(cfg Config) (*Server, error) {
 				Name: f.Name, MimeType: f.Mime, Source: f.Source, InboxItemID: &item})
 			return st.Doc.ID, err
 		},
-		Stamp: func(ctx context.Context, c, doc, entry uuid.UUID) error {
-			_, err := archive.Link(ctx, c, doc, documents.LinkTo{EntryID: entry})
-			return err
-		},
+		Stamp: linkUnderlag(archive),
 		Supplier: func(ctx context.Context, c, id uuid.UUID) error {
 			_, err := people.HoldSupplier(ctx, c, id)
 			return err

@@ -80,10 +80,7 @@ func shelf(companies *company.Store, people *parties.Store, docs *documents.Stor
 			defer blob.Close()
 			return io.ReadAll(blob)
 		},
-		Link: func(ctx context.Context, c, doc, entry uuid.UUID) error {
-			_, err := archive.Link(ctx, c, doc, documents.LinkTo{EntryID: entry})
-			return err
-		},
+		Link: linkUnderlag(archive),
 	}
 }
 
