@@ -55,6 +55,8 @@ type Claim struct {
 	JournalEntryID   uuid.UUID         `db:"journal_entry_id" json:"journal_entry_id"`
 	ReversalEntryID  *uuid.UUID        `db:"reversal_entry_id" json:"reversal_entry_id"`
 	PayoutID         *uuid.UUID        `db:"payout_id" json:"payout_id"`
+	PayWithSalary    bool              `db:"pay_with_salary" json:"pay_with_salary"`
+	SalaryRunID      *uuid.UUID        `db:"salary_run_id" json:"salary_run_id"`
 	PaidAt           *time.Time        `db:"paid_at" json:"paid_at"`
 	CreatedAt        time.Time         `db:"created_at" json:"created_at"`
 }
@@ -73,6 +75,9 @@ type Input struct {
 	DocumentID     *uuid.UUID
 	InboxItemID    *uuid.UUID
 	Dimensions     ledger.Dimensions
+	// PayWithSalary puts an employee's claim on the next salary run
+	// calculated for them instead of a payout.
+	PayWithSalary bool
 }
 
 // Plan settles the claim in asks for, owed to whoever paid: an employee
@@ -83,7 +88,8 @@ type Input struct {
 func Plan(company uuid.UUID, in Input, form, employee string, rate *money.Rate) (Claim, error) {
 	c := Claim{CompanyID: company, ID: uuid.New(), EmployeeID: in.EmployeeID, Description: in.Description,
 		ExpenseDate: in.ExpenseDate, Currency: in.Currency, AmountInCurrency: in.Amount, ExpenseAccount: in.ExpenseAccount,
-		DocumentID: in.DocumentID, InboxItemID: in.InboxItemID, Dimensions: in.Dimensions, Status: Registered}
+		DocumentID: in.DocumentID, InboxItemID: in.InboxItemID, Dimensions: in.Dimensions, Status: Registered,
+		PayWithSalary: in.PayWithSalary}
 	if c.Currency == "" {
 		c.Currency = "SEK"
 	}
@@ -109,6 +115,8 @@ func Plan(company uuid.UUID, in Input, form, employee string, rate *money.Rate) 
 	case c.Currency != "SEK" && !c.VATInCurrency.IsZero():
 		return c, apierr.Field("vat_amount", "foreign_vat",
 			"VAT paid in another currency is not Swedish input VAT: leave vat_amount out and the whole amount is cost")
+	case c.PayWithSalary && c.EmployeeID == nil:
+		return c, apierr.Field("pay_with_salary", "employee", "only an employee's claim is paid with a salary: name employee_id")
 	case c.Currency == "SEK" && in.ExchangeRate != nil:
 		return c, apierr.Field("exchange_rate", "currency", "a claim in SEK takes no exchange rate")
 	}

@@ -151,12 +151,18 @@ func (x *Expenses) Delete(ctx context.Context, company, id uuid.UUID) (Claim, le
 // deleted, or nil.
 func refuse(c Claim, index int) error {
 	details := map[string]any{"expense_claim_id": c.ID, "index": index}
-	switch c.Status {
-	case Paid:
+	switch {
+	case c.Status == Paid && c.SalaryRunID != nil:
+		details["salary_run_id"] = c.SalaryRunID
+		return apierr.New(apierr.ExpenseClaimAlreadyPaid, details)
+	case c.Status == Paid:
 		details["payout_batch_id"] = c.PayoutID
 		return apierr.New(apierr.ExpenseClaimAlreadyPaid, details)
-	case Deleted:
+	case c.Status == Deleted:
 		return apierr.New(apierr.ExpenseClaimDeleted, details)
+	case c.SalaryRunID != nil:
+		details["salary_run_id"] = c.SalaryRunID
+		return apierr.New(apierr.ExpenseClaimOnPayslip, details)
 	}
 	return nil
 }

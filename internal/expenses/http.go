@@ -65,7 +65,8 @@ func (h *Handler) CreateExpenseClaim(ctx context.Context, req gen.CreateExpenseC
 	b := req.Body
 	in := Input{EmployeeID: b.EmployeeId, ClaimantName: b.ClaimantName, Description: b.Description,
 		ExpenseDate: b.ExpenseDate.Time, Amount: b.Amount, VAT: b.VatAmount, ExchangeRate: b.ExchangeRate,
-		ExpenseAccount: b.ExpenseAccount, DocumentID: b.DocumentId, InboxItemID: b.InboxItemId}
+		ExpenseAccount: b.ExpenseAccount, DocumentID: b.DocumentId, InboxItemID: b.InboxItemId,
+		PayWithSalary: b.PayWithSalary != nil && *b.PayWithSalary}
 	if b.Currency != nil {
 		in.Currency = string(*b.Currency)
 	}
@@ -125,5 +126,6 @@ func view(c Claim) gen.ExpenseClaim {
 		DocumentId: envelope.Nullable(c.DocumentID), InboxItemId: envelope.Nullable(c.InboxItemID),
 		Dimensions: gen.Dimensions(c.Dimensions), Status: gen.ExpenseClaimStatus(c.Status), JournalEntryId: c.JournalEntryID,
 		ReversalEntryId: envelope.Nullable(c.ReversalEntryID), PayoutBatchId: envelope.Nullable(c.PayoutID),
-		PaidAt: envelope.NullableTime(c.PaidAt), CreatedAt: c.CreatedAt.UTC()}
+		PaidAt: envelope.NullableTime(c.PaidAt), CreatedAt: c.CreatedAt.UTC(), PayWithSalary: c.PayWithSalary,
+		SalaryRunId: envelope.Nullable(c.SalaryRunID)}
 }

@@ -2,6 +2,8 @@ package expenses
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -93,11 +95,11 @@ func (s *Store) Insert(ctx context.Context, c Claim) (Claim, error) {
 	var out Claim
 	err := s.db.Q(ctx).GetContext(ctx, &out, `INSERT INTO expense_claims (company_id, id, employee_id, claimant_name,
 			description, expense_date, currency, amount_in_currency, vat_in_currency, exchange_rate, amount_sek, vat_sek,
-			expense_account, liability_account, document_id, inbox_item_id, dimensions, journal_entry_id)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18) RETURNING *`,
+			expense_account, liability_account, document_id, inbox_item_id, dimensions, journal_entry_id, pay_with_salary)
+		VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19) RETURNING *`,
 		c.CompanyID, c.ID, c.EmployeeID, c.ClaimantName, c.Description, store.Day(c.ExpenseDate), c.Currency,
 		c.AmountInCurrency, c.VATInCurrency, c.ExchangeRate, c.AmountSEK, c.VATSEK, c.ExpenseAccount, c.LiabilityAccount,
-		c.DocumentID, c.InboxItemID, c.Dimensions, c.JournalEntryID)
+		c.DocumentID, c.InboxItemID, c.Dimensions, c.JournalEntryID, c.PayWithSalary)
 	return out, err
 }
 
@@ -130,14 +132,14 @@ func (s *Store) InsertPayout(ctx context.Context, p Payout, claims []uuid.UUID) 
 // claims are owed again. A rättelse's storno (replaced) is followed by
 // Replaced instead.
 func (s *Store) Reversed(ctx context.Context, company, orig, storno uuid.UUID) error {
-	var paid []uuid.UUID
-	if err := s.db.Q(ctx).SelectContext(ctx, &paid, `SELECT id FROM expense_claims
-		WHERE company_id = $1 AND journal_entry_id = $2 AND status = 'paid'`, company, orig); err != nil {
+	var held []Claim
+	if err := s.db.Q(ctx).SelectContext(ctx, &held, `SELECT * FROM expense_claims
+		WHERE company_id = $1 AND journal_entry_id = $2 AND (status = 'paid' OR salary_run_id IS NOT NULL)`,
+		company, orig); err != nil {
 		return err
 	}
-	if len(paid) > 0 {
-		return apierr.New(apierr.ExpenseClaimAlreadyPaid, map[string]any{"expense_claim_id": paid[0],
-			"reason": "a paid claim's verifikat is not stornoed: storno its payout first"})
+	if len(held) > 0 {
+		return refuse(held[0], 0)
 	}
 	_, err := s.db.Q(ctx).ExecContext(ctx, `
 		WITH d AS (UPDATE expense_claims SET status = 'deleted', reversal_entry_id = $3
@@ -153,6 +155,61 @@ func (s *Store) Reversed(ctx context.Context, company, orig, storno uuid.UUID) e
 	_, err = s.db.Q(ctx).ExecContext(ctx, `UPDATE expense_claims c SET status = 'registered', payout_id = NULL, paid_at = NULL
 		FROM expense_payouts p WHERE p.company_id = $1 AND p.journal_entry_id = $2 AND p.reversed_by_entry_id = $3
 		  AND c.company_id = p.company_id AND c.payout_id = p.id`, company, orig, storno)
+	return err
+}
+
+// TakeForRun puts on salary run of the company the claims owed to its
+// employees that ride on a salary and are dated no later than through,
+// takes off the run those that no longer belong there, and answers the
+// claims the run pays back. A claim another run holds stays there.
+func (s *Store) TakeForRun(ctx context.Context, company, run uuid.UUID, employees []uuid.UUID, through time.Time) ([]Claim, error) {
+	var out []Claim
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `WITH
+		gone AS (UPDATE expense_claims SET salary_run_id = NULL
+			WHERE company_id = $1 AND salary_run_id = $2 AND status = 'registered'
+			  AND NOT (employee_id = ANY($3) AND expense_date <= $4)),
+		taken AS (UPDATE expense_claims SET salary_run_id = $2
+			WHERE company_id = $1 AND pay_with_salary AND salary_run_id IS NULL AND status = 'registered'
+			  AND employee_id = ANY($3) AND expense_date <= $4 RETURNING *)
+		SELECT * FROM taken
+		UNION ALL
+		SELECT * FROM expense_claims WHERE company_id = $1 AND salary_run_id = $2 AND status = 'registered'
+			AND employee_id = ANY($3) AND expense_date <= $4
+		ORDER BY expense_date, created_at, id`, company, run, pq.Array(employees), store.Day(through))
+	return out, err
+}
+
+// LetGo takes the claims of salary run off it: employee's alone unless
+// nil.
+func (s *Store) LetGo(ctx context.Context, company, run uuid.UUID, employee *uuid.UUID) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE expense_claims SET salary_run_id = NULL
+		WHERE company_id = $1 AND salary_run_id = $2 AND status = 'registered' AND ($3::uuid IS NULL OR employee_id = $3)`,
+		company, run, employee)
+	return err
+}
+
+// PaidByRun marks paid the claims of ids the salary run booked; each
+// must be on it, owed.
+func (s *Store) PaidByRun(ctx context.Context, company, run uuid.UUID, ids []uuid.UUID) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	res, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE expense_claims SET status = 'paid', paid_at = now()
+		WHERE company_id = $1 AND salary_run_id = $2 AND status = 'registered' AND id = ANY($3)`, company, run, pq.Array(ids))
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n != int64(len(ids)) {
+		return errors.Join(err, fmt.Errorf("expenses: run %s pays %d claims, %d of them on it", run, len(ids), n))
+	}
+	return nil
+}
+
+// OwedAgain makes the claims a corrected salary run paid owed again and
+// free for the next run.
+func (s *Store) OwedAgain(ctx context.Context, company, run uuid.UUID) error {
+	_, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE expense_claims SET status = 'registered', paid_at = NULL,
+		salary_run_id = NULL WHERE company_id = $1 AND salary_run_id = $2 AND status = 'paid'`, company, run)
 	return err
 }
 

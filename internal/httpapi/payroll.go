@@ -11,6 +11,7 @@ import (
 	"github.com/kontera/kontera/internal/company"
 	"github.com/kontera/kontera/internal/deadline"
 	"github.com/kontera/kontera/internal/dimensions"
+	"github.com/kontera/kontera/internal/expenses"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 	"github.com/kontera/kontera/internal/payroll"
@@ -18,8 +19,9 @@ import (
 )
 
 // payrollBooks is what payroll reads and writes of the company, the
-// chart, the bank and the ledger.
+// chart, the bank, the expense claims and the ledger.
 func payrollBooks(db *store.DB, dims *dimensions.Store, companies *company.Store, accounts *chart.Store, bank *banking.Bank, journal *ledger.Store) payroll.Books {
+	claims := expenses.NewStore(db)
 	return payroll.Books{
 		Settings: func(ctx context.Context, c uuid.UUID) (map[string]any, error) {
 			return companies.Settings(ctx, c)
@@ -69,6 +71,18 @@ func payrollBooks(db *store.DB, dims *dimensions.Store, companies *company.Store
 			}
 			return b[0], nil
 		},
+		Claims: func(ctx context.Context, c, run uuid.UUID, employees []uuid.UUID, through time.Time) ([]payroll.Claim, error) {
+			rows, err := claims.TakeForRun(ctx, c, run, employees, through)
+			out := make([]payroll.Claim, len(rows))
+			for i, r := range rows {
+				out[i] = payroll.Claim{ID: r.ID, EmployeeID: *r.EmployeeID, Description: r.Description, Amount: r.AmountSEK,
+					Account: r.LiabilityAccount}
+			}
+			return out, err
+		},
+		ClaimsOff:   claims.LetGo,
+		ClaimsPaid:  claims.PaidByRun,
+		ClaimsOwed:  claims.OwedAgain,
 		AddDeadline: deadline.NewStore(db).AddAGI,
 		Post:        journal.Post,
 		Reverse:     journal.Reverse,

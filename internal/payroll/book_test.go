@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/cockroachdb/apd/v3"
+	"github.com/google/uuid"
 
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
@@ -90,3 +91,30 @@ func balanced(t *testing.T, in ledger.Input) {
 		t.Errorf("%s: debit %s, credit %s", in.Description, d, c)
 	}
 }
+
+// What is paid with the net but is no pay books on its own account: a
+// traktamente of 500 kr on 7321, a nettolöneavdrag of 200 kr credited
+// 2790, an expense claim of 1 120 kr paid back debiting 2820. The tax
+// stays what Anna's 36 000 give; the net grows by 500 − 200 + 1 120 =
+// 1 420 and the salaries' verifikat balances.
+func TestNetLinesBookOnTheirAccounts(t *testing.T) {
+	anna, _, _ := may2026()
+	plain := reckon(t, Input{Employee: anna})
+	claim := Claim{ID: uuidOf(1), EmployeeID: anna.ID, Description: "Tågbiljett", Amount: amt("1120"), Account: "2820"}
+	p := reckon(t, Input{Employee: anna, Claims: []Claim{claim}, Lines: []Line{
+		{ID: uuidOf(2), ItemType: ItemPerDiem, Amount: amt("500")},
+		{ID: uuidOf(3), ItemType: ItemNetDeduction, Amount: amt("200")}}})
+	is(t, "tax", p.Tax, plain.Tax.String())
+	is(t, "net", p.Net, plain.Net.Add(amt("1420")).String())
+	if l := line(t, p, ItemExpenseClaim); l.ExpenseClaimID == nil || *l.ExpenseClaimID != claim.ID || l.Account != "2820" {
+		t.Errorf("the claim's line: %+v", l)
+	}
+	entries, _ := Entries("2026-05", []Slip{{Payslip: p, Tax: p.Tax, Avgifter: p.AvgiftTotal}}, "1930")
+	balanced(t, entries[0])
+	got := sides(entries[0].Lines)
+	for k, v := range map[string]string{"D7321": "500", "K2790": "200", "D2820": "1120", "K1930": p.Net.String()} {
+		is(t, k, got[k], v)
+	}
+}
+
+func uuidOf(n byte) uuid.UUID { return uuid.UUID{15: n} }

@@ -120,7 +120,8 @@ type BookedRun struct {
 
 // BookRun books an approved run through the ledger (see Entries), in the
 // request's transaction: the run's verifikat, the employees' vacation
-// years and the opening balances it builds on; emits salary_run.booked.
+// years, the opening balances it builds on and the expense claims it
+// pays back; emits salary_run.booked.
 // A second booking while one runs is SALARY_RUN_BOOKING_IN_PROGRESS.
 func (p *Payroll) BookRun(ctx context.Context, company, id uuid.UUID) (BookedRun, error) {
 	var r Run
@@ -172,6 +173,17 @@ func (p *Payroll) BookRun(ctx context.Context, company, id uuid.UUID) (BookedRun
 		ids = append(ids, e.ID)
 	}
 	if err := p.bookVacation(ctx, r, rows, slips, 1, s.Basis); err != nil {
+		return out, err
+	}
+	var claims []uuid.UUID
+	for _, s := range slips {
+		for _, l := range s.Payslip.Lines {
+			if l.ExpenseClaimID != nil {
+				claims = append(claims, *l.ExpenseClaimID)
+			}
+		}
+	}
+	if err := p.books.ClaimsPaid(ctx, company, id, claims); err != nil {
 		return out, err
 	}
 	if _, err := p.db.Q(ctx).ExecContext(ctx, `UPDATE employee_opening_balances SET locked_by_run_id = $2, updated_at = now()
@@ -246,7 +258,8 @@ type Correction struct {
 
 // CorrectRun stornoes every verifikat of a booked run on its own date,
 // gives its vacation days back, unlocks the opening balances it locked,
-// marks it corrected and opens a draft correction run of the period with
+// makes the expense claims it paid owed again (the correction run pays
+// them when calculated), marks it corrected and opens a draft correction run of the period with
 // its roster (specification numbers kept) and lines; emits
 // salary_run.created for the new run.
 func (p *Payroll) CorrectRun(ctx context.Context, company, id uuid.UUID) (Correction, error) {
@@ -295,6 +308,9 @@ func (p *Payroll) CorrectRun(ctx context.Context, company, id uuid.UUID) (Correc
 		UPDATE salary_runs SET status = 'corrected', corrected_at = clock_timestamp(), storno_entry_ids = $3,
 			correction_run_id = $4, updated_at = clock_timestamp() WHERE company_id = $1 AND id = $2`,
 		company, id, out.Stornos, next); err != nil {
+		return out, err
+	}
+	if err := p.books.ClaimsOwed(ctx, company, id); err != nil {
 		return out, err
 	}
 	if _, err := p.db.Q(ctx).ExecContext(ctx, `WITH run AS (

@@ -77,6 +77,18 @@ type Input struct {
 	PriorBase      money.Amount
 	PriorUncharged money.Amount
 	Vacation       VacationState
+	// Claims are the employee's expense claims the run pays back.
+	Claims []Claim
+}
+
+// Claim is an expense claim (utlägg) paid back on a payslip: with the
+// net, untaxed and no pay, debiting what the company owed on.
+type Claim struct {
+	ID          uuid.UUID
+	EmployeeID  uuid.UUID
+	Description string
+	Amount      money.Amount
+	Account     string
 }
 
 // PayLine is one line of a reckoned payslip.
@@ -89,6 +101,8 @@ type PayLine struct {
 	Calculated  bool            `json:"calculated"`
 	Account     string          `json:"account"`
 	LineID      *uuid.UUID      `json:"line_id"`
+	// ExpenseClaimID is the claim an expense_claim line pays back.
+	ExpenseClaimID *uuid.UUID `json:"expense_claim_id,omitempty"`
 }
 
 // Step is one step of the calculation as calculation_breakdown keeps
@@ -190,7 +204,7 @@ func Calculate(in Input) (Payslip, error) {
 	if err := p.tax(e, in); err != nil {
 		return p, err
 	}
-	p.net(in.Lines)
+	p.net(e, in.Lines, in.Claims)
 	p.avgifter(e, in, rates)
 	p.accrue(e, in, first, last)
 	return p, nil
@@ -411,9 +425,10 @@ func (p *Payslip) tax(e Employee, in Input) error {
 }
 
 // net is the pay out: cash gross less tax and nettolöneavdrag, plus the
-// tax-free allowances.
-func (p *Payslip) net(lines []Line) {
-	netDeductions, taxFree := money.Amount{}, money.Amount{}
+// tax-free allowances and the expense claims paid back. Each books on its
+// account: the allowances' cost, the deductions' 2790, the claims' debt.
+func (p *Payslip) net(e Employee, lines []Line, claims []Claim) {
+	netDeductions, taxFree, repaid := money.Amount{}, money.Amount{}, money.Amount{}
 	for i, l := range lines {
 		k := kinds[l.ItemType]
 		switch {
@@ -434,10 +449,16 @@ func (p *Payslip) net(lines []Line) {
 			a = a.Abs().Neg()
 		}
 		p.add(PayLine{ItemType: l.ItemType, Description: desc, Quantity: l.Quantity, UnitPrice: l.UnitPrice, Amount: a,
-			LineID: &id})
+			Account: account(l.ItemType, e), LineID: &id})
 	}
-	p.Net = p.Gross.Sub(p.Tax).Sub(netDeductions).Add(taxFree)
-	p.step("net", "Nettolön", p.Net, "", map[string]any{"net_deductions": netDeductions, "tax_free": taxFree})
+	for i, c := range claims {
+		repaid = repaid.Add(c.Amount)
+		p.add(PayLine{ItemType: ItemExpenseClaim, Description: "Utlägg: " + c.Description, Amount: c.Amount,
+			Account: c.Account, ExpenseClaimID: &claims[i].ID})
+	}
+	p.Net = p.Gross.Sub(p.Tax).Sub(netDeductions).Add(taxFree).Add(repaid)
+	p.step("net", "Nettolön", p.Net, "", map[string]any{"net_deductions": netDeductions, "tax_free": taxFree,
+		"expense_claims": repaid})
 }
 
 // avgifter are the employer's contributions on the cash pay and the

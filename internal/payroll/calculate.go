@@ -121,22 +121,15 @@ func (p *Payroll) inputs(ctx context.Context, r Run, rows []RunEmployee) ([]Inpu
 	if s.DeviationPeriod == "previous" {
 		month = month.AddDate(0, -1, 0)
 	}
+	// The period's absence and the sick days before it, in one read.
 	var absence []struct {
 		Absence
 		EmployeeID uuid.UUID `db:"employee_id"`
 	}
 	if err := p.db.Q(ctx).SelectContext(ctx, &absence, `SELECT employee_id, `+absenceColumns+` FROM employee_absence
-		WHERE company_id = $1 AND employee_id = ANY($2::uuid[]) AND absence_date BETWEEN $3 AND $4
-		ORDER BY absence_date`, company, arr, month, month.AddDate(0, 1, -1)); err != nil {
-		return nil, err
-	}
-	var sick []struct {
-		EmployeeID uuid.UUID `db:"employee_id"`
-		Day        time.Time `db:"absence_date"`
-	}
-	if err := p.db.Q(ctx).SelectContext(ctx, &sick, `SELECT employee_id, absence_date FROM employee_absence
-		WHERE company_id = $1 AND employee_id = ANY($2::uuid[]) AND absence_type = 'sick'
-		AND absence_date >= $3 AND absence_date < $4`, company, arr, month.AddDate(0, -sickLookback, 0), month); err != nil {
+		WHERE company_id = $1 AND employee_id = ANY($2::uuid[]) AND (absence_date BETWEEN $3 AND $4
+			OR absence_type = 'sick' AND absence_date >= $5 AND absence_date < $3)
+		ORDER BY absence_date`, company, arr, month, month.AddDate(0, 1, -1), month.AddDate(0, -sickLookback, 0)); err != nil {
 		return nil, err
 	}
 	lines, err := p.Lines(ctx, company, r.ID, uuid.Nil)
@@ -151,6 +144,14 @@ func (p *Payroll) inputs(ctx context.Context, r Run, rows []RunEmployee) ([]Inpu
 	if err != nil {
 		return nil, err
 	}
+	claims, err := p.books.Claims(ctx, company, r.ID, ids, r.PaymentDate)
+	if err != nil {
+		return nil, err
+	}
+	owed := map[uuid.UUID][]Claim{}
+	for _, c := range claims {
+		owed[c.EmployeeID] = append(owed[c.EmployeeID], c)
+	}
 	var tables *TaxTables
 	if table {
 		if tables, err = p.tables.For(ctx, r.PaymentDate.Year()); err != nil {
@@ -160,10 +161,11 @@ func (p *Payroll) inputs(ctx context.Context, r Run, rows []RunEmployee) ([]Inpu
 	// Each employee's rows, in one pass over each list.
 	absent, before, added := map[uuid.UUID][]Absence{}, map[uuid.UUID][]time.Time{}, map[uuid.UUID][]Line{}
 	for _, a := range absence {
-		absent[a.EmployeeID] = append(absent[a.EmployeeID], a.Absence)
-	}
-	for _, d := range sick {
-		before[d.EmployeeID] = append(before[d.EmployeeID], d.Day)
+		if a.Day.Before(month) {
+			before[a.EmployeeID] = append(before[a.EmployeeID], a.Day)
+		} else {
+			absent[a.EmployeeID] = append(absent[a.EmployeeID], a.Absence)
+		}
 	}
 	for _, l := range lines {
 		added[l.EmployeeID] = append(added[l.EmployeeID], l.Line)
@@ -173,7 +175,7 @@ func (p *Payroll) inputs(ctx context.Context, r Run, rows []RunEmployee) ([]Inpu
 		id := row.EmployeeID
 		in := Input{Employee: byID[id], Year: r.Year, Month: time.Month(r.Month), Payment: r.PaymentDate,
 			Tables: tables, AbsenceMonth: month, Vacation: vacation[id], Absence: absent[id], SickBefore: before[id],
-			Lines: added[id]}
+			Lines: added[id], Claims: owed[id]}
 		pb := prior[row.EmployeeID]
 		in.PriorBase, in.PriorUncharged = pb.Base, pb.Uncharged
 		out[i] = in

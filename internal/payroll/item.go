@@ -29,6 +29,10 @@ const (
 	ItemVacationPay     ItemType = "vacation_pay"          // semesterlön or its tillägg
 	ItemVacationDeduct  ItemType = "vacation_deduction"    // the month's salary for days on procentregeln vacation
 	ItemVacationPayment ItemType = "vacation_compensation" // semesterersättning
+	// ItemExpenseClaim pays an expense claim back with the net: no pay,
+	// no tax, no avgifter, not on the AGI. The run writes it from the
+	// employee's claims marked pay_with_salary.
+	ItemExpenseClaim ItemType = "expense_claim"
 )
 
 // UserItems are the types a request may add, in the document's order.
@@ -37,7 +41,7 @@ var UserItems = []ItemType{ItemHours, ItemOvertime, ItemBonus, ItemAddition, Ite
 
 // CalculatedItems are the types only the calculation writes.
 var CalculatedItems = []ItemType{ItemBase, ItemAbsence, ItemSickPay, ItemKarens, ItemVacationPay, ItemVacationDeduct,
-	ItemVacationPayment}
+	ItemVacationPayment, ItemExpenseClaim}
 
 // Calculated reports whether t belongs to the calculation.
 func (t ItemType) Calculated() bool {

@@ -47,6 +47,16 @@ type Books struct {
 	Balance func(ctx context.Context, company uuid.UUID, account string, day time.Time) (money.Amount, error)
 	// AddDeadline puts a month's AGI among the company's tax deadlines.
 	AddDeadline func(ctx context.Context, company uuid.UUID, year int, month time.Month, due time.Time) error
+	// Claims puts on run the expense claims its employees are paid back
+	// with their salary, dated no later than through, takes off those
+	// that no longer belong, and answers the run's.
+	Claims func(ctx context.Context, company, run uuid.UUID, employees []uuid.UUID, through time.Time) ([]Claim, error)
+	// ClaimsOff takes run's claims off it: employee's alone unless nil.
+	ClaimsOff func(ctx context.Context, company, run uuid.UUID, employee *uuid.UUID) error
+	// ClaimsPaid marks paid the claims of ids the approved run books.
+	ClaimsPaid func(ctx context.Context, company, run uuid.UUID, ids []uuid.UUID) error
+	// ClaimsOwed makes the claims a corrected run paid owed again.
+	ClaimsOwed func(ctx context.Context, company, run uuid.UUID) error
 	// Post and Reverse are the ledger's.
 	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
 	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)

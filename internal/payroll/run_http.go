@@ -272,7 +272,7 @@ func payslipView(r Run, e RunEmployee) gen.Payslip {
 func payslipLine(l PayLine) gen.PayslipLine {
 	return gen.PayslipLine{LineId: envelope.Nullable(l.LineID), ItemType: gen.SalaryItemType(l.ItemType),
 		Description: l.Description, Quantity: envelope.Nullable(l.Quantity), UnitPrice: envelope.Nullable(l.UnitPrice),
-		Amount: l.Amount, Calculated: l.Calculated, Account: l.Account}
+		Amount: l.Amount, Calculated: l.Calculated, Account: l.Account, ExpenseClaimId: envelope.Nullable(l.ExpenseClaimID)}
 }
 
 // UpdateSalaryRunEmployee sets or removes a payslip's overrides.

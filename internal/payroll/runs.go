@@ -196,6 +196,9 @@ func (p *Payroll) RemoveRunEmployee(ctx context.Context, company, run, employee 
 		AND employee_id = $3`, company, run, employee); err != nil {
 		return out, err
 	}
+	if err := p.books.ClaimsOff(ctx, company, run, &employee); err != nil {
+		return out, err
+	}
 	return out, p.record(ctx, company, audit.Delete, "salary_run_employees", out.ID.String(),
 		out.FirstName+" "+out.LastName+" togs bort från lönekörningen "+r.Period(), map[string]any{"salary_run_id": run,
 			"employee_id": employee}, nil)
