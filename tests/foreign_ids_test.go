@@ -192,6 +192,14 @@ func TestForeignIDsAreNotFound(t *testing.T) {
 			return us.write("POST", "supplier-payment-batches/preview", map[string]any{"supplier_invoice_ids": []any{id},
 				"payment_date": "2026-05-20", "cash_account_id": ours["cash_account"]})
 		}},
+		{"POST /api/v1/companies/{companyId}/supplier-payment-batches body.expense_claim_ids", "expense_claim", func(id string) *response {
+			return us.write("POST", "supplier-payment-batches", map[string]any{"expense_claim_ids": []any{id},
+				"payment_date": "2026-05-20", "cash_account_id": ours["cash_account"]})
+		}},
+		{"POST /api/v1/companies/{companyId}/supplier-payment-batches/preview body.expense_claim_ids", "expense_claim", func(id string) *response {
+			return us.write("POST", "supplier-payment-batches/preview", map[string]any{"expense_claim_ids": []any{id},
+				"payment_date": "2026-05-20", "cash_account_id": ours["cash_account"]})
+		}},
 		{"POST /api/v1/companies/{companyId}/supplier-payment-batches body.cash_account_id", "cash_account", func(id string) *response {
 			return us.write("POST", "supplier-payment-batches", map[string]any{"supplier_invoice_ids": []any{ours["supplier_invoice"]},
 				"payment_date": "2026-05-20", "cash_account_id": id})

@@ -177,21 +177,13 @@ func TestPaymentFileSettledFromStatement(t *testing.T) {
 		"cash_account_id": cash}).status(t, 201)
 	e2e := func(i int) string { return batch.str(fmt.Sprintf("data.payments.%d.end_to_end_id", i)) }
 
-	var x strings.Builder
-	x.WriteString(`<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">` +
-		`<BkToCstmrStmt><Stmt><Id>S1</Id><Acct><Id><IBAN>` + iban + `</IBAN></Id><Ccy>SEK</Ccy></Acct>`)
-	entry := func(n int, amount, refs string) {
-		x.WriteString(fmt.Sprintf(`<Ntry><NtryRef>P%d</NtryRef><Amt Ccy="SEK">%s</Amt><CdtDbtInd>DBIT</CdtDbtInd>`+
-			`<Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-03-25</Dt></BookgDt><AcctSvcrRef>BANK-%d</AcctSvcrRef>`+
-			`<NtryDtls><TxDtls>%s</TxDtls></NtryDtls></Ntry>`, n, amount, n, refs))
-	}
-	entry(1, "12500.00", `<RmtInf><Strd><CdtrRefInf><Ref>`+ocr+`</Ref></CdtrRefInf></Strd></RmtInf>`)
-	entry(2, "3750.50", `<Refs><EndToEndId>`+e2e(1)+`</EndToEndId></Refs>`)
-	entry(3, "22700.00", `<Refs><EndToEndId>`+e2e(2)+`</EndToEndId></Refs>`)
-	entry(4, "8000.00", `<Refs><EndToEndId>`+e2e(3)+`</EndToEndId></Refs>`)
-	entry(5, "1250.00", `<Refs><EndToEndId>`+e2e(4)+`</EndToEndId></Refs>`)
-	x.WriteString(`</Stmt></BkToCstmrStmt></Document>`)
-	op := importFile(b, "kontoutdrag.xml", []byte(x.String()), "?cash_account_id="+cash).status(t, 202)
+	statement := camtDebits(iban, "2026-03-25",
+		[2]string{"12500.00", `<RmtInf><Strd><CdtrRefInf><Ref>` + ocr + `</Ref></CdtrRefInf></Strd></RmtInf>`},
+		[2]string{"3750.50", `<Refs><EndToEndId>` + e2e(1) + `</EndToEndId></Refs>`},
+		[2]string{"22700.00", `<Refs><EndToEndId>` + e2e(2) + `</EndToEndId></Refs>`},
+		[2]string{"8000.00", `<Refs><EndToEndId>` + e2e(3) + `</EndToEndId></Refs>`},
+		[2]string{"1250.00", `<Refs><EndToEndId>` + e2e(4) + `</EndToEndId></Refs>`})
+	op := importFile(b, "kontoutdrag.xml", statement, "?cash_account_id="+cash).status(t, 202)
 	if r := waitOperation(b, op.str("data.operation_id")); r.str("data.status") != "succeeded" {
 		t.Fatalf("import: %s", r.Body)
 	}
@@ -209,5 +201,116 @@ func TestPaymentFileSettledFromStatement(t *testing.T) {
 	if n := b.count(`SELECT count(*) FROM bank_transactions WHERE company_id = $1 AND journal_entry_id IS NOT NULL
 		AND reconciliation_method = 'supplier_invoice'`, b.company); n != 5 {
 		t.Fatalf("%d debits booked as matches", n)
+	}
+}
+
+// camtDebits is a camt.053 statement of the account iban's debits booked
+// on day, each an amount and the transaction details it carries.
+func camtDebits(iban, day string, debits ...[2]string) []byte {
+	var x strings.Builder
+	x.WriteString(`<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08">` +
+		`<BkToCstmrStmt><Stmt><Id>S1</Id><Acct><Id><IBAN>` + iban + `</IBAN></Id><Ccy>SEK</Ccy></Acct>`)
+	for i, d := range debits {
+		x.WriteString(fmt.Sprintf(`<Ntry><NtryRef>P%d</NtryRef><Amt Ccy="SEK">%s</Amt><CdtDbtInd>DBIT</CdtDbtInd>`+
+			`<Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>%s</Dt></BookgDt><AcctSvcrRef>BANK-%d</AcctSvcrRef>`+
+			`<NtryDtls><TxDtls>%s</TxDtls></NtryDtls></Ntry>`, i+1, d[0], day, i+1, d[1]))
+	}
+	x.WriteString(`</Stmt></BkToCstmrStmt></Document>`)
+	return []byte(x.String())
+}
+
+// An employee's expense claim paid in the payment file beside a supplier
+// invoice: Anna's train ticket, 1 120 kr with 120 kr VAT (D 5810 1 000,
+// D 2641 120 / C 2820 1 120), goes to her salary account 8327-9145678
+// with the message "Utlägg Tågbiljett". While the batch holds it, it is
+// neither paid out otherwise nor deleted. The owner's claim (no account
+// known) and a claim paid with the salary are refused, naming them. The
+// bank's debit of 1 120 kr, matched by its end-to-end id, pays the claim
+// out (D 2820 / C 1930) and links the bank row to that verifikat; with the
+// invoice's debit, 2820 and 2440 are left at zero.
+func TestExpenseClaimInPaymentFile(t *testing.T) {
+	t.Parallel()
+	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 20, 9, 0, 0, 0, time.UTC) }))
+	const iban = "SE4550000000058398257466"
+	cash := b.write("POST", "cash-accounts", map[string]any{"name": "Företagskonto", "currency": "SEK", "iban": iban}).
+		status(t, 201).str("data.cash_account_id")
+	anna := b.write("POST", "employees", annaBody()).status(t, 201).str("data.id")
+	claim := func(desc string, more map[string]any) string {
+		t.Helper()
+		return b.write("POST", "expense-claims", mergeMaps(map[string]any{"description": desc, "expense_date": "2026-03-10",
+			"amount": 1120, "vat_amount": 120, "expense_account": "5810"}, more)).status(t, 201).str("data.expense_claim_id")
+	}
+	train := claim("Tågbiljett", map[string]any{"employee_id": anna})
+	owner := claim("Kontorsmaterial", map[string]any{"claimant_name": "Ägaren"})
+	salary := claim("Taxi", map[string]any{"employee_id": anna, "pay_with_salary": true})
+	pg := b.write("POST", "suppliers", map[string]any{"name": "Elfirman i Norr AB", "supplier_type": "swedish_business",
+		"plusgiro": "4512345-2"}).status(t, 201).str("data.id")
+	invoice := b.supplierInvoice(pg, "2231", 3750.50, nil)
+	b.write("POST", "supplier-invoices/"+invoice+"/approve", nil).status(t, 200)
+
+	for reason, id := range map[string]string{"not_employee": owner, "pay_with_salary": salary} {
+		r := b.write("POST", "supplier-payment-batches/preview", map[string]any{"expense_claim_ids": []any{train, id},
+			"payment_date": "2026-03-25", "cash_account_id": cash}).errorCode(t, 409, "PAYMENT_BATCH_INVOICE_NOT_PAYABLE")
+		if r.str("error.details.reason") != reason || r.at("error.details.index") != 1.0 ||
+			r.str("error.details.expense_claim_id") != id {
+			t.Errorf("%s: %s", reason, r.Body)
+		}
+	}
+	b.write("POST", "supplier-payment-batches/preview", map[string]any{"payment_date": "2026-03-25", "cash_account_id": cash}).
+		errorCode(t, 400, "VALIDATION_ERROR")
+
+	made := b.write("POST", "supplier-payment-batches", map[string]any{"supplier_invoice_ids": []any{invoice},
+		"expense_claim_ids": []any{train}, "payment_date": "2026-03-25", "cash_account_id": cash}).status(t, 201)
+	batch := made.str("data.id")
+	if made.at("data.payment_count") != 2.0 || made.str("data.payments.1.expense_claim_id") != train ||
+		made.at("data.payments.1.supplier_invoice_id") != nil || made.str("data.payments.1.supplier_name") != "Anna Lindqvist" ||
+		made.str("data.payments.1.reference") != "Utlägg Tågbiljett" || made.at("data.totals.0.amount") != 4870.5 {
+		t.Fatalf("the batch: %s", made.Body)
+	}
+	file := b.do(req{Method: "GET", Path: b.path("supplier-payment-batches/" + batch + "/file"), Token: b.token}).status(t, 200)
+	if !strings.Contains(string(file.Body), "<Id>83279145678</Id>") || !strings.Contains(string(file.Body), "<Ustrd>Utlägg Tågbiljett</Ustrd>") {
+		t.Fatalf("the claim's payment in the file: %s", file.Body)
+	}
+	validatePain001(t, []byte(file.Body))
+
+	r := b.write("POST", "expense-claims/payouts", map[string]any{"claim_ids": []any{train}, "payout_date": "2026-03-24",
+		"cash_account": "1930"}).errorCode(t, 409, "EXPENSE_CLAIM_IN_PAYMENT_BATCH")
+	if r.str("error.details.batch_id") != batch {
+		t.Fatalf("payout: %s", r.Body)
+	}
+	b.write("DELETE", "expense-claims/"+train, nil).errorCode(t, 409, "EXPENSE_CLAIM_IN_PAYMENT_BATCH")
+	b.write("POST", "supplier-payment-batches", map[string]any{"expense_claim_ids": []any{train}, "payment_date": "2026-03-26",
+		"cash_account_id": cash}).errorCode(t, 409, "PAYMENT_BATCH_INVOICE_RESERVED")
+	refusedByTheBooks(t, b.db, "a batch's claim changed", `UPDATE supplier_payment_batch_claims SET amount = 1
+		WHERE company_id = $1`, b.company)
+
+	e2e := func(i int) string {
+		return `<Refs><EndToEndId>` + made.str(fmt.Sprintf("data.payments.%d.end_to_end_id", i)) +
+			`</EndToEndId></Refs>`
+	}
+	op := importFile(b, "kontoutdrag.xml", camtDebits(iban, "2026-03-25", [2]string{"3750.50", e2e(0)},
+		[2]string{"1120.00", e2e(1)}), "?cash_account_id="+cash).status(t, 202)
+	if r := waitOperation(b, op.str("data.operation_id")); r.str("data.status") != "succeeded" {
+		t.Fatalf("import: %s", r.Body)
+	}
+	g := b.get(b.path("expense-claims/"+train), b.token).status(t, 200)
+	if g.str("data.status") != "paid" || g.at("data.payout_batch_id") == nil {
+		t.Fatalf("the claim after the statement: %s", g.Body)
+	}
+	var payout string
+	if err := b.db.Get(&payout, `SELECT journal_entry_id::text FROM expense_payouts WHERE company_id = $1 AND id = $2`,
+		b.company, g.str("data.payout_batch_id")); err != nil {
+		t.Fatal(err)
+	}
+	if got := verifikat(b, payout); got != "D 2820 1120.00, C 1930 1120.00" {
+		t.Fatalf("the payout: %s", got)
+	}
+	if n := b.count(`SELECT count(*) FROM bank_transactions WHERE company_id = $1 AND journal_entry_id = $2
+		AND reconciliation_method = 'linked' AND amount = -1120`, b.company, payout); n != 1 {
+		t.Fatalf("the claim's debit is not linked to its payout: %d", n)
+	}
+	// 2820 owes nothing but the taxi still to go with the salary.
+	if n, m := b.balance("2820"), b.balance("2440"); n != -1120 || m != 0 {
+		t.Fatalf("2820 %d, 2440 %d", n, m)
 	}
 }

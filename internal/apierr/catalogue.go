@@ -135,6 +135,7 @@ const (
 	ExpenseClaimAlreadyPaid                    Code = "EXPENSE_CLAIM_ALREADY_PAID"
 	ExpenseClaimDeleted                        Code = "EXPENSE_CLAIM_DELETED"
 	ExpenseClaimOnPayslip                      Code = "EXPENSE_CLAIM_ON_PAYSLIP"
+	ExpenseClaimInPaymentBatch                 Code = "EXPENSE_CLAIM_IN_PAYMENT_BATCH"
 	AssetNotFound                              Code = "ASSET_NOT_FOUND"
 	AssetDepreciationBooked                    Code = "ASSET_DEPRECIATION_BOOKED"
 	AssetDepreciationBehind                    Code = "ASSET_DEPRECIATION_BEHIND"
@@ -558,6 +559,7 @@ var entries = []Entry{
 	{ExpenseClaimAlreadyPaid, s409, GroupEndpoint, "Utlägget är redan utbetalt.", "The expense claim has already been paid out.", "details.expense_claim_id names it; storno its payout's verifikat first to change it."},
 	{ExpenseClaimDeleted, s409, GroupEndpoint, "Utlägget är borttaget.", "The expense claim has been deleted.", "details.expense_claim_id names it; its verifikat was stornoed: register the outlay again if it is owed."},
 	{ExpenseClaimOnPayslip, s409, GroupEndpoint, "Utlägget ligger på en lönespecifikation och betalas med lönen.", "The expense claim is on a payslip and is paid with the salary.", "details.salary_run_id names the run: take the employee off the run, or delete the draft run, to delete the claim or pay it out otherwise."},
+	{ExpenseClaimInPaymentBatch, s409, GroupEndpoint, "Utlägget ligger i en betalfil och betalas när bankens dragning matchas.", "The expense claim is in a payment batch and is paid when the bank's debit is matched.", "details.batch_id names the batch: cancel it first to pay the claim out otherwise or delete it."},
 	{AssetNotFound, s404, GroupEndpoint, "Anläggningstillgången hittades inte.", "The asset was not found.", "Check the id; list the company's assets with GET /companies/{companyId}/assets."},
 	{AssetDepreciationBooked, s409, GroupEndpoint, "Avskrivning är bokförd på tillgången; det den beräknas från ändras inte.", "Depreciation is booked on the asset; what it is reckoned from does not change.", "Change the name or dimensions only, or storno the months' depreciation verifikat (details.months) first."},
 	{AssetDepreciationBehind, s409, GroupEndpoint, "Tillgången är inte avskriven fram till avyttringsmånaden.", "The asset is not depreciated up to the month of its disposal.", "Run POST /assets/depreciation through the month before (details.through) first; details.months lists what is missing."},

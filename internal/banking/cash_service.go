@@ -57,14 +57,21 @@ type Books struct {
 	// end-to-end ids, or the OCR numbers it paid), the supplier invoices
 	// payment batches not cancelled pay. Nil: there are none.
 	BatchPayments func(ctx context.Context, company uuid.UUID, refs []string) (map[string]BatchPayment, error)
+	// PayClaim pays out expense claim of batch on day from the cash
+	// account's ledger account, answering the payout's verifikat: what
+	// the bank's debit of a payment file's claim settles. Nil: none.
+	PayClaim func(ctx context.Context, company, batch, claim uuid.UUID, day time.Time, account string) (uuid.UUID, error)
 	// Post and Reverse are the ledger's.
 	Post    func(ctx context.Context, company uuid.UUID, in ledger.Input) (ledger.Entry, error)
 	Reverse func(ctx context.Context, company, id uuid.UUID, day time.Time, allowDeep bool) (ledger.Reversal, error)
 }
 
-// BatchPayment is a payment a payment file asked the bank for.
+// BatchPayment is a payment a payment file asked the bank for: of a
+// supplier invoice, or of an expense claim.
 type BatchPayment struct {
-	InvoiceID uuid.UUID
+	BatchID   uuid.UUID
+	InvoiceID *uuid.UUID
+	ClaimID   *uuid.UUID
 	Amount    money.Amount
 	Currency  string
 }
@@ -86,10 +93,12 @@ type Bank struct {
 	Released func(ctx context.Context, company, tx uuid.UUID) error
 }
 
-// SetBatchPayments gives the bank the payment files' payments, made
-// after it (their batches read the bank's cash accounts).
-func (b *Bank) SetBatchPayments(f func(ctx context.Context, company uuid.UUID, refs []string) (map[string]BatchPayment, error)) {
-	b.books.BatchPayments = f
+// SetBatchPayments gives the bank the payment files' payments and the
+// payout of their expense claims, made after it (their batches read the
+// bank's cash accounts).
+func (b *Bank) SetBatchPayments(f func(ctx context.Context, company uuid.UUID, refs []string) (map[string]BatchPayment, error),
+	pay func(ctx context.Context, company, batch, claim uuid.UUID, day time.Time, account string) (uuid.UUID, error)) {
+	b.books.BatchPayments, b.books.PayClaim = f, pay
 }
 
 // New returns the bank on s.

@@ -526,14 +526,16 @@ func FileFrom(ctx context.Context) (File, bool) {
 	return f, ok
 }
 
-// settleBatches pays the supplier invoices of payment files whose debits
-// are among the transactions ids: a debit carrying a payment's reference
-// (its end-to-end id, or the OCR number it paid) and its amount in its
-// currency, or any amount in kronor for a payment in another currency
-// (the bank converted it), settles that invoice as a match would, in a
-// verifikat of its own: the bank reports a file's payments one debit
-// each, so each debit's verifikat is the one its row is reconciled to.
-// A payment the books refuse (a locked period) is left for a hand.
+// settleBatches pays the supplier invoices and expense claims of
+// payment files whose debits are among the transactions ids: a debit
+// carrying a payment's reference (its end-to-end id, or the OCR number it
+// paid) and its amount in its currency, or any amount in kronor for a
+// payment in another currency (the bank converted it), settles that
+// invoice as a match would, in a verifikat of its own: the bank reports a
+// file's payments one debit each, so each debit's verifikat is the one
+// its row is reconciled to. A claim's debit pays that claim out, its row
+// linked to the payout's verifikat. A payment the books refuse (a locked
+// period) is left for a hand.
 func (b *Bank) settleBatches(ctx context.Context, company uuid.UUID, ids []uuid.UUID) error {
 	if b.books.BatchPayments == nil || len(ids) == 0 {
 		return nil
@@ -562,7 +564,17 @@ func (b *Bank) settleBatches(ctx context.Context, company uuid.UUID, ids []uuid.
 		}
 		delete(pays, *d.Reference) // one debit a payment
 		_ = b.store.db.Attempt(ctx, func(ctx context.Context) error {
-			_, err := b.MatchSupplierInvoice(ctx, company, d.ID, p.InvoiceID, false)
+			if p.ClaimID != nil {
+				if p.Currency != d.Currency || b.books.PayClaim == nil {
+					return nil
+				}
+				entry, err := b.books.PayClaim(ctx, company, p.BatchID, *p.ClaimID, d.Date, d.LedgerAccount)
+				if err == nil {
+					_, err = b.Link(ctx, company, d.ID, entry)
+				}
+				return err
+			}
+			_, err := b.MatchSupplierInvoice(ctx, company, d.ID, *p.InvoiceID, false)
 			return err
 		})
 	}

@@ -2,6 +2,7 @@ package expenses
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"time"
 
@@ -37,6 +38,9 @@ type Books struct {
 	// Rate is SEK per unit of currency on day, as looked up before the
 	// transaction; an error when none is known.
 	Rate func(ctx context.Context, currency string, day time.Time) (money.Rate, error)
+	// Reserved answers which of the claims ids a payment batch holds,
+	// and which (payfiles.Batches.Reserved).
+	Reserved func(ctx context.Context, company uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error)
 }
 
 // Expenses keeps a company's expense claims: the rules, the store, the
@@ -136,6 +140,9 @@ func (x *Expenses) Delete(ctx context.Context, company, id uuid.UUID) (Claim, le
 	if err := refuse(c, 0); err != nil {
 		return c, ledger.Entry{}, err
 	}
+	if err := x.unreserved(ctx, company, []Claim{c}, nil); err != nil {
+		return c, ledger.Entry{}, err
+	}
 	r, err := x.books.Reverse(ctx, company, c.JournalEntryID, ledger.Today(x.now()), false)
 	if err != nil {
 		return c, r.Storno, err
@@ -167,12 +174,39 @@ func refuse(c Claim, index int) error {
 	return nil
 }
 
+// unreserved refuses claims a payment batch holds, but for batch's own
+// (nil: none).
+func (x *Expenses) unreserved(ctx context.Context, company uuid.UUID, claims []Claim, batch *uuid.UUID) error {
+	ids := make([]uuid.UUID, len(claims))
+	for i, c := range claims {
+		ids[i] = c.ID
+	}
+	held, err := x.books.Reserved(ctx, company, ids)
+	if err != nil {
+		return err
+	}
+	for i, c := range claims {
+		b, ok := held[c.ID]
+		switch {
+		case ok && (batch == nil || b != *batch):
+			return apierr.New(apierr.ExpenseClaimInPaymentBatch, map[string]any{"expense_claim_id": c.ID, "index": i,
+				"batch_id": b})
+		case !ok && batch != nil:
+			return fmt.Errorf("expenses: claim %s is not in batch %s", c.ID, *batch)
+		}
+	}
+	return nil
+}
+
 // PayoutInput is a payout as asked.
 type PayoutInput struct {
 	Claims      []uuid.UUID
 	Date        time.Time
 	CashAccount string
 	Notes       *string
+	// Batch is the payment batch whose bank debit pays the claims, which
+	// it holds; nil for a payout asked directly.
+	Batch *uuid.UUID
 }
 
 // Pay pays the registered claims of in back in one verifikat dated its
@@ -185,7 +219,7 @@ func (x *Expenses) Pay(ctx context.Context, company uuid.UUID, in PayoutInput) (
 		}
 		seen[id] = true
 	}
-	claims, err := x.store.Hold(ctx, company, in.Claims)
+	claims, err := x.store.Hold(ctx, company, in.Claims, "claim_ids")
 	if err != nil {
 		return Payout{}, ledger.Entry{}, err
 	}
@@ -193,6 +227,9 @@ func (x *Expenses) Pay(ctx context.Context, company uuid.UUID, in PayoutInput) (
 		if err := refuse(c, i); err != nil {
 			return Payout{}, ledger.Entry{}, err
 		}
+	}
+	if err := x.unreserved(ctx, company, claims, in.Batch); err != nil {
+		return Payout{}, ledger.Entry{}, err
 	}
 	lines, total := PayoutLines(claims, in.CashAccount)
 	if err := x.books.EnsureAccounts(ctx, company, accounts(lines)); err != nil {

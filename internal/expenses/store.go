@@ -70,8 +70,8 @@ func (s *Store) Get(ctx context.Context, company, id uuid.UUID, hold bool) (Clai
 }
 
 // Hold answers the claims of ids, held FOR UPDATE, in the order asked:
-// EXPENSE_CLAIM_NOT_FOUND naming the first the company lacks.
-func (s *Store) Hold(ctx context.Context, company uuid.UUID, ids []uuid.UUID) ([]Claim, error) {
+// EXPENSE_CLAIM_NOT_FOUND naming the first the company lacks, in field.
+func (s *Store) Hold(ctx context.Context, company uuid.UUID, ids []uuid.UUID, field string) ([]Claim, error) {
 	var rows []Claim
 	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT * FROM expense_claims WHERE company_id = $1 AND id = ANY($2)
 		ORDER BY id FOR UPDATE`, company, pq.Array(ids)); err != nil {
@@ -83,7 +83,7 @@ func (s *Store) Hold(ctx context.Context, company uuid.UUID, ids []uuid.UUID) ([
 		c, ok := by[id]
 		if !ok {
 			return nil, apierr.New(apierr.ExpenseClaimNotFound, map[string]any{"expense_claim_id": id,
-				"field": "claim_ids", "index": i})
+				"field": field, "index": i})
 		}
 		out[i] = c
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/kontera/kontera/internal/fx"
 	"github.com/kontera/kontera/internal/inbox"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/payfiles"
 	"github.com/kontera/kontera/internal/payroll"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -23,7 +24,7 @@ import (
 // expenseClaims is the expense claims' service on the books it posts in.
 func expenseClaims(db *store.DB, audits *audit.Store, companies *company.Store, staff *payroll.Payroll,
 	docs *documents.Store, archive *documents.Archive, mailbox *inbox.Store, accounts *chart.Store,
-	dims *dimensions.Store, journal *ledger.Store, rates *fx.Rates, now func() time.Time) *expenses.Expenses {
+	dims *dimensions.Store, journal *ledger.Store, rates *fx.Rates, batches *payfiles.Batches, now func() time.Time) *expenses.Expenses {
 	return expenses.New(expenses.NewStore(db), expenses.Books{
 		Form: func(ctx context.Context, c uuid.UUID) (string, error) {
 			id, err := companies.Identity(ctx, c)
@@ -44,6 +45,7 @@ func expenseClaims(db *store.DB, audits *audit.Store, companies *company.Store, 
 		Post:            journal.Post,
 		Reverse:         journal.Reverse,
 		Rate:            rates.Rate,
+		Reserved:        batches.Reserved,
 	}, audits, now)
 }
 

@@ -10,17 +10,40 @@ import (
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/banking"
 	"github.com/kontera/kontera/internal/company"
+	"github.com/kontera/kontera/internal/expenses"
 	"github.com/kontera/kontera/internal/parties"
 	"github.com/kontera/kontera/internal/payables"
 	"github.com/kontera/kontera/internal/payfiles"
+	"github.com/kontera/kontera/internal/payroll"
 	"github.com/kontera/kontera/internal/store"
 )
 
 // paymentBatches is the supplier payment files on the invoices payables
-// keeps, the suppliers' accounts and the company's cash accounts.
+// keeps, the suppliers' accounts, the expense claims owed to employees and
+// their salary accounts, and the company's cash accounts.
 func paymentBatches(db *store.DB, audits *audit.Store, bought *payables.Payables, people *parties.Store, bank *banking.Store,
-	companies *company.Store, now func() time.Time) *payfiles.Batches {
+	companies *company.Store, staff *payroll.Payroll, now func() time.Time) *payfiles.Batches {
+	claims := expenses.NewStore(db)
 	return payfiles.NewBatches(db, payfiles.Books{
+		Claims: func(ctx context.Context, c uuid.UUID, ids []uuid.UUID) ([]payfiles.Payable, error) {
+			rows, err := claims.Hold(ctx, c, ids, "expense_claim_ids")
+			if err != nil {
+				return nil, err
+			}
+			out := make([]payfiles.Payable, len(rows))
+			for i, r := range rows {
+				var e *payroll.Employee
+				if r.EmployeeID != nil {
+					got, err := staff.Employee(ctx, c, *r.EmployeeID, false)
+					if err != nil {
+						return nil, err
+					}
+					e = &got
+				}
+				out[i] = claimPayable(r, e)
+			}
+			return out, nil
+		},
 		Payables: func(ctx context.Context, c uuid.UUID, ids []uuid.UUID) ([]payfiles.Payable, error) {
 			out := make([]payfiles.Payable, len(ids))
 			for i, id := range ids {
@@ -95,6 +118,29 @@ func payable(inv payables.Invoice, sup parties.Supplier) payfiles.Payable {
 		p.Why = "nothing_left"
 	case p.Account.Bankgiro == "" && p.Account.Plusgiro == "" && p.Account.IBAN == "" &&
 		(p.Account.Clearing == "" || p.Account.Number == ""):
+		p.Why = "no_account"
+	}
+	return p
+}
+
+// claimPayable is an expense claim as a batch pays it, to employee e's
+// salary account (nil: the owner's claim), and why not when it cannot be.
+func claimPayable(c expenses.Claim, e *payroll.Employee) payfiles.Payable {
+	p := payfiles.Payable{ID: c.ID, Claim: true, Supplier: c.ClaimantName, Country: "SE", Remaining: c.AmountSEK,
+		Currency: "SEK", Reference: "Utlägg " + c.Description}
+	if e != nil && e.Clearing != nil && e.BankAccount != nil {
+		p.Account = payfiles.Account{Clearing: *e.Clearing, Number: *e.BankAccount}
+	}
+	switch {
+	case c.Status != expenses.Registered:
+		p.Why = "not_owed"
+	case e == nil:
+		p.Why = "not_employee"
+	case c.PayWithSalary && c.SalaryRunID != nil:
+		p.Why = "on_payslip"
+	case c.PayWithSalary:
+		p.Why = "pay_with_salary"
+	case p.Account.Number == "":
 		p.Why = "no_account"
 	}
 	return p

@@ -551,8 +551,7 @@ func New(cfg Config) (*Server, error) {
 	s.worker.Handle(reconciliation.ProposeOperation, recon.RunPropose)
 	s.streamed["receiveInboundEmail"] = inboundEmail(cfg.InboundSecret, companies,
 		inbox.Receiver{Blobs: cfg.Blobs}, cfg.Now)
-	batches = paymentBatches(cfg.DB, audits, bought, people, bank.Store(), companies, cfg.Now)
-	bank.SetBatchPayments(batches.Payments)
+	batches = paymentBatches(cfg.DB, audits, bought, people, bank.Store(), companies, staff, cfg.Now)
 	fixed := assetRegister(cfg.DB, audits, companies, accounts, dims, journal, bought, cfg.Now)
 	bought.SetAssets(func(ctx context.Context, c uuid.UUID, a payables.AssetLine) error {
 		account, invoice := a.Account, a.InvoiceID
@@ -562,7 +561,13 @@ func New(cfg Config) (*Server, error) {
 		return err
 	})
 	outlays := expenseClaims(cfg.DB, audits, companies, staff, docs, archive, inbox.NewStore(cfg.DB), accounts, dims,
-		journal, rates, cfg.Now)
+		journal, rates, batches, cfg.Now)
+	bank.SetBatchPayments(batches.Payments, func(ctx context.Context, c, batch, claim uuid.UUID, day time.Time,
+		account string) (uuid.UUID, error) {
+		_, e, err := outlays.Pay(ctx, c, expenses.PayoutInput{Claims: []uuid.UUID{claim}, Date: day, CashAccount: account,
+			Batch: &batch})
+		return e.ID, err
+	})
 	s.outside["createExpenseClaim"], s.outsideDry["createExpenseClaim"] = expenseRate(rates), true
 	journal.Reversed = func(ctx context.Context, company uuid.UUID, orig, st ledger.Entry) error {
 		if err := bought.Reversed(ctx, company, orig, st); err != nil {

@@ -34,18 +34,22 @@ func (t *Totals) Scan(src any) error {
 	return store.ScanJSON(src, (*map[string]string)(t))
 }
 
-// Payable is a supplier invoice as a batch pays it.
+// Payable is a supplier invoice, or an expense claim, as a batch pays it.
 type Payable struct {
-	ID        uuid.UUID
+	ID uuid.UUID
+	// Claim: an expense claim, paid to the employee's account; else a
+	// supplier invoice.
+	Claim     bool
 	Number    string
-	Supplier  string
+	Supplier  string // or the claimant
 	Country   string
 	Account   Account
 	Remaining money.Amount // in Currency
 	Currency  string
 	Reference string // the invoice's payment reference: an OCR number or a text
 	// Why not, when it cannot be paid: not_approved, nothing_left,
-	// credit_note, no_account; "" when it can.
+	// credit_note, no_account (an invoice); not_owed, pay_with_salary,
+	// on_payslip, not_employee, no_account (a claim); "" when it can.
 	Why string
 }
 
@@ -54,6 +58,9 @@ type Books struct {
 	// Payables answers the supplier invoices of ids in order, held;
 	// 404 SUPPLIER_INVOICE_NOT_FOUND naming the first the company lacks.
 	Payables func(ctx context.Context, company uuid.UUID, ids []uuid.UUID) ([]Payable, error)
+	// Claims answers the expense claims of ids in order, held; 404
+	// EXPENSE_CLAIM_NOT_FOUND naming the first the company lacks.
+	Claims func(ctx context.Context, company uuid.UUID, ids []uuid.UUID) ([]Payable, error)
 	// Payer answers the company paying from the cash account: 404
 	// CASH_ACCOUNT_NOT_FOUND, 400 PAYMENT_BATCH_PAYER_ACCOUNT.
 	Payer func(ctx context.Context, company, cashAccount uuid.UUID) (Payer, error)
@@ -76,12 +83,13 @@ type Batch struct {
 	Items         []Item     `db:"-" json:"items"`
 }
 
-// Item is a payment of a batch.
+// Item is a payment of a batch: of a supplier invoice or an expense claim.
 type Item struct {
-	InvoiceID  uuid.UUID    `db:"supplier_invoice_id" json:"supplier_invoice_id"`
+	InvoiceID  *uuid.UUID   `db:"supplier_invoice_id" json:"supplier_invoice_id"`
+	ClaimID    *uuid.UUID   `db:"expense_claim_id" json:"expense_claim_id"`
 	Seq        int          `db:"seq" json:"-"`
 	Supplier   string       `db:"supplier_name" json:"supplier_name"`
-	Number     string       `db:"invoice_number" json:"invoice_number"`
+	Number     *string      `db:"invoice_number" json:"invoice_number"`
 	Reference  string       `db:"reference" json:"reference"`
 	EndToEndID string       `db:"end_to_end_id" json:"end_to_end_id"`
 	Amount     money.Amount `db:"amount" json:"amount"`
@@ -91,6 +99,7 @@ type Item struct {
 // Request is a batch as asked.
 type Request struct {
 	Invoices    []uuid.UUID
+	Claims      []uuid.UUID
 	Date        time.Time
 	CashAccount uuid.UUID
 }
@@ -110,16 +119,29 @@ func NewBatches(db *store.DB, b Books, a *audit.Store, now func() time.Time) *Ba
 
 // plan is the batch req asks for, its file made: each invoice's whole
 // remaining amount, an OCR reference when it is one, else "Faktura" and
-// the supplier's invoice number.
+// the supplier's invoice number; each claim's amount owed, with "Utlägg"
+// and its description.
 func (s *Batches) plan(ctx context.Context, company uuid.UUID, req Request) (Batch, error) {
-	seen := map[uuid.UUID]bool{}
-	for i, id := range req.Invoices {
-		if seen[id] {
-			return Batch{}, apierr.Field("supplier_invoice_ids."+strconv.Itoa(i), "uniqueItems", "names an invoice twice")
+	if len(req.Invoices)+len(req.Claims) == 0 {
+		return Batch{}, apierr.Field("supplier_invoice_ids", "minItems", "name at least one supplier invoice or expense claim")
+	}
+	if len(req.Invoices)+len(req.Claims) > MaxPayments {
+		return Batch{}, apierr.Field("expense_claim_ids", "maxItems", "a batch pays at most 500 invoices and claims together")
+	}
+	for field, ids := range map[string][]uuid.UUID{"supplier_invoice_ids": req.Invoices, "expense_claim_ids": req.Claims} {
+		seen := map[uuid.UUID]bool{}
+		for i, id := range ids {
+			if seen[id] {
+				return Batch{}, apierr.Field(field+"."+strconv.Itoa(i), "uniqueItems", "names one twice")
+			}
+			seen[id] = true
 		}
-		seen[id] = true
 	}
 	payables, err := s.books.Payables(ctx, company, req.Invoices)
+	if err != nil {
+		return Batch{}, err
+	}
+	claims, err := s.books.Claims(ctx, company, req.Claims)
 	if err != nil {
 		return Batch{}, err
 	}
@@ -127,7 +149,7 @@ func (s *Batches) plan(ctx context.Context, company uuid.UUID, req Request) (Bat
 	if err != nil {
 		return Batch{}, err
 	}
-	reserved, err := s.reserved(ctx, company, req.Invoices)
+	reserved, err := s.reserved(ctx, company, append(append([]uuid.UUID{}, req.Invoices...), req.Claims...))
 	if err != nil {
 		return Batch{}, err
 	}
@@ -136,8 +158,11 @@ func (s *Batches) plan(ctx context.Context, company uuid.UUID, req Request) (Bat
 	b.MessageID = "KONTERA-" + b.ID.String()[:8] + "-" + s.now().UTC().Format("060102150405")
 	var payments []Payment
 	totals := map[string]money.Amount{}
-	for i, p := range payables {
+	for i, p := range append(payables, claims...) {
 		details := map[string]any{"index": i, "supplier_invoice_id": p.ID}
+		if p.Claim {
+			details = map[string]any{"index": i - len(payables), "expense_claim_id": p.ID, "field": "expense_claim_ids"}
+		}
 		if batch, ok := reserved[p.ID]; ok {
 			details["batch_id"] = batch
 			return b, apierr.New(apierr.PaymentBatchInvoiceReserved, details)
@@ -146,14 +171,18 @@ func (s *Batches) plan(ctx context.Context, company uuid.UUID, req Request) (Bat
 			details["reason"] = p.Why
 			return b, apierr.New(apierr.PaymentBatchInvoiceNotPayable, details)
 		}
-		it := Item{InvoiceID: p.ID, Seq: i + 1, Supplier: p.Supplier, Number: p.Number, EndToEndID: endToEnd(b.ID, i+1),
+		id, number := p.ID, p.Number
+		it := Item{InvoiceID: &id, Seq: i + 1, Supplier: p.Supplier, Number: &number, EndToEndID: endToEnd(b.ID, i+1),
 			Amount: p.Remaining, Currency: p.Currency, Reference: p.Reference}
+		if p.Claim {
+			it.InvoiceID, it.ClaimID, it.Number, it.Reference = nil, &id, nil, clip(p.Reference, 140)
+		}
 		pay := Payment{EndToEndID: it.EndToEndID, Name: p.Supplier, Country: p.Country, Account: p.Account, Amount: p.Remaining,
 			Currency: p.Currency}
-		if identifier.ValidOCR(p.Reference, false) {
+		if !p.Claim && identifier.ValidOCR(p.Reference, false) {
 			pay.OCR = p.Reference
 		} else {
-			if it.Reference == "" {
+			if it.Reference == "" && !p.Claim {
 				it.Reference = "Faktura " + p.Number
 			}
 			pay.Message = it.Reference
@@ -173,14 +202,21 @@ func (s *Batches) plan(ctx context.Context, company uuid.UUID, req Request) (Bat
 	return b, nil
 }
 
-// reserved answers which of ids a batch not cancelled holds, and which.
+// MaxPayments is how many invoices and claims one batch pays.
+const MaxPayments = 500
+
+// reserved answers which of ids (supplier invoices and expense claims) a
+// batch not cancelled holds, and which.
 func (s *Batches) reserved(ctx context.Context, company uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
 	var rows []struct {
-		Invoice uuid.UUID `db:"supplier_invoice_id"`
+		Invoice uuid.UUID `db:"id"`
 		Batch   uuid.UUID `db:"batch_id"`
 	}
-	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT supplier_invoice_id, batch_id FROM supplier_payment_batch_items
-		WHERE company_id = $1 AND supplier_invoice_id = ANY($2) AND released_at IS NULL`, company, pq.Array(ids))
+	err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT supplier_invoice_id AS id, batch_id FROM supplier_payment_batch_items
+		WHERE company_id = $1 AND supplier_invoice_id = ANY($2) AND released_at IS NULL
+		UNION ALL
+		SELECT expense_claim_id, batch_id FROM supplier_payment_batch_claims
+		WHERE company_id = $1 AND expense_claim_id = ANY($2) AND released_at IS NULL`, company, pq.Array(ids))
 	out := map[uuid.UUID]uuid.UUID{}
 	for _, r := range rows {
 		out[r.Invoice] = r.Batch
@@ -188,14 +224,20 @@ func (s *Batches) reserved(ctx context.Context, company uuid.UUID, ids []uuid.UU
 	return out, err
 }
 
-// Reserving answers the batch that holds invoice, nil for none: what
-// refuses its deletion.
+// Reserving answers the batch that holds invoice (or expense claim), nil
+// for none: what refuses its deletion.
 func (s *Batches) Reserving(ctx context.Context, company, invoice uuid.UUID) (*uuid.UUID, error) {
 	m, err := s.reserved(ctx, company, []uuid.UUID{invoice})
 	if b, ok := m[invoice]; ok {
 		return &b, err
 	}
 	return nil, err
+}
+
+// Reserved answers which of the expense claims ids a batch holds, and
+// which: what refuses their payout or deletion otherwise.
+func (s *Batches) Reserved(ctx context.Context, company uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]uuid.UUID, error) {
+	return s.reserved(ctx, company, ids)
 }
 
 // Preview answers the batch req would make, storing nothing.
@@ -217,12 +259,22 @@ func (s *Batches) Create(ctx context.Context, company uuid.UUID, req Request) (B
 		return b, err
 	}
 	for _, it := range b.Items {
-		_, err := q.ExecContext(ctx, `INSERT INTO supplier_payment_batch_items (company_id, batch_id, supplier_invoice_id,
-				seq, supplier_name, invoice_number, reference, end_to_end_id, amount, currency)
-			VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, company, b.ID, it.InvoiceID, it.Seq, it.Supplier, it.Number,
-			it.Reference, it.EndToEndID, it.Amount, it.Currency)
-		if store.UniqueViolation(err, "supplier_payment_batch_items_reserved") {
-			return b, apierr.New(apierr.PaymentBatchInvoiceReserved, map[string]any{"supplier_invoice_id": it.InvoiceID})
+		var err error
+		if it.ClaimID != nil {
+			_, err = q.ExecContext(ctx, `INSERT INTO supplier_payment_batch_claims (company_id, batch_id, expense_claim_id,
+					seq, claimant_name, reference, end_to_end_id, amount, currency)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, company, b.ID, it.ClaimID, it.Seq, it.Supplier, it.Reference,
+				it.EndToEndID, it.Amount, it.Currency)
+		} else {
+			_, err = q.ExecContext(ctx, `INSERT INTO supplier_payment_batch_items (company_id, batch_id, supplier_invoice_id,
+					seq, supplier_name, invoice_number, reference, end_to_end_id, amount, currency)
+				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, company, b.ID, it.InvoiceID, it.Seq, it.Supplier, it.Number,
+				it.Reference, it.EndToEndID, it.Amount, it.Currency)
+		}
+		if store.UniqueViolation(err, "supplier_payment_batch_items_reserved") ||
+			store.UniqueViolation(err, "supplier_payment_batch_claims_reserved") {
+			return b, apierr.New(apierr.PaymentBatchInvoiceReserved, map[string]any{"supplier_invoice_id": it.InvoiceID,
+				"expense_claim_id": it.ClaimID})
 		}
 		if err != nil {
 			return b, err
@@ -263,8 +315,8 @@ func (s *Batches) items(ctx context.Context, batches []*Batch) error {
 		Batch uuid.UUID `db:"batch_id"`
 		Item
 	}
-	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT batch_id, supplier_invoice_id, seq, supplier_name,
-			invoice_number, reference, end_to_end_id, amount, currency FROM supplier_payment_batch_items
+	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT batch_id, supplier_invoice_id, expense_claim_id, seq,
+			supplier_name, invoice_number, reference, end_to_end_id, amount, currency FROM (`+itemRows+`) i
 		WHERE company_id = $1 AND batch_id = ANY($2) ORDER BY batch_id, seq`, batches[0].CompanyID, pq.Array(ids)); err != nil {
 		return err
 	}
@@ -314,7 +366,9 @@ func (s *Batches) Cancel(ctx context.Context, company, id uuid.UUID) (Batch, err
 		return b, err
 	}
 	b.Status = "cancelled"
-	if _, err := q.ExecContext(ctx, `UPDATE supplier_payment_batch_items SET released_at = now()
+	if _, err := q.ExecContext(ctx, `WITH c AS (UPDATE supplier_payment_batch_claims SET released_at = now()
+			WHERE company_id = $1 AND batch_id = $2 AND released_at IS NULL)
+		UPDATE supplier_payment_batch_items SET released_at = now()
 		WHERE company_id = $1 AND batch_id = $2 AND released_at IS NULL`, company, id); err != nil {
 		return b, err
 	}
@@ -336,12 +390,13 @@ func endToEnd(batch uuid.UUID, seq int) string {
 func (s *Batches) Payments(ctx context.Context, company uuid.UUID, refs []string) (map[string]banking.BatchPayment, error) {
 	var rows []struct {
 		Item
-		Key string `db:"key"`
+		Batch uuid.UUID `db:"batch_id"`
+		Key   string    `db:"key"`
 	}
-	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT supplier_invoice_id, seq, supplier_name, invoice_number, reference,
-			end_to_end_id, amount, currency, k AS key
-		FROM supplier_payment_batch_items, LATERAL (VALUES (end_to_end_id), (reference)) AS r(k)
-		WHERE company_id = $1 AND released_at IS NULL AND k = ANY($2)`, company, pq.Array(refs)); err != nil {
+	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT i.batch_id, i.supplier_invoice_id, i.expense_claim_id, i.seq,
+			i.supplier_name, i.invoice_number, i.reference, i.end_to_end_id, i.amount, i.currency, k AS key
+		FROM (`+itemRows+`) i, LATERAL (VALUES (i.end_to_end_id), (i.reference)) AS r(k)
+		WHERE i.company_id = $1 AND i.released_at IS NULL AND k = ANY($2)`, company, pq.Array(refs)); err != nil {
 		return nil, err
 	}
 	out := map[string]banking.BatchPayment{}
@@ -350,10 +405,19 @@ func (s *Batches) Payments(ctx context.Context, company uuid.UUID, refs []string
 		if _, ok := out[r.Key]; ok {
 			twice[r.Key] = true
 		}
-		out[r.Key] = banking.BatchPayment{InvoiceID: r.InvoiceID, Amount: r.Amount, Currency: r.Currency}
+		out[r.Key] = banking.BatchPayment{BatchID: r.Batch, InvoiceID: r.InvoiceID, ClaimID: r.ClaimID, Amount: r.Amount,
+			Currency: r.Currency}
 	}
 	for k := range twice {
 		delete(out, k)
 	}
 	return out, nil
 }
+
+// itemRows are the payments of every batch, of invoices and of claims,
+// in one shape.
+const itemRows = `SELECT company_id, batch_id, supplier_invoice_id, NULL::uuid AS expense_claim_id, seq, supplier_name,
+		invoice_number, reference, end_to_end_id, amount, currency, released_at FROM supplier_payment_batch_items
+	UNION ALL
+	SELECT company_id, batch_id, NULL, expense_claim_id, seq, claimant_name, NULL, reference, end_to_end_id, amount, currency,
+		released_at FROM supplier_payment_batch_claims`

@@ -27,7 +27,14 @@ func NewHandler(b *Batches, c *cursor.Codec) *Handler { return &Handler{b: b, cu
 const list = "supplier_payment_batches"
 
 func request(b gen.SupplierPaymentBatchCreate) Request {
-	return Request{Invoices: b.SupplierInvoiceIds, Date: b.PaymentDate.Time, CashAccount: b.CashAccountId}
+	r := Request{Date: b.PaymentDate.Time, CashAccount: b.CashAccountId}
+	if b.SupplierInvoiceIds != nil {
+		r.Invoices = *b.SupplierInvoiceIds
+	}
+	if b.ExpenseClaimIds != nil {
+		r.Claims = *b.ExpenseClaimIds
+	}
+	return r
 }
 
 // ListSupplierPaymentBatches lists the company's batches.
@@ -127,8 +134,8 @@ func view(b Batch) gen.SupplierPaymentBatch {
 		v.Totals = append(v.Totals, gen.SupplierPaymentBatchTotal{Currency: c, Amount: a})
 	}
 	for i, it := range b.Items {
-		v.Payments[i] = gen.SupplierPaymentBatchPayment{SupplierInvoiceId: it.InvoiceID, SupplierName: it.Supplier,
-			InvoiceNumber: it.Number, Reference: it.Reference, EndToEndId: it.EndToEndID, Amount: it.Amount, Currency: it.Currency}
+		v.Payments[i] = gen.SupplierPaymentBatchPayment{SupplierInvoiceId: envelope.Nullable(it.InvoiceID),
+			ExpenseClaimId: envelope.Nullable(it.ClaimID), SupplierName: it.Supplier, InvoiceNumber: envelope.Nullable(it.Number), Reference: it.Reference, EndToEndId: it.EndToEndID, Amount: it.Amount, Currency: it.Currency}
 	}
 	return v
 }
