@@ -279,6 +279,8 @@ func TestExpenseClaimInPaymentFile(t *testing.T) {
 		t.Fatalf("payout: %s", r.Body)
 	}
 	b.write("DELETE", "expense-claims/"+train, nil).errorCode(t, 409, "EXPENSE_CLAIM_IN_PAYMENT_BATCH")
+	booked := b.get(b.path("expense-claims/"+train), b.token).status(t, 200).str("data.journal_entry_id")
+	b.write("POST", "journal-entries/"+booked+"/reverse", map[string]any{}).errorCode(t, 409, "EXPENSE_CLAIM_IN_PAYMENT_BATCH")
 	b.write("POST", "supplier-payment-batches", map[string]any{"expense_claim_ids": []any{train}, "payment_date": "2026-03-26",
 		"cash_account_id": cash}).errorCode(t, 409, "PAYMENT_BATCH_INVOICE_RESERVED")
 	refusedByTheBooks(t, b.db, "a batch's claim changed", `UPDATE supplier_payment_batch_claims SET amount = 1

@@ -140,9 +140,7 @@ func (x *Expenses) Delete(ctx context.Context, company, id uuid.UUID) (Claim, le
 	if err := refuse(c, 0); err != nil {
 		return c, ledger.Entry{}, err
 	}
-	if err := x.unreserved(ctx, company, []Claim{c}, nil); err != nil {
-		return c, ledger.Entry{}, err
-	}
+	// Reversed refuses a claim in a payment batch.
 	r, err := x.books.Reverse(ctx, company, c.JournalEntryID, ledger.Today(x.now()), false)
 	if err != nil {
 		return c, r.Storno, err
@@ -256,6 +254,21 @@ func (x *Expenses) Pay(ctx context.Context, company uuid.UUID, in PayoutInput) (
 func (x *Expenses) Reversed(ctx context.Context, company uuid.UUID, orig, storno ledger.Entry) error {
 	if !ours(orig) {
 		return nil
+	}
+	// A claim paid, on a payslip or in a payment batch keeps its verifikat.
+	claims, err := x.store.OfEntry(ctx, company, orig.ID)
+	if err != nil {
+		return err
+	}
+	for i, c := range claims {
+		if err := refuse(c, i); err != nil {
+			return err
+		}
+	}
+	if len(claims) > 0 {
+		if err := x.unreserved(ctx, company, claims, nil); err != nil {
+			return err
+		}
 	}
 	return x.store.Reversed(ctx, company, orig.ID, storno.ID)
 }

@@ -126,21 +126,20 @@ func (s *Store) InsertPayout(ctx context.Context, p Payout, claims []uuid.UUID) 
 	return out, err
 }
 
+// OfEntry answers the claims the verifikat entry booked.
+func (s *Store) OfEntry(ctx context.Context, company, entry uuid.UUID) ([]Claim, error) {
+	var out []Claim
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT * FROM expense_claims WHERE company_id = $1 AND journal_entry_id = $2`,
+		company, entry)
+	return out, err
+}
+
 // Reversed records that the verifikat orig of the company was stornoed
-// by storno: a registered claim it booked is deleted; a paid one refuses
-// it (EXPENSE_CLAIM_ALREADY_PAID); a payout it booked is reversed and its
-// claims are owed again. A rättelse's storno (replaced) is followed by
-// Replaced instead.
+// by storno: a registered claim it booked is deleted; a payout it booked
+// is reversed and its claims are owed again. Expenses.Reversed refuses
+// first what may not be stornoed. A rättelse's storno (replaced) is
+// followed by Replaced instead.
 func (s *Store) Reversed(ctx context.Context, company, orig, storno uuid.UUID) error {
-	var held []Claim
-	if err := s.db.Q(ctx).SelectContext(ctx, &held, `SELECT * FROM expense_claims
-		WHERE company_id = $1 AND journal_entry_id = $2 AND (status = 'paid' OR salary_run_id IS NOT NULL)`,
-		company, orig); err != nil {
-		return err
-	}
-	if len(held) > 0 {
-		return refuse(held[0], 0)
-	}
 	_, err := s.db.Q(ctx).ExecContext(ctx, `
 		WITH d AS (UPDATE expense_claims SET status = 'deleted', reversal_entry_id = $3
 			WHERE company_id = $1 AND journal_entry_id = $2 AND status = 'registered'),
