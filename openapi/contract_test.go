@@ -1,6 +1,7 @@
 package openapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -28,6 +29,18 @@ func TestDocumentHoldsTheHouseRules(t *testing.T) {
 	}
 	if o := c.ByID("getHealth"); o == nil || !o.Public {
 		t.Fatal("health must be public")
+	}
+}
+
+// kin-openapi's own check of the whole document, examples included,
+// which Load leaves out.
+func TestDocumentValidatesWithItsExamples(t *testing.T) {
+	if err := ValidateExamples(Document); err != nil {
+		t.Fatal(err)
+	}
+	broken := bytes.Replace(Document, []byte(`"vat_sek": 120`), []byte(`"vat_sek": "x"`), 1)
+	if bytes.Equal(broken, Document) || ValidateExamples(broken) == nil {
+		t.Fatal("a broken example passes")
 	}
 }
 

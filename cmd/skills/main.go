@@ -30,6 +30,9 @@ func main() {
 }
 
 func write(dir string) error {
+	if err := openapi.ValidateExamples(openapi.Document); err != nil {
+		return err
+	}
 	c, err := openapi.Load()
 	if err != nil {
 		return err
