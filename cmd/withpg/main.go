@@ -32,7 +32,7 @@ func run(args []string) int {
 	}
 	env := os.Environ()
 	if os.Getenv("TEST_DATABASE_URL") == "" && os.Getenv("DATABASE_URL") == "" {
-		dir, err := os.MkdirTemp("", "kontera-pg-")
+		dir, err := localpg.ScratchDir("kontera-pg-")
 		if err != nil {
 			fmt.Fprintln(os.Stderr, "withpg:", err)
 			return 1
