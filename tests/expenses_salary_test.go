@@ -8,10 +8,12 @@ import (
 // registered; D 5810 / C 2820) rides on the May run: her payslip pays it
 // back with the net, 27 979.46 + 1 120 = 29 099.46, untaxed; the run's
 // salaries verifikat debits 2820 1 120 and credits 1930 71 616.46 +
-// 1 120 = 72 736.46, leaving 2820 at zero. While on the payslip the claim
+// 1 120 = 72 736.46, leaving on 2820 only a taxi still to ride. While on
+// the payslip the claim
 // is neither deleted nor paid out; once booked it is paid by the run,
 // and the database refuses to change it; the run's correction makes it
-// owed again and the correction run pays it back.
+// owed again and the correction run takes it. Taking the employee off a
+// run, or deleting a draft run, lets a claim go.
 func TestExpenseClaimPaidWithSalary(t *testing.T) {
 	t.Parallel()
 	m := newMay2026(t)
@@ -20,6 +22,12 @@ func TestExpenseClaimPaidWithSalary(t *testing.T) {
 
 	m.write("POST", "expense-claims", map[string]any{"description": "Tåg", "expense_date": "2026-05-10", "amount": 100,
 		"expense_account": "5810", "claimant_name": "Ägaren", "pay_with_salary": true}).errorCode(t, 400, "VALIDATION_ERROR")
+	// Outside the VAT register a receipt's VAT is cost, not input VAT.
+	r := m.write("POST", "expense-claims", map[string]any{"description": "Tåg", "expense_date": "2026-05-10", "amount": 1120,
+		"vat_amount": 120, "expense_account": "5810", "employee_id": m.anna}).errorCode(t, 400, "VALIDATION_ERROR")
+	if !names(r, "vat_amount", "") {
+		t.Fatalf("VAT outside the register: %s", r.Body)
+	}
 	c := m.write("POST", "expense-claims", map[string]any{"description": "Tågbiljett Sundsvall–Stockholm",
 		"expense_date": "2026-05-10", "amount": 1120, "expense_account": "5810", "employee_id": m.anna,
 		"pay_with_salary": true}).status(t, 201)
@@ -52,7 +60,7 @@ func TestExpenseClaimPaidWithSalary(t *testing.T) {
 	if g := m.get(m.path("expense-claims/"+later.str("data.expense_claim_id")), m.token).status(t, 200); g.at("data.salary_run_id") != nil {
 		t.Fatalf("a claim after the payment day taken: %s", g.Body)
 	}
-	r := m.write("DELETE", "expense-claims/"+id, nil).errorCode(t, 409, "EXPENSE_CLAIM_ON_PAYSLIP")
+	r = m.write("DELETE", "expense-claims/"+id, nil).errorCode(t, 409, "EXPENSE_CLAIM_ON_PAYSLIP")
 	if r.str("error.details.salary_run_id") != m.run {
 		t.Errorf("on payslip: %s", r.Body)
 	}
@@ -100,4 +108,18 @@ func TestExpenseClaimPaidWithSalary(t *testing.T) {
 	}
 	m.write("POST", "expense-claims/payouts", map[string]any{"claim_ids": []any{id}, "payout_date": "2026-05-26",
 		"cash_account": "1930"}).status(t, 201)
+
+	// The taxi rides on June's run; deleting the draft run lets it go.
+	june := m.write("POST", "salary-runs", map[string]any{"period_year": 2026, "period_month": 6,
+		"payment_date": "2026-06-25"}).status(t, 201).str("data.id")
+	m.write("POST", "salary-runs/"+june+"/calculate", nil).status(t, 200)
+	taxi := "expense-claims/" + later.str("data.expense_claim_id")
+	if g := m.get(m.path(taxi), m.token).status(t, 200); g.str("data.salary_run_id") != june {
+		t.Fatalf("June's run: %s", g.Body)
+	}
+	m.write("PATCH", "salary-runs/"+june, map[string]any{"payment_date": "2026-06-24"}).status(t, 200) // back to draft
+	m.write("DELETE", "salary-runs/"+june, nil).status(t, 204)
+	if g := m.get(m.path(taxi), m.token).status(t, 200); g.at("data.salary_run_id") != nil || g.str("data.status") != "registered" {
+		t.Fatalf("after the run's deletion: %s", g.Body)
+	}
 }

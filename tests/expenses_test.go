@@ -17,6 +17,7 @@ import (
 func TestExpenseClaimsPaidOutTogether(t *testing.T) {
 	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 26, 9, 0, 0, 0, time.UTC) }))
+	b.vatQuarterly()
 	anna := b.write("POST", "employees", annaBody()).status(t, 201).str("data.id")
 	train := map[string]any{"description": "Tågbiljett Stockholm–Göteborg", "expense_date": "2026-03-10", "amount": 1120,
 		"vat_amount": 120, "expense_account": "5810", "employee_id": anna}
@@ -116,6 +117,7 @@ func TestExpenseClaimsPaidOutTogether(t *testing.T) {
 func TestExpenseClaimDeleted(t *testing.T) {
 	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 26, 9, 0, 0, 0, time.UTC) }))
+	b.vatQuarterly()
 	c := b.write("POST", "expense-claims", map[string]any{"description": "Parkering", "expense_date": "2026-03-20",
 		"amount": 80, "vat_amount": 16, "expense_account": "5611", "claimant_name": "Lisa Berg"}).status(t, 201)
 	id := c.str("data.expense_claim_id")

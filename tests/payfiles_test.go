@@ -220,7 +220,7 @@ func camtDebits(iban, day string, debits ...[2]string) []byte {
 }
 
 // An employee's expense claim paid in the payment file beside a supplier
-// invoice: Anna's train ticket, 1 120 kr with 120 kr VAT (D 5810 1 000,
+// invoice of 3 750.50 + 25 % VAT = 4 688.13: Anna's train ticket, 1 120 kr with 120 kr VAT (D 5810 1 000,
 // D 2641 120 / C 2820 1 120), goes to her salary account 8327-9145678
 // with the message "Utlägg Tågbiljett". While the batch holds it, it is
 // neither paid out otherwise nor deleted. The owner's claim (no account
@@ -231,6 +231,7 @@ func camtDebits(iban, day string, debits ...[2]string) []byte {
 func TestExpenseClaimInPaymentFile(t *testing.T) {
 	t.Parallel()
 	b := newPartiesBooks(t, clock(func() time.Time { return time.Date(2026, 3, 20, 9, 0, 0, 0, time.UTC) }))
+	b.vatQuarterly()
 	const iban = "SE4550000000058398257466"
 	cash := b.write("POST", "cash-accounts", map[string]any{"name": "Företagskonto", "currency": "SEK", "iban": iban}).
 		status(t, 201).str("data.cash_account_id")
@@ -264,7 +265,7 @@ func TestExpenseClaimInPaymentFile(t *testing.T) {
 	batch := made.str("data.id")
 	if made.at("data.payment_count") != 2.0 || made.str("data.payments.1.expense_claim_id") != train ||
 		made.at("data.payments.1.supplier_invoice_id") != nil || made.str("data.payments.1.supplier_name") != "Anna Lindqvist" ||
-		made.str("data.payments.1.reference") != "Utlägg Tågbiljett" || made.at("data.totals.0.amount") != 4870.5 {
+		made.str("data.payments.1.reference") != "Utlägg Tågbiljett" || made.at("data.totals.0.amount") != 5808.13 {
 		t.Fatalf("the batch: %s", made.Body)
 	}
 	file := b.do(req{Method: "GET", Path: b.path("supplier-payment-batches/" + batch + "/file"), Token: b.token}).status(t, 200)
@@ -290,7 +291,7 @@ func TestExpenseClaimInPaymentFile(t *testing.T) {
 		return `<Refs><EndToEndId>` + made.str(fmt.Sprintf("data.payments.%d.end_to_end_id", i)) +
 			`</EndToEndId></Refs>`
 	}
-	op := importFile(b, "kontoutdrag.xml", camtDebits(iban, "2026-03-25", [2]string{"3750.50", e2e(0)},
+	op := importFile(b, "kontoutdrag.xml", camtDebits(iban, "2026-03-25", [2]string{"4688.13", e2e(0)},
 		[2]string{"1120.00", e2e(1)}), "?cash_account_id="+cash).status(t, 202)
 	if r := waitOperation(b, op.str("data.operation_id")); r.str("data.status") != "succeeded" {
 		t.Fatalf("import: %s", r.Body)

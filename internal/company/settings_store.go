@@ -286,14 +286,15 @@ type Identity struct {
 	AccountingMethod string  `db:"accounting_method"`
 	PostalCode       *string `db:"postal_code"`
 	City             *string `db:"city"`
+	VATRegistered    bool    `db:"vat_registered"`
 }
 
 // Identity returns the company's name, form, organisation number
-// (unmasked), accounting method and postal address.
+// (unmasked), accounting method, postal address and VAT registration.
 func (s *Store) Identity(ctx context.Context, company uuid.UUID) (Identity, error) {
 	var out Identity
 	err := s.db.Q(ctx).GetContext(ctx, &out, `SELECT c.name, c.entity_type, c.org_number, s.accounting_method,
-			s.postal_code, s.city
+			s.postal_code, s.city, s.vat_registered
 		FROM companies c JOIN company_settings s ON s.company_id = c.id WHERE c.id = $1`, company)
 	return out, err
 }

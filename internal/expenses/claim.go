@@ -80,12 +80,21 @@ type Input struct {
 	PayWithSalary bool
 }
 
+// Facts are what of the company a claim's booking depends on.
+type Facts struct {
+	// Form is the company's entity type: who an owner's claim is owed to.
+	Form string
+	// VATRegistered: only a company in the VAT register has input VAT.
+	VATRegistered bool
+}
+
 // Plan settles the claim in asks for, owed to whoever paid: an employee
 // (named employee, their name the claimant's unless given) or else the
-// owner of a company of form. rate is SEK per unit of a foreign
+// owner of a company of f's form. rate is SEK per unit of a foreign
 // currency. Foreign VAT is no Swedish input VAT: a claim in another
-// currency carries none and its whole amount is cost.
-func Plan(company uuid.UUID, in Input, form, employee string, rate *money.Rate) (Claim, error) {
+// currency carries none and its whole amount is cost; nor has a company
+// outside the VAT register any.
+func Plan(company uuid.UUID, in Input, f Facts, employee string, rate *money.Rate) (Claim, error) {
 	c := Claim{CompanyID: company, ID: uuid.New(), EmployeeID: in.EmployeeID, Description: in.Description,
 		ExpenseDate: in.ExpenseDate, Currency: in.Currency, AmountInCurrency: in.Amount, ExpenseAccount: in.ExpenseAccount,
 		DocumentID: in.DocumentID, InboxItemID: in.InboxItemID, Dimensions: in.Dimensions, Status: Registered,
@@ -115,6 +124,9 @@ func Plan(company uuid.UUID, in Input, form, employee string, rate *money.Rate) 
 	case c.Currency != "SEK" && !c.VATInCurrency.IsZero():
 		return c, apierr.Field("vat_amount", "foreign_vat",
 			"VAT paid in another currency is not Swedish input VAT: leave vat_amount out and the whole amount is cost")
+	case !f.VATRegistered && !c.VATInCurrency.IsZero():
+		return c, apierr.Field("vat_amount", "not_vat_registered",
+			"a company outside the VAT register has no input VAT: leave vat_amount out and the whole amount is cost")
 	case c.PayWithSalary && c.EmployeeID == nil:
 		return c, apierr.Field("pay_with_salary", "employee", "only an employee's claim is paid with a salary: name employee_id")
 	case c.Currency == "SEK" && in.ExchangeRate != nil:
@@ -135,7 +147,7 @@ func Plan(company uuid.UUID, in Input, form, employee string, rate *money.Rate) 
 			return c, apierr.Field("amount", "exclusiveMinimum", "is 0 kronor at the exchange rate")
 		}
 	}
-	c.LiabilityAccount = payables.OwedAccount(c.EmployeeID != nil, form)
+	c.LiabilityAccount = payables.OwedAccount(c.EmployeeID != nil, f.Form)
 	return c, nil
 }
 

@@ -36,9 +36,10 @@ func show(lines []ledger.Line) string {
 // form; a claim in euro at 11.4523 is 100 EUR = 1 145.23 kr, all cost.
 func TestPlan(t *testing.T) {
 	company, anna := uuid.New(), uuid.New()
+	ab := Facts{Form: "aktiebolag", VATRegistered: true}
 	vat := amount("120")
 	c, err := Plan(company, Input{EmployeeID: &anna, Description: "Tåg", Amount: amount("1120"), VAT: &vat,
-		ExpenseAccount: "5810"}, "aktiebolag", "Anna Lindqvist", nil)
+		ExpenseAccount: "5810"}, ab, "Anna Lindqvist", nil)
 	if err != nil || c.LiabilityAccount != "2820" || c.ClaimantName != "Anna Lindqvist" || c.Currency != "SEK" ||
 		show(c.Lines()) != "D 5810 1000.00, D 2641 120.00, C 2820 1120.00" {
 		t.Fatalf("%+v %v: %s", c, err, show(c.Lines()))
@@ -46,14 +47,14 @@ func TestPlan(t *testing.T) {
 	lisa := "Lisa Berg"
 	for form, owed := range map[string]string{"aktiebolag": "2893", "enskild_firma": "2018", "ideell_forening": "2890"} {
 		c, err := Plan(company, Input{ClaimantName: &lisa, Description: "Papper", Amount: amount("250"), ExpenseAccount: "6110"},
-			form, "", nil)
+			Facts{Form: form, VATRegistered: true}, "", nil)
 		if err != nil || c.LiabilityAccount != owed {
 			t.Errorf("%s: %s (%v)", form, c.LiabilityAccount, err)
 		}
 	}
 	rate, _ := money.ParseRate("11.4523")
 	c, err = Plan(company, Input{EmployeeID: &anna, Description: "Hotell", Amount: amount("100"), Currency: "EUR",
-		ExpenseAccount: "5800"}, "aktiebolag", "Anna Lindqvist", &rate)
+		ExpenseAccount: "5800"}, ab, "Anna Lindqvist", &rate)
 	if err != nil || c.AmountSEK.String() != "1145.23" || show(c.Lines()) != "D 5800 1145.23, C 2820 1145.23" {
 		t.Fatalf("%+v %v", c, err)
 	}
@@ -65,11 +66,23 @@ func TestPlan(t *testing.T) {
 		"no rate known":  {ClaimantName: &lisa, Description: "X", Amount: amount("10"), Currency: "EUR", ExpenseAccount: "5800"},
 		"nothing at all": {ClaimantName: &lisa, Description: "X", Amount: amount("0"), ExpenseAccount: "5800"},
 	} {
-		if _, err := Plan(company, in, "aktiebolag", "", nil); err == nil {
+		if _, err := Plan(company, in, ab, "", nil); err == nil {
 			t.Errorf("%s: planned", name)
 		} else if _, ok := apierr.As(err); !ok {
 			t.Errorf("%s: %v is no catalogue error", name, err)
 		}
+	}
+	// Outside the VAT register there is no input VAT: the whole amount is
+	// cost, and VAT named is refused.
+	outside := Facts{Form: "aktiebolag"}
+	if _, err := Plan(company, Input{ClaimantName: &lisa, Description: "X", Amount: amount("1120"), VAT: &vat,
+		ExpenseAccount: "5810"}, outside, "", nil); !apierr.Is(err, apierr.ValidationError) {
+		t.Errorf("VAT outside the register: %v", err)
+	}
+	c, err = Plan(company, Input{ClaimantName: &lisa, Description: "X", Amount: amount("1120"), ExpenseAccount: "5810"},
+		outside, "", nil)
+	if err != nil || show(c.Lines()) != "D 5810 1120.00, C 2893 1120.00" {
+		t.Errorf("outside the register: %s %v", show(c.Lines()), err)
 	}
 }
 

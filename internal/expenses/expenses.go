@@ -17,8 +17,8 @@ import (
 // Books are what expenses needs of the other domains, in the request's
 // unit of work.
 type Books struct {
-	// Form is the company's entity type: who an owner's claim is owed to.
-	Form func(ctx context.Context, company uuid.UUID) (string, error)
+	// Facts are the company's form and VAT registration.
+	Facts func(ctx context.Context, company uuid.UUID) (Facts, error)
 	// Employee answers an employee's name; 404 EMPLOYEE_NOT_FOUND.
 	Employee func(ctx context.Context, company, id uuid.UUID) (string, error)
 	// Linked refuses a document the company lacks (404 DOC_NOT_FOUND)
@@ -67,7 +67,7 @@ func (x *Expenses) Create(ctx context.Context, company uuid.UUID, in Input) (Cla
 			return Claim{}, ledger.Entry{}, err
 		}
 	}
-	form, err := x.books.Form(ctx, company)
+	facts, err := x.books.Facts(ctx, company)
 	if err != nil {
 		return Claim{}, ledger.Entry{}, err
 	}
@@ -77,7 +77,7 @@ func (x *Expenses) Create(ctx context.Context, company uuid.UUID, in Input) (Cla
 			rate = &r
 		}
 	}
-	c, err := Plan(company, in, form, employee, rate)
+	c, err := Plan(company, in, facts, employee, rate)
 	if err != nil {
 		return c, ledger.Entry{}, err
 	}

@@ -26,9 +26,9 @@ func expenseClaims(db *store.DB, audits *audit.Store, companies *company.Store, 
 	docs *documents.Store, archive *documents.Archive, mailbox *inbox.Store, accounts *chart.Store,
 	dims *dimensions.Store, journal *ledger.Store, rates *fx.Rates, batches *payfiles.Batches, now func() time.Time) *expenses.Expenses {
 	return expenses.New(expenses.NewStore(db), expenses.Books{
-		Form: func(ctx context.Context, c uuid.UUID) (string, error) {
+		Facts: func(ctx context.Context, c uuid.UUID) (expenses.Facts, error) {
 			id, err := companies.Identity(ctx, c)
-			return id.Form, err
+			return expenses.Facts{Form: id.Form, VATRegistered: id.VATRegistered}, err
 		},
 		Employee: func(ctx context.Context, c, id uuid.UUID) (string, error) {
 			e, err := staff.Employee(ctx, c, id, false)
