@@ -2,11 +2,13 @@ package ledger
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"sort"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/fiscal"
@@ -320,15 +322,25 @@ func (s *Store) count(ctx context.Context, company, period uuid.UUID, where stri
 	return n, err
 }
 
+// adjustmentSources are the kinds of entry current reads: those
+// journal_entries_adjustments holds.
+var adjustmentSources = map[string]bool{SourceOpeningBalance: true, SourceAppropriation: true, SourceCashCutoff: true,
+	SourceRevaluation: true}
+
 // current returns the period's posted entries of source that stand: not
 // undone by a storno and not themselves a storno; sourceID narrows them
 // when set. Each is locked, with its lines.
 func (s *Store) current(ctx context.Context, company, period uuid.UUID, source string, sourceID *string) ([]Entry, error) {
+	if !adjustmentSources[source] {
+		return nil, fmt.Errorf("ledger: %s entries are not kept in journal_entries_adjustments", source)
+	}
+	// The source is written into the query, not sent: a cached plan of
+	// the statement can then use the partial index of these kinds.
 	var ids []uuid.UUID
 	if err := s.db.Q(ctx).SelectContext(ctx, &ids, `SELECT id FROM journal_entries
-		WHERE company_id = $1 AND fiscal_period_id = $2 AND source_type = $3 AND status = 'posted'
-		  AND reversed_by_id IS NULL AND reverses_id IS NULL AND ($4::text IS NULL OR source_id = $4)
-		ORDER BY voucher_series, voucher_number`, company, period, source, sourceID); err != nil {
+		WHERE company_id = $1 AND fiscal_period_id = $2 AND source_type = `+pq.QuoteLiteral(source)+` AND status = 'posted'
+		  AND reversed_by_id IS NULL AND reverses_id IS NULL AND ($3::text IS NULL OR source_id = $3)
+		ORDER BY voucher_series, voucher_number`, company, period, sourceID); err != nil {
 		return nil, err
 	}
 	out := make([]Entry, 0, len(ids))

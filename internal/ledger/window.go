@@ -86,7 +86,7 @@ func (s *Store) Settlements(ctx context.Context, company uuid.UUID, from, to tim
 				AND NOT p.is_opening
 			UNION
 			SELECT e.id FROM journal_entries e
-			WHERE e.company_id = $1 AND e.source_type IN ('vat_settlement', $8) AND e.status = 'posted'
+			WHERE e.company_id = $1 AND e.source_type IN ('vat_settlement', 'cash_method_cutoff') AND e.status = 'posted'
 				AND e.entry_date BETWEEN $2 AND $3
 			UNION
 			SELECT st.id FROM journal_entries o
@@ -153,14 +153,17 @@ func (s *Store) WindowTagged(ctx context.Context, company uuid.UUID, from, to ti
 }
 
 // PostedBefore reports whether any of accounts has a posted line, opening
-// balances included, dated before day: one index range per fiscal year
+// balances included, dated before day: one index probe per fiscal year
 // and account.
 func (s *Store) PostedBefore(ctx context.Context, company uuid.UUID, accounts []string, day time.Time) (bool, error) {
 	var found bool
+	// An account at a time: with the array in the index condition a
+	// cached plan scanned the year's postings for the accounts' when none
+	// was early enough.
 	err := s.db.Q(ctx).GetContext(ctx, &found, `SELECT EXISTS (
-		SELECT 1 FROM fiscal_periods f CROSS JOIN LATERAL (
+		SELECT 1 FROM fiscal_periods f CROSS JOIN unnest($2::text[]) a(account) CROSS JOIN LATERAL (
 			SELECT 1 FROM ledger_postings p WHERE p.company_id = $1 AND p.fiscal_period_id = f.id
-				AND p.account_number = ANY($2) AND p.entry_date < $3 LIMIT 1) x
+				AND p.account_number = a.account AND p.entry_date < $3 LIMIT 1) x
 		WHERE f.company_id = $1 AND f.period_start < $3)`, company, pq.Array(accounts), day)
 	return found, err
 }
@@ -180,16 +183,21 @@ type Gap struct {
 // Gaps lists up to limit missing voucher numbers of the period's series
 // that no explanation covers (GapNote), in series and number order.
 func (s *Store) Gaps(ctx context.Context, company, period uuid.UUID, limit int) ([]Gap, error) {
+	// Every numbered entry is posted (journal_entries' check), so a gap
+	// lies between two numbers the period's voucher index holds: one
+	// ordered pass over that index finds them, rather than a look-up for
+	// every number up to each series' last.
 	out := []Gap{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		WITH top AS (
-			SELECT voucher_series, max(voucher_number) AS last FROM journal_entries
-			WHERE company_id = $1 AND fiscal_period_id = $2 AND status = 'posted' GROUP BY voucher_series)
-		SELECT t.voucher_series, n AS voucher_number FROM top t CROSS JOIN LATERAL generate_series(1, t.last) n
-		WHERE NOT EXISTS (SELECT 1 FROM journal_entries e WHERE e.company_id = $1 AND e.fiscal_period_id = $2
-			AND e.voucher_series = t.voucher_series AND e.voucher_number = n)
+		WITH used AS (
+			SELECT voucher_series, voucher_number,
+				lag(voucher_number, 1, 0) OVER (PARTITION BY voucher_series ORDER BY voucher_number) AS prev
+			FROM journal_entries WHERE company_id = $1 AND fiscal_period_id = $2 AND voucher_number > 0)
+		SELECT u.voucher_series, n AS voucher_number
+		FROM used u CROSS JOIN LATERAL generate_series(u.prev + 1, u.voucher_number - 1) n
+		WHERE u.voucher_number > u.prev + 1
 		  AND NOT EXISTS (SELECT 1 FROM voucher_gap_explanations x WHERE x.company_id = $1 AND x.fiscal_period_id = $2
-			AND x.voucher_series = t.voucher_series AND n BETWEEN x.gap_start AND x.gap_end)
+			AND x.voucher_series = u.voucher_series AND n BETWEEN x.gap_start AND x.gap_end)
 		ORDER BY 1, 2 LIMIT $3`, company, period, limit)
 	return out, err
 }
