@@ -26,6 +26,9 @@ func paymentBatches(db *store.DB, audits *audit.Store, bought *payables.Payables
 	claims := expenses.NewStore(db)
 	return payfiles.NewBatches(db, payfiles.Books{
 		Claims: func(ctx context.Context, c uuid.UUID, ids []uuid.UUID) ([]payfiles.Payable, error) {
+			if len(ids) == 0 {
+				return nil, nil // a batch of invoices alone reads no claims
+			}
 			rows, err := claims.Hold(ctx, c, ids, "expense_claim_ids")
 			if err != nil {
 				return nil, err
