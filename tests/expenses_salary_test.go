@@ -1,6 +1,8 @@
 package tests
 
 import (
+	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -79,6 +81,17 @@ func TestExpenseClaimPaidWithSalary(t *testing.T) {
 		WHERE e.company_id = $1 AND l.account_number = '2820' HAVING sum(l.debit_amount - l.credit_amount) = -300) x`,
 		m.company); n != 1 {
 		t.Errorf("2820 owes more than the taxi's 300 kr")
+	}
+	// The payslip shows the claim after the tax, with what goes with the
+	// net without being pay (read where poppler is, as make test has it).
+	if _, err := exec.LookPath("pdftotext"); err == nil {
+		text := strings.ReplaceAll(pdfText(t, m.get(m.path(run+"/payslips/"+m.anna+"/pdf"), m.token).status(t, 200).Body),
+			"\u00a0", " ")
+		tax, utlagg, net := strings.Index(text, "Skatteavdrag"), strings.Index(text, "Utlägg: Tågbiljett"),
+			strings.Index(text, "Nettolön att utbetala")
+		if !(tax >= 0 && tax < utlagg && utlagg < net && strings.Contains(text, "29 099,46")) {
+			t.Errorf("the payslip's order: tax %d, claim %d, net %d:\n%s", tax, utlagg, net, text)
+		}
 	}
 	g := m.get(m.path("expense-claims/"+id), m.token).status(t, 200)
 	if g.str("data.status") != "paid" || g.str("data.salary_run_id") != m.run || g.at("data.payout_batch_id") != nil ||

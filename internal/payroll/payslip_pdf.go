@@ -43,6 +43,10 @@ func PayslipPDF(employer Identity, r Run, e RunEmployee, s Payslip, net money.Am
 	t := pdf.Table{Head: payslipHead, Size: 8.5, Cols: []pdf.Col{{Title: "Löneart", Width: 0.46},
 		{Title: "Antal", Width: 0.14, Align: pdf.AlignRight}, {Title: "À-pris", Width: 0.18, Align: pdf.AlignRight},
 		{Title: "Belopp", Width: 0.22, Align: pdf.AlignRight}}}
+	// The pay and the förmåner first, up to the gross and its tax; then
+	// what goes with the net without being pay: tax-free allowances,
+	// nettolöneavdrag and expense claims paid back.
+	var pay, after []pdf.Row
 	for _, l := range s.Lines {
 		qty, unit := "", ""
 		if l.Quantity != nil {
@@ -51,11 +55,17 @@ func PayslipPDF(employer Identity, r Run, e RunEmployee, s Payslip, net money.Am
 		if l.UnitPrice != nil {
 			unit = l.UnitPrice.Swedish()
 		}
-		t.Rows = append(t.Rows, pdf.Row{Cells: []string{l.Description, qty, unit, l.Amount.Swedish()}})
+		row := pdf.Row{Cells: []string{l.Description, qty, unit, l.Amount.Swedish()}}
+		if k := kinds[l.ItemType]; k.net || k.taxFree || l.ItemType == ItemExpenseClaim {
+			after = append(after, row)
+		} else {
+			pay = append(pay, row)
+		}
 	}
-	t.Rows = append(t.Rows,
+	t.Rows = append(pay,
 		pdf.Row{Cells: []string{"Bruttolön", "", "", s.Gross.Swedish()}, Bold: true},
-		pdf.Row{Cells: []string{"Skatteavdrag", "", "", tax.Neg().Swedish()}},
+		pdf.Row{Cells: []string{"Skatteavdrag", "", "", tax.Neg().Swedish()}})
+	t.Rows = append(append(t.Rows, after...),
 		pdf.Row{Cells: []string{"Nettolön att utbetala", "", "", net.Swedish()}, Bold: true})
 	d.Table(t)
 	d.Space(10)
