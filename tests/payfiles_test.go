@@ -286,6 +286,15 @@ func TestExpenseClaimInPaymentFile(t *testing.T) {
 		"cash_account_id": cash}).errorCode(t, 409, "PAYMENT_BATCH_INVOICE_RESERVED")
 	refusedByTheBooks(t, b.db, "a batch's claim changed", `UPDATE supplier_payment_batch_claims SET amount = 1
 		WHERE company_id = $1`, b.company)
+	// A cancelled batch lets its claim go: it is paid out otherwise.
+	parking := claim("Parkering", map[string]any{"employee_id": anna})
+	held := b.write("POST", "supplier-payment-batches", map[string]any{"expense_claim_ids": []any{parking},
+		"payment_date": "2026-03-25", "cash_account_id": cash}).status(t, 201).str("data.id")
+	b.write("POST", "expense-claims/payouts", map[string]any{"claim_ids": []any{parking}, "payout_date": "2026-03-24",
+		"cash_account": "1930"}).errorCode(t, 409, "EXPENSE_CLAIM_IN_PAYMENT_BATCH")
+	b.write("POST", "supplier-payment-batches/"+held+"/cancel", nil).status(t, 200)
+	b.write("POST", "expense-claims/payouts", map[string]any{"claim_ids": []any{parking}, "payout_date": "2026-03-24",
+		"cash_account": "1930"}).status(t, 201)
 
 	e2e := func(i int) string {
 		return `<Refs><EndToEndId>` + made.str(fmt.Sprintf("data.payments.%d.end_to_end_id", i)) +

@@ -251,34 +251,54 @@ func (s *Batches) Create(ctx context.Context, company uuid.UUID, req Request) (B
 	if err != nil {
 		return b, err
 	}
-	q := s.db.Q(ctx)
-	if err := q.GetContext(ctx, &b.CreatedAt, `INSERT INTO supplier_payment_batches (company_id, id, payment_date,
-			cash_account_id, message_id, payment_count, totals, file)
-		VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at`, company, b.ID, store.Day(b.PaymentDate),
-		b.CashAccountID, b.MessageID, b.PaymentCount, b.Totals, b.File); err != nil {
+	// The batch and every payment in one statement, whatever its size.
+	type row struct {
+		Item
+		Seq int `json:"seq"`
+	}
+	invoices, claims := []row{}, []row{}
+	for _, it := range b.Items {
+		if it.ClaimID != nil {
+			claims = append(claims, row{it, it.Seq})
+		} else {
+			invoices = append(invoices, row{it, it.Seq})
+		}
+	}
+	rows, err := json.Marshal(invoices)
+	if err != nil {
 		return b, err
 	}
-	for _, it := range b.Items {
-		var err error
-		if it.ClaimID != nil {
-			_, err = q.ExecContext(ctx, `INSERT INTO supplier_payment_batch_claims (company_id, batch_id, expense_claim_id,
-					seq, claimant_name, reference, end_to_end_id, amount, currency)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, company, b.ID, it.ClaimID, it.Seq, it.Supplier, it.Reference,
-				it.EndToEndID, it.Amount, it.Currency)
-		} else {
-			_, err = q.ExecContext(ctx, `INSERT INTO supplier_payment_batch_items (company_id, batch_id, supplier_invoice_id,
-					seq, supplier_name, invoice_number, reference, end_to_end_id, amount, currency)
-				VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, company, b.ID, it.InvoiceID, it.Seq, it.Supplier, it.Number,
-				it.Reference, it.EndToEndID, it.Amount, it.Currency)
-		}
-		if store.UniqueViolation(err, "supplier_payment_batch_items_reserved") ||
-			store.UniqueViolation(err, "supplier_payment_batch_claims_reserved") {
-			return b, apierr.New(apierr.PaymentBatchInvoiceReserved, map[string]any{"supplier_invoice_id": it.InvoiceID,
-				"expense_claim_id": it.ClaimID})
-		}
-		if err != nil {
-			return b, err
-		}
+	owed, err := json.Marshal(claims)
+	if err != nil {
+		return b, err
+	}
+	err = s.db.Q(ctx).GetContext(ctx, &b.CreatedAt, `WITH b AS (
+			INSERT INTO supplier_payment_batches (company_id, id, payment_date, cash_account_id, message_id, payment_count,
+				totals, file)
+			VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING created_at),
+		i AS (
+			INSERT INTO supplier_payment_batch_items (company_id, batch_id, supplier_invoice_id, seq, supplier_name,
+				invoice_number, reference, end_to_end_id, amount, currency)
+			SELECT $1, $2, x.supplier_invoice_id, x.seq, x.supplier_name, x.invoice_number, x.reference, x.end_to_end_id,
+				x.amount, x.currency
+			FROM jsonb_to_recordset($9::jsonb) AS x(supplier_invoice_id uuid, seq integer, supplier_name text,
+				invoice_number text, reference text, end_to_end_id text, amount numeric, currency text)),
+		c AS (
+			INSERT INTO supplier_payment_batch_claims (company_id, batch_id, expense_claim_id, seq, claimant_name, reference,
+				end_to_end_id, amount, currency)
+			SELECT $1, $2, x.expense_claim_id, x.seq, x.supplier_name, x.reference, x.end_to_end_id, x.amount, x.currency
+			FROM jsonb_to_recordset($10::jsonb) AS x(expense_claim_id uuid, seq integer, supplier_name text, reference text,
+				end_to_end_id text, amount numeric, currency text))
+		SELECT created_at FROM b`, company, b.ID, store.Day(b.PaymentDate), b.CashAccountID, b.MessageID, b.PaymentCount,
+		b.Totals, b.File, string(rows), string(owed))
+	// Plan saw them free; a batch made meanwhile took one.
+	switch {
+	case store.UniqueViolation(err, "supplier_payment_batch_items_reserved"):
+		return b, apierr.New(apierr.PaymentBatchInvoiceReserved, map[string]any{"field": "supplier_invoice_ids"})
+	case store.UniqueViolation(err, "supplier_payment_batch_claims_reserved"):
+		return b, apierr.New(apierr.PaymentBatchInvoiceReserved, map[string]any{"field": "expense_claim_ids"})
+	case err != nil:
+		return b, err
 	}
 	return b, s.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Insert, Table: "supplier_payment_batches",
 		RecordID: b.ID.String(), Description: "Betalfil med " + strconv.Itoa(b.PaymentCount) + " betalningar, betaldag " +
