@@ -30,6 +30,7 @@ var closedName = regexp.MustCompile(`(^status|_status|_type|_method)$`)
 var openClosedNames = map[string]string{
 	"mime_type": "any media type a file was read as",
 	"work_type": "Skatteverket's arbetstyp, free text as a request gives it",
+	"sie_type":  "an SIE file's #SIETYP as the file writes it",
 }
 
 // consumerRules applies the consumer rules to the document raw.

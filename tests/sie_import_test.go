@@ -142,6 +142,13 @@ func TestSieImportSharedFiles(t *testing.T) {
 			if want.consistent && imp.at("data.result.balance_check.balanced") != true {
 				t.Errorf("balance check: %v", imp.at("data.result.balance_check"))
 			}
+			// The summary is the file's own facts; what pass 2 works from
+			// (its accounts, balances, offsets) stays inside.
+			if imp.at("data.summary.vouchers") != float64(want.vouchers) || imp.str("data.summary.program") == "" ||
+				imp.at("data.summary.accounts") != nil || imp.at("data.summary.voucher_offset") != nil ||
+				imp.str("data.result.fiscal_period_id") != imp.str("data.fiscal_period_id") {
+				t.Errorf("summary %v, result %v", imp.at("data.summary"), imp.at("data.result"))
+			}
 			got := b.booksBalances(t, imp.str("data.fiscal_period_id"))
 			for acct, v := range fileBalances(data) {
 				if got[acct] != v {

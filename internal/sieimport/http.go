@@ -4,10 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/oapi-codegen/nullable"
+	openapi_types "github.com/oapi-codegen/runtime/types"
 
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/apierr"
@@ -215,20 +217,18 @@ func Wire(i Import) gen.SieImport {
 		FiscalPeriodId: envelope.Nullable(i.PeriodID), OperationId: i.OperationID, JobVersion: i.JobVersion,
 		SupersedesImportId: envelope.Nullable(i.Supersedes),
 		Progress:           gen.SieImportProgress{NextVoucher: cp.Next, Posted: cp.Posted, Lines: cp.Lines, Reversed: cp.Reversed},
-		Summary:            nullable.NewNullNullable[map[string]any](), Result: nullable.NewNullNullable[map[string]any](),
+		Summary:            nullable.NewNullNullable[gen.SieImportSummary](), Result: nullable.NewNullNullable[gen.SieImportResult](),
 		Errors: []gen.SieProblem{}, Warnings: []gen.SieImportWarning{}, CreatedAt: i.CreatedAt.UTC(),
 		UpdatedAt: i.UpdatedAt.UTC(), CompletedAt: envelope.Nullable(i.CompletedAt), UndoneAt: envelope.Nullable(i.UndoneAt)}
 	if len(cp.Offsets) > 0 {
 		offs := cp.Offsets
 		out.Progress.SeriesOffsets = &offs
 	}
-	var m map[string]any
-	if len(i.SummaryJSON) > 0 && json.Unmarshal(i.SummaryJSON, &m) == nil {
-		out.Summary.Set(m)
+	if s := i.Summary(); s != nil {
+		out.Summary.Set(wireSummary(*s))
 	}
-	var r map[string]any
-	if len(i.ResultJSON) > 0 && json.Unmarshal(i.ResultJSON, &r) == nil && i.State == Completed {
-		out.Result.Set(r)
+	if r := i.Result(); r != nil && i.State == Completed {
+		out.Result.Set(wireResult(*r))
 	}
 	var probs []sie.Problem
 	if len(i.ErrorsJSON) > 0 && json.Unmarshal(i.ErrorsJSON, &probs) == nil {
@@ -236,13 +236,84 @@ func Wire(i Import) gen.SieImport {
 			out.Errors = append(out.Errors, gen.SieProblem{Line: p.Line, Record: p.Record, Issue: p.Issue})
 		}
 	}
-	for _, w := range i.Warnings() {
+	out.Warnings = wireWarnings(i.Warnings())
+	return out
+}
+
+// wireWarnings are an import's warnings as the API shows them.
+func wireWarnings(ws []Warning) []gen.SieImportWarning {
+	out := make([]gen.SieImportWarning, 0, len(ws))
+	for _, w := range ws {
 		gw := gen.SieImportWarning{Code: w.Code, Message: w.Message, MessageEn: w.MessageEn}
 		if w.Details != nil {
 			d := w.Details
 			gw.Details = &d
 		}
-		out.Warnings = append(out.Warnings, gw)
+		out = append(out, gw)
 	}
 	return out
+}
+
+// wireSummary is what the first pass read, as the API shows it: the
+// file's own facts, not the balances and accounts pass 2 works from.
+func wireSummary(s Summary) gen.SieImportSummary {
+	out := gen.SieImportSummary{Encoding: string(s.Encoding), Program: nonEmpty(s.Program),
+		SieType: nonEmpty(s.Type), CompanyName: nonEmpty(s.Name), OrgNumber: nonEmpty(s.OrgNumber),
+		Vouchers: s.Vouchers, Rows: s.Rows, ZeroRows: s.ZeroRows, EmptyVouchers: s.Empty, CorrectedVouchers: s.Corrected,
+		Checksum: s.Checksum}
+	if len(s.Years) > 0 {
+		years := make(map[string]gen.SieYear, len(s.Years))
+		for k, y := range s.Years {
+			years[strconv.Itoa(k)] = gen.SieYear{Start: openapi_types.Date{Time: y.Start}, End: openapi_types.Date{Time: y.End}}
+		}
+		out.Years = &years
+	}
+	if len(s.Series) > 0 {
+		series := make(map[string]gen.SieSeriesRead, len(s.Series))
+		for name, st := range s.Series {
+			w := gen.SieSeriesRead{Count: st.Count, Min: st.Min, Max: st.Max}
+			if st.Unnumbered > 0 {
+				w.Unnumbered = &st.Unnumbered
+			}
+			if st.Internal {
+				w.Internal = &st.Internal
+			}
+			series[name] = w
+		}
+		out.Series = &series
+	}
+	if s.First != nil {
+		out.FirstDate = &openapi_types.Date{Time: *s.First}
+	}
+	if s.Last != nil {
+		out.LastDate = &openapi_types.Date{Time: *s.Last}
+	}
+	return out
+}
+
+// wireResult is what the import did, as the API shows it.
+func wireResult(r Result) gen.SieImportResult {
+	bc := gen.SieBalanceCheck{Checked: r.BalanceCheck.Checked, Balanced: r.BalanceCheck.Balanced,
+		Mismatches: make([]gen.SieBalanceMismatch, len(r.BalanceCheck.Mismatches))}
+	if bc.Checked == nil {
+		bc.Checked = map[string]int{}
+	}
+	for k, m := range r.BalanceCheck.Mismatches {
+		bc.Mismatches[k] = gen.SieBalanceMismatch{Check: gen.SieBalanceMismatchCheck(m.Check), Account: m.Account,
+			Period: nonEmpty(m.Period), File: m.File, Books: m.Books}
+	}
+	series := make(map[string]gen.SieSeriesBooked, len(r.Series))
+	for name, st := range r.Series {
+		series[name] = gen.SieSeriesBooked{Vouchers: st.Vouchers, First: st.First, Last: st.Last, Offset: st.Offset}
+	}
+	warnings := wireWarnings(r.Warnings)
+	opening := gen.SieImportResultOpeningBalance(r.OpeningBalance)
+	enc := string(r.Encoding)
+	return gen.SieImportResult{ImportId: r.ImportID, FiscalPeriodId: &r.PeriodID, Encoding: &enc,
+		Vouchers: &r.Vouchers, VouchersPosted: &r.VouchersPosted, LinesPosted: &r.LinesPosted, ZeroRows: &r.ZeroRows,
+		EmptyVouchers: &r.Empty, CorrectedVouchers: &r.Corrected, Series: &series, ChecksumVerified: &r.Checksum,
+		BalanceCheck: &bc, Warnings: &warnings, ReplacedVouchersReversed: &r.Reversed,
+		ReplacedBalancesOfImportId: r.ReplacedBalances, AccountsCreated: &r.AccountsCreated,
+		AccountsRenamed: &r.AccountsRenamed, SruCodesFilled: &r.SRUCodesFilled, DimensionsCreated: &r.DimensionsCreated,
+		ObjectsCreated: &r.ObjectsCreated, OpeningBalance: &opening, PreviousYearCreated: r.PreviousYear}
 }

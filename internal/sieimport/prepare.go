@@ -32,14 +32,12 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 	}
 	warnings := i.Warnings()
 	opts := i.Options()
-	res := map[string]any{}
+	res := Result{ImportID: i.ID, PeriodID: p.ID}
 	replaced, err := im.replaceMade(ctx, i, p)
 	if err != nil {
 		return false, nil, err
 	}
-	if replaced != nil {
-		res["replaced_balances_of_import_id"] = replaced
-	}
+	res.ReplacedBalances = replaced
 
 	accounts := map[string]Account{}
 	var order []string
@@ -77,7 +75,7 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 	if err != nil {
 		return false, nil, err
 	}
-	res["accounts_created"], res["accounts_renamed"], res["sru_codes_filled"] = len(ch.Created), len(ch.Renamed), len(ch.SRU)
+	res.AccountsCreated, res.AccountsRenamed, res.SRUCodesFilled = len(ch.Created), len(ch.Renamed), len(ch.SRU)
 	sheet, err := im.sheet(ctx, i.CompanyID, s)
 	if err != nil {
 		return false, nil, err
@@ -95,13 +93,13 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 	if err != nil {
 		return false, nil, err
 	}
-	res["dimensions_created"], res["objects_created"] = madeDims, madeValues
+	res.DimensionsCreated, res.ObjectsCreated = madeDims, madeValues
 
 	ib, w, err := im.opening(ctx, i, p, s, sheet)
 	if err != nil {
 		return false, nil, err
 	}
-	res["opening_balance"] = ib
+	res.OpeningBalance = ib
 	warnings = append(warnings, w...)
 	made, w, err := im.previousYear(ctx, i, p, s, sheet)
 	if err != nil {
@@ -112,9 +110,7 @@ func (im *Importer) prepare(ctx context.Context, run *jobs.Run, i *Import) (bool
 		return false, nil, err
 	}
 	warnings = append(warnings, w...)
-	if made != nil {
-		res["previous_year_created"] = made
-	}
+	res.PreviousYear = made
 
 	last, err := im.ledger.LastNumbers(ctx, i.CompanyID, p.ID)
 	if err != nil {

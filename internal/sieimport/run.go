@@ -422,17 +422,19 @@ func (im *Importer) check(ctx context.Context, i *Import) (bool, any, error) {
 			Details:   map[string]any{"mismatches": len(bc.Mismatches)}})
 	}
 	cp := i.Checkpoint()
-	res := map[string]any{}
-	_ = json.Unmarshal(i.ResultJSON, &res)
-	series := map[string]any{}
-	for name, st := range s.Series {
-		series[name] = map[string]any{"vouchers": st.Count, "first": st.Min, "last": st.Max, "offset": cp.Offsets[name]}
+	res := Result{}
+	if r := i.Result(); r != nil {
+		res = *r
 	}
-	for k, v := range map[string]any{"import_id": i.ID, "fiscal_period_id": p.ID, "encoding": s.Encoding,
-		"vouchers": s.Vouchers, "vouchers_posted": cp.Posted, "lines_posted": cp.Lines, "zero_rows": s.ZeroRows,
-		"empty_vouchers": s.Empty, "corrected_vouchers": s.Corrected, "series": series, "checksum_verified": s.Checksum,
-		"balance_check": bc, "warnings": warnings, "replaced_vouchers_reversed": cp.Reversed} {
-		res[k] = v
+	res.Series = map[string]SeriesResult{}
+	for name, st := range s.Series {
+		res.Series[name] = SeriesResult{Vouchers: st.Count, First: st.Min, Last: st.Max, Offset: cp.Offsets[name]}
+	}
+	res.ImportID, res.PeriodID, res.Encoding, res.Vouchers = i.ID, p.ID, s.Encoding, s.Vouchers
+	res.VouchersPosted, res.LinesPosted, res.ZeroRows, res.Empty, res.Corrected = cp.Posted, cp.Lines, s.ZeroRows, s.Empty, s.Corrected
+	res.Checksum, res.BalanceCheck, res.Warnings, res.Reversed = s.Checksum, bc, warnings, cp.Reversed
+	if res.Warnings == nil {
+		res.Warnings = []Warning{}
 	}
 	i.ResultJSON, _ = json.Marshal(res)
 	i.WarningsJSON = warningsJSON(warnings)
