@@ -810,8 +810,10 @@ func reportSources(companies *company.Store, sales *invoicing.Store, cfg Config,
 			}
 			return out, err
 		},
-		FirstInvoice: sales.FirstIssued,
-		PaymentDays:  sales.PaymentDays,
+		ReceivablesOpen: sales.OpenTotalOn,
+		PayablesOpen:    bought.OpenTotalOn,
+		FirstInvoice:    sales.FirstIssued,
+		PaymentDays:     sales.PaymentDays,
 		TopSuppliers: func(ctx context.Context, c uuid.UUID, from, to time.Time, n int) ([]reports.SupplierTotal, error) {
 			rows, err := bought.TopSuppliers(ctx, c, from, to, n)
 			out := make([]reports.SupplierTotal, len(rows))

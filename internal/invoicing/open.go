@@ -17,7 +17,7 @@ import (
 // credited with their share of it as a payment of it would book them,
 // the VAT on its vilande account (2618/2628/2638), outside the return.
 func (s *Sales) Unbooked(ctx context.Context, company uuid.UUID, day time.Time) ([]ledger.OpenItem, error) {
-	rows, err := s.store.OpenAt(ctx, company, day, false)
+	rows, err := s.store.OpenAt(ctx, company, day, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (s *Sales) Unbooked(ctx context.Context, company uuid.UUID, day time.Time) 
 // and the kronor 1510 still holds for it (what was booked less the share
 // the payments through day settled).
 func (s *Sales) Foreign(ctx context.Context, company uuid.UUID, day time.Time) ([]ledger.OpenItem, error) {
-	rows, err := s.store.OpenAt(ctx, company, day, true)
+	rows, err := s.store.OpenAt(ctx, company, day, true, true)
 	if err != nil {
 		return nil, err
 	}

@@ -40,33 +40,46 @@ type Outstanding struct {
 // open on the credit note.
 func (s *Store) OutstandingOn(ctx context.Context, company uuid.UUID, day time.Time) ([]Outstanding, error) {
 	out := []Outstanding{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		WITH pay AS (
-			SELECT p.invoice_id AS id,
-				coalesce(sum(p.amount) FILTER (WHERE p.source <> 'rot_rut_payout'), 0) AS paid,
-				coalesce(sum(p.amount) FILTER (WHERE p.source = 'rot_rut_payout'), 0) AS payout,
-				sum(p.amount_sek) AS paid_sek
-			FROM invoice_payments p WHERE p.company_id = $1 AND p.payment_date <= $2 GROUP BY p.invoice_id
-			UNION ALL
-			SELECT cn.credited_invoice_id, -sum(p.amount), 0, -sum(p.amount_sek)
-			FROM invoice_payments p JOIN invoices cn ON cn.company_id = p.company_id AND cn.id = p.invoice_id
-			WHERE p.company_id = $1 AND p.source = 'credit_note' AND p.payment_date <= $2
-			GROUP BY cn.credited_invoice_id),
-		paid AS (SELECT id, sum(paid) AS paid, sum(payout) AS payout, sum(paid_sek) AS paid_sek FROM pay GROUP BY id)
-		SELECT * FROM (
-			SELECT i.id, i.invoice_number, i.customer_id, i.customer_name, i.invoice_date, i.due_date, i.currency,
-				i.credited_invoice_id IS NOT NULL AS credit_note, i.total,
-				i.total - i.deduction_total - coalesce(x.paid, 0) AS open,
-				i.deduction_total - coalesce(x.payout, 0) AS open_deduction,
-				coalesce(i.total_sek, i.total) - coalesce(x.paid_sek, 0) AS open_sek,
-				coalesce(x.paid, 0) AS paid
-			FROM invoices i LEFT JOIN paid x ON x.id = i.id
-			WHERE i.company_id = $1 AND i.document_type = 'invoice' AND i.status NOT IN ('draft', 'cancelled')
-				AND i.invoice_date <= $2) o
-		WHERE open <> 0 OR open_deduction <> 0
+	err := s.db.Q(ctx).SelectContext(ctx, &out, outstanding+`
 		ORDER BY customer_name, customer_id, due_date, invoice_date, id`, company, store.Day(day))
 	return out, err
 }
+
+// OpenTotalOn sums in kronor what OutstandingOn lists, and what of it was
+// due before day.
+func (s *Store) OpenTotalOn(ctx context.Context, company uuid.UUID, day time.Time) (total, overdue money.Amount, err error) {
+	err = s.db.Q(ctx).QueryRowxContext(ctx, `SELECT coalesce(sum(open_sek), 0),
+		coalesce(sum(open_sek) FILTER (WHERE due_date < $2), 0) FROM (`+outstanding+`) t`, company, store.Day(day)).
+		Scan(&total, &overdue)
+	return total, overdue, err
+}
+
+// outstanding is the company's ($1) invoices and credit notes open on day
+// ($2), as OutstandingOn describes them.
+const outstanding = `
+	WITH pay AS (
+		SELECT p.invoice_id AS id,
+			coalesce(sum(p.amount) FILTER (WHERE p.source <> 'rot_rut_payout'), 0) AS paid,
+			coalesce(sum(p.amount) FILTER (WHERE p.source = 'rot_rut_payout'), 0) AS payout,
+			sum(p.amount_sek) AS paid_sek
+		FROM invoice_payments p WHERE p.company_id = $1 AND p.payment_date <= $2 GROUP BY p.invoice_id
+		UNION ALL
+		SELECT cn.credited_invoice_id, -sum(p.amount), 0, -sum(p.amount_sek)
+		FROM invoice_payments p JOIN invoices cn ON cn.company_id = p.company_id AND cn.id = p.invoice_id
+		WHERE p.company_id = $1 AND p.source = 'credit_note' AND p.payment_date <= $2
+		GROUP BY cn.credited_invoice_id),
+	paid AS (SELECT id, sum(paid) AS paid, sum(payout) AS payout, sum(paid_sek) AS paid_sek FROM pay GROUP BY id)
+	SELECT * FROM (
+		SELECT i.id, i.invoice_number, i.customer_id, i.customer_name, i.invoice_date, i.due_date, i.currency,
+			i.credited_invoice_id IS NOT NULL AS credit_note, i.total,
+			i.total - i.deduction_total - coalesce(x.paid, 0) AS open,
+			i.deduction_total - coalesce(x.payout, 0) AS open_deduction,
+			coalesce(i.total_sek, i.total) - coalesce(x.paid_sek, 0) AS open_sek,
+			coalesce(x.paid, 0) AS paid
+		FROM invoices i LEFT JOIN paid x ON x.id = i.id
+		WHERE i.company_id = $1 AND i.document_type = 'invoice' AND i.status NOT IN ('draft', 'cancelled')
+			AND i.invoice_date <= $2) o
+	WHERE open <> 0 OR open_deduction <> 0`
 
 // FirstIssued is the date of the company's first issued invoice, nil when
 // it has none: where the register starts covering the receivables.

@@ -21,9 +21,10 @@ type openAt struct {
 // its end: not a credit note, not credited by a credit note dated through
 // day, with less paid through day (payments and Skatteverket's payouts)
 // than their total; booked says whether those with a verifikat (booked)
-// or those kontantmetoden keeps outside the books (not booked) are asked.
+// or those kontantmetoden keeps outside the books (not booked) are asked;
+// foreign whether only those in another currency than kronor.
 // Their lines are read too.
-func (s *Store) OpenAt(ctx context.Context, company uuid.UUID, day time.Time, booked bool) ([]openAt, error) {
+func (s *Store) OpenAt(ctx context.Context, company uuid.UUID, day time.Time, booked, foreign bool) ([]openAt, error) {
 	var rows []openAt
 	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
 		SELECT `+columns("$2::date")+`, coalesce(p.paid, 0) AS paid_then
@@ -33,10 +34,11 @@ func (s *Store) OpenAt(ctx context.Context, company uuid.UUID, day time.Time, bo
 		WHERE i.company_id = $1 AND i.document_type = 'invoice' AND i.credited_invoice_id IS NULL
 		  AND i.status NOT IN ('draft', 'cancelled') AND i.invoice_date <= $2
 		  AND (i.journal_entry_id IS NOT NULL) = $3 AND ($3 OR NOT i.booking_deferred)
+		  AND (NOT $4 OR i.currency <> 'SEK')
 		  AND i.total - coalesce(p.paid, 0) > 0
 		  AND NOT EXISTS (SELECT 1 FROM invoices c WHERE c.company_id = i.company_id AND c.credited_invoice_id = i.id
 		                  AND c.status NOT IN ('draft', 'cancelled') AND c.invoice_date <= $2)
-		ORDER BY i.invoice_date, i.invoice_number`, company, store.Day(day), booked)
+		ORDER BY i.invoice_date, i.invoice_number`, company, store.Day(day), booked, foreign)
 	if err != nil || len(rows) == 0 {
 		return rows, err
 	}

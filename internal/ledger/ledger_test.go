@@ -45,7 +45,12 @@ func day(s string) time.Time {
 
 func newBooks(t *testing.T) *books {
 	t.Helper()
-	db := pgtest.New(t)
+	return newBooksOn(t, pgtest.New(t))
+}
+
+// newBooksOn is newBooks on a database of the caller's.
+func newBooksOn(t *testing.T, db *store.DB) *books {
+	t.Helper()
 	ctx := context.Background()
 	var company uuid.UUID
 	if err := db.Get(&company, `WITH u AS (INSERT INTO users (email) VALUES ('o@example.se') RETURNING id),

@@ -186,13 +186,22 @@ func (s *Store) Gaps(ctx context.Context, company, period uuid.UUID, limit int) 
 	// Every numbered entry is posted (journal_entries' check), so a gap
 	// lies between two numbers the period's voucher index holds: one
 	// ordered pass over that index finds them, rather than a look-up for
-	// every number up to each series' last.
+	// every number up to each series' last. Only the series the ledger
+	// does not know to be gapless are read (voucher_sequences.gapless;
+	// NULL is not known yet), and any whose highest number is not the
+	// last the ledger handed out: the books changed behind the ledger's
+	// back (a renumbering), which the check exists to show.
 	out := []Gap{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
 		WITH used AS (
-			SELECT voucher_series, voucher_number,
-				lag(voucher_number, 1, 0) OVER (PARTITION BY voucher_series ORDER BY voucher_number) AS prev
-			FROM journal_entries WHERE company_id = $1 AND fiscal_period_id = $2 AND voucher_number > 0)
+			SELECT e.voucher_series, e.voucher_number,
+				lag(e.voucher_number, 1, 0) OVER (PARTITION BY e.voucher_series ORDER BY e.voucher_number) AS prev
+			FROM voucher_sequences q
+			JOIN journal_entries e ON e.company_id = q.company_id AND e.fiscal_period_id = q.fiscal_period_id
+				AND e.voucher_series = q.voucher_series AND e.voucher_number > 0
+			WHERE q.company_id = $1 AND q.fiscal_period_id = $2
+			  AND (q.gapless IS NOT TRUE OR q.last_number IS DISTINCT FROM (SELECT max(m.voucher_number) FROM journal_entries m
+				WHERE m.company_id = q.company_id AND m.fiscal_period_id = q.fiscal_period_id AND m.voucher_series = q.voucher_series)))
 		SELECT u.voucher_series, n AS voucher_number
 		FROM used u CROSS JOIN LATERAL generate_series(u.prev + 1, u.voucher_number - 1) n
 		WHERE u.voucher_number > u.prev + 1

@@ -16,7 +16,7 @@ import (
 // would book them, their VAT on 2648 vilande ingående moms (outside the
 // return), against 2440.
 func (p *Payables) Unbooked(ctx context.Context, company uuid.UUID, day time.Time) ([]ledger.OpenItem, error) {
-	rows, err := p.store.OpenAt(ctx, company, day, false)
+	rows, err := p.store.OpenAt(ctx, company, day, false, false)
 	if err != nil {
 		return nil, err
 	}
@@ -48,7 +48,7 @@ func (p *Payables) Unbooked(ctx context.Context, company uuid.UUID, day time.Tim
 // and open at the end of day: what is left to pay in the currency, and
 // the kronor 2440 still holds for it.
 func (p *Payables) Foreign(ctx context.Context, company uuid.UUID, day time.Time) ([]ledger.OpenItem, error) {
-	rows, err := p.store.OpenAt(ctx, company, day, true)
+	rows, err := p.store.OpenAt(ctx, company, day, true, true)
 	if err != nil {
 		return nil, err
 	}

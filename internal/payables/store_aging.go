@@ -38,30 +38,43 @@ type Outstanding struct {
 // the original from the credit note's day.
 func (s *Store) OutstandingOn(ctx context.Context, company uuid.UUID, day time.Time) ([]Outstanding, error) {
 	out := []Outstanding{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		WITH pay AS (
-			SELECT p.supplier_invoice_id AS id, sum(p.amount) AS paid, sum(p.booked_sek) AS paid_sek
-			FROM supplier_invoice_payments p WHERE p.company_id = $1 AND p.payment_date <= $2
-			GROUP BY p.supplier_invoice_id
-			UNION ALL
-			SELECT cn.credited_invoice_id, -sum(p.amount), -sum(p.booked_sek)
-			FROM supplier_invoice_payments p
-			JOIN supplier_invoices cn ON cn.company_id = p.company_id AND cn.id = p.supplier_invoice_id
-			WHERE p.company_id = $1 AND p.source = 'credit_note' AND p.payment_date <= $2
-			GROUP BY cn.credited_invoice_id),
-		paid AS (SELECT id, sum(paid) AS paid, sum(paid_sek) AS paid_sek FROM pay GROUP BY id)
-		SELECT * FROM (
-			SELECT i.id, i.supplier_invoice_number AS invoice_number, i.supplier_id, s.name AS supplier_name, i.invoice_date, i.due_date,
-				i.currency, i.is_credit_note, i.status, i.total, i.total - coalesce(x.paid, 0) AS open,
-				i.total_sek - coalesce(x.paid_sek, 0) AS open_sek, coalesce(x.paid, 0) AS paid
-			FROM supplier_invoices i
-			JOIN suppliers s ON s.company_id = i.company_id AND s.id = i.supplier_id
-			LEFT JOIN paid x ON x.id = i.id
-			WHERE i.company_id = $1 AND i.status <> 'reversed' AND i.invoice_date <= $2) o
-		WHERE open <> 0
+	err := s.db.Q(ctx).SelectContext(ctx, &out, outstanding+`
 		ORDER BY supplier_name, supplier_id, due_date, invoice_date, id`, company, store.Day(day))
 	return out, err
 }
+
+// OpenTotalOn sums in kronor what OutstandingOn lists, and what of it was
+// due before day.
+func (s *Store) OpenTotalOn(ctx context.Context, company uuid.UUID, day time.Time) (total, overdue money.Amount, err error) {
+	err = s.db.Q(ctx).QueryRowxContext(ctx, `SELECT coalesce(sum(open_sek), 0),
+		coalesce(sum(open_sek) FILTER (WHERE due_date < $2), 0) FROM (`+outstanding+`) t`, company, store.Day(day)).
+		Scan(&total, &overdue)
+	return total, overdue, err
+}
+
+// outstanding is the company's ($1) supplier invoices and credit notes
+// open on day ($2), as OutstandingOn describes them.
+const outstanding = `
+	WITH pay AS (
+		SELECT p.supplier_invoice_id AS id, sum(p.amount) AS paid, sum(p.booked_sek) AS paid_sek
+		FROM supplier_invoice_payments p WHERE p.company_id = $1 AND p.payment_date <= $2
+		GROUP BY p.supplier_invoice_id
+		UNION ALL
+		SELECT cn.credited_invoice_id, -sum(p.amount), -sum(p.booked_sek)
+		FROM supplier_invoice_payments p
+		JOIN supplier_invoices cn ON cn.company_id = p.company_id AND cn.id = p.supplier_invoice_id
+		WHERE p.company_id = $1 AND p.source = 'credit_note' AND p.payment_date <= $2
+		GROUP BY cn.credited_invoice_id),
+	paid AS (SELECT id, sum(paid) AS paid, sum(paid_sek) AS paid_sek FROM pay GROUP BY id)
+	SELECT * FROM (
+		SELECT i.id, i.supplier_invoice_number AS invoice_number, i.supplier_id, s.name AS supplier_name, i.invoice_date, i.due_date,
+			i.currency, i.is_credit_note, i.status, i.total, i.total - coalesce(x.paid, 0) AS open,
+			i.total_sek - coalesce(x.paid_sek, 0) AS open_sek, coalesce(x.paid, 0) AS paid
+		FROM supplier_invoices i
+		JOIN suppliers s ON s.company_id = i.company_id AND s.id = i.supplier_id
+		LEFT JOIN paid x ON x.id = i.id
+		WHERE i.company_id = $1 AND i.status <> 'reversed' AND i.invoice_date <= $2) o
+	WHERE open <> 0`
 
 // SupplierTotal is what the company bought of one supplier.
 type SupplierTotal struct {

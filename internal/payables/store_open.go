@@ -23,8 +23,9 @@ type openAt struct {
 // open at its end: not a credit note, not credited by a credit note dated
 // through day, with less paid through day than their total; booked says
 // whether those on 2440 or those kontantmetoden keeps outside the books
-// are asked. Their items are read too.
-func (s *Store) OpenAt(ctx context.Context, company uuid.UUID, day time.Time, booked bool) ([]openAt, error) {
+// are asked, foreign whether only those in another currency than kronor.
+// Their items are read too.
+func (s *Store) OpenAt(ctx context.Context, company uuid.UUID, day time.Time, booked, foreign bool) ([]openAt, error) {
 	var rows []struct {
 		openAt
 		Items []byte `db:"items_json"`
@@ -39,10 +40,11 @@ func (s *Store) OpenAt(ctx context.Context, company uuid.UUID, day time.Time, bo
 		WHERE i.company_id = $1 AND NOT i.is_credit_note AND i.status <> 'reversed' AND i.invoice_date <= $2
 		  AND NOT i.paid_with_private_funds
 		  AND (i.registration_journal_entry_id IS NOT NULL) = $3 AND ($3 OR i.cash_method)
+		  AND (NOT $4 OR i.currency <> 'SEK')
 		  AND i.total - coalesce(p.paid, 0) > 0
 		  AND NOT EXISTS (SELECT 1 FROM supplier_invoices c WHERE c.company_id = i.company_id
 		                  AND c.credited_invoice_id = i.id AND c.status <> 'reversed' AND c.invoice_date <= $2)
-		ORDER BY i.invoice_date, i.arrival_number`, company, store.Day(day), booked)
+		ORDER BY i.invoice_date, i.arrival_number`, company, store.Day(day), booked, foreign)
 	if err != nil {
 		return nil, err
 	}

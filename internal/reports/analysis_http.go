@@ -162,15 +162,9 @@ func (h *Handler) GetKpi(ctx context.Context, req gen.GetKpiRequestObject) (gen.
 		return nil, err
 	}
 	out.CashPosition, out.VatLiability = bal[0], bal[1].Neg()
-	open, err := h.src.Receivables(ctx, company, day)
+	out.OutstandingReceivables, out.OverdueReceivables, err = h.src.ReceivablesOpen(ctx, company, day)
 	if err != nil {
 		return nil, err
-	}
-	for _, o := range open {
-		out.OutstandingReceivables = out.OutstandingReceivables.Add(o.OpenSEK)
-		if o.DueDate.Before(day) {
-			out.OverdueReceivables = out.OverdueReceivables.Add(o.OpenSEK)
-		}
 	}
 	days, err := h.src.PaymentDays(ctx, company, per.Start.Time, per.End.Time)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/envelope"
 	"github.com/kontera/kontera/internal/ledger"
+	"github.com/kontera/kontera/internal/money"
 )
 
 // Finding is one result of a compliance check.
@@ -207,14 +208,13 @@ func (h *Handler) yearEndFindings(ctx context.Context, company uuid.UUID, per ge
 		code     string
 		accounts []span
 		credit   bool
-		open     func(context.Context, uuid.UUID, time.Time) ([]Outstanding, error)
-	}{{"AR_LEDGER_MISMATCH", receivableAccounts, false, h.src.Receivables}, {"AP_LEDGER_MISMATCH", payableAccounts, true, h.src.Payables}} {
-		items, err := l.open(ctx, company, day)
+		open     func(context.Context, uuid.UUID, time.Time) (money.Amount, money.Amount, error)
+	}{{"AR_LEDGER_MISMATCH", receivableAccounts, false, h.src.ReceivablesOpen}, {"AP_LEDGER_MISMATCH", payableAccounts, true, h.src.PayablesOpen}} {
+		total, _, err := l.open(ctx, company, day)
 		if err != nil {
 			return nil, err
 		}
-		_, total := age(items, day, CustomerStatus)
-		r, err := h.reconcile(ctx, company, c, day, l.accounts, total.Total, l.credit)
+		r, err := h.reconcile(ctx, company, c, day, l.accounts, total, l.credit)
 		if err != nil {
 			return nil, err
 		}

@@ -41,6 +41,9 @@ type Sources struct {
 	Now     func() time.Time
 	// Receivables and Payables list the invoices open on a day.
 	Receivables, Payables func(ctx context.Context, company uuid.UUID, day time.Time) ([]Outstanding, error)
+	// ReceivablesOpen and PayablesOpen sum in kronor what those list, and
+	// what of it was due before the day, without listing it.
+	ReceivablesOpen, PayablesOpen func(ctx context.Context, company uuid.UUID, day time.Time) (total, overdue money.Amount, err error)
 	// FirstInvoice is the date of the first issued customer invoice.
 	FirstInvoice func(ctx context.Context, company uuid.UUID) (*time.Time, error)
 	// PaymentDays is the average days to payment of the invoices paid
