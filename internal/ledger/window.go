@@ -24,37 +24,56 @@ type MonthTotal struct {
 // Window returns the turnover per account lo..hi (four digits, inclusive)
 // and calendar month of the posted lines dated from..to, whatever fiscal
 // years the window spans; the year-end's closing entry counts when
-// withClosing (a balance sheet after the year-end), never otherwise. A month the window holds whole is read from the
-// month balances kept at posting time; a month it cuts is summed from that
-// month's lines of each account with turnover there, one index range each.
-// Rows come in account, then month order; accounts that turned nothing
-// over are absent.
+// withClosing (a balance sheet after the year-end), never otherwise. A
+// month the window holds whole is read from the month balances kept at
+// posting time. A month it cuts is summed from that month's lines of
+// each account with turnover there, over whichever is shorter: the days
+// the window holds (one index range), or the days it leaves out (two),
+// taken from the month's balance. A window to today so reads only what
+// is dated after today. Rows come in account, then month order; accounts
+// that turned nothing over are absent.
 func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Time, lo, hi string, withClosing bool) ([]MonthTotal, error) {
 	out := []MonthTotal{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		WITH b AS (
+		WITH m AS (
 			SELECT b.fiscal_period_id, f.year_end_entry_id, b.account_number, b.month,
 				b.debit + CASE WHEN $6 THEN b.closing_debit ELSE 0 END AS debit,
 				b.credit + CASE WHEN $6 THEN b.closing_credit ELSE 0 END AS credit,
-				b.month >= $2::date AND (b.month + interval '1 month' - interval '1 day')::date <= $3::date AS whole
+				(b.month + interval '1 month' - interval '1 day')::date AS last
 			FROM account_balances b
 			JOIN fiscal_periods f ON f.company_id = b.company_id AND f.id = b.fiscal_period_id
 			WHERE b.company_id = $1 AND f.period_start <= $3 AND f.period_end >= $2
 				AND b.account_number BETWEEN $4 AND $5
 				AND b.month BETWEEN date_trunc('month', $2::date)::date AND $3
-				AND (b.debit <> 0 OR b.credit <> 0 OR $6 AND (b.closing_debit <> 0 OR b.closing_credit <> 0)))
+				AND (b.debit <> 0 OR b.credit <> 0 OR $6 AND (b.closing_debit <> 0 OR b.closing_credit <> 0))),
+		b AS (
+			SELECT m.*, greatest(m.month, $2::date) AS lo, least(m.last, $3::date) AS hi,
+				m.month >= $2::date AND m.last <= $3::date AS whole,
+				2 * (least(m.last, $3::date) - greatest(m.month, $2::date) + 1) <= m.last - m.month + 1 AS narrow
+			FROM m)
 		SELECT account_number, month, sum(debit) AS debit, sum(credit) AS credit FROM (
 			SELECT account_number, month, debit, credit FROM b WHERE whole
 			UNION ALL
-			SELECT b.account_number, b.month, x.debit, x.credit FROM b
+			SELECT b.account_number, b.month,
+				CASE WHEN b.narrow THEN x.debit ELSE b.debit - x.debit END,
+				CASE WHEN b.narrow THEN x.credit ELSE b.credit - x.credit END
+			FROM b
 			CROSS JOIN LATERAL (
-				SELECT coalesce(sum(p.debit_amount), 0) AS debit, coalesce(sum(p.credit_amount), 0) AS credit
-				FROM ledger_postings p
-				WHERE p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
-					AND p.account_number = b.account_number
-					AND p.entry_date BETWEEN greatest(b.month, $2::date)
-						AND least((b.month + interval '1 month' - interval '1 day')::date, $3::date)
-					AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)) x
+				SELECT coalesce(sum(s.debit), 0) AS debit, coalesce(sum(s.credit), 0) AS credit FROM (
+					SELECT sum(p.debit_amount) AS debit, sum(p.credit_amount) AS credit FROM ledger_postings p
+					WHERE b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
+						AND p.account_number = b.account_number AND p.entry_date BETWEEN b.lo AND b.hi
+						AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)
+					UNION ALL
+					SELECT sum(p.debit_amount), sum(p.credit_amount) FROM ledger_postings p
+					WHERE NOT b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
+						AND p.account_number = b.account_number AND p.entry_date BETWEEN b.month AND b.lo - 1
+						AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)
+					UNION ALL
+					SELECT sum(p.debit_amount), sum(p.credit_amount) FROM ledger_postings p
+					WHERE NOT b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
+						AND p.account_number = b.account_number AND p.entry_date BETWEEN b.hi + 1 AND b.last
+						AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)) s) x
 			WHERE NOT b.whole) t
 		GROUP BY account_number, month
 		HAVING sum(debit) <> 0 OR sum(credit) <> 0
@@ -200,8 +219,10 @@ func (s *Store) Gaps(ctx context.Context, company, period uuid.UUID, limit int) 
 			JOIN journal_entries e ON e.company_id = q.company_id AND e.fiscal_period_id = q.fiscal_period_id
 				AND e.voucher_series = q.voucher_series AND e.voucher_number > 0
 			WHERE q.company_id = $1 AND q.fiscal_period_id = $2
-			  AND (q.gapless IS NOT TRUE OR q.last_number IS DISTINCT FROM (SELECT max(m.voucher_number) FROM journal_entries m
-				WHERE m.company_id = q.company_id AND m.fiscal_period_id = q.fiscal_period_id AND m.voucher_series = q.voucher_series)))
+			  AND (q.gapless IS NOT TRUE OR q.last_number IS DISTINCT FROM (SELECT m.voucher_number FROM journal_entries m
+				WHERE m.company_id = q.company_id AND m.fiscal_period_id = q.fiscal_period_id AND m.voucher_series = q.voucher_series
+					AND m.voucher_number > 0
+				ORDER BY m.voucher_number DESC LIMIT 1)))
 		SELECT u.voucher_series, n AS voucher_number
 		FROM used u CROSS JOIN LATERAL generate_series(u.prev + 1, u.voucher_number - 1) n
 		WHERE u.voucher_number > u.prev + 1

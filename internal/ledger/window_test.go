@@ -122,3 +122,44 @@ func TestGapsReadOnlyTheSeriesThatMayHaveOne(t *testing.T) {
 		t.Fatalf("gaps after the backfill: %s", got)
 	}
 }
+
+// A window cutting a month reads whichever side of the cut is shorter;
+// the sums are the same either way.
+func TestWindowCuttingMonths(t *testing.T) {
+	b := newBooks(t)
+	ctx := context.Background()
+	for _, d := range []string{"2026-03-03", "2026-03-10", "2026-03-20", "2026-03-28"} {
+		if _, err := b.ledger.Post(ctx, b.company, b.sale(d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, c := range []struct {
+		from, to string
+		sales    int // of 1 000 on 3001, 1 250 on 1930
+	}{
+		{"2026-03-09", "2026-03-12", 1}, // four days: read themselves
+		{"2026-03-05", "2026-03-31", 3}, // 27 days: the month less 1-4 March
+		{"2026-03-05", "2026-03-25", 2}, // the month less 1-4 and 26-31 March
+		{"2026-02-20", "2026-03-20", 3}, // February empty; March less 21-31
+		{"2026-03-01", "2026-03-31", 4}, // whole
+		{"2026-03-04", "2026-03-09", 0},
+	} {
+		rows, err := b.ledger.Window(ctx, b.company, day(c.from), day(c.to), "1930", "3001", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := map[string]string{}
+		for _, r := range rows {
+			got[r.Account] = r.Debit.Sub(r.Credit).String()
+		}
+		want := map[string]string{}
+		if c.sales > 0 {
+			want["1930"] = fmt.Sprintf("%d.00", 1250*c.sales)
+			want["3001"] = fmt.Sprintf("%d.00", -1000*c.sales)
+			want["2611"] = fmt.Sprintf("%d.00", -250*c.sales)
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("%s..%s: %v, want %v", c.from, c.to, got, want)
+		}
+	}
+}
