@@ -1,6 +1,7 @@
 package chart
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -78,6 +79,8 @@ type Filter struct {
 	Class int
 	// Inactive includes deactivated accounts.
 	Inactive bool
+	// From and To, when set, bound the account numbers (inclusive).
+	From, To string
 }
 
 // List returns the company's accounts in account-number order.
@@ -90,7 +93,8 @@ func (s *Store) List(ctx context.Context, company uuid.UUID, f Filter) ([]Accoun
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
 		SELECT `+columns+` FROM accounts
 		WHERE company_id = $1 AND ($2 = '' OR left(account_number, 1) = $2) AND (is_active OR $3)
-		ORDER BY account_number`, company, class, f.Inactive)
+			AND account_number BETWEEN $4 AND $5
+		ORDER BY account_number`, company, class, f.Inactive, f.From, cmp.Or(f.To, "9999"))
 	return out, err
 }
 

@@ -122,6 +122,10 @@ func (r *Returns) declare(ctx context.Context, company uuid.UUID, p Period) (Dec
 	return all[0], nil
 }
 
+// returnFrom and returnTo bound the accounts whose turnover a VAT return
+// reads: the VAT accounts, sales and purchases.
+const returnFrom, returnTo = "2600", "4999"
+
 // declareAll computes the returns of periods (whole months each, none
 // overlapping) in one pass: the month balances, the settlements and the
 // filings of their whole span are read once, then shared out by month.
@@ -130,7 +134,9 @@ func (r *Returns) declareAll(ctx context.Context, company uuid.UUID, periods []P
 	if err != nil {
 		return nil, err
 	}
-	accounts, err := r.chart.List(ctx, company, chart.Filter{Class: -1, Inactive: true})
+	// The return reads the turnover of 2600-4999 only (the window below),
+	// so the chart beyond it has nothing to say.
+	accounts, err := r.chart.List(ctx, company, chart.Filter{Class: -1, Inactive: true, From: returnFrom, To: returnTo})
 	if err != nil {
 		return nil, err
 	}
@@ -151,7 +157,7 @@ func (r *Returns) declareAll(ctx context.Context, company uuid.UUID, periods []P
 			to = p.End
 		}
 	}
-	months, err := r.ledger.Window(ctx, company, from, to, "2600", "4999", false)
+	months, err := r.ledger.Window(ctx, company, from, to, returnFrom, returnTo, false)
 	if err != nil {
 		return nil, err
 	}
