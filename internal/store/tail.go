@@ -81,7 +81,8 @@ func parts(rows []Append) [][]Append {
 	return append(out, rows[start:])
 }
 
-// Flush writes the closing and the rows waiting in u in one statement.
+// Flush writes the closing and the rows waiting in u in one statement;
+// a table with thousands of them goes by COPY (splitCopies).
 func (u *Unit) Flush(ctx context.Context) error {
 	if u.closing != nil {
 		return u.flushClosing(ctx)
@@ -89,8 +90,16 @@ func (u *Unit) Flush(ctx context.Context) error {
 	if len(u.tail) == 0 {
 		return nil
 	}
-	tail := u.tail
+	tail, copies := splitCopies(u.tail)
 	u.tail = nil
+	for _, c := range copies {
+		if err := c.write(ctx, u.Tx.Tx); err != nil {
+			return err
+		}
+	}
+	if len(tail) == 0 {
+		return nil
+	}
 	for _, part := range parts(tail) {
 		q, args := chain(appendSQL(part, 0, nil))
 		if _, err := u.Tx.ExecContext(ctx, q, args...); err != nil {
