@@ -45,6 +45,9 @@ func TestDatabaseGuardsHoldAgainstTheApplicationRole(t *testing.T) {
 		`DELETE FROM ledger_postings WHERE company_id = $1`,
 		`UPDATE voucher_sequences SET last_number = last_number + 5 WHERE company_id = $1`,
 		`DELETE FROM voucher_sequences WHERE company_id = $1`,
+		`UPDATE account_day_totals SET debit = debit + 1000 WHERE company_id = $1`,
+		`DELETE FROM account_day_totals WHERE company_id = $1`,
+		`INSERT INTO account_day_totals_pending SELECT company_id, fiscal_period_id FROM account_day_totals WHERE company_id = $1`,
 		// TRUNCATE of the books and their history.
 		`TRUNCATE audit_entries CASCADE`, `TRUNCATE journal_entries CASCADE`, `TRUNCATE journal_rattelser CASCADE`,
 		`TRUNCATE journal_lines CASCADE`, `TRUNCATE ledger_postings`, `TRUNCATE account_balances`,
@@ -123,10 +126,12 @@ func TestDatabaseGuardsHoldAgainstTheApplicationRole(t *testing.T) {
 		`UPDATE account_balances SET debit = debit + 1000 WHERE company_id = $1`,
 		`UPDATE voucher_sequences SET last_number = last_number + 5 WHERE company_id = $1`,
 		`DELETE FROM ledger_postings WHERE company_id = $1`,
+		`UPDATE account_day_totals SET debit = debit + 1000 WHERE company_id = $1`,
 	} {
 		refused(owner, "the owner", q)
 	}
-	for _, q := range []string{`TRUNCATE audit_entries CASCADE`, `TRUNCATE journal_entries CASCADE`, `TRUNCATE voucher_sequences`} {
+	for _, q := range []string{`TRUNCATE audit_entries CASCADE`, `TRUNCATE journal_entries CASCADE`, `TRUNCATE voucher_sequences`,
+		`TRUNCATE account_day_totals`} {
 		refused(owner, "the owner", q)
 	}
 

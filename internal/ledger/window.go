@@ -26,12 +26,13 @@ type MonthTotal struct {
 // years the window spans; the year-end's closing entry counts when
 // withClosing (a balance sheet after the year-end), never otherwise. A
 // month the window holds whole is read from the month balances kept at
-// posting time. A month it cuts is summed from that month's lines of
-// each account with turnover there, over whichever is shorter: the days
-// the window holds (one index range), or the days it leaves out (two),
-// taken from the month's balance. A window to today so reads only what
-// is dated after today. Rows come in account, then month order; accounts
-// that turned nothing over are absent.
+// posting time; a month it cuts, from the day totals kept beside them
+// (account_day_totals: at most 31 rows an account). A year whose day
+// totals are still being summed (account_day_totals_pending, after an
+// upgrade) has its cut months summed from their postings, over whichever
+// side of the cut is shorter: the days the window holds, or the month's
+// balance less the days it leaves out. Rows come in account, then month
+// order; accounts that turned nothing over are absent.
 func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Time, lo, hi string, withClosing bool) ([]MonthTotal, error) {
 	out := []MonthTotal{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
@@ -39,7 +40,9 @@ func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Tim
 			SELECT b.fiscal_period_id, f.year_end_entry_id, b.account_number, b.month,
 				b.debit + CASE WHEN $6 THEN b.closing_debit ELSE 0 END AS debit,
 				b.credit + CASE WHEN $6 THEN b.closing_credit ELSE 0 END AS credit,
-				(b.month + interval '1 month' - interval '1 day')::date AS last
+				(b.month + interval '1 month' - interval '1 day')::date AS last,
+				NOT EXISTS (SELECT 1 FROM account_day_totals_pending x
+					WHERE x.company_id = b.company_id AND x.fiscal_period_id = b.fiscal_period_id) AS days
 			FROM account_balances b
 			JOIN fiscal_periods f ON f.company_id = b.company_id AND f.id = b.fiscal_period_id
 			WHERE b.company_id = $1 AND f.period_start <= $3 AND f.period_end >= $2
@@ -54,6 +57,15 @@ func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Tim
 		SELECT account_number, month, sum(debit) AS debit, sum(credit) AS credit FROM (
 			SELECT account_number, month, debit, credit FROM b WHERE whole
 			UNION ALL
+			SELECT b.account_number, b.month, x.debit, x.credit FROM b
+			CROSS JOIN LATERAL (
+				SELECT coalesce(sum(d.debit + CASE WHEN $6 THEN d.closing_debit ELSE 0 END), 0) AS debit,
+					coalesce(sum(d.credit + CASE WHEN $6 THEN d.closing_credit ELSE 0 END), 0) AS credit
+				FROM account_day_totals d
+				WHERE b.days AND d.company_id = $1 AND d.fiscal_period_id = b.fiscal_period_id
+					AND d.account_number = b.account_number AND d.day BETWEEN b.lo AND b.hi) x
+			WHERE NOT b.whole AND b.days
+			UNION ALL
 			SELECT b.account_number, b.month,
 				CASE WHEN b.narrow THEN x.debit ELSE b.debit - x.debit END,
 				CASE WHEN b.narrow THEN x.credit ELSE b.credit - x.credit END
@@ -61,20 +73,20 @@ func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Tim
 			CROSS JOIN LATERAL (
 				SELECT coalesce(sum(s.debit), 0) AS debit, coalesce(sum(s.credit), 0) AS credit FROM (
 					SELECT sum(p.debit_amount) AS debit, sum(p.credit_amount) AS credit FROM ledger_postings p
-					WHERE b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
+					WHERE NOT b.days AND b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
 						AND p.account_number = b.account_number AND p.entry_date BETWEEN b.lo AND b.hi
 						AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)
 					UNION ALL
 					SELECT sum(p.debit_amount), sum(p.credit_amount) FROM ledger_postings p
-					WHERE NOT b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
+					WHERE NOT b.days AND NOT b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
 						AND p.account_number = b.account_number AND p.entry_date BETWEEN b.month AND b.lo - 1
 						AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)
 					UNION ALL
 					SELECT sum(p.debit_amount), sum(p.credit_amount) FROM ledger_postings p
-					WHERE NOT b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
+					WHERE NOT b.days AND NOT b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
 						AND p.account_number = b.account_number AND p.entry_date BETWEEN b.hi + 1 AND b.last
 						AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)) s) x
-			WHERE NOT b.whole) t
+			WHERE NOT b.whole AND NOT b.days) t
 		GROUP BY account_number, month
 		HAVING sum(debit) <> 0 OR sum(credit) <> 0
 		ORDER BY account_number, month`, company, from, to, lo, hi, withClosing)

@@ -7,8 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/pgtest"
+	"github.com/kontera/kontera/internal/store"
 )
 
 // The compliance check reads the numbers of only the series the ledger
@@ -96,25 +99,7 @@ func TestGapsReadOnlyTheSeriesThatMayHaveOne(t *testing.T) {
 	if got := gaps(); got != want {
 		t.Fatalf("gaps, nothing known: %s", got)
 	}
-	src, err := os.ReadFile("../../db/migrations/00067_voucher_gapless.sql")
-	if err != nil {
-		t.Fatal(err)
-	}
-	up := string(src)
-	up = up[strings.Index(up, "-- The backfill."):strings.Index(up, "-- +goose Down")]
-	// The backfill's statements as goose runs them: each block between
-	// its markers, then the plain statement after them.
-	for _, stmt := range strings.Split(up, "-- +goose StatementEnd") {
-		if _, body, ok := strings.Cut(stmt, "-- +goose StatementBegin"); ok {
-			stmt = body
-		}
-		if stmt = strings.TrimSpace(stmt); stmt == "" {
-			continue
-		}
-		if _, err := owner.Exec(stmt); err != nil {
-			t.Fatalf("%v\n%s", err, stmt)
-		}
-	}
+	runBackfill(t, owner, "00067_voucher_gapless.sql", "-- The backfill.")
 	if got := gapless(); got != "A:true B:false LEV1:false" {
 		t.Fatalf("gapless after the backfill: %s", got)
 	}
@@ -160,6 +145,151 @@ func TestWindowCuttingMonths(t *testing.T) {
 		}
 		if fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Errorf("%s..%s: %v, want %v", c.from, c.to, got, want)
+		}
+	}
+}
+
+// The day totals follow every way the general ledger changes: a posting,
+// a batch, a storno, a line struck and added, a date corrected; they
+// equal the postings summed by day, and a year still pending (after an
+// upgrade) is read from the postings themselves and summed by the
+// migration's backfill to the same figures.
+func TestDayTotalsFollowTheLedger(t *testing.T) {
+	app, owner := pgtest.NewPair(t)
+	b := newBooksOn(t, app)
+	ctx := context.Background()
+	var sales []ledger.Entry
+	for _, d := range []string{"2026-03-03", "2026-03-10", "2026-03-20", "2026-03-28"} {
+		e, err := b.ledger.Post(ctx, b.company, b.sale(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		sales = append(sales, e)
+	}
+	in := func(fn func(ctx context.Context) error) {
+		t.Helper()
+		if err := b.inTx(fn); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in(func(ctx context.Context) error {
+		_, err := b.ledger.PostBatch(ctx, b.company, []ledger.BatchEntry{b.batchEntry("I", 1, "2026-03-12", "70.50")})
+		return err
+	})
+	in(func(ctx context.Context) error {
+		_, err := b.ledger.Reverse(ctx, b.company, sales[1].ID, day("2026-03-25"), false)
+		return err
+	})
+	in(func(ctx context.Context) error { // 2611 250 struck, 2611 200 and 2612 50 added
+		var vat uuid.UUID
+		for _, l := range sales[2].Lines {
+			if l.Account == "2611" {
+				vat = l.ID
+			}
+		}
+		_, err := b.ledger.StrikeLines(ctx, b.company, sales[2].ID, []uuid.UUID{vat},
+			[]ledger.Line{{Account: "2611", Credit: amount("200")}, {Account: "2612", Credit: amount("50")}})
+		return err
+	})
+	in(func(ctx context.Context) error {
+		d := day("2026-04-02")
+		_, err := b.ledger.CorrectMetadata(ctx, b.company, sales[3].ID, nil, &d)
+		return err
+	})
+	// The day totals against the postings, day by day.
+	differ := func() int {
+		t.Helper()
+		return b.count(`SELECT count(*) FROM (
+			SELECT account_number, day, debit, credit FROM account_day_totals
+			WHERE company_id = $1 AND (debit <> 0 OR credit <> 0)
+			EXCEPT
+			SELECT account_number, entry_date, sum(debit_amount), sum(credit_amount) FROM ledger_postings
+			WHERE company_id = $1 AND NOT is_opening GROUP BY 1, 2) x`, b.company) +
+			b.count(`SELECT count(*) FROM (
+			SELECT account_number, entry_date, sum(debit_amount), sum(credit_amount) FROM ledger_postings
+			WHERE company_id = $1 AND NOT is_opening GROUP BY 1, 2
+			EXCEPT
+			SELECT account_number, day, debit, credit FROM account_day_totals WHERE company_id = $1) x`, b.company)
+	}
+	if n := differ(); n != 0 {
+		t.Fatalf("%d days differ from the postings", n)
+	}
+	// 3001 over 5-31 March: the sales of the 10th (reversed on the 25th),
+	// 20th and the import of the 12th; the 28th moved to April.
+	window := func() string {
+		t.Helper()
+		rows, err := b.ledger.Window(ctx, b.company, day("2026-03-05"), day("2026-03-31"), "1930", "3001", false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fmt.Sprint(rows)
+	}
+	want := window()
+	if !strings.Contains(want, "3001") {
+		t.Fatalf("window: %s", want)
+	}
+	// Pending, as after an upgrade: read from the postings, the same.
+	if _, err := owner.Exec(`INSERT INTO account_day_totals_pending VALUES ($1, $2)`, b.company, b.period.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got := window(); got != want {
+		t.Fatalf("pending: %s, want %s", got, want)
+	}
+	// The migration's backfill sums the year again, as the triggers did.
+	for _, q := range []string{`ALTER TABLE account_day_totals DISABLE TRIGGER account_day_totals_derived`,
+		`UPDATE account_day_totals SET debit = debit + 1 WHERE company_id = '` + b.company.String() + `'`,
+		`ALTER TABLE account_day_totals ENABLE TRIGGER account_day_totals_derived`} {
+		if _, err := owner.Exec(q); err != nil {
+			t.Fatal(err)
+		}
+	}
+	runBackfill(t, owner, "00069_account_day_totals.sql", "-- The backfill, one year per transaction.")
+	if n := differ(); n != 0 {
+		t.Fatalf("after the backfill %d days differ", n)
+	}
+	if n := b.count(`SELECT count(*) FROM account_day_totals_pending WHERE company_id = $1`, b.company); n != 0 {
+		t.Fatalf("%d years still pending", n)
+	}
+	if got := window(); got != want {
+		t.Fatalf("after the backfill: %s, want %s", got, want)
+	}
+}
+
+// runBackfill runs the statements of a migration's Up from the line that
+// starts with marker to its Down, as goose runs them: each block between
+// its markers, and the plain statements between blocks.
+func runBackfill(t *testing.T, owner *store.DB, file, marker string) {
+	t.Helper()
+	src, err := os.ReadFile("../../db/migrations/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	up := string(src)
+	from, to := strings.Index(up, marker), strings.Index(up, "-- +goose Down")
+	if from < 0 || to < from {
+		t.Fatalf("%s: no %q before its Down", file, marker)
+	}
+	for _, part := range strings.Split(up[from:to], "-- +goose StatementEnd") {
+		before, block, ok := strings.Cut(part, "-- +goose StatementBegin")
+		stmts := []string{}
+		for _, s := range strings.Split(before, ";") {
+			lines := []string{}
+			for _, l := range strings.Split(s, "\n") {
+				if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "--") {
+					lines = append(lines, l)
+				}
+			}
+			if len(lines) > 0 {
+				stmts = append(stmts, strings.Join(lines, "\n"))
+			}
+		}
+		if ok {
+			stmts = append(stmts, strings.TrimSpace(block))
+		}
+		for _, stmt := range stmts {
+			if _, err := owner.Exec(stmt); err != nil {
+				t.Fatalf("%s: %v\n%s", file, err, stmt)
+			}
 		}
 	}
 }
