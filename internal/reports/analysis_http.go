@@ -80,7 +80,7 @@ func wireFilter(f *gen.DimensionFilter) nullable.Nullable[gen.DimensionFilter] {
 // GetMonthlyBreakdown answers the income statement month by month.
 func (h *Handler) GetMonthlyBreakdown(ctx context.Context, req gen.GetMonthlyBreakdownRequestObject) (gen.GetMonthlyBreakdownResponseObject, error) {
 	company, p := uuid.UUID(req.CompanyId), req.Params
-	per, _, err := h.period(ctx, company, p.PeriodId)
+	per, err := h.period(ctx, company, p.PeriodId)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ var classLabels = map[int]string{
 // GetKpi answers the key figures of a period.
 func (h *Handler) GetKpi(ctx context.Context, req gen.GetKpiRequestObject) (gen.GetKpiResponseObject, error) {
 	company, p := uuid.UUID(req.CompanyId), req.Params
-	per, names, err := h.period(ctx, company, p.PeriodId)
+	per, names, err := h.periodNamed(ctx, company, p.PeriodId)
 	if err != nil {
 		return nil, err
 	}
@@ -202,7 +202,7 @@ func top(amounts map[string]money.Amount, names map[string]string, n int) []gen.
 // GetCashFlowStatement answers the cash flow statement of a period.
 func (h *Handler) GetCashFlowStatement(ctx context.Context, req gen.GetCashFlowStatementRequestObject) (gen.GetCashFlowStatementResponseObject, error) {
 	company := uuid.UUID(req.CompanyId)
-	per, _, err := h.period(ctx, company, req.Params.PeriodId)
+	per, err := h.period(ctx, company, req.Params.PeriodId)
 	if err != nil {
 		return nil, err
 	}

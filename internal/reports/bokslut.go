@@ -100,7 +100,7 @@ func ledgerSpec(source string, items []Outstanding, credit bool) *Spec {
 // their specifications.
 func (h *Handler) GetBokslutsbilagor(ctx context.Context, req gen.GetBokslutsbilagorRequestObject) (gen.GetBokslutsbilagorResponseObject, error) {
 	company := uuid.UUID(req.CompanyId)
-	per, names, err := h.period(ctx, company, req.Params.PeriodId)
+	per, names, err := h.periodNamed(ctx, company, req.Params.PeriodId)
 	if err != nil {
 		return nil, err
 	}

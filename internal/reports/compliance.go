@@ -68,7 +68,7 @@ func (h *Handler) GetComplianceCheck(ctx context.Context, req gen.GetComplianceC
 		return nil, apierr.Validation(apierr.Issue{Field: "type", In: "query", Rule: "supported",
 			Issue: "vat_close is not supported; use year_end_readiness or voucher_gaps"})
 	}
-	per, _, err := h.period(ctx, company, p.FiscalPeriodId)
+	per, err := h.period(ctx, company, p.FiscalPeriodId)
 	if err != nil {
 		return nil, err
 	}

@@ -84,7 +84,7 @@ type historyCursor struct {
 // GetBehandlingshistorik answers the processing history of a fiscal year.
 func (h *Handler) GetBehandlingshistorik(ctx context.Context, req gen.GetBehandlingshistorikRequestObject) (gen.GetBehandlingshistorikResponseObject, error) {
 	company, p := uuid.UUID(req.CompanyId), req.Params
-	per, _, err := h.period(ctx, company, p.PeriodId)
+	per, err := h.period(ctx, company, p.PeriodId)
 	if err != nil {
 		return nil, err
 	}

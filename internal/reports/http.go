@@ -85,24 +85,35 @@ const (
 	ledgerList, registerList        = "general-ledger", "journal-register"
 )
 
-// period reads the report's period and the chart's account names.
-func (h *Handler) period(ctx context.Context, company, id uuid.UUID) (gen.ReportPeriod, map[string]string, error) {
+// period reads the report's fiscal year, PERIOD_NOT_FOUND naming
+// period_id when the company has none of that id.
+func (h *Handler) period(ctx context.Context, company, id uuid.UUID) (gen.ReportPeriod, error) {
 	p, err := h.periods.Get(ctx, company, id)
 	if apierr.Is(err, apierr.PeriodNotFound) {
 		err = apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": id, "field": "period_id"})
 	}
 	if err != nil {
-		return gen.ReportPeriod{}, nil, err
+		return gen.ReportPeriod{}, err
+	}
+	return gen.ReportPeriod{Id: p.ID, Name: p.Name, Start: openapi_types.Date{Time: p.Start},
+		End: openapi_types.Date{Time: p.End}}, nil
+}
+
+// periodNamed is period with the chart's account names, for a report that
+// names its accounts.
+func (h *Handler) periodNamed(ctx context.Context, company, id uuid.UUID) (gen.ReportPeriod, map[string]string, error) {
+	per, err := h.period(ctx, company, id)
+	if err != nil {
+		return per, nil, err
 	}
 	names, err := h.chart.Names(ctx, company)
-	return gen.ReportPeriod{Id: p.ID, Name: p.Name, Start: openapi_types.Date{Time: p.Start},
-		End: openapi_types.Date{Time: p.End}}, names, err
+	return per, names, err
 }
 
 // GetTrialBalance answers the trial balance of a period.
 func (h *Handler) GetTrialBalance(ctx context.Context, req gen.GetTrialBalanceRequestObject) (gen.GetTrialBalanceResponseObject, error) {
 	company := uuid.UUID(req.CompanyId)
-	per, names, err := h.period(ctx, company, req.Params.PeriodId)
+	per, names, err := h.periodNamed(ctx, company, req.Params.PeriodId)
 	if err != nil {
 		return nil, err
 	}
@@ -130,7 +141,7 @@ func (h *Handler) GetGeneralLedger(ctx context.Context, req gen.GetGeneralLedger
 	if err != nil {
 		return nil, err
 	}
-	per, names, err := h.period(ctx, company, p.PeriodId)
+	per, names, err := h.periodNamed(ctx, company, p.PeriodId)
 	if err != nil {
 		return nil, err
 	}
@@ -179,7 +190,7 @@ func (h *Handler) GetGeneralLedger(ctx context.Context, req gen.GetGeneralLedger
 // GetJournalRegister answers a page of the journal register of a period.
 func (h *Handler) GetJournalRegister(ctx context.Context, req gen.GetJournalRegisterRequestObject) (gen.GetJournalRegisterResponseObject, error) {
 	company, p := uuid.UUID(req.CompanyId), req.Params
-	per, names, err := h.period(ctx, company, p.PeriodId)
+	per, names, err := h.periodNamed(ctx, company, p.PeriodId)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +255,7 @@ func registerEntry(e ledger.Entry, names map[string]string) gen.JournalRegisterE
 // GetDimensionPnl answers the income statement per value of a dimension.
 func (h *Handler) GetDimensionPnl(ctx context.Context, req gen.GetDimensionPnlRequestObject) (gen.GetDimensionPnlResponseObject, error) {
 	company, p := uuid.UUID(req.CompanyId), req.Params
-	per, names, err := h.period(ctx, company, p.PeriodId)
+	per, names, err := h.periodNamed(ctx, company, p.PeriodId)
 	if err != nil {
 		return nil, err
 	}
@@ -338,7 +349,7 @@ func nonNil[T any](s []T) []T {
 // balance of the year before, account by account.
 func (h *Handler) GetContinuityCheck(ctx context.Context, req gen.GetContinuityCheckRequestObject) (gen.GetContinuityCheckResponseObject, error) {
 	company := uuid.UUID(req.CompanyId)
-	per, names, err := h.period(ctx, company, req.Params.PeriodId)
+	per, names, err := h.periodNamed(ctx, company, req.Params.PeriodId)
 	if err != nil {
 		return nil, err
 	}

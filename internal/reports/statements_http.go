@@ -124,7 +124,7 @@ type incomeQuery struct {
 
 // income computes the income statement q asks for.
 func (h *Handler) income(ctx context.Context, company uuid.UUID, q incomeQuery) (gen.IncomeStatement, error) {
-	per, names, err := h.period(ctx, company, q.period)
+	per, names, err := h.periodNamed(ctx, company, q.period)
 	if err != nil {
 		return gen.IncomeStatement{}, err
 	}
@@ -234,7 +234,7 @@ func (h *Handler) balance(ctx context.Context, company, period uuid.UUID, to, as
 	if asOf != nil {
 		to = asOf
 	}
-	per, names, err := h.period(ctx, company, period)
+	per, names, err := h.periodNamed(ctx, company, period)
 	if err != nil {
 		return gen.BalanceSheet{}, BalanceSheet{}, err
 	}

@@ -115,7 +115,11 @@ func (r *Returns) Declare(ctx context.Context, company uuid.UUID, q Query) (Decl
 }
 
 func (r *Returns) declare(ctx context.Context, company uuid.UUID, p Period) (Declaration, error) {
-	all, err := r.declareAll(ctx, company, []Period{p})
+	d, err := r.declarant(ctx, company)
+	if err != nil {
+		return Declaration{}, err
+	}
+	all, err := r.declareAll(ctx, company, d, []Period{p})
 	if err != nil {
 		return Declaration{}, err
 	}
@@ -126,14 +130,10 @@ func (r *Returns) declare(ctx context.Context, company uuid.UUID, p Period) (Dec
 // reads: the VAT accounts, sales and purchases.
 const returnFrom, returnTo = "2600", "4999"
 
-// declareAll computes the returns of periods (whole months each, none
-// overlapping) in one pass: the month balances, the settlements and the
+// declareAll computes declarant's returns of periods (whole months each,
+// none overlapping) in one pass: the month balances, the settlements and the
 // filings of their whole span are read once, then shared out by month.
-func (r *Returns) declareAll(ctx context.Context, company uuid.UUID, periods []Period) ([]Declaration, error) {
-	declarant, err := r.declarant(ctx, company)
-	if err != nil {
-		return nil, err
-	}
+func (r *Returns) declareAll(ctx context.Context, company uuid.UUID, declarant Declarant, periods []Period) ([]Declaration, error) {
 	// The return reads the turnover of 2600-4999 only (the window below),
 	// so the chart beyond it has nothing to say.
 	accounts, err := r.chart.List(ctx, company, chart.Filter{Class: -1, Inactive: true, From: returnFrom, To: returnTo})
@@ -382,7 +382,7 @@ func (r *Returns) Statuses(ctx context.Context, company uuid.UUID, from, to time
 	if len(periods) == 0 {
 		return nil, nil
 	}
-	decs, err := r.declareAll(ctx, company, periods)
+	decs, err := r.declareAll(ctx, company, d, periods)
 	if err != nil {
 		return nil, err
 	}
