@@ -48,56 +48,45 @@ DROP TRIGGER IF EXISTS account_day_totals_no_truncate ON account_day_totals;
 CREATE TRIGGER account_day_totals_no_truncate BEFORE TRUNCATE ON account_day_totals
     FOR EACH STATEMENT EXECUTE FUNCTION books_no_truncate();
 
--- Adds (sign 1) the rows of came, or takes away (sign -1) those of gone.
+-- Adds the postings of moved to the day totals, or, with the argument
+-- -1, takes them away: an insert adds, a delete takes away, an update
+-- (a corrected date) does both.
 -- +goose StatementBegin
 CREATE OR REPLACE FUNCTION ledger_day_totals() RETURNS trigger
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = public, pg_temp AS $$
+DECLARE
+    sign integer := TG_ARGV[0]::integer;
 BEGIN
-    IF TG_OP IN ('DELETE', 'UPDATE') THEN
-        INSERT INTO account_day_totals AS t (company_id, fiscal_period_id, account_number, day,
-            debit, credit, closing_debit, closing_credit)
-        SELECT p.company_id, p.fiscal_period_id, p.account_number, p.entry_date,
-            -coalesce(sum(p.debit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'period'), 0),
-            -coalesce(sum(p.credit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'period'), 0),
-            -coalesce(sum(p.debit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'closing'), 0),
-            -coalesce(sum(p.credit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'closing'), 0)
-        FROM gone p JOIN journal_entries e ON e.company_id = p.company_id AND e.id = p.journal_entry_id
-        WHERE NOT p.is_opening
-        GROUP BY 1, 2, 3, 4
-        ON CONFLICT (company_id, fiscal_period_id, account_number, day) DO UPDATE SET
-            debit = t.debit + EXCLUDED.debit, credit = t.credit + EXCLUDED.credit,
-            closing_debit = t.closing_debit + EXCLUDED.closing_debit,
-            closing_credit = t.closing_credit + EXCLUDED.closing_credit;
-    END IF;
-    IF TG_OP IN ('INSERT', 'UPDATE') THEN
-        INSERT INTO account_day_totals AS t (company_id, fiscal_period_id, account_number, day,
-            debit, credit, closing_debit, closing_credit)
-        SELECT p.company_id, p.fiscal_period_id, p.account_number, p.entry_date,
-            coalesce(sum(p.debit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'period'), 0),
-            coalesce(sum(p.credit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'period'), 0),
-            coalesce(sum(p.debit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'closing'), 0),
-            coalesce(sum(p.credit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'closing'), 0)
-        FROM came p JOIN journal_entries e ON e.company_id = p.company_id AND e.id = p.journal_entry_id
-        WHERE NOT p.is_opening
-        GROUP BY 1, 2, 3, 4
-        ON CONFLICT (company_id, fiscal_period_id, account_number, day) DO UPDATE SET
-            debit = t.debit + EXCLUDED.debit, credit = t.credit + EXCLUDED.credit,
-            closing_debit = t.closing_debit + EXCLUDED.closing_debit,
-            closing_credit = t.closing_credit + EXCLUDED.closing_credit;
-    END IF;
+    INSERT INTO account_day_totals AS t (company_id, fiscal_period_id, account_number, day,
+        debit, credit, closing_debit, closing_credit)
+    SELECT p.company_id, p.fiscal_period_id, p.account_number, p.entry_date,
+        sign * coalesce(sum(p.debit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'period'), 0),
+        sign * coalesce(sum(p.credit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'period'), 0),
+        sign * coalesce(sum(p.debit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'closing'), 0),
+        sign * coalesce(sum(p.credit_amount) FILTER (WHERE ledger_kind(e.source_type) = 'closing'), 0)
+    FROM moved p JOIN journal_entries e ON e.company_id = p.company_id AND e.id = p.journal_entry_id
+    WHERE NOT p.is_opening
+    GROUP BY 1, 2, 3, 4
+    ON CONFLICT (company_id, fiscal_period_id, account_number, day) DO UPDATE SET
+        debit = t.debit + EXCLUDED.debit, credit = t.credit + EXCLUDED.credit,
+        closing_debit = t.closing_debit + EXCLUDED.closing_debit,
+        closing_credit = t.closing_credit + EXCLUDED.closing_credit;
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
 
 DROP TRIGGER IF EXISTS ledger_postings_days_came ON ledger_postings;
 CREATE TRIGGER ledger_postings_days_came AFTER INSERT ON ledger_postings
-    REFERENCING NEW TABLE AS came FOR EACH STATEMENT EXECUTE FUNCTION ledger_day_totals();
+    REFERENCING NEW TABLE AS moved FOR EACH STATEMENT EXECUTE FUNCTION ledger_day_totals('1');
 DROP TRIGGER IF EXISTS ledger_postings_days_gone ON ledger_postings;
 CREATE TRIGGER ledger_postings_days_gone AFTER DELETE ON ledger_postings
-    REFERENCING OLD TABLE AS gone FOR EACH STATEMENT EXECUTE FUNCTION ledger_day_totals();
-DROP TRIGGER IF EXISTS ledger_postings_days_moved ON ledger_postings;
-CREATE TRIGGER ledger_postings_days_moved AFTER UPDATE ON ledger_postings
-    REFERENCING OLD TABLE AS gone NEW TABLE AS came FOR EACH STATEMENT EXECUTE FUNCTION ledger_day_totals();
+    REFERENCING OLD TABLE AS moved FOR EACH STATEMENT EXECUTE FUNCTION ledger_day_totals('-1');
+DROP TRIGGER IF EXISTS ledger_postings_days_moved_from ON ledger_postings;
+CREATE TRIGGER ledger_postings_days_moved_from AFTER UPDATE ON ledger_postings
+    REFERENCING OLD TABLE AS moved FOR EACH STATEMENT EXECUTE FUNCTION ledger_day_totals('-1');
+DROP TRIGGER IF EXISTS ledger_postings_days_moved_to ON ledger_postings;
+CREATE TRIGGER ledger_postings_days_moved_to AFTER UPDATE ON ledger_postings
+    REFERENCING NEW TABLE AS moved FOR EACH STATEMENT EXECUTE FUNCTION ledger_day_totals('1');
 
 -- Every year that may hold postings from before the triggers; a year
 -- made after them is summed from its first posting.
@@ -152,6 +141,7 @@ DROP FUNCTION account_day_totals_backfill();
 -- +goose Down
 DROP TRIGGER IF EXISTS ledger_postings_days_came ON ledger_postings;
 DROP TRIGGER IF EXISTS ledger_postings_days_gone ON ledger_postings;
-DROP TRIGGER IF EXISTS ledger_postings_days_moved ON ledger_postings;
+DROP TRIGGER IF EXISTS ledger_postings_days_moved_from ON ledger_postings;
+DROP TRIGGER IF EXISTS ledger_postings_days_moved_to ON ledger_postings;
 DROP FUNCTION IF EXISTS ledger_day_totals();
 DROP TABLE IF EXISTS account_day_totals, account_day_totals_pending;

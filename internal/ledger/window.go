@@ -27,12 +27,11 @@ type MonthTotal struct {
 // withClosing (a balance sheet after the year-end), never otherwise. A
 // month the window holds whole is read from the month balances kept at
 // posting time; a month it cuts, from the day totals kept beside them
-// (account_day_totals: at most 31 rows an account). A year whose day
-// totals are still being summed (account_day_totals_pending, after an
-// upgrade) has its cut months summed from their postings, over whichever
-// side of the cut is shorter: the days the window holds, or the month's
-// balance less the days it leaves out. Rows come in account, then month
-// order; accounts that turned nothing over are absent.
+// (account_day_totals: at most 31 rows an account), or, in a year whose
+// day totals are still being summed after an upgrade
+// (account_day_totals_pending), from the postings of the days it holds.
+// Rows come in account, then month order; accounts that turned nothing
+// over are absent.
 func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Time, lo, hi string, withClosing bool) ([]MonthTotal, error) {
 	out := []MonthTotal{}
 	err := s.db.Q(ctx).SelectContext(ctx, &out, `
@@ -51,8 +50,7 @@ func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Tim
 				AND (b.debit <> 0 OR b.credit <> 0 OR $6 AND (b.closing_debit <> 0 OR b.closing_credit <> 0))),
 		b AS (
 			SELECT m.*, greatest(m.month, $2::date) AS lo, least(m.last, $3::date) AS hi,
-				m.month >= $2::date AND m.last <= $3::date AS whole,
-				2 * (least(m.last, $3::date) - greatest(m.month, $2::date) + 1) <= m.last - m.month + 1 AS narrow
+				m.month >= $2::date AND m.last <= $3::date AS whole
 			FROM m)
 		SELECT account_number, month, sum(debit) AS debit, sum(credit) AS credit FROM (
 			SELECT account_number, month, debit, credit FROM b WHERE whole
@@ -63,30 +61,14 @@ func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Tim
 					coalesce(sum(d.credit + CASE WHEN $6 THEN d.closing_credit ELSE 0 END), 0) AS credit
 				FROM account_day_totals d
 				WHERE b.days AND d.company_id = $1 AND d.fiscal_period_id = b.fiscal_period_id
-					AND d.account_number = b.account_number AND d.day BETWEEN b.lo AND b.hi) x
-			WHERE NOT b.whole AND b.days
-			UNION ALL
-			SELECT b.account_number, b.month,
-				CASE WHEN b.narrow THEN x.debit ELSE b.debit - x.debit END,
-				CASE WHEN b.narrow THEN x.credit ELSE b.credit - x.credit END
-			FROM b
-			CROSS JOIN LATERAL (
-				SELECT coalesce(sum(s.debit), 0) AS debit, coalesce(sum(s.credit), 0) AS credit FROM (
-					SELECT sum(p.debit_amount) AS debit, sum(p.credit_amount) AS credit FROM ledger_postings p
-					WHERE NOT b.days AND b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
-						AND p.account_number = b.account_number AND p.entry_date BETWEEN b.lo AND b.hi
-						AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)
-					UNION ALL
-					SELECT sum(p.debit_amount), sum(p.credit_amount) FROM ledger_postings p
-					WHERE NOT b.days AND NOT b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
-						AND p.account_number = b.account_number AND p.entry_date BETWEEN b.month AND b.lo - 1
-						AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)
-					UNION ALL
-					SELECT sum(p.debit_amount), sum(p.credit_amount) FROM ledger_postings p
-					WHERE NOT b.days AND NOT b.narrow AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
-						AND p.account_number = b.account_number AND p.entry_date BETWEEN b.hi + 1 AND b.last
-						AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)) s) x
-			WHERE NOT b.whole AND NOT b.days) t
+					AND d.account_number = b.account_number AND d.day BETWEEN b.lo AND b.hi
+				UNION ALL
+				SELECT coalesce(sum(p.debit_amount), 0), coalesce(sum(p.credit_amount), 0)
+				FROM ledger_postings p
+				WHERE NOT b.days AND p.company_id = $1 AND p.fiscal_period_id = b.fiscal_period_id
+					AND p.account_number = b.account_number AND p.entry_date BETWEEN b.lo AND b.hi
+					AND NOT p.is_opening AND ($6 OR p.journal_entry_id IS DISTINCT FROM b.year_end_entry_id)) x
+			WHERE NOT b.whole) t
 		GROUP BY account_number, month
 		HAVING sum(debit) <> 0 OR sum(credit) <> 0
 		ORDER BY account_number, month`, company, from, to, lo, hi, withClosing)

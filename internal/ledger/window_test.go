@@ -108,8 +108,8 @@ func TestGapsReadOnlyTheSeriesThatMayHaveOne(t *testing.T) {
 	}
 }
 
-// A window cutting a month reads whichever side of the cut is shorter;
-// the sums are the same either way.
+// A window cutting a month sums the days it holds, at either end of the
+// month, both ends, or none of its postings.
 func TestWindowCuttingMonths(t *testing.T) {
 	b := newBooks(t)
 	ctx := context.Background()
@@ -122,10 +122,10 @@ func TestWindowCuttingMonths(t *testing.T) {
 		from, to string
 		sales    int // of 1 000 on 3001, 1 250 on 1930
 	}{
-		{"2026-03-09", "2026-03-12", 1}, // four days: read themselves
-		{"2026-03-05", "2026-03-31", 3}, // 27 days: the month less 1-4 March
-		{"2026-03-05", "2026-03-25", 2}, // the month less 1-4 and 26-31 March
-		{"2026-02-20", "2026-03-20", 3}, // February empty; March less 21-31
+		{"2026-03-09", "2026-03-12", 1}, // four days
+		{"2026-03-05", "2026-03-31", 3}, // from the 5th
+		{"2026-03-05", "2026-03-25", 2}, // the 5th to the 25th
+		{"2026-02-20", "2026-03-20", 3}, // February empty; March to the 20th
 		{"2026-03-01", "2026-03-31", 4}, // whole
 		{"2026-03-04", "2026-03-09", 0},
 	} {
