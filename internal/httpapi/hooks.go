@@ -121,17 +121,15 @@ func (s *Server) DeliverWebhooks(ctx context.Context) {
 		}()
 	}
 	var wg sync.WaitGroup
-	wg.Add(1 + cfg.Workers)
+	wg.Add(2)
 	go func() {
 		defer wg.Done()
 		s.dispatchLoop(ctx, events, deliveries)
 	}()
-	for range cfg.Workers {
-		go func() {
-			defer wg.Done()
-			s.attemptLoop(ctx, deliveries)
-		}()
-	}
+	go func() {
+		defer wg.Done()
+		s.hookWorker.Run(ctx, cfg.Workers, deliveries.wait, cfg.Sweep)
+	}()
 	wg.Wait()
 }
 
@@ -156,25 +154,6 @@ func (s *Server) dispatchLoop(ctx context.Context, events, deliveries *bell) {
 				deliveries.ring() // no database wake-up to do it
 			}
 			if n == 0 {
-				break
-			}
-		}
-		if !s.rest(ctx, wake) {
-			return
-		}
-	}
-}
-
-// attemptLoop makes attempts while any is due, then waits.
-func (s *Server) attemptLoop(ctx context.Context, deliveries *bell) {
-	for {
-		wake := deliveries.wait()
-		for ctx.Err() == nil {
-			did, err := s.hookWorker.Step(ctx)
-			if err != nil && ctx.Err() == nil {
-				s.log.Warn("webhooks: an attempt", zap.Error(err))
-			}
-			if !did {
 				break
 			}
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -112,22 +113,82 @@ type Claimed struct {
 	SecretSealed []byte `db:"secret_sealed"`
 }
 
-// Claim leases the next due delivery (pending, or failed and due, or in
-// flight with its lease run out) of an active webhook that has fewer than
-// perWebhook attempts in flight: in_flight, attempts + 1, a fresh lease
-// token good for lease. An attempt whose lease ran out (its process died
-// mid-attempt) is made again and counted once: the last attempt taken
-// over stays the last. It commits on its own; nil when none is due.
+// Claim leases the next due delivery: ClaimMany of one.
 func (s *Store) Claim(ctx context.Context, lease time.Duration, perWebhook int) (*Claimed, error) {
-	var out []Claimed
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `
-		SELECT c.*, w.webhook_url, w.secret_sealed FROM webhook_claim($1, $2::interval, $3, $4) c
-		JOIN webhooks w ON w.company_id = c.company_id AND w.id = c.webhook_id`,
-		uuid.New(), fmt.Sprintf("%d milliseconds", lease.Milliseconds()), perWebhook, len(Retries)+1)
+	out, err := s.ClaimMany(ctx, lease, perWebhook, 1)
 	if err != nil || len(out) == 0 {
 		return nil, err
 	}
 	return &out[0], nil
+}
+
+// ClaimMany leases up to n due deliveries (pending, or failed and due, or
+// in flight with its lease run out) of active webhooks, none past
+// perWebhook attempts in flight: in_flight, attempts + 1, one fresh lease
+// token good for lease. An attempt whose lease ran out (its process died
+// mid-attempt) is made again and counted once: the last attempt taken
+// over stays the last. It commits on its own: one statement, however
+// many it leases.
+func (s *Store) ClaimMany(ctx context.Context, lease time.Duration, perWebhook, n int) ([]Claimed, error) {
+	var out []Claimed
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT c.*, w.webhook_url, w.secret_sealed FROM webhook_claim_many($1, $2::interval, $3, $4, $5) c
+		JOIN webhooks w ON w.company_id = c.company_id AND w.id = c.webhook_id`,
+		uuid.New(), fmt.Sprintf("%d milliseconds", lease.Milliseconds()), perWebhook, len(Retries)+1, n)
+	return out, err
+}
+
+// Result is an attempt's outcome to record on the delivery it was made
+// for.
+type Result struct {
+	Delivery Claimed
+	Outcome  Outcome
+	Attempt  Attempt
+	Next     time.Time
+}
+
+// RecordMany writes the outcomes of rs that disable no webhook in one
+// statement, each only while its lease is still its own, and answers
+// which were (by index into rs).
+func (s *Store) RecordMany(ctx context.Context, rs []Result) ([]bool, error) {
+	n := len(rs)
+	var (
+		companies, ids, tokens = make([]uuid.UUID, n), make([]uuid.UUID, n), make([]uuid.UUID, n)
+		states, bodies, errs   = make([]string, n), make([]*string, n), make([]*string, n)
+		statuses               = make([]*int64, n)
+		nexts                  = make([]time.Time, n)
+	)
+	for i, r := range rs {
+		if r.Outcome.Disable != "" || r.Delivery.LeaseToken == nil {
+			return nil, fmt.Errorf("webhooks: RecordMany takes only plain outcomes of leased deliveries")
+		}
+		companies[i], ids[i], tokens[i] = r.Delivery.CompanyID, r.Delivery.ID, *r.Delivery.LeaseToken
+		states[i], bodies[i], nexts[i] = r.Outcome.State, r.Attempt.Body, r.Next
+		if r.Attempt.Error != "" {
+			errs[i] = &r.Attempt.Error
+		}
+		if r.Attempt.Status != 0 {
+			st := int64(r.Attempt.Status)
+			statuses[i] = &st
+		}
+	}
+	var done []uuid.UUID
+	err := s.db.Q(ctx).SelectContext(ctx, &done, `UPDATE webhook_deliveries d SET status = r.state,
+			next_attempt_at = r.next, response_status = r.code, response_body = r.body, error = r.error,
+			lease_token = NULL, lease_until = NULL, delivered_at = CASE WHEN r.state = 'delivered' THEN now() END
+		FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::timestamptz[], $6::int[], $7::text[], $8::text[])
+			AS r (company_id, id, token, state, next, code, body, error)
+		WHERE d.company_id = r.company_id AND d.id = r.id AND d.lease_token = r.token
+		RETURNING d.id`, pq.Array(companies), pq.Array(ids), pq.Array(tokens), pq.Array(states), pq.Array(nexts),
+		pq.Array(statuses), pq.Array(bodies), pq.Array(errs))
+	if err != nil {
+		return nil, err
+	}
+	ours := make([]bool, n)
+	for i, id := range ids {
+		ours[i] = slices.Contains(done, id)
+	}
+	return ours, nil
 }
 
 // Record writes an attempt's outcome on delivery d, only while its lease

@@ -48,14 +48,29 @@ type Worker struct {
 // attempt outside any transaction, and records the outcome in another,
 // only if the lease is still its own; false when nothing was due.
 func (w *Worker) Step(ctx context.Context) (bool, error) {
-	lease := w.Lease
-	if lease == 0 {
-		lease = Lease
-	}
-	d, err := w.Store.Claim(ctx, lease, PerWebhook)
+	d, err := w.Store.Claim(ctx, w.lease(), PerWebhook)
 	if err != nil || d == nil {
 		return false, err
 	}
+	r, judged := w.attempt(ctx, *d)
+	if !judged { // stopping: the attempt is handed back, not judged
+		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		return true, w.Store.Release(rctx, *d)
+	}
+	return true, w.record(ctx, r)
+}
+
+func (w *Worker) lease() time.Duration {
+	if w.Lease == 0 {
+		return Lease
+	}
+	return w.Lease
+}
+
+// attempt makes delivery d's attempt and judges it; false when ctx ended
+// meanwhile (the server is stopping: the attempt is not judged).
+func (w *Worker) attempt(ctx context.Context, d Claimed) (Result, bool) {
 	// A secret that cannot be opened (the key changed) or a payload that
 	// cannot be rendered fails the attempt like a receiver that does not
 	// answer: the schedule runs its course and the delivery ends dead,
@@ -75,10 +90,8 @@ func (w *Worker) Step(ctx context.Context) (bool, error) {
 		a = Send(ctx, w.Client, Request{URL: d.URL, Secret: string(secret), ID: d.ID.String(), Type: d.EventType,
 			APIVersion: d.APIVersion, Body: body}, w.Now())
 	}
-	if ctx.Err() != nil { // stopping: the attempt is handed back, not judged
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		return true, w.Store.Release(rctx, *d)
+	if ctx.Err() != nil {
+		return Result{}, false
 	}
 	if a.Cause != nil && w.Log != nil {
 		w.Log.Info("webhooks: an attempt got no answer", zap.String("delivery_id", d.ID.String()),
@@ -92,17 +105,24 @@ func (w *Worker) Step(ctx context.Context) (bool, error) {
 	if o.State == Failed {
 		next, _ = Next(d.Attempts, next)
 	}
-	if o.Disable == "" { // one statement, committed on its own
-		_, err := w.Store.Record(ctx, *d, o, a, next)
-		return true, err
+	return Result{Delivery: d, Outcome: o, Attempt: a, Next: next}, true
+}
+
+// record writes one outcome: a plain one in one statement, committed on
+// its own; one that disables the webhook with its audit row, together.
+func (w *Worker) record(ctx context.Context, r Result) error {
+	if r.Outcome.Disable == "" {
+		_, err := w.Store.RecordMany(ctx, []Result{r})
+		return err
 	}
-	return true, w.DB.InTx(audit.WithActor(ctx, audit.System), func(ctx context.Context) error {
-		ours, err := w.Store.Record(ctx, *d, o, a, next)
+	d := r.Delivery
+	return w.DB.InTx(audit.WithActor(ctx, audit.System), func(ctx context.Context) error {
+		ours, err := w.Store.Record(ctx, d, r.Outcome, r.Attempt, r.Next)
 		if err != nil || !ours {
 			return err
 		}
 		return w.Audit.Record(ctx, audit.Change{CompanyID: d.CompanyID, Action: audit.Update, Table: "webhooks",
 			RecordID: d.WebhookID.String(), Description: "Webhooken stängdes av efter leverans " + d.ID.String() +
-				": " + o.Disable})
+				": " + r.Outcome.Disable})
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/lib/pq"
 
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/pgtest"
@@ -282,7 +283,7 @@ func TestClaimsRespectTheCapTogether(t *testing.T) {
 	}
 	defer func() { _ = tx.Rollback() }()
 	var held uuid.UUID
-	if err := tx.Get(&held, `SELECT webhook_id FROM webhook_claim($1, '1 minute', 1, 8)`, uuid.New()); err != nil ||
+	if err := tx.Get(&held, `SELECT webhook_id FROM webhook_claim_many($1, '1 minute', 1, 8, 1)`, uuid.New()); err != nil ||
 		held != b.hook {
 		t.Fatalf("the first claim took %v (%v)", held, err)
 	}
@@ -300,5 +301,115 @@ func TestClaimsRespectTheCapTogether(t *testing.T) {
 	}
 	if got := claim(2); got != "invoice.paid" {
 		t.Fatalf("under a cap of two, a claim took %s", got)
+	}
+}
+
+// A claim of many takes each webhook's room under the cap and no more,
+// leases run out first, in one statement: three due deliveries of one
+// webhook and one of another, with a cap of two, lease three; the next
+// claim finds the first webhook full and the other drained.
+func TestClaimManyFillsEachWebhooksRoom(t *testing.T) {
+	b := newBooks(t, "https://mottagaren.example.se/hook")
+	for range 3 {
+		b.emit(t, "invoice.paid")
+	}
+	b.emit(t, "customer.created")
+	if _, made := b.dispatch(t); made != 4 {
+		t.Fatalf("%d deliveries", made)
+	}
+	// One of the first webhook's deliveries was in flight on a replica
+	// that died: its lease ran out, so it goes first.
+	var expired uuid.UUID
+	if err := b.db.Get(&expired, `UPDATE webhook_deliveries SET status = 'in_flight', attempts = 1, lease_token = gen_random_uuid(),
+		lease_until = now() - interval '1 second' WHERE id = (SELECT id FROM webhook_deliveries WHERE webhook_id = $1
+		ORDER BY created_at DESC LIMIT 1) RETURNING id`, b.hook); err != nil {
+		t.Fatal(err)
+	}
+	s := NewStore(b.db)
+	got, err := s.ClaimMany(context.Background(), time.Minute, 2, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := map[bool]int{}
+	var tokens = map[uuid.UUID]bool{}
+	var took bool
+	for _, c := range got {
+		per[*c.WebhookID == b.hook]++
+		tokens[*c.LeaseToken] = true
+		if c.ID == expired {
+			took = c.Attempts == 2
+		}
+	}
+	if len(got) != 3 || per[true] != 2 || per[false] != 1 || !took || len(tokens) != 1 {
+		t.Fatalf("claimed %d (%v), the expired one again as attempt 2: %v, tokens %d", len(got), per, took, len(tokens))
+	}
+	if again, err := s.ClaimMany(context.Background(), time.Minute, 2, 10); err != nil || len(again) != 0 {
+		t.Fatalf("a second claim took %d (%v)", len(again), err)
+	}
+	ours, err := s.RecordMany(context.Background(), []Result{
+		{Delivery: got[0], Outcome: Outcome{State: Delivered}, Attempt: Attempt{Status: 200}, Next: time.Now()},
+		{Delivery: Claimed{Delivery: Delivery{CompanyID: b.company, ID: got[1].ID, LeaseToken: &expired}},
+			Outcome: Outcome{State: Delivered}, Next: time.Now()},
+	})
+	if err != nil || !ours[0] || ours[1] {
+		t.Fatalf("recorded %v (%v): the second's lease is not its own", ours, err)
+	}
+	var states []string
+	if err := b.db.Select(&states, `SELECT status FROM webhook_deliveries WHERE id = ANY($1) ORDER BY id = $2 DESC`,
+		pq.Array([]uuid.UUID{got[0].ID, got[1].ID}), got[0].ID); err != nil || len(states) != 2 ||
+		states[0] != "delivered" || states[1] != "in_flight" {
+		t.Fatalf("states %v %v", states, err)
+	}
+}
+
+// Run delivers every event once, on a few senders, through batches of
+// claims and records, and stops when its context ends.
+func TestRunDeliversEverything(t *testing.T) {
+	var mu sync.Mutex
+	seen := map[string]int{}
+	srv, client := receiver(t, func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen[r.Header.Get("X-Kontera-Delivery")]++
+		mu.Unlock()
+		w.WriteHeader(204)
+	}, ClientOptions{Guard: Guard{AllowLoopback: true}})
+	b := newBooks(t, srv.URL+"/hook")
+	const n = 40
+	for range n {
+		b.emit(t, "invoice.paid")
+	}
+	if _, made := b.dispatch(t); made != n {
+		t.Fatalf("%d deliveries", made)
+	}
+	w := &Worker{Store: NewStore(b.db), DB: b.db, Box: b.box, Client: client, Audit: audit.NewStore(b.db), Now: time.Now}
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	never := make(chan struct{})
+	go func() { w.Run(ctx, 4, func() <-chan struct{} { return never }, time.Hour); close(done) }()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var left int
+		if err := b.db.Get(&left, `SELECT count(*) FROM webhook_deliveries WHERE status <> 'delivered'`); err != nil {
+			t.Fatal(err)
+		}
+		if left == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d deliveries left", left)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	stop()
+	<-done
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) != n {
+		t.Fatalf("%d deliveries reached the receiver", len(seen))
+	}
+	for id, k := range seen {
+		if k != 1 {
+			t.Fatalf("delivery %s arrived %d times", id, k)
+		}
 	}
 }
