@@ -200,3 +200,45 @@ func refusedByTheBooks(t *testing.T, db *store.DB, who, q string, arg any) {
 		t.Errorf("%s: %s failed for another reason: %v", who, strings.Join(strings.Fields(q), " "), err)
 	}
 }
+
+// The bank transactions' guard on updates runs once per statement over
+// its transition tables (00071), for one row or for many: what the bank
+// said, a booked history and a booked row's account stay; what is the
+// company's (the text, the link to a verifikat) changes.
+func TestBankTransactionsKeepWhatTheBankSaid(t *testing.T) {
+	t.Parallel()
+	app, owner, b := guardedBooks(t)
+	c := b.company.String()
+	cash := b.post(b.base+"/cash-accounts", b.token, map[string]any{"name": "Företagskonto", "currency": "SEK"},
+		"Idempotency-Key", ik()).status(t, 201).str("data.cash_account_id")
+	owner.MustExec(`INSERT INTO bank_transactions (company_id, cash_account_id, ledger_account, date, description, amount,
+		currency, external_id, import_source)
+		SELECT $1, $2, '1930', $3::date + g, 'Rad ' || g, 100 * g, 'SEK', 'vakt:' || g, 'bank_file' FROM generate_series(1, 3) g`,
+		c, cash, b.day("03-01"))
+	entry := b.posted(t, "03-15")
+	app.MustExec(`UPDATE bank_transactions SET journal_entry_id = $2, reconciliation_method = 'linked', was_booked = true,
+		updated_at = now() WHERE company_id = $1 AND external_id = 'vakt:1'`, c, entry)
+	app.MustExec(`UPDATE bank_transactions SET description = 'Hyra ' || external_id WHERE company_id = $1`, c)
+	for _, db := range []struct {
+		who string
+		db  *store.DB
+	}{{"the application role", app}, {"the owner", owner}} {
+		for _, q := range []string{
+			`UPDATE bank_transactions SET amount = amount + 1 WHERE company_id = $1`,
+			`UPDATE bank_transactions SET amount = amount + 1 WHERE company_id = $1 AND external_id = 'vakt:3'`,
+			`UPDATE bank_transactions SET date = date + 1 WHERE company_id = $1 AND external_id = 'vakt:2'`,
+			`UPDATE bank_transactions SET id = gen_random_uuid() WHERE company_id = $1 AND external_id = 'vakt:2'`,
+			`UPDATE bank_transactions SET external_id = external_id || 'x' WHERE company_id = $1`,
+			`UPDATE bank_transactions SET was_booked = false WHERE company_id = $1`,
+			`UPDATE bank_transactions SET ledger_account = '1910' WHERE company_id = $1 AND external_id = 'vakt:1'`,
+			`DELETE FROM bank_transactions WHERE company_id = $1 AND external_id = 'vakt:1'`,
+		} {
+			refusedByTheBooks(t, db.db, db.who, q, c)
+		}
+	}
+	var texts []string
+	if err := app.Select(&texts, `SELECT description FROM bank_transactions WHERE company_id = $1 ORDER BY external_id`, c); err != nil ||
+		strings.Join(texts, ",") != "Hyra vakt:1,Hyra vakt:2,Hyra vakt:3" {
+		t.Fatalf("descriptions %v %v", texts, err)
+	}
+}

@@ -7,7 +7,9 @@ package audit
 import (
 	"context"
 	"encoding/json"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 
 	"github.com/google/uuid"
@@ -105,6 +107,10 @@ func ChangedFields(old, new json.RawMessage) []string {
 	}
 	return out
 }
+
+// Keys are the fields of a snapshot made of m, sorted: the changed
+// fields of a record created from it, said without reading it back.
+func Keys(m map[string]any) []string { return slices.Sorted(maps.Keys(m)) }
 
 // Of is the snapshot of a record for Change.Old or Change.New: its JSON,
 // nil for nil (a nil pointer too: a record created or deleted has only

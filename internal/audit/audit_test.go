@@ -33,3 +33,12 @@ func TestActorDefaultsToSystem(t *testing.T) {
 		t.Fatal("actor lost")
 	}
 }
+
+// Keys says what ChangedFields reads from a snapshot created from a map,
+// nulls included, without reading it back.
+func TestKeysAreTheFieldsOfACreatedSnapshot(t *testing.T) {
+	m := map[string]any{"set_id": "x", "confidence": nil, "allocations": []int{1}, "account_key": "bank:1"}
+	if got, want := Keys(m), ChangedFields(nil, Of(m)); !slices.Equal(got, want) {
+		t.Fatalf("Keys %v, ChangedFields %v", got, want)
+	}
+}

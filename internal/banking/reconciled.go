@@ -23,53 +23,61 @@ func (s *Store) Rows(ctx context.Context, company, id uuid.UUID, to time.Time) (
 }
 
 // TxLink is a transaction reconciliation ties to a verifikat it did not
-// book.
+// book: Tx as the caller holds it (FOR UPDATE, Held).
 type TxLink struct {
-	TransactionID, EntryID uuid.UUID
-	Voucher                string
+	Tx      Transaction
+	EntryID uuid.UUID
+	Voucher string
 }
 
-// Reconcile records links of unbooked transactions to verifikat already
-// posted (reconciliation's links: nothing is booked): each transaction's
-// journal_entry_id and method "linked" in one statement, an audit row
-// and a transaction.reconciled event each. A transaction booked, ignored
-// or gone since it was read is a CONFLICT (the caller holds the rows).
+// Reconcile records links of unbooked transactions, held by the caller,
+// to verifikat already posted (reconciliation's links: nothing is
+// booked): each transaction's journal_entry_id and method "linked" in one
+// statement, an audit row and a transaction.reconciled event each. A
+// transaction booked or ignored since it was held is a CONFLICT.
 func (b *Bank) Reconcile(ctx context.Context, company uuid.UUID, links []TxLink) ([]Transaction, error) {
 	if len(links) == 0 {
 		return nil, nil
 	}
 	ids, entries := make([]uuid.UUID, len(links)), make([]uuid.UUID, len(links))
 	for i, l := range links {
-		ids[i], entries[i] = l.TransactionID, l.EntryID
+		ids[i], entries[i] = l.Tx.ID, l.EntryID
 	}
-	out := []Transaction{}
-	if err := b.store.db.Q(ctx).SelectContext(ctx, &out, `UPDATE bank_transactions t
+	// The rows are held: what changes is known, so only the new
+	// updated_at comes back.
+	var stamps []struct {
+		ID        uuid.UUID `db:"id"`
+		UpdatedAt time.Time `db:"updated_at"`
+	}
+	if err := b.store.db.Q(ctx).SelectContext(ctx, &stamps, `UPDATE bank_transactions t
 		SET journal_entry_id = l.entry, reconciliation_method = 'linked', updated_at = now()
 		FROM unnest($2::uuid[], $3::uuid[]) AS l (id, entry)
 		WHERE t.company_id = $1 AND t.id = l.id AND t.journal_entry_id IS NULL AND NOT t.is_ignored
-		RETURNING `+prefixed("t.", txColumns), company, pq.Array(ids), pq.Array(entries)); err != nil {
+		RETURNING t.id, t.updated_at`, company, pq.Array(ids), pq.Array(entries)); err != nil {
 		return nil, err
 	}
-	if len(out) != len(links) {
+	if len(stamps) != len(links) {
 		return nil, apierr.New(apierr.Conflict, map[string]any{"reason": "transaction_changed",
 			"hint": "a transaction was booked, ignored or linked by another request; read the items again"})
 	}
-	voucher := map[uuid.UUID]string{}
-	for _, l := range links {
-		voucher[l.TransactionID] = l.Voucher
+	at := make(map[uuid.UUID]time.Time, len(stamps))
+	for _, s := range stamps {
+		at[s.ID] = s.UpdatedAt
 	}
-	// Each row changed in the same three fields: said, not compared.
-	changed := []string{"journal_entry_id", "reconciliation_method"}
-	for i := range out {
-		t := &out[i]
-		old := *t
-		old.JournalEntryID, old.ReconciliationMethod = nil, nil
+	// Each row changed in the same fields: said, not compared.
+	changed := []string{"journal_entry_id", "reconciliation_method", "updated_at"}
+	out := make([]Transaction, len(links))
+	for i, l := range links {
+		t := l.Tx
+		entry, method := l.EntryID, "linked"
+		t.JournalEntryID, t.ReconciliationMethod, t.UpdatedAt = &entry, &method, at[t.ID]
+		out[i] = t
 		if err := b.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Update, Table: "bank_transactions",
-			RecordID: t.ID.String(), Description: "Banktransaktionen stämdes av mot verifikation " + voucher[t.ID],
-			Old: audit.Of(old), New: audit.Of(t), Fields: changed}); err != nil {
+			RecordID: t.ID.String(), Description: "Banktransaktionen stämdes av mot verifikation " + l.Voucher,
+			Old: audit.Of(l.Tx), New: audit.Of(t), Fields: changed}); err != nil {
 			return nil, err
 		}
-		if _, err := outbox.Emit(ctx, b.store.db, company, EventReconciled, map[string]any{"transaction": TxDetail(*t, nil, nil),
+		if _, err := outbox.Emit(ctx, b.store.db, company, EventReconciled, map[string]any{"transaction": TxDetail(t, nil, nil),
 			"journal_entry_id": t.JournalEntryID, "reconciliation_method": "linked"}); err != nil {
 			return nil, err
 		}

@@ -126,6 +126,16 @@ func (r *Reconciler) cashAccount(ctx context.Context, company uuid.UUID, k Key) 
 // load reads account k through day: both sides, the links and proposals,
 // and the balances.
 func (r *Reconciler) load(ctx context.Context, company uuid.UUID, k Key, through time.Time) (Account, error) {
+	return r.loadWith(ctx, company, k, through, true)
+}
+
+// loadFresh is load without the stored proposals, for a caller that
+// proposes again at once.
+func (r *Reconciler) loadFresh(ctx context.Context, company uuid.UUID, k Key, through time.Time) (Account, error) {
+	return r.loadWith(ctx, company, k, through, false)
+}
+
+func (r *Reconciler) loadWith(ctx context.Context, company uuid.UUID, k Key, through time.Time, stored bool) (Account, error) {
 	a := Account{Key: k, Input: Input{Through: through}}
 	var err error
 	switch k.Kind {
@@ -152,8 +162,10 @@ func (r *Reconciler) load(ctx context.Context, company uuid.UUID, k Key, through
 		}
 		a.Input.Links = append(a.Input.Links, lk)
 	}
-	if a.Input.Proposals, err = r.store.Proposals(ctx, company, k.String()); err != nil {
-		return a, err
+	if stored {
+		if a.Input.Proposals, err = r.store.Proposals(ctx, company, k.String()); err != nil {
+			return a, err
+		}
 	}
 	// Before the outside history starts nothing outside is known: both
 	// sides are the books'.

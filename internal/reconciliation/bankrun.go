@@ -80,7 +80,7 @@ func (r *Reconciler) runWindow(from, to *time.Time, in string) (Window, error) {
 
 // BankRun recomputes the proposals of a cash account and links those at
 // or above the threshold whose rows are dated in the window, through the
-// links' own path.
+// links' own path; the proposals it did not link are stored.
 func (r *Reconciler) BankRun(ctx context.Context, company uuid.UUID, req RunRequest) (RunResult, error) {
 	w, err := r.runWindow(req.From, req.To, "body")
 	if err != nil {
@@ -94,16 +94,12 @@ func (r *Reconciler) BankRun(ctx context.Context, company uuid.UUID, req RunRequ
 	if req.Threshold != nil {
 		out.Threshold = *req.Threshold
 	}
-	a, err := r.load(ctx, company, k, r.today())
+	a, err := r.loadFresh(ctx, company, k, r.today())
 	if err != nil {
 		return out, err
 	}
-	a.Input.Proposals = nil
 	props, err := r.propose(ctx, company, a)
 	if err != nil {
-		return out, err
-	}
-	if err := r.store.ReplaceProposals(ctx, company, k.String(), props); err != nil {
 		return out, err
 	}
 	a.Input.Proposals = props
@@ -135,7 +131,11 @@ func (r *Reconciler) BankRun(ctx context.Context, company uuid.UUID, req RunRequ
 	if err != nil {
 		return out, err
 	}
-	items := map[uuid.UUID]Led{}
+	if err := r.store.ReplaceProposals(ctx, company, k.String(), unapplied(props, res.Applied)); err != nil {
+		return out, err
+	}
+	items := make(map[uuid.UUID]Led, len(a.Input.Items))
+	out.Matches = make([]RunMatch, 0, len(res.Applied))
 	for _, it := range a.Input.Items {
 		items[it.EntryID] = it
 	}

@@ -85,22 +85,20 @@ func (r *Reconciler) Link(ctx context.Context, company uuid.UUID, k Key, req Lin
 	if len(req.Pairs) > maxPairsPerAsk {
 		return LinkResult{}, apierr.Field("pairs", "max_items", fmt.Sprintf("at most %d pairs", maxPairsPerAsk))
 	}
-	a, err := r.load(ctx, company, k, r.today())
+	load := r.load
+	if req.UseProposals {
+		// The engine's proposals as of now, not as the last recompute left
+		// them (its job may not have run since the last import).
+		load = r.loadFresh
+	}
+	a, err := load(ctx, company, k, r.today())
 	if err != nil {
 		return LinkResult{}, err
 	}
 	if req.UseProposals {
-		// The engine's proposals as of now, not as the last recompute left
-		// them (its job may not have run since the last import).
-		a.Input.Proposals = nil
-		props, err := r.propose(ctx, company, a)
-		if err != nil {
+		if a.Input.Proposals, err = r.propose(ctx, company, a); err != nil {
 			return LinkResult{}, err
 		}
-		if err := r.store.ReplaceProposals(ctx, company, k.String(), props); err != nil {
-			return LinkResult{}, err
-		}
-		a.Input.Proposals = props
 	}
 	pic := Build(a.Input)
 	pairs := slices.Clone(req.Pairs)
@@ -121,7 +119,29 @@ func (r *Reconciler) Link(ctx context.Context, company uuid.UUID, k Key, req Lin
 	if err != nil {
 		return LinkResult{}, err
 	}
-	return r.apply(ctx, company, a, pic, pairs, so)
+	res, err := r.apply(ctx, company, a, pic, pairs, so)
+	if err != nil || !req.UseProposals {
+		return res, err
+	}
+	return res, r.store.ReplaceProposals(ctx, company, k.String(), unapplied(a.Input.Proposals, res.Applied))
+}
+
+// unapplied are the proposals of props none of whose rows a pair of
+// applied linked: what is left to propose once they are linked.
+func unapplied(props []Proposal, applied []Applied) []Proposal {
+	linked := map[uuid.UUID]bool{}
+	for _, ap := range applied {
+		for _, id := range ap.Pair.ExternalIDs {
+			linked[id] = true
+		}
+	}
+	out := make([]Proposal, 0, len(props))
+	for _, p := range props {
+		if !slices.ContainsFunc(p.ExternalIDs, func(id uuid.UUID) bool { return linked[id] }) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // apply checks and links pairs against picture pic of account a.
@@ -174,8 +194,8 @@ func (r *Reconciler) apply(ctx context.Context, company uuid.UUID, a Account, pi
 			held[t.ID] = t
 		}
 	}
-	var all []StoredLink
-	var ok []planned
+	all := make([]StoredLink, 0, len(plan))
+	ok := make([]planned, 0, len(plan))
 	for _, p := range plan {
 		race := false
 		for _, id := range p.pair.ExternalIDs {
@@ -213,13 +233,14 @@ func (r *Reconciler) apply(ctx context.Context, company uuid.UUID, a Account, pi
 	if err != nil {
 		return out, err
 	}
-	var txLinks []banking.TxLink
+	txLinks := make([]banking.TxLink, 0, len(ok))
+	out.Applied = make([]Applied, 0, len(ok))
 	for _, p := range ok {
 		set := p.links[0].SetID
 		if a.Key.Kind == KindBank {
 			first := p.pair.EntryIDs[0]
 			for _, id := range p.pair.ExternalIDs {
-				txLinks = append(txLinks, banking.TxLink{TransactionID: id, EntryID: first, Voucher: led[first].Led.Voucher})
+				txLinks = append(txLinks, banking.TxLink{Tx: held[id], EntryID: first, Voucher: led[first].Led.Voucher})
 			}
 		}
 		payload := map[string]any{"account_key": a.Key.String(), "link_id": p.pair.ExternalIDs[0], "set_id": set,
@@ -227,7 +248,8 @@ func (r *Reconciler) apply(ctx context.Context, company uuid.UUID, a Account, pi
 			"confidence": confidenceOf(p.pair.Confidence), "allocations": allocations(p.links)}
 		if err := r.audit.Record(ctx, audit.Change{CompanyID: company, Action: audit.Insert, Table: "reconciliation_links",
 			RecordID: set.String(), Description: fmt.Sprintf("Avstämning %s: %d rader kopplades till %d verifikat",
-				a.Key, len(p.pair.ExternalIDs), len(p.pair.EntryIDs)), New: audit.Of(payload)}); err != nil {
+				a.Key, len(p.pair.ExternalIDs), len(p.pair.EntryIDs)), New: audit.Of(payload),
+			Fields: audit.Keys(payload)}); err != nil {
 			return out, err
 		}
 		if _, err := outbox.Emit(ctx, r.db, company, EventMatched, payload); err != nil {
