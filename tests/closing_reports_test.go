@@ -1,6 +1,7 @@
 package tests
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -100,6 +101,34 @@ func TestClosingReports(t *testing.T) {
 	if codes["VAT_PERIOD_NOT_FILED"] != "warning" || codes["VAT_PERIOD_NOT_SETTLED"] != "" || codes["VOUCHER_GAP"] != "" ||
 		c.at("data.ready") != true || codes["AR_LEDGER_MISMATCH"] != "" {
 		t.Fatalf("check: %s", c.Body)
+	}
+	// Verifikat on 1510 and 2440 that no invoice stands behind: both
+	// registers differ from the books by exactly what they moved, read in
+	// one look at the ledger.
+	for _, lines := range [][]map[string]any{
+		{{"account_number": "1510", "debit_amount": 1250}, {"account_number": "3001", "credit_amount": 1000},
+			{"account_number": "2611", "credit_amount": 250}},
+		{{"account_number": "6110", "debit_amount": 800}, {"account_number": "2440", "credit_amount": 800}},
+	} {
+		id := b.write("POST", "journal-entries", map[string]any{"fiscal_period_id": period, "entry_date": "2026-05-11",
+			"description": "Utan reskontra", "lines": lines}).status(t, 201).str("data.id")
+		b.write("POST", "journal-entries/"+id+"/commit", nil).status(t, 200)
+	}
+	c = b.get(b.path("compliance/check?type=year_end_readiness&fiscal_period_id="+period), b.token).status(t, 200)
+	mismatch := map[string]map[string]any{}
+	for _, f := range c.list("data.findings") {
+		if m := f.(map[string]any); strings.HasSuffix(m["code"].(string), "_LEDGER_MISMATCH") {
+			mismatch[m["code"].(string)] = m["details"].(map[string]any)
+		}
+	}
+	for code, want := range map[string]float64{"AR_LEDGER_MISMATCH": 1250, "AP_LEDGER_MISMATCH": 800} {
+		d := mismatch[code]
+		if d == nil || d["difference"] != want || d["ledger_balance"].(float64)-d["register_total"].(float64) != want {
+			t.Fatalf("%s: %s", code, c.Body)
+		}
+	}
+	if ar := mismatch["AR_LEDGER_MISMATCH"]["accounts"].([]any); len(ar) != 2 || ar[0] != "1510" || ar[1] != "1513" {
+		t.Fatalf("AR accounts: %v", ar)
 	}
 	// A draft blocks the year-end; a gap in a series too.
 	b.write("POST", "journal-entries", map[string]any{"fiscal_period_id": period, "entry_date": "2026-05-11",

@@ -59,6 +59,20 @@ func (h *Handler) balanceOn(ctx context.Context, company uuid.UUID, day time.Tim
 	return sum, err
 }
 
+// balancesAt is balancesIn on day, in fiscal year per when day lies in
+// it (no look-up), else in the year covering day (zero outside every
+// year).
+func (h *Handler) balancesAt(ctx context.Context, company uuid.UUID, per gen.ReportPeriod, day time.Time, spans ...span) ([]money.Amount, error) {
+	if !day.Before(per.Start.Time) && !day.After(per.End.Time) {
+		return h.balancesIn(ctx, company, per.Id, per.Start.Time, day, spans...)
+	}
+	p, err := h.periods.Covering(ctx, company, day)
+	if err != nil || p.ID == uuid.Nil {
+		return make([]money.Amount, len(spans)), err
+	}
+	return h.balancesIn(ctx, company, p.ID, p.Start, day, spans...)
+}
+
 // balancesIn are the balances (debit minus credit) at the end of day of
 // the accounts in each span, day lying in the fiscal year period that
 // starts on start: its opening balance and what moved since.

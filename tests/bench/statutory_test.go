@@ -109,7 +109,13 @@ func TestBenchStatutoryReports(t *testing.T) {
 	fmt.Printf("%-40s %10s %10s %9s %9s %6s\n", "", "p50", "p99", "p50/tb", "p99/tb", "goal")
 	fmt.Printf("%-40s %10v %10v %9s %9s\n", "trial balance (baseline)", t50.Round(time.Microsecond), t99.Round(time.Microsecond), "1.0", "1.0")
 	for _, r := range rows {
+		// KONTERA_BENCH_STATEMENTS=1: where each report's database time
+		// goes, before its row.
+		profile := statementProfile(t, r.name)
 		p50, p99 := a.quantiles(base+r.path, n)
+		if profile != nil {
+			profile()
+		}
 		fmt.Printf("%-40s %10v %10v %9.2f %9.2f %6.0f×\n", r.name, p50.Round(time.Microsecond), p99.Round(time.Microsecond),
 			float64(p50)/float64(t50), float64(p99)/float64(t99), r.goal)
 	}
