@@ -25,8 +25,12 @@ func newSeller(a *api, name string, series bool) seller {
 		a.must("PATCH", "/api/v1/companies/"+b.id+"/settings", map[string]any{"default_voucher_series_per_source_type": map[string]any{
 			"invoice_created": "B", "invoice_paid": "C"}}, 200)
 	}
+	// A full invoice names both parties' addresses (mervärdesskattelagen
+	// 17 kap. 24 §), or it cannot be issued.
+	a.must("PATCH", "/api/v1/companies/"+b.id+"/settings", map[string]any{"address_line1": "Sveavägen 1",
+		"postal_code": "111 57", "city": "Stockholm"}, 200)
 	c := a.must("POST", "/api/v1/companies/"+b.id+"/customers", map[string]any{"name": "Kund i " + name,
-		"customer_type": "swedish_business"}, 201)
+		"customer_type": "swedish_business", "address_line1": "Kungsgatan 2", "postal_code": "411 19", "city": "Göteborg"}, 201)
 	return seller{books: b, customer: str(c, "data", "id")}
 }
 
