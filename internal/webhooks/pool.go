@@ -35,8 +35,8 @@ func (w *Worker) Run(ctx context.Context, senders int, wake func() <-chan struct
 			for d := range jobs {
 				if r, judged := w.attempt(ctx, d); judged {
 					results <- r
-				} else {
-					w.release(ctx, d)
+				} else if err := w.release(ctx, d); err != nil {
+					w.warn("webhooks: handing back an attempt", err)
 				}
 				idle <- struct{}{}
 			}
@@ -137,13 +137,11 @@ func (w *Worker) recordAll(ctx context.Context, results <-chan Result, recorded 
 }
 
 // release hands back delivery d, whose attempt the server stopping cut
-// short.
-func (w *Worker) release(ctx context.Context, d Claimed) {
+// short: the attempt does not count.
+func (w *Worker) release(ctx context.Context, d Claimed) error {
 	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	if err := w.Store.Release(rctx, d); err != nil {
-		w.warn("webhooks: handing back an attempt", err)
-	}
+	return w.Store.Release(rctx, d)
 }
 
 func (w *Worker) warn(msg string, err error) {

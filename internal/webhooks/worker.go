@@ -54,9 +54,7 @@ func (w *Worker) Step(ctx context.Context) (bool, error) {
 	}
 	r, judged := w.attempt(ctx, *d)
 	if !judged { // stopping: the attempt is handed back, not judged
-		rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-		defer cancel()
-		return true, w.Store.Release(rctx, *d)
+		return true, w.release(ctx, *d)
 	}
 	return true, w.record(ctx, r)
 }

@@ -80,7 +80,10 @@ func TestBenchBank(t *testing.T) {
 	a := benchServer(t, d)
 	b := newCompany(a, "Banken AB")
 	j := newCompany(a, "Bokför AB")
-	a.must("POST", "/api/v1/companies/"+b.id+"/cash-accounts", map[string]any{"name": "Företagskonto", "currency": "SEK"}, 201)
+	// The camt files name this IBAN: a statement goes only to the cash
+	// account that has it.
+	a.must("POST", "/api/v1/companies/"+b.id+"/cash-accounts", map[string]any{"name": "Företagskonto", "currency": "SEK",
+		"iban": "SE4550000000058398257466"}, 201)
 	settle(t, owner)
 	const rows = 100000
 
