@@ -141,6 +141,6 @@ spec-coverage:
 #     budget test counts them (tests/budget_test.go).
 # The bench's PostgreSQL runs with fsync on: the disk is measured too.
 bench:
-	KONTERA_BENCH=1 $(GO) test -count=1 -run '^TestBench' -v -timeout 30m ./tests/bench/
+	KONTERA_BENCH=1 $(GO) test -count=1 -run '^TestBench' -v -timeout 60m ./tests/bench/
 	@echo; echo "SQL statements per operation (tests/budget_test.go; prepared statements count once per execution):"
 	@$(GO) test -count=1 -run '^TestStatementBudgets$$' -v ./tests/ | grep -E 'statements \(budget'| sed -E 's/^ *budget_test.go:[0-9]+: /  /'
