@@ -19,7 +19,7 @@
 -- waiting deliveries and its attempts in flight without reading its
 -- history of delivered ones.
 --
--- Online: safe. A new function, and an index built CONCURRENTLY.
+-- Online: safe. A new function, and two partial indexes built CONCURRENTLY.
 -- webhook_claim stays for replicas still running the one-at-a-time
 -- claim; a later migration drops it.
 
