@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -147,9 +146,10 @@ type Result struct {
 	Next     time.Time
 }
 
-// RecordMany writes the outcomes of rs that disable no webhook in one
-// statement, each only while its lease is still its own, and answers
-// which were (by index into rs).
+// RecordMany writes the outcomes of rs on their deliveries in one
+// statement, each only while its lease is still its own (a lease run out
+// was taken over: the later attempt records), and answers which were (by
+// index into rs). Disabling a webhook is Record's.
 func (s *Store) RecordMany(ctx context.Context, rs []Result) ([]bool, error) {
 	n := len(rs)
 	var (
@@ -159,8 +159,8 @@ func (s *Store) RecordMany(ctx context.Context, rs []Result) ([]bool, error) {
 		nexts                  = make([]time.Time, n)
 	)
 	for i, r := range rs {
-		if r.Outcome.Disable != "" || r.Delivery.LeaseToken == nil {
-			return nil, fmt.Errorf("webhooks: RecordMany takes only plain outcomes of leased deliveries")
+		if r.Delivery.LeaseToken == nil {
+			return nil, fmt.Errorf("webhooks: delivery %s is not leased", r.Delivery.ID)
 		}
 		companies[i], ids[i], tokens[i] = r.Delivery.CompanyID, r.Delivery.ID, *r.Delivery.LeaseToken
 		states[i], bodies[i], nexts[i] = r.Outcome.State, r.Attempt.Body, r.Next
@@ -184,43 +184,32 @@ func (s *Store) RecordMany(ctx context.Context, rs []Result) ([]bool, error) {
 	if err != nil {
 		return nil, err
 	}
+	recorded := make(map[uuid.UUID]bool, len(done))
+	for _, id := range done {
+		recorded[id] = true
+	}
 	ours := make([]bool, n)
 	for i, id := range ids {
-		ours[i] = slices.Contains(done, id)
+		ours[i] = recorded[id]
 	}
 	return ours, nil
 }
 
-// Record writes an attempt's outcome on delivery d, only while its lease
-// is still d's (a lease run out was taken over: the later attempt
-// records), and disables its webhook when the outcome says so. It
-// answers whether the attempt was still d's.
-func (s *Store) Record(ctx context.Context, d Claimed, o Outcome, a Attempt, next time.Time) (bool, error) {
-	var errText *string
-	if a.Error != "" {
-		errText = &a.Error
-	}
-	var status *int
-	if a.Status != 0 {
-		status = &a.Status
-	}
-	res, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE webhook_deliveries SET status = $4, next_attempt_at = $5,
-			response_status = $6, response_body = $7, error = $8, lease_token = NULL, lease_until = NULL,
-			delivered_at = CASE WHEN $4 = 'delivered' THEN now() END
-		WHERE company_id = $1 AND id = $2 AND lease_token = $3`,
-		d.CompanyID, d.ID, d.LeaseToken, o.State, next, status, a.Body, errText)
-	if err != nil {
+// Record writes outcome r (RecordMany of one) and disables its webhook
+// when the outcome says so. It answers whether the attempt was still its
+// delivery's.
+func (s *Store) Record(ctx context.Context, r Result) (bool, error) {
+	ours, err := s.RecordMany(ctx, []Result{r})
+	if err != nil || !ours[0] {
 		return false, err
 	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return false, err
-	}
+	d, o := r.Delivery, r.Outcome
 	if o.Disable == "" || d.WebhookID == nil {
 		return true, nil
 	}
 	// Disabled, it takes no attempts: what waits, and what another worker
 	// is attempting, ends as a pause ends it.
-	res, err = s.db.Q(ctx).ExecContext(ctx, `UPDATE webhooks SET active = false, disabled_at = now(),
+	res, err := s.db.Q(ctx).ExecContext(ctx, `UPDATE webhooks SET active = false, disabled_at = now(),
 		disabled_reason = $3, updated_at = now() WHERE company_id = $1 AND id = $2 AND active`,
 		d.CompanyID, *d.WebhookID, o.Disable)
 	if err != nil {

@@ -110,12 +110,12 @@ func (w *Worker) attempt(ctx context.Context, d Claimed) (Result, bool) {
 // its own; one that disables the webhook with its audit row, together.
 func (w *Worker) record(ctx context.Context, r Result) error {
 	if r.Outcome.Disable == "" {
-		_, err := w.Store.RecordMany(ctx, []Result{r})
+		_, err := w.Store.Record(ctx, r)
 		return err
 	}
 	d := r.Delivery
 	return w.DB.InTx(audit.WithActor(ctx, audit.System), func(ctx context.Context) error {
-		ours, err := w.Store.Record(ctx, d, r.Outcome, r.Attempt, r.Next)
+		ours, err := w.Store.Record(ctx, r)
 		if err != nil || !ours {
 			return err
 		}
