@@ -10,7 +10,9 @@
 -- row with its new one: both are grouped by key, and a key with other
 -- than one old row and one new (a key changed) is refused.
 --
--- Deletes keep their row trigger (a delete is one transaction at a time).
+-- Deletes keep their row trigger (a delete is one transaction at a time),
+-- and bank_transactions_guard keeps only the rule on deletes: the rules on
+-- updates live in one place, the statement trigger.
 --
 -- Online: safe. Triggers swapped in one short transaction.
 
@@ -57,6 +59,16 @@ BEGIN
     RETURN NULL;
 END $$;
 -- +goose StatementEnd
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION bank_transactions_guard() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF OLD.journal_entry_id IS NOT NULL OR OLD.was_booked THEN
+        RAISE EXCEPTION 'a bank transaction booked once is never deleted' USING ERRCODE = 'restrict_violation';
+    END IF;
+    RETURN OLD;
+END $$;
+-- +goose StatementEnd
 DROP TRIGGER bank_transactions_guard ON bank_transactions;
 CREATE TRIGGER bank_transactions_guard BEFORE DELETE ON bank_transactions
     FOR EACH ROW EXECUTE FUNCTION bank_transactions_guard();
@@ -65,6 +77,32 @@ CREATE TRIGGER bank_transactions_guard_updates AFTER UPDATE ON bank_transactions
     FOR EACH STATEMENT EXECUTE FUNCTION bank_transactions_guard_updates();
 
 -- +goose Down
+-- +goose StatementBegin
+CREATE OR REPLACE FUNCTION bank_transactions_guard() RETURNS trigger
+LANGUAGE plpgsql AS $$
+BEGIN
+    IF TG_OP = 'DELETE' THEN
+        IF OLD.journal_entry_id IS NOT NULL OR OLD.was_booked THEN
+            RAISE EXCEPTION 'a bank transaction booked once is never deleted' USING ERRCODE = 'restrict_violation';
+        END IF;
+        RETURN OLD;
+    END IF;
+    IF (NEW.company_id, NEW.id, NEW.date, NEW.amount, NEW.currency, NEW.external_id, NEW.import_source,
+            NEW.original_description, NEW.created_at)
+       IS DISTINCT FROM (OLD.company_id, OLD.id, OLD.date, OLD.amount, OLD.currency, OLD.external_id,
+            OLD.import_source, OLD.original_description, OLD.created_at) THEN
+        RAISE EXCEPTION 'a bank transaction keeps what the bank said' USING ERRCODE = 'check_violation';
+    END IF;
+    IF OLD.was_booked AND NOT NEW.was_booked THEN
+        RAISE EXCEPTION 'a bank transaction keeps its history' USING ERRCODE = 'check_violation';
+    END IF;
+    IF OLD.journal_entry_id IS NOT NULL AND NEW.journal_entry_id IS NOT NULL
+       AND (NEW.ledger_account, NEW.cash_account_id) IS DISTINCT FROM (OLD.ledger_account, OLD.cash_account_id) THEN
+        RAISE EXCEPTION 'a booked bank transaction stays on its account' USING ERRCODE = 'check_violation';
+    END IF;
+    RETURN NEW;
+END $$;
+-- +goose StatementEnd
 DROP TRIGGER bank_transactions_guard_updates ON bank_transactions;
 DROP TRIGGER bank_transactions_guard ON bank_transactions;
 CREATE TRIGGER bank_transactions_guard BEFORE UPDATE OR DELETE ON bank_transactions
