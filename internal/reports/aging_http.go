@@ -47,11 +47,7 @@ func (h *Handler) asOf(d *openapi_types.Date) (time.Time, error) {
 // at the end of day: the opening balance of the fiscal year holding day
 // and what moved since; zero outside every fiscal year.
 func (h *Handler) balanceOn(ctx context.Context, company uuid.UUID, day time.Time, spans ...span) (money.Amount, error) {
-	p, err := h.periods.Covering(ctx, company, day)
-	if err != nil || p.ID == uuid.Nil {
-		return money.Amount{}, err
-	}
-	out, err := h.balancesIn(ctx, company, p.ID, p.Start, day, spans...)
+	out, err := h.balancesAt(ctx, company, nil, day, spans...)
 	var sum money.Amount
 	for _, a := range out {
 		sum = sum.Add(a)
@@ -59,11 +55,11 @@ func (h *Handler) balanceOn(ctx context.Context, company uuid.UUID, day time.Tim
 	return sum, err
 }
 
-// balancesAt is balancesIn on day, in fiscal year per when day lies in
-// it (no look-up), else in the year covering day (zero outside every
-// year).
-func (h *Handler) balancesAt(ctx context.Context, company uuid.UUID, per gen.ReportPeriod, day time.Time, spans ...span) ([]money.Amount, error) {
-	if !day.Before(per.Start.Time) && !day.After(per.End.Time) {
+// balancesAt is balancesIn on day, in the fiscal year holding it: per
+// when day lies in it (no look-up), else the one found (zero outside
+// every year).
+func (h *Handler) balancesAt(ctx context.Context, company uuid.UUID, per *gen.ReportPeriod, day time.Time, spans ...span) ([]money.Amount, error) {
+	if per != nil && !day.Before(per.Start.Time) && !day.After(per.End.Time) {
 		return h.balancesIn(ctx, company, per.Id, per.Start.Time, day, spans...)
 	}
 	p, err := h.periods.Covering(ctx, company, day)

@@ -215,7 +215,7 @@ func (h *Handler) yearEndFindings(ctx context.Context, company uuid.UUID, per ge
 	for _, l := range registers {
 		spans = append(spans, l.accounts...)
 	}
-	bal, err := h.balancesAt(ctx, company, per, day, spans...)
+	bal, err := h.balancesAt(ctx, company, &per, day, spans...)
 	if err != nil {
 		return nil, err
 	}
