@@ -112,15 +112,6 @@ type Claimed struct {
 	SecretSealed []byte `db:"secret_sealed"`
 }
 
-// Claim leases the next due delivery: ClaimMany of one.
-func (s *Store) Claim(ctx context.Context, lease time.Duration, perWebhook int) (*Claimed, error) {
-	out, err := s.ClaimMany(ctx, lease, perWebhook, 1)
-	if err != nil || len(out) == 0 {
-		return nil, err
-	}
-	return &out[0], nil
-}
-
 // ClaimMany leases up to n due deliveries (pending, or failed and due, or
 // in flight with its lease run out) of active webhooks, none past
 // perWebhook attempts in flight: in_flight, attempts + 1, one fresh lease

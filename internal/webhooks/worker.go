@@ -44,21 +44,6 @@ type Worker struct {
 	Attempted func(state string)
 }
 
-// Step leases one due delivery (its own short transaction), makes the
-// attempt outside any transaction, and records the outcome in another,
-// only if the lease is still its own; false when nothing was due.
-func (w *Worker) Step(ctx context.Context) (bool, error) {
-	d, err := w.Store.Claim(ctx, w.lease(), PerWebhook)
-	if err != nil || d == nil {
-		return false, err
-	}
-	r, judged := w.attempt(ctx, *d)
-	if !judged { // stopping: the attempt is handed back, not judged
-		return true, w.release(ctx, *d)
-	}
-	return true, w.record(ctx, r)
-}
-
 func (w *Worker) lease() time.Duration {
 	if w.Lease == 0 {
 		return Lease

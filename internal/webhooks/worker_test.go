@@ -58,6 +58,30 @@ func newBooks(t *testing.T, url string) books {
 	return b
 }
 
+// claimOne leases the next due delivery (ClaimMany of one); nil when none
+// is due.
+func claimOne(ctx context.Context, s *Store, lease time.Duration, perWebhook int) (*Claimed, error) {
+	out, err := s.ClaimMany(ctx, lease, perWebhook, 1)
+	if err != nil || len(out) == 0 {
+		return nil, err
+	}
+	return &out[0], nil
+}
+
+// step makes one attempt as Run's senders do: the next due delivery
+// leased, attempted, its outcome recorded; false when nothing was due.
+func (w *Worker) step(ctx context.Context) (bool, error) {
+	d, err := claimOne(ctx, w.Store, w.lease(), PerWebhook)
+	if err != nil || d == nil {
+		return false, err
+	}
+	r, judged := w.attempt(ctx, *d)
+	if !judged {
+		return true, w.release(ctx, *d)
+	}
+	return true, w.record(ctx, r)
+}
+
 func (b books) emit(t *testing.T, typ string) {
 	t.Helper()
 	if _, err := b.db.Exec(`INSERT INTO events (company_id, type, payload, api_version) VALUES ($1, $2, $3, '2026-05-12')`,
@@ -112,7 +136,7 @@ func TestWorkerDelivers(t *testing.T) {
 	ctx := context.Background()
 	step := func() bool {
 		t.Helper()
-		did, err := w.Step(ctx)
+		did, err := w.step(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +221,7 @@ func TestRebindingIsRefusedAtDial(t *testing.T) {
 	b.emit(t, "invoice.paid")
 	b.dispatch(t)
 	w := &Worker{Store: NewStore(b.db), DB: b.db, Box: b.box, Client: client, Audit: audit.NewStore(b.db), Now: time.Now}
-	if did, err := w.Step(context.Background()); !did || err != nil {
+	if did, err := w.step(context.Background()); !did || err != nil {
 		t.Fatalf("step: %v %v", did, err)
 	}
 	var d Delivery
@@ -228,7 +252,7 @@ func TestUnreadableSecretFailsTheAttempt(t *testing.T) {
 	b.emit(t, "invoice.paid")
 	b.dispatch(t)
 	w := &Worker{Store: NewStore(b.db), DB: b.db, Box: other, Client: client, Audit: audit.NewStore(b.db), Now: time.Now}
-	if did, err := w.Step(context.Background()); !did || err != nil {
+	if did, err := w.step(context.Background()); !did || err != nil {
 		t.Fatalf("step: %v %v", did, err)
 	}
 	var d Delivery
@@ -270,7 +294,7 @@ func TestClaimsRespectTheCapTogether(t *testing.T) {
 	}
 	claim := func(per int) string {
 		t.Helper()
-		c, err := s.Claim(ctx, time.Minute, per)
+		c, err := claimOne(ctx, s, time.Minute, per)
 		if err != nil {
 			t.Fatal(err)
 		}
