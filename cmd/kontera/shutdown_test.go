@@ -118,7 +118,13 @@ func TestGracefulStopUnderLoad(t *testing.T) {
 			}
 		}()
 	}
-	time.Sleep(700 * time.Millisecond)
+	// Stop under load: once commits are coming through, however long a
+	// busy machine takes to get there.
+	for deadline := time.Now().Add(time.Minute); committed.Load() < 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("no commits under load within a minute (%d 5xx)", fivexx.Load())
+		}
+	}
 	stop() // SIGTERM
 	wg.Wait()
 	if err := <-done; err != nil && !errors.Is(err, http.ErrServerClosed) {
