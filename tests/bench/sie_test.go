@@ -32,8 +32,8 @@ import (
 // the ledger's (same indexes, no triggers) in the same run; then its
 // undo; then the SIE export of a 1,000,000-line company, as lines per
 // second and peak memory beside the export of the 100,000-voucher one.
-// Goals: ≤ 10 s and ratio ≥ 0.25 for the import, ≥ 300k lines/s and the
-// same peak memory for the export.
+// Goals (issue 51): ratio ≥ 0.6 for the import, the undo at least at the
+// import's pace, ≥ 300k lines/s and the same peak memory for the export.
 func TestBenchSieImport(t *testing.T) {
 	if os.Getenv("KONTERA_BENCH") == "" {
 		t.Skip("run with make bench")
@@ -81,7 +81,7 @@ func TestBenchSieImport(t *testing.T) {
 	}
 	raw := rawCopy(t, owner, co.id)
 	ratio := raw.Seconds() / took.Seconds()
-	t.Logf("SIE import of %d vouchers (%d entries, %d lines, %.1f MB): upload %v, upload to completed %v = %.0f lines/s; raw COPY of the same rows %v: ratio %.2f (goal ≥ 0.25, ≤ 10 s)",
+	t.Logf("SIE import of %d vouchers (%d entries, %d lines, %.1f MB): upload %v, upload to completed %v = %.0f lines/s; raw COPY of the same rows %v: ratio %.2f (goal ≥ 0.6)",
 		vouchers, entries, lines, float64(len(file))/1e6, uploaded.Round(time.Millisecond), took.Round(time.Millisecond),
 		float64(lines)/took.Seconds(), raw.Round(time.Millisecond), ratio)
 
@@ -106,7 +106,7 @@ func TestBenchSieImport(t *testing.T) {
 	if profile != nil {
 		profile()
 	}
-	t.Logf("SIE undo of %d entries: %v = %.0f lines/s (ratio to the import's time %.2f)", entries, undo.Round(time.Millisecond),
+	t.Logf("SIE undo of %d entries: %v = %.0f lines/s (ratio to the import's time %.2f, goal ≥ 1.0)", entries, undo.Round(time.Millisecond),
 		float64(lines)/undo.Seconds(), took.Seconds()/undo.Seconds())
 
 	big := newCompany(a, "Stor AB")
