@@ -189,6 +189,12 @@ func (d *Document) wrap(s string, f Font, w float64) []string {
 			out = append(out, "")
 			continue
 		}
+		// Most of an invoice's texts fit their box: one measure then, where
+		// gopdf's split measures the line so far at every rune.
+		if width, err := d.gp.MeasureTextWidth(para); err == nil && width <= w {
+			out = append(out, para)
+			continue
+		}
 		lines, err := d.gp.SplitTextWithWordWrap(para, w)
 		if err != nil || len(lines) == 0 {
 			out = append(out, para)

@@ -126,3 +126,32 @@ func TestParseColor(t *testing.T) {
 		t.Error("FamilyOf")
 	}
 }
+
+// wrap measures a text that fits once instead of splitting it; the lines
+// must be those gopdf's split gives, for texts that fit, that fit
+// exactly, that do not, and with spaces at either end.
+func TestWrapAsGopdfSplits(t *testing.T) {
+	d, err := New(Options{Family: Helvetica})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := Font{Size: 9}
+	d.use(f)
+	exact, err := d.gp.MeasureTextWidth("Konsulttimmar maj")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"Konsulttimmar maj", " Åtgärd på plats ", "Ö", "betalas till bankgiro 5050-1055 inom 30 dagar",
+		"Ett långt radbeskrivningsord som inte får plats på en smal rad utan brytning någonstans"} {
+		for _, w := range []float64{exact, exact - 0.01, 60, 400} {
+			d.use(f)
+			want, err := d.gp.SplitTextWithWordWrap(s, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := d.wrap(s, f, w); fmt.Sprintf("%q", got) != fmt.Sprintf("%q", want) {
+				t.Errorf("wrap(%q, %.2f) = %q, gopdf splits %q", s, w, got, want)
+			}
+		}
+	}
+}
