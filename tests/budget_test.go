@@ -33,6 +33,9 @@ var budgets = map[string]int64{
 	"creditInvoice":             13,
 	"updateInvoice":             9,
 	"getTrialBalance":           4,
+	"getKpi":                    8,  // the year, the chart (names and balance-sheet exceptions at once), months, cash and VAT on the day, receivables, payment days, suppliers
+	"getBokslutsbilagor":        10, // the year, the chart, balances, both registers, the company twice (heading, declarant), VAT periods, bank balances, sign-offs
+	"getComplianceCheck":        22, // year_end_readiness: every check's own read (gaps, notes, drafts, trial, accruals, assets, adjustments, prior year, VAT, registers)
 	"getGeneralLedger":          5,
 	"listJournalEntries":        2,
 	"getApiKey":                 2,
@@ -125,6 +128,11 @@ func TestStatementBudgets(t *testing.T) {
 	})
 	q := url.Values{"period_id": {b.period}}.Encode()
 	measure("getTrialBalance", func() { b.get(b.base+"/reports/trial-balance?"+q, b.token).status(t, 200) })
+	measure("getKpi", func() { b.get(b.base+"/reports/kpi?"+q, b.token).status(t, 200) })
+	measure("getBokslutsbilagor", func() { b.get(b.base+"/reports/bokslutsbilagor?"+q, b.token).status(t, 200) })
+	measure("getComplianceCheck", func() {
+		b.get(b.base+"/compliance/check?type=year_end_readiness&fiscal_period_id="+b.period, b.token).status(t, 200)
+	})
 	measure("getGeneralLedger", func() { b.get(b.base+"/reports/general-ledger?"+q, b.token).status(t, 200) })
 	measure("listJournalEntries", func() { b.get(b.base+"/journal-entries", b.token).status(t, 200) })
 	measure("getApiKey", func() { b.get("/api/v1/api-key", b.token).status(t, 200) })

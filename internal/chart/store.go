@@ -312,20 +312,14 @@ func snapshot(a Account) map[string]any {
 	}
 }
 
-// Names returns the name of every account in the company's chart,
-// deactivated ones too (reports name what was booked on them).
-func (s *Store) Names(ctx context.Context, company uuid.UUID) (map[string]string, error) {
-	var rows []struct {
-		Number string `db:"account_number"`
-		Name   string `db:"account_name"`
-	}
-	if err := s.db.Q(ctx).SelectContext(ctx, &rows, `SELECT account_number, account_name FROM accounts
-		WHERE company_id = $1`, company); err != nil {
-		return nil, err
-	}
-	out := make(map[string]string, len(rows))
-	for _, r := range rows {
-		out[r.Number] = r.Name
-	}
-	return out, nil
+// Labels returns every account in the company's chart, deactivated ones
+// too (reports name what was booked on them), with only its number,
+// name, type and whether a file typed it: what a report needs to name
+// its accounts and to tell the balance sheet's from the result's
+// (ledger.SheetOf), in one read.
+func (s *Store) Labels(ctx context.Context, company uuid.UUID) ([]Account, error) {
+	out := []Account{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `SELECT account_number, account_name, account_type, type_from_file
+		FROM accounts WHERE company_id = $1`, company)
+	return out, err
 }

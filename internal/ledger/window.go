@@ -34,7 +34,14 @@ type MonthTotal struct {
 // over are absent.
 func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Time, lo, hi string, withClosing bool) ([]MonthTotal, error) {
 	out := []MonthTotal{}
-	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+	err := s.db.Q(ctx).SelectContext(ctx, &out, windowSQL, company, from, to, lo, hi, withClosing)
+	return out, err
+}
+
+// windowSQL is Window's statement: $1 the company, $2 and $3 the first
+// and last day, $4 and $5 the accounts, $6 whether the closing entry
+// counts.
+const windowSQL = `
 		WITH m AS (
 			SELECT b.fiscal_period_id, f.year_end_entry_id, b.account_number, b.month,
 				b.debit + CASE WHEN $6 THEN b.closing_debit ELSE 0 END AS debit,
@@ -71,7 +78,24 @@ func (s *Store) Window(ctx context.Context, company uuid.UUID, from, to time.Tim
 			WHERE NOT b.whole) t
 		GROUP BY account_number, month
 		HAVING sum(debit) <> 0 OR sum(credit) <> 0
-		ORDER BY account_number, month`, company, from, to, lo, hi, withClosing)
+		ORDER BY account_number, month`
+
+// BalancesOn returns the balance (debit minus credit) of each account
+// lo..hi at the end of day, day lying in the fiscal year period that
+// starts on start: its opening balance and what moved since, the closing
+// entry counted (Totals' opening and Window's turnover, in one
+// statement). Accounts whose balance is zero are absent.
+func (s *Store) BalancesOn(ctx context.Context, company, period uuid.UUID, start, day time.Time, lo, hi string) ([]Balance, error) {
+	out := []Balance{}
+	err := s.db.Q(ctx).SelectContext(ctx, &out, `
+		SELECT account_number, sum(amount) AS balance FROM (
+			SELECT account_number, opening_debit - opening_credit AS amount FROM account_balances
+			WHERE company_id = $1 AND fiscal_period_id = $7 AND account_number BETWEEN $4 AND $5
+			UNION ALL
+			SELECT account_number, debit - credit FROM (`+windowSQL+`) w) t
+		GROUP BY account_number
+		HAVING sum(amount) <> 0
+		ORDER BY account_number`, company, start, day, lo, hi, true, period)
 	return out, err
 }
 

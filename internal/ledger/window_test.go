@@ -293,3 +293,32 @@ func runBackfill(t *testing.T, owner *store.DB, file, marker string) {
 		}
 	}
 }
+
+// BalancesOn is the opening balance and what moved since, to a day that
+// cuts its month. Figures by hand: an opening of 5 000 on 1930 against
+// 2081; sales of 1 250 (1 000 + 250 VAT) on 3 and 10 March count to the
+// 12th, those of the 20th and 28th do not: 1930 holds 5 000 + 2 500, 2081
+// −5 000, 2611 −500, 3001 −2 000; 2440 lies outside the accounts asked.
+func TestBalancesOnCutDay(t *testing.T) {
+	b := newBooks(t)
+	ctx := context.Background()
+	opening := ledger.Input{PeriodID: b.period.ID, Date: day("2026-01-01"), Description: "Ingående balans",
+		SourceType: ledger.SourceOpeningBalance, Lines: []ledger.Line{
+			{Account: "1930", Debit: amount("5000")}, {Account: "2081", Credit: amount("5000")}}}
+	if _, err := b.ledger.Post(ctx, b.company, opening); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{"2026-03-03", "2026-03-10", "2026-03-20", "2026-03-28"} {
+		if _, err := b.ledger.Post(ctx, b.company, b.sale(d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := b.ledger.BalancesOn(ctx, b.company, b.period.ID, day("2026-01-01"), day("2026-03-12"), "1930", "3001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "[{1930 7500.00} {2081 -5000.00} {2611 -500.00} {3001 -2000.00}]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("balances %v, want %s", got, want)
+	}
+}

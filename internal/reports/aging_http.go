@@ -85,16 +85,9 @@ func (h *Handler) balancesIn(ctx context.Context, company, period uuid.UUID, sta
 			}
 		}
 	}
-	totals, err := h.ledger.Totals(ctx, company, period, lo, hi, true)
-	if err != nil {
-		return out, err
-	}
-	for _, t := range totals {
-		add(t.Account, t.Opening)
-	}
-	rows, err := h.ledger.Window(ctx, company, start, day, lo, hi, true)
-	for _, r := range rows {
-		add(r.Account, r.Debit.Sub(r.Credit))
+	balances, err := h.ledger.BalancesOn(ctx, company, period, start, day, lo, hi)
+	for _, b := range balances {
+		add(b.Account, b.Amount)
 	}
 	return out, err
 }

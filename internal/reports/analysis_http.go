@@ -22,9 +22,9 @@ type SupplierTotal struct {
 	Count int
 }
 
-// months reads the period's result accounts month by month, of the lines
-// tagged as filter says when it is set.
-func (h *Handler) months(ctx context.Context, company uuid.UUID, per gen.ReportPeriod, filter *gen.DimensionFilter) ([]Month, []ledger.MonthTotal, error) {
+// months reads the period's result accounts (those sheet does not hold)
+// month by month, of the lines tagged as filter says when it is set.
+func (h *Handler) months(ctx context.Context, company uuid.UUID, per gen.ReportPeriod, sheet ledger.Sheet, filter *gen.DimensionFilter) ([]Month, []ledger.MonthTotal, error) {
 	var rows []ledger.MonthTotal
 	var err error
 	from, to := per.Start.Time, per.End.Time
@@ -33,10 +33,6 @@ func (h *Handler) months(ctx context.Context, company uuid.UUID, per gen.ReportP
 	} else {
 		rows, err = h.ledger.Window(ctx, company, from, to, "3000", "8999", false)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	sheet, err := h.ledger.Sheet(ctx, company)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -88,7 +84,11 @@ func (h *Handler) GetMonthlyBreakdown(ctx context.Context, req gen.GetMonthlyBre
 	if err != nil {
 		return nil, err
 	}
-	ms, _, err := h.months(ctx, company, per, filter)
+	sheet, err := h.ledger.Sheet(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	ms, _, err := h.months(ctx, company, per, sheet, filter)
 	if err != nil {
 		return nil, err
 	}
@@ -106,7 +106,7 @@ var classLabels = map[int]string{
 // GetKpi answers the key figures of a period.
 func (h *Handler) GetKpi(ctx context.Context, req gen.GetKpiRequestObject) (gen.GetKpiResponseObject, error) {
 	company, p := uuid.UUID(req.CompanyId), req.Params
-	per, names, err := h.periodNamed(ctx, company, p.PeriodId)
+	per, names, sheet, err := h.periodNamed(ctx, company, p.PeriodId)
 	if err != nil {
 		return nil, err
 	}
@@ -114,7 +114,7 @@ func (h *Handler) GetKpi(ctx context.Context, req gen.GetKpiRequestObject) (gen.
 	if err != nil {
 		return nil, err
 	}
-	ms, rows, err := h.months(ctx, company, per, filter)
+	ms, rows, err := h.months(ctx, company, per, sheet, filter)
 	if err != nil {
 		return nil, err
 	}
@@ -206,7 +206,11 @@ func (h *Handler) GetCashFlowStatement(ctx context.Context, req gen.GetCashFlowS
 	if err != nil {
 		return nil, err
 	}
-	_, opening, sheet, err := h.openings(ctx, company, per.Id)
+	sheet, err := h.ledger.Sheet(ctx, company)
+	if err != nil {
+		return nil, err
+	}
+	_, opening, err := h.openings(ctx, company, per.Id, sheet)
 	if err != nil {
 		return nil, err
 	}

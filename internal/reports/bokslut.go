@@ -100,12 +100,12 @@ func ledgerSpec(source string, items []Outstanding, credit bool) *Spec {
 // their specifications.
 func (h *Handler) GetBokslutsbilagor(ctx context.Context, req gen.GetBokslutsbilagorRequestObject) (gen.GetBokslutsbilagorResponseObject, error) {
 	company := uuid.UUID(req.CompanyId)
-	per, names, err := h.periodNamed(ctx, company, req.Params.PeriodId)
+	per, names, sheet, err := h.periodNamed(ctx, company, req.Params.PeriodId)
 	if err != nil {
 		return nil, err
 	}
 	day := per.End.Time
-	totals, opening, _, err := h.openings(ctx, company, per.Id)
+	totals, opening, err := h.openings(ctx, company, per.Id, sheet)
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/kontera/kontera/gen"
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/envelope"
+	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/ledger"
 	"github.com/kontera/kontera/internal/money"
 )
@@ -68,10 +69,11 @@ func (h *Handler) GetComplianceCheck(ctx context.Context, req gen.GetComplianceC
 		return nil, apierr.Validation(apierr.Issue{Field: "type", In: "query", Rule: "supported",
 			Issue: "vat_close is not supported; use year_end_readiness or voucher_gaps"})
 	}
-	per, err := h.period(ctx, company, p.FiscalPeriodId)
+	year, err := h.year(ctx, company, p.FiscalPeriodId)
 	if err != nil {
 		return nil, err
 	}
+	per := reportPeriod(year)
 	gaps, err := h.ledger.Gaps(ctx, company, per.Id, maxGaps)
 	if err != nil {
 		return nil, err
@@ -82,7 +84,7 @@ func (h *Handler) GetComplianceCheck(ctx context.Context, req gen.GetComplianceC
 	}
 	findings := append(gapFindings(gaps), noteFindings(notes)...)
 	if p.Type == gen.GetComplianceCheckParamsTypeYearEndReadiness {
-		more, err := h.yearEndFindings(ctx, company, per)
+		more, err := h.yearEndFindings(ctx, company, year)
 		if err != nil {
 			return nil, err
 		}
@@ -109,8 +111,9 @@ func (h *Handler) GetComplianceCheck(ctx context.Context, req gen.GetComplianceC
 
 // yearEndFindings are what stands between the year and its year-end,
 // beyond the voucher gaps.
-func (h *Handler) yearEndFindings(ctx context.Context, company uuid.UUID, per gen.ReportPeriod) ([]Finding, error) {
+func (h *Handler) yearEndFindings(ctx context.Context, company uuid.UUID, year fiscal.Period) ([]Finding, error) {
 	var out []Finding
+	per := reportPeriod(year)
 	drafts, err := h.ledger.Drafts(ctx, company, per.Id)
 	if err != nil {
 		return nil, err
@@ -149,7 +152,7 @@ func (h *Handler) yearEndFindings(ctx context.Context, company uuid.UUID, per ge
 				Details: map[string]any{"count": n, "assets": assets}})
 		}
 	}
-	adj, err := h.ledger.Adjustments(ctx, company, per.Id)
+	adj, err := h.ledger.Adjustments(ctx, company, year)
 	if err != nil {
 		return nil, err
 	}

@@ -88,32 +88,51 @@ const (
 // period reads the report's fiscal year, PERIOD_NOT_FOUND naming
 // period_id when the company has none of that id.
 func (h *Handler) period(ctx context.Context, company, id uuid.UUID) (gen.ReportPeriod, error) {
+	p, err := h.year(ctx, company, id)
+	if err != nil {
+		return gen.ReportPeriod{}, err
+	}
+	return reportPeriod(p), nil
+}
+
+// year is period as the fiscal package holds it.
+func (h *Handler) year(ctx context.Context, company, id uuid.UUID) (fiscal.Period, error) {
 	p, err := h.periods.Get(ctx, company, id)
 	if apierr.Is(err, apierr.PeriodNotFound) {
 		err = apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": id, "field": "period_id"})
 	}
-	if err != nil {
-		return gen.ReportPeriod{}, err
-	}
+	return p, err
+}
+
+// reportPeriod is p as a report names it.
+func reportPeriod(p fiscal.Period) gen.ReportPeriod {
 	return gen.ReportPeriod{Id: p.ID, Name: p.Name, Start: openapi_types.Date{Time: p.Start},
-		End: openapi_types.Date{Time: p.End}}, nil
+		End: openapi_types.Date{Time: p.End}}
 }
 
 // periodNamed is period with the chart's account names, for a report that
-// names its accounts.
-func (h *Handler) periodNamed(ctx context.Context, company, id uuid.UUID) (gen.ReportPeriod, map[string]string, error) {
+// names its accounts, and the balance sheet's exceptions (ledger.Sheet),
+// both from one read of the chart.
+func (h *Handler) periodNamed(ctx context.Context, company, id uuid.UUID) (gen.ReportPeriod, map[string]string, ledger.Sheet, error) {
 	per, err := h.period(ctx, company, id)
 	if err != nil {
-		return per, nil, err
+		return per, nil, nil, err
 	}
-	names, err := h.chart.Names(ctx, company)
-	return per, names, err
+	accounts, err := h.chart.Labels(ctx, company)
+	if err != nil {
+		return per, nil, nil, err
+	}
+	names := make(map[string]string, len(accounts))
+	for _, a := range accounts {
+		names[a.Number] = a.Name
+	}
+	return per, names, ledger.SheetOf(accounts), nil
 }
 
 // GetTrialBalance answers the trial balance of a period.
 func (h *Handler) GetTrialBalance(ctx context.Context, req gen.GetTrialBalanceRequestObject) (gen.GetTrialBalanceResponseObject, error) {
 	company := uuid.UUID(req.CompanyId)
-	per, names, err := h.periodNamed(ctx, company, req.Params.PeriodId)
+	per, names, _, err := h.periodNamed(ctx, company, req.Params.PeriodId)
 	if err != nil {
 		return nil, err
 	}
@@ -141,7 +160,7 @@ func (h *Handler) GetGeneralLedger(ctx context.Context, req gen.GetGeneralLedger
 	if err != nil {
 		return nil, err
 	}
-	per, names, err := h.periodNamed(ctx, company, p.PeriodId)
+	per, names, _, err := h.periodNamed(ctx, company, p.PeriodId)
 	if err != nil {
 		return nil, err
 	}
@@ -190,7 +209,7 @@ func (h *Handler) GetGeneralLedger(ctx context.Context, req gen.GetGeneralLedger
 // GetJournalRegister answers a page of the journal register of a period.
 func (h *Handler) GetJournalRegister(ctx context.Context, req gen.GetJournalRegisterRequestObject) (gen.GetJournalRegisterResponseObject, error) {
 	company, p := uuid.UUID(req.CompanyId), req.Params
-	per, names, err := h.periodNamed(ctx, company, p.PeriodId)
+	per, names, _, err := h.periodNamed(ctx, company, p.PeriodId)
 	if err != nil {
 		return nil, err
 	}
@@ -255,7 +274,7 @@ func registerEntry(e ledger.Entry, names map[string]string) gen.JournalRegisterE
 // GetDimensionPnl answers the income statement per value of a dimension.
 func (h *Handler) GetDimensionPnl(ctx context.Context, req gen.GetDimensionPnlRequestObject) (gen.GetDimensionPnlResponseObject, error) {
 	company, p := uuid.UUID(req.CompanyId), req.Params
-	per, names, err := h.periodNamed(ctx, company, p.PeriodId)
+	per, names, sheet, err := h.periodNamed(ctx, company, p.PeriodId)
 	if err != nil {
 		return nil, err
 	}
@@ -277,10 +296,6 @@ func (h *Handler) GetDimensionPnl(ctx context.Context, req gen.GetDimensionPnlRe
 		return nil, err
 	}
 	totals, err := h.ledger.DimensionTotals(ctx, company, p.PeriodId, from, to, dimNo)
-	if err != nil {
-		return nil, err
-	}
-	sheet, err := h.ledger.Sheet(ctx, company)
 	if err != nil {
 		return nil, err
 	}
@@ -315,13 +330,9 @@ func (h *Handler) GetDimensionPnl(ctx context.Context, req gen.GetDimensionPnlRe
 }
 
 // openings are the figures of the period's balance accounts (those the
-// company's sheet, also answered, holds there), the closing entry
-// counted, and their opening balances by account.
-func (h *Handler) openings(ctx context.Context, company, period uuid.UUID) ([]ledger.AccountTotals, map[string]money.Amount, ledger.Sheet, error) {
-	sheet, err := h.ledger.Sheet(ctx, company)
-	if err != nil {
-		return nil, nil, nil, err
-	}
+// company's sheet holds there), the closing entry counted, and their
+// opening balances by account.
+func (h *Handler) openings(ctx context.Context, company, period uuid.UUID, sheet ledger.Sheet) ([]ledger.AccountTotals, map[string]money.Amount, error) {
 	lo, hi := "1000", "2999"
 	if len(sheet) > 0 {
 		lo, hi = "0000", "9999"
@@ -335,7 +346,7 @@ func (h *Handler) openings(ctx context.Context, company, period uuid.UUID) ([]le
 			opening[t.Account] = t.Opening
 		}
 	}
-	return totals, opening, sheet, err
+	return totals, opening, err
 }
 
 func nonNil[T any](s []T) []T {
@@ -349,7 +360,7 @@ func nonNil[T any](s []T) []T {
 // balance of the year before, account by account.
 func (h *Handler) GetContinuityCheck(ctx context.Context, req gen.GetContinuityCheckRequestObject) (gen.GetContinuityCheckResponseObject, error) {
 	company := uuid.UUID(req.CompanyId)
-	per, names, err := h.periodNamed(ctx, company, req.Params.PeriodId)
+	per, names, _, err := h.periodNamed(ctx, company, req.Params.PeriodId)
 	if err != nil {
 		return nil, err
 	}

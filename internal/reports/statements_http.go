@@ -124,7 +124,7 @@ type incomeQuery struct {
 
 // income computes the income statement q asks for.
 func (h *Handler) income(ctx context.Context, company uuid.UUID, q incomeQuery) (gen.IncomeStatement, error) {
-	per, names, err := h.periodNamed(ctx, company, q.period)
+	per, names, sheet, err := h.periodNamed(ctx, company, q.period)
 	if err != nil {
 		return gen.IncomeStatement{}, err
 	}
@@ -133,10 +133,6 @@ func (h *Handler) income(ctx context.Context, company uuid.UUID, q incomeQuery) 
 		return gen.IncomeStatement{}, err
 	}
 	filter, err := h.dimensionFilter(ctx, company, q.dimNo, q.dimCode)
-	if err != nil {
-		return gen.IncomeStatement{}, err
-	}
-	sheet, err := h.ledger.Sheet(ctx, company)
 	if err != nil {
 		return gen.IncomeStatement{}, err
 	}
@@ -234,7 +230,7 @@ func (h *Handler) balance(ctx context.Context, company, period uuid.UUID, to, as
 	if asOf != nil {
 		to = asOf
 	}
-	per, names, err := h.periodNamed(ctx, company, period)
+	per, names, sheet, err := h.periodNamed(ctx, company, period)
 	if err != nil {
 		return gen.BalanceSheet{}, BalanceSheet{}, err
 	}
@@ -246,7 +242,7 @@ func (h *Handler) balance(ctx context.Context, company, period uuid.UUID, to, as
 	if err != nil {
 		return gen.BalanceSheet{}, BalanceSheet{}, err
 	}
-	_, opening, sheet, err := h.openings(ctx, company, period)
+	_, opening, err := h.openings(ctx, company, period, sheet)
 	if err != nil {
 		return gen.BalanceSheet{}, BalanceSheet{}, err
 	}
