@@ -256,16 +256,20 @@ func TestBankTransactionsKeepWhatTheBankSaid(t *testing.T) {
 // but the mark and updated_at, on both sides.
 func TestStornoMarkSkipNamesEveryColumn(t *testing.T) {
 	t.Parallel()
-	_, owner, _ := guardedBooks(t)
+	db, err := store.Open(context.Background(), pgtest.NewURL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
 	var cols []string
-	if err := owner.Select(&cols, `SELECT attname FROM pg_attribute
+	if err := db.Select(&cols, `SELECT attname FROM pg_attribute
 		WHERE attrelid = 'journal_entries'::regclass AND attnum > 0 AND NOT attisdropped
 		  AND attname NOT IN ('reversed_by_id', 'updated_at') ORDER BY attnum`); err != nil {
 		t.Fatal(err)
 	}
 	for _, trigger := range []string{"journal_entry_guard", "journal_entry_posted_fields"} {
 		var def string
-		if err := owner.Get(&def, `SELECT pg_get_triggerdef(oid) FROM pg_trigger
+		if err := db.Get(&def, `SELECT pg_get_triggerdef(oid) FROM pg_trigger
 			WHERE tgrelid = 'journal_entries'::regclass AND tgname = $1`, trigger); err != nil {
 			t.Fatal(err)
 		}
