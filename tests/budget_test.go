@@ -35,7 +35,7 @@ var budgets = map[string]int64{
 	"getTrialBalance":           4,
 	"getKpi":                    8,  // the year, the chart (names and balance-sheet exceptions at once), months, cash and VAT on the day, receivables, payment days, suppliers
 	"getBokslutsbilagor":        10, // the year, the chart, balances, both registers, the company twice (heading, declarant), VAT periods, bank balances, sign-offs
-	"getComplianceCheck":        22, // year_end_readiness: every check's own read (gaps, notes, drafts, trial, accruals, assets, adjustments, prior year, VAT, registers)
+	"getComplianceCheck":        21, // year_end_readiness: every check's own read (gaps, notes, drafts, trial, accruals, assets, adjustments, prior year, VAT, registers)
 	"getGeneralLedger":          5,
 	"listJournalEntries":        2,
 	"getApiKey":                 2,

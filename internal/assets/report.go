@@ -121,7 +121,7 @@ type Pending struct {
 // yet depreciated: what a year's end waits for.
 func (r *Register) Pending(ctx context.Context, company uuid.UUID, day time.Time) ([]Pending, error) {
 	all, err := r.store.List(ctx, company, Active)
-	if err != nil {
+	if err != nil || len(all) == 0 {
 		return nil, err
 	}
 	booked, err := r.store.Booked(ctx, company)
