@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/google/uuid"
 )
 
 // A gap in a series, as another program's file leaves it (A 2 and A 5–6
@@ -35,6 +37,11 @@ func TestVoucherGapExplanations(t *testing.T) {
 			}
 		}
 		return out
+	}
+	// A year the company does not have is named by the parameter asked.
+	if r := b.get(b.base+"/compliance/check?type=voucher_gaps&fiscal_period_id="+uuid.NewString(), b.token).
+		errorCode(t, 404, "PERIOD_NOT_FOUND"); r.str("error.details.field") != "fiscal_period_id" {
+		t.Fatalf("unknown year: %s", r.Body)
 	}
 	if r := check(); r.at("data.ready") != false || missing(r) != "[2 5 6]" {
 		t.Fatalf("before: %s", r.Body)

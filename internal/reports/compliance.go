@@ -69,7 +69,7 @@ func (h *Handler) GetComplianceCheck(ctx context.Context, req gen.GetComplianceC
 		return nil, apierr.Validation(apierr.Issue{Field: "type", In: "query", Rule: "supported",
 			Issue: "vat_close is not supported; use year_end_readiness or voucher_gaps"})
 	}
-	year, err := h.year(ctx, company, p.FiscalPeriodId)
+	year, err := h.year(ctx, company, p.FiscalPeriodId, "fiscal_period_id")
 	if err != nil {
 		return nil, err
 	}

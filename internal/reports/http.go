@@ -88,18 +88,19 @@ const (
 // period reads the report's fiscal year, PERIOD_NOT_FOUND naming
 // period_id when the company has none of that id.
 func (h *Handler) period(ctx context.Context, company, id uuid.UUID) (gen.ReportPeriod, error) {
-	p, err := h.year(ctx, company, id)
+	p, err := h.year(ctx, company, id, "period_id")
 	if err != nil {
 		return gen.ReportPeriod{}, err
 	}
 	return reportPeriod(p), nil
 }
 
-// year is period as the fiscal package holds it.
-func (h *Handler) year(ctx context.Context, company, id uuid.UUID) (fiscal.Period, error) {
+// year is period as the fiscal package holds it, asked for by the query
+// parameter field.
+func (h *Handler) year(ctx context.Context, company, id uuid.UUID, field string) (fiscal.Period, error) {
 	p, err := h.periods.Get(ctx, company, id)
 	if apierr.Is(err, apierr.PeriodNotFound) {
-		err = apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": id, "field": "period_id"})
+		err = apierr.New(apierr.PeriodNotFound, map[string]any{"fiscal_period_id": id, "field": field})
 	}
 	return p, err
 }
