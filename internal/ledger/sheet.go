@@ -49,23 +49,12 @@ func balanceType(t bas.Type) bool {
 }
 
 // Sheet reads the company's exceptions to BAS's balance sheet: the
-// accounts outside classes 1-2 its chart holds as an asset, a liability
-// or equity (an SIE file declared them so).
+// accounts outside classes 1-2 its chart holds as an asset or a liability
+// (an SIE file declared them so). SheetOf decides which; the query only
+// leaves out the accounts no file typed.
 func (s *Store) Sheet(ctx context.Context, company uuid.UUID) (Sheet, error) {
-	var rows []struct {
-		Account string   `db:"account_number"`
-		Type    bas.Type `db:"account_type"`
-	}
-	err := s.db.Q(ctx).SelectContext(ctx, &rows, `
-		SELECT account_number, account_type FROM accounts
-		WHERE company_id = $1 AND type_from_file AND left(account_number, 1) NOT IN ('1', '2')
-			AND account_type IN ('asset', 'equity', 'liability', 'untaxed_reserves')`, company)
-	if err != nil || len(rows) == 0 {
-		return nil, err
-	}
-	out := make(Sheet, len(rows))
-	for _, r := range rows {
-		out[r.Account] = r.Type
-	}
-	return out, nil
+	var typed []chart.Account
+	err := s.db.Q(ctx).SelectContext(ctx, &typed, `SELECT account_number, account_type, type_from_file FROM accounts
+		WHERE company_id = $1 AND type_from_file`, company)
+	return SheetOf(typed), err
 }
