@@ -55,7 +55,9 @@ func version(ctx context.Context, stdout io.Writer) error {
 	if err != nil || cfg.DatabaseURL == "" {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	// Room for a busy server: the answer is worth a wait, an unreachable
+	// database still ends it.
+	ctx, cancel := context.WithTimeout(ctx, 15*time.Second)
 	defer cancel()
 	d, err := store.Open(ctx, cfg.DatabaseURL)
 	if err != nil {
