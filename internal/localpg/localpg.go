@@ -141,6 +141,61 @@ func Start(dir string, o Options) (*Cluster, error) {
 	return c, nil
 }
 
+// Replicate makes a hot standby of c in dir, as an operator does:
+// pg_basebackup with -R copies the cluster and writes the settings that
+// stream its WAL from c, and the standby starts on o.Port, answering
+// read-only queries while it replays. c must run with wal_level replica
+// or higher (the default).
+func (c *Cluster) Replicate(dir string, o Options) (*Cluster, error) {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, err
+	}
+	if c.as != "" {
+		if err := c.run("", "chown", "-R", c.as, dir); err != nil {
+			return nil, err
+		}
+	}
+	data := filepath.Join(dir, "data")
+	if _, err := os.Stat(filepath.Join(data, "PG_VERSION")); err != nil {
+		c.logf("copying the cluster in %s to a standby in %s", c.Dir, data)
+		if err := c.run(c.as, c.tool("pg_basebackup"), "-D", data, "-R", "-X", "stream", "--no-sync",
+			"-c", "fast", "-h", c.Dir, "-p", strconv.Itoa(c.Port), "-U", User); err != nil {
+			return nil, err
+		}
+	}
+	if o.Logf == nil {
+		o.Logf = c.logf
+	}
+	return Start(dir, o)
+}
+
+// tool is the path of a client program of c's server: beside its pg_ctl,
+// or beside the file pg_ctl links to (PATH may hold links to the server's
+// programs only), else from PATH.
+func (c *Cluster) tool(name string) string {
+	if p := filepath.Join(c.bin, name); exists(p) {
+		return p
+	}
+	if real, err := filepath.EvalSymlinks(filepath.Join(c.bin, "pg_ctl")); err == nil {
+		if p := filepath.Join(filepath.Dir(real), name); exists(p) {
+			return p
+		}
+	}
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	return name
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
 func (c *Cluster) running() bool {
 	return c.run(c.as, filepath.Join(c.bin, "pg_ctl"), "-D", filepath.Join(c.Dir, "data"), "status") == nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"database/sql/driver"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/jmoiron/sqlx"
 	"github.com/lib/pq"
 
+	"github.com/kontera/kontera/internal/localpg"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -44,29 +46,31 @@ func (c *Counter) add(q string) {
 	c.mu.Unlock()
 }
 
-var registerCounting sync.Once
-
-// countingDrivers maps a driver name to its counter: one name per handle.
-var countingDrivers sync.Map
-
 // NewCounted returns a fresh migrated database for t as the application
 // role, whose statements the returned Counter counts.
 func NewCounted(t testing.TB) (*store.DB, *Counter) {
 	t.Helper()
 	c := &Counter{}
-	name := "postgres-counted-" + t.Name()
-	if _, loaded := countingDrivers.LoadOrStore(name, c); loaded {
-		t.Fatalf("pgtest: a counted database for %s exists already", t.Name())
-	}
+	return OpenCounted(t, NewURL(t), c), c
+}
+
+// OpenCounted opens the database at url with c counting its statements
+// (several handles may share one Counter); it is closed when t ends.
+func OpenCounted(t testing.TB, url string, c *Counter) *store.DB {
+	t.Helper()
+	name := fmt.Sprintf("postgres-counted-%d", drivers.Add(1))
 	sql.Register(name, countingDriver{c: c})
 	sqlx.BindDriver(name, sqlx.DOLLAR)
-	d, err := store.OpenDriver(context.Background(), name, NewURL(t))
+	d, err := store.OpenDriver(context.Background(), name, url)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { d.Close() })
-	return d, c
+	return d
 }
+
+// drivers numbers the counting drivers: database/sql names each once.
+var drivers atomic.Int64
 
 type countingDriver struct{ c *Counter }
 
@@ -173,4 +177,28 @@ func (t countingTx) Commit() error {
 func (t countingTx) Rollback() error {
 	t.c.add("ROLLBACK")
 	return t.Tx.Rollback()
+}
+
+// ReadOnly is a second pool on d's database in which every transaction is
+// read only, as on a hot standby: a server given it as its read replica
+// fails any read marked x-replica-read that writes. c, when not nil,
+// counts its statements too.
+func ReadOnly(t testing.TB, d *store.DB, c *Counter) *store.DB {
+	t.Helper()
+	var name string
+	if err := d.QueryRowx(`SELECT current_database()`).Scan(&name); err != nil {
+		t.Fatal(err)
+	}
+	url, err := localpg.WithDatabase(adminURL, name)
+	if err == nil {
+		url, err = localpg.WithUser(url, localpg.AppRole)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	url = store.WithSetting(url, "default_transaction_read_only", "on")
+	if c != nil {
+		return OpenCounted(t, url, c)
+	}
+	return open(t, url)
 }

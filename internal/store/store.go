@@ -29,6 +29,9 @@ type Querier interface {
 type DB struct {
 	*sqlx.DB
 	stmts *statements
+	// reader is the pool on a read replica (SetReader), or nil: reads
+	// of a context marked OnReader go there.
+	reader *DB
 }
 
 // Open connects to the database at url and checks that it answers.
@@ -39,6 +42,26 @@ func Open(ctx context.Context, url string) (*DB, error) {
 // OpenDriver is Open through the database/sql driver registered as
 // driverName: lib/pq's "postgres", or a test's wrapper of it.
 func OpenDriver(ctx context.Context, driverName, url string) (*DB, error) {
+	db, err := pool(driverName, url)
+	if err != nil {
+		return nil, err
+	}
+	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(pctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("database: %w", err)
+	}
+	return db, nil
+}
+
+// OpenLazy is Open without the check that the database answers: the pool
+// connects when first used. For a read replica, which may be down when
+// the server starts and is passed over until it answers.
+func OpenLazy(url string) (*DB, error) { return pool("postgres", url) }
+
+// pool is the handle on url through driverName, not connected yet.
+func pool(driverName, url string) (*DB, error) {
 	db, err := sqlx.Open(driverName, withoutJIT(withBinaryParameters(url)))
 	if err != nil {
 		return nil, err
@@ -46,13 +69,17 @@ func OpenDriver(ctx context.Context, driverName, url string) (*DB, error) {
 	db.SetMaxOpenConns(32)
 	db.SetMaxIdleConns(32)
 	db.SetConnMaxIdleTime(5 * time.Minute)
-	pctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-	defer cancel()
-	if err := db.PingContext(pctx); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("database: %w", err)
-	}
 	return &DB{DB: db, stmts: &statements{}}, nil
+}
+
+// WithConnectTimeout returns dsn with lib/pq's connect_timeout set to d,
+// unless the dsn sets one: a server that does not answer fails the
+// connection instead of holding the request.
+func WithConnectTimeout(dsn string, d time.Duration) string {
+	if strings.Contains(dsn, "connect_timeout") {
+		return dsn
+	}
+	return withParam(dsn, "connect_timeout", strconv.Itoa(max(1, int(d.Seconds()))))
 }
 
 // WithStatementTimeout returns dsn with PostgreSQL's statement_timeout
@@ -65,6 +92,10 @@ func WithStatementTimeout(dsn string, d time.Duration) string {
 	}
 	return withParam(dsn, "statement_timeout", strconv.FormatInt(d.Milliseconds(), 10))
 }
+
+// WithSetting returns dsn with the PostgreSQL setting name set to value
+// for every connection.
+func WithSetting(dsn, name, value string) string { return withParam(dsn, name, value) }
 
 // withBinaryParameters turns on lib/pq's binary_parameters unless the URL
 // says otherwise: a query with arguments then takes one round trip to the
@@ -113,7 +144,10 @@ type unitKey struct{}
 type Unit struct {
 	Tx     *sqlx.Tx
 	DryRun bool
-	tail   []Append // rows written at the end (see Append)
+	// On is the pool Tx was begun on when it is not the DB's own: a read
+	// replica's (see Reader), whose prepared statements are its own.
+	On   *DB
+	tail []Append // rows written at the end (see Append)
 
 	kept    []Append    // rows written even when the unit is refused (see Keep)
 	closing *Closing    // the write that leads them (see Closing)
@@ -139,12 +173,53 @@ func IsDryRun(ctx context.Context) bool {
 }
 
 // Q returns the querier for ctx: the unit of work's transaction when there
-// is one, else the pool; statements with arguments run prepared.
+// is one, else the pool (the read replica's, for a context marked
+// OnReader); statements with arguments run prepared.
 func (db *DB) Q(ctx context.Context) Querier {
 	if u := UnitFrom(ctx); u != nil {
+		if u.On != nil {
+			return prepared{DB: u.On.DB, tx: u.Tx, db: u.On}
+		}
 		return prepared{DB: db.DB, tx: u.Tx, db: db}
 	}
-	return prepared{DB: db.DB, db: db}
+	r := db.Reader(ctx)
+	return prepared{DB: r.DB, db: r}
+}
+
+type readerKey struct{}
+
+// OnReader marks ctx as a request a read replica may answer: its reads
+// outside a unit of work go to the pool SetReader gave, when there is one.
+// A write's unit of work always reads on the primary.
+func OnReader(ctx context.Context) context.Context {
+	return context.WithValue(ctx, readerKey{}, true)
+}
+
+// SetReader gives db the pool on a read replica that the reads of a
+// context marked OnReader use; nil takes it away.
+func (db *DB) SetReader(r *DB) { db.reader = r }
+
+// ErrBehind is a read's answer on a read replica when the request names
+// something the replica has not replayed yet and the answer would say
+// it does not exist (an event a feed is read after): the primary answers
+// the request instead.
+var ErrBehind = errors.New("store: the read replica has not replayed what the request names")
+
+// OnReplica reports whether the reads of ctx go to a read replica.
+func (db *DB) OnReplica(ctx context.Context) bool { return db.Reader(ctx) != db }
+
+// ReadPool is the read replica's pool SetReader gave, or nil.
+func (db *DB) ReadPool() *DB { return db.reader }
+
+// Reader is where the reads of ctx outside a unit of work go: the read
+// replica's pool when ctx is marked OnReader and there is one, else db.
+func (db *DB) Reader(ctx context.Context) *DB {
+	if db.reader != nil && UnitFrom(ctx) == nil {
+		if on, _ := ctx.Value(readerKey{}).(bool); on {
+			return db.reader
+		}
+	}
+	return db
 }
 
 // InTx runs fn in a transaction: the unit of work's when ctx has one (fn
