@@ -54,8 +54,11 @@ type Operation struct {
 	// operation does not declare gets. "reject" answers 400, "report"
 	// names it in X-Ignored-Query-Params, "" (absent) ignores it.
 	UnknownQuery string
-	Item         *openapi3.PathItem
-	Op           *openapi3.Operation
+	// ReplicaRead is x-replica-read: a read a streaming replica of the
+	// database may answer (see internal/standby). Only keyed GETs carry it.
+	ReplicaRead bool
+	Item        *openapi3.PathItem
+	Op          *openapi3.Operation
 }
 
 // Mutating reports whether the operation changes state (any method but
@@ -158,6 +161,11 @@ func newOperation(doc *openapi3.T, path, method string, item *openapi3.PathItem,
 	if _, ok := op.Extensions["x-unknown-query-params"]; ok {
 		if o.UnknownQuery, err = stringFlag(op.Extensions, "x-unknown-query-params", where, "reject", "report"); err != nil {
 			return nil, err
+		}
+	}
+	if v, ok := op.Extensions["x-replica-read"]; ok {
+		if o.ReplicaRead, ok = v.(bool); !ok {
+			return nil, fmt.Errorf("openapi: %s: x-replica-read must be true or false", where)
 		}
 	}
 	risk, err := stringFlag(op.Extensions, "x-risk", where, "low", "medium", "high")

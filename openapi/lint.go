@@ -105,6 +105,17 @@ func Lint(data []byte) []string {
 		if o.DryRun && !o.Mutating() {
 			add("%s: only writes have a dry run", where)
 		}
+		_, declared := o.Op.Extensions["x-replica-read"]
+		switch {
+		case o.Mutating() && declared:
+			add("%s: only reads may be answered by a replica (x-replica-read)", where)
+		case !o.Mutating() && !o.Public && !declared:
+			add("%s: a keyed read says whether a replica may answer it (x-replica-read: true or false)", where)
+		}
+		if o.ReplicaRead {
+			need("a replica may answer it (a malformed X-Kontera-Consistency-Token answers 400)", "400")
+		}
+
 		if o.Capability != "" {
 			if !slices.Contains(enumOf(c, "Capability"), o.Capability) {
 				add("%s: x-capability names %q, which the Capability enum does not hold", where, o.Capability)

@@ -53,7 +53,7 @@ func TestStatementBudgets(t *testing.T) {
 	t.Parallel()
 	d, counter := pgtest.NewCounted(t)
 	// The workers look for work once, at start, and not while we count.
-	b := newLedgerOn(t, d, idleWorkers(), func(c *httpapi.Config) { c.Webhooks.Client.Guard.AllowLoopback = true })
+	b := newLedgerOn(t, d, idleWorkers(), primaryOnly(), func(c *httpapi.Config) { c.Webhooks.Client.Guard.AllowLoopback = true })
 	b.get("/api/v1/api-key", b.token).status(t, 200)
 	time.Sleep(50 * time.Millisecond)
 	measure := func(name string, do func()) int64 {
@@ -171,7 +171,7 @@ func TestPayrollStatementBudgets(t *testing.T) {
 	t.Parallel()
 	d, counter := pgtest.NewCounted(t)
 	m := &may2026{now: payrollNow()}
-	e := envOn(t, d, idleWorkers(), clock(func() time.Time { return m.now }))
+	e := envOn(t, d, idleWorkers(), primaryOnly(), clock(func() time.Time { return m.now }))
 	token := e.key("lon@example.se", keySpec{})
 	company := e.post("/api/v1/companies", token, map[string]any{"name": "Sundsvalls Bygg AB", "entity_type": "aktiebolag",
 		"org_number": "5566778899", "vat_registered": false, "f_skatt": true}).status(t, 201).str("data.id")
@@ -211,4 +211,46 @@ func TestPayrollStatementBudgets(t *testing.T) {
 			t.Errorf("%s took %v statements, its budget is %d", op, c, budget[op])
 		}
 	}
+}
+
+// With a read replica the budgets hold: a read the replica answers takes
+// its statements there and only its key's look-up on the primary, and a
+// write takes one more, the position of its commit for its answer's
+// consistency token.
+func TestStatementBudgetsWithAReadReplica(t *testing.T) {
+	t.Parallel()
+	d, onPrimary := pgtest.NewCounted(t)
+	onReplica := &pgtest.Counter{}
+	// Looked at once, at start: its watch's statements are not counted.
+	startStandby(t, d, pgtest.ReadOnly(t, d, onReplica), time.Hour)
+	b := newLedgerOn(t, d, idleWorkers())
+	b.get("/api/v1/api-key", b.token).status(t, 200)
+	time.Sleep(50 * time.Millisecond)
+	measure := func(name string, write bool, do func()) {
+		t.Helper()
+		p, r := onPrimary.N(), onReplica.N()
+		do()
+		p, r = onPrimary.N()-p, onReplica.N()-r
+		budget := budgets[name]
+		switch {
+		case write && (r != 0 || p > budget+1):
+			t.Errorf("%s: %d statements on the primary and %d on the replica; a write's budget is %d+1 on the primary",
+				name, p, r, budget)
+		case !write && (p != 1 || p+r > budget):
+			t.Errorf("%s: %d statements on the primary and %d on the replica; a read's budget is %d, one (the key) on the primary",
+				name, p, r, budget)
+		}
+		t.Logf("%-20s %d on the primary, %d on the replica (budget %d)", name, p, r, budget)
+	}
+	var id string
+	measure("createJournalEntry", true, func() {
+		id = b.post(b.base+"/journal-entries", b.token, b.sale("03-15"), "Idempotency-Key", ik()).status(t, 201).str("data.id")
+	})
+	measure("commitJournalEntry", true, func() { b.action(id, "commit", nil).status(t, 200) })
+	q := url.Values{"period_id": {b.period}}.Encode()
+	measure("getTrialBalance", false, func() { b.get(b.base+"/reports/trial-balance?"+q, b.token).status(t, 200) })
+	measure("getKpi", false, func() { b.get(b.base+"/reports/kpi?"+q, b.token).status(t, 200) })
+	measure("getGeneralLedger", false, func() { b.get(b.base+"/reports/general-ledger?"+q, b.token).status(t, 200) })
+	measure("listJournalEntries", false, func() { b.get(b.base+"/journal-entries", b.token).status(t, 200) })
+	measure("listEvents", false, func() { b.get(b.base+"/events?limit=20", b.token).status(t, 200) })
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/getkin/kin-openapi/routers/gorillamux"
 	"github.com/google/uuid"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/kontera/kontera/internal/audit"
 	"github.com/kontera/kontera/internal/auth"
@@ -31,6 +32,7 @@ import (
 	"github.com/kontera/kontera/internal/mail"
 	"github.com/kontera/kontera/internal/pgtest"
 	"github.com/kontera/kontera/internal/ratelimit"
+	"github.com/kontera/kontera/internal/standby"
 	"github.com/kontera/kontera/internal/store"
 )
 
@@ -100,13 +102,57 @@ func blobDir(t *testing.T, db *store.DB) string {
 	return dir.(string)
 }
 
+// standbys holds each test database's read replica (see readOnlyStandby).
+var standbys sync.Map
+
+// readOnlyStandby is db's read replica for the tests' servers: a second
+// pool on the same database in which every transaction is read only, as
+// on a hot standby. Every read the document marks x-replica-read goes
+// there, so one that writes fails the test that makes it.
+func readOnlyStandby(t *testing.T, db *store.DB) *standby.Standby {
+	if sb, ok := standbys.Load(db); ok {
+		return sb.(*standby.Standby)
+	}
+	if db.PingContext(t.Context()) != nil {
+		return nil // a test of a server whose database is gone
+	}
+	// Looked at once: the same database is never behind.
+	return startStandby(t, db, pgtest.ReadOnly(t, db, nil), time.Hour)
+}
+
+// startStandby makes r db's read replica for the tests' servers on db,
+// looked at every poll.
+func startStandby(t *testing.T, db, r *store.DB, poll time.Duration) *standby.Standby {
+	db.SetReader(r)
+	sb := standby.New(db, r, standby.Config{Poll: poll, Log: testLog()})
+	ctx, stop := context.WithCancel(context.Background())
+	sb.Check(ctx) // reads go to it from the first
+	done := make(chan struct{})
+	go func() { sb.Run(ctx); close(done) }()
+	t.Cleanup(func() { stop(); <-done })
+	standbys.Store(db, sb)
+	return sb
+}
+
+// defaultStandby stands for readOnlyStandby in a configuration until the
+// options have had their say.
+var defaultStandby = new(standby.Standby)
+
+// primaryOnly runs the server without a read replica.
+func primaryOnly() option { return func(c *httpapi.Config) { c.Standby = nil } }
+
 // envOn starts another server (a replica) on db.
 func envOn(t *testing.T, db *store.DB, opts ...option) *env {
 	t.Helper()
 	cfg := httpapi.Config{DB: db, BaseURL: base, Secret: secret, Log: testLog(), WorkerPoll: 100 * time.Millisecond, PIIKey: piiKey,
-		Blobs: documents.FS{Dir: blobDir(t, db)}, Mail: mail.Drop{Dir: t.TempDir()}, MailFrom: mailFrom}
+		Blobs: documents.FS{Dir: blobDir(t, db)}, Mail: mail.Drop{Dir: t.TempDir()}, MailFrom: mailFrom,
+		Standby: defaultStandby}
+	cfg.Log = zap.New(zapcore.NewTee(cfg.Log.Core(), replicaFailures{t}))
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.Standby == defaultStandby {
+		cfg.Standby = readOnlyStandby(t, db)
 	}
 	s, err := httpapi.New(cfg)
 	if err != nil {
@@ -411,6 +457,32 @@ func (r *response) issueFields() []string {
 func newKey() string { return uuid.NewString() }
 
 var today = time.Now().UTC()
+
+// replicaFailures fails the test when the server says a read failed on
+// its read replica: in the tests the replica is the same database, read
+// only, so only a read that writes fails there. The primary answering it
+// instead would hide it.
+type replicaFailures struct{ t *testing.T }
+
+func (f replicaFailures) Enabled(l zapcore.Level) bool      { return l >= zapcore.WarnLevel }
+func (f replicaFailures) With([]zapcore.Field) zapcore.Core { return f }
+func (f replicaFailures) Sync() error                       { return nil }
+
+func (f replicaFailures) Check(e zapcore.Entry, ce *zapcore.CheckedEntry) *zapcore.CheckedEntry {
+	if strings.HasPrefix(e.Message, "read replica failed a read") {
+		return ce.AddCore(e, f)
+	}
+	return ce
+}
+
+func (f replicaFailures) Write(e zapcore.Entry, fields []zapcore.Field) error {
+	enc := zapcore.NewMapObjectEncoder()
+	for _, fl := range fields {
+		fl.AddTo(enc)
+	}
+	f.t.Errorf("%s: %v", e.Message, enc.Fields)
+	return nil
+}
 
 func testLog() *zap.Logger {
 	if os.Getenv("KONTERA_TEST_LOG") != "" {

@@ -21,6 +21,7 @@ import (
 	"github.com/kontera/kontera/internal/idempotency"
 	"github.com/kontera/kontera/internal/localpg"
 	"github.com/kontera/kontera/internal/ratelimit"
+	"github.com/kontera/kontera/internal/standby"
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/internal/vies"
 	"github.com/kontera/kontera/internal/webhooks"
@@ -121,7 +122,14 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	if err != nil {
 		return err
 	}
-	srv, err := httpapi.New(httpapi.Config{DB: d, Log: log, BaseURL: cfg.BaseURL, Secret: cfg.Secret,
+	sb, reader, err := openStandby(ctx, cfg, d, log)
+	if err != nil {
+		return err
+	}
+	if reader != nil {
+		defer reader.Close() // after the requests in flight
+	}
+	srv, err := httpapi.New(httpapi.Config{DB: d, Log: log, BaseURL: cfg.BaseURL, Secret: cfg.Secret, Standby: sb,
 		RateLimitPerMinute: cfg.RateLimitPerMinute, Capabilities: cfg.Capabilities, PIIKey: cfg.PIIKey, VIES: checker, TrustedProxies: cfg.TrustedProxies,
 		Blobs: blobs, Mail: cfg.Mail(), MailFrom: cfg.MailFrom, Peppol: cfg.AccessPoint(), Rates: cfg.Rates(),
 		InboundSecret: cfg.InboundSecret, Webhooks: httpapi.WebhookConfig{
@@ -181,6 +189,33 @@ func serveOn(ctx context.Context, ln net.Listener, cfg config.Config, d *store.D
 	<-workers
 	<-hooks
 	return err
+}
+
+// openStandby opens the read replica of KONTERA_READ_DATABASE_URL beside
+// d, and watches it until ctx ends; nil without one. A replica that does
+// not answer yet is no reason not to start: reads pass it over until it
+// does. The caller closes the replica's pool.
+func openStandby(ctx context.Context, cfg config.Config, d *store.DB, log *zap.Logger) (*standby.Standby, *store.DB, error) {
+	if cfg.ReadDatabaseURL == "" {
+		return nil, nil, nil
+	}
+	r, err := store.OpenLazy(store.WithConnectTimeout(store.WithStatementTimeout(cfg.ReadDatabaseURL, cfg.StatementTimeout), 2*time.Second))
+	if err != nil {
+		return nil, nil, fmt.Errorf("KONTERA_READ_DATABASE_URL: %w", err)
+	}
+	r.SetMaxOpenConns(cfg.DBMaxConns)
+	r.SetMaxIdleConns(cfg.DBMaxConns)
+	r.SetPrepared(cfg.DBPrepared)
+	d.SetReader(r)
+	sticky := cfg.ReadSticky
+	if sticky == 0 {
+		sticky = -1 // off
+	}
+	sb := standby.New(d, r, standby.Config{MaxWait: cfg.ReadMaxWait, MaxLag: cfg.ReadMaxLag, Sticky: sticky, Log: log})
+	go sb.Run(ctx)
+	log.Info("read replica: reads marked x-replica-read go to it while it keeps up",
+		zap.Duration("max_lag", cfg.ReadMaxLag), zap.Duration("max_wait", cfg.ReadMaxWait))
+	return sb, r, nil
 }
 
 // janitor removes expired idempotency records and ended rate-limit

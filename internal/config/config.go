@@ -96,6 +96,21 @@ type Config struct {
 	AccrualsEvery time.Duration
 	// DBMaxConns is KONTERA_DB_MAX_CONNS (default 32): the pool's size.
 	DBMaxConns int
+	// ReadDatabaseURL is KONTERA_READ_DATABASE_URL (optional): a hot
+	// standby of DATABASE_URL's server, as the application role, that
+	// answers the reads marked x-replica-read (docs/scaling.md §3).
+	ReadDatabaseURL string
+	// ReadMaxWait is KONTERA_READ_MAX_WAIT (default 2s): how long a read
+	// with a consistency token waits for the replica before the primary
+	// answers it.
+	ReadMaxWait time.Duration
+	// ReadMaxLag is KONTERA_READ_MAX_LAG (default 10s): further behind
+	// than this, the replica is passed over.
+	ReadMaxLag time.Duration
+	// ReadSticky is KONTERA_READ_STICKY (default 5s, 0 off): for how long
+	// after a write a key's reads wait for it on the replica without
+	// bringing its token.
+	ReadSticky time.Duration
 	// StatementTimeout is KONTERA_STATEMENT_TIMEOUT (default 60s; 0 is
 	// none): the longest one statement of the server may take.
 	StatementTimeout time.Duration
@@ -160,6 +175,10 @@ func FromEnv() (Config, error) {
 		ShutdownTimeout:    20 * time.Second,
 		AccrualsEvery:      time.Hour,
 		DBMaxConns:         32,
+		ReadDatabaseURL:    os.Getenv("KONTERA_READ_DATABASE_URL"),
+		ReadMaxWait:        2 * time.Second,
+		ReadMaxLag:         10 * time.Second,
+		ReadSticky:         5 * time.Second,
 		StatementTimeout:   time.Minute,
 		DBPrepared:         true,
 		WebhookWorkers:     4,
@@ -186,7 +205,8 @@ func FromEnv() (Config, error) {
 		name, example string
 		into          *time.Duration
 	}{{"KONTERA_VIES_TIMEOUT", "5s", &c.VIESTimeout}, {"KONTERA_RIKSBANK_TIMEOUT", "5s", &c.RiksbankTimeout},
-		{"KONTERA_SHUTDOWN_TIMEOUT", "20s", &c.ShutdownTimeout}, {"KONTERA_ACCRUALS_EVERY", "1h", &c.AccrualsEvery}} {
+		{"KONTERA_SHUTDOWN_TIMEOUT", "20s", &c.ShutdownTimeout}, {"KONTERA_ACCRUALS_EVERY", "1h", &c.AccrualsEvery},
+		{"KONTERA_READ_MAX_WAIT", "2s", &c.ReadMaxWait}, {"KONTERA_READ_MAX_LAG", "10s", &c.ReadMaxLag}} {
 		if s := os.Getenv(d.name); s != "" {
 			v, err := time.ParseDuration(s)
 			if err != nil || v <= 0 {
@@ -201,6 +221,13 @@ func FromEnv() (Config, error) {
 			return c, fmt.Errorf("KONTERA_STATEMENT_TIMEOUT must be a duration such as 30s (0 for none), got %q", s)
 		}
 		c.StatementTimeout = d
+	}
+	if s := os.Getenv("KONTERA_READ_STICKY"); s != "" {
+		d, err := time.ParseDuration(s)
+		if err != nil || d < 0 {
+			return c, fmt.Errorf("KONTERA_READ_STICKY must be a duration such as 5s (0 for off), got %q", s)
+		}
+		c.ReadSticky = d
 	}
 	if s := os.Getenv("KONTERA_DB_MAX_CONNS"); s != "" {
 		n, err := strconv.Atoi(s)

@@ -53,3 +53,35 @@ func TestWriteTimeoutOutlastsStatements(t *testing.T) {
 		}
 	}
 }
+
+// The read replica's bounds: their defaults, a value each, and the
+// refusals a typo gets at start.
+func TestReadReplicaSettings(t *testing.T) {
+	c, err := FromEnv()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.ReadDatabaseURL != "" || c.ReadMaxWait != 2*time.Second || c.ReadMaxLag != 10*time.Second || c.ReadSticky != 5*time.Second {
+		t.Fatalf("defaults: %q %v %v %v", c.ReadDatabaseURL, c.ReadMaxWait, c.ReadMaxLag, c.ReadSticky)
+	}
+	t.Setenv("KONTERA_READ_DATABASE_URL", "postgres://kontera_app@standby/kontera")
+	t.Setenv("KONTERA_READ_MAX_WAIT", "500ms")
+	t.Setenv("KONTERA_READ_MAX_LAG", "1m")
+	t.Setenv("KONTERA_READ_STICKY", "0")
+	if c, err = FromEnv(); err != nil {
+		t.Fatal(err)
+	}
+	if c.ReadDatabaseURL != "postgres://kontera_app@standby/kontera" || c.ReadMaxWait != 500*time.Millisecond ||
+		c.ReadMaxLag != time.Minute || c.ReadSticky != 0 {
+		t.Fatalf("set: %q %v %v %v", c.ReadDatabaseURL, c.ReadMaxWait, c.ReadMaxLag, c.ReadSticky)
+	}
+	for name, bad := range map[string]string{"KONTERA_READ_MAX_WAIT": "0", "KONTERA_READ_MAX_LAG": "ten",
+		"KONTERA_READ_STICKY": "-1s"} {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv(name, bad)
+			if _, err := FromEnv(); err == nil {
+				t.Fatalf("%s=%s accepted", name, bad)
+			}
+		})
+	}
+}

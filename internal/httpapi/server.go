@@ -60,6 +60,7 @@ import (
 	"github.com/kontera/kontera/internal/seal"
 	"github.com/kontera/kontera/internal/sieexport"
 	"github.com/kontera/kontera/internal/sieimport"
+	"github.com/kontera/kontera/internal/standby"
 	"github.com/kontera/kontera/internal/store"
 	"github.com/kontera/kontera/internal/vat"
 	"github.com/kontera/kontera/internal/vies"
@@ -131,6 +132,10 @@ type Config struct {
 	// (aggregator.EnableBanking); nil: none (503
 	// BANK_AGGREGATOR_NOT_CONFIGURED).
 	Aggregator banking.Aggregator
+	// Standby is the read replica the reads marked x-replica-read may go
+	// to (KONTERA_READ_DATABASE_URL); nil: the primary answers everything.
+	// Its pool must be cfg.DB's reader (store.DB.SetReader).
+	Standby *standby.Standby
 }
 
 // Server is the HTTP API.
@@ -182,6 +187,7 @@ type Server struct {
 	sealedReplies map[string]bool
 	box           *seal.Box
 	bank          *banking.Bank
+	standby       *standby.Standby
 }
 
 // outsideWork reads a validated write (its raw body and path) before its
@@ -330,6 +336,13 @@ func New(cfg Config) (*Server, error) {
 			return metrics.Queue{Count: n, OldestSeconds: oldest}, err
 		},
 	})
+	if s.standby = cfg.Standby; s.standby != nil {
+		var replica *sql.DB
+		if r := cfg.DB.ReadPool(); r != nil {
+			replica = r.DB.DB
+		}
+		s.metrics.WatchReplica(s.standby.State, replica)
+	}
 	s.worker = jobs.NewWorker(ops, cfg.Log)
 	s.ops, s.id = ops, uuid.New()
 	s.worker.Handle(ledger.YearEndOperation, journal.YearEndJob)
@@ -692,7 +705,7 @@ func New(cfg Config) (*Server, error) {
 	e.HTTPErrorHandler = s.handleError
 	e.Use(s.requestID, s.accessLog, s.recover)
 	e.Use(middleware.BodyLimitWithConfig(middleware.BodyLimitConfig{Limit: "1M", Skipper: s.streams}))
-	e.Use(s.guard, s.beforeWork, s.unitOfWork)
+	e.Use(s.guard, s.beforeWork, s.unitOfWork, s.replicaRead)
 	gen.RegisterHandlers(e, gen.NewStrictHandler(h, nil))
 	resources := []mcp.Resource{
 		{URI: "kontera:llms.txt", Name: "llms.txt", MIMEType: "text/markdown", Path: "/llms.txt",

@@ -105,6 +105,10 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 				h.Set(echo.HeaderContentType, rec.ContentType)
 				h.Set("Idempotent-Replayed", "true")
 				s.metrics.Replayed.Inc()
+				if rec.Status < 400 {
+					// Now is past the original's commit.
+					s.committed(ctx, h)
+				}
 				return c.Blob(rec.Status, rec.ContentType, rec.Body)
 			case idempotency.Reuse:
 				return apierr.New(apierr.IdempotencyKeyReuse, map[string]any{"key": idemKey.String()})
@@ -170,6 +174,9 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		for k, v := range rec.header {
 			orig.Header()[k] = v
+		}
+		if !dry && status < 400 {
+			s.committed(ctx, orig.Header())
 		}
 		body := unit.Fill(rec.body.Bytes())
 		if dry {

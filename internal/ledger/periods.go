@@ -13,6 +13,7 @@ import (
 	"github.com/kontera/kontera/internal/apierr"
 	"github.com/kontera/kontera/internal/fiscal"
 	"github.com/kontera/kontera/internal/money"
+	"github.com/kontera/kontera/internal/store"
 )
 
 // LockPeriod locks the company's period id: nothing more is posted into
@@ -344,8 +345,12 @@ func (s *Store) current(ctx context.Context, company, period uuid.UUID, source s
 		return nil, err
 	}
 	out := make([]Entry, 0, len(ids))
+	// Held for the write that replaces them; a read (a report's check of
+	// what is pending) holds nothing, and may run where nothing can be
+	// held (a read replica).
+	hold := store.UnitFrom(ctx) != nil
 	for _, id := range ids {
-		e, err := s.get(ctx, company, id, true)
+		e, err := s.get(ctx, company, id, hold)
 		if err != nil {
 			return nil, err
 		}

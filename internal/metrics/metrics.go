@@ -29,6 +29,12 @@ type Metrics struct {
 	// WebhookAttempts counts judged webhook attempts by the state they
 	// left their delivery in.
 	WebhookAttempts *prometheus.CounterVec
+	// Reads counts the reads a read replica could answer, by the server
+	// that answered (replica, primary) and why (see internal/standby).
+	Reads *prometheus.CounterVec
+	// ReplicaWaits times the reads that waited for the replica to replay
+	// a position, whether it got there or the primary answered.
+	ReplicaWaits prometheus.Histogram
 }
 
 // Backlogs reads the queues a scrape reports: the unfinished operations
@@ -65,15 +71,50 @@ func New(db *sql.DB, b Backlogs) *Metrics {
 			Help: "Webhook delivery attempts judged, by the state they left the delivery in (delivered, failed: to be " +
 				"retried, dead: no more tries)."}, []string{"state"}),
 	}
+	m.Reads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kontera_replica_reads_total",
+		Help: "Reads a read replica could answer, by the server that answered (replica, primary) and why " +
+			"(no_token, caught_up, waited; replica_down, replica_lagging, wait_timeout, replica_failed, replica_refused)."},
+		[]string{"target", "reason"})
+	m.ReplicaWaits = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kontera_replica_wait_seconds",
+		Help:    "How long a read with a consistency token waited for the replica to replay past it.",
+		Buckets: []float64{.001, .0025, .005, .01, .025, .05, .1, .25, .5, 1, 2, 5}})
 	for _, state := range []string{"delivered", "failed", "dead"} {
 		m.WebhookAttempts.WithLabelValues(state) // every series from the start, so a rate is never missing
 	}
-	m.registry.MustRegister(m.requests, m.latency, m.RateLimited, m.Replayed, m.DryRuns, m.WebhookAttempts,
+	m.registry.MustRegister(m.requests, m.latency, m.RateLimited, m.Replayed, m.DryRuns, m.WebhookAttempts, m.Reads, m.ReplicaWaits,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}), queues{b})
 	if db != nil {
 		m.registry.MustRegister(collectors.NewDBStatsCollector(db, "kontera"))
 	}
 	return m
+}
+
+// WatchReplica reports the read replica at each scrape: whether it
+// answers, how far behind the primary it is, and its pool (db_name
+// kontera_replica; nil: none).
+func (m *Metrics) WatchReplica(state func() (up bool, lag time.Duration), pool *sql.DB) {
+	if pool != nil {
+		m.registry.MustRegister(collectors.NewDBStatsCollector(pool, "kontera_replica"))
+	}
+	up := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kontera_replica_up",
+		Help: "1 while the read replica answers, 0 while reads pass it over."}, func() float64 {
+		if ok, _ := state(); ok {
+			return 1
+		}
+		return 0
+	})
+	lag := prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "kontera_replica_lag_seconds",
+		Help: "How far the read replica is behind the primary: the time since the primary last had nothing it has " +
+			"not replayed."}, func() float64 {
+		_, l := state()
+		return l.Seconds()
+	})
+	m.registry.MustRegister(up, lag)
+	for _, r := range [][2]string{{"replica", "no_token"}, {"replica", "caught_up"}, {"replica", "waited"},
+		{"primary", "replica_down"}, {"primary", "replica_lagging"}, {"primary", "wait_timeout"}, {"primary", "replica_failed"},
+		{"primary", "replica_refused"}} {
+		m.Reads.WithLabelValues(r[0], r[1]) // every series from the start, so a rate is never missing
+	}
 }
 
 // Observe records an answered request.

@@ -76,13 +76,14 @@ func (h *Handler) GetSieExport(ctx context.Context, req gen.GetSieExportRequestO
 	if before.ID != uuid.Nil {
 		prev = &Year{ID: before.ID, Start: before.Start, End: before.End}
 	}
-	return response{h: h, company: company, year: Year{ID: year.ID, Start: year.Start, End: year.End}, prev: prev, o: o,
+	return response{h: h, db: h.db.Reader(ctx), company: company, year: Year{ID: year.ID, Start: year.Start, End: year.End}, prev: prev, o: o,
 		name: "export_" + year.ID.String() + ".se"}, nil
 }
 
 // response streams the file as the client reads it.
 type response struct {
 	h       *Handler
+	db      *store.DB // where the file is read: the primary, or a read replica
 	company uuid.UUID
 	year    Year
 	prev    *Year
@@ -95,7 +96,13 @@ type response struct {
 // read, and a buffered writer takes each page out.
 func (r response) VisitGetSieExportResponse(w http.ResponseWriter) error {
 	ctx := context.Background()
-	tx, err := r.h.db.BeginTxx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true})
+	snapshot := &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}
+	tx, err := r.db.BeginTxx(ctx, snapshot)
+	if err != nil && r.db != r.h.db {
+		// The replica is gone: nothing is sent yet, the primary answers.
+		r.db = r.h.db
+		tx, err = r.db.BeginTxx(ctx, snapshot)
+	}
 	if err != nil {
 		return err
 	}
@@ -105,7 +112,7 @@ func (r response) VisitGetSieExportResponse(w http.ResponseWriter) error {
 	if _, err := tx.ExecContext(ctx, `SET LOCAL jit = off`); err != nil {
 		return err
 	}
-	ctx = store.WithUnit(ctx, &store.Unit{Tx: tx})
+	ctx = store.WithUnit(ctx, &store.Unit{Tx: tx, On: r.db})
 	charset := "IBM437"
 	if r.o.Encoding == sie.UTF8 {
 		charset = "utf-8"
@@ -128,6 +135,7 @@ func (r response) VisitGetSieExportResponse(w http.ResponseWriter) error {
 // of ctx.
 type books struct {
 	h       *Handler
+	db      *store.DB // where the file is read: the primary, or a read replica
 	company uuid.UUID
 }
 

@@ -230,6 +230,11 @@ func (h *Handler) ListEvents(ctx context.Context, req gen.ListEventsRequestObjec
 			return nil, err
 		}
 		seq = at
+		if !kept && h.db.OnReplica(ctx) {
+			// Not "no longer kept" before the primary says so: the
+			// replica may not have it yet.
+			return nil, store.ErrBehind
+		}
 		if !kept {
 			meta = envelope.WithWarning(meta, "EVENTS_AFTER_NOT_KEPT",
 				"Händelsen i after finns inte längre i flödet (de sparas i 30 dagar): läsningen börjar om från den äldsta.",

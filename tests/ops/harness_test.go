@@ -176,6 +176,7 @@ type server struct {
 	token string
 	stop  func()
 	admin http.Handler // /metrics and /debug/pprof/
+	srv   *httpapi.Server
 }
 
 var piiKey = bytes.Repeat([]byte{7}, 32)
@@ -204,7 +205,7 @@ func serve(t *testing.T, c *cluster, blobs, token string, opts ...func(*httpapi.
 			t.Fatal(err)
 		}
 	}
-	s := &server{t: t, db: d, url: h.URL, token: token, stop: h.Close, admin: srv.Admin()}
+	s := &server{t: t, db: d, url: h.URL, token: token, stop: h.Close, admin: srv.Admin(), srv: srv}
 	t.Cleanup(h.Close)
 	return s
 }
@@ -213,6 +214,23 @@ func serve(t *testing.T, c *cluster, blobs, token string, opts ...func(*httpapi.
 // answers the status and the decoded body.
 func (s *server) call(method, path string, body any) (int, map[string]any) {
 	s.t.Helper()
+	a := s.ask(method, path, body)
+	return a.status, a.body
+}
+
+// answer is a response with its headers.
+type answer struct {
+	status int
+	header http.Header
+	body   map[string]any
+}
+
+func (a answer) data() map[string]any { d, _ := a.body["data"].(map[string]any); return d }
+
+// ask is call with headers (name, value pairs), answering the response
+// whole.
+func (s *server) ask(method, path string, body any, headers ...string) answer {
+	s.t.Helper()
 	var r io.Reader
 	if body != nil {
 		raw, _ := json.Marshal(body)
@@ -220,10 +238,21 @@ func (s *server) call(method, path string, body any) (int, map[string]any) {
 	}
 	req, _ := http.NewRequest(method, s.url+path, r)
 	req.Header.Set("Content-Type", "application/json")
-	return s.send(req)
+	for i := 0; i+1 < len(headers); i += 2 {
+		req.Header.Set(headers[i], headers[i+1])
+	}
+	return s.exchange(req)
 }
 
 func (s *server) send(req *http.Request) (int, map[string]any) {
+	s.t.Helper()
+	a := s.exchange(req)
+	return a.status, a.body
+}
+
+// exchange sends req with the key (and a fresh Idempotency-Key when it
+// writes) and answers the response whole.
+func (s *server) exchange(req *http.Request) answer {
 	s.t.Helper()
 	req.Header.Set("Authorization", "Bearer "+s.token)
 	if req.Method != "GET" {
@@ -234,9 +263,9 @@ func (s *server) send(req *http.Request) (int, map[string]any) {
 		s.t.Fatal(err)
 	}
 	defer res.Body.Close()
-	var out map[string]any
-	_ = json.NewDecoder(res.Body).Decode(&out)
-	return res.StatusCode, out
+	a := answer{status: res.StatusCode, header: res.Header}
+	_ = json.NewDecoder(res.Body).Decode(&a.body)
+	return a
 }
 
 // must is call expecting a 2xx; it answers data.
