@@ -206,6 +206,18 @@ func openStandby(ctx context.Context, cfg config.Config, d *store.DB, log *zap.L
 	r.SetMaxOpenConns(cfg.DBMaxConns)
 	r.SetMaxIdleConns(cfg.DBMaxConns)
 	r.SetPrepared(cfg.DBPrepared)
+	// The application role there too: a URL that reaches the primary
+	// itself as its owner would put the reads past the guards.
+	pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	reason, err := r.Privileged(pctx)
+	cancel()
+	switch {
+	case err != nil:
+		log.Warn("read replica unreachable at start: reads go to the primary until it answers", zap.Error(err))
+	case reason != "":
+		r.Close()
+		return nil, nil, fmt.Errorf("KONTERA_READ_DATABASE_URL connects as a role that %s: connect as the application role (kontera_app)", reason)
+	}
 	d.SetReader(r)
 	sticky := cfg.ReadSticky
 	if sticky == 0 {
