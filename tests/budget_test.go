@@ -253,4 +253,12 @@ func TestStatementBudgetsWithAReadReplica(t *testing.T) {
 	measure("getGeneralLedger", false, func() { b.get(b.base+"/reports/general-ledger?"+q, b.token).status(t, 200) })
 	measure("listJournalEntries", false, func() { b.get(b.base+"/journal-entries", b.token).status(t, 200) })
 	measure("listEvents", false, func() { b.get(b.base+"/events?limit=20", b.token).status(t, 200) })
+
+	// The SIE file is read in one snapshot transaction on the replica,
+	// its statements prepared on the replica's connection.
+	p, r := onPrimary.N(), onReplica.N()
+	file := b.get(b.base+"/reports/sie-export?period_id="+b.period, b.token).status(t, 200)
+	if !strings.Contains(string(file.Body), "#VER") || onPrimary.N()-p != 1 || onReplica.N()-r < 3 {
+		t.Fatalf("the SIE file: %d statements on the primary, %d on the replica", onPrimary.N()-p, onReplica.N()-r)
+	}
 }

@@ -117,7 +117,13 @@ func readOnlyStandby(t *testing.T, db *store.DB) *standby.Standby {
 		return nil // a test of a server whose database is gone
 	}
 	// Looked at once: the same database is never behind.
-	return startStandby(t, db, pgtest.ReadOnly(t, db, nil), time.Hour)
+	r := pgtest.ReadOnly(t, db, nil)
+	// A test's pools live for the test: preparing each read again on each
+	// connection of a second pool costs the suite more than it saves (the
+	// prepared path on a replica is TestStatementBudgetsWithAReadReplica's
+	// and the operator's drill's).
+	r.SetPrepared(false)
+	return startStandby(t, db, r, time.Hour)
 }
 
 // startStandby makes r db's read replica for the tests' servers on db,

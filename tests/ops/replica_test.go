@@ -15,6 +15,7 @@ import (
 
 	"github.com/kontera/kontera/internal/httpapi"
 	"github.com/kontera/kontera/internal/localpg"
+	"github.com/kontera/kontera/internal/pgtest"
 	"github.com/kontera/kontera/internal/standby"
 	"github.com/kontera/kontera/internal/store"
 )
@@ -108,19 +109,30 @@ func TestReadReplica(t *testing.T) {
 	year := periods[0].(map[string]any)["period_start"].(string)[:4]
 	trial := base + "/reports/trial-balance?period_id=" + period
 
-	// post books a cash sale and commits it: the commit's answer.
-	post := func(day string, amount int) answer {
+	// book books a cash sale through s and commits it: the commit's
+	// answer.
+	book := func(s *server, day string, amount int) answer {
 		t.Helper()
-		e := k.ask("POST", base+"/journal-entries", map[string]any{"fiscal_period_id": period, "entry_date": year + "-" + day,
+		e := s.ask("POST", base+"/journal-entries", map[string]any{"fiscal_period_id": period, "entry_date": year + "-" + day,
 			"description": "Försäljning", "lines": []any{
 				map[string]any{"account_number": "1930", "debit_amount": amount},
 				map[string]any{"account_number": "3001", "credit_amount": amount}}})
-		if e.status != 201 || e.token(t) == 0 {
-			t.Fatalf("create: %d %v %v", e.status, e.header, e.body)
+		if e.status != 201 {
+			t.Fatalf("create: %d %v", e.status, e.body)
 		}
-		c := k.ask("POST", base+"/journal-entries/"+e.data()["id"].(string)+"/commit", nil)
-		if c.status != 200 || c.token(t) < e.token(t) {
-			t.Fatalf("commit: %d token %v after %v: %v", c.status, c.token(t), e.token(t), c.body)
+		c := s.ask("POST", base+"/journal-entries/"+e.data()["id"].(string)+"/commit", nil)
+		if c.status != 200 {
+			t.Fatalf("commit: %d %v", c.status, c.body)
+		}
+		return c
+	}
+	// post books through the server with the replica: both answers carry
+	// a token, the commit's the later.
+	post := func(day string, amount int) answer {
+		t.Helper()
+		c := book(k, day, amount)
+		if c.token(t) == 0 {
+			t.Fatalf("commit without a token: %v", c.header)
 		}
 		return c
 	}
@@ -282,6 +294,44 @@ func TestReadReplica(t *testing.T) {
 	if got, want := cash(tb), 1500+float64(posted+1)*100; got != want {
 		t.Fatalf("after the run: cash %v, want %v", got, want)
 	}
+
+	// The statement budgets hold on the standby: a read takes there the
+	// statements it takes on the primary alone, and only its key's
+	// look-up on the primary; a write takes one more, its commit's
+	// position (a verifikat is two: its create and its commit). Each is
+	// counted the second time, its statements prepared.
+	alone, onPrimary, onReplica := &pgtest.Counter{}, &pgtest.Counter{}, &pgtest.Counter{}
+	single := serve(t, a, t.TempDir(), k.token, func(c *httpapi.Config) { c.DB = pgtest.OpenCounted(t, a.app, alone) })
+	paired := serve(t, a, t.TempDir(), k.token, func(c *httpapi.Config) {
+		c.DB = pgtest.OpenCounted(t, a.app, onPrimary)
+		r := pgtest.OpenCounted(t, replicaApp, onReplica)
+		c.DB.SetReader(r)
+		// Looked at once, so that its own statements are not counted.
+		c.Standby = standby.New(c.DB, r, standby.Config{Poll: time.Hour, Sticky: -1})
+		c.Standby.Check(ctx)
+	})
+	counted := func(do func(s *server)) (one, primary, replica int64) {
+		t.Helper()
+		for range 2 {
+			n := alone.N()
+			do(single)
+			one = alone.N() - n
+			p, r := onPrimary.N(), onReplica.N()
+			do(paired)
+			primary, replica = onPrimary.N()-p, onReplica.N()-r
+		}
+		return one, primary, replica
+	}
+	one, p, r := counted(func(s *server) { cash(s.ask("GET", trial, nil)) })
+	if p != 1 || p+r != one {
+		t.Fatalf("a trial balance: %d statements on the primary alone; beside the standby %d on the primary, %d on the standby", one, p, r)
+	}
+	t.Logf("a trial balance: %d statements on the primary alone; beside the standby %d on the primary, %d on the standby", one, p, r)
+	one, p, r = counted(func(s *server) { book(s, "02-01", 10) })
+	if r != 0 || p != one+2 {
+		t.Fatalf("a verifikat: %d statements on the primary alone; beside the standby %d on the primary, %d on the standby", one, p, r)
+	}
+	t.Logf("a verifikat created and committed: %d statements on the primary alone, %d beside the standby", one, p)
 	t.Logf("%d reads during the run, none lost; %v on the replica, %v on the primary while it was down",
 		answered.Load(), k.metric(reads("replica", "no_token")), k.metric(reads("primary", "replica_down"))+k.metric(reads("primary", "replica_failed")))
 }
