@@ -49,18 +49,18 @@ type Standby struct {
 	cfg              Config
 	kick             chan struct{}
 
-	mu      sync.Mutex
-	checked bool // a check has run
-	up      bool
-	err     error // why the replica is down
+	sized bool // the WAL's page size was read (by Check alone)
+
+	mu  sync.Mutex
+	up  bool
+	err error // why the replica is down
 	// current: the replica is not in recovery (the primary itself, or a
 	// pooler in front of it): it is never behind.
 	current bool
-	replay  LSN       // what the replica has replayed
-	seen    time.Time // when replay was read
-	samples []sample  // the primary's positions, oldest first
-	block   uint64    // the WAL's page size
-	lagging bool      // logged as behind MaxLag
+	replay  LSN      // what the replica has replayed
+	samples []sample // the primary's positions, oldest first
+	block   uint64   // the WAL's page size
+	lagging bool     // logged as behind MaxLag
 	recent  map[uuid.UUID]sample
 }
 
@@ -131,12 +131,13 @@ func (s *Standby) Check(ctx context.Context) {
 	var inRecovery bool
 	var replay sql.NullString
 	err := s.replica.QueryRowContext(ctx, `SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()`).Scan(&inRecovery, &replay)
-	if err == nil && !s.checked {
+	if err == nil && !s.sized {
 		var block uint64
 		if err := s.replica.QueryRowContext(ctx, `SELECT current_setting('wal_block_size')::bigint`).Scan(&block); err == nil && block > 0 {
 			s.mu.Lock()
 			s.block = block
 			s.mu.Unlock()
+			s.sized = true
 		}
 	}
 	var r LSN
@@ -149,7 +150,6 @@ func (s *Standby) Check(ctx context.Context) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.checked = true
 	if err != nil {
 		if s.up || s.err == nil {
 			s.cfg.Log.Warn("read replica unreachable: reads go to the primary", zap.Error(err))
@@ -160,11 +160,10 @@ func (s *Standby) Check(ctx context.Context) {
 	if !s.up {
 		s.cfg.Log.Info("read replica answering: reads go to it again")
 	}
-	s.up, s.err, s.current = true, nil, !inRecovery
-	if r > s.replay || s.current {
-		s.replay = r
-	}
-	s.seen = at
+	// Taken as read, even when a waiting read saw more a moment ago: a
+	// replica replaced by one further behind must not keep its
+	// predecessor's position.
+	s.up, s.err, s.current, s.replay = true, nil, !inRecovery, r
 	lag := s.lagLocked(s.cfg.Now())
 	switch {
 	case lag > s.cfg.MaxLag && !s.lagging:
