@@ -23,6 +23,9 @@ const (
 	TimedOut = "wait_timeout"
 	Failed   = "replica_failed"
 	Refused  = "replica_refused"
+	// Ahead: the position brought lies beyond what the primary has
+	// written: no replica will get there, so none is waited for.
+	Ahead = "token_ahead"
 )
 
 // Read is where one read goes.
@@ -97,8 +100,26 @@ func (s *Standby) Route(ctx context.Context, key uuid.UUID, token *LSN) Read {
 		defer s.mu.Unlock()
 		return Read{Replica: true, Reason: CaughtUp, At: s.at(), Token: true}
 	}
+	known := len(s.samples) > 0 && *token <= s.samples[len(s.samples)-1].lsn
 	s.mu.Unlock()
+	if !known && s.ahead(ctx, *token) {
+		return Read{Reason: Ahead, Token: true}
+	}
 	return s.wait(ctx, *token, now)
+}
+
+// ahead reports whether token lies beyond the primary's insert position:
+// a token made up, or of another database. It asks the primary only for
+// a token past every position sampled here (another server's write of a
+// moment ago may be).
+func (s *Standby) ahead(ctx context.Context, token LSN) bool {
+	at := s.cfg.Now()
+	var lsn LSN
+	if err := s.primary.QueryRowContext(ctx, `SELECT pg_current_wal_insert_lsn()`).Scan(&lsn); err != nil {
+		return false // the wait decides
+	}
+	s.sampled(at, lsn)
+	return token > lsn
 }
 
 // wait polls the replica's replay until it passes token or MaxWait ends.

@@ -135,6 +135,7 @@ func TestRouteByTheReplicasState(t *testing.T) {
 	// The key's own write of a moment ago stands in for a token: with
 	// the replica not past it and no time to wait, the primary answers.
 	s.recent[key] = sample{c.now, 6000}
+	s.sampled(c.now.Add(50*time.Millisecond), 6000) // Committed sampled it
 	s.cfg.MaxWait = time.Nanosecond
 	s.replica = nil // a wait would read it: there is no time for one
 	if r := s.Route(ctx, key, nil); r.Replica || r.Reason != TimedOut || !r.Token {

@@ -229,6 +229,13 @@ func TestReadReplica(t *testing.T) {
 		t.Fatal("the wait's end is not counted")
 	}
 
+	// A token beyond anything the primary wrote is not waited for.
+	ahead := k.metric(reads("primary", "token_ahead"))
+	if got := cash(k.ask("GET", trial, nil, "X-Kontera-Consistency-Token", "FFFFFFFF/0")); got != 1500 ||
+		k.metric(reads("primary", "token_ahead")) != ahead+1 {
+		t.Fatalf("a token ahead of the primary: cash %v", got)
+	}
+
 	// Replaying again, the replica answers the same read with the posting.
 	if _, err := super.Exec(`SELECT pg_wal_replay_resume()`); err != nil {
 		t.Fatal(err)
