@@ -130,7 +130,7 @@ func readOnlyStandby(t *testing.T, db *store.DB) *standby.Standby {
 // looked at every poll.
 func startStandby(t *testing.T, db, r *store.DB, poll time.Duration) *standby.Standby {
 	db.SetReader(r)
-	sb := standby.New(db, r, standby.Config{Poll: poll, Log: testLog()})
+	sb := standby.New(db, r, standby.Config{Poll: poll, Sticky: standby.DefaultSticky, Log: testLog()})
 	ctx, stop := context.WithCancel(context.Background())
 	sb.Check(ctx) // reads go to it from the first
 	done := make(chan struct{})

@@ -219,11 +219,7 @@ func openStandby(ctx context.Context, cfg config.Config, d *store.DB, log *zap.L
 		return nil, nil, fmt.Errorf("KONTERA_READ_DATABASE_URL connects as a role that %s: connect as the application role (kontera_app)", reason)
 	}
 	d.SetReader(r)
-	sticky := cfg.ReadSticky
-	if sticky == 0 {
-		sticky = -1 // off
-	}
-	sb := standby.New(d, r, standby.Config{MaxWait: cfg.ReadMaxWait, MaxLag: cfg.ReadMaxLag, Sticky: sticky, Log: log})
+	sb := standby.New(d, r, standby.Config{MaxWait: cfg.ReadMaxWait, MaxLag: cfg.ReadMaxLag, Sticky: cfg.ReadSticky, Log: log})
 	go sb.Run(ctx)
 	log.Info("read replica: reads marked x-replica-read go to it while it keeps up",
 		zap.Duration("max_lag", cfg.ReadMaxLag), zap.Duration("max_wait", cfg.ReadMaxWait))

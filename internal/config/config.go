@@ -24,6 +24,7 @@ import (
 	"github.com/kontera/kontera/internal/peppol"
 	"github.com/kontera/kontera/internal/ratelimit"
 	"github.com/kontera/kontera/internal/seal"
+	"github.com/kontera/kontera/internal/standby"
 )
 
 // Config is the configuration of a Kontera process.
@@ -176,9 +177,9 @@ func FromEnv() (Config, error) {
 		AccrualsEvery:      time.Hour,
 		DBMaxConns:         32,
 		ReadDatabaseURL:    os.Getenv("KONTERA_READ_DATABASE_URL"),
-		ReadMaxWait:        2 * time.Second,
-		ReadMaxLag:         10 * time.Second,
-		ReadSticky:         5 * time.Second,
+		ReadMaxWait:        standby.DefaultMaxWait,
+		ReadMaxLag:         standby.DefaultMaxLag,
+		ReadSticky:         standby.DefaultSticky,
 		StatementTimeout:   time.Minute,
 		DBPrepared:         true,
 		WebhookWorkers:     4,

@@ -47,15 +47,11 @@ type Read struct {
 // or past the commit, so a replica past it shows the write. Reads of key
 // in the next Sticky wait for it (see Route).
 func (s *Standby) Committed(ctx context.Context, key uuid.UUID) (LSN, error) {
-	at := s.cfg.Now()
-	var lsn LSN
-	// The insert position, not the write position: with an asynchronous
-	// commit the commit record may not be written out yet, but it is
-	// inserted.
-	if err := s.primary.QueryRowContext(ctx, `SELECT pg_current_wal_insert_lsn()`).Scan(&lsn); err != nil {
+	lsn, err := s.position(ctx)
+	if err != nil {
 		return 0, err
 	}
-	s.sampled(at, lsn)
+	at := s.cfg.Now()
 	if key != uuid.Nil && s.cfg.Sticky > 0 {
 		s.mu.Lock()
 		if len(s.recent) >= 4096 {
@@ -113,13 +109,8 @@ func (s *Standby) Route(ctx context.Context, key uuid.UUID, token *LSN) Read {
 // a token past every position sampled here (another server's write of a
 // moment ago may be).
 func (s *Standby) ahead(ctx context.Context, token LSN) bool {
-	at := s.cfg.Now()
-	var lsn LSN
-	if err := s.primary.QueryRowContext(ctx, `SELECT pg_current_wal_insert_lsn()`).Scan(&lsn); err != nil {
-		return false // the wait decides
-	}
-	s.sampled(at, lsn)
-	return token > lsn
+	lsn, err := s.position(ctx)
+	return err == nil && token > lsn // unread, the wait decides
 }
 
 // wait polls the replica's replay until it passes token or MaxWait ends.

@@ -27,14 +27,14 @@ import (
 // Config bounds how the replica is used.
 type Config struct {
 	// MaxWait is how long a read with a position waits for the replica
-	// to replay past it before the primary answers (default 2 s).
+	// to replay past it before the primary answers (0: DefaultMaxWait).
 	MaxWait time.Duration
 	// MaxLag is how far behind the replica may be for reads without a
-	// position (default 10 s); further behind, the primary answers them.
+	// position (0: DefaultMaxLag); further behind, the primary answers them.
 	MaxLag time.Duration
 	// Sticky is how long after a write the same key's reads wait for
 	// that write on the replica, as if they had brought its position
-	// (default 5 s; negative turns it off).
+	// (0: never; the server's default is DefaultSticky).
 	Sticky time.Duration
 	// Poll is how often the replica's replay and the primary's position
 	// are read (default 100 ms).
@@ -42,6 +42,13 @@ type Config struct {
 	Log  *zap.Logger
 	Now  func() time.Time
 }
+
+// The bounds' defaults: KONTERA_READ_MAX_WAIT, _MAX_LAG and _STICKY's.
+const (
+	DefaultMaxWait = 2 * time.Second
+	DefaultMaxLag  = 10 * time.Second
+	DefaultSticky  = 5 * time.Second
+)
 
 // Standby is the read replica beside the primary and what is known of it.
 type Standby struct {
@@ -74,13 +81,10 @@ type sample struct {
 // New watches replica beside primary; Run keeps it watched.
 func New(primary, replica *store.DB, cfg Config) *Standby {
 	if cfg.MaxWait <= 0 {
-		cfg.MaxWait = 2 * time.Second
+		cfg.MaxWait = DefaultMaxWait
 	}
 	if cfg.MaxLag <= 0 {
-		cfg.MaxLag = 10 * time.Second
-	}
-	if cfg.Sticky == 0 {
-		cfg.Sticky = 5 * time.Second
+		cfg.MaxLag = DefaultMaxLag
 	}
 	if cfg.Poll <= 0 {
 		cfg.Poll = 100 * time.Millisecond
@@ -123,11 +127,7 @@ func (s *Standby) Recheck() {
 func (s *Standby) Check(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
-	at := s.cfg.Now()
-	var lsn LSN
-	if err := s.primary.QueryRowContext(ctx, `SELECT pg_current_wal_insert_lsn()`).Scan(&lsn); err == nil {
-		s.sampled(at, lsn)
-	}
+	_, _ = s.position(ctx) // a sample; unread, the lag is reckoned on the older ones
 	var inRecovery bool
 	var replay sql.NullString
 	err := s.replica.QueryRowContext(ctx, `SELECT pg_is_in_recovery(), pg_last_wal_replay_lsn()`).Scan(&inRecovery, &replay)
@@ -173,6 +173,20 @@ func (s *Standby) Check(ctx context.Context) {
 		s.cfg.Log.Info("read replica caught up: reads go to it again", zap.Duration("lag", lag))
 		s.lagging = false
 	}
+}
+
+// position reads the primary's insert position, and keeps it as a
+// sample. The insert position, not the write position: with an
+// asynchronous commit a commit record may not be written out yet, but it
+// is inserted.
+func (s *Standby) position(ctx context.Context) (LSN, error) {
+	at := s.cfg.Now()
+	var lsn LSN
+	if err := s.primary.QueryRowContext(ctx, `SELECT pg_current_wal_insert_lsn()`).Scan(&lsn); err != nil {
+		return 0, err
+	}
+	s.sampled(at, lsn)
+	return lsn, nil
 }
 
 // sampled keeps a position of the primary's, in order, over the span the

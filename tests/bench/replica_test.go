@@ -103,7 +103,7 @@ func TestBenchReadReplica(t *testing.T) {
 	ctx, stop := context.WithCancel(context.Background())
 	t.Cleanup(stop)
 	pair.primary.SetReader(pair.replica)
-	sb := standby.New(pair.primary, pair.replica, standby.Config{})
+	sb := standby.New(pair.primary, pair.replica, standby.Config{Sticky: standby.DefaultSticky}) // as the server runs it
 	sb.Check(ctx)
 	go sb.Run(ctx)
 

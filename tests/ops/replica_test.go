@@ -89,7 +89,7 @@ func TestReadReplica(t *testing.T) {
 		}
 		t.Cleanup(func() { r.Close() })
 		c.DB.SetReader(r)
-		c.Standby = standby.New(c.DB, r, standby.Config{MaxWait: 2 * time.Second, MaxLag: time.Hour, Sticky: -1,
+		c.Standby = standby.New(c.DB, r, standby.Config{MaxWait: 2 * time.Second, MaxLag: time.Hour,
 			Poll: 50 * time.Millisecond})
 		c.Standby.Check(ctx)
 		go c.Standby.Run(ctx)
@@ -314,7 +314,7 @@ func TestReadReplica(t *testing.T) {
 		r := pgtest.OpenCounted(t, replicaApp, onReplica)
 		c.DB.SetReader(r)
 		// Looked at once, so that its own statements are not counted.
-		c.Standby = standby.New(c.DB, r, standby.Config{Poll: time.Hour, Sticky: -1})
+		c.Standby = standby.New(c.DB, r, standby.Config{Poll: time.Hour})
 		c.Standby.Check(ctx)
 	})
 	counted := func(do func(s *server)) (one, primary, replica int64) {
