@@ -341,7 +341,7 @@ func New(cfg Config) (*Server, error) {
 		if r := cfg.DB.ReadPool(); r != nil {
 			replica = r.DB.DB
 		}
-		s.metrics.WatchReplica(s.standby.State, replica)
+		s.metrics.WatchReplica(s.standby.State, replica, standby.Reasons)
 	}
 	s.worker = jobs.NewWorker(ops, cfg.Log)
 	s.ops, s.id = ops, uuid.New()

@@ -73,7 +73,7 @@ func New(db *sql.DB, b Backlogs) *Metrics {
 	}
 	m.Reads = prometheus.NewCounterVec(prometheus.CounterOpts{Name: "kontera_replica_reads_total",
 		Help: "Reads a read replica could answer, by the server that answered (replica, primary) and why " +
-			"(no_token, caught_up, waited; replica_down, replica_lagging, wait_timeout, replica_failed, replica_refused, token_ahead)."},
+			"(docs/scaling.md §3)."},
 		[]string{"target", "reason"})
 	m.ReplicaWaits = prometheus.NewHistogram(prometheus.HistogramOpts{Name: "kontera_replica_wait_seconds",
 		Help:    "How long a read with a consistency token waited for the replica to replay past it.",
@@ -91,8 +91,9 @@ func New(db *sql.DB, b Backlogs) *Metrics {
 
 // WatchReplica reports the read replica at each scrape: whether it
 // answers, how far behind the primary it is, and its pool (db_name
-// kontera_replica; nil: none).
-func (m *Metrics) WatchReplica(state func() (up bool, lag time.Duration), pool *sql.DB) {
+// kontera_replica; nil: none). reasons are the reads metric's reasons by
+// target, each series made at once.
+func (m *Metrics) WatchReplica(state func() (up bool, lag time.Duration), pool *sql.DB, reasons map[string][]string) {
 	if pool != nil {
 		m.registry.MustRegister(collectors.NewDBStatsCollector(pool, "kontera_replica"))
 	}
@@ -110,10 +111,10 @@ func (m *Metrics) WatchReplica(state func() (up bool, lag time.Duration), pool *
 		return l.Seconds()
 	})
 	m.registry.MustRegister(up, lag)
-	for _, r := range [][2]string{{"replica", "no_token"}, {"replica", "caught_up"}, {"replica", "waited"},
-		{"primary", "replica_down"}, {"primary", "replica_lagging"}, {"primary", "wait_timeout"}, {"primary", "replica_failed"},
-		{"primary", "replica_refused"}, {"primary", "token_ahead"}} {
-		m.Reads.WithLabelValues(r[0], r[1]) // every series from the start, so a rate is never missing
+	for target, rs := range reasons {
+		for _, r := range rs {
+			m.Reads.WithLabelValues(target, r) // every series from the start, so a rate is never missing
+		}
 	}
 }
 

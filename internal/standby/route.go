@@ -28,6 +28,13 @@ const (
 	Ahead = "token_ahead"
 )
 
+// Reasons are the reasons by the server they send a read to, as the reads
+// metric labels them: every series exists from the start.
+var Reasons = map[string][]string{
+	"replica": {Fresh, CaughtUp, Waited},
+	"primary": {Down, Lagging, TimedOut, Ahead, Failed, Refused},
+}
+
 // Read is where one read goes.
 type Read struct {
 	Replica bool
