@@ -115,6 +115,15 @@ func Lint(data []byte) []string {
 		if o.ReplicaRead {
 			need("a replica may answer it (a malformed X-Kontera-Consistency-Token answers 400)", "400")
 		}
+		if o.Mutating() || o.ReplicaRead {
+			// The server sets the token on every committed write and on
+			// every read the replica answered (internal/httpapi/replica.go).
+			for code, r := range responses {
+				if strings.HasPrefix(code, "2") && r.Value != nil && r.Value.Headers["X-Kontera-Consistency-Token"] == nil {
+					add("%s: response %s carries X-Kontera-Consistency-Token, so it must declare it (components/headers/ConsistencyToken)", where, code)
+				}
+			}
+		}
 
 		if o.Capability != "" {
 			if !slices.Contains(enumOf(c, "Capability"), o.Capability) {
