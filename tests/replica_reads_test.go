@@ -45,10 +45,18 @@ func TestReadsThroughTheReplica(t *testing.T) {
 	before := scrape()
 
 	// A write's answer carries the position of its commit.
-	r := b.post(b.base+"/journal-entries", b.token, b.sale("03-15"), "Idempotency-Key", ik()).status(t, 201)
+	key := ik()
+	r := b.post(b.base+"/journal-entries", b.token, b.sale("03-15"), "Idempotency-Key", key).status(t, 201)
 	tok := r.Header.Get("X-Kontera-Consistency-Token")
-	if _, err := standby.ParseLSN(tok); err != nil {
+	written, err := standby.ParseLSN(tok)
+	if err != nil {
 		t.Fatalf("the write's token %q: %v", tok, err)
+	}
+	// Its replay carries one too, at or past the original's commit.
+	again := b.post(b.base+"/journal-entries", b.token, b.sale("03-15"), "Idempotency-Key", key).status(t, 201)
+	if replayed, err := standby.ParseLSN(again.Header.Get("X-Kontera-Consistency-Token")); again.Header.Get("Idempotent-Replayed") != "true" ||
+		err != nil || replayed < written {
+		t.Fatalf("the replay's token %q after %v: %v", again.Header.Get("X-Kontera-Consistency-Token"), written, err)
 	}
 	// A dry run wrote nothing to wait for, a refusal neither.
 	if h := b.post(b.base+"/journal-entries?dry_run=true", b.token, b.sale("03-15"), "Idempotency-Key", ik()).status(t, 200).

@@ -43,6 +43,7 @@ func TestOpenStandby(t *testing.T) {
 	if err != nil || sb == nil {
 		t.Fatalf("a replica not answering yet: %v", err)
 	}
+	sb.Check(ctx)
 	r.Close()
 	if up, _ := sb.State(); up {
 		t.Fatal("a replica that does not answer is up")

@@ -106,7 +106,12 @@ func (s *Server) unitOfWork(next echo.HandlerFunc) echo.HandlerFunc {
 				h.Set("Idempotent-Replayed", "true")
 				s.metrics.Replayed.Inc()
 				if rec.Status < 400 {
-					// Now is past the original's commit.
+					// The claim's transaction goes first: reading the
+					// position takes a connection of the pool, which a
+					// request holding one must never wait for. Now is
+					// past the original's commit.
+					done = true
+					_ = tx.Rollback()
 					s.committed(ctx, h)
 				}
 				return c.Blob(rec.Status, rec.ContentType, rec.Body)
